@@ -1,0 +1,196 @@
+"""Result bundles: one directory per run, the only meeting point of measuring and reporting.
+
+Layout:
+    run.json                         RunRecord (schema_version, target, host, tests, metrics)
+    measurements/<test>/<name>.json  full Measurement (histograms, per-second series)
+    series/<test>/<name>.csv         the per-second series as CSV for spreadsheets
+    raw/<test>/<name>/...            engine job files and outputs, kept for audit
+Every write is atomic (temp file + rename), so an interrupted run keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ssdlab.errors import BundleError
+from ssdlab.measurement import Measurement
+from ssdlab.steps import StepResult
+from ssdlab.targets.base import TargetInfo
+
+SCHEMA_VERSION = 1
+RUN_FILE = "run.json"
+
+TestStatus = Literal["pending", "running", "complete", "interrupted", "failed"]
+RunStatus = Literal["running", "complete", "interrupted", "failed"]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class MeasurementRef(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    role: Literal["measure", "precondition"] = "measure"
+    file: str  # relative to the bundle
+    series_csv: str | None = None
+    interrupted: bool = False
+
+
+class TestRecord(BaseModel):
+    """One test of the run; `name` is unique in the run, `test` is the catalogue method."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    test: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    status: TestStatus = "pending"
+    started_utc: str | None = None
+    finished_utc: str | None = None
+    metrics: dict[str, float | int | bool | str | None] = Field(default_factory=dict)
+    measurements: tuple[MeasurementRef, ...] = ()
+    steps: tuple[StepResult, ...] = ()
+    notes: tuple[str, ...] = ()
+    error: str | None = None
+
+
+class RunRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    ssdlab_version: str
+    created_utc: str
+    updated_utc: str
+    status: RunStatus = "running"
+    error: str | None = None
+    target: TargetInfo
+    host: dict[str, Any] = Field(default_factory=dict)
+    engine: str
+    engine_version: str = ""
+    suite: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    tests: tuple[TestRecord, ...] = ()
+
+    def test(self, name: str) -> TestRecord:
+        for record in self.tests:
+            if record.name == name:
+                return record
+        raise BundleError(f"the bundle has no test named {name!r}")
+
+    def with_test(self, record: TestRecord) -> RunRecord:
+        tests = tuple(record if t.name == record.name else t for t in self.tests)
+        return self.model_copy(update={"tests": tests, "updated_utc": utc_now()})
+
+
+# Each migration upgrades a raw run.json dict from version N to N+1, so old bundles load.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    version = data.get("schema_version")
+    if not isinstance(version, int):
+        raise BundleError("run.json has no schema_version: this is not an ssdlab bundle")
+    if version > SCHEMA_VERSION:
+        raise BundleError(
+            f"bundle schema {version} is newer than this ssdlab understands ({SCHEMA_VERSION}); "
+            "upgrade ssdlab"
+        )
+    while version < SCHEMA_VERSION:
+        data = MIGRATIONS[version](data)
+        version = data["schema_version"]
+    return data
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def series_csv_text(measurement: Measurement) -> str:
+    """Per-period series (and telemetry, when the engine has it) as one CSV table."""
+    series = measurement.series
+    columns: dict[str, list[float]] = {
+        "t_s": list(series.t_s),
+        "read_iops": series.iops("read"),
+        "write_iops": series.iops("write"),
+        "read_mb_s": series.mb_s("read"),
+        "write_mb_s": series.mb_s("write"),
+        "mean_lat_us": series.mean_lat_us(),
+    }
+    telemetry = measurement.telemetry
+    if telemetry and len(telemetry.get("t_s", ())) == len(series):
+        columns.update({k: list(v) for k, v in telemetry.items() if k != "t_s"})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    writer.writerows(zip(*columns.values(), strict=True))
+    return buffer.getvalue()
+
+
+class Bundle:
+    """A result bundle directory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / RUN_FILE
+
+    def raw_dir(self, test: str, action: str) -> Path:
+        return self.path / "raw" / test / action
+
+    def write_run(self, record: RunRecord) -> None:
+        atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n")
+
+    def load_run(self) -> RunRecord:
+        if not self.run_file.is_file():
+            raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE}); give a directory made by `ssdlab run`")
+        try:
+            data = json.loads(self.run_file.read_text(encoding="utf-8"))
+            return RunRecord.model_validate(upgrade(data))
+        except (json.JSONDecodeError, ValidationError) as err:
+            summary = str(err).splitlines()[0]
+            raise BundleError(f"{self.run_file} is malformed ({summary}); re-run or restore it") from None
+
+    def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
+        name = m.workload.name
+        rel_json = Path("measurements") / test / f"{name}.json"
+        rel_csv = Path("series") / test / f"{name}.csv"
+        atomic_write_text(self.path / rel_json, m.model_dump_json() + "\n")
+        atomic_write_text(self.path / rel_csv, series_csv_text(m))
+        return MeasurementRef(
+            name=name, role=role, file=str(rel_json), series_csv=str(rel_csv),
+            interrupted=m.interrupted,
+        )
+
+    def load_measurement(self, ref: MeasurementRef) -> Measurement:
+        path = self.path / ref.file
+        try:
+            return Measurement.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as err:
+            raise BundleError(f"cannot read measurement {path}: {str(err).splitlines()[0]}") from None
+
+    def measurements(self, record: TestRecord) -> dict[str, Measurement]:
+        return {ref.name: self.load_measurement(ref) for ref in record.measurements}

@@ -1,0 +1,119 @@
+"""The simulator engine: runs Workloads on a SimTarget's ssdsim Drive in virtual time."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.errors import EngineError
+from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
+from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
+from ssdlab.targets.base import Target
+from ssdlab.targets.sim import SimTarget, simulator
+from ssdlab.workload import Workload
+
+SERIES_KEYS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
+
+
+def job_dict(workload: Workload, capacity_bytes: int) -> dict[str, Any]:
+    """The simulator's job description: the workload with its span resolved."""
+    return {
+        "pattern": workload.pattern,
+        "block_size_bytes": workload.block_size_bytes,
+        "iodepth": workload.iodepth,
+        "jobs": workload.jobs,
+        "read_pct": workload.read_pct,
+        "offset_bytes": workload.offset_bytes,
+        "span_bytes": workload.resolve_span(capacity_bytes),
+        "runtime_s": workload.runtime_s,
+        "size_bytes": workload.size_bytes,
+        "ramp_s": workload.ramp_s,
+        "sync": workload.sync,
+        "fsync_every": workload.fsync_every,
+        "log_period_s": workload.log_period_s,
+        "seed": workload.seed,
+    }
+
+
+def _totals(raw: Mapping[str, Any]) -> OpTotals:
+    return OpTotals(
+        ios=int(raw["ios"]), bytes=int(raw["bytes"]), lat_sum_ns=float(raw["lat_sum_ns"]),
+        lat_min_ns=float(raw["lat_min_ns"]), lat_max_ns=float(raw["lat_max_ns"]),
+        hist=LatencyHistogram.from_pairs((int(v), int(c)) for v, c in raw["lat_hist"]),
+    )
+
+
+def _floats(values: Sequence[Any]) -> tuple[float, ...]:
+    return tuple(float(v) for v in values)
+
+
+def to_measurement(workload: Workload, result: Mapping[str, Any]) -> Measurement:
+    series_raw = result["series"]
+    series = Series(
+        period_s=workload.log_period_s, t_s=_floats(series_raw["t_s"]),
+        **{key: _floats(series_raw[key]) for key in SERIES_KEYS},
+    )
+    telemetry = {key: _floats(values) for key, values in result["telemetry"].items()}
+    return Measurement(
+        workload=workload, engine="sim", runtime_s=float(result["elapsed_s"]),
+        read=_totals(result["read"]), write=_totals(result["write"]), trim=_totals(result["trim"]),
+        series=series, telemetry=telemetry, interrupted=bool(result["interrupted"]),
+        error=result.get("error"),
+    )
+
+
+class SimEngine:
+    name = "sim"
+
+    def version(self) -> str:
+        module = simulator()
+        return f"ssdsim-{getattr(module, '__version__', 'dev')}"
+
+    def supports(self, target: Target) -> bool:
+        return isinstance(target, SimTarget)
+
+    def _drive(self, target: Target) -> Any:
+        if not isinstance(target, SimTarget):
+            raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
+        return target.drive()
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        drive = self._drive(target)
+        job = job_dict(workload, target.info().capacity_bytes)
+
+        def on_progress(p: Mapping[str, Any]) -> None:
+            ctx.progress(ProgressUpdate(
+                label=workload.name, fraction=float(p["fraction"]),
+                elapsed_s=float(p["job_elapsed_s"]),
+                iops=float(p["read_iops"]) + float(p["write_iops"]),
+                mb_s=float(p["read_mb_s"]) + float(p["write_mb_s"]),
+                sim_time_s=float(p["sim_time_s"]),
+                host_gb_written=float(p["host_bytes_written"]) / 1e9, temp_c=float(p["temp_c"]),
+            ))
+
+        try:
+            result = drive.run(job, on_progress, 1.0)
+        except ValueError as err:
+            raise EngineError(f"simulator rejected workload {workload.name}: {err}") from None
+        return to_measurement(workload, result)
+
+    def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
+        drive = self._drive(target)
+        if isinstance(step, Purge):
+            if step.secure_erase:
+                raise EngineError("the simulator has no secure erase; purge with TRIM instead")
+            if step.span_bytes is None and step.offset_bytes == 0:
+                detail = dict(drive.purge())
+            else:
+                capacity = target.info().capacity_bytes
+                span = step.span_bytes or capacity - step.offset_bytes
+                detail = dict(drive.trim(step.offset_bytes, span))
+        elif isinstance(step, Idle):
+            detail = dict(drive.idle(step.seconds))
+        elif isinstance(step, SetWriteCache):
+            raise EngineError("a simulated drive's write cache is set in the target: sim:PRESET?write_cache=0")
+        else:
+            raise EngineError(f"simulator: unknown step {step!r}")
+        detail["state_after"] = dict(drive.state())
+        return StepResult(step=step, elapsed_s=float(detail.get("elapsed_s", 0.0)), detail=detail)

@@ -1,0 +1,39 @@
+"""Exceptions raised inside ssdlab; only the CLI turns them into messages and exit codes."""
+
+from __future__ import annotations
+
+
+class SsdlabError(Exception):
+    """A failure the user can act on. str(err) is one line that says what to do."""
+
+    exit_code = 2
+
+
+class UsageError(SsdlabError):
+    """Bad input: a target string, a workload, an option."""
+
+
+class TargetError(SsdlabError):
+    """The target cannot be opened or inspected."""
+
+
+class SafetyError(SsdlabError):
+    """A write was refused by the safety rules (DESIGN §2)."""
+
+    exit_code = 3
+
+
+class EngineError(SsdlabError):
+    """An engine (fio, simulator) failed or is missing."""
+
+    exit_code = 4
+
+
+class BundleError(SsdlabError):
+    """A result bundle is missing, malformed or of an unknown schema."""
+
+
+class Interrupted(SsdlabError):
+    """The run was stopped (Ctrl-C or a signal); what was measured is kept."""
+
+    exit_code = 130

@@ -1,0 +1,179 @@
+"""What an engine returns: raw, mergeable measurements (DESIGN §1 "Engine").
+
+Only raw data is stored: counts, byte totals, latency sums and histogram bins, per-period
+series. Rates, means and percentiles are derived on demand, never stored as the truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ssdlab.workload import Workload
+
+Direction = Literal["read", "write", "trim"]
+DIRECTIONS: tuple[Direction, ...] = ("read", "write", "trim")
+
+
+class LatencyHistogram(BaseModel):
+    """Sparse latency histogram: sorted (bin value in ns, count) pairs.
+
+    Both engines use fio's json+ bin scheme, so bins from fio and the simulator merge.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    bins: tuple[tuple[int, int], ...] = ()
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[int, int]]) -> LatencyHistogram:
+        merged: dict[int, int] = {}
+        for value_ns, count in pairs:
+            if count:
+                merged[int(value_ns)] = merged.get(int(value_ns), 0) + int(count)
+        return cls(bins=tuple(sorted(merged.items())))
+
+    def merge(self, other: LatencyHistogram) -> LatencyHistogram:
+        return LatencyHistogram.from_pairs([*self.bins, *other.bins])
+
+    @property
+    def count(self) -> int:
+        return sum(count for _, count in self.bins)
+
+    def percentile_ns(self, pct: float) -> float:
+        """Smallest bin value at or below which pct % of the samples fall (fio's rule)."""
+        total = self.count
+        if total == 0:
+            return float("nan")
+        threshold = total * pct / 100.0
+        seen = 0
+        for value_ns, count in self.bins:
+            seen += count
+            if seen >= threshold:
+                return float(value_ns)
+        return float(self.bins[-1][0])
+
+    def share_above_ns(self, limit_ns: float) -> float:
+        """Fraction of samples whose bin value exceeds limit_ns (e.g. I/Os above 10 ms)."""
+        total = self.count
+        if total == 0:
+            return float("nan")
+        return sum(count for value_ns, count in self.bins if value_ns > limit_ns) / total
+
+
+class OpTotals(BaseModel):
+    """Totals for one direction (read, write or trim) over the measured interval."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ios: int = 0
+    bytes: int = 0
+    lat_sum_ns: float = 0.0
+    lat_min_ns: float = 0.0
+    lat_max_ns: float = 0.0
+    hist: LatencyHistogram = LatencyHistogram()
+
+    def iops(self, runtime_s: float) -> float:
+        return self.ios / runtime_s if runtime_s > 0 else 0.0
+
+    def mb_s(self, runtime_s: float) -> float:
+        """Decimal MB/s (10^6 bytes), as drive spec sheets and reviews quote them."""
+        return self.bytes / runtime_s / 1e6 if runtime_s > 0 else 0.0
+
+    @property
+    def mean_lat_us(self) -> float:
+        return self.lat_sum_ns / self.ios / 1e3 if self.ios else float("nan")
+
+    def percentile_us(self, pct: float) -> float:
+        return self.hist.percentile_ns(pct) / 1e3
+
+
+class Series(BaseModel):
+    """Per-period raw counts; t_s is the end of each period, from the start of measuring."""
+
+    model_config = ConfigDict(frozen=True)
+
+    period_s: float = 1.0
+    t_s: tuple[float, ...] = ()
+    read_ios: tuple[float, ...] = ()
+    write_ios: tuple[float, ...] = ()
+    read_bytes: tuple[float, ...] = ()
+    write_bytes: tuple[float, ...] = ()
+    read_lat_sum_ns: tuple[float, ...] = ()
+    write_lat_sum_ns: tuple[float, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.t_s)
+
+    def iops(self, direction: Literal["read", "write", "total"] = "total") -> list[float]:
+        """Per-period IOPS for one direction or both."""
+        reads, writes = self.read_ios, self.write_ios
+        if direction == "read":
+            return [r / self.period_s for r in reads]
+        if direction == "write":
+            return [w / self.period_s for w in writes]
+        return [(r + w) / self.period_s for r, w in zip(reads, writes, strict=True)]
+
+    def mb_s(self, direction: Literal["read", "write", "total"] = "total") -> list[float]:
+        reads, writes = self.read_bytes, self.write_bytes
+        if direction == "read":
+            return [r / self.period_s / 1e6 for r in reads]
+        if direction == "write":
+            return [w / self.period_s / 1e6 for w in writes]
+        return [(r + w) / self.period_s / 1e6 for r, w in zip(reads, writes, strict=True)]
+
+    def mean_lat_us(self) -> list[float]:
+        """Mean completion latency per period across both directions (NaN when idle)."""
+        out = []
+        for rios, wios, rlat, wlat in zip(
+            self.read_ios, self.write_ios, self.read_lat_sum_ns, self.write_lat_sum_ns,
+            strict=True,
+        ):
+            ios = rios + wios
+            out.append((rlat + wlat) / ios / 1e3 if ios else float("nan"))
+        return out
+
+
+class Measurement(BaseModel):
+    """Everything one engine run of one workload produced."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workload: Workload
+    engine: str
+    runtime_s: float
+    read: OpTotals = OpTotals()
+    write: OpTotals = OpTotals()
+    trim: OpTotals = OpTotals()
+    series: Series = Series()
+    # Engine telemetry per period (simulator: temp_c, wa, free_blocks...); "t_s" is the axis.
+    telemetry: Mapping[str, tuple[float, ...]] = Field(default_factory=dict)
+    cpu_usr_pct: float | None = None
+    cpu_sys_pct: float | None = None
+    interrupted: bool = False
+    error: str | None = None
+    # Raw engine files (job file, output) by role, relative to the bundle directory.
+    raw_files: Mapping[str, str] = Field(default_factory=dict)
+
+    def totals(self, direction: Direction) -> OpTotals:
+        return {"read": self.read, "write": self.write, "trim": self.trim}[direction]
+
+    @property
+    def total_ios(self) -> int:
+        return self.read.ios + self.write.ios + self.trim.ios
+
+    def iops(self) -> float:
+        return (self.read.ios + self.write.ios) / self.runtime_s if self.runtime_s > 0 else 0.0
+
+    def mb_s(self) -> float:
+        moved = self.read.bytes + self.write.bytes
+        return moved / self.runtime_s / 1e6 if self.runtime_s > 0 else 0.0
+
+    def mean_lat_us(self) -> float:
+        ios = self.read.ios + self.write.ios
+        return (self.read.lat_sum_ns + self.write.lat_sum_ns) / ios / 1e3 if ios else float("nan")
+
+    def combined_hist(self) -> LatencyHistogram:
+        return self.read.hist.merge(self.write.hist)

@@ -1,0 +1,81 @@
+"""Resolve what a run will do — tests, parameters, plans — and estimate how long it takes.
+
+Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ssdlab.errors import UsageError
+from ssdlab.runner import check_overrides, plan_entry, resolve_params
+from ssdlab.suites import DEFAULT_SUITE, SuiteEntry, get_suite
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog import get_test
+from ssdlab.tests_catalog.base import Action, Measure, TestPlan
+from ssdlab.steps import Idle, Purge
+
+# Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
+_ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
+_FALLBACK_RATE = (3e8, 20_000.0)
+
+
+def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
+    """--suite or --test (not both); neither means the default suite."""
+    if suite and tests:
+        raise UsageError("give --suite or --test, not both")
+    if tests:
+        for name in tests:
+            get_test(name)
+        return None, [SuiteEntry(name=name, test=name) for name in tests]
+    chosen = get_suite(suite or DEFAULT_SUITE)
+    return chosen.name, list(chosen.entries)
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """['runtime_s=60', 'quick.runs=3'] -> dict; values stay text, pydantic converts them."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"bad --param {pair!r}: write key=value, e.g. --param runtime_s=60")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    entry: SuiteEntry
+    params: dict[str, Any]
+    plan: TestPlan
+    estimate_s: float
+
+
+def plan_run(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any], info: TargetInfo) -> list[PlannedTest]:
+    check_overrides(entries, overrides)
+    planned = []
+    for entry in entries:
+        params = resolve_params(entry, overrides)
+        plan = plan_entry(entry, params, info)
+        estimate = sum(estimate_action_s(a, info) for a in plan.actions)
+        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=estimate))
+    return planned
+
+
+def estimate_action_s(action: Action, info: TargetInfo) -> float:
+    """Device time for one action: exact for timed work, a rough rate for byte limits."""
+    if isinstance(action, Idle):
+        return action.seconds
+    if isinstance(action, Purge):
+        return 1.0 if info.kind in ("sim", "fake", "file") else 10.0
+    if not isinstance(action, Measure):
+        return 0.0
+    w = action.workload
+    if w.runtime_s is not None:
+        return w.runtime_s + w.ramp_s
+    transport = (info.transport or "").rsplit("-", 1)[-1]
+    bytes_s, iops = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
+    rate = bytes_s if w.is_sequential or w.block_size_bytes >= 65536 else iops * w.block_size_bytes
+    return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s

@@ -1,0 +1,87 @@
+"""Target identity, safety state and the Target interface (DESIGN §1 "Target", §2)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ssdlab.errors import TargetError
+
+TargetKind = Literal["file", "block", "sim", "fake"]
+
+
+class SafetyState(BaseModel):
+    """Whether writing is allowed at all; reasons say why not (mounted, holders, swap, root)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    writable: bool = True
+    reasons: tuple[str, ...] = ()
+    mounted_at: tuple[str, ...] = ()
+    holders: tuple[str, ...] = ()
+    swap: bool = False
+    root_device: bool = False
+
+
+class TargetInfo(BaseModel):
+    """Identity and capabilities of a target, as `ssdlab info` prints them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spec: str
+    kind: TargetKind
+    path: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    capacity_bytes: int
+    logical_block_size: int = 512
+    physical_block_size: int = 4096
+    transport: str | None = None  # nvme, sata, virtio, loop, file, sim-nvme, sim-ahci
+    pcie_link_speed: str | None = None
+    pcie_link_width: int | None = None
+    write_cache: str | None = None  # kernel view: "write back" / "write through"
+    fua: bool | None = None
+    discard: bool | None = None
+    rotational: bool | None = None
+    plp: bool | None = None
+    safety: SafetyState = SafetyState()
+    # Source-specific facts (nvme id-ctrl fields, simulator config) kept for the report.
+    extra: dict[str, object] = Field(default_factory=dict)
+
+    @property
+    def is_nvme(self) -> bool:
+        return (self.transport or "").endswith("nvme")
+
+
+class Target(ABC):
+    """Something to measure. Engines read `fio_filename` or ask the target for its state."""
+
+    spec: str
+    kind: TargetKind
+
+    @abstractmethod
+    def info(self) -> TargetInfo:
+        """Identity, capabilities and safety state (read fresh each call)."""
+
+    @abstractmethod
+    def prepare(self) -> None:
+        """Make the target ready to use (create and size a scratch file, open a drive)."""
+
+    def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
+        """Raise SafetyError unless writing is allowed (DESIGN §2). Files and sims: always.
+
+        Block devices override this: they need --destroy, the serial confirmed, and no use.
+        """
+        return None
+
+    def writes_authorized(self) -> bool:
+        """Engines check this again right before writing, as a second lock."""
+        return True
+
+    @property
+    def fio_filename(self) -> str:
+        """What fio's `filename=` should be; only real targets have one."""
+        raise TargetError(f"{self.spec}: {self.kind} targets are not run through fio")

@@ -1,0 +1,88 @@
+"""`sim:PRESET[?key=value&...]` targets: a drive simulated by ssdsim (the Rust core).
+
+The Drive object is stateful: a fill followed by a torture within one run behaves like
+the real sequence. `sim:` alone is the embedded default drive.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ssdlab.errors import EngineError, UsageError
+from ssdlab.targets.base import Target, TargetInfo
+
+DEFAULT_SIM_SPEC = "sim:"
+
+
+def simulator() -> Any:
+    """The compiled extension, or a one-line error saying how to build it."""
+    try:
+        from ssdlab import _ssdsim
+    except ImportError:
+        raise EngineError(
+            "the simulator extension ssdlab._ssdsim is not built: run `make install` "
+            "(or `pip install -e .`) in the ssdlab checkout"
+        ) from None
+    return _ssdsim
+
+
+def preset_names() -> list[str]:
+    return [p["name"] for p in simulator().presets()]
+
+
+@dataclass
+class SimTarget(Target):
+    spec: str
+    preset: str
+    options: dict[str, str]
+    seed: int = 1
+    kind = "sim"
+    _drive: Any = field(default=None, repr=False)
+
+    @classmethod
+    def from_spec(cls, spec: str) -> SimTarget:
+        from ssdlab.targets import split_query
+
+        preset, options = split_query(spec.removeprefix("sim:"))
+        preset = preset or simulator().default_preset()
+        raw_seed = options.pop("seed", "1")
+        if not raw_seed.isdigit():
+            raise UsageError(f"sim target: seed must be a whole number, not {raw_seed!r}")
+        target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed))
+        target.drive()  # validate preset and options now, not mid-run
+        return target
+
+    def drive(self) -> Any:
+        if self._drive is None:
+            module = simulator()
+            try:
+                self._drive = module.Drive(self.preset, dict(self.options), self.seed)
+            except ValueError as err:
+                names = ", ".join(preset_names())
+                hint = f" (presets: {names})" if "preset" in str(err).lower() else ""
+                raise UsageError(f"sim target {self.spec!r}: {err}{hint}") from None
+        return self._drive
+
+    def info(self) -> TargetInfo:
+        ident = self.drive().identity()
+        config = json.loads(ident.get("config_json") or "{}")
+        return TargetInfo(
+            spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
+            firmware=ident["firmware"], capacity_bytes=int(ident["capacity_bytes"]),
+            logical_block_size=int(ident["logical_block_size"]),
+            physical_block_size=int(ident["physical_block_size"]),
+            transport=f"sim-{ident['transport']}",
+            pcie_link_speed=ident.get("link"), pcie_link_width=ident.get("pcie_width"),
+            write_cache="write back" if ident["write_cache"] else "write through",
+            fua=bool(ident["fua"]), discard=bool(ident["discard"]), plp=bool(ident["plp"]),
+            extra={
+                "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
+                "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
+                "slc_cache_bytes": ident.get("slc_cache_bytes"), "config": config,
+            },
+        )
+
+    def prepare(self) -> None:
+        self.drive()

@@ -1,0 +1,109 @@
+"""A method from the catalogue (DESIGN §3): the actions it needs and how to analyse them.
+
+A test is data plus two pure functions: `plan` (target facts -> actions, shown by
+`ssdlab plan` before anything runs) and `analyze` (measurements -> flat metrics).
+`skip` lets a plan stop early (steady state) while the plan itself stays static.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ssdlab.errors import UsageError
+from ssdlab.measurement import Measurement
+from ssdlab.steps import Idle, Purge, SetWriteCache, StepResult
+from ssdlab.targets.base import TargetInfo
+from ssdlab.workload import Workload
+
+Metric = float | int | bool | str | None
+Metrics = dict[str, Metric]
+
+
+class Measure(BaseModel):
+    """Run a workload. Preconditioning runs (fills, tortures) are kept but not analysed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["measure"] = "measure"
+    workload: Workload
+    role: Literal["measure", "precondition"] = "measure"
+    group: str | None = None  # rounds of one steady-state window share a group
+
+    @property
+    def name(self) -> str:
+        return self.workload.name
+
+    def describe(self) -> str:
+        tag = " (precondition)" if self.role == "precondition" else ""
+        return f"{self.workload.name}: {self.workload.describe()}{tag}"
+
+
+Action = Measure | Purge | Idle | SetWriteCache
+
+
+class TestPlan(BaseModel):
+    """The concrete actions of one test on one target, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    test: str
+    params: dict[str, Any]
+    actions: tuple[Action, ...] = Field(default=())
+    notes: tuple[str, ...] = ()  # e.g. spans scaled down for a small target
+    destructive: bool = False
+
+    def measures(self) -> list[Measure]:
+        return [a for a in self.actions if isinstance(a, Measure)]
+
+
+class TestResults(BaseModel):
+    """What running a plan produced, fed to `analyze`."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    measurements: dict[str, Measurement] = Field(default_factory=dict)
+    steps: dict[str, StepResult] = Field(default_factory=dict)
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class MethodTest(ABC, Generic[P]):
+    """Base of every method in the catalogue."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    params_model: ClassVar[type[BaseModel]]
+    destructive: ClassVar[bool] = True
+
+    def parse_params(self, raw: Mapping[str, Any]) -> P:
+        """Validate user parameters; unknown keys are errors so typos don't pass silently."""
+        try:
+            return self.params_model.model_validate(dict(raw))  # type: ignore[return-value]
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise UsageError(f"test {self.name}: parameter {where}: {first['msg']}") from None
+
+    @abstractmethod
+    def plan(self, params: P, target: TargetInfo) -> TestPlan:
+        """Actions for this target; pure, so `ssdlab plan` shows exactly what `run` does."""
+
+    def skip(self, params: P, action: Action, done: Mapping[str, Measurement]) -> bool:
+        """Whether to leave out an action given what ran so far (early steady-state stop)."""
+        return False
+
+    @abstractmethod
+    def analyze(self, params: P, target: TargetInfo, results: TestResults) -> Metrics:
+        """Flat snake_case metrics with units in their names (_iops, _mb_s, _us, _pct)."""
+
+
+class Params(BaseModel):
+    """Base for parameter models: frozen, unknown keys rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")

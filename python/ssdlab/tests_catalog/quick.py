@@ -1,0 +1,137 @@
+"""CrystalDiskMark-style quick preset (DESIGN §3.7).
+
+Each entry runs `runs` times for `runtime_s` seconds over a `size_bytes` test region,
+reads first then writes, like CrystalDiskMark; the region is written once beforehand so
+reads hit real data. The NVMe profile is chosen for NVMe targets unless told otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Literal
+
+from pydantic import Field
+
+from ssdlab.tests_catalog.base import (
+    Action,
+    Measure,
+    MethodTest,
+    Metrics,
+    Params,
+    TestPlan,
+    TestResults,
+)
+from ssdlab.targets.base import TargetInfo
+from ssdlab.units import GIB, KIB, MIB
+from ssdlab.workload import Workload
+
+
+@dataclass(frozen=True)
+class CdmEntry:
+    label: str  # CrystalDiskMark's own label, e.g. SEQ1M Q8T1
+    key: str  # metric prefix, e.g. seq1m_q8t1
+    pattern_read: Literal["read", "randread"]
+    pattern_write: Literal["write", "randwrite"]
+    block_size_bytes: int
+    iodepth: int
+    jobs: int
+
+
+def _entry(label: str, seq: bool, bs: int, qd: int, jobs: int) -> CdmEntry:
+    key = label.lower().replace(" ", "_")
+    if seq:
+        return CdmEntry(label, key, "read", "write", bs, qd, jobs)
+    return CdmEntry(label, key, "randread", "randwrite", bs, qd, jobs)
+
+
+STANDARD = (
+    _entry("SEQ1M Q8T1", True, MIB, 8, 1),
+    _entry("SEQ1M Q1T1", True, MIB, 1, 1),
+    _entry("RND4K Q32T1", False, 4 * KIB, 32, 1),
+    _entry("RND4K Q1T1", False, 4 * KIB, 1, 1),
+)
+NVME = (
+    _entry("SEQ1M Q8T1", True, MIB, 8, 1),
+    _entry("SEQ128K Q32T1", True, 128 * KIB, 32, 1),
+    _entry("RND4K Q32T16", False, 4 * KIB, 32, 16),
+    _entry("RND4K Q1T1", False, 4 * KIB, 1, 1),
+)
+
+
+class QuickParams(Params):
+    size_bytes: int = Field(default=GIB, gt=0)
+    runs: int = Field(default=5, ge=1, le=9)
+    runtime_s: float = Field(default=5.0, gt=0)
+    aggregate: Literal["best", "mean"] = "best"
+    profile: Literal["auto", "standard", "nvme"] = "auto"
+    offset_bytes: int = Field(default=0, ge=0)
+
+
+def profile_entries(params: QuickParams, target: TargetInfo) -> tuple[CdmEntry, ...]:
+    profile = params.profile
+    if profile == "auto":
+        profile = "nvme" if target.is_nvme else "standard"
+    return NVME if profile == "nvme" else STANDARD
+
+
+def run_name(entry: CdmEntry, direction: str, run: int) -> str:
+    return f"{entry.key}-{direction}-r{run}"
+
+
+class QuickTest(MethodTest[QuickParams]):
+    name = "quick"
+    title = "Quick benchmark (CrystalDiskMark-style)"
+    summary = "SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1 (NVMe profile for NVMe), 5 x 5 s"
+    params_model = QuickParams
+
+    def plan(self, params: QuickParams, target: TargetInfo) -> TestPlan:
+        size = min(params.size_bytes, target.capacity_bytes - params.offset_bytes)
+        size -= size % MIB
+        notes: list[str] = []
+        if size < params.size_bytes:
+            notes.append(f"test region reduced to {size // MIB} MiB: the target is smaller")
+        common = {"offset_bytes": params.offset_bytes, "span_bytes": size}
+        actions: list[Action] = [
+            Measure(
+                role="precondition",
+                workload=Workload(
+                    name="prepare-fill", pattern="write", block_size_bytes=MIB, iodepth=8,
+                    size_bytes=size, **common,
+                ),
+            )
+        ]
+        for entry in profile_entries(params, target):
+            for direction, pattern in (("read", entry.pattern_read), ("write", entry.pattern_write)):
+                for run in range(1, params.runs + 1):
+                    workload = Workload(
+                        name=run_name(entry, direction, run), pattern=pattern,
+                        block_size_bytes=entry.block_size_bytes, iodepth=entry.iodepth,
+                        jobs=entry.jobs, runtime_s=params.runtime_s, seed=run, **common,
+                    )
+                    actions.append(Measure(workload=workload))
+        return TestPlan(
+            test=self.name, params=params.model_dump(), actions=tuple(actions),
+            notes=tuple(notes), destructive=True,
+        )
+
+    def analyze(self, params: QuickParams, target: TargetInfo, results: TestResults) -> Metrics:
+        metrics: Metrics = {"profile": "nvme" if profile_entries(params, target) is NVME else "standard"}
+        pick = max if params.aggregate == "best" else fmean
+        for entry in profile_entries(params, target):
+            for direction in ("read", "write"):
+                runs = [
+                    results.measurements[name]
+                    for run in range(1, params.runs + 1)
+                    if (name := run_name(entry, direction, run)) in results.measurements
+                ]
+                if not runs:
+                    continue
+                prefix = f"{entry.key}_{direction}"
+                metrics[f"{prefix}_mb_s"] = pick([m.mb_s() for m in runs])
+                metrics[f"{prefix}_iops"] = pick([m.iops() for m in runs])
+                # Latency: the best run is the one with the lowest mean, as CDM shows it.
+                lats = [m.mean_lat_us() for m in runs]
+                metrics[f"{prefix}_lat_us"] = min(lats) if params.aggregate == "best" else fmean(lats)
+                metrics[f"{prefix}_runs"] = len(runs)
+        return metrics

@@ -1,0 +1,40 @@
+"""Binary sizes (KiB, MiB, GiB) as DESIGN §3 uses them, parsed and printed one way."""
+
+from __future__ import annotations
+
+import re
+
+from ssdlab.errors import UsageError
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+TIB = 1024 * GIB
+
+_SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """'4k', '128KiB', '1g', '512' -> bytes (binary multiples)."""
+    match = _SIZE_RE.match(text)
+    if not match:
+        raise UsageError(f"bad size {text!r}: use a number with an optional k/m/g/t suffix, e.g. 4k or 1g")
+    number, suffix = match.groups()
+    return int(float(number) * _SUFFIX[suffix.lower()])
+
+
+def format_size(size_bytes: int) -> str:
+    """Bytes -> the shortest exact binary form: 4096 -> '4KiB', 1536 -> '1536B'."""
+    for unit, factor in (("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if size_bytes >= factor and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{unit}"
+    return f"{size_bytes}B"
+
+
+def fio_size(size_bytes: int) -> str:
+    """Bytes in fio's notation; fio reads 'k' as 1024 by default (kb_base=1024)."""
+    for unit, factor in (("t", TIB), ("g", GIB), ("m", MIB), ("k", KIB)):
+        if size_bytes >= factor and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{unit}"
+    return str(size_bytes)

@@ -51,6 +51,8 @@ class MeasurementRef(BaseModel):
 class TestRecord(BaseModel):
     """One test of the run; `name` is unique in the run, `test` is the catalogue method."""
 
+    __test__ = False  # not a pytest test class
+
     model_config = ConfigDict(frozen=True)
 
     name: str

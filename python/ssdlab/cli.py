@@ -254,9 +254,9 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file to write.")] = None,
 ) -> None:
     """Write the HTML report (with PNG charts) of a bundle and print its tables."""
+    Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
-    Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     files = render_report(bundle, output)
     _print_tables(bundle)
     out.print(f"Report: {files.html}")

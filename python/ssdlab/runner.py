@@ -130,8 +130,10 @@ class Runner:
                 if test.skip(params, action, results.measurements):
                     continue
                 self.observer.action_started(state.name, action, number, len(plan.actions))
-                state, results = self._do(record, state, results, action)
+                state, results = self._do(state, results, action)
                 record = self._save(record, state)
+                if state.measurements and state.measurements[-1].interrupted:
+                    raise Interrupted(results.measurements[action.name].error or "interrupted")
             metrics = test.analyze(params, info, results)
         except KeyboardInterrupt:
             self._fail(record, state, "interrupted", "interrupted by the user")
@@ -149,8 +151,7 @@ class Runner:
         self.observer.test_finished(done)
         return record
 
-    def _do(self, record: RunRecord, state: TestRecord, results: TestResults, action: Action
-            ) -> tuple[TestRecord, TestResults]:
+    def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
         ctx = RunContext(
             raw_dir=self.bundle.raw_dir(state.name, action.name), bundle_dir=self.bundle.path,
             progress=self.observer.progress,
@@ -159,9 +160,6 @@ class Runner:
             measurement = self.engine.measure(self.target, action.workload, ctx)
             ref = self.bundle.write_measurement(state.name, action.role, measurement)
             state = state.model_copy(update={"measurements": (*state.measurements, ref)})
-            if measurement.interrupted:
-                self._save(record, state)
-                raise Interrupted(measurement.error or "interrupted")
             return state, self._add_measurement(results, measurement)
         step_result = self.engine.step(self.target, action, ctx)
         state = state.model_copy(update={"steps": (*state.steps, step_result)})

@@ -48,6 +48,8 @@ Action = Measure | Purge | Idle | SetWriteCache
 class TestPlan(BaseModel):
     """The concrete actions of one test on one target, in order."""
 
+    __test__ = False  # not a pytest test class
+
     model_config = ConfigDict(frozen=True)
 
     test: str
@@ -62,6 +64,8 @@ class TestPlan(BaseModel):
 
 class TestResults(BaseModel):
     """What running a plan produced, fed to `analyze`."""
+
+    __test__ = False  # not a pytest test class
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 

@@ -1,0 +1,60 @@
+# Two entry points (see README): `make demo` runs the quick suite on the simulated drive
+# and writes a report; `make test` runs every check. Both install what they need and are
+# safe to run again.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+SSDLAB := $(VENV)/bin/ssdlab
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+DEMO_OUT ?= results/demo-$(shell date +%Y%m%d-%H%M%S)
+
+.PHONY: demo test install system-deps test-deps lint rust-test py-test bench clean
+
+demo: install
+	$(SSDLAB) run --suite quick --out $(DEMO_OUT)
+
+test: install test-deps lint rust-test py-test
+
+# fio from Debian; python3-venv for the virtualenv; a Rust toolchain to build ssdsim
+# (rustup's if present, else Debian's cargo).
+system-deps:
+	@missing=""; \
+	command -v fio >/dev/null || missing="$$missing fio"; \
+	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv python3-pip"; \
+	command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ] || missing="$$missing cargo rustc"; \
+	command -v losetup >/dev/null || missing="$$missing util-linux"; \
+	command -v mkfs.ext4 >/dev/null || missing="$$missing e2fsprogs"; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; fi
+
+# Headless Chromium for the browser test of the report.
+test-deps:
+	@command -v chromium >/dev/null || { $(APT) update -qq && $(APT) install -y -qq chromium; }
+
+$(VENV)/bin/python:
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+# pip builds the Rust extension through maturin (release profile); re-running rebuilds
+# only what changed.
+install: system-deps $(VENV)/bin/python
+	@export PATH="$$HOME/.cargo/bin:$$PATH"; \
+	$(PY) -m pip install -q -e ".[dev]"
+
+lint: install
+	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/mypy
+	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo fmt --all --check && cargo clippy -q --workspace --all-targets -- -D warnings
+
+rust-test:
+	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo test -q --release -p ssdsim
+
+py-test: install
+	$(VENV)/bin/pytest -q
+
+bench: install
+	$(PY) bench/overhead.py
+	$(PY) bench/sim_speed.py
+
+clean:
+	rm -rf $(VENV) target .pytest_cache .mypy_cache .ruff_cache

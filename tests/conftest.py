@@ -1,0 +1,67 @@
+"""Shared fixtures: a fake drive and engine, and an in-process CLI runner."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip what this machine cannot run: root-only and fio-needing tests."""
+    not_root = os.geteuid() != 0
+    no_fio = shutil.which("fio") is None
+    for item in items:
+        if not_root and "root" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason="needs root"))
+        if no_fio and "fio" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason="needs fio"))
+
+
+@pytest.fixture
+def fake_target() -> Target:
+    return parse_target("fake:?capacity=2g")
+
+
+@pytest.fixture
+def fake_engine() -> FakeEngine:
+    return FakeEngine()
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
+    """Run `ssdlab ARGS` in-process and capture its exit code and output."""
+    from ssdlab.cli import main
+
+    def invoke(*args: str) -> CliResult:
+        monkeypatch.setattr(sys, "argv", ["ssdlab", *args])
+        code = 0
+        try:
+            main()
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return invoke
+
+
+@pytest.fixture
+def bundle_dir(tmp_path: Path) -> Path:
+    return tmp_path / "bundle"

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import SCHEMA_VERSION, Bundle, RunRecord, TestRecord, upgrade, utc_now
+from ssdlab.errors import BundleError
+from ssdlab.targets.base import TargetInfo
+
+
+def _record() -> RunRecord:
+    now = utc_now()
+    return RunRecord(
+        ssdlab_version="t", created_utc=now, updated_utc=now, engine="fake",
+        target=TargetInfo(spec="fake:", kind="fake", capacity_bytes=1 << 30),
+        tests=(TestRecord(name="quick", test="quick"),),
+    )
+
+
+def test_roundtrip_and_atomic_files(tmp_path: Path) -> None:
+    bundle = Bundle(tmp_path / "b")
+    record = _record()
+    bundle.write_run(record)
+    assert bundle.load_run() == record
+    assert [p.name for p in bundle.path.iterdir()] == ["run.json"]  # no temp files left
+    assert json.loads(bundle.run_file.read_text())["schema_version"] == SCHEMA_VERSION
+
+
+def test_refuses_non_bundles_and_newer_schemas(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match="not a result bundle"):
+        Bundle(tmp_path).load_run()
+    (tmp_path / "run.json").write_text("{not json")
+    with pytest.raises(BundleError, match="malformed"):
+        Bundle(tmp_path).load_run()
+    with pytest.raises(BundleError, match="newer"):
+        upgrade({"schema_version": SCHEMA_VERSION + 1})
+    with pytest.raises(BundleError, match="no schema_version"):
+        upgrade({})
+
+
+def test_with_test_replaces_by_name() -> None:
+    record = _record()
+    updated = record.with_test(TestRecord(name="quick", test="quick", status="complete"))
+    assert updated.test("quick").status == "complete"
+    with pytest.raises(BundleError):
+        updated.test("nope")

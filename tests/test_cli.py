@@ -1,0 +1,67 @@
+"""The CLI end to end on the fake drive: exact output, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ssdlab.bundle import Bundle
+
+FAST = ["-t", "fake:?capacity=2g", "-p", "runs=1", "-p", "runtime_s=1"]
+
+
+def _one_line_error(result, code: int, *needles: str) -> None:
+    assert result.code == code
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error:")
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_list_shows_suites_and_tests(cli: Callable) -> None:
+    result = cli("list", "--params")
+    assert result.code == 0
+    assert "quick" in result.stdout and "runtime_s=5.0" in result.stdout
+
+
+def test_plan_shows_actions_without_running(cli: Callable, tmp_path: Path) -> None:
+    result = cli("plan", *FAST)
+    assert result.code == 0
+    assert "prepare-fill: 1MiB write QD8 T1 1GiB (precondition)" in result.stdout
+    assert "rnd4k_q32t16-write-r1: 4KiB randwrite QD32 T16 1s" in result.stdout
+    assert "Total estimated duration" in result.stdout
+
+
+def test_run_json_reports_bundle_and_metrics(cli: Callable, tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    result = cli("run", *FAST, "--out", str(out), "--json", "--no-report")
+    assert result.code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["bundle"] == str(out.resolve())
+    assert data["status"] == "complete"
+    assert data["tests"][0]["metrics"]["rnd4k_q32t16_read_iops"] == 300_000.0
+    assert Bundle(out).load_run().status == "complete"
+    again = cli("run", *FAST, "--out", str(out), "--no-report")
+    _one_line_error(again, 2, "already holds a run")
+
+
+def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
+    _one_line_error(cli("run", "-t", "nonsense"), 2, "bad target 'nonsense'", "file:PATH")
+    _one_line_error(cli("info", "fake:?colour=red"), 2, "unknown option 'colour'")
+    _one_line_error(cli("run", *FAST, "-p", "runs"), 2, "--param")
+    _one_line_error(cli("run", *FAST, "-p", "runs=zero"), 2, "runs")
+    _one_line_error(cli("run", *FAST, "-p", "nosuch=1"), 2, "nosuch")
+    _one_line_error(cli("run", "-t", "fake:", "--test", "nosuch"), 2, "unknown test")
+    _one_line_error(cli("run", "-t", "fake:", "--suite", "nosuch"), 2, "unknown suite")
+    _one_line_error(cli("report", str(tmp_path)), 2, "not a result bundle")
+    _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
+
+
+def test_info_json(cli: Callable) -> None:
+    result = cli("info", "fake:?capacity=1g&nvme=0", "--json")
+    assert result.code == 0
+    info = json.loads(result.stdout)
+    assert info["capacity_bytes"] == 1 << 30 and info["transport"] == "fake-sata"

@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+import math
+
+from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
+from ssdlab.workload import Workload
+
+
+def test_histogram_merge_and_percentiles() -> None:
+    a = LatencyHistogram.from_pairs([(100, 50), (200, 40)])
+    b = LatencyHistogram.from_pairs([(200, 5), (1000, 5)])
+    merged = a.merge(b)
+    assert merged.bins == ((100, 50), (200, 45), (1000, 5))
+    assert merged.count == 100
+    assert merged.percentile_ns(50) == 100
+    assert merged.percentile_ns(51) == 200
+    assert merged.percentile_ns(95) == 200
+    assert merged.percentile_ns(99) == 1000
+    assert merged.share_above_ns(200) == 0.05
+    assert math.isnan(LatencyHistogram().percentile_ns(50))
+
+
+def test_series_derivations() -> None:
+    s = Series(period_s=2.0, t_s=(2.0, 4.0), read_ios=(100.0, 0.0), write_ios=(100.0, 0.0),
+               read_bytes=(4e5, 0.0), write_bytes=(4e5, 0.0),
+               read_lat_sum_ns=(1e6, 0.0), write_lat_sum_ns=(3e6, 0.0))
+    assert s.iops() == [100.0, 0.0]
+    assert s.iops("read") == [50.0, 0.0]
+    assert s.mb_s() == [0.4, 0.0]
+    lat = s.mean_lat_us()
+    assert lat[0] == 20.0 and math.isnan(lat[1])
+
+
+def test_measurement_rates() -> None:
+    w = Workload(name="w", pattern="randread", block_size_bytes=4096, runtime_s=2)
+    m = Measurement(workload=w, engine="x", runtime_s=2.0,
+                    read=OpTotals(ios=1000, bytes=4_096_000, lat_sum_ns=1e8))
+    assert m.iops() == 500.0
+    assert m.mb_s() == 2.048
+    assert m.mean_lat_us() == 100.0
+    again = Measurement.model_validate_json(m.model_dump_json())
+    assert again == m

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.errors import EngineError, Interrupted
+from ssdlab.measurement import Measurement
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets.base import Target
+from ssdlab.workload import Workload
+
+QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
+
+
+class StopAfter(FakeEngine):
+    """Interrupts (like Ctrl-C inside an engine) or fails after `limit` measurements."""
+
+    def __init__(self, limit: int, how: str) -> None:
+        super().__init__()
+        self.limit, self.how, self.count = limit, how, 0
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        self.count += 1
+        if self.count > self.limit:
+            if self.how == "fail":
+                raise EngineError("fio exited 1: boom")
+            partial = super().measure(target, workload, ctx)
+            return partial.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+        return super().measure(target, workload, ctx)
+
+
+def _run(bundle_dir: Path, target: Target, engine: FakeEngine) -> Bundle:
+    bundle = Bundle(bundle_dir)
+    record = new_record(target, engine, "quick", [QUICK], {}, {})
+    Runner(bundle, target, engine, NullObserver()).run(record)
+    return bundle
+
+
+def test_full_run_writes_bundle(bundle_dir: Path, fake_target: Target) -> None:
+    bundle = _run(bundle_dir, fake_target, FakeEngine())
+    record = bundle.load_run()
+    assert record.status == "complete"
+    test = record.test("quick")
+    assert test.status == "complete"
+    # 1 fill + 4 entries x 2 directions x 2 runs
+    assert len(test.measurements) == 17
+    assert test.metrics["seq1m_q8t1_read_mb_s"] == pytest.approx(1999.6, abs=0.1)
+    assert test.metrics["rnd4k_q32t16_read_iops"] == 300_000.0
+    assert (bundle.path / "series" / "quick" / "seq1m_q8t1-read-r1.csv").read_text().startswith("t_s,")
+    assert record.host["engine"] == "fake" and record.host["kernel"]
+
+
+def test_interrupt_keeps_measurements_and_resumes(bundle_dir: Path, fake_target: Target) -> None:
+    with pytest.raises(Interrupted, match="--resume"):
+        _run(bundle_dir, fake_target, StopAfter(5, "interrupt"))
+    bundle = Bundle(bundle_dir)
+    record = bundle.load_run()
+    assert record.status == "interrupted"
+    test = record.test("quick")
+    assert test.status == "interrupted"
+    assert len(test.measurements) == 6 and test.measurements[-1].interrupted
+    assert bundle.load_measurement(test.measurements[-1]).interrupted
+    # Resume: the unfinished test runs again from its start.
+    finished = Runner(bundle, fake_target, FakeEngine(), NullObserver()).run(record)
+    assert finished.status == "complete"
+    assert len(finished.test("quick").measurements) == 17
+
+
+def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> None:
+    with pytest.raises(EngineError, match="boom.*resume"):
+        _run(bundle_dir, fake_target, StopAfter(3, "fail"))
+    record = Bundle(bundle_dir).load_run()
+    assert record.status == "failed"
+    assert record.test("quick").error == "fio exited 1: boom"
+    assert len(record.test("quick").measurements) == 3

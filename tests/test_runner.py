@@ -72,7 +72,7 @@ def test_interrupt_keeps_measurements_and_resumes(bundle_dir: Path, fake_target:
 
 
 def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> None:
-    with pytest.raises(EngineError, match="boom.*resume"):
+    with pytest.raises(EngineError, match=r"boom.*resume"):
         _run(bundle_dir, fake_target, StopAfter(3, "fail"))
     record = Bundle(bundle_dir).load_run()
     assert record.status == "failed"

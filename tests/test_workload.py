@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from ssdlab.errors import UsageError
 from ssdlab.units import GIB, KIB, MIB, format_size, parse_size
@@ -44,5 +45,5 @@ def test_span_resolution_and_shape() -> None:
 
 def test_workload_is_immutable() -> None:
     w = Workload(name="w", pattern="read", block_size_bytes=4096, runtime_s=1)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         w.iodepth = 4  # type: ignore[misc]

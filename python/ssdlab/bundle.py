@@ -168,7 +168,9 @@ class Bundle:
 
     def load_run(self) -> RunRecord:
         if not self.run_file.is_file():
-            raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE}); give a directory made by `ssdlab run`")
+            raise BundleError(
+                f"{self.path} is not a result bundle (no {RUN_FILE}); give a directory made by `ssdlab run`"
+            )
         try:
             data = json.loads(self.run_file.read_text(encoding="utf-8"))
             return RunRecord.model_validate(upgrade(data))

@@ -21,7 +21,7 @@ from ssdlab.errors import Interrupted, SafetyError, SsdlabError
 from ssdlab.planning import PlannedTest, parse_overrides, plan_run, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
-from ssdlab.suites import SUITES
+from ssdlab.suites import all_suites
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
@@ -51,7 +51,7 @@ def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each te
     suites.add_column("suite")
     suites.add_column("tests")
     suites.add_column("description")
-    for suite in SUITES.values():
+    for suite in all_suites().values():
         suites.add_row(suite.name, ", ".join(e.name for e in suite.entries), suite.title)
     out.print(suites)
     tests = Table(title="Tests")

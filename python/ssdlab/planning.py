@@ -11,11 +11,11 @@ from typing import Any
 
 from ssdlab.errors import UsageError
 from ssdlab.runner import check_overrides, plan_entry, resolve_params
+from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry, get_suite
 from ssdlab.targets.base import TargetInfo
 from ssdlab.tests_catalog import get_test
 from ssdlab.tests_catalog.base import Action, Measure, TestPlan
-from ssdlab.steps import Idle, Purge
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 _ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}

@@ -40,7 +40,7 @@ class LiveObserver:
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.progress = Progress(
+        self.bars = Progress(
             TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
             TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[live]}"),
             console=console, transient=False,
@@ -49,34 +49,34 @@ class LiveObserver:
         self.action_task: TaskID | None = None
 
     def __enter__(self) -> LiveObserver:
-        self.progress.start()
+        self.bars.start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.progress.stop()
+        self.bars.stop()
 
     def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None:
         for task in (self.test_task, self.action_task):
             if task is not None:
-                self.progress.remove_task(task)
+                self.bars.remove_task(task)
         label = f"[bold]{name}[/] ({index + 1}/{count})"
-        self.test_task = self.progress.add_task(label, total=len(plan.actions), live="")
-        self.action_task = self.progress.add_task("  starting", total=1.0, live="")
+        self.test_task = self.bars.add_task(label, total=len(plan.actions), live="")
+        self.action_task = self.bars.add_task("  starting", total=1.0, live="")
 
     def action_started(self, test: str, action: Action, index: int, count: int) -> None:
         if self.test_task is not None:
-            self.progress.update(self.test_task, completed=index)
+            self.bars.update(self.test_task, completed=index)
         if self.action_task is not None:
-            self.progress.reset(self.action_task, total=1.0, description=f"  {action.describe()}", live="")
+            self.bars.reset(self.action_task, total=1.0, description=f"  {action.describe()}", live="")
 
     def progress(self, update: ProgressUpdate) -> None:
         if self.action_task is not None:
-            self.progress.update(self.action_task, completed=min(1.0, update.fraction), live=_live_text(update))
+            self.bars.update(self.action_task, completed=min(1.0, update.fraction), live=_live_text(update))
 
     def test_finished(self, record: TestRecord) -> None:
         if self.test_task is not None:
-            total = self.progress.tasks[self.test_task].total or 0
-            self.progress.update(self.test_task, completed=total)
+            total = self.bars.tasks[self.test_task].total or 0
+            self.bars.update(self.test_task, completed=total)
         self.console.print(f"[green]✓[/] {record.name}: {_metric_summary(record)}")
 
 

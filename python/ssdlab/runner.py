@@ -50,7 +50,8 @@ def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any]) -> dict[str,
             continue
         if field in fields:
             params[field] = value
-    return test.parse_params(params).model_dump()
+    resolved: dict[str, Any] = test.parse_params(params).model_dump()
+    return resolved
 
 
 def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any]) -> None:
@@ -188,7 +189,10 @@ class Runner:
 
     def _resume_hint(self, what: str) -> str:
         prefix = f"{what}; " if what else ""
-        return f"{prefix}measurements so far are kept in {self.bundle.path}; resume with `ssdlab run --resume {self.bundle.path}`"
+        return (
+            f"{prefix}measurements so far are kept in {self.bundle.path}; "
+            f"resume with `ssdlab run --resume {self.bundle.path}`"
+        )
 
 
 def load_for_resume(path: Path) -> tuple[Bundle, RunRecord]:

@@ -1,7 +1,8 @@
 """Suites: ordered tests with the parameters each runs with (DESIGN §1 "Suite").
 
-Tests appear in the order that gives each the drive state it expects; a test that needs a
-particular state (purged, filled) puts the steps for it in its own plan.
+Suites are declared as data beside the tests they use (a `SUITES` tuple in a catalogue
+module). Tests appear in the order that gives each the drive state it expects; a test that
+needs a particular state (purged, filled) puts the steps for it in its own plan.
 """
 
 from __future__ import annotations
@@ -29,28 +30,24 @@ class Suite(BaseModel):
     entries: tuple[SuiteEntry, ...]
 
 
-def _one(test: str, **params: Any) -> SuiteEntry:
-    return SuiteEntry(name=test, test=test, params=params)
+def entry(test: str, name: str | None = None, **params: Any) -> SuiteEntry:
+    """A suite entry; `name` defaults to the test's, give one when a test appears twice."""
+    return SuiteEntry(name=name or test, test=test, params=params)
 
-
-SUITES: dict[str, Suite] = {
-    suite.name: suite
-    for suite in (
-        Suite(name="quick", title="CrystalDiskMark-style quick suite", entries=(_one("quick"),)),
-    )
-}
 
 DEFAULT_SUITE = "quick"
 
 
+def all_suites() -> dict[str, Suite]:
+    from ssdlab.tests_catalog import CATALOG_SUITES
+
+    return CATALOG_SUITES
+
+
 def get_suite(name: str) -> Suite:
+    suites = all_suites()
     try:
-        return SUITES[name]
+        return suites[name]
     except KeyError:
-        known = ", ".join(sorted(SUITES))
+        known = ", ".join(sorted(suites))
         raise UsageError(f"unknown suite {name!r}; known suites: {known} (see `ssdlab list`)") from None
-
-
-def register(suite: Suite) -> None:
-    """Add a suite (used by catalogue modules that define their own)."""
-    SUITES[suite.name] = suite

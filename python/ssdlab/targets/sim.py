@@ -6,6 +6,7 @@ the real sequence. `sim:` alone is the embedded default drive.
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,13 +20,12 @@ DEFAULT_SIM_SPEC = "sim:"
 def simulator() -> Any:
     """The compiled extension, or a one-line error saying how to build it."""
     try:
-        from ssdlab import _ssdsim
+        return importlib.import_module("ssdlab._ssdsim")
     except ImportError:
         raise EngineError(
             "the simulator extension ssdlab._ssdsim is not built: run `make install` "
             "(or `pip install -e .`) in the ssdlab checkout"
         ) from None
-    return _ssdsim
 
 
 def preset_names() -> list[str]:

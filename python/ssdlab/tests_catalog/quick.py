@@ -13,6 +13,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from ssdlab.suites import Suite
+from ssdlab.suites import entry as suite_entry
+from ssdlab.targets.base import TargetInfo
 from ssdlab.tests_catalog.base import (
     Action,
     Measure,
@@ -22,7 +25,6 @@ from ssdlab.tests_catalog.base import (
     TestPlan,
     TestResults,
 )
-from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Workload
 
@@ -135,3 +137,7 @@ class QuickTest(MethodTest[QuickParams]):
                 metrics[f"{prefix}_lat_us"] = min(lats) if params.aggregate == "best" else fmean(lats)
                 metrics[f"{prefix}_runs"] = len(runs)
         return metrics
+
+
+TESTS = (QuickTest(),)
+SUITES = (Suite(name="quick", title="CrystalDiskMark-style quick suite", entries=(suite_entry("quick"),)),)

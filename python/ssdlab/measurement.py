@@ -154,6 +154,8 @@ class Measurement(BaseModel):
     cpu_sys_pct: float | None = None
     interrupted: bool = False
     error: str | None = None
+    # Scalar facts only an engine knows, e.g. fio's own steady-state verdict (fio_ss_attained).
+    engine_facts: Mapping[str, float | int | bool | str | None] = Field(default_factory=dict)
     # Raw engine files (job file, output) by role, relative to the bundle directory.
     raw_files: Mapping[str, str] = Field(default_factory=dict)
 

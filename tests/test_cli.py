@@ -57,6 +57,7 @@ def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     _one_line_error(cli("run", "-t", "fake:", "--test", "nosuch"), 2, "unknown test")
     _one_line_error(cli("run", "-t", "fake:", "--suite", "nosuch"), 2, "unknown suite")
     _one_line_error(cli("report", str(tmp_path)), 2, "not a result bundle")
+    _one_line_error(cli("run", *FAST, "--until-steady"), 2, "--until-steady")
     _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
 
 
@@ -65,3 +66,28 @@ def test_info_json(cli: Callable) -> None:
     assert result.code == 0
     info = json.loads(result.stdout)
     assert info["capacity_bytes"] == 1 << 30 and info["transport"] == "fake-sata"
+
+
+def test_live_progress_renders(tmp_path: Path) -> None:
+    """The rich display shows the test, the workload and live IOPS / MB/s."""
+    import io
+
+    from rich.console import Console
+
+    from ssdlab.engines.fake import FakeEngine
+    from ssdlab.progress import LiveObserver
+    from ssdlab.runner import Runner, new_record
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=200)
+    target, engine = parse_target("fake:"), FakeEngine()
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2})
+    record = new_record(target, engine, None, [entry], {}, {})
+    with LiveObserver(console) as observer:
+        Runner(Bundle(tmp_path / "b"), target, engine, observer).run(record)
+    text = screen.getvalue()
+    assert "quick" in text and "IOPS" in text and "MB/s" in text
+    assert "rnd4k_q1t1-write-r1" in text
+    assert "✓ quick" in text

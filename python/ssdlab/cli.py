@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -18,10 +19,10 @@ from ssdlab import __version__
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.errors import Interrupted, SafetyError, SsdlabError
-from ssdlab.planning import PlannedTest, parse_overrides, plan_run, select_entries
+from ssdlab.planning import PlannedTest, parse_overrides, plan_run, select_entries, with_until_steady
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
-from ssdlab.suites import all_suites
+from ssdlab.suites import SuiteEntry, all_suites
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
@@ -42,6 +43,7 @@ TargetOpt = Annotated[str, typer.Option("--target", "-t", help="file:PATH[?size=
 SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value or test.key=value (repeatable).")]
+SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
 
 
 @app.command("list")
@@ -122,12 +124,13 @@ def plan(
     test: TestOpt = None,
     param: ParamOpt = None,
     fio: Annotated[bool, typer.Option("--fio", help="Print the exact fio job files (or simulator jobs).")] = False,
+    until_steady: SteadyOpt = False,
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     tgt = parse_target(target)
     facts = tgt.info()
     suite_name, entries = select_entries(suite, test or [])
-    planned = plan_run(entries, parse_overrides(param or []), facts)
+    planned = plan_run(entries, _overrides(entries, param, until_steady), facts)
     engine = engine_for(tgt)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {facts.capacity_bytes / 1e9:.1f} GB), "
@@ -138,6 +141,11 @@ def plan(
             _print_jobs(item, tgt, facts)
     total = sum(item.estimate_s for item in planned)
     out.print(f"\n[bold]Total {clock}:[/] {_fmt_duration(total)}")
+
+
+def _overrides(entries: list[SuiteEntry], param: list[str] | None, until_steady: bool) -> dict[str, str]:
+    overrides = parse_overrides(param or [])
+    return with_until_steady(entries, overrides) if until_steady else overrides
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:
@@ -194,6 +202,7 @@ def run(
     engine_name: Annotated[str, typer.Option("--engine", help=f"One of {', '.join(ENGINE_NAMES)}.")] = "auto",
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue an interrupted bundle.")] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report.")] = False,
+    until_steady: SteadyOpt = False,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     if resume is not None:
@@ -208,7 +217,8 @@ def run(
         facts = tgt.info()
         confirmed = _confirm_serial(facts, destroy, yes)
         options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed}
-        record = new_record(tgt, engine, suite_name, entries, parse_overrides(param or []), options)
+        overrides = _overrides(entries, param, until_steady)
+        record = new_record(tgt, engine, suite_name, entries, overrides, options)
         bundle = Bundle(out_dir or _default_out(suite_name, test or [], target))
         if bundle.run_file.exists():
             raise SsdlabError(f"{bundle.path} already holds a run; choose another --out or use --resume")
@@ -299,8 +309,14 @@ def version() -> None:
     print(f"ssdlab {__version__}")
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # A kill or a CI timeout stops like Ctrl-C: engines halt and the bundle keeps its data.
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point: errors become one line on stderr and an exit code, never a traceback."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         app(standalone_mode=False)
     except Interrupted as error:

@@ -45,6 +45,14 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def with_until_steady(entries: Sequence[SuiteEntry], overrides: Mapping[str, str]) -> dict[str, str]:
+    """--until-steady: set `until_steady=true` on every selected test that can stop early."""
+    takers = [e for e in entries if "until_steady" in get_test(e.test).params_model.model_fields]
+    if not takers:
+        raise UsageError("no selected test supports --until-steady (try --test consistency)")
+    return {**overrides, **{f"{e.name}.until_steady": "true" for e in takers}}
+
+
 @dataclass(frozen=True)
 class PlannedTest:
     entry: SuiteEntry

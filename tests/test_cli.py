@@ -81,7 +81,7 @@ def test_live_progress_renders(tmp_path: Path) -> None:
     from ssdlab.targets import parse_target
 
     screen = io.StringIO()
-    console = Console(file=screen, force_terminal=True, width=200)
+    console = Console(file=screen, force_terminal=True, width=200, color_system=None)
     target, engine = parse_target("fake:"), FakeEngine()
     entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2})
     record = new_record(target, engine, None, [entry], {}, {})

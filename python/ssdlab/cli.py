@@ -185,7 +185,7 @@ def _confirm_serial(facts: TargetInfo, destroy: bool, yes: str | None) -> str | 
         return yes
     if not sys.stdin.isatty():
         raise SafetyError(f"{facts.spec}: confirm with --yes=SERIAL (no terminal to ask on)")
-    token = facts.serial or Path(facts.spec).name
+    token = facts.serial or str(facts.extra.get("kernel_name") or Path(facts.spec).name)
     return str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
 
 

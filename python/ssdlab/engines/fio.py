@@ -1,0 +1,404 @@
+"""The fio engine: Workloads become fio job files, fio's json+ output becomes a Measurement.
+
+One job file per workload, kept in the bundle with fio's output and per-period logs, so
+every figure can be audited against what fio itself said. Steps (purge, idle, write
+cache) are done directly: blkdiscard or hole punching, sleeping, sysfs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.fio_parse import (
+    complete_series,
+    first_error_line,
+    load_json_plus,
+    log_files,
+    parse_eta,
+    series_from_logs,
+    steady_state_facts,
+    summarize,
+)
+from ssdlab.engines.fio_steps import run_step
+from ssdlab.errors import EngineError, SafetyError
+from ssdlab.measurement import Measurement
+from ssdlab.steps import Step, StepResult
+from ssdlab.targets.base import Target
+from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.file import FileTarget
+from ssdlab.targets.sysinfo import block_facts
+from ssdlab.units import fio_size
+from ssdlab.workload import MIXED_PATTERNS, Workload
+
+# sync=dsync (O_DSYNC) arrived in fio 3.24 (axboe/fio PR #1080, Sept 2020); json+ total-latency
+# bins with lat_percentiles=1 and the io_uring engine are older than that.
+MIN_VERSION = (3, 24)
+INSTALL_HINT = "install it with `apt-get install fio`"
+# fio writes its results when told to stop; give it this long before killing it.
+STOP_GRACE_S = 30.0
+PR_SET_PDEATHSIG = 1
+# fio's steady-state detector: 5 one-minute rounds, like the PTS window (DESIGN §3.2).
+SS_RULE = "iops_slope:10%"
+SS_DUR_S = 300
+
+_engine_probe_cache: dict[str, str] = {}
+
+
+def fio_escape(path: str) -> str:
+    """fio splits filename= on ':'; a literal colon is written '\\:'."""
+    return path.replace(":", "\\:")
+
+
+def _parse_version(text: str) -> tuple[int, int]:
+    match = re.search(r"fio-(\d+)\.(\d+)", text)
+    if not match:
+        raise EngineError(f"cannot read fio's version from {text.strip()[:60]!r}; reinstall fio")
+    return int(match.group(1)), int(match.group(2))
+
+
+def probe_ioengine(binary: str) -> str:
+    """io_uring if this kernel and fio run it, else libaio; probed once per binary.
+
+    The probe reads a 4 KiB temporary file of its own; kernels can disable io_uring
+    (kernel.io_uring_disabled) even when fio was built with it.
+    """
+    if binary in _engine_probe_cache:
+        return _engine_probe_cache[binary]
+    engine = "libaio"
+    with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
+        data = Path(tmp) / "probe"
+        data.write_bytes(b"\0" * 4096)
+        argv = [binary, "--name=probe", f"--filename={fio_escape(str(data))}", "--size=4k",
+                "--rw=read", "--bs=4k", "--ioengine=io_uring", "--output-format=terse"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+            if done.returncode == 0 and "io_uring" not in done.stderr:
+                engine = "io_uring"
+        except (OSError, subprocess.SubprocessError):
+            pass
+    _engine_probe_cache[binary] = engine
+    return engine
+
+
+def _capacity(target: Target) -> int:
+    """Capacity without the full identity: info() of a drive runs nvme-cli and smartctl,
+    too slow to repeat for each of a plan's dozens of job files."""
+    if isinstance(target, FileTarget):
+        return target.size_bytes
+    if isinstance(target, BlockTarget):
+        return block_facts(target.sysroot, target.name).capacity_bytes
+    return target.info().capacity_bytes
+
+
+def _span_lines(target: Target, w: Workload) -> list[str]:
+    """offset/size per job: sequential jobs get their own slice so they never overlap."""
+    span = w.resolve_span(_capacity(target))
+    if w.is_sequential and w.jobs > 1:
+        share = span // w.jobs
+        share -= share % w.block_size_bytes
+        if share <= 0:
+            raise EngineError(f"workload {w.name}: span too small for {w.jobs} sequential jobs")
+        lines = [f"offset={w.offset_bytes}", f"size={fio_size(share)}", f"offset_increment={fio_size(share)}"]
+    else:
+        lines = [f"offset={w.offset_bytes}", f"size={fio_size(span)}"]
+    if w.size_bytes is not None:
+        lines.append(f"io_size={fio_size(w.size_bytes)}")  # per job, like the other engines
+    return lines
+
+
+def _limit_lines(w: Workload) -> list[str]:
+    lines = []
+    if w.runtime_s is not None:
+        # Time alone: loop over the span until the time is up. Time and bytes: first wins.
+        if w.size_bytes is None:
+            lines.append("time_based=1")
+        lines.append(f"runtime={_seconds(w.runtime_s)}")
+    if w.ramp_s:
+        lines.append(f"ramp_time={_seconds(w.ramp_s)}")
+    if w.fio_steady_state:
+        duration = min(SS_DUR_S, max(1, int((w.runtime_s or SS_DUR_S * 2) // 2)))
+        lines += [f"ss={SS_RULE}", f"ss_dur={duration}s", "ss_ramp=0"]
+    return lines
+
+
+def _seconds(value: float) -> str:
+    return f"{round(value)}s" if value == round(value) else f"{round(value * 1000)}ms"
+
+
+def _data_lines(w: Workload) -> list[str]:
+    """Incompressible by default without paying for fresh random data on every I/O.
+
+    fio fills buffers with random data once; scramble_buffers then rewrites a few bytes per
+    I/O (cheap) so blocks never repeat, which defeats dedupe, while random content defeats
+    compression. refill_buffers would regenerate every buffer: real CPU at high IOPS.
+    buffer_compress_percentage makes fio refill by itself, the price of exact ratios.
+    """
+    if not w.is_write:
+        return []
+    if w.compress_pct:
+        return [f"buffer_compress_percentage={w.compress_pct}", "buffer_compress_chunk=4k", "refill_buffers=1"]
+    return ["refill_buffers=0", "scramble_buffers=1"]
+
+
+def _io_lines(w: Workload, ioengine: str, file_target: bool) -> list[str]:
+    # fio's io_uring/libaio cannot trim a regular file; its falloc engine punches holes.
+    engine = "falloc" if w.pattern == "trim" and file_target else ioengine
+    lines = [f"ioengine={engine}", "direct=1", f"rw={w.pattern}", f"bs={w.block_size_bytes}",
+             f"iodepth={w.iodepth}", f"numjobs={w.jobs}"]
+    if w.pattern in MIXED_PATTERNS:
+        lines.append(f"rwmixread={w.read_pct}")
+    if w.sync == "dsync":
+        lines.append("sync=dsync")
+    elif w.sync == "fsync":
+        lines.append(f"fsync={w.fsync_every}")
+    return lines
+
+
+def _log_lines(w: Workload, prefix: str) -> list[str]:
+    period_ms = max(1, round(w.log_period_s * 1000))
+    return [f"write_iops_log={prefix}", f"write_bw_log={prefix}", f"write_lat_log={prefix}",
+            f"log_avg_msec={period_ms}", "per_job_logs=1"]
+
+
+def _stop_with_parent() -> Callable[[], None]:
+    """A pre-exec hook: if ssdlab dies without cleaning up (SIGKILL), fio gets SIGINT and stops.
+
+    libc is loaded here, in the parent, so the forked child only makes the system call.
+    """
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGINT)
+
+    return hook
+
+
+def _remove_stale(directory: Path, prefix: str, files: tuple[Path, ...]) -> None:
+    """A resumed run reuses the raw directory: old logs would merge into the new series."""
+    for paths in log_files(directory, prefix).values():
+        for path in paths:
+            path.unlink()
+    for path in files:
+        path.unlink(missing_ok=True)
+
+
+@dataclass
+class FioEngine:
+    binary: str = "fio"
+    name: str = "fio"
+    # None: probe for io_uring once, fall back to libaio. Set to pin job files (tests).
+    ioengine: str | None = None
+    _version: str | None = field(default=None, repr=False)
+
+    # ---- identity ----------------------------------------------------------------------
+
+    def version(self) -> str:
+        if self._version is None:
+            path = shutil.which(self.binary)
+            if path is None:
+                raise EngineError(f"fio not found: {INSTALL_HINT}")
+            try:
+                done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20, check=False)
+            except (OSError, subprocess.SubprocessError) as err:
+                raise EngineError(f"fio cannot run ({err}); reinstall it: {INSTALL_HINT}") from None
+            text = done.stdout.strip()
+            if _parse_version(text) < MIN_VERSION:
+                need = ".".join(map(str, MIN_VERSION))
+                raise EngineError(f"{text} is too old: ssdlab needs fio {need} or newer (sync=dsync); {INSTALL_HINT}")
+            self._version = text
+        return self._version
+
+    def supports(self, target: Target) -> bool:
+        return target.kind in ("file", "block")
+
+    # ---- job files ---------------------------------------------------------------------
+
+    def job_text(self, target: Target, workload: Workload, log_prefix: str | None = None) -> str:
+        """The exact job file fio runs for this workload (`ssdlab plan --fio` prints it)."""
+        w = workload
+        prefix = log_prefix or w.name
+        seed = [f"randseed={w.seed}"] if w.seed else ["randrepeat=0"]
+        sections = [
+            f"; ssdlab workload {w.name}: {w.describe()}",
+            "[global]",
+            f"filename={fio_escape(target.fio_filename)}",
+            *_io_lines(w, self.ioengine or probe_ioengine(self.binary), target.kind == "file"),
+            *_span_lines(target, w),
+            *_limit_lines(w),
+            *_data_lines(w),
+            *seed,
+            "group_reporting=1",
+            # json+ then carries total-latency (submit -> completion) bins, the simulator's measure.
+            "lat_percentiles=1",
+            *_log_lines(w, prefix),
+            "",
+            f"[{w.name}]",
+            "",
+        ]
+        return "\n".join(sections)
+
+    # ---- measuring ---------------------------------------------------------------------
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        self.version()
+        self._check_write_lock(target, workload)
+        target.prepare()
+        job = ctx.raw_path(f"{workload.name}.fio")
+        output = ctx.raw_path(f"{workload.name}.json")
+        stderr_path = ctx.raw_path(f"{workload.name}.stderr")
+        _remove_stale(ctx.raw_dir, workload.name, (output, stderr_path))
+        job.write_text(self.job_text(target, workload, log_prefix=workload.name))
+        interrupted, code = self._run(job, output, stderr_path, workload, ctx)
+        raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
+        stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
+        text = output.read_text(errors="replace") if output.exists() else ""
+        if interrupted:
+            return self._partial(workload, ctx, text, raw)
+        if code != 0:
+            raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
+        return self._measurement(workload, ctx, text, raw)
+
+    def _check_write_lock(self, target: Target, workload: Workload) -> None:
+        # The second lock: the runner authorised the target; check again right before fio.
+        if workload.is_write and target.kind == "block" and not target.writes_authorized():
+            raise SafetyError(
+                f"{target.spec}: refusing to write to a block device that was not authorised "
+                "(needs --destroy --yes=SERIAL)"
+            )
+
+    def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext) -> tuple[bool, int]:
+        """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report."""
+        argv = [self.binary, "--output-format=json+", f"--output={output}", "--eta=always",
+                "--eta-interval=1", str(job)]
+        # fio block-buffers stdout into a pipe, which would hold every ETA line until the end;
+        # a pseudo-terminal makes it write each update as it happens.
+        master, slave = pty.openpty()
+        try:
+            with stderr_path.open("wb") as err:
+                # Own session: the terminal's Ctrl-C reaches us only, and we tell fio once.
+                proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=slave, stderr=err,
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=_stop_with_parent())
+            os.close(slave)
+            slave = -1
+            try:
+                self._relay_progress(master, proc, w, ctx)
+                return False, proc.wait()
+            except KeyboardInterrupt:
+                self._stop(proc)
+                return True, proc.returncode if proc.returncode is not None else -1
+            except BaseException:
+                self._stop(proc)  # never leave fio writing behind a failed run
+                raise
+        finally:
+            os.close(master)
+            if slave != -1:
+                os.close(slave)
+
+    def _relay_progress(self, fd: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext) -> None:
+        """Turn fio's ETA lines (about one a second) into progress updates."""
+        start = time.monotonic()
+        # fio's first lines carry no rates or percentage ("Jobs: 1 (f=1)"), and a ramp shows
+        # "-.-%": the bar then moves by the clock and the last known rates.
+        expected = (w.runtime_s or 0.0) + w.ramp_s
+        last = ProgressUpdate(label=w.name, fraction=0.0, elapsed_s=0.0)
+        pending = b""
+        while True:
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if not ready:
+                if proc.poll() is not None:
+                    return
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: fio closed the terminal's other end
+                return
+            if not chunk:
+                return
+            pending += chunk
+            *lines, pending = re.split(rb"[\r\n]", pending)
+            for line in (raw.decode(errors="replace") for raw in lines):
+                if not line.startswith("Jobs:"):
+                    continue
+                elapsed = time.monotonic() - start
+                status = parse_eta(line)
+                fraction = status.fraction if status else None
+                if fraction is None:
+                    fraction = min(1.0, elapsed / expected) if expected else last.fraction
+                last = ProgressUpdate(
+                    label=w.name, fraction=fraction, elapsed_s=elapsed,
+                    iops=status.iops if status else last.iops, mb_s=status.mb_s if status else last.mb_s,
+                )
+                ctx.progress(last)
+
+    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGINT makes fio stop its jobs and still write results and logs; wait for that."""
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + STOP_GRACE_S
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                continue
+            except KeyboardInterrupt:
+                break  # a second Ctrl-C: stop waiting
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    def _raw_files(self, ctx: RunContext, name: str, job: Path, output: Path, stderr: Path) -> dict[str, str]:
+        raw = {"job": ctx.relative(job)}
+        if output.exists():
+            raw["output"] = ctx.relative(output)
+        if stderr.exists() and stderr.stat().st_size:
+            raw["stderr"] = ctx.relative(stderr)
+        for kind, paths in log_files(ctx.raw_dir, name).items():
+            for path in paths:
+                raw[f"{kind}_log.{path.name.rsplit('.', 2)[-2]}"] = ctx.relative(path)
+        return raw
+
+    def _measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str],
+                     check_error: bool = True) -> Measurement:
+        summary = summarize(load_json_plus(text))
+        if summary.error and check_error:
+            raise EngineError(
+                f"fio job failed: {os.strerror(summary.error)} (error {summary.error}); raw files in {ctx.raw_dir}"
+            )
+        return Measurement(
+            workload=w, engine=self.name, runtime_s=summary.runtime_s,
+            read=summary.read, write=summary.write, trim=summary.trim,
+            series=complete_series(series_from_logs(ctx.raw_dir, w.name, w.log_period_s),
+                                   summary.read, summary.write, summary.runtime_s),
+            cpu_usr_pct=summary.cpu_usr_pct, cpu_sys_pct=summary.cpu_sys_pct,
+            engine_facts={"fio_version": self._version, **steady_state_facts(summary.steadystate)},
+            raw_files=raw,
+        )
+
+    def _partial(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str]) -> Measurement:
+        """What fio measured before Ctrl-C, or an empty measurement if it wrote nothing."""
+        try:
+            # A stopped job may carry an error code (EINTR); its numbers are still real.
+            full = self._measurement(w, ctx, text, raw, check_error=False)
+        except EngineError:
+            return Measurement(workload=w, engine=self.name, runtime_s=0.0, interrupted=True,
+                               error="interrupted by the user", raw_files=raw)
+        return full.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+
+    # ---- steps -------------------------------------------------------------------------
+
+    def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
+        return run_step(target, step, ctx)

@@ -1,0 +1,126 @@
+"""Steps on real targets: purge (blkdiscard / hole punching), idle, write-cache switch.
+
+Each step reads its effect back: allocated bytes of a file before and after, the discard
+limits of a device, the kernel's write-cache mode after writing it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from typing import Any
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.errors import EngineError, SafetyError
+from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
+from ssdlab.targets.base import Target
+from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.file import FileTarget, allocated_bytes, punch_hole
+from ssdlab.targets.sysinfo import block_facts, read_attr
+
+IDLE_SLICE_S = 0.2  # short sleeps so Ctrl-C is felt at once
+
+
+def run_step(target: Target, step: Step, ctx: RunContext) -> StepResult:
+    start = time.monotonic()
+    if isinstance(step, Purge):
+        detail = purge(target, step)
+    elif isinstance(step, Idle):
+        detail = idle(step, ctx)
+    elif isinstance(step, SetWriteCache):
+        detail = set_write_cache(target, step)
+    else:
+        raise EngineError(f"the fio engine cannot do step {step!r}")
+    return StepResult(step=step, elapsed_s=time.monotonic() - start, detail=detail)
+
+
+def _span(step: Purge, capacity: int) -> tuple[int, int]:
+    if step.offset_bytes >= capacity:
+        raise EngineError(f"purge: offset {step.offset_bytes} is past the end of the target ({capacity} bytes)")
+    room = capacity - step.offset_bytes
+    return step.offset_bytes, room if step.span_bytes is None else min(step.span_bytes, room)
+
+
+def purge(target: Target, step: Purge) -> dict[str, Any]:
+    if step.secure_erase:
+        raise EngineError("purge: secure erase is not available through the fio engine; purge with TRIM instead")
+    if isinstance(target, BlockTarget):
+        return _discard_device(target, step)
+    if isinstance(target, FileTarget):
+        return _punch_file(target, step)
+    raise EngineError(f"purge: the fio engine cannot purge {target.spec}")
+
+
+def _punch_file(target: FileTarget, step: Purge) -> dict[str, Any]:
+    target.prepare()
+    offset, length = _span(step, target.size_bytes)
+    before = allocated_bytes(target.path)
+    fd = os.open(target.path, os.O_WRONLY | os.O_NOFOLLOW)
+    try:
+        punch_hole(fd, offset, length)
+        os.fsync(fd)
+    except OSError as err:
+        raise EngineError(f"purge: cannot punch holes in {target.path} ({err.strerror})") from None
+    finally:
+        os.close(fd)
+    return {"method": "punch_hole", "offset_bytes": offset, "trimmed_bytes": length,
+            "allocated_bytes_before": before, "allocated_bytes_after": allocated_bytes(target.path)}
+
+
+def _discard_device(target: BlockTarget, step: Purge) -> dict[str, Any]:
+    if not target.writes_authorized():
+        raise SafetyError(f"{target.spec}: purge discards all data in the span; it needs --destroy --yes=SERIAL")
+    facts = block_facts(target.sysroot, target.name)
+    if not facts.discard_max_bytes:
+        raise EngineError(f"purge: {target.spec} does not support discard (queue/discard_max_bytes is 0)")
+    if shutil.which("blkdiscard") is None:
+        raise EngineError("purge: blkdiscard not found: install it with `apt-get install util-linux`")
+    offset, length = _span(step, facts.capacity_bytes)
+    length -= length % facts.logical_block_size
+    argv = ["blkdiscard", "--offset", str(offset), "--length", str(length), str(target.device_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[0]
+        raise EngineError(f"purge: blkdiscard failed on {target.spec}: {reason}")
+    queue = target.sysroot.block(facts.disk) / "queue"
+    return {"method": "blkdiscard", "offset_bytes": offset, "trimmed_bytes": length,
+            "discard_max_bytes": facts.discard_max_bytes,
+            "discard_granularity": read_attr(queue / "discard_granularity"),
+            "discard_zeroes_data": read_attr(queue / "discard_zeroes_data")}
+
+
+def idle(step: Idle, ctx: RunContext) -> dict[str, Any]:
+    start = time.monotonic()
+    end = start + step.seconds
+    last_report = start
+    while (now := time.monotonic()) < end:
+        time.sleep(min(IDLE_SLICE_S, end - now))
+        if now - last_report >= 1.0:
+            last_report = now
+            ctx.progress(ProgressUpdate(label=step.name, fraction=(now - start) / step.seconds, elapsed_s=now - start))
+    return {"slept_s": round(time.monotonic() - start, 3)}
+
+
+def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:
+    if not isinstance(target, BlockTarget):
+        raise EngineError(
+            f"write cache: {target.spec} is a {target.kind} target, which has no drive write cache "
+            "to switch; use a block device"
+        )
+    # "write through" on a drive with a volatile cache stops the kernel's flushes: only on
+    # a device we were allowed to take over.
+    if not target.writes_authorized():
+        raise SafetyError(f"{target.spec}: switching the write cache needs --destroy --yes=SERIAL")
+    facts = block_facts(target.sysroot, target.name)
+    path = target.sysroot.block(facts.disk) / "queue" / "write_cache"
+    wanted = "write back" if step.enabled else "write through"
+    try:
+        path.write_text(wanted)
+    except OSError as err:
+        raise EngineError(f"write cache: cannot write {path} ({err.strerror})") from None
+    now = read_attr(path)
+    if now != wanted:
+        raise EngineError(f"write cache: asked for {wanted!r} but the kernel reports {now!r}")
+    return {"write_cache": now}

@@ -1,0 +1,115 @@
+"""`/dev/NAME` targets: a real drive (or partition, or loop device).
+
+Identity comes from sysfs, enriched by `nvme id-ctrl` and `smartctl` when they are
+installed. Writes need, every time, a device that nobody uses, `--destroy`, and the
+serial typed back (DESIGN §2); devices without a serial (loop) are confirmed by their
+kernel name instead.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ssdlab.errors import SafetyError, TargetError
+from ssdlab.targets.base import SafetyState, Target, TargetInfo
+from ssdlab.targets.safety import safety_state
+from ssdlab.targets.sysinfo import BlockFacts, CommandRunner, SysRoot, block_facts, enrich, run_command
+
+
+@dataclass
+class BlockTarget(Target):
+    spec: str
+    name: str  # kernel name, e.g. nvme0n1, sda2, loop3
+    sysroot: SysRoot = field(default_factory=SysRoot)
+    run: CommandRunner = field(default=run_command, repr=False)
+    kind = "block"
+    _authorized: bool = field(default=False, repr=False)
+
+    @classmethod
+    def from_spec(cls, spec: str, sysroot: SysRoot | None = None, run: CommandRunner | None = None) -> BlockTarget:
+        root = sysroot or SysRoot()
+        path = Path(spec)
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            raise TargetError(f"{spec}: no such device; `lsblk` lists the block devices") from None
+        except OSError as err:
+            raise TargetError(f"{spec}: cannot inspect it ({err.strerror})") from None
+        if not stat.S_ISBLK(mode):
+            raise TargetError(f"{spec} is not a block device; for a scratch file use file:PATH")
+        # /dev/disk/by-id/... links resolve to the kernel name sysfs knows.
+        name = Path(os.path.realpath(path)).name
+        if not root.block(name).exists():
+            raise TargetError(f"{spec}: the kernel has no sysfs entry for {name}")
+        return cls(spec=spec, name=name, sysroot=root, run=run or run_command)
+
+    @property
+    def device_path(self) -> Path:
+        return self.sysroot.device_path(self.name)
+
+    @property
+    def fio_filename(self) -> str:
+        return str(self.device_path)
+
+    def facts(self) -> BlockFacts:
+        if not self.sysroot.block(self.name).exists():
+            raise TargetError(f"{self.spec}: device {self.name} has gone away")
+        return enrich(block_facts(self.sysroot, self.name), self.run, str(self.device_path))
+
+    def safety(self) -> SafetyState:
+        return safety_state(self.sysroot, self.name)
+
+    def info(self) -> TargetInfo:
+        facts = self.facts()
+        discard = None if facts.discard_max_bytes is None else facts.discard_max_bytes > 0
+        return TargetInfo(
+            spec=self.spec, kind="block", path=str(self.device_path), model=facts.model,
+            serial=facts.serial, firmware=facts.firmware, capacity_bytes=facts.capacity_bytes,
+            logical_block_size=facts.logical_block_size, physical_block_size=facts.physical_block_size,
+            transport=facts.transport, pcie_link_speed=facts.pcie_link_speed,
+            pcie_link_width=facts.pcie_link_width, write_cache=facts.write_cache, fua=facts.fua,
+            discard=discard, rotational=facts.rotational, safety=self.safety(),
+            extra={"kernel_name": self.name, "disk": facts.disk, **facts.extra},
+        )
+
+    def prepare(self) -> None:
+        if not self.device_path.exists():
+            raise TargetError(f"{self.spec}: device {self.device_path} has gone away")
+
+    def confirmation_token(self, facts: BlockFacts | None = None) -> str:
+        """What --yes must name: the serial, or the kernel name for devices without one."""
+        serial = (facts or self.facts()).serial
+        return serial if serial else self.name
+
+    def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
+        self._authorized = False
+        state = self.safety()  # fresh: never trust a state read before the user answered
+        if not state.writable:
+            raise SafetyError(
+                f"{self.spec} is in use ({'; '.join(state.reasons)}); ssdlab never writes to a device "
+                "in use, whatever the flags (read-only tests may run)"
+            )
+        facts = self.facts()
+        token = self.confirmation_token(facts)
+        how = "SERIAL" if facts.serial else self.name
+        no_serial = "" if facts.serial else f" ({self.name} has no serial: confirm it by its kernel name)"
+        if not destroy:
+            raise SafetyError(
+                f"{self.spec} is a block device: writing destroys its data; "
+                f"add --destroy --yes={how} to confirm{no_serial}"
+            )
+        if confirmed_serial is None:
+            raise SafetyError(f"{self.spec}: confirm with --yes={how}{no_serial}")
+        if confirmed_serial.strip() != token:
+            what = "serial" if facts.serial else "kernel name"
+            raise SafetyError(
+                f"{self.spec}: --yes={confirmed_serial.strip()!r} does not match the device's {what}; "
+                f"check it with `ssdlab info {self.spec}`"
+            )
+        self._authorized = True
+
+    def writes_authorized(self) -> bool:
+        return self._authorized

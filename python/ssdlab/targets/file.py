@@ -1,0 +1,146 @@
+"""`file:PATH[?size=4g]` targets: a scratch file on an existing file system.
+
+A file target never touches anything but its own file (DESIGN §2): it refuses paths that
+exist and are not regular files (directories, devices, symlinks), never creates
+directories, and only ever grows the file it owns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ssdlab.errors import TargetError, UsageError
+from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
+from ssdlab.units import GIB, parse_size
+
+DEFAULT_SIZE = GIB
+FALLOC_FL_KEEP_SIZE = 0x01
+FALLOC_FL_PUNCH_HOLE = 0x02
+# File systems known to punch holes, for when the file does not exist yet to be probed.
+PUNCH_HOLE_FS = frozenset({"ext4", "xfs", "btrfs", "tmpfs", "f2fs", "ocfs2", "gfs2", "zfs", "bcachefs"})
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def punch_hole(fd: int, offset: int, length: int) -> None:
+    """fallocate(PUNCH_HOLE | KEEP_SIZE): give the range's blocks back, keep the file size."""
+    libc = _libc()
+    libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    if libc.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+
+
+def allocated_bytes(path: Path) -> int:
+    """Bytes the file really occupies (st_blocks is in 512-byte units whatever the fs)."""
+    return os.stat(path).st_blocks * 512
+
+
+@dataclass
+class FileTarget(Target):
+    spec: str
+    path: Path
+    size_bytes: int = DEFAULT_SIZE
+    sysroot: SysRoot = field(default_factory=SysRoot)
+    kind = "file"
+
+    @classmethod
+    def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> FileTarget:
+        from ssdlab.targets import split_query
+
+        raw_path, options = split_query(spec.removeprefix("file:"))
+        unknown = set(options) - {"size"}
+        if unknown:
+            raise UsageError(f"file target: unknown option {sorted(unknown)[0]!r}; the only option is size=")
+        if not raw_path:
+            raise UsageError("file target: give a path, e.g. file:/mnt/scratch/ssdlab.dat?size=4g")
+        size = parse_size(options.get("size", "1g"))
+        if size <= 0:
+            raise UsageError("file target: size must be more than 0")
+        path = Path(os.path.abspath(os.path.expanduser(raw_path)))
+        return cls(spec=spec, path=path, size_bytes=size, sysroot=sysroot or SysRoot())
+
+    @property
+    def fio_filename(self) -> str:
+        return str(self.path)
+
+    def check(self) -> None:
+        """Refuse anything that is not (or could not become) our own regular file."""
+        if not self.path.parent.is_dir():
+            raise TargetError(f"{self.spec}: directory {self.path.parent} does not exist; create it first")
+        try:
+            mode = os.lstat(self.path).st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(mode):
+            raise TargetError(
+                f"{self.spec}: {self.path} is a symlink (to {os.path.realpath(self.path)}); "
+                "give the real path of a regular file"
+            )
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a device or special file"
+            raise TargetError(f"{self.spec}: {self.path} is {kind}, not a regular file; ssdlab will not touch it")
+
+    def prepare(self) -> None:
+        self.check()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as err:
+            raise TargetError(f"{self.spec}: cannot create {self.path} ({err.strerror})") from None
+        try:
+            # Only grow: a larger file may hold a previous run's preconditioned data.
+            if os.fstat(fd).st_size < self.size_bytes:
+                os.posix_fallocate(fd, 0, self.size_bytes)  # real blocks, not a sparse file
+        except OSError as err:
+            raise TargetError(
+                f"{self.spec}: cannot allocate {self.size_bytes} bytes ({err.strerror}); free space or a smaller size="
+            ) from None
+        finally:
+            os.close(fd)
+
+    def supports_punch_hole(self, fstype: str | None) -> bool | None:
+        """Probe on our own file past its end (touches no data), else go by the fs type."""
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW)
+        except OSError:
+            return None if fstype is None else fstype in PUNCH_HOLE_FS
+        try:
+            punch_hole(fd, os.fstat(fd).st_size + 4096, 4096)
+            return True
+        except OSError as err:
+            return False if err.errno in (errno.EOPNOTSUPP, errno.ENOSYS) else None
+        finally:
+            os.close(fd)
+
+    def info(self) -> TargetInfo:
+        self.check()
+        mount = mount_of(self.sysroot, Path(os.path.realpath(self.path.parent)))
+        fstype = mount.fstype if mount else None
+        source = mount.source if mount else None
+        device = device_of_path(self.sysroot, self.path.parent)
+        facts = block_facts(self.sysroot, device) if device else None
+        fs_block = os.statvfs(self.path.parent).f_bsize
+        return TargetInfo(
+            spec=self.spec, kind="file", path=str(self.path),
+            model=f"scratch file on {fstype or 'unknown fs'} ({source or 'unknown device'})",
+            capacity_bytes=self.size_bytes,
+            # Direct I/O must align to the device's logical block; the fs block is the
+            # unit the file system allocates in, the file's "physical" block.
+            logical_block_size=facts.logical_block_size if facts else 512,
+            physical_block_size=fs_block, transport="file",
+            write_cache=facts.write_cache if facts else None, fua=facts.fua if facts else None,
+            discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
+            extra={"fstype": fstype, "fs_source": source, "backing_device": device,
+                   "exists": self.path.exists()},
+        )
+

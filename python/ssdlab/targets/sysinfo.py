@@ -1,0 +1,367 @@
+"""Readers for what the kernel and the drive tools say about a block device.
+
+Everything reads through a `SysRoot` (where /sys, /proc and /dev are) and a command runner,
+so tests feed recorded sysfs trees and recorded `nvme id-ctrl -o json` / `smartctl -j -i`
+outputs instead of this machine's devices.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+SECTOR = 512  # sysfs `size` is always in 512-byte sectors, whatever the logical block size
+
+# argv -> stdout, or None when the tool is missing or said nothing useful.
+CommandRunner = Callable[[Sequence[str]], str | None]
+
+
+def run_command(argv: Sequence[str]) -> str | None:
+    """Run a read-only inspection tool; absent tools and failures give None, never raise."""
+    if shutil.which(argv[0]) is None:
+        return None
+    try:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=15, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # smartctl's exit status is a bit mask of drive warnings, so judge by the output instead.
+    return done.stdout if done.stdout.strip() else None
+
+
+@dataclass(frozen=True)
+class SysRoot:
+    """Where the kernel's views live; tests point these at recorded trees."""
+
+    sys: Path = Path("/sys")
+    mountinfo: Path = Path("/proc/self/mountinfo")
+    swaps: Path = Path("/proc/swaps")
+    dev: Path = Path("/dev")
+
+    def block(self, name: str) -> Path:
+        return self.sys / "class" / "block" / name
+
+    def device_path(self, name: str) -> Path:
+        return self.dev / name
+
+
+def read_attr(path: Path) -> str | None:
+    """A sysfs attribute, stripped; None when absent or unreadable."""
+    try:
+        return path.read_text(errors="replace").strip()
+    except OSError:
+        return None
+
+
+def read_int(path: Path) -> int | None:
+    text = read_attr(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def is_partition(root: SysRoot, name: str) -> bool:
+    return (root.block(name) / "partition").exists()
+
+
+def disk_of(root: SysRoot, name: str) -> str:
+    """The whole disk a partition belongs to (sysfs nests partitions in the disk's directory)."""
+    if is_partition(root, name):
+        return root.block(name).resolve().parent.name
+    return name
+
+
+def partitions_of(root: SysRoot, disk: str) -> list[str]:
+    base = root.block(disk)
+    try:
+        entries = sorted(base.iterdir())
+    except OSError:
+        return []
+    return [p.name for p in entries if p.is_dir() and (p / "partition").exists()]
+
+
+def holders_of(root: SysRoot, names: Sequence[str]) -> list[str]:
+    """md/dm/LVM devices stacked on any of names, followed all the way up."""
+    seen: list[str] = []
+    todo = list(names)
+    while todo:
+        try:
+            found = sorted(p.name for p in (root.block(todo.pop()) / "holders").iterdir())
+        except OSError:
+            continue
+        for holder in found:
+            if holder not in seen:
+                seen.append(holder)
+                todo.append(holder)
+    return seen
+
+
+def devnum_names(root: SysRoot) -> dict[str, str]:
+    """'major:minor' -> kernel name for every block device sysfs knows."""
+    names: dict[str, str] = {}
+    try:
+        entries = list((root.sys / "class" / "block").iterdir())
+    except OSError:
+        return names
+    for entry in entries:
+        number = read_attr(entry / "dev")
+        if number:
+            names[number] = entry.name
+    return names
+
+
+def transport_of(root: SysRoot, disk: str) -> str:
+    """nvme, sata, usb, scsi, virtio, loop, md, dm, mmc... from the name and the sysfs path."""
+    for prefix, transport in (("nvme", "nvme"), ("loop", "loop"), ("vd", "virtio"), ("md", "md"),
+                              ("dm-", "dm"), ("mmcblk", "mmc"), ("zram", "zram"), ("nbd", "nbd")):
+        if disk.startswith(prefix):
+            return transport
+    where = str(root.block(disk).resolve())
+    if "/usb" in where:
+        return "usb"
+    if "/ata" in where:
+        return "sata"
+    return "scsi" if disk.startswith("sd") else "unknown"
+
+
+def pcie_link(root: SysRoot, disk: str) -> tuple[str | None, int | None]:
+    """Current PCIe link speed and width of the PCI function above the disk, if any."""
+    here = (root.block(disk) / "device").resolve()
+    top = root.sys.resolve()
+    while here != top and top in here.parents:
+        speed = read_attr(here / "current_link_speed")
+        if speed:
+            return speed, read_int(here / "current_link_width")
+        here = here.parent
+    return None, None
+
+
+def serial_from_sysfs(root: SysRoot, disk: str) -> str | None:
+    """nvme and virtio expose `serial`; SCSI/SATA disks have it in VPD page 0x80."""
+    for path in (root.block(disk) / "device" / "serial", root.block(disk) / "serial"):
+        text = read_attr(path)
+        if text:
+            return text
+    try:
+        page = (root.block(disk) / "device" / "vpd_pg80").read_bytes()
+    except OSError:
+        page = b""
+    # VPD page 0x80: 4-byte header (length in byte 3), then the ASCII serial.
+    text = page[4 : 4 + page[3]].decode("ascii", errors="replace").strip() if len(page) > 4 else ""
+    return text or _serial_from_t10_wwid(read_attr(root.block(disk) / "device" / "wwid"))
+
+
+def _serial_from_t10_wwid(wwid: str | None) -> str | None:
+    """libata's wwid is 't10.ATA <model> <serial>' when the drive has no NAA name."""
+    if not wwid or not wwid.startswith("t10.ATA"):
+        return None
+    return wwid.split()[-1] if len(wwid.split()) > 2 else None
+
+
+@dataclass
+class BlockFacts:
+    """What sysfs (and the drive tools, when present) say about one block device."""
+
+    name: str
+    disk: str
+    capacity_bytes: int
+    logical_block_size: int = 512
+    physical_block_size: int = 512
+    rotational: bool | None = None
+    write_cache: str | None = None
+    fua: bool | None = None
+    discard_max_bytes: int | None = None
+    model: str | None = None
+    serial: str | None = None
+    firmware: str | None = None
+    transport: str = "unknown"
+    pcie_link_speed: str | None = None
+    pcie_link_width: int | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def block_facts(root: SysRoot, name: str) -> BlockFacts:
+    """sysfs view of a disk or partition (queue limits and identity come from the disk)."""
+    disk = disk_of(root, name)
+    base, queue, device = root.block(name), root.block(disk) / "queue", root.block(disk) / "device"
+    rotational = read_int(queue / "rotational")
+    fua = read_int(queue / "fua")
+    model = read_attr(device / "model")
+    vendor = read_attr(device / "vendor")
+    if model and vendor and vendor not in ("ATA", "NVMe") and not model.startswith(vendor):
+        model = f"{vendor} {model}"
+    speed, width = pcie_link(root, disk)
+    facts = BlockFacts(
+        name=name, disk=disk, capacity_bytes=(read_int(base / "size") or 0) * SECTOR,
+        logical_block_size=read_int(queue / "logical_block_size") or 512,
+        physical_block_size=read_int(queue / "physical_block_size") or 512,
+        rotational=None if rotational is None else bool(rotational),
+        write_cache=read_attr(queue / "write_cache"), fua=None if fua is None else bool(fua),
+        discard_max_bytes=read_int(queue / "discard_max_bytes"),
+        model=model, serial=serial_from_sysfs(root, disk),
+        firmware=read_attr(device / "firmware_rev") or read_attr(device / "rev"),
+        transport=transport_of(root, disk), pcie_link_speed=speed, pcie_link_width=width,
+    )
+    wwid = read_attr(root.block(disk) / "wwid") or read_attr(device / "wwid")
+    if wwid:
+        facts.extra["wwid"] = wwid
+    backing = read_attr(root.block(disk) / "loop" / "backing_file")
+    if backing:
+        facts.model = facts.model or "loop device"
+        facts.extra["backing_file"] = backing
+    return facts
+
+
+def _json(text: str | None) -> dict[str, Any] | None:
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _kelvin_to_c(value: object) -> int | None:
+    return int(value) - 273 if isinstance(value, int) and value > 0 else None
+
+
+def nvme_id_ctrl(run: CommandRunner, device: str) -> dict[str, Any] | None:
+    return _json(run(["nvme", "id-ctrl", device, "-o", "json"]))
+
+
+def smartctl_info(run: CommandRunner, device: str) -> dict[str, Any] | None:
+    data = _json(run(["smartctl", "-j", "-i", device]))
+    # smartctl answers even for devices it cannot open; only a named drive is information.
+    return data if data and (data.get("model_name") or data.get("serial_number")) else None
+
+
+def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any]) -> None:
+    """nvme id-ctrl is the drive's own word on identity; sysfs can truncate or lag it."""
+    for attr, key in (("model", "mn"), ("serial", "sn"), ("firmware", "fr")):
+        value = str(ctrl.get(key, "")).strip()
+        if value:
+            setattr(facts, attr, value)
+    vwc, oncs = ctrl.get("vwc"), ctrl.get("oncs")
+    facts.extra["nvme"] = {
+        "vid": ctrl.get("vid"), "ssvid": ctrl.get("ssvid"), "ver": ctrl.get("ver"),
+        "mdts": ctrl.get("mdts"), "nn": ctrl.get("nn"), "npss": ctrl.get("npss"),
+        "tnvmcap": ctrl.get("tnvmcap"),
+        "volatile_write_cache": bool(vwc & 1) if isinstance(vwc, int) else None,
+        # ONCS bit 2: Dataset Management (deallocate, i.e. TRIM).
+        "dsm_deallocate": bool(oncs & 4) if isinstance(oncs, int) else None,
+        "warning_temp_c": _kelvin_to_c(ctrl.get("wctemp")),
+        "critical_temp_c": _kelvin_to_c(ctrl.get("cctemp")),
+    }
+
+
+def apply_smartctl(facts: BlockFacts, info: dict[str, Any]) -> None:
+    """smartctl reads ATA IDENTIFY, which has the serial and firmware sysfs lacks for SATA."""
+    for attr, key in (("model", "model_name"), ("serial", "serial_number"), ("firmware", "firmware_version")):
+        value = str(info.get(key, "")).strip()
+        if value:
+            setattr(facts, attr, value)
+    protocol = str(info.get("device", {}).get("protocol", ""))
+    if protocol == "ATA" and facts.transport in ("scsi", "unknown"):
+        facts.transport = "sata"
+    rotation = info.get("rotation_rate")
+    if isinstance(rotation, int):
+        facts.rotational = rotation != 0
+    speed = info.get("interface_speed", {}).get("current", {}).get("string")
+    facts.extra["smartctl"] = {
+        "model_family": info.get("model_family"), "protocol": protocol or None,
+        "sata_version": info.get("sata_version", {}).get("string"), "interface_speed": speed,
+        "trim_supported": info.get("trim", {}).get("supported"),
+        "user_capacity_bytes": info.get("user_capacity", {}).get("bytes"),
+    }
+
+
+def enrich(facts: BlockFacts, run: CommandRunner, device: str) -> BlockFacts:
+    """Add what nvme-cli / smartctl know, when they are installed; sysfs stays the fallback."""
+    if facts.transport == "nvme":
+        ctrl = nvme_id_ctrl(run, device)
+        if ctrl:
+            apply_nvme(facts, ctrl)
+    if facts.transport in ("nvme", "sata", "scsi", "usb"):
+        info = smartctl_info(run, device)
+        if info:
+            apply_smartctl(facts, info)
+    return facts
+
+
+class Mount(NamedTuple):
+    devnum: str  # major:minor
+    point: str
+    fstype: str
+    source: str
+
+
+def mount_entries(root: SysRoot) -> list[Mount]:
+    """Every mount in mountinfo, in mount order."""
+    try:
+        lines = root.mountinfo.read_text().splitlines()
+    except OSError:
+        return []
+    entries = []
+    for line in lines:
+        fields = line.split()
+        if "-" not in fields[6:]:
+            continue
+        sep = fields.index("-", 6)
+        fstype = fields[sep + 1] if len(fields) > sep + 1 else ""
+        source = fields[sep + 2] if len(fields) > sep + 2 else ""
+        entries.append(Mount(fields[2], _unescape(fields[4]), fstype, _unescape(source)))
+    return entries
+
+
+def _unescape(text: str) -> str:
+    """mountinfo and /proc/swaps escape space, tab, newline and backslash as octal."""
+    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        text = text.replace(code, char)
+    return text
+
+
+def swap_devices(root: SysRoot) -> list[str]:
+    try:
+        lines = root.swaps.read_text().splitlines()[1:]
+    except OSError:
+        return []
+    return [_unescape(line.split()[0]) for line in lines if line.split()]
+
+
+def dev_name(root: SysRoot, path: str) -> str | None:
+    """Kernel name behind a /dev path (follows /dev/mapper and by-id links when they exist)."""
+    if not path.startswith("/dev/"):
+        return None
+    local = root.dev / path.removeprefix("/dev/")
+    try:
+        return local.resolve().name if local.exists() else Path(path).name
+    except OSError:
+        return Path(path).name
+
+
+def mount_of(root: SysRoot, path: Path) -> Mount | None:
+    """The mount holding path: the longest matching mount point, the last one mounted on it."""
+    best: Mount | None = None
+    target = str(path)
+    for entry in mount_entries(root):
+        point = entry.point
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) >= len(best.point)):
+            best = entry
+    return best
+
+
+def device_of_path(root: SysRoot, path: Path) -> str | None:
+    """Kernel name of the block device a file system path lives on, when there is one."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return devnum_names(root).get(f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}")

@@ -1,0 +1,232 @@
+"""Real fio runs (1-2 s, small files), Ctrl-C, failures, and the steps on files and loop devices."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fio_helpers import workload
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.fio import FioEngine
+from ssdlab.errors import EngineError, SafetyError
+from ssdlab.steps import Idle, Purge, SetWriteCache
+from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.file import FileTarget, allocated_bytes
+from ssdlab.units import MIB
+
+pytestmark = pytest.mark.fio
+
+
+def test_random_read_run(scratch: FileTarget, ctx: RunContext, updates: list[ProgressUpdate]) -> None:
+    w = workload(name="rr", iodepth=8, runtime_s=2, log_period_s=0.5)
+    m = FioEngine().measure(scratch, w, ctx)
+    assert m.engine == "fio" and not m.interrupted and m.error is None
+    assert m.read.ios > 1000 and m.write.ios == 0
+    assert m.read.bytes == m.read.ios * 4096
+    assert 1.9 < m.runtime_s < 2.2
+    assert m.read.hist.count >= m.read.ios - 64  # lat bins cover (almost) every I/O
+    assert 0 < m.read.lat_min_ns <= m.read.lat_max_ns
+    assert len(m.series) >= 3 and sum(m.series.read_ios) == pytest.approx(m.read.ios, rel=0.05)
+    assert m.cpu_usr_pct is not None
+    assert str(m.engine_facts["fio_version"]).startswith("fio-3")
+    for role in ("job", "output", "iops_log.1", "bw_log.1", "lat_log.1"):
+        assert (ctx.bundle_dir / m.raw_files[role]).is_file(), role
+    # fio's first ETA lines carry no rates: the bar still moves about once a second
+    assert updates and all(u.label == "rr" and 0 <= u.fraction <= 1 for u in updates)
+
+
+def test_mixed_write_run_with_two_jobs(scratch: FileTarget, ctx: RunContext) -> None:
+    w = workload(name="mix", pattern="randrw", read_pct=60, iodepth=4, jobs=2, runtime_s=1, ramp_s=0.5)
+    m = FioEngine().measure(scratch, w, ctx)
+    assert m.read.ios > 0 and m.write.ios > 0
+    assert m.read.ios / (m.read.ios + m.write.ios) == pytest.approx(0.6, abs=0.05)
+    assert {"iops_log.1", "iops_log.2"} <= set(m.raw_files)
+    assert 0.9 < m.runtime_s < 1.2  # ramp time is not measured time
+
+
+def test_byte_limited_sequential_write(scratch: FileTarget, ctx: RunContext) -> None:
+    w = workload(name="fill", pattern="write", block_size_bytes=MIB, iodepth=4, runtime_s=None, size_bytes=16 * MIB)
+    m = FioEngine().measure(scratch, w, ctx)
+    assert m.write.bytes == 16 * MIB and m.write.ios == 16
+
+
+def test_fio_failure_is_one_line(scratch: FileTarget, ctx: RunContext) -> None:
+    with pytest.raises(EngineError) as err:
+        FioEngine(ioengine="ssdlab-no-such-engine").measure(scratch, workload(), ctx)
+    message = str(err.value)
+    assert message.startswith("fio failed (exit 1): ") and "ssdlab-no-such-engine" in message
+    assert "\n" not in message
+    assert (ctx.raw_dir / "job.fio").is_file()  # raw files kept for the post-mortem
+
+
+def test_missing_fio_binary(scratch: FileTarget, ctx: RunContext) -> None:
+    with pytest.raises(EngineError, match=r"^fio not found: install it with `apt-get install fio`$"):
+        FioEngine(binary="ssdlab-no-such-fio").measure(scratch, workload(), ctx)
+
+
+def _interrupt_after(seconds: float) -> threading.Timer:
+    """Ctrl-C as the terminal delivers it: SIGINT to this process (the main thread handles it)."""
+    timer = threading.Timer(seconds, os.kill, args=(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_ctrl_c_keeps_the_partial_measurement(
+    scratch: FileTarget, ctx: RunContext, updates: list[ProgressUpdate]
+) -> None:
+    w = workload(name="long", iodepth=8, runtime_s=60)
+    timer = _interrupt_after(3.5)
+    start = time.monotonic()
+    try:
+        m = FioEngine().measure(scratch, w, ctx)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 15
+    assert m.interrupted and m.error == "interrupted by the user"
+    assert m.read.ios > 0 and 2.5 < m.runtime_s < 10
+    assert len(m.series) >= 2
+    assert "output" in m.raw_files
+    assert any(u.iops > 0 and u.mb_s > 0 for u in updates)  # live rates arrived while it ran
+    assert all(u.fraction < 0.2 for u in updates)
+
+
+def test_block_write_needs_authorization(ctx: RunContext) -> None:
+    machine = Path(__file__).resolve().parents[1] / "fixtures" / "sysfs" / "machine"
+    from ssdlab.targets.sysinfo import SysRoot
+
+    root = SysRoot(sys=machine / "sys", mountinfo=machine / "proc" / "mountinfo",
+                   swaps=machine / "proc" / "swaps", dev=machine / "dev")
+    target = BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", sysroot=root, run=lambda argv: None)
+    with pytest.raises(SafetyError, match="not authorised"):
+        FioEngine().measure(target, workload(pattern="randwrite"), ctx)
+    with pytest.raises(SafetyError, match="--destroy"):
+        FioEngine().step(target, Purge(), ctx)
+    with pytest.raises(SafetyError, match="--destroy"):
+        FioEngine().step(target, SetWriteCache(enabled=False), ctx)
+
+
+# ---- steps on a file --------------------------------------------------------------------
+
+
+def test_purge_punches_holes_in_the_file(scratch: FileTarget, ctx: RunContext) -> None:
+    result = FioEngine().step(scratch, Purge(), ctx)
+    assert result.detail["method"] == "punch_hole"
+    assert result.detail["trimmed_bytes"] == 32 * MIB
+    before, after = result.detail["allocated_bytes_before"], result.detail["allocated_bytes_after"]
+    assert isinstance(before, int) and isinstance(after, int)
+    assert before >= 32 * MIB and after < MIB
+    assert scratch.path.stat().st_size == 32 * MIB  # size kept: the span is still there
+
+
+def test_purge_of_a_span(scratch: FileTarget, ctx: RunContext) -> None:
+    result = FioEngine().step(scratch, Purge(offset_bytes=8 * MIB, span_bytes=8 * MIB), ctx)
+    assert result.detail["allocated_bytes_after"] == pytest.approx(24 * MIB, abs=MIB)
+
+
+def test_secure_erase_is_refused(scratch: FileTarget, ctx: RunContext) -> None:
+    with pytest.raises(EngineError, match="secure erase"):
+        FioEngine().step(scratch, Purge(secure_erase=True), ctx)
+
+
+def test_idle_and_write_cache_on_a_file(scratch: FileTarget, ctx: RunContext) -> None:
+    result = FioEngine().step(scratch, Idle(seconds=0.3), ctx)
+    assert 0.25 < result.elapsed_s < 1.0
+    with pytest.raises(EngineError, match="no drive write cache"):
+        FioEngine().step(scratch, SetWriteCache(enabled=False), ctx)
+
+
+# ---- a real loop device (root) ----------------------------------------------------------
+
+
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[tuple[BlockTarget, Path]]:
+    backing = tmp_path / "loop.img"
+    with backing.open("wb") as handle:
+        handle.truncate(64 * MIB)
+    device = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    try:
+        yield BlockTarget.from_spec(device), backing
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+@pytest.mark.root
+def test_authorized_loop_write_then_discard(loop: tuple[BlockTarget, Path], ctx: RunContext) -> None:
+    target, backing = loop
+    target.authorize_writes(destroy=True, confirmed_serial=target.name)
+    w = workload(name="w", pattern="write", block_size_bytes=128 * 1024, iodepth=8, runtime_s=2)
+    m = FioEngine().measure(target, w, ctx)
+    assert m.write.ios > 0 and 1.9 < m.runtime_s < 2.2
+    written = allocated_bytes(backing)
+    assert written > 32 * MIB
+    result = FioEngine().step(target, Purge(), ctx)
+    assert result.detail["method"] == "blkdiscard" and result.detail["trimmed_bytes"] == 64 * MIB
+    assert allocated_bytes(backing) < written // 8  # the discards reached the backing file
+
+
+@pytest.mark.root
+def test_loop_write_cache_switch(loop: tuple[BlockTarget, Path], ctx: RunContext) -> None:
+    target, _ = loop
+    target.authorize_writes(destroy=True, confirmed_serial=target.name)
+    off = FioEngine().step(target, SetWriteCache(enabled=False), ctx)
+    assert off.detail["write_cache"] == "write through"
+    assert target.info().write_cache == "write through"
+    on = FioEngine().step(target, SetWriteCache(enabled=True), ctx)
+    assert on.detail["write_cache"] == "write back"
+
+
+def _fio_pids(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmdline and "fio" in cmdline.split("\0")[0]:
+                pids.append(int(entry.name))
+    return pids
+
+
+def test_fio_stops_when_ssdlab_is_killed(scratch: FileTarget, tmp_path: Path) -> None:
+    """SIGKILL gives ssdlab no chance to clean up; fio must still not run on alone."""
+    import sys
+
+    raw = tmp_path / "killed"
+    code = (
+        "from pathlib import Path\n"
+        "from ssdlab.engines.base import RunContext\n"
+        "from ssdlab.engines.fio import FioEngine\n"
+        "from ssdlab.targets.file import FileTarget\n"
+        "from ssdlab.workload import Workload\n"
+        f"t = FileTarget.from_spec({scratch.spec!r})\n"
+        "w = Workload(name='orphan', pattern='randread', block_size_bytes=4096, runtime_s=60)\n"
+        f"FioEngine().measure(t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-c", code], env=env)
+    deadline = time.monotonic() + 10
+    while not _fio_pids(str(raw)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _fio_pids(str(raw)), "fio did not start"
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + 10
+    while _fio_pids(str(raw)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _fio_pids(str(raw))
+
+
+def test_trim_workload_on_a_file(scratch: FileTarget, ctx: RunContext) -> None:
+    w = workload(name="trim", pattern="trim", block_size_bytes=MIB, runtime_s=None, size_bytes=8 * MIB)
+    m = FioEngine().measure(scratch, w, ctx)
+    assert (m.trim.ios, m.trim.bytes) == (8, 8 * MIB)
+    assert allocated_bytes(scratch.path) == pytest.approx(24 * MIB, abs=MIB)

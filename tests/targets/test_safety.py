@@ -1,0 +1,152 @@
+"""DESIGN §2: in-use devices are refused whatever the flags; others need --destroy and the serial."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from machine_fixtures import RecordedRunner, machine_root
+
+from ssdlab.errors import SafetyError
+from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.safety import safety_state
+from ssdlab.targets.sysinfo import SysRoot
+
+SERIAL = "S2GLNCAGB12345W"
+
+
+def nvme(root: SysRoot) -> BlockTarget:
+    return BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", sysroot=root, run=RecordedRunner())
+
+
+# ---- recorded machine --------------------------------------------------------------------
+
+
+def test_free_disk_is_writable(machine: SysRoot) -> None:
+    state = safety_state(machine, "nvme0n1")
+    assert state.writable and not state.reasons
+
+
+def test_root_disk_via_partition(machine: SysRoot) -> None:
+    state = safety_state(machine, "sda")
+    assert not state.writable
+    assert state.root_device and state.mounted_at == ("/",)
+    assert state.swap  # sda2 is swap
+    assert "sda1 is mounted at /" in state.reasons
+    assert "sda2 is in use as swap" in state.reasons
+    assert "backs the root file system" in state.reasons
+
+
+def test_partition_alone(machine: SysRoot) -> None:
+    assert safety_state(machine, "sda2").swap
+    assert not safety_state(machine, "sda2").root_device
+
+
+def test_lvm_holder_mounted_through_mapper(machine: SysRoot) -> None:
+    state = safety_state(machine, "sdb")
+    assert state.holders == ("dm-0",)
+    assert state.mounted_at == ("/srv",)
+    assert any("held by dm-0" in reason for reason in state.reasons)
+
+
+def test_mount_point_with_escaped_space(machine: SysRoot) -> None:
+    state = safety_state(machine, "loop4")
+    assert state.mounted_at == ("/mnt/my image",)
+    assert safety_state(machine, "loop3").writable
+
+
+def test_any_mounted_partition_refuses_the_disk() -> None:
+    busy = machine_root("mountinfo.nvme-busy")
+    state = safety_state(busy, "nvme0n1")
+    assert not state.writable and state.mounted_at == ("/mnt/fast",)
+    target = nvme(busy)
+    with pytest.raises(SafetyError, match="in use") as err:
+        target.authorize_writes(destroy=True, confirmed_serial=SERIAL)
+    assert "nvme0n1p1 is mounted at /mnt/fast" in str(err.value)
+    assert not target.writes_authorized()
+
+
+def test_refused_without_destroy(machine: SysRoot) -> None:
+    target = nvme(machine)
+    with pytest.raises(SafetyError) as err:
+        target.authorize_writes(destroy=False, confirmed_serial=SERIAL)
+    message = str(err.value)
+    assert "is a block device: writing destroys its data; add --destroy --yes=SERIAL to confirm" in message
+    assert "\n" not in message
+    assert not target.writes_authorized()
+
+
+def test_refused_with_wrong_or_missing_serial(machine: SysRoot) -> None:
+    target = nvme(machine)
+    with pytest.raises(SafetyError, match="does not match the device's serial"):
+        target.authorize_writes(destroy=True, confirmed_serial="S2GLNCAGB99999X")
+    with pytest.raises(SafetyError, match="--yes=SERIAL"):
+        target.authorize_writes(destroy=True, confirmed_serial=None)
+    assert not target.writes_authorized()
+
+
+def test_authorized_with_destroy_and_serial(machine: SysRoot) -> None:
+    target = nvme(machine)
+    assert not target.writes_authorized()
+    target.authorize_writes(destroy=True, confirmed_serial=f" {SERIAL} ")
+    assert target.writes_authorized()
+
+
+def test_state_is_read_again_at_authorization(tmp_path: Path, machine: SysRoot) -> None:
+    """A device that becomes busy after info() is still refused."""
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text((machine.mountinfo).read_text())
+    root = SysRoot(sys=machine.sys, mountinfo=mountinfo, swaps=machine.swaps, dev=machine.dev)
+    target = nvme(root)
+    assert target.info().safety.writable
+    mountinfo.write_text(mountinfo.read_text() + "40 21 259:2 / /data rw - ext4 /dev/nvme0n1p2 rw\n")
+    with pytest.raises(SafetyError, match="mounted at /data"):
+        target.authorize_writes(destroy=True, confirmed_serial=SERIAL)
+
+
+def test_loop_without_serial_is_confirmed_by_name(machine: SysRoot) -> None:
+    target = BlockTarget(spec="/dev/loop3", name="loop3", sysroot=machine, run=RecordedRunner())
+    with pytest.raises(SafetyError, match=r"--yes=loop3 to confirm \(loop3 has no serial"):
+        target.authorize_writes(destroy=False, confirmed_serial=None)
+    with pytest.raises(SafetyError, match="kernel name"):
+        target.authorize_writes(destroy=True, confirmed_serial="loop4")
+    target.authorize_writes(destroy=True, confirmed_serial="loop3")
+    assert target.writes_authorized()
+
+
+# ---- real loop devices (root) ------------------------------------------------------------
+
+
+@pytest.mark.root
+def test_really_mounted_loop_is_refused(mounted_loop: tuple[str, Path]) -> None:
+    name, mount_point = mounted_loop
+    target = BlockTarget.from_spec(f"/dev/{name}")
+    info = target.info()
+    assert not info.safety.writable and str(mount_point) in info.safety.mounted_at
+    with pytest.raises(SafetyError, match=f"mounted at {mount_point}"):
+        target.authorize_writes(destroy=True, confirmed_serial=name)
+    assert not target.writes_authorized()
+
+
+@pytest.mark.root
+def test_unmounted_loop_needs_destroy_then_name(loop_device: tuple[str, Path]) -> None:
+    name, backing = loop_device
+    target = BlockTarget.from_spec(f"/dev/{name}")
+    info = target.info()
+    assert info.transport == "loop" and info.safety.writable
+    assert info.extra["backing_file"] == str(backing)
+    with pytest.raises(SafetyError, match="--destroy"):
+        target.authorize_writes(destroy=False, confirmed_serial=name)
+    with pytest.raises(SafetyError, match="does not match"):
+        target.authorize_writes(destroy=True, confirmed_serial="sda")
+    target.authorize_writes(destroy=True, confirmed_serial=name)
+    assert target.writes_authorized()
+
+
+@pytest.mark.root
+def test_write_cache_view_of_a_real_loop_device(loop_device: tuple[str, Path]) -> None:
+    name, _ = loop_device
+    cache = subprocess.run(["cat", f"/sys/class/block/{name}/queue/write_cache"],
+                           capture_output=True, text=True, check=False).stdout.strip()
+    assert BlockTarget.from_spec(f"/dev/{name}").info().write_cache == (cache or None)

@@ -18,7 +18,7 @@ from rich.table import Table
 from ssdlab import __version__
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.engines import ENGINE_NAMES, engine_for
-from ssdlab.errors import Interrupted, SafetyError, SsdlabError
+from ssdlab.errors import EngineError, Interrupted, SafetyError, SsdlabError
 from ssdlab.planning import PlannedTest, parse_overrides, plan_run, select_entries, with_until_steady
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
@@ -224,8 +224,13 @@ def run(
             raise SsdlabError(f"{bundle.path} already holds a run; choose another --out or use --resume")
     tgt.prepare()
     observer = QuietObserver(err) if as_json or not out.is_terminal else LiveObserver(out)
-    with observer:
-        record = Runner(bundle, tgt, engine, observer).run(record)
+    try:
+        with observer:
+            record = Runner(bundle, tgt, engine, observer).run(record)
+    except (Interrupted, EngineError):
+        if not no_report:
+            _write_report(bundle)  # an interrupted or failed run still shows what it measured
+        raise
     report_path = None if no_report else _write_report(bundle)
     _finish(bundle, record, report_path, as_json)
 

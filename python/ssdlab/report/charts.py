@@ -1,0 +1,143 @@
+"""Shared chart builders (altair) and exporters: Vega-Lite spec for the page, PNG via vl-convert."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import vl_convert as vlc
+
+from ssdlab.measurement import Measurement
+from ssdlab.report.sections import AltChart
+
+Row = dict[str, Any]
+WIDTH_PX = 560
+HEIGHT_PX = 260
+MAX_POINTS_PER_CURVE = 2000
+PNG_SCALE = 2.0
+# What the inlined bundle exposes to the page's own script.
+BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
+VL_VERSION = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]  # "5.20", matching altair
+
+
+def alt_data(rows: Sequence[Row]) -> Any:
+    return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
+
+
+def thin(rows: Sequence[Row], limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
+    """Every k-th row, so long runs stay light in the page."""
+    step = max(1, -(-len(rows) // limit))
+    return list(rows[::step])
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def series_rows(label: str, m: Measurement, offset_s: float = 0.0) -> list[Row]:
+    """Per-second IOPS and MB/s of one measurement, per direction that did I/O; `offset_s`
+    shifts the time axis (to lay consecutive workloads end to end)."""
+    series = m.series
+    rows: list[Row] = []
+    for direction in ("read", "write"):
+        if not any(series.iops(direction)):
+            continue
+        curve = f"{label} {direction}"
+        points = zip(series.t_s, series.iops(direction), series.mb_s(direction), strict=True)
+        rows.extend(thin([{"curve": curve, "workload": label, "direction": direction, "t_s": offset_s + t,
+                           "iops": iops, "mb_s": mb_s} for t, iops, mb_s in points]))
+    return rows
+
+
+def timeline_rows(found: Mapping[str, Measurement]) -> list[Row]:
+    """Series of consecutive workloads on one clock, in run order."""
+    rows: list[Row] = []
+    offset_s = 0.0
+    for label, m in found.items():
+        rows.extend(series_rows(label, m, offset_s))
+        offset_s += m.series.t_s[-1] if m.series.t_s else m.runtime_s
+    return rows
+
+
+def telemetry_rows(label: str, telemetry: Mapping[str, Sequence[float]]) -> dict[str, list[Row]]:
+    """Engine telemetry per channel (temp_c, wa, free_blocks, ...) as rows on the t_s axis."""
+    times = telemetry.get("t_s", ())
+    out: dict[str, list[Row]] = {}
+    for key, values in telemetry.items():
+        if key == "t_s" or not values:
+            continue
+        rows = [{"curve": label, "t_s": t, "value": _finite(float(v))} for t, v in zip(times, values, strict=False)]
+        if rows:
+            out[key] = thin(rows)
+    return out
+
+
+def line_chart(rows: Sequence[Row], y: str, y_title: str, color: str = "curve", color_title: str = "",
+               detail: str | None = None) -> AltChart:
+    """Lines against time; `detail` splits lines of one colour (e.g. one per workload)."""
+    encoding: dict[str, Any] = {
+        "x": alt.X("t_s:Q", title="time (s)"),
+        "y": alt.Y(f"{y}:Q", title=y_title),
+        "color": alt.Color(f"{color}:N", title=color_title or None, sort=None),
+        "tooltip": [*([f"{detail}:N"] if detail else []), f"{color}:N", alt.Tooltip("t_s:Q", title="time (s)"),
+                    alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
+    }
+    if detail:
+        encoding["detail"] = alt.Detail(f"{detail}:N")
+    return alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.5).encode(**encoding).properties(
+        width=WIDTH_PX, height=HEIGHT_PX).interactive(bind_y=False)
+
+
+def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, y_title: str) -> AltChart:
+    """Bars of `y` per `x` category, one bar per `group` side by side, value labels on top."""
+    base = alt.Chart(alt_data(rows)).encode(
+        x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset(f"{group}:N", sort=None),
+        y=alt.Y(f"{y}:Q", title=y_title),
+        color=alt.Color(f"{group}:N", title=None, sort=None, legend=alt.Legend(orient="top")),
+        tooltip=[f"{x}:N", f"{group}:N", alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
+    )
+    bars = base.mark_bar()
+    labels = base.mark_text(dy=-4, fontSize=10, baseline="bottom").encode(text=alt.Text(f"{y}:Q", format=",.0f"))
+    return alt.layer(bars, labels).properties(width=WIDTH_PX, height=HEIGHT_PX)
+
+
+def chart_spec(chart: AltChart) -> dict[str, Any]:
+    spec: dict[str, Any] = chart.to_dict()
+    return spec
+
+
+def _clean(value: Any) -> Any:
+    """NaN and infinities become null, which Vega treats as missing."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def spec_json(spec: Mapping[str, Any]) -> str:
+    """JSON safe to put inside a <script> element."""
+    text = json.dumps(_clean(dict(spec)), separators=(",", ":"), allow_nan=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def write_png(spec: Mapping[str, Any], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    png: bytes = vlc.vegalite_to_png(_clean(dict(spec)), vl_version=VL_VERSION, scale=PNG_SCALE)
+    path.write_bytes(png)
+    return path
+
+
+@cache
+def javascript_bundle() -> str:
+    """Vega, Vega-Lite and vega-embed in one script, so the page needs no network."""
+    bundle: str = vlc.javascript_bundle(BUNDLE_SNIPPET, vl_version=VL_VERSION)
+    return bundle.replace("</script", "<\\/script")

@@ -1,0 +1,85 @@
+"""One way to print numbers in tables: by the unit a metric's name ends with."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ssdlab.units import format_size
+
+MISSING = "—"
+
+# Metric-name suffix -> (format spec, unit shown after the number).
+SUFFIX_FORMATS: tuple[tuple[str, str, str], ...] = (
+    ("_mb_s", ",.1f", "MB/s"),
+    ("_iops", ",.0f", "IOPS"),
+    ("_lat_us", ",.1f", "µs"),
+    ("_us", ",.1f", "µs"),
+    ("_ms", ",.2f", "ms"),
+    ("_pct", ",.1f", "%"),
+    ("_gb", ",.2f", "GB"),
+    ("_s", ",.1f", "s"),
+)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def has_suffix(name: str, suffix: str) -> bool:
+    """`read_mb_s` and plain `mb_s` both end in the unit `_mb_s`."""
+    return name.endswith(suffix) or name == suffix[1:]
+
+
+def metric_unit(name: str) -> str:
+    for suffix, _, unit in SUFFIX_FORMATS:
+        if has_suffix(name, suffix):
+            return unit
+    return ""
+
+
+def format_number(value: float, spec: str = "") -> str:
+    if math.isnan(value):
+        return MISSING
+    if spec:
+        return format(value, spec)
+    if isinstance(value, int):
+        return f"{value:,d}"
+    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def format_metric(name: str, value: Any) -> str:
+    """A metric value as a table cell, without its unit (the column says it)."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if not is_number(value):
+        return str(value)
+    if isinstance(value, int) and name.endswith("_bytes"):
+        return format_size(value)
+    if isinstance(value, int) and not any(has_suffix(name, s) for s in ("_mb_s", "_us", "_ms", "_pct", "_gb")):
+        return f"{value:,d}"
+    for suffix, spec, _ in SUFFIX_FORMATS:
+        if has_suffix(name, suffix):
+            return format_number(float(value), spec)
+    return format_number(value)
+
+
+def format_pct_change(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return MISSING
+    return f"{value:+.1f} %"
+
+
+def decimal_capacity(size_bytes: int) -> str:
+    """Capacity as drive labels print it: decimal GB or TB, three significant figures."""
+    gb = size_bytes / 1e9
+    return f"{gb / 1e3:.3g} TB" if gb >= 1000 else f"{gb:.3g} GB"
+
+
+def format_bytes_decimal(size_bytes: int | None) -> str:
+    """Capacity as drive labels print it (decimal), with the binary size and bytes beside."""
+    if size_bytes is None:
+        return MISSING
+    return f"{decimal_capacity(size_bytes)} ({size_bytes / 2**30:,.1f} GiB, {size_bytes:,} bytes)"

@@ -1,0 +1,83 @@
+"""Drive identity and test setup, as the top of a review prints them."""
+
+from __future__ import annotations
+
+from ssdlab.bundle import RunRecord
+from ssdlab.report.formatting import MISSING, decimal_capacity, format_bytes_decimal
+from ssdlab.targets.base import TargetInfo
+
+Fact = tuple[str, str]
+
+
+def _text(value: object) -> str:
+    if value is None or value == "":
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def link_text(info: TargetInfo) -> str:
+    if info.pcie_link_speed is None and info.pcie_link_width is None:
+        return MISSING
+    width = f" x{info.pcie_link_width}" if info.pcie_link_width else ""
+    return f"PCIe {info.pcie_link_speed or '?'}{width}"
+
+
+def drive_facts(info: TargetInfo) -> list[Fact]:
+    return [
+        ("Model", _text(info.model)),
+        ("Serial", _text(info.serial)),
+        ("Firmware", _text(info.firmware)),
+        ("Capacity", format_bytes_decimal(info.capacity_bytes)),
+        ("Block size (logical / physical)", f"{info.logical_block_size} B / {info.physical_block_size} B"),
+        ("Transport", _text(info.transport)),
+        ("Link", link_text(info)),
+        ("Write cache", _text(info.write_cache)),
+        ("FUA", _text(info.fua)),
+        ("Discard (TRIM)", _text(info.discard)),
+        ("Power-loss protection", _text(info.plp)),
+        ("Target", info.spec + (f" ({info.path})" if info.path and info.path not in info.spec else "")),
+    ]
+
+
+def cpu_text(host: dict[str, object]) -> str:
+    cpu = _text(host.get("cpu_model"))
+    count = host.get("cpu_count")
+    return f"{cpu} ({count} logical CPUs)" if count else cpu
+
+
+def memory_text(host: dict[str, object]) -> str:
+    memory = host.get("memory_bytes")
+    return f"{memory / 2**30:.1f} GiB" if isinstance(memory, int) else MISSING
+
+
+def run_status_text(run: RunRecord) -> str:
+    done = sum(1 for t in run.tests if t.status == "complete")
+    counts = f"{done} of {len(run.tests)} tests complete"
+    if run.status == "complete":
+        return f"complete ({counts})"
+    reason = f": {run.error}" if run.error else ""
+    return f"{run.status} ({counts}){reason}"
+
+
+def setup_facts(run: RunRecord) -> list[Fact]:
+    host = run.host
+    engine = f"{run.engine} {run.engine_version}".strip()
+    return [
+        ("Engine", engine),
+        ("Host", _text(host.get("hostname"))),
+        ("Kernel", _text(host.get("kernel"))),
+        ("CPU", cpu_text(host)),
+        ("Memory", memory_text(host)),
+        ("ssdlab", run.ssdlab_version),
+        ("Suite", _text(run.suite) if run.suite else "custom (" + ", ".join(t.name for t in run.tests) + ")"),
+        ("Started (UTC)", run.created_utc),
+        ("Last update (UTC)", run.updated_utc),
+        ("Run status", run_status_text(run)),
+    ]
+
+
+def drive_label(info: TargetInfo) -> str:
+    """Short drive name for headings and comparisons: model + capacity."""
+    return f"{info.model or info.spec} {decimal_capacity(info.capacity_bytes)}"

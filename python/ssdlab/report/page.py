@@ -1,0 +1,114 @@
+"""Writes one offline single-file HTML page (report or comparison) and its PNG charts.
+
+Charts are Vega-Lite specs rendered in the page by the inlined Vega/vega-embed bundle, and
+exported as PNG beside the page. The page records each chart's render result (and any
+script error) as JSON in #render-status, so a headless browser can check it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from ssdlab.bundle import atomic_write_text
+from ssdlab.report.charts import chart_spec, javascript_bundle, spec_json, write_png
+from ssdlab.report.sections import FigureLike, Section, TableLike
+from ssdlab.report.template import PAGE_TEMPLATE
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What a render wrote: the HTML page and the PNG of every chart in it."""
+
+    html: Path
+    pngs: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class RenderedFigure:
+    element_id: str
+    title: str
+    caption: str
+    spec_json: str
+    png_href: str
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    section: Section
+    anchor: str
+    figures: tuple[RenderedFigure, ...]
+
+
+@dataclass(frozen=True)
+class Page:
+    title: str
+    subtitle: str
+    banner: str | None  # shown prominently, e.g. "this run was interrupted"
+    intro: Sequence[TableLike]  # drive identity and setup
+    sections: Sequence[Section]
+    footer: str
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+def is_numeric_cell(text: str) -> bool:
+    return bool(re.fullmatch(r"[+-]?[\d,]+(\.\d+)?( ?%|[KMGT]iB|B)?|—", text))
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["slug"] = slug
+    env.tests["numeric"] = is_numeric_cell
+    return env.from_string(PAGE_TEMPLATE)
+
+
+def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
+    """charts/<key>.png, with -2, -3... when two figures share a key."""
+    path, number = charts_dir / f"{slug(key)}.png", 1
+    while path in taken:
+        number += 1
+        path = charts_dir / f"{slug(key)}-{number}.png"
+    return path
+
+
+def _render_figure(fig: FigureLike, index: int, png: Path, html_dir: Path) -> RenderedFigure:
+    spec = chart_spec(fig.chart)
+    write_png(spec, png)
+    return RenderedFigure(
+        element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
+        png_href=Path(os.path.relpath(png, html_dir)).as_posix(),
+    )
+
+
+def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
+    out_html = out_html.resolve()
+    html_dir = out_html.parent
+    pngs: list[Path] = []
+    sections: list[RenderedSection] = []
+    for section in page.sections:
+        figures = []
+        for fig in section.figures:
+            png = png_path(charts_dir.resolve(), fig.key, pngs)
+            figures.append(_render_figure(fig, len(pngs), png, html_dir))
+            pngs.append(png)
+        sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
+    html = _template().render(page=page, sections=sections, vega_js=javascript_bundle())
+    atomic_write_text(out_html, html)
+    out_html.chmod(0o666 & ~current_umask())  # a report is for sharing, not private like a temp file
+    return ReportFiles(html=out_html, pngs=tuple(pngs))

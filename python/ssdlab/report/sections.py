@@ -1,0 +1,136 @@
+"""The section registry: one report section per catalogue test, generic when none is registered.
+
+A section module builds a `Section` (tables, figures, a caption saying how the test was
+measured) from one test of a bundle and registers its builder under the catalogue test name:
+
+    register_section("quick", quick_section)
+
+Every module `ssdlab.report.section_*` is imported on first use, so a new test adds its
+section by adding such a module. Figures and tables are duck-typed (FigureLike, TableLike), so section modules may use
+their own frozen dataclasses with the same fields.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.errors import SsdlabError
+
+# altair's chained builders are untyped; charts are passed on, never inspected.
+AltChart = Any
+
+SECTION_MODULE_PREFIX = "section_"
+
+
+class FigureLike(Protocol):
+    @property
+    def key(self) -> str: ...  # stable id, used for PNG file names
+    @property
+    def title(self) -> str: ...
+    @property
+    def chart(self) -> AltChart: ...
+    @property
+    def caption(self) -> str: ...
+
+
+class TableLike(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def header(self) -> tuple[str, ...]: ...
+    @property
+    def rows(self) -> tuple[tuple[str, ...], ...]: ...
+    @property
+    def caption(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    title: str
+    chart: AltChart
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of already formatted cells; the first column is a label, the rest numbers."""
+
+    key: str
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str  # the test's name in the run (unique), used for anchors and PNG names
+    title: str
+    caption: str  # how the test was measured
+    status: str  # the TestRecord status
+    tables: Sequence[TableLike] = ()
+    figures: Sequence[FigureLike] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    figures_first: bool = False  # charts above the tables (comparisons, where tables are long)
+
+
+SectionBuilder = Callable[[Bundle, TestRecord], Section]
+
+_REGISTRY: dict[str, SectionBuilder] = {}
+_loaded = False
+
+
+def register_section(test: str, builder: SectionBuilder) -> None:
+    """Make `builder` draw the section of every run of catalogue test `test`."""
+    _REGISTRY[test] = builder
+
+
+def section_modules() -> list[str]:
+    """Names of the section modules in this package (section_*.py), sorted."""
+    from ssdlab import report
+
+    return sorted(
+        f"{report.__name__}.{info.name}" for info in pkgutil.iter_modules(report.__path__)
+        if info.name.startswith(SECTION_MODULE_PREFIX)
+    )
+
+
+def load_section_modules() -> None:
+    """Import every section module once, so each registers its builders."""
+    global _loaded
+    if _loaded:
+        return
+    for module in section_modules():
+        importlib.import_module(module)
+    _loaded = True
+
+
+def section_builder(test: str) -> SectionBuilder:
+    """The registered builder of a catalogue test, else the generic section."""
+    load_section_modules()
+    from ssdlab.report.section_generic import generic_section
+
+    return _REGISTRY.get(test, generic_section)
+
+
+def build_section(bundle: Bundle, record: TestRecord) -> Section:
+    """The test's section; if its data cannot be read (a missing or damaged measurement
+    file), a section that says so, so the rest of the report still renders."""
+    try:
+        return section_builder(record.test)(bundle, record)
+    except SsdlabError as err:
+        return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
+                       status=record.status, notes=(f"This section could not be drawn: {err}",))
+
+
+def registered_tests() -> tuple[str, ...]:
+    load_section_modules()
+    return tuple(sorted(_REGISTRY))

@@ -1,0 +1,158 @@
+"""The page template (jinja2), kept in Python so it ships with the package as code."""
+# ruff: noqa: E501  (HTML lines are kept whole for readability)
+
+PAGE_TEMPLATE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="ssdlab">
+<title>{{ page.title }}</title>
+<style>
+:root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #1f5fbf; --warn-bg: #fff4d6;
+        --warn: #8a5a00; --bad: #a3262b; --panel: #f6f8fb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+       color: var(--ink); background: #fff; }
+header.masthead { background: linear-gradient(135deg, #16294a, #1f5fbf); color: #fff; padding: 28px 40px 22px; }
+header.masthead h1 { margin: 0 0 4px; font-size: 28px; font-weight: 650; letter-spacing: -0.01em; }
+header.masthead p { margin: 0; opacity: 0.85; }
+main { max-width: 1180px; margin: 0 auto; padding: 8px 40px 40px; }
+nav.toc { margin: 18px 0 8px; font-size: 14px; color: var(--muted); }
+nav.toc a { color: var(--accent); text-decoration: none; margin-right: 14px; white-space: nowrap; }
+.banner { margin: 18px 0; padding: 12px 16px; border-left: 5px solid var(--warn); background: var(--warn-bg);
+          color: var(--warn); font-weight: 600; }
+.intro { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 20px; margin-top: 18px; }
+.intro .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 14px 18px; }
+.intro h2 { font-size: 16px; margin: 0 0 8px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); }
+section.test { margin-top: 38px; padding-top: 10px; border-top: 2px solid var(--line); }
+section.test h2 { font-size: 22px; margin: 6px 0 4px; }
+.status { display: inline-block; font-size: 12px; font-weight: 700; padding: 2px 8px; border-radius: 10px;
+          vertical-align: middle; margin-left: 8px; text-transform: uppercase; letter-spacing: 0.04em; }
+.status.complete, .status.in-all-runs { background: #e3f4e7; color: #1c6b34; }
+.status.interrupted, .status.running, .status.pending { background: var(--warn-bg); color: var(--warn); }
+.status.failed { background: #fbe4e4; color: var(--bad); }
+.status.gaps { background: #eceff4; color: var(--muted); }
+p.caption { color: var(--muted); margin: 4px 0 12px; max-width: 920px; }
+ul.notes { margin: 6px 0 12px; padding-left: 20px; color: var(--warn); }
+table { border-collapse: collapse; margin: 8px 0 6px; font-variant-numeric: tabular-nums; }
+table.data { min-width: 60%; }
+th, td { padding: 5px 12px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { background: #eef2f8; font-size: 13px; color: #334; border-bottom: 2px solid #c4ccd9; }
+td.num, th.num { text-align: right; }
+table.facts th { font-weight: 500; color: var(--muted); padding-left: 0; width: 42%; }
+table.facts td, table.facts th { border-bottom: 1px dotted var(--line); }
+h3 { font-size: 16px; margin: 18px 0 4px; }
+figure { margin: 16px 0 22px; }
+figure .chart { min-height: 60px; }
+figcaption { color: var(--muted); font-size: 13px; max-width: 900px; }
+figcaption a { color: var(--accent); }
+footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); margin-top: 40px; padding-top: 10px; }
+#render-status { display: none; }
+</style>
+</head>
+<body>
+<header class="masthead">
+  <h1>{{ page.title }}</h1>
+  <p>{{ page.subtitle }}</p>
+</header>
+<main>
+{% if sections %}
+<nav class="toc">Tests:
+{% for rs in sections %}<a href="#{{ rs.anchor }}">{{ rs.section.title }}</a>{% endfor %}
+</nav>
+{% endif %}
+{% if page.banner %}<div class="banner" role="alert">{{ page.banner }}</div>{% endif %}
+<div class="intro">
+{% for table in page.intro %}
+  <div class="card">
+    <h2>{{ table.title }}</h2>
+    {% if table.header|length == 2 %}
+    <table class="facts" id="intro-{{ table.key|slug }}"><tbody>
+    {% for row in table.rows %}<tr><th>{{ row[0] }}</th><td>{{ row[1] }}</td></tr>
+    {% endfor %}
+    </tbody></table>
+    {% else %}
+    <table class="data" id="intro-{{ table.key|slug }}"><thead><tr>{% for h in table.header %}<th>{{ h }}</th>{% endfor %}</tr></thead><tbody>
+    {% for row in table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
+    {% endfor %}
+    </tbody></table>
+    {% endif %}
+  </div>
+{% endfor %}
+</div>
+{% for rs in sections %}
+<section class="test" id="{{ rs.anchor }}">
+  <h2>{{ rs.section.title }}<span class="status {{ rs.section.status|slug }}">{{ rs.section.status }}</span></h2>
+  <p class="caption">{{ rs.section.caption }}</p>
+  {% if rs.section.notes %}<ul class="notes">{% for note in rs.section.notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
+  {% macro tables() %}
+  {% for table in rs.section.tables %}
+  <h3>{{ table.title }}</h3>
+  <table class="data" id="table-{{ table.key|slug }}">
+    <thead><tr>{% for h in table.header %}<th{% if not loop.first %} class="num"{% endif %}>{{ h }}</th>{% endfor %}</tr></thead>
+    <tbody>
+    {% for row in table.rows %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+    {% endfor %}
+    </tbody>
+  </table>
+  {% if table.caption %}<p class="caption">{{ table.caption }}</p>{% endif %}
+  {% endfor %}
+  {% endmacro %}
+  {% macro figures() %}
+  {% for fig in rs.figures %}
+  <figure>
+    <h3>{{ fig.title }}</h3>
+    <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
+    <script type="application/json" id="{{ fig.element_id }}-spec">{{ fig.spec_json|safe }}</script>
+    <figcaption>{{ fig.caption }} <a href="{{ fig.png_href }}">PNG</a></figcaption>
+  </figure>
+  {% endfor %}
+  {% endmacro %}
+  {% if rs.section.figures_first %}{{ figures() }}{{ tables() }}{% else %}{{ tables() }}{{ figures() }}{% endif %}
+  {% if not rs.section.tables and not rs.figures %}<p class="caption"><em>No results recorded.</em></p>{% endif %}
+</section>
+{% endfor %}
+<footer>{{ page.footer }}</footer>
+</main>
+<pre id="render-status"></pre>
+<script>{{ vega_js|safe }}</script>
+<script>
+(function () {
+  "use strict";
+  var status = { charts: {}, errors: [], resources: [], done: false };
+  var out = document.getElementById("render-status");
+  function write() { out.textContent = JSON.stringify(status); }
+  window.addEventListener("error", function (e) { status.errors.push(String(e.message)); write(); });
+  var consoleError = console.error;
+  console.error = function () {
+    status.errors.push(Array.prototype.map.call(arguments, String).join(" "));
+    consoleError.apply(console, arguments);
+  };
+  var nodes = Array.prototype.slice.call(document.querySelectorAll(".chart[data-spec]"));
+  var jobs = nodes.map(function (node) {
+    try {
+      var spec = JSON.parse(document.getElementById(node.dataset.spec).textContent);
+      return vegaEmbed(node, spec, { actions: false, renderer: "svg" }).then(function () {
+        status.charts[node.id] = node.querySelector("svg") ? "ok" : "error: no svg";
+      }).catch(function (err) {
+        status.charts[node.id] = "error: " + err;
+        status.errors.push(String(err));
+        node.textContent = "Chart failed to render: " + err;
+      });
+    } catch (err) {
+      status.charts[node.id] = "error: " + err;
+      status.errors.push(String(err));
+      return Promise.resolve();
+    }
+  });
+  Promise.all(jobs).then(function () {
+    status.resources = performance.getEntriesByType("resource").map(function (r) { return r.name; });
+    status.done = true;
+    write();
+  });
+})();
+</script>
+</body>
+</html>
+"""

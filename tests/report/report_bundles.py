@@ -1,0 +1,53 @@
+"""Bundles made by the real runner with the deterministic fake engine, for report tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fake import FakeEngine, FakeProfile
+from ssdlab.errors import Interrupted
+from ssdlab.measurement import Measurement
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target
+from ssdlab.workload import Workload
+
+QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
+# A test without a dedicated section module: drawn by the generic section.
+MIXED = SuiteEntry(name="mixed", test="iometer-mixed", params={"runtime_s": 3})
+
+
+def make_bundle(path: Path, entries: Sequence[SuiteEntry] = (QUICK,), spec: str = "fake:?capacity=2g",
+                engine: FakeEngine | None = None) -> Path:
+    target = parse_target(spec)
+    engine = engine or FakeEngine()
+    record = new_record(target, engine, "quick", list(entries), {}, {})
+    Runner(Bundle(path), target, engine, NullObserver()).run(record)
+    return path
+
+
+class StoppingEngine(FakeEngine):
+    """The fake engine, stopped by Ctrl-C after `measures_before_stop` measurements."""
+
+    def __init__(self, measures_before_stop: int) -> None:
+        super().__init__(profile=FakeProfile())
+        self.left = measures_before_stop
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().measure(target, workload, ctx)
+
+
+def make_interrupted_bundle(path: Path, measures_before_stop: int = 5) -> Path:
+    """quick stopped part-way (prepare-fill + 4 runs kept), the mixed test never started."""
+    try:
+        make_bundle(path, (QUICK, MIXED), engine=StoppingEngine(measures_before_stop))
+    except Interrupted:
+        return path
+    raise AssertionError("the run was not interrupted")

@@ -1,0 +1,97 @@
+"""The simulator engine end to end through the Python side (the Rust core has its own tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.errors import UsageError
+from ssdlab.steps import Idle, Purge
+from ssdlab.units import GIB, KIB, MIB
+from ssdlab.workload import Workload
+
+pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+
+from ssdlab.engines.sim import SimEngine  # noqa: E402
+from ssdlab.targets import parse_target  # noqa: E402
+
+SMALL = "sim:sm951-nvme-256?capacity_gib=2"
+
+
+def _ctx(tmp_path: Path, seen: list[ProgressUpdate] | None = None) -> RunContext:
+    def progress(update: ProgressUpdate) -> None:
+        if seen is not None:
+            seen.append(update)
+
+    return RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path, progress=progress)
+
+
+def test_default_target_identity() -> None:
+    info = parse_target("sim:").info()
+    assert info.kind == "sim"
+    assert info.transport == "sim-nvme" and info.is_nvme
+    assert info.extra["preset"] == "sm951-nvme-256"
+    assert 240e9 < info.capacity_bytes < 260e9
+
+
+def test_bad_preset_and_option_are_one_line() -> None:
+    with pytest.raises(UsageError) as err:
+        parse_target("sim:no-such-drive")
+    assert "\n" not in str(err.value) and "sm951-nvme-256" in str(err.value)
+    with pytest.raises(UsageError) as err:
+        parse_target("sim:sm951-nvme-256?colour=red")
+    assert "\n" not in str(err.value) and "colour" in str(err.value)
+
+
+def test_random_read_measurement_is_consistent(tmp_path: Path) -> None:
+    target = parse_target(SMALL)
+    engine = SimEngine()
+    fill = Workload(name="fill", pattern="write", block_size_bytes=128 * KIB, iodepth=32, size_bytes=GIB)
+    engine.measure(target, fill, _ctx(tmp_path))
+    seen: list[ProgressUpdate] = []
+    w = Workload(name="rr", pattern="randread", block_size_bytes=4 * KIB, iodepth=32, runtime_s=3, span_bytes=GIB)
+    m = engine.measure(target, w, _ctx(tmp_path, seen))
+    assert m.engine == "sim" and not m.interrupted
+    assert m.runtime_s == pytest.approx(3.0, rel=0.01)
+    assert m.write.ios == 0 and m.read.bytes == m.read.ios * 4 * KIB
+    assert len(m.series) == 3
+    assert sum(m.series.read_ios) == m.read.ios
+    assert m.read.hist.count == m.read.ios
+    # Little's law: 32 outstanding = IOPS x mean latency.
+    assert m.iops() * m.mean_lat_us() / 1e6 == pytest.approx(32, rel=0.05)
+    assert seen and seen[-1].sim_time_s is not None
+    assert set(m.telemetry) >= {"t_s", "temp_c", "wa", "free_blocks"}
+
+
+def test_steps_purge_and_idle(tmp_path: Path) -> None:
+    target = parse_target(SMALL)
+    engine = SimEngine()
+    w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=256 * MIB)
+    engine.measure(target, w, _ctx(tmp_path))
+    purged = engine.step(target, Purge(), _ctx(tmp_path))
+    assert purged.detail["state_after"]["valid_pages"] == 0  # type: ignore[index]
+    idle = engine.step(target, Idle(seconds=5), _ctx(tmp_path))
+    assert idle.elapsed_s == pytest.approx(5.0)
+
+
+def test_interrupt_returns_partial_measurement(tmp_path: Path) -> None:
+    target = parse_target(SMALL)
+
+    def stop(update: ProgressUpdate) -> None:
+        if update.elapsed_s >= 2:
+            raise KeyboardInterrupt
+
+    ctx = RunContext(raw_dir=tmp_path, bundle_dir=tmp_path, progress=stop)
+    w = Workload(name="rw", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=60)
+    m = SimEngine().measure(target, w, ctx)
+    assert m.interrupted and m.error
+    assert 0 < m.runtime_s < 60 and m.write.ios > 0
+
+
+def test_determinism(tmp_path: Path) -> None:
+    w = Workload(name="rw", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=8, runtime_s=2, seed=7)
+    a = SimEngine().measure(parse_target(SMALL), w, _ctx(tmp_path))
+    b = SimEngine().measure(parse_target(SMALL), w, _ctx(tmp_path))
+    assert a.write == b.write and a.series == b.series

@@ -1,0 +1,93 @@
+"""Speed of the ssdsim core, through the Python binding.
+
+Build first:  cd /work/main && .venv/bin/maturin develop --release -q
+Run:          .venv/bin/python bench/sim_speed.py
+
+Prints the figures, then as its last line exactly:
+    sim_host_ios_per_s=<n> consistency_wall_s=<n>
+- sim_host_ios_per_s: simulated host I/Os per wall second for steady-state 4 KiB QD32
+  random writes (sm951-nvme-256 scaled to scale=0.05, after a fill and a torture of
+  twice its capacity, so GC runs at its steady-state write amplification);
+- consistency_wall_s: wall time of purge + full 128 KiB QD32 sequential fill + 3600 s of
+  4 KiB QD32 random writes on sm951-nvme-256 at full capacity (the review's performance
+  consistency test).
+Peak RSS of the process is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+from ssdlab import _ssdsim
+
+KIB = 1024
+
+
+def job(pattern: str, bs: int, qd: int, *, runtime_s: float | None = None, size_bytes: int | None = None,
+        seed: int = 1, log_period_s: float = 1.0) -> dict[str, object]:
+    return {
+        "pattern": pattern, "block_size_bytes": bs, "iodepth": qd, "jobs": 1, "read_pct": 0,
+        "offset_bytes": 0, "span_bytes": 0, "runtime_s": runtime_s, "size_bytes": size_bytes,
+        "ramp_s": 0.0, "sync": "none", "fsync_every": 0, "log_period_s": log_period_s, "seed": seed,
+    }
+
+
+def timed(label: str, fn):  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    out = fn()
+    wall = time.perf_counter() - t0
+    print(f"  {label:<44} {wall:8.2f} s wall")
+    return out, wall
+
+
+def steady_state_speed(runtime_s: float) -> float:
+    print("steady-state 4 KiB QD32 random writes, sm951-nvme-256 scale=0.05")
+    d = _ssdsim.Drive("sm951-nvme-256", {"scale": "0.05", "heatsink": "1"}, seed=1)
+    cap = d.identity()["capacity_bytes"]
+    timed("fill 128 KiB QD32", lambda: d.run(job("write", 128 * KIB, 32)))
+    timed("torture 2x capacity (warm-up)",
+          lambda: d.run(job("randwrite", 4 * KIB, 32, size_bytes=2 * cap, seed=2)))
+    r, wall = timed(f"measure {runtime_s:.0f} s virtual",
+                    lambda: d.run(job("randwrite", 4 * KIB, 32, runtime_s=runtime_s, seed=3)))
+    ios = r["write"]["ios"]
+    print(f"  simulated {ios} host I/Os = {ios / r['elapsed_s']:.0f} IOPS virtual, WA {d.state()['wa']:.2f}")
+    return ios / wall
+
+
+def consistency() -> float:
+    print("performance consistency, sm951-nvme-256 full capacity")
+    d = _ssdsim.Drive("sm951-nvme-256", {}, seed=1)
+    t0 = time.perf_counter()
+    timed("purge", d.purge)
+    fill, _ = timed("sequential fill 128 KiB QD32", lambda: d.run(job("write", 128 * KIB, 32)))
+    print(f"    fill: {fill['write']['bytes'] / fill['elapsed_s'] / 1e6:.0f} MB/s over {fill['elapsed_s']:.0f} s virtual")
+    r, _ = timed("3600 s 4 KiB QD32 random write",
+                 lambda: d.run(job("randwrite", 4 * KIB, 32, runtime_s=3600.0, seed=2)))
+    wall = time.perf_counter() - t0
+    iops = r["series"]["write_ios"]
+    last = iops[-401:-1] if len(iops) > 401 else iops
+    mean = sum(last) / max(len(last), 1)
+    sd = (sum((x - mean) ** 2 for x in last) / max(len(last), 1)) ** 0.5
+    st = d.state()
+    print(f"    {r['write']['ios']} host I/Os; last 400 s: mean {mean:.0f} IOPS, sd {sd:.0f}; "
+          f"WA {st['wa']:.2f}, temp {st['temp_c']:.1f} C, throttle level {st['throttle_level']}")
+    return wall
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steady-runtime", type=float, default=120.0, help="virtual seconds measured (default 120)")
+    args = ap.parse_args()
+    speed = steady_state_speed(args.steady_runtime)
+    print(f"  => {speed:,.0f} simulated host I/Os per wall second")
+    wall = consistency()
+    print(f"  => consistency test wall time {wall:.1f} s")
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {rss_mib:.0f} MiB")
+    print(f"sim_host_ios_per_s={speed:.0f} consistency_wall_s={wall:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,464 @@
+//! Drive configuration: the preset files, their resolution and overrides.
+//!
+//! A preset is a TOML file under `presets/`, embedded in the binary so the Python
+//! package needs no data files. Every number carries a provenance comment in the file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SimError;
+
+/// One fully resolved drive description.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub name: String,
+    pub title: String,
+    pub identity: Identity,
+    pub host: Host,
+    pub ctrl: Ctrl,
+    pub buffer: Buffer,
+    pub nand: Nand,
+    pub ftl: Ftl,
+    pub slc: Slc,
+    pub thermal: Thermal,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub model: String,
+    pub serial_prefix: String,
+    pub firmware: String,
+    pub logical_block_size: u32,
+    pub physical_block_size: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Host {
+    /// "nvme", "ahci" (PCIe AHCI) or "sata".
+    pub transport: String,
+    pub link: String,
+    /// PCIe generation, 0 for SATA.
+    pub pcie_gen: u32,
+    /// PCIe lanes, 0 for SATA.
+    pub pcie_width: u32,
+    /// Usable link bandwidth per direction.
+    pub link_mb_s: f64,
+    /// SATA is half duplex: reads and writes share one link server.
+    pub half_duplex: bool,
+    /// Commands the device accepts at once (AHCI: 32); deeper host queues wait.
+    pub max_qd: u32,
+    /// Fixed host-side latency per command (driver, interrupt), not a throughput limit.
+    pub cmd_latency_us: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ctrl {
+    /// Controller time per read command (firmware path), serialised.
+    pub read_cmd_us: f64,
+    /// Controller time per write command (FTL update), serialised.
+    pub write_cmd_us: f64,
+    pub trim_cmd_us: f64,
+    /// Data-path (ECC/DMA) bandwidth caps.
+    pub max_read_mb_s: f64,
+    pub max_write_mb_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Buffer {
+    pub bytes: u64,
+    pub write_cache: bool,
+    pub plp: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Nand {
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub planes: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u32,
+    pub bits_per_cell: u32,
+    pub t_read_us: f64,
+    pub t_prog_us: f64,
+    pub t_erase_us: f64,
+    pub channel_mb_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Ftl {
+    /// User capacity in bytes (multiple of 4096).
+    pub user_bytes: u64,
+    /// Foreground GC runs on a die when its free blocks drop to this.
+    pub gc_free_low: u32,
+    /// Background GC (idle) collects until a die has this many free blocks.
+    pub gc_bg_target: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Slc {
+    /// "none", "static" or "dynamic".
+    pub mode: String,
+    /// Static size, or the dynamic maximum.
+    pub bytes: u64,
+    pub t_prog_us: f64,
+    pub t_read_us: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Thermal {
+    pub ambient_c: f64,
+    pub r_c_per_w: f64,
+    pub tau_s: f64,
+    pub heatsink: bool,
+    /// Multiplies the thermal resistance when a heatsink is fitted.
+    pub heatsink_r_factor: f64,
+    pub idle_w: f64,
+    /// Controller power while its command path is busy.
+    pub ctrl_active_w: f64,
+    /// Power of one die while programming, reading, erasing.
+    pub die_prog_w: f64,
+    pub die_read_w: f64,
+    pub die_erase_w: f64,
+    /// Temperatures at which throttle level 1, 2, … engage.
+    pub throttle_c: Vec<f64>,
+    /// Slowdown factor of NAND and controller at level 1, 2, …
+    pub throttle_factor: Vec<f64>,
+    /// A level is left when the temperature falls this far below its threshold.
+    pub hysteresis_c: f64,
+}
+
+/// Keys that are not plain config paths.
+pub const SPECIAL_KEYS: &[&str] = &[
+    "op",
+    "heatsink",
+    "plp",
+    "write_cache",
+    "scale",
+    "capacity_gib",
+    "ambient_c",
+];
+
+struct PresetFile {
+    name: &'static str,
+    text: &'static str,
+}
+
+macro_rules! preset {
+    ($n:literal) => {
+        PresetFile {
+            name: $n,
+            text: include_str!(concat!("../presets/", $n, ".toml")),
+        }
+    };
+}
+
+const PRESETS: &[PresetFile] = &[
+    preset!("sm951-nvme-256"),
+    preset!("sm951-nvme-128"),
+    preset!("sm951-nvme-512"),
+    preset!("sm951-ahci-512"),
+    preset!("950pro-256"),
+    preset!("950pro-512"),
+    preset!("xp941-512"),
+    preset!("intel750-400"),
+    preset!("intel750-1200"),
+    preset!("840pro-256"),
+    preset!("840evo-250"),
+    preset!("m6e-256"),
+    preset!("extremeii-240"),
+];
+
+pub const DEFAULT_PRESET: &str = "sm951-nvme-256";
+
+/// Summary of one embedded preset.
+#[derive(Debug, Clone, Serialize)]
+pub struct PresetInfo {
+    pub name: String,
+    pub title: String,
+    pub default: bool,
+    pub toml: String,
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|p| p.name).collect()
+}
+
+pub fn presets() -> Vec<PresetInfo> {
+    PRESETS
+        .iter()
+        .map(|p| {
+            let cfg = parse(p.text).expect("embedded preset parses");
+            PresetInfo {
+                name: p.name.to_string(),
+                title: cfg.title,
+                default: p.name == DEFAULT_PRESET,
+                toml: p.text.to_string(),
+            }
+        })
+        .collect()
+}
+
+fn parse(text: &str) -> Result<Config, SimError> {
+    toml::from_str(text).map_err(|e| SimError::Config(format!("preset does not parse: {e}")))
+}
+
+/// Load a preset by name and apply overrides (in the order: config paths, then
+/// scale/capacity, then OP, so `op` always acts on the final raw NAND size).
+pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, SimError> {
+    let file = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
+        SimError::Config(format!(
+            "unknown preset '{name}'; valid presets: {}",
+            preset_names().join(", ")
+        ))
+    })?;
+    let mut cfg = parse(file.text)?;
+    let mut specials = Vec::new();
+    let mut paths = Vec::new();
+    for (k, v) in overrides {
+        if SPECIAL_KEYS.contains(&k.as_str()) {
+            specials.push((k.as_str(), v.as_str()));
+        } else {
+            paths.push((k.as_str(), v.as_str()));
+        }
+    }
+    if !paths.is_empty() {
+        cfg = apply_paths(&cfg, &paths)?;
+    }
+    // Simple flags first, then capacity, then OP.
+    for &(k, v) in &specials {
+        match k {
+            "heatsink" => cfg.thermal.heatsink = parse_bool(k, v)?,
+            "plp" => cfg.buffer.plp = parse_bool(k, v)?,
+            "write_cache" => cfg.buffer.write_cache = parse_bool(k, v)?,
+            "ambient_c" => cfg.thermal.ambient_c = parse_f64(k, v)?,
+            _ => {}
+        }
+    }
+    for &(k, v) in &specials {
+        match k {
+            "scale" => {
+                let s = parse_f64(k, v)?;
+                if !(s > 0.0 && s <= 1.0) {
+                    return Err(bad(k, v, "a factor in (0, 1]"));
+                }
+                apply_scale(&mut cfg, s);
+            }
+            "capacity_gib" => {
+                let gib = parse_f64(k, v)?;
+                let target = gib * (1u64 << 30) as f64;
+                if target.is_nan() || target <= 0.0 {
+                    return Err(bad(k, v, "a positive size in GiB"));
+                }
+                let s = (target / cfg.ftl.user_bytes as f64).min(1.0);
+                apply_scale(&mut cfg, s);
+            }
+            _ => {}
+        }
+    }
+    for &(k, v) in &specials {
+        if k == "op" {
+            let pct = parse_f64(k, v)?;
+            if !(0.0..=400.0).contains(&pct) {
+                return Err(bad(k, v, "a percentage between 0 and 400"));
+            }
+            let user = raw_bytes(&cfg) as f64 / (1.0 + pct / 100.0);
+            cfg.ftl.user_bytes = align_down(user as u64, 4096);
+        }
+    }
+    validate(&cfg)?;
+    Ok(cfg)
+}
+
+fn bad(key: &str, value: &str, expect: &str) -> SimError {
+    SimError::Config(format!("override '{key}={value}': expected {expect}"))
+}
+
+fn parse_bool(key: &str, v: &str) -> Result<bool, SimError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(bad(key, v, "a boolean (1/0, true/false)")),
+    }
+}
+
+fn parse_f64(key: &str, v: &str) -> Result<f64, SimError> {
+    v.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| bad(key, v, "a number"))
+}
+
+fn align_down(x: u64, a: u64) -> u64 {
+    x / a * a
+}
+
+/// Raw NAND capacity in bytes.
+pub fn raw_bytes(cfg: &Config) -> u64 {
+    let n = &cfg.nand;
+    n.channels as u64
+        * n.dies_per_channel as u64
+        * n.planes as u64
+        * n.blocks_per_plane as u64
+        * n.pages_per_block as u64
+        * n.page_bytes as u64
+}
+
+/// Shrink blocks per plane (keeping the parallelism, hence peak speed) and the user
+/// capacity and SLC cache in proportion, so OP stays what the preset says.
+fn apply_scale(cfg: &mut Config, s: f64) {
+    let old_raw = raw_bytes(cfg) as f64;
+    let old_op = old_raw / cfg.ftl.user_bytes as f64;
+    // Keep at least 6 spare blocks per die so greedy GC still behaves like it does
+    // on the full-size drive.
+    let op = old_op - 1.0;
+    let reserve = 6.0;
+    let min_blocks = if op > 0.0 {
+        ((reserve * (1.0 + op) / op).ceil() as u32 + 2).max(16)
+    } else {
+        16
+    };
+    let bpp = ((cfg.nand.blocks_per_plane as f64 * s).round() as u32).max(min_blocks);
+    cfg.nand.blocks_per_plane = bpp.min(cfg.nand.blocks_per_plane);
+    let new_raw = raw_bytes(cfg) as f64;
+    cfg.ftl.user_bytes = align_down((new_raw / old_op) as u64, 4096);
+    cfg.slc.bytes = align_down((cfg.slc.bytes as f64 * new_raw / old_raw) as u64, 4096);
+}
+
+/// Every leaf path of the config, for override validation and error messages.
+pub fn leaf_paths(cfg: &Config) -> Vec<String> {
+    let v = serde_json::to_value(cfg).expect("config serialises");
+    let mut out = Vec::new();
+    collect_paths(&v, "", &mut out);
+    out
+}
+
+fn collect_paths(v: &serde_json::Value, prefix: &str, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, sub) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                collect_paths(sub, &p, out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
+
+/// Apply `a.b.c=value` overrides, parsing each value as the type the field has.
+fn apply_paths(cfg: &Config, paths: &[(&str, &str)]) -> Result<Config, SimError> {
+    let mut root = serde_json::to_value(cfg).expect("config serialises");
+    for &(key, val) in paths {
+        let slot = key
+            .split('.')
+            .try_fold(&mut root, |node, part| node.get_mut(part))
+            .filter(|n| !n.is_object());
+        let Some(slot) = slot else {
+            let mut valid: Vec<String> = SPECIAL_KEYS.iter().map(|s| s.to_string()).collect();
+            valid.extend(leaf_paths(cfg));
+            return Err(SimError::Config(format!(
+                "unknown override key '{key}'; valid keys: {}",
+                valid.join(", ")
+            )));
+        };
+        *slot = parse_like(slot, key, val)?;
+    }
+    serde_json::from_value(root)
+        .map_err(|e| SimError::Config(format!("override produced an invalid config: {e}")))
+}
+
+fn parse_like(
+    old: &serde_json::Value,
+    key: &str,
+    val: &str,
+) -> Result<serde_json::Value, SimError> {
+    use serde_json::Value;
+    let t = val.trim();
+    Ok(match old {
+        Value::Bool(_) => Value::Bool(parse_bool(key, val)?),
+        Value::Number(n) if n.is_u64() => Value::from(
+            t.parse::<u64>()
+                .map_err(|_| bad(key, val, "a non-negative integer"))?,
+        ),
+        Value::Number(_) => Value::from(parse_f64(key, val)?),
+        Value::String(_) => Value::String(t.to_string()),
+        Value::Array(_) => {
+            let items: Result<Vec<f64>, _> = t
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| parse_f64(key, s))
+                .collect();
+            Value::from(items?)
+        }
+        _ => return Err(bad(key, val, "a scalar")),
+    })
+}
+
+/// Reject configurations the model cannot run.
+pub fn validate(cfg: &Config) -> Result<(), SimError> {
+    let n = &cfg.nand;
+    let e = |m: &str| Err(SimError::Config(format!("invalid config: {m}")));
+    if n.channels == 0 || n.dies_per_channel == 0 || n.planes == 0 || n.pages_per_block == 0 {
+        return e("nand geometry must be non-zero");
+    }
+    if n.page_bytes < 4096 || !n.page_bytes.is_multiple_of(4096) {
+        return e("nand.page_bytes must be a multiple of 4096");
+    }
+    if cfg.ftl.user_bytes == 0 || !cfg.ftl.user_bytes.is_multiple_of(4096) {
+        return e("ftl.user_bytes must be a positive multiple of 4096");
+    }
+    let dies = (n.channels * n.dies_per_channel) as u64;
+    let block_bytes = (n.planes * n.pages_per_block * n.page_bytes) as u64;
+    // GC needs some spare area beyond its reserve blocks to make progress.
+    let reserve = dies * 2 * block_bytes;
+    if cfg.ftl.user_bytes + reserve > raw_bytes(cfg) {
+        return e("user capacity leaves too little spare area for GC (lower op or raise blocks)");
+    }
+    if raw_bytes(cfg) / 4096 >= u32::MAX as u64 {
+        return e("drive too large for 32-bit page mapping");
+    }
+    if cfg.ftl.gc_free_low < 2 {
+        return e("ftl.gc_free_low must be at least 2");
+    }
+    if !["none", "static", "dynamic"].contains(&cfg.slc.mode.as_str()) {
+        return e("slc.mode must be none, static or dynamic");
+    }
+    if !["nvme", "ahci", "sata"].contains(&cfg.host.transport.as_str()) {
+        return e("host.transport must be nvme, ahci or sata");
+    }
+    if cfg.thermal.throttle_c.len() != cfg.thermal.throttle_factor.len() {
+        return e("thermal.throttle_c and thermal.throttle_factor differ in length");
+    }
+    for x in [
+        n.t_read_us,
+        n.t_prog_us,
+        n.t_erase_us,
+        n.channel_mb_s,
+        cfg.host.link_mb_s,
+        cfg.ctrl.max_read_mb_s,
+        cfg.ctrl.max_write_mb_s,
+        cfg.thermal.tau_s,
+    ] {
+        if !(x > 0.0 && x.is_finite()) {
+            return e("timings and bandwidths must be positive");
+        }
+    }
+    if cfg.host.max_qd == 0 {
+        return e("host.max_qd must be positive");
+    }
+    Ok(())
+}

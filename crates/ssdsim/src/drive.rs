@@ -1,0 +1,787 @@
+//! Timing model of one drive. Every resource (controller paths, host link, NAND
+//! channels and dies) is a server with a next-free time in virtual nanoseconds; a
+//! command reserves them in order and its completion time falls out. This avoids a
+//! per-stage event queue, which is what makes the model fast.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::config::{self, Config};
+use crate::error::SimError;
+use crate::ftl::{Ftl, NONE};
+use crate::rng::Rng;
+
+pub const LPN_BYTES: u64 = 4096;
+
+/// Blocks per die kept beyond the nominal NAND for append points and the GC low-water mark.
+pub fn reserve_blocks(cfg: &Config) -> u32 {
+    cfg.ftl.gc_free_low + 2
+}
+const NS: f64 = 1e9;
+/// Thermal model step (virtual).
+const THERMAL_TICK_NS: u64 = 100_000_000;
+
+/// Nanoseconds per byte for a bandwidth in MB/s (10^6 B/s).
+fn ns_per_byte(mb_s: f64) -> f64 {
+    NS / (mb_s * 1e6)
+}
+
+fn us(x: f64) -> u64 {
+    (x * 1000.0).round() as u64
+}
+
+/// The unthrottled service times, in ns.
+#[derive(Debug, Clone)]
+struct Timing {
+    t_read: u64,
+    t_prog: u64,
+    t_erase: u64,
+    t_prog_slc: u64,
+    t_read_slc: u64,
+    read_cmd: u64,
+    write_cmd: u64,
+    trim_cmd: u64,
+}
+
+impl Timing {
+    fn new(cfg: &Config, factor: f64) -> Self {
+        let f = |x: f64| us(x * factor);
+        Timing {
+            t_read: f(cfg.nand.t_read_us),
+            t_prog: f(cfg.nand.t_prog_us),
+            t_erase: f(cfg.nand.t_erase_us),
+            t_prog_slc: f(cfg.slc.t_prog_us),
+            t_read_slc: f(cfg.slc.t_read_us),
+            read_cmd: f(cfg.ctrl.read_cmd_us),
+            write_cmd: f(cfg.ctrl.write_cmd_us),
+            trim_cmd: f(cfg.ctrl.trim_cmd_us),
+        }
+    }
+}
+
+/// SLC cache policy, decoded once from the config string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlcMode {
+    None,
+    Static,
+    Dynamic,
+}
+
+/// Temperature, throttle level and the energy that drives them.
+#[derive(Debug, Clone)]
+struct ThermalState {
+    temp_c: f64,
+    level: usize,
+    /// Joules spent since the last thermal tick (beyond idle power).
+    energy_tick: f64,
+    /// Joules spent since drive creation (beyond idle power), for telemetry.
+    energy_total: f64,
+    next_tick: u64,
+}
+
+/// Counters read back by `state()`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DriveState {
+    pub free_blocks: u64,
+    pub total_blocks: u64,
+    pub wa: f64,
+    pub host_bytes_written: u64,
+    pub nand_bytes_written: u64,
+    pub temp_c: f64,
+    pub throttle_level: u32,
+    pub slc_used_bytes: u64,
+    pub valid_pages: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Identity {
+    pub model: String,
+    pub serial: String,
+    pub firmware: String,
+    pub capacity_bytes: u64,
+    pub logical_block_size: u32,
+    pub physical_block_size: u32,
+    pub transport: String,
+    pub link: String,
+    pub pcie_gen: Option<u32>,
+    pub pcie_width: Option<u32>,
+    pub write_cache: bool,
+    pub fua: bool,
+    pub plp: bool,
+    pub discard: bool,
+    pub op_pct: f64,
+    pub raw_bytes: u64,
+    pub slc_cache_bytes: u64,
+    pub preset: String,
+    pub config_json: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TrimResult {
+    pub trimmed_bytes: u64,
+    pub elapsed_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IdleResult {
+    pub elapsed_s: f64,
+    pub gc_pages_moved: u64,
+    pub temp_c: f64,
+}
+
+/// One simulated SSD. State (mapping, wear, temperature, clock) persists across jobs.
+#[derive(Debug, Clone)]
+pub struct Drive {
+    pub cfg: Config,
+    pub(crate) ftl: Ftl,
+    seed: u64,
+    /// Virtual clock (ns): the end of the last command or idle period.
+    pub(crate) now: u64,
+    cur: Timing,
+    die_free: Vec<u64>,
+    ch_free: Vec<u64>,
+    /// Controller command paths (per-command firmware cost), read and write.
+    ctrl_r_free: u64,
+    ctrl_w_free: u64,
+    /// Controller data paths (per-byte ECC/DMA cost), pipelined after the command path.
+    data_r_free: u64,
+    data_w_free: u64,
+    /// Link servers: [read direction, write direction]; SATA uses index 0 for both.
+    link_free: [u64; 2],
+    link_ns_b: f64,
+    ch_ns_b: f64,
+    ctrl_r_ns_b: f64,
+    ctrl_w_ns_b: f64,
+    host_lat: u64,
+    /// Write buffer: bytes held, and (release time, bytes) of data being programmed,
+    /// in the order it entered. The buffer is a ring: space comes back in order, so a
+    /// unit stuck behind GC on a busy die holds back the space after it.
+    buf_used: u64,
+    buf_release: VecDeque<(u64, u64)>,
+    /// LPNs admitted but not yet assigned to a NAND unit.
+    pending: Vec<u64>,
+    next_die: u32,
+    /// Latest completion of any NAND program (what a flush waits for).
+    last_release: u64,
+    pub(crate) host_bytes_written: u64,
+    fold_bytes: u64,
+    pub(crate) slc_used: u64,
+    slc_mode: SlcMode,
+    /// Varies firmware command times (mean unchanged), seeded by the drive seed.
+    rng: Rng,
+    /// Slowdown of the current throttle level (1.0 when not throttled).
+    throttle_factor: f64,
+    thermal: ThermalState,
+}
+
+impl Drive {
+    pub fn new(preset: &str, overrides: &[(String, String)], seed: u64) -> Result<Self, SimError> {
+        let cfg = config::resolve(preset, overrides)?;
+        Ok(Self::from_config(cfg, seed))
+    }
+
+    pub fn from_config(cfg: Config, seed: u64) -> Self {
+        let n = &cfg.nand;
+        let dies = n.channels * n.dies_per_channel;
+        let slots_per_page = n.page_bytes / LPN_BYTES as u32;
+        let slots_per_block = n.planes * n.pages_per_block * slots_per_page;
+        let slots_per_unit = n.planes * slots_per_page;
+        // The append points (host and GC) and the foreground-GC low-water mark live in
+        // reserve blocks outside the advertised spare area, as on real drives; without
+        // them a scaled-down drive would lose most of its OP to the reserve.
+        let blocks_per_die = n.blocks_per_plane + reserve_blocks(&cfg);
+        let user_lpns = cfg.ftl.user_bytes / LPN_BYTES;
+        let ftl = Ftl::new(
+            dies,
+            blocks_per_die,
+            slots_per_block,
+            slots_per_unit,
+            user_lpns,
+        );
+        Drive {
+            ftl,
+            seed,
+            now: 0,
+            cur: Timing::new(&cfg, 1.0),
+            die_free: vec![0; dies as usize],
+            ch_free: vec![0; n.channels as usize],
+            ctrl_r_free: 0,
+            ctrl_w_free: 0,
+            data_r_free: 0,
+            data_w_free: 0,
+            link_free: [0; 2],
+            link_ns_b: ns_per_byte(cfg.host.link_mb_s),
+            ch_ns_b: ns_per_byte(n.channel_mb_s),
+            ctrl_r_ns_b: ns_per_byte(cfg.ctrl.max_read_mb_s),
+            ctrl_w_ns_b: ns_per_byte(cfg.ctrl.max_write_mb_s),
+            host_lat: us(cfg.host.cmd_latency_us),
+            buf_used: 0,
+            buf_release: VecDeque::new(),
+            pending: Vec::with_capacity(slots_per_unit as usize),
+            next_die: 0,
+            last_release: 0,
+            host_bytes_written: 0,
+            fold_bytes: 0,
+            slc_used: 0,
+            slc_mode: match cfg.slc.mode.as_str() {
+                "static" => SlcMode::Static,
+                "dynamic" => SlcMode::Dynamic,
+                _ => SlcMode::None,
+            },
+            rng: Rng::new(seed ^ 0x5EED_D21E),
+            throttle_factor: 1.0,
+            thermal: ThermalState {
+                temp_c: cfg.thermal.ambient_c,
+                level: 0,
+                energy_tick: 0.0,
+                energy_total: 0.0,
+                next_tick: THERMAL_TICK_NS,
+            },
+            cfg,
+        }
+    }
+
+    pub fn capacity_bytes(&self) -> u64 {
+        self.cfg.ftl.user_bytes
+    }
+
+    pub fn now_s(&self) -> f64 {
+        self.now as f64 / NS
+    }
+
+    pub fn identity(&self) -> Identity {
+        let c = &self.cfg;
+        let raw = config::raw_bytes(c);
+        let pcie = c.host.pcie_gen > 0;
+        Identity {
+            model: c.identity.model.clone(),
+            serial: format!("{}{:06}", c.identity.serial_prefix, self.seed % 1_000_000),
+            firmware: c.identity.firmware.clone(),
+            capacity_bytes: c.ftl.user_bytes,
+            logical_block_size: c.identity.logical_block_size,
+            physical_block_size: c.identity.physical_block_size,
+            transport: c.host.transport.clone(),
+            link: c.host.link.clone(),
+            pcie_gen: pcie.then_some(c.host.pcie_gen),
+            pcie_width: pcie.then_some(c.host.pcie_width),
+            write_cache: c.buffer.write_cache,
+            fua: true,
+            plp: c.buffer.plp,
+            discard: true,
+            op_pct: (raw as f64 - c.ftl.user_bytes as f64) / c.ftl.user_bytes as f64 * 100.0,
+            raw_bytes: raw,
+            slc_cache_bytes: if c.slc.mode == "none" { 0 } else { c.slc.bytes },
+            preset: c.name.clone(),
+            config_json: serde_json::to_string(c).expect("config serialises"),
+        }
+    }
+
+    pub fn nand_bytes_written(&self) -> u64 {
+        self.ftl.slots_written * LPN_BYTES + self.fold_bytes
+    }
+
+    pub fn wa(&self) -> f64 {
+        if self.host_bytes_written == 0 {
+            0.0
+        } else {
+            self.nand_bytes_written() as f64 / self.host_bytes_written as f64
+        }
+    }
+
+    pub fn temp_c(&self) -> f64 {
+        self.thermal.temp_c
+    }
+
+    pub fn throttle_level(&self) -> u32 {
+        self.thermal.level as u32
+    }
+
+    pub fn gc_moved(&self) -> u64 {
+        self.ftl.gc_moved
+    }
+
+    pub fn energy_total(&self) -> f64 {
+        self.thermal.energy_total
+    }
+
+    pub fn state(&self) -> DriveState {
+        DriveState {
+            free_blocks: self.ftl.total_free_blocks(),
+            total_blocks: self.ftl.total_blocks(),
+            wa: self.wa(),
+            host_bytes_written: self.host_bytes_written,
+            nand_bytes_written: self.nand_bytes_written(),
+            temp_c: self.thermal.temp_c,
+            throttle_level: self.thermal.level as u32,
+            slc_used_bytes: self.slc_used,
+            valid_pages: self.ftl.mapped,
+        }
+    }
+
+    /// Cache hints for a command that will come soon (see `job::Gen::ahead`).
+    #[inline]
+    pub(crate) fn prefetch_map(&self, off: u64) {
+        self.ftl.prefetch_l2p(off / LPN_BYTES);
+    }
+
+    #[inline]
+    pub(crate) fn prefetch_old_slot(&self, off: u64) {
+        self.ftl.prefetch_p2l_of(off / LPN_BYTES);
+    }
+
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.ftl.check_invariants()
+    }
+
+    // ----- thermal -------------------------------------------------------------
+
+    /// Account the energy of `ns` of activity at `watts`. Throttling stretches the
+    /// same work over more time (duty-cycling), so the energy is that of the
+    /// unthrottled duration: power drops by the throttle factor.
+    fn spend(&mut self, watts: f64, ns: u64) {
+        let j = watts * ns as f64 / NS / self.throttle_factor;
+        self.thermal.energy_tick += j;
+        self.thermal.energy_total += j;
+    }
+
+    /// Advance the thermal model up to virtual time `t`.
+    #[inline]
+    pub(crate) fn thermal_until(&mut self, t: u64) {
+        while self.thermal.next_tick <= t {
+            self.thermal_tick();
+        }
+    }
+
+    fn thermal_tick(&mut self) {
+        let th = &self.cfg.thermal;
+        let dt = THERMAL_TICK_NS as f64 / NS;
+        let power = th.idle_w + self.thermal.energy_tick / dt;
+        self.thermal.energy_tick = 0.0;
+        let r = if th.heatsink {
+            th.r_c_per_w * th.heatsink_r_factor
+        } else {
+            th.r_c_per_w
+        };
+        let target = th.ambient_c + power * r;
+        let decay = (-dt / th.tau_s).exp();
+        self.thermal.temp_c = target + (self.thermal.temp_c - target) * decay;
+        let mut level = self.thermal.level;
+        while level < th.throttle_c.len() && self.thermal.temp_c >= th.throttle_c[level] {
+            level += 1;
+        }
+        while level > 0 && self.thermal.temp_c < th.throttle_c[level - 1] - th.hysteresis_c {
+            level -= 1;
+        }
+        if level != self.thermal.level {
+            self.thermal.level = level;
+            let f = if level == 0 {
+                1.0
+            } else {
+                th.throttle_factor[level - 1]
+            };
+            self.cur = Timing::new(&self.cfg, f);
+            self.throttle_factor = f;
+        }
+        self.thermal.next_tick += THERMAL_TICK_NS;
+    }
+
+    // ----- NAND primitives -----------------------------------------------------
+
+    #[inline]
+    fn channel_of(&self, die: u32) -> usize {
+        (die % self.cfg.nand.channels) as usize
+    }
+
+    /// Read `bytes` from one (multi-plane) page group on `die`, ready at `t`.
+    ///
+    /// The channel is charged at request time as a bandwidth budget rather than
+    /// reserved after the die's sense time: reserving it in the future would leave
+    /// unusable gaps behind out-of-order reservations and serialise the channel
+    /// behind its busiest die.
+    fn nand_read(&mut self, die: u32, bytes: u64, t: u64) -> u64 {
+        let d = die as usize;
+        let start = t.max(self.die_free[d]);
+        let sensed = start + self.cur.t_read;
+        self.die_free[d] = sensed;
+        self.spend(self.cfg.thermal.die_read_w, self.cur.t_read);
+        let c = self.channel_of(die);
+        let xfer = (bytes as f64 * self.ch_ns_b) as u64;
+        let cs = t.max(self.ch_free[c]);
+        self.ch_free[c] = cs + xfer;
+        sensed.max(cs) + xfer
+    }
+
+    /// Transfer a unit over the channel and program it; returns the completion time.
+    fn nand_program(&mut self, die: u32, bytes: u64, t_prog: u64, t: u64) -> u64 {
+        let d = die as usize;
+        let c = self.channel_of(die);
+        let cs = t.max(self.ch_free[c]);
+        self.ch_free[c] = cs + (bytes as f64 * self.ch_ns_b) as u64;
+        let start = self.ch_free[c].max(self.die_free[d]);
+        self.die_free[d] = start + t_prog;
+        self.spend(self.cfg.thermal.die_prog_w, t_prog);
+        self.die_free[d]
+    }
+
+    /// Reserve `busy` ns of die time for internal work (GC, folding) from `t`.
+    fn die_busy(&mut self, die: u32, busy: u64, watts: f64, t: u64) {
+        let d = die as usize;
+        let start = t.max(self.die_free[d]);
+        self.die_free[d] = start + busy;
+        self.spend(watts, busy);
+    }
+
+    /// Die time to collect one victim with `moved` valid slots (copyback: reads and
+    /// programs stay on the die, no channel transfer).
+    fn gc_cost(&self, moved: u32) -> (u64, f64) {
+        let n = &self.cfg.nand;
+        let spp = n.page_bytes as u64 / LPN_BYTES;
+        let pages = (self.ftl.slots_per_block as u64 / spp) as f64;
+        let frac_valid = moved as f64 / self.ftl.slots_per_block as f64;
+        // Expected physical pages holding at least one valid slot, read a plane-pair at a time.
+        let touched = pages * (1.0 - (1.0 - frac_valid).powi(spp as i32));
+        let reads = (touched / n.planes as f64).ceil() as u64 * self.cur.t_read;
+        let progs = (moved as u64 * self.cur.t_prog).div_ceil(self.ftl.slots_per_unit as u64);
+        let busy = reads + progs + self.cur.t_erase;
+        let th = &self.cfg.thermal;
+        let energy_w = (reads as f64 * th.die_read_w
+            + progs as f64 * th.die_prog_w
+            + self.cur.t_erase as f64 * th.die_erase_w)
+            / busy.max(1) as f64;
+        (busy, energy_w)
+    }
+
+    /// Foreground GC on `die`: one victim per program unit while the die is at or
+    /// below its low-water mark (a victim nets far more than a unit consumes, so this
+    /// keeps up), more only when the die is about to run dry. Collecting in small steps
+    /// keeps one die's GC from arriving as a seconds-long burst.
+    fn gc_foreground(&mut self, die: u32, t: u64) {
+        let low = self.cfg.ftl.gc_free_low;
+        let mut first = true;
+        while self.ftl.free_blocks(die) <= low && (first || self.ftl.free_blocks(die) < 2) {
+            first = false;
+            let Some(work) = self.ftl.gc_one(die) else {
+                break;
+            };
+            let (busy, w) = self.gc_cost(work.moved);
+            self.die_busy(die, busy, w, t);
+        }
+    }
+
+    // ----- SLC cache -----------------------------------------------------------
+
+    /// Current SLC capacity: fixed, or (dynamic) limited by the free NAND space, each
+    /// SLC byte costing `bits_per_cell` bytes of native capacity.
+    fn slc_cap(&self) -> u64 {
+        match self.slc_mode {
+            SlcMode::Static => self.cfg.slc.bytes,
+            SlcMode::Dynamic => {
+                let raw = config::raw_bytes(&self.cfg);
+                let used = self.ftl.mapped * LPN_BYTES;
+                let free = raw
+                    .saturating_sub(used)
+                    .saturating_sub(self.cfg.ftl.user_bytes / 20);
+                self.cfg
+                    .slc
+                    .bytes
+                    .min(free / self.cfg.nand.bits_per_cell.max(1) as u64)
+            }
+            SlcMode::None => 0,
+        }
+    }
+
+    /// Fold one unit of SLC data into native cells on `die` from time `t`.
+    fn fold_unit(&mut self, die: u32, t: u64) {
+        let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
+        let bytes = unit.min(self.slc_used);
+        let busy = self.cur.t_read_slc + self.cur.t_prog;
+        let w = self.cfg.thermal.die_prog_w;
+        self.die_busy(die, busy, w, t);
+        self.slc_used -= bytes;
+        self.fold_bytes += bytes;
+    }
+
+    /// A firmware command cost drawn uniformly from [½, 1½] × its mean: real command
+    /// paths vary, and a constant cost would put every latency in one histogram bin.
+    #[inline]
+    fn jitter(&mut self, mean: u64) -> u64 {
+        (mean as f64 * (0.5 + self.rng.unit())) as u64
+    }
+
+    // ----- write path ----------------------------------------------------------
+
+    /// Wait until the write buffer has room for `bytes` arriving at `t`.
+    fn buffer_admit(&mut self, t: u64, bytes: u64) -> u64 {
+        let mut t = t;
+        while let Some(&(rel, b)) = self.buf_release.front() {
+            if rel > t && self.buf_used + bytes <= self.cfg.buffer.bytes {
+                break;
+            }
+            self.buf_release.pop_front();
+            t = t.max(rel);
+            self.buf_used -= b;
+        }
+        self.buf_used += bytes;
+        t
+    }
+
+    /// The die that frees up first, scanning from the round-robin pointer so that
+    /// ties (a fresh drive) stripe units across dies and channels in order. Firmware
+    /// steers writes away from dies busy with GC, so one die's GC burst does not
+    /// stall the whole write buffer.
+    fn pick_die(&mut self) -> u32 {
+        let n = self.ftl.dies;
+        let mut best = self.next_die;
+        let mut best_t = self.die_free[best as usize];
+        for k in 1..n {
+            let d = (self.next_die + k) % n;
+            if self.die_free[d as usize] < best_t {
+                best = d;
+                best_t = self.die_free[d as usize];
+            }
+        }
+        self.next_die = (best + 1) % n;
+        best
+    }
+
+    /// Send the pending LPNs to a die as one program unit.
+    fn flush_pending(&mut self, t: u64) -> u64 {
+        if self.pending.is_empty() {
+            return t;
+        }
+        let die = self.pick_die();
+        self.gc_foreground(die, t);
+        let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
+        let t_prog = if self.slc_mode != SlcMode::None {
+            let cap = self.slc_cap();
+            if self.slc_used + unit_bytes <= cap {
+                self.slc_used += unit_bytes;
+                self.cur.t_prog_slc
+            } else {
+                // Dynamic cache shrinking under the data: fold the excess now.
+                while self.slc_used > cap {
+                    let d = self.next_die;
+                    self.next_die = (self.next_die + 1) % self.ftl.dies;
+                    self.fold_unit(d, t);
+                }
+                self.cur.t_prog
+            }
+        } else {
+            self.cur.t_prog
+        };
+        let pending = std::mem::take(&mut self.pending);
+        self.ftl.program_unit(die, &pending);
+        let held = pending.len() as u64 * LPN_BYTES;
+        self.pending = pending;
+        self.pending.clear();
+        let rel = self.nand_program(die, unit_bytes, t_prog, t);
+        self.buf_release.push_back((rel, held));
+        self.last_release = self.last_release.max(rel);
+        rel
+    }
+
+    /// Durability is bought at NAND program time unless power-loss protection makes
+    /// the DRAM buffer safe.
+    fn needs_nand(&self, fua: bool) -> bool {
+        !self.cfg.buffer.plp && (fua || !self.cfg.buffer.write_cache)
+    }
+
+    /// A host write submitted at `t`; returns its completion time.
+    pub fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
+        let ctrl = t.max(self.ctrl_w_free);
+        let cmd = self.jitter(self.cur.write_cmd);
+        self.ctrl_w_free = ctrl + cmd;
+        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        let ds = self.ctrl_w_free.max(self.data_w_free);
+        self.data_w_free = ds + (len as f64 * self.ctrl_w_ns_b) as u64;
+        let li = if self.cfg.host.half_duplex { 0 } else { 1 };
+        let ls = self.data_w_free.max(self.link_free[li]);
+        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
+        let mut t = self.link_free[li];
+        let lpn0 = off / LPN_BYTES;
+        let lpn1 = (off + len).div_ceil(LPN_BYTES);
+        // Sub-4 KiB head or tail: read the rest of the 4 KiB page first.
+        if !off.is_multiple_of(LPN_BYTES) {
+            t = t.max(self.read_lpn_for_rmw(lpn0, t));
+        }
+        if !(off + len).is_multiple_of(LPN_BYTES)
+            && (lpn1 - 1 != lpn0 || off.is_multiple_of(LPN_BYTES))
+        {
+            t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
+        }
+        let t = self.buffer_admit(t, (lpn1 - lpn0) * LPN_BYTES);
+        self.host_bytes_written += len;
+        let unit = self.ftl.slots_per_unit as usize;
+        let mut durable = t;
+        for lpn in lpn0..lpn1 {
+            self.pending.push(lpn);
+            if self.pending.len() == unit {
+                durable = durable.max(self.flush_pending(t));
+            }
+        }
+        if self.needs_nand(fua) {
+            durable = durable.max(self.flush_pending(t));
+            durable + self.host_lat
+        } else {
+            t + self.host_lat
+        }
+    }
+
+    fn read_lpn_for_rmw(&mut self, lpn: u64, t: u64) -> u64 {
+        let slot = self.ftl.lookup(lpn);
+        if slot == NONE {
+            return t;
+        }
+        let die = self.ftl.die_of_slot(slot);
+        self.nand_read(die, LPN_BYTES, t)
+    }
+
+    /// A flush (cache sync) submitted at `t`.
+    pub fn flush(&mut self, t: u64) -> u64 {
+        let ctrl = t.max(self.ctrl_w_free);
+        self.ctrl_w_free = ctrl + self.cur.write_cmd;
+        if self.cfg.buffer.plp {
+            return self.ctrl_w_free + self.host_lat;
+        }
+        let rel = self.flush_pending(self.ctrl_w_free);
+        rel.max(self.last_release).max(self.ctrl_w_free) + self.host_lat
+    }
+
+    // ----- read path -----------------------------------------------------------
+
+    /// A host read submitted at `t`; returns its completion time.
+    pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
+        let ctrl = t.max(self.ctrl_r_free);
+        let cmd = self.jitter(self.cur.read_cmd);
+        self.ctrl_r_free = ctrl + cmd;
+        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        let t0 = self.ctrl_r_free;
+        let mut done = t0;
+        let lpn0 = off / LPN_BYTES;
+        let lpn1 = (off + len).div_ceil(LPN_BYTES);
+        let unit = self.ftl.slots_per_unit;
+        // Consecutive LPNs in one program unit share one multi-plane page read.
+        let mut group = NONE;
+        let mut group_bytes = 0u64;
+        for lpn in lpn0..lpn1 {
+            let slot = self.ftl.lookup(lpn);
+            if slot == NONE {
+                continue; // never written or trimmed: the controller returns zeros
+            }
+            let g = slot / unit;
+            if g != group {
+                if group != NONE {
+                    done = done.max(self.read_group(group, group_bytes, t0));
+                }
+                group = g;
+                group_bytes = 0;
+            }
+            group_bytes += LPN_BYTES;
+        }
+        if group != NONE {
+            done = done.max(self.read_group(group, group_bytes, t0));
+        }
+        let ds = done.max(self.data_r_free);
+        self.data_r_free = ds + (len as f64 * self.ctrl_r_ns_b) as u64;
+        let li = 0;
+        let ls = self.data_r_free.max(self.link_free[li]);
+        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
+        self.link_free[li] + self.host_lat
+    }
+
+    fn read_group(&mut self, group: u32, bytes: u64, t: u64) -> u64 {
+        let die = self.ftl.die_of_slot(group * self.ftl.slots_per_unit);
+        self.nand_read(die, bytes, t)
+    }
+
+    // ----- trim, purge, idle ---------------------------------------------------
+
+    /// Deallocate a byte range (whole 4 KiB pages inside it) at `t`.
+    pub fn trim_at(&mut self, t: u64, off: u64, len: u64) -> u64 {
+        let lpn0 = off.div_ceil(LPN_BYTES);
+        let lpn1 = ((off + len) / LPN_BYTES).min(self.ftl.user_lpns());
+        let ctrl = t.max(self.ctrl_w_free);
+        // Unmapping is a table walk: charge the command plus a little per page.
+        let pages = lpn1.saturating_sub(lpn0);
+        self.ctrl_w_free = ctrl + self.cur.trim_cmd + pages / 64;
+        if pages > 0 {
+            self.pending.retain(|&l| l < lpn0 || l >= lpn1);
+            for lpn in lpn0..lpn1 {
+                self.ftl.trim(lpn);
+            }
+        }
+        self.ctrl_w_free + self.host_lat
+    }
+
+    fn check_range(&self, off: u64, len: u64) -> Result<(), SimError> {
+        if off
+            .checked_add(len)
+            .is_none_or(|e| e > self.capacity_bytes())
+        {
+            return Err(SimError::Job(format!(
+                "range {off}+{len} exceeds the capacity of {} bytes",
+                self.capacity_bytes()
+            )));
+        }
+        Ok(())
+    }
+
+    /// TRIM a range now; the clock moves to the command's completion.
+    pub fn trim(&mut self, off: u64, len: u64) -> Result<TrimResult, SimError> {
+        self.check_range(off, len)?;
+        let start = self.now;
+        let done = self.trim_at(start, off, len);
+        self.thermal_until(done);
+        self.now = done;
+        Ok(TrimResult {
+            trimmed_bytes: len,
+            elapsed_s: (done - start) as f64 / NS,
+        })
+    }
+
+    /// TRIM the whole user capacity (SLC contents become garbage too).
+    pub fn purge(&mut self) -> TrimResult {
+        let cap = self.capacity_bytes();
+        let r = self.trim(0, cap).expect("whole range is valid");
+        self.slc_used = 0;
+        r
+    }
+
+    /// Idle time: background GC up to the target, SLC folding, cooling.
+    pub fn idle(&mut self, seconds: f64) -> IdleResult {
+        let start = self.now;
+        let end = start + (seconds.max(0.0) * NS) as u64;
+        let moved0 = self.ftl.gc_moved;
+        // Finish anything pending so the buffer drains.
+        self.flush_pending(start);
+        for die in 0..self.ftl.dies {
+            while self.ftl.free_blocks(die) < self.cfg.ftl.gc_bg_target
+                && self.die_free[die as usize] < end
+            {
+                let Some(work) = self.ftl.gc_one(die) else {
+                    break;
+                };
+                let (busy, w) = self.gc_cost(work.moved);
+                self.die_busy(die, busy, w, start);
+            }
+        }
+        while self.slc_used > 0 {
+            // Fold on the die that frees up first, while it can finish within the idle time.
+            let die = (0..self.ftl.dies)
+                .min_by_key(|&d| self.die_free[d as usize])
+                .expect("at least one die");
+            if self.die_free[die as usize].max(start) >= end {
+                break;
+            }
+            self.fold_unit(die, start);
+        }
+        self.thermal_until(end);
+        self.now = end;
+        IdleResult {
+            elapsed_s: (end - start) as f64 / NS,
+            gc_pages_moved: self.ftl.gc_moved - moved0,
+            temp_c: self.thermal.temp_c,
+        }
+    }
+}

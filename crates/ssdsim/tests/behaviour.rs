@@ -1,0 +1,280 @@
+//! Behavioural checks of the model: determinism, Little's law, TRIM, FUA/PLP,
+//! SLC exhaustion, thermal throttling, AHCI queue cap, overrides.
+
+mod common;
+use common::*;
+use ssdsim::{Pattern, SyncMode};
+
+fn small(preset: &str, extra: &[(&str, &str)]) -> ssdsim::Drive {
+    let mut ov = vec![("capacity_gib", "4")];
+    ov.extend_from_slice(extra);
+    drive(preset, &ov, 3)
+}
+
+fn fill(d: &mut ssdsim::Drive) {
+    let r = run(d, &job(Pattern::Write, 128 * KIB, 32));
+    assert!(!r.interrupted);
+}
+
+#[test]
+fn same_seed_same_results() {
+    let go = || {
+        let mut d = small("sm951-nvme-256", &[]);
+        fill(&mut d);
+        let mut j = timed(Pattern::Randrw, 4 * KIB, 16, 0, 0.1, 1.0);
+        j.read_pct = 30.0;
+        j.jobs = 2;
+        j.log_period_s = 0.1;
+        let r = run(&mut d, &j);
+        (r, d.state())
+    };
+    let (a, sa) = go();
+    let (b, sb) = go();
+    assert_eq!(a, b);
+    assert_eq!(sa, sb);
+    assert!(a.read.ios > 0 && a.write.ios > 0);
+}
+
+#[test]
+fn littles_law_holds() {
+    let mut d = small("sm951-nvme-256", &[]);
+    fill(&mut d);
+    for pattern in [Pattern::Randread, Pattern::Randwrite] {
+        for qd in [1u32, 4, 16, 32] {
+            let r = run(&mut d, &timed(pattern, 4 * KIB, qd, 0, 0.0, 0.5));
+            let s = if pattern == Pattern::Randread {
+                &r.read
+            } else {
+                &r.write
+            };
+            let throughput = s.ios as f64 / r.elapsed_s;
+            let mean_lat = s.lat_sum_ns as f64 / s.ios as f64 / 1e9;
+            let outstanding = throughput * mean_lat;
+            let err = (outstanding - qd as f64).abs() / qd as f64;
+            println!("{pattern:?} QD{qd}: X*R = {outstanding:.3}");
+            assert!(err < 0.02, "{pattern:?} QD{qd}: X*R = {outstanding}");
+            let hist_total: u64 = s.lat_hist.iter().map(|&(_, c)| c).sum();
+            assert_eq!(hist_total, s.ios);
+        }
+    }
+}
+
+#[test]
+fn trim_frees_pages_and_restores_write_speed() {
+    // Heatsink on: this test is about TRIM, not about the drive getting hot.
+    let mut d = small("sm951-nvme-256", &[("heatsink", "1")]);
+    let cap = d.capacity_bytes();
+    fill(&mut d);
+    d.idle(0.0); // program what is still in the write buffer
+    let full = d.state().valid_pages;
+    assert_eq!(full, cap / (128 * KIB) * 32);
+    let r = d.trim(0, cap / 2).unwrap();
+    assert_eq!(r.trimmed_bytes, cap / 2);
+    assert_eq!(d.state().valid_pages, full - cap / 2 / 4096);
+    d.check_invariants().unwrap();
+    // Torture the drive, then compare sequential writes without and with TRIM.
+    let clean = {
+        let mut c = small("sm951-nvme-256", &[("heatsink", "1")]);
+        mb_s(
+            &run(&mut c, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
+            true,
+        )
+    };
+    fill(&mut d);
+    let mut torture = job(Pattern::Randwrite, 4 * KIB, 32);
+    torture.size_bytes = Some(2 * cap);
+    run(&mut d, &torture);
+    let dirty = mb_s(
+        &run(&mut d, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
+        true,
+    );
+    run(&mut d, &torture);
+    d.purge();
+    assert_eq!(d.state().valid_pages, 0);
+    let after = mb_s(
+        &run(&mut d, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
+        true,
+    );
+    println!("seq write QD1: clean {clean:.0} dirty {dirty:.0} after TRIM {after:.0} MB/s");
+    assert!(
+        after >= 0.9 * clean,
+        "TRIM should restore speed: {after} vs {clean}"
+    );
+    assert!(
+        dirty < 0.8 * clean,
+        "a tortured drive should be slower: {dirty} vs {clean}"
+    );
+}
+
+#[test]
+fn fua_without_plp_is_slower_than_with_plp() {
+    let measure = |plp: &str| {
+        let mut d = small("sm951-nvme-256", &[("plp", plp)]);
+        let mut j = timed(Pattern::Randwrite, 4 * KIB, 4, 0, 0.0, 0.5);
+        j.sync = SyncMode::Dsync;
+        iops(&run(&mut d, &j), true)
+    };
+    let without = measure("0");
+    let with = measure("1");
+    println!("dsync 4K QD4: no PLP {without:.0} IOPS, PLP {with:.0} IOPS");
+    assert!(with > 3.0 * without);
+    // A flush after every write behaves the same way.
+    let mut d = small("sm951-nvme-256", &[]);
+    let mut j = timed(Pattern::Randwrite, 4 * KIB, 1, 0, 0.0, 0.5);
+    j.sync = SyncMode::Fsync;
+    j.fsync_every = 1;
+    let fs = iops(&run(&mut d, &j), true);
+    let mut j2 = j.clone();
+    j2.sync = SyncMode::None;
+    let plain = iops(&run(&mut d, &j2), true);
+    println!("QD1 fsync-per-write {fs:.0} IOPS vs plain {plain:.0}");
+    assert!(plain > 3.0 * fs);
+}
+
+#[test]
+fn slc_cache_exhaustion_on_840evo() {
+    let mut d = drive("840evo-250", &[("capacity_gib", "16")], 1);
+    let slc = d.identity().slc_cache_bytes;
+    let mut j = job(Pattern::Write, 128 * KIB, 32);
+    j.size_bytes = Some(3 * slc);
+    j.log_period_s = 0.05;
+    let r = run(&mut d, &j);
+    let n = r.series.write_bytes.len();
+    let rate = |i: usize| r.series.write_bytes[i] as f64 / 0.05 / 1e6;
+    let early = rate(2);
+    let late = rate(n - 3);
+    println!("840 EVO: SLC {slc} B, early {early:.0} MB/s, after the cache {late:.0} MB/s");
+    assert!(early > 480.0);
+    assert!(late < 0.65 * early);
+    let used = d.state().slc_used_bytes;
+    assert!(
+        used <= slc && used + 32 * KIB > slc,
+        "cache full: {used} of {slc}"
+    );
+    let idle = d.idle(60.0);
+    assert!(
+        d.state().slc_used_bytes < slc / 2,
+        "idle folds the cache: {idle:?}"
+    );
+}
+
+#[test]
+fn thermal_throttle_without_heatsink_only() {
+    let hot = |heatsink: &str| {
+        let mut d = small("sm951-nvme-256", &[("heatsink", heatsink)]);
+        let mut j = timed(Pattern::Write, 128 * KIB, 32, 0, 0.0, 240.0);
+        j.log_period_s = 1.0;
+        let r = run(&mut d, &j);
+        let throttled = r
+            .telemetry
+            .throttle_level
+            .iter()
+            .filter(|&&l| l > 0)
+            .count();
+        let peak = r.telemetry.temp_c.iter().cloned().fold(0.0, f64::max);
+        let first = r.series.write_bytes[5] as f64 / 1e6;
+        let last = r.series.write_bytes[r.series.write_bytes.len() - 2] as f64 / 1e6;
+        println!("heatsink={heatsink}: peak {peak:.1} C, {throttled} s throttled, {first:.0} -> {last:.0} MB/s");
+        (throttled, last / first)
+    };
+    let (bare, bare_ratio) = hot("0");
+    let (sink, sink_ratio) = hot("1");
+    assert!(bare > 30, "bare drive should throttle");
+    assert!(bare_ratio < 0.9);
+    assert!(sink < bare / 4);
+    assert!(sink_ratio > 0.95);
+}
+
+#[test]
+fn ahci_caps_the_device_queue_at_32() {
+    let mut d = small("sm951-ahci-512", &[]);
+    fill(&mut d);
+    let r32 = run(&mut d, &timed(Pattern::Randread, 4 * KIB, 32, 0, 0.0, 0.3));
+    let r64 = run(&mut d, &timed(Pattern::Randread, 4 * KIB, 64, 0, 0.0, 0.3));
+    let (a, b) = (iops(&r32, false), iops(&r64, false));
+    let lat = |r: &ssdsim::RunResult| r.read.lat_sum_ns as f64 / r.read.ios as f64;
+    assert!((b - a).abs() / a < 0.05, "{a} vs {b}");
+    assert!(lat(&r64) > 1.8 * lat(&r32));
+}
+
+#[test]
+fn overrides_are_checked() {
+    let err = ssdsim::Drive::new("sm951-nvme-256", &[("nand.t_prg_us".into(), "1".into())], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("nand.t_prg_us") && err.contains("nand.t_prog_us"),
+        "{err}"
+    );
+    let err = ssdsim::Drive::new("sm951-nvme-256", &[("op".into(), "lots".into())], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("op=lots"), "{err}");
+    let err = ssdsim::Drive::new("nope", &[], 1).unwrap_err().to_string();
+    assert!(err.contains("sm951-nvme-256"), "{err}");
+    let d = drive(
+        "sm951-nvme-256",
+        &[("op", "25"), ("nand.t_prog_us", "1500")],
+        1,
+    );
+    let id = d.identity();
+    assert!((id.op_pct - 25.0).abs() < 0.01, "{}", id.op_pct);
+    assert_eq!(d.cfg.nand.t_prog_us, 1500.0);
+    // Scaling keeps the parallelism, so the peak stays.
+    let full = drive("sm951-nvme-256", &[], 1);
+    let s = drive("sm951-nvme-256", &[("scale", "0.01")], 1);
+    assert!(s.capacity_bytes() < full.capacity_bytes() / 20);
+    assert_eq!(s.cfg.nand.channels, full.cfg.nand.channels);
+    let op_full = full.identity().op_pct;
+    assert!((s.identity().op_pct - op_full).abs() < 0.5);
+}
+
+#[test]
+fn every_preset_builds_and_reports_identity() {
+    let all = ssdsim::presets();
+    assert!(all.iter().filter(|p| p.default).count() == 1);
+    for p in &all {
+        let d = drive(&p.name, &[], 1);
+        let id = d.identity();
+        assert!(id.capacity_bytes > 0 && id.raw_bytes > id.capacity_bytes);
+        assert!(matches!(id.transport.as_str(), "nvme" | "ahci" | "sata"));
+        d.check_invariants().unwrap();
+    }
+}
+
+#[test]
+fn only_the_950pro_512_throttles_in_random_writes() {
+    // Reviews: in the hour-long QD32 random-write test the 512 GB drops to a lower
+    // discrete level at intervals (thermal, with lower power), the 256 GB does not.
+    let episodes = |name: &str| {
+        let mut d = drive(name, &[("capacity_gib", "4")], 3);
+        fill(&mut d);
+        let r = run(
+            &mut d,
+            &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 900.0),
+        );
+        let lv = &r.telemetry.throttle_level;
+        let starts = lv.windows(2).filter(|w| w[0] == 0 && w[1] > 0).count();
+        let power = |throttled: bool| {
+            let v: Vec<f64> = lv
+                .iter()
+                .zip(&r.telemetry.power_w)
+                .filter(|(l, _)| (**l > 0) == throttled)
+                .map(|(_, p)| *p)
+                .collect();
+            v.iter().sum::<f64>() / v.len().max(1) as f64
+        };
+        println!(
+            "{name}: {starts} throttle episodes, max level {:?}, power {:.1} W free / {:.1} W throttled",
+            lv.iter().max(),
+            power(false),
+            power(true)
+        );
+        (starts, power(false), power(true))
+    };
+    let (small, _, _) = episodes("950pro-256");
+    let (big, free_w, throttled_w) = episodes("950pro-512");
+    assert_eq!(small, 0);
+    assert!(big >= 2, "expected repeated throttle episodes, got {big}");
+    assert!(throttled_w < free_w);
+}

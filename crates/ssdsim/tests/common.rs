@@ -1,0 +1,47 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use ssdsim::{Drive, JobSpec, Pattern, RunResult};
+
+pub const KIB: u64 = 1024;
+pub const MIB: u64 = 1024 * KIB;
+pub const GIB: u64 = 1024 * MIB;
+
+pub fn drive(preset: &str, overrides: &[(&str, &str)], seed: u64) -> Drive {
+    let ov: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Drive::new(preset, &ov, seed).expect("drive builds")
+}
+
+pub fn job(pattern: Pattern, bs: u64, qd: u32) -> JobSpec {
+    JobSpec::simple(pattern, bs, qd)
+}
+
+pub fn timed(pattern: Pattern, bs: u64, qd: u32, span: u64, ramp: f64, runtime: f64) -> JobSpec {
+    let mut j = job(pattern, bs, qd);
+    j.span_bytes = span;
+    j.ramp_s = ramp;
+    j.runtime_s = Some(runtime);
+    j
+}
+
+pub fn run(d: &mut Drive, j: &JobSpec) -> RunResult {
+    d.run_quiet(j).expect("job runs")
+}
+
+/// Measured throughput over the stats window (after ramp), from the series.
+pub fn window_s(r: &RunResult) -> f64 {
+    *r.series.t_s.last().expect("series has entries")
+}
+
+pub fn mb_s(r: &RunResult, write: bool) -> f64 {
+    let b = if write { r.write.bytes } else { r.read.bytes };
+    b as f64 / window_s(r) / 1e6
+}
+
+pub fn iops(r: &RunResult, write: bool) -> f64 {
+    let n = if write { r.write.ios } else { r.read.ios };
+    n as f64 / window_s(r)
+}

@@ -1,0 +1,67 @@
+//! Steady-state write amplification of greedy GC under uniform random 4 KiB writes
+//! against the analytic WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP, on a one-die drive
+//! with 4 KiB pages and 256 pages per block (so one block = 256 mapping units).
+
+mod common;
+use common::*;
+use ssdsim::{theoretical_wa, Pattern};
+
+fn steady_wa(op_pct: u32) -> f64 {
+    let op = op_pct.to_string();
+    let mut d = drive(
+        "sm951-nvme-256",
+        &[
+            ("nand.channels", "1"),
+            ("nand.dies_per_channel", "1"),
+            ("nand.planes", "1"),
+            ("nand.page_bytes", "4096"),
+            ("nand.pages_per_block", "256"),
+            ("nand.blocks_per_plane", "4096"),
+            ("heatsink", "1"),
+            ("op", &op),
+        ],
+        11,
+    );
+    let cap = d.capacity_bytes();
+    run(&mut d, &job(Pattern::Write, 128 * KIB, 32));
+    let mut torture = job(Pattern::Randwrite, 4 * KIB, 32);
+    torture.size_bytes = Some(3 * cap);
+    run(&mut d, &torture);
+    let before = d.state();
+    torture.size_bytes = Some(2 * cap);
+    torture.seed = 2;
+    run(&mut d, &torture);
+    let after = d.state();
+    d.check_invariants().unwrap();
+    (after.nand_bytes_written - before.nand_bytes_written) as f64
+        / (after.host_bytes_written - before.host_bytes_written) as f64
+}
+
+fn check(op_pct: u32, published: f64) {
+    let theory = theoretical_wa(op_pct as f64 / 100.0);
+    assert!((theory - published).abs() / published < 0.01);
+    let wa = steady_wa(op_pct);
+    let err = (wa - theory) / theory * 100.0;
+    println!("OP {op_pct:>2} %: simulated WA {wa:.3}, theory {theory:.3} ({err:+.1} %)");
+    assert!(err.abs() < 5.0, "OP {op_pct}: WA {wa} vs {theory}");
+}
+
+#[test]
+fn wa_op_7() {
+    check(7, 7.82);
+}
+
+#[test]
+fn wa_op_12() {
+    check(12, 4.85);
+}
+
+#[test]
+fn wa_op_25() {
+    check(25, 2.69);
+}
+
+#[test]
+fn wa_op_28() {
+    check(28, 2.48);
+}

@@ -62,7 +62,8 @@ def consistency() -> float:
     t0 = time.perf_counter()
     timed("purge", d.purge)
     fill, _ = timed("sequential fill 128 KiB QD32", lambda: d.run(job("write", 128 * KIB, 32)))
-    print(f"    fill: {fill['write']['bytes'] / fill['elapsed_s'] / 1e6:.0f} MB/s over {fill['elapsed_s']:.0f} s virtual")
+    fill_mb_s = fill["write"]["bytes"] / fill["elapsed_s"] / 1e6
+    print(f"    fill: {fill_mb_s:.0f} MB/s over {fill['elapsed_s']:.0f} s virtual")
     r, _ = timed("3600 s 4 KiB QD32 random write",
                  lambda: d.run(job("randwrite", 4 * KIB, 32, runtime_s=3600.0, seed=2)))
     wall = time.perf_counter() - t0

@@ -14,8 +14,8 @@ from ssdlab.workload import Workload
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 
-from ssdlab.engines.sim import SimEngine  # noqa: E402
-from ssdlab.targets import parse_target  # noqa: E402
+from ssdlab.engines.sim import SimEngine
+from ssdlab.targets import parse_target
 
 SMALL = "sim:sm951-nvme-256?capacity_gib=2"
 

@@ -85,5 +85,7 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
         return w.runtime_s + w.ramp_s
     transport = (info.transport or "").rsplit("-", 1)[-1]
     bytes_s, iops = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
-    rate = bytes_s if w.is_sequential or w.block_size_bytes >= 65536 else iops * w.block_size_bytes
+    # Small blocks are command-bound whether sequential or not (ATTO's 512 B end), large ones
+    # bandwidth-bound whether random or not.
+    rate = min(bytes_s, iops * w.block_size_bytes)
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s

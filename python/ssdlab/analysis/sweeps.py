@@ -1,0 +1,100 @@
+"""Figures for sweeps: one measurement per point (queue depth, read share, transfer size).
+
+Every figure is derived from a Measurement's raw totals (I/O counts, bytes, latency sums
+and histogram bins), never from rates stored elsewhere, so fio and the simulator agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+from ssdlab.measurement import Measurement, Series
+
+Metrics = dict[str, float | int | bool | str | None]
+
+LOW_QD_SCORE_DEPTHS = (1, 2, 4)
+
+
+def point_metrics(m: Measurement, prefix: str) -> Metrics:
+    """Rate and latency of one sweep point, both directions together."""
+    hist = m.combined_hist()
+    done = m.read.ios + m.write.ios
+    return {
+        f"{prefix}_iops": m.iops(),
+        f"{prefix}_mb_s": m.mb_s(),
+        # No I/O, no latency: None rather than NaN, which JSON cannot carry.
+        f"{prefix}_lat_us": m.mean_lat_us() if done else None,
+        f"{prefix}_p99_lat_us": hist.percentile_ns(99.0) / 1e3 if hist.count else None,
+    }
+
+
+def split_metrics(m: Measurement, prefix: str) -> Metrics:
+    """Read and write shares of a mixed point, separately."""
+    runtime = m.runtime_s
+    return {
+        f"{prefix}_read_iops": m.read.iops(runtime),
+        f"{prefix}_write_iops": m.write.iops(runtime),
+        f"{prefix}_read_mb_s": m.read.mb_s(runtime),
+        f"{prefix}_write_mb_s": m.write.mb_s(runtime),
+    }
+
+
+def low_qd_score(by_depth: Mapping[int, float], depths: Sequence[int] = LOW_QD_SCORE_DEPTHS) -> float | None:
+    """Mean over QD1, QD2 and QD4 (AnandTech's score: client I/O is mostly low-QD).
+
+    None unless every one of those depths was measured: a partial mean would not compare.
+    """
+    if not all(d in by_depth for d in depths):
+        return None
+    return fmean(by_depth[d] for d in depths)
+
+
+@dataclass(frozen=True)
+class CurveStats:
+    """Summary of a curve over a swept variable (read share, transfer size)."""
+
+    avg: float  # mean over the points, each point weighted equally (as reviews quote it)
+    min: float
+    min_at: int  # the swept value where the curve is lowest
+    max: float
+    max_at: int
+
+
+def curve_stats(by_point: Mapping[int, float]) -> CurveStats:
+    if not by_point:
+        raise ValueError("a curve needs at least one point")
+    low = min(by_point, key=lambda k: by_point[k])
+    high = max(by_point, key=lambda k: by_point[k])
+    return CurveStats(
+        avg=fmean(by_point.values()), min=by_point[low], min_at=low, max=by_point[high], max_at=high,
+    )
+
+
+def smallest_reaching(by_point: Mapping[int, float], fraction: float) -> int | None:
+    """Smallest swept value whose figure reaches `fraction` of the curve's maximum.
+
+    For a transfer-size sweep: the block size at which the drive gets near its peak.
+    """
+    if not by_point:
+        return None
+    target = fraction * max(by_point.values())
+    reaching = [k for k, v in by_point.items() if v >= target]
+    return min(reaching) if reaching else None
+
+
+def full_period_iops(series: Series) -> list[float]:
+    """Read + write IOPS of each period that lasted at least half a logging period.
+
+    Engines may close a run with a sliver of a period (the simulator's last one can last
+    microseconds); dividing its few I/Os by a whole period would invent a deep dip.
+    """
+    rates: list[float] = []
+    previous_end = 0.0
+    for end, reads, writes in zip(series.t_s, series.read_ios, series.write_ios, strict=True):
+        duration = end - previous_end
+        previous_end = end
+        if duration >= 0.5 * series.period_s:
+            rates.append((reads + writes) / duration)
+    return rates

@@ -1,0 +1,101 @@
+"""Report section for the linear pass: throughput against position, peak region marked.
+
+Drawn from the passes' per-period raw counts in the bundle (throughput against bytes moved
+so far), with the write pass's peak region — found by `ssdlab.analysis.linear` — shaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+
+from ssdlab.analysis.linear import curve_from_series, detect_peak_region
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.measurement import Measurement
+from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.section_generic import metrics_tables
+from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
+from ssdlab.report.sections import AltChart, Figure, Section, register_section
+from ssdlab.tests_catalog.linear import PASSES, pass_name
+
+WIDTH = 560
+MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of them
+
+
+def position_rows(m: Measurement, direction: str) -> list[Row]:
+    """(GB moved by the middle of the period, MB/s in it) for each period, thinned evenly."""
+    curve = curve_from_series(m.series, "read" if direction == "read" else "write")
+    starts = (0.0, *curve.end_position_bytes[:-1])
+    step = max(1, -(-len(curve) // MAX_POINTS))
+    points = list(zip(starts, curve.end_position_bytes, curve.rate_mb_s, strict=True))[::step]
+    return [{"position_gb": (start + end) / 2e9, "mb_s": rate, "pass": direction} for start, end, rate in points]
+
+
+def region_layer(size_gb: float, peak_mb_s: float) -> AltChart:
+    """A shaded band from 0 to the end of the peak region, labelled with its size."""
+    row = [{"start": 0.0, "end": size_gb, "label": f"peak region {size_gb:.1f} GB", "y": peak_mb_s}]
+    band = alt.Chart(alt_data(row)).mark_rect(opacity=0.12, color="#2a9d8f").encode(x="start:Q", x2="end:Q")
+    edge = alt.Chart(alt_data(row)).mark_rule(strokeDash=[4, 3], color="#2a9d8f").encode(x="end:Q")
+    text = alt.Chart(alt_data(row)).mark_text(align="right", dx=-4, dy=-6, color="#2a9d8f").encode(
+        x="end:Q", y="y:Q", text="label:N")
+    return band + edge + text
+
+
+def position_chart(rows: Sequence[Row], region: tuple[float, float] | None) -> AltChart:
+    lines = alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.2).encode(
+        x=alt.X("position_gb:Q", title="position (GB written or read so far)"),
+        y=alt.Y("mb_s:Q", title="MB/s"),
+        color=alt.Color("pass:N", title=None, sort=list(PASSES)),
+        tooltip=["pass:N", alt.Tooltip("position_gb:Q", format=",.2f"), alt.Tooltip("mb_s:Q", format=",.0f")],
+    )
+    chart = lines if region is None else region_layer(*region) + lines
+    return chart.properties(width=WIDTH, height=HEIGHT)
+
+
+CAUSES = {
+    True: "the engine reported thermal throttling as it fell",
+    False: "the engine reported no throttling, so a cache ran out",
+    None: "an SLC/DRAM cache running out, or thermal throttling",
+}
+
+
+def caption(record: TestRecord) -> str:
+    p, m = record.params, record.metrics
+    start = "After a purge, the" if p.get("purge", True) else "The"
+    throttled = m.get("write_throttled_at_drop")
+    cause = CAUSES[throttled if isinstance(throttled, bool) else None]
+    found = (f"Peak region (shaded): {m['write_peak_region_gb']:.1f} GB written at peak before the rate fell "
+             f"below {100 * float(p.get('drop_fraction', 0.7)):.0f} % of it for good — "
+             f"{cause}."
+             if m.get("write_drop_detected") else "No sustained drop in the write pass.")
+    return (f"{start} drive was written from the first to the last LBA in {int(p.get('block_size_bytes', 0)) >> 20}"
+            f" MiB blocks at QD{p.get('iodepth', 1)}, then read back the same way; rate per "
+            f"{p.get('log_period_s', 1.0):g} s period against the position reached. {found}")
+
+
+def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
+    if record.test != "linear" or not record.measurements:
+        return []
+    measured = bundle.measurements(record)
+    rows: list[Row] = []
+    region: tuple[float, float] | None = None
+    for direction in PASSES:
+        m = measured.get(pass_name(direction))
+        if m is None:
+            continue
+        rows += position_rows(m, direction)
+        if direction == "write":
+            found = detect_peak_region(curve_from_series(m.series, "write"),
+                                       float(record.params.get("drop_fraction", 0.7)))
+            region = None if found is None else (found.size_gb, found.peak_mb_s)
+    return [Figure(f"{record.name}-position", "Linear pass: throughput against position",
+                   position_chart(rows, region), caption(record))]
+
+
+def linear_section(bundle: Bundle, record: TestRecord) -> Section:
+    tables = metrics_tables(record) if record.metrics else []
+    return dedicated_section(bundle, record, caption(record), figures(bundle, record), tables)
+
+
+register_section("linear", linear_section)

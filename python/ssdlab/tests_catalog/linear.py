@@ -1,0 +1,118 @@
+"""Linear full-capacity pass, AIDA64-like (DESIGN §3.8).
+
+Purge (so the write pass starts on an empty drive with its caches free), then write the
+whole span from the first to the last LBA in 1 MiB blocks, then read it back the same way.
+Each pass is one job; its per-period byte counts give throughput against position. The
+write pass's peak region — what was written at peak speed before the rate fell — is found
+by the detector in `ssdlab.analysis.linear` (documented there precisely).
+
+Requests are issued one at a time (QD1) by default; `iodepth` changes that.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
+from ssdlab.measurement import Measurement
+from ssdlab.steps import Purge
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.tests_catalog.sweeps import size_from_text, whole_span
+from ssdlab.units import MIB
+from ssdlab.workload import Workload
+
+PassName = Literal["write", "read"]
+PASSES: tuple[PassName, ...] = ("write", "read")  # write first: the read pass reads what it wrote
+
+
+class LinearParams(Params):
+    block_size_bytes: int = Field(default=MIB, gt=0)
+    iodepth: int = Field(default=1, ge=1)
+    span_bytes: int | None = Field(default=None, gt=0)  # None: first to last LBA
+    log_period_s: float = Field(default=1.0, gt=0)
+    drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
+    purge: bool = True
+    seed: int = Field(default=1, ge=0)
+
+    _sizes = field_validator("block_size_bytes", "span_bytes", mode="before")(size_from_text)
+
+
+def pass_name(direction: PassName) -> str:
+    return f"{direction}-pass"
+
+
+def pass_metrics(m: Measurement, direction: PassName) -> Metrics:
+    """Min / max / average of one pass; min and max need the per-period series."""
+    curve = curve_from_series(m.series, direction)
+    metrics: Metrics = {
+        f"{direction}_avg_mb_s": m.mb_s(), f"{direction}_min_mb_s": None, f"{direction}_max_mb_s": None,
+        f"{direction}_gb": m.totals(direction).bytes / 1e9, f"{direction}_periods": len(curve),
+    }
+    if len(curve):
+        summary = summarize(curve, m.series.period_s)
+        metrics[f"{direction}_min_mb_s"] = summary.min_mb_s
+        metrics[f"{direction}_max_mb_s"] = summary.max_mb_s
+    return metrics
+
+
+def throttled_near(m: Measurement, period: int, window: int = 2) -> bool | None:
+    """Whether the engine reported thermal throttling within `window` periods of the drop.
+
+    Tells a cache running out from the drive slowing itself down, where the engine knows
+    (the simulator's throttle_level telemetry); None when it does not.
+    """
+    levels = m.telemetry.get("throttle_level")
+    if not levels or len(levels) != len(m.series):
+        return None
+    return any(level > 0 for level in levels[max(0, period - window):period + window + 1])
+
+
+def peak_region_metrics(m: Measurement, drop_fraction: float) -> Metrics:
+    region = detect_peak_region(curve_from_series(m.series, "write"), drop_fraction)
+    if region is None:
+        return {"write_drop_detected": False, "write_peak_region_gb": None, "write_peak_level_mb_s": None,
+                "write_after_drop_mb_s": None, "write_throttled_at_drop": None}
+    return {
+        "write_drop_detected": True,
+        "write_peak_region_gb": region.size_gb,
+        "write_peak_level_mb_s": region.peak_mb_s,
+        "write_after_drop_mb_s": region.after_mb_s,
+        "write_throttled_at_drop": throttled_near(m, region.drop_period),
+    }
+
+
+class LinearTest(MethodTest[LinearParams]):
+    name = "linear"
+    title = "Linear full-capacity write and read (AIDA64-like)"
+    summary = "purge, 1 MiB sequential write then read from first to last LBA; throughput against position"
+    params_model = LinearParams
+
+    def plan(self, params: LinearParams, target: TargetInfo) -> TestPlan:
+        span = whole_span(target, params.span_bytes)
+        actions: list[Action] = [Purge()] if params.purge else []
+        actions += [Measure(workload=Workload(
+            name=pass_name(direction), pattern=direction, block_size_bytes=params.block_size_bytes,
+            iodepth=params.iodepth, span_bytes=span, size_bytes=span, log_period_s=params.log_period_s,
+            seed=params.seed,
+        )) for direction in PASSES]
+        notes: tuple[str, ...] = ()
+        if span < target.capacity_bytes - MIB:
+            notes = (f"passes cover {span / 1e9:.2f} of {target.capacity_bytes / 1e9:.2f} GB",)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: LinearParams, target: TargetInfo, results: TestResults) -> Metrics:
+        metrics: Metrics = {"span_gb": whole_span(target, params.span_bytes) / 1e9}
+        for direction in PASSES:
+            m = results.measurements.get(pass_name(direction))
+            if m is not None:
+                metrics.update(pass_metrics(m, direction))
+                if direction == "write":
+                    metrics.update(peak_region_metrics(m, params.drop_fraction))
+        return metrics
+
+
+TESTS = (LinearTest(),)

@@ -1,0 +1,369 @@
+"""Queue-depth, mixed and transfer-size sweeps (DESIGN §3.4-3.6).
+
+`qd-sweep` (AnandTech's 2015-16 client method): purge, write a 16 GiB test region, then
+4 KiB random reads at QD 1-32, 128 KiB sequential reads at QD 1-32, 4 KiB random writes and
+128 KiB sequential writes at QD 1-32 — reads first so they hit written data, writes on a
+drive that is empty save for the test region. Each point runs `runtime_s`: 60 s, as in
+AnandTech's 2017 sustained tests (one minute or 32 GB per queue depth; their 2015-16 tests
+gave each depth three minutes, `runtime_s=180`). Score = mean of QD1, QD2 and QD4.
+
+`mixed-random`: purge, write a 16 GiB region, 4 KiB random at QD3 with the read share
+going 100 -> 0 % in 20 % steps (six subtests of 3 minutes, AnandTech's 18-minute test).
+`mixed-seq`: 128 KiB sequential at QD1 over the whole (filled) drive, 100 -> 0 % in 20 %
+steps, 3 minutes each: the "bathtub" curve, lowest in the balanced mixes.
+
+`transfer-sweep` (ATTO-like): purge, then for each transfer size from 512 B to 64 MiB
+(powers of two) write a 256 MiB region sequentially at QD4 and read it back.
+
+When a target is smaller than twice a region the method assumes, the region is cut to
+half the target (so, as in the method, most of the drive stays outside it); plans say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from ssdlab.analysis.sweeps import curve_stats, low_qd_score, point_metrics, smallest_reaching, split_metrics
+from ssdlab.errors import UsageError
+from ssdlab.steps import Purge
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.units import GIB, KIB, MIB, format_size, parse_size
+from ssdlab.workload import Pattern, Workload
+
+REGION_ALIGN_BYTES = MIB
+FILL_BLOCK_BYTES = 128 * KIB
+FILL_IODEPTH = 32
+MIXED_SHARES_PCT = (100, 80, 60, 40, 20, 0)
+# (sequential, random) pattern for each kind of point in a mixed sweep.
+MIX_PATTERNS: dict[str, tuple[Pattern, Pattern]] = {
+    "pure-read": ("read", "randread"), "pure-write": ("write", "randwrite"), "mixed": ("rw", "randrw"),
+}
+
+
+# --- helpers shared with synthetic.py and linear.py -------------------------------------
+
+
+def size_label(size_bytes: int) -> str:
+    """4096 -> '4k', 131072 -> '128k', 1048576 -> '1m', 512 -> '512b' (metric-name safe)."""
+    for suffix, factor in (("g", GIB), ("m", MIB), ("k", KIB)):
+        if size_bytes >= factor and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{suffix}"
+    return f"{size_bytes}b"
+
+
+def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tuple[str, ...]]:
+    """The method's region, or half the target when the target is too small for it.
+
+    Half, not all: these methods measure a region on a drive that is mostly empty, and a
+    region as large as the drive would measure a full drive instead.
+    """
+    room = info.capacity_bytes // 2
+    if wanted_bytes <= room:
+        return wanted_bytes, ()
+    region = room - room % REGION_ALIGN_BYTES
+    if region <= 0:
+        raise UsageError(f"{info.spec}: too small for {what} (needs at least 2 MiB)")
+    note = (
+        f"{what} reduced from {format_size(wanted_bytes)} to {format_size(region)} "
+        f"(half of the {info.capacity_bytes / 1e9:.2f} GB target)"
+    )
+    return region, (note,)
+
+
+def whole_span(info: TargetInfo, span_bytes: int | None) -> int:
+    """The whole target (or the given span), cut to whole MiB so every block size fits."""
+    span = info.capacity_bytes if span_bytes is None else min(span_bytes, info.capacity_bytes)
+    return span - span % REGION_ALIGN_BYTES
+
+
+def fill_action(span_bytes: int, name: str = "fill", seed: int = 1) -> Measure:
+    """Write the region once, sequentially, so later reads hit written data."""
+    return Measure(role="precondition", workload=Workload(
+        name=name, pattern="write", block_size_bytes=FILL_BLOCK_BYTES, iodepth=FILL_IODEPTH,
+        span_bytes=span_bytes, size_bytes=span_bytes, seed=seed,
+    ))
+
+
+def _int_tuple(value: Any) -> Any:
+    """Let `--param queue_depths=1,2,4` arrive as text."""
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
+    return value
+
+
+def size_from_text(value: Any) -> Any:
+    """Let `--param span_bytes=16g` arrive as text, in the units `ssdlab` prints."""
+    return parse_size(value) if isinstance(value, str) else value
+
+
+def mix_label(read_pct: int) -> str:
+    """80 -> 'r80w20' (80 % reads, 20 % writes), the usual way to write a mix."""
+    return f"r{read_pct}w{100 - read_pct}"
+
+
+# --- qd-sweep --------------------------------------------------------------------------
+
+
+class QdSweepParams(Params):
+    span_bytes: int = Field(default=16 * GIB, gt=0)
+    queue_depths: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    runtime_s: float = Field(default=60.0, gt=0)  # per point
+    random_block_bytes: int = Field(default=4 * KIB, gt=0)
+    seq_block_bytes: int = Field(default=128 * KIB, gt=0)
+    seed: int = Field(default=1, ge=0)
+
+    _split = field_validator("queue_depths", mode="before")(_int_tuple)
+    _sizes = field_validator("span_bytes", "random_block_bytes", "seq_block_bytes", mode="before")(size_from_text)
+
+
+Kind = Literal["rnd", "seq"]
+Direction = Literal["read", "write"]
+QD_PATTERNS: dict[tuple[Kind, Direction], Pattern] = {
+    ("rnd", "read"): "randread", ("rnd", "write"): "randwrite", ("seq", "read"): "read", ("seq", "write"): "write",
+}
+QD_ORDER: tuple[tuple[Kind, Direction], ...] = (("rnd", "read"), ("seq", "read"), ("rnd", "write"), ("seq", "write"))
+
+
+def qd_prefix(params: QdSweepParams, kind: Kind, direction: Direction) -> str:
+    """'rnd4k_read' / 'seq128k_write': the metric prefix of one curve."""
+    block = params.random_block_bytes if kind == "rnd" else params.seq_block_bytes
+    return f"{kind}{size_label(block)}_{direction}"
+
+
+def qd_point_name(params: QdSweepParams, kind: Kind, direction: Direction, qd: int) -> str:
+    return f"{qd_prefix(params, kind, direction)}-qd{qd}".replace("_", "-")
+
+
+def _qd_workload(params: QdSweepParams, kind: Kind, direction: Direction, qd: int, span: int) -> Workload:
+    return Workload(
+        name=qd_point_name(params, kind, direction, qd), pattern=QD_PATTERNS[kind, direction],
+        block_size_bytes=params.random_block_bytes if kind == "rnd" else params.seq_block_bytes,
+        iodepth=qd, span_bytes=span, runtime_s=params.runtime_s, seed=params.seed + qd,
+    )
+
+
+class QdSweepTest(MethodTest[QdSweepParams]):
+    name = "qd-sweep"
+    title = "Queue-depth sweeps (4 KiB random, 128 KiB sequential)"
+    summary = "4 KiB random and 128 KiB sequential read/write at QD 1-32 over 16 GiB; score = mean of QD1/2/4"
+    params_model = QdSweepParams
+
+    def plan(self, params: QdSweepParams, target: TargetInfo) -> TestPlan:
+        span, notes = fit_region(params.span_bytes, target, "test region")
+        actions: list[Action] = [Purge(), fill_action(span, seed=params.seed)]
+        for kind, direction in QD_ORDER:
+            actions += [Measure(workload=_qd_workload(params, kind, direction, qd, span)) for qd in params.queue_depths]
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: QdSweepParams, target: TargetInfo, results: TestResults) -> Metrics:
+        span, _ = fit_region(params.span_bytes, target, "test region")
+        metrics: Metrics = {"span_bytes": span}
+        for kind, direction in QD_ORDER:
+            metrics.update(self._curve(params, kind, direction, results))
+        return metrics
+
+    @staticmethod
+    def _curve(params: QdSweepParams, kind: Kind, direction: Direction, results: TestResults) -> Metrics:
+        prefix = qd_prefix(params, kind, direction)
+        metrics: Metrics = {}
+        iops: dict[int, float] = {}
+        mb_s: dict[int, float] = {}
+        for qd in params.queue_depths:
+            m = results.measurements.get(qd_point_name(params, kind, direction, qd))
+            if m is None:
+                continue
+            metrics.update(point_metrics(m, f"{prefix}_qd{qd}"))
+            iops[qd], mb_s[qd] = m.iops(), m.mb_s()
+        metrics[f"{prefix}_score_iops"] = low_qd_score(iops)
+        metrics[f"{prefix}_score_mb_s"] = low_qd_score(mb_s)
+        return metrics
+
+
+# --- mixed sweeps ----------------------------------------------------------------------
+
+
+class MixedParams(Params):
+    read_pcts: tuple[int, ...] = MIXED_SHARES_PCT
+    runtime_s: float = Field(default=180.0, gt=0)  # per mix
+    seed: int = Field(default=1, ge=0)
+
+    _split = field_validator("read_pcts", mode="before")(_int_tuple)
+
+    @field_validator("read_pcts")
+    @classmethod
+    def _shares(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(not 0 <= p <= 100 for p in value):
+            raise ValueError("read shares are percentages from 0 to 100")
+        return value
+
+
+class MixedRandomParams(MixedParams):
+    span_bytes: int = Field(default=16 * GIB, gt=0)
+    block_size_bytes: int = Field(default=4 * KIB, gt=0)
+    iodepth: int = Field(default=3, ge=1)
+
+    _sizes = field_validator("span_bytes", "block_size_bytes", mode="before")(size_from_text)
+
+
+class MixedSeqParams(MixedParams):
+    span_bytes: int | None = Field(default=None, gt=0)  # None: the whole drive
+    block_size_bytes: int = Field(default=128 * KIB, gt=0)
+    iodepth: int = Field(default=1, ge=1)
+    # Write the whole span first so reads hit data; a suite that runs this right after a
+    # full-capacity write pass turns it off.
+    fill: bool = True
+
+    _sizes = field_validator("span_bytes", "block_size_bytes", mode="before")(size_from_text)
+
+
+def mix_workload(params: MixedRandomParams | MixedSeqParams, read_pct: int, span: int, sequential: bool) -> Workload:
+    """Pure reads and writes at the ends of the sweep, a mixed job in between."""
+    kind = "pure-read" if read_pct == 100 else "pure-write" if read_pct == 0 else "mixed"
+    pattern = MIX_PATTERNS[kind][0 if sequential else 1]
+    return Workload(
+        name=f"mix-{mix_label(read_pct)}", pattern=pattern, block_size_bytes=params.block_size_bytes,
+        iodepth=params.iodepth, read_pct=read_pct, span_bytes=span, runtime_s=params.runtime_s,
+        seed=params.seed + read_pct,
+    )
+
+
+def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Literal["iops", "mb_s"]) -> Metrics:
+    """Per mix: rates (both directions and each), latency; then the curve's average and low."""
+    metrics: Metrics = {}
+    curve: dict[int, float] = {}
+    for pct in read_pcts:
+        m = results.measurements.get(f"mix-{mix_label(pct)}")
+        if m is None:
+            continue
+        label = mix_label(pct)
+        metrics.update(point_metrics(m, label))
+        metrics.update(split_metrics(m, label))
+        curve[pct] = m.iops() if rate == "iops" else m.mb_s()
+    if curve:
+        stats = curve_stats(curve)
+        metrics[f"avg_{rate}"] = stats.avg
+        metrics[f"min_{rate}"] = stats.min
+        metrics["min_at_read_pct"] = stats.min_at
+    return metrics
+
+
+class MixedRandomTest(MethodTest[MixedRandomParams]):
+    name = "mixed-random"
+    title = "Mixed random read/write sweep (4 KiB, QD3)"
+    summary = "4 KiB random QD3 over 16 GiB, read share 100 -> 0 % in 20 % steps, 180 s each"
+    params_model = MixedRandomParams
+
+    def plan(self, params: MixedRandomParams, target: TargetInfo) -> TestPlan:
+        span, notes = fit_region(params.span_bytes, target, "test region")
+        actions: list[Action] = [Purge(), fill_action(span, seed=params.seed)]
+        actions += [Measure(workload=mix_workload(params, p, span, sequential=False)) for p in params.read_pcts]
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: MixedRandomParams, target: TargetInfo, results: TestResults) -> Metrics:
+        span, _ = fit_region(params.span_bytes, target, "test region")
+        return {"span_bytes": span, **mixed_metrics(params.read_pcts, results, "iops")}
+
+
+class MixedSeqTest(MethodTest[MixedSeqParams]):
+    name = "mixed-seq"
+    title = "Mixed sequential read/write sweep (128 KiB, QD1)"
+    summary = "128 KiB sequential QD1 over the filled drive, read share 100 -> 0 % in 20 % steps: the bathtub"
+    params_model = MixedSeqParams
+
+    def plan(self, params: MixedSeqParams, target: TargetInfo) -> TestPlan:
+        span = whole_span(target, params.span_bytes)
+        actions: list[Action] = [fill_action(span, seed=params.seed)] if params.fill else []
+        actions += [Measure(workload=mix_workload(params, p, span, sequential=True)) for p in params.read_pcts]
+        notes = () if params.fill else ("no fill: expects the drive already written (e.g. by a linear write pass)",)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: MixedSeqParams, target: TargetInfo, results: TestResults) -> Metrics:
+        span = whole_span(target, params.span_bytes)
+        return {"span_bytes": span, **mixed_metrics(params.read_pcts, results, "mb_s")}
+
+
+# --- transfer-sweep --------------------------------------------------------------------
+
+
+def _power_of_two(value: int) -> int:
+    if value & (value - 1):
+        raise ValueError("transfer sizes must be powers of two")
+    return value
+
+
+class TransferParams(Params):
+    min_block_bytes: int = Field(default=512, ge=512)
+    max_block_bytes: int = Field(default=64 * MIB, ge=512)
+    length_bytes: int = Field(default=256 * MIB, gt=0)
+    iodepth: int = Field(default=4, ge=1)
+    seed: int = Field(default=1, ge=0)
+
+    _sizes = field_validator("min_block_bytes", "max_block_bytes", "length_bytes", mode="before")(size_from_text)
+    _pow2 = field_validator("min_block_bytes", "max_block_bytes")(_power_of_two)
+
+
+def transfer_sizes(params: TransferParams, info: TargetInfo, length: int) -> tuple[list[int], tuple[str, ...]]:
+    """Powers of two from min to max, leaving out what the target cannot take."""
+    sizes: list[int] = []
+    size = params.min_block_bytes
+    while size <= params.max_block_bytes:
+        sizes.append(size)
+        size *= 2
+    usable = [s for s in sizes if s >= info.logical_block_size and s <= length]
+    notes: tuple[str, ...] = ()
+    if len(usable) < len(sizes):
+        notes = (f"transfer sizes limited to {format_size(usable[0])} - {format_size(usable[-1])}: "
+                 f"logical block {info.logical_block_size} B, test length {format_size(length)}",)
+    return usable, notes
+
+
+def transfer_name(block_bytes: int, direction: Direction) -> str:
+    return f"bs{size_label(block_bytes)}-{direction}"
+
+
+class TransferSweepTest(MethodTest[TransferParams]):
+    name = "transfer-sweep"
+    title = "Transfer-size sweep (ATTO-like)"
+    summary = "sequential write then read of a 256 MiB region at QD4, transfer sizes 512 B - 64 MiB"
+    params_model = TransferParams
+    DIRECTIONS: ClassVar[tuple[Direction, ...]] = ("write", "read")  # write first: reads need data
+
+    def plan(self, params: TransferParams, target: TargetInfo) -> TestPlan:
+        length, notes = fit_region(params.length_bytes, target, "test length")
+        sizes, size_notes = transfer_sizes(params, target, length)
+        actions: list[Action] = [Purge()]
+        for block in sizes:
+            actions += [Measure(workload=Workload(
+                name=transfer_name(block, direction), pattern=direction, block_size_bytes=block,
+                iodepth=params.iodepth, span_bytes=length, size_bytes=length, seed=params.seed,
+            )) for direction in self.DIRECTIONS]
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes + size_notes, destructive=True)
+
+    def analyze(self, params: TransferParams, target: TargetInfo, results: TestResults) -> Metrics:
+        length, _ = fit_region(params.length_bytes, target, "test length")
+        sizes, _ = transfer_sizes(params, target, length)
+        metrics: Metrics = {"length_bytes": length}
+        for direction in self.DIRECTIONS:
+            curve: dict[int, float] = {}
+            for block in sizes:
+                m = results.measurements.get(transfer_name(block, direction))
+                if m is not None:
+                    metrics[f"bs{size_label(block)}_{direction}_mb_s"] = curve[block] = m.mb_s()
+                    metrics[f"bs{size_label(block)}_{direction}_iops"] = m.iops()
+            if curve:
+                stats = curve_stats(curve)
+                metrics[f"{direction}_peak_mb_s"] = stats.max
+                metrics[f"{direction}_peak_block_bytes"] = stats.max_at
+                # Where the drive gets near its ceiling: a small value means cheap commands.
+                metrics[f"{direction}_90pct_block_bytes"] = smallest_reaching(curve, 0.9)
+        return metrics
+
+
+TESTS = (QdSweepTest(), MixedRandomTest(), MixedSeqTest(), TransferSweepTest())

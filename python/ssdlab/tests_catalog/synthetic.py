@@ -1,0 +1,178 @@
+"""Synthetic presets: AS SSD-like and Iometer's 4K 50/50 mix (DESIGN §3.7, §3.9).
+
+`as-ssd` follows AS SSD Benchmark's published procedure, all with incompressible data on a
+1 GiB test region: Seq (16 MiB blocks, one at a time, write then read the region), 4K
+(4 KiB random QD1), 4K-64Thrd (4 KiB random, 64 jobs at QD1 each — AS SSD uses 64 files of
+16 MiB; here the 64 jobs share the 1 GiB region), and access time (4 KiB random reads QD1
+over the whole drive — "full stroke" — and 512 B random writes QD1 in the 1 GiB region).
+AS SSD does not publish how long each 4K test runs; ours are time-limited (`runtime_s`).
+The whole drive is written first (`fill`) so full-stroke reads hit data rather than
+unmapped LBAs, which a drive answers without touching NAND.
+
+Score, as AS SSD computes it from MB/s (published by Tom's Hardware, 2011, and
+ssd-tester.com; the userbenchmark.com weights agree):
+    read  = 0.1 * seq_read + 4k_read + 4k64_read
+    write = 0.1 * seq_write + 4k_write + 4k64_write
+    total = 0.1 * seq_read + 0.15 * seq_write + 2 * 4k_read + 4k_write + 1.5 * 4k64_read + 4k64_write
+
+`iometer-mixed`: 4 KiB random, 50 % reads, QD32, 120 s over the whole (written) drive;
+the figure is combined read + write IOPS.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metrics
+from ssdlab.measurement import Measurement
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.tests_catalog.sweeps import fill_action, fit_region, size_from_text, whole_span
+from ssdlab.units import GIB, KIB, MIB
+from ssdlab.workload import Pattern, Workload
+
+NO_FILL_NOTE = "no fill: expects the drive already written (e.g. by a linear write pass)"
+
+
+class AsSsdParams(Params):
+    size_bytes: int = Field(default=GIB, gt=0)
+    seq_block_bytes: int = Field(default=16 * MIB, gt=0)
+    runtime_s: float = Field(default=10.0, gt=0)  # each 4K and 4K-64Thrd run
+    threads: int = Field(default=64, ge=1)
+    access_runtime_s: float = Field(default=5.0, gt=0)
+    access_write_block_bytes: int = Field(default=512, ge=512)
+    fill: bool = True
+    seed: int = Field(default=1, ge=0)
+
+    _sizes = field_validator("size_bytes", "seq_block_bytes", "access_write_block_bytes", mode="before")(
+        size_from_text)
+
+
+# (workload name, metric prefix, pattern) of every measured run, in the order AS SSD runs them.
+AS_SSD_RUNS: tuple[tuple[str, str, Pattern], ...] = (
+    ("seq-write", "seq_write", "write"),
+    ("seq-read", "seq_read", "read"),
+    ("rnd4k-write", "rnd4k_write", "randwrite"),
+    ("rnd4k-read", "rnd4k_read", "randread"),
+    ("rnd4k-64t-write", "rnd4k_64t_write", "randwrite"),
+    ("rnd4k-64t-read", "rnd4k_64t_read", "randread"),
+    ("access-read", "access_read", "randread"),
+    ("access-write", "access_write", "randwrite"),
+)
+
+
+def as_ssd_workload(params: AsSsdParams, info: TargetInfo, name: str, pattern: Pattern, region: int) -> Workload:
+    """One AS SSD run; only the access-time read reaches beyond the test region."""
+    if name.startswith("seq"):
+        return Workload(name=name, pattern=pattern, block_size_bytes=params.seq_block_bytes,
+                        span_bytes=region, size_bytes=region, seed=params.seed)
+    if name == "access-read":
+        return Workload(name=name, pattern=pattern, block_size_bytes=4 * KIB, span_bytes=whole_span(info, None),
+                        runtime_s=params.access_runtime_s, seed=params.seed)
+    if name == "access-write":
+        # 512 B writes unless the target's logical block is larger (a 4Kn drive refuses them).
+        block = max(params.access_write_block_bytes, info.logical_block_size)
+        return Workload(name=name, pattern=pattern, block_size_bytes=block, span_bytes=region,
+                        runtime_s=params.access_runtime_s, seed=params.seed)
+    jobs = params.threads if "64t" in name else 1
+    return Workload(name=name, pattern=pattern, block_size_bytes=4 * KIB, jobs=jobs, span_bytes=region,
+                    runtime_s=params.runtime_s, seed=params.seed)
+
+
+def as_ssd_score(mb_s: dict[str, float]) -> Metrics:
+    """AS SSD's three scores from the six MB/s figures (formula in the module docstring)."""
+    need = ("seq_read", "seq_write", "rnd4k_read", "rnd4k_write", "rnd4k_64t_read", "rnd4k_64t_write")
+    if not all(k in mb_s for k in need):
+        return {"score_read": None, "score_write": None, "score_total": None}
+    return {
+        "score_read": 0.1 * mb_s["seq_read"] + mb_s["rnd4k_read"] + mb_s["rnd4k_64t_read"],
+        "score_write": 0.1 * mb_s["seq_write"] + mb_s["rnd4k_write"] + mb_s["rnd4k_64t_write"],
+        "score_total": (0.1 * mb_s["seq_read"] + 0.15 * mb_s["seq_write"] + 2 * mb_s["rnd4k_read"]
+                        + mb_s["rnd4k_write"] + 1.5 * mb_s["rnd4k_64t_read"] + mb_s["rnd4k_64t_write"]),
+    }
+
+
+def run_metrics(m: Measurement, prefix: str) -> Metrics:
+    metrics = point_metrics(m, prefix)
+    if prefix.startswith("access"):
+        # AS SSD shows access time in ms: the mean latency of one request at a time.
+        lat_us = metrics[f"{prefix}_lat_us"]
+        metrics[f"{prefix}_ms"] = lat_us / 1e3 if isinstance(lat_us, float) else None
+    return metrics
+
+
+class AsSsdTest(MethodTest[AsSsdParams]):
+    name = "as-ssd"
+    title = "AS SSD-like synthetic benchmark"
+    summary = "incompressible 1 GiB: Seq 16 MiB, 4K QD1, 4K 64 threads, access time; AS SSD score"
+    params_model = AsSsdParams
+
+    def plan(self, params: AsSsdParams, target: TargetInfo) -> TestPlan:
+        region, notes = fit_region(params.size_bytes, target, "test region")
+        actions: list[Action] = [fill_action(whole_span(target, None), seed=params.seed)] if params.fill else []
+        actions += [Measure(workload=as_ssd_workload(params, target, name, pattern, region))
+                    for name, _, pattern in AS_SSD_RUNS]
+        if not params.fill:
+            notes += (NO_FILL_NOTE,)
+        if target.logical_block_size > params.access_write_block_bytes:
+            notes += (f"access-time writes use {target.logical_block_size} B, the target's logical block",)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: AsSsdParams, target: TargetInfo, results: TestResults) -> Metrics:
+        metrics: Metrics = {}
+        mb_s: dict[str, float] = {}
+        for name, prefix, _ in AS_SSD_RUNS:
+            m = results.measurements.get(name)
+            if m is not None:
+                metrics.update(run_metrics(m, prefix))
+                mb_s[prefix] = m.mb_s()
+        metrics.update(as_ssd_score(mb_s))
+        return metrics
+
+
+class IometerParams(Params):
+    block_size_bytes: int = Field(default=4 * KIB, gt=0)
+    read_pct: int = Field(default=50, ge=0, le=100)
+    iodepth: int = Field(default=32, ge=1)
+    runtime_s: float = Field(default=120.0, gt=0)
+    span_bytes: int | None = Field(default=None, gt=0)  # None: the whole drive
+    fill: bool = True
+    seed: int = Field(default=1, ge=0)
+
+    _sizes = field_validator("block_size_bytes", "span_bytes", mode="before")(size_from_text)
+
+
+MIXED_RUN = "mixed"
+
+
+class IometerMixedTest(MethodTest[IometerParams]):
+    name = "iometer-mixed"
+    title = "Iometer 4K 50/50 mixed random (QD32)"
+    summary = "4 KiB random, 50 % reads, QD32, 120 s over the written drive; combined IOPS"
+    params_model = IometerParams
+
+    def plan(self, params: IometerParams, target: TargetInfo) -> TestPlan:
+        span = whole_span(target, params.span_bytes)
+        actions: list[Action] = [fill_action(span, seed=params.seed)] if params.fill else []
+        actions.append(Measure(workload=Workload(
+            name=MIXED_RUN, pattern="randrw", read_pct=params.read_pct, block_size_bytes=params.block_size_bytes,
+            iodepth=params.iodepth, span_bytes=span, runtime_s=params.runtime_s, seed=params.seed,
+        )))
+        notes = () if params.fill else (NO_FILL_NOTE,)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def analyze(self, params: IometerParams, target: TargetInfo, results: TestResults) -> Metrics:
+        m = results.measurements.get(MIXED_RUN)
+        if m is None:
+            return {}
+        metrics: Metrics = {"span_bytes": whole_span(target, params.span_bytes)}
+        metrics.update({k.removeprefix("all_"): v for k, v in point_metrics(m, "all").items()})
+        metrics.update({k.removeprefix("all_"): v for k, v in split_metrics(m, "all").items()})
+        iops = full_period_iops(m.series)
+        metrics["min_period_iops"] = min(iops) if iops else None
+        return metrics
+
+
+TESTS = (AsSsdTest(), IometerMixedTest())

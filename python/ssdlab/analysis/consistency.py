@@ -1,0 +1,117 @@
+"""Performance-consistency analysis (DESIGN §3.1): per-second IOPS -> steady-state figures.
+
+A torture run may be one long measurement or many rounds (early stop); either way it is
+joined into one time axis first, so the metrics do not depend on how it was cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import fmean, pstdev
+
+import numpy as np
+
+from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, SeriesVerdict, judge_series
+from ssdlab.measurement import Measurement
+
+Metric = float | int | bool | str | None
+
+
+@dataclass(frozen=True)
+class RunSeries:
+    """One time axis over consecutive measurements; t_s is the end of each period."""
+
+    period_s: float
+    t_s: tuple[float, ...]
+    iops: tuple[float, ...]
+    write_bytes: tuple[float, ...]
+
+    def cumulative_gb_written(self) -> list[float]:
+        """Host GB (10^9 bytes) written by the end of each period: the WSAT x axis."""
+        return [float(v) / 1e9 for v in np.cumsum(self.write_bytes)]
+
+    def tail(self, seconds: float) -> tuple[float, ...]:
+        """The last `seconds` of IOPS (the whole run if shorter)."""
+        count = max(1, round(seconds / self.period_s))
+        return self.iops[-count:]
+
+
+def join_series(measurements: Sequence[Measurement]) -> RunSeries:
+    """Concatenate measurements in order, shifting each one's clock by the time before it."""
+    t_s: list[float] = []
+    iops: list[float] = []
+    written: list[float] = []
+    offset_s = 0.0
+    period_s = measurements[0].series.period_s if measurements else 1.0
+    for m in measurements:
+        series = m.series
+        t_s.extend(offset_s + t for t in series.t_s)
+        iops.extend(series.iops("total"))
+        written.extend(series.write_bytes)
+        # The next piece starts where this one ended (its last period end, or its runtime).
+        offset_s += series.t_s[-1] if series.t_s else m.runtime_s
+    return RunSeries(period_s=period_s, t_s=tuple(t_s), iops=tuple(iops), write_bytes=tuple(written))
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Linear-interpolated percentile of samples (numpy's default), NaN when empty."""
+    return float(np.percentile(values, pct)) if len(values) else float("nan")
+
+
+def window_metrics(values: Sequence[float], prefix: str) -> dict[str, Metric]:
+    """Mean, spread and extremes of per-period IOPS in one window.
+
+    The ratio is mean / stddev as DESIGN §3.1 defines it (higher = steadier; None for a
+    perfectly flat line); cv_pct is its inverse in percent, the usual spread measure.
+    """
+    mean = fmean(values)
+    stddev = pstdev(values)
+    return {
+        f"{prefix}_iops_mean": mean,
+        f"{prefix}_iops_stddev": stddev,
+        f"{prefix}_mean_stddev_ratio": mean / stddev if stddev > 0 else None,
+        f"{prefix}_cv_pct": 100.0 * stddev / mean if mean > 0 else None,
+        f"{prefix}_iops_min": min(values),
+        f"{prefix}_iops_max": max(values),
+        f"{prefix}_iops_p1": percentile(values, 1),
+        f"{prefix}_iops_p99": percentile(values, 99),
+    }
+
+
+def fresh_iops(series: RunSeries, seconds: float = 5.0) -> float:
+    """Mean IOPS of the first seconds of the run: the fresh-drive (or post-fill) figure."""
+    count = max(1, round(seconds / series.period_s))
+    return fmean(series.iops[:count])
+
+
+def judge_run(series: RunSeries, round_s: float, window_rounds: int = PTS_WINDOW_ROUNDS) -> SeriesVerdict:
+    return judge_series(series.iops, series.period_s, round_s, window_rounds)
+
+
+def consistency_metrics(
+    series: RunSeries, steady_window_s: float, round_s: float, block_size_bytes: int,
+) -> dict[str, Metric]:
+    """All consistency figures of one torture run (flat, units in the names)."""
+    if not series.iops:
+        return {"samples": 0}
+    verdict = judge_run(series, round_s)
+    tail = series.tail(steady_window_s)
+    fresh = fresh_iops(series)
+    metrics: dict[str, Metric] = {
+        "steady_window_s": len(tail) * series.period_s,
+        **window_metrics(tail, "steady"),
+        "steady_mb_s": fmean(tail) * block_size_bytes / 1e6,
+        "fresh_iops": fresh,
+        "steady_fresh_pct": 100.0 * fmean(tail) / fresh if fresh > 0 else None,
+        "run_iops_min": min(series.iops),
+        "run_iops_max": max(series.iops),
+        "run_iops_mean": fmean(series.iops),
+        "runtime_s": len(series.iops) * series.period_s,
+        "host_gb_written": sum(series.write_bytes) / 1e9,
+        "steady_attained": verdict.steady,
+        "time_to_steady_s": verdict.time_to_steady_s,
+        "steady_detected_s": verdict.detected_at_s,
+        "steady_round_s": verdict.round_s,
+    }
+    return metrics

@@ -1,0 +1,186 @@
+"""Charts for the steady-state methods (DESIGN §3.1-3.3), built from bundle data only.
+
+Pure builders: plain rows in, altair charts out, so the report and compare can both use
+them. Loaders at the bottom turn a bundle's test records into those rows. Long runs are
+thinned to at most MAX_POINTS per panel (every k-th second: the scatter keeps its spread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+
+from ssdlab.analysis.consistency import RunSeries, join_series
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.measurement import Measurement
+from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.charts import thin as thin_rows
+from ssdlab.report.sections import AltChart
+
+MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
+PANEL_WIDTH = 360
+PANEL_HEIGHT = 220
+# Simulator telemetry worth a panel, with axis titles (DESIGN §3.1 "overlay telemetry").
+TELEMETRY = {"wa": "write amplification", "free_blocks": "free blocks", "temp_c": "temperature °C"}
+
+
+def _data(rows: Sequence[Row]) -> Any:
+    return alt_data(rows)
+
+
+@dataclass(frozen=True)
+class TortureRun:
+    """One consistency / wsat test of a bundle: its joined series and telemetry."""
+
+    label: str  # test name in the run, e.g. consistency-op25
+    series: RunSeries
+    telemetry: Mapping[str, tuple[float, ...]]
+    metrics: Mapping[str, Any]
+
+
+def thin(rows: Sequence[Row], limit: int = MAX_POINTS) -> list[Row]:
+    return thin_rows(rows, limit)
+
+
+def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
+    series = run.series
+    count = len(series.iops) if last_s is None else max(1, round(last_s / series.period_s))
+    pairs = list(zip(series.t_s, series.iops, strict=True))[-count:]
+    return thin([{"t_s": t, "iops": v, "run": run.label} for t, v in pairs])
+
+
+def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False) -> AltChart:
+    """Per-second IOPS against time: the whole run, or its last `last_s` seconds."""
+    scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_s:g} s")
+    return alt.Chart(_data(iops_rows(run, last_s)), title=title).mark_circle(size=6).encode(
+        x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS", scale=scale),
+        tooltip=["t_s:Q", "iops:Q"],
+    ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
+
+
+def side_by_side(runs: Sequence[TortureRun], last_s: float | None = None, log_y: bool = False) -> AltChart:
+    """Default and OP variants next to each other, on one IOPS scale so levels compare."""
+    return alt.hconcat(*(iops_scatter(r, last_s, log_y) for r in runs)).resolve_scale(y="shared")
+
+
+def telemetry_rows(run: TortureRun, key: str) -> list[Row]:
+    times, values = run.telemetry.get("t_s", ()), run.telemetry.get(key, ())
+    return thin([{"t_s": t, "value": v} for t, v in zip(times, values, strict=False)])
+
+
+def telemetry_panels(run: TortureRun) -> AltChart | None:
+    """IOPS with the simulator's telemetry underneath on the same time axis (None without)."""
+    panels = [iops_scatter(run)]
+    for key, title in TELEMETRY.items():
+        rows = telemetry_rows(run, key)
+        if rows:
+            panels.append(alt.Chart(_data(rows)).mark_line().encode(
+                x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
+            ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT // 2))
+    return alt.vconcat(*panels).resolve_scale(x="shared") if len(panels) > 1 else None
+
+
+def steady_bars(rows: Sequence[Row]) -> AltChart:
+    """Steady mean and stddev per compared drive/variant; rows: label, mean, stddev."""
+    data = _data(list(rows))
+    mean = alt.Chart(data, title="steady-state mean IOPS").mark_bar().encode(
+        y=alt.Y("label:N", title=None, sort=None), x=alt.X("mean:Q", title="IOPS"))
+    stddev = alt.Chart(data, title="steady-state stddev (IOPS)").mark_bar(color="#d62728").encode(
+        y=alt.Y("label:N", title=None, sort=None), x=alt.X("stddev:Q", title="IOPS"))
+    return alt.hconcat(mean, stddev)
+
+
+def wsat_charts(run: TortureRun) -> AltChart:
+    """WSAT: IOPS against time and against total host GB written."""
+    gb = run.series.cumulative_gb_written()
+    rows = thin([{"t_s": t, "gb": g, "iops": v}
+                 for t, g, v in zip(run.series.t_s, gb, run.series.iops, strict=True)])
+    base = alt.Chart(_data(rows)).mark_circle(size=6)
+    by_time = base.encode(x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS"))
+    by_gb = base.encode(x=alt.X("gb:Q", title="host GB written"), y=alt.Y("iops:Q", title="IOPS"))
+    return alt.hconcat(by_time.properties(title="WSAT: IOPS against time"),
+                       by_gb.properties(title="WSAT: IOPS against GB written")).resolve_scale(y="shared")
+
+
+def pts_convergence(rows: Sequence[Row], window: tuple[int, int]) -> AltChart:
+    """Tracking variables per round (rows: round, cell, iops) with the measurement window."""
+    lines = alt.Chart(_data(list(rows)), title="PTS steady-state convergence").mark_line(point=True).encode(
+        x=alt.X("round:Q", title="round", axis=alt.Axis(format="d", tickMinStep=1)), y=alt.Y("iops:Q", title="IOPS"),
+        color=alt.Color("cell:N", title="variable"),
+    )
+    span = alt.Chart(_data([{"start": window[0] - 0.5, "end": window[1] + 0.5}])).mark_rect(
+        opacity=0.12, color="#2ca02c").encode(x="start:Q", x2="end:Q")
+    return alt.layer(span, lines).properties(width=PANEL_WIDTH * 1.5, height=PANEL_HEIGHT)
+
+
+def pts_window_plot(rows: Sequence[Row]) -> AltChart:
+    """Measurement-window IOPS per block size, one line per read share (rows: bs_kib, read_pct, iops)."""
+    return alt.Chart(_data(list(rows)), title="PTS IOPS: measurement window").mark_line(point=True).encode(
+        x=alt.X("bs_kib:Q", title="block size (KiB)", scale=alt.Scale(type="log", base=2)),
+        y=alt.Y("iops:Q", title="IOPS", scale=alt.Scale(type="log")),
+        color=alt.Color("read_pct:O", title="read %"),
+    ).properties(width=PANEL_WIDTH * 1.5, height=PANEL_HEIGHT)
+
+
+# ---- loaders: bundle -> rows --------------------------------------------------------------
+
+
+def torture_measurements(found: Mapping[str, Measurement]) -> list[Measurement]:
+    """The torture of a consistency/wsat test: one `torture` run or its `torture-rNNN` rounds."""
+    return [found[name] for name in sorted(found) if name == "torture" or name.startswith("torture-r")]
+
+
+def joined_telemetry(ran: Sequence[Measurement]) -> dict[str, tuple[float, ...]]:
+    """Telemetry of consecutive runs on one clock, like join_series does for the series."""
+    out: dict[str, list[float]] = {}
+    offset = 0.0
+    for m in ran:
+        for key, values in m.telemetry.items():
+            shifted = [offset + v for v in values] if key == "t_s" else list(values)
+            out.setdefault(key, []).extend(shifted)
+        offset += m.series.t_s[-1] if m.series.t_s else m.runtime_s
+    return {key: tuple(values) for key, values in out.items()}
+
+
+def load_torture_run(bundle: Bundle, record: TestRecord) -> TortureRun | None:
+    ran = torture_measurements(bundle.measurements(record))
+    if not ran:
+        return None
+    return TortureRun(record.name, join_series(ran), joined_telemetry(ran), dict(record.metrics))
+
+
+def trim_rows(record: TestRecord) -> list[Row]:
+    """The TRIM table: clean, after TRIM, dirty (no TRIM), each with % of clean."""
+    m = record.metrics
+    clean = m.get("clean_mb_s")
+    rows = []
+    for label, key in (("clean (purged)", "clean_mb_s"), ("after TRIM", "after_trim_mb_s"),
+                       ("dirty, no TRIM", "dirty_mb_s")):
+        value = m.get(key)
+        if isinstance(value, (int, float)):
+            pct = 100.0 * value / clean if isinstance(clean, (int, float)) and clean else None
+            rows.append({"state": label, "mb_s": value, "pct_of_clean": pct})
+    return rows
+
+
+def pts_rows(bundle: Bundle, record: TestRecord) -> tuple[list[Row], list[Row]]:
+    """(convergence rows of the tracked cells per round, measurement-window rows per cell)."""
+    from ssdlab.tests_catalog.pts import PtsIopsParams, cell_name, cells, size_label, tracking_cells
+
+    params = PtsIopsParams.model_validate(record.params)
+    found = bundle.measurements(record)
+    convergence = [
+        {"round": number, "cell": f"{size_label(bs)} {pct} % read", "iops": found[name].iops()}
+        for bs, pct in tracking_cells(params) for number in range(1, params.max_rounds + 1)
+        if (name := cell_name(number, (bs, pct))) in found
+    ]
+    window = [
+        {"bs_kib": bs / 1024, "read_pct": pct, "iops": value}
+        for bs, pct in cells(params)
+        if isinstance(value := record.metrics.get(f"bs{size_label(bs)}_rd{pct}_iops"), (int, float))
+    ]
+    return convergence, window

@@ -1,0 +1,59 @@
+"""Report section of `pts-iops` (SNIA PTS IOPS test, DESIGN §3.2).
+
+The PTS report pages: the steady-state convergence plot (tracking variables per round,
+measurement window shaded), the measurement-window IOPS per block size and read share,
+and the IOPS matrix as a table.
+"""
+
+from __future__ import annotations
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.report import consistency_charts as charts
+from ssdlab.report.formatting import format_metric
+from ssdlab.report.section_generic import section_title, status_notes
+from ssdlab.report.sections import Figure, FigureLike, Section, Table, register_section
+from ssdlab.tests_catalog.pts import PtsIopsParams, size_label
+
+
+def matrix_table(record: TestRecord, params: PtsIopsParams) -> Table:
+    """Rows: block size; columns: read share; cells: window mean IOPS."""
+    header = ("block size", *(f"{pct} % read" for pct in params.read_pcts))
+    rows = tuple(
+        (size_label(bs), *(format_metric(k, record.metrics.get(k))
+                           for pct in params.read_pcts if (k := f"bs{size_label(bs)}_rd{pct}_iops")))
+        for bs in params.block_sizes_bytes
+    )
+    m = record.metrics
+    window = f"rounds {m.get('window_first_round')} to {m.get('window_last_round')}"
+    verdict = "steady state reached" if m.get("ss_attained") else "steady state NOT reached"
+    return Table(key=f"{record.name}-matrix", title=f"IOPS, measurement window ({window}; {verdict})",
+                 header=header, rows=rows, caption="Mean IOPS of each cell over the measurement window.")
+
+
+def pts_caption(params: PtsIopsParams) -> str:
+    return (
+        f"SNIA PTS IOPS test: purge, {params.wipc_passes} x sequential 128 KiB fill of the active range "
+        f"({params.active_range_pct:g} % of capacity), then rounds of random I/O at QD{params.iodepth} x "
+        f"{params.jobs} threads, {params.round_runtime_s:g} s per block size and read share, until the tracking "
+        f"variables meet the steady-state rule over 5 rounds (max {params.max_rounds} rounds)."
+    )
+
+
+def pts_section(bundle: Bundle, record: TestRecord) -> Section:
+    params = PtsIopsParams.model_validate(record.params)
+    convergence, window = charts.pts_rows(bundle, record)
+    figures: list[FigureLike] = []
+    first, last = record.metrics.get("window_first_round"), record.metrics.get("window_last_round")
+    if convergence and isinstance(first, int) and isinstance(last, int):
+        figures.append(Figure(f"{record.name}-convergence", "Steady-state convergence",
+                              charts.pts_convergence(convergence, (first, last)),
+                              "Tracking variables per round; the shaded rounds are the measurement window."))
+    if window:
+        figures.append(Figure(f"{record.name}-window", "Measurement window: IOPS per block size",
+                              charts.pts_window_plot(window), "One line per read share; both axes logarithmic."))
+    tables = [matrix_table(record, params)] if record.metrics else []
+    return Section(key=record.name, title=section_title(record), caption=pts_caption(params),
+                   status=record.status, tables=tables, figures=figures, notes=status_notes(record))
+
+
+register_section("pts-iops", pts_section)

@@ -1,0 +1,86 @@
+"""Drive preparation shared by the steady-state methods (DESIGN §3.1-3.3).
+
+Purge, sequential fill and random torture are built here once so `consistency`, `wsat`,
+`pts-iops` and `trim-validation` prepare a drive the same way. Over-provisioning is a
+shorter span: the whole device is purged, then only the first (100 - op_pct) % is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+
+from ssdlab.analysis.steady_state import pts_steady_state
+from ssdlab.errors import UsageError
+from ssdlab.measurement import Measurement
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog.base import Measure
+from ssdlab.units import KIB, MIB, format_size
+from ssdlab.workload import Workload
+
+FILL_BLOCK_BYTES = 128 * KIB
+FILL_IODEPTH = 32
+# Spans are cut to whole MiB so every block size up to 1 MiB divides them exactly.
+SPAN_ALIGN_BYTES = MIB
+
+
+def usable_span_bytes(info: TargetInfo, op_pct: float, span_bytes: int | None) -> int:
+    """Bytes the test may touch: capacity less the OP share, capped by an explicit span."""
+    span = int(info.capacity_bytes * (100.0 - op_pct) / 100.0)
+    if span_bytes is not None:
+        span = min(span, span_bytes)
+    span -= span % SPAN_ALIGN_BYTES
+    if span <= 0:
+        raise UsageError(f"{info.spec}: the span left after op_pct={op_pct:g} is smaller than 1 MiB")
+    return span
+
+
+def span_notes(info: TargetInfo, op_pct: float, span: int) -> tuple[str, ...]:
+    if op_pct <= 0 and span >= info.capacity_bytes - SPAN_ALIGN_BYTES:
+        return ()
+    share = 100.0 * span / info.capacity_bytes
+    return (f"span limited to {format_size(span)} ({share:.1f} % of capacity; op_pct={op_pct:g})",)
+
+
+def fill_actions(span: int, passes: int, prefix: str = "fill", seed: int = 1) -> list[Measure]:
+    """Sequential 128 KiB QD32 fill of the span, one Measure per pass (PTS WIPC is 2 passes)."""
+    return [
+        Measure(role="precondition", workload=Workload(
+            name=f"{prefix}-p{number}", pattern="write", block_size_bytes=FILL_BLOCK_BYTES,
+            iodepth=FILL_IODEPTH, span_bytes=span, size_bytes=span, seed=seed + number,
+        ))
+        for number in range(1, passes + 1)
+    ]
+
+
+def round_name(prefix: str, number: int) -> str:
+    return f"{prefix}-r{number:03d}"
+
+
+def round_count(runtime_s: float, round_s: float, max_rounds: int | None) -> int:
+    rounds = max(1, int(-(-runtime_s // round_s)))  # ceil: the last round may be short
+    return rounds if max_rounds is None else min(rounds, max_rounds)
+
+
+def round_runtimes_s(runtime_s: float, round_s: float, rounds: int) -> list[float]:
+    """Round lengths adding up to runtime_s (the last round takes the remainder)."""
+    lengths = [round_s] * rounds
+    remainder = runtime_s - round_s * (rounds - 1)
+    lengths[-1] = min(round_s, remainder) if remainder > 0 else round_s
+    return lengths
+
+
+def done_rounds(done: Mapping[str, Measurement], prefix: str) -> list[Measurement]:
+    """Rounds of one group already measured, in order (names sort by round number)."""
+    marker = f"{prefix}-r"
+    return [done[name] for name in sorted(done) if name.startswith(marker)]
+
+
+def rounds_steady(rounds: Sequence[Measurement], window_rounds: int) -> bool:
+    """Whether the round means so far already meet the PTS rule (the early stop)."""
+    means = [m.iops() for m in rounds]
+    return pts_steady_state(means, window_rounds, max_rounds=None).steady
+
+
+def mean_iops(measurements: Sequence[Measurement]) -> float:
+    return fmean(m.iops() for m in measurements) if measurements else float("nan")

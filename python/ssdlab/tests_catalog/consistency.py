@@ -1,0 +1,219 @@
+"""Performance consistency and write saturation (DESIGN §3.1, §3.2).
+
+`consistency`: purge the whole device, fill the span sequentially, then 4 KiB random
+writes QD32 over the span for an hour, IOPS every second; the last 400 s give the
+steady-state figures. `op_pct=25` keeps a quarter of the (purged) device unused: the
+extra spare area an NVMe drive cannot be given with an HPA.
+
+`wsat` (SNIA PTS write saturation): from a purged drive, no fill, random writes; IOPS
+against time and against host GB written.
+
+With `until_steady`, the torture runs as rounds of `round_s` (80 s, so the 5-round PTS
+window is the 400 s window) and stops at the first steady window, or after `max_rounds`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+
+from pydantic import Field, model_validator
+
+from ssdlab.analysis.consistency import RunSeries, consistency_metrics, join_series
+from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS
+from ssdlab.measurement import Measurement
+from ssdlab.steps import Purge
+from ssdlab.suites import Suite
+from ssdlab.suites import entry as suite_entry
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog._prep import (
+    done_rounds,
+    fill_actions,
+    round_count,
+    round_name,
+    round_runtimes_s,
+    rounds_steady,
+    span_notes,
+    usable_span_bytes,
+)
+from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.units import KIB
+from ssdlab.workload import Workload
+
+TORTURE = "torture"
+
+
+class TortureParams(Params):
+    """What both consistency and wsat share: the random-write torture and its analysis."""
+
+    runtime_s: float = Field(default=3600.0, gt=0)
+    block_size_bytes: int = Field(default=4 * KIB, gt=0)
+    iodepth: int = Field(default=32, ge=1)
+    jobs: int = Field(default=1, ge=1)
+    span_bytes: int | None = Field(default=None, gt=0)
+    op_pct: float = Field(default=0.0, ge=0, lt=100)
+    compress_pct: int = Field(default=0, ge=0, le=99)
+    steady_window_s: float = Field(default=400.0, gt=0)
+    round_s: float = Field(default=80.0, gt=0)
+    until_steady: bool = False
+    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS)
+    # fio's own ss detector (real targets) on the single torture job. fio *ends* the job
+    # when it fires, so it is an alternative early stop, recorded beside the PTS verdict.
+    fio_ss: bool = False
+    seed: int = Field(default=1, ge=0)
+
+    @model_validator(mode="after")
+    def _one_early_stop(self) -> TortureParams:
+        if self.fio_ss and self.until_steady:
+            raise ValueError("fio_ss and until_steady are two early stops; choose one")
+        return self
+
+
+class ConsistencyParams(TortureParams):
+    fill_passes: int = Field(default=1, ge=0, le=2)
+
+
+def torture_names(params: TortureParams) -> list[str]:
+    if not params.until_steady:
+        return [TORTURE]
+    rounds = round_count(params.runtime_s, params.round_s, params.max_rounds)
+    return [round_name(TORTURE, n) for n in range(1, rounds + 1)]
+
+
+def torture_actions(params: TortureParams, span: int) -> list[Measure]:
+    """One long run, or rounds sharing a group so `skip` can stop them once steady."""
+    names = torture_names(params)
+    lengths = (
+        [params.runtime_s] if not params.until_steady
+        else round_runtimes_s(params.runtime_s, params.round_s, len(names))
+    )
+    group = TORTURE if params.until_steady else None
+    return [
+        Measure(group=group, workload=Workload(
+            name=name, pattern="randwrite", block_size_bytes=params.block_size_bytes,
+            iodepth=params.iodepth, jobs=params.jobs, span_bytes=span, runtime_s=length,
+            compress_pct=params.compress_pct, seed=params.seed + number, fio_steady_state=params.fio_ss,
+        ))
+        for number, (name, length) in enumerate(zip(names, lengths, strict=True))
+    ]
+
+
+def skip_torture_round(params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
+    """Early stop: leave out the remaining rounds once the rounds so far are steady."""
+    if not params.until_steady or not isinstance(action, Measure) or action.group != TORTURE:
+        return False
+    return rounds_steady(done_rounds(done, TORTURE), PTS_WINDOW_ROUNDS)
+
+
+def torture_measurements(params: TortureParams, results: TestResults) -> list[Measurement]:
+    return [results.measurements[n] for n in torture_names(params) if n in results.measurements]
+
+
+def run_facts(params: TortureParams, info: TargetInfo, series: RunSeries, ran: Sequence[Measurement]) -> Metrics:
+    """Context every torture result carries: span, OP, rounds and fio's cross-check."""
+    span = usable_span_bytes(info, params.op_pct, params.span_bytes)
+    facts: Metrics = {
+        "op_pct": params.op_pct,
+        "span_bytes": span,
+        "span_pct": 100.0 * span / info.capacity_bytes,
+        "rounds_run": len(ran) if params.until_steady else None,
+        "capacity_writes": sum(series.write_bytes) / span,
+    }
+    fio_ss = [m.engine_facts.get("fio_ss_attained") for m in ran if "fio_ss_attained" in m.engine_facts]
+    facts["fio_ss_attained"] = any(bool(v) for v in fio_ss) if fio_ss else None
+    return facts
+
+
+def telemetry_window_mean(ran: Sequence[Measurement], key: str, seconds: float) -> float | None:
+    """Mean of an engine telemetry channel (simulator: wa, temp_c) over the last seconds."""
+    values = [v for m in ran for v in m.telemetry.get(key, ())]
+    if not values:
+        return None
+    period_s = ran[0].series.period_s or 1.0
+    return fmean(values[-max(1, round(seconds / period_s)):])
+
+
+class ConsistencyTest(MethodTest[ConsistencyParams]):
+    name = "consistency"
+    title = "Performance consistency (4 KiB random write, steady state)"
+    summary = "purge, fill, 4 KiB QD32 random write 3600 s; steady mean/stddev of the last 400 s"
+    params_model = ConsistencyParams
+
+    def plan(self, params: ConsistencyParams, target: TargetInfo) -> TestPlan:
+        span = usable_span_bytes(target, params.op_pct, params.span_bytes)
+        actions: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
+        actions += torture_actions(params, span)
+        notes = span_notes(target, params.op_pct, span)
+        if params.until_steady:
+            notes += (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}",)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
+        return skip_torture_round(params, action, done)
+
+    def analyze(self, params: ConsistencyParams, target: TargetInfo, results: TestResults) -> Metrics:
+        ran = torture_measurements(params, results)
+        series = join_series(ran)
+        # Headline figures first: progress displays and tables show the first few.
+        metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
+        metrics.update(run_facts(params, target, series, ran))
+        metrics["fill_passes"] = params.fill_passes
+        metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
+        return metrics
+
+
+class WsatTest(MethodTest[TortureParams]):
+    name = "wsat"
+    title = "Write saturation (SNIA PTS WSAT)"
+    summary = "purge, then 4 KiB QD32 random write from fresh; IOPS against time and host GB written"
+    params_model = TortureParams
+
+    def plan(self, params: TortureParams, target: TargetInfo) -> TestPlan:
+        span = usable_span_bytes(target, params.op_pct, params.span_bytes)
+        actions: list[Action] = [Purge(), *torture_actions(params, span)]
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=span_notes(target, params.op_pct, span), destructive=True)
+
+    def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
+        return skip_torture_round(params, action, done)
+
+    def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
+        ran = torture_measurements(params, results)
+        series = join_series(ran)
+        metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
+        metrics = {**wsat_extras(series, metrics), **metrics}
+        metrics.update(run_facts(params, target, series, ran))
+        metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
+        return metrics
+
+
+def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
+    """Where on the GB-written axis the drive fell off the cliff and settled."""
+    gb = series.cumulative_gb_written()
+    fresh, steady = metrics.get("fresh_iops"), metrics.get("steady_iops_mean")
+    settle = metrics.get("time_to_steady_s")
+    out: Metrics = {"fob_iops": fresh, "gb_written_to_steady": None, "cliff_gb_written": None}
+    if isinstance(settle, float) and gb:
+        periods = round(settle / series.period_s)  # periods before the steady window began
+        out["gb_written_to_steady"] = gb[min(len(gb), periods) - 1] if periods else 0.0
+    if isinstance(fresh, float) and isinstance(steady, float) and fresh > steady:
+        out["cliff_gb_written"] = cliff_gb(series.iops, gb, (fresh + steady) / 2)
+    return out
+
+
+def cliff_gb(iops: Sequence[float], gb: Sequence[float], threshold: float, smooth: int = 10) -> float | None:
+    """GB written when a 10-period running mean first drops below the threshold."""
+    for end in range(smooth, len(iops) + 1):
+        if fmean(iops[end - smooth:end]) < threshold:
+            return gb[end - 1]
+    return None
+
+
+TESTS = (ConsistencyTest(), WsatTest())
+SUITES = (
+    Suite(name="consistency", title="Performance consistency, default and 25 % over-provisioning", entries=(
+        suite_entry("consistency"),
+        suite_entry("consistency", name="consistency-op25", op_pct=25),
+    )),
+)

@@ -1,0 +1,157 @@
+"""SNIA PTS IOPS test (DESIGN §3.2): block size x read share matrix, rounds until steady.
+
+Per SNIA SSS PTS 2.0.2 (IOPS test): purge; workload-independent preconditioning (128 KiB
+sequential writes, twice the active range); then rounds, each running every read share
+(100, 95, 65, 50, 35, 5, 0 %) x every block size (1024 KiB ... 0.5 KiB) for 1 minute of
+random I/O. Steady state is tracked on 4 KiB 0 % read, 64 KiB 65 % read and 1024 KiB
+100 % read; the test stops at the first round where all three meet the rule over the
+last 5 rounds, or after 25 rounds. Reported: each cell's mean IOPS over the measurement
+window. Defaults follow the client profile (PTS-C: QD16, 2 threads, 75 % active range).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+
+from pydantic import Field
+
+from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
+from ssdlab.measurement import Measurement
+from ssdlab.steps import Purge
+from ssdlab.suites import Suite
+from ssdlab.suites import entry as suite_entry
+from ssdlab.targets.base import TargetInfo
+from ssdlab.tests_catalog._prep import fill_actions, usable_span_bytes
+from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.units import KIB
+from ssdlab.units import format_size as span_text
+from ssdlab.workload import Workload
+
+PTS_BLOCK_SIZES = (1024 * KIB, 128 * KIB, 64 * KIB, 32 * KIB, 16 * KIB, 8 * KIB, 4 * KIB, 512)
+PTS_READ_PCTS = (100, 95, 65, 50, 35, 5, 0)
+PTS_TRACKING = ((4 * KIB, 0), (64 * KIB, 65), (1024 * KIB, 100))
+
+Cell = tuple[int, int]  # (block size in bytes, read %)
+
+
+class PtsIopsParams(Params):
+    block_sizes_bytes: tuple[int, ...] = PTS_BLOCK_SIZES
+    read_pcts: tuple[int, ...] = PTS_READ_PCTS
+    round_runtime_s: float = Field(default=60.0, gt=0)  # per cell and round
+    iodepth: int = Field(default=16, ge=1)
+    jobs: int = Field(default=2, ge=1)
+    active_range_pct: float = Field(default=75.0, gt=0, le=100)
+    wipc_passes: int = Field(default=2, ge=0, le=4)
+    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS)
+    until_steady: bool = True  # the PTS stops at steady state; false runs every round
+    seed: int = Field(default=1, ge=0)
+
+
+def size_label(size_bytes: int) -> str:
+    """Metric-friendly block size: 512 -> '512b', 4096 -> '4k', 1 MiB -> '1024k'."""
+    return f"{size_bytes // KIB}k" if size_bytes % KIB == 0 else f"{size_bytes}b"
+
+
+def cell_name(round_number: int, cell: Cell) -> str:
+    return f"round{round_number:02d}-bs{size_label(cell[0])}-rd{cell[1]}"
+
+
+def cells(params: PtsIopsParams) -> list[Cell]:
+    """Read share outer, block size inner, as the PTS orders a round."""
+    return [(bs, pct) for pct in params.read_pcts for bs in params.block_sizes_bytes]
+
+
+def tracking_cells(params: PtsIopsParams) -> list[Cell]:
+    """The PTS tracking variables that are in the matrix; every cell if none is."""
+    matrix = set(cells(params))
+    chosen = [cell for cell in PTS_TRACKING if cell in matrix]
+    return chosen or cells(params)
+
+
+def cell_workload(params: PtsIopsParams, round_number: int, cell: Cell, span: int) -> Workload:
+    bs, pct = cell
+    pattern = "randread" if pct == 100 else "randwrite" if pct == 0 else "randrw"
+    return Workload(
+        name=cell_name(round_number, cell), pattern=pattern, block_size_bytes=bs, iodepth=params.iodepth,
+        jobs=params.jobs, read_pct=pct, span_bytes=span, runtime_s=params.round_runtime_s,
+        seed=params.seed + round_number,
+    )
+
+
+def tracked_rounds(params: PtsIopsParams, done: Mapping[str, Measurement]) -> dict[Cell, list[float]]:
+    """Per tracking cell, IOPS of every complete round so far, in round order."""
+    tracked = tracking_cells(params)
+    out: dict[Cell, list[float]] = {cell: [] for cell in tracked}
+    for number in range(1, params.max_rounds + 1):
+        names = [cell_name(number, cell) for cell in tracked]
+        if not all(name in done for name in names):
+            break
+        for cell, name in zip(tracked, names, strict=True):
+            out[cell].append(done[name].iops())
+    return out
+
+
+def common_window(params: PtsIopsParams, done: Mapping[str, Measurement]) -> tuple[int | None, int]:
+    """(round at which all were steady together, rounds complete): judged round by round."""
+    rounds = tracked_rounds(params, done)
+    complete = min((len(v) for v in rounds.values()), default=0)
+    for end in range(PTS_WINDOW_ROUNDS, complete + 1):
+        window = {cell: pts_steady_state(values[end - PTS_WINDOW_ROUNDS:end]) for cell, values in rounds.items()}
+        if all(v.steady for v in window.values()):
+            return end, complete
+    return None, complete
+
+
+class PtsIopsTest(MethodTest[PtsIopsParams]):
+    name = "pts-iops"
+    title = "SNIA PTS IOPS matrix"
+    summary = "purge, 2x seq fill, rounds of 0.5-1024 KiB x 100..0 % read random I/O until steady (max 25)"
+    params_model = PtsIopsParams
+
+    def plan(self, params: PtsIopsParams, target: TargetInfo) -> TestPlan:
+        span = usable_span_bytes(target, 100.0 - params.active_range_pct, None)
+        actions: list[Action] = [Purge(), *fill_actions(span, params.wipc_passes, prefix="wipc", seed=params.seed)]
+        for number in range(1, params.max_rounds + 1):
+            actions += [Measure(group=f"round{number:02d}", workload=cell_workload(params, number, cell, span))
+                        for cell in cells(params)]
+        notes = (f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)",)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
+                        notes=notes, destructive=True)
+
+    def skip(self, params: PtsIopsParams, action: Action, done: Mapping[str, Measurement]) -> bool:
+        if not params.until_steady or not isinstance(action, Measure) or action.group is None:
+            return False
+        return common_window(params, done)[0] is not None
+
+    def analyze(self, params: PtsIopsParams, target: TargetInfo, results: TestResults) -> Metrics:
+        found = results.measurements
+        steady_at, complete = common_window(params, found)
+        last = steady_at if steady_at is not None else complete
+        first = max(1, last - PTS_WINDOW_ROUNDS + 1)
+        metrics: Metrics = {
+            "ss_attained": steady_at is not None, "ss_round": steady_at, "rounds_run": complete,
+            "window_first_round": first, "window_last_round": last,
+        }
+        for cell in cells(params):
+            window = [found[n] for r in range(first, last + 1) if (n := cell_name(r, cell)) in found]
+            metrics[f"bs{size_label(cell[0])}_rd{cell[1]}_iops"] = _mean_iops(window)
+        for cell, values in tracked_rounds(params, found).items():
+            verdict = pts_steady_state(values[first - 1:last], max_rounds=None)
+            tag = f"ss_bs{size_label(cell[0])}_rd{cell[1]}"
+            metrics.update({k: v for k, v in verdict_metrics(verdict, tag).items()
+                            if k.endswith(("_range_pct", "_slope_excursion_pct", "_window_mean"))})
+        return metrics
+
+
+def _mean_iops(window: Sequence[Measurement]) -> float | None:
+    return fmean(m.iops() for m in window) if window else None
+
+
+TESTS = (PtsIopsTest(),)
+SUITES = (
+    Suite(name="pts", title="SNIA PTS: write saturation and the IOPS matrix", entries=(
+        suite_entry("wsat"),
+        suite_entry("pts-iops"),
+    )),
+)

@@ -1,0 +1,72 @@
+"""Sweep analysis helpers with known answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssdlab.analysis.sweeps import (
+    curve_stats,
+    full_period_iops,
+    low_qd_score,
+    point_metrics,
+    smallest_reaching,
+    split_metrics,
+)
+from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
+from ssdlab.workload import Workload
+
+
+def test_low_qd_score_is_the_mean_of_qd1_2_4() -> None:
+    assert low_qd_score({1: 10.0, 2: 20.0, 4: 60.0, 8: 1000.0}) == 30.0
+
+
+def test_low_qd_score_needs_every_low_depth() -> None:
+    assert low_qd_score({1: 10.0, 4: 60.0, 8: 100.0}) is None
+
+
+def test_curve_stats_bathtub() -> None:
+    stats = curve_stats({100: 1500.0, 80: 900.0, 60: 700.0, 40: 650.0, 20: 800.0, 0: 1200.0})
+    assert stats.avg == pytest.approx(5750.0 / 6)
+    assert (stats.min, stats.min_at) == (650.0, 40)
+    assert (stats.max, stats.max_at) == (1500.0, 100)
+    with pytest.raises(ValueError):
+        curve_stats({})
+
+
+def test_smallest_block_reaching_ninety_percent() -> None:
+    by_size = {512: 50.0, 4096: 400.0, 65536: 1850.0, 1 << 20: 2000.0, 1 << 26: 1990.0}
+    assert smallest_reaching(by_size, 0.9) == 65536
+    assert smallest_reaching({}, 0.9) is None
+
+
+def test_point_and_split_metrics_from_raw_totals() -> None:
+    w = Workload(name="mix", pattern="randrw", read_pct=50, block_size_bytes=4096, runtime_s=2)
+    read = OpTotals(ios=3000, bytes=3000 * 4096, lat_sum_ns=3000 * 100_000.0,
+                    hist=LatencyHistogram.from_pairs([(100_000, 2970), (900_000, 30)]))
+    write = OpTotals(ios=1000, bytes=1000 * 4096, lat_sum_ns=1000 * 20_000.0,
+                     hist=LatencyHistogram.from_pairs([(20_000, 1000)]))
+    m = Measurement(workload=w, engine="test", runtime_s=2.0, read=read, write=write)
+    p = point_metrics(m, "x")
+    assert p["x_iops"] == 2000.0
+    assert p["x_mb_s"] == pytest.approx(4000 * 4096 / 2 / 1e6)
+    assert p["x_lat_us"] == pytest.approx((3000 * 100 + 1000 * 20) / 4000)
+    assert p["x_p99_lat_us"] == 100.0  # 3960th of 4000 samples sits in the 100 us bin
+    s = split_metrics(m, "x")
+    assert (s["x_read_iops"], s["x_write_iops"]) == (1500.0, 500.0)
+
+
+def test_empty_point_has_no_percentile() -> None:
+    w = Workload(name="e", pattern="randread", block_size_bytes=4096, runtime_s=1)
+    p = point_metrics(Measurement(workload=w, engine="test", runtime_s=1.0), "e")
+    assert p["e_iops"] == 0.0
+    assert p["e_lat_us"] is None and p["e_p99_lat_us"] is None
+
+
+def test_full_period_iops_drops_the_closing_sliver() -> None:
+    # Two whole seconds, then a 0.3 ms sliver with 32 I/Os (as the simulator ends a run).
+    series = Series(t_s=(1.0, 2.0, 2.0003), read_ios=(60.0, 50.0, 16.0), write_ios=(40.0, 50.0, 16.0),
+                    read_bytes=(0.0,) * 3, write_bytes=(0.0,) * 3, read_lat_sum_ns=(0.0,) * 3,
+                    write_lat_sum_ns=(0.0,) * 3)
+    assert full_period_iops(series) == [100.0, 100.0]
+    half = series.model_copy(update={"t_s": (1.0, 2.0, 2.5)})
+    assert full_period_iops(half) == [100.0, 100.0, 64.0]

@@ -1,0 +1,133 @@
+"""`consistency` and its suite end to end through the fake engine (exact numbers).
+
+The fake drive (engines/fake.py) writes randomly at 100k IOPS until more than the span has
+been written since the purge, then falls to a steady level of 15 % of that plus 1.5 x the
+spare share: 15,000 IOPS with no spare area, 52,500 with 25 % over-provisioning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.errors import UsageError
+from ssdlab.planning import with_until_steady
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.steps import Purge
+from ssdlab.suites import SuiteEntry, get_suite
+from ssdlab.targets import parse_target
+from ssdlab.tests_catalog import get_test
+from ssdlab.tests_catalog.base import Measure
+from ssdlab.units import GIB, KIB
+
+TARGET = "fake:?capacity=2g"
+
+
+def run_entries(tmp_path: Path, entries: list[SuiteEntry], spec: str = TARGET) -> dict[str, TestRecord]:
+    target = parse_target(spec)
+    engine = FakeEngine()
+    record = new_record(target, engine, None, entries, {}, {})
+    done = Runner(Bundle(tmp_path / "bundle"), target, engine, NullObserver()).run(record)
+    return {t.name: t for t in done.tests}
+
+
+def run_one(tmp_path: Path, test: str, **params: Any) -> TestRecord:
+    return run_entries(tmp_path, [SuiteEntry(name=test, test=test, params=params)])[test]
+
+
+def test_plan_purge_fill_torture() -> None:
+    test = get_test("consistency")
+    plan = test.plan(test.parse_params({}), parse_target(TARGET).info())
+    assert isinstance(plan.actions[0], Purge) and plan.actions[0].span_bytes is None
+    fill, torture = plan.actions[1], plan.actions[2]
+    assert isinstance(fill, Measure) and isinstance(torture, Measure)
+    assert fill.role == "precondition" and fill.workload.size_bytes == 2 * GIB
+    assert (fill.workload.block_size_bytes, fill.workload.iodepth) == (128 * KIB, 32)
+    w = torture.workload
+    assert (w.pattern, w.block_size_bytes, w.iodepth, w.runtime_s) == ("randwrite", 4 * KIB, 32, 3600.0)
+    assert w.span_bytes == 2 * GIB and w.compress_pct == 0 and not w.fio_steady_state
+    assert plan.destructive and not plan.notes
+
+
+def test_plan_op_and_two_pass_fill() -> None:
+    test = get_test("consistency")
+    plan = test.plan(test.parse_params({"op_pct": 25, "fill_passes": 2}), parse_target(TARGET).info())
+    # The whole device is purged; only 75 % is filled and tortured.
+    assert plan.actions[0] == Purge()
+    spans = {a.workload.span_bytes for a in plan.measures()}
+    assert spans == {int(1.5 * GIB)}
+    assert [a.name for a in plan.measures()] == ["fill-p1", "fill-p2", "torture"]
+    assert "75.0 % of capacity" in plan.notes[0]
+
+
+def test_default_drive_falls_to_its_steady_level(tmp_path: Path) -> None:
+    m = run_one(tmp_path, "consistency", runtime_s=600).metrics
+    assert m["steady_iops_mean"] == 15_000.0 and m["steady_iops_stddev"] == 0.0
+    assert m["steady_iops_p1"] == m["steady_iops_p99"] == 15_000.0
+    assert m["steady_window_s"] == 400.0 and m["runtime_s"] == 600.0
+    assert m["time_to_steady_s"] == 80.0 and m["steady_attained"] is True
+    assert m["run_iops_max"] > 4 * m["steady_iops_mean"]  # the cliff
+    assert m["op_pct"] == 0.0 and m["span_pct"] == 100.0 and m["rounds_run"] is None
+    assert m["fio_ss_attained"] is None and m["steady_wa"] is None  # no fio, no simulator
+    assert m["steady_mb_s"] == pytest.approx(15_000 * 4096 / 1e6)
+
+
+def test_suite_runs_default_and_op25(tmp_path: Path) -> None:
+    suite = get_suite("consistency")
+    assert [(e.name, e.params) for e in suite.entries] == [("consistency", {}), ("consistency-op25", {"op_pct": 25})]
+    entries = [e.model_copy(update={"params": {**e.params, "runtime_s": 500}}) for e in suite.entries]
+    tests = run_entries(tmp_path, entries)
+    default, op25 = tests["consistency"].metrics, tests["consistency-op25"].metrics
+    assert op25["steady_iops_mean"] == 52_500.0 and op25["span_bytes"] == int(1.5 * GIB)
+    assert default["steady_iops_mean"] == 15_000.0
+    assert op25["host_gb_written"] > default["host_gb_written"]
+
+
+def test_until_steady_stops_at_the_first_steady_window(tmp_path: Path) -> None:
+    test = tmp_path / "a"
+    record = run_one(test, "consistency", runtime_s=3600, until_steady=True)
+    m = record.metrics
+    # Rounds of 80 s: round 1 holds the cliff, rounds 2-6 are the first steady window.
+    assert m["rounds_run"] == 6 and m["runtime_s"] == 480.0
+    assert m["steady_detected_s"] == 480.0 and m["time_to_steady_s"] == 80.0
+    assert m["steady_iops_mean"] == pytest.approx(15_000, abs=0.1)
+    names = [ref.name for ref in record.measurements]
+    assert names == ["fill-p1", *[f"torture-r{n:03d}" for n in range(1, 7)]]
+    # The plan itself stays static: 25 rounds at most (the PTS cap), the rest skipped.
+    plan = get_test("consistency").plan(get_test("consistency").parse_params(record.params),
+                                        parse_target(TARGET).info())
+    rounds = [a for a in plan.measures() if a.group == "torture"]
+    assert len(rounds) == 25 and "until steady" in plan.notes[-1]
+
+
+def test_until_steady_gives_up_at_runtime(tmp_path: Path) -> None:
+    # 3 rounds cannot make a 5-round window: every round runs, the verdict says not steady.
+    m = run_one(tmp_path, "consistency", runtime_s=200, round_s=80, until_steady=True).metrics
+    assert m["rounds_run"] == 3 and m["runtime_s"] == 200.0  # 80 + 80 + 40
+    assert m["steady_attained"] is False
+
+
+def test_cli_flag_reaches_consistency() -> None:
+    entries = list(get_suite("consistency").entries)
+    overrides = with_until_steady(entries, {})
+    assert overrides == {"consistency.until_steady": "true", "consistency-op25.until_steady": "true"}
+
+
+def test_bad_parameters_are_one_line_errors() -> None:
+    test = get_test("consistency")
+    with pytest.raises(UsageError, match="two early stops"):
+        test.parse_params({"fio_ss": True, "until_steady": True})
+    with pytest.raises(UsageError, match="op_pct"):
+        test.parse_params({"op_pct": 100})
+    with pytest.raises(UsageError, match="smaller than 1 MiB"):
+        test.plan(test.parse_params({"op_pct": 99.99}), parse_target("fake:?capacity=64m").info())
+
+
+def test_fio_ss_is_asked_for_on_the_single_torture_job() -> None:
+    test = get_test("consistency")
+    plan = test.plan(test.parse_params({"fio_ss": True}), parse_target(TARGET).info())
+    assert [a.workload.fio_steady_state for a in plan.measures()] == [False, True]

@@ -1,0 +1,130 @@
+"""Chart builders of the steady-state methods, from a real (fake-engine) bundle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.measurement import Measurement, Series
+from ssdlab.report import consistency_charts as charts
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.workload import Workload
+
+ENTRIES = [
+    SuiteEntry(name="consistency", test="consistency", params={"runtime_s": 500}),
+    SuiteEntry(name="consistency-op25", test="consistency", params={"runtime_s": 500, "op_pct": 25,
+                                                                     "until_steady": True}),
+    SuiteEntry(name="wsat", test="wsat", params={"runtime_s": 300}),
+    SuiteEntry(name="trim-validation", test="trim-validation", params={"seq_runtime_s": 2, "torture_runtime_s": 20}),
+    SuiteEntry(name="pts-iops", test="pts-iops", params={
+        "round_runtime_s": 1, "block_sizes_bytes": [4096, 65536], "read_pcts": [65, 0]}),
+]
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    target = parse_target("fake:?capacity=2g")
+    engine = FakeEngine()
+    bundle = Bundle(tmp_path_factory.mktemp("charts") / "bundle")
+    Runner(bundle, target, engine, NullObserver()).run(new_record(target, engine, None, ENTRIES, {}, {}))
+    return bundle
+
+
+def _record(bundle: Bundle, name: str):  # type: ignore[no-untyped-def]
+    return bundle.load_run().test(name)
+
+
+def test_scatter_whole_run_and_last_400s(bundle: Bundle) -> None:
+    default = charts.load_torture_run(bundle, _record(bundle, "consistency"))
+    op25 = charts.load_torture_run(bundle, _record(bundle, "consistency-op25"))
+    assert default is not None and op25 is not None
+    assert len(default.series.iops) == 500
+    assert len(op25.series.iops) == 400  # 5 rounds of 80 s, then steady
+    spec = charts.side_by_side([default, op25]).to_dict()
+    assert len(spec["hconcat"]) == 2
+    last = charts.iops_rows(default, last_s=400)
+    assert len(last) == 400 and last[0]["t_s"] == 101.0
+    assert charts.iops_scatter(default, 400, log_y=True).to_dict()["encoding"]["y"]["scale"]["type"] == "log"
+
+
+def test_long_runs_are_thinned() -> None:
+    rows = [{"i": i} for i in range(10_001)]
+    thinned = charts.thin(rows)
+    assert len(thinned) <= charts.MAX_POINTS and thinned[0] == {"i": 0} and thinned[1] == {"i": 3}
+
+
+def test_telemetry_panels_only_with_telemetry(bundle: Bundle) -> None:
+    default = charts.load_torture_run(bundle, _record(bundle, "consistency"))
+    assert default is not None and charts.telemetry_panels(default) is None  # the fake has none
+    w = Workload(name="torture-r001", pattern="randwrite", block_size_bytes=4096, runtime_s=3)
+    series = Series(t_s=(1.0, 2.0, 3.0), read_ios=(0.0,) * 3, write_ios=(5.0,) * 3, read_bytes=(0.0,) * 3,
+                    write_bytes=(5.0 * 4096,) * 3, read_lat_sum_ns=(0.0,) * 3, write_lat_sum_ns=(1.0,) * 3)
+    m = Measurement(workload=w, engine="sim", runtime_s=3.0, series=series,
+                    telemetry={"t_s": (1.0, 2.0, 3.0), "wa": (1.0, 2.0, 3.0), "temp_c": (40.0, 41.0, 42.0)})
+    second = m.model_copy(update={"workload": w.model_copy(update={"name": "torture-r002"})})
+    joined = charts.joined_telemetry([m, second])
+    assert joined["t_s"] == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0) and len(joined["wa"]) == 6
+    run = charts.TortureRun("sim", default.series, joined, {})
+    spec = charts.telemetry_panels(run).to_dict()  # type: ignore[union-attr]
+    assert len(spec["vconcat"]) == 3  # IOPS, WA, temperature (no free_blocks channel here)
+
+
+def test_wsat_bars_trim_and_pts(bundle: Bundle) -> None:
+    wsat = charts.load_torture_run(bundle, _record(bundle, "wsat"))
+    assert wsat is not None
+    assert len(charts.wsat_charts(wsat).to_dict()["hconcat"]) == 2
+    bars = charts.steady_bars([{"label": "default", "mean": 15000.0, "stddev": 0.0},
+                               {"label": "op25", "mean": 52500.0, "stddev": 1.0}])
+    assert len(bars.to_dict()["hconcat"]) == 2
+    rows = charts.trim_rows(_record(bundle, "trim-validation"))
+    assert [r["state"] for r in rows] == ["clean (purged)", "after TRIM", "dirty, no TRIM"]
+    assert rows[1]["pct_of_clean"] == pytest.approx(100.0)
+    convergence, window = charts.pts_rows(bundle, _record(bundle, "pts-iops"))
+    assert {r["cell"] for r in convergence} == {"4k 0 % read", "64k 65 % read"}
+    assert len(convergence) == 10 and len(window) == 4
+    charts.pts_convergence(convergence, (1, 5)).to_dict()
+    charts.pts_window_plot(window).to_dict()
+
+
+def test_a_chart_renders_to_png(bundle: Bundle, tmp_path: Path) -> None:
+    import vl_convert
+
+    default = charts.load_torture_run(bundle, _record(bundle, "consistency"))
+    assert default is not None
+    png = vl_convert.vegalite_to_png(charts.iops_scatter(default, 400).to_json())
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sections_are_registered_and_built(bundle: Bundle) -> None:
+    import ssdlab.report.section_consistency
+    import ssdlab.report.section_pts
+    import ssdlab.report.section_trim  # noqa: F401  (registration on import)
+    from ssdlab.report.sections import build_section, registered_tests
+
+    assert {"consistency", "wsat", "pts-iops", "trim-validation"} <= set(registered_tests())
+    run = bundle.load_run()
+    sections = {t.name: build_section(bundle, t) for t in run.tests}
+    default = sections["consistency"]
+    keys = [f.key for f in default.figures]
+    # The first consistency test also carries the side-by-side comparison of the variants.
+    assert keys == ["consistency-scatter", "consistency-scatter-window", "consistency-scatter-log",
+                    "consistency-variants", "consistency-variants-window", "consistency-variants-bars"]
+    assert "variants" not in " ".join(f.key for f in sections["consistency-op25"].figures)
+    steady = dict((row[0], row[1]) for row in default.tables[0].rows)
+    assert steady["steady-state mean"] == "15,000" and steady["span used"] == "100.0"
+    assert "last 400 s" in default.caption and "full span" in sections["consistency"].caption
+    assert "25 % over-provisioning" in sections["consistency-op25"].caption
+    trim = sections["trim-validation"].tables[0]
+    assert trim.title.endswith("TRIM restores performance") and len(trim.rows) == 3
+    pts = sections["pts-iops"]
+    assert [f.key for f in pts.figures] == ["pts-iops-convergence", "pts-iops-window"]
+    assert pts.tables[0].header == ("block size", "65 % read", "0 % read")
+    assert [f.key for f in sections["wsat"].figures] == ["wsat-wsat"]
+    for section in sections.values():
+        for figure in section.figures:
+            figure.chart.to_dict()  # valid Vega-Lite

@@ -1,0 +1,91 @@
+"""The linear test end to end through the fake engine, and its peak-region metrics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.measurement import Measurement, OpTotals, Series
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.steps import Purge
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.tests_catalog import get_test
+from ssdlab.tests_catalog.base import TestResults
+from ssdlab.units import GIB, MIB
+from ssdlab.workload import Workload
+
+
+def test_plan_purges_then_writes_and_reads_everything() -> None:
+    test = get_test("linear")
+    info = parse_target("fake:?capacity=64g").info()
+    plan = test.plan(test.parse_params({}), info)
+    assert isinstance(plan.actions[0], Purge)
+    write, read = plan.measures()
+    assert (write.name, write.workload.pattern, read.workload.pattern) == ("write-pass", "write", "read")
+    assert write.workload.block_size_bytes == MIB and write.workload.iodepth == 1
+    assert write.workload.size_bytes == write.workload.span_bytes == 64 * GIB
+    assert not plan.notes
+    part = test.plan(test.parse_params({"span_bytes": 8 * GIB, "purge": False}), info)
+    assert not isinstance(part.actions[0], Purge) and "8.59 of 68.72 GB" in part.notes[0]
+
+
+def test_flat_fake_drive(tmp_path: Path) -> None:
+    target = parse_target("fake:?capacity=16g")
+    engine = FakeEngine()
+    entry = SuiteEntry(name="linear", test="linear", params={})
+    record = new_record(target, engine, None, [entry], {}, {})
+    done = Runner(Bundle(tmp_path), target, engine, NullObserver()).run(record)
+    m = done.test("linear").metrics
+    # QD1 1 MiB writes: 1200 MB/s / 1 MiB = 1144.4/s, rounded by the fake to 1144 whole I/Os.
+    write_mb_s = 1144 * MIB / 1e6
+    assert m["write_min_mb_s"] == m["write_max_mb_s"] == pytest.approx(write_mb_s)
+    assert m["write_avg_mb_s"] == pytest.approx(write_mb_s)
+    assert m["write_periods"] == 15  # ceil(16 GiB / 1.2 GB/s)
+    assert m["read_avg_mb_s"] == pytest.approx(1907 * MIB / 1e6)
+    assert m["write_drop_detected"] is False and m["write_peak_region_gb"] is None
+    assert m["span_gb"] == pytest.approx(16 * GIB / 1e9)
+
+
+def _pass(rates_mb_s: list[float]) -> Measurement:
+    n = len(rates_mb_s)
+    zeros = tuple(0.0 for _ in range(n))
+    moved = tuple(r * 1e6 for r in rates_mb_s)
+    w = Workload(name="write-pass", pattern="write", block_size_bytes=MIB, size_bytes=int(sum(moved)))
+    series = Series(t_s=tuple(float(i + 1) for i in range(n)), read_ios=zeros, write_ios=zeros,
+                    read_bytes=zeros, write_bytes=moved, read_lat_sum_ns=zeros, write_lat_sum_ns=zeros)
+    totals = OpTotals(ios=int(sum(moved)) // MIB, bytes=int(sum(moved)))
+    return Measurement(workload=w, engine="test", runtime_s=float(n), series=series, write=totals)
+
+
+def test_cache_exhaustion_metrics() -> None:
+    test = get_test("linear")
+    params = test.parse_params({})
+    info = parse_target("fake:?capacity=256g").info()
+    # A TurboWrite-like drive: 3 GB at 520 MB/s... here 10 s at 1500 then 300 MB/s.
+    results = TestResults(measurements={"write-pass": _pass([1500.0] * 10 + [300.0] * 40)})
+    m = test.analyze(params, info, results)
+    assert m["write_drop_detected"] is True
+    assert m["write_peak_region_gb"] == pytest.approx(15.0)
+    assert m["write_peak_level_mb_s"] == 1500.0
+    assert m["write_after_drop_mb_s"] == pytest.approx(300.0)
+    assert (m["write_min_mb_s"], m["write_max_mb_s"]) == (300.0, 1500.0)
+    assert m["write_avg_mb_s"] == pytest.approx((15_000 + 12_000) / 50)
+    assert "read_avg_mb_s" not in m  # no read pass measured
+    assert m["write_throttled_at_drop"] is None  # no telemetry: cause unknown
+
+
+def test_drop_with_throttling_telemetry_is_attributed() -> None:
+    test = get_test("linear")
+    params = test.parse_params({})
+    info = parse_target("fake:?capacity=256g").info()
+    m = _pass([1500.0] * 10 + [300.0] * 40)
+    hot = m.model_copy(update={"telemetry": {"throttle_level": tuple([0.0] * 10 + [1.0] * 40)}})
+    hot_metrics = test.analyze(params, info, TestResults(measurements={"write-pass": hot}))
+    assert hot_metrics["write_throttled_at_drop"] is True
+    cool = m.model_copy(update={"telemetry": {"throttle_level": tuple([0.0] * 50)}})
+    cool_metrics = test.analyze(params, info, TestResults(measurements={"write-pass": cool}))
+    assert cool_metrics["write_throttled_at_drop"] is False

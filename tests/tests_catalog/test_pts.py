@@ -1,0 +1,99 @@
+"""`pts-iops` (SNIA PTS IOPS matrix) through the fake engine: rounds, early stop, window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.measurement import Measurement
+from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target
+from ssdlab.tests_catalog import get_test
+from ssdlab.tests_catalog.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS, size_label
+from ssdlab.units import GIB, KIB
+from ssdlab.workload import Workload
+
+TARGET = "fake:?capacity=2g"
+SMALL = {"round_runtime_s": 1, "block_sizes_bytes": [4096, 65536], "read_pcts": [65, 0]}
+
+
+class Climbing(FakeEngine):
+    """Every run 5 % faster than the one before: never steady."""
+
+    runs = 0
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        m = super().measure(target, workload, ctx)
+        self.runs += 1
+        scale = 1.05**self.runs
+        return m.model_copy(update={"runtime_s": m.runtime_s / scale})
+
+
+def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> TestRecord:
+    target = parse_target(TARGET)
+    record = new_record(target, engine, None, [SuiteEntry(name="pts-iops", test="pts-iops", params=params)], {}, {})
+    return Runner(Bundle(tmp_path / "b"), target, engine, NullObserver()).run(record).test("pts-iops")
+
+
+def test_full_matrix_plan() -> None:
+    test = get_test("pts-iops")
+    plan = test.plan(test.parse_params({}), parse_target(TARGET).info())
+    measures = plan.measures()
+    wipc = [m for m in measures if m.role == "precondition"]
+    assert [m.name for m in wipc] == ["wipc-p1", "wipc-p2"]
+    cells = [m for m in measures if m.group is not None]
+    assert len(cells) == 25 * 7 * 8
+    first = cells[0].workload
+    assert first.name == "round01-bs1024k-rd100" and first.pattern == "randread"
+    assert (first.iodepth, first.jobs, first.runtime_s) == (16, 2, 60.0)
+    assert cells[7].workload.name == "round01-bs512b-rd100" and cells[7].workload.block_size_bytes == 512
+    mixed = cells[8 * 2].workload  # 65 % read
+    assert (mixed.pattern, mixed.read_pct) == ("randrw", 65)
+    assert cells[8 * 6].workload.pattern == "randwrite"
+    # PTS-C active range: 75 % of capacity.
+    assert first.span_bytes == int(1.5 * GIB)
+    assert [size_label(b) for b in PTS_BLOCK_SIZES] == ["1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512b"]
+    assert PTS_READ_PCTS == (100, 95, 65, 50, 35, 5, 0)
+
+
+def test_stops_when_tracking_variables_are_steady(tmp_path: Path) -> None:
+    record = _run(tmp_path, FakeEngine(), **SMALL)
+    m = record.metrics
+    # The fake is flat from the first round: steady at round 5, nothing after it runs.
+    assert m["ss_attained"] is True and m["ss_round"] == 5 and m["rounds_run"] == 5
+    assert (m["window_first_round"], m["window_last_round"]) == (1, 5)
+    assert not any(ref.name.startswith("round06") for ref in record.measurements)
+    # 4 KiB random write with 25 % spare area: the fake's steady 52.5 % of 100k.
+    assert m["bs4k_rd0_iops"] == pytest.approx(52_500, abs=1)
+    assert m["bs64k_rd0_iops"] == pytest.approx(52_500, abs=1)
+    assert m["ss_bs4k_rd0_range_pct"] < 0.01
+    # The tracking variables in this matrix are 4k/0 and 64k/65; 4k/65 is reported but not tracked.
+    assert "ss_bs64k_rd65_range_pct" in m and "ss_bs4k_rd65_range_pct" not in m
+
+
+def test_without_early_stop_every_round_runs(tmp_path: Path) -> None:
+    m = _run(tmp_path, FakeEngine(), **SMALL, until_steady=False, max_rounds=7).metrics
+    assert m["rounds_run"] == 7 and m["ss_round"] == 5
+    assert (m["window_first_round"], m["window_last_round"]) == (1, 5)
+
+
+def test_gives_up_after_max_rounds(tmp_path: Path) -> None:
+    params = {"round_runtime_s": 1, "block_sizes_bytes": [4 * KIB], "read_pcts": [0], "max_rounds": 8}
+    m = _run(tmp_path, Climbing(), **params).metrics
+    assert m["ss_attained"] is False and m["ss_round"] is None and m["rounds_run"] == 8
+    assert (m["window_first_round"], m["window_last_round"]) == (4, 8)
+    slope = m["ss_bs4k_rd0_slope_excursion_pct"]
+    assert isinstance(slope, float) and slope > 10.0
+
+
+def test_max_rounds_below_the_window_is_refused() -> None:
+    from ssdlab.errors import UsageError
+
+    with pytest.raises(UsageError, match="max_rounds"):
+        get_test("pts-iops").parse_params({"max_rounds": 4})

@@ -140,5 +140,7 @@ fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(default_preset, m)?)?;
     m.add_class::<PyDrive>()?;
+    // The bundle records the simulator version beside fio's, so runs stay comparable.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

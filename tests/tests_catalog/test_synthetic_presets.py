@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from catalog_helpers import BIG, run_fake
 
-from ssdlab.bundle import Bundle
-from ssdlab.engines.fake import FakeEngine
-from ssdlab.runner import NullObserver, Runner, new_record
-from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.tests_catalog import get_test
 from ssdlab.tests_catalog.synthetic import as_ssd_score
 from ssdlab.units import GIB, KIB, MIB
-
-BIG = "fake:?capacity=64g"
-
-
-def run_fake(tmp_path: Path, test: str, params: dict[str, Any], spec: str = BIG) -> dict[str, Any]:
-    target = parse_target(spec)
-    engine = FakeEngine()
-    record = new_record(target, engine, None, [SuiteEntry(name=test, test=test, params=params)], {}, {})
-    done = Runner(Bundle(tmp_path / test), target, engine, NullObserver()).run(record)
-    assert done.status == "complete"
-    return dict(done.test(test).metrics)
 
 
 def test_as_ssd_plan() -> None:

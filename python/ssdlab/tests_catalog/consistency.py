@@ -133,6 +133,17 @@ def telemetry_window_mean(ran: Sequence[Measurement], key: str, seconds: float) 
     return fmean(values[-max(1, round(seconds / period_s)):])
 
 
+def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults) -> tuple[RunSeries, Metrics]:
+    """The torture's joined series and metrics; consistency and WSAT analyse it alike."""
+    ran = torture_measurements(params, results)
+    series = join_series(ran)
+    # Headline figures first: progress displays and tables show the first few.
+    metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
+    metrics.update(run_facts(params, target, series, ran))
+    metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
+    return series, metrics
+
+
 class ConsistencyTest(MethodTest[ConsistencyParams]):
     name = "consistency"
     title = "Performance consistency (4 KiB random write, steady state)"
@@ -153,13 +164,8 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         return skip_torture_round(params, action, done)
 
     def analyze(self, params: ConsistencyParams, target: TargetInfo, results: TestResults) -> Metrics:
-        ran = torture_measurements(params, results)
-        series = join_series(ran)
-        # Headline figures first: progress displays and tables show the first few.
-        metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
-        metrics.update(run_facts(params, target, series, ran))
+        _, metrics = torture_metrics(params, target, results)
         metrics["fill_passes"] = params.fill_passes
-        metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
         return metrics
 
 
@@ -179,13 +185,8 @@ class WsatTest(MethodTest[TortureParams]):
         return skip_torture_round(params, action, done)
 
     def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
-        ran = torture_measurements(params, results)
-        series = join_series(ran)
-        metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
-        metrics = {**wsat_extras(series, metrics), **metrics}
-        metrics.update(run_facts(params, target, series, ran))
-        metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
-        return metrics
+        series, metrics = torture_metrics(params, target, results)
+        return {**wsat_extras(series, metrics), **metrics}
 
 
 def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:

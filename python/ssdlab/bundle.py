@@ -27,10 +27,11 @@ from ssdlab.measurement import Measurement
 from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 RUN_FILE = "run.json"
 
 TestStatus = Literal["pending", "running", "complete", "interrupted", "failed"]
+ActionOutcome = Literal["done", "skipped"]
 RunStatus = Literal["running", "complete", "interrupted", "failed"]
 
 
@@ -66,6 +67,8 @@ class TestRecord(BaseModel):
     steps: tuple[StepResult, ...] = ()
     notes: tuple[str, ...] = ()
     error: str | None = None
+    # One entry per plan action finished, in plan order: where a resume may pick up.
+    action_outcomes: tuple[ActionOutcome, ...] = ()
 
 
 class RunRecord(BaseModel):
@@ -96,8 +99,14 @@ class RunRecord(BaseModel):
         return self.model_copy(update={"tests": tests, "updated_utc": utc_now()})
 
 
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 adds per-test action outcomes; a v1 test has none recorded, so it resumes from its start."""
+    tests = [{**t, "action_outcomes": []} for t in data.get("tests", [])]
+    return {**data, "tests": tests, "schema_version": 2}
+
+
 # Each migration upgrades a raw run.json dict from version N to N+1, so old bundles load.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:

@@ -37,3 +37,9 @@ class Interrupted(SsdlabError):
     """The run was stopped (Ctrl-C or a signal); what was measured is kept."""
 
     exit_code = 130
+
+
+class InternalError(SsdlabError):
+    """A bug in ssdlab itself: the run is marked failed and the details are saved."""
+
+    exit_code = 70

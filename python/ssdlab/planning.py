@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ssdlab.errors import UsageError
-from ssdlab.runner import check_overrides, plan_entry, resolve_params
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry, get_suite
 from ssdlab.targets.base import TargetInfo
@@ -32,6 +31,40 @@ def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None,
         return None, [SuiteEntry(name=name, test=name) for name in tests]
     chosen = get_suite(suite or DEFAULT_SUITE)
     return chosen.name, list(chosen.entries)
+
+
+def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """Suite parameters, then user overrides: `key=v` for every test that has the key,
+    `test.key=v` (test = the entry name or method) for one test only."""
+    test = get_test(entry.test)
+    fields = test.params_model.model_fields
+    params = dict(entry.params)
+    for key, value in overrides.items():
+        scope, _, field = key.rpartition(".")
+        if scope and scope not in (entry.name, entry.test):
+            continue
+        if field in fields:
+            params[field] = value
+    resolved: dict[str, Any] = test.parse_params(params).model_dump()
+    return resolved
+
+
+def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any]) -> None:
+    """Refuse a --param that no selected test takes, so a typo cannot pass silently."""
+    for key in overrides:
+        scope, _, field = key.rpartition(".")
+        takers = [
+            e for e in entries
+            if (not scope or scope in (e.name, e.test))
+            and field in get_test(e.test).params_model.model_fields
+        ]
+        if not takers:
+            raise UsageError(f"no selected test takes parameter {key!r}; see `ssdlab list --params`")
+
+
+def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -> TestPlan:
+    test = get_test(entry.test)
+    return test.plan(test.parse_params(params), info)
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
@@ -67,9 +100,12 @@ def plan_run(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any], info: 
     for entry in entries:
         params = resolve_params(entry, overrides)
         plan = plan_entry(entry, params, info)
-        estimate = sum(estimate_action_s(a, info) for a in plan.actions)
-        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=estimate))
+        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=plan_estimate_s(plan, info)))
     return planned
+
+
+def plan_estimate_s(plan: TestPlan, info: TargetInfo) -> float:
+    return sum(estimate_action_s(a, info) for a in plan.actions)
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:

@@ -1,75 +1,92 @@
 """Executes tests against a target with an engine, writing the bundle after every step.
 
 Data flows one way: plan -> engine -> measurement -> bundle. The runner never prints;
-it reports to an observer (the CLI's progress display, or nothing).
+it reports to an observer (the CLI's progress display, or nothing). A failing observer
+is switched off, never allowed to end a run: the display is a view, the bundle the truth.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ssdlab import __version__
-from ssdlab.bundle import Bundle, RunRecord, TestRecord, utc_now
+from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, TestRecord, utc_now
 from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
-from ssdlab.errors import BundleError, Interrupted, SsdlabError, UsageError
+from ssdlab.errors import BundleError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
+from ssdlab.planning import check_overrides, estimate_action_s, resolve_params
+from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import Target
 from ssdlab.tests_catalog import get_test
 from ssdlab.tests_catalog.base import Action, Measure, TestPlan, TestResults
 
 
+@dataclass(frozen=True)
+class PendingTest:
+    """A test still to run: its plan, each action's estimated duration, and where it starts."""
+
+    name: str
+    plan: TestPlan
+    estimates_s: tuple[float, ...]
+    start: ResumePoint
+
+
 class RunObserver(Protocol):
-    def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None: ...
+    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
+    def test_started(self, index: int, test: PendingTest) -> None: ...
     def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
+    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
     def progress(self, update: ProgressUpdate) -> None: ...
     def test_finished(self, record: TestRecord) -> None: ...
 
 
 class NullObserver:
-    def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None: ...
+    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
+    def test_started(self, index: int, test: PendingTest) -> None: ...
     def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
+    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
     def progress(self, update: ProgressUpdate) -> None: ...
     def test_finished(self, record: TestRecord) -> None: ...
 
 
-def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """Suite parameters, then user overrides: `key=v` for every test that has the key,
-    `test.key=v` (test = the entry name or method) for one test only."""
-    test = get_test(entry.test)
-    fields = test.params_model.model_fields
-    params = dict(entry.params)
-    for key, value in overrides.items():
-        scope, _, field = key.rpartition(".")
-        if scope and scope not in (entry.name, entry.test):
-            continue
-        if field in fields:
-            params[field] = value
-    resolved: dict[str, Any] = test.parse_params(params).model_dump()
-    return resolved
+@dataclass
+class GuardedObserver:
+    """Passes events on until the observer raises once; then it stays quiet and keeps the error."""
 
+    inner: RunObserver
+    error: str | None = None
 
-def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any]) -> None:
-    """Refuse a --param that no selected test takes, so a typo cannot pass silently."""
-    for key in overrides:
-        scope, _, field = key.rpartition(".")
-        takers = [
-            e for e in entries
-            if (not scope or scope in (e.name, e.test))
-            and field in get_test(e.test).params_model.model_fields
-        ]
-        if not takers:
-            raise UsageError(f"no selected test takes parameter {key!r}; see `ssdlab list --params`")
+    def _call(self, method: str, *args: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            getattr(self.inner, method)(*args)
+        except Exception as err:  # a display bug must not end a measurement
+            self.error = f"{type(err).__name__}: {err}"
 
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        self._call("run_started", tests)
 
-def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -> TestPlan:
-    test = get_test(entry.test)
-    return test.plan(test.parse_params(params), info)
+    def test_started(self, index: int, test: PendingTest) -> None:
+        self._call("test_started", index, test)
+
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None:
+        self._call("action_started", test, action, index, count)
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        self._call("action_finished", test, index, skipped)
+
+    def progress(self, update: ProgressUpdate) -> None:
+        self._call("progress", update)
+
+    def test_finished(self, record: TestRecord) -> None:
+        self._call("test_finished", record)
 
 
 def new_record(
@@ -92,6 +109,17 @@ def new_record(
     )
 
 
+def _add_step(results: TestResults, step: StepResult) -> TestResults:
+    name = step.step.name
+    # Several steps of one kind in a plan are told apart by their position.
+    key = name if name not in results.steps else f"{name}-{len(results.steps)}"
+    return TestResults(measurements=results.measurements, steps={**results.steps, key: step})
+
+
+def _add_measurement(results: TestResults, m: Measurement) -> TestResults:
+    return TestResults(measurements={**results.measurements, m.workload.name: m}, steps=results.steps)
+
+
 @dataclass
 class Runner:
     """Runs the pending tests of a RunRecord, saving after every action."""
@@ -99,91 +127,148 @@ class Runner:
     bundle: Bundle
     target: Target
     engine: Engine
-    observer: RunObserver
+    observer: RunObserver = field(default_factory=NullObserver)
+    current: TestRecord = field(init=False)  # the running test as last saved
 
-    def run(self, record: RunRecord) -> RunRecord:
-        record = record.model_copy(update={"status": "running", "error": None})
-        self.bundle.write_run(record)
-        pending = [t for t in record.tests if t.status != "complete"]
-        for index, test_record in enumerate(pending):
-            record = self._run_test(record, test_record, index, len(pending))
-        record = record.model_copy(update={"status": "complete", "updated_utc": utc_now()})
-        self.bundle.write_run(record)
-        return record
+    def __post_init__(self) -> None:
+        self.guard = GuardedObserver(self.observer)
 
-    def _run_test(self, record: RunRecord, test_record: TestRecord, index: int, count: int) -> RunRecord:
-        test = get_test(test_record.test)
-        params = test.parse_params(test_record.params)
+    @property
+    def display_error(self) -> str | None:
+        """Why the progress display was switched off, if it was."""
+        return self.guard.error
+
+    def pending(self, record: RunRecord) -> list[PendingTest]:
+        """The tests still to run, planned for this target, each with where it starts."""
         info = self.target.info()
-        plan = test.plan(params, info)
-        if plan.destructive:
+        pending = []
+        for test_record in record.tests:
+            if test_record.status == "complete":
+                continue
+            test = get_test(test_record.test)
+            plan = test.plan(test.parse_params(test_record.params), info)
+            start = resume_point(plan.actions, len(test_record.action_outcomes), self.target.keeps_state())
+            estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
+            pending.append(PendingTest(test_record.name, plan, estimates, start))
+        return pending
+
+    def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
+        """Refuse before anything is written when a destructive test may not write."""
+        if any(p.plan.destructive for p in pending):
             self.target.authorize_writes(
                 bool(record.options.get("destroy")), record.options.get("confirmed_serial")
             )
-        state = test_record.model_copy(update={
-            "status": "running", "started_utc": utc_now(), "finished_utc": None,
-            "measurements": (), "steps": (), "notes": plan.notes, "error": None, "metrics": {},
-        })
-        self.observer.test_started(test_record.name, index, count, plan)
+
+    def run(self, record: RunRecord) -> RunRecord:
+        pending = self.pending(record)
+        self.authorize(record, pending)
+        record = record.model_copy(update={"status": "running", "error": None})
+        self.bundle.write_run(record)
+        self.guard.run_started(pending)
+        for index, test in enumerate(pending):
+            record = self._run_test(record, test, index)
+        status = "complete" if any(t.measurements for t in record.tests) else "failed"
+        error = None if status == "complete" else "nothing was measured"
+        record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})
+        self.bundle.write_run(record)
+        return record
+
+    def _restore(self, test_record: TestRecord, pending: PendingTest) -> tuple[TestRecord, TestResults]:
+        """Keep what the actions before the resume point produced; forget the rest."""
+        keep = pending.start.index
+        actions = pending.plan.actions[:keep]
+        outcomes = test_record.action_outcomes[:keep]
+        done = [a for a, o in zip(actions, outcomes, strict=True) if o == "done"]
+        kept_names = {a.name for a in done if isinstance(a, Measure)}
+        refs = tuple(r for r in test_record.measurements if r.name in kept_names)
+        steps = test_record.steps[:sum(1 for a in done if not isinstance(a, Measure))]
         results = TestResults()
+        for ref in refs:
+            results = _add_measurement(results, self.bundle.load_measurement(ref))
+        for step in steps:
+            results = _add_step(results, step)
+        notes = (*pending.plan.notes, *((f"resumed: {pending.start.reason}",) if pending.start.reason else ()))
+        state = test_record.model_copy(update={
+            "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
+            "finished_utc": None, "measurements": refs, "steps": steps, "notes": notes, "error": None,
+            "metrics": {}, "action_outcomes": outcomes,
+        })
+        return state, results
+
+    def _run_test(self, record: RunRecord, pending: PendingTest, index: int) -> RunRecord:
+        test_record = record.test(pending.name)
+        test = get_test(test_record.test)
+        params = test.parse_params(test_record.params)
+        if pending.plan.destructive:  # again, fresh: a device may have been mounted since
+            self.authorize(record, [pending])
+        state, results = self._restore(test_record, pending)
+        record = self._save(record, state)
+        self.guard.test_started(index, pending)
         try:
-            for number, action in enumerate(plan.actions):
-                if test.skip(params, action, results.measurements):
-                    continue
-                self.observer.action_started(state.name, action, number, len(plan.actions))
-                state, results = self._do(state, results, action)
-                record = self._save(record, state)
-                if state.measurements and state.measurements[-1].interrupted:
-                    raise Interrupted(results.measurements[action.name].error or "interrupted")
-            metrics = test.analyze(params, info, results)
+            results = self._actions(record, results, pending)
+            metrics = test.analyze(params, self.target.info(), results)
         except KeyboardInterrupt:
-            self._fail(record, state, "interrupted", "interrupted by the user")
+            self._fail(record, "interrupted", "interrupted by the user")
             raise Interrupted(self._resume_hint("interrupted")) from None
         except Interrupted as err:
-            self._fail(record, state, "interrupted", str(err))
+            self._fail(record, "interrupted", str(err))
             raise Interrupted(self._resume_hint(str(err))) from None
         except SsdlabError as err:
-            self._fail(record, state, "failed", str(err))
-            raise type(err)(f"{state.name}: {err}; {self._resume_hint('')}") from None
-        done = state.model_copy(update={
-            "status": "complete", "finished_utc": utc_now(), "metrics": metrics,
-        })
+            self._fail(record, "failed", str(err))
+            raise type(err)(f"{pending.name}: {err}; {self._resume_hint('')}") from None
+        except Exception as err:
+            what = f"internal error: {type(err).__name__}: {err}"
+            self._fail(record, "failed", what)
+            raise InternalError(f"{pending.name}: {what}; {self._resume_hint('')}") from err
+        done = self.current.model_copy(update={"status": "complete", "finished_utc": utc_now(), "metrics": metrics})
         record = self._save(record, done)
-        self.observer.test_finished(done)
+        self.guard.test_finished(done)
         return record
+
+    def _actions(self, record: RunRecord, results: TestResults, pending: PendingTest) -> TestResults:
+        state = self.current
+        test = get_test(state.test)
+        params = test.parse_params(state.params)
+        actions = pending.plan.actions
+        for number in range(pending.start.index, len(actions)):
+            action = actions[number]
+            skipped = test.skip(params, action, results.measurements)
+            if not skipped:
+                self.guard.action_started(state.name, action, number, len(actions))
+                state, results = self._do(state, results, action)
+                if state.measurements and state.measurements[-1].interrupted:
+                    self._save(record, state)
+                    raise Interrupted(results.measurements[action.name].error or "interrupted")
+            outcome: ActionOutcome = "skipped" if skipped else "done"
+            state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
+            record = self._save(record, state)
+            self.guard.action_finished(state.name, number, skipped)
+        return results
 
     def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
         ctx = RunContext(
             raw_dir=self.bundle.raw_dir(state.name, action.name), bundle_dir=self.bundle.path,
-            progress=self.observer.progress,
+            progress=self.guard.progress,
         )
         if isinstance(action, Measure):
             measurement = self.engine.measure(self.target, action.workload, ctx)
             ref = self.bundle.write_measurement(state.name, action.role, measurement)
             state = state.model_copy(update={"measurements": (*state.measurements, ref)})
-            return state, self._add_measurement(results, measurement)
+            return state, _add_measurement(results, measurement)
         step_result = self.engine.step(self.target, action, ctx)
         state = state.model_copy(update={"steps": (*state.steps, step_result)})
-        return state, self._add_step(results, step_result)
-
-    @staticmethod
-    def _add_measurement(results: TestResults, m: Measurement) -> TestResults:
-        return TestResults(measurements={**results.measurements, m.workload.name: m}, steps=results.steps)
-
-    @staticmethod
-    def _add_step(results: TestResults, step: StepResult) -> TestResults:
-        name = step.step.name
-        # Several steps of one kind in a plan are told apart by their position.
-        key = name if name not in results.steps else f"{name}-{len(results.steps)}"
-        return TestResults(measurements=results.measurements, steps={**results.steps, key: step})
+        return state, _add_step(results, step_result)
 
     def _save(self, record: RunRecord, state: TestRecord) -> RunRecord:
+        """Write the run with this test's latest state; the state is also kept for _fail."""
+        self.current = state
         record = record.with_test(state)
         self.bundle.write_run(record)
         return record
 
-    def _fail(self, record: RunRecord, state: TestRecord, status: str, error: str) -> None:
-        state = state.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
+    def _fail(self, record: RunRecord, status: str, error: str) -> None:
+        """Mark the current test and the run as stopped, keeping everything saved so far."""
+        state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         self.bundle.write_run(record)
 
@@ -201,4 +286,3 @@ def load_for_resume(path: Path) -> tuple[Bundle, RunRecord]:
     if record.status == "complete":
         raise BundleError(f"{path} is complete; nothing to resume (start a new run instead)")
     return bundle, record
-

@@ -77,6 +77,12 @@ class Target(ABC):
         """
         return None
 
+    def keeps_state(self) -> bool:
+        """Whether the drive's state outlives this process, so a resumed run continues it.
+
+        Real drives and files keep their data; a simulated drive lives in memory."""
+        return True
+
     def writes_authorized(self) -> bool:
         """Engines check this again right before writing, as a second lock."""
         return True

@@ -86,3 +86,6 @@ class SimTarget(Target):
 
     def prepare(self) -> None:
         self.drive()
+
+    def keeps_state(self) -> bool:
+        return False  # the simulated drive is in this process's memory only

@@ -1,0 +1,71 @@
+"""Where an interrupted test picks up again.
+
+A test is a list of actions. When a run stops inside a test, the actions before the one
+that was running are done and their results are in the bundle; the one that was running
+may have changed the drive part-way. Whether the test can go on from there depends on
+that action:
+
+- *repeatable*: running it again from its start gives what the method wants whatever it
+  did part-way — a purge, an idle period, a read-only measurement (it changed nothing),
+  a preconditioning write (its purpose is a state, and a partial pass followed by a full
+  one reaches it), or one round of a steady-state sequence (each round continues the
+  drive's history; the note says it saw part of a round more).
+- *state-bound*: its result depends on the exact drive state before it (a torture that
+  starts from a freshly filled drive, a sequential write measured on a clean drive). It
+  cannot be repeated on a drive it has already changed, so the test goes back to the last
+  purge before it, which re-creates that state.
+
+Targets whose state does not survive the process (the simulator without a saved state)
+restart the whole test: nothing of the drive's history is left to continue from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ssdlab.steps import Purge
+from ssdlab.tests_catalog.base import Action, Measure
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """The first action to run, and a sentence saying why there (empty: nothing to say)."""
+
+    index: int
+    reason: str = ""
+
+
+def repeatable(action: Action) -> bool:
+    """Whether running the action again after a partial run still gives what it should."""
+    if not isinstance(action, Measure):
+        return True  # purge, idle, write-cache switch: their outcome does not depend on a partial run
+    if not action.workload.is_write:
+        return True
+    return action.role == "precondition" or action.group is not None
+
+
+def _label(actions: Sequence[Action], index: int) -> str:
+    action = actions[index]
+    name = action.name if isinstance(action, Measure) else action.describe()
+    return f"step {index + 1} ({name})"
+
+
+def resume_point(actions: Sequence[Action], done: int, keeps_state: bool) -> ResumePoint:
+    """Where to continue a test of which the first `done` actions completed."""
+    if done <= 0:
+        return ResumePoint(0)
+    if not keeps_state:
+        return ResumePoint(0, "the target's drive state is not kept between runs, so the test restarts "
+                              "from its first step to give the same history")
+    if done >= len(actions):
+        return ResumePoint(len(actions), "every step had run; only the analysis is redone")
+    cut = actions[done]
+    if repeatable(cut):
+        extra = " (the drive saw part of it already)" if isinstance(cut, Measure) and cut.workload.is_write else ""
+        return ResumePoint(done, f"continues at {_label(actions, done)}, which is run again from its start{extra}")
+    anchor = next((i for i in range(done, -1, -1) if isinstance(actions[i], Purge)), 0)
+    return ResumePoint(anchor, (
+        f"{_label(actions, done)} had started and changed the drive, and it measures from the state before it; "
+        f"the test goes back to {_label(actions, anchor)}, which re-creates that state"
+    ))

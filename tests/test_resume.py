@@ -1,0 +1,127 @@
+"""--resume continues inside a test where the drive's state allows, and says what it redoes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.errors import Interrupted
+from ssdlab.measurement import Measurement
+from ssdlab.resume import repeatable, resume_point
+from ssdlab.runner import Runner, new_record
+from ssdlab.steps import Idle, Purge
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target
+from ssdlab.tests_catalog.base import Measure
+from ssdlab.workload import Workload
+
+
+def measure(name: str, pattern: str, role: str = "measure", group: str | None = None) -> Measure:
+    return Measure(workload=Workload(name=name, pattern=pattern, block_size_bytes=4096, runtime_s=1),
+                   role=role, group=group)  # type: ignore[arg-type]
+
+
+PLAN = (
+    Purge(), measure("fill", "write", role="precondition"), measure("clean", "write"),
+    measure("read-back", "read"), measure("r001", "randwrite", group="torture"), Idle(seconds=1),
+)
+
+
+@pytest.mark.parametrize(("index", "expected"), [(0, True), (1, True), (2, False), (3, True), (4, True), (5, True)])
+def test_which_actions_can_be_repeated_after_a_partial_run(index: int, expected: bool) -> None:
+    assert repeatable(PLAN[index]) is expected
+
+
+def test_resume_points() -> None:
+    assert resume_point(PLAN, 0, keeps_state=True).index == 0
+    fill = resume_point(PLAN, 1, keeps_state=True)
+    assert fill.index == 1 and "step 2 (fill)" in fill.reason
+    clean = resume_point(PLAN, 2, keeps_state=True)  # a measured write from a known state: back to the purge
+    assert clean.index == 0 and "step 3 (clean)" in clean.reason and "step 1" in clean.reason
+    assert resume_point(PLAN, 4, keeps_state=True).index == 4
+    assert resume_point(PLAN, 6, keeps_state=True).index == 6
+    sim = resume_point(PLAN, 4, keeps_state=False)
+    assert sim.index == 0 and "not kept" in sim.reason
+
+
+class StopAt(FakeEngine):
+    """Stops (like Ctrl-C) inside the measurement named `stop`, once; counts what it ran."""
+
+    def __init__(self, stop: str | None) -> None:
+        super().__init__()
+        self.stop, self.ran = stop, []  # type: ignore[var-annotated]
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        self.ran.append(workload.name)
+        done = super().measure(target, workload, ctx)
+        if workload.name == self.stop:
+            self.stop = None
+            return done.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+        return done
+
+
+ROUNDS = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10, "round_s": 2, "until_steady": True})
+SINGLE = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10})
+
+
+def interrupted_then_resumed(tmp_path: Path, entry: SuiteEntry, stop: str, spec: str = "fake:") -> tuple[StopAt, Bundle]:
+    target, engine = parse_target(spec), StopAt(stop)
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [entry], {}, {}))
+    engine.ran.clear()
+    Runner(bundle, target, engine).run(bundle.load_run())
+    return engine, bundle
+
+
+def test_a_round_based_test_resumes_at_the_interrupted_round(tmp_path: Path) -> None:
+    engine, bundle = interrupted_then_resumed(tmp_path, ROUNDS, "torture-r003")
+    assert engine.ran[0] == "torture-r003"  # no purge, no fill, no earlier rounds again
+    test = bundle.load_run().test("c")
+    assert test.status == "complete"
+    names = [ref.name for ref in test.measurements]
+    assert names[:3] == ["fill-p1", "torture-r001", "torture-r002"] and names.count("torture-r003") == 1
+    assert any("resumed: continues at step" in note and "torture-r003" in note for note in test.notes)
+    assert test.metrics["runtime_s"] == 10.0  # every round is in the analysis
+
+
+def test_a_single_torture_goes_back_to_the_purge_and_says_why(tmp_path: Path) -> None:
+    engine, bundle = interrupted_then_resumed(tmp_path, SINGLE, "torture")
+    assert engine.ran == ["fill-p1", "torture"]
+    test = bundle.load_run().test("c")
+    assert test.status == "complete" and [r.name for r in test.measurements] == ["fill-p1", "torture"]
+    assert len(test.steps) == 1  # one purge, not the old one kept beside the new one
+    assert any("goes back to step 1 (purge" in note for note in test.notes)
+
+
+def test_a_simulated_drive_restarts_the_test(tmp_path: Path) -> None:
+    from ssdlab.engines.sim import SimEngine
+
+    target = parse_target("sim:sm951-nvme-256?capacity_gib=16")
+    entry = SuiteEntry(name="c", test="consistency", params={"runtime_s": 6, "round_s": 2, "until_steady": True})
+
+    class SimStop(SimEngine):
+        stop: str | None = "torture-r002"
+        ran: list[str] = []
+
+        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+            self.ran.append(workload.name)
+            done = super().measure(target, workload, ctx)
+            if workload.name == self.stop:
+                self.stop = None
+                return done.model_copy(update={"interrupted": True})
+            return done
+
+    engine, bundle = SimStop(), Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [entry], {}, {}))
+    engine.ran.clear()
+    Runner(bundle, parse_target("sim:sm951-nvme-256?capacity_gib=16"), engine).run(bundle.load_run())
+    assert engine.ran[0] == "fill-p1"
+    test = bundle.load_run().test("c")
+    assert test.status == "complete" and any("not kept between runs" in n for n in test.notes)

@@ -18,7 +18,7 @@ from rich.table import Table
 from ssdlab import __version__
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.engines import ENGINE_NAMES, engine_for
-from ssdlab.errors import EngineError, Interrupted, SafetyError, SsdlabError
+from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, SsdlabError
 from ssdlab.planning import PlannedTest, parse_overrides, plan_run, select_entries, with_until_steady
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
@@ -28,6 +28,7 @@ from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
 from ssdlab.tests_catalog import REGISTRY
 from ssdlab.tests_catalog.base import Measure
+from ssdlab.units import format_duration
 
 app = typer.Typer(
     help="ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD.",
@@ -111,12 +112,6 @@ def info(
     out.print(table)
 
 
-def _fmt_duration(seconds: float) -> str:
-    seconds = round(seconds)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"
-
-
 @app.command()
 def plan(
     target: TargetOpt = DEFAULT_SIM_SPEC,
@@ -140,7 +135,7 @@ def plan(
         if fio:
             _print_jobs(item, tgt, facts)
     total = sum(item.estimate_s for item in planned)
-    out.print(f"\n[bold]Total {clock}:[/] {_fmt_duration(total)}")
+    out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}")
 
 
 def _overrides(entries: list[SuiteEntry], param: list[str] | None, until_steady: bool) -> dict[str, str]:
@@ -149,7 +144,7 @@ def _overrides(entries: list[SuiteEntry], param: list[str] | None, until_steady:
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:
-    out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {_fmt_duration(item.estimate_s)}")
+    out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {format_duration(item.estimate_s)}")
     out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()))
     for note in item.plan.notes:
         out.print(f"  [yellow]note:[/] {note}")
@@ -223,14 +218,22 @@ def run(
         if bundle.run_file.exists():
             raise SsdlabError(f"{bundle.path} already holds a run; choose another --out or use --resume")
     tgt.prepare()
-    observer = QuietObserver(err) if as_json or not out.is_terminal else LiveObserver(out)
+    # Simulated device time says nothing about wall time until some work has run.
+    rate = None if tgt.kind == "sim" else 1.0
+    observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)
+    runner = Runner(bundle, tgt, engine, observer)
     try:
         with observer:
-            record = Runner(bundle, tgt, engine, observer).run(record)
-    except (Interrupted, EngineError):
+            record = runner.run(record)
+    except (Interrupted, EngineError, InternalError):
         if not no_report:
             _write_report(bundle)  # an interrupted or failed run still shows what it measured
         raise
+    finally:
+        failed = runner.display_error or getattr(observer, "error", None)
+        if failed:
+            err.print(f"[yellow]note:[/] the progress display failed ({failed}); the run went on without it",
+                      highlight=False)
     report_path = None if no_report else _write_report(bundle)
     _finish(bundle, record, report_path, as_json)
 
@@ -339,6 +342,21 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("[yellow]stopped by the user[/]")
         sys.exit(130)
+    except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
+        where = _save_traceback(error)
+        err.print(f"[red]internal error:[/] {type(error).__name__}: {error} (details in {where}; "
+                  "please report it)", highlight=False)
+        sys.exit(InternalError.exit_code)
+
+
+def _save_traceback(error: BaseException) -> str:
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(error))
+    with tempfile.NamedTemporaryFile("w", prefix="ssdlab-crash-", suffix=".txt", delete=False) as handle:
+        handle.write(text)
+    return handle.name
 
 
 if __name__ == "__main__":

@@ -1,90 +1,232 @@
-"""Run observers for the CLI: a live rich display, or one line per test for logs/--json."""
+"""Run observers for the CLI: a live rich display, or one line per test for logs/--json.
+
+Both keep a RunClock: the whole run's progress and ETA, from the plan's estimate of each
+action, corrected by the wall time the finished work really took.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.console import Console, Group
+from rich.live import Live
+from rich.text import Text
 
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import ProgressUpdate
-from ssdlab.tests_catalog.base import Action, TestPlan
+from ssdlab.runner import PendingTest
+from ssdlab.tests_catalog.base import Action
+from ssdlab.units import format_duration
+
+# Below this much estimated work done, the wall-per-estimate ratio is noise.
+MIN_WORK_FOR_RATE_S = 1e-3
 
 
-def _live_text(update: ProgressUpdate) -> str:
+@dataclass
+class RunClock:
+    """Progress and ETA of a whole run.
+
+    Estimates are device seconds (wall seconds on real targets, simulated seconds on the
+    simulator). The wall time spent per estimated second of work done so far turns the
+    remaining estimate into wall time, so the ETA corrects itself as steps finish — a
+    simulator far faster than its device time, or a drive slower than the rough rate
+    assumed for a byte-limited job. Actions that are skipped (an early steady-state
+    stop) leave the total, so the bar never waits for work that will not come.
+    """
+
+    tests: Sequence[PendingTest]
+    initial_rate: float | None = 1.0  # wall s per estimated s before anything ran; None = unknown
+    now: Callable[[], float] = time.monotonic
+    started: float = field(init=False)
+    remaining: dict[tuple[int, int], float] = field(init=False)
+    total_s: float = field(init=False)
+    done_s: float = 0.0
+    current: tuple[int, int] | None = None
+    action_fraction: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.now()
+        self.remaining = {
+            (ti, ai): est
+            for ti, test in enumerate(self.tests)
+            for ai, est in enumerate(test.estimates_s) if ai >= test.start.index
+        }
+        self.total_s = sum(self.remaining.values())
+
+    def test_index(self, name: str) -> int:
+        return next(i for i, t in enumerate(self.tests) if t.name == name)
+
+    def action_started(self, test: str, index: int) -> None:
+        self.current = (self.test_index(test), index)
+        self.action_fraction = 0.0
+
+    def progress(self, fraction: float) -> None:
+        self.action_fraction = min(1.0, max(0.0, fraction))
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        estimate = self.remaining.pop((self.test_index(test), index), 0.0)
+        if skipped:
+            self.total_s -= estimate
+        else:
+            self.done_s += estimate
+        self.current = None
+
+    def test_finished(self, test: str) -> None:
+        """Whatever of the test did not run will not: it leaves the total."""
+        ti = self.test_index(test)
+        for key in [k for k in self.remaining if k[0] == ti]:
+            self.total_s -= self.remaining.pop(key)
+
+    @property
+    def worked_s(self) -> float:
+        running = self.remaining.get(self.current, 0.0) * self.action_fraction if self.current else 0.0
+        return self.done_s + running
+
+    @property
+    def fraction(self) -> float:
+        return 1.0 if self.total_s <= 0 else min(1.0, self.worked_s / self.total_s)
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.now() - self.started
+
+    def eta_s(self) -> float | None:
+        """Wall seconds to the end of the run, or None while there is nothing to go by."""
+        worked = self.worked_s
+        rate = self.elapsed_s / worked if worked > MIN_WORK_FOR_RATE_S else self.initial_rate
+        return None if rate is None else max(0.0, self.total_s - worked) * rate
+
+
+def live_text(update: ProgressUpdate) -> str:
+    """The live figure first (IOPS and MB/s), then simulator facts."""
     parts = [f"{update.iops:,.0f} IOPS", f"{update.mb_s:,.1f} MB/s"]
-    if update.sim_time_s is not None:
-        parts.append(f"sim t={update.sim_time_s:,.0f}s")
-    if update.host_gb_written is not None:
-        parts.append(f"{update.host_gb_written:,.1f} GB written")
     if update.temp_c is not None:
         parts.append(f"{update.temp_c:.0f}°C")
+    if update.host_gb_written is not None:
+        parts.append(f"{update.host_gb_written:,.1f} GB written")
+    if update.sim_time_s is not None:
+        parts.append(f"sim t={update.sim_time_s:,.0f}s")
     return "  ".join(parts)
 
 
-def _metric_summary(record: TestRecord, limit: int = 4) -> str:
+def metric_summary(record: TestRecord, limit: int = 4) -> str:
     shown = [(k, v) for k, v in record.metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)]
     return ", ".join(f"{k}={v:,.1f}" for k, v in shown[:limit])
 
 
-class LiveObserver:
-    """Two bars: the test's actions, and the current workload with live IOPS and MB/s."""
+def eta_text(clock: RunClock) -> str:
+    eta = clock.eta_s()
+    return "ETA …" if eta is None else f"ETA {format_duration(eta)}"
 
-    def __init__(self, console: Console) -> None:
+
+BAR_WIDTH = 16
+
+
+def fit_line(head: str, fraction: float, tail: str, width: int) -> Text:
+    """`head [bar] pct tail` in at most `width` cells: the bar and percentage always show;
+    the head, then the tail, are cut short with an ellipsis when the terminal is narrow."""
+    fixed = BAR_WIDTH + 6  # bar, two spaces, "100%" and one more space
+    room = max(0, width - fixed)
+    # The head keeps at least two fifths of the room; the tail takes what is left.
+    head_w = min(len(head), max(room - len(tail) - 1, room * 2 // 5))
+    tail_w = max(0, room - head_w - 1)
+    done = round(max(0.0, min(1.0, fraction)) * BAR_WIDTH)
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(_clip(head, head_w).ljust(head_w))
+    line.append(" ")
+    line.append("━" * done, style="green")
+    line.append("━" * (BAR_WIDTH - done), style="grey37")
+    line.append(f" {100 * fraction:3.0f}% ")
+    line.append(_clip(tail, tail_w))
+    return line
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+class LiveObserver:
+    """Two lines: the whole run (test, step, %, elapsed, ETA) and the current step with its
+    live figure. The bars always show; a narrow terminal cuts the text around them."""
+
+    def __init__(self, console: Console, initial_rate: float | None = 1.0) -> None:
         self.console = console
-        self.bars = Progress(
-            TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-            TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[live]}"),
-            console=console, transient=False,
-        )
-        self.test_task: TaskID | None = None
-        self.action_task: TaskID | None = None
+        self.initial_rate = initial_rate
+        self.clock: RunClock | None = None
+        self.run_label = "starting"
+        self.step_label = ""
+        self.step_fraction = 0.0
+        self.step_info = ""
+        self.test_label = ""
+        self.live = Live(console=console, get_renderable=self.render, refresh_per_second=4, transient=True)
+        self.error: str | None = None  # why the display could not start or stop
 
     def __enter__(self) -> LiveObserver:
-        self.bars.start()
+        try:
+            self.live.start()
+        except Exception as err:  # no display is better than no run
+            self.error = f"{type(err).__name__}: {err}"
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        self.bars.stop()
+        try:
+            self.live.stop()
+        except Exception as err:
+            self.error = self.error or f"{type(err).__name__}: {err}"
 
-    def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None:
-        for task in (self.test_task, self.action_task):
-            if task is not None:
-                self.bars.remove_task(task)
-        label = f"[bold]{name}[/] ({index + 1}/{count})"
-        self.test_task = self.bars.add_task(label, total=len(plan.actions), live="")
-        self.action_task = self.bars.add_task("  starting", total=1.0, live="")
+    def render(self) -> Group:
+        width = self.console.width
+        if self.clock is None:
+            return Group(Text(self.run_label))
+        run_tail = f"{eta_text(self.clock)} · {format_duration(self.clock.elapsed_s)} elapsed"
+        return Group(
+            fit_line(self.run_label, self.clock.fraction, run_tail, width),
+            fit_line(self.step_label, self.step_fraction, self.step_info, width),
+        )
+
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        self.clock = RunClock(tests, initial_rate=self.initial_rate)
+
+    def test_started(self, index: int, test: PendingTest) -> None:
+        count = len(self.clock.tests) if self.clock else index + 1
+        self.test_label = f"{test.name} ({index + 1}/{count})"
+        self.run_label = self.test_label
+        if test.start.reason:
+            self.console.print(f"[yellow]resume[/] {test.name}: {test.start.reason}", highlight=False)
 
     def action_started(self, test: str, action: Action, index: int, count: int) -> None:
-        if self.test_task is not None:
-            self.bars.update(self.test_task, completed=index)
-        if self.action_task is not None:
-            self.bars.reset(self.action_task, total=1.0, description=f"  {action.describe()}", live="")
+        if self.clock is not None:
+            self.clock.action_started(test, index)
+        self.run_label = f"{self.test_label} · step {index + 1}/{count}"
+        self.step_label, self.step_fraction, self.step_info = f"  {action.describe()}", 0.0, ""
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        if self.clock is not None:
+            self.clock.action_finished(test, index, skipped)
+        if not skipped:
+            self.step_fraction = 1.0
 
     def progress(self, update: ProgressUpdate) -> None:
-        if self.action_task is not None:
-            self.bars.update(self.action_task, completed=min(1.0, update.fraction), live=_live_text(update))
+        if self.clock is not None:
+            self.clock.progress(update.fraction)
+        self.step_fraction, self.step_info = min(1.0, update.fraction), live_text(update)
 
     def test_finished(self, record: TestRecord) -> None:
-        if self.test_task is not None:
-            total = self.bars.tasks[self.test_task].total or 0
-            self.bars.update(self.test_task, completed=total)
-        self.console.print(f"[green]✓[/] {record.name}: {_metric_summary(record)}")
+        if self.clock is not None:
+            self.clock.test_finished(record.name)
+        self.console.print(f"[green]✓[/] {record.name}: {metric_summary(record)}", highlight=False)
 
 
 class QuietObserver:
-    """One line per test, on stderr, so stdout stays clean for --json."""
+    """One line per test, on stderr, so stdout stays clean for --json and logs stay short."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, initial_rate: float | None = 1.0) -> None:
         self.console = console
+        self.initial_rate = initial_rate
+        self.clock: RunClock | None = None
 
     def __enter__(self) -> QuietObserver:
         return self
@@ -92,14 +234,31 @@ class QuietObserver:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         return None
 
-    def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None:
-        self.console.print(f"[{index + 1}/{count}] {name}: {len(plan.actions)} actions", highlight=False)
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        self.clock = RunClock(tests, initial_rate=self.initial_rate)
+
+    def test_started(self, index: int, test: PendingTest) -> None:
+        count = len(self.clock.tests) if self.clock else index + 1
+        steps = len(test.plan.actions) - test.start.index
+        self.console.print(f"[{index + 1}/{count}] {test.name}: {steps} steps", highlight=False)
+        if test.start.reason:
+            self.console.print(f"  resume: {test.start.reason}", highlight=False)
 
     def action_started(self, test: str, action: Action, index: int, count: int) -> None:
-        return None
+        if self.clock is not None:
+            self.clock.action_started(test, index)
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        if self.clock is not None:
+            self.clock.action_finished(test, index, skipped)
 
     def progress(self, update: ProgressUpdate) -> None:
-        return None
+        if self.clock is not None:
+            self.clock.progress(update.fraction)
 
     def test_finished(self, record: TestRecord) -> None:
-        self.console.print(f"  done: {_metric_summary(record)}", highlight=False)
+        where = ""
+        if self.clock is not None:
+            self.clock.test_finished(record.name)
+            where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
+        self.console.print(f"  done: {metric_summary(record)}{where}", highlight=False)

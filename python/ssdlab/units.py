@@ -38,3 +38,10 @@ def fio_size(size_bytes: int) -> str:
         if size_bytes >= factor and size_bytes % factor == 0:
             return f"{size_bytes // factor}{unit}"
     return str(size_bytes)
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds -> '1h05m03s' or '4m07s' (rounded to the second)."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
 from ssdlab.measurement import Measurement
@@ -24,6 +24,7 @@ from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.tests_catalog._prep import fill_actions, usable_span_bytes
 from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.tests_catalog.sweeps import int_tuple, size_tuple
 from ssdlab.units import KIB
 from ssdlab.units import format_size as span_text
 from ssdlab.workload import Workload
@@ -46,6 +47,9 @@ class PtsIopsParams(Params):
     max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS)
     until_steady: bool = True  # the PTS stops at steady state; false runs every round
     seed: int = Field(default=1, ge=0)
+
+    _split = field_validator("read_pcts", mode="before")(int_tuple)
+    _sizes = field_validator("block_sizes_bytes", mode="before")(size_tuple)
 
 
 def size_label(size_bytes: int) -> str:

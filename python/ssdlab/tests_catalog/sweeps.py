@@ -87,10 +87,17 @@ def fill_action(span_bytes: int, name: str = "fill", seed: int = 1) -> Measure:
     ))
 
 
-def _int_tuple(value: Any) -> Any:
+def int_tuple(value: Any) -> Any:
     """Let `--param queue_depths=1,2,4` arrive as text."""
     if isinstance(value, str):
         return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
+    return value
+
+
+def size_tuple(value: Any) -> Any:
+    """Let `--param block_sizes_bytes=4k,128k` arrive as text."""
+    if isinstance(value, str):
+        return tuple(parse_size(part) for part in value.replace(" ", "").split(",") if part)
     return value
 
 
@@ -115,7 +122,7 @@ class QdSweepParams(Params):
     seq_block_bytes: int = Field(default=128 * KIB, gt=0)
     seed: int = Field(default=1, ge=0)
 
-    _split = field_validator("queue_depths", mode="before")(_int_tuple)
+    _split = field_validator("queue_depths", mode="before")(int_tuple)
     _sizes = field_validator("span_bytes", "random_block_bytes", "seq_block_bytes", mode="before")(size_from_text)
 
 
@@ -191,7 +198,7 @@ class MixedParams(Params):
     runtime_s: float = Field(default=180.0, gt=0)  # per mix
     seed: int = Field(default=1, ge=0)
 
-    _split = field_validator("read_pcts", mode="before")(_int_tuple)
+    _split = field_validator("read_pcts", mode="before")(int_tuple)
 
     @field_validator("read_pcts")
     @classmethod

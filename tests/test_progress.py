@@ -1,0 +1,135 @@
+"""Progress that tells the truth, and a display that can fail without ending a run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.engines.base import ProgressUpdate
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.errors import InternalError
+from ssdlab.progress import RunClock, fit_line
+from ssdlab.resume import ResumePoint
+from ssdlab.runner import NullObserver, PendingTest, Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.tests_catalog.base import TestPlan
+
+QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2})
+CONSISTENCY = SuiteEntry(name="c", test="consistency", params={"runtime_s": 4})
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def pending(name: str, estimates: Sequence[float], start: int = 0) -> PendingTest:
+    return PendingTest(name, TestPlan(test=name, params={}), tuple(estimates), ResumePoint(start))
+
+
+def test_clock_fraction_moves_within_an_action_and_skips_leave_the_total() -> None:
+    now = FakeTime()
+    clock = RunClock([pending("a", [10, 30]), pending("b", [60])], now=now)
+    assert clock.total_s == 100 and clock.fraction == 0
+    clock.action_started("a", 0)
+    clock.progress(0.5)
+    assert clock.fraction == pytest.approx(0.05)
+    clock.action_finished("a", 0, skipped=False)
+    clock.action_finished("a", 1, skipped=True)  # an early stop: 30 s that will not run
+    assert clock.total_s == 70 and clock.fraction == pytest.approx(10 / 70)
+    clock.action_started("b", 0)
+    clock.progress(1.0)
+    clock.action_finished("b", 0, skipped=False)
+    assert clock.fraction == 1.0 and clock.eta_s() == 0.0
+
+
+def test_eta_is_corrected_by_the_wall_time_work_really_took() -> None:
+    """Estimates are device seconds; a simulator runs them 100x faster than estimated."""
+    now = FakeTime()
+    clock = RunClock([pending("a", [100, 100, 200])], initial_rate=None, now=now)
+    assert clock.eta_s() is None  # simulated time says nothing about wall time yet
+    clock.action_started("a", 0)
+    now.t += 1.0
+    clock.action_finished("a", 0, skipped=False)
+    assert clock.eta_s() == pytest.approx(3.0)  # 300 estimated s left at 0.01 wall s each
+    real = RunClock([pending("a", [100, 100])], now=now)
+    assert real.eta_s() == pytest.approx(200.0)  # real targets: estimates are wall time
+
+
+def test_clock_counts_only_what_a_resumed_test_still_has_to_do() -> None:
+    clock = RunClock([pending("a", [50, 50, 100], start=2)], now=FakeTime())
+    assert clock.total_s == 100
+
+
+def test_test_finished_drops_what_did_not_run() -> None:
+    clock = RunClock([pending("a", [10, 20, 30]), pending("b", [40])], now=FakeTime())
+    clock.action_started("a", 0)
+    clock.action_finished("a", 0, skipped=False)
+    clock.test_finished("a")
+    assert clock.total_s == 50 and clock.fraction == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("width", [30, 50, 80, 200])
+def test_progress_line_fits_the_terminal_and_keeps_its_bar(width: int) -> None:
+    line = fit_line("consistency-op25 (2/10) · step 17/27", 0.42, "ETA 1h02m03s · 0h10m00s elapsed", width)
+    assert line.cell_len <= max(width, 22)
+    assert "━" * 16 in line.plain and "42%" in line.plain
+
+
+class BrokenDisplay(NullObserver):
+    """Fails the way the live display did: after the first test."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def test_finished(self, record: TestRecord) -> None:
+        if self.where == "test_finished":
+            raise IndexError("list index out of range")
+
+    def progress(self, update: ProgressUpdate) -> None:
+        if self.where == "progress":
+            raise RuntimeError("terminal went away")
+
+
+@pytest.mark.parametrize("where", ["test_finished", "progress"])
+def test_an_exception_in_the_display_leaves_the_run_complete(tmp_path: Path, where: str) -> None:
+    target, engine = parse_target("fake:"), FakeEngine()
+    record = new_record(target, engine, None, [QUICK, CONSISTENCY], {}, {})
+    runner = Runner(Bundle(tmp_path / "b"), target, engine, BrokenDisplay(where))
+    done = runner.run(record)
+    assert done.status == "complete" and all(t.status == "complete" for t in done.tests)
+    assert runner.display_error is not None and where in ("test_finished", "progress")
+
+
+def test_an_exception_in_the_display_does_not_interrupt_a_simulated_run(tmp_path: Path) -> None:
+    """The simulator turns a failing progress callback into an interrupted run: the guard must
+    keep the display's failure from reaching it."""
+    from ssdlab.engines.sim import SimEngine
+
+    target, engine = parse_target("sim:sm951-nvme-256?capacity_gib=16"), SimEngine()
+    entry = SuiteEntry(name="c", test="consistency", params={"runtime_s": 5})
+    done = Runner(Bundle(tmp_path / "b"), target, engine, BrokenDisplay("progress")).run(
+        new_record(target, engine, None, [entry], {}, {}))
+    assert done.status == "complete"
+    assert not any(ref.interrupted for ref in done.test("c").measurements)
+
+
+class Buggy(FakeEngine):
+    def measure(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+        raise ZeroDivisionError("float division by zero")
+
+
+def test_a_bug_inside_a_run_marks_the_bundle_failed_not_running(tmp_path: Path) -> None:
+    target, engine = parse_target("fake:"), Buggy()
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(InternalError, match="ZeroDivisionError.*resume"):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [QUICK], {}, {}))
+    record = bundle.load_run()
+    assert record.status == "failed" and "ZeroDivisionError" in (record.error or "")

@@ -1,0 +1,82 @@
+"""The CLI as people run it: in a terminal, for every suite, and with a display that fails.
+
+Piped runs take the one-line-per-test path; only a terminal gets the live display, so
+these tests drive the CLI through a pseudo-terminal (issue: every multi-test run from a
+terminal crashed after its first test while the piped tests passed).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pty_helpers import run_in_terminal
+from ssdlab.bundle import Bundle
+from ssdlab.errors import UsageError
+from ssdlab.planning import check_overrides, parse_overrides
+from ssdlab.suites import all_suites
+
+# Short runs of every method; each suite gets the ones its tests take.
+SHORT = [
+    "runs=1", "runtime_s=2", "access_runtime_s=1", "seq_runtime_s=2", "torture_runtime_s=3",
+    "steady_window_s=2", "round_s=1", "read_pcts=100,50,0", "queue_depths=1,2,4", "max_block_bytes=1m",
+]
+
+
+def short_params(suite: str) -> list[str]:
+    entries = list(all_suites()[suite].entries)
+    taken = []
+    for pair in SHORT:
+        try:
+            check_overrides(entries, parse_overrides([pair]))
+        except UsageError:
+            continue
+        taken += ["-p", pair]
+    return taken
+
+
+def assert_complete_with_report(bundle_dir: Path, screen: str) -> None:
+    record = Bundle(bundle_dir).load_run()
+    assert record.status == "complete", screen[-3000:]
+    assert all(t.status == "complete" for t in record.tests)
+    assert (bundle_dir / "report.html").is_file()
+    assert "Traceback" not in screen and "internal error" not in screen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", sorted(all_suites()))
+def test_every_suite_completes_in_a_terminal(suite: str, tmp_path: Path) -> None:
+    out = tmp_path / "bundle"
+    run = run_in_terminal("run", "--suite", suite, "-t", "fake:?capacity=2g", *short_params(suite), "--out", str(out))
+    assert run.code == 0, run.screen[-3000:]
+    assert_complete_with_report(out, run.screen)
+    assert "ETA" in run.screen and "elapsed" in run.screen  # the live display ran
+    for entry in all_suites()[suite].entries:
+        assert f"✓ {entry.name}" in run.screen
+
+
+@pytest.mark.slow
+def test_short_simulated_suite_in_a_narrow_terminal(tmp_path: Path) -> None:
+    """The issue's own case (two consistency tests on a small simulated drive), at 50 columns."""
+    out = tmp_path / "bundle"
+    run = run_in_terminal("run", "--suite", "consistency", "-t", "sim:sm951-nvme-256?capacity_gib=16",
+                          "-p", "runtime_s=20", "--out", str(out), columns=50)
+    assert run.code == 0, run.screen[-3000:]
+    assert_complete_with_report(out, run.screen)
+    bars = [line for line in run.lines if "━" in line]
+    assert bars and all(len(line.rstrip()) <= 50 for line in bars)
+    assert any("ETA" in line for line in bars)
+
+
+def test_piped_run_has_no_live_display(tmp_path: Path) -> None:
+    import subprocess
+
+    from pty_helpers import SSDLAB
+
+    out = tmp_path / "bundle"
+    done = subprocess.run([str(SSDLAB), "run", "--suite", "quick", "-t", "fake:", *short_params("quick"),
+                           "--out", str(out), "--no-report"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "━" not in done.stderr  # (stdout has the tables, drawn with the same glyph)
+    assert "[1/1] quick" in done.stderr and "ETA" in done.stderr

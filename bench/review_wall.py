@@ -18,10 +18,10 @@ from pathlib import Path
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.engines import engine_for
 from ssdlab.engines.base import ProgressUpdate
+from ssdlab.methods.base import Action, TestPlan
 from ssdlab.planning import parse_overrides, select_entries
 from ssdlab.runner import Runner, new_record
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog.base import Action, TestPlan
 
 
 class WallClock:

@@ -9,9 +9,10 @@ import pytest
 from rich.console import Console
 
 from ssdlab.bundle import Bundle
-from ssdlab.compare import Comparison, compare_bundles, comparison_tables, difference_pct, render_compare_html
+from ssdlab.compare import Comparison, compare_bundles, difference_pct
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import UsageError
+from ssdlab.report.compare_page import comparison_tables, render_comparison
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -131,7 +132,7 @@ def test_three_drives_get_a_difference_column_each(bundles: dict[str, Path]) -> 
 
 
 def test_html_and_pngs(comparison: Comparison, tmp_path: Path) -> None:
-    files = render_compare_html(comparison, tmp_path / "cmp.html")
+    files = render_comparison(comparison, tmp_path / "cmp.html")
     # mixed ran on the baseline only: no curves to overlay.
     assert [p.name for p in files.pngs] == ["quick-read-mb-s.png", "quick-write-mb-s.png"]
     for png in files.pngs:
@@ -152,7 +153,7 @@ def test_same_named_measurements_are_overlaid(bundles: dict[str, Path], tmp_path
     values = figure.chart.to_dict()["data"]["values"]
     assert {v["curve"] for v in values} == {d.label for d in c.drives}
     assert [v["iops"] for v in values if v["curve"] == c.drives[0].label] == [157500.0] * 3
-    files = render_compare_html(c, tmp_path / "twins.html")
+    files = render_comparison(c, tmp_path / "twins.html")
     assert [p.name for p in files.pngs] == ["quick-read-mb-s.png", "quick-write-mb-s.png", "mixed-mixed-iops.png"]
 
 

@@ -11,12 +11,12 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import InternalError
+from ssdlab.methods.base import TestPlan
 from ssdlab.progress import RunClock, fit_line
 from ssdlab.resume import ResumePoint
 from ssdlab.runner import NullObserver, PendingTest, Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog.base import TestPlan
 
 QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2})
 CONSISTENCY = SuiteEntry(name="c", test="consistency", params={"runtime_s": 4})
@@ -129,7 +129,7 @@ class Buggy(FakeEngine):
 def test_a_bug_inside_a_run_marks_the_bundle_failed_not_running(tmp_path: Path) -> None:
     target, engine = parse_target("fake:"), Buggy()
     bundle = Bundle(tmp_path / "b")
-    with pytest.raises(InternalError, match="ZeroDivisionError.*resume"):
+    with pytest.raises(InternalError, match=r"ZeroDivisionError.*resume"):
         Runner(bundle, target, engine).run(new_record(target, engine, None, [QUICK], {}, {}))
     record = bundle.load_run()
     assert record.status == "failed" and "ZeroDivisionError" in (record.error or "")

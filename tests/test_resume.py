@@ -11,13 +11,13 @@ from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import Interrupted
 from ssdlab.measurement import Measurement
+from ssdlab.methods.base import Measure
 from ssdlab.resume import repeatable, resume_point
 from ssdlab.runner import Runner, new_record
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
-from ssdlab.tests_catalog.base import Measure
 from ssdlab.workload import Workload
 
 
@@ -69,8 +69,8 @@ ROUNDS = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10, "roun
 SINGLE = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10})
 
 
-def interrupted_then_resumed(tmp_path: Path, entry: SuiteEntry, stop: str, spec: str = "fake:") -> tuple[StopAt, Bundle]:
-    target, engine = parse_target(spec), StopAt(stop)
+def interrupted_then_resumed(tmp_path: Path, entry: SuiteEntry, stop: str) -> tuple[StopAt, Bundle]:
+    target, engine = parse_target("fake:"), StopAt(stop)
     bundle = Bundle(tmp_path / "b")
     with pytest.raises(Interrupted):
         Runner(bundle, target, engine).run(new_record(target, engine, None, [entry], {}, {}))
@@ -106,8 +106,9 @@ def test_a_simulated_drive_restarts_the_test(tmp_path: Path) -> None:
     entry = SuiteEntry(name="c", test="consistency", params={"runtime_s": 6, "round_s": 2, "until_steady": True})
 
     class SimStop(SimEngine):
-        stop: str | None = "torture-r002"
-        ran: list[str] = []
+        def __init__(self) -> None:
+            self.stop: str | None = "torture-r002"
+            self.ran: list[str] = []
 
         def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
             self.ran.append(workload.name)

@@ -14,8 +14,8 @@ import pytest
 from pty_helpers import run_in_terminal
 from ssdlab.bundle import Bundle
 from ssdlab.errors import UsageError
+from ssdlab.methods import all_suites
 from ssdlab.planning import check_overrides, parse_overrides
-from ssdlab.suites import all_suites
 
 # Short runs of every method; each suite gets the ones its tests take.
 SHORT = [

@@ -1,5 +1,6 @@
 """Drives side by side: per test, per metric, with a Difference % column (DESIGN §1 "compare").
 
+The comparison model only; report/compare_page.py draws it (terminal tables, HTML page).
 Bundles are read only. The first bundle is the baseline. Runs of a test whose method
 parameters differ are refused unless forced, because their numbers do not measure the same
 thing; tests missing from some bundles are shown with gaps.
@@ -12,13 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table as RichTable
-
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
 from ssdlab.errors import UsageError
-from ssdlab.report.formatting import MISSING, format_metric, format_pct_change, is_number
-from ssdlab.report.identity import drive_label
-from ssdlab.report.page import ReportFiles
+from ssdlab.units import is_number
 
 Value = float | int | bool | str | None
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
@@ -89,7 +86,7 @@ def differing_params(records: Sequence[TestRecord]) -> tuple[str, ...]:
 def describe_difference(name: str, records: Sequence[TestRecord], keys: Sequence[str]) -> str:
     parts = []
     for key in keys:
-        values = [r.test if key == METHOD_KEY else r.params.get(key, MISSING) for r in records]
+        values = [r.test if key == METHOD_KEY else r.params.get(key, "(not set)") for r in records]
         parts.append(f"{key}: " + " vs ".join(str(v) for v in values))
     return f"test {name!r}: method parameters differ ({'; '.join(parts)})"
 
@@ -121,7 +118,7 @@ def compare_test(name: str, records: Sequence[TestRecord | None], force: bool) -
 
 def drive_labels(runs: Sequence[RunRecord]) -> list[str]:
     """model + capacity; + target spec when that collides; + #n when even that collides."""
-    labels = [drive_label(r.target) for r in runs]
+    labels = [r.target.label for r in runs]
     labels = [f"{lab} ({r.target.spec})" if labels.count(lab) > 1 else lab for lab, r in zip(labels, runs, strict=True)]
     return [f"{lab} #{i + 1}" if labels.count(lab) > 1 else lab for i, lab in enumerate(labels)]
 
@@ -151,58 +148,3 @@ def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:
     )
     tests = tuple(compare_test(name, [_find(r, name) for r in runs], force) for name in test_names(runs))
     return Comparison(drives=drives, tests=tests, forced=force)
-
-
-# ---- terminal ------------------------------------------------------------------------------
-
-
-def difference_headers(c: Comparison) -> list[str]:
-    if len(c.drives) == 2:
-        return ["Difference %"]
-    return [f"Difference % ({d.label})" for d in c.drives[1:]]
-
-
-def comparison_header(c: Comparison) -> tuple[str, ...]:
-    return ("metric", *(d.label for d in c.drives), *difference_headers(c))
-
-
-def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
-    rows = []
-    for row in t.rows:
-        values = [format_metric(row.name, v) if present else MISSING
-                  for v, present in zip(row.values, t.present, strict=True)]
-        diffs = [format_pct_change(d) if row.numeric else "" for d in row.difference_pct]
-        rows.append((row.name, *values, *diffs))
-    return rows
-
-
-def test_caption(c: Comparison, t: TestComparison) -> str:
-    missing = [d.label for d, here in zip(c.drives, t.present, strict=True) if not here]
-    notes = []
-    if missing:
-        notes.append("not run on " + ", ".join(missing))
-    if t.differing_params:
-        notes.append("FORCED: parameters differ (" + ", ".join(t.differing_params) + ")")
-    notes.append(f"Difference % against {c.baseline.label}")
-    return "; ".join(notes)
-
-
-def comparison_tables(c: Comparison) -> list[RichTable]:
-    """One table per test: each metric side by side, then Difference % against the baseline."""
-    tables = []
-    for t in c.tests:
-        table = RichTable(title=f"{t.name} ({t.test})", title_justify="left", caption=test_caption(c, t),
-                          caption_justify="left")
-        for index, heading in enumerate(comparison_header(c)):
-            table.add_column(heading, justify="left" if index == 0 else "right", no_wrap=index == 0)
-        for cells in comparison_cells(t):
-            table.add_row(*cells)
-        tables.append(table)
-    return tables
-
-
-def render_compare_html(c: Comparison, out_html: Path) -> ReportFiles:
-    """One offline HTML page with the tables and charts; PNGs in `<name>-charts/` beside it."""
-    from ssdlab.report.compare_page import render_comparison
-
-    return render_comparison(c, out_html)

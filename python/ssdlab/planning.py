@@ -9,12 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
+from ssdlab.methods import get_entry, get_suite, get_test
+from ssdlab.methods.base import Action, Measure, TestPlan
 from ssdlab.steps import Idle, Purge
-from ssdlab.suites import DEFAULT_SUITE, SuiteEntry, get_suite
-from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.base import Action, Measure, TestPlan
+from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
+from ssdlab.targets.base import Target, TargetInfo
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 _ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -26,9 +27,7 @@ def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None,
     if suite and tests:
         raise UsageError("give --suite or --test, not both")
     if tests:
-        for name in tests:
-            get_test(name)
-        return None, [SuiteEntry(name=name, test=name) for name in tests]
+        return None, [get_entry(name) for name in tests]
     chosen = get_suite(suite or DEFAULT_SUITE)
     return chosen.name, list(chosen.entries)
 
@@ -67,6 +66,15 @@ def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -
     return test.plan(test.parse_params(params), info)
 
 
+def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) -> None:
+    """Refuse, before anything runs, a plan with work the engine cannot do on this target."""
+    work = [a.workload if isinstance(a, Measure) else a for a in plan.actions]
+    missing = engine.capabilities.refusals(info.kind, work)
+    if missing:
+        raise UsageError(f"test {name}: the {engine.name} engine cannot do {', '.join(missing)} "
+                         f"on {info.spec}; change the test's parameters or the target")
+
+
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     """['runtime_s=60', 'quick.runs=3'] -> dict; values stay text, pydantic converts them."""
     out: dict[str, str] = {}
@@ -94,12 +102,16 @@ class PlannedTest:
     estimate_s: float
 
 
-def plan_run(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any], info: TargetInfo) -> list[PlannedTest]:
+def plan_run(
+    entries: Sequence[SuiteEntry], overrides: Mapping[str, Any], info: TargetInfo, engine: Engine | None = None,
+) -> list[PlannedTest]:
     check_overrides(entries, overrides)
     planned = []
     for entry in entries:
         params = resolve_params(entry, overrides)
         plan = plan_entry(entry, params, info)
+        if engine is not None:
+            check_engine(engine, info, entry.name, plan)
         planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=plan_estimate_s(plan, info)))
     return planned
 
@@ -125,3 +137,10 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
     # bandwidth-bound whether random or not.
     rate = min(bytes_s, iops * w.block_size_bytes)
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s
+
+
+def run_refusal(target: Target, planned: Sequence[PlannedTest]) -> str | None:
+    """Why `run` would refuse this plan whatever the flags (a device in use), or None."""
+    if not any(item.plan.destructive for item in planned):
+        return None
+    return target.write_refusal()

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ssdlab.methods.base import Action, Measure
 from ssdlab.steps import Purge
-from ssdlab.tests_catalog.base import Action, Measure
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
 from ssdlab.errors import BundleError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
-from ssdlab.planning import check_overrides, estimate_action_s, resolve_params
+from ssdlab.methods import get_test
+from ssdlab.methods.base import Action, Measure, TestPlan, TestResults
+from ssdlab.planning import check_engine, check_overrides, estimate_action_s, resolve_params
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import Target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.base import Action, Measure, TestPlan, TestResults
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,7 @@ class Runner:
                 continue
             test = get_test(test_record.test)
             plan = test.plan(test.parse_params(test_record.params), info)
+            check_engine(self.engine, info, test_record.name, plan)
             start = resume_point(plan.actions, len(test_record.action_outcomes), self.target.keeps_state())
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
             pending.append(PendingTest(test_record.name, plan, estimates, start))

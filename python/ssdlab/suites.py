@@ -1,8 +1,9 @@
 """Suites: ordered tests with the parameters each runs with (DESIGN §1 "Suite").
 
 Suites are declared as data beside the tests they use (a `SUITES` tuple in a catalogue
-module). Tests appear in the order that gives each the drive state it expects; a test that
-needs a particular state (purged, filled) puts the steps for it in its own plan.
+module); the catalogue (ssdlab.methods) collects them and looks them up. Tests appear in
+the order that gives each the drive state it expects; a test that needs a particular
+state (purged, filled) puts the steps for it in its own plan.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ssdlab.errors import UsageError
-
 
 class SuiteEntry(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -20,6 +19,10 @@ class SuiteEntry(BaseModel):
     name: str  # unique within the suite, e.g. consistency-op25
     test: str  # catalogue method
     params: dict[str, Any] = Field(default_factory=dict)
+
+    def with_params(self, **params: Any) -> SuiteEntry:
+        """The same entry with more (or other) parameters, e.g. a variant stopping when steady."""
+        return self.model_copy(update={"params": {**self.params, **params}})
 
 
 class Suite(BaseModel):
@@ -36,18 +39,3 @@ def entry(test: str, name: str | None = None, **params: Any) -> SuiteEntry:
 
 
 DEFAULT_SUITE = "quick"
-
-
-def all_suites() -> dict[str, Suite]:
-    from ssdlab.tests_catalog import CATALOG_SUITES
-
-    return CATALOG_SUITES
-
-
-def get_suite(name: str) -> Suite:
-    suites = all_suites()
-    try:
-        return suites[name]
-    except KeyError:
-        known = ", ".join(sorted(suites))
-        raise UsageError(f"unknown suite {name!r}; known suites: {known} (see `ssdlab list`)") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ssdlab.errors import UsageError
 
@@ -45,3 +46,14 @@ def format_duration(seconds: float) -> str:
     whole = round(seconds)
     hours, rest = divmod(whole, 3600)
     return f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
+def decimal_capacity(size_bytes: int) -> str:
+    """Capacity as drive labels print it: decimal GB or TB, three significant figures."""
+    gb = size_bytes / 1e9
+    return f"{gb / 1e3:.3g} TB" if gb >= 1000 else f"{gb:.3g} GB"
+
+
+def is_number(value: Any) -> bool:
+    """A real number (bools are not figures)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)

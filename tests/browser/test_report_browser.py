@@ -9,9 +9,10 @@ import pytest
 from chromium_helpers import chromium_or_skip, dump_dom, render_status, screenshot
 
 from ssdlab.bundle import Bundle
-from ssdlab.compare import compare_bundles, render_compare_html
+from ssdlab.compare import compare_bundles
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.report import render_report
+from ssdlab.report.compare_page import render_comparison
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -58,7 +59,7 @@ def test_comparison_renders_in_chromium(tmp_path: Path) -> None:
     binary = chromium_or_skip()
     a = make_bundle(tmp_path / "a", "fake:?capacity=2g")
     b = make_bundle(tmp_path / "b", "fake:?capacity=4g")
-    files = render_compare_html(compare_bundles([a, b]), tmp_path / "compare.html")
+    files = render_comparison(compare_bundles([a, b]), tmp_path / "compare.html")
     assert_rendered(binary, files.html, len(files.pngs))
     shot = screenshot(binary, files.html, ARTIFACTS / "compare-screenshot.png")
     print(f"comparison screenshot: {shot}")

@@ -186,8 +186,8 @@ def test_probe_without_fio_falls_back_to_libaio() -> None:
 def test_supports_real_targets_only(scratch: FileTarget) -> None:
     from ssdlab.targets.fake import FakeTarget
 
-    assert ENGINE.supports(scratch)
-    assert not ENGINE.supports(FakeTarget(spec="fake:"))
+    assert scratch.kind in ENGINE.capabilities.target_kinds
+    assert FakeTarget(spec="fake:").kind not in ENGINE.capabilities.target_kinds
 
 
 @pytest.mark.fio

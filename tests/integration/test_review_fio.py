@@ -9,10 +9,10 @@ import pytest
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines import engine_for
+from ssdlab.methods import REGISTRY
 from ssdlab.planning import parse_overrides, select_entries
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import REGISTRY
 
 pytestmark = [
     pytest.mark.fio,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ssdlab.bundle import Bundle
+from ssdlab.methods import REGISTRY
 from ssdlab.planning import parse_overrides, select_entries
 from ssdlab.runner import NullObserver, Runner, new_record
-from ssdlab.tests_catalog import REGISTRY
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 pytestmark = [

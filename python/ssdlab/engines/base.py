@@ -6,15 +6,55 @@ Progress goes out through a callback; the engine never prints.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from ssdlab.measurement import Measurement
-from ssdlab.steps import Step, StepResult
+from ssdlab.steps import Purge, Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.workload import Workload
+
+# Workload features an engine may or may not honour, each with the test of whether a
+# workload uses it. A workload field not listed here is honoured by every engine.
+FEATURES: Mapping[str, Callable[[Workload], bool]] = {
+    "compressible data": lambda w: w.compress_pct > 0,
+    "sync writes (dsync / fsync)": lambda w: w.sync != "none",
+    "fio's steady-state detector": lambda w: w.fio_steady_state,
+    "ramp time": lambda w: w.ramp_s > 0,
+    "trim workloads": lambda w: w.pattern == "trim",
+    "several jobs": lambda w: w.jobs > 1,
+}
+ALL_FEATURES = frozenset(FEATURES)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, declared once, so a plan is refused before anything runs."""
+
+    # target kind -> the step kinds (purge, idle, write_cache, secure_erase) it can do there
+    steps: Mapping[str, frozenset[str]]
+    features: frozenset[str] = ALL_FEATURES
+
+    @property
+    def target_kinds(self) -> frozenset[str]:
+        return frozenset(self.steps)
+
+    def step_kind(self, step: Step) -> str:
+        return "secure_erase" if isinstance(step, Purge) and step.secure_erase else step.kind
+
+    def refusals(self, target_kind: str, actions: Sequence[Step | Workload]) -> list[str]:
+        """One line per thing in `actions` this engine cannot do on this kind of target."""
+        if target_kind not in self.steps:
+            return [f"{target_kind} targets"]
+        found: dict[str, None] = {}
+        for action in actions:
+            if isinstance(action, Workload):
+                found.update((f, None) for f, used in FEATURES.items() if used(action) and f not in self.features)
+            elif self.step_kind(action) not in self.steps[target_kind]:
+                found[f"the {self.step_kind(action).replace('_', ' ')} step on {target_kind} targets"] = None
+        return list(found)
 
 
 @dataclass(frozen=True)
@@ -55,16 +95,17 @@ class RunContext:
 
 
 class Engine(Protocol):
-    """What every engine provides. Implementations: fio, sim, fake."""
+    """What every engine provides. Implementations: fio, sim, fake (registered in engines/__init__)."""
 
     name: str
+    capabilities: Capabilities
 
     def version(self) -> str:
         """Engine version for the bundle's host facts; raises EngineError if unusable."""
         ...
 
-    def supports(self, target: Target) -> bool:
-        """Whether this engine can drive this kind of target."""
+    def job_text(self, target: Target, workload: Workload) -> str:
+        """The exact job this engine runs for a workload (fio job file, simulator job)."""
         ...
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
@@ -29,18 +29,24 @@ class FakeProfile:
     steady_fraction: float = 0.15  # steady random-write share of fresh at no spare area
 
 
+# The fake engine writes nothing anywhere, so it may stand in on any target.
+_EVERY_STEP = frozenset({"purge", "idle", "write_cache"})
+
+
 @dataclass
 class FakeEngine:
     profile: FakeProfile = field(default_factory=FakeProfile)
     name: str = "fake"
     # Bytes written since the last purge, per target spec: drives the write cliff.
     written_bytes: dict[str, float] = field(default_factory=dict)
+    capabilities: Capabilities = field(default=Capabilities(
+        steps={kind: _EVERY_STEP for kind in ("fake", "file", "block", "sim")}))
 
     def version(self) -> str:
         return "fake-1"
 
-    def supports(self, target: Target) -> bool:
-        return True
+    def job_text(self, target: Target, workload: Workload) -> str:
+        return workload.model_dump_json(indent=2)
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
         if isinstance(step, Purge):

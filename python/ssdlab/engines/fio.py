@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.fio_parse import (
     complete_series,
     first_error_line,
@@ -221,8 +221,10 @@ class FioEngine:
             self._version = text
         return self._version
 
-    def supports(self, target: Target) -> bool:
-        return target.kind in ("file", "block")
+    # The kernel's write-cache switch exists for block devices only; secure erase is not done.
+    capabilities: Capabilities = field(default=Capabilities(steps={
+        "file": frozenset({"purge", "idle"}), "block": frozenset({"purge", "idle", "write_cache"}),
+    }))
 
     # ---- job files ---------------------------------------------------------------------
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
@@ -65,13 +66,18 @@ def to_measurement(workload: Workload, result: Mapping[str, Any]) -> Measurement
 
 class SimEngine:
     name = "sim"
+    # The simulator models neither data compression nor fio's own steady-state detector.
+    capabilities = Capabilities(
+        steps={"sim": frozenset({"purge", "idle"})},
+        features=ALL_FEATURES - {"compressible data", "fio's steady-state detector"},
+    )
 
     def version(self) -> str:
         module = simulator()
         return f"ssdsim-{getattr(module, '__version__', 'dev')}"
 
-    def supports(self, target: Target) -> bool:
-        return isinstance(target, SimTarget)
+    def job_text(self, target: Target, workload: Workload) -> str:
+        return json.dumps(job_dict(workload, target.info().capacity_bytes), indent=2)
 
     def _drive(self, target: Target) -> Any:
         if not isinstance(target, SimTarget):

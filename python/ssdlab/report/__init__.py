@@ -14,8 +14,9 @@ from rich.table import Table as RichTable
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.report.identity import drive_facts, drive_label, setup_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
-from ssdlab.report.sections import Figure, Section, Table, build_section, register_section
+from ssdlab.report.sections import build_section, register_section
 from ssdlab.report.terminal import facts_table, rich_table
+from ssdlab.report.types import Figure, Section, Table
 
 __all__ = [
     "Figure",

@@ -13,7 +13,7 @@ import altair as alt
 import vl_convert as vlc
 
 from ssdlab.measurement import Measurement
-from ssdlab.report.sections import AltChart
+from ssdlab.report.types import AltChart
 
 Row = dict[str, Any]
 WIDTH_PX = 560

@@ -1,4 +1,5 @@
-"""The comparison page: per test, the side-by-side table, bar charts and overlaid curves.
+"""Drawing a comparison: terminal tables and the HTML page (side-by-side table, bar charts,
+overlaid curves). The model is ssdlab.compare.
 
 Tests may register their own comparison figures (`register_compare_figures`); every test
 also gets per-second IOPS curves overlaid per drive for measurements that share a name.
@@ -9,16 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from rich.table import Table as RichTable
+
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.compare import Comparison, TestComparison, comparison_cells, comparison_header, test_caption
+from ssdlab.compare import Comparison, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
-from ssdlab.report.formatting import is_number
+from ssdlab.report.formatting import MISSING, format_metric, format_pct_change
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.section_generic import params_caption
 from ssdlab.report.section_quick import DIRECTIONS, quick_entries
-from ssdlab.report.sections import Figure, FigureLike, Section, Table
+from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import is_number
 
 MAX_CURVE_FIGURES_PER_TEST = 6
 CompareFigures = Callable[[Comparison, TestComparison], list[FigureLike]]
@@ -27,6 +31,51 @@ _COMPARE_FIGURES: dict[str, CompareFigures] = {}
 
 def register_compare_figures(test: str, builder: CompareFigures) -> None:
     _COMPARE_FIGURES[test] = builder
+
+
+def difference_headers(c: Comparison) -> list[str]:
+    if len(c.drives) == 2:
+        return ["Difference %"]
+    return [f"Difference % ({d.label})" for d in c.drives[1:]]
+
+
+def comparison_header(c: Comparison) -> tuple[str, ...]:
+    return ("metric", *(d.label for d in c.drives), *difference_headers(c))
+
+
+def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
+    rows = []
+    for row in t.rows:
+        values = [format_metric(row.name, v) if present else MISSING
+                  for v, present in zip(row.values, t.present, strict=True)]
+        diffs = [format_pct_change(d) if row.numeric else "" for d in row.difference_pct]
+        rows.append((row.name, *values, *diffs))
+    return rows
+
+
+def test_caption(c: Comparison, t: TestComparison) -> str:
+    missing = [d.label for d, here in zip(c.drives, t.present, strict=True) if not here]
+    notes = []
+    if missing:
+        notes.append("not run on " + ", ".join(missing))
+    if t.differing_params:
+        notes.append("FORCED: parameters differ (" + ", ".join(t.differing_params) + ")")
+    notes.append(f"Difference % against {c.baseline.label}")
+    return "; ".join(notes)
+
+
+def comparison_tables(c: Comparison) -> list[RichTable]:
+    """One table per test: each metric side by side, then Difference % against the baseline."""
+    tables = []
+    for t in c.tests:
+        table = RichTable(title=f"{t.name} ({t.test})", title_justify="left", caption=test_caption(c, t),
+                          caption_justify="left")
+        for index, heading in enumerate(comparison_header(c)):
+            table.add_column(heading, justify="left" if index == 0 else "right", no_wrap=index == 0)
+        for cells in comparison_cells(t):
+            table.add_row(*cells)
+        tables.append(table)
+    return tables
 
 
 def quick_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:

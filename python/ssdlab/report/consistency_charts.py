@@ -18,7 +18,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.charts import thin as thin_rows
-from ssdlab.report.sections import AltChart
+from ssdlab.report.types import AltChart
 
 MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
 PANEL_WIDTH = 360
@@ -169,7 +169,7 @@ def trim_rows(record: TestRecord) -> list[Row]:
 
 def pts_rows(bundle: Bundle, record: TestRecord) -> tuple[list[Row], list[Row]]:
     """(convergence rows of the tracked cells per round, measurement-window rows per cell)."""
-    from ssdlab.tests_catalog.pts import PtsIopsParams, cell_name, cells, size_label, tracking_cells
+    from ssdlab.methods.pts import PtsIopsParams, cell_name, cells, size_label, tracking_cells
 
     params = PtsIopsParams.model_validate(record.params)
     found = bundle.measurements(record)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ssdlab.units import format_size
+from ssdlab.units import decimal_capacity, format_size, is_number
 
 MISSING = "—"
 
@@ -20,10 +20,6 @@ SUFFIX_FORMATS: tuple[tuple[str, str, str], ...] = (
     ("_gb", ",.2f", "GB"),
     ("_s", ",.1f", "s"),
 )
-
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def has_suffix(name: str, suffix: str) -> bool:
@@ -70,12 +66,6 @@ def format_pct_change(value: float | None) -> str:
     if value is None or math.isnan(value):
         return MISSING
     return f"{value:+.1f} %"
-
-
-def decimal_capacity(size_bytes: int) -> str:
-    """Capacity as drive labels print it: decimal GB or TB, three significant figures."""
-    gb = size_bytes / 1e9
-    return f"{gb / 1e3:.3g} TB" if gb >= 1000 else f"{gb:.3g} GB"
 
 
 def format_bytes_decimal(size_bytes: int | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ssdlab.bundle import RunRecord
-from ssdlab.report.formatting import MISSING, decimal_capacity, format_bytes_decimal
+from ssdlab.report.formatting import MISSING, format_bytes_decimal
 from ssdlab.targets.base import TargetInfo
 
 Fact = tuple[str, str]
@@ -80,4 +80,4 @@ def setup_facts(run: RunRecord) -> list[Fact]:
 
 def drive_label(info: TargetInfo) -> str:
     """Short drive name for headings and comparisons: model + capacity."""
-    return f"{info.model or info.spec} {decimal_capacity(info.capacity_bytes)}"
+    return info.label

@@ -18,8 +18,8 @@ import jinja2
 
 from ssdlab.bundle import atomic_write_text
 from ssdlab.report.charts import chart_spec, javascript_bundle, spec_json, write_png
-from ssdlab.report.sections import FigureLike, Section, TableLike
 from ssdlab.report.template import PAGE_TEMPLATE
+from ssdlab.report.types import FigureLike, Section, TableLike
 
 
 @dataclass(frozen=True)

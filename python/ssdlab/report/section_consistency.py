@@ -16,7 +16,8 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.formatting import MISSING, format_metric
 from ssdlab.report.section_generic import measured, section_title, series_figures, status_notes
-from ssdlab.report.sections import Figure, FigureLike, Section, Table, register_section
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 # (label, metric, unit) rows of the steady-state table, headline figures first.
 STEADY_ROWS = (

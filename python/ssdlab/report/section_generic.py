@@ -15,7 +15,7 @@ from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.formatting import MISSING, format_metric, metric_unit
-from ssdlab.report.sections import Figure, FigureLike, Section, Table
+from ssdlab.report.types import Figure, FigureLike, Section, Table
 from ssdlab.units import format_size
 
 MAX_OVERLAID_WORKLOADS = 6
@@ -24,7 +24,7 @@ TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification", 
 
 def catalogue_title(record: TestRecord) -> str:
     """The catalogue's title of the test's method, or its name for unknown methods."""
-    from ssdlab.tests_catalog import get_test
+    from ssdlab.methods import get_test
 
     try:
         return get_test(record.test).title
@@ -33,7 +33,7 @@ def catalogue_title(record: TestRecord) -> str:
 
 
 def catalogue_summary(record: TestRecord) -> str:
-    from ssdlab.tests_catalog import get_test
+    from ssdlab.methods import get_test
 
     try:
         return get_test(record.test).summary.rstrip(".") + "."

@@ -13,11 +13,12 @@ import altair as alt
 from ssdlab.analysis.linear import curve_from_series, detect_peak_region
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
+from ssdlab.methods.linear import PASSES, pass_name
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
-from ssdlab.report.sections import AltChart, Figure, Section, register_section
-from ssdlab.tests_catalog.linear import PASSES, pass_name
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import AltChart, Figure, Section
 
 WIDTH = 560
 MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of them

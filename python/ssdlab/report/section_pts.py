@@ -8,11 +8,12 @@ and the IOPS matrix as a table.
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.pts import PtsIopsParams, size_label
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.section_generic import section_title, status_notes
-from ssdlab.report.sections import Figure, FigureLike, Section, Table, register_section
-from ssdlab.tests_catalog.pts import PtsIopsParams, size_label
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 
 def matrix_table(record: TestRecord, params: PtsIopsParams) -> Table:

@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.quick import NVME, STANDARD, CdmEntry
 from ssdlab.report.charts import Row, grouped_bars
-from ssdlab.report.formatting import MISSING, format_metric, is_number
+from ssdlab.report.formatting import MISSING, format_metric
 from ssdlab.report.section_generic import measured, section_title, series_figures, status_notes
-from ssdlab.report.sections import Figure, FigureLike, Section, Table, register_section
-from ssdlab.tests_catalog.quick import NVME, STANDARD, CdmEntry
-from ssdlab.units import format_size
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import format_size, is_number
 
 DIRECTIONS = ("read", "write")
 # (column title, metric suffix) in CrystalDiskMark's order of importance.

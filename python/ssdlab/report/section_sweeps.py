@@ -16,7 +16,8 @@ import altair as alt
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.section_generic import measured, metrics_tables, section_title, series_figures, status_notes
-from ssdlab.report.sections import AltChart, Figure, FigureLike, Section, TableLike, register_section
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
 from ssdlab.units import format_size
 
 WIDTH = 420

@@ -14,11 +14,12 @@ from typing import Any
 import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.synthetic import MIXED_RUN
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
-from ssdlab.report.sections import AltChart, Figure, Section, Table, register_section
-from ssdlab.tests_catalog.synthetic import MIXED_RUN
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import AltChart, Figure, Section, Table
 from ssdlab.units import format_size
 
 AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))

@@ -7,7 +7,8 @@ from ssdlab.report import consistency_charts as charts
 from ssdlab.report.charts import grouped_bars
 from ssdlab.report.formatting import format_number
 from ssdlab.report.section_generic import measured, section_title, series_figures, status_notes
-from ssdlab.report.sections import Figure, FigureLike, Section, Table, register_section
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 
 def trim_table(record: TestRecord) -> Table:

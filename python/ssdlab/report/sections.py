@@ -6,82 +6,22 @@ measured) from one test of a bundle and registers its builder under the catalogu
     register_section("quick", quick_section)
 
 Every module `ssdlab.report.section_*` is imported on first use, so a new test adds its
-section by adding such a module. Figures and tables are duck-typed (FigureLike, TableLike), so section modules may use
-their own frozen dataclasses with the same fields.
+section by adding such a module. The value types (Section, Figure, Table) are in report/types.py.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.errors import SsdlabError
+from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table, TableLike
 
-# altair's chained builders are untyped; charts are passed on, never inspected.
-AltChart = Any
+__all__ = ["AltChart", "Figure", "FigureLike", "Section", "Table", "TableLike", "register_section"]
 
 SECTION_MODULE_PREFIX = "section_"
-
-
-class FigureLike(Protocol):
-    @property
-    def key(self) -> str: ...  # stable id, used for PNG file names
-    @property
-    def title(self) -> str: ...
-    @property
-    def chart(self) -> AltChart: ...
-    @property
-    def caption(self) -> str: ...
-
-
-class TableLike(Protocol):
-    @property
-    def key(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def header(self) -> tuple[str, ...]: ...
-    @property
-    def rows(self) -> tuple[tuple[str, ...], ...]: ...
-    @property
-    def caption(self) -> str: ...
-
-
-@dataclass(frozen=True)
-class Figure:
-    key: str
-    title: str
-    chart: AltChart
-    caption: str = ""
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table of already formatted cells; the first column is a label, the rest numbers."""
-
-    key: str
-    title: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    caption: str = ""
-
-
-@dataclass(frozen=True)
-class Section:
-    key: str  # the test's name in the run (unique), used for anchors and PNG names
-    title: str
-    caption: str  # how the test was measured
-    status: str  # the TestRecord status
-    tables: Sequence[TableLike] = ()
-    figures: Sequence[FigureLike] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    figures_first: bool = False  # charts above the tables (comparisons, where tables are long)
-
-
 SectionBuilder = Callable[[Bundle, TestRecord], Section]
 
 _REGISTRY: dict[str, SectionBuilder] = {}

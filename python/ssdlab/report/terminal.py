@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table as RichTable
 
-from ssdlab.report.sections import TableLike
+from ssdlab.report.types import TableLike
 
 
 def rich_table(table: TableLike, title: str | None = None) -> RichTable:

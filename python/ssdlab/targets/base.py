@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ssdlab.errors import TargetError
+from ssdlab.units import decimal_capacity
 
 TargetKind = Literal["file", "block", "sim", "fake"]
 
@@ -52,6 +53,11 @@ class TargetInfo(BaseModel):
     extra: dict[str, object] = Field(default_factory=dict)
 
     @property
+    def label(self) -> str:
+        """Short drive name for headings and comparisons: model + capacity."""
+        return f"{self.model or self.spec} {decimal_capacity(self.capacity_bytes)}"
+
+    @property
     def is_nvme(self) -> bool:
         return (self.transport or "").endswith("nvme")
 
@@ -69,6 +75,10 @@ class Target(ABC):
     @abstractmethod
     def prepare(self) -> None:
         """Make the target ready to use (create and size a scratch file, open a drive)."""
+
+    def write_refusal(self) -> str | None:
+        """Why writing is refused whatever the flags (the target is in use), else None."""
+        return None
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Raise SafetyError unless writing is allowed (DESIGN §2). Files and sims: always.

@@ -84,14 +84,18 @@ class BlockTarget(Target):
         serial = (facts or self.facts()).serial
         return serial if serial else self.name
 
+    def write_refusal(self) -> str | None:
+        state = self.safety()  # fresh: never trust a state read before the user answered
+        if state.writable:
+            return None
+        return (f"{self.spec} is in use ({'; '.join(state.reasons)}); ssdlab never writes to a device in use, "
+                "whatever the flags; only tests that do not write may run on it (e.g. --test linear-read)")
+
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         self._authorized = False
-        state = self.safety()  # fresh: never trust a state read before the user answered
-        if not state.writable:
-            raise SafetyError(
-                f"{self.spec} is in use ({'; '.join(state.reasons)}); ssdlab never writes to a device "
-                "in use, whatever the flags (read-only tests may run)"
-            )
+        refusal = self.write_refusal()
+        if refusal:
+            raise SafetyError(refusal)
         facts = self.facts()
         token = self.confirmation_token(facts)
         how = "SERIAL" if facts.serial else self.name

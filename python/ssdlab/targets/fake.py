@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ssdlab.errors import UsageError
 from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.spec import split_query
 from ssdlab.units import GIB, parse_size
 
 
@@ -18,8 +19,6 @@ class FakeTarget(Target):
 
     @classmethod
     def from_spec(cls, spec: str) -> FakeTarget:
-        from ssdlab.targets import split_query
-
         _, options = split_query(spec.removeprefix("fake:"))
         unknown = set(options) - {"capacity", "nvme"}
         if unknown:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ssdlab.errors import TargetError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, parse_size
 
@@ -55,8 +56,6 @@ class FileTarget(Target):
 
     @classmethod
     def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> FileTarget:
-        from ssdlab.targets import split_query
-
         raw_path, options = split_query(spec.removeprefix("file:"))
         unknown = set(options) - {"size"}
         if unknown:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.spec import split_query
 
 DEFAULT_SIM_SPEC = "sim:"
 
@@ -43,8 +44,6 @@ class SimTarget(Target):
 
     @classmethod
     def from_spec(cls, spec: str) -> SimTarget:
-        from ssdlab.targets import split_query
-
         preset, options = split_query(spec.removeprefix("sim:"))
         preset = preset or simulator().default_preset()
         raw_seed = options.pop("seed", "1")

@@ -15,13 +15,13 @@ import pytest
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import UsageError
+from ssdlab.methods import get_suite, get_test
+from ssdlab.methods.base import Measure
 from ssdlab.planning import with_until_steady
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.steps import Purge
-from ssdlab.suites import SuiteEntry, get_suite
+from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.base import Measure
 from ssdlab.units import GIB, KIB
 
 TARGET = "fake:?capacity=2g"

@@ -56,10 +56,21 @@ class TestPlan(BaseModel):
     params: dict[str, Any]
     actions: tuple[Action, ...] = Field(default=())
     notes: tuple[str, ...] = ()  # e.g. spans scaled down for a small target
-    destructive: bool = False
 
     def measures(self) -> list[Measure]:
         return [a for a in self.actions if isinstance(a, Measure)]
+
+    @property
+    def destructive(self) -> bool:
+        """Whether any action changes the drive's data or settings: read from the actions
+        themselves, so no method can forget to ask for the safety checks."""
+        return any(action_writes(a) for a in self.actions)
+
+
+def action_writes(action: Action) -> bool:
+    if isinstance(action, Measure):
+        return action.workload.is_write
+    return not isinstance(action, Idle)  # purge (TRIM / erase) and write-cache switches change the drive
 
 
 class TestResults(BaseModel):
@@ -83,7 +94,6 @@ class MethodTest(ABC, Generic[P]):
     title: ClassVar[str]
     summary: ClassVar[str]
     params_model: ClassVar[type[BaseModel]]
-    destructive: ClassVar[bool] = True
 
     def parse_params(self, raw: Mapping[str, Any]) -> P:
         """Validate user parameters; unknown keys are errors so typos don't pass silently."""

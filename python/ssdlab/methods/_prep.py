@@ -13,8 +13,8 @@ from statistics import fmean
 from ssdlab.analysis.steady_state import pts_steady_state
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
+from ssdlab.methods.base import Measure
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog.base import Measure
 from ssdlab.units import KIB, MIB, format_size
 from ssdlab.workload import Workload
 

@@ -9,12 +9,12 @@ import pytest
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement, OpTotals, Series
+from ssdlab.methods import get_test
+from ssdlab.methods.base import TestResults
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.base import TestResults
 from ssdlab.units import GIB, MIB
 from ssdlab.workload import Workload
 

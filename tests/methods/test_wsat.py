@@ -10,12 +10,12 @@ from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement
+from ssdlab.methods import get_suite, get_test
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.steps import Purge
-from ssdlab.suites import SuiteEntry, get_suite
+from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
-from ssdlab.tests_catalog import get_test
 from ssdlab.workload import Workload
 
 TARGET = "fake:?capacity=2g"

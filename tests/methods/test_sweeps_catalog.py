@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from catalog_helpers import BIG, run_fake
 
+from ssdlab.methods import get_test
+from ssdlab.methods.base import Measure
 from ssdlab.steps import Purge
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.base import Measure
 from ssdlab.units import GIB, KIB, MIB
 
 

@@ -22,11 +22,7 @@ from pydantic import Field, model_validator
 from ssdlab.analysis.consistency import RunSeries, consistency_metrics, join_series
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS
 from ssdlab.measurement import Measurement
-from ssdlab.steps import Purge
-from ssdlab.suites import Suite
-from ssdlab.suites import entry as suite_entry
-from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog._prep import (
+from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
     round_count,
@@ -36,7 +32,11 @@ from ssdlab.tests_catalog._prep import (
     span_notes,
     usable_span_bytes,
 )
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.steps import Purge
+from ssdlab.suites import Suite
+from ssdlab.suites import entry as suite_entry
+from ssdlab.targets.base import TargetInfo
 from ssdlab.units import KIB
 from ssdlab.workload import Workload
 
@@ -158,7 +158,7 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         if params.until_steady:
             notes += (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}",)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
@@ -179,7 +179,7 @@ class WsatTest(MethodTest[TortureParams]):
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         actions: list[Action] = [Purge(), *torture_actions(params, span)]
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=span_notes(target, params.op_pct, span), destructive=True)
+                        notes=span_notes(target, params.op_pct, span))
 
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
@@ -212,9 +212,11 @@ def cliff_gb(iops: Sequence[float], gb: Sequence[float], threshold: float, smoot
 
 
 TESTS = (ConsistencyTest(), WsatTest())
+# DESIGN §3.1's 25 % over-provisioning variant: the purged device with a quarter left unused.
+CONSISTENCY_OP25 = suite_entry("consistency", name="consistency-op25", op_pct=25)
+VARIANTS = (CONSISTENCY_OP25,)
 SUITES = (
     Suite(name="consistency", title="Performance consistency, default and 25 % over-provisioning", entries=(
-        suite_entry("consistency"),
-        suite_entry("consistency", name="consistency-op25", op_pct=25),
+        suite_entry("consistency"), CONSISTENCY_OP25,
     )),
 )

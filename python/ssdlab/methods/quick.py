@@ -13,10 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ssdlab.suites import Suite
-from ssdlab.suites import entry as suite_entry
-from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog.base import (
+from ssdlab.methods.base import (
     Action,
     Measure,
     MethodTest,
@@ -25,6 +22,9 @@ from ssdlab.tests_catalog.base import (
     TestPlan,
     TestResults,
 )
+from ssdlab.suites import Suite
+from ssdlab.suites import entry as suite_entry
+from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Workload
 
@@ -114,7 +114,7 @@ class QuickTest(MethodTest[QuickParams]):
                     actions.append(Measure(workload=workload))
         return TestPlan(
             test=self.name, params=params.model_dump(), actions=tuple(actions),
-            notes=tuple(notes), destructive=True,
+            notes=tuple(notes),
         )
 
     def analyze(self, params: QuickParams, target: TargetInfo, results: TestResults) -> Metrics:

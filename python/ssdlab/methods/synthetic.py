@@ -25,9 +25,9 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metrics
 from ssdlab.measurement import Measurement
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.sweeps import fill_action, fit_region, size_from_text, whole_span
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.tests_catalog.sweeps import fill_action, fit_region, size_from_text, whole_span
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Pattern, Workload
 
@@ -117,7 +117,7 @@ class AsSsdTest(MethodTest[AsSsdParams]):
         if target.logical_block_size > params.access_write_block_bytes:
             notes += (f"access-time writes use {target.logical_block_size} B, the target's logical block",)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: AsSsdParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {}
@@ -161,7 +161,7 @@ class IometerMixedTest(MethodTest[IometerParams]):
         )))
         notes = () if params.fill else (NO_FILL_NOTE,)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: IometerParams, target: TargetInfo, results: TestResults) -> Metrics:
         m = results.measurements.get(MIXED_RUN)

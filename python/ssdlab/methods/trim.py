@@ -11,10 +11,10 @@ from __future__ import annotations
 from pydantic import Field
 
 from ssdlab.measurement import Measurement
+from ssdlab.methods._prep import fill_actions, span_notes, usable_span_bytes
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog._prep import fill_actions, span_notes, usable_span_bytes
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.units import KIB
 from ssdlab.workload import Workload
 
@@ -71,7 +71,7 @@ class TrimValidationTest(MethodTest[TrimParams]):
         if params.reference:
             actions += [*dirty_drive(params, span, "2"), seq_write(params, DIRTY, span)]
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=span_notes(target, params.op_pct, span), destructive=True)
+                        notes=span_notes(target, params.op_pct, span))
 
     def analyze(self, params: TrimParams, target: TargetInfo, results: TestResults) -> Metrics:
         found = results.measurements

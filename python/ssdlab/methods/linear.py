@@ -17,10 +17,11 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
 from ssdlab.measurement import Measurement
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.sweeps import size_from_text, text_tuple, whole_span
 from ssdlab.steps import Purge
+from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.tests_catalog.sweeps import size_from_text, whole_span
 from ssdlab.units import MIB
 from ssdlab.workload import Workload
 
@@ -35,9 +36,19 @@ class LinearParams(Params):
     log_period_s: float = Field(default=1.0, gt=0)
     drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
     purge: bool = True
+    # "read" alone is a read-only pass: it may run on a drive in use, as AIDA64's linear read does.
+    passes: tuple[PassName, ...] = PASSES
     seed: int = Field(default=1, ge=0)
 
     _sizes = field_validator("block_size_bytes", "span_bytes", mode="before")(size_from_text)
+    _passes = field_validator("passes", mode="before")(text_tuple)
+
+    @field_validator("passes")
+    @classmethod
+    def _known_passes(cls, value: tuple[PassName, ...]) -> tuple[PassName, ...]:
+        if not value or len(set(value)) != len(value):
+            raise ValueError("give write, read or write,read")
+        return tuple(p for p in PASSES if p in value)  # write first: the read pass reads what it wrote
 
 
 def pass_name(direction: PassName) -> str:
@@ -92,21 +103,22 @@ class LinearTest(MethodTest[LinearParams]):
 
     def plan(self, params: LinearParams, target: TargetInfo) -> TestPlan:
         span = whole_span(target, params.span_bytes)
-        actions: list[Action] = [Purge()] if params.purge else []
+        writes = "write" in params.passes
+        actions: list[Action] = [Purge()] if params.purge and writes else []
         actions += [Measure(workload=Workload(
             name=pass_name(direction), pattern=direction, block_size_bytes=params.block_size_bytes,
             iodepth=params.iodepth, span_bytes=span, size_bytes=span, log_period_s=params.log_period_s,
             seed=params.seed,
-        )) for direction in PASSES]
+        )) for direction in params.passes]
         notes: tuple[str, ...] = ()
         if span < target.capacity_bytes - MIB:
             notes = (f"passes cover {span / 1e9:.2f} of {target.capacity_bytes / 1e9:.2f} GB",)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: LinearParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {"span_gb": whole_span(target, params.span_bytes) / 1e9}
-        for direction in PASSES:
+        for direction in params.passes:
             m = results.measurements.get(pass_name(direction))
             if m is not None:
                 metrics.update(pass_metrics(m, direction))
@@ -116,3 +128,5 @@ class LinearTest(MethodTest[LinearParams]):
 
 
 TESTS = (LinearTest(),)
+# The read pass alone changes nothing: it runs on a drive in use (mounted, holding data).
+VARIANTS = (suite_entry("linear", name="linear-read", passes="read"),)

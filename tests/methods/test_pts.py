@@ -10,12 +10,12 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement
+from ssdlab.methods import get_test
+from ssdlab.methods.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS, size_label
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS, size_label
 from ssdlab.units import GIB, KIB
 from ssdlab.workload import Workload
 

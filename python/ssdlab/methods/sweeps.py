@@ -27,9 +27,9 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.sweeps import curve_stats, low_qd_score, point_metrics, smallest_reaching, split_metrics
 from ssdlab.errors import UsageError
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.units import GIB, KIB, MIB, format_size, parse_size
 from ssdlab.workload import Pattern, Workload
 
@@ -91,6 +91,13 @@ def int_tuple(value: Any) -> Any:
     """Let `--param queue_depths=1,2,4` arrive as text."""
     if isinstance(value, str):
         return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
+    return value
+
+
+def text_tuple(value: Any) -> Any:
+    """Let `--param passes=write,read` arrive as text."""
+    if isinstance(value, str):
+        return tuple(part for part in value.replace(" ", "").split(",") if part)
     return value
 
 
@@ -164,7 +171,7 @@ class QdSweepTest(MethodTest[QdSweepParams]):
         for kind, direction in QD_ORDER:
             actions += [Measure(workload=_qd_workload(params, kind, direction, qd, span)) for qd in params.queue_depths]
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: QdSweepParams, target: TargetInfo, results: TestResults) -> Metrics:
         span, _ = fit_region(params.span_bytes, target, "test region")
@@ -269,7 +276,7 @@ class MixedRandomTest(MethodTest[MixedRandomParams]):
         actions: list[Action] = [Purge(), fill_action(span, seed=params.seed)]
         actions += [Measure(workload=mix_workload(params, p, span, sequential=False)) for p in params.read_pcts]
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: MixedRandomParams, target: TargetInfo, results: TestResults) -> Metrics:
         span, _ = fit_region(params.span_bytes, target, "test region")
@@ -288,7 +295,7 @@ class MixedSeqTest(MethodTest[MixedSeqParams]):
         actions += [Measure(workload=mix_workload(params, p, span, sequential=True)) for p in params.read_pcts]
         notes = () if params.fill else ("no fill: expects the drive already written (e.g. by a linear write pass)",)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def analyze(self, params: MixedSeqParams, target: TargetInfo, results: TestResults) -> Metrics:
         span = whole_span(target, params.span_bytes)
@@ -351,7 +358,7 @@ class TransferSweepTest(MethodTest[TransferParams]):
                 iodepth=params.iodepth, span_bytes=length, size_bytes=length, seed=params.seed,
             )) for direction in self.DIRECTIONS]
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes + size_notes, destructive=True)
+                        notes=notes + size_notes)
 
     def analyze(self, params: TransferParams, target: TargetInfo, results: TestResults) -> Metrics:
         length, _ = fit_region(params.length_bytes, target, "test length")

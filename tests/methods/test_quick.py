@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
+from ssdlab.methods import get_test
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import get_test
 from ssdlab.units import MIB
 
 

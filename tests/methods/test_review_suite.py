@@ -8,12 +8,11 @@ import pytest
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
+from ssdlab.methods import REGISTRY, get_suite
 from ssdlab.planning import parse_overrides, plan_run, select_entries
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.steps import Purge
-from ssdlab.suites import get_suite
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import REGISTRY
 
 ORDER = ["qd-sweep", "mixed-random", "transfer-sweep", "linear", "mixed-seq", "as-ssd", "iometer-mixed",
          "consistency", "consistency-op25", "trim-validation"]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from catalog_helpers import BIG, run_fake
 
+from ssdlab.methods import get_test
+from ssdlab.methods.synthetic import as_ssd_score
 from ssdlab.targets import parse_target
-from ssdlab.tests_catalog import get_test
-from ssdlab.tests_catalog.synthetic import as_ssd_score
 from ssdlab.units import GIB, KIB, MIB
 
 

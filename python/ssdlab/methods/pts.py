@@ -18,13 +18,13 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
 from ssdlab.measurement import Measurement
+from ssdlab.methods._prep import fill_actions, usable_span_bytes
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.sweeps import int_tuple, size_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
-from ssdlab.tests_catalog._prep import fill_actions, usable_span_bytes
-from ssdlab.tests_catalog.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.tests_catalog.sweeps import int_tuple, size_tuple
 from ssdlab.units import KIB
 from ssdlab.units import format_size as span_text
 from ssdlab.workload import Workload
@@ -121,7 +121,7 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
                         for cell in cells(params)]
         notes = (f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)",)
         return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes, destructive=True)
+                        notes=notes)
 
     def skip(self, params: PtsIopsParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         if not params.until_steady or not isinstance(action, Measure) or action.group is None:

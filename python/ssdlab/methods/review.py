@@ -17,6 +17,7 @@ rounds of 80 s) instead of always running the hour: `--param until_steady=false`
 
 from __future__ import annotations
 
+from ssdlab.methods.consistency import CONSISTENCY_OP25
 from ssdlab.suites import Suite, entry
 
 REVIEW = Suite(
@@ -31,7 +32,7 @@ REVIEW = Suite(
         entry("as-ssd", fill=False),
         entry("iometer-mixed", fill=False),
         entry("consistency", until_steady=True),
-        entry("consistency", name="consistency-op25", op_pct=25, until_steady=True),
+        CONSISTENCY_OP25.with_params(until_steady=True),
         entry("trim-validation"),
     ),
 )

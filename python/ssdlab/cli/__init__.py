@@ -1,0 +1,76 @@
+"""The ssdlab command line. The only place that prints and exits.
+
+Each command group is a module here that registers on `app` (cli/app.py): inspect (list,
+info, plan), run, results (report, compare), sim. A new group is one module and one
+import line below.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import click
+
+from ssdlab import __version__
+from ssdlab.cli import inspect, results, run, sim  # noqa: F401  (each registers its commands)
+from ssdlab.cli.app import app, err
+from ssdlab.errors import InternalError, Interrupted, SsdlabError
+
+__all__ = ["app", "main"]
+
+
+@app.command()
+def version() -> None:
+    """Print the ssdlab version (also: ssdlab --version)."""
+    print(f"ssdlab {__version__}")
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # A kill or a CI timeout stops like Ctrl-C: engines halt and the bundle keeps its data.
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    """Entry point: errors become one line on stderr and an exit code, never a traceback."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        code = app(standalone_mode=False)
+    except Interrupted as error:
+        _fail(f"[yellow]stopped:[/] {error}", error.exit_code)
+    except SsdlabError as error:
+        _fail(f"[red]error:[/] {error}", error.exit_code)
+    except click.exceptions.Abort:
+        _fail("[yellow]stopped[/]", 130)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        _fail("[yellow]stopped by the user[/]", 130)
+    except OSError as error:  # the file system said no: say what and where, in one line
+        where = f": {error.filename}" if error.filename else ""
+        _fail(f"[red]error:[/] {error.strerror or error}{where}; check the path, its permissions and free space", 2)
+    except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
+        where = _save_traceback(error)
+        _fail(f"[red]internal error:[/] {type(error).__name__}: {error} (details in {where}; please report it)",
+              InternalError.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(message, highlight=False)
+    sys.exit(code)
+
+
+def _save_traceback(error: BaseException) -> str:
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(error))
+    with tempfile.NamedTemporaryFile("w", prefix="ssdlab-crash-", suffix=".txt", delete=False) as handle:
+        handle.write(text)
+    return handle.name
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""The typer application, the consoles and the options every command shares.
+
+Each command group is one module of this package (inspect, run, results, sim); it
+registers its commands on `app`. Only the CLI prints and exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ssdlab import __version__
+from ssdlab.errors import UsageError
+from ssdlab.planning import parse_overrides, with_until_steady
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets.sim import DEFAULT_SIM_SPEC
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"ssdlab {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    help="ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                          help="Print the ssdlab version and exit.")] = False,
+) -> None:
+    """ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD."""
+
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+TARGET_HELP = "file:PATH[?size=4g], /dev/NAME, sim:PRESET[?op=25] or fake:"
+TargetArg = Annotated[str | None, typer.Argument(help=f"The target: {TARGET_HELP} (or give it with -t).",
+                                                 show_default=False)]
+TargetOpt = Annotated[str | None, typer.Option("--target", "-t", help=f"The target: {TARGET_HELP}.",
+                                               show_default=False)]
+SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
+TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
+ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value or test.key=value (repeatable).")]
+SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
+
+
+def one_target(positional: str | None, option: str | None, default: str | None = DEFAULT_SIM_SPEC) -> str:
+    """Every command takes its target either way: `ssdlab CMD TARGET` or `ssdlab CMD -t TARGET`."""
+    if positional is not None and option is not None and positional != option:
+        raise UsageError(f"two targets given ({positional!r} and -t {option!r}); give one")
+    chosen = positional if positional is not None else option
+    if chosen is None:
+        if default is None:
+            raise UsageError(f"give a target: {TARGET_HELP}")
+        return default
+    return chosen
+
+
+def overrides_from(entries: Sequence[SuiteEntry], param: list[str] | None, until_steady: bool) -> dict[str, str]:
+    """--param pairs (and --until-steady) as the override mapping the planner takes."""
+    overrides = parse_overrides(param or [])
+    return with_until_steady(entries, overrides) if until_steady else overrides

@@ -1,0 +1,141 @@
+"""Commands that look and change nothing: list, info, plan."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ssdlab.cli.app import (
+    ParamOpt,
+    SteadyOpt,
+    SuiteOpt,
+    TargetArg,
+    TargetOpt,
+    TestOpt,
+    app,
+    one_target,
+    out,
+    overrides_from,
+)
+from ssdlab.engines import engine_for
+from ssdlab.methods import REGISTRY, all_suites
+from ssdlab.methods.base import Measure
+from ssdlab.planning import PlannedTest, plan_run, run_refusal, select_entries
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.units import format_duration
+
+
+@app.command("list")
+def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each test's parameters.")] = False) -> None:
+    """List suites and tests (every name shown runs with --test)."""
+    suites = Table(title="Suites")
+    for column in ("suite", "tests", "description"):
+        suites.add_column(column)
+    for suite in all_suites().values():
+        suites.add_row(suite.name, ", ".join(e.name for e in suite.entries), suite.title)
+    out.print(suites)
+    tests = Table(title="Tests")
+    for column in ("test", "title", "what it does"):
+        tests.add_column(column)
+    if params:
+        tests.add_column("parameters (default)")
+    for test in REGISTRY.values():
+        row = [test.name, test.title, test.summary]
+        if params:
+            row.append(", ".join(f"{k}={v}" for k, v in test.params_model().model_dump().items()))
+        tests.add_row(*row)
+    out.print(tests)
+
+
+def _show(value: object) -> str:
+    return "—" if value is None else str(value)
+
+
+def _link(info: TargetInfo) -> str:
+    if info.pcie_link_speed is None:
+        return "—"
+    width = f" x{info.pcie_link_width}" if info.pcie_link_width else ""
+    return f"{info.pcie_link_speed}{width}"
+
+
+def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
+    safety = info.safety
+    state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
+    return [
+        ("target", info.spec), ("kind", info.kind), ("path", _show(info.path)),
+        ("model", _show(info.model)), ("serial", _show(info.serial)), ("firmware", _show(info.firmware)),
+        ("capacity", f"{info.capacity_bytes:,} bytes ({info.capacity_bytes / 1e9:.1f} GB)"),
+        ("logical / physical block", f"{info.logical_block_size} / {info.physical_block_size} bytes"),
+        ("transport", _show(info.transport)), ("PCIe link", _link(info)),
+        ("write cache", _show(info.write_cache)), ("FUA", _show(info.fua)),
+        ("discard", _show(info.discard)), ("power-loss protection", _show(info.plp)),
+        ("safety", state),
+    ]
+
+
+@app.command()
+def info(
+    target: TargetArg = None,
+    target_opt: TargetOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show a target's identity, capabilities and safety state."""
+    spec = one_target(target, target_opt, default=None)
+    facts = parse_target(spec).info()
+    if as_json:
+        print(facts.model_dump_json(indent=2))
+        return
+    table = Table(show_header=False, title=f"ssdlab info {spec}")
+    for key, value in info_rows(facts):
+        table.add_row(key, value)
+    out.print(table)
+
+
+@app.command()
+def plan(
+    target: TargetArg = None,
+    target_opt: TargetOpt = None,
+    suite: SuiteOpt = None,
+    test: TestOpt = None,
+    param: ParamOpt = None,
+    fio: Annotated[bool, typer.Option("--fio", help="Print the exact fio job files (or simulator jobs).")] = False,
+    until_steady: SteadyOpt = False,
+) -> None:
+    """Show every test, step and job of a run, and its estimated duration, without running it."""
+    tgt = parse_target(one_target(target, target_opt))
+    facts = tgt.info()
+    suite_name, entries = select_entries(suite, test or [])
+    engine = engine_for(tgt)
+    planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
+    clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
+    out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {facts.capacity_bytes / 1e9:.1f} GB), "
+              f"suite {suite_name or '-'}, engine {engine.name}")
+    refusal = run_refusal(tgt, planned)
+    if refusal:
+        out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)
+    for item in planned:
+        _print_plan(item, clock)
+        if fio:
+            _print_jobs(item, tgt, facts)
+    total = sum(item.estimate_s for item in planned)
+    out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}")
+
+
+def _print_plan(item: PlannedTest, clock: str) -> None:
+    out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {format_duration(item.estimate_s)}")
+    out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()), highlight=False)
+    for note in item.plan.notes:
+        out.print(f"  [yellow]note:[/] {note}", highlight=False)
+    for number, action in enumerate(item.plan.actions, start=1):
+        out.print(f"  {number:3d}. {action.describe()}", highlight=False)
+
+
+def _print_jobs(item: PlannedTest, target: Target, facts: TargetInfo) -> None:
+    engine = engine_for(target)
+    for action in item.plan.actions:
+        if isinstance(action, Measure):
+            out.print(f"\n# --- {item.entry.name} / {action.name} ---", markup=False)
+            out.print(engine.job_text(target, action.workload), markup=False, highlight=False)

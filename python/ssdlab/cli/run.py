@@ -1,0 +1,150 @@
+"""`ssdlab run`: a suite or tests on a target, into a result bundle and its report."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.cli.app import (
+    ParamOpt,
+    SteadyOpt,
+    SuiteOpt,
+    TargetArg,
+    TargetOpt,
+    TestOpt,
+    app,
+    err,
+    one_target,
+    out,
+    overrides_from,
+)
+from ssdlab.cli.results import print_tables, write_report
+from ssdlab.engines import ENGINE_NAMES, engine_for
+from ssdlab.engines.base import Engine
+from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, UsageError
+from ssdlab.planning import select_entries
+from ssdlab.progress import LiveObserver, QuietObserver
+from ssdlab.runner import Runner, load_for_resume, new_record
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import Target, TargetInfo
+
+
+def default_out(suite: str | None, tests: list[str], target: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", target).strip("-")[:40] or "target"
+    label = suite or "-".join(tests)[:30]
+    return Path("results") / f"{datetime.now():%Y%m%d-%H%M%S}-{label}-{slug}"
+
+
+def confirm_serial(facts: TargetInfo, destroy: bool, yes: str | None) -> str | None:
+    """Block devices: ask for the serial interactively when --yes is not given."""
+    if facts.kind != "block" or not destroy or yes is not None:
+        return yes
+    if not sys.stdin.isatty():
+        raise SafetyError(f"{facts.spec}: confirm with --yes=SERIAL (no terminal to ask on)")
+    token = facts.serial or str(facts.extra.get("kernel_name") or Path(facts.spec).name)
+    return str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
+
+
+def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str], destroy: bool,
+             yes: str | None) -> tuple[Bundle, RunRecord, Target, Engine]:
+    """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones."""
+    bundle, record = load_for_resume(path)
+    if target is not None and target != record.target.spec:
+        raise UsageError(f"{path} was run on {record.target.spec!r}, not {target!r}; drop -t to resume it")
+    if suite is not None and suite != record.suite:
+        raise UsageError(f"{path} ran suite {record.suite or '(tests)'}, not {suite!r}; drop --suite to resume it")
+    if tests and tests != [t.name for t in record.tests]:
+        raise UsageError(f"{path} ran other tests; drop --test to resume it")
+    tgt = parse_target(record.target.spec)
+    confirmed = confirm_serial(tgt.info(), destroy, yes)
+    options = {**record.options, "destroy": destroy, "confirmed_serial": confirmed}
+    record = record.model_copy(update={"options": options})
+    return bundle, record, tgt, engine_for(tgt, record.engine)
+
+
+def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | None, until_steady: bool,
+           destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None,
+           ) -> tuple[Bundle, RunRecord, Target, Engine]:
+    tgt = parse_target(spec)
+    engine = engine_for(tgt, engine_name)
+    suite_name, entries = select_entries(suite, tests)
+    confirmed = confirm_serial(tgt.info(), destroy, yes)
+    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed}
+    record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
+    bundle = Bundle(out_dir or default_out(suite_name, tests, spec))
+    if bundle.run_file.exists():
+        raise UsageError(f"{bundle.path} already holds a run; choose another --out or use --resume")
+    return bundle, record, tgt, engine
+
+
+@app.command()
+def run(
+    target: TargetArg = None,
+    target_opt: TargetOpt = None,
+    suite: SuiteOpt = None,
+    test: TestOpt = None,
+    param: ParamOpt = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Bundle directory (default results/…).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end.")] = False,
+    destroy: Annotated[bool, typer.Option("--destroy", help="Allow writes to a block device.")] = False,
+    yes: Annotated[str | None, typer.Option("--yes", help="Confirm a block device by its serial.")] = None,
+    engine_name: Annotated[str, typer.Option("--engine", help=f"One of {', '.join(ENGINE_NAMES)}.")] = "auto",
+    resume: Annotated[Path | None, typer.Option("--resume", help="Continue an interrupted bundle.")] = None,
+    no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report.")] = False,
+    until_steady: SteadyOpt = False,
+) -> None:
+    """Run a suite or tests on a target and write a result bundle (and its report)."""
+    given = target if target is not None else target_opt
+    if resume is not None:
+        if param:
+            raise UsageError("a resumed run keeps its parameters; drop --param")
+        bundle, record, tgt, engine = _resumed(resume, given, suite, test or [], destroy, yes)
+    else:
+        bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
+                                             until_steady, destroy, yes, engine_name, out_dir)
+    tgt.prepare()
+    record = _execute(bundle, record, tgt, engine, as_json, no_report)
+    report_path = None if no_report else write_report(bundle)
+    _finish(bundle, record, report_path, as_json)
+
+
+def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
+             no_report: bool) -> RunRecord:
+    # Simulated device time says nothing about wall time until some work has run.
+    rate = None if tgt.kind == "sim" else 1.0
+    observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)
+    runner = Runner(bundle, tgt, engine, observer)
+    try:
+        with observer:
+            return runner.run(record)
+    except (Interrupted, EngineError, InternalError):
+        if not no_report:
+            write_report(bundle)  # an interrupted or failed run still shows what it measured
+        raise
+    finally:
+        failed = runner.display_error or getattr(observer, "error", None)
+        if failed:
+            err.print(f"[yellow]note:[/] the progress display failed ({failed}); the run went on without it",
+                      highlight=False)
+
+
+def _finish(bundle: Bundle, record: RunRecord, report_path: Path | None, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({
+            "bundle": str(bundle.path), "status": record.status, "target": record.target.spec,
+            "report": str(report_path) if report_path else None,
+            "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics}
+                      for t in record.tests],
+        }, indent=2))
+        return
+    print_tables(bundle.path)
+    out.print(f"\nBundle: {bundle.path}")
+    if report_path:
+        out.print(f"Report: {report_path}")

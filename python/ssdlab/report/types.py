@@ -1,0 +1,71 @@
+"""The report's value types: what a section is made of. A leaf module: it imports nothing of
+the report, so sections, charts and pages can all use it.
+
+Figures and tables are duck-typed (FigureLike, TableLike), so section modules may use
+their own frozen dataclasses with the same fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# altair's chained builders are untyped; charts are passed on, never inspected.
+AltChart = Any
+
+
+
+class FigureLike(Protocol):
+    @property
+    def key(self) -> str: ...  # stable id, used for PNG file names
+    @property
+    def title(self) -> str: ...
+    @property
+    def chart(self) -> AltChart: ...
+    @property
+    def caption(self) -> str: ...
+
+
+class TableLike(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def header(self) -> tuple[str, ...]: ...
+    @property
+    def rows(self) -> tuple[tuple[str, ...], ...]: ...
+    @property
+    def caption(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    title: str
+    chart: AltChart
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of already formatted cells; the first column is a label, the rest numbers."""
+
+    key: str
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str  # the test's name in the run (unique), used for anchors and PNG names
+    title: str
+    caption: str  # how the test was measured
+    status: str  # the TestRecord status
+    tables: Sequence[TableLike] = ()
+    figures: Sequence[FigureLike] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    figures_first: bool = False  # charts above the tables (comparisons, where tables are long)

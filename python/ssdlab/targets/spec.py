@@ -1,0 +1,55 @@
+"""Target strings, parsed in one place: `KIND:BASE?key=value&...` or a `/dev/` path.
+
+    file:PATH[?size=4g]     a scratch file (created and sized; default 1 GiB)
+    /dev/NAME               a block device (writes need --destroy and the serial)
+    sim:PRESET[?k=v&...]    a simulated SSD (ssdsim)
+    fake:[?capacity=..]     a deterministic fake drive for tests of the CLI and analysis
+
+This module knows the syntax only; each kind (targets/file.py, block.py, sim.py, fake.py)
+validates its own options. It imports none of them, so they can all use it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+from ssdlab.errors import UsageError
+
+TARGET_HELP = "use file:PATH[?size=4g], /dev/NAME, sim:PRESET[?op=25&heatsink=1] or fake:"
+KINDS = ("sim", "fake", "file")
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A target string taken apart: its kind, what comes before `?`, and the options."""
+
+    text: str
+    kind: str  # sim, fake, file or block
+    base: str
+    options: dict[str, str]
+
+
+def split_query(rest: str) -> tuple[str, dict[str, str]]:
+    """'name?a=1&b=2' -> ('name', {'a': '1', 'b': '2'}) with a clear error on junk."""
+    base, _, query = rest.partition("?")
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise UsageError(f"bad options {query!r}: write them as key=value&key=value") from None
+    options = dict(pairs)
+    if len(options) != len(pairs):
+        raise UsageError(f"an option is given twice in {query!r}")
+    return base, options
+
+
+def parse_spec(text: str) -> TargetSpec:
+    """Split a target string, or raise a one-line UsageError naming the accepted forms."""
+    text = text.strip()
+    if text.startswith("/dev/"):
+        return TargetSpec(text=text, kind="block", base=text, options={})
+    kind, sep, rest = text.partition(":")
+    if not sep or kind not in KINDS:
+        raise UsageError(f"bad target {text!r}: {TARGET_HELP}")
+    base, options = split_query(rest)
+    return TargetSpec(text=text, kind=kind, base=base, options=options)

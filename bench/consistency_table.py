@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.sim import SimEngine
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.sim import preset_names
@@ -47,8 +46,7 @@ def run_variant(preset: str, op_pct: int, args: argparse.Namespace, work: Path) 
     entry = SuiteEntry(name="consistency", test="consistency", params=params)
     engine = SimEngine()
     started = time.monotonic()
-    record = new_record(target, engine, None, [entry], {}, {})
-    done = Runner(Bundle(work / f"{preset}-op{op_pct}"), target, engine, NullObserver()).run(record)
+    done = run_entries(work / f"{preset}-op{op_pct}", target, engine, [entry])
     return Row(preset, op_pct, dict(done.test("consistency").metrics), time.monotonic() - started)
 
 
@@ -59,10 +57,10 @@ def _num(value: object, fmt: str) -> str:
 def format_row(row: Row) -> str:
     m = row.metrics
     return (
-        f"| {row.preset} | {row.op_pct} % | {_num(m.get('steady_iops_mean'), ',.0f')} | "
-        f"{_num(m.get('steady_iops_stddev'), ',.0f')} | {_num(m.get('steady_mean_stddev_ratio'), '.1f')} | "
-        f"{_num(m.get('steady_cv_pct'), '.2f')} | {_num(m.get('fresh_iops'), ',.0f')} | "
-        f"{_num(m.get('time_to_steady_s'), '.0f')} | {_num(m.get('steady_wa'), '.2f')} | {row.wall_s:.1f} |"
+        f"| {row.preset} | {row.op_pct} % | {_num(m.get('window_iops_mean'), ',.0f')} | "
+        f"{_num(m.get('window_iops_stddev'), ',.0f')} | {_num(m.get('window_mean_stddev_ratio'), '.1f')} | "
+        f"{_num(m.get('window_cv_pct'), '.2f')} | {_num(m.get('fresh_iops'), ',.0f')} | "
+        f"{_num(m.get('time_to_steady_s'), '.0f')} | {_num(m.get('window_wa'), '.2f')} | {row.wall_s:.1f} |"
     )
 
 

@@ -46,3 +46,26 @@ def test_with_test_replaces_by_name() -> None:
     assert updated.test("quick").status == "complete"
     with pytest.raises(BundleError):
         updated.test("nope")
+
+
+def test_a_version_1_bundle_loads_renamed_and_reports(tmp_path: Path) -> None:
+    """Bundles written before schema 2 keep loading: consistency figures are renamed to the
+    window names the report reads, and the test resumes from its start (no outcomes kept)."""
+    v1 = json.loads(_record().model_dump_json())
+    v1["schema_version"] = 1
+    v1["tests"] = [{"name": "consistency", "test": "consistency", "status": "complete",
+                    "params": {"runtime_s": 600.0}, "metrics": {"steady_iops_mean": 15000.0,
+                                                                "steady_window_s": 400.0, "fresh_iops": 1e5}}]
+    for test in v1["tests"]:
+        test.pop("action_outcomes", None)
+    bundle = Bundle(tmp_path / "b")
+    bundle.path.mkdir()
+    bundle.run_file.write_text(json.dumps(v1))
+    record = bundle.load_run()
+    test = record.test("consistency")
+    assert test.metrics == {"window_iops_mean": 15000.0, "window_s": 400.0, "fresh_iops": 1e5}
+    assert test.action_outcomes == () and test.verdicts == ()
+    from ssdlab.report import render_report
+
+    html = render_report(bundle.path).html.read_text()
+    assert "Mean IOPS, last 400 s" in html and "15,000" in html

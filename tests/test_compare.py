@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ssdlab.bundle import Bundle
 from ssdlab.compare import Comparison, compare_bundles, difference_pct
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import UsageError
 from ssdlab.report.compare_page import comparison_tables, render_comparison
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 
@@ -31,7 +30,7 @@ def make_bundle(path: Path, entries: Sequence[SuiteEntry], spec: str = "fake:?ca
                 profile: FakeProfile | None = None) -> Path:
     target = parse_target(spec)
     engine = FakeEngine(profile=profile or FakeProfile())
-    Runner(Bundle(path), target, engine, NullObserver()).run(new_record(target, engine, "quick", entries, {}, {}))
+    run_entries(path, target, engine, entries, suite="quick")
     return path
 
 
@@ -118,10 +117,19 @@ def test_terminal_tables(comparison: Comparison) -> None:
         console.print(table)
     text = console.export_text()
     assert "Difference %" in text
-    line = next(x for x in text.splitlines() if "seq1m_q8t1_read_mb_s" in x)
-    assert [c.strip() for c in line.split("│")[1:-1]] == ["seq1m_q8t1_read_mb_s", "1,999.6", "3,000.0", "+50.0 %"]
-    gap = next(x for x in text.splitlines() if "min_period_iops" in x)
-    assert [c.strip() for c in gap.split("│")[1:-1]] == ["min_period_iops", "157,500", "—", "—"]
+    # Human labels with the unit, from the method's declarations; internal names stay out.
+    line = next(x for x in text.splitlines() if "SEQ1M Q8T1 read: throughput" in x)
+    assert [c.strip() for c in line.split("│")[1:-1]] == [
+        "SEQ1M Q8T1 read: throughput (MB/s)", "1,999.6", "3,000.0", "+50.0 %"]
+    assert "seq1m_q8t1_read_mb_s" not in text
+    gap = next(x for x in text.splitlines() if "lowest second" in x)
+    assert [c.strip() for c in gap.split("│")[1:-1]] == [
+        "4 KiB random, 50 % reads, QD 32: lowest second (IOPS)", "157,500", "—", "—"]
+    # Settings and counts get no Difference %: only measured figures are compared.
+    profile = next(x for x in text.splitlines() if "CrystalDiskMark profile" in x)
+    assert profile.split("│")[-2].strip() == ""
+    runs = next(x for x in text.splitlines() if "SEQ1M Q8T1 read: runs" in x)
+    assert runs.split("│")[-2].strip() == ""
     assert "not run on ssdlab fake drive 4.29 GB" in text
 
 
@@ -139,7 +147,7 @@ def test_html_and_pngs(comparison: Comparison, tmp_path: Path) -> None:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.parent == (tmp_path / "cmp-charts").resolve()
     html = files.html.read_text(encoding="utf-8")
     assert "Comparison: ssdlab fake drive 2.15 GB vs ssdlab fake drive 4.29 GB" in html
-    assert "<td>seq1m_q8t1_read_mb_s</td>" in html and '<td class="num">+50.0 %</td>' in html
+    assert "<td>SEQ1M Q8T1 read: throughput (MB/s)</td>" in html and '<td class="num">+50.0 %</td>' in html
     assert "src=\"http" not in html and "href=\"http" not in html
 
 

@@ -12,28 +12,13 @@ from pathlib import Path
 import pytest
 
 from pty_helpers import run_in_terminal
+from run_helpers import short_pairs
 from ssdlab.bundle import Bundle
-from ssdlab.errors import UsageError
 from ssdlab.methods import all_suites
-from ssdlab.planning import check_overrides, parse_overrides
-
-# Short runs of every method; each suite gets the ones its tests take.
-SHORT = [
-    "runs=1", "runtime_s=2", "access_runtime_s=1", "seq_runtime_s=2", "torture_runtime_s=3",
-    "steady_window_s=2", "round_s=1", "read_pcts=100,50,0", "queue_depths=1,2,4", "max_block_bytes=1m",
-]
 
 
 def short_params(suite: str) -> list[str]:
-    entries = list(all_suites()[suite].entries)
-    taken = []
-    for pair in SHORT:
-        try:
-            check_overrides(entries, parse_overrides([pair]))
-        except UsageError:
-            continue
-        taken += ["-p", pair]
-    return taken
+    return [arg for pair in short_pairs(list(all_suites()[suite].entries)) for arg in ("-p", pair)]
 
 
 def assert_complete_with_report(bundle_dir: Path, screen: str) -> None:

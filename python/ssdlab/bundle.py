@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from ssdlab.errors import BundleError
 from ssdlab.measurement import Measurement
 from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
+from ssdlab.verdicts import Verdict
 
 SCHEMA_VERSION = 2
 RUN_FILE = "run.json"
@@ -69,6 +71,7 @@ class TestRecord(BaseModel):
     error: str | None = None
     # One entry per plan action finished, in plan order: where a resume may pick up.
     action_outcomes: tuple[ActionOutcome, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
 
 
 class RunRecord(BaseModel):
@@ -99,9 +102,38 @@ class RunRecord(BaseModel):
         return self.model_copy(update={"tests": tests, "updated_utc": utc_now()})
 
 
+# v2 calls the consistency figures "window", not "steady": a window is steady state only
+# when the steady-state verdict says so.
+_V2_RENAMED = {"steady_window_s": "window_s", "steady_mean_stddev_ratio": "window_mean_stddev_ratio",
+               "steady_cv_pct": "window_cv_pct", "steady_mb_s": "window_mb_s", "steady_fresh_pct": "window_fresh_pct",
+               "steady_wa": "window_wa"}
+
+
+def _v2_metric_name(name: str) -> str:
+    if name.startswith("steady_iops_"):
+        return "window_iops_" + name.removeprefix("steady_iops_")
+    return _V2_RENAMED.get(name, name)
+
+
+def _v2_size_label(name: str) -> str:
+    """v2 labels block sizes one way everywhere: 1 MiB is `1m`, not the PTS test's `1024k`."""
+    return re.sub(r"bs(\d+)k", lambda m: f"bs{int(m[1]) // 1024}m" if int(m[1]) % 1024 == 0 else m[0], name)
+
+
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
-    """v2 adds per-test action outcomes; a v1 test has none recorded, so it resumes from its start."""
-    tests = [{**t, "action_outcomes": []} for t in data.get("tests", [])]
+    """v2 adds per-test action outcomes (a v1 test has none recorded, so it resumes from its
+    start) and verdicts (a v1 test has none: its report shows the metrics only), and renames
+    the consistency window figures."""
+    tests = []
+    for test in data.get("tests", []):
+        metrics = test.get("metrics", {})
+        if test.get("test") in ("consistency", "wsat"):
+            metrics = {_v2_metric_name(k): v for k, v in metrics.items()}
+        if test.get("test") == "pts-iops":
+            metrics = {_v2_size_label(k): v for k, v in metrics.items()}
+            test = {**test, "measurements": [{**ref, "name": _v2_size_label(ref["name"])}
+                                             for ref in test.get("measurements", [])]}
+        tests.append({**test, "metrics": metrics, "action_outcomes": []})
     return {**data, "tests": tests, "schema_version": 2}
 
 

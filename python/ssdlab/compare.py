@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
-from ssdlab.errors import UsageError
+from ssdlab.errors import SsdlabError, UsageError
+from ssdlab.methods import get_test
+from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
 
 Value = float | int | bool | str | None
@@ -35,11 +38,21 @@ class Drive:
 class MetricRow:
     name: str
     values: tuple[Value, ...]  # one per drive; None where the drive has no such metric/test
-    difference_pct: tuple[float | None, ...]  # one per non-baseline drive, vs the baseline
+    difference_pct: tuple[float | None, ...]  # one per non-baseline drive; None where it means nothing
+    spec: MetricSpec | None = None  # the method's declaration (None: a method this ssdlab does not know)
 
     @property
     def numeric(self) -> bool:
         return any(is_number(v) for v in self.values)
+
+    @property
+    def compared(self) -> bool:
+        """Difference % belongs to measured figures, never to settings, counts or verdicts."""
+        return self.numeric and (self.spec.compared if self.spec is not None else True)
+
+    @property
+    def label(self) -> str:
+        return self.spec.label if self.spec is not None else self.name
 
 
 @dataclass(frozen=True)
@@ -91,28 +104,44 @@ def describe_difference(name: str, records: Sequence[TestRecord], keys: Sequence
     return f"test {name!r}: method parameters differ ({'; '.join(parts)})"
 
 
-def metric_rows(records: Sequence[TestRecord | None]) -> tuple[MetricRow, ...]:
-    names: dict[str, None] = {}
+def declared_specs(record: TestRecord, target: TargetInfo) -> MetricSet | None:
+    """The method's metrics for this run, or None for a method this ssdlab does not know."""
+    try:
+        test = get_test(record.test)
+        return test.metric_specs(test.parse_params(record.params), target)
+    except SsdlabError:
+        return None
+
+
+def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -> tuple[MetricRow, ...]:
+    names: dict[str, None] = dict.fromkeys(specs.names) if specs is not None else {}
     for record in records:
         if record is not None:
             names.update(dict.fromkeys(record.metrics))
     rows = []
     for name in names:
         values = tuple(r.metrics.get(name) if r is not None else None for r in records)
-        diffs = tuple(difference_pct(v, values[0]) for v in values[1:])
-        rows.append(MetricRow(name, values, diffs))
+        if all(v is None for v in values):
+            continue
+        spec = specs.get(name) if specs is not None else None
+        compared = spec.compared if spec is not None else True
+        diffs = tuple(difference_pct(v, values[0]) if compared else None for v in values[1:])
+        rows.append(MetricRow(name, values, diffs, spec))
     return tuple(rows)
 
 
-def compare_test(name: str, records: Sequence[TestRecord | None], force: bool) -> TestComparison:
+def compare_test(name: str, records: Sequence[TestRecord | None], targets: Sequence[TargetInfo],
+                 force: bool) -> TestComparison:
     present = [r for r in records if r is not None]
     differ = differing_params(present)
     if differ and not force:
         raise UsageError(describe_difference(name, present, differ)
                          + "; re-run with the same parameters or pass --force")
+    first = next(i for i, r in enumerate(records) if r is not None)
+    specs = declared_specs(present[0], targets[first])
     return TestComparison(
         name=name, test=present[0].test, present=tuple(r is not None for r in records),
-        params=dict(present[0].params), differing_params=differ, rows=metric_rows(records),
+        params=dict(present[0].params), differing_params=differ, rows=metric_rows(records, specs),
     )
 
 
@@ -146,5 +175,6 @@ def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:
         Drive(label=label, bundle=b.path, spec=r.target.spec, run_status=r.status)
         for label, b, r in zip(drive_labels(runs), bundles, runs, strict=True)
     )
-    tests = tuple(compare_test(name, [_find(r, name) for r in runs], force) for name in test_names(runs))
+    targets = [r.target for r in runs]
+    tests = tuple(compare_test(name, [_find(r, name) for r in runs], targets, force) for name in test_names(runs))
     return Comparison(drives=drives, tests=tests, forced=force)

@@ -192,7 +192,7 @@ class Runner:
         state = test_record.model_copy(update={
             "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
             "finished_utc": None, "measurements": refs, "steps": steps, "notes": notes, "error": None,
-            "metrics": {}, "action_outcomes": outcomes,
+            "metrics": {}, "verdicts": (), "action_outcomes": outcomes,
         })
         return state, results
 
@@ -208,6 +208,7 @@ class Runner:
         try:
             results = self._actions(record, results, pending)
             metrics = test.analyze(params, self.target.info(), results)
+            verdicts = test.verdicts(params, metrics)
         except KeyboardInterrupt:
             self._fail(record, "interrupted", "interrupted by the user")
             raise Interrupted(self._resume_hint("interrupted")) from None
@@ -221,7 +222,9 @@ class Runner:
             what = f"internal error: {type(err).__name__}: {err}"
             self._fail(record, "failed", what)
             raise InternalError(f"{pending.name}: {what}; {self._resume_hint('')}") from err
-        done = self.current.model_copy(update={"status": "complete", "finished_utc": utc_now(), "metrics": metrics})
+        done = self.current.model_copy(update={
+            "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
+        })
         record = self._save(record, done)
         self.guard.test_finished(done)
         return record
@@ -279,6 +282,17 @@ class Runner:
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
             f"resume with `ssdlab run --resume {self.bundle.path}`"
         )
+
+
+def run_entries(
+    bundle_dir: Path, target: Target, engine: Engine, entries: Sequence[SuiteEntry],
+    overrides: Mapping[str, Any] | None = None, suite: str | None = None,
+    options: Mapping[str, Any] | None = None, observer: RunObserver | None = None,
+) -> RunRecord:
+    """Plan, prepare the target, run and record some tests in one call (benchmarks, scripts, tests)."""
+    record = new_record(target, engine, suite, entries, overrides or {}, options or {})
+    target.prepare()
+    return Runner(Bundle(bundle_dir), target, engine, observer or NullObserver()).run(record)
 
 
 def load_for_resume(path: Path) -> tuple[Bundle, RunRecord]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from ssdlab.errors import UsageError
 
@@ -54,6 +54,6 @@ def decimal_capacity(size_bytes: int) -> str:
     return f"{gb / 1e3:.3g} TB" if gb >= 1000 else f"{gb:.3g} GB"
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

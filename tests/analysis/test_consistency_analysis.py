@@ -40,12 +40,12 @@ def _measurement(name: str, writes: list[float]) -> Measurement:
 
 def test_flat_series() -> None:
     m = consistency_metrics(_series([20_000.0] * 600), 400.0, 80.0, BS)
-    assert m["steady_iops_mean"] == 20_000.0 and m["steady_iops_stddev"] == 0.0
-    assert m["steady_mean_stddev_ratio"] is None  # a flat line: no finite ratio
-    assert m["steady_cv_pct"] == 0.0
+    assert m["window_iops_mean"] == 20_000.0 and m["window_iops_stddev"] == 0.0
+    assert m["window_mean_stddev_ratio"] is None  # a flat line: no finite ratio
+    assert m["window_cv_pct"] == 0.0
     assert m["time_to_steady_s"] == 0.0 and m["steady_detected_s"] == 400.0
-    assert m["steady_window_s"] == 400.0 and m["runtime_s"] == 600.0
-    assert m["steady_mb_s"] == pytest.approx(20_000 * BS / 1e6)
+    assert m["window_s"] == 400.0 and m["runtime_s"] == 600.0
+    assert m["window_mb_s"] == pytest.approx(20_000 * BS / 1e6)
     assert m["host_gb_written"] == pytest.approx(600 * 20_000 * BS / 1e9)
 
 
@@ -54,12 +54,12 @@ def test_periodic_dips_give_exact_spread() -> None:
     # so mean = 950 and stddev = 500 * sqrt(0.1 * 0.9) = 150.
     per_s = [500.0 if t % 40 < 4 else 1000.0 for t in range(1200)]
     m = consistency_metrics(_series(per_s), 400.0, 80.0, BS)
-    assert m["steady_iops_mean"] == pytest.approx(950.0)
-    assert m["steady_iops_stddev"] == pytest.approx(150.0)
-    assert m["steady_mean_stddev_ratio"] == pytest.approx(950.0 / 150.0)
-    assert m["steady_cv_pct"] == pytest.approx(100 * 150.0 / 950.0)
-    assert (m["steady_iops_min"], m["steady_iops_max"]) == (500.0, 1000.0)
-    assert (m["steady_iops_p1"], m["steady_iops_p99"]) == (500.0, 1000.0)
+    assert m["window_iops_mean"] == pytest.approx(950.0)
+    assert m["window_iops_stddev"] == pytest.approx(150.0)
+    assert m["window_mean_stddev_ratio"] == pytest.approx(950.0 / 150.0)
+    assert m["window_cv_pct"] == pytest.approx(100 * 150.0 / 950.0)
+    assert (m["window_iops_min"], m["window_iops_max"]) == (500.0, 1000.0)
+    assert (m["window_iops_p1"], m["window_iops_p99"]) == (500.0, 1000.0)
     assert m["steady_attained"] is True
 
 
@@ -68,8 +68,8 @@ def test_cliff_series_fresh_versus_steady() -> None:
     per_s = [90_000.0] * 100 + [15_000.0] * 900
     m = consistency_metrics(_series(per_s), 400.0, 80.0, BS)
     assert m["fresh_iops"] == 90_000.0 and m["run_iops_max"] == 90_000.0
-    assert m["steady_iops_mean"] == 15_000.0
-    assert m["steady_fresh_pct"] == pytest.approx(100 * 15 / 90)
+    assert m["window_iops_mean"] == 15_000.0
+    assert m["window_fresh_pct"] == pytest.approx(100 * 15 / 90)
     # Rounds of 80 s: round 1 is all fresh, round 2 mixed (20 s fresh), steady from round 3.
     assert m["time_to_steady_s"] == 160.0
 
@@ -84,17 +84,17 @@ def test_noise_with_seed() -> None:
     rng = np.random.default_rng(1234)
     per_s = list(rng.normal(30_000, 900, size=2000))
     m = consistency_metrics(_series(per_s), 400.0, 80.0, BS)
-    assert m["steady_iops_mean"] == pytest.approx(30_000, rel=0.01)
-    assert m["steady_iops_stddev"] == pytest.approx(900, rel=0.1)
+    assert m["window_iops_mean"] == pytest.approx(30_000, rel=0.01)
+    assert m["window_iops_stddev"] == pytest.approx(900, rel=0.1)
     # p1 / p99 of a normal: mean -/+ 2.326 sigma.
-    assert m["steady_iops_p1"] == pytest.approx(30_000 - 2.326 * 900, rel=0.01)
-    assert m["steady_iops_p99"] == pytest.approx(30_000 + 2.326 * 900, rel=0.01)
+    assert m["window_iops_p1"] == pytest.approx(30_000 - 2.326 * 900, rel=0.01)
+    assert m["window_iops_p99"] == pytest.approx(30_000 + 2.326 * 900, rel=0.01)
     assert m["time_to_steady_s"] == 0.0
 
 
 def test_short_run_uses_what_there_is() -> None:
     m = consistency_metrics(_series([10.0, 20.0, 30.0]), 400.0, 80.0, BS)
-    assert m["steady_window_s"] == 3.0 and m["steady_iops_mean"] == 20.0
+    assert m["window_s"] == 3.0 and m["window_iops_mean"] == 20.0
     assert m["steady_attained"] is False  # fewer than 5 rounds
     assert consistency_metrics(_series([]), 400.0, 80.0, BS) == {"samples": 0}
 

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from chromium_helpers import chromium_or_skip, dump_dom, render_status, screenshot
 
-from ssdlab.bundle import Bundle
 from ssdlab.compare import compare_bundles
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.report import render_report
 from ssdlab.report.compare_page import render_comparison
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 
@@ -29,7 +28,7 @@ ENTRIES = [
 def make_bundle(path: Path, spec: str) -> Path:
     target = parse_target(spec)
     engine = FakeEngine()
-    Runner(Bundle(path), target, engine, NullObserver()).run(new_record(target, engine, "quick", ENTRIES, {}, {}))
+    run_entries(path, target, engine, ENTRIES, suite="quick")
     return path
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import TestRecord
 from ssdlab.engines import engine_for
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
@@ -39,17 +39,15 @@ ENTRIES = [
 
 def run_all(target: Target, bundle_dir: Path, options: dict[str, Any]) -> dict[str, TestRecord]:
     engine = engine_for(target)
-    record = new_record(target, engine, None, ENTRIES, {}, options)
-    target.prepare()
-    done = Runner(Bundle(bundle_dir), target, engine, NullObserver()).run(record)
+    done = run_entries(bundle_dir, target, engine, ENTRIES, options=options)
     assert done.status == "complete"
     return {t.name: t for t in done.tests}
 
 
 def check_sequence(tests: dict[str, TestRecord], purge_method: str) -> None:
     default, op25 = tests["consistency"].metrics, tests["consistency-op25"].metrics
-    assert default["steady_iops_mean"] > 0 and default["runtime_s"] == pytest.approx(5, abs=1)  # type: ignore[operator]
-    assert default["steady_window_s"] == 3.0 and default["span_pct"] == 100.0
+    assert default["window_iops_mean"] > 0 and default["runtime_s"] == pytest.approx(5, abs=1)  # type: ignore[operator]
+    assert default["window_s"] == 3.0 and default["span_pct"] == 100.0
     assert default["host_gb_written"] > 0  # type: ignore[operator]
     assert op25["span_pct"] == pytest.approx(75.0, abs=1.6)  # cut to whole MiB
     assert 5 <= op25["rounds_run"] <= 8  # type: ignore[operator]
@@ -57,7 +55,7 @@ def check_sequence(tests: dict[str, TestRecord], purge_method: str) -> None:
     trim = tests["trim-validation"]
     for key in ("clean_mb_s", "after_trim_mb_s", "dirty_mb_s"):
         assert trim.metrics[key] > 0  # type: ignore[operator]
-    assert isinstance(trim.metrics["trim_effective"], bool)
+    assert trim.verdicts[0].key == "trim_restores" and trim.verdicts[0].because
     steps = {s.step.name: s for s in trim.steps}
     assert steps["trim-span"].detail["method"] == purge_method
     pts = tests["pts-iops"].metrics

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY
 from ssdlab.planning import parse_overrides, select_entries
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.targets import parse_target
 
 pytestmark = [
@@ -32,9 +31,7 @@ def test_review_suite_on_a_file(tmp_path: Path) -> None:
     target = parse_target(f"file:{tmp_path / 'scratch.bin'}?size=64m")
     engine = engine_for(target)
     suite, entries = select_entries("review", [])
-    record = new_record(target, engine, suite, entries, parse_overrides(SHORT), {})
-    target.prepare()
-    done = Runner(Bundle(tmp_path / "bundle"), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path / "bundle", target, engine, entries, overrides=parse_overrides(SHORT), suite=suite)
     assert done.status == "complete"
     m = {t.name: t.metrics for t in done.tests}
     assert m["qd-sweep"]["rnd4k_read_qd4_iops"] > 0 and m["qd-sweep"]["rnd4k_read_score_iops"] is None

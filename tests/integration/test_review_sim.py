@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from ssdlab.bundle import Bundle
 from ssdlab.methods import REGISTRY
 from ssdlab.planning import parse_overrides, select_entries
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 pytestmark = [
@@ -37,8 +36,8 @@ def metrics(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     target = parse_target(SMALL)
     engine = SimEngine()
     suite, entries = select_entries("review", [])
-    record = new_record(target, engine, suite, entries, parse_overrides(SHORT), {})
-    done = Runner(Bundle(tmp_path_factory.mktemp("review-sim")), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path_factory.mktemp("review-sim"), target, engine, entries,
+                       overrides=parse_overrides(SHORT), suite=suite)
     assert done.status == "complete"
     return {t.name: dict(t.metrics) for t in done.tests}
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 
@@ -17,7 +16,6 @@ BIG = "fake:?capacity=64g"
 def run_fake(tmp_path: Path, test: str, params: dict[str, Any], spec: str = BIG) -> dict[str, Any]:
     target = parse_target(spec)
     engine = FakeEngine()
-    record = new_record(target, engine, None, [SuiteEntry(name=test, test=test, params=params)], {}, {})
-    done = Runner(Bundle(tmp_path / test), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path / test, target, engine, [SuiteEntry(name=test, test=test, params=params)])
     assert done.status == "complete"
     return dict(done.test(test).metrics)

@@ -12,31 +12,30 @@ from typing import Any
 
 import pytest
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import TestRecord
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import UsageError
+from ssdlab.measurement import Measurement, Series
 from ssdlab.methods import get_suite, get_test
-from ssdlab.methods.base import Measure
+from ssdlab.methods.base import Measure, TestResults
 from ssdlab.planning import with_until_steady
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.units import GIB, KIB
+from ssdlab.workload import Workload
 
 TARGET = "fake:?capacity=2g"
 
 
-def run_entries(tmp_path: Path, entries: list[SuiteEntry], spec: str = TARGET) -> dict[str, TestRecord]:
-    target = parse_target(spec)
-    engine = FakeEngine()
-    record = new_record(target, engine, None, entries, {}, {})
-    done = Runner(Bundle(tmp_path / "bundle"), target, engine, NullObserver()).run(record)
+def run_tests(tmp_path: Path, entries: list[SuiteEntry], spec: str = TARGET) -> dict[str, TestRecord]:
+    done = run_entries(tmp_path / "bundle", parse_target(spec), FakeEngine(), entries)
     return {t.name: t for t in done.tests}
 
 
 def run_one(tmp_path: Path, test: str, **params: Any) -> TestRecord:
-    return run_entries(tmp_path, [SuiteEntry(name=test, test=test, params=params)])[test]
+    return run_tests(tmp_path, [SuiteEntry(name=test, test=test, params=params)])[test]
 
 
 def test_plan_purge_fill_torture() -> None:
@@ -66,24 +65,24 @@ def test_plan_op_and_two_pass_fill() -> None:
 
 def test_default_drive_falls_to_its_steady_level(tmp_path: Path) -> None:
     m = run_one(tmp_path, "consistency", runtime_s=600).metrics
-    assert m["steady_iops_mean"] == 15_000.0 and m["steady_iops_stddev"] == 0.0
-    assert m["steady_iops_p1"] == m["steady_iops_p99"] == 15_000.0
-    assert m["steady_window_s"] == 400.0 and m["runtime_s"] == 600.0
+    assert m["window_iops_mean"] == 15_000.0 and m["window_iops_stddev"] == 0.0
+    assert m["window_iops_p1"] == m["window_iops_p99"] == 15_000.0
+    assert m["window_s"] == 400.0 and m["runtime_s"] == 600.0
     assert m["time_to_steady_s"] == 80.0 and m["steady_attained"] is True
-    assert m["run_iops_max"] > 4 * m["steady_iops_mean"]  # the cliff
+    assert m["run_iops_max"] > 4 * m["window_iops_mean"]  # the cliff
     assert m["op_pct"] == 0.0 and m["span_pct"] == 100.0 and m["rounds_run"] is None
-    assert m["fio_ss_attained"] is None and m["steady_wa"] is None  # no fio, no simulator
-    assert m["steady_mb_s"] == pytest.approx(15_000 * 4096 / 1e6)
+    assert m["fio_ss_attained"] is None and m["window_wa"] is None  # no fio, no simulator
+    assert m["window_mb_s"] == pytest.approx(15_000 * 4096 / 1e6)
 
 
 def test_suite_runs_default_and_op25(tmp_path: Path) -> None:
     suite = get_suite("consistency")
     assert [(e.name, e.params) for e in suite.entries] == [("consistency", {}), ("consistency-op25", {"op_pct": 25})]
     entries = [e.model_copy(update={"params": {**e.params, "runtime_s": 500}}) for e in suite.entries]
-    tests = run_entries(tmp_path, entries)
+    tests = run_tests(tmp_path, entries)
     default, op25 = tests["consistency"].metrics, tests["consistency-op25"].metrics
-    assert op25["steady_iops_mean"] == 52_500.0 and op25["span_bytes"] == int(1.5 * GIB)
-    assert default["steady_iops_mean"] == 15_000.0
+    assert op25["window_iops_mean"] == 52_500.0 and op25["span_bytes"] == int(1.5 * GIB)
+    assert default["window_iops_mean"] == 15_000.0
     assert op25["host_gb_written"] > default["host_gb_written"]
 
 
@@ -94,7 +93,7 @@ def test_until_steady_stops_at_the_first_steady_window(tmp_path: Path) -> None:
     # Rounds of 80 s: round 1 holds the cliff, rounds 2-6 are the first steady window.
     assert m["rounds_run"] == 6 and m["runtime_s"] == 480.0
     assert m["steady_detected_s"] == 480.0 and m["time_to_steady_s"] == 80.0
-    assert m["steady_iops_mean"] == pytest.approx(15_000, abs=0.1)
+    assert m["window_iops_mean"] == pytest.approx(15_000, abs=0.1)
     names = [ref.name for ref in record.measurements]
     assert names == ["fill-p1", *[f"torture-r{n:03d}" for n in range(1, 7)]]
     # The plan itself stays static: 25 rounds at most (the PTS cap), the rest skipped.
@@ -131,3 +130,37 @@ def test_fio_ss_is_asked_for_on_the_single_torture_job() -> None:
     test = get_test("consistency")
     plan = test.plan(test.parse_params({"fio_ss": True}), parse_target(TARGET).info())
     assert [a.workload.fio_steady_state for a in plan.measures()] == [False, True]
+
+
+def _torture(iops: list[float]) -> TestResults:
+    """A torture measured at the given per-second IOPS (4 KiB writes)."""
+    n = len(iops)
+    series = Series(t_s=tuple(float(i + 1) for i in range(n)), read_ios=(0.0,) * n, write_ios=tuple(iops),
+                    read_bytes=(0.0,) * n, write_bytes=tuple(v * 4096 for v in iops),
+                    read_lat_sum_ns=(0.0,) * n, write_lat_sum_ns=tuple(v * 1e5 for v in iops))
+    w = Workload(name="torture", pattern="randwrite", block_size_bytes=4096, runtime_s=n)
+    return TestResults(measurements={"torture": Measurement(workload=w, engine="t", runtime_s=float(n),
+                                                            series=series)})
+
+
+@pytest.mark.parametrize(("iops", "runtime_s", "outcome", "title_word"), [
+    ([10_000.0] * 500, 500, "yes", "Steady state from 0 s"),  # flat: steady from the start
+    ([100_000.0 - 150 * i for i in range(500)], 500, "no", "Not steady"),  # still falling at the end
+    ([10_000.0] * 60, 60, "inconclusive", "Too short"),  # 60 s run, 400 s window: not judgeable
+])
+def test_steady_state_verdict_on_known_answers(iops: list[float], runtime_s: int, outcome: str,
+                                               title_word: str) -> None:
+    test = get_test("consistency")
+    params = test.parse_params({"runtime_s": runtime_s})
+    metrics = test.analyze(params, parse_target(TARGET).info(), _torture(iops))
+    (verdict,) = test.verdicts(params, metrics)
+    assert verdict.outcome == outcome and verdict.summary.startswith(title_word)
+    assert "20 %" in verdict.rule and "10 %" in verdict.rule and verdict.because
+    if outcome == "inconclusive":
+        assert "60 s" in verdict.because and "400 s" in verdict.because
+
+
+def test_a_run_shorter_than_the_window_says_so_in_the_plan() -> None:
+    test = get_test("consistency")
+    plan = test.plan(test.parse_params({"runtime_s": 60}), parse_target(TARGET).info())
+    assert any("shorter than the 400 s steady-state window" in n for n in plan.notes)

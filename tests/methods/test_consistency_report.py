@@ -10,7 +10,7 @@ from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement, Series
 from ssdlab.report import consistency_charts as charts
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.workload import Workload
@@ -31,7 +31,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
     target = parse_target("fake:?capacity=2g")
     engine = FakeEngine()
     bundle = Bundle(tmp_path_factory.mktemp("charts") / "bundle")
-    Runner(bundle, target, engine, NullObserver()).run(new_record(target, engine, None, ENTRIES, {}, {}))
+    run_entries(bundle.path, target, engine, ENTRIES)
     return bundle
 
 
@@ -81,8 +81,13 @@ def test_wsat_bars_trim_and_pts(bundle: Bundle) -> None:
     bars = charts.steady_bars([{"label": "default", "mean": 15000.0, "stddev": 0.0},
                                {"label": "op25", "mean": 52500.0, "stddev": 1.0}])
     assert len(bars.to_dict()["hconcat"]) == 2
-    rows = charts.trim_rows(_record(bundle, "trim-validation"))
-    assert [r["state"] for r in rows] == ["clean (purged)", "after TRIM", "dirty, no TRIM"]
+    from ssdlab.report.contract import method_view
+    from ssdlab.report.section_trim import trim_rows
+
+    view = method_view(bundle, _record(bundle, "trim-validation"))
+    assert view is not None
+    rows = trim_rows(view)
+    assert [r["state"] for r in rows] == ["clean (purged)", "after torture and TRIM", "after torture, no TRIM"]
     assert rows[1]["pct_of_clean"] == pytest.approx(100.0)
     convergence, window = charts.pts_rows(bundle, _record(bundle, "pts-iops"))
     assert {r["cell"] for r in convergence} == {"4k 0 % read", "64k 65 % read"}
@@ -116,11 +121,14 @@ def test_sections_are_registered_and_built(bundle: Bundle) -> None:
                     "consistency-variants", "consistency-variants-window", "consistency-variants-bars"]
     assert "variants" not in " ".join(f.key for f in sections["consistency-op25"].figures)
     steady = dict((row[0], row[1]) for row in default.tables[0].rows)
-    assert steady["steady-state mean"] == "15,000" and steady["span used"] == "100.0"
+    assert steady["Mean IOPS, last 400 s"] == "15,000" and steady["Span as % of capacity"] == "100.0"
+    assert default.tables[0].title == "Steady state (last 400 s)"  # the fake settles by the PTS rule
+    assert [(v.key, v.outcome) for v in default.verdicts] == [("steady_state", "yes")]
     assert "last 400 s" in default.caption and "full span" in sections["consistency"].caption
     assert "25 % over-provisioning" in sections["consistency-op25"].caption
     trim = sections["trim-validation"].tables[0]
-    assert trim.title.endswith("TRIM restores performance") and len(trim.rows) == 3
+    # The plain fake writes as fast dirty as clean: nothing for TRIM to restore.
+    assert trim.title == "Sequential write: Inconclusive: nothing to restore" and len(trim.rows) == 3
     pts = sections["pts-iops"]
     assert [f.key for f in pts.figures] == ["pts-iops-convergence", "pts-iops-window"]
     assert pts.tables[0].header == ("block size", "65 % read", "0 % read")

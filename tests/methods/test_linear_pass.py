@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement, OpTotals, Series
 from ssdlab.methods import get_test
 from ssdlab.methods.base import TestResults
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -37,8 +36,7 @@ def test_flat_fake_drive(tmp_path: Path) -> None:
     target = parse_target("fake:?capacity=16g")
     engine = FakeEngine()
     entry = SuiteEntry(name="linear", test="linear", params={})
-    record = new_record(target, engine, None, [entry], {}, {})
-    done = Runner(Bundle(tmp_path), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path, target, engine, [entry])
     m = done.test("linear").metrics
     # QD1 1 MiB writes: 1200 MB/s / 1 MiB = 1144.4/s, rounded by the fake to 1144 whole I/Os.
     write_mb_s = 1144 * MIB / 1e6

@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
-from ssdlab.methods.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS, size_label
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.methods._prep import size_label
+from ssdlab.methods.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
@@ -37,8 +38,8 @@ class Climbing(FakeEngine):
 
 def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> TestRecord:
     target = parse_target(TARGET)
-    record = new_record(target, engine, None, [SuiteEntry(name="pts-iops", test="pts-iops", params=params)], {}, {})
-    return Runner(Bundle(tmp_path / "b"), target, engine, NullObserver()).run(record).test("pts-iops")
+    entry = SuiteEntry(name="pts-iops", test="pts-iops", params=params)
+    return run_entries(tmp_path / "b", target, engine, [entry]).test("pts-iops")
 
 
 def test_full_matrix_plan() -> None:
@@ -50,7 +51,7 @@ def test_full_matrix_plan() -> None:
     cells = [m for m in measures if m.group is not None]
     assert len(cells) == 25 * 7 * 8
     first = cells[0].workload
-    assert first.name == "round01-bs1024k-rd100" and first.pattern == "randread"
+    assert first.name == "round01-bs1m-rd100" and first.pattern == "randread"
     assert (first.iodepth, first.jobs, first.runtime_s) == (16, 2, 60.0)
     assert cells[7].workload.name == "round01-bs512b-rd100" and cells[7].workload.block_size_bytes == 512
     mixed = cells[8 * 2].workload  # 65 % read
@@ -58,7 +59,7 @@ def test_full_matrix_plan() -> None:
     assert cells[8 * 6].workload.pattern == "randwrite"
     # PTS-C active range: 75 % of capacity.
     assert first.span_bytes == int(1.5 * GIB)
-    assert [size_label(b) for b in PTS_BLOCK_SIZES] == ["1024k", "128k", "64k", "32k", "16k", "8k", "4k", "512b"]
+    assert [size_label(b) for b in PTS_BLOCK_SIZES] == ["1m", "128k", "64k", "32k", "16k", "8k", "4k", "512b"]
     assert PTS_READ_PCTS == (100, 95, 65, 50, 35, 5, 0)
 
 

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.methods import get_test
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.units import MIB
@@ -33,8 +32,7 @@ def test_best_and_mean_aggregation(tmp_path) -> None:
         entry = SuiteEntry(name="quick", test="quick",
                            params={"runs": 3, "runtime_s": 1, "aggregate": aggregate})
         engine = FakeEngine()
-        record = new_record(target, engine, None, [entry], {}, {})
-        done = Runner(Bundle(tmp_path / aggregate), target, engine, NullObserver()).run(record)
+        done = run_entries(tmp_path / aggregate, target, engine, [entry])
         metrics[aggregate] = done.test("quick").metrics
     best, mean = metrics["best"], metrics["mean"]
     assert best["profile"] == "standard"

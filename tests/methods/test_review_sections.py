@@ -12,7 +12,7 @@ from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.planning import parse_overrides
 from ssdlab.report import section_linear, section_sweeps, section_synthetic
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 
@@ -25,9 +25,8 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bundle, RunRecord]
     target = parse_target("fake:?capacity=64g")
     engine = FakeEngine()
     entries = [SuiteEntry(name=t, test=t) for t in TESTS]
-    record = new_record(target, engine, None, entries, parse_overrides(SHORT), {})
     b = Bundle(tmp_path_factory.mktemp("sections") / "bundle")
-    return b, Runner(b, target, engine, NullObserver()).run(record)
+    return b, run_entries(b.path, target, engine, entries, overrides=parse_overrides(SHORT))
 
 
 def values(chart: Any) -> list[dict[str, Any]]:
@@ -56,7 +55,8 @@ def test_qd_bars_carry_the_per_qd_metrics(bundle: tuple[Bundle, RunRecord]) -> N
     figures = all_figures(*bundle)
     rows = values(figures["qd-sweep-random"].chart)
     qd8_read = [r for r in rows if r["qd"] == 8 and r["direction"] == "read"]
-    assert qd8_read == [{"kind": "rnd", "curve": "4K random", "direction": "read", "qd": 8, "value": 100_000.0}]
+    assert qd8_read == [{"kind": "rnd", "curve": "4 KiB random read, QD 8", "direction": "read", "qd": 8,
+                         "value": 100_000.0, "metric": "rnd4k_read_qd8_iops"}]
     assert len(values(figures["qd-sweep-sequential"].chart)) == 12
     assert "Score = mean of QD1, QD2 and QD4" in figures["qd-sweep-random"].caption
 
@@ -88,7 +88,7 @@ def test_peak_region_is_drawn() -> None:
 
 def test_as_ssd_table(bundle: tuple[Bundle, RunRecord]) -> None:
     _, record = bundle
-    [table] = section_synthetic.tables(record.test("as-ssd"))
+    [table] = section_synthetic.tables(bundle[0], record.test("as-ssd"))
     rows = {row[0]: row[1:] for row in table.rows}
     assert rows["4K"] == ("51.2 MB/s", "163.8 MB/s")
     assert rows["Acc.time"] == ("0.080 ms", "0.025 ms")

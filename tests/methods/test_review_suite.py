@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.methods import REGISTRY, get_suite
 from ssdlab.planning import parse_overrides, plan_run, select_entries
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.targets import parse_target
 
@@ -67,8 +66,7 @@ def test_shortened_review_on_the_fake_drive(tmp_path: Path) -> None:
     target = parse_target("fake:?capacity=4g")
     engine = FakeEngine()
     _, entries = select_entries("review", [])
-    record = new_record(target, engine, "review", entries, parse_overrides(SHORT), {})
-    done = Runner(Bundle(tmp_path), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path, target, engine, entries, overrides=parse_overrides(SHORT), suite="review")
     assert done.status == "complete"
     metrics = {t.name: t.metrics for t in done.tests}
     assert metrics["qd-sweep"]["rnd4k_read_score_iops"] == pytest.approx(87_500 / 3)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle
+from ssdlab.bundle import TestRecord
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.methods import get_test
 from ssdlab.methods.base import TestResults
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -32,12 +32,14 @@ class DirtyFake(FakeEngine):
         return riops, wiops
 
 
-def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> dict[str, object]:
+def _run_record(tmp_path: Path, engine: FakeEngine, **params: object) -> TestRecord:
     target = parse_target(TARGET)
     entry = SuiteEntry(name="trim-validation", test="trim-validation", params=params)
-    record = new_record(target, engine, None, [entry], {}, {})
-    done = Runner(Bundle(tmp_path / "b"), target, engine, NullObserver()).run(record)
-    return dict(done.test("trim-validation").metrics)
+    return run_entries(tmp_path / "b", target, engine, [entry]).test("trim-validation")
+
+
+def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> dict[str, object]:
+    return dict(_run_record(tmp_path, engine, **params).metrics)
 
 
 def test_plan_sequence() -> None:
@@ -57,21 +59,27 @@ def test_plan_sequence() -> None:
     assert [a.name for a in op.actions][-1] == "after-trim"
 
 
-def test_fake_drive_exact_rates(tmp_path: Path) -> None:
-    m = _run(tmp_path, FakeEngine(), seq_runtime_s=2, torture_runtime_s=30)
+def test_a_drive_that_never_slows_gives_no_verdict(tmp_path: Path) -> None:
+    """The plain fake writes sequentially at one speed whatever its state: nothing to restore,
+    so the method cannot say TRIM restores anything (it used to say it did)."""
+    record = _run_record(tmp_path, FakeEngine(), seq_runtime_s=2, torture_runtime_s=30)
+    m = record.metrics
     rate = SEQ_IOPS * 128 * KIB / 1e6
     assert m["clean_mb_s"] == m["after_trim_mb_s"] == m["dirty_mb_s"] == pytest.approx(rate)
-    assert m["trim_effective"] is True and m["after_trim_pct"] == 100.0
-    assert m["trim_elapsed_s"] == 1.0
+    assert m["after_trim_pct"] == 100.0 and m["trim_elapsed_s"] == 1.0
+    (verdict,) = record.verdicts
+    assert verdict.outcome == "inconclusive" and "nothing to restore" in verdict.summary
+    assert "100.0 % of clean" in verdict.because
 
 
 def test_trim_restores_and_no_trim_does_not(tmp_path: Path) -> None:
-    m = _run(tmp_path, DirtyFake(), seq_runtime_s=1, torture_runtime_s=300)
+    record = _run_record(tmp_path, DirtyFake(), seq_runtime_s=1, torture_runtime_s=300)
+    m = record.metrics
     assert m["clean_mb_s"] == pytest.approx(SEQ_IOPS * 128 * KIB / 1e6)
     assert m["after_trim_mb_s"] == m["clean_mb_s"]  # TRIM reset the drive
-    assert m["trim_effective"] is True
     # Without TRIM the tortured drive writes at its steady 15 % share.
     assert m["dirty_pct"] == pytest.approx(15.0, abs=0.1)
+    assert record.verdicts[0].outcome == "yes"
 
 
 def _result(name: str, mb_s: float) -> Measurement:
@@ -79,11 +87,22 @@ def _result(name: str, mb_s: float) -> Measurement:
     return Measurement(workload=w, engine="t", runtime_s=10.0, write=OpTotals(bytes=int(mb_s * 1e7)))
 
 
-@pytest.mark.parametrize(("after", "effective"), [(90.0, True), (89.9, False)])
-def test_verdict_threshold_is_90_pct(after: float, effective: bool) -> None:
+@pytest.mark.parametrize(("after", "dirty", "outcome"), [
+    (90.0, 40.0, "yes"),  # slowed to 40 %, TRIM brought it back to the threshold
+    (89.9, 40.0, "no"),  # just short of the threshold
+    (60.0, 95.0, "no"),  # after TRIM slower than clean: not restored, whatever the reference
+    (98.0, 90.0, "inconclusive"),  # no slowdown without TRIM: nothing to restore
+    (98.0, None, "inconclusive"),  # no reference measured: unknown whether there was a slowdown
+])
+def test_verdict_on_known_answers(after: float, dirty: float | None, outcome: str) -> None:
     test = get_test("trim-validation")
-    results = TestResults(measurements={"clean": _result("clean", 100.0), "after-trim": _result("after-trim", after)})
-    m = test.analyze(test.parse_params({}), parse_target(TARGET).info(), results)
-    assert m["trim_effective"] is effective
+    found = {"clean": _result("clean", 100.0), "after-trim": _result("after-trim", after)}
+    if dirty is not None:
+        found["dirty"] = _result("dirty", dirty)
+    params = test.parse_params({"reference": dirty is not None})
+    m = test.analyze(params, parse_target(TARGET).info(), TestResults(measurements=found))
     assert m["after_trim_pct"] == pytest.approx(after)
-    assert m["dirty_mb_s"] is None and m["dirty_pct"] is None
+    (verdict,) = test.verdicts(params, m)
+    assert verdict.outcome == outcome
+    assert "90 %" in verdict.rule and verdict.figures["after_trim_pct"] == pytest.approx(after)
+    assert verdict.because  # every outcome says why, in figures

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_suite, get_test
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -34,8 +33,7 @@ class FioFacts(FakeEngine):
 
 def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> dict[str, object]:
     target = parse_target(TARGET)
-    record = new_record(target, engine, None, [SuiteEntry(name="wsat", test="wsat", params=params)], {}, {})
-    done = Runner(Bundle(tmp_path / "b"), target, engine, NullObserver()).run(record)
+    done = run_entries(tmp_path / "b", target, engine, [SuiteEntry(name="wsat", test="wsat", params=params)])
     return dict(done.test("wsat").metrics)
 
 
@@ -50,7 +48,7 @@ def test_fresh_cliff_and_steady(tmp_path: Path) -> None:
     m = _run(tmp_path, FakeEngine(), runtime_s=600)
     # From a purged drive the fake writes at 100k IOPS until one span is written.
     assert m["fob_iops"] == 100_000.0 and m["fresh_iops"] == 100_000.0
-    assert m["steady_iops_mean"] == 15_000.0
+    assert m["window_iops_mean"] == 15_000.0
     cliff, settled = m["cliff_gb_written"], m["gb_written_to_steady"]
     assert isinstance(cliff, float) and isinstance(settled, float)
     # Half-way down happens after the first span is written and before the steady window.

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import Interrupted
 from ssdlab.measurement import Measurement
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
@@ -25,8 +24,7 @@ def make_bundle(path: Path, entries: Sequence[SuiteEntry] = (QUICK,), spec: str 
                 engine: FakeEngine | None = None) -> Path:
     target = parse_target(spec)
     engine = engine or FakeEngine()
-    record = new_record(target, engine, "quick", list(entries), {}, {})
-    Runner(Bundle(path), target, engine, NullObserver()).run(record)
+    run_entries(path, target, engine, list(entries), suite="quick")
     return path
 
 

@@ -99,19 +99,28 @@ def consistency_metrics(
     tail = series.tail(steady_window_s)
     fresh = fresh_iops(series)
     metrics: dict[str, Metric] = {
-        "steady_window_s": len(tail) * series.period_s,
-        **window_metrics(tail, "steady"),
-        "steady_mb_s": fmean(tail) * block_size_bytes / 1e6,
+        "window_s": len(tail) * series.period_s,
+        **window_metrics(tail, "window"),
+        "window_mb_s": fmean(tail) * block_size_bytes / 1e6,
         "fresh_iops": fresh,
-        "steady_fresh_pct": 100.0 * fmean(tail) / fresh if fresh > 0 else None,
+        "window_fresh_pct": 100.0 * fmean(tail) / fresh if fresh > 0 else None,
         "run_iops_min": min(series.iops),
         "run_iops_max": max(series.iops),
         "run_iops_mean": fmean(series.iops),
         "runtime_s": len(series.iops) * series.period_s,
         "host_gb_written": sum(series.write_bytes) / 1e9,
         "steady_attained": verdict.steady,
+        "steady_rounds_judged": verdict.verdict.rounds_judged,
+        "steady_range_pct": _finite_pct(verdict.verdict.stats.range_pct if verdict.verdict.stats else None),
+        "steady_slope_excursion_pct": _finite_pct(
+            verdict.verdict.stats.slope_excursion_pct if verdict.verdict.stats else None),
         "time_to_steady_s": verdict.time_to_steady_s,
         "steady_detected_s": verdict.detected_at_s,
         "steady_round_s": verdict.round_s,
     }
     return metrics
+
+
+def _finite_pct(value: float | None) -> float | None:
+    """JSON has no infinity: a window averaging zero has no meaningful percentage."""
+    return None if value is None or value == float("inf") else value

@@ -1,7 +1,7 @@
-"""Drive preparation shared by the steady-state methods (DESIGN §3.1-3.3).
+"""Drive preparation and regions shared by the methods (DESIGN §3).
 
-Purge, sequential fill and random torture are built here once so `consistency`, `wsat`,
-`pts-iops` and `trim-validation` prepare a drive the same way. Over-provisioning is a
+Purge, sequential fill, test regions and random-torture rounds are built here once so
+every method prepares a drive the same way. Over-provisioning is a
 shorter span: the whole device is purged, then only the first (100 - op_pct) % is used.
 """
 
@@ -15,7 +15,7 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Measure
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import KIB, MIB, format_size
+from ssdlab.units import GIB, KIB, MIB, format_size
 from ssdlab.workload import Workload
 
 FILL_BLOCK_BYTES = 128 * KIB
@@ -44,13 +44,50 @@ def span_notes(info: TargetInfo, op_pct: float, span: int) -> tuple[str, ...]:
 
 def fill_actions(span: int, passes: int, prefix: str = "fill", seed: int = 1) -> list[Measure]:
     """Sequential 128 KiB QD32 fill of the span, one Measure per pass (PTS WIPC is 2 passes)."""
-    return [
-        Measure(role="precondition", workload=Workload(
-            name=f"{prefix}-p{number}", pattern="write", block_size_bytes=FILL_BLOCK_BYTES,
-            iodepth=FILL_IODEPTH, span_bytes=span, size_bytes=span, seed=seed + number,
-        ))
-        for number in range(1, passes + 1)
-    ]
+    return [fill_action(span, f"{prefix}-p{number}", seed + number) for number in range(1, passes + 1)]
+
+
+def size_label(size_bytes: int) -> str:
+    """4096 -> '4k', 131072 -> '128k', 1048576 -> '1m', 512 -> '512b' (metric-name safe)."""
+    for suffix, factor in (("g", GIB), ("m", MIB), ("k", KIB)):
+        if size_bytes >= factor and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{suffix}"
+    return f"{size_bytes}b"
+
+
+def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tuple[str, ...]]:
+    """The method's region, or half the target when the target is too small for it.
+
+    Half, not all: these methods measure a region on a drive that is mostly empty, and a
+    region as large as the drive would measure a full drive instead.
+    """
+    room = info.capacity_bytes // 2
+    if wanted_bytes <= room:
+        return wanted_bytes, ()
+    region = room - room % SPAN_ALIGN_BYTES
+    if region <= 0:
+        raise UsageError(f"{info.spec}: too small for {what} (needs at least 2 MiB)")
+    note = (
+        f"{what} reduced from {format_size(wanted_bytes)} to {format_size(region)} "
+        f"(half of the {info.capacity_bytes / 1e9:.2f} GB target)"
+    )
+    return region, (note,)
+
+
+def whole_span(info: TargetInfo, span_bytes: int | None) -> int:
+    """The whole target (or the given span), cut to whole MiB so every block size fits."""
+    span = info.capacity_bytes if span_bytes is None else min(span_bytes, info.capacity_bytes)
+    return span - span % SPAN_ALIGN_BYTES
+
+
+def fill_action(span_bytes: int, name: str = "fill", seed: int = 1, block_bytes: int = FILL_BLOCK_BYTES,
+                iodepth: int = FILL_IODEPTH, offset_bytes: int = 0) -> Measure:
+    """Write the region once, sequentially (128 KiB QD32 unless a method says otherwise), so
+    later reads hit written data and later writes meet a used drive."""
+    return Measure(role="precondition", workload=Workload(
+        name=name, pattern="write", block_size_bytes=block_bytes, iodepth=iodepth,
+        offset_bytes=offset_bytes, span_bytes=span_bytes, size_bytes=span_bytes, seed=seed,
+    ))
 
 
 def round_name(prefix: str, number: int) -> str:

@@ -8,15 +8,17 @@ A test is data plus two pure functions: `plan` (target facts -> actions, shown b
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
+from ssdlab.methods.metrics import MetricSet
 from ssdlab.steps import Idle, Purge, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
+from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 Metric = float | int | bool | str | None
@@ -108,13 +110,26 @@ class MethodTest(ABC, Generic[P]):
     def plan(self, params: P, target: TargetInfo) -> TestPlan:
         """Actions for this target; pure, so `ssdlab plan` shows exactly what `run` does."""
 
+    def make_plan(self, params: P, actions: Iterable[Action], notes: Iterable[str] = ()) -> TestPlan:
+        """The plan of this method with these parameters: what every `plan` ends with."""
+        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions), notes=tuple(notes))
+
     def skip(self, params: P, action: Action, done: Mapping[str, Measurement]) -> bool:
         """Whether to leave out an action given what ran so far (early steady-state stop)."""
         return False
 
     @abstractmethod
     def analyze(self, params: P, target: TargetInfo, results: TestResults) -> Metrics:
-        """Flat snake_case metrics with units in their names (_iops, _mb_s, _us, _pct)."""
+        """Flat snake_case metrics with units in their names (_iops, _mb_s, _us, _pct): exactly
+        the ones `metric_specs` declares for these parameters and this target."""
+
+    @abstractmethod
+    def metric_specs(self, params: P, target: TargetInfo) -> MetricSet:
+        """Every metric `analyze` writes, with label, unit and kind (methods/metrics.py)."""
+
+    def verdicts(self, params: P, metrics: Metrics) -> tuple[Verdict, ...]:
+        """The method's yes/no answers, from its metrics; none by default."""
+        return ()
 
 
 class Params(BaseModel):

@@ -20,7 +20,7 @@ from statistics import fmean
 from pydantic import Field, model_validator
 
 from ssdlab.analysis.consistency import RunSeries, consistency_metrics, join_series
-from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS
+from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import (
     done_rounds,
@@ -33,11 +33,24 @@ from ssdlab.methods._prep import (
     usable_span_bytes,
 )
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.metrics import (
+    BYTES,
+    GB,
+    IOPS,
+    MB_S,
+    PCT,
+    SECONDS,
+    Better,
+    MetricSet,
+    MetricSpec,
+    metric_set,
+)
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import KIB
+from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 TORTURE = "torture"
@@ -140,8 +153,92 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     # Headline figures first: progress displays and tables show the first few.
     metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
     metrics.update(run_facts(params, target, series, ran))
-    metrics["steady_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
+    metrics["window_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
     return series, metrics
+
+
+def torture_specs(params: TortureParams) -> list[MetricSpec]:
+    """What consistency and WSAT both report of the torture (analysis/consistency.py)."""
+    w = f"last {params.steady_window_s:g} s"
+    window: Mapping[str, object] = {"window": True}
+
+    def fig(name: str, label: str, unit: str, better: Better | None, dims: Mapping[str, object] = window) -> MetricSpec:
+        return MetricSpec(name, label, unit, better=better, dims=dims)
+
+    return [
+        MetricSpec("window_s", "Analysed window", SECONDS, kind="setting"),
+        fig("window_iops_mean", f"Mean IOPS, {w}", IOPS, "higher"),
+        fig("window_iops_stddev", f"Standard deviation of IOPS, {w}", IOPS, "lower"),
+        fig("window_mean_stddev_ratio", f"Mean / standard deviation, {w}", "", "higher"),
+        fig("window_cv_pct", f"Coefficient of variation, {w}", PCT, "lower"),
+        fig("window_iops_min", f"Slowest second, {w}", IOPS, "higher"),
+        fig("window_iops_max", f"Fastest second, {w}", IOPS, "higher"),
+        fig("window_iops_p1", f"1st percentile of seconds, {w}", IOPS, "higher"),
+        fig("window_iops_p99", f"99th percentile of seconds, {w}", IOPS, "higher"),
+        fig("window_mb_s", f"Throughput, {w}", MB_S, "higher"),
+        fig("fresh_iops", "Fresh drive (first 5 s)", IOPS, "higher", {}),
+        fig("window_fresh_pct", f"{w.capitalize()} as % of fresh", PCT, "higher"),
+        fig("run_iops_min", "Slowest second, whole run", IOPS, "higher", {}),
+        fig("run_iops_max", "Fastest second, whole run", IOPS, "higher", {}),
+        fig("run_iops_mean", "Mean IOPS, whole run", IOPS, "higher", {}),
+        MetricSpec("runtime_s", "Torture time", SECONDS, kind="count"),
+        MetricSpec("host_gb_written", "Host data written", GB, kind="count"),
+        MetricSpec("steady_attained", "Steady state reached (SNIA PTS rule)", kind="verdict"),
+        MetricSpec("steady_rounds_judged", "Rounds judged for steady state", kind="count"),
+        fig("steady_range_pct", "Range of round means in the judged window", PCT, "lower", {}),
+        fig("steady_slope_excursion_pct", "Slope excursion in the judged window", PCT, "lower", {}),
+        fig("time_to_steady_s", "Time to steady state", SECONDS, "lower", {}),
+        MetricSpec("steady_detected_s", "Steady state detected at", SECONDS, kind="count"),
+        MetricSpec("steady_round_s", "Round length for the steady-state rule", SECONDS, kind="setting"),
+        MetricSpec("op_pct", "Extra over-provisioning", PCT, kind="setting"),
+        MetricSpec("span_bytes", "Span written", BYTES, kind="setting"),
+        MetricSpec("span_pct", "Span as % of capacity", PCT, kind="setting"),
+        MetricSpec("rounds_run", "Rounds run (early stop)", kind="count"),
+        MetricSpec("capacity_writes", "Drive capacities written", "times", kind="count"),
+        MetricSpec("fio_ss_attained", "fio's steady-state detector fired", kind="verdict"),
+        fig("window_wa", f"Write amplification, {w} (simulator)", "", "lower"),
+    ]
+
+
+def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
+    """Whether the analysed window is steady state, or why that cannot be said."""
+    runtime, window = metrics.get("runtime_s"), params.steady_window_s
+    judged = metrics.get("steady_rounds_judged")
+    rule = (f"SNIA PTS: over {PTS_WINDOW_ROUNDS} consecutive {params.round_s:g} s rounds, max - min of the round "
+            f"means ≤ {PTS_MAX_RANGE_PCT:g} % of their mean and the least-squares line's excursion ≤ "
+            f"{PTS_MAX_SLOPE_PCT:g} %")
+    figures = {k: metrics.get(k) for k in ("runtime_s", "window_s", "steady_range_pct",
+                                           "steady_slope_excursion_pct", "time_to_steady_s")}
+    base = {"key": "steady_state", "question": "Did the drive reach steady state?", "rule": rule, "figures": figures}
+    if not isinstance(runtime, int | float) or runtime < window or not isinstance(judged, int) \
+            or judged < PTS_WINDOW_ROUNDS:
+        shown = f"{runtime:g} s" if isinstance(runtime, int | float) else "no data"
+        return Verdict(**base, outcome="inconclusive",
+                       summary=f"Too short to judge: figures are for the last {shown}, not steady state",
+                       because=f"the torture ran {shown}; the method judges a {window:g} s window of "
+                               f"{PTS_WINDOW_ROUNDS} rounds of {params.round_s:g} s")
+    if metrics.get("steady_attained"):
+        return Verdict(**base, outcome="yes", summary=f"Steady state from {metrics.get('time_to_steady_s'):g} s",
+                       because=f"range {metrics.get('steady_range_pct'):.1f} %, slope excursion "
+                               f"{metrics.get('steady_slope_excursion_pct'):.1f} % of the mean")
+    return Verdict(**base, outcome="no", summary=f"Not steady: the last {window:g} s are not steady state",
+                   because=_unsteady_because(metrics))
+
+
+def _unsteady_because(metrics: Metrics) -> str:
+    range_pct, slope_pct = metrics.get("steady_range_pct"), metrics.get("steady_slope_excursion_pct")
+    if not isinstance(range_pct, float) or not isinstance(slope_pct, float):
+        return "the round means average zero (the drive stalled)"
+    return (f"in the last window judged the range is {range_pct:.1f} % (limit {PTS_MAX_RANGE_PCT:g} %) and the "
+            f"slope excursion {slope_pct:.1f} % (limit {PTS_MAX_SLOPE_PCT:g} %)")
+
+
+def short_run_notes(params: TortureParams) -> tuple[str, ...]:
+    """A torture shorter than the method's window cannot show steady state: say so in the plan."""
+    if params.runtime_s >= params.steady_window_s:
+        return ()
+    return (f"runtime_s={params.runtime_s:g} is shorter than the {params.steady_window_s:g} s steady-state window: "
+            f"figures will be for the last {params.runtime_s:g} s and cannot be called steady state",)
 
 
 class ConsistencyTest(MethodTest[ConsistencyParams]):
@@ -154,19 +251,24 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         actions: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
         actions += torture_actions(params, span)
-        notes = span_notes(target, params.op_pct, span)
+        notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
         if params.until_steady:
             notes += (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}",)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
 
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
+
+    def metric_specs(self, params: ConsistencyParams, target: TargetInfo) -> MetricSet:
+        return metric_set([*torture_specs(params), MetricSpec("fill_passes", "Sequential fill passes", kind="setting")])
 
     def analyze(self, params: ConsistencyParams, target: TargetInfo, results: TestResults) -> Metrics:
         _, metrics = torture_metrics(params, target, results)
         metrics["fill_passes"] = params.fill_passes
         return metrics
+
+    def verdicts(self, params: ConsistencyParams, metrics: Metrics) -> tuple[Verdict, ...]:
+        return (steady_verdict(params, metrics),)
 
 
 class WsatTest(MethodTest[TortureParams]):
@@ -178,21 +280,31 @@ class WsatTest(MethodTest[TortureParams]):
     def plan(self, params: TortureParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         actions: list[Action] = [Purge(), *torture_actions(params, span)]
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=span_notes(target, params.op_pct, span))
+        return self.make_plan(params, actions, span_notes(target, params.op_pct, span) + short_run_notes(params))
 
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
+
+    def metric_specs(self, params: TortureParams, target: TargetInfo) -> MetricSet:
+        return metric_set([
+            MetricSpec("fob_iops", "Fresh out of box (first 5 s)", IOPS, better="higher"),
+            MetricSpec("gb_written_to_steady", "Host data written before steady state", GB),
+            MetricSpec("cliff_gb_written", "Host data written at the cliff (half-way down)", GB, better="higher"),
+            *torture_specs(params),
+        ])
 
     def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
         series, metrics = torture_metrics(params, target, results)
         return {**wsat_extras(series, metrics), **metrics}
 
+    def verdicts(self, params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
+        return (steady_verdict(params, metrics),)
+
 
 def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
     """Where on the GB-written axis the drive fell off the cliff and settled."""
     gb = series.cumulative_gb_written()
-    fresh, steady = metrics.get("fresh_iops"), metrics.get("steady_iops_mean")
+    fresh, steady = metrics.get("fresh_iops"), metrics.get("window_iops_mean")
     settle = metrics.get("time_to_steady_s")
     out: Metrics = {"fob_iops": fresh, "gb_written_to_steady": None, "cliff_gb_written": None}
     if isinstance(settle, float) and gb:

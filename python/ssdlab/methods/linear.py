@@ -17,8 +17,10 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
 from ssdlab.measurement import Measurement
+from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.methods.sweeps import size_from_text, text_tuple, whole_span
+from ssdlab.methods.metrics import GB, MB_S, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.params import size_from_text, text_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -95,6 +97,29 @@ def peak_region_metrics(m: Measurement, drop_fraction: float) -> Metrics:
     }
 
 
+def pass_specs(direction: PassName) -> list[MetricSpec]:
+    dims = {"direction": direction}
+    return [
+        MetricSpec(f"{direction}_avg_mb_s", f"Linear {direction}: average", MB_S, better="higher",
+                   dims={**dims, "stat": "avg"}),
+        MetricSpec(f"{direction}_min_mb_s", f"Linear {direction}: minimum", MB_S, better="higher",
+                   dims={**dims, "stat": "min"}),
+        MetricSpec(f"{direction}_max_mb_s", f"Linear {direction}: maximum", MB_S, better="higher",
+                   dims={**dims, "stat": "max"}),
+        MetricSpec(f"{direction}_gb", f"Linear {direction}: data moved", GB, kind="count", dims=dims),
+        MetricSpec(f"{direction}_periods", f"Linear {direction}: logged periods", kind="count", dims=dims),
+    ]
+
+
+PEAK_SPECS = (
+    MetricSpec("write_drop_detected", "Write speed drops during the pass", kind="verdict"),
+    MetricSpec("write_peak_region_gb", "Written at peak speed before the drop (cache size)", GB, better="higher"),
+    MetricSpec("write_peak_level_mb_s", "Write speed before the drop", MB_S, better="higher"),
+    MetricSpec("write_after_drop_mb_s", "Write speed after the drop", MB_S, better="higher"),
+    MetricSpec("write_throttled_at_drop", "Thermal throttling at the drop", kind="verdict"),
+)
+
+
 class LinearTest(MethodTest[LinearParams]):
     name = "linear"
     title = "Linear full-capacity write and read (AIDA64-like)"
@@ -113,8 +138,15 @@ class LinearTest(MethodTest[LinearParams]):
         notes: tuple[str, ...] = ()
         if span < target.capacity_bytes - MIB:
             notes = (f"passes cover {span / 1e9:.2f} of {target.capacity_bytes / 1e9:.2f} GB",)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: LinearParams, target: TargetInfo) -> MetricSet:
+        specs = [MetricSpec("span_gb", "Span", GB, kind="setting")]
+        for direction in params.passes:
+            specs += pass_specs(direction)
+            if direction == "write":
+                specs += PEAK_SPECS
+        return metric_set(specs)
 
     def analyze(self, params: LinearParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {"span_gb": whole_span(target, params.span_bytes) / 1e9}

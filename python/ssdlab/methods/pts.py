@@ -18,9 +18,10 @@ from pydantic import Field, field_validator
 
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
 from ssdlab.measurement import Measurement
-from ssdlab.methods._prep import fill_actions, usable_span_bytes
+from ssdlab.methods._prep import fill_actions, size_label, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.methods.sweeps import int_tuple, size_tuple
+from ssdlab.methods.metrics import IOPS, PCT, MetricSet, MetricSpec, block_text, metric_set
+from ssdlab.methods.params import int_tuple, size_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -52,13 +53,17 @@ class PtsIopsParams(Params):
     _sizes = field_validator("block_sizes_bytes", mode="before")(size_tuple)
 
 
-def size_label(size_bytes: int) -> str:
-    """Metric-friendly block size: 512 -> '512b', 4096 -> '4k', 1 MiB -> '1024k'."""
-    return f"{size_bytes // KIB}k" if size_bytes % KIB == 0 else f"{size_bytes}b"
-
-
 def cell_name(round_number: int, cell: Cell) -> str:
     return f"round{round_number:02d}-bs{size_label(cell[0])}-rd{cell[1]}"
+
+
+def cell_metric(cell: Cell) -> str:
+    return f"bs{size_label(cell[0])}_rd{cell[1]}_iops"
+
+
+def cell_tag(cell: Cell) -> str:
+    """Prefix of a tracking cell's steady-state figures."""
+    return f"ss_bs{size_label(cell[0])}_rd{cell[1]}"
 
 
 def cells(params: PtsIopsParams) -> list[Cell]:
@@ -120,13 +125,35 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
             actions += [Measure(group=f"round{number:02d}", workload=cell_workload(params, number, cell, span))
                         for cell in cells(params)]
         notes = (f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)",)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
 
     def skip(self, params: PtsIopsParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         if not params.until_steady or not isinstance(action, Measure) or action.group is None:
             return False
         return common_window(params, done)[0] is not None
+
+    def metric_specs(self, params: PtsIopsParams, target: TargetInfo) -> MetricSet:
+        specs = [
+            MetricSpec("ss_attained", "Steady state reached (SNIA PTS rule)", kind="verdict"),
+            MetricSpec("ss_round", "Round at which steady state was reached", kind="count"),
+            MetricSpec("rounds_run", "Rounds run", kind="count"),
+            MetricSpec("window_first_round", "First round of the measurement window", kind="count"),
+            MetricSpec("window_last_round", "Last round of the measurement window", kind="count"),
+        ]
+        specs += [MetricSpec(cell_metric(cell), f"{block_text(cell[0])} random, {cell[1]} % reads", IOPS,
+                             better="higher", dims={"block_bytes": cell[0], "read_pct": cell[1]})
+                  for cell in cells(params)]
+        for cell in tracking_cells(params):
+            tag, what = cell_tag(cell), f"{block_text(cell[0])} {cell[1]} % reads"
+            specs += [
+                MetricSpec(f"{tag}_window_mean", f"Tracking {what}: window mean", IOPS, better="higher",
+                           dims={"tracking": cell}),
+                MetricSpec(f"{tag}_range_pct", f"Tracking {what}: range in the window", PCT, better="lower",
+                           dims={"tracking": cell}),
+                MetricSpec(f"{tag}_slope_excursion_pct", f"Tracking {what}: slope excursion", PCT, better="lower",
+                           dims={"tracking": cell}),
+            ]
+        return metric_set(specs)
 
     def analyze(self, params: PtsIopsParams, target: TargetInfo, results: TestResults) -> Metrics:
         found = results.measurements
@@ -139,10 +166,10 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
         }
         for cell in cells(params):
             window = [found[n] for r in range(first, last + 1) if (n := cell_name(r, cell)) in found]
-            metrics[f"bs{size_label(cell[0])}_rd{cell[1]}_iops"] = _mean_iops(window)
+            metrics[cell_metric(cell)] = _mean_iops(window)
         for cell, values in tracked_rounds(params, found).items():
             verdict = pts_steady_state(values[first - 1:last], max_rounds=None)
-            tag = f"ss_bs{size_label(cell[0])}_rd{cell[1]}"
+            tag = cell_tag(cell)
             metrics.update({k: v for k, v in verdict_metrics(verdict, tag).items()
                             if k.endswith(("_range_pct", "_slope_excursion_pct", "_window_mean"))})
         return metrics

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ssdlab.methods._prep import fill_action
 from ssdlab.methods.base import (
     Action,
     Measure,
@@ -22,6 +23,7 @@ from ssdlab.methods.base import (
     TestPlan,
     TestResults,
 )
+from ssdlab.methods.metrics import IOPS, MB_S, US, MetricSet, MetricSpec, metric_set
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -81,6 +83,22 @@ def run_name(entry: CdmEntry, direction: str, run: int) -> str:
     return f"{entry.key}-{direction}-r{run}"
 
 
+DIRECTIONS = ("read", "write")
+
+
+def quick_specs(entry: CdmEntry, direction: str) -> list[MetricSpec]:
+    """One CrystalDiskMark cell: MB/s, IOPS, latency and the runs behind them."""
+    dims = {"entry": entry.key, "direction": direction}
+    label = f"{entry.label} {direction}"
+    prefix = f"{entry.key}_{direction}"
+    return [
+        MetricSpec(f"{prefix}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"}),
+        MetricSpec(f"{prefix}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"}),
+        MetricSpec(f"{prefix}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"}),
+        MetricSpec(f"{prefix}_runs", f"{label}: runs", kind="count", dims=dims),
+    ]
+
+
 class QuickTest(MethodTest[QuickParams]):
     name = "quick"
     title = "Quick benchmark (CrystalDiskMark-style)"
@@ -94,15 +112,8 @@ class QuickTest(MethodTest[QuickParams]):
         if size < params.size_bytes:
             notes.append(f"test region reduced to {size // MIB} MiB: the target is smaller")
         common = {"offset_bytes": params.offset_bytes, "span_bytes": size}
-        actions: list[Action] = [
-            Measure(
-                role="precondition",
-                workload=Workload(
-                    name="prepare-fill", pattern="write", block_size_bytes=MIB, iodepth=8,
-                    size_bytes=size, **common,
-                ),
-            )
-        ]
+        # CrystalDiskMark prepares its test file with 1 MiB writes at QD8.
+        actions: list[Action] = [fill_action(size, "prepare-fill", 1, MIB, 8, params.offset_bytes)]
         for entry in profile_entries(params, target):
             for direction, pattern in (("read", entry.pattern_read), ("write", entry.pattern_write)):
                 for run in range(1, params.runs + 1):
@@ -112,16 +123,20 @@ class QuickTest(MethodTest[QuickParams]):
                         jobs=entry.jobs, runtime_s=params.runtime_s, seed=run, **common,
                     )
                     actions.append(Measure(workload=workload))
-        return TestPlan(
-            test=self.name, params=params.model_dump(), actions=tuple(actions),
-            notes=tuple(notes),
-        )
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: QuickParams, target: TargetInfo) -> MetricSet:
+        specs = [MetricSpec("profile", "CrystalDiskMark profile", kind="setting")]
+        for entry in profile_entries(params, target):
+            for direction in DIRECTIONS:
+                specs += quick_specs(entry, direction)
+        return metric_set(specs)
 
     def analyze(self, params: QuickParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {"profile": "nvme" if profile_entries(params, target) is NVME else "standard"}
         pick = max if params.aggregate == "best" else fmean
         for entry in profile_entries(params, target):
-            for direction in ("read", "write"):
+            for direction in DIRECTIONS:
                 runs = [
                     results.measurements[name]
                     for run in range(1, params.runs + 1)

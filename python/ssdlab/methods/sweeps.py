@@ -21,96 +21,36 @@ half the target (so, as in the method, most of the drive stays outside it); plan
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from ssdlab.analysis.sweeps import curve_stats, low_qd_score, point_metrics, smallest_reaching, split_metrics
-from ssdlab.errors import UsageError
+from ssdlab.methods._prep import fill_action, fit_region, size_label, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.metrics import (
+    BYTES,
+    IOPS,
+    MB_S,
+    PCT,
+    MetricSet,
+    MetricSpec,
+    block_text,
+    metric_set,
+    point_specs,
+    split_specs,
+)
+from ssdlab.methods.params import int_tuple, size_from_text
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import GIB, KIB, MIB, format_size, parse_size
+from ssdlab.units import GIB, KIB, MIB, format_size
 from ssdlab.workload import Pattern, Workload
 
-REGION_ALIGN_BYTES = MIB
-FILL_BLOCK_BYTES = 128 * KIB
-FILL_IODEPTH = 32
 MIXED_SHARES_PCT = (100, 80, 60, 40, 20, 0)
 # (sequential, random) pattern for each kind of point in a mixed sweep.
 MIX_PATTERNS: dict[str, tuple[Pattern, Pattern]] = {
     "pure-read": ("read", "randread"), "pure-write": ("write", "randwrite"), "mixed": ("rw", "randrw"),
 }
-
-
-# --- helpers shared with synthetic.py and linear.py -------------------------------------
-
-
-def size_label(size_bytes: int) -> str:
-    """4096 -> '4k', 131072 -> '128k', 1048576 -> '1m', 512 -> '512b' (metric-name safe)."""
-    for suffix, factor in (("g", GIB), ("m", MIB), ("k", KIB)):
-        if size_bytes >= factor and size_bytes % factor == 0:
-            return f"{size_bytes // factor}{suffix}"
-    return f"{size_bytes}b"
-
-
-def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tuple[str, ...]]:
-    """The method's region, or half the target when the target is too small for it.
-
-    Half, not all: these methods measure a region on a drive that is mostly empty, and a
-    region as large as the drive would measure a full drive instead.
-    """
-    room = info.capacity_bytes // 2
-    if wanted_bytes <= room:
-        return wanted_bytes, ()
-    region = room - room % REGION_ALIGN_BYTES
-    if region <= 0:
-        raise UsageError(f"{info.spec}: too small for {what} (needs at least 2 MiB)")
-    note = (
-        f"{what} reduced from {format_size(wanted_bytes)} to {format_size(region)} "
-        f"(half of the {info.capacity_bytes / 1e9:.2f} GB target)"
-    )
-    return region, (note,)
-
-
-def whole_span(info: TargetInfo, span_bytes: int | None) -> int:
-    """The whole target (or the given span), cut to whole MiB so every block size fits."""
-    span = info.capacity_bytes if span_bytes is None else min(span_bytes, info.capacity_bytes)
-    return span - span % REGION_ALIGN_BYTES
-
-
-def fill_action(span_bytes: int, name: str = "fill", seed: int = 1) -> Measure:
-    """Write the region once, sequentially, so later reads hit written data."""
-    return Measure(role="precondition", workload=Workload(
-        name=name, pattern="write", block_size_bytes=FILL_BLOCK_BYTES, iodepth=FILL_IODEPTH,
-        span_bytes=span_bytes, size_bytes=span_bytes, seed=seed,
-    ))
-
-
-def int_tuple(value: Any) -> Any:
-    """Let `--param queue_depths=1,2,4` arrive as text."""
-    if isinstance(value, str):
-        return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
-    return value
-
-
-def text_tuple(value: Any) -> Any:
-    """Let `--param passes=write,read` arrive as text."""
-    if isinstance(value, str):
-        return tuple(part for part in value.replace(" ", "").split(",") if part)
-    return value
-
-
-def size_tuple(value: Any) -> Any:
-    """Let `--param block_sizes_bytes=4k,128k` arrive as text."""
-    if isinstance(value, str):
-        return tuple(parse_size(part) for part in value.replace(" ", "").split(",") if part)
-    return value
-
-
-def size_from_text(value: Any) -> Any:
-    """Let `--param span_bytes=16g` arrive as text, in the units `ssdlab` prints."""
-    return parse_size(value) if isinstance(value, str) else value
 
 
 def mix_label(read_pct: int) -> str:
@@ -151,6 +91,24 @@ def qd_point_name(params: QdSweepParams, kind: Kind, direction: Direction, qd: i
     return f"{qd_prefix(params, kind, direction)}-qd{qd}".replace("_", "-")
 
 
+def qd_curve_label(params: QdSweepParams, kind: Kind, direction: Direction) -> str:
+    """'4 KiB random read' / '128 KiB sequential write'."""
+    block = params.random_block_bytes if kind == "rnd" else params.seq_block_bytes
+    return f"{block_text(block)} {'random' if kind == 'rnd' else 'sequential'} {direction}"
+
+
+def qd_curve_specs(params: QdSweepParams, kind: Kind, direction: Direction) -> list[MetricSpec]:
+    """Each queue depth's point, then the low-QD scores, of one curve."""
+    prefix, label = qd_prefix(params, kind, direction), qd_curve_label(params, kind, direction)
+    dims = {"curve": kind, "direction": direction}
+    specs = [spec for qd in params.queue_depths
+             for spec in point_specs(f"{prefix}_qd{qd}", f"{label}, QD {qd}", {**dims, "qd": qd})]
+    for rate, unit in (("iops", IOPS), ("mb_s", MB_S)):
+        specs.append(MetricSpec(f"{prefix}_score_{rate}", f"{label}: score (mean of QD 1, 2, 4)", unit,
+                                better="higher", dims={**dims, "score": rate}))
+    return specs
+
+
 def _qd_workload(params: QdSweepParams, kind: Kind, direction: Direction, qd: int, span: int) -> Workload:
     return Workload(
         name=qd_point_name(params, kind, direction, qd), pattern=QD_PATTERNS[kind, direction],
@@ -170,8 +128,13 @@ class QdSweepTest(MethodTest[QdSweepParams]):
         actions: list[Action] = [Purge(), fill_action(span, seed=params.seed)]
         for kind, direction in QD_ORDER:
             actions += [Measure(workload=_qd_workload(params, kind, direction, qd, span)) for qd in params.queue_depths]
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: QdSweepParams, target: TargetInfo) -> MetricSet:
+        specs = [MetricSpec("span_bytes", "Test region", BYTES, kind="setting")]
+        for kind, direction in QD_ORDER:
+            specs += qd_curve_specs(params, kind, direction)
+        return metric_set(specs)
 
     def analyze(self, params: QdSweepParams, target: TargetInfo, results: TestResults) -> Metrics:
         span, _ = fit_region(params.span_bytes, target, "test region")
@@ -245,6 +208,21 @@ def mix_workload(params: MixedRandomParams | MixedSeqParams, read_pct: int, span
     )
 
 
+def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Literal["iops", "mb_s"], what: str) -> MetricSet:
+    """Each mix's point and its read/write split, then the curve's average and low."""
+    specs = [MetricSpec("span_bytes", "Span", BYTES, kind="setting")]
+    for pct in params.read_pcts:
+        label, dims = f"{what}, {pct} % reads", {"read_pct": pct}
+        specs += point_specs(mix_label(pct), label, dims) + split_specs(mix_label(pct), label, dims)
+    unit = IOPS if rate == "iops" else MB_S
+    specs += [
+        MetricSpec(f"avg_{rate}", f"{what}: average over the mixes", unit, better="higher", dims={"curve": "avg"}),
+        MetricSpec(f"min_{rate}", f"{what}: lowest mix", unit, better="higher", dims={"curve": "min"}),
+        MetricSpec("min_at_read_pct", f"{what}: read share of the lowest mix", PCT, dims={"curve": "min_at"}),
+    ]
+    return metric_set(specs)
+
+
 def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Literal["iops", "mb_s"]) -> Metrics:
     """Per mix: rates (both directions and each), latency; then the curve's average and low."""
     metrics: Metrics = {}
@@ -275,8 +253,10 @@ class MixedRandomTest(MethodTest[MixedRandomParams]):
         span, notes = fit_region(params.span_bytes, target, "test region")
         actions: list[Action] = [Purge(), fill_action(span, seed=params.seed)]
         actions += [Measure(workload=mix_workload(params, p, span, sequential=False)) for p in params.read_pcts]
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: MixedRandomParams, target: TargetInfo) -> MetricSet:
+        return mixed_specs(params, "iops", f"{block_text(params.block_size_bytes)} random QD {params.iodepth}")
 
     def analyze(self, params: MixedRandomParams, target: TargetInfo, results: TestResults) -> Metrics:
         span, _ = fit_region(params.span_bytes, target, "test region")
@@ -294,8 +274,10 @@ class MixedSeqTest(MethodTest[MixedSeqParams]):
         actions: list[Action] = [fill_action(span, seed=params.seed)] if params.fill else []
         actions += [Measure(workload=mix_workload(params, p, span, sequential=True)) for p in params.read_pcts]
         notes = () if params.fill else ("no fill: expects the drive already written (e.g. by a linear write pass)",)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: MixedSeqParams, target: TargetInfo) -> MetricSet:
+        return mixed_specs(params, "mb_s", f"{block_text(params.block_size_bytes)} sequential QD {params.iodepth}")
 
     def analyze(self, params: MixedSeqParams, target: TargetInfo, results: TestResults) -> Metrics:
         span = whole_span(target, params.span_bytes)
@@ -341,6 +323,15 @@ def transfer_name(block_bytes: int, direction: Direction) -> str:
     return f"bs{size_label(block_bytes)}-{direction}"
 
 
+def transfer_point_specs(block_bytes: int, direction: Direction) -> tuple[MetricSpec, MetricSpec]:
+    """MB/s and IOPS at one transfer size."""
+    label = f"{block_text(block_bytes)} sequential {direction}"
+    dims = {"direction": direction, "block_bytes": block_bytes}
+    name = f"bs{size_label(block_bytes)}_{direction}"
+    return (MetricSpec(f"{name}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"}),
+            MetricSpec(f"{name}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"}))
+
+
 class TransferSweepTest(MethodTest[TransferParams]):
     name = "transfer-sweep"
     title = "Transfer-size sweep (ATTO-like)"
@@ -357,8 +348,23 @@ class TransferSweepTest(MethodTest[TransferParams]):
                 name=transfer_name(block, direction), pattern=direction, block_size_bytes=block,
                 iodepth=params.iodepth, span_bytes=length, size_bytes=length, seed=params.seed,
             )) for direction in self.DIRECTIONS]
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes + size_notes)
+        return self.make_plan(params, actions, notes + size_notes)
+
+    def metric_specs(self, params: TransferParams, target: TargetInfo) -> MetricSet:
+        length, _ = fit_region(params.length_bytes, target, "test length")
+        sizes, _ = transfer_sizes(params, target, length)
+        specs = [MetricSpec("length_bytes", "Test length", BYTES, kind="setting")]
+        for direction in self.DIRECTIONS:
+            specs += [spec for block in sizes for spec in transfer_point_specs(block, direction)]
+            specs += [
+                MetricSpec(f"{direction}_peak_mb_s", f"Peak sequential {direction}", MB_S, better="higher",
+                           dims={"direction": direction, "summary": "peak"}),
+                MetricSpec(f"{direction}_peak_block_bytes", f"Transfer size of the peak {direction}", BYTES,
+                           dims={"direction": direction, "summary": "peak_at"}),
+                MetricSpec(f"{direction}_90pct_block_bytes", f"Smallest transfer size reaching 90 % of peak "
+                           f"{direction}", BYTES, better="lower", dims={"direction": direction, "summary": "90pct"}),
+            ]
+        return metric_set(specs)
 
     def analyze(self, params: TransferParams, target: TargetInfo, results: TestResults) -> Metrics:
         length, _ = fit_region(params.length_bytes, target, "test length")
@@ -369,8 +375,9 @@ class TransferSweepTest(MethodTest[TransferParams]):
             for block in sizes:
                 m = results.measurements.get(transfer_name(block, direction))
                 if m is not None:
-                    metrics[f"bs{size_label(block)}_{direction}_mb_s"] = curve[block] = m.mb_s()
-                    metrics[f"bs{size_label(block)}_{direction}_iops"] = m.iops()
+                    mb_s, iops = transfer_point_specs(block, direction)
+                    metrics[mb_s.name] = curve[block] = m.mb_s()
+                    metrics[iops.name] = m.iops()
             if curve:
                 stats = curve_stats(curve)
                 metrics[f"{direction}_peak_mb_s"] = stats.max

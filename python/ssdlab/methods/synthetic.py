@@ -21,12 +21,16 @@ the figure is combined read + write IOPS.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pydantic import Field, field_validator
 
 from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metrics
 from ssdlab.measurement import Measurement
+from ssdlab.methods._prep import fill_action, fit_region, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.methods.sweeps import fill_action, fit_region, size_from_text, whole_span
+from ssdlab.methods.metrics import BYTES, IOPS, MetricSet, MetricSpec, block_text, metric_set, point_specs, split_specs
+from ssdlab.methods.params import size_from_text
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Pattern, Workload
@@ -48,17 +52,29 @@ class AsSsdParams(Params):
         size_from_text)
 
 
-# (workload name, metric prefix, pattern) of every measured run, in the order AS SSD runs them.
-AS_SSD_RUNS: tuple[tuple[str, str, Pattern], ...] = (
-    ("seq-write", "seq_write", "write"),
-    ("seq-read", "seq_read", "read"),
-    ("rnd4k-write", "rnd4k_write", "randwrite"),
-    ("rnd4k-read", "rnd4k_read", "randread"),
-    ("rnd4k-64t-write", "rnd4k_64t_write", "randwrite"),
-    ("rnd4k-64t-read", "rnd4k_64t_read", "randread"),
-    ("access-read", "access_read", "randread"),
-    ("access-write", "access_write", "randwrite"),
+# (workload name, metric prefix, pattern, label) of every measured run, in the order AS SSD runs them.
+AS_SSD_RUNS: tuple[tuple[str, str, Pattern, str], ...] = (
+    ("seq-write", "seq_write", "write", "Seq write"),
+    ("seq-read", "seq_read", "read", "Seq read"),
+    ("rnd4k-write", "rnd4k_write", "randwrite", "4K write"),
+    ("rnd4k-read", "rnd4k_read", "randread", "4K read"),
+    ("rnd4k-64t-write", "rnd4k_64t_write", "randwrite", "4K-64Thrd write"),
+    ("rnd4k-64t-read", "rnd4k_64t_read", "randread", "4K-64Thrd read"),
+    ("access-read", "access_read", "randread", "Access time read"),
+    ("access-write", "access_write", "randwrite", "Access time write"),
 )
+
+
+def as_ssd_specs() -> MetricSet:
+    specs: list[MetricSpec] = []
+    for _, prefix, _, label in AS_SSD_RUNS:
+        specs += point_specs(prefix, label, {"run": prefix})
+        if prefix.startswith("access"):
+            specs.append(MetricSpec(f"{prefix}_ms", f"{label}: access time", "ms", better="lower",
+                                    dims={"run": prefix, "rate": "access_ms"}))
+    specs += [MetricSpec(f"score_{part}", f"AS SSD score, {part}", "points", better="higher", dims={"score": part})
+              for part in ("read", "write", "total")]
+    return metric_set(specs)
 
 
 def as_ssd_workload(params: AsSsdParams, info: TargetInfo, name: str, pattern: Pattern, region: int) -> Workload:
@@ -111,18 +127,20 @@ class AsSsdTest(MethodTest[AsSsdParams]):
         region, notes = fit_region(params.size_bytes, target, "test region")
         actions: list[Action] = [fill_action(whole_span(target, None), seed=params.seed)] if params.fill else []
         actions += [Measure(workload=as_ssd_workload(params, target, name, pattern, region))
-                    for name, _, pattern in AS_SSD_RUNS]
+                    for name, _, pattern, _ in AS_SSD_RUNS]
         if not params.fill:
             notes += (NO_FILL_NOTE,)
         if target.logical_block_size > params.access_write_block_bytes:
             notes += (f"access-time writes use {target.logical_block_size} B, the target's logical block",)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: AsSsdParams, target: TargetInfo) -> MetricSet:
+        return as_ssd_specs()
 
     def analyze(self, params: AsSsdParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {}
         mb_s: dict[str, float] = {}
-        for name, prefix, _ in AS_SSD_RUNS:
+        for name, prefix, _, _ in AS_SSD_RUNS:
             m = results.measurements.get(name)
             if m is not None:
                 metrics.update(run_metrics(m, prefix))
@@ -160,8 +178,16 @@ class IometerMixedTest(MethodTest[IometerParams]):
             iodepth=params.iodepth, span_bytes=span, runtime_s=params.runtime_s, seed=params.seed,
         )))
         notes = () if params.fill else (NO_FILL_NOTE,)
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=notes)
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: IometerParams, target: TargetInfo) -> MetricSet:
+        label = f"{block_text(params.block_size_bytes)} random, {params.read_pct} % reads, QD {params.iodepth}"
+        rates = [replace(spec, name=spec.name.removeprefix("all_"))
+                 for spec in point_specs("all", label, {}) + split_specs("all", label, {})]
+        return metric_set([
+            MetricSpec("span_bytes", "Span", BYTES, kind="setting"), *rates,
+            MetricSpec("min_period_iops", f"{label}: lowest second", IOPS, better="higher", dims={"rate": "min"}),
+        ])
 
     def analyze(self, params: IometerParams, target: TargetInfo, results: TestResults) -> Metrics:
         m = results.measurements.get(MIXED_RUN)

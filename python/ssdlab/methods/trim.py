@@ -13,9 +13,11 @@ from pydantic import Field
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_actions, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, block_text, metric_set
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import KIB
+from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 CLEAN, AFTER_TRIM, DIRTY = "clean", "after-trim", "dirty"
@@ -70,24 +72,76 @@ class TrimValidationTest(MethodTest[TrimParams]):
         actions += [*dirty_drive(params, span, "1"), trim_step(target, span), seq_write(params, AFTER_TRIM, span)]
         if params.reference:
             actions += [*dirty_drive(params, span, "2"), seq_write(params, DIRTY, span)]
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions),
-                        notes=span_notes(target, params.op_pct, span))
+        return self.make_plan(params, actions, span_notes(target, params.op_pct, span))
+
+    def metric_specs(self, params: TrimParams, target: TargetInfo) -> MetricSet:
+        label = f"{block_text(params.seq_block_size_bytes)} sequential write QD {params.seq_iodepth}"
+        specs = [
+            MetricSpec("clean_mb_s", f"{label}, clean drive", MB_S, better="higher", dims={"state": CLEAN}),
+            MetricSpec("after_trim_mb_s", f"{label}, after torture and TRIM", MB_S, better="higher",
+                       dims={"state": AFTER_TRIM}),
+            MetricSpec("after_trim_pct", "After TRIM as % of clean", PCT, better="higher"),
+        ]
+        if params.reference:
+            specs += [
+                MetricSpec("dirty_mb_s", f"{label}, after torture without TRIM", MB_S, better="higher",
+                           dims={"state": DIRTY}),
+                MetricSpec("dirty_pct", "Without TRIM as % of clean", PCT, better="higher"),
+            ]
+        specs += [
+            MetricSpec("effective_threshold_pct", "Threshold for 'TRIM restores'", PCT, kind="setting"),
+            MetricSpec("op_pct", "Extra over-provisioning", PCT, kind="setting"),
+            MetricSpec("trim_elapsed_s", "Time the TRIM took", SECONDS, better="lower"),
+        ]
+        return metric_set(specs)
 
     def analyze(self, params: TrimParams, target: TargetInfo, results: TestResults) -> Metrics:
         found = results.measurements
         clean, after = _mb_s(found.get(CLEAN)), _mb_s(found.get(AFTER_TRIM))
-        dirty = _mb_s(found.get(DIRTY))
         metrics: Metrics = {
-            "clean_mb_s": clean, "after_trim_mb_s": after, "dirty_mb_s": dirty,
-            "after_trim_pct": _pct(after, clean), "dirty_pct": _pct(dirty, clean),
-            "trim_effective": None if clean is None or after is None
-            else after >= params.effective_pct / 100.0 * clean,
+            "clean_mb_s": clean, "after_trim_mb_s": after, "after_trim_pct": _pct(after, clean),
             "effective_threshold_pct": params.effective_pct, "op_pct": params.op_pct,
         }
+        if params.reference:
+            dirty = _mb_s(found.get(DIRTY))
+            metrics.update({"dirty_mb_s": dirty, "dirty_pct": _pct(dirty, clean)})
         trimmed = results.steps.get("trim-span")
-        if trimmed is not None:
-            metrics["trim_elapsed_s"] = trimmed.elapsed_s
+        metrics["trim_elapsed_s"] = trimmed.elapsed_s if trimmed is not None else None
         return metrics
+
+    def verdicts(self, params: TrimParams, metrics: Metrics) -> tuple[Verdict, ...]:
+        return (trim_verdict(params.effective_pct, metrics),)
+
+
+def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
+    """TRIM restores performance when the drive slowed without it and TRIM brought it back.
+
+    Without a slowdown there is nothing to restore: a drive that writes as fast dirty as
+    clean shows nothing about TRIM, whatever the after-TRIM figure.
+    """
+    after, dirty = metrics.get("after_trim_pct"), metrics.get("dirty_pct")
+    figures = {k: metrics.get(k) for k in ("clean_mb_s", "after_trim_mb_s", "dirty_mb_s", "after_trim_pct",
+                                           "dirty_pct")}
+    rule = (f"restored when after TRIM ≥ {threshold_pct:g} % of clean, and the same torture without TRIM "
+            f"fell below {threshold_pct:g} % (so there was something to restore)")
+    base = {"key": "trim_restores", "question": "Does TRIM restore write performance?", "rule": rule,
+            "figures": figures}
+    if not isinstance(after, float):
+        return Verdict(**base, outcome="inconclusive", summary="No verdict: the writes were not all measured",
+                       because="the clean or the after-TRIM write is missing")
+    if after < threshold_pct:
+        return Verdict(**base, outcome="no", summary=f"TRIM does not restore performance ({after:.0f} % of clean)",
+                       because=f"after TRIM the drive writes at {after:.1f} % of its clean speed")
+    if not isinstance(dirty, float):
+        return Verdict(**base, outcome="inconclusive", summary=f"After TRIM {after:.0f} % of clean, but no reference",
+                       because="the drive was not measured tortured without TRIM, so it is unknown whether "
+                               "there was a slowdown to restore")
+    if dirty >= threshold_pct:
+        return Verdict(**base, outcome="inconclusive", summary="Inconclusive: nothing to restore",
+                       because=f"without TRIM the tortured drive still wrote at {dirty:.1f} % of clean, so the "
+                               "torture left no slowdown for TRIM to undo")
+    return Verdict(**base, outcome="yes", summary=f"TRIM restores performance ({after:.0f} % of clean)",
+                   because=f"without TRIM {dirty:.1f} % of clean, after TRIM {after:.1f} %")
 
 
 def _mb_s(measurement: Measurement | None) -> float | None:

@@ -80,6 +80,10 @@ def terminal_tables(bundle_dir: Path) -> list[RichTable]:
              ("Run status", setup_facts(run)[-1][1])]
     tables = [facts_table(drive_label(run.target), facts)]
     for section in report_sections(bundle, run):
+        if section.verdicts:
+            tables.append(facts_table(f"{section.title}: verdicts", [
+                (v.outcome.upper(), f"{v.summary}. Rule: {v.rule}." + (f" Here: {v.because}." if v.because else ""))
+                for v in section.verdicts]))
         for table in section.tables:
             tables.append(rich_table(table, f"{section.title}: {table.title}"))
         if not section.tables:

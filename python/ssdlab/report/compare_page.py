@@ -13,9 +13,11 @@ from pathlib import Path
 from rich.table import Table as RichTable
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.compare import Comparison, TestComparison
+from ssdlab.compare import Comparison, MetricRow, TestComparison, Value
 from ssdlab.measurement import Measurement
+from ssdlab.methods.quick import quick_specs
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
+from ssdlab.report.contract import format_value
 from ssdlab.report.formatting import MISSING, format_metric, format_pct_change
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
@@ -43,13 +45,18 @@ def comparison_header(c: Comparison) -> tuple[str, ...]:
     return ("metric", *(d.label for d in c.drives), *difference_headers(c))
 
 
+def _cell(row: MetricRow, value: Value) -> str:
+    return format_value(row.spec, value) if row.spec is not None else format_metric(row.name, value)
+
+
 def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
+    """Label (with unit), each drive's value, then Difference % for measured figures only."""
     rows = []
     for row in t.rows:
-        values = [format_metric(row.name, v) if present else MISSING
-                  for v, present in zip(row.values, t.present, strict=True)]
-        diffs = [format_pct_change(d) if row.numeric else "" for d in row.difference_pct]
-        rows.append((row.name, *values, *diffs))
+        values = [_cell(row, v) if present else MISSING for v, present in zip(row.values, t.present, strict=True)]
+        diffs = [format_pct_change(d) if row.compared else "" for d in row.difference_pct]
+        unit = f" ({row.spec.unit})" if row.spec is not None and row.spec.unit else ""
+        rows.append((f"{row.label}{unit}", *values, *diffs))
     return rows
 
 
@@ -82,13 +89,13 @@ def quick_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     """MB/s per CrystalDiskMark entry, one bar per drive, for reads and for writes."""
     values = {row.name: row.values for row in t.rows}
     profiles = dict.fromkeys(str(p) for p in values.get("profile", ()) if p)
-    entries = list(dict.fromkeys(e for p in profiles for e in quick_entries({"profile": p})))
+    entries = list(dict.fromkeys(e for p in profiles for e in quick_entries(p)))
     figures: list[FigureLike] = []
     for direction in DIRECTIONS:
         rows: list[Row] = [
             {"entry": e.label, "drive": d.label, "mb_s": v}
             for e in entries
-            for d, v in zip(c.drives, values.get(f"{e.key}_{direction}_mb_s", ()), strict=False)
+            for d, v in zip(c.drives, values.get(quick_specs(e, direction)[0].name, ()), strict=False)
             if is_number(v)
         ]
         if rows:

@@ -153,23 +153,10 @@ def load_torture_run(bundle: Bundle, record: TestRecord) -> TortureRun | None:
     return TortureRun(record.name, join_series(ran), joined_telemetry(ran), dict(record.metrics))
 
 
-def trim_rows(record: TestRecord) -> list[Row]:
-    """The TRIM table: clean, after TRIM, dirty (no TRIM), each with % of clean."""
-    m = record.metrics
-    clean = m.get("clean_mb_s")
-    rows = []
-    for label, key in (("clean (purged)", "clean_mb_s"), ("after TRIM", "after_trim_mb_s"),
-                       ("dirty, no TRIM", "dirty_mb_s")):
-        value = m.get(key)
-        if isinstance(value, (int, float)):
-            pct = 100.0 * value / clean if isinstance(clean, (int, float)) and clean else None
-            rows.append({"state": label, "mb_s": value, "pct_of_clean": pct})
-    return rows
-
-
 def pts_rows(bundle: Bundle, record: TestRecord) -> tuple[list[Row], list[Row]]:
     """(convergence rows of the tracked cells per round, measurement-window rows per cell)."""
-    from ssdlab.methods.pts import PtsIopsParams, cell_name, cells, size_label, tracking_cells
+    from ssdlab.methods._prep import size_label
+    from ssdlab.methods.pts import PtsIopsParams, cell_metric, cell_name, cells, tracking_cells
 
     params = PtsIopsParams.model_validate(record.params)
     found = bundle.measurements(record)
@@ -181,6 +168,6 @@ def pts_rows(bundle: Bundle, record: TestRecord) -> tuple[list[Row], list[Row]]:
     window = [
         {"bs_kib": bs / 1024, "read_pct": pct, "iops": value}
         for bs, pct in cells(params)
-        if isinstance(value := record.metrics.get(f"bs{size_label(bs)}_rd{pct}_iops"), (int, float))
+        if isinstance(value := record.metrics.get(cell_metric((bs, pct))), (int, float))
     ]
     return convergence, window

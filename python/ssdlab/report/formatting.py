@@ -44,22 +44,31 @@ def format_number(value: float, spec: str = "") -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-def format_metric(name: str, value: Any) -> str:
-    """A metric value as a table cell, without its unit (the column says it)."""
+# Unit -> format spec of the number (the unit is shown beside it, once per column or row).
+UNIT_FORMATS = {"IOPS": ",.0f", "MB/s": ",.1f", "µs": ",.1f", "ms": ",.3f", "%": ",.1f", "GB": ",.2f",
+                "s": ",.1f", "points": ",.0f", "times": ",.2f"}
+# Units whose whole numbers are still shown with decimals (a latency of 80 µs is 80.0).
+FRACTIONAL_UNITS = frozenset({"MB/s", "µs", "ms", "%", "GB"})
+
+
+def format_in_unit(unit: str, value: Any) -> str:
+    """A value as a table cell in its unit, without the unit (the column or row says it)."""
     if value is None:
         return MISSING
     if isinstance(value, bool):
         return "yes" if value else "no"
     if not is_number(value):
         return str(value)
-    if isinstance(value, int) and name.endswith("_bytes"):
-        return format_size(value)
-    if isinstance(value, int) and not any(has_suffix(name, s) for s in ("_mb_s", "_us", "_ms", "_pct", "_gb")):
+    if unit == "bytes":
+        return format_size(int(value))
+    if isinstance(value, int) and unit not in FRACTIONAL_UNITS:
         return f"{value:,d}"
-    for suffix, spec, _ in SUFFIX_FORMATS:
-        if has_suffix(name, suffix):
-            return format_number(float(value), spec)
-    return format_number(value)
+    return format_number(float(value), UNIT_FORMATS.get(unit, ""))
+
+
+def format_metric(name: str, value: Any) -> str:
+    """A metric of a method this ssdlab does not know, by the unit its name ends with."""
+    return format_in_unit("bytes" if name.endswith("_bytes") else metric_unit(name), value)
 
 
 def format_pct_change(value: float | None) -> str:

@@ -9,58 +9,45 @@ WSAT: IOPS against time and against host GB written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
-from ssdlab.report.formatting import MISSING, format_metric
-from ssdlab.report.section_generic import measured, section_title, series_figures, status_notes
+from ssdlab.report.contract import MethodView, format_value, method_view
+from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
-# (label, metric, unit) rows of the steady-state table, headline figures first.
-STEADY_ROWS = (
-    ("steady-state mean", "steady_iops_mean", "IOPS"),
-    ("steady-state stddev", "steady_iops_stddev", "IOPS"),
-    ("mean / stddev", "steady_mean_stddev_ratio", ""),
-    ("coefficient of variation", "steady_cv_pct", "%"),
-    ("min / max (window)", ("steady_iops_min", "steady_iops_max"), "IOPS"),
-    ("p1 / p99 (window)", ("steady_iops_p1", "steady_iops_p99"), "IOPS"),
-    ("fresh (first 5 s)", "fresh_iops", "IOPS"),
-    ("steady as % of fresh", "steady_fresh_pct", "%"),
-    ("steady state reached (PTS rule)", "steady_attained", ""),
-    ("time to steady state", "time_to_steady_s", "s"),
-    ("host data written", "host_gb_written", "GB"),
-    ("span used", "span_pct", "% of capacity"),
-    ("write amplification (window, simulator)", "steady_wa", ""),
-    ("fio steady state (cross-check)", "fio_ss_attained", ""),
+# The rows of the window table, by metric: headline figures first (names are the method's).
+WINDOW_TABLE = (
+    "window_iops_mean", "window_iops_stddev", "window_mean_stddev_ratio", "window_cv_pct", "window_iops_min",
+    "window_iops_max", "window_iops_p1", "window_iops_p99", "fresh_iops", "window_fresh_pct", "steady_attained",
+    "time_to_steady_s", "host_gb_written", "span_pct", "window_wa", "fio_ss_attained",
 )
-WSAT_ROWS = (
-    ("fresh-out-of-box (first 5 s)", "fob_iops", "IOPS"),
-    ("steady-state mean", "steady_iops_mean", "IOPS"),
-    ("steady-state stddev", "steady_iops_stddev", "IOPS"),
-    ("half-way down the cliff at", "cliff_gb_written", "GB written"),
-    ("steady state from", "gb_written_to_steady", "GB written"),
-    ("time to steady state", "time_to_steady_s", "s"),
-    ("host data written", "host_gb_written", "GB"),
-    ("drive capacities written", "capacity_writes", "times"),
-)
+WSAT_TABLE = ("fob_iops", "window_iops_mean", "window_iops_stddev", "cliff_gb_written", "gb_written_to_steady",
+              "time_to_steady_s", "host_gb_written", "capacity_writes")
 
 
-def cell(metrics: Mapping[str, Any], key: str | tuple[str, ...]) -> str:
-    keys = (key,) if isinstance(key, str) else key
-    return " / ".join(format_metric(k, metrics.get(k)) for k in keys)
+def metric_table(view: MethodView, key: str, title: str, names: Sequence[str]) -> Table:
+    """Label, value and unit of each named metric the method declares and the run has."""
+    specs = [spec for name in names if (spec := view.specs.get(name)) is not None and view.value(spec) is not None]
+    body = tuple((spec.label, format_value(spec, view.value(spec)), spec.unit) for spec in specs)
+    return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=body)
 
 
-def metric_table(key: str, title: str, rows: Sequence[tuple[str, Any, str]], metrics: Mapping[str, Any]) -> Table:
-    body = tuple((label, cell(metrics, k), unit) for label, k, unit in rows if cell(metrics, k) != MISSING)
-    return Table(key=key, title=title, header=("", "value", "unit"), rows=body)
+def window_s(view: MethodView) -> float:
+    """The analysed window: what the run had, or the method's window before analysis."""
+    measured_s = view.number("window_s")
+    return measured_s if measured_s is not None else float(view.params.steady_window_s)
 
 
-def window_s(record: TestRecord) -> float:
-    value = record.metrics.get("steady_window_s", record.params.get("steady_window_s", 400.0))
-    return float(value) if isinstance(value, int | float) else 400.0
+def window_title(view: MethodView) -> str:
+    """'Steady state (last 400 s)' only when the window was judged steady."""
+    verdict = next((v for v in view.record.verdicts if v.key == "steady_state"), None)
+    if verdict is not None and verdict.outcome == "yes":
+        return f"Steady state (last {window_s(view):g} s)"
+    return f"Last {window_s(view):g} s (not steady state)" if verdict else f"Last {window_s(view):g} s"
 
 
 def scatter_figures(run: charts.TortureRun, window: float) -> list[FigureLike]:
@@ -88,15 +75,16 @@ def sibling_runs(bundle: Bundle, record: TestRecord) -> list[TestRecord]:
     return [t for t in bundle.load_run().tests if t.test == record.test and t.metrics]
 
 
-def comparison_figures(bundle: Bundle, record: TestRecord) -> list[FigureLike]:
+def comparison_figures(bundle: Bundle, view: MethodView) -> list[FigureLike]:
     """Default and OP variants side by side: only in the first such test's section."""
+    record = view.record
     siblings = sibling_runs(bundle, record)
     if len(siblings) < 2 or siblings[0].name != record.name:
         return []
     runs = [r for r in (charts.load_torture_run(bundle, t) for t in siblings) if r is not None]
-    bars = [{"label": t.name, "mean": t.metrics.get("steady_iops_mean"), "stddev": t.metrics.get("steady_iops_stddev")}
+    bars = [{"label": t.name, "mean": t.metrics.get("window_iops_mean"), "stddev": t.metrics.get("window_iops_stddev")}
             for t in siblings]
-    window = window_s(record)
+    window = window_s(view)
     return [
         Figure(f"{record.name}-variants", "Variants side by side, whole run", charts.side_by_side(runs),
                "Same IOPS scale in every panel, so levels compare directly."),
@@ -107,45 +95,50 @@ def comparison_figures(bundle: Bundle, record: TestRecord) -> list[FigureLike]:
     ]
 
 
-def consistency_caption(record: TestRecord) -> str:
-    p = record.params
-    op = float(p.get("op_pct", 0) or 0)
+def consistency_caption(view: MethodView) -> str:
+    p = view.params
+    op = p.op_pct
     span = f"the first {100 - op:g} % of the purged drive ({op:g} % over-provisioning)" if op else "the full span"
+    data = "incompressible" if not p.compress_pct else f"{p.compress_pct} % compressible"
     return (
-        f"Purge, sequential 128 KiB QD32 fill ({p.get('fill_passes', 1)} pass), then "
-        f"{int(p.get('block_size_bytes', 4096)) // 1024} KiB random writes QD{p.get('iodepth', 32)}, incompressible, "
-        f"over {span} for {float(p.get('runtime_s', 0)):g} s, IOPS logged every second. Steady state: mean and "
-        f"standard deviation of the last {window_s(record):g} s; time to steady state by the SNIA PTS rule on "
-        f"{float(p.get('round_s', 80)):g} s rounds."
+        f"Purge, sequential 128 KiB QD32 fill ({p.fill_passes} pass), then {block_text(p.block_size_bytes)} random "
+        f"writes QD{p.iodepth}, {data}, over {span} for {p.runtime_s:g} s, IOPS logged every second. Figures: mean "
+        f"and standard deviation of the last {window_s(view):g} s; steady state by the SNIA PTS rule on "
+        f"{p.round_s:g} s rounds."
     )
 
 
 def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
+    view = method_view(bundle, record)
+    if view is None:
+        return generic_section(bundle, record)
     run = charts.load_torture_run(bundle, record)
     figures: list[FigureLike] = []
     if run is not None:
-        figures += [*scatter_figures(run, window_s(record)), *telemetry_figure(run)]
-        figures += comparison_figures(bundle, record)
+        figures += [*scatter_figures(run, window_s(view)), *telemetry_figure(run)]
+        figures += comparison_figures(bundle, view)
     else:
         figures += series_figures(record.name, measured(bundle, record))
-    tables = [metric_table(f"{record.name}-steady", "Steady state", STEADY_ROWS, record.metrics)]
-    return Section(key=record.name, title=section_title(record), caption=consistency_caption(record),
+    tables = [metric_table(view, "steady", window_title(view), WINDOW_TABLE)]
+    return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
                    notes=status_notes(record))
 
 
 def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
+    view = method_view(bundle, record)
+    if view is None:
+        return generic_section(bundle, record)
     run = charts.load_torture_run(bundle, record)
     figures: list[FigureLike] = []
     if run is not None:
         figures.append(Figure(f"{record.name}-wsat", "WSAT: IOPS against time and host GB written",
                               charts.wsat_charts(run), "Each dot is one second; right: the same against data written."))
         figures += telemetry_figure(run)
-    tables = [metric_table(f"{record.name}-wsat", "Write saturation", WSAT_ROWS, record.metrics)]
-    p = record.params
-    caption = (f"SNIA PTS write saturation: purge, then {int(p.get('block_size_bytes', 4096)) // 1024} KiB random "
-               f"writes QD{p.get('iodepth', 32)} from the fresh drive for {float(p.get('runtime_s', 0)):g} s, "
-               "no preconditioning, IOPS every second.")
+    tables = [metric_table(view, "wsat", "Write saturation", WSAT_TABLE)]
+    p = view.params
+    caption = (f"SNIA PTS write saturation: purge, then {block_text(p.block_size_bytes)} random writes "
+               f"QD{p.iodepth} from the fresh drive for {p.runtime_s:g} s, no preconditioning, IOPS every second.")
     return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
                    tables=tables if record.metrics else [], figures=figures, notes=status_notes(record))
 

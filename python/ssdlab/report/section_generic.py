@@ -6,14 +6,15 @@ status notes, parameter captions) are shared by the dedicated sections.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
+from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
+from ssdlab.report.contract import MethodView, format_value, method_view
 from ssdlab.report.formatting import MISSING, format_metric, metric_unit
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 from ssdlab.units import format_size
@@ -74,58 +75,48 @@ def params_caption(params: Mapping[str, Any]) -> str:
     return "Parameters: " + ", ".join(format_param(k, v) for k, v in params.items()) + "."
 
 
-# <row>_<column>: rnd4k_read_qd8_iops -> row rnd4k_read_qd8, column iops; plain `iops` -> row "all".
-RATE_COLUMN = r"(?:p\d+(?:_\d+)?_)?lat_us|mb_s|iops"
-RATE_METRIC = re.compile(rf"^(?:(?P<row>.+?)_)?(?P<col>{RATE_COLUMN})$")
-COLUMN_ORDER = ("iops", "mb_s", "lat_us")
+# Columns of the results grid, by the `rate` dimension a method gives its point metrics.
+RATE_COLUMNS = (("iops", "IOPS"), ("mb_s", "MB/s"), ("lat", "mean latency µs"), ("p99", "p99 latency µs"),
+                ("access_ms", "access time ms"), ("min", "slowest second IOPS"))
 
 
-def column_title(column: str) -> str:
-    if column == "iops":
-        return "IOPS"
-    if column == "mb_s":
-        return "MB/s"
-    if column == "lat_us":
-        return "mean latency µs"
-    return f"{column.removesuffix('_lat_us').replace('_', '.')} latency µs"
+def raw_table(record: TestRecord) -> Table:
+    """A method this ssdlab does not know: its metrics as they are named in the bundle."""
+    rows = tuple((name, format_metric(name, value), metric_unit(name)) for name, value in record.metrics.items())
+    return Table(key=f"{record.name}-metrics", title="Metrics", header=("metric", "value", "unit"), rows=rows)
 
 
-def _column_key(column: str) -> tuple[int, float]:
-    if column in COLUMN_ORDER:
-        return (COLUMN_ORDER.index(column), 0.0)
-    return (len(COLUMN_ORDER), float(column.removeprefix("p").removesuffix("_lat_us").replace("_", ".")))
+def row_label(spec: MetricSpec) -> str:
+    return spec.label.split(": ")[0]
 
 
-def split_rate_metrics(metrics: Mapping[str, Any]) -> tuple[dict[str, dict[str, str]], dict[str, Any]]:
-    """(row -> column -> cell) for rate/latency metrics, and every other metric as is."""
-    grid: dict[str, dict[str, str]] = {}
-    other: dict[str, Any] = {}
-    for name, value in metrics.items():
-        match = RATE_METRIC.match(name)
-        if match and not isinstance(value, bool | str):
-            row, column = ("all", name) if re.fullmatch(RATE_COLUMN, name) else (match["row"], match["col"])
-            grid.setdefault(row, {})[column] = format_metric(name, value)
-        else:
-            other[name] = value
-    return grid, other
+def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
+    """One row per measured point, one column per rate (IOPS, MB/s, latency...)."""
+    columns = [(rate, title) for rate, title in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
+    rows: dict[str, dict[object, str]] = {}
+    for spec in specs:
+        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_value(spec, view.value(spec))
+    body = tuple((label, *(cells.get(rate, MISSING) for rate, _ in columns)) for label, cells in rows.items())
+    return Table(key=f"{view.record.name}-metrics", title="Results", header=("", *(t for _, t in columns)), rows=body)
 
 
-def flat_table(key: str, title: str, metrics: Mapping[str, Any]) -> Table:
-    rows = tuple((name, format_metric(name, value), metric_unit(name)) for name, value in metrics.items())
-    return Table(key=key, title=title, header=("metric", "value", "unit"), rows=rows)
+def flat_table(view: MethodView, key: str, title: str, specs: Sequence[MetricSpec]) -> Table:
+    rows = tuple((s.label, format_value(s, view.value(s)), s.unit) for s in specs)
+    return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=rows)
 
 
-def metrics_tables(record: TestRecord) -> list[Table]:
-    """Rates and latencies as a grid (one row per workload point), then the other metrics."""
-    grid, other = split_rate_metrics(record.metrics)
-    if len(grid) < 2:
-        return [flat_table(f"{record.name}-metrics", "Metrics", record.metrics)]
-    columns = sorted({c for cells in grid.values() for c in cells}, key=_column_key)
-    rows = tuple((row, *(cells.get(c, MISSING) for c in columns)) for row, cells in grid.items())
-    tables = [Table(key=f"{record.name}-metrics", title="Results", header=("", *map(column_title, columns)),
-                    rows=rows)]
-    if other:
-        tables.append(flat_table(f"{record.name}-other", "Other metrics", other))
+def metrics_tables(view: MethodView | None, record: TestRecord) -> list[Table]:
+    """The results grid of a method's points, then its other figures, then how it ran."""
+    if view is None:
+        return [raw_table(record)] if record.metrics else []
+    rated = [s for s in view.specs if "rate" in s.dims]
+    figures = [s for s in view.specs if "rate" not in s.dims and s.kind in ("figure", "verdict")]
+    settings = [s for s in view.specs if s.kind in ("setting", "count")]
+    tables = [rate_grid(view, rated)] if rated else []
+    if figures:
+        tables.append(flat_table(view, "figures", "Results" if not rated else "Other figures", figures))
+    if settings:
+        tables.append(flat_table(view, "settings", "How it ran", settings))
     return tables
 
 
@@ -171,7 +162,7 @@ def telemetry_figures(key: str, found: Mapping[str, Measurement]) -> list[Figure
 def generic_section(bundle: Bundle, record: TestRecord) -> Section:
     found = measured(bundle, record)
     figures: list[FigureLike] = [*series_figures(record.name, found), *telemetry_figures(record.name, found)]
-    tables = metrics_tables(record) if record.metrics else []
+    tables = metrics_tables(method_view(bundle, record), record) if record.metrics else []
     return Section(
         key=record.name, title=section_title(record),
         caption=f"{catalogue_summary(record)} {params_caption(record.params)}",

@@ -14,7 +14,9 @@ from ssdlab.analysis.linear import curve_from_series, detect_peak_region
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, pass_name
+from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
 from ssdlab.report.sections import register_section
@@ -61,22 +63,25 @@ CAUSES = {
 }
 
 
-def caption(record: TestRecord) -> str:
-    p, m = record.params, record.metrics
-    start = "After a purge, the" if p.get("purge", True) else "The"
+def caption(view: MethodView) -> str:
+    p, m = view.params, view.record.metrics
+    writes = "write" in p.passes
+    start = "After a purge, the" if p.purge and writes else "The"
     throttled = m.get("write_throttled_at_drop")
     cause = CAUSES[throttled if isinstance(throttled, bool) else None]
-    found = (f"Peak region (shaded): {m['write_peak_region_gb']:.1f} GB written at peak before the rate fell "
-             f"below {100 * float(p.get('drop_fraction', 0.7)):.0f} % of it for good — "
-             f"{cause}."
-             if m.get("write_drop_detected") else "No sustained drop in the write pass.")
-    return (f"{start} drive was written from the first to the last LBA in {int(p.get('block_size_bytes', 0)) >> 20}"
-            f" MiB blocks at QD{p.get('iodepth', 1)}, then read back the same way; rate per "
-            f"{p.get('log_period_s', 1.0):g} s period against the position reached. {found}")
+    region = view.number("write_peak_region_gb")
+    found = (f"Peak region (shaded): {region:.1f} GB written at peak before the rate fell "
+             f"below {100 * p.drop_fraction:.0f} % of it for good — {cause}."
+             if m.get("write_drop_detected") and region is not None else "No sustained drop in the write pass.")
+    what = " and ".join(f"{d} pass" for d in p.passes)
+    return (f"{start} drive was covered from the first to the last LBA ({what}) in {block_text(p.block_size_bytes)}"
+            f" blocks at QD{p.iodepth}; rate per {p.log_period_s:g} s period against the position reached. "
+            + (found if writes else ""))
 
 
 def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
-    if record.test != "linear" or not record.measurements:
+    view = method_view(bundle, record) if record.test == "linear" else None
+    if view is None or not record.measurements:
         return []
     measured = bundle.measurements(record)
     rows: list[Row] = []
@@ -87,16 +92,17 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
             continue
         rows += position_rows(m, direction)
         if direction == "write":
-            found = detect_peak_region(curve_from_series(m.series, "write"),
-                                       float(record.params.get("drop_fraction", 0.7)))
+            found = detect_peak_region(curve_from_series(m.series, "write"), view.params.drop_fraction)
             region = None if found is None else (found.size_gb, found.peak_mb_s)
     return [Figure(f"{record.name}-position", "Linear pass: throughput against position",
-                   position_chart(rows, region), caption(record))]
+                   position_chart(rows, region), caption(view))]
 
 
 def linear_section(bundle: Bundle, record: TestRecord) -> Section:
-    tables = metrics_tables(record) if record.metrics else []
-    return dedicated_section(bundle, record, caption(record), figures(bundle, record), tables)
+    view = method_view(bundle, record)
+    tables = metrics_tables(view, record) if record.metrics else []
+    text = caption(view) if view is not None else f"Method {record.test!r}."
+    return dedicated_section(bundle, record, text, figures(bundle, record), tables)
 
 
 register_section("linear", linear_section)

@@ -8,7 +8,8 @@ and the IOPS matrix as a table.
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods.pts import PtsIopsParams, size_label
+from ssdlab.methods._prep import size_label
+from ssdlab.methods.pts import PtsIopsParams, cell_metric
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.section_generic import section_title, status_notes
@@ -21,7 +22,7 @@ def matrix_table(record: TestRecord, params: PtsIopsParams) -> Table:
     header = ("block size", *(f"{pct} % read" for pct in params.read_pcts))
     rows = tuple(
         (size_label(bs), *(format_metric(k, record.metrics.get(k))
-                           for pct in params.read_pcts if (k := f"bs{size_label(bs)}_rd{pct}_iops")))
+                           for pct in params.read_pcts if (k := cell_metric((bs, pct)))))
         for bs in params.block_sizes_bytes
     )
     m = record.metrics

@@ -7,15 +7,22 @@ are metrics already). Each section registers under its catalogue test; an unfini
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.section_generic import measured, metrics_tables, section_title, series_figures, status_notes
+from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.section_generic import (
+    measured,
+    metrics_tables,
+    row_label,
+    section_title,
+    series_figures,
+    status_notes,
+)
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
 from ssdlab.units import format_size
@@ -24,29 +31,16 @@ WIDTH = 420
 HEIGHT = 240
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 # --- qd-sweep ----------------------------------------------------------------------------
 
-QD_METRIC = re.compile(r"^(rnd|seq)(\w+?)_(read|write)_qd(\d+)_(iops|mb_s)$")
 
-
-def qd_rows(metrics: Mapping[str, Any]) -> list[Row]:
-    """One row per (curve, QD): rnd4k_read_qd8_iops -> {'curve': '4K random read', ...}."""
+def qd_rows(view: MethodView) -> list[Row]:
+    """One row per (curve, QD): IOPS for random curves, MB/s for sequential ones."""
     rows: list[Row] = []
-    for key, value in metrics.items():
-        match = QD_METRIC.match(key)
-        number = _number(value)
-        if not match or number is None:
-            continue
-        kind, size, direction, qd, unit = match.groups()
-        wanted = "iops" if kind == "rnd" else "mb_s"
-        if unit != wanted:
-            continue
-        label = f"{size.upper()} {'random' if kind == 'rnd' else 'sequential'}"
-        rows.append({"kind": kind, "curve": label, "direction": direction, "qd": int(qd), "value": number})
+    for kind, rate in (("rnd", "iops"), ("seq", "mb_s")):
+        for spec, value in view.numbers(curve=kind, rate=rate):
+            rows.append({"kind": kind, "curve": row_label(spec), "direction": spec.dims["direction"],
+                         "qd": spec.dims["qd"], "value": value, "metric": spec.name})
     return sorted(rows, key=lambda r: (r["kind"], r["direction"], r["qd"]))
 
 
@@ -58,42 +52,36 @@ def qd_bars(rows: Sequence[Row], kind: str, y_title: str) -> AltChart:
         xOffset=alt.XOffset("direction:N"),
         y=alt.Y("value:Q", title=y_title),
         color=alt.Color("direction:N", title=None),
-        tooltip=["curve:N", "direction:N", "qd:O", alt.Tooltip("value:Q", format=",.0f")],
+        tooltip=["curve:N", "direction:N", "qd:O", alt.Tooltip("value:Q", format=",.0f"), "metric:N"],
     ).properties(width=WIDTH, height=HEIGHT)
 
 
-def qd_figures(record: TestRecord) -> list[Figure]:
-    rows = qd_rows(record.metrics)
-    p = record.params
-    span = format_size(int(record.metrics.get("span_bytes") or p.get("span_bytes") or 0))
-    qds = ", ".join(str(q) for q in p.get("queue_depths", ()))
-    how = f"at QD {qds}, {p.get('runtime_s', 0):g} s per point, over a {span} region written beforehand"
+def qd_figures(view: MethodView) -> list[Figure]:
+    rows, p, name = qd_rows(view), view.params, view.record.name
+    span = format_size(int(view.number("span_bytes") or p.span_bytes))
+    qds = ", ".join(str(q) for q in p.queue_depths)
+    how = f"at QD {qds}, {p.runtime_s:g} s per point, over a {span} region written beforehand"
     return [
-        Figure(f"{record.name}-random", f"{format_size(int(p.get('random_block_bytes', 4096)))} random IOPS "
-               "by queue depth", qd_bars(rows, "rnd", "IOPS"),
+        Figure(f"{name}-random", f"{block_text(p.random_block_bytes)} random IOPS by queue depth",
+               qd_bars(rows, "rnd", "IOPS"),
                f"Random reads (on written data), then random writes, {how}; the drive was purged first. "
                "Score = mean of QD1, QD2 and QD4."),
-        Figure(f"{record.name}-sequential", f"{format_size(int(p.get('seq_block_bytes', 131072)))} sequential MB/s "
-               "by queue depth", qd_bars(rows, "seq", "MB/s"),
+        Figure(f"{name}-sequential", f"{block_text(p.seq_block_bytes)} sequential MB/s by queue depth",
+               qd_bars(rows, "seq", "MB/s"),
                f"Sequential reads, then sequential writes, {how}. MB/s are decimal (10^6 bytes)."),
     ]
 
 
 # --- mixed sweeps ------------------------------------------------------------------------
 
-MIX_METRIC = re.compile(r"^r(\d+)w(\d+)_(read_|write_)?(iops|mb_s)$")
 
-
-def mix_rows(metrics: Mapping[str, Any], unit: str) -> list[Row]:
+def mix_rows(view: MethodView, rate: str) -> list[Row]:
     """Total, read and write rate at each read share."""
-    rows: list[Row] = []
-    for key, value in metrics.items():
-        match = MIX_METRIC.match(key)
-        number = _number(value)
-        if not match or number is None or match.group(4) != unit:
-            continue
-        part = (match.group(3) or "total_").rstrip("_")
-        rows.append({"read_pct": int(match.group(1)), "part": part, "value": number})
+    rows: list[Row] = [
+        {"read_pct": spec.dims["read_pct"], "part": spec.dims.get("part", "total"), "value": value,
+         "metric": spec.name}
+        for spec, value in view.numbers(rate=rate) if "read_pct" in spec.dims
+    ]
     return sorted(rows, key=lambda r: (r["part"], -r["read_pct"]))
 
 
@@ -104,42 +92,35 @@ def bathtub(rows: Sequence[Row], y_title: str) -> AltChart:
         y=alt.Y("value:Q", title=y_title),
         color=alt.Color("part:N", title=None, sort=["total", "read", "write"]),
         strokeDash=alt.StrokeDash("part:N", legend=None, sort=["total", "read", "write"]),
-        tooltip=["part:N", "read_pct:Q", alt.Tooltip("value:Q", format=",.0f")],
+        tooltip=["part:N", "read_pct:Q", alt.Tooltip("value:Q", format=",.0f"), "metric:N"],
     ).properties(width=WIDTH, height=HEIGHT)
 
 
-def mixed_figures(record: TestRecord) -> list[Figure]:
-    p = record.params
+def mixed_figures(view: MethodView) -> list[Figure]:
+    p, record = view.params, view.record
     random = record.test == "mixed-random"
-    unit, y_title = ("iops", "IOPS") if random else ("mb_s", "MB/s")
-    block = format_size(int(p.get("block_size_bytes", 4096)))
-    steps = ", ".join(f"{x}" for x in p.get("read_pcts", ()))
+    rate, y_title = ("iops", "IOPS") if random else ("mb_s", "MB/s")
+    block = block_text(p.block_size_bytes)
+    steps = ", ".join(f"{x}" for x in p.read_pcts)
     if random:
-        where = f"over a {format_size(int(record.metrics.get('span_bytes') or 0))} region written after a purge"
+        where = f"over a {format_size(int(view.number('span_bytes') or 0))} region written after a purge"
     else:
-        where = "over the whole drive, written beforehand" + ("" if p.get("fill", True) else " by the previous test")
-    caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.get('iodepth')}, {where}; "
-               f"read share {steps} %, {p.get('runtime_s', 0):g} s each. Total, read and write rates.")
+        where = "over the whole drive, written beforehand" + ("" if p.fill else " by the previous test")
+    caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.iodepth}, {where}; "
+               f"read share {steps} %, {p.runtime_s:g} s each. Total, read and write rates.")
     title = f"Mixed {'random' if random else 'sequential'} {block}: rate against read share"
-    return [Figure(f"{record.name}-bathtub", title, bathtub(mix_rows(record.metrics, unit), y_title), caption)]
+    return [Figure(f"{record.name}-bathtub", title, bathtub(mix_rows(view, rate), y_title), caption)]
 
 
 # --- transfer-sweep ----------------------------------------------------------------------
 
-BS_METRIC = re.compile(r"^bs(\d+)([bkmg])_(read|write)_mb_s$")
-UNIT_BYTES = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
-
-def transfer_rows(metrics: Mapping[str, Any]) -> list[Row]:
-    rows: list[Row] = []
-    for key, value in metrics.items():
-        match = BS_METRIC.match(key)
-        number = _number(value)
-        if not match or number is None:
-            continue
-        block = int(match.group(1)) * UNIT_BYTES[match.group(2)]
-        rows.append({"block_bytes": block, "label": format_size(block), "direction": match.group(3),
-                     "mb_s": number})
+def transfer_rows(view: MethodView) -> list[Row]:
+    rows: list[Row] = [
+        {"block_bytes": spec.dims["block_bytes"], "label": block_text(int(str(spec.dims["block_bytes"]))),
+         "direction": spec.dims["direction"], "mb_s": value, "metric": spec.name}
+        for spec, value in view.numbers(rate="mb_s") if "block_bytes" in spec.dims
+    ]
     return sorted(rows, key=lambda r: (r["direction"], r["block_bytes"]))
 
 
@@ -151,18 +132,18 @@ def transfer_chart(rows: Sequence[Row]) -> AltChart:
                               "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'")),
         y=alt.Y("mb_s:Q", title="MB/s"),
         color=alt.Color("direction:N", title=None),
-        tooltip=["label:N", "direction:N", alt.Tooltip("mb_s:Q", format=",.1f")],
+        tooltip=["label:N", "direction:N", alt.Tooltip("mb_s:Q", format=",.1f"), "metric:N"],
     ).properties(width=WIDTH, height=HEIGHT)
 
 
-def transfer_figures(record: TestRecord) -> list[Figure]:
-    p = record.params
-    length = format_size(int(record.metrics.get("length_bytes") or p.get("length_bytes") or 0))
-    caption = (f"Sequential writes of a {length} region at QD{p.get('iodepth')}, each read back, for transfer "
-               f"sizes {format_size(int(p.get('min_block_bytes', 512)))} to "
-               f"{format_size(int(p.get('max_block_bytes', 0)))} (powers of two), after a purge (ATTO-like).")
-    return [Figure(f"{record.name}-sizes", "Throughput by transfer size", transfer_chart(
-        transfer_rows(record.metrics)), caption)]
+def transfer_figures(view: MethodView) -> list[Figure]:
+    p = view.params
+    length = format_size(int(view.number("length_bytes") or p.length_bytes))
+    caption = (f"Sequential writes of a {length} region at QD{p.iodepth}, each read back, for transfer "
+               f"sizes {block_text(p.min_block_bytes)} to {block_text(p.max_block_bytes)} (powers of two), "
+               "after a purge (ATTO-like).")
+    return [Figure(f"{view.record.name}-sizes", "Throughput by transfer size", transfer_chart(
+        transfer_rows(view)), caption)]
 
 
 BUILDERS = {"qd-sweep": qd_figures, "mixed-random": mixed_figures, "mixed-seq": mixed_figures,
@@ -181,7 +162,8 @@ CAPTIONS = {
 def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
     """The figures of one sweep test of a bundle (none for other tests); all from run.json."""
     builder = BUILDERS.get(record.test)
-    return builder(record) if builder and record.metrics else []
+    view = method_view(bundle, record)
+    return builder(view) if builder and view and record.metrics else []
 
 
 def dedicated_section(
@@ -194,7 +176,7 @@ def dedicated_section(
 
 
 def sweep_section(bundle: Bundle, record: TestRecord) -> Section:
-    tables = metrics_tables(record) if record.metrics else []
+    tables = metrics_tables(method_view(bundle, record), record) if record.metrics else []
     return dedicated_section(bundle, record, CAPTIONS[record.test], figures(bundle, record), tables)
 
 

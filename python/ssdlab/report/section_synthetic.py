@@ -8,14 +8,16 @@ IOPS per period over the run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.metrics import block_text
 from ssdlab.methods.synthetic import MIXED_RUN
 from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
@@ -31,29 +33,39 @@ def _fmt(value: Any, unit: str, digits: int = 1) -> str:
     return f"{value:,.{digits}f} {unit}".rstrip()
 
 
-def as_ssd_table(record: TestRecord) -> Table:
-    m, p = record.metrics, record.params
-    rows = [(label, _fmt(m.get(f"{key}_read_mb_s"), "MB/s"), _fmt(m.get(f"{key}_write_mb_s"), "MB/s"))
-            for label, key in AS_SSD_ROWS]
-    rows.append(("Acc.time", _fmt(m.get("access_read_ms"), "ms", 3), _fmt(m.get("access_write_ms"), "ms", 3)))
-    rows.append(("Score", _fmt(m.get("score_read"), "", 0), _fmt(m.get("score_write"), "", 0)))
-    rows.append(("Total score", _fmt(m.get("score_total"), "", 0), ""))
-    region = format_size(int(p.get("size_bytes", 0)))
-    caption = (f"Incompressible data. Seq: {region} in {format_size(int(p.get('seq_block_bytes', 0)))} blocks at "
-               f"QD1. 4K: random QD1, {p.get('runtime_s', 0):g} s. 4K-64Thrd: {p.get('threads')} jobs at QD1 "
-               f"each, {p.get('runtime_s', 0):g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
-               "(written) drive and 512 B random writes in the test region, QD1. Scores by AS SSD's published "
-               "formula from the MB/s figures.")
-    return Table(f"{record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
+def _run_value(view: MethodView, run: str, rate: str) -> float | None:
+    found = view.numbers(run=run, rate=rate)
+    return found[0][1] if found else None
 
 
-def as_ssd_rows(metrics: Mapping[str, Any]) -> list[Row]:
+def _score(view: MethodView, part: str) -> float | None:
+    found = view.numbers(score=part)
+    return found[0][1] if found else None
+
+
+def as_ssd_table(view: MethodView) -> Table:
+    p = view.params
+    rows = [(label, _fmt(_run_value(view, f"{key}_read", "mb_s"), "MB/s"),
+             _fmt(_run_value(view, f"{key}_write", "mb_s"), "MB/s")) for label, key in AS_SSD_ROWS]
+    rows.append(("Acc.time", _fmt(_run_value(view, "access_read", "access_ms"), "ms", 3),
+                 _fmt(_run_value(view, "access_write", "access_ms"), "ms", 3)))
+    rows.append(("Score", _fmt(_score(view, "read"), "", 0), _fmt(_score(view, "write"), "", 0)))
+    rows.append(("Total score", _fmt(_score(view, "total"), "", 0), ""))
+    caption = (f"Incompressible data. Seq: {format_size(p.size_bytes)} in {format_size(p.seq_block_bytes)} blocks at "
+               f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "
+               f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
+               f"(written) drive and {format_size(p.access_write_block_bytes)} random writes in the test region, "
+               "QD1. Scores by AS SSD's published formula from the MB/s figures.")
+    return Table(f"{view.record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
+
+
+def as_ssd_rows(view: MethodView) -> list[Row]:
     rows: list[Row] = []
     for label, key in AS_SSD_ROWS:
         for direction in ("read", "write"):
-            value = metrics.get(f"{key}_{direction}_mb_s")
-            if isinstance(value, int | float):
-                rows.append({"test": label, "direction": direction, "mb_s": float(value)})
+            value = _run_value(view, f"{key}_{direction}", "mb_s")
+            if value is not None:
+                rows.append({"test": label, "direction": direction, "mb_s": value})
     return rows
 
 
@@ -87,41 +99,43 @@ def iometer_chart(rows: Sequence[Row]) -> AltChart:
     ).properties(width=WIDTH, height=HEIGHT)
 
 
-def iometer_figure(bundle: Bundle, record: TestRecord) -> Figure:
-    p, m = record.params, record.metrics
-    caption = (f"{format_size(int(p.get('block_size_bytes', 0)))} random, {p.get('read_pct')} % reads, "
-               f"QD{p.get('iodepth')}, {p.get('runtime_s', 0):g} s over the whole written drive: "
-               f"{_fmt(m.get('iops'), 'IOPS', 0)} combined ({_fmt(m.get('read_iops'), 'read', 0)}, "
-               f"{_fmt(m.get('write_iops'), 'write', 0)}).")
+def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
+    p, record = view.params, view.record
+    totals = {part: _fmt(view.number(name), unit, 0) for part, name, unit in (
+        ("all", "iops", "IOPS"), ("read", "read_iops", "read"), ("write", "write_iops", "write"))}
+    caption = (f"{block_text(p.block_size_bytes)} random, {p.read_pct} % reads, QD{p.iodepth}, {p.runtime_s:g} s over "
+               f"the whole written drive: {totals['all']} combined ({totals['read']}, {totals['write']}).")
     return Figure(f"{record.name}-iops", "Iometer 4K mixed: IOPS over the run",
                   iometer_chart(iometer_rows(bundle, record)), caption)
 
 
 def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
-    if not record.metrics:
+    view = method_view(bundle, record) if record.test in ("as-ssd", "iometer-mixed") else None
+    if view is None or not record.metrics:
         return []
-    if record.test == "as-ssd":
-        table = as_ssd_table(record)
-        return [Figure(f"{record.name}-bars", "AS SSD-like: MB/s", as_ssd_chart(as_ssd_rows(record.metrics)),
+    if view.record.test == "as-ssd":
+        table = as_ssd_table(view)
+        return [Figure(f"{view.record.name}-bars", "AS SSD-like: MB/s", as_ssd_chart(as_ssd_rows(view)),
                        table.caption)]
-    if record.test == "iometer-mixed":
-        return [iometer_figure(bundle, record)]
+    if view.record.test == "iometer-mixed":
+        return [iometer_figure(bundle, view)]
     return []
 
 
-def tables(record: TestRecord) -> list[Table]:
-    return [as_ssd_table(record)] if record.test == "as-ssd" and record.metrics else []
+def tables(bundle: Bundle, record: TestRecord) -> list[Table]:
+    view = method_view(bundle, record) if record.test == "as-ssd" else None
+    return [as_ssd_table(view)] if view is not None and record.metrics else []
 
 
 def as_ssd_section(bundle: Bundle, record: TestRecord) -> Section:
     caption = ("AS SSD Benchmark's procedure on a 1 GiB test region with incompressible data: sequential, "
                "4K QD1, 4K with 64 threads, and access time; scores by AS SSD's published formula.")
-    return dedicated_section(bundle, record, caption, figures(bundle, record), tables(record))
+    return dedicated_section(bundle, record, caption, figures(bundle, record), tables(bundle, record))
 
 
 def iometer_section(bundle: Bundle, record: TestRecord) -> Section:
     caption = "Iometer-style 4 KiB random mix, half reads, at QD32 over the whole written drive; combined IOPS."
-    extra = metrics_tables(record) if record.metrics else []
+    extra = metrics_tables(method_view(bundle, record), record) if record.metrics else []
     return dedicated_section(bundle, record, caption, figures(bundle, record), extra)
 
 

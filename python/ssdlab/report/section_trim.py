@@ -3,50 +3,63 @@
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.report import consistency_charts as charts
-from ssdlab.report.charts import grouped_bars
+from ssdlab.methods.metrics import block_text
+from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY
+from ssdlab.report.charts import Row, grouped_bars
+from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import format_number
-from ssdlab.report.section_generic import measured, section_title, series_figures, status_notes
+from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
+STATES = {CLEAN: "clean (purged)", AFTER_TRIM: "after torture and TRIM", DIRTY: "after torture, no TRIM"}
 
-def trim_table(record: TestRecord) -> Table:
-    rows = tuple(
+
+def trim_rows(view: MethodView) -> list[Row]:
+    """The three writes in the method's order, each with its share of the clean one."""
+    clean = view.numbers(state=CLEAN)
+    base = clean[0][1] if clean else None
+    return [{"state": STATES[str(spec.dims["state"])], "mb_s": value,
+             "pct_of_clean": 100.0 * value / base if base else None}
+            for state in STATES for spec, value in view.numbers(state=state)]
+
+
+def trim_table(view: MethodView, rows: list[Row]) -> Table:
+    cells = tuple(
         (r["state"], format_number(float(r["mb_s"]), ",.1f"),
          "—" if r["pct_of_clean"] is None else format_number(float(r["pct_of_clean"]), ",.1f"))
-        for r in charts.trim_rows(record)
+        for r in rows
     )
-    effective = record.metrics.get("trim_effective")
-    verdict = ("no verdict" if not isinstance(effective, bool)
-               else "TRIM restores performance" if effective else "TRIM does NOT restore performance")
-    threshold = record.metrics.get("effective_threshold_pct", 90.0)
-    return Table(key=f"{record.name}-trim", title=f"Sequential write: {verdict}",
-                 header=("drive state", "MB/s", "% of clean"), rows=rows,
-                 caption=f"Verdict: after-TRIM at least {threshold} % of clean. MB/s are decimal.")
+    verdict = next((v for v in view.record.verdicts if v.key == "trim_restores"), None)
+    title = f"Sequential write: {verdict.summary}" if verdict else "Sequential write by drive state"
+    return Table(key=f"{view.record.name}-trim", title=title, header=("drive state", "MB/s", "% of clean"),
+                 rows=cells, caption=(verdict.rule + ". " if verdict else "") + "MB/s are decimal.")
 
 
-def trim_caption(record: TestRecord) -> str:
-    p = record.params
+def trim_caption(view: MethodView) -> str:
+    p = view.params
+    reference = (" The same torture without TRIM gives the dirty reference." if p.reference else "")
     return (
-        f"{int(p.get('seq_block_size_bytes', 131072)) // 1024} KiB sequential writes QD{p.get('seq_iodepth', 1)} "
-        f"for {float(p.get('seq_runtime_s', 0)):g} s on the purged drive (clean); then fill and "
-        f"{float(p.get('torture_runtime_s', 0)):g} s of 4 KiB QD{p.get('torture_iodepth', 32)} random writes, "
-        "TRIM of the whole span and the sequential write again (after TRIM); the same torture without TRIM "
-        "gives the dirty reference."
+        f"{block_text(p.seq_block_size_bytes)} sequential writes QD{p.seq_iodepth} for {p.seq_runtime_s:g} s on the "
+        f"purged drive (clean); then fill and {p.torture_runtime_s:g} s of {block_text(p.torture_block_size_bytes)} "
+        f"QD{p.torture_iodepth} random writes, TRIM of the whole span and the sequential write again (after TRIM)."
+        + reference
     )
 
 
 def trim_section(bundle: Bundle, record: TestRecord) -> Section:
-    rows = charts.trim_rows(record)
+    view = method_view(bundle, record)
+    if view is None:
+        return generic_section(bundle, record)
+    rows = trim_rows(view)
     figures: list[FigureLike] = []
     if rows:
         bars = [{"state": r["state"], "what": "sequential write", "mb_s": r["mb_s"]} for r in rows]
         figures.append(Figure(f"{record.name}-bars", "Sequential write by drive state",
                               grouped_bars(bars, "state", "", "what", "mb_s", "MB/s"), "MB/s are decimal."))
     figures += series_figures(record.name, measured(bundle, record))
-    tables = [trim_table(record)] if rows else []
-    return Section(key=record.name, title=section_title(record), caption=trim_caption(record),
+    tables = [trim_table(view, rows)] if rows else []
+    return Section(key=record.name, title=section_title(record), caption=trim_caption(view),
                    status=record.status, tables=tables, figures=figures, notes=status_notes(record))
 
 

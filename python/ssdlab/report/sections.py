@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from dataclasses import replace
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.errors import SsdlabError
@@ -65,7 +66,8 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
     try:
-        return section_builder(record.test)(bundle, record)
+        section = section_builder(record.test)(bundle, record)
+        return replace(section, verdicts=record.verdicts) if record.verdicts else section
     except SsdlabError as err:
         return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
                        status=record.status, notes=(f"This section could not be drawn: {err}",))

@@ -49,6 +49,12 @@ figcaption { color: var(--muted); font-size: 13px; max-width: 900px; }
 figcaption a { color: var(--accent); }
 footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); margin-top: 40px; padding-top: 10px; }
 #render-status { display: none; }
+.verdict { margin: 10px 0 14px; padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel); }
+.verdict .outcome { display: inline-block; font-size: 12px; font-weight: 700; text-transform: uppercase; padding: 1px 8px; border-radius: 10px; margin-right: 6px; }
+.verdict.yes .outcome { background: #e3f4e7; color: #1c6b34; }
+.verdict.no .outcome { background: #fbe4e4; color: var(--bad); }
+.verdict.inconclusive .outcome { background: var(--warn-bg); color: var(--warn); }
+.verdict .rule { color: var(--muted); font-size: 13px; margin-top: 4px; }
 </style>
 </head>
 <body>
@@ -86,6 +92,12 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   <h2>{{ rs.section.title }}<span class="status {{ rs.section.status|slug }}">{{ rs.section.status }}</span></h2>
   <p class="caption">{{ rs.section.caption }}</p>
   {% if rs.section.notes %}<ul class="notes">{% for note in rs.section.notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
+  {% for v in rs.section.verdicts %}
+  <div class="verdict {{ v.outcome }}" id="verdict-{{ rs.anchor }}-{{ v.key|slug }}">
+    <span class="outcome">{{ v.outcome }}</span> <strong>{{ v.summary }}</strong>
+    <div class="rule">{{ v.question }} Rule: {{ v.rule }}.{% if v.because %} Here: {{ v.because }}.{% endif %}</div>
+  </div>
+  {% endfor %}
   {% macro tables() %}
   {% for table in rs.section.tables %}
   <h3>{{ table.title }}</h3>

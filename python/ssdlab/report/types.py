@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ssdlab.verdicts import Verdict
+
 # altair's chained builders are untyped; charts are passed on, never inspected.
 AltChart = Any
 
@@ -69,3 +71,4 @@ class Section:
     figures: Sequence[FigureLike] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
     figures_first: bool = False  # charts above the tables (comparisons, where tables are long)
+    verdicts: Sequence[Verdict] = ()  # the method's answers, with rule and figures

@@ -1,0 +1,63 @@
+"""A test record seen through its method: typed parameters and declared metrics.
+
+Sections read parameters through the method's own parameter model (no restated defaults)
+and find metrics by the dimensions the method declares (no patterns over names), so a
+renamed metric or parameter shows up as an error, not as a chart that is silently empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.errors import SsdlabError
+from ssdlab.methods import get_test
+from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.report.formatting import format_in_unit
+from ssdlab.units import is_number
+
+Metric = float | int | bool | str | None
+
+@dataclass(frozen=True)
+class MethodView:
+    record: TestRecord
+    params: Any  # the method's parameter model (a pydantic model of that method's own class)
+    specs: MetricSet
+
+    def value(self, spec: MetricSpec) -> Metric:
+        return self.record.metrics.get(spec.name)
+
+    def numbers(self, **dims: object) -> list[tuple[MetricSpec, float]]:
+        """(spec, value) of the declared figures with these dimensions that have a number."""
+        found = []
+        for spec in self.specs.where(**dims):
+            value = self.value(spec)
+            if is_number(value):
+                found.append((spec, float(value)))
+        return found
+
+    def number(self, name: str) -> float | None:
+        value = self.record.metrics.get(name) if self.specs.get(name) else None
+        return float(value) if is_number(value) else None
+
+
+def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
+    """The record through its method, or None for a method this ssdlab does not know."""
+    try:
+        test = get_test(record.test)
+        params = test.parse_params(record.params)
+        return MethodView(record, params, test.metric_specs(params, bundle.load_run().target))
+    except SsdlabError:
+        return None
+
+
+def format_value(spec: MetricSpec, value: Metric) -> str:
+    """A metric as a table cell, by its declared unit (without the unit: the column says it)."""
+    return format_in_unit(spec.unit, value)
+
+
+def params_of(metrics: Mapping[str, Metric], specs: MetricSet) -> dict[str, Metric]:
+    """The metrics of a record that its method declares as settings."""
+    return {s.name: metrics.get(s.name) for s in specs if s.kind == "setting"}

@@ -1,4 +1,4 @@
-"""Drives side by side: per test, per metric, with a Difference % column (DESIGN §1 "compare").
+"""Drives side by side: per test, per metric, with a Difference % column (docs/architecture.md, "compare").
 
 The comparison model only; report/compare_page.py draws it (terminal tables, HTML page).
 Bundles are read only. The first bundle is the baseline. Runs of a test whose method

@@ -18,7 +18,7 @@ class TargetError(SsdlabError):
 
 
 class SafetyError(SsdlabError):
-    """A write was refused by the safety rules (DESIGN §2)."""
+    """A write was refused by the safety rules (docs/safety.md)."""
 
     exit_code = 3
 

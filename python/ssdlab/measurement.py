@@ -1,4 +1,4 @@
-"""What an engine returns: raw, mergeable measurements (DESIGN §1 "Engine").
+"""What an engine returns: raw, mergeable measurements (docs/architecture.md, "Engine").
 
 Only raw data is stored: counts, byte totals, latency sums and histogram bins, per-period
 series. Rates, means and percentiles are derived on demand, never stored as the truth.

@@ -1,4 +1,4 @@
-"""State-changing actions that are not measurements (DESIGN §1 "Step").
+"""State-changing actions that are not measurements (docs/architecture.md, "Step").
 
 Fills and tortures are Workloads (they are I/O); a Step is what is not: purge, idle,
 write-cache changes. Each engine reads the effect back where it can.

@@ -1,4 +1,4 @@
-"""Suites: ordered tests with the parameters each runs with (DESIGN §1 "Suite").
+"""Suites: ordered tests with the parameters each runs with (docs/architecture.md, "Suite").
 
 Suites are declared as data beside the tests they use (a `SUITES` tuple in a catalogue
 module); the catalogue (ssdlab.methods) collects them and looks them up. Tests appear in

@@ -1,4 +1,4 @@
-"""Binary sizes (KiB, MiB, GiB) as DESIGN §3 uses them, parsed and printed one way."""
+"""Binary sizes (KiB, MiB, GiB) as docs/methods/README.md uses them, parsed and printed one way."""
 
 from __future__ import annotations
 

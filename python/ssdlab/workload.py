@@ -1,4 +1,4 @@
-"""Engine-neutral, immutable descriptions of one I/O job (DESIGN §1 "Workload").
+"""Engine-neutral, immutable descriptions of one I/O job (docs/architecture.md, "Workload").
 
 A Workload says *what* to do; engines decide *how* (fio job file, simulator job).
 Spans are offset + length so over-provisioning is just a shorter span.

@@ -1,4 +1,4 @@
-"""DESIGN §2: in-use devices are refused whatever the flags; others need --destroy and the serial."""
+"""docs/safety.md: in-use devices are refused whatever the flags; others need --destroy and the serial."""
 
 from __future__ import annotations
 

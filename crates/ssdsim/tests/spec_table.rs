@@ -1,4 +1,4 @@
-//! Fresh-drive peaks of every preset against its spec sheet (drives.md), on
+//! Fresh-drive peaks of every preset against its spec sheet (docs/drives.md), on
 //! scaled-down capacities: 128 KiB sequential read/write and 4 KiB random
 //! read/write, all QD32. Prints the table and asserts every figure within 10 %.
 

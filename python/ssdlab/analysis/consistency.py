@@ -1,4 +1,4 @@
-"""Performance-consistency analysis (DESIGN §3.1): per-second IOPS -> steady-state figures.
+"""Performance-consistency analysis (docs/methods/consistency.md): per-second IOPS -> steady-state figures.
 
 A torture run may be one long measurement or many rounds (early stop); either way it is
 joined into one time axis first, so the metrics do not depend on how it was cut.
@@ -62,7 +62,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
 def window_metrics(values: Sequence[float], prefix: str) -> dict[str, Metric]:
     """Mean, spread and extremes of per-period IOPS in one window.
 
-    The ratio is mean / stddev as DESIGN §3.1 defines it (higher = steadier; None for a
+    The ratio is mean / stddev as docs/methods/consistency.md defines it (higher = steadier; None for a
     perfectly flat line); cv_pct is its inverse in percent, the usual spread measure.
     """
     mean = fmean(values)

@@ -1,4 +1,4 @@
-"""Throughput against position for a linear full-capacity pass (DESIGN §3.8, AIDA64-like).
+"""Throughput against position for a linear full-capacity pass (docs/methods/linear.md, AIDA64-like).
 
 A linear pass writes (or reads) the target from the first to the last LBA in one job. Its
 per-period raw counts give, for each period, how far into the target the pass had got and

@@ -1,4 +1,4 @@
-"""The SNIA PTS steady-state rule (DESIGN §3.2) as pure functions over round values.
+"""The SNIA PTS steady-state rule (docs/methods/steady-state.md) as pure functions over round values.
 
 SNIA SSS PTS 2.0.2, §2.1.24 "Steady State": for the tracked variable y over the
 Measurement Window (the last 5 rounds),

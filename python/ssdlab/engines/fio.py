@@ -50,7 +50,7 @@ INSTALL_HINT = "install it with `apt-get install fio`"
 # fio writes its results when told to stop; give it this long before killing it.
 STOP_GRACE_S = 30.0
 PR_SET_PDEATHSIG = 1
-# fio's steady-state detector: 5 one-minute rounds, like the PTS window (DESIGN §3.2).
+# fio's steady-state detector: 5 one-minute rounds, like the PTS window (docs/methods/steady-state.md).
 SS_RULE = "iops_slope:10%"
 SS_DUR_S = 300
 

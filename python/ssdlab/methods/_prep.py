@@ -1,4 +1,4 @@
-"""Drive preparation and regions shared by the methods (DESIGN §3).
+"""Drive preparation and regions shared by the methods (docs/methods/README.md).
 
 Purge, sequential fill, test regions and random-torture rounds are built here once so
 every method prepares a drive the same way. Over-provisioning is a

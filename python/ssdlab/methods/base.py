@@ -1,4 +1,4 @@
-"""A method from the catalogue (DESIGN §3): the actions it needs and how to analyse them.
+"""A method from the catalogue (docs/methods/README.md): the actions it needs and how to analyse them.
 
 A test is data plus two pure functions: `plan` (target facts -> actions, shown by
 `ssdlab plan` before anything runs) and `analyze` (measurements -> flat metrics).

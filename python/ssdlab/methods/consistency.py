@@ -1,4 +1,4 @@
-"""Performance consistency and write saturation (DESIGN §3.1, §3.2).
+"""Performance consistency and write saturation (docs/methods/consistency.md, wsat.md).
 
 `consistency`: purge the whole device, fill the span sequentially, then 4 KiB random
 writes QD32 over the span for an hour, IOPS every second; the last 400 s give the
@@ -324,7 +324,7 @@ def cliff_gb(iops: Sequence[float], gb: Sequence[float], threshold: float, smoot
 
 
 TESTS = (ConsistencyTest(), WsatTest())
-# DESIGN §3.1's 25 % over-provisioning variant: the purged device with a quarter left unused.
+# docs/methods/consistency.md's 25 % over-provisioning variant: the purged device with a quarter left unused.
 CONSISTENCY_OP25 = suite_entry("consistency", name="consistency-op25", op_pct=25)
 VARIANTS = (CONSISTENCY_OP25,)
 SUITES = (

@@ -1,4 +1,4 @@
-"""Linear full-capacity pass, AIDA64-like (DESIGN §3.8).
+"""Linear full-capacity pass, AIDA64-like (docs/methods/linear.md).
 
 Purge (so the write pass starts on an empty drive with its caches free), then write the
 whole span from the first to the last LBA in 1 MiB blocks, then read it back the same way.

@@ -1,4 +1,4 @@
-"""CrystalDiskMark-style quick preset (DESIGN §3.7).
+"""CrystalDiskMark-style quick preset (docs/methods/quick.md).
 
 Each entry runs `runs` times for `runtime_s` seconds over a `size_bytes` test region,
 reads first then writes, like CrystalDiskMark; the region is written once beforehand so

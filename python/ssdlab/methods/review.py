@@ -11,7 +11,7 @@
    (each purges and fills), and trim-validation (purges, writes clean, tortures, TRIMs).
 
 Every test runs with its method's own durations, except that the two consistency runs stop
-at the first steady 400 s window (the SNIA PTS rule, DESIGN §3.2's early stop; at most 25
+at the first steady 400 s window (the SNIA PTS rule, docs/methods/steady-state.md's early stop; at most 25
 rounds of 80 s) instead of always running the hour: `--param until_steady=false` restores it.
 """
 

@@ -1,4 +1,6 @@
-"""Queue-depth, mixed and transfer-size sweeps (DESIGN §3.4-3.6).
+"""Queue-depth, mixed and transfer-size sweeps.
+
+Docs: docs/methods/qd-sweep.md, mixed-random.md, mixed-seq.md, transfer-sweep.md.
 
 `qd-sweep` (AnandTech's 2015-16 client method): purge, write a 16 GiB test region, then
 4 KiB random reads at QD 1-32, 128 KiB sequential reads at QD 1-32, 4 KiB random writes and

@@ -1,4 +1,4 @@
-"""Synthetic presets: AS SSD-like and Iometer's 4K 50/50 mix (DESIGN §3.7, §3.9).
+"""Synthetic presets: AS SSD-like and Iometer's 4K 50/50 mix (docs/methods/as-ssd.md, iometer-mixed.md).
 
 `as-ssd` follows AS SSD Benchmark's published procedure, all with incompressible data on a
 1 GiB test region: Seq (16 MiB blocks, one at a time, write then read the region), 4K

@@ -1,4 +1,4 @@
-"""TRIM validation (DESIGN §3.3).
+"""TRIM validation (docs/methods/trim-validation.md).
 
 Sequence: purge; 128 KiB sequential write QD1 on the clean drive ("clean"); fill and
 random torture; TRIM the whole span; the sequential write again ("after-trim"); then

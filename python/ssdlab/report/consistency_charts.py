@@ -1,4 +1,6 @@
-"""Charts for the steady-state methods (DESIGN §3.1-3.3), built from bundle data only.
+"""Charts for the steady-state methods, built from bundle data only.
+
+Docs: docs/methods/consistency.md, wsat.md, pts-iops.md, trim-validation.md.
 
 Pure builders: plain rows in, altair charts out, so the report and compare can both use
 them. Loaders at the bottom turn a bundle's test records into those rows. Long runs are
@@ -23,7 +25,7 @@ from ssdlab.report.types import AltChart
 MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
 PANEL_WIDTH = 360
 PANEL_HEIGHT = 220
-# Simulator telemetry worth a panel, with axis titles (DESIGN §3.1 "overlay telemetry").
+# Simulator telemetry worth a panel, with axis titles (docs/methods/consistency.md "overlay telemetry").
 TELEMETRY = {"wa": "write amplification", "free_blocks": "free blocks", "temp_c": "temperature °C"}
 
 

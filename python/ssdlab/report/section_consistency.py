@@ -1,4 +1,4 @@
-"""Report sections of `consistency` and `wsat` (DESIGN §3.1, §3.2).
+"""Report sections of `consistency` and `wsat` (docs/methods/consistency.md, wsat.md).
 
 Consistency: the steady-state table, the per-second IOPS scatter for the whole run and
 for the analysed window, simulator telemetry on the same time axis; the first

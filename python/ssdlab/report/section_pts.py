@@ -1,4 +1,4 @@
-"""Report section of `pts-iops` (SNIA PTS IOPS test, DESIGN §3.2).
+"""Report section of `pts-iops` (SNIA PTS IOPS test, docs/methods/steady-state.md).
 
 The PTS report pages: the steady-state convergence plot (tracking variables per round,
 measurement window shaded), the measurement-window IOPS per block size and read share,

@@ -1,4 +1,4 @@
-"""Report section of `trim-validation` (DESIGN §3.3): the TRIM table and the three writes."""
+"""Report section of `trim-validation` (docs/methods/trim-validation.md): the TRIM table and the three writes."""
 
 from __future__ import annotations
 

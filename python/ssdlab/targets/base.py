@@ -1,4 +1,4 @@
-"""Target identity, safety state and the Target interface (DESIGN §1 "Target", §2)."""
+"""Target identity, safety state and the Target interface (docs/architecture.md, "Target", §2)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class Target(ABC):
         return None
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
-        """Raise SafetyError unless writing is allowed (DESIGN §2). Files and sims: always.
+        """Raise SafetyError unless writing is allowed (docs/safety.md). Files and sims: always.
 
         Block devices override this: they need --destroy, the serial confirmed, and no use.
         """

@@ -2,7 +2,7 @@
 
 Identity comes from sysfs, enriched by `nvme id-ctrl` and `smartctl` when they are
 installed. Writes need, every time, a device that nobody uses, `--destroy`, and the
-serial typed back (DESIGN §2); devices without a serial (loop) are confirmed by their
+serial typed back (docs/safety.md); devices without a serial (loop) are confirmed by their
 kernel name instead.
 """
 

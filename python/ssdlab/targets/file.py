@@ -1,6 +1,6 @@
 """`file:PATH[?size=4g]` targets: a scratch file on an existing file system.
 
-A file target never touches anything but its own file (DESIGN §2): it refuses paths that
+A file target never touches anything but its own file (docs/safety.md): it refuses paths that
 exist and are not regular files (directories, devices, symlinks), never creates
 directories, and only ever grows the file it owns.
 """

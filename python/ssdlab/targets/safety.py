@@ -1,4 +1,4 @@
-"""Whether a block device is in use (DESIGN §2): mounted, swap, held by md/dm/LVM, or root.
+"""Whether a block device is in use (docs/safety.md): mounted, swap, held by md/dm/LVM, or root.
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.

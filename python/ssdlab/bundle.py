@@ -11,10 +11,13 @@ Every write is atomic (temp file + rename), so an interrupted run keeps what it 
 from __future__ import annotations
 
 import csv
+import fcntl
 import io
 import json
 import os
 import re
+import socket
+import sys
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -191,6 +194,68 @@ def series_csv_text(measurement: Measurement) -> str:
     return buffer.getvalue()
 
 
+LOCK_FILE = ".lock"
+
+
+class BundleLock:
+    """One run per bundle: an exclusive lock held while a run or a resume writes the bundle.
+
+    The kernel drops the lock when the process ends however it ends, so a bundle that
+    reads "running" while nobody holds its lock was stopped without saving its status.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path / LOCK_FILE
+        self.fd: int | None = None
+
+    def __enter__(self) -> BundleLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder_text(fd)
+            os.close(fd)
+            raise BundleError(f"{self.path.parent} is in use by another ssdlab run ({holder}); wait for it to "
+                              "finish or stop it, then resume") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since_utc": utc_now(),
+                                 "command": " ".join(sys.argv)}).encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _holder_text(fd: int) -> str:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0) or b"{}")
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict) or "pid" not in data:
+        return "holder unknown"
+    return f"pid {data['pid']} on {data.get('host', '?')} since {data.get('since_utc', '?')}: {data.get('command', '')}"
+
+
+def lock_holder(path: Path) -> str | None:
+    """Who holds a bundle's lock now, or None when no run is using it."""
+    try:
+        fd = os.open(path / LOCK_FILE, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder_text(fd)
+    finally:
+        os.close(fd)
+    return None
+
+
 class Bundle:
     """A result bundle directory."""
 
@@ -200,6 +265,9 @@ class Bundle:
     @property
     def run_file(self) -> Path:
         return self.path / RUN_FILE
+
+    def lock(self) -> BundleLock:
+        return BundleLock(self.path)
 
     def raw_dir(self, test: str, action: str) -> Path:
         return self.path / "raw" / test / action

@@ -242,3 +242,14 @@ def test_figures_sharing_a_key_get_their_own_png(tmp_path: Path) -> None:
     taken = [tmp_path / "a-b.png"]
     assert png_path(tmp_path, "a_b", taken) == tmp_path / "a-b-2.png"
     assert png_path(tmp_path, "c", taken) == tmp_path / "c.png"
+
+
+def test_charts_without_data_are_left_out() -> None:
+    import altair as alt
+
+    from ssdlab.report.charts import has_data
+
+    empty = alt.Chart(alt.Data(values=[])).mark_line().encode(x="a:Q", y="b:Q")
+    full = alt.Chart(alt.Data(values=[{"a": 1, "b": 2}])).mark_line().encode(x="a:Q", y="b:Q")
+    assert not has_data(empty.to_dict()) and not has_data(alt.layer(empty, empty).to_dict())
+    assert has_data(full.to_dict()) and has_data(alt.hconcat(empty, full).to_dict())

@@ -72,6 +72,7 @@ def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
         ("transport", _show(info.transport)), ("PCIe link", _link(info)),
         ("write cache", _show(info.write_cache)), ("FUA", _show(info.fua)),
         ("discard", _show(info.discard)), ("power-loss protection", _show(info.plp)),
+        ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
     ]
 
@@ -116,6 +117,8 @@ def plan(
     refusal = run_refusal(tgt, planned)
     if refusal:
         out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)
+    if facts.io_warning:
+        out.print(f"[yellow]warning:[/] {facts.io_warning}", highlight=False)
     for item in planned:
         _print_plan(item, clock)
         if fio:

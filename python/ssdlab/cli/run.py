@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.bundle import LOCK_FILE, Bundle, RunRecord
 from ssdlab.cli.app import (
     ParamOpt,
     SteadyOpt,
@@ -28,7 +28,7 @@ from ssdlab.cli.app import (
 from ssdlab.cli.results import print_tables, write_report
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.engines.base import Engine
-from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, UsageError
+from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, SsdlabError, UsageError
 from ssdlab.planning import select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
@@ -78,10 +78,19 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
     confirmed = confirm_serial(tgt.info(), destroy, yes)
     options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
-    bundle = Bundle(out_dir or default_out(suite_name, tests, spec))
+    return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
+
+
+def check_new_bundle(bundle: Bundle) -> None:
+    """A new run gets a new or empty directory: never mixed into another run or other files."""
     if bundle.run_file.exists():
         raise UsageError(f"{bundle.path} already holds a run; choose another --out or use --resume")
-    return bundle, record, tgt, engine
+    if bundle.path.exists() and not bundle.path.is_dir():
+        raise UsageError(f"--out {bundle.path} is a file; give a directory for the bundle")
+    others = [p.name for p in bundle.path.iterdir() if p.name != LOCK_FILE] if bundle.path.is_dir() else []
+    if others:
+        raise UsageError(f"--out {bundle.path} already holds other files ({', '.join(sorted(others)[:3])}); "
+                         "give a new or empty directory")
 
 
 @app.command()
@@ -109,10 +118,32 @@ def run(
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                              until_steady, destroy, yes, engine_name, out_dir)
-    tgt.prepare()
-    record = _execute(bundle, record, tgt, engine, as_json, no_report)
-    report_path = None if no_report else write_report(bundle)
+    if record.target.io_warning:
+        err.print(f"[yellow]warning:[/] {record.target.io_warning}", highlight=False)
+    if resume is None:
+        check_new_bundle(bundle)  # before the lock puts its file there
+    with bundle.lock():
+        if resume is None and bundle.run_file.exists():  # another run got here first
+            check_new_bundle(bundle)
+        tgt.prepare()
+        record = _execute(bundle, record, tgt, engine, as_json, no_report)
+    report_path = None if no_report else write_report_or_say(bundle)
     _finish(bundle, record, report_path, as_json)
+    if not no_report and report_path is None:
+        raise typer.Exit(2)
+
+
+def write_report_or_say(bundle: Bundle) -> Path | None:
+    """The report, or one line saying why not: a report that cannot be written does not
+    change what the run measured, and the bundle already holds it all."""
+    try:
+        return write_report(bundle)
+    except (SsdlabError, OSError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
+        err.print(f"[red]error:[/] the report could not be written: {reason}{where}; the measurements are in "
+                  f"{bundle.path} — write the report later with `ssdlab report {bundle.path}`", highlight=False)
+        return None
 
 
 def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
@@ -126,7 +157,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
             return runner.run(record)
     except (Interrupted, EngineError, InternalError):
         if not no_report:
-            write_report(bundle)  # an interrupted or failed run still shows what it measured
+            write_report_or_say(bundle)  # an interrupted or failed run still shows what it measured
         raise
     finally:
         failed = runner.display_error or getattr(observer, "error", None)

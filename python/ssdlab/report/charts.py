@@ -112,6 +112,20 @@ def chart_spec(chart: AltChart) -> dict[str, Any]:
     return spec
 
 
+def has_data(spec: Any) -> bool:
+    """Whether any dataset of a (possibly layered or concatenated) spec holds a row: a chart
+    with none draws only empty axes, so it is left out rather than shown."""
+    if isinstance(spec, dict):
+        values = spec.get("values")
+        if isinstance(values, list) and values:
+            return True
+        return any(has_data(v) for k, v in spec.items() if k in ("data", "datasets", "layer", "hconcat",
+                                                                   "vconcat", "concat", "spec"))
+    if isinstance(spec, list):
+        return any(has_data(v) for v in spec)
+    return False
+
+
 def _clean(value: Any) -> Any:
     """NaN and infinities become null, which Vega treats as missing."""
     if isinstance(value, float):

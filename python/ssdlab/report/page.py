@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 
 from ssdlab.bundle import atomic_write_text
-from ssdlab.report.charts import chart_spec, javascript_bundle, spec_json, write_png
+from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.template import PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Section, TableLike
 
@@ -104,6 +104,8 @@ def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
     for section in page.sections:
         figures = []
         for fig in section.figures:
+            if not has_data(chart_spec(fig.chart)):
+                continue  # nothing measured to draw (e.g. a pass too short to log one period)
             png = png_path(charts_dir.resolve(), fig.key, pngs)
             figures.append(_render_figure(fig, len(pngs), png, html_dir))
             pngs.append(png)

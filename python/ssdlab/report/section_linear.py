@@ -29,6 +29,8 @@ MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of the
 def position_rows(m: Measurement, direction: str) -> list[Row]:
     """(GB moved by the middle of the period, MB/s in it) for each period, thinned evenly."""
     curve = curve_from_series(m.series, "read" if direction == "read" else "write")
+    if not len(curve):
+        return []  # too short to log a single period
     starts = (0.0, *curve.end_position_bytes[:-1])
     step = max(1, -(-len(curve) // MAX_POINTS))
     points = list(zip(starts, curve.end_position_bytes, curve.rate_mb_s, strict=True))[::step]

@@ -69,8 +69,12 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
         section = section_builder(record.test)(bundle, record)
         return replace(section, verdicts=record.verdicts) if record.verdicts else section
     except SsdlabError as err:
-        return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
-                       status=record.status, notes=(f"This section could not be drawn: {err}",))
+        reason = str(err)
+    except Exception as err:  # a bug in one section must not cost the reader the whole report
+        reason = f"internal error {type(err).__name__}: {err}; please report it"
+    return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
+                   status=record.status, notes=(f"This section could not be drawn: {reason}",),
+                   verdicts=record.verdicts)
 
 
 def registered_tests() -> tuple[str, ...]:

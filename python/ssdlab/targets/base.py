@@ -49,6 +49,8 @@ class TargetInfo(BaseModel):
     rotational: bool | None = None
     plp: bool | None = None
     safety: SafetyState = SafetyState()
+    # Why direct I/O here would not measure a drive (page cache, RAM), with the fix; None if it does.
+    io_warning: str | None = None
     # Source-specific facts (nvme id-ctrl fields, simulator config) kept for the report.
     extra: dict[str, object] = Field(default_factory=dict)
 

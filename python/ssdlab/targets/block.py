@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo
+from ssdlab.targets.iopath import device_warning
 from ssdlab.targets.safety import safety_state
 from ssdlab.targets.sysinfo import BlockFacts, CommandRunner, SysRoot, block_facts, enrich, run_command
 
@@ -72,6 +73,7 @@ class BlockTarget(Target):
             transport=facts.transport, pcie_link_speed=facts.pcie_link_speed,
             pcie_link_width=facts.pcie_link_width, write_cache=facts.write_cache, fua=facts.fua,
             discard=discard, rotational=facts.rotational, safety=self.safety(),
+            io_warning=device_warning(self.sysroot, self.name),
             extra={"kernel_name": self.name, "disk": facts.disk, **facts.extra},
         )
 

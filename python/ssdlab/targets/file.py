@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ssdlab.errors import TargetError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, parse_size
@@ -139,6 +140,7 @@ class FileTarget(Target):
             physical_block_size=fs_block, transport="file",
             write_cache=facts.write_cache if facts else None, fua=facts.fua if facts else None,
             discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
+            io_warning=file_warning(self.sysroot, fstype, device),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
                    "exists": self.path.exists()},
         )

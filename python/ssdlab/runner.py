@@ -160,9 +160,14 @@ class Runner:
                 bool(record.options.get("destroy")), record.options.get("confirmed_serial")
             )
 
+    def preflight(self, record: RunRecord) -> None:
+        """Everything that could refuse the run, checked before anything is written."""
+        self.authorize(record, self.pending(record))
+
     def run(self, record: RunRecord) -> RunRecord:
         pending = self.pending(record)
         self.authorize(record, pending)
+        self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
         record = record.model_copy(update={"status": "running", "error": None})
         self.bundle.write_run(record)
         self.guard.run_started(pending)
@@ -289,9 +294,8 @@ def run_entries(
     overrides: Mapping[str, Any] | None = None, suite: str | None = None,
     options: Mapping[str, Any] | None = None, observer: RunObserver | None = None,
 ) -> RunRecord:
-    """Plan, prepare the target, run and record some tests in one call (benchmarks, scripts, tests)."""
+    """Plan, run and record some tests in one call (benchmarks, scripts, tests)."""
     record = new_record(target, engine, suite, entries, overrides or {}, options or {})
-    target.prepare()
     return Runner(Bundle(bundle_dir), target, engine, observer or NullObserver()).run(record)
 
 

@@ -39,7 +39,9 @@ def test_prepare_creates_allocated_file(tmp_path: Path) -> None:
 
 def test_prepare_grows_but_never_shrinks(tmp_path: Path) -> None:
     path = tmp_path / "scratch.dat"
-    path.write_bytes(b"x" * 4096)
+    FileTarget.from_spec(f"file:{path}?size=4k").prepare()  # ssdlab's own scratch file
+    with path.open("r+b") as handle:
+        handle.write(b"x" * 4096)
     FileTarget.from_spec(f"file:{path}?size=1m").prepare()
     assert path.stat().st_size == MIB
     assert path.read_bytes()[:4096] == b"x" * 4096  # existing data kept

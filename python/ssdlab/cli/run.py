@@ -42,13 +42,23 @@ def default_out(suite: str | None, tests: list[str], target: str) -> Path:
     return Path("results") / f"{datetime.now():%Y%m%d-%H%M%S}-{label}-{slug}"
 
 
+def confirmation_token(facts: TargetInfo) -> str | None:
+    """What --yes must name: a device's serial (kernel name without one), the path of a file
+    ssdlab did not create; None where no confirmation is needed."""
+    if facts.kind == "block":
+        return facts.serial or str(facts.extra.get("kernel_name") or Path(facts.spec).name)
+    if facts.kind == "file" and facts.extra.get("exists") and not facts.extra.get("owned"):
+        return str(facts.path)
+    return None
+
+
 def confirm_serial(facts: TargetInfo, destroy: bool, yes: str | None) -> str | None:
-    """Block devices: ask for the serial interactively when --yes is not given."""
-    if facts.kind != "block" or not destroy or yes is not None:
+    """Ask for the confirmation token interactively when --destroy is given without --yes."""
+    token = confirmation_token(facts)
+    if token is None or not destroy or yes is not None:
         return yes
     if not sys.stdin.isatty():
-        raise SafetyError(f"{facts.spec}: confirm with --yes=SERIAL (no terminal to ask on)")
-    token = facts.serial or str(facts.extra.get("kernel_name") or Path(facts.spec).name)
+        raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
     return str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
 
 
@@ -122,10 +132,10 @@ def run(
         err.print(f"[yellow]warning:[/] {record.target.io_warning}", highlight=False)
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
+    Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind
     with bundle.lock():
         if resume is None and bundle.run_file.exists():  # another run got here first
             check_new_bundle(bundle)
-        tgt.prepare()
         record = _execute(bundle, record, tgt, engine, as_json, no_report)
     report_path = None if no_report else write_report_or_say(bundle)
     _finish(bundle, record, report_path, as_json)

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ssdlab.errors import TargetError
+from ssdlab.errors import SafetyError, TargetError
 from ssdlab.units import decimal_capacity
 
 TargetKind = Literal["file", "block", "sim", "fake"]
@@ -103,3 +103,15 @@ class Target(ABC):
     def fio_filename(self) -> str:
         """What fio's `filename=` should be; only real targets have one."""
         raise TargetError(f"{self.spec}: {self.kind} targets are not run through fio")
+
+
+def confirm_by_name(spec: str, what: str, token: str, destroy: bool, confirmed: str | None,
+                    also: tuple[str, ...] = ()) -> None:
+    """The explicit confirmation every destructive write needs (docs/safety.md): --destroy and
+    the thing's own name typed back (a drive's serial, a file's path)."""
+    if not destroy:
+        raise SafetyError(f"{what}; add --destroy --yes={token} to confirm")
+    if confirmed is None:
+        raise SafetyError(f"{spec}: confirm with --yes={token}")
+    if confirmed.strip() not in (token, *also):
+        raise SafetyError(f"{spec}: --yes={confirmed.strip()!r} does not match {token!r}")

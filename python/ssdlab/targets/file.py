@@ -7,6 +7,7 @@ directories, and only ever grows the file it owns.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -15,9 +16,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ssdlab.errors import TargetError, UsageError
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.errors import SafetyError, TargetError, UsageError
+from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name
 from ssdlab.targets.iopath import file_warning
+from ssdlab.targets.safety import file_in_use
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, parse_size
@@ -47,6 +49,21 @@ def allocated_bytes(path: Path) -> int:
     return os.stat(path).st_blocks * 512
 
 
+# The mark ssdlab leaves on the scratch files it creates, so it never mistakes someone's file for one.
+OWNED_XATTR = "user.ssdlab.scratch"
+
+
+def mark_owned(path: Path) -> None:
+    """Mark a file as ssdlab's scratch file; on file systems without user xattrs, the next run
+    simply asks for confirmation again."""
+    with contextlib.suppress(OSError):
+        os.setxattr(path, OWNED_XATTR, b"1", follow_symlinks=False)
+
+
+def file_safety(refusal: str | None) -> SafetyState:
+    return SafetyState() if refusal is None else SafetyState(writable=False, reasons=(refusal,))
+
+
 @dataclass
 class FileTarget(Target):
     spec: str
@@ -54,6 +71,7 @@ class FileTarget(Target):
     size_bytes: int = DEFAULT_SIZE
     sysroot: SysRoot = field(default_factory=SysRoot)
     kind = "file"
+    _authorized: bool = field(default=False, repr=False)
 
     @classmethod
     def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> FileTarget:
@@ -90,8 +108,52 @@ class FileTarget(Target):
             kind = "a directory" if stat.S_ISDIR(mode) else "a device or special file"
             raise TargetError(f"{self.spec}: {self.path} is {kind}, not a regular file; ssdlab will not touch it")
 
+    def owned(self) -> bool:
+        """Whether the file is ssdlab's own scratch file (ssdlab marks the files it creates)."""
+        try:
+            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == b"1"
+        except OSError:
+            return False
+
+    def foreign(self) -> bool:
+        """An existing file ssdlab did not create: writing it needs the user's confirmation."""
+        return self.path.exists() and not self.owned()
+
+    def write_refusal(self) -> str | None:
+        reasons = file_in_use(self.sysroot, self.path)
+        if not reasons:
+            return None
+        return (f"{self.spec} is in use ({'; '.join(reasons)}); ssdlab never writes to a file in use, whatever "
+                "the flags; only tests that do not write may run on it (e.g. --test linear-read)")
+
+    def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
+        """Files in use are refused; a file ssdlab did not create needs --destroy and its path."""
+        self._authorized = False
+        refusal = self.write_refusal()
+        if refusal:
+            raise SafetyError(refusal)
+        if self.foreign():
+            confirm_by_name(self.spec, f"{self.path} exists and was not created by ssdlab: writing destroys its "
+                            "contents", str(self.path), destroy, confirmed_serial, also=(self.path.name,))
+        self._authorized = True
+
+    def writes_authorized(self) -> bool:
+        return self._authorized or not self.foreign()
+
     def prepare(self) -> None:
         self.check()
+        if self.foreign() and not self._authorized:
+            self._check_readable_size()  # a read-only test on someone's file: change nothing
+            return
+        self._create_or_grow()
+        mark_owned(self.path)
+
+    def _check_readable_size(self) -> None:
+        if os.stat(self.path).st_size < self.size_bytes:
+            raise TargetError(f"{self.spec}: {self.path} is smaller than size={self.size_bytes}; give a size that "
+                              "fits in the file")
+
+    def _create_or_grow(self) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         try:
             fd = os.open(self.path, flags, 0o644)
@@ -109,11 +171,15 @@ class FileTarget(Target):
             os.close(fd)
 
     def supports_punch_hole(self, fstype: str | None) -> bool | None:
-        """Probe on our own file past its end (touches no data), else go by the fs type."""
+        """Probe on our own file past its end (touches no data, but does update its times),
+        else go by the fs type: someone else's file is not touched at all."""
+        by_type = None if fstype is None else fstype in PUNCH_HOLE_FS
+        if not self.owned():
+            return by_type
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW)
         except OSError:
-            return None if fstype is None else fstype in PUNCH_HOLE_FS
+            return by_type
         try:
             punch_hole(fd, os.fstat(fd).st_size + 4096, 4096)
             return True
@@ -141,7 +207,8 @@ class FileTarget(Target):
             write_cache=facts.write_cache if facts else None, fua=facts.fua if facts else None,
             discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
             io_warning=file_warning(self.sysroot, fstype, device),
+            safety=file_safety(self.write_refusal()),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
-                   "exists": self.path.exists()},
+                   "exists": self.path.exists(), "owned": self.owned()},
         )
 

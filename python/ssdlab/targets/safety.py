@@ -1,10 +1,16 @@
-"""Whether a block device is in use (docs/safety.md): mounted, swap, held by md/dm/LVM, or root.
+"""Whether a block device or a scratch file is in use (docs/safety.md): mounted, swap, held by
+md/dm/LVM, backing the root file system; for files, swap, a loop device's backing file, or open
+for writing by another process.
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
 
 from ssdlab.targets.base import SafetyState
 from ssdlab.targets.sysinfo import (
@@ -15,6 +21,7 @@ from ssdlab.targets.sysinfo import (
     holders_of,
     mount_entries,
     partitions_of,
+    read_attr,
     swap_devices,
 )
 
@@ -57,3 +64,67 @@ def safety_state(root: SysRoot, name: str) -> SafetyState:
         writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),
         holders=tuple(holders), swap=swap, root_device=root_device,
     )
+
+
+def file_in_use(root: SysRoot, path: Path) -> list[str]:
+    """Why a regular file is in use, like a device: swap, a loop device's backing file (which
+    a mounted image is), or open for writing by another process. Empty when it is free."""
+    try:
+        here = os.stat(path)
+    except OSError:
+        return []
+    same = _same_file(here)
+    reasons = [f"{path} is in use as swap" for swap in swap_devices(root) if same(swap)]
+    reasons += [f"{path} backs {loop} (a loop device; an image mounted from it is mounted through it)"
+                for loop, backing in loop_backing_files(root) if same(backing)]
+    reasons += [f"{path} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
+    return reasons
+
+
+def _same_file(here: os.stat_result) -> Callable[[str], bool]:
+    def same(other: str) -> bool:
+        try:
+            there = os.stat(other.removesuffix(" (deleted)"))
+        except OSError:
+            return False
+        return (there.st_dev, there.st_ino) == (here.st_dev, here.st_ino)
+
+    return same
+
+
+def loop_backing_files(root: SysRoot) -> list[tuple[str, str]]:
+    """(loop device, its backing file) for every attached loop device."""
+    found = []
+    for entry in sorted((root.sys / "class" / "block").glob("loop*")):
+        backing = read_attr(entry / "loop" / "backing_file")
+        if backing:
+            found.append((entry.name, backing))
+    return found
+
+
+def writers_of(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """Other processes holding the file open for writing (from /proc/PID/fd and fdinfo flags)."""
+    found = []
+    for proc in root.proc.glob("[0-9]*"):
+        pid = int(proc.name)
+        if pid == os.getpid():
+            continue
+        for fd in _fds(proc):
+            if same(str(fd)) and _opened_for_writing(proc / "fdinfo" / fd.name):
+                found.append((pid, read_attr(proc / "comm") or "?"))
+                break
+    return found
+
+
+def _fds(proc: Path) -> list[Path]:
+    try:
+        return list((proc / "fd").iterdir())
+    except OSError:
+        return []  # gone, or not ours to look at
+
+
+def _opened_for_writing(fdinfo: Path) -> bool:
+    for line in (read_attr(fdinfo) or "").splitlines():
+        if line.startswith("flags:"):
+            return int(line.split()[1], 8) & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR)
+    return False

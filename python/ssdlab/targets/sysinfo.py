@@ -42,6 +42,7 @@ class SysRoot:
     mountinfo: Path = Path("/proc/self/mountinfo")
     swaps: Path = Path("/proc/swaps")
     dev: Path = Path("/dev")
+    proc: Path = Path("/proc")
 
     def block(self, name: str) -> Path:
         return self.sys / "class" / "block" / name

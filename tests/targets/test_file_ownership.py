@@ -1,0 +1,112 @@
+"""A file: target never overwrites a file ssdlab did not create, and never writes one in use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ssdlab.errors import SafetyError
+from ssdlab.targets.file import FileTarget
+
+QUICK = ["--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "--no-report", "--engine", "fake"]
+
+
+def someones_file(tmp_path: Path, size: int = 4 << 20) -> Path:
+    path = tmp_path / "thesis.img"
+    path.write_bytes(b"precious" * (size // 8))
+    return path
+
+
+def test_a_file_ssdlab_did_not_create_needs_destroy_and_its_path(tmp_path: Path, cli: Callable) -> None:
+    path = someones_file(tmp_path)
+    before = path.read_bytes()
+    spec = f"file:{path}?size=4m"
+    for extra, needle in (([], "--destroy --yes="), (["--destroy"], "confirm with --yes="),
+                          (["--destroy", "--yes=other.img"], "does not match")):
+        result = cli("run", spec, *QUICK, "--out", str(tmp_path / f"b{len(extra)}"), *extra)
+        assert result.code == 3 and needle in result.stderr and "Traceback" not in result.stderr
+        assert not (tmp_path / f"b{len(extra)}").exists()  # refused before anything was written
+    assert path.read_bytes() == before
+    done = cli("run", spec, *QUICK, "--out", str(tmp_path / "ok"), "--destroy", f"--yes={path}")
+    assert done.code == 0, done.stderr
+    assert FileTarget.from_spec(spec).owned()  # written with consent: ssdlab's scratch file now
+    assert cli("run", spec, *QUICK, "--out", str(tmp_path / "again")).code == 0  # no confirmation needed
+
+
+def test_reads_on_someones_file_change_nothing(tmp_path: Path, cli: Callable) -> None:
+    path = someones_file(tmp_path)
+    before, mtime = path.read_bytes(), path.stat().st_mtime_ns
+    result = cli("run", f"file:{path}?size=4m", "--test", "linear-read", "--engine", "fake", "--no-report",
+                 "--out", str(tmp_path / "b"))
+    assert result.code == 0, result.stderr
+    assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime and not FileTarget.from_spec(
+        f"file:{path}?size=4m").owned()
+
+
+def test_a_file_smaller_than_size_is_not_grown_without_consent(tmp_path: Path, cli: Callable) -> None:
+    path = someones_file(tmp_path, 1 << 20)
+    result = cli("run", f"file:{path}?size=4m", "--test", "linear-read", "--engine", "fake", "--no-report",
+                 "--out", str(tmp_path / "b"))
+    assert result.code == 2 and "smaller than size=" in result.stderr
+    assert path.stat().st_size == 1 << 20
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Callable[[Path], None]]:
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def open_for_writing(path: Path) -> None:
+        code = f"import time; f = open({str(path)!r}, 'r+b'); print('open', flush=True); time.sleep(60)"
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stdout.readline() == b"open\n"
+        procs.append(proc)
+
+    yield open_for_writing
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_file_open_for_writing_elsewhere_is_refused(tmp_path: Path, writer: Callable[[Path], None],
+                                                      cli: Callable) -> None:
+    path = tmp_path / "scratch.img"
+    FileTarget.from_spec(f"file:{path}?size=4m").prepare()  # ours, but busy
+    writer(path)
+    target = FileTarget.from_spec(f"file:{path}?size=4m")
+    assert "open for writing by pid" in (target.write_refusal() or "")
+    with pytest.raises(SafetyError, match="in use"):
+        target.authorize_writes(True, str(path))
+    result = cli("run", f"file:{path}?size=4m", *QUICK, "--out", str(tmp_path / "b"))
+    assert result.code == 3 and "open for writing by pid" in result.stderr
+    assert "IN USE" in cli("info", f"file:{path}?size=4m").stdout
+
+
+@pytest.mark.root
+def test_a_loop_backing_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "image.bin"
+    FileTarget.from_spec(f"file:{path}?size=8m").prepare()
+    device = subprocess.run(["losetup", "-f", "--show", str(path)], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    try:
+        refusal = FileTarget.from_spec(f"file:{path}?size=8m").write_refusal() or ""
+        assert f"backs {Path(device).name}" in refusal
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+@pytest.mark.root
+def test_a_swap_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "swapfile"
+    FileTarget.from_spec(f"file:{path}?size=16m").prepare()
+    path.chmod(0o600)
+    subprocess.run(["mkswap", str(path)], check=True, capture_output=True)
+    if subprocess.run(["swapon", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("swapon is not allowed here")
+    try:
+        assert "in use as swap" in (FileTarget.from_spec(f"file:{path}?size=16m").write_refusal() or "")
+    finally:
+        subprocess.run(["swapoff", str(path)], check=False)

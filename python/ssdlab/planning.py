@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
 from ssdlab.methods import get_entry, get_suite, get_test
@@ -63,7 +65,30 @@ def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any])
 
 def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -> TestPlan:
     test = get_test(entry.test)
-    return test.plan(test.parse_params(params), info)
+    try:
+        return test.plan(test.parse_params(params), info)
+    except ValidationError as err:  # parameters each valid, together impossible on this target
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise UsageError(f"test {entry.name}: these parameters give an impossible job on {info.spec} "
+                         f"({where}: {first['msg']}); change them") from None
+
+
+def check_workloads(info: TargetInfo, name: str, plan: TestPlan) -> None:
+    """What a parameter's own bounds cannot know: does each job fit this target?"""
+    for action in plan.actions:
+        if not isinstance(action, Measure):
+            continue
+        w = action.workload
+        if w.block_size_bytes % info.logical_block_size:
+            raise UsageError(
+                f"test {name}: {w.name} uses {w.block_size_bytes} B blocks, not a multiple of the target's "
+                f"logical block size ({info.logical_block_size} B); give a multiple of {info.logical_block_size} B"
+            )
+        try:
+            w.resolve_span(info.capacity_bytes)
+        except UsageError as err:
+            raise UsageError(f"test {name}: {err}") from None
 
 
 def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) -> None:
@@ -110,6 +135,7 @@ def plan_run(
     for entry in entries:
         params = resolve_params(entry, overrides)
         plan = plan_entry(entry, params, info)
+        check_workloads(info, entry.name, plan)
         if engine is not None:
             check_engine(engine, info, entry.name, plan)
         planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=plan_estimate_s(plan, info)))

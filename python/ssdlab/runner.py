@@ -20,7 +20,14 @@ from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Action, Measure, TestPlan, TestResults
-from ssdlab.planning import check_engine, check_overrides, estimate_action_s, resolve_params
+from ssdlab.planning import (
+    check_engine,
+    check_overrides,
+    check_workloads,
+    estimate_action_s,
+    plan_entry,
+    resolve_params,
+)
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
@@ -145,8 +152,8 @@ class Runner:
         for test_record in record.tests:
             if test_record.status == "complete":
                 continue
-            test = get_test(test_record.test)
-            plan = test.plan(test.parse_params(test_record.params), info)
+            plan = plan_entry(SuiteEntry(name=test_record.name, test=test_record.test), test_record.params, info)
+            check_workloads(info, test_record.name, plan)
             check_engine(self.engine, info, test_record.name, plan)
             start = resume_point(plan.actions, len(test_record.action_outcomes), self.target.keeps_state())
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)

@@ -16,13 +16,20 @@ _SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
 _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
+# 1 EiB: beyond any drive; every engine's offsets stay within 64 bits.
+MAX_SIZE_BYTES = 1 << 60
+
+
 def parse_size(text: str) -> int:
-    """'4k', '128KiB', '1g', '512' -> bytes (binary multiples)."""
+    """'4k', '128KiB', '1g', '512' -> bytes (binary multiples), at most MAX_SIZE_BYTES."""
     match = _SIZE_RE.match(text)
     if not match:
         raise UsageError(f"bad size {text!r}: use a number with an optional k/m/g/t suffix, e.g. 4k or 1g")
     number, suffix = match.groups()
-    return int(float(number) * _SUFFIX[suffix.lower()])
+    size = int(float(number) * _SUFFIX[suffix.lower()])
+    if size > MAX_SIZE_BYTES:
+        raise UsageError(f"size {text!r} is larger than any drive (at most 1 EiB); give a real size")
+    return size
 
 
 def format_size(size_bytes: int) -> str:

@@ -39,14 +39,14 @@ def test_prepare_creates_allocated_file(tmp_path: Path) -> None:
 
 def test_prepare_grows_but_never_shrinks(tmp_path: Path) -> None:
     path = tmp_path / "scratch.dat"
-    FileTarget.from_spec(f"file:{path}?size=4k").prepare()  # ssdlab's own scratch file
+    FileTarget.from_spec(f"file:{path}?size=1m").prepare()  # ssdlab's own scratch file
     with path.open("r+b") as handle:
         handle.write(b"x" * 4096)
-    FileTarget.from_spec(f"file:{path}?size=1m").prepare()
-    assert path.stat().st_size == MIB
+    FileTarget.from_spec(f"file:{path}?size=2m").prepare()
+    assert path.stat().st_size == 2 * MIB
     assert path.read_bytes()[:4096] == b"x" * 4096  # existing data kept
-    FileTarget.from_spec(f"file:{path}?size=64k").prepare()
-    assert path.stat().st_size == MIB
+    FileTarget.from_spec(f"file:{path}?size=1m").prepare()
+    assert path.stat().st_size == 2 * MIB
 
 
 def test_refuses_directory(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_refuses_symlink_even_to_a_device(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.symlink_to(regular)
     with pytest.raises(TargetError, match="symlink"):
-        FileTarget.from_spec(f"file:{other}?size=4k").prepare()
+        FileTarget.from_spec(f"file:{other}?size=1m").prepare()
     assert regular.stat().st_size == 0  # the file behind the link was not touched
 
 

@@ -258,8 +258,14 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
                 if target.is_nan() || target <= 0.0 {
                     return Err(bad(k, v, "a positive size in GiB"));
                 }
-                let s = (target / cfg.ftl.user_bytes as f64).min(1.0);
-                apply_scale(&mut cfg, s);
+                // A preset can be made smaller, never larger: more capacity would need more
+                // NAND than the drive has, and silently keeping its size would mislead.
+                let full = cfg.ftl.user_bytes as f64;
+                if target > full * 1.0001 {
+                    let most = full / (1u64 << 30) as f64;
+                    return Err(bad(k, v, &format!("at most {most:.1} GiB (the preset's capacity)")));
+                }
+                apply_scale(&mut cfg, (target / full).min(1.0));
             }
             _ => {}
         }

@@ -7,6 +7,7 @@ import line below.
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 
@@ -42,9 +43,11 @@ def main() -> None:
         _fail(f"[red]error:[/] {error}", error.exit_code)
     except click.exceptions.Abort:
         _fail("[yellow]stopped[/]", 130)
+    except click.UsageError as error:  # click's own are several lines; ours are one
+        where = error.ctx.command_path if error.ctx else "ssdlab"
+        _fail(f"[red]error:[/] {error.format_message()} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
+        _fail(f"[red]error:[/] {error.format_message()}", error.exit_code)
     except KeyboardInterrupt:
         _fail("[yellow]stopped by the user[/]", 130)
     except OSError as error:  # the file system said no: say what and where, in one line
@@ -57,8 +60,13 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+# Control characters a user typed are echoed escaped: an error stays one visible line.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
+
+
 def _fail(message: str, code: int) -> None:
-    err.print(message, highlight=False)
+    line = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), message.replace("\n", " "))
+    err.print(line, highlight=False)
     sys.exit(code)
 
 

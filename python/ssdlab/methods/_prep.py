@@ -31,7 +31,8 @@ def usable_span_bytes(info: TargetInfo, op_pct: float, span_bytes: int | None) -
         span = min(span, span_bytes)
     span -= span % SPAN_ALIGN_BYTES
     if span <= 0:
-        raise UsageError(f"{info.spec}: the span left after op_pct={op_pct:g} is smaller than 1 MiB")
+        raise UsageError(f"{info.spec}: the span left (op_pct={op_pct:g}, span_bytes={span_bytes}) is smaller than "
+                         "1 MiB, the smallest region a method uses")
     return span
 
 
@@ -76,8 +77,7 @@ def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tup
 
 def whole_span(info: TargetInfo, span_bytes: int | None) -> int:
     """The whole target (or the given span), cut to whole MiB so every block size fits."""
-    span = info.capacity_bytes if span_bytes is None else min(span_bytes, info.capacity_bytes)
-    return span - span % SPAN_ALIGN_BYTES
+    return usable_span_bytes(info, 0.0, span_bytes)
 
 
 def fill_action(span_bytes: int, name: str = "fill", seed: int = 1, block_bytes: int = FILL_BLOCK_BYTES,

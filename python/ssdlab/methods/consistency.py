@@ -45,6 +45,7 @@ from ssdlab.methods.metrics import (
     MetricSpec,
     metric_set,
 )
+from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -59,21 +60,21 @@ TORTURE = "torture"
 class TortureParams(Params):
     """What both consistency and wsat share: the random-write torture and its analysis."""
 
-    runtime_s: float = Field(default=3600.0, gt=0)
-    block_size_bytes: int = Field(default=4 * KIB, gt=0)
-    iodepth: int = Field(default=32, ge=1)
-    jobs: int = Field(default=1, ge=1)
-    span_bytes: int | None = Field(default=None, gt=0)
-    op_pct: float = Field(default=0.0, ge=0, lt=100)
+    runtime_s: Seconds = 3600.0
+    block_size_bytes: BlockBytes = 4 * KIB
+    iodepth: QueueDepth = 32
+    jobs: Jobs = 1
+    span_bytes: Bytes | None = None
+    op_pct: float = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     compress_pct: int = Field(default=0, ge=0, le=99)
-    steady_window_s: float = Field(default=400.0, gt=0)
-    round_s: float = Field(default=80.0, gt=0)
+    steady_window_s: Seconds = 400.0
+    round_s: Seconds = 80.0
     until_steady: bool = False
-    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS)
+    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
     # fio's own ss detector (real targets) on the single torture job. fio *ends* the job
     # when it fires, so it is an alternative early stop, recorded beside the PTS verdict.
     fio_ss: bool = False
-    seed: int = Field(default=1, ge=0)
+    seed: Seed = 1
 
     @model_validator(mode="after")
     def _one_early_stop(self) -> TortureParams:

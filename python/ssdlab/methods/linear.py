@@ -20,7 +20,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import size_from_text, text_tuple
+from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seed, text_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -32,17 +32,16 @@ PASSES: tuple[PassName, ...] = ("write", "read")  # write first: the read pass r
 
 
 class LinearParams(Params):
-    block_size_bytes: int = Field(default=MIB, gt=0)
-    iodepth: int = Field(default=1, ge=1)
-    span_bytes: int | None = Field(default=None, gt=0)  # None: first to last LBA
-    log_period_s: float = Field(default=1.0, gt=0)
+    block_size_bytes: BlockBytes = MIB
+    iodepth: QueueDepth = 1
+    span_bytes: Bytes | None = None  # None: first to last LBA
+    log_period_s: float = Field(default=1.0, ge=0.01, le=3600, allow_inf_nan=False)
     drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
     purge: bool = True
     # "read" alone is a read-only pass: it may run on a drive in use, as AIDA64's linear read does.
     passes: tuple[PassName, ...] = PASSES
-    seed: int = Field(default=1, ge=0)
+    seed: Seed = 1
 
-    _sizes = field_validator("block_size_bytes", "span_bytes", mode="before")(size_from_text)
     _passes = field_validator("passes", mode="before")(text_tuple)
 
     @field_validator("passes")

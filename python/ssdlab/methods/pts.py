@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_actions, size_label, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import IOPS, PCT, MetricSet, MetricSpec, block_text, metric_set
-from ssdlab.methods.params import int_tuple, size_tuple
+from ssdlab.methods.params import BlockSizes, Jobs, QueueDepth, ReadPcts, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -38,19 +38,16 @@ Cell = tuple[int, int]  # (block size in bytes, read %)
 
 
 class PtsIopsParams(Params):
-    block_sizes_bytes: tuple[int, ...] = PTS_BLOCK_SIZES
-    read_pcts: tuple[int, ...] = PTS_READ_PCTS
-    round_runtime_s: float = Field(default=60.0, gt=0)  # per cell and round
-    iodepth: int = Field(default=16, ge=1)
-    jobs: int = Field(default=2, ge=1)
+    block_sizes_bytes: BlockSizes = PTS_BLOCK_SIZES
+    read_pcts: ReadPcts = PTS_READ_PCTS
+    round_runtime_s: Seconds = 60.0  # per cell and round
+    iodepth: QueueDepth = 16
+    jobs: Jobs = 2
     active_range_pct: float = Field(default=75.0, gt=0, le=100)
     wipc_passes: int = Field(default=2, ge=0, le=4)
-    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS)
+    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
     until_steady: bool = True  # the PTS stops at steady state; false runs every round
-    seed: int = Field(default=1, ge=0)
-
-    _split = field_validator("read_pcts", mode="before")(int_tuple)
-    _sizes = field_validator("block_sizes_bytes", mode="before")(size_tuple)
+    seed: Seed = 1
 
 
 def cell_name(round_number: int, cell: Cell) -> str:

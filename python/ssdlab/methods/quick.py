@@ -24,6 +24,7 @@ from ssdlab.methods.base import (
     TestResults,
 )
 from ssdlab.methods.metrics import IOPS, MB_S, US, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.params import Bytes, OffsetBytes, Seconds
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -64,12 +65,12 @@ NVME = (
 
 
 class QuickParams(Params):
-    size_bytes: int = Field(default=GIB, gt=0)
+    size_bytes: Bytes = GIB
     runs: int = Field(default=5, ge=1, le=9)
-    runtime_s: float = Field(default=5.0, gt=0)
+    runtime_s: Seconds = 5.0
     aggregate: Literal["best", "mean"] = "best"
     profile: Literal["auto", "standard", "nvme"] = "auto"
-    offset_bytes: int = Field(default=0, ge=0)
+    offset_bytes: OffsetBytes = 0
 
 
 def profile_entries(params: QuickParams, target: TargetInfo) -> tuple[CdmEntry, ...]:

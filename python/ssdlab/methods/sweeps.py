@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from ssdlab.analysis.sweeps import curve_stats, low_qd_score, point_metrics, smallest_reaching, split_metrics
 from ssdlab.methods._prep import fill_action, fit_region, size_label, whole_span
@@ -42,7 +42,15 @@ from ssdlab.methods.metrics import (
     point_specs,
     split_specs,
 )
-from ssdlab.methods.params import int_tuple, size_from_text
+from ssdlab.methods.params import (
+    BlockBytes,
+    Bytes,
+    QueueDepth,
+    QueueDepths,
+    ReadPcts,
+    Seconds,
+    Seed,
+)
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB, format_size
@@ -64,15 +72,12 @@ def mix_label(read_pct: int) -> str:
 
 
 class QdSweepParams(Params):
-    span_bytes: int = Field(default=16 * GIB, gt=0)
-    queue_depths: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
-    runtime_s: float = Field(default=60.0, gt=0)  # per point
-    random_block_bytes: int = Field(default=4 * KIB, gt=0)
-    seq_block_bytes: int = Field(default=128 * KIB, gt=0)
-    seed: int = Field(default=1, ge=0)
-
-    _split = field_validator("queue_depths", mode="before")(int_tuple)
-    _sizes = field_validator("span_bytes", "random_block_bytes", "seq_block_bytes", mode="before")(size_from_text)
+    span_bytes: Bytes = 16 * GIB
+    queue_depths: QueueDepths = (1, 2, 4, 8, 16, 32)
+    runtime_s: Seconds = 60.0  # per point
+    random_block_bytes: BlockBytes = 4 * KIB
+    seq_block_bytes: BlockBytes = 128 * KIB
+    seed: Seed = 1
 
 
 Kind = Literal["rnd", "seq"]
@@ -166,37 +171,24 @@ class QdSweepTest(MethodTest[QdSweepParams]):
 
 
 class MixedParams(Params):
-    read_pcts: tuple[int, ...] = MIXED_SHARES_PCT
-    runtime_s: float = Field(default=180.0, gt=0)  # per mix
-    seed: int = Field(default=1, ge=0)
-
-    _split = field_validator("read_pcts", mode="before")(int_tuple)
-
-    @field_validator("read_pcts")
-    @classmethod
-    def _shares(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if not value or any(not 0 <= p <= 100 for p in value):
-            raise ValueError("read shares are percentages from 0 to 100")
-        return value
+    read_pcts: ReadPcts = MIXED_SHARES_PCT
+    runtime_s: Seconds = 180.0  # per mix
+    seed: Seed = 1
 
 
 class MixedRandomParams(MixedParams):
-    span_bytes: int = Field(default=16 * GIB, gt=0)
-    block_size_bytes: int = Field(default=4 * KIB, gt=0)
-    iodepth: int = Field(default=3, ge=1)
-
-    _sizes = field_validator("span_bytes", "block_size_bytes", mode="before")(size_from_text)
+    span_bytes: Bytes = 16 * GIB
+    block_size_bytes: BlockBytes = 4 * KIB
+    iodepth: QueueDepth = 3
 
 
 class MixedSeqParams(MixedParams):
-    span_bytes: int | None = Field(default=None, gt=0)  # None: the whole drive
-    block_size_bytes: int = Field(default=128 * KIB, gt=0)
-    iodepth: int = Field(default=1, ge=1)
+    span_bytes: Bytes | None = None  # None: the whole drive
+    block_size_bytes: BlockBytes = 128 * KIB
+    iodepth: QueueDepth = 1
     # Write the whole span first so reads hit data; a suite that runs this right after a
     # full-capacity write pass turns it off.
     fill: bool = True
-
-    _sizes = field_validator("span_bytes", "block_size_bytes", mode="before")(size_from_text)
 
 
 def mix_workload(params: MixedRandomParams | MixedSeqParams, read_pct: int, span: int, sequential: bool) -> Workload:
@@ -296,13 +288,12 @@ def _power_of_two(value: int) -> int:
 
 
 class TransferParams(Params):
-    min_block_bytes: int = Field(default=512, ge=512)
-    max_block_bytes: int = Field(default=64 * MIB, ge=512)
-    length_bytes: int = Field(default=256 * MIB, gt=0)
-    iodepth: int = Field(default=4, ge=1)
-    seed: int = Field(default=1, ge=0)
+    min_block_bytes: BlockBytes = 512
+    max_block_bytes: BlockBytes = 64 * MIB
+    length_bytes: Bytes = 256 * MIB
+    iodepth: QueueDepth = 4
+    seed: Seed = 1
 
-    _sizes = field_validator("min_block_bytes", "max_block_bytes", "length_bytes", mode="before")(size_from_text)
     _pow2 = field_validator("min_block_bytes", "max_block_bytes")(_power_of_two)
 
 

@@ -23,14 +23,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pydantic import Field, field_validator
-
 from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metrics
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_action, fit_region, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import BYTES, IOPS, MetricSet, MetricSpec, block_text, metric_set, point_specs, split_specs
-from ssdlab.methods.params import size_from_text
+from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, ReadPct, Seconds, Seed
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Pattern, Workload
@@ -39,17 +37,14 @@ NO_FILL_NOTE = "no fill: expects the drive already written (e.g. by a linear wri
 
 
 class AsSsdParams(Params):
-    size_bytes: int = Field(default=GIB, gt=0)
-    seq_block_bytes: int = Field(default=16 * MIB, gt=0)
-    runtime_s: float = Field(default=10.0, gt=0)  # each 4K and 4K-64Thrd run
-    threads: int = Field(default=64, ge=1)
-    access_runtime_s: float = Field(default=5.0, gt=0)
-    access_write_block_bytes: int = Field(default=512, ge=512)
+    size_bytes: Bytes = GIB
+    seq_block_bytes: BlockBytes = 16 * MIB
+    runtime_s: Seconds = 10.0  # each 4K and 4K-64Thrd run
+    threads: Jobs = 64
+    access_runtime_s: Seconds = 5.0
+    access_write_block_bytes: BlockBytes = 512
     fill: bool = True
-    seed: int = Field(default=1, ge=0)
-
-    _sizes = field_validator("size_bytes", "seq_block_bytes", "access_write_block_bytes", mode="before")(
-        size_from_text)
+    seed: Seed = 1
 
 
 # (workload name, metric prefix, pattern, label) of every measured run, in the order AS SSD runs them.
@@ -150,15 +145,13 @@ class AsSsdTest(MethodTest[AsSsdParams]):
 
 
 class IometerParams(Params):
-    block_size_bytes: int = Field(default=4 * KIB, gt=0)
-    read_pct: int = Field(default=50, ge=0, le=100)
-    iodepth: int = Field(default=32, ge=1)
-    runtime_s: float = Field(default=120.0, gt=0)
-    span_bytes: int | None = Field(default=None, gt=0)  # None: the whole drive
+    block_size_bytes: BlockBytes = 4 * KIB
+    read_pct: ReadPct = 50
+    iodepth: QueueDepth = 32
+    runtime_s: Seconds = 120.0
+    span_bytes: Bytes | None = None  # None: the whole drive
     fill: bool = True
-    seed: int = Field(default=1, ge=0)
-
-    _sizes = field_validator("block_size_bytes", "span_bytes", mode="before")(size_from_text)
+    seed: Seed = 1
 
 
 MIXED_RUN = "mixed"

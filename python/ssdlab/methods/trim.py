@@ -14,6 +14,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_actions, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, block_text, metric_set
+from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import KIB
@@ -24,17 +25,17 @@ CLEAN, AFTER_TRIM, DIRTY = "clean", "after-trim", "dirty"
 
 
 class TrimParams(Params):
-    seq_runtime_s: float = Field(default=600.0, gt=0)
-    seq_block_size_bytes: int = Field(default=128 * KIB, gt=0)
-    seq_iodepth: int = Field(default=1, ge=1)
-    torture_runtime_s: float = Field(default=3600.0, gt=0)
-    torture_block_size_bytes: int = Field(default=4 * KIB, gt=0)
-    torture_iodepth: int = Field(default=32, ge=1)
-    span_bytes: int | None = Field(default=None, gt=0)
-    op_pct: float = Field(default=0.0, ge=0, lt=100)
+    seq_runtime_s: Seconds = 600.0
+    seq_block_size_bytes: BlockBytes = 128 * KIB
+    seq_iodepth: QueueDepth = 1
+    torture_runtime_s: Seconds = 3600.0
+    torture_block_size_bytes: BlockBytes = 4 * KIB
+    torture_iodepth: QueueDepth = 32
+    span_bytes: Bytes | None = None
+    op_pct: float = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     effective_pct: float = Field(default=90.0, gt=0, le=100)
     reference: bool = True  # also measure the tortured drive without TRIM
-    seed: int = Field(default=1, ge=0)
+    seed: Seed = 1
 
 
 def seq_write(params: TrimParams, name: str, span: int) -> Measure:

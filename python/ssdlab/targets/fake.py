@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ssdlab.errors import UsageError
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.spec import split_query
-from ssdlab.units import GIB, parse_size
+from ssdlab.units import GIB, MIB, parse_size
 
 
 @dataclass
@@ -24,6 +24,8 @@ class FakeTarget(Target):
         if unknown:
             raise UsageError(f"fake target: unknown option {sorted(unknown)[0]!r}; use capacity= and nvme=")
         capacity = parse_size(options.get("capacity", "4g"))
+        if capacity < MIB:
+            raise UsageError("fake target: capacity must be at least 1m (one MiB)")
         return cls(spec=spec, capacity_bytes=capacity, nvme=options.get("nvme", "1") != "0")
 
     def info(self) -> TargetInfo:

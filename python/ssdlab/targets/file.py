@@ -22,7 +22,7 @@ from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.safety import file_in_use
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
-from ssdlab.units import GIB, parse_size
+from ssdlab.units import GIB, MIB, parse_size
 
 DEFAULT_SIZE = GIB
 FALLOC_FL_KEEP_SIZE = 0x01
@@ -82,8 +82,8 @@ class FileTarget(Target):
         if not raw_path:
             raise UsageError("file target: give a path, e.g. file:/mnt/scratch/ssdlab.dat?size=4g")
         size = parse_size(options.get("size", "1g"))
-        if size <= 0:
-            raise UsageError("file target: size must be more than 0")
+        if size < MIB:
+            raise UsageError("file target: size must be at least 1m (one MiB)")
         path = Path(os.path.abspath(os.path.expanduser(raw_path)))
         return cls(spec=spec, path=path, size_bytes=size, sysroot=sysroot or SysRoot())
 

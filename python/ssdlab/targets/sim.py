@@ -47,8 +47,8 @@ class SimTarget(Target):
         preset, options = split_query(spec.removeprefix("sim:"))
         preset = preset or simulator().default_preset()
         raw_seed = options.pop("seed", "1")
-        if not raw_seed.isdigit():
-            raise UsageError(f"sim target: seed must be a whole number, not {raw_seed!r}")
+        if not raw_seed.isdigit() or int(raw_seed) >= 1 << 64:
+            raise UsageError(f"sim target: seed must be a whole number below 2^64, not {raw_seed!r}")
         target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed))
         target.drive()  # validate preset and options now, not mid-run
         return target

@@ -1,0 +1,109 @@
+"""Whatever people type — parameters of every test, target strings — the outcome is a result
+or a one-line error that says what to do, never a traceback or another exception."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from run_helpers import short_pairs
+
+from ssdlab.errors import SsdlabError
+from ssdlab.methods import REGISTRY, VARIANTS, get_entry, get_test
+from ssdlab.planning import parse_overrides, plan_run
+from ssdlab.targets import parse_target
+
+NAMES = sorted({*REGISTRY, *VARIANTS})
+# Values as they arrive on the command line: numbers of every size and sign, special floats,
+# sizes, lists, words, and junk.
+PLAUSIBLE = st.one_of(  # values a careful user would type: most should plan and run
+    st.integers(min_value=0, max_value=64).map(str),
+    st.floats(min_value=0.1, max_value=8).map(lambda x: f"{x:.2f}"),
+    st.sampled_from(["4k", "8k", "64k", "128k", "1m", "4m", "16m", "1,2", "4,1", "100,50,0", "0,100", "50"]),
+)
+VALUES = st.one_of(
+    PLAUSIBLE, PLAUSIBLE,
+    st.integers(min_value=-(2**70), max_value=2**70).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["4k", "512", "513", "1m", "64m", "0", "-1", "1e3", "0.5", "1,2,4", "100,0", "1,,2", "write",
+                     "read", "write,read", "true", "false", "", "4K", "1g", "16t", "99999999999999t", "auto",
+                     "nvme", "best", " 8 ", "0x10", "1_000"]),
+    st.text(max_size=12),
+)
+FUZZ = settings(max_examples=int(os.environ.get("SSDLAB_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST_RUN_S = 120.0  # planned device time under which a generated run is short enough to do
+
+
+def result_or_one_line_error(result) -> None:  # type: ignore[no-untyped-def]
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    if result.code != 0:
+        lines = result.stderr.strip().splitlines()
+        assert result.code in (2, 3) and len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+
+
+def pairs_for(name: str, field: str, value: str) -> list[str]:
+    entry = get_entry(name)
+    shorts = [p for p in short_pairs([entry]) if p.partition("=")[0] != field]
+    return [*shorts, f"{field}={value}"]
+
+
+def planned_seconds(target: str, name: str, pairs: list[str]) -> float | None:
+    try:
+        return sum(p.estimate_s for p in plan_run([get_entry(name)], parse_overrides(pairs),
+                                                  parse_target(target).info()))
+    except SsdlabError:
+        return None
+
+
+def run_args(target: str, name: str, pairs: list[str]) -> list[str]:
+    out = tempfile.mkdtemp(prefix="fuzz-")
+    return ["run", target, "--test", name, *[x for p in pairs for x in ("-p", p)], "--no-report", "--out",
+            str(Path(out) / "b")]
+
+
+@FUZZ
+@given(name=st.sampled_from(NAMES), data=st.data())
+def test_any_parameter_value_of_any_test_on_the_fake_drive(cli: Callable, name: str, data: st.DataObject) -> None:
+    test = get_test(get_entry(name).test)
+    field = data.draw(st.sampled_from(sorted(test.params_model.model_fields)), label="field")
+    pairs = pairs_for(name, field, data.draw(VALUES, label="value"))
+    target = "fake:?capacity=2g"
+    result_or_one_line_error(cli("plan", target, "--test", name, *[x for p in pairs for x in ("-p", p)]))
+    seconds = planned_seconds(target, name, pairs)
+    event("planned" if seconds is not None else "refused")
+    if seconds is not None and seconds <= FAST_RUN_S:
+        event("ran")
+        result_or_one_line_error(cli(*run_args(target, name, pairs)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["quick", "linear", "qd-sweep", "trim-validation", "consistency"]), data=st.data())
+def test_any_parameter_value_on_a_small_simulated_drive(cli: Callable, name: str, data: st.DataObject) -> None:
+    test = get_test(get_entry(name).test)
+    field = data.draw(st.sampled_from(sorted(test.params_model.model_fields)), label="field")
+    pairs = pairs_for(name, field, data.draw(VALUES, label="value"))
+    target = "sim:sm951-nvme-256?capacity_gib=16"
+    seconds = planned_seconds(target, name, pairs)
+    if seconds is not None and seconds <= FAST_RUN_S:
+        event("ran")
+        result_or_one_line_error(cli(*run_args(target, name, pairs)))
+
+
+OPTION_KEYS = st.sampled_from(["size", "capacity", "nvme", "capacity_gib", "op", "heatsink", "plp", "scale", "seed",
+                               "write_cache", "buffer.bytes", "nand.channels", "thermal.tau_s", "colour", ""])
+TARGETS = st.builds(
+    lambda kind, base, options: f"{kind}{base}" + ("?" + "&".join(f"{k}={v}" for k, v in options) if options else ""),
+    st.sampled_from(["fake:", "sim:", "sim:sm951-nvme-256", "file:", "/dev/", "nvme:", ""]),
+    st.sampled_from(["", "nope", "/tmp/ssdlab-fuzz/x.img", "null", "sda"]),
+    st.lists(st.tuples(OPTION_KEYS, VALUES), max_size=3),
+)
+
+
+@FUZZ
+@given(spec=st.one_of(TARGETS, st.text(max_size=30)))
+def test_any_target_string(cli: Callable, spec: str) -> None:
+    result_or_one_line_error(cli("info", spec, "--json"))

@@ -11,6 +11,7 @@ use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
 use crate::rng::Rng;
+use crate::thermal::Thermal;
 
 pub const LPN_BYTES: u64 = 4096;
 
@@ -19,8 +20,6 @@ pub fn reserve_blocks(cfg: &Config) -> u32 {
     cfg.ftl.gc_free_low + 2
 }
 const NS: f64 = 1e9;
-/// Thermal model step (virtual).
-const THERMAL_TICK_NS: u64 = 100_000_000;
 
 /// Nanoseconds per byte for a bandwidth in MB/s (10^6 B/s).
 fn ns_per_byte(mb_s: f64) -> f64 {
@@ -66,18 +65,6 @@ enum SlcMode {
     None,
     Static,
     Dynamic,
-}
-
-/// Temperature, throttle level and the energy that drives them.
-#[derive(Debug, Clone)]
-struct ThermalState {
-    temp_c: f64,
-    level: usize,
-    /// Joules spent since the last thermal tick (beyond idle power).
-    energy_tick: f64,
-    /// Joules spent since drive creation (beyond idle power), for telemetry.
-    energy_total: f64,
-    next_tick: u64,
 }
 
 /// Counters read back by `state()`.
@@ -170,9 +157,7 @@ pub struct Drive {
     slc_mode: SlcMode,
     /// Varies firmware command times (mean unchanged), seeded by the drive seed.
     rng: Rng,
-    /// Slowdown of the current throttle level (1.0 when not throttled).
-    throttle_factor: f64,
-    thermal: ThermalState,
+    thermal: Thermal,
 }
 
 impl Drive {
@@ -230,14 +215,7 @@ impl Drive {
                 _ => SlcMode::None,
             },
             rng: Rng::new(seed ^ 0x5EED_D21E),
-            throttle_factor: 1.0,
-            thermal: ThermalState {
-                temp_c: cfg.thermal.ambient_c,
-                level: 0,
-                energy_tick: 0.0,
-                energy_total: 0.0,
-                next_tick: THERMAL_TICK_NS,
-            },
+            thermal: Thermal::new(&cfg.thermal),
             cfg,
         }
     }
@@ -290,11 +268,11 @@ impl Drive {
     }
 
     pub fn temp_c(&self) -> f64 {
-        self.thermal.temp_c
+        self.thermal.temp_c()
     }
 
     pub fn throttle_level(&self) -> u32 {
-        self.thermal.level as u32
+        self.thermal.level()
     }
 
     pub fn gc_moved(&self) -> u64 {
@@ -302,7 +280,7 @@ impl Drive {
     }
 
     pub fn energy_total(&self) -> f64 {
-        self.thermal.energy_total
+        self.thermal.energy_total()
     }
 
     pub fn state(&self) -> DriveState {
@@ -312,8 +290,8 @@ impl Drive {
             wa: self.wa(),
             host_bytes_written: self.host_bytes_written,
             nand_bytes_written: self.nand_bytes_written(),
-            temp_c: self.thermal.temp_c,
-            throttle_level: self.thermal.level as u32,
+            temp_c: self.thermal.temp_c(),
+            throttle_level: self.thermal.level(),
             slc_used_bytes: self.slc_used,
             valid_pages: self.ftl.mapped,
         }
@@ -336,54 +314,14 @@ impl Drive {
 
     // ----- thermal -------------------------------------------------------------
 
-    /// Account the energy of `ns` of activity at `watts`. Throttling stretches the
-    /// same work over more time (duty-cycling), so the energy is that of the
-    /// unthrottled duration: power drops by the throttle factor.
-    fn spend(&mut self, watts: f64, ns: u64) {
-        let j = watts * ns as f64 / NS / self.throttle_factor;
-        self.thermal.energy_tick += j;
-        self.thermal.energy_total += j;
-    }
-
-    /// Advance the thermal model up to virtual time `t`.
+    /// Advance the thermal model up to virtual time `t`. A new throttle level
+    /// rescales NAND and controller times (same energy per operation, see
+    /// `Thermal::spend`).
     #[inline]
     pub(crate) fn thermal_until(&mut self, t: u64) {
-        while self.thermal.next_tick <= t {
-            self.thermal_tick();
+        if self.thermal.advance(t, &self.cfg.thermal) {
+            self.cur = Timing::new(&self.cfg, self.thermal.factor());
         }
-    }
-
-    fn thermal_tick(&mut self) {
-        let th = &self.cfg.thermal;
-        let dt = THERMAL_TICK_NS as f64 / NS;
-        let power = th.idle_w + self.thermal.energy_tick / dt;
-        self.thermal.energy_tick = 0.0;
-        let r = if th.heatsink {
-            th.r_c_per_w * th.heatsink_r_factor
-        } else {
-            th.r_c_per_w
-        };
-        let target = th.ambient_c + power * r;
-        let decay = (-dt / th.tau_s).exp();
-        self.thermal.temp_c = target + (self.thermal.temp_c - target) * decay;
-        let mut level = self.thermal.level;
-        while level < th.throttle_c.len() && self.thermal.temp_c >= th.throttle_c[level] {
-            level += 1;
-        }
-        while level > 0 && self.thermal.temp_c < th.throttle_c[level - 1] - th.hysteresis_c {
-            level -= 1;
-        }
-        if level != self.thermal.level {
-            self.thermal.level = level;
-            let f = if level == 0 {
-                1.0
-            } else {
-                th.throttle_factor[level - 1]
-            };
-            self.cur = Timing::new(&self.cfg, f);
-            self.throttle_factor = f;
-        }
-        self.thermal.next_tick += THERMAL_TICK_NS;
     }
 
     // ----- NAND primitives -----------------------------------------------------
@@ -404,7 +342,8 @@ impl Drive {
         let start = t.max(self.die_free[d]);
         let sensed = start + self.cur.t_read;
         self.die_free[d] = sensed;
-        self.spend(self.cfg.thermal.die_read_w, self.cur.t_read);
+        self.thermal
+            .spend(self.cfg.thermal.die_read_w, self.cur.t_read);
         let c = self.channel_of(die);
         let xfer = (bytes as f64 * self.ch_ns_b) as u64;
         let cs = t.max(self.ch_free[c]);
@@ -420,7 +359,7 @@ impl Drive {
         self.ch_free[c] = cs + (bytes as f64 * self.ch_ns_b) as u64;
         let start = self.ch_free[c].max(self.die_free[d]);
         self.die_free[d] = start + t_prog;
-        self.spend(self.cfg.thermal.die_prog_w, t_prog);
+        self.thermal.spend(self.cfg.thermal.die_prog_w, t_prog);
         self.die_free[d]
     }
 
@@ -429,7 +368,7 @@ impl Drive {
         let d = die as usize;
         let start = t.max(self.die_free[d]);
         self.die_free[d] = start + busy;
-        self.spend(watts, busy);
+        self.thermal.spend(watts, busy);
     }
 
     /// Die time to collect one victim with `moved` valid slots (copyback: reads and
@@ -592,7 +531,7 @@ impl Drive {
         let ctrl = t.max(self.ctrl_w_free);
         let cmd = self.jitter(self.cur.write_cmd);
         self.ctrl_w_free = ctrl + cmd;
-        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
         let ds = self.ctrl_w_free.max(self.data_w_free);
         self.data_w_free = ds + (len as f64 * self.ctrl_w_ns_b) as u64;
         let li = if self.cfg.host.half_duplex { 0 } else { 1 };
@@ -655,7 +594,7 @@ impl Drive {
         let ctrl = t.max(self.ctrl_r_free);
         let cmd = self.jitter(self.cur.read_cmd);
         self.ctrl_r_free = ctrl + cmd;
-        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
         let t0 = self.ctrl_r_free;
         let mut done = t0;
         let lpn0 = off / LPN_BYTES;
@@ -781,7 +720,7 @@ impl Drive {
         IdleResult {
             elapsed_s: (end - start) as f64 / NS,
             gc_pages_moved: self.ftl.gc_moved - moved0,
-            temp_c: self.thermal.temp_c,
+            temp_c: self.thermal.temp_c(),
         }
     }
 }

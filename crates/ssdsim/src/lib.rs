@@ -13,6 +13,7 @@ pub mod ftl;
 pub mod hist;
 pub mod job;
 pub mod rng;
+mod thermal;
 
 pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};

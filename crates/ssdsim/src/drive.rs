@@ -3,10 +3,9 @@
 //! command reserves them in order and its completion time falls out. This avoids a
 //! per-stage event queue, which is what makes the model fast.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
+use crate::buffer::WriteBuffer;
 use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
@@ -141,16 +140,8 @@ pub struct Drive {
     ctrl_r_ns_b: f64,
     ctrl_w_ns_b: f64,
     host_lat: u64,
-    /// Write buffer: bytes held, and (release time, bytes) of data being programmed,
-    /// in the order it entered. The buffer is a ring: space comes back in order, so a
-    /// unit stuck behind GC on a busy die holds back the space after it.
-    buf_used: u64,
-    buf_release: VecDeque<(u64, u64)>,
-    /// LPNs admitted but not yet assigned to a NAND unit.
-    pending: Vec<u64>,
+    buffer: WriteBuffer,
     next_die: u32,
-    /// Latest completion of any NAND program (what a flush waits for).
-    last_release: u64,
     pub(crate) host_bytes_written: u64,
     fold_bytes: u64,
     pub(crate) slc_used: u64,
@@ -201,11 +192,8 @@ impl Drive {
             ctrl_r_ns_b: ns_per_byte(cfg.ctrl.max_read_mb_s),
             ctrl_w_ns_b: ns_per_byte(cfg.ctrl.max_write_mb_s),
             host_lat: us(cfg.host.cmd_latency_us),
-            buf_used: 0,
-            buf_release: VecDeque::new(),
-            pending: Vec::with_capacity(slots_per_unit as usize),
+            buffer: WriteBuffer::new(&cfg.buffer, slots_per_unit as usize),
             next_die: 0,
-            last_release: 0,
             host_bytes_written: 0,
             fold_bytes: 0,
             slc_used: 0,
@@ -441,6 +429,26 @@ impl Drive {
         self.fold_bytes += bytes;
     }
 
+    /// Program time of the next host unit: SLC speed while the cache has room (the
+    /// unit is then counted in it), else native. A dynamic cache shrinking under its
+    /// contents folds the excess first.
+    fn unit_t_prog(&mut self, unit_bytes: u64, t: u64) -> u64 {
+        if self.slc_mode == SlcMode::None {
+            return self.cur.t_prog;
+        }
+        let cap = self.slc_cap();
+        if self.slc_used + unit_bytes <= cap {
+            self.slc_used += unit_bytes;
+            return self.cur.t_prog_slc;
+        }
+        while self.slc_used > cap {
+            let d = self.next_die;
+            self.next_die = (self.next_die + 1) % self.ftl.dies;
+            self.fold_unit(d, t);
+        }
+        self.cur.t_prog
+    }
+
     /// A firmware command cost drawn uniformly from [½, 1½] × its mean: real command
     /// paths vary, and a constant cost would put every latency in one histogram bin.
     #[inline]
@@ -449,21 +457,6 @@ impl Drive {
     }
 
     // ----- write path ----------------------------------------------------------
-
-    /// Wait until the write buffer has room for `bytes` arriving at `t`.
-    fn buffer_admit(&mut self, t: u64, bytes: u64) -> u64 {
-        let mut t = t;
-        while let Some(&(rel, b)) = self.buf_release.front() {
-            if rel > t && self.buf_used + bytes <= self.cfg.buffer.bytes {
-                break;
-            }
-            self.buf_release.pop_front();
-            t = t.max(rel);
-            self.buf_used -= b;
-        }
-        self.buf_used += bytes;
-        t
-    }
 
     /// The die that frees up first, scanning from the round-robin pointer so that
     /// ties (a fresh drive) stripe units across dies and channels in order. Firmware
@@ -484,46 +477,20 @@ impl Drive {
         best
     }
 
-    /// Send the pending LPNs to a die as one program unit.
+    /// Send the LPNs gathered in the write buffer to a die as one program unit
+    /// (padded when partly filled); returns when the program completes.
     fn flush_pending(&mut self, t: u64) -> u64 {
-        if self.pending.is_empty() {
+        if self.buffer.pending().is_empty() {
             return t;
         }
         let die = self.pick_die();
         self.gc_foreground(die, t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
-        let t_prog = if self.slc_mode != SlcMode::None {
-            let cap = self.slc_cap();
-            if self.slc_used + unit_bytes <= cap {
-                self.slc_used += unit_bytes;
-                self.cur.t_prog_slc
-            } else {
-                // Dynamic cache shrinking under the data: fold the excess now.
-                while self.slc_used > cap {
-                    let d = self.next_die;
-                    self.next_die = (self.next_die + 1) % self.ftl.dies;
-                    self.fold_unit(d, t);
-                }
-                self.cur.t_prog
-            }
-        } else {
-            self.cur.t_prog
-        };
-        let pending = std::mem::take(&mut self.pending);
-        self.ftl.program_unit(die, &pending);
-        let held = pending.len() as u64 * LPN_BYTES;
-        self.pending = pending;
-        self.pending.clear();
+        let t_prog = self.unit_t_prog(unit_bytes, t);
+        self.ftl.program_unit(die, self.buffer.pending());
         let rel = self.nand_program(die, unit_bytes, t_prog, t);
-        self.buf_release.push_back((rel, held));
-        self.last_release = self.last_release.max(rel);
+        self.buffer.programmed(rel);
         rel
-    }
-
-    /// Durability is bought at NAND program time unless power-loss protection makes
-    /// the DRAM buffer safe.
-    fn needs_nand(&self, fua: bool) -> bool {
-        !self.cfg.buffer.plp && (fua || !self.cfg.buffer.write_cache)
     }
 
     /// A host write submitted at `t`; returns its completion time.
@@ -549,17 +516,15 @@ impl Drive {
         {
             t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
         }
-        let t = self.buffer_admit(t, (lpn1 - lpn0) * LPN_BYTES);
+        let t = self.buffer.admit(t, (lpn1 - lpn0) * LPN_BYTES);
         self.host_bytes_written += len;
-        let unit = self.ftl.slots_per_unit as usize;
         let mut durable = t;
         for lpn in lpn0..lpn1 {
-            self.pending.push(lpn);
-            if self.pending.len() == unit {
+            if self.buffer.gather(lpn) {
                 durable = durable.max(self.flush_pending(t));
             }
         }
-        if self.needs_nand(fua) {
+        if self.buffer.needs_nand(fua) {
             durable = durable.max(self.flush_pending(t));
             durable + self.host_lat
         } else {
@@ -580,11 +545,11 @@ impl Drive {
     pub fn flush(&mut self, t: u64) -> u64 {
         let ctrl = t.max(self.ctrl_w_free);
         self.ctrl_w_free = ctrl + self.cur.write_cmd;
-        if self.cfg.buffer.plp {
+        if self.buffer.plp() {
             return self.ctrl_w_free + self.host_lat;
         }
         let rel = self.flush_pending(self.ctrl_w_free);
-        rel.max(self.last_release).max(self.ctrl_w_free) + self.host_lat
+        rel.max(self.buffer.last_release()).max(self.ctrl_w_free) + self.host_lat
     }
 
     // ----- read path -----------------------------------------------------------
@@ -645,7 +610,7 @@ impl Drive {
         let pages = lpn1.saturating_sub(lpn0);
         self.ctrl_w_free = ctrl + self.cur.trim_cmd + pages / 64;
         if pages > 0 {
-            self.pending.retain(|&l| l < lpn0 || l >= lpn1);
+            self.buffer.discard(lpn0, lpn1);
             for lpn in lpn0..lpn1 {
                 self.ftl.trim(lpn);
             }

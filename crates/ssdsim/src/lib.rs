@@ -6,6 +6,7 @@
 //! wear, SLC contents, temperature, clock) persists across jobs, so a fill followed by
 //! a torture behaves like the real sequence. Same seed, same results.
 
+mod buffer;
 pub mod config;
 pub mod drive;
 pub mod error;

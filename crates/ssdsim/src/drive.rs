@@ -29,7 +29,34 @@ fn us(x: f64) -> u64 {
     (x * 1000.0).round() as u64
 }
 
-/// The unthrottled service times, in ns.
+/// A server that moves bytes at a fixed rate (controller data path, host link, NAND
+/// channel). Work is served in order of reservation, one transfer at a time.
+#[derive(Debug, Clone, Copy)]
+struct Pipe {
+    /// When the last reserved transfer ends.
+    free: u64,
+    ns_per_byte: f64,
+}
+
+impl Pipe {
+    fn new(mb_s: f64) -> Self {
+        Pipe {
+            free: 0,
+            ns_per_byte: ns_per_byte(mb_s),
+        }
+    }
+
+    /// Reserve a transfer of `bytes` that can start at `ready`; returns its
+    /// (start, end).
+    #[inline]
+    fn reserve(&mut self, ready: u64, bytes: u64) -> (u64, u64) {
+        let start = ready.max(self.free);
+        self.free = start + (bytes as f64 * self.ns_per_byte) as u64;
+        (start, self.free)
+    }
+}
+
+/// The service times at the current throttle level, in ns.
 #[derive(Debug, Clone)]
 struct Timing {
     t_read: u64,
@@ -56,6 +83,13 @@ impl Timing {
             trim_cmd: f(cfg.ctrl.trim_cmd_us),
         }
     }
+}
+
+/// Direction of a host command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Read,
+    Write,
 }
 
 /// SLC cache policy, decoded once from the config string.
@@ -126,19 +160,15 @@ pub struct Drive {
     pub(crate) now: u64,
     cur: Timing,
     die_free: Vec<u64>,
-    ch_free: Vec<u64>,
+    channels: Vec<Pipe>,
     /// Controller command paths (per-command firmware cost), read and write.
     ctrl_r_free: u64,
     ctrl_w_free: u64,
     /// Controller data paths (per-byte ECC/DMA cost), pipelined after the command path.
-    data_r_free: u64,
-    data_w_free: u64,
-    /// Link servers: [read direction, write direction]; SATA uses index 0 for both.
-    link_free: [u64; 2],
-    link_ns_b: f64,
-    ch_ns_b: f64,
-    ctrl_r_ns_b: f64,
-    ctrl_w_ns_b: f64,
+    data_r: Pipe,
+    data_w: Pipe,
+    /// Host link: [read direction, write direction]; SATA uses index 0 for both.
+    link: [Pipe; 2],
     host_lat: u64,
     buffer: WriteBuffer,
     next_die: u32,
@@ -181,16 +211,12 @@ impl Drive {
             now: 0,
             cur: Timing::new(&cfg, 1.0),
             die_free: vec![0; dies as usize],
-            ch_free: vec![0; n.channels as usize],
+            channels: vec![Pipe::new(n.channel_mb_s); n.channels as usize],
             ctrl_r_free: 0,
             ctrl_w_free: 0,
-            data_r_free: 0,
-            data_w_free: 0,
-            link_free: [0; 2],
-            link_ns_b: ns_per_byte(cfg.host.link_mb_s),
-            ch_ns_b: ns_per_byte(n.channel_mb_s),
-            ctrl_r_ns_b: ns_per_byte(cfg.ctrl.max_read_mb_s),
-            ctrl_w_ns_b: ns_per_byte(cfg.ctrl.max_write_mb_s),
+            data_r: Pipe::new(cfg.ctrl.max_read_mb_s),
+            data_w: Pipe::new(cfg.ctrl.max_write_mb_s),
+            link: [Pipe::new(cfg.host.link_mb_s); 2],
             host_lat: us(cfg.host.cmd_latency_us),
             buffer: WriteBuffer::new(&cfg.buffer, slots_per_unit as usize),
             next_die: 0,
@@ -333,19 +359,16 @@ impl Drive {
         self.thermal
             .spend(self.cfg.thermal.die_read_w, self.cur.t_read);
         let c = self.channel_of(die);
-        let xfer = (bytes as f64 * self.ch_ns_b) as u64;
-        let cs = t.max(self.ch_free[c]);
-        self.ch_free[c] = cs + xfer;
-        sensed.max(cs) + xfer
+        let (cs, ce) = self.channels[c].reserve(t, bytes);
+        sensed.max(cs) + (ce - cs)
     }
 
     /// Transfer a unit over the channel and program it; returns the completion time.
     fn nand_program(&mut self, die: u32, bytes: u64, t_prog: u64, t: u64) -> u64 {
         let d = die as usize;
         let c = self.channel_of(die);
-        let cs = t.max(self.ch_free[c]);
-        self.ch_free[c] = cs + (bytes as f64 * self.ch_ns_b) as u64;
-        let start = self.ch_free[c].max(self.die_free[d]);
+        let (_, moved) = self.channels[c].reserve(t, bytes);
+        let start = moved.max(self.die_free[d]);
         self.die_free[d] = start + t_prog;
         self.thermal.spend(self.cfg.thermal.die_prog_w, t_prog);
         self.die_free[d]
@@ -388,12 +411,21 @@ impl Drive {
         let mut first = true;
         while self.ftl.free_blocks(die) <= low && (first || self.ftl.free_blocks(die) < 2) {
             first = false;
-            let Some(work) = self.ftl.gc_one(die) else {
+            if !self.collect_victim(die, t) {
                 break;
-            };
-            let (busy, w) = self.gc_cost(work.moved);
-            self.die_busy(die, busy, w, t);
+            }
         }
+    }
+
+    /// Collect one GC victim on `die` from `t`, charging its die time and energy;
+    /// false when the die has nothing to collect.
+    fn collect_victim(&mut self, die: u32, t: u64) -> bool {
+        let Some(work) = self.ftl.gc_one(die) else {
+            return false;
+        };
+        let (busy, w) = self.gc_cost(work.moved);
+        self.die_busy(die, busy, w, t);
+        true
     }
 
     // ----- SLC cache -----------------------------------------------------------
@@ -456,6 +488,37 @@ impl Drive {
         (mean as f64 * (0.5 + self.rng.unit())) as u64
     }
 
+    // ----- host side -----------------------------------------------------------
+
+    /// The firmware command path of a read or write arriving at `t`; returns when
+    /// the command has been processed.
+    fn command(&mut self, dir: Dir, t: u64) -> u64 {
+        let (free, mean) = match dir {
+            Dir::Read => (self.ctrl_r_free, self.cur.read_cmd),
+            Dir::Write => (self.ctrl_w_free, self.cur.write_cmd),
+        };
+        let cmd = self.jitter(mean);
+        let done = t.max(free) + cmd;
+        match dir {
+            Dir::Read => self.ctrl_r_free = done,
+            Dir::Write => self.ctrl_w_free = done,
+        }
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        done
+    }
+
+    /// Move `len` bytes through the controller's data path, then the host link, from
+    /// `ready`; returns when the last byte is through both.
+    fn transfer(&mut self, dir: Dir, ready: u64, len: u64) -> u64 {
+        let (data, link) = match dir {
+            Dir::Read => (&mut self.data_r, 0),
+            Dir::Write if self.cfg.host.half_duplex => (&mut self.data_w, 0),
+            Dir::Write => (&mut self.data_w, 1),
+        };
+        let (_, through) = data.reserve(ready, len);
+        self.link[link].reserve(through, len).1
+    }
+
     // ----- write path ----------------------------------------------------------
 
     /// The die that frees up first, scanning from the round-robin pointer so that
@@ -495,27 +558,11 @@ impl Drive {
 
     /// A host write submitted at `t`; returns its completion time.
     pub fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
-        let ctrl = t.max(self.ctrl_w_free);
-        let cmd = self.jitter(self.cur.write_cmd);
-        self.ctrl_w_free = ctrl + cmd;
-        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
-        let ds = self.ctrl_w_free.max(self.data_w_free);
-        self.data_w_free = ds + (len as f64 * self.ctrl_w_ns_b) as u64;
-        let li = if self.cfg.host.half_duplex { 0 } else { 1 };
-        let ls = self.data_w_free.max(self.link_free[li]);
-        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
-        let mut t = self.link_free[li];
+        let cmd_done = self.command(Dir::Write, t);
+        let arrived = self.transfer(Dir::Write, cmd_done, len);
+        let t = self.read_partial_pages(arrived, off, len);
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
-        // Sub-4 KiB head or tail: read the rest of the 4 KiB page first.
-        if !off.is_multiple_of(LPN_BYTES) {
-            t = t.max(self.read_lpn_for_rmw(lpn0, t));
-        }
-        if !(off + len).is_multiple_of(LPN_BYTES)
-            && (lpn1 - 1 != lpn0 || off.is_multiple_of(LPN_BYTES))
-        {
-            t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
-        }
         let t = self.buffer.admit(t, (lpn1 - lpn0) * LPN_BYTES);
         self.host_bytes_written += len;
         let mut durable = t;
@@ -530,6 +577,23 @@ impl Drive {
         } else {
             t + self.host_lat
         }
+    }
+
+    /// Sub-4 KiB head or tail of a write at `t`: read the rest of its 4 KiB page
+    /// first. Returns when the data is ready to enter the buffer.
+    fn read_partial_pages(&mut self, t: u64, off: u64, len: u64) -> u64 {
+        let mut t = t;
+        let lpn0 = off / LPN_BYTES;
+        let lpn1 = (off + len).div_ceil(LPN_BYTES);
+        if !off.is_multiple_of(LPN_BYTES) {
+            t = t.max(self.read_lpn_for_rmw(lpn0, t));
+        }
+        if !(off + len).is_multiple_of(LPN_BYTES)
+            && (lpn1 - 1 != lpn0 || off.is_multiple_of(LPN_BYTES))
+        {
+            t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
+        }
+        t
     }
 
     fn read_lpn_for_rmw(&mut self, lpn: u64, t: u64) -> u64 {
@@ -556,11 +620,14 @@ impl Drive {
 
     /// A host read submitted at `t`; returns its completion time.
     pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
-        let ctrl = t.max(self.ctrl_r_free);
-        let cmd = self.jitter(self.cur.read_cmd);
-        self.ctrl_r_free = ctrl + cmd;
-        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
-        let t0 = self.ctrl_r_free;
+        let cmd_done = self.command(Dir::Read, t);
+        let sensed = self.read_nand(cmd_done, off, len);
+        self.transfer(Dir::Read, sensed, len) + self.host_lat
+    }
+
+    /// NAND reads of the mapped pages of `off..off+len` from `t0`; returns when the
+    /// last one is off the channel.
+    fn read_nand(&mut self, t0: u64, off: u64, len: u64) -> u64 {
         let mut done = t0;
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
@@ -586,12 +653,7 @@ impl Drive {
         if group != NONE {
             done = done.max(self.read_group(group, group_bytes, t0));
         }
-        let ds = done.max(self.data_r_free);
-        self.data_r_free = ds + (len as f64 * self.ctrl_r_ns_b) as u64;
-        let li = 0;
-        let ls = self.data_r_free.max(self.link_free[li]);
-        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
-        self.link_free[li] + self.host_lat
+        done
     }
 
     fn read_group(&mut self, group: u32, bytes: u64, t: u64) -> u64 {
@@ -652,26 +714,24 @@ impl Drive {
         r
     }
 
-    /// Idle time: background GC up to the target, SLC folding, cooling.
-    pub fn idle(&mut self, seconds: f64) -> IdleResult {
-        let start = self.now;
-        let end = start + (seconds.max(0.0) * NS) as u64;
-        let moved0 = self.ftl.gc_moved;
-        // Finish anything pending so the buffer drains.
-        self.flush_pending(start);
+    /// Background GC in idle time `start..end`: each die collects victims up to
+    /// `gc_bg_target` free blocks, starting only while it is free before `end`.
+    fn gc_background(&mut self, start: u64, end: u64) {
         for die in 0..self.ftl.dies {
             while self.ftl.free_blocks(die) < self.cfg.ftl.gc_bg_target
                 && self.die_free[die as usize] < end
             {
-                let Some(work) = self.ftl.gc_one(die) else {
+                if !self.collect_victim(die, start) {
                     break;
-                };
-                let (busy, w) = self.gc_cost(work.moved);
-                self.die_busy(die, busy, w, start);
+                }
             }
         }
+    }
+
+    /// Fold the SLC cache in idle time `start..end`, a unit at a time on the die that
+    /// frees up first, while that die can start before `end`.
+    fn fold_slc(&mut self, start: u64, end: u64) {
         while self.slc_used > 0 {
-            // Fold on the die that frees up first, while it can finish within the idle time.
             let die = (0..self.ftl.dies)
                 .min_by_key(|&d| self.die_free[d as usize])
                 .expect("at least one die");
@@ -680,6 +740,17 @@ impl Drive {
             }
             self.fold_unit(die, start);
         }
+    }
+
+    /// Idle time: background GC up to the target, SLC folding, cooling.
+    pub fn idle(&mut self, seconds: f64) -> IdleResult {
+        let start = self.now;
+        let end = start + (seconds.max(0.0) * NS) as u64;
+        let moved0 = self.ftl.gc_moved;
+        // Finish anything pending so the buffer drains.
+        self.flush_pending(start);
+        self.gc_background(start, end);
+        self.fold_slc(start, end);
         self.thermal_until(end);
         self.now = end;
         IdleResult {

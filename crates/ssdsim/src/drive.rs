@@ -3,14 +3,14 @@
 //! command reserves them in order and its completion time falls out. This avoids a
 //! per-stage event queue, which is what makes the model fast.
 
-use serde::Serialize;
-
 use crate::buffer::WriteBuffer;
 use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
+pub use crate::report::{DriveState, Identity, IdleResult, TrimResult};
 use crate::rng::Rng;
 use crate::thermal::Thermal;
+use crate::timing::{us, Pipe, Timing};
 
 pub const LPN_BYTES: u64 = 4096;
 
@@ -19,71 +19,6 @@ pub fn reserve_blocks(cfg: &Config) -> u32 {
     cfg.ftl.gc_free_low + 2
 }
 const NS: f64 = 1e9;
-
-/// Nanoseconds per byte for a bandwidth in MB/s (10^6 B/s).
-fn ns_per_byte(mb_s: f64) -> f64 {
-    NS / (mb_s * 1e6)
-}
-
-fn us(x: f64) -> u64 {
-    (x * 1000.0).round() as u64
-}
-
-/// A server that moves bytes at a fixed rate (controller data path, host link, NAND
-/// channel). Work is served in order of reservation, one transfer at a time.
-#[derive(Debug, Clone, Copy)]
-struct Pipe {
-    /// When the last reserved transfer ends.
-    free: u64,
-    ns_per_byte: f64,
-}
-
-impl Pipe {
-    fn new(mb_s: f64) -> Self {
-        Pipe {
-            free: 0,
-            ns_per_byte: ns_per_byte(mb_s),
-        }
-    }
-
-    /// Reserve a transfer of `bytes` that can start at `ready`; returns its
-    /// (start, end).
-    #[inline]
-    fn reserve(&mut self, ready: u64, bytes: u64) -> (u64, u64) {
-        let start = ready.max(self.free);
-        self.free = start + (bytes as f64 * self.ns_per_byte) as u64;
-        (start, self.free)
-    }
-}
-
-/// The service times at the current throttle level, in ns.
-#[derive(Debug, Clone)]
-struct Timing {
-    t_read: u64,
-    t_prog: u64,
-    t_erase: u64,
-    t_prog_slc: u64,
-    t_read_slc: u64,
-    read_cmd: u64,
-    write_cmd: u64,
-    trim_cmd: u64,
-}
-
-impl Timing {
-    fn new(cfg: &Config, factor: f64) -> Self {
-        let f = |x: f64| us(x * factor);
-        Timing {
-            t_read: f(cfg.nand.t_read_us),
-            t_prog: f(cfg.nand.t_prog_us),
-            t_erase: f(cfg.nand.t_erase_us),
-            t_prog_slc: f(cfg.slc.t_prog_us),
-            t_read_slc: f(cfg.slc.t_read_us),
-            read_cmd: f(cfg.ctrl.read_cmd_us),
-            write_cmd: f(cfg.ctrl.write_cmd_us),
-            trim_cmd: f(cfg.ctrl.trim_cmd_us),
-        }
-    }
-}
 
 /// Direction of a host command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,56 +33,6 @@ enum SlcMode {
     None,
     Static,
     Dynamic,
-}
-
-/// Counters read back by `state()`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DriveState {
-    pub free_blocks: u64,
-    pub total_blocks: u64,
-    pub wa: f64,
-    pub host_bytes_written: u64,
-    pub nand_bytes_written: u64,
-    pub temp_c: f64,
-    pub throttle_level: u32,
-    pub slc_used_bytes: u64,
-    pub valid_pages: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Identity {
-    pub model: String,
-    pub serial: String,
-    pub firmware: String,
-    pub capacity_bytes: u64,
-    pub logical_block_size: u32,
-    pub physical_block_size: u32,
-    pub transport: String,
-    pub link: String,
-    pub pcie_gen: Option<u32>,
-    pub pcie_width: Option<u32>,
-    pub write_cache: bool,
-    pub fua: bool,
-    pub plp: bool,
-    pub discard: bool,
-    pub op_pct: f64,
-    pub raw_bytes: u64,
-    pub slc_cache_bytes: u64,
-    pub preset: String,
-    pub config_json: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct TrimResult {
-    pub trimmed_bytes: u64,
-    pub elapsed_s: f64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct IdleResult {
-    pub elapsed_s: f64,
-    pub gc_pages_moved: u64,
-    pub temp_c: f64,
 }
 
 /// One simulated SSD. State (mapping, wear, temperature, clock) persists across jobs.
@@ -243,30 +128,7 @@ impl Drive {
     }
 
     pub fn identity(&self) -> Identity {
-        let c = &self.cfg;
-        let raw = config::raw_bytes(c);
-        let pcie = c.host.pcie_gen > 0;
-        Identity {
-            model: c.identity.model.clone(),
-            serial: format!("{}{:06}", c.identity.serial_prefix, self.seed % 1_000_000),
-            firmware: c.identity.firmware.clone(),
-            capacity_bytes: c.ftl.user_bytes,
-            logical_block_size: c.identity.logical_block_size,
-            physical_block_size: c.identity.physical_block_size,
-            transport: c.host.transport.clone(),
-            link: c.host.link.clone(),
-            pcie_gen: pcie.then_some(c.host.pcie_gen),
-            pcie_width: pcie.then_some(c.host.pcie_width),
-            write_cache: c.buffer.write_cache,
-            fua: true,
-            plp: c.buffer.plp,
-            discard: true,
-            op_pct: (raw as f64 - c.ftl.user_bytes as f64) / c.ftl.user_bytes as f64 * 100.0,
-            raw_bytes: raw,
-            slc_cache_bytes: if c.slc.mode == "none" { 0 } else { c.slc.bytes },
-            preset: c.name.clone(),
-            config_json: serde_json::to_string(c).expect("config serialises"),
-        }
+        Identity::new(&self.cfg, self.seed)
     }
 
     pub fn nand_bytes_written(&self) -> u64 {

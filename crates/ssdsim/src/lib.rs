@@ -13,8 +13,10 @@ pub mod error;
 pub mod ftl;
 pub mod hist;
 pub mod job;
+mod report;
 pub mod rng;
 mod thermal;
+mod timing;
 
 pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};

@@ -43,6 +43,7 @@ pub struct Drive {
     seed: u64,
     /// Virtual clock (ns): the end of the last command or idle period.
     pub(crate) now: u64,
+    /// Service times at the current throttle level (rescaled by `thermal_until`).
     cur: Timing,
     die_free: Vec<u64>,
     channels: Vec<Pipe>,
@@ -173,7 +174,7 @@ impl Drive {
         }
     }
 
-    /// Cache hints for a command that will come soon (see `job::Gen::ahead`).
+    /// Cache hints for a command that will come soon (see `job::runner::Gen::next_random`).
     #[inline]
     pub(crate) fn prefetch_map(&self, off: u64) {
         self.ftl.prefetch_l2p(off / LPN_BYTES);

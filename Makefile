@@ -41,9 +41,13 @@ install: system-deps $(VENV)/bin/python
 	@export PATH="$$HOME/.cargo/bin:$$PATH"; \
 	$(PY) -m pip install -q -e ".[dev]"
 
+# stubtest compares python/ssdlab/_ssdsim.pyi with the built extension. It needs the
+# project's mypy config (mypy_path = python): without it mypy finds no stub for the
+# editable install and stubtest passes without checking anything.
 lint: install
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest --mypy-config-file pyproject.toml ssdlab._ssdsim
 	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo fmt --all --check && cargo clippy -q --workspace --all-targets -- -D warnings
 
 rust-test:

@@ -3,14 +3,14 @@
 //! command reserves them in order and its completion time falls out. This avoids a
 //! per-stage event queue, which is what makes the model fast.
 
-use std::collections::VecDeque;
-
-use serde::Serialize;
-
+use crate::buffer::WriteBuffer;
 use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
+pub use crate::report::{DriveState, Identity, IdleResult, TrimResult};
 use crate::rng::Rng;
+use crate::thermal::Thermal;
+use crate::timing::{us, Pipe, Timing};
 
 pub const LPN_BYTES: u64 = 4096;
 
@@ -19,45 +19,12 @@ pub fn reserve_blocks(cfg: &Config) -> u32 {
     cfg.ftl.gc_free_low + 2
 }
 const NS: f64 = 1e9;
-/// Thermal model step (virtual).
-const THERMAL_TICK_NS: u64 = 100_000_000;
 
-/// Nanoseconds per byte for a bandwidth in MB/s (10^6 B/s).
-fn ns_per_byte(mb_s: f64) -> f64 {
-    NS / (mb_s * 1e6)
-}
-
-fn us(x: f64) -> u64 {
-    (x * 1000.0).round() as u64
-}
-
-/// The unthrottled service times, in ns.
-#[derive(Debug, Clone)]
-struct Timing {
-    t_read: u64,
-    t_prog: u64,
-    t_erase: u64,
-    t_prog_slc: u64,
-    t_read_slc: u64,
-    read_cmd: u64,
-    write_cmd: u64,
-    trim_cmd: u64,
-}
-
-impl Timing {
-    fn new(cfg: &Config, factor: f64) -> Self {
-        let f = |x: f64| us(x * factor);
-        Timing {
-            t_read: f(cfg.nand.t_read_us),
-            t_prog: f(cfg.nand.t_prog_us),
-            t_erase: f(cfg.nand.t_erase_us),
-            t_prog_slc: f(cfg.slc.t_prog_us),
-            t_read_slc: f(cfg.slc.t_read_us),
-            read_cmd: f(cfg.ctrl.read_cmd_us),
-            write_cmd: f(cfg.ctrl.write_cmd_us),
-            trim_cmd: f(cfg.ctrl.trim_cmd_us),
-        }
-    }
+/// Direction of a host command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Read,
+    Write,
 }
 
 /// SLC cache policy, decoded once from the config string.
@@ -68,68 +35,6 @@ enum SlcMode {
     Dynamic,
 }
 
-/// Temperature, throttle level and the energy that drives them.
-#[derive(Debug, Clone)]
-struct ThermalState {
-    temp_c: f64,
-    level: usize,
-    /// Joules spent since the last thermal tick (beyond idle power).
-    energy_tick: f64,
-    /// Joules spent since drive creation (beyond idle power), for telemetry.
-    energy_total: f64,
-    next_tick: u64,
-}
-
-/// Counters read back by `state()`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct DriveState {
-    pub free_blocks: u64,
-    pub total_blocks: u64,
-    pub wa: f64,
-    pub host_bytes_written: u64,
-    pub nand_bytes_written: u64,
-    pub temp_c: f64,
-    pub throttle_level: u32,
-    pub slc_used_bytes: u64,
-    pub valid_pages: u64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Identity {
-    pub model: String,
-    pub serial: String,
-    pub firmware: String,
-    pub capacity_bytes: u64,
-    pub logical_block_size: u32,
-    pub physical_block_size: u32,
-    pub transport: String,
-    pub link: String,
-    pub pcie_gen: Option<u32>,
-    pub pcie_width: Option<u32>,
-    pub write_cache: bool,
-    pub fua: bool,
-    pub plp: bool,
-    pub discard: bool,
-    pub op_pct: f64,
-    pub raw_bytes: u64,
-    pub slc_cache_bytes: u64,
-    pub preset: String,
-    pub config_json: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct TrimResult {
-    pub trimmed_bytes: u64,
-    pub elapsed_s: f64,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct IdleResult {
-    pub elapsed_s: f64,
-    pub gc_pages_moved: u64,
-    pub temp_c: f64,
-}
-
 /// One simulated SSD. State (mapping, wear, temperature, clock) persists across jobs.
 #[derive(Debug, Clone)]
 pub struct Drive {
@@ -138,41 +43,28 @@ pub struct Drive {
     seed: u64,
     /// Virtual clock (ns): the end of the last command or idle period.
     pub(crate) now: u64,
+    /// Service times at the current throttle level (rescaled by `thermal_until`).
     cur: Timing,
     die_free: Vec<u64>,
-    ch_free: Vec<u64>,
+    channels: Vec<Pipe>,
     /// Controller command paths (per-command firmware cost), read and write.
     ctrl_r_free: u64,
     ctrl_w_free: u64,
     /// Controller data paths (per-byte ECC/DMA cost), pipelined after the command path.
-    data_r_free: u64,
-    data_w_free: u64,
-    /// Link servers: [read direction, write direction]; SATA uses index 0 for both.
-    link_free: [u64; 2],
-    link_ns_b: f64,
-    ch_ns_b: f64,
-    ctrl_r_ns_b: f64,
-    ctrl_w_ns_b: f64,
+    data_r: Pipe,
+    data_w: Pipe,
+    /// Host link: [read direction, write direction]; SATA uses index 0 for both.
+    link: [Pipe; 2],
     host_lat: u64,
-    /// Write buffer: bytes held, and (release time, bytes) of data being programmed,
-    /// in the order it entered. The buffer is a ring: space comes back in order, so a
-    /// unit stuck behind GC on a busy die holds back the space after it.
-    buf_used: u64,
-    buf_release: VecDeque<(u64, u64)>,
-    /// LPNs admitted but not yet assigned to a NAND unit.
-    pending: Vec<u64>,
+    buffer: WriteBuffer,
     next_die: u32,
-    /// Latest completion of any NAND program (what a flush waits for).
-    last_release: u64,
     pub(crate) host_bytes_written: u64,
     fold_bytes: u64,
     pub(crate) slc_used: u64,
     slc_mode: SlcMode,
     /// Varies firmware command times (mean unchanged), seeded by the drive seed.
     rng: Rng,
-    /// Slowdown of the current throttle level (1.0 when not throttled).
-    throttle_factor: f64,
-    thermal: ThermalState,
+    thermal: Thermal,
 }
 
 impl Drive {
@@ -205,22 +97,15 @@ impl Drive {
             now: 0,
             cur: Timing::new(&cfg, 1.0),
             die_free: vec![0; dies as usize],
-            ch_free: vec![0; n.channels as usize],
+            channels: vec![Pipe::new(n.channel_mb_s); n.channels as usize],
             ctrl_r_free: 0,
             ctrl_w_free: 0,
-            data_r_free: 0,
-            data_w_free: 0,
-            link_free: [0; 2],
-            link_ns_b: ns_per_byte(cfg.host.link_mb_s),
-            ch_ns_b: ns_per_byte(n.channel_mb_s),
-            ctrl_r_ns_b: ns_per_byte(cfg.ctrl.max_read_mb_s),
-            ctrl_w_ns_b: ns_per_byte(cfg.ctrl.max_write_mb_s),
+            data_r: Pipe::new(cfg.ctrl.max_read_mb_s),
+            data_w: Pipe::new(cfg.ctrl.max_write_mb_s),
+            link: [Pipe::new(cfg.host.link_mb_s); 2],
             host_lat: us(cfg.host.cmd_latency_us),
-            buf_used: 0,
-            buf_release: VecDeque::new(),
-            pending: Vec::with_capacity(slots_per_unit as usize),
+            buffer: WriteBuffer::new(&cfg.buffer, slots_per_unit as usize),
             next_die: 0,
-            last_release: 0,
             host_bytes_written: 0,
             fold_bytes: 0,
             slc_used: 0,
@@ -230,14 +115,7 @@ impl Drive {
                 _ => SlcMode::None,
             },
             rng: Rng::new(seed ^ 0x5EED_D21E),
-            throttle_factor: 1.0,
-            thermal: ThermalState {
-                temp_c: cfg.thermal.ambient_c,
-                level: 0,
-                energy_tick: 0.0,
-                energy_total: 0.0,
-                next_tick: THERMAL_TICK_NS,
-            },
+            thermal: Thermal::new(&cfg.thermal),
             cfg,
         }
     }
@@ -251,30 +129,7 @@ impl Drive {
     }
 
     pub fn identity(&self) -> Identity {
-        let c = &self.cfg;
-        let raw = config::raw_bytes(c);
-        let pcie = c.host.pcie_gen > 0;
-        Identity {
-            model: c.identity.model.clone(),
-            serial: format!("{}{:06}", c.identity.serial_prefix, self.seed % 1_000_000),
-            firmware: c.identity.firmware.clone(),
-            capacity_bytes: c.ftl.user_bytes,
-            logical_block_size: c.identity.logical_block_size,
-            physical_block_size: c.identity.physical_block_size,
-            transport: c.host.transport.clone(),
-            link: c.host.link.clone(),
-            pcie_gen: pcie.then_some(c.host.pcie_gen),
-            pcie_width: pcie.then_some(c.host.pcie_width),
-            write_cache: c.buffer.write_cache,
-            fua: true,
-            plp: c.buffer.plp,
-            discard: true,
-            op_pct: (raw as f64 - c.ftl.user_bytes as f64) / c.ftl.user_bytes as f64 * 100.0,
-            raw_bytes: raw,
-            slc_cache_bytes: if c.slc.mode == "none" { 0 } else { c.slc.bytes },
-            preset: c.name.clone(),
-            config_json: serde_json::to_string(c).expect("config serialises"),
-        }
+        Identity::new(&self.cfg, self.seed)
     }
 
     pub fn nand_bytes_written(&self) -> u64 {
@@ -290,11 +145,11 @@ impl Drive {
     }
 
     pub fn temp_c(&self) -> f64 {
-        self.thermal.temp_c
+        self.thermal.temp_c()
     }
 
     pub fn throttle_level(&self) -> u32 {
-        self.thermal.level as u32
+        self.thermal.level()
     }
 
     pub fn gc_moved(&self) -> u64 {
@@ -302,7 +157,7 @@ impl Drive {
     }
 
     pub fn energy_total(&self) -> f64 {
-        self.thermal.energy_total
+        self.thermal.energy_total()
     }
 
     pub fn state(&self) -> DriveState {
@@ -312,14 +167,14 @@ impl Drive {
             wa: self.wa(),
             host_bytes_written: self.host_bytes_written,
             nand_bytes_written: self.nand_bytes_written(),
-            temp_c: self.thermal.temp_c,
-            throttle_level: self.thermal.level as u32,
+            temp_c: self.thermal.temp_c(),
+            throttle_level: self.thermal.level(),
             slc_used_bytes: self.slc_used,
             valid_pages: self.ftl.mapped,
         }
     }
 
-    /// Cache hints for a command that will come soon (see `job::Gen::ahead`).
+    /// Cache hints for a command that will come soon (see `job::runner::Gen::next_random`).
     #[inline]
     pub(crate) fn prefetch_map(&self, off: u64) {
         self.ftl.prefetch_l2p(off / LPN_BYTES);
@@ -336,54 +191,14 @@ impl Drive {
 
     // ----- thermal -------------------------------------------------------------
 
-    /// Account the energy of `ns` of activity at `watts`. Throttling stretches the
-    /// same work over more time (duty-cycling), so the energy is that of the
-    /// unthrottled duration: power drops by the throttle factor.
-    fn spend(&mut self, watts: f64, ns: u64) {
-        let j = watts * ns as f64 / NS / self.throttle_factor;
-        self.thermal.energy_tick += j;
-        self.thermal.energy_total += j;
-    }
-
-    /// Advance the thermal model up to virtual time `t`.
+    /// Advance the thermal model up to virtual time `t`. A new throttle level
+    /// rescales NAND and controller times (same energy per operation, see
+    /// `Thermal::spend`).
     #[inline]
     pub(crate) fn thermal_until(&mut self, t: u64) {
-        while self.thermal.next_tick <= t {
-            self.thermal_tick();
+        if self.thermal.advance(t, &self.cfg.thermal) {
+            self.cur = Timing::new(&self.cfg, self.thermal.factor());
         }
-    }
-
-    fn thermal_tick(&mut self) {
-        let th = &self.cfg.thermal;
-        let dt = THERMAL_TICK_NS as f64 / NS;
-        let power = th.idle_w + self.thermal.energy_tick / dt;
-        self.thermal.energy_tick = 0.0;
-        let r = if th.heatsink {
-            th.r_c_per_w * th.heatsink_r_factor
-        } else {
-            th.r_c_per_w
-        };
-        let target = th.ambient_c + power * r;
-        let decay = (-dt / th.tau_s).exp();
-        self.thermal.temp_c = target + (self.thermal.temp_c - target) * decay;
-        let mut level = self.thermal.level;
-        while level < th.throttle_c.len() && self.thermal.temp_c >= th.throttle_c[level] {
-            level += 1;
-        }
-        while level > 0 && self.thermal.temp_c < th.throttle_c[level - 1] - th.hysteresis_c {
-            level -= 1;
-        }
-        if level != self.thermal.level {
-            self.thermal.level = level;
-            let f = if level == 0 {
-                1.0
-            } else {
-                th.throttle_factor[level - 1]
-            };
-            self.cur = Timing::new(&self.cfg, f);
-            self.throttle_factor = f;
-        }
-        self.thermal.next_tick += THERMAL_TICK_NS;
     }
 
     // ----- NAND primitives -----------------------------------------------------
@@ -404,23 +219,21 @@ impl Drive {
         let start = t.max(self.die_free[d]);
         let sensed = start + self.cur.t_read;
         self.die_free[d] = sensed;
-        self.spend(self.cfg.thermal.die_read_w, self.cur.t_read);
+        self.thermal
+            .spend(self.cfg.thermal.die_read_w, self.cur.t_read);
         let c = self.channel_of(die);
-        let xfer = (bytes as f64 * self.ch_ns_b) as u64;
-        let cs = t.max(self.ch_free[c]);
-        self.ch_free[c] = cs + xfer;
-        sensed.max(cs) + xfer
+        let (cs, ce) = self.channels[c].reserve(t, bytes);
+        sensed.max(cs) + (ce - cs)
     }
 
     /// Transfer a unit over the channel and program it; returns the completion time.
     fn nand_program(&mut self, die: u32, bytes: u64, t_prog: u64, t: u64) -> u64 {
         let d = die as usize;
         let c = self.channel_of(die);
-        let cs = t.max(self.ch_free[c]);
-        self.ch_free[c] = cs + (bytes as f64 * self.ch_ns_b) as u64;
-        let start = self.ch_free[c].max(self.die_free[d]);
+        let (_, moved) = self.channels[c].reserve(t, bytes);
+        let start = moved.max(self.die_free[d]);
         self.die_free[d] = start + t_prog;
-        self.spend(self.cfg.thermal.die_prog_w, t_prog);
+        self.thermal.spend(self.cfg.thermal.die_prog_w, t_prog);
         self.die_free[d]
     }
 
@@ -429,7 +242,7 @@ impl Drive {
         let d = die as usize;
         let start = t.max(self.die_free[d]);
         self.die_free[d] = start + busy;
-        self.spend(watts, busy);
+        self.thermal.spend(watts, busy);
     }
 
     /// Die time to collect one victim with `moved` valid slots (copyback: reads and
@@ -461,12 +274,21 @@ impl Drive {
         let mut first = true;
         while self.ftl.free_blocks(die) <= low && (first || self.ftl.free_blocks(die) < 2) {
             first = false;
-            let Some(work) = self.ftl.gc_one(die) else {
+            if !self.collect_victim(die, t) {
                 break;
-            };
-            let (busy, w) = self.gc_cost(work.moved);
-            self.die_busy(die, busy, w, t);
+            }
         }
+    }
+
+    /// Collect one GC victim on `die` from `t`, charging its die time and energy;
+    /// false when the die has nothing to collect.
+    fn collect_victim(&mut self, die: u32, t: u64) -> bool {
+        let Some(work) = self.ftl.gc_one(die) else {
+            return false;
+        };
+        let (busy, w) = self.gc_cost(work.moved);
+        self.die_busy(die, busy, w, t);
+        true
     }
 
     // ----- SLC cache -----------------------------------------------------------
@@ -502,6 +324,26 @@ impl Drive {
         self.fold_bytes += bytes;
     }
 
+    /// Program time of the next host unit: SLC speed while the cache has room (the
+    /// unit is then counted in it), else native. A dynamic cache shrinking under its
+    /// contents folds the excess first.
+    fn unit_t_prog(&mut self, unit_bytes: u64, t: u64) -> u64 {
+        if self.slc_mode == SlcMode::None {
+            return self.cur.t_prog;
+        }
+        let cap = self.slc_cap();
+        if self.slc_used + unit_bytes <= cap {
+            self.slc_used += unit_bytes;
+            return self.cur.t_prog_slc;
+        }
+        while self.slc_used > cap {
+            let d = self.next_die;
+            self.next_die = (self.next_die + 1) % self.ftl.dies;
+            self.fold_unit(d, t);
+        }
+        self.cur.t_prog
+    }
+
     /// A firmware command cost drawn uniformly from [½, 1½] × its mean: real command
     /// paths vary, and a constant cost would put every latency in one histogram bin.
     #[inline]
@@ -509,22 +351,38 @@ impl Drive {
         (mean as f64 * (0.5 + self.rng.unit())) as u64
     }
 
-    // ----- write path ----------------------------------------------------------
+    // ----- host side -----------------------------------------------------------
 
-    /// Wait until the write buffer has room for `bytes` arriving at `t`.
-    fn buffer_admit(&mut self, t: u64, bytes: u64) -> u64 {
-        let mut t = t;
-        while let Some(&(rel, b)) = self.buf_release.front() {
-            if rel > t && self.buf_used + bytes <= self.cfg.buffer.bytes {
-                break;
-            }
-            self.buf_release.pop_front();
-            t = t.max(rel);
-            self.buf_used -= b;
+    /// The firmware command path of a read or write arriving at `t`; returns when
+    /// the command has been processed.
+    fn command(&mut self, dir: Dir, t: u64) -> u64 {
+        let (free, mean) = match dir {
+            Dir::Read => (self.ctrl_r_free, self.cur.read_cmd),
+            Dir::Write => (self.ctrl_w_free, self.cur.write_cmd),
+        };
+        let cmd = self.jitter(mean);
+        let done = t.max(free) + cmd;
+        match dir {
+            Dir::Read => self.ctrl_r_free = done,
+            Dir::Write => self.ctrl_w_free = done,
         }
-        self.buf_used += bytes;
-        t
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, cmd);
+        done
     }
+
+    /// Move `len` bytes through the controller's data path, then the host link, from
+    /// `ready`; returns when the last byte is through both.
+    fn transfer(&mut self, dir: Dir, ready: u64, len: u64) -> u64 {
+        let (data, link) = match dir {
+            Dir::Read => (&mut self.data_r, 0),
+            Dir::Write if self.cfg.host.half_duplex => (&mut self.data_w, 0),
+            Dir::Write => (&mut self.data_w, 1),
+        };
+        let (_, through) = data.reserve(ready, len);
+        self.link[link].reserve(through, len).1
+    }
+
+    // ----- write path ----------------------------------------------------------
 
     /// The die that frees up first, scanning from the round-robin pointer so that
     /// ties (a fresh drive) stripe units across dies and channels in order. Firmware
@@ -545,63 +403,51 @@ impl Drive {
         best
     }
 
-    /// Send the pending LPNs to a die as one program unit.
+    /// Send the LPNs gathered in the write buffer to a die as one program unit
+    /// (padded when partly filled); returns when the program completes.
     fn flush_pending(&mut self, t: u64) -> u64 {
-        if self.pending.is_empty() {
+        if self.buffer.pending().is_empty() {
             return t;
         }
         let die = self.pick_die();
         self.gc_foreground(die, t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
-        let t_prog = if self.slc_mode != SlcMode::None {
-            let cap = self.slc_cap();
-            if self.slc_used + unit_bytes <= cap {
-                self.slc_used += unit_bytes;
-                self.cur.t_prog_slc
-            } else {
-                // Dynamic cache shrinking under the data: fold the excess now.
-                while self.slc_used > cap {
-                    let d = self.next_die;
-                    self.next_die = (self.next_die + 1) % self.ftl.dies;
-                    self.fold_unit(d, t);
-                }
-                self.cur.t_prog
-            }
-        } else {
-            self.cur.t_prog
-        };
-        let pending = std::mem::take(&mut self.pending);
-        self.ftl.program_unit(die, &pending);
-        let held = pending.len() as u64 * LPN_BYTES;
-        self.pending = pending;
-        self.pending.clear();
+        let t_prog = self.unit_t_prog(unit_bytes, t);
+        self.ftl.program_unit(die, self.buffer.pending());
         let rel = self.nand_program(die, unit_bytes, t_prog, t);
-        self.buf_release.push_back((rel, held));
-        self.last_release = self.last_release.max(rel);
+        self.buffer.programmed(rel);
         rel
-    }
-
-    /// Durability is bought at NAND program time unless power-loss protection makes
-    /// the DRAM buffer safe.
-    fn needs_nand(&self, fua: bool) -> bool {
-        !self.cfg.buffer.plp && (fua || !self.cfg.buffer.write_cache)
     }
 
     /// A host write submitted at `t`; returns its completion time.
     pub fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
-        let ctrl = t.max(self.ctrl_w_free);
-        let cmd = self.jitter(self.cur.write_cmd);
-        self.ctrl_w_free = ctrl + cmd;
-        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
-        let ds = self.ctrl_w_free.max(self.data_w_free);
-        self.data_w_free = ds + (len as f64 * self.ctrl_w_ns_b) as u64;
-        let li = if self.cfg.host.half_duplex { 0 } else { 1 };
-        let ls = self.data_w_free.max(self.link_free[li]);
-        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
-        let mut t = self.link_free[li];
+        let cmd_done = self.command(Dir::Write, t);
+        let arrived = self.transfer(Dir::Write, cmd_done, len);
+        let t = self.read_partial_pages(arrived, off, len);
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
-        // Sub-4 KiB head or tail: read the rest of the 4 KiB page first.
+        let t = self.buffer.admit(t, (lpn1 - lpn0) * LPN_BYTES);
+        self.host_bytes_written += len;
+        let mut durable = t;
+        for lpn in lpn0..lpn1 {
+            if self.buffer.gather(lpn) {
+                durable = durable.max(self.flush_pending(t));
+            }
+        }
+        if self.buffer.needs_nand(fua) {
+            durable = durable.max(self.flush_pending(t));
+            durable + self.host_lat
+        } else {
+            t + self.host_lat
+        }
+    }
+
+    /// Sub-4 KiB head or tail of a write at `t`: read the rest of its 4 KiB page
+    /// first. Returns when the data is ready to enter the buffer.
+    fn read_partial_pages(&mut self, t: u64, off: u64, len: u64) -> u64 {
+        let mut t = t;
+        let lpn0 = off / LPN_BYTES;
+        let lpn1 = (off + len).div_ceil(LPN_BYTES);
         if !off.is_multiple_of(LPN_BYTES) {
             t = t.max(self.read_lpn_for_rmw(lpn0, t));
         }
@@ -610,22 +456,7 @@ impl Drive {
         {
             t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
         }
-        let t = self.buffer_admit(t, (lpn1 - lpn0) * LPN_BYTES);
-        self.host_bytes_written += len;
-        let unit = self.ftl.slots_per_unit as usize;
-        let mut durable = t;
-        for lpn in lpn0..lpn1 {
-            self.pending.push(lpn);
-            if self.pending.len() == unit {
-                durable = durable.max(self.flush_pending(t));
-            }
-        }
-        if self.needs_nand(fua) {
-            durable = durable.max(self.flush_pending(t));
-            durable + self.host_lat
-        } else {
-            t + self.host_lat
-        }
+        t
     }
 
     fn read_lpn_for_rmw(&mut self, lpn: u64, t: u64) -> u64 {
@@ -641,22 +472,25 @@ impl Drive {
     pub fn flush(&mut self, t: u64) -> u64 {
         let ctrl = t.max(self.ctrl_w_free);
         self.ctrl_w_free = ctrl + self.cur.write_cmd;
-        if self.cfg.buffer.plp {
+        if self.buffer.plp() {
             return self.ctrl_w_free + self.host_lat;
         }
         let rel = self.flush_pending(self.ctrl_w_free);
-        rel.max(self.last_release).max(self.ctrl_w_free) + self.host_lat
+        rel.max(self.buffer.last_release()).max(self.ctrl_w_free) + self.host_lat
     }
 
     // ----- read path -----------------------------------------------------------
 
     /// A host read submitted at `t`; returns its completion time.
     pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
-        let ctrl = t.max(self.ctrl_r_free);
-        let cmd = self.jitter(self.cur.read_cmd);
-        self.ctrl_r_free = ctrl + cmd;
-        self.spend(self.cfg.thermal.ctrl_active_w, cmd);
-        let t0 = self.ctrl_r_free;
+        let cmd_done = self.command(Dir::Read, t);
+        let sensed = self.read_nand(cmd_done, off, len);
+        self.transfer(Dir::Read, sensed, len) + self.host_lat
+    }
+
+    /// NAND reads of the mapped pages of `off..off+len` from `t0`; returns when the
+    /// last one is off the channel.
+    fn read_nand(&mut self, t0: u64, off: u64, len: u64) -> u64 {
         let mut done = t0;
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
@@ -682,12 +516,7 @@ impl Drive {
         if group != NONE {
             done = done.max(self.read_group(group, group_bytes, t0));
         }
-        let ds = done.max(self.data_r_free);
-        self.data_r_free = ds + (len as f64 * self.ctrl_r_ns_b) as u64;
-        let li = 0;
-        let ls = self.data_r_free.max(self.link_free[li]);
-        self.link_free[li] = ls + (len as f64 * self.link_ns_b) as u64;
-        self.link_free[li] + self.host_lat
+        done
     }
 
     fn read_group(&mut self, group: u32, bytes: u64, t: u64) -> u64 {
@@ -706,7 +535,7 @@ impl Drive {
         let pages = lpn1.saturating_sub(lpn0);
         self.ctrl_w_free = ctrl + self.cur.trim_cmd + pages / 64;
         if pages > 0 {
-            self.pending.retain(|&l| l < lpn0 || l >= lpn1);
+            self.buffer.discard(lpn0, lpn1);
             for lpn in lpn0..lpn1 {
                 self.ftl.trim(lpn);
             }
@@ -748,26 +577,24 @@ impl Drive {
         r
     }
 
-    /// Idle time: background GC up to the target, SLC folding, cooling.
-    pub fn idle(&mut self, seconds: f64) -> IdleResult {
-        let start = self.now;
-        let end = start + (seconds.max(0.0) * NS) as u64;
-        let moved0 = self.ftl.gc_moved;
-        // Finish anything pending so the buffer drains.
-        self.flush_pending(start);
+    /// Background GC in idle time `start..end`: each die collects victims up to
+    /// `gc_bg_target` free blocks, starting only while it is free before `end`.
+    fn gc_background(&mut self, start: u64, end: u64) {
         for die in 0..self.ftl.dies {
             while self.ftl.free_blocks(die) < self.cfg.ftl.gc_bg_target
                 && self.die_free[die as usize] < end
             {
-                let Some(work) = self.ftl.gc_one(die) else {
+                if !self.collect_victim(die, start) {
                     break;
-                };
-                let (busy, w) = self.gc_cost(work.moved);
-                self.die_busy(die, busy, w, start);
+                }
             }
         }
+    }
+
+    /// Fold the SLC cache in idle time `start..end`, a unit at a time on the die that
+    /// frees up first, while that die can start before `end`.
+    fn fold_slc(&mut self, start: u64, end: u64) {
         while self.slc_used > 0 {
-            // Fold on the die that frees up first, while it can finish within the idle time.
             let die = (0..self.ftl.dies)
                 .min_by_key(|&d| self.die_free[d as usize])
                 .expect("at least one die");
@@ -776,12 +603,23 @@ impl Drive {
             }
             self.fold_unit(die, start);
         }
+    }
+
+    /// Idle time: background GC up to the target, SLC folding, cooling.
+    pub fn idle(&mut self, seconds: f64) -> IdleResult {
+        let start = self.now;
+        let end = start + (seconds.max(0.0) * NS) as u64;
+        let moved0 = self.ftl.gc_moved;
+        // Finish anything pending so the buffer drains.
+        self.flush_pending(start);
+        self.gc_background(start, end);
+        self.fold_slc(start, end);
         self.thermal_until(end);
         self.now = end;
         IdleResult {
             elapsed_s: (end - start) as f64 / NS,
             gc_pages_moved: self.ftl.gc_moved - moved0,
-            temp_c: self.thermal.temp_c,
+            temp_c: self.thermal.temp_c(),
         }
     }
 }

@@ -6,13 +6,17 @@
 //! wear, SLC contents, temperature, clock) persists across jobs, so a fill followed by
 //! a torture behaves like the real sequence. Same seed, same results.
 
+mod buffer;
 pub mod config;
 pub mod drive;
 pub mod error;
 pub mod ftl;
 pub mod hist;
 pub mod job;
+mod report;
 pub mod rng;
+mod thermal;
+mod timing;
 
 pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};

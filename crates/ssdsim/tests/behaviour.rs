@@ -11,9 +11,12 @@ fn small(preset: &str, extra: &[(&str, &str)]) -> ssdsim::Drive {
     drive(preset, &ov, 3)
 }
 
-fn fill(d: &mut ssdsim::Drive) {
-    let r = run(d, &job(Pattern::Write, 128 * KIB, 32));
-    assert!(!r.interrupted);
+/// Sequential 128 KiB QD1 writes for one second, in MB/s.
+fn seq_write_qd1_mb_s(d: &mut ssdsim::Drive) -> f64 {
+    mb_s(
+        &run(d, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
+        true,
+    )
 }
 
 #[test]
@@ -73,28 +76,15 @@ fn trim_frees_pages_and_restores_write_speed() {
     assert_eq!(d.state().valid_pages, full - cap / 2 / 4096);
     d.check_invariants().unwrap();
     // Torture the drive, then compare sequential writes without and with TRIM.
-    let clean = {
-        let mut c = small("sm951-nvme-256", &[("heatsink", "1")]);
-        mb_s(
-            &run(&mut c, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
-            true,
-        )
-    };
+    let clean = seq_write_qd1_mb_s(&mut small("sm951-nvme-256", &[("heatsink", "1")]));
     fill(&mut d);
-    let mut torture = job(Pattern::Randwrite, 4 * KIB, 32);
-    torture.size_bytes = Some(2 * cap);
+    let torture = torture_job(2 * cap);
     run(&mut d, &torture);
-    let dirty = mb_s(
-        &run(&mut d, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
-        true,
-    );
+    let dirty = seq_write_qd1_mb_s(&mut d);
     run(&mut d, &torture);
     d.purge();
     assert_eq!(d.state().valid_pages, 0);
-    let after = mb_s(
-        &run(&mut d, &timed(Pattern::Write, 128 * KIB, 1, 0, 0.0, 1.0)),
-        true,
-    );
+    let after = seq_write_qd1_mb_s(&mut d);
     println!("seq write QD1: clean {clean:.0} dirty {dirty:.0} after TRIM {after:.0} MB/s");
     assert!(
         after >= 0.9 * clean,
@@ -247,7 +237,7 @@ fn only_the_950pro_512_throttles_in_random_writes() {
     // Reviews: in the hour-long QD32 random-write test the 512 GB drops to a lower
     // discrete level at intervals (thermal, with lower power), the 256 GB does not.
     let episodes = |name: &str| {
-        let mut d = drive(name, &[("capacity_gib", "4")], 3);
+        let mut d = small(name, &[]);
         fill(&mut d);
         let r = run(
             &mut d,

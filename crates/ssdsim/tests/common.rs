@@ -31,6 +31,19 @@ pub fn run(d: &mut Drive, j: &JobSpec) -> RunResult {
     d.run_quiet(j).expect("job runs")
 }
 
+/// One sequential pass over the whole drive (128 KiB, QD32).
+pub fn fill(d: &mut Drive) {
+    let r = run(d, &job(Pattern::Write, 128 * KIB, 32));
+    assert!(!r.interrupted);
+}
+
+/// 4 KiB QD32 random writes over the whole drive, `size_bytes` in all.
+pub fn torture_job(size_bytes: u64) -> JobSpec {
+    let mut j = job(Pattern::Randwrite, 4 * KIB, 32);
+    j.size_bytes = Some(size_bytes);
+    j
+}
+
 /// Measured throughput over the stats window (after ramp), from the series.
 pub fn window_s(r: &RunResult) -> f64 {
     *r.series.t_s.last().expect("series has entries")

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use ssdsim::{theoretical_wa, Pattern};
+use ssdsim::theoretical_wa;
 
 fn steady_wa(op_pct: u32) -> f64 {
     let op = op_pct.to_string();
@@ -23,9 +23,8 @@ fn steady_wa(op_pct: u32) -> f64 {
         11,
     );
     let cap = d.capacity_bytes();
-    run(&mut d, &job(Pattern::Write, 128 * KIB, 32));
-    let mut torture = job(Pattern::Randwrite, 4 * KIB, 32);
-    torture.size_bytes = Some(3 * cap);
+    fill(&mut d);
+    let mut torture = torture_job(3 * cap);
     run(&mut d, &torture);
     let before = d.state();
     torture.size_bytes = Some(2 * cap);

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
@@ -14,10 +14,13 @@ from ssdlab.targets.base import Target
 from ssdlab.targets.sim import SimTarget, simulator
 from ssdlab.workload import Workload
 
+if TYPE_CHECKING:
+    from ssdlab import _ssdsim
+
 SERIES_KEYS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
-def job_dict(workload: Workload, capacity_bytes: int) -> dict[str, Any]:
+def job_dict(workload: Workload, capacity_bytes: int) -> _ssdsim.Job:
     """The simulator's job description: the workload with its span resolved."""
     return {
         "pattern": workload.pattern,
@@ -37,7 +40,7 @@ def job_dict(workload: Workload, capacity_bytes: int) -> dict[str, Any]:
     }
 
 
-def _totals(raw: Mapping[str, Any]) -> OpTotals:
+def _totals(raw: _ssdsim.OpSummary) -> OpTotals:
     return OpTotals(
         ios=int(raw["ios"]), bytes=int(raw["bytes"]), lat_sum_ns=float(raw["lat_sum_ns"]),
         lat_min_ns=float(raw["lat_min_ns"]), lat_max_ns=float(raw["lat_max_ns"]),
@@ -49,13 +52,17 @@ def _floats(values: Sequence[Any]) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
 
-def to_measurement(workload: Workload, result: Mapping[str, Any]) -> Measurement:
-    series_raw = result["series"]
+# Every column of the series and telemetry tables is a list of numbers.
+_Columns = Mapping[str, Sequence[float]]
+
+
+def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement:
+    series_raw = cast(_Columns, result["series"])
     series = Series(
         period_s=workload.log_period_s, t_s=_floats(series_raw["t_s"]),
         **{key: _floats(series_raw[key]) for key in SERIES_KEYS},
     )
-    telemetry = {key: _floats(values) for key, values in result["telemetry"].items()}
+    telemetry = {key: _floats(values) for key, values in cast(_Columns, result["telemetry"]).items()}
     return Measurement(
         workload=workload, engine="sim", runtime_s=float(result["elapsed_s"]),
         read=_totals(result["read"]), write=_totals(result["write"]), trim=_totals(result["trim"]),
@@ -79,7 +86,7 @@ class SimEngine:
     def job_text(self, target: Target, workload: Workload) -> str:
         return json.dumps(job_dict(workload, target.info().capacity_bytes), indent=2)
 
-    def _drive(self, target: Target) -> Any:
+    def _drive(self, target: Target) -> _ssdsim.Drive:
         if not isinstance(target, SimTarget):
             raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
         return target.drive()
@@ -88,7 +95,7 @@ class SimEngine:
         drive = self._drive(target)
         job = job_dict(workload, target.info().capacity_bytes)
 
-        def on_progress(p: Mapping[str, Any]) -> None:
+        def on_progress(p: _ssdsim.Progress) -> None:
             ctx.progress(ProgressUpdate(
                 label=workload.name, fraction=float(p["fraction"]),
                 elapsed_s=float(p["job_elapsed_s"]),
@@ -106,6 +113,7 @@ class SimEngine:
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
         drive = self._drive(target)
+        detail: dict[str, Any]
         if isinstance(step, Purge):
             if step.secure_erase:
                 raise EngineError("the simulator has no secure erase; purge with TRIM instead")

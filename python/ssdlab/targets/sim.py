@@ -6,27 +6,43 @@ the real sequence. `sim:` alone is the embedded default drive.
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.spec import split_query
 
+if TYPE_CHECKING:
+    from ssdlab import _ssdsim
+
 DEFAULT_SIM_SPEC = "sim:"
 
 
-def simulator() -> Any:
+class Simulator(Protocol):
+    """What ssdlab uses of the extension module (mypy checks the module against it)."""
+
+    __version__: str
+
+    @property
+    def Drive(self) -> type[_ssdsim.Drive]: ...
+
+    def presets(self) -> list[_ssdsim.PresetInfo]: ...
+
+    def default_preset(self) -> str: ...
+
+
+def simulator() -> Simulator:
     """The compiled extension, or a one-line error saying how to build it."""
     try:
-        return importlib.import_module("ssdlab._ssdsim")
+        from ssdlab import _ssdsim
     except ImportError:
         raise EngineError(
             "the simulator extension ssdlab._ssdsim is not built: run `make install` "
             "(or `pip install -e .`) in the ssdlab checkout"
         ) from None
+    return _ssdsim
 
 
 def preset_names() -> list[str]:
@@ -40,7 +56,7 @@ class SimTarget(Target):
     options: dict[str, str]
     seed: int = 1
     kind = "sim"
-    _drive: Any = field(default=None, repr=False)
+    _drive: _ssdsim.Drive | None = field(default=None, repr=False)
 
     @classmethod
     def from_spec(cls, spec: str) -> SimTarget:
@@ -53,7 +69,7 @@ class SimTarget(Target):
         target.drive()  # validate preset and options now, not mid-run
         return target
 
-    def drive(self) -> Any:
+    def drive(self) -> _ssdsim.Drive:
         if self._drive is None:
             module = simulator()
             try:

@@ -1,0 +1,13 @@
+//! Execution of engine-neutral jobs: closed-loop I/O generators (each job keeps
+//! `iodepth` commands outstanding) driving the drive model in virtual time.
+//!
+//! - [`spec`]: what to run ([`JobSpec`]) and its validation against a drive;
+//! - [`runner`]: the generators and the event loop ([`Drive::run`](crate::Drive::run));
+//! - [`result`]: what comes back ([`RunResult`], [`Progress`]).
+
+mod result;
+mod runner;
+mod spec;
+
+pub use result::{OpSummary, Progress, RunResult, Series, Telemetry};
+pub use spec::{JobSpec, Pattern, SyncMode};

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from run_helpers import short_pairs
 
+from run_helpers import short_pairs
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import REGISTRY, VARIANTS, get_entry, get_test
 from ssdlab.planning import parse_overrides, plan_run
@@ -34,7 +34,9 @@ VALUES = st.one_of(
                      "nvme", "best", " 8 ", "0x10", "1_000"]),
     st.text(max_size=12),
 )
-FUZZ = settings(max_examples=int(os.environ.get("SSDLAB_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# SSDLAB_FUZZ_EXAMPLES raises the count for a deeper campaign on a developer's machine.
+EXAMPLES = int(os.environ.get("SSDLAB_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 FAST_RUN_S = 120.0  # planned device time under which a generated run is short enough to do
 
 

@@ -263,7 +263,11 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
                 let full = cfg.ftl.user_bytes as f64;
                 if target > full * 1.0001 {
                     let most = full / (1u64 << 30) as f64;
-                    return Err(bad(k, v, &format!("at most {most:.1} GiB (the preset's capacity)")));
+                    return Err(bad(
+                        k,
+                        v,
+                        &format!("at most {most:.1} GiB (the preset's capacity)"),
+                    ));
                 }
                 apply_scale(&mut cfg, (target / full).min(1.0));
             }

@@ -153,8 +153,9 @@ def test_steady_state_verdict_on_known_answers(iops: list[float], runtime_s: int
     test = get_test("consistency")
     params = test.parse_params({"runtime_s": runtime_s})
     metrics = test.analyze(params, parse_target(TARGET).info(), _torture(iops))
-    (verdict,) = test.verdicts(params, metrics)
+    verdict, cliff = test.verdicts(params, metrics)
     assert verdict.outcome == outcome and verdict.summary.startswith(title_word)
+    assert cliff.key == "cliff" and (cliff.outcome == "inconclusive") == (outcome != "yes")
     assert "20 %" in verdict.rule and "10 %" in verdict.rule and verdict.because
     if outcome == "inconclusive":
         assert "60 s" in verdict.because and "400 s" in verdict.because

@@ -226,6 +226,35 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
                    because=_unsteady_because(metrics))
 
 
+# Steady state at or below this share of the fresh rate is a cliff (the fall reviews show).
+CLIFF_SHARE_PCT = 80.0
+
+
+def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
+    """Whether random writes fall off a cliff from the fresh rate to the steady state."""
+    fresh, share = metrics.get("fresh_iops"), metrics.get("window_fresh_pct")
+    rule = (f"a cliff when the steady state is at most {CLIFF_SHARE_PCT:g} % of the fresh rate (first 5 s); judged "
+            "only once the drive reached steady state")
+    base = {"key": "cliff", "question": "Does random-write performance fall off a cliff?", "rule": rule,
+            "figures": {k: metrics.get(k) for k in ("fresh_iops", "window_iops_mean", "window_fresh_pct",
+                                                    "cliff_gb_written")}}
+    if steady.outcome != "yes" or not isinstance(share, float) or not isinstance(fresh, float):
+        return Verdict(**base, outcome="inconclusive", summary="Cliff not judged: no steady state",
+                       because="where the drive settles is unknown until it reaches steady state")
+    where = metrics.get("cliff_gb_written")
+    after = f" after {where:.1f} GB written" if isinstance(where, float) else ""
+    if share <= CLIFF_SHARE_PCT:
+        return Verdict(**base, outcome="yes", summary=f"Falls to {share:.0f} % of its fresh rate{after}",
+                       because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS")
+    return Verdict(**base, outcome="no", summary=f"No cliff: holds {share:.0f} % of its fresh rate",
+                   because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS")
+
+
+def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
+    steady = steady_verdict(params, metrics)
+    return steady, cliff_verdict(metrics, steady)
+
+
 def _unsteady_because(metrics: Metrics) -> str:
     range_pct, slope_pct = metrics.get("steady_range_pct"), metrics.get("steady_slope_excursion_pct")
     if not isinstance(range_pct, float) or not isinstance(slope_pct, float):
@@ -269,7 +298,7 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         return metrics
 
     def verdicts(self, params: ConsistencyParams, metrics: Metrics) -> tuple[Verdict, ...]:
-        return (steady_verdict(params, metrics),)
+        return torture_verdicts(params, metrics)
 
 
 class WsatTest(MethodTest[TortureParams]):
@@ -299,7 +328,7 @@ class WsatTest(MethodTest[TortureParams]):
         return {**wsat_extras(series, metrics), **metrics}
 
     def verdicts(self, params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
-        return (steady_verdict(params, metrics),)
+        return torture_verdicts(params, metrics)
 
 
 def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:

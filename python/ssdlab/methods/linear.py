@@ -25,6 +25,7 @@ from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import MIB
+from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 PassName = Literal["write", "read"]
@@ -119,6 +120,36 @@ PEAK_SPECS = (
 )
 
 
+# Fewer logged periods than this cannot show a speed held and then lost.
+MIN_PERIODS_FOR_CACHE = 10
+
+
+def cache_verdict(params: LinearParams, metrics: Metrics) -> Verdict:
+    """Whether the write pass shows a cache (SLC / DRAM) running out, and how large it was."""
+    periods, region = metrics.get("write_periods"), metrics.get("write_peak_region_gb")
+    written, throttled = metrics.get("write_gb"), metrics.get("write_throttled_at_drop")
+    rule = (f"a cache runs out where the write speed, after holding its peak, stays below "
+            f"{100 * params.drop_fraction:.0f} % of it (3 or more periods, median-smoothed); not when the drop "
+            "coincides with thermal throttling")
+    base = {"key": "slc_cache", "question": "Does the drive write at a cached speed that runs out?", "rule": rule,
+            "figures": {k: metrics.get(k) for k in ("write_gb", "write_periods", "write_peak_region_gb",
+                                                    "write_peak_level_mb_s", "write_after_drop_mb_s")}}
+    if not isinstance(periods, int) or periods < MIN_PERIODS_FOR_CACHE:
+        return Verdict(**base, outcome="inconclusive", summary="Too short to see a cache",
+                       because=f"the write pass logged {periods} periods; at least {MIN_PERIODS_FOR_CACHE} are needed")
+    if metrics.get("write_drop_detected") and throttled is True:
+        return Verdict(**base, outcome="inconclusive", summary="The write speed drops, but the drive was throttling",
+                       because="the engine reported thermal throttling at the drop, so heat and a cache running out "
+                               "cannot be told apart")
+    if metrics.get("write_drop_detected") and isinstance(region, float):
+        return Verdict(**base, outcome="yes", summary=f"A write cache of about {region:.1f} GB",
+                       because=f"{metrics.get('write_peak_level_mb_s'):,.0f} MB/s for the first {region:.1f} GB, "
+                               f"then {metrics.get('write_after_drop_mb_s'):,.0f} MB/s")
+    span = f"{written:.1f} GB" if isinstance(written, float) else "the pass"
+    return Verdict(**base, outcome="no", summary=f"No cache runs out within {span}",
+                   because=f"the write speed held within {100 * params.drop_fraction:.0f} % of its peak over {span}")
+
+
 class LinearTest(MethodTest[LinearParams]):
     name = "linear"
     title = "Linear full-capacity write and read (AIDA64-like)"
@@ -146,6 +177,9 @@ class LinearTest(MethodTest[LinearParams]):
             if direction == "write":
                 specs += PEAK_SPECS
         return metric_set(specs)
+
+    def verdicts(self, params: LinearParams, metrics: Metrics) -> tuple[Verdict, ...]:
+        return (cache_verdict(params, metrics),) if "write" in params.passes else ()
 
     def analyze(self, params: LinearParams, target: TargetInfo, results: TestResults) -> Metrics:
         metrics: Metrics = {"span_gb": whole_span(target, params.span_bytes) / 1e9}

@@ -1,0 +1,51 @@
+"""Every verdict on known answers: the positive, the negative and the inconclusive case,
+each stating its rule and the figures behind it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssdlab.methods import get_test
+from ssdlab.methods.consistency import cliff_verdict
+from ssdlab.methods.linear import LinearParams, cache_verdict
+from ssdlab.verdicts import Verdict
+
+STEADY = Verdict(key="steady_state", question="?", outcome="yes", summary="", rule="")
+UNSTEADY = STEADY.model_copy(update={"outcome": "no"})
+
+
+def linear(**metrics: object) -> dict[str, object]:
+    base = {"write_periods": 120, "write_gb": 256.0, "write_drop_detected": False, "write_peak_region_gb": None,
+            "write_peak_level_mb_s": None, "write_after_drop_mb_s": None, "write_throttled_at_drop": None}
+    return {**base, **metrics}
+
+
+@pytest.mark.parametrize(("metrics", "outcome", "words"), [
+    (linear(write_drop_detected=True, write_peak_region_gb=12.5, write_peak_level_mb_s=1500.0,
+            write_after_drop_mb_s=300.0, write_throttled_at_drop=False), "yes", "12.5 GB"),
+    (linear(), "no", "within 256.0 GB"),
+    (linear(write_periods=4), "inconclusive", "Too short"),
+    (linear(write_drop_detected=True, write_peak_region_gb=3.0, write_peak_level_mb_s=1500.0,
+            write_after_drop_mb_s=800.0, write_throttled_at_drop=True), "inconclusive", "throttling"),
+])
+def test_cache_verdict(metrics: dict[str, object], outcome: str, words: str) -> None:
+    verdict = cache_verdict(LinearParams(), metrics)  # type: ignore[arg-type]
+    assert verdict.outcome == outcome and words in verdict.summary
+    assert "70 %" in verdict.rule and verdict.because
+
+
+@pytest.mark.parametrize(("steady", "share", "outcome"), [
+    (STEADY, 15.0, "yes"), (STEADY, 95.0, "no"), (UNSTEADY, 15.0, "inconclusive"), (STEADY, None, "inconclusive"),
+])
+def test_cliff_verdict(steady: Verdict, share: float | None, outcome: str) -> None:
+    metrics = {"fresh_iops": 100_000.0, "window_iops_mean": 15_000.0, "window_fresh_pct": share,
+               "cliff_gb_written": 2.5}
+    verdict = cliff_verdict(metrics, steady)  # type: ignore[arg-type]
+    assert verdict.outcome == outcome and "80 %" in verdict.rule and verdict.because
+    if outcome == "yes":
+        assert "after 2.5 GB written" in verdict.summary
+
+
+def test_read_only_linear_pass_has_no_cache_verdict() -> None:
+    test = get_test("linear")
+    assert test.verdicts(test.parse_params({"passes": "read"}), {}) == ()

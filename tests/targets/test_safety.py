@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from machine_fixtures import RecordedRunner, machine_root
@@ -150,3 +152,20 @@ def test_write_cache_view_of_a_real_loop_device(loop_device: tuple[str, Path]) -
     cache = subprocess.run(["cat", f"/sys/class/block/{name}/queue/write_cache"],
                            capture_output=True, text=True, check=False).stdout.strip()
     assert BlockTarget.from_spec(f"/dev/{name}").info().write_cache == (cache or None)
+
+
+@pytest.mark.root
+def test_plan_says_up_front_what_run_would_refuse_and_reads_still_run(
+    mounted_loop: tuple[str, Path], cli: Callable[..., Any], tmp_path: Path,
+) -> None:
+    """The same reason from plan as from run, and the promise it makes is true: a test that
+    only reads runs on the mounted device."""
+    name, mount_point = mounted_loop
+    plan = cli("plan", f"/dev/{name}", "--test", "quick")
+    assert plan.code == 0 and "run would refuse this:" in plan.stdout and str(mount_point) in plan.stdout
+    run = cli("run", f"/dev/{name}", "--test", "quick", "--destroy", f"--yes={name}", "--out", str(tmp_path / "q"))
+    assert run.code == 3 and f"mounted at {mount_point}" in run.stderr and "linear-read" in run.stderr
+    assert "run would refuse" not in cli("plan", f"/dev/{name}", "--test", "linear-read").stdout
+    reads = cli("run", f"/dev/{name}", "--test", "linear-read", "-p", "span_bytes=8m", "--no-report",
+                "--out", str(tmp_path / "r"))
+    assert reads.code == 0, reads.stderr

@@ -20,7 +20,7 @@ from ssdlab.cli.app import (
     overrides_from,
 )
 from ssdlab.engines import engine_for
-from ssdlab.methods import REGISTRY, all_suites
+from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, plan_run, run_refusal, select_entries
 from ssdlab.targets import parse_target
@@ -47,6 +47,10 @@ def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each te
         if params:
             row.append(", ".join(f"{k}={v}" for k, v in test.params_model().model_dump().items()))
         tests.add_row(*row)
+    for variant in VARIANTS.values():
+        given = ", ".join(f"{k}={v}" for k, v in variant.params.items())
+        row = [variant.name, f"{REGISTRY[variant.test].title}, {given}", f"`{variant.test}` with {given}"]
+        tests.add_row(*row, *([given] if params else []))
     out.print(tests)
 
 

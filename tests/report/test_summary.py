@@ -58,7 +58,8 @@ FULL = (
     record("qd-sweep", "qd-sweep", {"rnd4k_read_qd1_iops": 12_500.0, "rnd4k_read_qd1_lat_us": 80.0,
                                     "seq128k_read_qd1_mb_s": 900.0, "seq128k_read_qd32_mb_s": 2100.0,
                                     "seq128k_write_qd4_mb_s": 1200.0}, {"queue_depths": [1, 32]}),
-    record("transfer-sweep", "transfer-sweep", {"read_peak_mb_s": 2150.0, "write_peak_mb_s": 1300.0},
+    record("transfer-sweep", "transfer-sweep", {"read_peak_mb_s": 2150.0, "write_peak_mb_s": 1300.0,
+                                                "read_peak_block_bytes": 8 * 2**20},
            {"max_block_bytes": 2**20}),
 )
 
@@ -72,14 +73,15 @@ def test_each_rule_on_known_figures() -> None:
     assert got["spare_area"].title == "Extra spare area (25 % over-provisioning)"
     assert got["spare_area"].text == ("steady 4 KiB random write 20,000 IOPS → 30,000 IOPS (+50 %); "
                                       "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %")
-    assert got["trim"].text == "TRIM restores performance (96 % of clean) (After TRIM as % of clean: 96.0 %)"
+    assert got["trim"].text == "TRIM restores performance (96 % of clean)"
     assert got["trim"].outcome == "yes" and got["trim"].rule == "the trim_restores rule"
     assert got["write_cache"].text == ("38.20 GB written at 1,550.0 MB/s, then 420.0 MB/s (no throttling at the "
                                        "drop: a cache ran out)")
     assert got["write_cache"].rule.startswith("linear write pass over the whole drive: the peak region ends where "
                                               "the rate falls below 70 % of the peak")
-    assert got["qd1_random_read"].text == "12,500 IOPS (80.0 µs mean latency), from the qd-sweep test"
-    assert got["peak_sequential"].text == "read 2,150.0 MB/s (transfer-sweep), write 1,300.0 MB/s (transfer-sweep)"
+    assert got["qd1_random_read"].text == "12,500 IOPS (80.0 µs mean latency); queue-depth sweep"
+    assert got["peak_sequential"].text == ("read 2,150.0 MB/s (transfer-size sweep, 8 MiB), write 1,300.0 MB/s "
+                                           "(transfer-size sweep)")
     assert got["throttling"].text == NOT_MEASURED and not got["throttling"].measured
     linked = {k: f.section for k, f in got.items()}
     assert linked["spare_area"] == "consistency-op25" and linked["write_cache"] == "linear"
@@ -120,9 +122,10 @@ def test_fallback_sources() -> None:
                                       "rnd4k_q32t1_read_mb_s": 600.0},
                    {"profile": "standard"})
     got = findings(quick)
-    assert got["qd1_random_read"].text == "9,000 IOPS (110.0 µs mean latency), from the quick test"
+    assert got["qd1_random_read"].text == "9,000 IOPS (110.0 µs mean latency); CrystalDiskMark RND4K Q1T1"
     # The 4 KiB entries are not sequential, however fast: the peak is SEQ1M Q8T1.
-    assert got["peak_sequential"].text == "read 540.0 MB/s (quick), write 510.0 MB/s (quick)"
+    assert got["peak_sequential"].text == ("read 540.0 MB/s (CrystalDiskMark-style), write 510.0 MB/s "
+                                           "(CrystalDiskMark-style)")
     assert got["fresh_vs_steady"].text == NOT_MEASURED
 
 

@@ -17,7 +17,7 @@ from ssdlab.bundle import RunRecord
 from ssdlab.effective import differences, effective_method, param_label
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
-from ssdlab.report.formatting import format_scaled, unit_scale
+from ssdlab.report.formatting import format_scaled, human_size, unit_scale
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
@@ -83,12 +83,14 @@ def absent(key: str, title: str, rule: str) -> Finding:
     return Finding(key=key, title=title, text=NOT_MEASURED, rule=rule, measured=False)
 
 
-def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str) -> Finding:
-    """A finding that is a method's verdict: its summary, its rule, its figures."""
+def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str,
+                    with_figures: bool = False) -> Finding:
+    """A finding that is a method's verdict: its summary and rule (and its figures, when the
+    summary line alone does not carry what a review reports)."""
     for view in views:
         verdict = view.verdict(verdict_key)
         if verdict is not None:
-            figures = verdict_figures(view, verdict)
+            figures = verdict_figures(view, verdict) if with_figures else ""
             text = verdict.summary + (f" ({figures})" if figures else "")
             return Finding(key=key, title=title, text=text, rule=verdict.rule + (
                 f". Here: {verdict.because}" if verdict.because else ""), measured=True,
@@ -181,7 +183,7 @@ def trim(views: Sequence[MethodView]) -> Finding:
 def throttling(views: Sequence[MethodView]) -> Finding:
     return verdict_finding("throttling", "Thermal throttling", views, "throttling",
                            "time and data written to the first drop, throttling levels and the share of time "
-                           "throttled, from the drive's temperature and throughput series")
+                           "throttled, from the drive's temperature and throughput series", with_figures=True)
 
 
 def write_cache(views: Sequence[MethodView]) -> Finding:
@@ -207,25 +209,27 @@ def write_cache(views: Sequence[MethodView]) -> Finding:
     return absent("write_cache", title, rule)
 
 
-# Where a QD1 4 KiB random read is measured, best source first: (method, dims of the IOPS figure).
-QD1_SOURCES: tuple[tuple[str, dict[str, object]], ...] = (
-    ("qd-sweep", {"curve": "rnd", "direction": "read", "qd": 1}),
-    ("quick", {"entry": "rnd4k_q1t1", "direction": "read"}),
-    ("as-ssd", {"run": "rnd4k_read"}),
+# Where a QD1 4 KiB random read is measured, best source first: (method, dims of the IOPS figure, source).
+QD1_SOURCES: tuple[tuple[str, dict[str, object], str], ...] = (
+    ("qd-sweep", {"curve": "rnd", "direction": "read", "qd": 1}, "queue-depth sweep"),
+    ("quick", {"entry": "rnd4k_q1t1", "direction": "read"}, "CrystalDiskMark RND4K Q1T1"),
+    ("as-ssd", {"run": "rnd4k_read"}, "AS SSD 4K read"),
 )
+SOURCE_NAMES = {"transfer-sweep": "transfer-size sweep", "qd-sweep": "queue-depth sweep",
+                "quick": "CrystalDiskMark-style"}
 
 
 def qd1_random_read(views: Sequence[MethodView]) -> Finding:
     title = "4 KiB random read, QD 1"
     rule = ("IOPS and mean latency of 4 KiB random reads at queue depth 1, from the QD sweep, else the "
             "CrystalDiskMark RND4K Q1T1 read, else AS SSD's 4K read")
-    for method, dims in QD1_SOURCES:
+    for method, dims, source in QD1_SOURCES:
         for view in of_method(views, method):
             iops, lat = view.numbers(**dims, rate="iops"), view.numbers(**dims, rate="lat")
             if not iops:
                 continue
             latency = f" ({quantity(lat[0][0], lat[0][1])} mean latency)" if lat else ""
-            text = f"{quantity(*iops[0])}{latency}, from the {view.record.name} test"
+            text = f"{quantity(*iops[0])}{latency}; {source}"
             return Finding("qd1_random_read", title, text, rule, True, view.record.name)
     return absent("qd1_random_read", title, rule)
 
@@ -239,7 +243,10 @@ def peak_sequential(views: Sequence[MethodView]) -> Finding:
         found = peak_of(views, direction)
         if found is not None:
             view, spec, value = found
-            parts.append(f"{direction} {quantity(spec, value)} ({view.record.name})")
+            at = spec.dims.get("block_bytes") or view.number(f"{direction}_peak_block_bytes")
+            size = f", {human_size(int(at))}" if is_number(at) else ""
+            parts.append(f"{direction} {quantity(spec, value)} ({SOURCE_NAMES.get(view.record.test, view.record.test)}"
+                         f"{size})")
             source = source or view.record.name
     if not parts:
         return absent("peak_sequential", title, rule)

@@ -36,6 +36,7 @@ table.findings th { width: 24%; font-weight: 600; color: var(--ink); }
 table.findings td, table.findings th { border-bottom: 1px solid var(--line); padding: 7px 10px 7px 0; }
 table.findings .rule { display: block; color: var(--muted); font-size: 12.5px; margin-top: 2px; }
 table.findings tr.absent td, table.findings tr.absent th { color: var(--muted); font-weight: 400; }
+.absent-finding { text-decoration: underline dotted #b5bdca; text-underline-offset: 3px; }
 table.findings a { color: var(--accent); font-size: 13px; text-decoration: none; white-space: nowrap; }
 .badge { display: inline-block; font-size: 11px; font-weight: 700; text-transform: uppercase; padding: 1px 7px; border-radius: 10px; margin-right: 6px; vertical-align: 1px; }
 .badge.yes { background: #e3f4e7; color: var(--good); }
@@ -116,13 +117,21 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 <section class="summary" id="summary">
   <h2>Summary</h2>
   <table class="findings"><tbody>
-  {% for f in page.summary %}
-  <tr class="{{ 'measured' if f.measured else 'absent' }}" id="finding-{{ f.key|slug }}">
+  {% for f in page.summary if f.measured %}
+  <tr class="measured" id="finding-{{ f.key|slug }}">
     <th>{{ f.title }}</th>
     <td>{% if f.outcome %}<span class="badge {{ f.outcome }}">{{ f.outcome }}</span>{% endif %}{{ f.text }}<span class="rule">Rule: {{ f.rule }}.</span></td>
     <td>{% if f.section %}<a href="#test-{{ f.section|slug }}">details →</a>{% endif %}</td>
   </tr>
   {% endfor %}
+  {% set absent = page.summary|rejectattr("measured")|list %}
+  {% if absent %}
+  <tr class="absent" id="finding-not-measured">
+    <th>Not measured in this run</th>
+    <td>{% for f in absent %}<span class="absent-finding" id="finding-{{ f.key|slug }}" title="{{ f.title }}: {{ f.text }}. Rule: {{ f.rule }}.">{{ f.title }}</span>{% if not loop.last %} · {% endif %}{% endfor %}<span class="rule">Each is {{ absent[0].text }}: the run has no test that measures it (hover for the rule).</span></td>
+    <td></td>
+  </tr>
+  {% endif %}
   </tbody></table>
 </section>
 {% endif %}

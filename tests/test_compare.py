@@ -308,7 +308,7 @@ def test_consistency_compares_as_scatter_with_window_log_and_variant_switch(unli
     whole, window = linear["hconcat"]  # type: ignore[misc]
     assert whole["spec"]["mark"]["type"] == "circle" and whole["title"] == "Whole run"
     assert window["title"] == "Analysed window"
-    assert {"filter": "datum.window"} in window["spec"]["transform"]
+    assert {"filter": "datum.part == 'window'"} in window["spec"]["transform"]
     assert log["hconcat"][0]["spec"]["encoding"]["y"]["scale"] == {"type": "log"}  # type: ignore[index]
     (param,) = linear["params"]  # type: ignore[misc]
     assert param["bind"]["input"] == "radio"
@@ -317,7 +317,7 @@ def test_consistency_compares_as_scatter_with_window_log_and_variant_switch(unli
     assert {(r["drive"], r["variant"]) for r in rows} == {(d.label, v) for d in c.drives
                                                          for v in ("default", "25 % spare area")}
     # The window is the last 2 s of each 4 s run.
-    assert sorted(r["t_s"] for r in rows if r["window"] and r["drive"] == c.drives[0].label
+    assert sorted(r["t_s"] for r in rows if r["part"] == "window" and r["drive"] == c.drives[0].label
                   and r["variant"] == "default") == [3.0, 4.0]
 
 

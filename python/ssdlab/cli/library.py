@@ -49,17 +49,19 @@ def add(
 
 
 def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
-    """The runs, and one line for each bundle that is not where the library says."""
+    """The runs (bundles by folder name, run status or where the bundle went), and one line
+    with the full path for each bundle that is not where the library says."""
     table = Table(title="Results library", title_justify="left")
-    for heading in ("run", "drive", "engine", "suite", "tests", "started (UTC)", "status", "bundle", "where"):
-        table.add_column(heading, no_wrap=heading in ("run", "started (UTC)", "bundle"))
+    for heading in ("run", "drive", "engine", "suite", "tests", "started (UTC)", "bundle", "state"):
+        table.add_column(heading, no_wrap=heading in ("run", "engine", "tests"), overflow="fold")
     problems = []
     for run in runs:
         state = run.state()
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
-        table.add_row(run.run_id, run.label, run.engine, run.suite or "custom", str(run.tests), run.created_utc,
-                      run.status, STATES[state], str(run.bundle))
+        started = run.created_utc.replace("T", " ").removesuffix("Z")
+        table.add_row(run.run_id, run.label, run.engine, run.suite or "custom", str(run.tests), started,
+                      run.bundle.name, run.status if state == "ok" else STATES[state])
     return table, problems
 
 

@@ -172,20 +172,21 @@ def variant_label(record: TestRecord) -> str:
 
 
 def scatter_rows(c: Comparison, tests: Sequence[TestComparison]) -> list[Row]:
-    """Per-second IOPS of each drive and variant, tagged with whether a second lies in the
-    analysed window (the last `window_s` of that run)."""
+    """Per-second IOPS of each drive and variant: the whole run thinned (`part` whole), and
+    the analysed window, the last `window_s` of the run, every second of it (`part` window)."""
     rows: list[Row] = []
     for t in tests:
         for label, bundle, record in present_records(c, t)[:MAX_SCATTER_DRIVES]:
             run = load_torture_run(bundle, record)
             if run is None:
                 continue
+            times = run.series.t_s
             window = record.metrics.get("window_s")
-            end = run.series.t_s[-1] if run.series.t_s else 0.0
-            start = end - float(window) if is_number(window) else end
-            rows += thin([{"drive": label, "variant": variant_label(record), "t_s": ts, "iops": v,
-                           "window": ts > start} for ts, v in zip(run.series.t_s, run.series.iops, strict=True)],
-                         SCATTER_POINTS)
+            start = times[-1] - float(window) if times and is_number(window) else float("inf")
+            points: list[Row] = [{"drive": label, "variant": variant_label(record), "t_s": ts, "iops": v}
+                                 for ts, v in zip(times, run.series.iops, strict=True)]
+            rows += [{**p, "part": "whole"} for p in thin(points, SCATTER_POINTS)]
+            rows += [{**p, "part": "window"} for p, ts in zip(points, times, strict=True) if ts > start]
     return rows
 
 
@@ -197,8 +198,9 @@ def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[
     ).transform_filter(f"datum.variant == {VARIANT_PARAM}").properties(width=PANEL_W, height=PANEL_H)
     row = alt.Row("drive:N", title=None, sort=[d.label for d in c.drives], header=alt.Header(labelAngle=0,
                                                                                              labelAlign="left"))
-    whole = base.encode(x=alt.X("t_s:Q", title="time (s)")).facet(row=row, title="Whole run")
-    window = base.transform_filter("datum.window").encode(
+    whole = base.transform_filter("datum.part == 'whole'").encode(x=alt.X("t_s:Q", title="time (s)")).facet(
+        row=row, title="Whole run")
+    window = base.transform_filter("datum.part == 'window'").encode(
         x=alt.X("t_s:Q", title="time (s)", scale=alt.Scale(zero=False))).facet(row=row, title="Analysed window")
     menu: dict[str, Any] = {"bind": alt.binding_radio(options=list(variants), name="Variant: ")} \
         if len(variants) > 1 else {}

@@ -8,6 +8,7 @@ column of them reaches the next unit, so every value of one quantity shares one 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -95,10 +96,15 @@ def unit_scale(unit: str, values: Iterable[Any]) -> UnitScale:
     return scale
 
 
+def names_unit(label: str, unit: str) -> bool:
+    """Whether the label already says its unit ("Mean IOPS, last 400 s", "After TRIM as % of clean")."""
+    return bool(re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", label))
+
+
 def label_with_unit(label: str, unit: str) -> str:
-    """'Mean IOPS (IOPS)' reads twice: the unit is added only when the label does not end with
-    it (sizes carry theirs in the value)."""
-    if not unit or unit == "bytes" or label.endswith(unit):
+    """'Mean IOPS (IOPS)' reads twice: the unit is added only when the label does not say it
+    (sizes carry theirs in the value)."""
+    if not unit or unit == "bytes" or names_unit(label, unit):
         return label
     return f"{label} ({unit})"
 

@@ -17,7 +17,7 @@ import altair as alt
 
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.formatting import MISSING, format_scaled, label_with_unit, unit_scale
+from ssdlab.report.formatting import MISSING, format_scaled, label_with_unit, names_unit, unit_scale
 from ssdlab.report.types import AltChart, Figure, Table
 from ssdlab.units import is_number
 
@@ -45,7 +45,7 @@ class RankedMetric:
 
 def metric_title(spec: MetricSpec, unit: str) -> str:
     """'4 KiB random read, QD 1: mean latency (µs, lower is better)'; the unit once."""
-    shown = f"{unit}, " if unit and unit != "bytes" and not spec.label.endswith(unit) else ""
+    shown = f"{unit}, " if unit and unit != "bytes" and not names_unit(spec.label, unit) else ""
     return f"{spec.label} ({shown}{spec.better} is better)"
 
 
@@ -74,7 +74,7 @@ def ranked_chart(rows: Sequence[Row], drive_count: int) -> AltChart:
     base = alt.Chart(alt_data(rows), title=alt.TitleParams(text=alt.expr(PARAM), anchor="start", fontSize=13)).encode(
         y=alt.Y("drive:N", title=None, sort=alt.EncodingSortField("score", order="descending"),
                 axis=alt.Axis(labelLimit=320)),
-        x=alt.X("value:Q", title=None),
+        x=alt.X("value:Q", title=None, axis=alt.Axis(tickCount=5)),
         tooltip=[alt.Tooltip("drive:N"), alt.Tooltip("text:N", title="value"), alt.Tooltip("key:N", title="metric")],
     )
     bars = base.mark_bar(height={"band": 0.75}).encode(
@@ -108,4 +108,4 @@ def ranking_table(key: str, title: str, drives: Sequence[str], metrics: Sequence
         for i, drive in enumerate(drives)
     )
     return Table(key=f"{key}-ranking-table", title=title, header=header, rows=rows,
-                 caption="Click a column heading to sort by it.")
+                 caption="Click a column heading to sort by it.", collapsed=True)

@@ -178,7 +178,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% endmacro %}
   {% macro tables() %}
   {% for table in rs.section.tables %}
-  {% if table.rows|length > collapse_rows %}
+  {% if table.collapsed or table.rows|length > collapse_rows %}
   <details class="table"><summary>{{ table.title }} ({{ table.rows|length }} rows)</summary>
   {{ one_table(table) }}
   </details>

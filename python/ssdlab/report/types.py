@@ -63,6 +63,7 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     caption: str = ""
     row_keys: tuple[str, ...] = ()
+    collapsed: bool = False  # folded under the charts however short (e.g. a ranking's full table)
 
 
 @dataclass(frozen=True)

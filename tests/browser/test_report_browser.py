@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from chromium_helpers import FLAGS, chromium_or_skip, dump_dom, render_status, screenshot
+from chromium_helpers import FLAGS, VIRTUAL_TIME_BUDGET_MS, chromium_or_skip, dump_dom, render_status, screenshot
 
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.compare import compare_bundles, compare_drives, make_drives
@@ -29,6 +29,7 @@ from ssdlab.targets import parse_target
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+VIRTUAL_TIME = f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}"  # charts drawn before printing
 ENTRIES = [
     SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2}),
     SuiteEntry(name="mixed", test="iometer-mixed", params={"runtime_s": 3}),
@@ -186,7 +187,7 @@ def test_print_to_pdf(tmp_path: Path) -> None:
     pdf.parent.mkdir(parents=True, exist_ok=True)
     pdf.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="ssdlab-chromium-") as profile:
-        subprocess.run([binary, *FLAGS, f"--user-data-dir={profile}", "--no-pdf-header-footer",
+        subprocess.run([binary, *FLAGS, f"--user-data-dir={profile}", "--no-pdf-header-footer", VIRTUAL_TIME,
                         f"--print-to-pdf={pdf}", files.html.as_uri()], capture_output=True, timeout=120, check=False)
     data = pdf.read_bytes()
     assert data[:5] == b"%PDF-" and data.count(b"/Type /Page") + data.count(b"/Type/Page") >= 2

@@ -67,6 +67,12 @@ def op_pct(view: MethodView) -> float:
     return float(value) if is_number(value) else 0.0
 
 
+def default_tortures(views: Sequence[MethodView]) -> list[MethodView]:
+    """The 4 KiB random-write tortures over the whole drive: consistency without extra spare
+    area first, then WSAT."""
+    return [v for v in of_method(views, "consistency") if op_pct(v) == 0] + of_method(views, "wsat")
+
+
 def quantity(spec: MetricSpec, value: float) -> str:
     """'12,500 IOPS', '2.5 ms', '38.2 GB': the value at its own scale, with the unit."""
     scale = unit_scale(spec.unit, [value])
@@ -118,7 +124,7 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
     title = "4 KiB random write: fresh vs steady state"
     rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture on the purged drive; "
             "steady = mean over the analysed window at its end; ratio = steady / fresh")
-    for view in [v for v in of_method(views, "consistency") if op_pct(v) == 0] + of_method(views, "wsat"):
+    for view in default_tortures(views):
         fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
         if fresh is None or steady is None or fresh <= 0:
             continue
@@ -137,7 +143,7 @@ def consistency(views: Sequence[MethodView]) -> Finding:
     title = "Consistency"
     rule = ("mean / standard deviation of the per-second IOPS over the analysed window (the last 400 s by "
             "default) of the default consistency run; higher is steadier")
-    for view in [v for v in of_method(views, "consistency") if op_pct(v) == 0] + of_method(views, "wsat"):
+    for view in default_tortures(views):
         ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
         if ratio is None:
             continue

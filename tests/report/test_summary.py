@@ -134,3 +134,22 @@ def test_no_cache_drop(dropped: bool) -> None:
     linear = record("linear", "linear", {"span_gb": 256.0, "write_drop_detected": dropped, "write_avg_mb_s": 600.0})
     assert findings(linear)["write_cache"].text == ("no lasting drop over the whole 256.00 GB pass: no cache ran out "
                                                     "(average 600.0 MB/s)")
+
+
+def test_method_verdicts_lead_their_findings_when_given() -> None:
+    """A linear pass's slc_cache verdict and a consistency run's cliff verdict give the
+    outcome and the rule; the figures stay beside them."""
+    linear = record("linear", "linear", {"span_gb": 256.0, "write_drop_detected": True, "write_peak_region_gb": 38.2,
+                                         "write_peak_level_mb_s": 1550.0, "write_after_drop_mb_s": 420.0,
+                                         "write_throttled_at_drop": False},
+                    verdicts=(verdict("slc_cache", "yes", "A write cache of about 38.2 GB"),))
+    default = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    default = default.model_copy(update={"verdicts": (*default.verdicts, verdict("cliff", "yes", "Falls off a cliff"))})
+    got = findings(linear, default)
+    assert got["write_cache"].outcome == "yes" and got["write_cache"].rule == "the slc_cache rule"
+    assert got["write_cache"].text == ("A write cache of about 38.2 GB — 38.20 GB written at 1,550.0 MB/s, then "
+                                       "420.0 MB/s (no throttling at the drop: a cache ran out)")
+    assert got["fresh_vs_steady"].outcome == "yes"
+    assert got["fresh_vs_steady"].text == ("Falls off a cliff: 100,000 IOPS fresh, 20,000 IOPS over the last 400 s "
+                                           "(20 % of fresh)")
+    assert got["fresh_vs_steady"].rule.endswith("; the cliff rule")

@@ -135,6 +135,10 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
                  else f" — {where} {'is not' if verdict.outcome == 'no' else 'may not be'} steady state")
         text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where} "
                 f"({100 * steady / fresh:.0f} % of fresh){state}")
+        cliff = view.verdict("cliff")  # the method's own answer, when it gives one
+        if cliff is not None:
+            return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
+                           view.record.name, cliff.outcome)
         return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
     return absent("fresh_vs_steady", title, rule)
 
@@ -193,6 +197,19 @@ def throttling(views: Sequence[MethodView]) -> Finding:
 
 
 def write_cache(views: Sequence[MethodView]) -> Finding:
+    """The linear pass's `slc_cache` verdict when it has one (its outcome and rule, with the
+    figures beside it), else the rule below over its declared metrics."""
+    found = metrics_write_cache(views)
+    for view in of_method(views, "linear"):
+        verdict = view.verdict("slc_cache")
+        if verdict is not None:
+            figures = f" — {found.text}" if found.measured and found.section == view.record.name else ""
+            return Finding("write_cache", found.title, verdict.summary + figures, verdict.rule, True,
+                           view.record.name, verdict.outcome)
+    return found
+
+
+def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
     title = "SLC / write cache"
     rule = "from the linear write pass: data written at peak speed before the rate fell for good"
     for view in of_method(views, "linear"):

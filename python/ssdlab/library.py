@@ -362,7 +362,8 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
             continue
         found = library.drives(arg) if library is not None and library.path.exists() else []
         if not found:
-            where = f"the results library {library.path}" if library is not None else "no results library"
+            where = (f"the results library {library.path}" if library is not None and library.path.exists()
+                     else "the results library (there is none yet: `ssdlab run` and `ssdlab library add` fill it)")
             raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}; give a bundle path or a "
                              "model, preset, 'latest' or 'all' (see `ssdlab library list`)")
         queried = True

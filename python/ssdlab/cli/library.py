@@ -69,7 +69,7 @@ def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
 def list_runs(library: LibraryOpt = None) -> None:
     """Every run in the library, newest first, with bundles that moved or vanished marked."""
     lib = open_library(library)
-    runs = lib.runs()
+    runs = lib.runs() if lib.path.exists() else []  # listing never creates a library
     if not runs:
         out.print(f"The library {lib.path} is empty: `ssdlab run` adds finished runs, `ssdlab library add` others.",
                   highlight=False)

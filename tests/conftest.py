@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,17 @@ import pytest
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`ssdlab run` adds finished runs to the results library: never the user's own during tests."""
+    os.environ["SSDLAB_LIBRARY"] = str(Path(tempfile.mkdtemp(prefix="ssdlab-test-library-")) / "library.sqlite")
+
+
+@pytest.fixture(autouse=True)
+def _own_results_library(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test its own (empty) results library, so no report ranks against another test's runs."""
+    monkeypatch.setenv("SSDLAB_LIBRARY", str(tmp_path_factory.mktemp("library") / "library.sqlite"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -92,7 +92,7 @@ def test_differing_parameters_are_refused(bundles: dict[str, Path]) -> None:
         compare_bundles([bundles["base"], bundles["longer"]])
     message = str(err.value)
     assert "\n" not in message
-    assert message == ("test 'quick': method parameters differ (runtime_s: 2.0 vs 3.0); "
+    assert message == ("test 'quick': methods differ (runtime (s): 2 vs 3); "
                        "re-run with the same parameters or pass --force")
 
 
@@ -103,7 +103,7 @@ def test_force_compares_anyway(bundles: dict[str, Path]) -> None:
     console = Console(record=True, width=200)
     for table in comparison_tables(c):
         console.print(table)
-    assert "FORCED: parameters differ (runtime_s)" in console.export_text()
+    assert "FORCED: methods differ (runtime (s): 2 vs 3)" in console.export_text()
 
 
 def test_needs_two_bundles(bundles: dict[str, Path]) -> None:
@@ -146,8 +146,10 @@ def test_html_and_pngs(comparison: Comparison, tmp_path: Path) -> None:
     for png in files.pngs:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.parent == (tmp_path / "cmp-charts").resolve()
     html = files.html.read_text(encoding="utf-8")
-    assert "Comparison: ssdlab fake drive 2.15 GB vs ssdlab fake drive 4.29 GB" in html
-    assert "<td>SEQ1M Q8T1 read: throughput (MB/s)</td>" in html and '<td class="num">+50.0 %</td>' in html
+    assert "<h1>ssdlab fake drive 2.15 GB against ssdlab fake drive 4.29 GB</h1>" in html
+    # The label shows; the internal name is its tooltip only.
+    assert '<td title="seq1m_q8t1_read_mb_s">SEQ1M Q8T1 read: throughput (MB/s)</td>' in html
+    assert '<td class="num">+50.0 %</td>' in html
     assert "src=\"http" not in html and "href=\"http" not in html
 
 
@@ -175,3 +177,180 @@ def test_differing_params_names_keys_and_method() -> None:
     assert differing_params([a, b]) == ("profile", "size_bytes")
     assert differing_params([a, c]) == ("test (method)",)
     assert differing_params([a, a]) == ()
+
+
+# ---- issue 15: like with like ----------------------------------------------------------
+
+
+def qd(**params: object) -> SuiteEntry:
+    return SuiteEntry(name="qd-sweep", test="qd-sweep", params={"runtime_s": 1, "queue_depths": "1,2", **params})
+
+
+def torture(name: str = "consistency", **params: object) -> SuiteEntry:
+    short = {"runtime_s": 4, "steady_window_s": 2, "round_s": 1}
+    return SuiteEntry(name=name, test="consistency", params={**short, **params})
+
+
+TRIM = SuiteEntry(name="trim-validation", test="trim-validation",
+                  params={"seq_runtime_s": 2, "torture_runtime_s": 3})
+
+
+@pytest.fixture(scope="module")
+def unlike(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Runs alike in parameters whose effective methods differ, and runs alike in method on
+    drives of different sizes."""
+    root = tmp_path_factory.mktemp("unlike")
+    return {
+        "nvme": make_bundle(root / "nvme", [quick()], "fake:?capacity=2g"),
+        "sata": make_bundle(root / "sata", [quick()], "fake:?capacity=2g&nvme=0"),
+        "qd-big": make_bundle(root / "qd-big", [qd()], "fake:?capacity=64g"),
+        "qd-small": make_bundle(root / "qd-small", [qd()], "fake:?capacity=4g"),
+        "torture-2g": make_bundle(root / "t2", [torture(), torture("consistency-op25", op_pct=25), TRIM],
+                                  "fake:?capacity=2g"),
+        "torture-4g": make_bundle(root / "t4", [torture(), torture("consistency-op25", op_pct=25), TRIM],
+                                  "fake:?capacity=4g", FakeProfile(seq_write_mb_s=1500)),
+    }
+
+
+def test_profile_auto_resolved_differently_is_refused(unlike: dict[str, Path]) -> None:
+    """Same parameters (profile=auto), but one ran the NVMe profile and one the standard."""
+    with pytest.raises(UsageError) as err:
+        compare_bundles([unlike["nvme"], unlike["sata"]])
+    assert str(err.value).startswith("test 'quick': methods differ (CrystalDiskMark profile: nvme vs standard)")
+
+
+def test_an_auto_reduced_region_is_refused(unlike: dict[str, Path]) -> None:
+    """16 GiB asked of both; the 4 GB drive ran on 2 GiB: not the same test."""
+    with pytest.raises(UsageError) as err:
+        compare_bundles([unlike["qd-big"], unlike["qd-small"]])
+    message = str(err.value)
+    assert "Test region: 16GiB vs 2GiB" in message
+    assert "plan notes: none vs test region reduced from 16GiB to 2GiB" in message
+
+
+def test_forced_unlike_methods_are_flagged_in_table_and_page(unlike: dict[str, Path], tmp_path: Path) -> None:
+    c = compare_bundles([unlike["nvme"], unlike["sata"]], force=True)
+    (t,) = c.tests
+    assert t.flagged and t.differing_params == ("profile",)
+    console = Console(record=True, width=240)
+    for table in comparison_tables(c):
+        console.print(table)
+    assert "FORCED: methods differ (CrystalDiskMark profile: nvme vs standard)" in console.export_text()
+    html = render_comparison(c, tmp_path / "forced.html").html.read_text(encoding="utf-8")
+    assert 'class="status methods-differ"' in html
+    assert "Forced comparison: methods differ in Quick benchmark (CrystalDiskMark-style)" in html
+
+
+def test_exclude_leaves_unlike_drives_out_and_says_why(unlike: dict[str, Path]) -> None:
+    from ssdlab.compare import compare_drives, make_drives
+
+    drives = make_drives([[unlike["nvme"]], [unlike["sata"]], [unlike["nvme"]]])
+    c = compare_drives(drives, "exclude")
+    (t,) = c.tests
+    assert t.present == (True, False, True) and t.excluded[0][0] == 1
+    row = next(r for r in t.rows if r.name == "rnd4k_q1t1_read_iops")
+    assert row.values == (12500.0, None, 12500.0)
+    console = Console(record=True, width=300)
+    console.print(comparison_tables(c)[0])
+    assert "left out ssdlab fake drive 2.15 GB (fake:?capacity=2g&nvme=0): its method differs (CrystalDiskMark " \
+           "profile: nvme vs standard)" in console.export_text()
+
+
+def test_like_methods_on_drives_of_other_sizes_compare(unlike: dict[str, Path]) -> None:
+    """Whole-drive spans and a 25 % spare area are alike on a 2 GB and a 4 GB drive."""
+    c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
+    assert [t.name for t in c.tests] == ["consistency", "consistency-op25", "trim-validation"]
+    assert not any(t.flagged for t in c.tests)
+    op25 = c.tests[1].method
+    assert op25 is not None and op25.settings["span_bytes"] == "75 % of capacity"
+    assert op25.notes == ("span limited to # (# of capacity; op_pct=#)",)
+
+
+def test_difference_pct_only_for_measured_figures(unlike: dict[str, Path]) -> None:
+    c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
+    for t in c.tests:
+        for r in t.rows:
+            assert r.spec is not None
+            if r.spec.kind != "figure":
+                assert r.difference_pct == (None,), r.name
+    span = next(r for r in c.tests[0].rows if r.name == "span_bytes")
+    assert span.values == (2 * 2**30, 4 * 2**30) and not span.compared
+
+
+def figure_specs(c: Comparison, name: str) -> dict[str, dict[str, object]]:
+    from ssdlab.report.compare_page import comparison_section
+
+    section = comparison_section(c, next(t for t in c.tests if t.name == name))
+    return {f.key: f.chart.to_dict() for f in section.figures}
+
+
+def test_qd_sweep_compares_iops_against_queue_depth(tmp_path: Path) -> None:
+    a = make_bundle(tmp_path / "a", [qd()], "fake:?capacity=64g")
+    b = make_bundle(tmp_path / "b", [qd()], "fake:?capacity=64g&nvme=0")
+    figures = figure_specs(compare_bundles([a, b]), "qd-sweep")
+    assert set(figures) == {"qd-sweep-rnd-by-qd", "qd-sweep-seq-by-qd"}
+    random = figures["qd-sweep-rnd-by-qd"]
+    assert random["spec"]["encoding"]["x"]["field"] == "qd"  # type: ignore[index]
+    assert random["facet"] == {"column": {"field": "direction", "title": None, "type": "nominal"}}
+    rows = random["data"]["values"]  # type: ignore[index]
+    assert {(r["drive"], r["direction"], r["qd"]) for r in rows} == {
+        (d, direction, depth) for d in ("ssdlab fake drive 68.7 GB (fake:?capacity=64g)",
+                                        "ssdlab fake drive 68.7 GB (fake:?capacity=64g&nvme=0)")
+        for direction in ("read", "write") for depth in (1, 2)}
+
+
+def test_consistency_compares_as_scatter_with_window_log_and_variant_switch(unlike: dict[str, Path]) -> None:
+    c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
+    figures = figure_specs(c, "consistency")
+    assert set(figures) == {"consistency-scatter", "consistency-scatter-log"}
+    assert figure_specs(c, "consistency-op25") == {}  # drawn once, with the switch
+    linear, log = figures["consistency-scatter"], figures["consistency-scatter-log"]
+    whole, window = linear["hconcat"]  # type: ignore[misc]
+    assert whole["spec"]["mark"]["type"] == "circle" and whole["title"] == "Whole run"
+    assert window["title"] == "Analysed window"
+    assert {"filter": "datum.part == 'window'"} in window["spec"]["transform"]
+    assert log["hconcat"][0]["spec"]["encoding"]["y"]["scale"] == {"type": "log"}  # type: ignore[index]
+    (param,) = linear["params"]  # type: ignore[misc]
+    assert param["bind"]["input"] == "radio"
+    assert param["bind"]["options"] == ["default", "25 % spare area"]
+    rows = linear["data"]["values"]  # type: ignore[index]
+    assert {(r["drive"], r["variant"]) for r in rows} == {(d.label, v) for d in c.drives
+                                                         for v in ("default", "25 % spare area")}
+    # The window is the last 2 s of each 4 s run.
+    assert sorted(r["t_s"] for r in rows if r["part"] == "window" and r["drive"] == c.drives[0].label
+                  and r["variant"] == "default") == [3.0, 4.0]
+
+
+def test_trim_compares_as_grouped_bars_by_state(unlike: dict[str, Path]) -> None:
+    c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
+    (bars,) = figure_specs(c, "trim-validation").values()
+    layer = bars["layer"][0]  # type: ignore[index]
+    assert layer["mark"]["type"] == "bar" and layer["encoding"]["xOffset"]["field"] == "drive"
+    states = [r["state"] for r in bars["data"]["values"]]  # type: ignore[index]
+    assert states[:2] == ["clean (purged)", "clean (purged)"] and "after torture and TRIM" in states
+
+
+def test_no_internal_metric_names_in_compare_tables(unlike: dict[str, Path]) -> None:
+    c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
+    console = Console(record=True, width=300)
+    for table in comparison_tables(c):
+        console.print(table)
+    text = console.export_text()
+    names = {r.name for t in c.tests for r in t.rows if "_" in r.name}
+    assert names and not [n for n in names if n in text]
+    assert "Mean IOPS, last 2 s" in text and "IOPS (IOPS)" not in text
+
+
+@pytest.mark.parametrize(("speed", "width", "shown"), [
+    ("PCIe 3.0 x4", 4, "PCIe 3.0 x4"),
+    ("8.0 GT/s PCIe", 4, "8.0 GT/s PCIe x4"),
+    ("8.0 GT/s", 4, "PCIe 8.0 GT/s x4"),
+    ("SATA 6Gb/s", None, "SATA 6Gb/s"),
+    (None, 2, "PCIe ? x2"),
+])
+def test_link_speed_is_not_doubled(speed: str | None, width: int | None, shown: str) -> None:
+    from ssdlab.report.identity import link_text
+    from ssdlab.targets.base import TargetInfo
+
+    info = TargetInfo(spec="x", kind="fake", capacity_bytes=1, pcie_link_speed=speed, pcie_link_width=width)
+    assert link_text(info) == shown

@@ -1,9 +1,18 @@
 """Drives side by side: per test, per metric, with a Difference % column (docs/architecture.md, "compare").
 
 The comparison model only; report/compare_page.py draws it (terminal tables, HTML page).
-Bundles are read only. The first bundle is the baseline. Runs of a test whose method
-parameters differ are refused unless forced, because their numbers do not measure the same
-thing; tests missing from some bundles are shown with gaps.
+Bundles are read only. The first drive is the baseline (and the drive under review).
+
+Runs of a test are alike only when their effective methods are (ssdlab.effective: the
+parameters, and what `auto` and automatic scaling made of them). Unlike runs are
+- refused (policy "refuse", the default for bundles named on the command line),
+- shown and flagged in the table and the page (policy "force", `--force`), or
+- left out of that test, and named in its caption (policy "exclude", for drives picked
+  from the results library, so one odd run does not stop a dozen-drive comparison).
+Tests missing from some drives are shown with gaps.
+
+A drive may draw on several runs (the results library holds, say, a quick-suite run and a
+consistency-suite run of one drive): each test comes from the newest run that has it.
 """
 
 from __future__ import annotations
@@ -11,27 +20,56 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
-from ssdlab.errors import SsdlabError, UsageError
-from ssdlab.methods import get_test
+from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differences, effective_method
+from ssdlab.errors import UsageError
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
 
 Value = float | int | bool | str | None
-METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
+Policy = Literal["refuse", "force", "exclude"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One run a drive's results come from."""
+
+    bundle: Path
+    run: RunRecord
 
 
 @dataclass(frozen=True)
 class Drive:
-    """One compared bundle: its label (model + capacity, + target spec when models collide)."""
+    """One compared drive: its label (model + capacity, + target spec when models collide)
+    and the runs it draws on, newest first."""
 
     label: str
-    bundle: Path
-    spec: str
-    run_status: str
+    sources: tuple[Source, ...]
+
+    @property
+    def bundle(self) -> Path:
+        return self.sources[0].bundle
+
+    @property
+    def spec(self) -> str:
+        return self.sources[0].run.target.spec
+
+    @property
+    def target(self) -> TargetInfo:
+        return self.sources[0].run.target
+
+    @property
+    def run_status(self) -> str:
+        statuses = dict.fromkeys(s.run.status for s in self.sources)
+        return " / ".join(statuses)
+
+    def find(self, name: str) -> tuple[Source, TestRecord] | None:
+        """The test named `name` from the newest run that measured it (else the newest that lists it)."""
+        found = [(s, t) for s in self.sources for t in s.run.tests if t.name == name]
+        return next(((s, t) for s, t in found if t.metrics), found[0] if found else None)
 
 
 @dataclass(frozen=True)
@@ -61,10 +99,22 @@ class TestComparison:
 
     name: str  # test name in the runs
     test: str  # catalogue method
-    present: tuple[bool, ...]  # per drive
-    params: Mapping[str, Any]  # the first present run's parameters
-    differing_params: tuple[str, ...]  # non-empty only when forced
+    present: tuple[bool, ...]  # per drive: has this test and it is compared
+    params: Mapping[str, Any]  # the reference run's parameters
+    differences: tuple[Difference, ...]  # how the compared runs' methods differ (only when forced)
     rows: tuple[MetricRow, ...]
+    sources: tuple[Path | None, ...] = ()  # per drive: the bundle the test came from
+    excluded: tuple[tuple[int, tuple[Difference, ...]], ...] = ()  # (drive index, how it differs)
+    method: EffectiveMethod | None = None  # the reference run's effective method
+
+    @property
+    def differing_params(self) -> tuple[str, ...]:
+        """Keys of what differs (parameters, settings, plan notes), when forced."""
+        return tuple(d.key for d in self.differences)
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.differences)
 
 
 @dataclass(frozen=True)
@@ -72,6 +122,7 @@ class Comparison:
     drives: tuple[Drive, ...]
     tests: tuple[TestComparison, ...]
     forced: bool
+    policy: Policy = "refuse"
 
     @property
     def baseline(self) -> Drive:
@@ -92,25 +143,12 @@ def differing_params(records: Sequence[TestRecord]) -> tuple[str, ...]:
     missing = object()
     differ = [k for k in keys if len({repr(r.params.get(k, missing)) for r in records}) > 1]
     if len({r.test for r in records}) > 1:
-        differ.insert(0, METHOD_KEY)
+        differ.insert(0, "test (method)")
     return tuple(differ)
 
 
-def describe_difference(name: str, records: Sequence[TestRecord], keys: Sequence[str]) -> str:
-    parts = []
-    for key in keys:
-        values = [r.test if key == METHOD_KEY else r.params.get(key, "(not set)") for r in records]
-        parts.append(f"{key}: " + " vs ".join(str(v) for v in values))
-    return f"test {name!r}: method parameters differ ({'; '.join(parts)})"
-
-
-def declared_specs(record: TestRecord, target: TargetInfo) -> MetricSet | None:
-    """The method's metrics for this run, or None for a method this ssdlab does not know."""
-    try:
-        test = get_test(record.test)
-        return test.metric_specs(test.parse_params(record.params), target)
-    except SsdlabError:
-        return None
+def describe_difference(name: str, found: Sequence[Difference]) -> str:
+    return f"test {name!r}: methods differ ({'; '.join(d.describe() for d in found)})"
 
 
 def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -> tuple[MetricRow, ...]:
@@ -130,51 +168,82 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
     return tuple(rows)
 
 
-def compare_test(name: str, records: Sequence[TestRecord | None], targets: Sequence[TargetInfo],
-                 force: bool) -> TestComparison:
-    present = [r for r in records if r is not None]
-    differ = differing_params(present)
-    if differ and not force:
-        raise UsageError(describe_difference(name, present, differ)
-                         + "; re-run with the same parameters or pass --force")
-    first = next(i for i, r in enumerate(records) if r is not None)
-    specs = declared_specs(present[0], targets[first])
+Found = tuple[Source, TestRecord] | None
+
+
+def _split(name: str, found: Sequence[Found], methods: Sequence[EffectiveMethod | None],
+           policy: Policy) -> tuple[tuple[Difference, ...], tuple[tuple[int, tuple[Difference, ...]], ...]]:
+    """(differences among the compared runs, drives left out and why) under `policy`."""
+    here = [i for i, f in enumerate(found) if f is not None]
+    ref = here[0]
+    if policy != "exclude":
+        diff = differences([m for m in methods if m is not None])
+        if diff and policy == "refuse":
+            raise UsageError(describe_difference(name, diff) + "; re-run with the same parameters or pass --force")
+        return diff, ()
+    excluded = []
+    for i in here[1:]:
+        pair = differences([methods[ref], methods[i]])  # type: ignore[list-item]
+        if pair:
+            excluded.append((i, pair))
+    return (), tuple(excluded)
+
+
+def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComparison:
+    found: list[Found] = [d.find(name) for d in drives]
+    methods = [effective_method(f[1], f[0].run.target) if f is not None else None for f in found]
+    diff, excluded = _split(name, found, methods, policy)
+    for index, _ in excluded:
+        found[index] = None
+    records = [f[1] if f is not None else None for f in found]
+    first = next(i for i, f in enumerate(found) if f is not None)
+    source, reference = found[first]  # type: ignore[misc]
+    specs = declared_specs(reference, source.run.target)
     return TestComparison(
-        name=name, test=present[0].test, present=tuple(r is not None for r in records),
-        params=dict(present[0].params), differing_params=differ, rows=metric_rows(records, specs),
+        name=name, test=reference.test, present=tuple(r is not None for r in records),
+        params=dict(reference.params), differences=diff, rows=metric_rows(records, specs),
+        sources=tuple(f[0].bundle if f is not None else None for f in found), excluded=excluded,
+        method=methods[first],
     )
 
 
-def drive_labels(runs: Sequence[RunRecord]) -> list[str]:
+def drive_labels(targets: Sequence[TargetInfo]) -> list[str]:
     """model + capacity; + target spec when that collides; + #n when even that collides."""
-    labels = [r.target.label for r in runs]
-    labels = [f"{lab} ({r.target.spec})" if labels.count(lab) > 1 else lab for lab, r in zip(labels, runs, strict=True)]
+    labels = [t.label for t in targets]
+    labels = [f"{lab} ({t.spec})" if labels.count(lab) > 1 else lab for lab, t in zip(labels, targets, strict=True)]
     return [f"{lab} #{i + 1}" if labels.count(lab) > 1 else lab for i, lab in enumerate(labels)]
 
 
-def test_names(runs: Sequence[RunRecord]) -> list[str]:
-    """Every test name, in the order of first appearance (baseline first)."""
+def test_names(drives: Sequence[Drive]) -> list[str]:
+    """Every test name, in the order of first appearance (baseline first, oldest run first)."""
     names: dict[str, None] = {}
-    for run in runs:
-        names.update(dict.fromkeys(t.name for t in run.tests))
+    for drive in drives:
+        for source in reversed(drive.sources):
+            names.update(dict.fromkeys(t.name for t in source.run.tests))
     return list(names)
 
 
-def _find(run: RunRecord, name: str) -> TestRecord | None:
-    return next((t for t in run.tests if t.name == name), None)
+def make_drives(groups: Sequence[Sequence[Path]]) -> tuple[Drive, ...]:
+    """One drive per group of bundles (newest run first within a group)."""
+    loaded = []
+    for group in groups:
+        sources = [Source(b.path, b.load_run()) for b in (Bundle(p) for p in group)]
+        loaded.append(tuple(sorted(sources, key=lambda s: s.run.created_utc, reverse=True)))
+    labels = drive_labels([sources[0].run.target for sources in loaded])
+    return tuple(Drive(label, sources) for label, sources in zip(labels, loaded, strict=True))
+
+
+def compare_drives(drives: Sequence[Drive], policy: Policy = "refuse") -> Comparison:
+    """Compare drives test by test; the first is the baseline."""
+    if len(drives) < 2:
+        raise UsageError("compare needs at least two drives (bundles or library matches)")
+    tests = tuple(compare_test(name, drives, policy) for name in test_names(drives))
+    return Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
 
 
 def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:
-    """Compare bundles test by test; the first is the baseline. Refuses differing method
-    parameters (UsageError naming them) unless `force`."""
+    """Compare bundles test by test; the first is the baseline. Refuses unlike methods
+    (UsageError naming what differs) unless `force`."""
     if len(paths) < 2:
         raise UsageError("compare needs at least two bundles")
-    bundles = [Bundle(p) for p in paths]
-    runs = [b.load_run() for b in bundles]
-    drives = tuple(
-        Drive(label=label, bundle=b.path, spec=r.target.spec, run_status=r.status)
-        for label, b, r in zip(drive_labels(runs), bundles, runs, strict=True)
-    )
-    targets = [r.target for r in runs]
-    tests = tuple(compare_test(name, [_find(r, name) for r in runs], targets, force) for name in test_names(runs))
-    return Comparison(drives=drives, tests=tests, forced=force)
+    return compare_drives(make_drives([[p] for p in paths]), "force" if force else "refuse")

@@ -90,7 +90,7 @@ def test_quick_chart_is_grouped_read_write_bars(report: tuple[Path, ReportFiles,
     values = spec["data"]["values"] if "data" in spec else bars["data"]["values"]
     assert {(v["entry"], v["direction"]): round(v["mb_s"], 1) for v in values}[("RND4K Q1T1", "write")] == 147.5
     assert len(values) == 8
-    assert "runs 2 times for 2 s over a 1GiB test region" in section.caption
+    assert "runs 2 times for 2 s over a 1 GiB test region" in section.caption
 
 
 def test_header_has_drive_identity_and_setup(report: tuple[Path, ReportFiles, str]) -> None:
@@ -110,14 +110,15 @@ def test_header_has_drive_identity_and_setup(report: tuple[Path, ReportFiles, st
 def test_generic_section_for_a_test_without_its_own(report: tuple[Path, ReportFiles, str]) -> None:
     found = tables(report[2])
     grid = found["table-mixed-metrics"]
-    assert grid[0] == ["", "IOPS", "MB/s", "mean latency µs", "p99 latency µs", "slowest second IOPS"]
+    # One unit scale per column: the p99 latencies reach milliseconds, the means do not.
+    assert grid[0] == ["", "IOPS", "MB/s", "mean latency µs", "p99 latency ms", "slowest second IOPS"]
     point = "4 KiB random, 50 % reads, QD 32"
     assert grid[1:] == [
-        [point, "157,500", "645.1", "406.3", "4,266.7", "157,500"],
+        [point, "157,500", "645.1", "406.3", "4.267", "157,500"],
         [f"{point}, read part", "150,000", "614.4", "—", "—", "—"],
         [f"{point}, write part", "7,500", "30.7", "—", "—", "—"],
     ]
-    assert found["table-mixed-settings"][1:] == [["Span", "2GiB", "bytes"]]
+    assert found["table-mixed-settings"][1:] == [["Span", "2 GiB", ""]]
     assert 'id="test-mixed"' in report[2]
     assert "Per-second rates of each measured workload" in report[2]
 

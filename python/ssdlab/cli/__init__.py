@@ -1,7 +1,7 @@
 """The ssdlab command line. The only place that prints and exits.
 
 Each command group is a module here that registers on `app` (cli/app.py): inspect (list,
-info, plan), run, results (report, compare), sim. A new group is one module and one
+info, plan), run, results (report, compare), library, sim. A new group is one module and one
 import line below.
 """
 
@@ -14,7 +14,7 @@ import sys
 import click
 
 from ssdlab import __version__
-from ssdlab.cli import inspect, results, run, sim  # noqa: F401  (each registers its commands)
+from ssdlab.cli import inspect, library, results, run, sim  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err
 from ssdlab.errors import InternalError, Interrupted, SsdlabError
 

@@ -8,14 +8,21 @@ from typing import Annotated
 import typer
 
 from ssdlab.bundle import Bundle
-from ssdlab.cli.app import app, out
+from ssdlab.cli.app import app, err, out
 from ssdlab.errors import UsageError
+from ssdlab.library import LIBRARY_ENV, Library
+
+
+def existing_library(path: Path | None = None) -> Library | None:
+    """The results library when there is one; reading a report never creates it."""
+    library = Library(path)
+    return library if library.path.exists() else None
 
 
 def write_report(bundle: Bundle) -> Path:
     from ssdlab.report import render_report
 
-    return render_report(bundle.path).html
+    return render_report(bundle.path, library=existing_library()).html
 
 
 def print_tables(bundle_dir: Path) -> None:
@@ -25,33 +32,64 @@ def print_tables(bundle_dir: Path) -> None:
         out.print(table)
 
 
+LibraryOpt = Annotated[Path | None, typer.Option(
+    "--library", help=f"Results library (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
+
+
 @app.command()
 def report(
     bundle: Annotated[Path, typer.Argument(help="A bundle directory made by `ssdlab run`.")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file to write.")] = None,
+    library: LibraryOpt = None,
 ) -> None:
-    """Write the HTML report (with PNG charts) of a bundle and print its tables."""
+    """Write the HTML report (with PNG charts) of a bundle and print its tables; the report
+    ranks the drive against comparable runs in the results library."""
     Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
-    files = render_report(bundle, output)
+    files = render_report(bundle, output, library=existing_library(library))
     print_tables(bundle)
     out.print(f"Report: {files.html}")
 
 
+def put_first(labels: list[str], baseline: str | None) -> int:
+    """Index of the drive whose label contains `baseline` (case-insensitive), 0 without one."""
+    if baseline is None:
+        return 0
+    found = [i for i, label in enumerate(labels) if baseline.lower() in label.lower()]
+    if len(found) != 1:
+        raise UsageError(f"--baseline {baseline!r} matches {len(found)} of the compared drives "
+                         f"({'; '.join(labels)}); give a text that names one")
+    return found[0]
+
+
 @app.command()
 def compare(
-    bundles: Annotated[list[Path], typer.Argument(help="Two or more bundles; the first is the baseline.")],
-    force: Annotated[bool, typer.Option("--force", help="Compare even if method parameters differ.")] = False,
+    drives: Annotated[list[str], typer.Argument(
+        help="Bundles, or results-library queries: a model substring, a preset (sim:NAME), 'latest' or 'all'. "
+             "The first drive is the baseline.")],
+    force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write an HTML comparison.")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        "--baseline", help="The drive under review and Difference % baseline: text from its label.")] = None,
+    library: LibraryOpt = None,
 ) -> None:
-    """Put drives side by side with a Difference % column."""
-    from ssdlab.compare import compare_bundles
+    """Put drives side by side with a Difference % column; rank them in the HTML page."""
+    from ssdlab.compare import Policy, compare_drives, make_drives
+    from ssdlab.library import select_drives
     from ssdlab.report.compare_page import comparison_tables, render_comparison
 
-    if len(bundles) < 2:
-        raise UsageError("compare needs at least two bundles")
-    comparison = compare_bundles(bundles, force=force)
+    selection = select_drives(drives, existing_library(library))
+    for run in selection.unreachable:
+        err.print(f"[yellow]note:[/] left out run {run.run_id} of {run.label}: its bundle {run.bundle} moved or "
+                  "vanished (see `ssdlab library list`)", highlight=False)
+    chosen = list(make_drives(selection.groups))
+    if len(chosen) < 2:
+        raise UsageError(f"compare needs at least two drives; {' '.join(drives)!r} gave {len(chosen)}")
+    first = put_first([d.label for d in chosen], baseline)
+    chosen.insert(0, chosen.pop(first))
+    policy: Policy = "force" if force else "exclude" if selection.from_library else "refuse"
+    comparison = compare_drives(chosen, policy)
     for table in comparison_tables(comparison):
         out.print(table)
     if output:

@@ -25,6 +25,7 @@ from ssdlab.cli.app import (
     out,
     overrides_from,
 )
+from ssdlab.cli.library import add_finished_run
 from ssdlab.cli.results import print_tables, write_report
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.engines.base import Engine
@@ -118,6 +119,8 @@ def run(
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue an interrupted bundle.")] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report.")] = False,
     until_steady: SteadyOpt = False,
+    no_library: Annotated[bool, typer.Option("--no-library", help="Do not add the run to the results library.")]
+    = False,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     given = target if target is not None else target_opt
@@ -137,6 +140,8 @@ def run(
         if resume is None and bundle.run_file.exists():  # another run got here first
             check_new_bundle(bundle)
         record = _execute(bundle, record, tgt, engine, as_json, no_report)
+    if not no_library:
+        add_finished_run(bundle, record, quiet=as_json)
     report_path = None if no_report else write_report_or_say(bundle)
     _finish(bundle, record, report_path, as_json)
     if not no_report and report_path is None:

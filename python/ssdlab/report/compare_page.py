@@ -1,38 +1,36 @@
-"""Drawing a comparison: terminal tables and the HTML page (side-by-side table, bar charts,
-overlaid curves). The model is ssdlab.compare.
+"""Drawing a comparison: terminal tables and the HTML page. The model is ssdlab.compare.
 
-Tests may register their own comparison figures (`register_compare_figures`); every test
-also gets per-second IOPS curves overlaid per drive for measurements that share a name.
+Per test: the test's own kind of chart with a mark per drive (report/compare_figures.py),
+a ranking of every drive per metric when three or more are compared (report/rankings.py),
+the side-by-side table (labels and units from the methods' declarations, one unit scale
+per row, Difference % for measured figures only) and a sortable table of drives. Runs
+whose methods differ are flagged in the table caption, the section and the page banner.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.table import Table as RichTable
 
-from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.compare import Comparison, MetricRow, TestComparison, Value
-from ssdlab.measurement import Measurement
-from ssdlab.methods.quick import quick_specs
-from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
-from ssdlab.report.contract import format_value
-from ssdlab.report.formatting import MISSING, format_metric, format_pct_change
+from ssdlab.compare import Comparison, MetricRow, TestComparison
+from ssdlab.report.compare_figures import kind_figures
+from ssdlab.report.formatting import (
+    MISSING,
+    format_metric,
+    format_pct_change,
+    format_scaled,
+    label_with_unit,
+    unit_scale,
+)
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
-from ssdlab.report.section_generic import params_caption
-from ssdlab.report.section_quick import DIRECTIONS, quick_entries
-from ssdlab.report.types import Figure, FigureLike, Section, Table
-from ssdlab.units import is_number
+from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
+from ssdlab.report.section_generic import method_title, params_caption
+from ssdlab.report.types import FigureLike, Section, Table, TableLike
 
-MAX_CURVE_FIGURES_PER_TEST = 6
-CompareFigures = Callable[[Comparison, TestComparison], list[FigureLike]]
-_COMPARE_FIGURES: dict[str, CompareFigures] = {}
-
-
-def register_compare_figures(test: str, builder: CompareFigures) -> None:
-    _COMPARE_FIGURES[test] = builder
+RANKED_MIN_DRIVES = 3  # two drives read best from the Difference % column
 
 
 def difference_headers(c: Comparison) -> list[str]:
@@ -42,40 +40,51 @@ def difference_headers(c: Comparison) -> list[str]:
 
 
 def comparison_header(c: Comparison) -> tuple[str, ...]:
-    return ("metric", *(d.label for d in c.drives), *difference_headers(c))
+    return ("", *(d.label for d in c.drives), *difference_headers(c))
 
 
-def _cell(row: MetricRow, value: Value) -> str:
-    return format_value(row.spec, value) if row.spec is not None else format_metric(row.name, value)
+def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
+    """Label (with the row's one unit scale), each drive's value, Difference % for figures only."""
+    if row.spec is None:
+        values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
+                                                                                      strict=True)]
+        label = row.name
+    else:
+        scale = unit_scale(row.spec.unit, row.values)
+        values = [format_scaled(scale, v) if here else MISSING for v, here in zip(row.values, present, strict=True)]
+        label = label_with_unit(row.label, scale.unit)
+    diffs = [format_pct_change(d) if row.compared else "" for d in row.difference_pct]
+    return (label, *values, *diffs)
 
 
 def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
-    """Label (with unit), each drive's value, then Difference % for measured figures only."""
-    rows = []
-    for row in t.rows:
-        values = [_cell(row, v) if present else MISSING for v, present in zip(row.values, t.present, strict=True)]
-        diffs = [format_pct_change(d) if row.compared else "" for d in row.difference_pct]
-        unit = f" ({row.spec.unit})" if row.spec is not None and row.spec.unit else ""
-        rows.append((f"{row.label}{unit}", *values, *diffs))
-    return rows
+    return [row_cells(row, t.present) for row in t.rows]
 
 
 def test_caption(c: Comparison, t: TestComparison) -> str:
-    missing = [d.label for d, here in zip(c.drives, t.present, strict=True) if not here]
     notes = []
+    missing = [d.label for i, (d, here) in enumerate(zip(c.drives, t.present, strict=True))
+               if not here and i not in dict(t.excluded)]
     if missing:
         notes.append("not run on " + ", ".join(missing))
-    if t.differing_params:
-        notes.append("FORCED: parameters differ (" + ", ".join(t.differing_params) + ")")
+    for index, found in t.excluded:
+        notes.append(f"left out {c.drives[index].label}: its method differs ("
+                     + "; ".join(d.describe() for d in found) + ")")
+    if t.differences:
+        notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
     notes.append(f"Difference % against {c.baseline.label}")
     return "; ".join(notes)
+
+
+def section_title(t: TestComparison) -> str:
+    return method_title(t.test, t.name, t.params)
 
 
 def comparison_tables(c: Comparison) -> list[RichTable]:
     """One table per test: each metric side by side, then Difference % against the baseline."""
     tables = []
     for t in c.tests:
-        table = RichTable(title=f"{t.name} ({t.test})", title_justify="left", caption=test_caption(c, t),
+        table = RichTable(title=section_title(t), title_justify="left", caption=test_caption(c, t),
                           caption_justify="left")
         for index, heading in enumerate(comparison_header(c)):
             table.add_column(heading, justify="left" if index == 0 else "right", no_wrap=index == 0)
@@ -85,83 +94,45 @@ def comparison_tables(c: Comparison) -> list[RichTable]:
     return tables
 
 
-def quick_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
-    """MB/s per CrystalDiskMark entry, one bar per drive, for reads and for writes."""
-    values = {row.name: row.values for row in t.rows}
-    profiles = dict.fromkeys(str(p) for p in values.get("profile", ()) if p)
-    entries = list(dict.fromkeys(e for p in profiles for e in quick_entries(p)))
-    figures: list[FigureLike] = []
-    for direction in DIRECTIONS:
-        rows: list[Row] = [
-            {"entry": e.label, "drive": d.label, "mb_s": v}
-            for e in entries
-            for d, v in zip(c.drives, values.get(quick_specs(e, direction)[0].name, ()), strict=False)
-            if is_number(v)
-        ]
-        if rows:
-            figures.append(Figure(f"{t.name}-{direction}-mb-s", f"{direction.capitalize()} MB/s per entry",
-                                  grouped_bars(rows, "entry", "", "drive", "mb_s", "MB/s"),
-                                  f"{direction.capitalize()} throughput (decimal MB/s) per CrystalDiskMark "
-                                  "entry, one bar per drive."))
-    return figures
-
-
-register_compare_figures("quick", quick_figures)
-
-
-def _measured(drive_bundle: Path, name: str) -> dict[str, Measurement]:
-    bundle = Bundle(drive_bundle)
-    record: TestRecord | None = next((r for r in bundle.load_run().tests if r.name == name), None)
-    if record is None:
-        return {}
-    return {ref.name: bundle.load_measurement(ref) for ref in record.measurements if ref.role == "measure"}
-
-
-def curve_rows(label: str, m: Measurement) -> list[Row]:
-    iops = m.series.iops("total")
-    return thin([{"curve": label, "t_s": t, "iops": v} for t, v in zip(m.series.t_s, iops, strict=True)])
-
-
-def curve_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
-    """Per-second IOPS of same-named measurements, one curve per drive."""
-    per_drive = [_measured(d.bundle, t.name) if here else {} for d, here in zip(c.drives, t.present, strict=True)]
-    names = [n for n in per_drive[0] if sum(n in found for found in per_drive) >= 2]
-    for found in per_drive[1:]:
-        names += [n for n in found if n not in names and sum(n in f for f in per_drive) >= 2]
-    figures: list[FigureLike] = []
-    for name in names[:MAX_CURVE_FIGURES_PER_TEST]:
-        rows = [row for d, found in zip(c.drives, per_drive, strict=True) if name in found
-                for row in curve_rows(d.label, found[name])]
-        figures.append(Figure(f"{t.name}-{name}-iops", f"{name}: IOPS per second", line_chart(rows, "iops", "IOPS"),
-                              f"Per-second IOPS of workload {name!r}, overlaid per drive."))
-    return figures
+def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
+    return [RankedMetric(row.spec, row.values) for row in t.rows if row.spec is not None]
 
 
 def comparison_section(c: Comparison, t: TestComparison) -> Section:
+    labels = [d.label for d in c.drives]
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
-                  rows=tuple(comparison_cells(t)), caption="")
-    custom = _COMPARE_FIGURES.get(t.test)
-    figures = [*(custom(c, t) if custom else []), *([] if custom else curve_figures(c, t))]
-    caption = f"{test_caption(c, t)}. {params_caption(t.params)}"
-    return Section(key=t.name, title=f"{t.name} ({t.test})", caption=caption,
-                   status="in all runs" if all(t.present) else "gaps", tables=[table], figures=figures,
-                   figures_first=True)
+                  rows=tuple(comparison_cells(t)), caption=test_caption(c, t), row_keys=tuple(r.name for r in t.rows))
+    tables: list[TableLike] = [table]
+    figures: list[FigureLike] = []
+    if len(c.drives) >= RANKED_MIN_DRIVES:
+        ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t))
+        figures += [ranked] if ranked else []
+        by_drive = ranking_table(t.name, "Drives by figure", labels, ranked_metrics(t))
+        tables += [by_drive] if by_drive else []
+    figures += kind_figures(c, t)
+    status = "methods differ" if t.flagged else "in all runs" if all(t.present) else "gaps"
+    return Section(key=t.name, title=section_title(t), caption=f"{test_caption(c, t)}. {params_caption(t.params)}",
+                   status=status, tables=tables, figures=figures, figures_first=True)
 
 
 def drives_table(c: Comparison) -> Table:
-    facts = [drive_facts(Bundle(d.bundle).load_run().target) for d in c.drives]
+    facts = [drive_facts(d.target) for d in c.drives]
     rows = tuple((name, *(f[i][1] for f in facts)) for i, (name, _) in enumerate(facts[0]))
-    rows += (("Run status", *(d.run_status for d in c.drives)), ("Bundle", *(d.bundle.name for d in c.drives)))
+    rows += (("Run status", *(d.run_status for d in c.drives)),
+             ("Bundles", *(", ".join(s.bundle.name for s in d.sources) for d in c.drives)))
     return Table(key="drives", title="Drives", header=("", *(d.label for d in c.drives)), rows=rows)
 
 
 def banner(c: Comparison) -> str | None:
     notes = []
-    forced = [t.name for t in c.tests if t.differing_params]
+    forced = [section_title(t) for t in c.tests if t.flagged]
     if forced:
-        notes.append(f"Forced comparison: method parameters differ in {', '.join(forced)}; numbers may not be "
-                     "comparable.")
-    unfinished = [d.label for d in c.drives if d.run_status != "complete"]
+        notes.append(f"Forced comparison: methods differ in {', '.join(forced)}; those numbers do not measure the "
+                     "same thing.")
+    left_out = [section_title(t) for t in c.tests if t.excluded]
+    if left_out:
+        notes.append(f"Some drives are left out of {', '.join(left_out)}: their methods differ (see each caption).")
+    unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:
         notes.append(f"Unfinished runs: {', '.join(unfinished)}.")
     return " ".join(notes) or None
@@ -169,11 +140,15 @@ def banner(c: Comparison) -> str | None:
 
 def render_comparison(c: Comparison, out_html: Path) -> ReportFiles:
     sections: Sequence[Section] = [comparison_section(c, t) for t in c.tests]
+    others = ", ".join(d.label for d in c.drives[1:])
     page = Page(
-        title="Comparison: " + " vs ".join(d.label for d in c.drives),
-        subtitle=f"Baseline: {c.baseline.label} · Difference % = (drive - baseline) / baseline",
+        title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else
+        f"{c.baseline.label} against {len(c.drives) - 1} drives",
+        subtitle=f"Drive under review and baseline: {c.baseline.label} · Difference % = (drive - baseline) / "
+                 "baseline",
         banner=banner(c), intro=[drives_table(c)], sections=sections,
-        footer="Generated by ssdlab compare from " + ", ".join(str(d.bundle) for d in c.drives) + ".",
+        footer="Generated by ssdlab compare from " + ", ".join(str(s.bundle) for d in c.drives for s in d.sources)
+               + ". MB/s are decimal (10^6 bytes/s); sizes in KiB/MiB/GiB are binary.",
     )
     out = out_html.resolve()
     return render_page(page, out, out.parent / f"{out.stem}-charts")

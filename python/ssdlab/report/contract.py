@@ -16,7 +16,9 @@ from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.formatting import format_in_unit
+from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
+from ssdlab.verdicts import Verdict
 
 Metric = float | int | bool | str | None
 
@@ -42,15 +44,23 @@ class MethodView:
         value = self.record.metrics.get(name) if self.specs.get(name) else None
         return float(value) if is_number(value) else None
 
+    def verdict(self, key: str) -> Verdict | None:
+        return next((v for v in self.record.verdicts if v.key == key), None)
 
-def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
+
+def record_view(record: TestRecord, target: TargetInfo) -> MethodView | None:
     """The record through its method, or None for a method this ssdlab does not know."""
     try:
         test = get_test(record.test)
         params = test.parse_params(record.params)
-        return MethodView(record, params, test.metric_specs(params, bundle.load_run().target))
+        return MethodView(record, params, test.metric_specs(params, target))
     except SsdlabError:
         return None
+
+
+def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
+    """The record of a bundle through its method (see record_view)."""
+    return record_view(record, bundle.load_run().target)
 
 
 def format_value(spec: MetricSpec, value: Metric) -> str:

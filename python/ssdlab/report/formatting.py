@@ -1,11 +1,19 @@
-"""One way to print numbers in tables: by the unit a metric's name ends with."""
+"""One way to print numbers in tables: by a metric's declared unit, one scale per quantity.
+
+Sizes print in the largest binary unit that keeps a whole number or one decimal
+("238.5 GiB", never "244198MiB"); latencies switch from µs to ms (and ms to s) when a row or
+column of them reaches the next unit, so every value of one quantity shares one scale.
+"""
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from ssdlab.units import decimal_capacity, format_size, is_number
+from ssdlab.units import decimal_capacity, is_number
 
 MISSING = "—"
 
@@ -51,6 +59,61 @@ UNIT_FORMATS = {"IOPS": ",.0f", "MB/s": ",.1f", "µs": ",.1f", "ms": ",.3f", "%"
 FRACTIONAL_UNITS = frozenset({"MB/s", "µs", "ms", "%", "GB"})
 
 
+def human_size(size_bytes: int | float) -> str:
+    """Bytes in the largest binary unit reaching 1: 16 GiB, 238.5 GiB, 512 B (exact when whole)."""
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(size_bytes) >= factor:
+            scaled = size_bytes / factor
+            return f"{scaled:,.0f} {unit}" if scaled == int(scaled) else f"{scaled:,.1f} {unit}"
+    return f"{int(size_bytes)} B"
+
+
+# A unit and the next larger one, for values that reach it (one scale per row or column).
+LARGER_UNITS = {"µs": ("ms", 1e3), "ms": ("s", 1e3)}
+# Switch when the middle value reaches this many of the smaller unit: 2,500 µs reads as 2.5 ms.
+SWITCH_AT = 1_000.0
+
+
+@dataclass(frozen=True)
+class UnitScale:
+    """How one quantity's values are shown: the unit printed and the divisor from the stored unit."""
+
+    unit: str
+    divisor: float = 1.0
+
+    def apply(self, value: Any) -> Any:
+        return value / self.divisor if is_number(value) and self.divisor != 1.0 else value
+
+
+def unit_scale(unit: str, values: Iterable[Any]) -> UnitScale:
+    """One scale for all `values` of a quantity stored in `unit`: the larger unit when their
+    median reaches SWITCH_AT of the smaller one (µs -> ms -> s)."""
+    numbers = sorted(abs(float(v)) for v in values if is_number(v))
+    scale = UnitScale(unit)
+    while numbers and scale.unit in LARGER_UNITS and numbers[len(numbers) // 2] / scale.divisor >= SWITCH_AT:
+        larger, factor = LARGER_UNITS[scale.unit]
+        scale = UnitScale(larger, scale.divisor * factor)
+    return scale
+
+
+def names_unit(label: str, unit: str) -> bool:
+    """Whether the label already says its unit ("Mean IOPS, last 400 s", "After TRIM as % of clean")."""
+    return bool(re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", label))
+
+
+def label_with_unit(label: str, unit: str) -> str:
+    """'Mean IOPS (IOPS)' reads twice: the unit is added only when the label does not say it
+    (sizes carry theirs in the value)."""
+    if not unit or unit == "bytes" or names_unit(label, unit):
+        return label
+    return f"{label} ({unit})"
+
+
+def format_scaled(scale: UnitScale, value: Any) -> str:
+    """A value of a quantity shown at `scale` (see unit_scale)."""
+    return format_in_unit(scale.unit, scale.apply(value))
+
+
 def format_in_unit(unit: str, value: Any) -> str:
     """A value as a table cell in its unit, without the unit (the column or row says it)."""
     if value is None:
@@ -60,7 +123,7 @@ def format_in_unit(unit: str, value: Any) -> str:
     if not is_number(value):
         return str(value)
     if unit == "bytes":
-        return format_size(int(value))
+        return human_size(value)
     if isinstance(value, int) and unit not in FRACTIONAL_UNITS:
         return f"{value:,d}"
     return format_number(float(value), UNIT_FORMATS.get(unit, ""))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ssdlab.bundle import RunRecord
 from ssdlab.report.formatting import MISSING, format_bytes_decimal
 from ssdlab.targets.base import TargetInfo
@@ -18,10 +20,15 @@ def _text(value: object) -> str:
 
 
 def link_text(info: TargetInfo) -> str:
-    if info.pcie_link_speed is None and info.pcie_link_width is None:
+    """The link as one phrase, each word once: sysfs says "8.0 GT/s PCIe" and a simulator
+    preset "PCIe 3.0 x4" or "SATA 6Gb/s", so the bus name and the width are added only
+    when the speed text lacks them."""
+    speed, width = (info.pcie_link_speed or "").strip(), info.pcie_link_width
+    if not speed and width is None:
         return MISSING
-    width = f" x{info.pcie_link_width}" if info.pcie_link_width else ""
-    return f"PCIe {info.pcie_link_speed or '?'}{width}"
+    bus = "" if re.search(r"pcie|sata|sas|usb|nvme", speed, re.IGNORECASE) else "PCIe "
+    lanes = f" x{width}" if width and not re.search(r"\bx\d+\b", speed) else ""
+    return f"{bus}{speed or '?'}{lanes}"
 
 
 def drive_facts(info: TargetInfo) -> list[Fact]:

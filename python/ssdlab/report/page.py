@@ -19,7 +19,9 @@ import jinja2
 from ssdlab.bundle import atomic_write_text
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.template import PAGE_TEMPLATE
-from ssdlab.report.types import FigureLike, Section, TableLike
+from ssdlab.report.types import FigureLike, Finding, Section, TableLike
+
+COLLAPSE_ROWS = 12  # longer tables fold under their charts (open for print)
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Page:
     intro: Sequence[TableLike]  # drive identity and setup
     sections: Sequence[Section]
     footer: str
+    summary: Sequence[Finding] = ()  # the conclusion, first on the page (id "summary")
 
 
 def current_umask() -> int:
@@ -67,7 +70,7 @@ def slug(text: str) -> str:
 
 
 def is_numeric_cell(text: str) -> bool:
-    return bool(re.fullmatch(r"[+-]?[\d,]+(\.\d+)?( ?%|[KMGT]iB|B)?|—", text))
+    return bool(re.fullmatch(r"[+-]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B)?|—", text))
 
 
 @cache
@@ -75,6 +78,7 @@ def _template() -> jinja2.Template:
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["slug"] = slug
     env.tests["numeric"] = is_numeric_cell
+    env.tests["long"] = lambda rows, limit: len(rows) > limit  # a table folded under its charts
     return env.from_string(PAGE_TEMPLATE)
 
 
@@ -110,7 +114,7 @@ def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
             figures.append(_render_figure(fig, len(pngs), png, html_dir))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
-    html = _template().render(page=page, sections=sections, vega_js=javascript_bundle())
+    html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(), collapse_rows=COLLAPSE_ROWS)
     atomic_write_text(out_html, html)
     out_html.chmod(0o666 & ~current_umask())  # a report is for sharing, not private like a temp file
     return ReportFiles(html=out_html, pngs=tuple(pngs))

@@ -14,8 +14,15 @@ from collections.abc import Sequence
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
-from ssdlab.report.contract import MethodView, format_value, method_view
-from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
+from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.section_generic import (
+    flat_table,
+    generic_section,
+    measured,
+    section_title,
+    series_figures,
+    status_notes,
+)
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
@@ -32,8 +39,7 @@ WSAT_TABLE = ("fob_iops", "window_iops_mean", "window_iops_stddev", "cliff_gb_wr
 def metric_table(view: MethodView, key: str, title: str, names: Sequence[str]) -> Table:
     """Label, value and unit of each named metric the method declares and the run has."""
     specs = [spec for name in names if (spec := view.specs.get(name)) is not None and view.value(spec) is not None]
-    body = tuple((spec.label, format_value(spec, view.value(spec)), spec.unit) for spec in specs)
-    return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=body)
+    return flat_table(view, key, title, specs)
 
 
 def window_s(view: MethodView) -> float:

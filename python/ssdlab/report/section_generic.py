@@ -10,14 +10,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
-from ssdlab.report.contract import MethodView, format_value, method_view
-from ssdlab.report.formatting import MISSING, format_metric, metric_unit
+from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.formatting import (
+    MISSING,
+    UnitScale,
+    format_metric,
+    format_scaled,
+    human_size,
+    metric_unit,
+    unit_scale,
+)
 from ssdlab.report.types import Figure, FigureLike, Section, Table
-from ssdlab.units import format_size
 
 MAX_OVERLAID_WORKLOADS = 6
 TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification", "free_blocks": "free blocks"}
@@ -33,6 +41,16 @@ def catalogue_title(record: TestRecord) -> str:
         return record.test
 
 
+def method_title(test: str, name: str, params: Mapping[str, Any]) -> str:
+    """The method's title; a variant (a second run of one method) adds what sets it apart:
+    its spare area when it has one, else its name in the run."""
+    title = catalogue_title(TestRecord(name=name, test=test))
+    if name == test:
+        return title
+    op = params.get("op_pct")
+    return f"{title} — {op:g} % spare area" if isinstance(op, int | float) and op > 0 else f"{title} — {name}"
+
+
 def catalogue_summary(record: TestRecord) -> str:
     from ssdlab.methods import get_test
 
@@ -43,8 +61,7 @@ def catalogue_summary(record: TestRecord) -> str:
 
 
 def section_title(record: TestRecord) -> str:
-    title = catalogue_title(record)
-    return title if record.name == record.test else f"{title} — {record.name}"
+    return method_title(record.test, record.name, record.params)
 
 
 def status_notes(record: TestRecord) -> tuple[str, ...]:
@@ -62,11 +79,20 @@ def status_notes(record: TestRecord) -> tuple[str, ...]:
 
 
 def format_param(name: str, value: Any) -> str:
+    """A parameter as a reader sees it: 'span 16 GiB', 'runtime (s) 60', 'queue depths 1,2,4'."""
     if isinstance(value, int) and not isinstance(value, bool) and name.endswith("_bytes"):
-        return f"{name.removesuffix('_bytes')}={format_size(value)}"
-    if isinstance(value, list | tuple):
-        return f"{name}={','.join(str(v) for v in value)}"
-    return f"{name}={value}"
+        shown = human_size(value)
+    elif isinstance(value, list | tuple):
+        shown = ",".join(str(v) for v in value)
+    elif value is None:
+        shown = "auto"
+    elif isinstance(value, bool):
+        shown = "yes" if value else "no"
+    elif isinstance(value, float) and value == int(value):
+        shown = str(int(value))
+    else:
+        shown = str(value)
+    return f"{param_label(name)} {shown}"
 
 
 def params_caption(params: Mapping[str, Any]) -> str:
@@ -76,8 +102,8 @@ def params_caption(params: Mapping[str, Any]) -> str:
 
 
 # Columns of the results grid, by the `rate` dimension a method gives its point metrics.
-RATE_COLUMNS = (("iops", "IOPS"), ("mb_s", "MB/s"), ("lat", "mean latency µs"), ("p99", "p99 latency µs"),
-                ("access_ms", "access time ms"), ("min", "slowest second IOPS"))
+RATE_COLUMNS = (("iops", "IOPS"), ("mb_s", "MB/s"), ("lat", "mean latency"), ("p99", "p99 latency"),
+                ("access_ms", "access time"), ("min", "slowest second"))
 
 
 def raw_table(record: TestRecord) -> Table:
@@ -90,19 +116,38 @@ def row_label(spec: MetricSpec) -> str:
     return spec.label.split(": ")[0]
 
 
+def column_title(name: str, scale: UnitScale) -> str:
+    return name if not scale.unit or scale.unit == name else f"{name} {scale.unit}"
+
+
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
-    """One row per measured point, one column per rate (IOPS, MB/s, latency...)."""
-    columns = [(rate, title) for rate, title in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
+    """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
+    at one unit scale (latencies in µs, or ms when they reach milliseconds)."""
+    columns = [(rate, name) for rate, name in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
+    scales = {rate: unit_scale(next(s.unit for s in specs if s.dims["rate"] == rate),
+                               [view.value(s) for s in specs if s.dims["rate"] == rate]) for rate, _ in columns}
     rows: dict[str, dict[object, str]] = {}
+    keys: dict[str, list[str]] = {}
     for spec in specs:
-        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_value(spec, view.value(spec))
+        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_scaled(scales[str(spec.dims["rate"])],
+                                                                                 view.value(spec))
+        keys.setdefault(row_label(spec), []).append(spec.name)
     body = tuple((label, *(cells.get(rate, MISSING) for rate, _ in columns)) for label, cells in rows.items())
-    return Table(key=f"{view.record.name}-metrics", title="Results", header=("", *(t for _, t in columns)), rows=body)
+    header = ("", *(column_title(name, scales[rate]) for rate, name in columns))
+    return Table(key=f"{view.record.name}-metrics", title="Results", header=header, rows=body,
+                 row_keys=tuple(", ".join(names) for names in keys.values()))
+
+
+def value_cells(spec: MetricSpec, value: object) -> tuple[str, str]:
+    """(value, unit) of one figure at its own scale; sizes carry their unit in the value."""
+    scale = unit_scale(spec.unit, [value])
+    return format_scaled(scale, value), "" if scale.unit == "bytes" else scale.unit
 
 
 def flat_table(view: MethodView, key: str, title: str, specs: Sequence[MetricSpec]) -> Table:
-    rows = tuple((s.label, format_value(s, view.value(s)), s.unit) for s in specs)
-    return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=rows)
+    rows = tuple((s.label, *value_cells(s, view.value(s))) for s in specs)
+    return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=rows,
+                 row_keys=tuple(s.name for s in specs))
 
 
 def metrics_tables(view: MethodView | None, record: TestRecord) -> list[Table]:

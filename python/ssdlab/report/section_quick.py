@@ -6,11 +6,10 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.quick import NVME, STANDARD, CdmEntry
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, format_value, method_view
-from ssdlab.report.formatting import MISSING
+from ssdlab.report.formatting import MISSING, human_size
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
-from ssdlab.units import format_size
 
 DIRECTIONS = ("read", "write")
 # (column title, rate dimension) in CrystalDiskMark's order of importance.
@@ -56,7 +55,7 @@ def quick_caption(view: MethodView) -> str:
     pick = "best run" if p.aggregate == "best" else "mean of the runs"
     return (
         f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {p.runs} times for {p.runtime_s:g} s "
-        f"over a {format_size(p.size_bytes)} test region that was written once beforehand, reads first, then "
+        f"over a {human_size(p.size_bytes)} test region that was written once beforehand, reads first, then "
         f"writes; incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, "
         "Tn = threads."
     )

@@ -15,6 +15,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.formatting import human_size
 from ssdlab.report.section_generic import (
     measured,
     metrics_tables,
@@ -25,7 +26,6 @@ from ssdlab.report.section_generic import (
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
-from ssdlab.units import format_size
 
 WIDTH = 420
 HEIGHT = 240
@@ -58,7 +58,7 @@ def qd_bars(rows: Sequence[Row], kind: str, y_title: str) -> AltChart:
 
 def qd_figures(view: MethodView) -> list[Figure]:
     rows, p, name = qd_rows(view), view.params, view.record.name
-    span = format_size(int(view.number("span_bytes") or p.span_bytes))
+    span = human_size(int(view.number("span_bytes") or p.span_bytes))
     qds = ", ".join(str(q) for q in p.queue_depths)
     how = f"at QD {qds}, {p.runtime_s:g} s per point, over a {span} region written beforehand"
     return [
@@ -103,7 +103,7 @@ def mixed_figures(view: MethodView) -> list[Figure]:
     block = block_text(p.block_size_bytes)
     steps = ", ".join(f"{x}" for x in p.read_pcts)
     if random:
-        where = f"over a {format_size(int(view.number('span_bytes') or 0))} region written after a purge"
+        where = f"over a {human_size(int(view.number('span_bytes') or 0))} region written after a purge"
     else:
         where = "over the whole drive, written beforehand" + ("" if p.fill else " by the previous test")
     caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.iodepth}, {where}; "
@@ -138,7 +138,7 @@ def transfer_chart(rows: Sequence[Row]) -> AltChart:
 
 def transfer_figures(view: MethodView) -> list[Figure]:
     p = view.params
-    length = format_size(int(view.number("length_bytes") or p.length_bytes))
+    length = human_size(int(view.number("length_bytes") or p.length_bytes))
     caption = (f"Sequential writes of a {length} region at QD{p.iodepth}, each read back, for transfer "
                f"sizes {block_text(p.min_block_bytes)} to {block_text(p.max_block_bytes)} (powers of two), "
                "after a purge (ATTO-like).")

@@ -18,11 +18,11 @@ from ssdlab.methods.metrics import block_text
 from ssdlab.methods.synthetic import MIXED_RUN
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.formatting import human_size
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
-from ssdlab.units import format_size
 
 AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))
 
@@ -51,10 +51,10 @@ def as_ssd_table(view: MethodView) -> Table:
                  _fmt(_run_value(view, "access_write", "access_ms"), "ms", 3)))
     rows.append(("Score", _fmt(_score(view, "read"), "", 0), _fmt(_score(view, "write"), "", 0)))
     rows.append(("Total score", _fmt(_score(view, "total"), "", 0), ""))
-    caption = (f"Incompressible data. Seq: {format_size(p.size_bytes)} in {format_size(p.seq_block_bytes)} blocks at "
+    caption = (f"Incompressible data. Seq: {human_size(p.size_bytes)} in {human_size(p.seq_block_bytes)} blocks at "
                f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "
                f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
-               f"(written) drive and {format_size(p.access_write_block_bytes)} random writes in the test region, "
+               f"(written) drive and {human_size(p.access_write_block_bytes)} random writes in the test region, "
                "QD1. Scores by AS SSD's published formula from the MB/s figures.")
     return Table(f"{view.record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
 

@@ -1,4 +1,10 @@
-"""The page template (jinja2), kept in Python so it ships with the package as code."""
+"""The page template (jinja2), kept in Python so it ships with the package as code.
+
+One offline file: styles, the Vega bundle and the page's own script are inline. The page
+reads as a review: the summary first (id `summary`), navigation that wraps, charts with
+long tables folded under them, sortable tables, internal metric names only as tooltips,
+and a print stylesheet so the browser's "print to PDF" gives a clean document.
+"""
 # ruff: noqa: E501  (HTML lines are kept whole for readability)
 
 PAGE_TEMPLATE = r"""<!DOCTYPE html>
@@ -10,7 +16,7 @@ PAGE_TEMPLATE = r"""<!DOCTYPE html>
 <title>{{ page.title }}</title>
 <style>
 :root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee7; --accent: #1f5fbf; --warn-bg: #fff4d6;
-        --warn: #8a5a00; --bad: #a3262b; --panel: #f6f8fb; }
+        --warn: #8a5a00; --bad: #a3262b; --good: #1c6b34; --panel: #f6f8fb; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
        color: var(--ink); background: #fff; }
@@ -18,43 +24,80 @@ header.masthead { background: linear-gradient(135deg, #16294a, #1f5fbf); color: 
 header.masthead h1 { margin: 0 0 4px; font-size: 28px; font-weight: 650; letter-spacing: -0.01em; }
 header.masthead p { margin: 0; opacity: 0.85; }
 main { max-width: 1180px; margin: 0 auto; padding: 8px 40px 40px; }
-nav.toc { margin: 18px 0 8px; font-size: 14px; color: var(--muted); }
-nav.toc a { color: var(--accent); text-decoration: none; margin-right: 14px; white-space: nowrap; }
+nav.toc { display: flex; flex-wrap: wrap; gap: 4px 14px; margin: 18px 0 8px; font-size: 14px; color: var(--muted); }
+nav.toc a { color: var(--accent); text-decoration: none; }
+nav.toc a:hover { text-decoration: underline; }
 .banner { margin: 18px 0; padding: 12px 16px; border-left: 5px solid var(--warn); background: var(--warn-bg);
           color: var(--warn); font-weight: 600; }
+section.summary { margin-top: 18px; padding: 16px 20px; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; }
+section.summary h2 { margin: 0 0 8px; font-size: 20px; }
+table.findings { width: 100%; margin: 0; }
+table.findings th { width: 24%; font-weight: 600; color: var(--ink); }
+table.findings td, table.findings th { border-bottom: 1px solid var(--line); padding: 7px 10px 7px 0; }
+table.findings .rule { display: block; color: var(--muted); font-size: 12.5px; margin-top: 2px; }
+table.findings tr.absent td, table.findings tr.absent th { color: var(--muted); font-weight: 400; }
+.absent-finding { text-decoration: underline dotted #b5bdca; text-underline-offset: 3px; }
+table.findings a { color: var(--accent); font-size: 13px; text-decoration: none; white-space: nowrap; }
+.badge { display: inline-block; font-size: 11px; font-weight: 700; text-transform: uppercase; padding: 1px 7px; border-radius: 10px; margin-right: 6px; vertical-align: 1px; }
+.badge.yes { background: #e3f4e7; color: var(--good); }
+.badge.no { background: #fbe4e4; color: var(--bad); }
+.badge.inconclusive { background: var(--warn-bg); color: var(--warn); }
 .intro { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 20px; margin-top: 18px; }
-.intro .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 14px 18px; }
+.intro .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 14px 18px; overflow-x: auto; }
 .intro h2 { font-size: 16px; margin: 0 0 8px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); }
 section.test { margin-top: 38px; padding-top: 10px; border-top: 2px solid var(--line); }
 section.test h2 { font-size: 22px; margin: 6px 0 4px; }
 .status { display: inline-block; font-size: 12px; font-weight: 700; padding: 2px 8px; border-radius: 10px;
           vertical-align: middle; margin-left: 8px; text-transform: uppercase; letter-spacing: 0.04em; }
-.status.complete, .status.in-all-runs { background: #e3f4e7; color: #1c6b34; }
-.status.interrupted, .status.running, .status.pending { background: var(--warn-bg); color: var(--warn); }
+.status.complete, .status.in-all-runs, .status.ranked { background: #e3f4e7; color: var(--good); }
+.status.interrupted, .status.running, .status.pending, .status.methods-differ { background: var(--warn-bg); color: var(--warn); }
 .status.failed { background: #fbe4e4; color: var(--bad); }
 .status.gaps { background: #eceff4; color: var(--muted); }
 p.caption { color: var(--muted); margin: 4px 0 12px; max-width: 920px; }
 ul.notes { margin: 6px 0 12px; padding-left: 20px; color: var(--warn); }
+.table-wrap { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 8px 0 6px; font-variant-numeric: tabular-nums; }
 table.data { min-width: 60%; }
 th, td { padding: 5px 12px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 thead th { background: #eef2f8; font-size: 13px; color: #334; border-bottom: 2px solid #c4ccd9; }
+table.sortable thead th { cursor: pointer; user-select: none; }
+table.sortable thead th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
+table.sortable thead th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
 td.num, th.num { text-align: right; }
+td[title] { text-decoration: underline dotted #b5bdca; text-underline-offset: 3px; }
 table.facts th { font-weight: 500; color: var(--muted); padding-left: 0; width: 42%; }
 table.facts td, table.facts th { border-bottom: 1px dotted var(--line); }
 h3 { font-size: 16px; margin: 18px 0 4px; }
+details.table { margin: 10px 0; }
+details.table > summary { cursor: pointer; color: var(--accent); font-weight: 600; margin: 6px 0; }
 figure { margin: 16px 0 22px; }
 figure .chart { min-height: 60px; }
 figcaption { color: var(--muted); font-size: 13px; max-width: 900px; }
 figcaption a { color: var(--accent); }
+.vega-bindings { font-size: 13px; margin: 4px 0; }
+.vega-bindings select, .vega-bindings input { font: inherit; }
 footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line); margin-top: 40px; padding-top: 10px; }
 #render-status { display: none; }
 .verdict { margin: 10px 0 14px; padding: 10px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel); }
 .verdict .outcome { display: inline-block; font-size: 12px; font-weight: 700; text-transform: uppercase; padding: 1px 8px; border-radius: 10px; margin-right: 6px; }
-.verdict.yes .outcome { background: #e3f4e7; color: #1c6b34; }
+.verdict.yes .outcome { background: #e3f4e7; color: var(--good); }
 .verdict.no .outcome { background: #fbe4e4; color: var(--bad); }
 .verdict.inconclusive .outcome { background: var(--warn-bg); color: var(--warn); }
 .verdict .rule { color: var(--muted); font-size: 13px; margin-top: 4px; }
+@media print {
+  @page { margin: 14mm 12mm; }
+  body { font-size: 11pt; }
+  header.masthead { background: none; color: var(--ink); padding: 0 0 8px; border-bottom: 2px solid var(--ink); }
+  main { max-width: none; padding: 0; }
+  nav.toc, .png-link, .vega-bindings, details.table > summary::marker { display: none; }
+  section.test { break-before: auto; border-top: 1px solid var(--line); }
+  section.test h2, h3 { break-after: avoid; }
+  figure, table.facts, .verdict, section.summary tr { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+  table.findings a { display: none; }
+  .intro { grid-template-columns: 1fr 1fr; }
+  .intro .card, section.summary { background: none; }
+}
 </style>
 </head>
 <body>
@@ -63,12 +106,35 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   <p>{{ page.subtitle }}</p>
 </header>
 <main>
-{% if sections %}
-<nav class="toc">Tests:
+{% if sections or page.summary %}
+<nav class="toc" aria-label="Sections">
+{% if page.summary %}<a href="#summary">Summary</a>{% endif %}
 {% for rs in sections %}<a href="#{{ rs.anchor }}">{{ rs.section.title }}</a>{% endfor %}
 </nav>
 {% endif %}
 {% if page.banner %}<div class="banner" role="alert">{{ page.banner }}</div>{% endif %}
+{% if page.summary %}
+<section class="summary" id="summary">
+  <h2>Summary</h2>
+  <table class="findings"><tbody>
+  {% for f in page.summary if f.measured %}
+  <tr class="measured" id="finding-{{ f.key|slug }}">
+    <th>{{ f.title }}</th>
+    <td>{% if f.outcome %}<span class="badge {{ f.outcome }}">{{ f.outcome }}</span>{% endif %}{{ f.text }}<span class="rule">Rule: {{ f.rule }}.</span></td>
+    <td>{% if f.section %}<a href="#test-{{ f.section|slug }}">details →</a>{% endif %}</td>
+  </tr>
+  {% endfor %}
+  {% set absent = page.summary|rejectattr("measured")|list %}
+  {% if absent %}
+  <tr class="absent" id="finding-not-measured">
+    <th>Not measured in this run</th>
+    <td>{% for f in absent %}<span class="absent-finding" id="finding-{{ f.key|slug }}" title="{{ f.title }}: {{ f.text }}. Rule: {{ f.rule }}.">{{ f.title }}</span>{% if not loop.last %} · {% endif %}{% endfor %}<span class="rule">Each is {{ absent[0].text }}: the run has no test that measures it (hover for the rule).</span></td>
+    <td></td>
+  </tr>
+  {% endif %}
+  </tbody></table>
+</section>
+{% endif %}
 <div class="intro">
 {% for table in page.intro %}
   <div class="card">
@@ -98,17 +164,28 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     <div class="rule">{{ v.question }} Rule: {{ v.rule }}.{% if v.because %} Here: {{ v.because }}.{% endif %}</div>
   </div>
   {% endfor %}
-  {% macro tables() %}
-  {% for table in rs.section.tables %}
-  <h3>{{ table.title }}</h3>
-  <table class="data" id="table-{{ table.key|slug }}">
+  {% macro one_table(table) %}
+  <div class="table-wrap">
+  <table class="data sortable" id="table-{{ table.key|slug }}">
     <thead><tr>{% for h in table.header %}<th{% if not loop.first %} class="num"{% endif %}>{{ h }}</th>{% endfor %}</tr></thead>
     <tbody>
-    {% for row in table.rows %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+    {% for row in table.rows %}{% set key = table.row_keys[loop.index0] if table.row_keys else None %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}{% if loop.first and key %} title="{{ key }}"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
     {% endfor %}
     </tbody>
   </table>
+  </div>
   {% if table.caption %}<p class="caption">{{ table.caption }}</p>{% endif %}
+  {% endmacro %}
+  {% macro tables() %}
+  {% for table in rs.section.tables %}
+  {% if table.collapsed or table.rows|length > collapse_rows %}
+  <details class="table"><summary>{{ table.title }} ({{ table.rows|length }} rows)</summary>
+  {{ one_table(table) }}
+  </details>
+  {% else %}
+  <h3>{{ table.title }}</h3>
+  {{ one_table(table) }}
+  {% endif %}
   {% endfor %}
   {% endmacro %}
   {% macro figures() %}
@@ -117,11 +194,11 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     <h3>{{ fig.title }}</h3>
     <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
     <script type="application/json" id="{{ fig.element_id }}-spec">{{ fig.spec_json|safe }}</script>
-    <figcaption>{{ fig.caption }} <a href="{{ fig.png_href }}">PNG</a></figcaption>
+    <figcaption>{{ fig.caption }} <a class="png-link" href="{{ fig.png_href }}">PNG</a></figcaption>
   </figure>
   {% endfor %}
   {% endmacro %}
-  {% if rs.section.figures_first %}{{ figures() }}{{ tables() }}{% else %}{{ tables() }}{{ figures() }}{% endif %}
+  {% if rs.section.figures_first or rs.section.tables|selectattr("rows", "long", collapse_rows)|list %}{{ figures() }}{{ tables() }}{% else %}{{ tables() }}{{ figures() }}{% endif %}
   {% if not rs.section.tables and not rs.figures %}<p class="caption"><em>No results recorded.</em></p>{% endif %}
 </section>
 {% endfor %}
@@ -132,7 +209,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 <script>
 (function () {
   "use strict";
-  var status = { charts: {}, errors: [], resources: [], done: false };
+  var status = { charts: {}, marks: {}, errors: [], resources: [], done: false };
   var out = document.getElementById("render-status");
   function write() { out.textContent = JSON.stringify(status); }
   window.addEventListener("error", function (e) { status.errors.push(String(e.message)); write(); });
@@ -141,12 +218,22 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     status.errors.push(Array.prototype.map.call(arguments, String).join(" "));
     consoleError.apply(console, arguments);
   };
+  // Data marks drawn (axes, legends and titles left out): 0 is an empty chart.
+  function countMarks(item) {
+    var count = 0;
+    (item.items || []).forEach(function (child) {
+      if (child.marktype && child.marktype !== "group" && child.role === "mark") { count += (child.items || []).length; }
+      count += countMarks(child);
+    });
+    return count;
+  }
   var nodes = Array.prototype.slice.call(document.querySelectorAll(".chart[data-spec]"));
   var jobs = nodes.map(function (node) {
     try {
       var spec = JSON.parse(document.getElementById(node.dataset.spec).textContent);
-      return vegaEmbed(node, spec, { actions: false, renderer: "svg" }).then(function () {
+      return vegaEmbed(node, spec, { actions: false, renderer: "svg" }).then(function (result) {
         status.charts[node.id] = node.querySelector("svg") ? "ok" : "error: no svg";
+        status.marks[node.id] = countMarks(result.view.scenegraph().root);
       }).catch(function (err) {
         status.charts[node.id] = "error: " + err;
         status.errors.push(String(err));
@@ -163,6 +250,36 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     status.done = true;
     write();
   });
+  // Sortable tables: a click on a heading sorts by that column (numbers as numbers, gaps last).
+  function cellValue(row, index) {
+    var text = (row.cells[index] ? row.cells[index].textContent : "").trim();
+    var number = parseFloat(text.replace(/[,\s%+]/g, "").replace(/[A-Za-zµ\/]+$/, ""));
+    return { text: text, number: /^[+-]?[\d,.]+/.test(text) ? number : NaN };
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+      th.addEventListener("click", function () {
+        var ascending = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+        rows.sort(function (a, b) {
+          var x = cellValue(a, index), y = cellValue(b, index);
+          if (isNaN(x.number) !== isNaN(y.number)) { return isNaN(x.number) ? 1 : -1; }
+          var order = isNaN(x.number) ? x.text.localeCompare(y.text) : x.number - y.number;
+          return ascending ? order : -order;
+        });
+        rows.forEach(function (row) { table.tBodies[0].appendChild(row); });
+      });
+    });
+  });
+  // Print everything: folded tables open for printing and fold again afterwards.
+  var folded = [];
+  window.addEventListener("beforeprint", function () {
+    folded = Array.prototype.filter.call(document.querySelectorAll("details"), function (d) { return !d.open; });
+    folded.forEach(function (d) { d.open = true; });
+  });
+  window.addEventListener("afterprint", function () { folded.forEach(function (d) { d.open = false; }); });
 })();
 </script>
 </body>

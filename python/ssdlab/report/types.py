@@ -52,13 +52,34 @@ class Figure:
 
 @dataclass(frozen=True)
 class Table:
-    """A table of already formatted cells; the first column is a label, the rest numbers."""
+    """A table of already formatted cells; the first column is a label, the rest numbers.
+
+    `row_keys` (optional, one per row) are the internal names behind the rows, shown as
+    tooltips: readers see labels, the names stay findable (and are in the CSVs)."""
 
     key: str
     title: str
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     caption: str = ""
+    row_keys: tuple[str, ...] = ()
+    collapsed: bool = False  # folded under the charts however short (e.g. a ranking's full table)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of a review's conclusion, derived from the data by a stated rule.
+
+    `measured` is False when the run has no input for the rule: the text then says
+    "not measured in this run" instead of a figure."""
+
+    key: str
+    title: str  # what the finding is about, e.g. "TRIM"
+    text: str  # the finding, e.g. "TRIM restores performance (96 % of clean)"
+    rule: str  # how it was derived, with thresholds
+    measured: bool
+    section: str | None = None  # key of the section it comes from (a test name), for the link
+    outcome: str | None = None  # yes / no / inconclusive, when the finding is a verdict
 
 
 @dataclass(frozen=True)

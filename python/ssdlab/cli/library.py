@@ -1,0 +1,134 @@
+"""`ssdlab library`: the results library (add, list, remove, export) and the hook that adds
+every finished run to it (docs/library.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.cli.app import app, err, out
+from ssdlab.errors import SsdlabError, UsageError
+from ssdlab.library import LIBRARY_ENV, Added, Library, LibraryRun, default_library_path
+
+library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
+                          no_args_is_help=True)
+app.add_typer(library_app, name="library")
+
+LibraryOpt = Annotated[Path | None, typer.Option(
+    "--library", help=f"Library file (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
+STATES = {"ok": "ok", "missing": "MISSING", "changed": "CHANGED"}
+PROBLEMS = {"missing": "moved or deleted", "changed": "now holds another run"}
+
+
+def open_library(path: Path | None) -> Library:
+    return Library(path)
+
+
+def added_text(added: Added) -> str:
+    run = added.run
+    what = {"added": "added", "updated": "already in the library; refreshed", "replaced": "added (replaced the "
+            "run that was in this bundle before)", "moved": f"moved from {added.previous}; path updated"}
+    return f"{run.bundle}: {what[added.outcome]} (run {run.run_id}, {run.label}, {run.tests} tests)"
+
+
+@library_app.command("add")
+def add(
+    bundles: Annotated[list[Path], typer.Argument(help="Bundle directories made by `ssdlab run`.")],
+    library: LibraryOpt = None,
+) -> None:
+    """Add runs to the library (again: refreshes them; a moved bundle: updates its path)."""
+    lib = open_library(library)
+    for bundle in bundles:
+        out.print(added_text(lib.add(bundle)), highlight=False)
+    out.print(f"Library: {lib.path}", highlight=False)
+
+
+def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
+    """The runs (bundles by folder name, run status or where the bundle went), and one line
+    with the full path for each bundle that is not where the library says."""
+    table = Table(title="Results library", title_justify="left")
+    for heading in ("run", "drive", "engine", "suite", "tests", "started (UTC)", "bundle", "state"):
+        table.add_column(heading, no_wrap=heading in ("run", "engine", "tests"), overflow="fold")
+    problems = []
+    for run in runs:
+        state = run.state()
+        if state != "ok":
+            problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
+        started = run.created_utc.replace("T", " ").removesuffix("Z")
+        table.add_row(run.run_id, run.label, run.engine, run.suite or "custom", str(run.tests), started,
+                      run.bundle.name, run.status if state == "ok" else STATES[state])
+    return table, problems
+
+
+@library_app.command("list")
+def list_runs(library: LibraryOpt = None) -> None:
+    """Every run in the library, newest first, with bundles that moved or vanished marked."""
+    lib = open_library(library)
+    runs = lib.runs() if lib.path.exists() else []  # listing never creates a library
+    if not runs:
+        out.print(f"The library {lib.path} is empty: `ssdlab run` adds finished runs, `ssdlab library add` others.",
+                  highlight=False)
+        return
+    table, problems = runs_table(runs)
+    out.print(table)
+    out.print(f"{len(runs)} runs in {lib.path}", highlight=False)
+    for line in problems:
+        out.print(line, highlight=False)
+    if problems:
+        out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
+                  "library remove --missing`.", highlight=False)
+
+
+@library_app.command("remove")
+def remove(
+    runs: Annotated[list[str] | None, typer.Argument(help="Run ids (or unique prefixes) or bundle paths.")] = None,
+    missing: Annotated[bool, typer.Option("--missing", help="Remove every run whose bundle moved or vanished.")]
+    = False,
+    library: LibraryOpt = None,
+) -> None:
+    """Forget runs (their bundles are left alone)."""
+    if not runs and not missing:
+        raise UsageError("name runs to remove (see `ssdlab library list`) or pass --missing")
+    lib = open_library(library)
+    gone = [lib.remove(which) for which in runs or []] + (lib.remove_missing() if missing else [])
+    for run in gone:
+        out.print(f"removed run {run.run_id} ({run.label}, {run.bundle})", highlight=False)
+    if not gone:
+        out.print("nothing to remove", highlight=False)
+
+
+@library_app.command("export")
+def export(
+    output: Annotated[Path, typer.Argument(help="File to write: .csv or .parquet.")],
+    fmt: Annotated[str | None, typer.Option("--format", help="csv or parquet (default: from the file name).")]
+    = None,
+    library: LibraryOpt = None,
+) -> None:
+    """Every figure of every run as one long table (drive, test, metric, label, unit, value)."""
+    chosen = fmt or output.suffix.lstrip(".").lower()
+    if chosen not in ("csv", "parquet"):
+        raise UsageError(f"export writes csv or parquet, not {chosen!r}: name the file .csv or .parquet, or "
+                         "pass --format")
+    kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
+    count = open_library(library).export(output, kind)
+    out.print(f"{count} rows written to {output}", highlight=False)
+
+
+def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool) -> None:
+    """`ssdlab run`'s last step: put a complete run in the library. A library that cannot be
+    written never fails the run that was measured: it says so and how to add it later."""
+    if record.status != "complete":
+        return
+    console: Console = err if quiet else out
+    try:
+        added = Library().add(bundle.path)
+    except (SsdlabError, OSError) as error:
+        err.print(f"[yellow]note:[/] not added to the results library ({error}); add it later with `ssdlab "
+                  f"library add {bundle.path}`", highlight=False)
+        return
+    console.print(f"Results library: {added.outcome} ({default_library_path()})", highlight=False)

@@ -1,0 +1,183 @@
+"""The effective method of a test record: what actually ran, after `auto` and scaling.
+
+Two runs of one test measure the same thing only when they ran the same method, and the
+parameters alone do not say that: `profile=auto` becomes `nvme` on one drive and
+`standard` on another, and a 16 GiB test region becomes 1 GiB on a small target. What
+ran is in the method's declared `setting` metrics (profile, span_bytes, window_s...) and
+in its plan notes ("test region reduced from 16 GiB to 1 GiB"). compare and the results
+library both decide likeness here, so a run is never ranked with an unlike one.
+
+Normalisation keeps like runs on drives of different sizes alike:
+- a size setting whose parameter was left to the method (None: "the whole drive") is
+  compared as a share of the drive's capacity, not in bytes;
+- plan notes are compared with their numbers masked, so "span limited to 1.5 GiB (75 %
+  of capacity)" on one drive matches "span limited to 3 GiB (75 % ...)" on a drive twice
+  as large, while a note present on one run only (a region was reduced) still differs;
+  notes about resuming say nothing of the method and are left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ssdlab.bundle import TestRecord
+from ssdlab.errors import SsdlabError
+from ssdlab.methods import get_test
+from ssdlab.methods.metrics import BYTES, GB, MetricSet, MetricSpec
+from ssdlab.targets.base import TargetInfo
+from ssdlab.units import format_size, is_number
+
+METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
+NOTES_KEY = "plan notes"
+WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
+# A number with an optional unit, masked in notes: sizes and shares that follow the drive.
+_NUMBER = re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B\b|B\b|%)?")
+_SIZE_SUFFIXES = ("_bytes", "_gb")
+
+
+@dataclass(frozen=True)
+class EffectiveMethod:
+    """What one test of one run measured with, in comparable form."""
+
+    test: str  # catalogue method
+    params: Mapping[str, str]  # each parameter as canonical JSON
+    settings: Mapping[str, str]  # each declared setting, normalised (see module doc)
+    notes: tuple[str, ...]  # plan notes, numbers masked, sorted
+    raw_notes: tuple[str, ...] = field(default=(), compare=False)  # as the plan wrote them, for messages
+    labels: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> label
+    shown: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> value for readers
+
+    @property
+    def key(self) -> str:
+        """A short stable digest: equal keys, like methods (the results library's index)."""
+        text = json.dumps({"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
+                           "notes": list(self.notes)}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def as_json(self) -> str:
+        return json.dumps({"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
+                           "notes": list(self.notes)}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way in which runs of a test differ: what (a label), its key, each run's value."""
+
+    what: str
+    key: str
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"{self.what}: " + " vs ".join(self.values)
+
+
+def declared_specs(record: TestRecord, target: TargetInfo) -> MetricSet | None:
+    """The method's metrics for this run, or None for a method this ssdlab does not know."""
+    try:
+        test = get_test(record.test)
+        return test.metric_specs(test.parse_params(record.params), target)
+    except SsdlabError:
+        return None
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def size_param(name: str) -> str:
+    """The parameter a size setting follows: span_gb and span_bytes both follow span_bytes."""
+    for suffix in _SIZE_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix) + "_bytes"
+    return name
+
+
+def setting_value(spec: MetricSpec, value: Any, params: Mapping[str, Any], capacity_bytes: int) -> str:
+    """A setting in comparable form: sizes the method derived from the drive as a share of it."""
+    if is_number(value) and spec.unit in (BYTES, GB) and params.get(size_param(spec.name)) is None:
+        size_bytes = float(value) * (1e9 if spec.unit == GB else 1.0)
+        share = 100.0 * size_bytes / capacity_bytes if capacity_bytes else 0.0
+        return "whole drive" if share >= WHOLE_DRIVE_PCT else f"{share:.0f} % of capacity"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
+    """A setting as a message shows it: sizes in binary units, next to the share when normalised."""
+    if is_number(value) and spec.unit == BYTES and not normalised.endswith(("drive", "capacity")):
+        return format_size(int(value))
+    return normalised
+
+
+def masked_notes(notes: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted({_NUMBER.sub("#", n) for n in method_notes(notes)}))
+
+
+def method_notes(notes: Sequence[str]) -> tuple[str, ...]:
+    """The notes that describe the method (a resume says how the run went, not what it ran)."""
+    return tuple(n for n in notes if not n.startswith("resumed"))
+
+
+def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:
+    specs = declared_specs(record, target)
+    settings: dict[str, str] = {}
+    labels: dict[str, str] = {}
+    shown: dict[str, str] = {}
+    for spec in specs or ():
+        if spec.kind == "setting" and spec.name in record.metrics:
+            value = record.metrics[spec.name]
+            settings[spec.name] = setting_value(spec, value, record.params, target.capacity_bytes)
+            labels[spec.name] = spec.label
+            shown[spec.name] = shown_setting(spec, value, settings[spec.name])
+    return EffectiveMethod(
+        test=record.test, params={k: canonical(v) for k, v in sorted(record.params.items())},
+        settings=settings, notes=masked_notes(record.notes), raw_notes=method_notes(record.notes), labels=labels,
+        shown=shown,
+    )
+
+
+def param_label(name: str) -> str:
+    """A parameter as a reader sees it: runtime_s -> 'runtime (s)', span_bytes -> 'span'."""
+    for suffix, unit in (("_bytes", ""), ("_pct", " (%)"), ("_s", " (s)"), ("_mb_s", " (MB/s)")):
+        if name.endswith(suffix):
+            return name.removesuffix(suffix).replace("_", " ") + unit
+    return name.replace("_", " ")
+
+
+def _shown(text: str) -> str:
+    """A canonical JSON value as a reader sees it: 2.0 -> 2, "auto" -> auto, null -> (default)."""
+    value = json.loads(text)
+    if value is None:
+        return "(not set)"
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
+    """How the methods differ: the method itself, then parameters, settings and plan notes."""
+    if len({m.test for m in methods}) > 1:
+        return (Difference(METHOD_KEY, METHOD_KEY, tuple(m.test for m in methods)),)
+    found: list[Difference] = []
+    missing = canonical(None)
+    for key in sorted({k for m in methods for k in m.params}):
+        values = [m.params.get(key, missing) for m in methods]
+        if len(set(values)) > 1:
+            found.append(Difference(param_label(key), key, tuple(_shown(v) for v in values)))
+    for key in dict.fromkeys(k for m in methods for k in m.settings):
+        values = [m.settings.get(key, "(not recorded)") for m in methods]
+        if len(set(values)) > 1:
+            label = next(m.labels[key] for m in methods if key in m.labels)
+            found.append(Difference(label, key, tuple(m.shown.get(key, v) for m, v in zip(methods, values,
+                                                                                           strict=True))))
+    if len({m.notes for m in methods}) > 1:
+        found.append(Difference(NOTES_KEY, NOTES_KEY, tuple("; ".join(m.raw_notes) or "none" for m in methods)))
+    return tuple(found)

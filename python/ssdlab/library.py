@@ -1,0 +1,375 @@
+"""The results library: every finished run in one local SQLite file, so reports and
+compare rank a drive against every comparable drive measured (docs/library.md).
+
+The library is an index of bundles, never a second copy of their data: it keeps each
+run's identity, where its bundle is, and each test's figures with their declared labels,
+units and directions, so rankings need not open a dozen bundles; charts that need series
+still read the bundles. It is rebuilt from bundles at will (`ssdlab library add`).
+
+Keys:
+- a run: its start time, target, host, engine and suite (a resumed run is the same run);
+- a drive: model, serial, firmware and capacity; for simulated, fake and file targets also
+  the target spec, whose options define the "hardware";
+- likeness: engine, catalogue method and effective method (ssdlab.effective). Tests rank
+  together only when all three are equal, so unlike runs are never ranked together.
+
+Standard library sqlite3 only: no server, one file, safe to copy.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from ssdlab.bundle import Bundle, RunRecord, TestRecord
+from ssdlab.effective import declared_specs, effective_method
+from ssdlab.errors import BundleError, UsageError
+from ssdlab.targets.base import TargetInfo
+from ssdlab.units import is_number
+
+LIBRARY_ENV = "SSDLAB_LIBRARY"
+SCHEMA_VERSION = 1
+VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, bundle TEXT NOT NULL UNIQUE, drive_id TEXT NOT NULL, label TEXT NOT NULL,
+    model TEXT, serial TEXT, firmware TEXT, capacity_bytes INTEGER NOT NULL, spec TEXT NOT NULL, kind TEXT NOT NULL,
+    engine TEXT NOT NULL, engine_version TEXT, suite TEXT, status TEXT NOT NULL, created_utc TEXT NOT NULL,
+    added_utc TEXT NOT NULL, ssdlab_version TEXT, target_json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tests (
+    run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL, method TEXT NOT NULL,
+    method_key TEXT NOT NULL, method_json TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL,
+    PRIMARY KEY (run_id, name));
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id TEXT NOT NULL, test TEXT NOT NULL, metric TEXT NOT NULL, value REAL, text TEXT, label TEXT NOT NULL,
+    unit TEXT NOT NULL, kind TEXT NOT NULL, better TEXT, dims_json TEXT NOT NULL,
+    PRIMARY KEY (run_id, test, metric), FOREIGN KEY (run_id, test) REFERENCES tests(run_id, name) ON DELETE CASCADE);
+CREATE INDEX IF NOT EXISTS tests_by_method ON tests (method, method_key);
+"""
+BundleState = Literal["ok", "missing", "changed"]
+AddOutcome = Literal["added", "updated", "moved", "replaced"]
+
+
+def default_library_path() -> Path:
+    """$SSDLAB_LIBRARY, else $XDG_DATA_HOME/ssdlab/library.sqlite (~/.local/share by default)."""
+    given = os.environ.get(LIBRARY_ENV)
+    if given:
+        return Path(given).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "ssdlab" / "library.sqlite"
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha256("\x1f".join("" if p is None else str(p) for p in parts).encode()).hexdigest()[:12]
+
+
+def run_id(run: RunRecord) -> str:
+    """Stable id of a run: the same after a move or a resume, different for another run."""
+    return _digest(run.created_utc, run.target.spec, run.target.serial, run.host.get("hostname"), run.engine,
+                   run.suite)
+
+
+def drive_id(target: TargetInfo) -> str:
+    """Model, serial, firmware, capacity (+ the spec of simulated, fake and file targets)."""
+    spec = target.spec if target.kind in VIRTUAL_KINDS else ""
+    return _digest(target.model, target.serial, target.firmware, target.capacity_bytes, spec)
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class LibraryRun:
+    """One run in the library, as `ssdlab library list` shows it."""
+
+    run_id: str
+    bundle: Path
+    drive_id: str
+    label: str
+    spec: str
+    engine: str
+    suite: str | None
+    status: str
+    created_utc: str
+    tests: int
+
+    def state(self) -> BundleState:
+        """Whether the bundle is still where the library says, holding this run."""
+        try:
+            run = Bundle(self.bundle).load_run()
+        except BundleError:
+            return "missing"
+        return "ok" if run_id(run) == self.run_id else "changed"
+
+
+@dataclass(frozen=True)
+class Added:
+    run: LibraryRun
+    outcome: AddOutcome
+    previous: Path | None = None  # where the run was before (moved), or which run it replaced
+
+
+@dataclass(frozen=True)
+class RankedTest:
+    """One comparable test of one drive in the library: its figures by metric name."""
+
+    run_id: str
+    drive_id: str
+    label: str
+    bundle: Path
+    created_utc: str
+    values: dict[str, float | str | None]
+
+
+class Library:
+    """A results library file. Opening creates it (and its folder) when missing."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = (path or default_library_path()).expanduser().resolve()
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with closing(sqlite3.connect(self.path)) as db, db:
+                db.execute("PRAGMA foreign_keys = ON")
+                db.executescript(SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                _check_version(db, self.path)
+                yield db
+        except sqlite3.DatabaseError as err:
+            raise UsageError(f"results library {self.path} cannot be used ({err}); give another with --library "
+                             f"or {LIBRARY_ENV}") from None
+
+    # ---- adding and removing ------------------------------------------------------------
+
+    def add(self, bundle_dir: Path) -> Added:
+        """Add (or refresh) a bundle's run; adding the same run again changes nothing but
+        its figures, a moved bundle updates its path, a bundle reused for another run
+        replaces the run that was there."""
+        bundle = Bundle(bundle_dir)
+        run = bundle.load_run()
+        rid = run_id(run)
+        with self._db() as db:
+            before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
+            other = db.execute("SELECT run_id FROM runs WHERE bundle = ? AND run_id != ?",
+                               (str(bundle.path), rid)).fetchone()
+            if other:
+                db.execute("DELETE FROM runs WHERE run_id = ?", other)
+            db.execute("DELETE FROM runs WHERE run_id = ?", (rid,))
+            _insert_run(db, rid, bundle.path, run)
+        outcome, previous = _outcome(before, other, bundle.path)
+        return Added(self.run(rid), outcome, previous)
+
+    def remove(self, which: str) -> LibraryRun:
+        """Remove one run, named by its id (or a unique prefix) or its bundle path."""
+        run = self.find_run(which)
+        with self._db() as db:
+            db.execute("DELETE FROM runs WHERE run_id = ?", (run.run_id,))
+        return run
+
+    def remove_missing(self) -> list[LibraryRun]:
+        gone = [r for r in self.runs() if r.state() != "ok"]
+        with self._db() as db:
+            db.executemany("DELETE FROM runs WHERE run_id = ?", [(r.run_id,) for r in gone])
+        return gone
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def runs(self) -> list[LibraryRun]:
+        """Every run, newest first."""
+        with self._db() as db:
+            rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
+        return [_library_run(row) for row in rows]
+
+    def run(self, rid: str) -> LibraryRun:
+        return next(r for r in self.runs() if r.run_id == rid)
+
+    def find_run(self, which: str) -> LibraryRun:
+        runs = self.runs()
+        as_path = str(Path(which).expanduser().resolve())
+        found = [r for r in runs if r.run_id.startswith(which) or str(r.bundle) == as_path]
+        if len(found) != 1:
+            what = "no run" if not found else f"{len(found)} runs"
+            raise UsageError(f"{what} in the library match {which!r}; give a run id from `ssdlab library list` "
+                             "or a bundle path")
+        return found[0]
+
+    def drives(self, query: str) -> list[list[LibraryRun]]:
+        """The drives a query names, each as its runs (newest first) on one engine.
+
+        Queries: `latest` (the drive of the newest run), `all`, a target spec or simulator
+        preset (`sim:sm951-nvme-256` or `sm951-nvme-256`, exactly), else a substring of
+        the model, label or target spec (case-insensitive)."""
+        runs = self.runs()
+        if query == "latest":
+            picked = [r for r in runs if runs and (r.drive_id, r.engine) == (runs[0].drive_id, runs[0].engine)]
+        elif query == "all":
+            picked = runs
+        else:
+            exact = [r for r in runs if r.spec in (query, f"sim:{query}")]
+            text = query.lower()
+            picked = exact or [r for r in runs if text in r.label.lower() or text in r.spec.lower()]
+        groups: dict[tuple[str, str], list[LibraryRun]] = {}
+        for run in picked:
+            groups.setdefault((run.drive_id, run.engine), []).append(run)
+        return list(groups.values())
+
+    def comparable(self, engine: str, method: str, method_key: str) -> list[RankedTest]:
+        """The newest like test of every drive: same engine, method and effective method."""
+        with self._db() as db:
+            rows = db.execute(COMPARABLE_SELECT, (engine, method, method_key)).fetchall()
+            newest: dict[str, RankedTest] = {}
+            for rid, drive, label, bundle, created, name in rows:
+                if drive not in newest:
+                    values = dict(db.execute("SELECT metric, COALESCE(value, text) FROM metrics WHERE run_id = ? "
+                                             "AND test = ?", (rid, name)).fetchall())
+                    newest[drive] = RankedTest(rid, drive, label, Path(bundle), created, values)
+        return list(newest.values())
+
+    def export_rows(self) -> list[dict[str, Any]]:
+        """One row per figure of every test: the long table `export` writes."""
+        with self._db() as db:
+            db.row_factory = sqlite3.Row
+            return [dict(row) for row in db.execute(EXPORT_SELECT)]
+
+    def export(self, out: Path, fmt: Literal["csv", "parquet"]) -> int:
+        rows = self.export_rows()
+        columns = EXPORT_COLUMNS
+        if fmt == "csv":
+            with out.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=columns)
+                writer.writeheader()
+                writer.writerows(rows)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.table({c: [r[c] for r in rows] for c in columns}, schema=export_schema(pa))
+            pq.write_table(table, out)
+        return len(rows)
+
+
+RUNS_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label, r.spec, r.engine, r.suite, r.status, r.created_utc,
+    COUNT(t.name) FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
+COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created_utc, t.name FROM tests t
+    JOIN runs r ON r.run_id = t.run_id
+    WHERE r.engine = ? AND t.method = ? AND t.method_key = ? AND t.status = 'complete'
+    ORDER BY r.created_utc DESC, r.run_id"""
+EXPORT_COLUMNS = ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware", "capacity_bytes", "spec",
+                  "engine", "suite", "created_utc", "test", "method", "method_key", "metric", "label", "unit", "kind",
+                  "better", "value", "text"]
+EXPORT_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label AS drive, r.model, r.serial, r.firmware,
+    r.capacity_bytes, r.spec, r.engine, r.suite, r.created_utc, t.name AS test, t.method, t.method_key,
+    m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
+    FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
+    ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
+
+
+def export_schema(pa: Any) -> Any:
+    """Column types of the Parquet export (pyarrow is imported only when exporting)."""
+    types = {"capacity_bytes": pa.int64(), "value": pa.float64()}
+    return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
+
+
+def _check_version(db: sqlite3.Connection, path: Path) -> None:
+    (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if int(version) > SCHEMA_VERSION:
+        raise UsageError(f"results library {path} is schema {version}, newer than this ssdlab understands "
+                         f"({SCHEMA_VERSION}); upgrade ssdlab")
+
+
+def _library_run(row: Sequence[Any]) -> LibraryRun:
+    rid, bundle, drive, label, spec, engine, suite, status, created, tests = row
+    return LibraryRun(rid, Path(bundle), drive, label, spec, engine, suite, status, created, tests)
+
+
+def _outcome(before: Any, other: Any, path: Path) -> tuple[AddOutcome, Path | None]:
+    if before is not None and Path(before[0]) != path:
+        return "moved", Path(before[0])
+    if before is not None:
+        return "updated", None
+    return ("replaced", None) if other else ("added", None)
+
+
+def _insert_run(db: sqlite3.Connection, rid: str, path: Path, run: RunRecord) -> None:
+    t = run.target
+    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+        rid, str(path), drive_id(t), t.label, t.model, t.serial, t.firmware, t.capacity_bytes, t.spec, t.kind,
+        run.engine, run.engine_version, run.suite, run.status, run.created_utc, utc_now(), run.ssdlab_version,
+        t.model_dump_json()))
+    for record in run.tests:
+        if record.metrics:
+            _insert_test(db, rid, record, t)
+
+
+def _insert_test(db: sqlite3.Connection, rid: str, record: TestRecord, target: TargetInfo) -> None:
+    method = effective_method(record, target)
+    db.execute("INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?)", (
+        rid, record.name, record.test, method.key, method.as_json(), json.dumps(record.params, sort_keys=True,
+                                                                                 default=str), record.status))
+    specs = declared_specs(record, target)
+    rows = []
+    for name, value in record.metrics.items():
+        spec = specs.get(name) if specs is not None else None
+        number = float(value) if is_number(value) else None
+        text = None if number is not None or value is None else str(value).lower() if isinstance(value, bool) \
+            else str(value)
+        rows.append((rid, record.name, name, number, text, spec.label if spec else name, spec.unit if spec else "",
+                     spec.kind if spec else "figure", spec.better if spec else None,
+                     json.dumps(dict(spec.dims) if spec else {}, default=str)))
+    db.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+# ---- compare's arguments: bundles and library queries --------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What `ssdlab compare` was asked for: one group of bundles per drive, in order."""
+
+    groups: tuple[tuple[Path, ...], ...]
+    from_library: bool  # some drive came from a library query
+    unreachable: tuple[LibraryRun, ...] = ()  # matched runs whose bundles moved or vanished
+
+
+def is_bundle_arg(arg: str) -> bool:
+    """A path that exists (or looks like one) is a bundle; anything else is a library query."""
+    return Path(arg).expanduser().exists() or "/" in arg or arg.startswith(".")
+
+
+def select_drives(args: Sequence[str], library: Library | None) -> Selection:
+    """Bundles as given; each library query adds the drives it matches (in library order).
+    A drive named twice is compared once."""
+    groups: dict[tuple[Path, ...], None] = {}
+    unreachable: list[LibraryRun] = []
+    queried = False
+    for arg in args:
+        if is_bundle_arg(arg):
+            Bundle(Path(arg)).load_run()  # a clear error for a path that is not a bundle
+            groups[(Path(arg).expanduser().resolve(),)] = None
+            continue
+        found = library.drives(arg) if library is not None and library.path.exists() else []
+        if not found:
+            where = (f"the results library {library.path}" if library is not None and library.path.exists()
+                     else "the results library (there is none yet: `ssdlab run` and `ssdlab library add` fill it)")
+            raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}; give a bundle path or a "
+                             "model, preset, 'latest' or 'all' (see `ssdlab library list`)")
+        queried = True
+        for runs in found:
+            unreachable += [r for r in runs if r.state() != "ok"]
+            here = tuple(r.bundle for r in runs if r.state() == "ok")
+            if here:
+                groups[here] = None
+    return Selection(tuple(groups), queried, tuple(unreachable))

@@ -1,0 +1,63 @@
+"""A single drive's report ranked against the results library: for each test of the run,
+every other drive in the library whose newest like run (same engine, method and effective
+method, ssdlab.effective) measured it; this drive from its own bundle, highlighted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ssdlab.bundle import RunRecord, TestRecord
+from ssdlab.effective import declared_specs, effective_method
+from ssdlab.library import Library, RankedTest, drive_id
+from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
+from ssdlab.report.section_generic import method_title
+from ssdlab.report.types import FigureLike, Section, TableLike
+
+SECTION_KEY = "rankings"
+
+
+def others(library: Library, run: RunRecord, record: TestRecord) -> list[RankedTest]:
+    """The other drives' newest like tests (this drive's other runs left out)."""
+    key = effective_method(record, run.target).key
+    mine = drive_id(run.target)
+    return [t for t in library.comparable(run.engine, record.test, key) if t.drive_id != mine]
+
+
+def unique_labels(labels: Sequence[str], ids: Sequence[str]) -> list[str]:
+    """Drive labels, with a short id where two drives share a label (e.g. one preset, two options)."""
+    return [f"{label} [{ident[:6]}]" if labels.count(label) > 1 else label for label, ident in zip(labels, ids,
+                                                                                                    strict=True)]
+
+
+def test_ranking(library: Library, run: RunRecord, record: TestRecord) -> tuple[list[FigureLike], list[TableLike]]:
+    found = others(library, run, record)
+    specs = declared_specs(record, run.target)
+    if not found or specs is None:
+        return [], []
+    labels = unique_labels([run.target.label, *(t.label for t in found)],
+                           [drive_id(run.target), *(t.drive_id for t in found)])
+    metrics = [RankedMetric(spec, (record.metrics.get(spec.name), *(t.values.get(spec.name) for t in found)))
+               for spec in specs]
+    title = method_title(record.test, record.name, record.params)
+    figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,
+                           f"{len(found)} other drives in the library ran this test alike.")
+    table = ranking_table(f"{SECTION_KEY}-{record.name}", f"{title}: drives by figure", labels, metrics)
+    return ([figure] if figure else []), ([table] if table else [])
+
+
+def rankings_section(run: RunRecord, library: Library) -> Section | None:
+    """Ranked charts of every test that comparable drives in the library also ran, or None."""
+    figures: list[FigureLike] = []
+    tables: list[TableLike] = []
+    for record in run.tests:
+        if record.status == "complete" and record.metrics:
+            more_figures, more_tables = test_ranking(library, run, record)
+            figures += more_figures
+            tables += more_tables
+    if not figures:
+        return None
+    caption = (f"This drive ({run.target.label}) against every other drive in the results library "
+               f"{library.path} whose newest run of a test used the same engine and the same effective method; "
+               "runs whose methods differ are never ranked together.")
+    return Section(key=SECTION_KEY, title="Rankings against the results library", caption=caption, status="ranked",
+                   tables=tables, figures=figures, figures_first=True)

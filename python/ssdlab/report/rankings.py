@@ -1,0 +1,111 @@
+"""Review-style rankings: every compared drive on one horizontal bar chart per metric, best
+first, the drive under review highlighted, and the same figures as a sortable table.
+
+One chart per test carries all of its measured figures; a menu in the chart picks the
+metric (the PNG shows the first). Ranking follows each metric's declared direction
+(`better`: higher or lower), so a latency ranks the lowest first. Only figures rank:
+settings, counts and verdicts never do (methods/metrics.py, "Kinds").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+
+from ssdlab.methods.metrics import MetricSpec
+from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.formatting import MISSING, format_scaled, label_with_unit, names_unit, unit_scale
+from ssdlab.report.types import AltChart, Figure, Table
+from ssdlab.units import is_number
+
+Value = float | int | bool | str | None
+BAR_PX = 22  # height of one drive's bar
+WIDTH_PX = 520
+REVIEW_COLOUR = "#d9480f"
+OTHER_COLOUR = "#8aa1c1"
+PARAM = "metric_shown"
+
+
+@dataclass(frozen=True)
+class RankedMetric:
+    """One figure of one test, with each drive's value (None where a drive has none)."""
+
+    spec: MetricSpec
+    values: tuple[Value, ...]
+
+    @property
+    def rankable(self) -> bool:
+        """A declared figure with a direction, measured on at least two drives."""
+        return self.spec.kind == "figure" and self.spec.better is not None and \
+            sum(is_number(v) for v in self.values) >= 2
+
+
+def metric_title(spec: MetricSpec, unit: str) -> str:
+    """'4 KiB random read, QD 1: mean latency (µs, lower is better)'; the unit once."""
+    shown = f"{unit}, " if unit and unit != "bytes" and not names_unit(spec.label, unit) else ""
+    return f"{spec.label} ({shown}{spec.better} is better)"
+
+
+def ranked_rows(drives: Sequence[str], review: int, metrics: Sequence[RankedMetric]) -> list[Row]:
+    """One row per (metric, drive with a value): value at the metric's one scale, and a
+    score that is larger for the better drive whichever way the metric points."""
+    rows: list[Row] = []
+    for metric in metrics:
+        scale = unit_scale(metric.spec.unit, metric.values)
+        title = metric_title(metric.spec, scale.unit)
+        for index, (drive, value) in enumerate(zip(drives, metric.values, strict=True)):
+            if not is_number(value):
+                continue
+            shown = float(scale.apply(value))
+            rows.append({"metric": title, "key": metric.spec.name, "drive": drive, "value": shown,
+                         "score": shown if metric.spec.better == "higher" else -shown,
+                         "text": format_scaled(scale, value), "review": index == review})
+    return rows
+
+
+def ranked_chart(rows: Sequence[Row], drive_count: int) -> AltChart:
+    """Horizontal bars, best drive on top; a menu picks the metric when there are several."""
+    titles = list(dict.fromkeys(str(r["metric"]) for r in rows))
+    menu: dict[str, Any] = {"bind": alt.binding_select(options=titles, name="Metric: ")} if len(titles) > 1 else {}
+    pick = alt.param(name=PARAM, value=titles[0], **menu)
+    base = alt.Chart(alt_data(rows), title=alt.TitleParams(text=alt.expr(PARAM), anchor="start", fontSize=13)).encode(
+        y=alt.Y("drive:N", title=None, sort=alt.EncodingSortField("score", order="descending"),
+                axis=alt.Axis(labelLimit=320)),
+        x=alt.X("value:Q", title=None, axis=alt.Axis(tickCount=5)),
+        tooltip=[alt.Tooltip("drive:N"), alt.Tooltip("text:N", title="value"), alt.Tooltip("key:N", title="metric")],
+    )
+    bars = base.mark_bar(height={"band": 0.75}).encode(
+        color=alt.condition("datum.review", alt.value(REVIEW_COLOUR), alt.value(OTHER_COLOUR)))
+    labels = base.mark_text(align="left", dx=4, fontSize=11).encode(text="text:N")
+    layered = alt.layer(bars, labels).add_params(pick).transform_filter(f"datum.metric == {PARAM}")
+    return layered.properties(width=WIDTH_PX, height=max(2, drive_count) * BAR_PX)
+
+
+def ranked_figure(key: str, title: str, drives: Sequence[str], review: int,
+                  metrics: Sequence[RankedMetric], caption: str = "") -> Figure | None:
+    """The ranking of a test's figures, or None when fewer than two drives have any."""
+    rows = ranked_rows(drives, review, [m for m in metrics if m.rankable])
+    if not rows:
+        return None
+    note = (f"{drives[review]} is highlighted. Best first: by each metric's direction (lower is better for "
+            "latency and times). Pick the metric in the menu above the chart.")
+    return Figure(f"{key}-ranking", title, ranked_chart(rows, len(drives)), f"{caption} {note}".strip())
+
+
+def ranking_table(key: str, title: str, drives: Sequence[str], metrics: Sequence[RankedMetric]) -> Table | None:
+    """Drives as rows, each figure a column (one scale per column): click a heading to sort."""
+    shown = [m for m in metrics if m.rankable]
+    if not shown:
+        return None
+    scales = [unit_scale(m.spec.unit, m.values) for m in shown]
+    header = ("drive", *(label_with_unit(m.spec.label, s.unit) for m, s in zip(shown, scales, strict=True)))
+    rows = tuple(
+        (drive, *(format_scaled(s, m.values[i]) if is_number(m.values[i]) else MISSING
+                  for m, s in zip(shown, scales, strict=True)))
+        for i, drive in enumerate(drives)
+    )
+    return Table(key=f"{key}-ranking-table", title=title, header=header, rows=rows,
+                 caption="Click a column heading to sort by it.", collapsed=True)

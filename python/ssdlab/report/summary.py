@@ -1,0 +1,301 @@
+"""The review's conclusion, first on the page: each finding derived from the data by a rule
+that is stated beside it, and linked to the section it comes from.
+
+Rules read the methods' declared metrics (by name or by dimensions, methods/metrics.py)
+and their verdicts (verdicts.py), never a method's code: a test added later — the
+thermal test's `throttling` verdict, say — feeds its finding by writing that verdict.
+When a run has no input for a rule, the finding says "not measured in this run".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from ssdlab.bundle import RunRecord
+from ssdlab.effective import differences, effective_method, param_label
+from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.report.contract import MethodView, record_view
+from ssdlab.report.formatting import format_scaled, human_size, unit_scale
+from ssdlab.report.types import Finding
+from ssdlab.targets.base import TargetInfo
+from ssdlab.units import is_number
+from ssdlab.verdicts import Verdict
+
+NOT_MEASURED = "not measured in this run"
+SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # standard deviation, as reviews write it
+
+
+@dataclass(frozen=True)
+class RunViews(Sequence[MethodView]):
+    """The run's measured tests through their methods, and the target they ran on."""
+
+    target: TargetInfo
+    views: tuple[MethodView, ...]
+
+    @overload
+    def __getitem__(self, index: int) -> MethodView: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[MethodView]: ...
+    def __getitem__(self, index: int | slice) -> MethodView | Sequence[MethodView]:
+        return self.views[index]
+
+    def __len__(self) -> int:
+        return len(self.views)
+
+
+Rule = Callable[[RunViews], Finding]
+# Settings in which the default and spare-area consistency runs differ by design.
+SPARE_AREA_KEYS = frozenset({"op_pct", "span_pct", "span_bytes", "plan notes"})
+
+
+def measured_views(run: RunRecord) -> RunViews:
+    """Every test of the run that has results, through its method. A method this ssdlab does
+    not know still brings its verdicts (with no declared metrics: names stand for labels)."""
+    views = [record_view(t, run.target) or MethodView(t, None, MetricSet(())) for t in run.tests
+             if t.metrics or t.verdicts]
+    return RunViews(run.target, tuple(views))
+
+
+def of_method(views: Sequence[MethodView], *methods: str) -> list[MethodView]:
+    return [v for v in views if v.record.test in methods]
+
+
+def op_pct(view: MethodView) -> float:
+    value = view.record.metrics.get("op_pct", view.record.params.get("op_pct", 0))
+    return float(value) if is_number(value) else 0.0
+
+
+def default_tortures(views: Sequence[MethodView]) -> list[MethodView]:
+    """The 4 KiB random-write tortures over the whole drive: consistency without extra spare
+    area first, then WSAT."""
+    return [v for v in of_method(views, "consistency") if op_pct(v) == 0] + of_method(views, "wsat")
+
+
+def quantity(spec: MetricSpec, value: float) -> str:
+    """'12,500 IOPS', '2.5 ms', '38.2 GB': the value at its own scale, with the unit."""
+    scale = unit_scale(spec.unit, [value])
+    text = format_scaled(scale, value)
+    return f"{text} {scale.unit}".rstrip() if scale.unit not in ("bytes", "") else text
+
+
+def fig(view: MethodView, name: str) -> str:
+    spec, value = view.specs.get(name), view.number(name)
+    return quantity(spec, value) if spec is not None and value is not None else "—"
+
+
+def absent(key: str, title: str, rule: str) -> Finding:
+    return Finding(key=key, title=title, text=NOT_MEASURED, rule=rule, measured=False)
+
+
+def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str,
+                    with_figures: bool = False) -> Finding:
+    """A finding that is a method's verdict: its summary and rule (and its figures, when the
+    summary line alone does not carry what a review reports)."""
+    for view in views:
+        verdict = view.verdict(verdict_key)
+        if verdict is not None:
+            figures = verdict_figures(view, verdict) if with_figures else ""
+            text = verdict.summary + (f" ({figures})" if figures else "")
+            return Finding(key=key, title=title, text=text, rule=verdict.rule + (
+                f". Here: {verdict.because}" if verdict.because else ""), measured=True,
+                section=view.record.name, outcome=verdict.outcome)
+    return absent(key, title, rule)
+
+
+def verdict_figures(view: MethodView, verdict: Verdict) -> str:
+    """The verdict's figures with the labels and units its method declares."""
+    parts = []
+    for name, value in verdict.figures.items():
+        spec = view.specs.get(name)
+        if value is None or isinstance(value, bool) or name in view.record.params:
+            continue
+        label = spec.label if spec is not None else param_label(name)
+        shown = quantity(spec, float(value)) if spec is not None and is_number(value) else str(value)
+        parts.append(f"{label}: {shown}")
+    return "; ".join(parts)
+
+
+# ---- the rules ----------------------------------------------------------------------
+
+
+def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
+    title = "4 KiB random write: fresh vs steady state"
+    rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture on the purged drive; "
+            "steady = mean over the analysed window at its end; ratio = steady / fresh")
+    for view in default_tortures(views):
+        fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
+        if fresh is None or steady is None or fresh <= 0:
+            continue
+        window = view.number("window_s")
+        verdict = view.verdict("steady_state")
+        where = f"the last {window:g} s" if window else "the analysed window"
+        state = ("" if verdict is None or verdict.outcome == "yes"
+                 else f" — {where} {'is not' if verdict.outcome == 'no' else 'may not be'} steady state")
+        text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where} "
+                f"({100 * steady / fresh:.0f} % of fresh){state}")
+        cliff = view.verdict("cliff")  # the method's own answer, when it gives one
+        if cliff is not None:
+            return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
+                           view.record.name, cliff.outcome)
+        return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
+    return absent("fresh_vs_steady", title, rule)
+
+
+def consistency(views: Sequence[MethodView]) -> Finding:
+    title = "Consistency"
+    rule = ("mean / standard deviation of the per-second IOPS over the analysed window (the last 400 s by "
+            "default) of the default consistency run; higher is steadier")
+    for view in default_tortures(views):
+        ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
+        if ratio is None:
+            continue
+        window = view.number("window_s")
+        spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
+        text = (f"mean / {SIGMA} = {ratio:,.1f} over the last {window:g} s (mean {fig(view, 'window_iops_mean')}, "
+                f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread})")
+        return Finding("consistency", title, text, rule, True, view.record.name)
+    return absent("consistency", title, rule)
+
+
+def spare_area(views: RunViews) -> Finding:
+    title = "Extra spare area (25 % over-provisioning)"
+    rule = ("gain = steady mean with the spare area / steady mean without - 1, from two consistency runs alike "
+            "but for the span (the 25 % variant leaves the last quarter of the purged drive unwritten)")
+    runs = of_method(views, "consistency")
+    default = next((v for v in runs if op_pct(v) == 0 and v.number("window_iops_mean")), None)
+    spare = sorted((v for v in runs if op_pct(v) > 0 and v.number("window_iops_mean")),
+                   key=lambda v: abs(op_pct(v) - 25))
+    if default is None or not spare:
+        return absent("spare_area", title, rule)
+    extra = spare[0]
+    title = f"Extra spare area ({op_pct(extra):g} % over-provisioning)"
+    unlike = [d for d in differences([effective_method(default.record, views.target),
+                                      effective_method(extra.record, views.target)])
+              if d.key not in SPARE_AREA_KEYS]
+    if unlike:
+        text = "not comparable: the runs differ in " + "; ".join(d.describe() for d in unlike)
+        return Finding("spare_area", title, text, rule, True, extra.record.name, "inconclusive")
+    base, more = default.number("window_iops_mean") or 0.0, extra.number("window_iops_mean") or 0.0
+    cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
+    steadier = f"; {SIGMA}/mean {cv[0]:.1f} % → {cv[1]:.1f} %" if cv[0] is not None and cv[1] is not None else ""
+    text = (f"steady 4 KiB random write {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
+            f"({100 * (more / base - 1):+.0f} %){steadier}")
+    return Finding("spare_area", title, text, rule, True, extra.record.name)
+
+
+def trim(views: Sequence[MethodView]) -> Finding:
+    return verdict_finding("trim", "TRIM", views, "trim_restores",
+                           "sequential write after torture and TRIM ≥ 90 % of the clean drive's")
+
+
+def throttling(views: Sequence[MethodView]) -> Finding:
+    return verdict_finding("throttling", "Thermal throttling", views, "throttling",
+                           "time and data written to the first drop, throttling levels and the share of time "
+                           "throttled, from the drive's temperature and throughput series", with_figures=True)
+
+
+def write_cache(views: Sequence[MethodView]) -> Finding:
+    """The linear pass's `slc_cache` verdict when it has one (its outcome and rule, with the
+    figures beside it), else the rule below over its declared metrics."""
+    found = metrics_write_cache(views)
+    for view in of_method(views, "linear"):
+        verdict = view.verdict("slc_cache")
+        if verdict is not None:
+            figures = f" — {found.text}" if found.measured and found.section == view.record.name else ""
+            return Finding("write_cache", found.title, verdict.summary + figures, verdict.rule, True,
+                           view.record.name, verdict.outcome)
+    return found
+
+
+def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
+    title = "SLC / write cache"
+    rule = "from the linear write pass: data written at peak speed before the rate fell for good"
+    for view in of_method(views, "linear"):
+        dropped = view.record.metrics.get("write_drop_detected")
+        if not isinstance(dropped, bool):
+            continue
+        fraction = view.params.drop_fraction
+        rule = (f"linear write pass over the whole drive: the peak region ends where the rate falls below "
+                f"{100 * fraction:.0f} % of the peak and stays there")
+        if not dropped:
+            text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "
+                    f"(average {fig(view, 'write_avg_mb_s')})")
+            return Finding("write_cache", title, text, rule, True, view.record.name)
+        throttled = view.record.metrics.get("write_throttled_at_drop")
+        cause = {True: "the drive reported thermal throttling at the drop",
+                 False: "no throttling at the drop: a cache ran out"}.get(throttled, "cause not known")  # type: ignore[call-overload]
+        text = (f"{fig(view, 'write_peak_region_gb')} written at {fig(view, 'write_peak_level_mb_s')}, then "
+                f"{fig(view, 'write_after_drop_mb_s')} ({cause})")
+        return Finding("write_cache", title, text, rule, True, view.record.name)
+    return absent("write_cache", title, rule)
+
+
+# Where a QD1 4 KiB random read is measured, best source first: (method, dims of the IOPS figure, source).
+QD1_SOURCES: tuple[tuple[str, dict[str, object], str], ...] = (
+    ("qd-sweep", {"curve": "rnd", "direction": "read", "qd": 1}, "queue-depth sweep"),
+    ("quick", {"entry": "rnd4k_q1t1", "direction": "read"}, "CrystalDiskMark RND4K Q1T1"),
+    ("as-ssd", {"run": "rnd4k_read"}, "AS SSD 4K read"),
+)
+SOURCE_NAMES = {"transfer-sweep": "transfer-size sweep", "qd-sweep": "queue-depth sweep",
+                "quick": "CrystalDiskMark-style"}
+
+
+def qd1_random_read(views: Sequence[MethodView]) -> Finding:
+    title = "4 KiB random read, QD 1"
+    rule = ("IOPS and mean latency of 4 KiB random reads at queue depth 1, from the QD sweep, else the "
+            "CrystalDiskMark RND4K Q1T1 read, else AS SSD's 4K read")
+    for method, dims, source in QD1_SOURCES:
+        for view in of_method(views, method):
+            iops, lat = view.numbers(**dims, rate="iops"), view.numbers(**dims, rate="lat")
+            if not iops:
+                continue
+            latency = f" ({quantity(lat[0][0], lat[0][1])} mean latency)" if lat else ""
+            text = f"{quantity(*iops[0])}{latency}; {source}"
+            return Finding("qd1_random_read", title, text, rule, True, view.record.name)
+    return absent("qd1_random_read", title, rule)
+
+
+def peak_sequential(views: Sequence[MethodView]) -> Finding:
+    title = "Peak sequential read / write"
+    rule = ("the highest sequential throughput measured: the transfer-size sweep's peak, else the highest "
+            "point of the 128 KiB QD sweep, else of the CrystalDiskMark sequential entries")
+    parts, source = [], None
+    for direction in ("read", "write"):
+        found = peak_of(views, direction)
+        if found is not None:
+            view, spec, value = found
+            at = spec.dims.get("block_bytes") or view.number(f"{direction}_peak_block_bytes")
+            size = f", {human_size(int(at))}" if is_number(at) else ""
+            parts.append(f"{direction} {quantity(spec, value)} ({SOURCE_NAMES.get(view.record.test, view.record.test)}"
+                         f"{size})")
+            source = source or view.record.name
+    if not parts:
+        return absent("peak_sequential", title, rule)
+    return Finding("peak_sequential", title, ", ".join(parts), rule, True, source)
+
+
+def peak_of(views: Sequence[MethodView], direction: str) -> tuple[MethodView, MetricSpec, float] | None:
+    for view in of_method(views, "transfer-sweep"):
+        found = view.numbers(direction=direction, summary="peak")
+        if found:
+            return view, *found[0]
+    for method, dims in (("qd-sweep", {"curve": "seq"}), ("quick", {})):
+        for view in of_method(views, method):
+            found = [(s, v) for s, v in view.numbers(**dims, direction=direction, rate="mb_s")
+                     if method != "quick" or str(s.dims.get("entry", "")).startswith("seq")]
+            if found:
+                return view, *max(found, key=lambda pair: pair[1])
+    return None
+
+
+RULES: tuple[Rule, ...] = (
+    fresh_vs_steady, consistency, spare_area, trim, throttling, write_cache, qd1_random_read, peak_sequential,
+)
+
+
+def summary_findings(run: RunRecord) -> list[Finding]:
+    """Every rule's finding for this run, in the order a review's conclusion gives them."""
+    views = measured_views(run)
+    return [rule(views) for rule in RULES]

@@ -1,0 +1,155 @@
+"""The summary rules on made-up runs whose answers are known, and "not measured" for absent inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ssdlab.bundle import RunRecord, TestRecord
+from ssdlab.report.summary import NOT_MEASURED, RULES, summary_findings
+from ssdlab.report.types import Finding
+from ssdlab.targets.base import TargetInfo
+from ssdlab.verdicts import Verdict
+
+TARGET = TargetInfo(spec="fake:", kind="fake", model="Test drive", capacity_bytes=256 * 10**9, transport="fake-nvme")
+TORTURE = {"runtime_s": 3600.0, "steady_window_s": 400.0, "round_s": 80.0}
+
+
+def record(name: str, test: str, metrics: dict[str, Any], params: dict[str, Any] | None = None,
+           verdicts: tuple[Verdict, ...] = ()) -> TestRecord:
+    return TestRecord(name=name, test=test, params=params or {}, status="complete", metrics=metrics,
+                      verdicts=verdicts)
+
+
+def run_of(*tests: TestRecord) -> RunRecord:
+    return RunRecord(ssdlab_version="t", created_utc="2024-01-01T00:00:00Z", updated_utc="2024-01-01T00:00:00Z",
+                     status="complete", target=TARGET, engine="fake", tests=tests)
+
+
+def verdict(key: str, outcome: str, summary: str, **figures: Any) -> Verdict:
+    return Verdict(key=key, question="?", outcome=outcome, summary=summary, rule=f"the {key} rule",  # type: ignore[arg-type]
+                   figures=figures)
+
+
+def consistency(name: str, op_pct: float, mean: float, fresh: float, stddev: float,
+                steady: str = "yes") -> TestRecord:
+    metrics = {"window_s": 400.0, "fresh_iops": fresh, "window_iops_mean": mean, "window_iops_stddev": stddev,
+               "window_mean_stddev_ratio": mean / stddev, "window_cv_pct": 100 * stddev / mean, "op_pct": op_pct,
+               "span_pct": 100.0 - op_pct}
+    return record(name, "consistency", metrics, {**TORTURE, "op_pct": op_pct},
+                  (verdict("steady_state", steady, "Steady state from 1200 s"),))
+
+
+def findings(*tests: TestRecord) -> dict[str, Finding]:
+    return {f.key: f for f in summary_findings(run_of(*tests))}
+
+
+FULL = (
+    consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0),
+    consistency("consistency-op25", 25, mean=30_000.0, fresh=100_000.0, stddev=600.0),
+    record("trim-validation", "trim-validation", {"clean_mb_s": 1000.0, "after_trim_mb_s": 960.0,
+                                                  "after_trim_pct": 96.0},
+           verdicts=(verdict("trim_restores", "yes", "TRIM restores performance (96 % of clean)",
+                             after_trim_pct=96.0),)),
+    record("linear", "linear", {"span_gb": 256.0, "write_drop_detected": True, "write_peak_region_gb": 38.2,
+                                "write_peak_level_mb_s": 1550.0, "write_after_drop_mb_s": 420.0,
+                                "write_throttled_at_drop": False, "write_avg_mb_s": 600.0}),
+    record("qd-sweep", "qd-sweep", {"rnd4k_read_qd1_iops": 12_500.0, "rnd4k_read_qd1_lat_us": 80.0,
+                                    "seq128k_read_qd1_mb_s": 900.0, "seq128k_read_qd32_mb_s": 2100.0,
+                                    "seq128k_write_qd4_mb_s": 1200.0}, {"queue_depths": [1, 32]}),
+    record("transfer-sweep", "transfer-sweep", {"read_peak_mb_s": 2150.0, "write_peak_mb_s": 1300.0,
+                                                "read_peak_block_bytes": 8 * 2**20},
+           {"max_block_bytes": 2**20}),
+)
+
+
+def test_each_rule_on_known_figures() -> None:
+    got = findings(*FULL)
+    assert got["fresh_vs_steady"].text == "100,000 IOPS fresh, 20,000 IOPS over the last 400 s (20 % of fresh)"
+    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.0 over the last 400 s (mean 20,000 "
+                                       "IOPS, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS; \N{GREEK SMALL LETTER SIGMA} "
+                                       "is 5.0 % of the mean)")
+    assert got["spare_area"].title == "Extra spare area (25 % over-provisioning)"
+    assert got["spare_area"].text == ("steady 4 KiB random write 20,000 IOPS → 30,000 IOPS (+50 %); "
+                                      "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %")
+    assert got["trim"].text == "TRIM restores performance (96 % of clean)"
+    assert got["trim"].outcome == "yes" and got["trim"].rule == "the trim_restores rule"
+    assert got["write_cache"].text == ("38.20 GB written at 1,550.0 MB/s, then 420.0 MB/s (no throttling at the "
+                                       "drop: a cache ran out)")
+    assert got["write_cache"].rule.startswith("linear write pass over the whole drive: the peak region ends where "
+                                              "the rate falls below 70 % of the peak")
+    assert got["qd1_random_read"].text == "12,500 IOPS (80.0 µs mean latency); queue-depth sweep"
+    assert got["peak_sequential"].text == ("read 2,150.0 MB/s (transfer-size sweep, 8 MiB), write 1,300.0 MB/s "
+                                           "(transfer-size sweep)")
+    assert got["throttling"].text == NOT_MEASURED and not got["throttling"].measured
+    linked = {k: f.section for k, f in got.items()}
+    assert linked["spare_area"] == "consistency-op25" and linked["write_cache"] == "linear"
+
+
+def test_nothing_measured_says_so_for_every_rule() -> None:
+    got = summary_findings(run_of())
+    assert len(got) == len(RULES) == 8
+    assert all(f.text == NOT_MEASURED and not f.measured and f.section is None and f.rule for f in got)
+
+
+def test_a_later_tests_throttling_verdict_plugs_in() -> None:
+    """A method this ssdlab does not know yet (the thermal test) feeds the throttling finding
+    through its verdict alone; its figures are named by their keys until it declares labels."""
+    thermal = record("thermal", "thermal", {"time_to_throttle_s": 95.0}, verdicts=(
+        verdict("throttling", "yes", "Throttles after 95 s", time_to_throttle_s=95.0, levels=3),))
+    got = findings(thermal)["throttling"]
+    assert got.measured and got.outcome == "yes" and got.section == "thermal"
+    assert got.text == "Throttles after 95 s (time to throttle (s): 95.0; levels: 3)"
+    assert got.rule == "the throttling rule"
+
+
+def test_not_steady_and_spare_area_unlike() -> None:
+    unsteady = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0, steady="no")
+    longer = consistency("consistency-op25", 25, mean=30_000.0, fresh=100_000.0, stddev=600.0)
+    longer = longer.model_copy(update={"params": {**longer.params, "runtime_s": 7200.0}})
+    got = findings(unsteady, longer)
+    assert got["fresh_vs_steady"].text.endswith("(20 % of fresh) — the last 400 s is not steady state")
+    assert got["spare_area"].outcome == "inconclusive"
+    assert got["spare_area"].text == "not comparable: the runs differ in runtime (s): 3600 vs 7200"
+
+
+def test_fallback_sources() -> None:
+    """Without a QD or transfer sweep, the CrystalDiskMark entries answer, and say so."""
+    quick = record("quick", "quick", {"profile": "standard", "rnd4k_q1t1_read_iops": 9_000.0,
+                                      "rnd4k_q1t1_read_lat_us": 110.0, "seq1m_q8t1_read_mb_s": 540.0,
+                                      "seq1m_q1t1_read_mb_s": 480.0, "seq1m_q8t1_write_mb_s": 510.0,
+                                      "rnd4k_q32t1_read_mb_s": 600.0},
+                   {"profile": "standard"})
+    got = findings(quick)
+    assert got["qd1_random_read"].text == "9,000 IOPS (110.0 µs mean latency); CrystalDiskMark RND4K Q1T1"
+    # The 4 KiB entries are not sequential, however fast: the peak is SEQ1M Q8T1.
+    assert got["peak_sequential"].text == ("read 540.0 MB/s (CrystalDiskMark-style), write 510.0 MB/s "
+                                           "(CrystalDiskMark-style)")
+    assert got["fresh_vs_steady"].text == NOT_MEASURED
+
+
+@pytest.mark.parametrize("dropped", [False])
+def test_no_cache_drop(dropped: bool) -> None:
+    linear = record("linear", "linear", {"span_gb": 256.0, "write_drop_detected": dropped, "write_avg_mb_s": 600.0})
+    assert findings(linear)["write_cache"].text == ("no lasting drop over the whole 256.00 GB pass: no cache ran out "
+                                                    "(average 600.0 MB/s)")
+
+
+def test_method_verdicts_lead_their_findings_when_given() -> None:
+    """A linear pass's slc_cache verdict and a consistency run's cliff verdict give the
+    outcome and the rule; the figures stay beside them."""
+    linear = record("linear", "linear", {"span_gb": 256.0, "write_drop_detected": True, "write_peak_region_gb": 38.2,
+                                         "write_peak_level_mb_s": 1550.0, "write_after_drop_mb_s": 420.0,
+                                         "write_throttled_at_drop": False},
+                    verdicts=(verdict("slc_cache", "yes", "A write cache of about 38.2 GB"),))
+    default = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    default = default.model_copy(update={"verdicts": (*default.verdicts, verdict("cliff", "yes", "Falls off a cliff"))})
+    got = findings(linear, default)
+    assert got["write_cache"].outcome == "yes" and got["write_cache"].rule == "the slc_cache rule"
+    assert got["write_cache"].text == ("A write cache of about 38.2 GB — 38.20 GB written at 1,550.0 MB/s, then "
+                                       "420.0 MB/s (no throttling at the drop: a cache ran out)")
+    assert got["fresh_vs_steady"].outcome == "yes"
+    assert got["fresh_vs_steady"].text == ("Falls off a cliff: 100,000 IOPS fresh, 20,000 IOPS over the last 400 s "
+                                           "(20 % of fresh)")
+    assert got["fresh_vs_steady"].rule.endswith("; the cliff rule")

@@ -1,0 +1,221 @@
+"""The results library: adding is idempotent, moved and deleted bundles are reported, unlike
+runs are never ranked together, queries, export, and the CLI (piped and in a terminal)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pty_helpers import run_in_terminal
+from ssdlab.bundle import Bundle
+from ssdlab.effective import effective_method
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.errors import UsageError
+from ssdlab.library import Library, drive_id, run_id, select_drives
+from ssdlab.runner import run_entries
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+
+
+def quick(runtime_s: float = 2) -> SuiteEntry:
+    return SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": runtime_s})
+
+
+def make_bundle(path: Path, spec: str, entries: Sequence[SuiteEntry] = (), created: str | None = None) -> Path:
+    run_entries(path, parse_target(spec), FakeEngine(), list(entries) or [quick()], suite="quick")
+    if created is not None:  # another start time: another run of the same drive
+        bundle = Bundle(path)
+        bundle.write_run(bundle.load_run().model_copy(update={"created_utc": created}))
+    return path
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    return Library(tmp_path / "lib" / "library.sqlite")
+
+
+def counts(library: Library) -> tuple[int, int]:
+    rows = library.export_rows()
+    return len(library.runs()), len(rows)
+
+
+def test_adding_twice_changes_nothing(library: Library, tmp_path: Path) -> None:
+    bundle = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    first = library.add(bundle)
+    assert first.outcome == "added" and first.run.tests == 1 and first.run.state() == "ok"
+    before = counts(library)
+    again = library.add(bundle)
+    assert again.outcome == "updated" and again.run.run_id == first.run.run_id
+    # profile + 4 entries x 2 directions x (mb_s, iops, lat, runs)
+    assert counts(library) == before == (1, 1 + 4 * 2 * 4)
+
+
+def test_a_moved_bundle_is_reported_then_found_again(library: Library, tmp_path: Path) -> None:
+    bundle = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    library.add(bundle)
+    moved = tmp_path / "elsewhere" / "a"
+    moved.parent.mkdir()
+    shutil.move(bundle, moved)
+    (run,) = library.runs()
+    assert run.state() == "missing"
+    again = library.add(moved)
+    assert again.outcome == "moved" and again.previous == bundle.resolve() and again.run.bundle == moved.resolve()
+    assert counts(library)[0] == 1 and library.runs()[0].state() == "ok"
+
+
+def test_a_deleted_bundle_is_reported_and_can_be_forgotten(library: Library, tmp_path: Path) -> None:
+    keep = make_bundle(tmp_path / "keep", "fake:?capacity=2g")
+    gone = make_bundle(tmp_path / "gone", "fake:?capacity=4g")
+    library.add(keep)
+    library.add(gone)
+    shutil.rmtree(gone)
+    assert {r.bundle.name: r.state() for r in library.runs()} == {"keep": "ok", "gone": "missing"}
+    (removed,) = library.remove_missing()
+    assert removed.bundle.name == "gone" and [r.bundle.name for r in library.runs()] == ["keep"]
+
+
+def test_a_bundle_reused_for_another_run_replaces_it(library: Library, tmp_path: Path) -> None:
+    bundle = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    old = library.add(bundle).run.run_id
+    shutil.rmtree(bundle)
+    make_bundle(bundle, "fake:?capacity=4g")
+    assert library.runs()[0].state() == "changed"
+    added = library.add(bundle)
+    assert added.outcome == "replaced" and added.run.run_id != old and len(library.runs()) == 1
+
+
+def key_of(bundle: Path, test: str = "quick") -> str:
+    run = Bundle(bundle).load_run()
+    return effective_method(run.test(test), run.target).key
+
+
+def test_unlike_runs_are_never_ranked_together(library: Library, tmp_path: Path) -> None:
+    like_a = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    like_b = make_bundle(tmp_path / "b", "fake:?capacity=4g")
+    longer = make_bundle(tmp_path / "c", "fake:?capacity=8g", [quick(runtime_s=3)])  # other parameters
+    sata = make_bundle(tmp_path / "d", "fake:?capacity=16g&nvme=0")  # profile=auto ran the standard profile
+    for bundle in (like_a, like_b, longer, sata):
+        library.add(bundle)
+    ranked = library.comparable("fake", "quick", key_of(like_a))
+    assert sorted(t.bundle.name for t in ranked) == ["a", "b"]
+    assert [t.values["seq1m_q8t1_read_mb_s"] for t in ranked] == [pytest.approx(1907 * 2**20 / 1e6)] * 2
+    assert [t.bundle.name for t in library.comparable("fake", "quick", key_of(longer))] == ["c"]
+    assert [t.bundle.name for t in library.comparable("fake", "quick", key_of(sata))] == ["d"]
+    assert library.comparable("sim", "quick", key_of(like_a)) == []  # another engine never ranks with these
+
+
+def test_one_drive_ranks_once_with_its_newest_run(library: Library, tmp_path: Path) -> None:
+    old = make_bundle(tmp_path / "old", "fake:?capacity=2g", created="2020-01-01T00:00:00Z")
+    new = make_bundle(tmp_path / "new", "fake:?capacity=2g", created="2030-01-01T00:00:00Z")
+    library.add(old)
+    library.add(new)
+    run = Bundle(old).load_run()
+    assert run_id(run) != run_id(Bundle(new).load_run()) and len(library.runs()) == 2
+    (ranked,) = library.comparable("fake", "quick", key_of(old))
+    assert ranked.bundle.name == "new" and ranked.drive_id == drive_id(run.target)
+
+
+def test_queries(library: Library, tmp_path: Path) -> None:
+    a = make_bundle(tmp_path / "a", "fake:?capacity=2g", created="2020-01-01T00:00:00Z")
+    b = make_bundle(tmp_path / "b", "fake:?capacity=4g", created="2021-01-01T00:00:00Z")
+    b2 = make_bundle(tmp_path / "b2", "fake:?capacity=4g", [SuiteEntry(name="mixed", test="iometer-mixed",
+                                                                       params={"runtime_s": 2})],
+                     created="2022-01-01T00:00:00Z")
+    for bundle in (a, b, b2):
+        library.add(bundle)
+
+    def names(query: str) -> list[list[str]]:
+        return [[r.bundle.name for r in runs] for runs in library.drives(query)]
+
+    assert names("latest") == [["b2", "b"]]  # the newest run's drive, all its runs, newest first
+    assert names("all") == [["b2", "b"], ["a"]]
+    assert names("fake:?capacity=2g") == [["a"]]  # a target spec matches exactly
+    assert names("FAKE DRIVE 4.29") == [["b2", "b"]]  # else a substring of the label, any case
+    assert names("no such drive") == []
+    picked = select_drives(["latest", str(a)], library)
+    assert picked.from_library and [[p.name for p in g] for g in picked.groups] == [["b2", "b"], ["a"]]
+    with pytest.raises(UsageError, match="'nothing' is not a bundle and matches no drive"):
+        select_drives(["nothing"], library)
+
+
+def test_export_csv_and_parquet(library: Library, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    library.add(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
+    rows = library.export(tmp_path / "out.csv", "csv")
+    with (tmp_path / "out.csv").open(encoding="utf-8") as handle:
+        read = list(csv.DictReader(handle))
+    assert len(read) == rows == 33
+    iops = next(r for r in read if r["metric"] == "rnd4k_q1t1_read_iops")
+    assert iops["label"] == "RND4K Q1T1 read: IOPS" and iops["unit"] == "IOPS" and float(iops["value"]) == 12500
+    assert next(r for r in read if r["metric"] == "profile")["text"] == "nvme"
+    assert library.export(tmp_path / "out.parquet", "parquet") == 33
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.num_rows == 33 and table.schema.field("value").type == "double"
+
+
+CliRun = Callable[..., Any]
+
+
+def test_cli_add_list_remove_export(cli: CliRun, tmp_path: Path) -> None:
+    lib = str(tmp_path / "library.sqlite")
+    a = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    b = make_bundle(tmp_path / "b", "fake:?capacity=4g")
+    added = cli("library", "add", str(a), str(b), "--library", lib)
+    assert added.code == 0 and added.stdout.count(": added (run ") == 2
+    assert ": already in the library; refreshed" in cli("library", "add", str(a), "--library", lib).stdout
+    shutil.rmtree(b)
+    listed = cli("library", "list", "--library", lib)
+    assert listed.code == 0 and "2 runs in" in listed.stdout
+    assert f"bundle {b.resolve()} moved or deleted" in listed.stdout
+    assert "ssdlab library remove --missing" in listed.stdout
+    removed = cli("library", "remove", "--missing", "--library", lib)
+    assert removed.code == 0 and "removed run" in removed.stdout and "(ssdlab fake drive 4.29 GB" in removed.stdout
+    exported = cli("library", "export", str(tmp_path / "x.csv"), "--library", lib)
+    assert exported.code == 0 and "33 rows written" in exported.stdout
+    bad = cli("library", "export", str(tmp_path / "x.xlsx"), "--library", lib)
+    assert bad.code != 0 and bad.stderr.count("\n") == 1 and "csv or parquet" in bad.stderr
+    nothing = cli("library", "remove", "zzz", "--library", lib)
+    assert nothing.code != 0 and "no run in the library match 'zzz'" in nothing.stderr
+
+
+def test_run_adds_to_the_library_unless_told(cli: CliRun, tmp_path: Path) -> None:
+    lib = Library()  # the test's own, from $SSDLAB_LIBRARY (tests/conftest.py)
+    done = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",
+               "--out", str(tmp_path / "one"), "--no-report")
+    assert done.code == 0 and "Results library: added" in done.stdout
+    assert [r.bundle for r in lib.runs()] == [(tmp_path / "one").resolve()]
+    skipped = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",
+                  "--out", str(tmp_path / "two"), "--no-report", "--no-library")
+    assert skipped.code == 0 and len(lib.runs()) == 1
+
+
+def test_compare_by_library_query(cli: CliRun, tmp_path: Path) -> None:
+    lib = str(tmp_path / "library.sqlite")
+    for name, spec in (("a", "fake:?capacity=2g"), ("b", "fake:?capacity=4g"), ("c", "fake:?capacity=8g")):
+        cli("library", "add", str(make_bundle(tmp_path / name, spec)), "--library", lib)
+    shown = cli("compare", "4.29", "all", "--library", lib, "-o", str(tmp_path / "cmp.html"))
+    assert shown.code == 0, shown.stderr
+    html = (tmp_path / "cmp.html").read_text(encoding="utf-8")  # the first query names the baseline
+    title = html[html.index("<h1>") + 4:html.index("</h1>")]
+    assert title.startswith("ssdlab fake drive 4.29 GB against ") and title.count("ssdlab fake drive") == 3
+    assert "Ranking" in html
+    rebased = cli("compare", "all", "--baseline", "2.15", "--library", lib, "-o", str(tmp_path / "re.html"))
+    assert rebased.code == 0
+    assert "baseline: ssdlab fake drive 2.15 GB" in (tmp_path / "re.html").read_text(encoding="utf-8")
+    unknown = cli("compare", "all", "--baseline", "GB", "--library", lib)
+    assert unknown.code != 0 and "matches 3 of the compared drives" in unknown.stderr
+
+
+def test_library_list_in_a_terminal(tmp_path: Path) -> None:
+    lib = tmp_path / "library.sqlite"
+    Library(lib).add(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
+    shown = run_in_terminal("library", "list", "--library", str(lib), columns=200)
+    assert shown.code == 0
+    assert any("ssdlab fake drive 2.15 GB" in line and "quick" in line for line in shown.lines)
+    assert "1 runs in" in shown.screen

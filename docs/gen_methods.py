@@ -7,8 +7,9 @@ Each method page is prose written by hand plus blocks between markers:
 This script rewrites those blocks from the code: the parameter table (every field of the
 method's parameter model, its type, default and limits, with the meaning written below in
 MEANINGS), the metric table (every metric `metric_specs` declares, with label, unit and
-kind), the verdict rules, the plan on an example drive, and the catalogue in
-docs/methods/README.md. Run it after changing a method:
+kind), the verdict rules, the plan on an example drive, the catalogue in
+docs/methods/README.md and the preset table in docs/simulator.md. Run it after changing a
+method or a simulator preset:
 
     .venv/bin/python docs/gen_methods.py          # rewrite the pages
     .venv/bin/python docs/gen_methods.py --check  # exit 1 if a page is stale
@@ -19,6 +20,7 @@ a page that was not regenerated fails the tests.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import typing
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import tomllib
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
@@ -37,11 +40,13 @@ from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.planning import plan_estimate_s
 from ssdlab.suites import DEFAULT_SUITE
 from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.sim import simulator
 from ssdlab.units import format_duration, format_size
 
 DOCS = Path(__file__).resolve().parent
 METHODS_DIR = DOCS / "methods"
 CATALOGUE_PAGE = METHODS_DIR / "README.md"
+SIMULATOR_PAGE = DOCS / "simulator.md"
 MARKER = re.compile(r"<!-- BEGIN GENERATED (?P<name>[\w-]+) -->\n.*?<!-- END GENERATED (?P=name) -->", re.S)
 LONG_TABLE_ROWS = 40  # longer metric tables fold away behind a <details> line
 
@@ -459,6 +464,32 @@ def _entry_text(name: str, test: str, params: Mapping[str, Any]) -> str:
     return f"`{name}`{settings}" if name == test or name in VARIANTS else f"`{name}` = `{test}`{settings}"
 
 
+# --- the simulator's presets ----------------------------------------------------------------
+
+
+def raw_nand_bytes(nand: Mapping[str, int]) -> int:
+    """Raw NAND of a preset, as the simulator counts it (config.rs `raw_bytes`)."""
+    keys = ("channels", "dies_per_channel", "planes", "blocks_per_plane", "pages_per_block", "page_bytes")
+    return math.prod(int(nand[k]) for k in keys)
+
+
+def presets_block() -> str:
+    """One row per embedded preset, read from the preset files the simulator embeds.
+
+    The files, not a Drive: building a full-size drive allocates its whole mapping table.
+    """
+    rows = ["| Preset | Drive | Interface | Capacity | OP | SLC cache | PLP |", "|---|---|---|---|---|---|---|"]
+    for preset in simulator().presets():
+        cfg = tomllib.loads(preset["toml"])
+        user, raw = cfg["ftl"]["user_bytes"], raw_nand_bytes(cfg["nand"])
+        name = f"`{preset['name']}`" + (" (default: `sim:`)" if preset["default"] else "")
+        slc = f"{cfg['slc']['bytes'] / 1e9:g} GB" if cfg["slc"]["mode"] != "none" else "—"
+        protocol = {"nvme": "NVMe, ", "ahci": "AHCI, "}.get(cfg["host"]["transport"], "")
+        rows.append(f"| {name} | {preset['title']} | {protocol}{cfg['host']['link']} | {user / 1e9:.1f} GB | "
+                    f"{100 * (raw - user) / user:.1f} % | {slc} | {'yes' if cfg['buffer']['plp'] else 'no'} |")
+    return "\n".join(rows)
+
+
 # --- pages ----------------------------------------------------------------------------------
 
 
@@ -478,6 +509,7 @@ def pages() -> dict[Path, dict[str, Builder]]:
     """Every generated page and the blocks it must hold."""
     found = {METHODS_DIR / f"{name}.md": page_blocks(test) for name, test in REGISTRY.items()}
     found[CATALOGUE_PAGE] = {"catalogue": catalogue_block}
+    found[SIMULATOR_PAGE] = {"presets": presets_block}
     return found
 
 

@@ -36,12 +36,12 @@ from pydantic.fields import FieldInfo
 
 from ssdlab.methods import CATALOG_SUITES, REGISTRY, VARIANTS
 from ssdlab.methods.base import Action, Measure, MethodTest, TestPlan
-from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.planning import plan_estimate_s
 from ssdlab.suites import DEFAULT_SUITE
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import simulator
-from ssdlab.units import format_duration, format_size
+from ssdlab.units import format_duration
 
 DOCS = Path(__file__).resolve().parent
 METHODS_DIR = DOCS / "methods"
@@ -235,9 +235,9 @@ def meanings_for(model: type[BaseModel], table: Mapping[str, Mapping[str, str]] 
     found: dict[str, str] = {}
     for cls in model.__mro__:
         for name, text in table.get(cls.__name__, {}).items():
-            if name not in model.model_fields and cls is model:
+            if name not in getattr(cls, "model_fields", {}):
                 raise DocsError(f"docs/gen_methods.py: MEANINGS[{cls.__name__!r}] names {name!r}, "
-                                f"which {model.__name__} does not have; remove it")
+                                f"which {cls.__name__} does not have; remove it")
             found.setdefault(name, text)
     missing = [name for name in model.model_fields if name not in found]
     if missing:
@@ -283,16 +283,10 @@ def value_text(name: str, value: Any) -> str:
     if isinstance(value, tuple):
         return ", ".join(value_text(name, v) for v in value)
     if name.endswith("_bytes") and isinstance(value, int):
-        return _size_label(value)
+        return block_text(value)
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
-
-
-def _size_label(size_bytes: int) -> str:
-    """4096 -> '4 KiB', 512 -> '512 B'."""
-    short = format_size(size_bytes)
-    return short[:-3] + " " + short[-3:] if short.endswith("iB") else short[:-1] + " B"
 
 
 def limits_text(info: FieldInfo) -> str:
@@ -530,8 +524,18 @@ def render(path: Path, text: str, blocks: Mapping[str, Builder]) -> str:
     return MARKER.sub(fill, text)
 
 
+def check_meanings(table: Mapping[str, Mapping[str, str]] = MEANINGS) -> None:
+    """Every entry of MEANINGS belongs to a parameter model of the catalogue."""
+    used = {cls.__name__ for test in REGISTRY.values() for cls in test.params_model.__mro__}
+    unused = sorted(set(table) - used)
+    if unused:
+        raise DocsError(f"docs/gen_methods.py: MEANINGS has {unused}, no parameter model of the catalogue; "
+                        "rename or remove them")
+
+
 def stale_pages() -> dict[Path, str]:
     """Pages whose text differs from what the code says, with their new text."""
+    check_meanings()
     stale = {}
     for path, blocks in pages().items():
         if not path.is_file():

@@ -107,6 +107,12 @@ def test_a_meaning_of_a_removed_parameter_is_refused() -> None:
         gen.meanings_for(_Documented, table)
 
 
+def test_meanings_of_a_model_the_catalogue_lacks_are_refused() -> None:
+    gen.check_meanings(gen.MEANINGS)
+    with pytest.raises(gen.DocsError, match="RenamedParams"):
+        gen.check_meanings({**gen.MEANINGS, "RenamedParams": {"seed": "a seed"}})
+
+
 def test_a_page_without_its_generated_block_is_refused() -> None:
     page = METHODS / "example.md"
     with pytest.raises(gen.DocsError, match="missing"):

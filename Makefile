@@ -45,7 +45,7 @@ install: system-deps $(VENV)/bin/python
 # project's mypy config (mypy_path = python): without it mypy finds no stub for the
 # editable install and stubtest passes without checking anything.
 lint: install
-	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff check python tests bench docs
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest --mypy-config-file pyproject.toml ssdlab._ssdsim
 	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo fmt --all --check && cargo clippy -q --workspace --all-targets -- -D warnings

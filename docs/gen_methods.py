@@ -23,13 +23,13 @@ from __future__ import annotations
 import math
 import re
 import sys
+import tomllib
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomllib
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo

@@ -1,4 +1,4 @@
-"""SNIA PTS IOPS test (docs/methods/steady-state.md): block size x read share matrix, rounds until steady.
+"""SNIA PTS IOPS test (docs/methods/pts-iops.md): block size x read share matrix, rounds until steady.
 
 Per SNIA SSS PTS 2.0.2 (IOPS test): purge; workload-independent preconditioning (128 KiB
 sequential writes, twice the active range); then rounds, each running every read share

@@ -1,4 +1,4 @@
-"""Report section of `pts-iops` (SNIA PTS IOPS test, docs/methods/steady-state.md).
+"""Report section of `pts-iops` (SNIA PTS IOPS test, docs/methods/pts-iops.md).
 
 The PTS report pages: the steady-state convergence plot (tracking variables per round,
 measurement window shaded), the measurement-window IOPS per block size and read share,

@@ -1,4 +1,4 @@
-"""Target identity, safety state and the Target interface (docs/architecture.md, "Target", §2)."""
+"""Target identity, safety state and the Target interface (docs/architecture.md, "Target"; docs/safety.md)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -354,3 +355,12 @@ def test_link_speed_is_not_doubled(speed: str | None, width: int | None, shown: 
 
     info = TargetInfo(spec="x", kind="fake", capacity_bytes=1, pcie_link_speed=speed, pcie_link_width=width)
     assert link_text(info) == shown
+
+
+def test_bundles_that_share_no_test_say_so(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    only_mixed = make_bundle(tmp_path / "mixed-only", [MIXED])
+    only_quick = make_bundle(tmp_path / "quick-only", [quick()])
+    with pytest.raises(UsageError, match=r"share no test.*ran mixed.*ran quick"):
+        compare_bundles([only_mixed, only_quick])
+    result = cli("compare", str(only_mixed), str(only_quick))
+    assert result.code == 2 and result.stderr.count("\n") == 1 and "share no test" in result.stderr

@@ -223,6 +223,14 @@ def test_names(drives: Sequence[Drive]) -> list[str]:
     return list(names)
 
 
+def _tests_of(drive: Drive) -> list[str]:
+    return list(dict.fromkeys(t.name for source in drive.sources for t in source.run.tests))
+
+
+def _ran(drive: Drive, name: str) -> bool:
+    return name in _tests_of(drive)
+
+
 def make_drives(groups: Sequence[Sequence[Path]]) -> tuple[Drive, ...]:
     """One drive per group of bundles (newest run first within a group)."""
     loaded = []
@@ -237,6 +245,10 @@ def compare_drives(drives: Sequence[Drive], policy: Policy = "refuse") -> Compar
     """Compare drives test by test; the first is the baseline."""
     if len(drives) < 2:
         raise UsageError("compare needs at least two drives (bundles or library matches)")
+    shared = [name for name in test_names(drives) if sum(_ran(d, name) for d in drives) >= 2]
+    if not shared:
+        raise UsageError("these runs share no test, so there is nothing to compare: "
+                         + "; ".join(f"{d.label} ran {', '.join(_tests_of(d)) or 'nothing'}" for d in drives))
     tests = tuple(compare_test(name, drives, policy) for name in test_names(drives))
     return Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
 

@@ -211,6 +211,20 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
                  "suite turns it off because `linear` has just written the whole drive."),
         "seed": SEED,
     },
+    "ThermalParams": {
+        "seq_runtime_s": "Seconds of the sustained sequential write phase (its time budget).",
+        "rnd_runtime_s": "Seconds of the sustained random write phase (its time budget).",
+        "budget_bytes": "Byte budget of each phase: it stops after this much data if that comes before its runtime.",
+        "seq_block_size_bytes": "Transfer size of the sequential phase.",
+        "rnd_block_size_bytes": "Transfer size of the random phase.",
+        "iodepth": "Queue depth of both phases.",
+        "cooldown_s": ("Idle seconds before each phase, so it starts from a cool drive (none: no idle; the "
+                       "random phase then starts as hot as the sequential one left the drive)."),
+        "purge": "TRIM the whole target first, so a slowdown is not garbage collection of earlier data.",
+        "level_tol_pct": ("Periods within this % of a level belong to it, and a change smaller than this is not a "
+                          "new level."),
+        "seed": SEED,
+    },
     "IometerParams": {
         "block_size_bytes": "Block size of the random I/O.",
         "read_pct": "Share of reads, in %.",

@@ -1,0 +1,340 @@
+"""Throttle analysis: discrete performance levels of a sustained run, and why the drive slowed.
+
+Pure code over per-period series (docs/methods/thermal.md):
+
+1. Change points by binary segmentation of the rate series: a split is kept when it lowers
+   the squared error by more than a penalty set from the series' own noise (the spread of
+   successive differences) and the two sides differ by at least `min_step_pct`.
+2. Segment means are clustered into levels: sorted from fastest, a segment joins the current
+   level while it is within `level_tol_pct` of the level's fastest segment.
+3. The peak is the fastest level that lasted at least `min_level_s`; every slower level is a
+   throttled level. Time to throttle is where the first throttled segment after the peak starts.
+4. The cause, with the evidence for it: "thermal" when the drive's own throttle indicator
+   (simulator throttle level, NVMe thermal-management time) was active during most throttled
+   time, or when the temperature had risen and the throttled periods are hotter than the peak
+   ones while the energy per byte stayed put; "gc-cache" when the rate fell without the
+   temperature rising, or while garbage collection moved pages / the energy per host byte rose
+   (the drive works as hard but the host sees less: internal writes); "unknown" when nothing
+   separates the two; "none" when there was no throttled level.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Literal
+
+Cause = Literal["thermal", "gc-cache", "none", "unknown"]
+CAUSE_TEXT = {"thermal": "thermal throttling", "gc-cache": "garbage collection / cache",
+              "none": "no throttling", "unknown": "cause unknown"}
+
+# A split must lower the squared error by this many noise variances per log(n) (a BIC-like penalty).
+PENALTY_PER_LOG_N = 3.0
+# Noise floor as a share of the median rate, so a noiseless (simulated) series is not split on rounding.
+NOISE_FLOOR_SHARE = 0.01
+# Temperature rise up to the first throttled period that counts as heating (°C).
+HEATING_C = 10.0
+# Below this rise the rate fell on a drive that did not heat up (°C).
+FLAT_C = 5.0
+# Energy per host byte this much higher when throttled means the drive is busy with internal work.
+ENERGY_RISE_PCT = 20.0
+
+
+@dataclass(frozen=True)
+class ThrottleConfig:
+    min_step_pct: float = 8.0  # smallest change between neighbouring segments that counts as a level change
+    level_tol_pct: float = 8.0  # segments within this of a level's fastest belong to that level
+    min_segment: int = 3  # periods: shorter runs of periods are noise, not a level
+    min_level_s: float = 10.0  # the peak level must last this long (a first-seconds burst is not the peak)
+
+
+DEFAULT_CONFIG = ThrottleConfig()
+
+
+@dataclass(frozen=True)
+class Segment:
+    start: int  # index of the first period
+    stop: int  # index after the last period
+    rate: float  # mean rate over the segment
+    level: int = -1  # index into ThrottleAnalysis.levels (0 = fastest)
+
+
+@dataclass(frozen=True)
+class Level:
+    rate: float  # duration-weighted mean rate
+    duration_s: float
+    share_pct: float
+    mean_temp_c: float | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Inputs beside the rate, each optional, one value per period like the rate."""
+
+    temp_c: Sequence[float] | None = None
+    throttle_active: Sequence[bool] | None = None  # the drive's own indicator
+    power_w: Sequence[float] | None = None
+    gc_active: Sequence[bool] | None = None  # garbage collection moved pages / write cache full
+
+
+@dataclass(frozen=True)
+class ThrottleAnalysis:
+    period_s: float
+    segments: tuple[Segment, ...]
+    levels: tuple[Level, ...]
+    peak: int | None  # index of the peak level
+    onset: int | None  # index of the first throttled period after the peak (None: never throttled)
+    throttled_share_pct: float
+    cause: Cause
+    evidence: tuple[str, ...] = field(default_factory=tuple)
+    temp_rise_c: float | None = None
+    temp_rate_corr: float | None = None  # Pearson correlation of temperature and rate
+
+    @property
+    def throttled(self) -> bool:
+        return self.onset is not None
+
+    @property
+    def peak_rate(self) -> float | None:
+        return None if self.peak is None else self.levels[self.peak].rate
+
+    @property
+    def time_to_throttle_s(self) -> float | None:
+        return None if self.onset is None else self.onset * self.period_s
+
+    @property
+    def throttled_levels(self) -> tuple[Level, ...]:
+        return () if self.peak is None else self.levels[self.peak + 1:]
+
+    def is_throttled(self, index: int) -> bool:
+        """Whether period `index` belongs to a throttled level."""
+        seg = next(s for s in self.segments if s.start <= index < s.stop)
+        return self.peak is not None and seg.level > self.peak
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def _sse(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int) -> float:
+    n = b - a
+    total = prefix[b] - prefix[a]
+    return (prefix_sq[b] - prefix_sq[a]) - total * total / n
+
+
+def noise_sigma(rates: Sequence[float]) -> float:
+    """Robust noise estimate: median absolute successive difference / (0.6745·√2), floored."""
+    diffs = sorted(abs(b - a) for a, b in pairwise(rates))
+    median_rate = sorted(rates)[len(rates) // 2] if rates else 0.0
+    sigma = diffs[len(diffs) // 2] / (0.6745 * math.sqrt(2)) if diffs else 0.0
+    return max(sigma, NOISE_FLOOR_SHARE * abs(median_rate), 1e-12)
+
+
+def change_points(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[int]:
+    """Indices where the mean level changes (binary segmentation), sorted."""
+    n = len(rates)
+    if n < 2 * cfg.min_segment:
+        return []
+    prefix, prefix_sq = [0.0], [0.0]
+    for value in rates:
+        prefix.append(prefix[-1] + value)
+        prefix_sq.append(prefix_sq[-1] + value * value)
+    penalty = PENALTY_PER_LOG_N * math.log(n) * noise_sigma(rates) ** 2
+    found: list[int] = []
+    stack = [(0, n)]
+    while stack:
+        a, b = stack.pop()
+        split = _best_split(prefix, prefix_sq, a, b, cfg, penalty)
+        if split is not None:
+            found.append(split)
+            stack += [(a, split), (split, b)]
+    return sorted(found)
+
+
+def _best_split(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int, cfg: ThrottleConfig,
+                penalty: float) -> int | None:
+    if b - a < 2 * cfg.min_segment:
+        return None
+    whole = _sse(prefix, prefix_sq, a, b)
+    best, best_gain = None, penalty
+    for k in range(a + cfg.min_segment, b - cfg.min_segment + 1):
+        gain = whole - _sse(prefix, prefix_sq, a, k) - _sse(prefix, prefix_sq, k, b)
+        left, right = (prefix[k] - prefix[a]) / (k - a), (prefix[b] - prefix[k]) / (b - k)
+        step_pct = 100.0 * abs(left - right) / max(abs(left), abs(right), 1e-12)
+        if gain > best_gain and step_pct >= cfg.min_step_pct:
+            best, best_gain = k, gain
+    return best
+
+
+def segments_of(rates: Sequence[float], cuts: Sequence[int]) -> list[Segment]:
+    bounds = [0, *cuts, len(rates)]
+    return [Segment(a, b, _mean(rates[a:b])) for a, b in pairwise(bounds) if b > a]
+
+
+def cluster_levels(segments: Sequence[Segment], tol_pct: float) -> list[int]:
+    """Level index of each segment (0 = fastest): greedy from the fastest segment down."""
+    order = sorted(range(len(segments)), key=lambda i: -segments[i].rate)
+    labels = [0] * len(segments)
+    level, top = -1, math.inf
+    for i in order:
+        rate = segments[i].rate
+        if level < 0 or rate < top * (1 - tol_pct / 100.0):
+            level, top = level + 1, rate
+        labels[i] = level
+    return labels
+
+
+def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] | None) -> list[Level]:
+    total = sum(s.stop - s.start for s in segments)
+    out = []
+    for index in range(max((s.level for s in segments), default=-1) + 1):
+        own = [s for s in segments if s.level == index]
+        periods = sum(s.stop - s.start for s in own)
+        rate = sum(s.rate * (s.stop - s.start) for s in own) / periods
+        temps = [temp[i] for s in own for i in range(s.start, s.stop)] if temp else []
+        out.append(Level(rate=rate, duration_s=periods * period_s, share_pct=100.0 * periods / total,
+                         mean_temp_c=_mean(temps) if temps else None))
+    return out
+
+
+def _peak(levels: Sequence[Level], cfg: ThrottleConfig) -> int | None:
+    return next((i for i, lv in enumerate(levels) if lv.duration_s >= cfg.min_level_s), None)
+
+
+def _onset(segments: Sequence[Segment], peak: int) -> int | None:
+    """Start of the first throttled segment after the first peak segment."""
+    seen_peak = False
+    for seg in segments:
+        if seg.level <= peak:
+            seen_peak = True
+        elif seen_peak:
+            return seg.start
+    first = segments[0] if segments else None
+    return first.start if first is not None and first.level > peak else None
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    if len(xs) < 3 or len(xs) != len(ys):
+        return None
+    mx, my = _mean(xs), _mean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    return None if sxx <= 0 or syy <= 0 else sxy / math.sqrt(sxx * syy)
+
+
+def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Evidence | None = None,
+                     cfg: ThrottleConfig = DEFAULT_CONFIG) -> ThrottleAnalysis:
+    """Levels, onset, throttled share and cause of one sustained run's rate series."""
+    rates = [float(r) for r in rates]
+    evidence = evidence if evidence is not None else Evidence()
+    _check_lengths(len(rates), evidence)
+    if not rates:
+        return ThrottleAnalysis(period_s, (), (), None, None, 0.0, "unknown", ("no periods were measured",))
+    raw = segments_of(rates, change_points(rates, cfg))
+    labels = cluster_levels(raw, cfg.level_tol_pct)
+    segments = tuple(Segment(s.start, s.stop, s.rate, label) for s, label in zip(raw, labels, strict=True))
+    levels = _levels(segments, period_s, evidence.temp_c)
+    peak = _peak(levels, cfg)
+    onset = _onset(segments, peak) if peak is not None else None
+    share = sum(lv.share_pct for lv in levels[peak + 1:]) if peak is not None else 0.0
+    base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, share, "none",
+                            temp_rise_c=_temp_rise(evidence.temp_c, onset),
+                            temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None)
+    if onset is None:
+        return base
+    cause, why = classify(base, rates, evidence)
+    return ThrottleAnalysis(**{**base.__dict__, "cause": cause, "evidence": why})
+
+
+def _check_lengths(n: int, evidence: Evidence) -> None:
+    for name in ("temp_c", "throttle_active", "power_w", "gc_active"):
+        values = getattr(evidence, name)
+        if values is not None and len(values) != n:
+            raise ValueError(f"{name} has {len(values)} values for {n} periods")
+
+
+def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
+    """Temperature rise from the first period to the onset of throttling (or to the hottest)."""
+    if not temp:
+        return None
+    upto = temp[: onset + 1] if onset is not None else temp
+    return max(upto) - temp[0]
+
+
+def _split(values: Sequence[float], analysis: ThrottleAnalysis) -> tuple[list[float], list[float]]:
+    """Values of throttled and of peak-level periods."""
+    hot = [v for i, v in enumerate(values) if analysis.is_throttled(i)]
+    peak = [v for i, v in enumerate(values) if not analysis.is_throttled(i)]
+    return hot, peak
+
+
+def classify(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence) -> tuple[Cause, tuple[str, ...]]:
+    """'thermal' or 'gc-cache' (or 'unknown') for a throttled run, with the evidence in words."""
+    notes: list[str] = []
+    thermal_votes, gc_votes = 0, 0
+    if ev.throttle_active is not None:
+        hot, _ = _split([1.0 if a else 0.0 for a in ev.throttle_active], analysis)
+        active_pct = 100.0 * _mean(hot) if hot else 0.0
+        notes.append(f"the drive's throttle indicator was on during {active_pct:.0f} % of the throttled time")
+        if active_pct >= 50:
+            return "thermal", (*notes, *_temp_notes(analysis, ev))
+        gc_votes += 1
+    if ev.temp_c is not None:
+        votes, words = _temperature_votes(analysis, ev.temp_c)
+        thermal_votes, gc_votes = thermal_votes + votes[0], gc_votes + votes[1]
+        notes += words
+    if ev.power_w is not None:
+        votes, words = _energy_votes(analysis, rates, ev.power_w)
+        thermal_votes, gc_votes = thermal_votes + votes[0], gc_votes + votes[1]
+        notes += words
+    if ev.gc_active is not None:
+        hot, _ = _split([1.0 if a else 0.0 for a in ev.gc_active], analysis)
+        gc_pct = 100.0 * _mean(hot) if hot else 0.0
+        notes.append(f"garbage collection or a full write cache during {gc_pct:.0f} % of the throttled time")
+        gc_votes += 1 if gc_pct >= 50 else 0
+    if not notes:
+        return "unknown", ("no temperature, throttle counter, power or GC data to tell heat from GC / cache",)
+    if thermal_votes > gc_votes:
+        return "thermal", tuple(notes)
+    if gc_votes > thermal_votes:
+        return "gc-cache", tuple(notes)
+    return "unknown", tuple(notes)
+
+
+def _temp_notes(analysis: ThrottleAnalysis, ev: Evidence) -> list[str]:
+    return _temperature_votes(analysis, ev.temp_c)[1] if ev.temp_c is not None else []
+
+
+def _temperature_votes(analysis: ThrottleAnalysis, temp: Sequence[float]) -> tuple[tuple[int, int], list[str]]:
+    rise = analysis.temp_rise_c or 0.0
+    hot, peak = _split(temp, analysis)
+    hotter = _mean(hot) - _mean(peak) if hot and peak else 0.0
+    words = [f"temperature rose {rise:.1f} °C up to the first throttled period",
+             f"throttled periods averaged {hotter:+.1f} °C against peak-level ones"]
+    if rise >= HEATING_C and hotter >= 0:
+        return (1, 0), words
+    if rise < FLAT_C:
+        return (0, 1), words
+    return (0, 0), words
+
+
+def _energy_votes(analysis: ThrottleAnalysis, rates: Sequence[float],
+                  power: Sequence[float]) -> tuple[tuple[int, int], list[str]]:
+    """Energy per unit of host work: unchanged when throttling only stretches the same work
+    (duty cycling), higher when the drive spends its power on internal writes."""
+    per_unit = [p / r if r > 0 else math.nan for p, r in zip(power, rates, strict=True)]
+    hot, peak = _split(per_unit, analysis)
+    hot, peak = [v for v in hot if math.isfinite(v)], [v for v in peak if math.isfinite(v)]
+    hot_power, peak_power = _split(power, analysis)
+    if not hot or not peak:
+        return (0, 0), []
+    rise_pct = 100.0 * (_mean(hot) / _mean(peak) - 1.0)
+    words = [f"power {_mean(peak_power):.2f} W at peak, {_mean(hot_power):.2f} W throttled; "
+             f"energy per unit of host work {rise_pct:+.0f} %"]
+    if rise_pct >= ENERGY_RISE_PCT:
+        return (0, 1), words
+    if _mean(hot_power) < _mean(peak_power):
+        return (1, 0), words
+    return (0, 0), words

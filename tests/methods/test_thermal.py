@@ -1,0 +1,105 @@
+"""`thermal` on the simulator: the SM951 (AHCI) throttles from heat without a heatsink and not
+with one; the verdict, the report section and `compare` between the two bundles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.compare import compare_bundles
+from ssdlab.engines.sim import SimEngine
+from ssdlab.methods import get_test
+from ssdlab.methods.thermal import throttling_verdict
+from ssdlab.report import render_report
+from ssdlab.report.compare_page import render_comparison
+from ssdlab.report.sections import build_section
+from ssdlab.runner import run_entries
+from ssdlab.steps import Idle, Purge
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+
+# Long enough for the bare drive to reach its first throttle threshold (about 60 s of sequential writes).
+SHORT = {"seq_runtime_s": 150, "rnd_runtime_s": 10, "cooldown_s": 60}
+BARE, HEATSINK = "sim:sm951-ahci-512", "sim:sm951-ahci-512?heatsink=1"
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("thermal")
+    out = {}
+    for key, spec in (("bare", BARE), ("heatsink", HEATSINK)):
+        entry = SuiteEntry(name="thermal", test="thermal", params=SHORT)
+        run_entries(root / key, parse_target(spec), SimEngine(), [entry])
+        out[key] = root / key
+    return out
+
+
+def _record(path: Path) -> TestRecord:
+    return Bundle(path).load_run().test("thermal")
+
+
+def test_plan_cools_down_before_each_phase() -> None:
+    test = get_test("thermal")
+    plan = test.plan(test.parse_params({"cooldown_s": 120}), parse_target(BARE).info())
+    assert [a.name for a in plan.actions] == ["purge", "cooldown-seq", "thermal-seq", "cooldown-rnd", "thermal-rnd"]
+    assert isinstance(plan.actions[0], Purge) and isinstance(plan.actions[1], Idle)
+    seq, rnd = (m.workload for m in plan.measures())
+    assert (seq.pattern, seq.block_size_bytes, seq.iodepth) == ("write", 128 * 1024, 32)
+    assert (rnd.pattern, rnd.block_size_bytes) == ("randwrite", 4096)
+    bare = test.plan(test.parse_params({"cooldown_s": None, "purge": False, "budget_bytes": "10g"}),
+                     parse_target(BARE).info())
+    assert [a.name for a in bare.actions] == ["thermal-seq", "thermal-rnd"]
+    assert bare.measures()[0].workload.size_bytes == 10 * 1024**3
+
+
+def test_bare_drive_throttles_from_heat(bundles: dict[str, Path]) -> None:
+    record = _record(bundles["bare"])
+    m = record.metrics
+    assert m["seq_cause"] == "thermal"
+    assert isinstance(m["seq_time_to_throttle_s"], float) and 40 < m["seq_time_to_throttle_s"] < 120
+    assert isinstance(m["seq_throttled_mb_s"], float) and isinstance(m["seq_peak_mb_s"], float)
+    assert m["seq_throttled_mb_s"] < 0.8 * m["seq_peak_mb_s"]
+    assert isinstance(m["seq_gb_at_peak"], float) and m["seq_gb_at_peak"] > 10
+    assert isinstance(m["seq_max_temp_c"], float) and m["seq_max_temp_c"] >= 70  # the first threshold
+    verdict = next(v for v in record.verdicts if v.key == "throttling")
+    assert verdict.outcome == "yes" and "heat" in verdict.summary
+
+
+def test_heatsink_removes_the_throttling(bundles: dict[str, Path]) -> None:
+    record = _record(bundles["heatsink"])
+    assert record.metrics["seq_cause"] == "none" and record.metrics["seq_throttled_share_pct"] == 0.0
+    assert record.metrics["seq_time_to_throttle_s"] is None
+    verdict = next(v for v in record.verdicts if v.key == "throttling")
+    assert verdict.outcome == "no"
+
+
+def test_compare_gives_difference_pct_per_metric(bundles: dict[str, Path], tmp_path: Path) -> None:
+    comparison = compare_bundles([bundles["bare"], bundles["heatsink"]])
+    rows = {r.name: r for r in comparison.tests[0].rows}
+    mean = rows["seq_mean_mb_s"]
+    assert mean.difference_pct[0] is not None and mean.difference_pct[0] > 5  # the heatsink writes faster on average
+    assert rows["seq_cause"].difference_pct == (None,)  # a verdict, not a figure
+    files = render_comparison(comparison, tmp_path / "compare.html")
+    assert "Difference %" in files.html.read_text()
+
+
+def test_section_draws_rate_and_temperature_with_levels(bundles: dict[str, Path]) -> None:
+    bundle = Bundle(bundles["bare"])
+    section = build_section(bundle, _record(bundles["bare"]))
+    assert [f.key for f in section.figures] == ["thermal-seq", "thermal-rnd"]
+    spec = section.figures[0].chart.to_dict()
+    text = str(spec)
+    assert "temperature °C" in text and "write MB/s" in text and "throttled 1" in text
+    assert any("thermal throttling" in n and "indicator was on" in n for n in section.notes)
+    assert render_report(bundles["bare"]).html.is_file()
+
+
+def test_verdict_without_a_phase_is_inconclusive() -> None:
+    verdict = throttling_verdict({"seq_cause": "none"})
+    assert verdict.outcome == "inconclusive"
+    unknown = throttling_verdict({"seq_cause": "unknown", "rnd_cause": "none", "seq_peak_mb_s": 1500.0})
+    assert unknown.outcome == "inconclusive" and "separates heat" in unknown.because
+    gc = throttling_verdict({"seq_cause": "gc-cache", "rnd_cause": "none"})
+    assert gc.outcome == "no" and "garbage collection" in gc.because

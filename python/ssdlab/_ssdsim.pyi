@@ -115,6 +115,7 @@ class RunResult(TypedDict):
     trim: OpSummary
     series: Series
     telemetry: Telemetry
+    host_cpu_s: NotRequired[float]  # array::ArrayRun: host CPU seconds the RAID-0 striping took
 
 @type_check_only
 class Progress(TypedDict):
@@ -170,6 +171,12 @@ class Drive:
 
     def __new__(cls, preset: str, overrides: dict[str, str] | None = None, seed: int = 1) -> Drive:
         """Raises ValueError for an unknown preset or a bad override (values are str()-ed)."""
+
+    @staticmethod
+    def raid0(presets: list[str], chunk_bytes: int, overrides: dict[str, str] | None = None,
+              seed: int = 1) -> Drive:
+        """A RAID-0 of the presets striped in chunk_bytes (array.rs); overrides apply to every
+        member. Raises ValueError for fewer than two members or a bad chunk."""
 
     def identity(self) -> Identity: ...
     @property

@@ -28,10 +28,26 @@ fn default_preset() -> &'static str {
     ssdsim::DEFAULT_PRESET
 }
 
-/// One simulated SSD; state persists across calls.
+/// What a Drive object simulates: one SSD, or a RAID-0 of several.
+enum Sim {
+    One(Box<ssdsim::Drive>),
+    Raid0(ssdsim::Array),
+}
+
+/// One simulated SSD (or a RAID-0 of them); state persists across calls.
 #[pyclass(name = "Drive", module = "ssdlab._ssdsim")]
 struct PyDrive {
-    inner: ssdsim::Drive,
+    inner: Sim,
+}
+
+fn overrides_of(overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+    let mut ov = Vec::new();
+    if let Some(d) = overrides {
+        for (k, v) in d.iter() {
+            ov.push((k.str()?.to_string(), v.str()?.to_string()));
+        }
+    }
+    Ok(ov)
 }
 
 #[pymethods]
@@ -39,23 +55,42 @@ impl PyDrive {
     #[new]
     #[pyo3(signature = (preset, overrides = None, seed = 1))]
     fn new(preset: &str, overrides: Option<&Bound<'_, PyDict>>, seed: u64) -> PyResult<Self> {
-        let mut ov = Vec::new();
-        if let Some(d) = overrides {
-            for (k, v) in d.iter() {
-                ov.push((k.str()?.to_string(), v.str()?.to_string()));
-            }
-        }
+        let ov = overrides_of(overrides)?;
         let inner = ssdsim::Drive::new(preset, &ov, seed).map_err(value_err)?;
-        Ok(PyDrive { inner })
+        Ok(PyDrive {
+            inner: Sim::One(Box::new(inner)),
+        })
+    }
+
+    /// A RAID-0 of `presets` striped in `chunk_bytes`; `overrides` apply to every member.
+    #[staticmethod]
+    #[pyo3(signature = (presets, chunk_bytes, overrides = None, seed = 1))]
+    fn raid0(
+        presets: Vec<String>,
+        chunk_bytes: u64,
+        overrides: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let ov = overrides_of(overrides)?;
+        let inner = ssdsim::Array::new(&presets, &ov, seed, chunk_bytes).map_err(value_err)?;
+        Ok(PyDrive {
+            inner: Sim::Raid0(inner),
+        })
     }
 
     fn identity(&self, py: Python<'_>) -> PyResult<PyObject> {
-        to_py(py, &self.inner.identity())
+        match &self.inner {
+            Sim::One(d) => to_py(py, &d.identity()),
+            Sim::Raid0(a) => to_py(py, &a.identity()),
+        }
     }
 
     #[getter]
     fn now_s(&self) -> f64 {
-        self.inner.now_s()
+        match &self.inner {
+            Sim::One(d) => d.now_s(),
+            Sim::Raid0(a) => a.now_s(),
+        }
     }
 
     /// Run one job. Progress callback errors and Ctrl-C end the run early; the
@@ -73,50 +108,66 @@ impl PyDrive {
             .call_method1("dumps", (job,))?
             .extract()?;
         let spec = ssdsim::JobSpec::from_json(&text).map_err(value_err)?;
-        let drive = &mut self.inner;
-        let result = py.allow_threads(|| {
-            drive.run(&spec, progress_every_s, &mut |p| {
-                Python::with_gil(|py| {
-                    py.check_signals().map_err(|e| describe(py, e))?;
-                    if let Some(cb) = &progress {
-                        let arg = to_py(py, p).map_err(|e| describe(py, e))?;
-                        cb.call1(py, (arg,)).map_err(|e| describe(py, e))?;
-                    }
-                    Ok(())
-                })
+        let mut report = |p: &ssdsim::Progress| {
+            Python::with_gil(|py| {
+                py.check_signals().map_err(|e| describe(py, e))?;
+                if let Some(cb) = &progress {
+                    let arg = to_py(py, p).map_err(|e| describe(py, e))?;
+                    cb.call1(py, (arg,)).map_err(|e| describe(py, e))?;
+                }
+                Ok(())
             })
-        });
-        to_py(py, &result.map_err(value_err)?)
+        };
+        match &mut self.inner {
+            Sim::One(d) => {
+                let r = py.allow_threads(|| d.run(&spec, progress_every_s, &mut report));
+                to_py(py, &r.map_err(value_err)?)
+            }
+            Sim::Raid0(a) => {
+                let r = py.allow_threads(|| a.run(&spec, progress_every_s, &mut report));
+                to_py(py, &r.map_err(value_err)?)
+            }
+        }
     }
 
     fn trim(&mut self, py: Python<'_>, offset_bytes: u64, length_bytes: u64) -> PyResult<PyObject> {
-        let r = self
-            .inner
-            .trim(offset_bytes, length_bytes)
-            .map_err(value_err)?;
-        to_py(py, &r)
+        let r = match &mut self.inner {
+            Sim::One(d) => d.trim(offset_bytes, length_bytes),
+            Sim::Raid0(a) => a.trim(offset_bytes, length_bytes),
+        };
+        to_py(py, &r.map_err(value_err)?)
     }
 
     fn purge(&mut self, py: Python<'_>) -> PyResult<PyObject> {
-        let r = self.inner.purge();
+        let r = match &mut self.inner {
+            Sim::One(d) => d.purge(),
+            Sim::Raid0(a) => a.purge(),
+        };
         to_py(py, &r)
     }
 
     fn idle(&mut self, py: Python<'_>, seconds: f64) -> PyResult<PyObject> {
-        let r = py.allow_threads(|| self.inner.idle(seconds));
+        let inner = &mut self.inner;
+        let r = py.allow_threads(|| match inner {
+            Sim::One(d) => d.idle(seconds),
+            Sim::Raid0(a) => a.idle(seconds),
+        });
         to_py(py, &r)
     }
 
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
-        to_py(py, &self.inner.state())
+        use ssdsim::Device;
+        match &self.inner {
+            Sim::One(d) => to_py(py, &d.state()),
+            Sim::Raid0(a) => to_py(py, &a.state()),
+        }
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "<ssdsim Drive {} at t={:.3}s>",
-            self.inner.cfg.name,
-            self.inner.now_s()
-        )
+        match &self.inner {
+            Sim::One(d) => format!("<ssdsim Drive {} at t={:.3}s>", d.cfg.name, d.now_s()),
+            Sim::Raid0(a) => format!("<ssdsim {} at t={:.3}s>", a.identity().preset, a.now_s()),
+        }
     }
 }
 

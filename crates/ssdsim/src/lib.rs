@@ -6,6 +6,7 @@
 //! wear, SLC contents, temperature, clock) persists across jobs, so a fill followed by
 //! a torture behaves like the real sequence. Same seed, same results.
 
+pub mod array;
 mod buffer;
 pub mod config;
 pub mod drive;
@@ -18,6 +19,7 @@ pub mod rng;
 mod thermal;
 mod timing;
 
+pub use array::{Array, ArrayRun, Device};
 pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 pub use error::SimError;

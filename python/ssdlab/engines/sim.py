@@ -63,11 +63,14 @@ def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement
         **{key: _floats(series_raw[key]) for key in SERIES_KEYS},
     )
     telemetry = {key: _floats(values) for key, values in cast(_Columns, result["telemetry"]).items()}
+    elapsed = float(result["elapsed_s"])
+    host_cpu = result.get("host_cpu_s")  # a RAID-0: the host CPU the software striping took (one core)
     return Measurement(
         workload=workload, engine="sim", runtime_s=float(result["elapsed_s"]),
         read=_totals(result["read"]), write=_totals(result["write"]), trim=_totals(result["trim"]),
         series=series, telemetry=telemetry, interrupted=bool(result["interrupted"]),
         error=result.get("error"),
+        cpu_sys_pct=100.0 * host_cpu / elapsed if host_cpu is not None and elapsed > 0 else None,
     )
 
 

@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
-from ssdlab.targets.spec import split_query
+from ssdlab.targets.spec import raid0_members, split_query
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
 
 DEFAULT_SIM_SPEC = "sim:"
+# md's chunk sizes a review sweeps (KiB); 128 KiB is the default here.
+RAID0_CHUNKS_KIB = (8, 16, 32, 64, 128)
+DEFAULT_CHUNK_KIB = 128
 
 
 class Simulator(Protocol):
@@ -55,6 +58,8 @@ class SimTarget(Target):
     preset: str
     options: dict[str, str]
     seed: int = 1
+    members: tuple[str, ...] = ()  # RAID-0 members (sim:raid0(A,B)), empty for one drive
+    chunk_kib: int = DEFAULT_CHUNK_KIB
     kind = "sim"
     _drive: _ssdsim.Drive | None = field(default=None, repr=False)
 
@@ -65,7 +70,10 @@ class SimTarget(Target):
         raw_seed = options.pop("seed", "1")
         if not raw_seed.isdigit() or int(raw_seed) >= 1 << 64:
             raise UsageError(f"sim target: seed must be a whole number below 2^64, not {raw_seed!r}")
-        target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed))
+        members = raid0_members(preset) or ()
+        chunk_kib = _chunk_kib(options.pop("chunk_kib", str(DEFAULT_CHUNK_KIB))) if members else DEFAULT_CHUNK_KIB
+        target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed), members=members,
+                     chunk_kib=chunk_kib)
         target.drive()  # validate preset and options now, not mid-run
         return target
 
@@ -73,7 +81,11 @@ class SimTarget(Target):
         if self._drive is None:
             module = simulator()
             try:
-                self._drive = module.Drive(self.preset, dict(self.options), self.seed)
+                if self.members:
+                    self._drive = module.Drive.raid0(list(self.members), self.chunk_kib * 1024,
+                                                     dict(self.options), self.seed)
+                else:
+                    self._drive = module.Drive(self.preset, dict(self.options), self.seed)
             except ValueError as err:
                 names = ", ".join(preset_names())
                 hint = f" (presets: {names})" if "preset" in str(err).lower() else ""
@@ -96,6 +108,7 @@ class SimTarget(Target):
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
                 "slc_cache_bytes": ident.get("slc_cache_bytes"), "config": config,
+                **({"raid0_members": list(self.members), "chunk_kib": self.chunk_kib} if self.members else {}),
             },
         )
 
@@ -104,3 +117,11 @@ class SimTarget(Target):
 
     def keeps_state(self) -> bool:
         return False  # the simulated drive is in this process's memory only
+
+
+def _chunk_kib(text: str) -> int:
+    """A RAID-0 chunk in KiB: a power of two from 4 (md's smallest useful) to 1 GiB."""
+    if not text.isdigit() or int(text) < 4 or int(text) > 1 << 20 or int(text) & (int(text) - 1):
+        raise UsageError(f"sim target: chunk_kib must be a power of two from 4 to 1048576 "
+                         f"(e.g. {', '.join(map(str, RAID0_CHUNKS_KIB))}), not {text!r}")
+    return int(text)

@@ -3,6 +3,8 @@
     file:PATH[?size=4g]     a scratch file (created and sized; default 1 GiB)
     /dev/NAME               a block device (writes need --destroy and the serial)
     sim:PRESET[?k=v&...]    a simulated SSD (ssdsim)
+    sim:raid0(PRESET,PRESET,...)[?chunk_kib=128&k=v...]
+                            simulated drives in software RAID-0 (options apply to every member)
     fake:[?capacity=..]     a deterministic fake drive for tests of the CLI and analysis
 
 This module knows the syntax only; each kind (targets/file.py, block.py, sim.py, fake.py)
@@ -11,6 +13,7 @@ validates its own options. It imports none of them, so they can all use it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
@@ -53,3 +56,18 @@ def parse_spec(text: str) -> TargetSpec:
         raise UsageError(f"bad target {text!r}: {TARGET_HELP}")
     base, options = split_query(rest)
     return TargetSpec(text=text, kind=kind, base=base, options=options)
+
+
+RAID0_PATTERN = re.compile(r"^raid0\((?P<members>[^()]*)\)$")
+
+
+def raid0_members(base: str) -> tuple[str, ...] | None:
+    """'raid0(a,b)' -> ('a', 'b'); None when `base` is not a RAID-0; a UsageError when it is
+    one written wrong (fewer than two members, an empty name)."""
+    if not base.startswith("raid0"):
+        return None
+    found = RAID0_PATTERN.match(base.replace(" ", ""))
+    members = tuple(found.group("members").split(",")) if found else ()
+    if len(members) < 2 or not all(members):
+        raise UsageError(f"bad RAID-0 {base!r}: write raid0(PRESET,PRESET,...) with two or more presets")
+    return members

@@ -10,4 +10,5 @@ mod runner;
 mod spec;
 
 pub use result::{OpSummary, Progress, RunResult, Series, Telemetry};
+pub(crate) use runner::run_on;
 pub use spec::{JobSpec, Pattern, SyncMode};

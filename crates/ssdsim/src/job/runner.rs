@@ -7,6 +7,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::result::{Period, RunResult, Sample, Series, Telemetry};
 use super::{JobSpec, Pattern, Progress, SyncMode};
+use crate::array::Device;
 use crate::drive::Drive;
 use crate::error::SimError;
 use crate::hist::OpStats;
@@ -65,7 +66,7 @@ impl Gen {
     /// of the newest, and the reverse-map entry of one halfway, whose forward entry
     /// is cached by now.
     #[inline]
-    fn next_random(&mut self, spec: &JobSpec, d: &Drive) -> (Op, u64) {
+    fn next_random<D: Device>(&mut self, spec: &JobSpec, d: &D) -> (Op, u64) {
         let bs = spec.block_size_bytes;
         while self.ahead.len() < LOOKAHEAD {
             let op = draw_op(spec, &mut self.rng);
@@ -128,8 +129,8 @@ fn draw_op(spec: &JobSpec, rng: &mut Rng) -> Op {
     }
 }
 
-struct Runner<'a> {
-    d: &'a mut Drive,
+struct Runner<'a, D: Device> {
+    d: &'a mut D,
     spec: JobSpec,
     gens: Vec<Gen>,
     ios: Vec<Io>,
@@ -153,13 +154,13 @@ struct Runner<'a> {
     last_done: u64,
 }
 
-impl<'a> Runner<'a> {
-    fn new(d: &'a mut Drive, spec: &JobSpec) -> Result<Self, SimError> {
+impl<'a, D: Device> Runner<'a, D> {
+    fn new(d: &'a mut D, spec: &JobSpec) -> Result<Self, SimError> {
         let cap = d.capacity_bytes();
         spec.validate(cap)?;
         let region = spec.region_bytes(cap);
         let gens: Vec<Gen> = (0..spec.jobs).map(|j| Gen::new(spec, j, region)).collect();
-        let start = d.now;
+        let start = d.now_ns();
         let ramp_end = start + (spec.ramp_s * NS) as u64;
         let stop_at = match spec.runtime_s {
             Some(r) => ramp_end + (r * NS) as u64,
@@ -238,7 +239,7 @@ impl<'a> Runner<'a> {
 
     /// Hand a command to the device now, or queue it when the device queue is full.
     fn submit(&mut self, slot: u32, t: u64) {
-        if self.in_device >= self.d.cfg.host.max_qd {
+        if self.in_device >= self.d.max_qd() {
             self.waiting.push_back(slot);
         } else {
             self.start_io(slot, t);
@@ -287,7 +288,7 @@ impl<'a> Runner<'a> {
         self.series.push(t_rel, std::mem::take(&mut self.period));
         let dt = ((end - self.period_t0) as f64 / NS).max(1e-9);
         let energy = self.d.energy_total();
-        let power_w = self.d.cfg.thermal.idle_w + (energy - self.energy_mark) / dt;
+        let power_w = self.d.idle_w() + (energy - self.energy_mark) / dt;
         self.telemetry.push(t_rel, self.sample(power_w));
         self.gc_mark = self.d.gc_moved();
         self.energy_mark = energy;
@@ -357,7 +358,8 @@ impl<'a> Runner<'a> {
                 self.close_period(end);
             }
         }
-        self.d.now = self.d.now.max(end);
+        let now = self.d.now_ns().max(end);
+        self.d.set_now(now);
         RunResult {
             elapsed_s: (end - self.start) as f64 / NS,
             interrupted,
@@ -451,6 +453,17 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// Run one job on any simulated target (a drive or an array).
+pub(crate) fn run_on<D: Device>(
+    d: &mut D,
+    spec: &JobSpec,
+    progress_every_s: f64,
+    progress: &mut dyn FnMut(&Progress) -> Result<(), String>,
+) -> Result<RunResult, SimError> {
+    let mut r = Runner::new(d, spec)?;
+    Ok(r.run(progress_every_s, progress))
+}
+
 impl Drive {
     /// Run one job to completion (or until the progress callback returns an error,
     /// in which case the partial result comes back marked interrupted).
@@ -460,8 +473,7 @@ impl Drive {
         progress_every_s: f64,
         progress: &mut dyn FnMut(&Progress) -> Result<(), String>,
     ) -> Result<RunResult, SimError> {
-        let mut r = Runner::new(self, spec)?;
-        Ok(r.run(progress_every_s, progress))
+        run_on(self, spec, progress_every_s, progress)
     }
 
     /// Run without progress reports.

@@ -1,0 +1,59 @@
+"""`sim:raid0(PRESET,PRESET,...)?chunk_kib=K`: parsing, identity, and the striping CPU as
+the measurement's host CPU."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.sim import SimEngine
+from ssdlab.errors import UsageError
+from ssdlab.targets import parse_target
+from ssdlab.targets.sim import SimTarget
+from ssdlab.targets.spec import raid0_members
+from ssdlab.workload import Workload
+
+ARRAY = "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=64&heatsink=1"
+
+
+def test_members_parse() -> None:
+    assert raid0_members("raid0(a,b,c)") == ("a", "b", "c")
+    assert raid0_members("sm951-nvme-256") is None
+    for bad in ("raid0(a)", "raid0(a,)", "raid0a,b", "raid0(a,b"):
+        with pytest.raises(UsageError, match="raid0\\(PRESET,PRESET"):
+            raid0_members(bad)
+
+
+def test_array_target_identity_and_options() -> None:
+    target = parse_target(ARRAY)
+    assert isinstance(target, SimTarget) and target.members == ("sm951-nvme-256",) * 2 and target.chunk_kib == 64
+    info = target.info()
+    single = parse_target("sim:sm951-nvme-256").info()
+    assert info.model.startswith("md RAID-0 2x")
+    assert single.capacity_bytes * 2 - info.capacity_bytes < 2 * 64 * 1024
+    assert info.extra["raid0_members"] == ["sm951-nvme-256", "sm951-nvme-256"]
+    assert info.extra["config"]["raid0"]["chunk_bytes"] == 64 * 1024
+    assert all(m["thermal"]["heatsink"] for m in info.extra["config"]["raid0"]["members"])
+
+
+@pytest.mark.parametrize("spec", ["sim:raid0(a,b)", "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=48",
+                                  "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=x",
+                                  "sim:sm951-nvme-256?chunk_kib=64"])
+def test_bad_arrays_are_one_line_errors(spec: str) -> None:
+    with pytest.raises(UsageError) as err:
+        parse_target(spec)
+    assert "\n" not in str(err.value)
+
+
+def test_striping_cpu_is_reported_as_host_sys_cpu() -> None:
+    target = parse_target(ARRAY)
+    tmp = Path(tempfile.mkdtemp())
+    workload = Workload(name="r", pattern="randwrite", block_size_bytes=4096, iodepth=32, runtime_s=1.0,
+                        span_bytes=1 << 30)
+    m = SimEngine().measure(target, workload, RunContext(raw_dir=tmp, bundle_dir=tmp))
+    assert m.cpu_sys_pct is not None and 0 < m.cpu_sys_pct <= 100
+    single = SimEngine().measure(parse_target("sim:sm951-nvme-256"), workload, RunContext(raw_dir=tmp, bundle_dir=tmp))
+    assert single.cpu_sys_pct is None  # a single simulated drive has no host striping

@@ -462,7 +462,7 @@ mod tests {
         // 256 KiB from 32 KiB over 2 members: chunks 0 (half), 1, 2, 3, 4 (half).
         let p = stripe(32 * k, 256 * k, 64 * k, 2);
         assert_eq!(p.len(), 2);
-        assert_eq!((p[0].off, p[0].len, p[0].chunks), (32 * k, 160 * k, 3));
+        assert_eq!((p[0].off, p[0].len, p[0].chunks), (32 * k, 128 * k, 3));
         assert_eq!((p[1].off, p[1].len, p[1].chunks), (0, 128 * k, 2));
     }
 

@@ -16,6 +16,7 @@ from rich.table import Table as RichTable
 
 from ssdlab.compare import Comparison, MetricRow, TestComparison
 from ssdlab.report.compare_figures import kind_figures
+from ssdlab.report.cpu import cpu_comparison_table, measured_in
 from ssdlab.report.formatting import (
     MISSING,
     format_metric,
@@ -103,6 +104,8 @@ def comparison_section(c: Comparison, t: TestComparison) -> Section:
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
                   rows=tuple(comparison_cells(t)), caption=test_caption(c, t), row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
+    cpu = cpu_comparison_table(t.name, labels, [measured_in(path, t.name) for path in t.sources])
+    tables += [cpu] if cpu is not None else []
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
         ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t))

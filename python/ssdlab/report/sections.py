@@ -66,7 +66,7 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
     try:
-        section = section_builder(record.test)(bundle, record)
+        section = with_cpu_table(bundle, record, section_builder(record.test)(bundle, record))
         return replace(section, verdicts=record.verdicts) if record.verdicts else section
     except SsdlabError as err:
         reason = str(err)
@@ -75,6 +75,14 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
                    status=record.status, notes=(f"This section could not be drawn: {reason}",),
                    verdicts=record.verdicts)
+
+
+def with_cpu_table(bundle: Bundle, record: TestRecord, section: Section) -> Section:
+    """The section with the host CPU of its workloads added (report/cpu.py), where any has one."""
+    from ssdlab.report.cpu import cpu_table, measured_in
+
+    table = cpu_table(record.name, measured_in(bundle.path, record.name))
+    return replace(section, tables=[*section.tables, table]) if table is not None else section
 
 
 def registered_tests() -> tuple[str, ...]:

@@ -40,6 +40,7 @@ from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget
 from ssdlab.targets.sysinfo import block_facts
+from ssdlab.telemetry.sampler import telemetry_sampler, with_telemetry
 from ssdlab.units import fio_size
 from ssdlab.workload import MIXED_PATTERNS, Workload
 
@@ -201,6 +202,8 @@ class FioEngine:
     name: str = "fio"
     # None: probe for io_uring once, fall back to libaio. Set to pin job files (tests).
     ioengine: str | None = None
+    # Sample drive temperature / throttle counters and host CPU beside each job (telemetry/).
+    telemetry: bool = True
     _version: str | None = field(default=None, repr=False)
 
     # ---- identity ----------------------------------------------------------------------
@@ -263,15 +266,22 @@ class FioEngine:
         stderr_path = ctx.raw_path(f"{workload.name}.stderr")
         _remove_stale(ctx.raw_dir, workload.name, (output, stderr_path))
         job.write_text(self.job_text(target, workload, log_prefix=workload.name))
-        interrupted, code = self._run(job, output, stderr_path, workload, ctx)
+        sampler = telemetry_sampler(target.kind, target.spec) if self.telemetry else None
+        if sampler is not None:
+            sampler.start()
+        try:
+            interrupted, code = self._run(job, output, stderr_path, workload, ctx)
+        finally:
+            if sampler is not None:
+                sampler.stop()
         raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""
         if interrupted:
-            return self._partial(workload, ctx, text, raw)
+            return with_telemetry(self._partial(workload, ctx, text, raw), sampler)
         if code != 0:
             raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
-        return self._measurement(workload, ctx, text, raw)
+        return with_telemetry(self._measurement(workload, ctx, text, raw), sampler)
 
     def _check_write_lock(self, target: Target, workload: Workload) -> None:
         # The second lock: the runner authorised the target; check again right before fio.

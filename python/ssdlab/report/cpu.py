@@ -78,3 +78,9 @@ def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping
     header = ("workload", *(f"{label} CPU %" for label in labels),
               *(["Difference %"] if len(labels) == 2 else [f"Difference % ({lb})" for lb in labels[1:]]))
     return Table(key=f"{key}-cpu", title="Host CPU side by side", header=header, rows=tuple(rows), caption=CAPTION)
+
+
+def telemetry_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
+    """What the telemetry sampler could not sample, once per distinct note (one line each)."""
+    notes = (str(m.engine_facts.get("telemetry_note")) for m in found.values() if m.engine_facts.get("telemetry_note"))
+    return tuple(f"Telemetry: {note}." for note in dict.fromkeys(notes))

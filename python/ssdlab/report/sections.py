@@ -66,7 +66,7 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
     try:
-        section = with_cpu_table(bundle, record, section_builder(record.test)(bundle, record))
+        section = with_host_facts(bundle, record, section_builder(record.test)(bundle, record))
         return replace(section, verdicts=record.verdicts) if record.verdicts else section
     except SsdlabError as err:
         reason = str(err)
@@ -77,12 +77,15 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
                    verdicts=record.verdicts)
 
 
-def with_cpu_table(bundle: Bundle, record: TestRecord, section: Section) -> Section:
-    """The section with the host CPU of its workloads added (report/cpu.py), where any has one."""
-    from ssdlab.report.cpu import cpu_table, measured_in
+def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Section:
+    """The section with the host CPU of its workloads (report/cpu.py), where any has one, and
+    a one-line note for telemetry that could not be sampled."""
+    from ssdlab.report.cpu import cpu_table, measured_in, telemetry_notes
 
-    table = cpu_table(record.name, measured_in(bundle.path, record.name))
-    return replace(section, tables=[*section.tables, table]) if table is not None else section
+    found = measured_in(bundle.path, record.name)
+    table = cpu_table(record.name, found)
+    tables = [*section.tables, table] if table is not None else list(section.tables)
+    return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found)))
 
 
 def registered_tests() -> tuple[str, ...]:

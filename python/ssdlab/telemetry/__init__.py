@@ -1,0 +1,1 @@
+"""Drive and host telemetry sampled beside a measurement on a real drive (sampler.py)."""

@@ -1,0 +1,148 @@
+"""Readers of one telemetry sample each: drive temperature and throttle counters, host CPU.
+
+Every reader goes through a command runner (argv -> stdout or None, targets/sysinfo.py) or a
+path, so tests feed recorded outputs. A reader returns a flat {channel: value} dict, or
+None when its source gave nothing usable. Channels (units in the names):
+
+- temp_c: the drive's composite temperature; temp_sensor<N>_c its sensors;
+- thm_temp1_trans_count, thm_temp2_trans_count: NVMe thermal-management transitions
+  (light / heavy throttling), cumulative; thm_temp1_total_s, thm_temp2_total_s: seconds
+  spent in them, cumulative; warning_temp_min, critical_temp_min: minutes above the
+  warning / critical composite temperature, cumulative;
+- cpu_usr_pct, cpu_sys_pct, cpu_iowait_pct: host CPU over the last interval, % of all CPUs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ssdlab.targets.sysinfo import CommandRunner
+
+KELVIN = 273.15
+Sample = dict[str, float]
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def parse_nvme_smart_log(text: str) -> Sample | None:
+    """`nvme smart-log -o json`: temperatures are in kelvin; the thermal-management times in
+    seconds, the warning / critical temperature times in minutes (NVMe base spec, SMART log)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or _number(data.get("temperature")) is None:
+        return None
+    out: Sample = {"temp_c": float(data["temperature"]) - KELVIN}
+    for n in range(1, 9):
+        kelvin = _number(data.get(f"temperature_sensor_{n}"))
+        if kelvin:  # 0 means "sensor not implemented"
+            out[f"temp_sensor{n}_c"] = kelvin - KELVIN
+    names = {"thm_temp1_trans_count": "thm_temp1_trans_count", "thm_temp2_trans_count": "thm_temp2_trans_count",
+             "thm_temp1_total_time": "thm_temp1_total_s", "thm_temp2_total_time": "thm_temp2_total_s",
+             "warning_temp_time": "warning_temp_min", "critical_comp_time": "critical_temp_min"}
+    for key, channel in names.items():
+        value = _number(data.get(key))
+        if value is not None:
+            out[channel] = value
+    return out
+
+
+# SMART attributes that carry the drive temperature in their raw value's low byte.
+SATA_TEMP_ATTRIBUTES = (194, 190)
+
+
+def parse_smartctl_attributes(text: str) -> Sample | None:
+    """`smartctl -j -A`: the current temperature, else attribute 194 / 190's raw value."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    current = _number((data.get("temperature") or {}).get("current")) if isinstance(data, dict) else None
+    if current is not None:
+        return {"temp_c": current}
+    table = ((data.get("ata_smart_attributes") or {}).get("table") or []) if isinstance(data, dict) else []
+    by_id = {row.get("id"): row for row in table if isinstance(row, dict)}
+    for attribute in SATA_TEMP_ATTRIBUTES:
+        raw = _number(((by_id.get(attribute) or {}).get("raw") or {}).get("value"))
+        if raw is not None:
+            return {"temp_c": float(int(raw) & 0xFF)}
+    return None
+
+
+def read_hwmon(path: Path) -> Sample | None:
+    """hwmon temp1_input is in millidegrees Celsius."""
+    try:
+        return {"temp_c": int(path.read_text().strip()) / 1000.0}
+    except (OSError, ValueError):
+        return None
+
+
+def find_hwmon(sys_root: Path, device_name: str) -> Path | None:
+    """temp1_input of the drive's hwmon (NVMe: under the controller, e.g. nvme0 for nvme0n1)."""
+    base = device_name.rsplit("n", 1)[0] if device_name.startswith("nvme") else device_name
+    candidates = [*sorted((sys_root / "class" / "nvme" / base).glob("hwmon*/temp1_input")),
+                  *sorted((sys_root / "class" / "block" / device_name / "device").glob("hwmon/hwmon*/temp1_input")),
+                  *sorted((sys_root / "class" / "block" / device_name / "device").glob("hwmon*/temp1_input"))]
+    return candidates[0] if candidates else None
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """The aggregate `cpu` line of /proc/stat, in clock ticks."""
+
+    user: int
+    system: int
+    iowait: int
+    total: int
+
+
+def parse_proc_stat(text: str) -> CpuTimes | None:
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu" and len(parts) >= 6:
+            try:
+                ticks = [int(p) for p in parts[1:]]
+            except ValueError:
+                return None
+            # user nice system idle iowait irq softirq steal (guest time is already in user)
+            user, nice, system, _idle, iowait = ticks[:5]
+            irq_etc = sum(ticks[5:8])
+            return CpuTimes(user=user + nice, system=system + irq_etc, iowait=iowait, total=sum(ticks[:8]))
+    return None
+
+
+def cpu_between(before: CpuTimes, after: CpuTimes) -> Sample:
+    """usr / sys / iowait % of all CPUs between two readings."""
+    span = after.total - before.total
+    if span <= 0:
+        return {}
+    return {"cpu_usr_pct": 100.0 * (after.user - before.user) / span,
+            "cpu_sys_pct": 100.0 * (after.system - before.system) / span,
+            "cpu_iowait_pct": 100.0 * (after.iowait - before.iowait) / span}
+
+
+def nvme_reader(run: CommandRunner, device: str) -> Sample | None:
+    text = run(["nvme", "smart-log", device, "-o", "json"])
+    return parse_nvme_smart_log(text) if text else None
+
+
+def smartctl_reader(run: CommandRunner, device: str) -> Sample | None:
+    text = run(["smartctl", "-j", "-A", device])
+    return parse_smartctl_attributes(text) if text else None
+
+
+def throttle_active(previous: Mapping[str, float], current: Mapping[str, float]) -> float | None:
+    """1 when the drive spent time in thermal management since the previous sample (NVMe
+    thm_temp1/2 total time grew, or a transition was counted), 0 when not, None without counters."""
+    keys = ("thm_temp1_total_s", "thm_temp2_total_s", "thm_temp1_trans_count", "thm_temp2_trans_count")
+    known = [k for k in keys if k in previous and k in current]
+    if not known:
+        return None
+    return 1.0 if any(current[k] > previous[k] for k in known) else 0.0

@@ -175,11 +175,14 @@ class Runner:
         pending = self.pending(record)
         self.authorize(record, pending)
         self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
-        record = record.model_copy(update={"status": "running", "error": None})
-        self.bundle.write_run(record)
-        self.guard.run_started(pending)
-        for index, test in enumerate(pending):
-            record = self._run_test(record, test, index)
+        try:
+            record = record.model_copy(update={"status": "running", "error": None})
+            self.bundle.write_run(record)
+            self.guard.run_started(pending)
+            for index, test in enumerate(pending):
+                record = self._run_test(record, test, index)
+        finally:
+            self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
         status = "complete" if any(t.measurements for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})

@@ -19,6 +19,10 @@ def parse_target(text: str) -> Target:
         from ssdlab.targets.fake import FakeTarget
 
         return FakeTarget.from_spec(spec.text)
+    if spec.kind == "raid0":
+        from ssdlab.targets.raid import Raid0Target
+
+        return Raid0Target.from_spec(spec.text)
     if spec.kind == "file":
         from ssdlab.targets.file import FileTarget
 

@@ -78,6 +78,11 @@ class Target(ABC):
     def prepare(self) -> None:
         """Make the target ready to use (create and size a scratch file, open a drive)."""
 
+    def release(self) -> None:
+        """Undo what `prepare` built (a RAID-0 array); the runner calls it when the run ends,
+        also on Ctrl-C or failure. Nothing for most targets."""
+        return None
+
     def write_refusal(self) -> str | None:
         """Why writing is refused whatever the flags (the target is in use), else None."""
         return None

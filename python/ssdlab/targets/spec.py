@@ -6,6 +6,8 @@
     sim:raid0(PRESET,PRESET,...)[?chunk_kib=128&k=v...]
                             simulated drives in software RAID-0 (options apply to every member)
     fake:[?capacity=..]     a deterministic fake drive for tests of the CLI and analysis
+    raid0:/dev/A,/dev/B[?chunk_kib=64]
+                            Linux md RAID-0 of block devices (built and torn down by ssdlab)
 
 This module knows the syntax only; each kind (targets/file.py, block.py, sim.py, fake.py)
 validates its own options. It imports none of them, so they can all use it.
@@ -20,7 +22,7 @@ from urllib.parse import parse_qsl
 from ssdlab.errors import UsageError
 
 TARGET_HELP = "use file:PATH[?size=4g], /dev/NAME, sim:PRESET[?op=25&heatsink=1] or fake:"
-KINDS = ("sim", "fake", "file")
+KINDS = ("sim", "fake", "file", "raid0")
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class TargetSpec:
     """A target string taken apart: its kind, what comes before `?`, and the options."""
 
     text: str
-    kind: str  # sim, fake, file or block
+    kind: str  # sim, fake, file, raid0 or block
     base: str
     options: dict[str, str]
 

@@ -1,0 +1,143 @@
+"""`raid0:` md RAID-0 targets: every member through a single device's safety checks and its
+own serial, the mdadm command sequence, and teardown on failure and Ctrl-C — with a fake
+command runner and the recorded machine (this kernel has no md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from machine_fixtures import MACHINE, RecordedRunner, machine_root
+
+from ssdlab.errors import SafetyError, TargetError, UsageError
+from ssdlab.targets import parse_target
+from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.raid import CmdResult, Raid0Target, create_argv, parse_chunk_kib
+from ssdlab.targets.sysinfo import SysRoot
+
+SERIAL = "S2GLNCAGB12345W"  # the recorded 950 PRO (nvme0n1); loop3 has no serial
+
+
+class FakeExec:
+    """Records mdadm calls; fails the ones named in `fail` with a recorded-style message."""
+
+    def __init__(self, fail: dict[str, str] | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.fail = fail or {}
+
+    def __call__(self, argv: Sequence[str]) -> CmdResult:
+        self.calls.append(list(argv))
+        for flag, message in self.fail.items():
+            if flag in argv:
+                return CmdResult(1, "", message)
+        return CmdResult(0, "", "mdadm: array /dev/md/ssdlab-raid0 started.\n" if "--create" in argv else "")
+
+
+def member(root: SysRoot, name: str) -> BlockTarget:
+    return BlockTarget(spec=f"/dev/{name}", name=name, sysroot=root, run=RecordedRunner())
+
+
+def array(tmp_path: Path, names: tuple[str, ...] = ("nvme0n1", "loop3"), md: bool = True,
+          mountinfo: str = "mountinfo", fail: dict[str, str] | None = None) -> tuple[Raid0Target, FakeExec]:
+    root = machine_root(mountinfo)
+    proc = tmp_path / "proc"
+    proc.mkdir(exist_ok=True)
+    if md:
+        (proc / "mdstat").write_text("Personalities : [raid0]\nunused devices: <none>\n")
+    root = replace(root, proc=proc)
+    runner = FakeExec(fail)
+    target = Raid0Target(spec="raid0:" + ",".join(f"/dev/{n}" for n in names),
+                         members=tuple(member(root, n) for n in names), chunk_kib=64, sysroot=root, exec=runner,
+                         open_md=lambda path: member(root, "loop4" if "busy" in mountinfo else "loop3"))
+    return target, runner
+
+
+def test_every_member_needs_its_own_serial(tmp_path: Path) -> None:
+    target, _ = array(tmp_path)
+    with pytest.raises(SafetyError, match=f"--destroy --yes={SERIAL},loop3"):
+        target.authorize_writes(False, None)
+    with pytest.raises(SafetyError, match="member /dev/loop3 is not confirmed"):
+        target.authorize_writes(True, SERIAL)
+    with pytest.raises(SafetyError, match="'WRONG', which is no member's serial"):
+        target.authorize_writes(True, f"{SERIAL},loop3,WRONG")
+    assert not target.writes_authorized()
+    target.authorize_writes(True, f"loop3, {SERIAL}")
+    assert target.writes_authorized()
+
+
+def test_a_member_in_use_refuses_whatever_the_flags(tmp_path: Path) -> None:
+    target, runner = array(tmp_path, names=("nvme0n1", "sdb"))
+    with pytest.raises(SafetyError, match="in use"):
+        target.authorize_writes(True, f"{SERIAL},sdb")
+    busy, _ = array(tmp_path, mountinfo="mountinfo.nvme-busy")
+    with pytest.raises(SafetyError, match="nvme0n1"):
+        busy.authorize_writes(True, f"{SERIAL},loop3")
+    assert runner.calls == []
+
+
+def test_build_runs_mdadm_create_and_release_tears_down(tmp_path: Path) -> None:
+    target, runner = array(tmp_path)
+    with pytest.raises(SafetyError, match="only after every member is confirmed"):
+        target.prepare()
+    target.authorize_writes(True, f"{SERIAL},loop3")
+    target.prepare()
+    md = str(MACHINE / "dev" / "md" / "ssdlab-raid0")
+    members = [str(MACHINE / "dev" / "nvme0n1"), str(MACHINE / "dev" / "loop3")]
+    assert runner.calls == [["mdadm", "--create", md, "--run", "--level=0", "--chunk=64", "--raid-devices=2",
+                             "--metadata=1.2", *members]]
+    assert target.fio_filename.endswith("loop3") and target.info().extra["assembled"]
+    target.release()
+    assert runner.calls[1:] == [["mdadm", "--stop", md], ["mdadm", "--zero-superblock", members[0]],
+                                ["mdadm", "--zero-superblock", members[1]]]
+    target.release()  # idempotent
+    assert len(runner.calls) == 4
+    with pytest.raises(TargetError, match="not built"):
+        _ = target.fio_filename
+
+
+def test_a_failed_create_is_torn_down_and_said_in_one_line(tmp_path: Path) -> None:
+    target, runner = array(tmp_path, fail={"--create": "mdadm: cannot open /dev/loop3: Device or resource busy"})
+    target.authorize_writes(True, f"{SERIAL},loop3")
+    with pytest.raises(TargetError, match="mdadm --create failed \\(exit 1\\): mdadm: cannot open") as err:
+        target.prepare()
+    assert "\n" not in str(err.value)
+    assert [c[1] for c in runner.calls] == ["--create", "--stop", "--zero-superblock", "--zero-superblock"]
+
+
+def test_no_md_in_the_kernel_is_refused_before_any_command(tmp_path: Path) -> None:
+    target, runner = array(tmp_path, md=False)
+    target.authorize_writes(True, f"{SERIAL},loop3")
+    with pytest.raises(TargetError, match="no md \\(software RAID\\) support"):
+        target.prepare()
+    assert runner.calls == []
+
+
+def test_runner_releases_the_array_on_ctrl_c(tmp_path: Path) -> None:
+    """Ctrl-C during a test: the run stops and the array is still torn down."""
+    from ssdlab.engines.fake import FakeEngine
+    from ssdlab.runner import run_entries
+    from ssdlab.suites import SuiteEntry
+
+    target, runner = array(tmp_path)
+
+    class CtrlC(FakeEngine):
+        def measure(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+            raise KeyboardInterrupt
+
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 1})
+    with pytest.raises(BaseException):  # noqa: B017 - the runner turns Ctrl-C into its Interrupted
+        run_entries(tmp_path / "b", target, CtrlC(), [entry], options={"destroy": True,
+                                                                         "confirmed_serial": f"{SERIAL},loop3"})
+    assert [c[1] for c in runner.calls] == ["--create", "--stop", "--zero-superblock", "--zero-superblock"]
+
+
+def test_spec_parsing() -> None:
+    assert create_argv("/dev/md/x", 8, ["/dev/a", "/dev/b"])[4:7] == ["--level=0", "--chunk=8", "--raid-devices=2"]
+    assert [parse_chunk_kib(str(k)) for k in (8, 16, 32, 64, 128)] == [8, 16, 32, 64, 128]
+    with pytest.raises(UsageError, match="chunk_kib"):
+        parse_chunk_kib("48")
+    for bad in ("raid0:/dev/null", "raid0:/dev/null,/dev/null", "raid0:/dev/a,/dev/b?level=1"):
+        with pytest.raises(UsageError):
+            parse_target(bad)

@@ -77,17 +77,27 @@ def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str]
     confirmed = confirm_serial(tgt.info(), destroy, yes)
     options = {**record.options, "destroy": destroy, "confirmed_serial": confirmed}
     record = record.model_copy(update={"options": options})
-    return bundle, record, tgt, engine_for(tgt, record.engine)
+    hosts = list(record.options.get("hosts") or [])
+    return bundle, record, tgt, hosts_engine(tgt, hosts) if hosts else engine_for(tgt, record.engine)
+
+
+def hosts_engine(tgt: Target, hosts: list[str]) -> Engine:
+    """fio in client/server mode on the given hosts (engines/fio_multi.py); refuses unsafe targets now."""
+    from ssdlab.engines.fio_multi import MultiHostFioEngine, parse_host
+
+    engine = MultiHostFioEngine(hosts=tuple(parse_host(h) for h in hosts))
+    engine.check_target(tgt)
+    return engine
 
 
 def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | None, until_steady: bool,
-           destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None,
+           destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None, hosts: list[str] | None = None,
            ) -> tuple[Bundle, RunRecord, Target, Engine]:
     tgt = parse_target(spec)
-    engine = engine_for(tgt, engine_name)
+    engine = hosts_engine(tgt, hosts) if hosts else engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
     confirmed = confirm_serial(tgt.info(), destroy, yes)
-    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed}
+    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed, **({"hosts": hosts} if hosts else {})}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
 
@@ -121,6 +131,8 @@ def run(
     until_steady: SteadyOpt = False,
     no_library: Annotated[bool, typer.Option("--no-library", help="Do not add the run to the results library.")]
     = False,
+    host: Annotated[list[str] | None, typer.Option(
+        "--host", help="Run fio on HOST[:PORT] through `fio --server` there (repeatable; file: targets).")] = None,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     given = target if target is not None else target_opt
@@ -130,7 +142,7 @@ def run(
         bundle, record, tgt, engine = _resumed(resume, given, suite, test or [], destroy, yes)
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
-                                             until_steady, destroy, yes, engine_name, out_dir)
+                                             until_steady, destroy, yes, engine_name, out_dir, host)
     if record.target.io_warning:
         err.print(f"[yellow]warning:[/] {record.target.io_warning}", highlight=False)
     if resume is None:

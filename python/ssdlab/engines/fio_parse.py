@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ def load_json_plus(text: str) -> dict[str, Any]:
         except ValueError:
             start = text.find("{", start + 1)
             continue
-        if isinstance(data, dict) and "jobs" in data:
+        if isinstance(data, dict) and ("jobs" in data or "client_stats" in data):
             last = data
         start = text.find("{", end)
     if last is None:
@@ -76,11 +76,45 @@ class JobSummary:
     steadystate: dict[str, Any] | None
 
 
+def check_output(data: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse what would otherwise parse into silent zeros: several reporting groups,
+    reads and writes reported together, and fio too old to report latency in ns."""
+    groups = sorted({int(_number(j, "groupid")) for j in jobs})
+    if len(groups) > 1:
+        raise EngineError(f"fio reported {len(groups)} groups (groupid {', '.join(map(str, groups))}); ssdlab "
+                          "measures one group per workload: use one group (no new_group / stonewall), or "
+                          "summarize_groups() for each group apart")
+    for job in jobs:
+        if job.get("mixed") and not any(_number(job.get(d) or {}, "total_ios") for d in ("read", "write", "trim")):
+            raise EngineError("fio reported reads and writes as one (unified_rw_reporting); ssdlab needs them "
+                              "apart: remove unified_rw_reporting from the job (or set it to 'both')")
+        for d in ("read", "write", "trim"):
+            ddir = job.get(d) or {}
+            if _number(ddir, "total_ios") and "lat_ns" not in ddir and "clat_ns" not in ddir:
+                version = data.get("fio version", "an old fio")
+                raise EngineError(f"{version} reports latency without lat_ns / clat_ns (fio before 3.0); "
+                                  "ssdlab needs fio 3.x or newer")
+
+
+def summarize_groups(data: Mapping[str, Any]) -> dict[int, JobSummary]:
+    """One summary per reporting group (groupid), for outputs of hand-written job files."""
+    jobs = data.get("jobs") or []
+    groups: dict[int, list[Mapping[str, Any]]] = {}
+    for job in jobs:
+        groups.setdefault(int(_number(job, "groupid")), []).append(job)
+    return {gid: summarize({**data, "jobs": members}) for gid, members in sorted(groups.items())}
+
+
 def summarize(data: Mapping[str, Any]) -> JobSummary:
     jobs = data.get("jobs") or []
     if not jobs:
         raise EngineError("fio's JSON results hold no job")
-    # group_reporting=1 gives one job; sum defensively if a job file disabled it.
+    check_output(data, jobs)
+    return summarize_jobs(jobs)
+
+
+def summarize_jobs(jobs: Sequence[Mapping[str, Any]]) -> JobSummary:
+    """Totals of jobs of one group (group_reporting=1 gives one job; several are summed)."""
     job = jobs[0]
     totals = {d: op_totals(job.get(d) or {}) for d in ("read", "write", "trim")}
     for extra in jobs[1:]:
@@ -95,6 +129,35 @@ def summarize(data: Mapping[str, Any]) -> JobSummary:
         cpu_usr_pct=_optional(job, "usr_cpu"), cpu_sys_pct=_optional(job, "sys_cpu"),
         error=max(int(_number(j, "error")) for j in jobs), steadystate=ss if isinstance(ss, dict) else None,
     )
+
+
+ALL_CLIENTS = "All clients"  # fio's aggregate entry in client_stats
+
+
+@dataclass(frozen=True)
+class HostSummary:
+    """One fio server's share of a client/server run (`fio --client=...`)."""
+
+    hostname: str
+    port: int | None
+    summary: JobSummary
+
+    @property
+    def address(self) -> str:
+        return self.hostname if self.port is None else f"{self.hostname}:{self.port}"
+
+
+def client_summaries(data: Mapping[str, Any]) -> tuple[list[HostSummary], JobSummary]:
+    """Per host and aggregate totals of a client/server run's `client_stats`."""
+    stats = [s for s in data.get("client_stats") or [] if isinstance(s, dict)]
+    hosts = [s for s in stats if s.get("jobname") != ALL_CLIENTS]
+    if not hosts:
+        raise EngineError("fio's client/server results hold no host (no client_stats)")
+    check_output(data, hosts)
+    per_host = [HostSummary(str(h.get("hostname", "?")), int(h["port"]) if isinstance(h.get("port"), int) else None,
+                            summarize_jobs([h])) for h in hosts]
+    aggregate = next((s for s in stats if s.get("jobname") == ALL_CLIENTS), None)
+    return per_host, summarize_jobs([aggregate] if aggregate is not None else hosts)
 
 
 def _optional(job: Mapping[str, Any], key: str) -> float | None:

@@ -1,0 +1,152 @@
+"""Load from several machines: fio's own client/server mode (`--host HOST[:PORT]`, repeatable).
+
+Each host runs `fio --server` (port 8765 unless given); ssdlab writes one job file per host
+and runs `fio --client=HOST,PORT JOB ... --client=HOST,PORT JOB`. The results are fio's
+`client_stats`: the totals of each host and fio's aggregate ("All clients"), which is the
+measurement; each host's per-second series (its own log prefix, so hosts never overwrite each
+other's logs) is kept as telemetry channels `hostN_iops` / `hostN_mb_s`, and each host's
+identity (name and port as its fio server reported them) and totals are engine facts.
+
+Safety: ssdlab cannot look at a remote machine's devices (mounts, holders, swap, serial)
+through fio's connection, so a block device is refused for remote runs, never written
+unchecked. A file target gets a fresh name on every host (`PATH.ssdlab-<id>-hN`, deleted by
+fio at the end: unlink=1), so no existing remote file is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fio import FioEngine
+from ssdlab.engines.fio_parse import client_summaries, first_error_line, load_json_plus, series_from_logs
+from ssdlab.errors import EngineError, SafetyError, UsageError
+from ssdlab.measurement import Measurement, Series
+from ssdlab.targets.base import Target
+from ssdlab.workload import Workload
+
+DEFAULT_PORT = 8765  # fio's own default server port
+SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
+
+
+def parse_host(text: str) -> tuple[str, int]:
+    """'host' or 'host:port' (IPv6 as [addr]:port) -> (host, port), or a one-line UsageError."""
+    text = text.strip()
+    host, port = text, str(DEFAULT_PORT)
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.removeprefix(":") or port
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--host {text!r}: write HOST or HOST:PORT (fio --server listens on {DEFAULT_PORT})")
+    return host, int(port)
+
+
+def client_argv(binary: str, output: Path, hosts: Sequence[tuple[str, int]], jobs: Sequence[Path]) -> list[str]:
+    argv = [binary, "--output-format=json+", f"--output={output}"]
+    for (host, port), job in zip(hosts, jobs, strict=True):
+        argv += [f"--client={host},{port}", str(job)]
+    return argv
+
+
+def remote_job_text(local_text: str, remote_file: str) -> str:
+    """The job file with the remote file name, deleted by fio when the job ends."""
+    lines = [f"filename={remote_file}" if line.startswith("filename=") else line for line in local_text.splitlines()]
+    at = lines.index("[global]") + 1
+    return "\n".join([*lines[:at], "unlink=1", *lines[at:]]) + "\n"
+
+
+def sum_series(parts: Sequence[Series]) -> Series:
+    """Hosts' series added period by period, over the periods every host logged (none when
+    a host logged none: a sum without it would not be the aggregate)."""
+    if not parts or any(not len(p) for p in parts):
+        return Series()
+    count = min(len(p) for p in parts)
+    columns = {name: tuple(sum(getattr(p, name)[i] for p in parts) for i in range(count)) for name in SERIES_FIELDS}
+    return Series(period_s=parts[0].period_s, t_s=parts[0].t_s[:count], **columns)
+
+
+@dataclass
+class MultiHostFioEngine(FioEngine):
+    hosts: tuple[tuple[str, int], ...] = ()
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+
+    def __post_init__(self) -> None:
+        if not self.hosts:
+            raise UsageError("multi-host runs need at least one --host HOST[:PORT]")
+        self.telemetry = False  # the local sampler sees this machine, not the hosts
+
+    def check_target(self, target: Target) -> None:
+        if target.kind == "block":
+            raise SafetyError(f"{target.spec}: remote block devices are refused: ssdlab cannot check a remote "
+                              "device (mounted, swap, holders, serial) through fio's connection; run ssdlab on "
+                              "that host instead, or use a file: target")
+        if target.kind != "file":
+            raise UsageError(f"{target.spec}: --host runs fio on other machines: give a file: target")
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        self.version()
+        self.check_target(target)
+        output = ctx.raw_path(f"{workload.name}.json")
+        output.unlink(missing_ok=True)
+        jobs = []
+        for index in range(len(self.hosts)):
+            prefix = f"{workload.name}-h{index}"
+            local = self.job_text(target, workload, log_prefix=prefix)
+            job = ctx.raw_path(f"{prefix}.fio")
+            job.write_text(remote_job_text(local, f"{target.fio_filename}.ssdlab-{self.run_id}-h{index}"))
+            jobs.append(job)
+        done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
+        text = output.read_text(errors="replace") if output.exists() else ""
+        if done.returncode != 0 or not text:
+            raise EngineError(f"fio client run failed (exit {done.returncode}): "
+                              f"{first_error_line(done.stderr, done.stdout)}; is `fio --server` running on "
+                              f"{', '.join(f'{h}:{p}' for h, p in self.hosts)}?")
+        return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)})
+
+    def _run_clients(self, argv: list[str], ctx: RunContext) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL)
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            proc.terminate()  # the client tells its servers to stop
+            proc.wait(timeout=30)
+            raise
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+    def _host_series(self, ctx: RunContext, workload: Workload, index: int) -> Series:
+        """One host's per-period series from the logs fio's client wrote as PREFIX_KIND.N.log.HOST."""
+        prefix = f"{workload.name}-h{index}"
+        for path in ctx.raw_dir.glob(f"{prefix}_*.log.*"):
+            path.replace(path.with_name(path.name[: path.name.index(".log.") + 4]))
+        return series_from_logs(ctx.raw_dir, prefix, workload.log_period_s)
+
+    def _hosts_measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str]) -> Measurement:
+        hosts, total = client_summaries(load_json_plus(text))
+        if len(hosts) != len(self.hosts):
+            raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
+        series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
+        telemetry: dict[str, tuple[float, ...]] = {}
+        joined = sum_series(series)
+        if len(joined):
+            telemetry["t_s"] = joined.t_s
+            for i, part in enumerate(series):
+                telemetry[f"host{i}_iops"] = tuple(part.iops()[: len(joined)])
+                telemetry[f"host{i}_mb_s"] = tuple(part.mb_s()[: len(joined)])
+        facts: dict[str, float | int | bool | str | None] = {"fio_version": self._version,
+                                                              "hosts": ", ".join(h.address for h in hosts)}
+        for i, h in enumerate(hosts):
+            runtime = h.summary.runtime_s
+            facts[f"host{i}"] = h.address
+            facts[f"host{i}_iops"] = (h.summary.read.ios + h.summary.write.ios) / runtime if runtime else 0.0
+            facts[f"host{i}_mb_s"] = (h.summary.read.bytes + h.summary.write.bytes) / runtime / 1e6 if runtime else 0.0
+        return Measurement(workload=w, engine=self.name, runtime_s=total.runtime_s, read=total.read,
+                           write=total.write, trim=total.trim, series=joined, telemetry=telemetry,
+                           cpu_usr_pct=total.cpu_usr_pct, cpu_sys_pct=total.cpu_sys_pct, engine_facts=facts,
+                           raw_files=raw)

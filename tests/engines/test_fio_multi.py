@@ -1,0 +1,150 @@
+"""Multi-host load through fio's client/server mode: two `fio --server` on loopback ports,
+per-host and aggregate totals, per-host series, host identity, remote safety; and the
+hardened parsing of fio JSON (groups, unified_rw_reporting, trim, too-old fio)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fio_helpers import FIO_FIXTURES
+
+from ssdlab.engines.base import RunContext
+from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, parse_host, remote_job_text, sum_series
+from ssdlab.engines.fio_parse import client_summaries, load_json_plus, summarize, summarize_groups
+from ssdlab.errors import EngineError, SafetyError, UsageError
+from ssdlab.measurement import Series
+from ssdlab.targets import parse_target
+from ssdlab.targets.block import BlockTarget
+from ssdlab.workload import Workload
+
+
+def fixture_json(name: str = "randrw-2jobs") -> dict[str, Any]:
+    return load_json_plus((FIO_FIXTURES / name / f"{name}.json").read_text())
+
+
+def test_several_groups_are_refused_or_reported_each() -> None:
+    data = fixture_json()
+    two = copy.deepcopy(data)
+    second = copy.deepcopy(two["jobs"][0])
+    second["groupid"] = 1
+    two["jobs"].append(second)
+    with pytest.raises(EngineError, match="2 groups \\(groupid 0, 1\\)"):
+        summarize(two)
+    groups = summarize_groups(two)
+    assert sorted(groups) == [0, 1] and groups[1].read.ios == data["jobs"][0]["read"]["total_ios"]
+
+
+def test_unified_rw_reporting_is_refused_not_zero() -> None:
+    data = copy.deepcopy(fixture_json())
+    job = data["jobs"][0]
+    job["mixed"] = job["read"]
+    job["read"], job["write"] = {"total_ios": 0}, {"total_ios": 0}
+    with pytest.raises(EngineError, match="unified_rw_reporting"):
+        summarize(data)
+
+
+def test_trim_totals_are_read() -> None:
+    data = copy.deepcopy(fixture_json())
+    job = data["jobs"][0]
+    job["trim"] = copy.deepcopy(job["write"])
+    assert summarize(data).trim.ios == job["write"]["total_ios"] and summarize(data).trim.bytes > 0
+
+
+def test_fio_before_3_is_refused_with_its_version() -> None:
+    data = copy.deepcopy(fixture_json())
+    data["fio version"] = "fio-2.2.10"
+    for ddir in ("read", "write"):
+        data["jobs"][0][ddir].pop("lat_ns")
+        data["jobs"][0][ddir].pop("clat_ns", None)
+        data["jobs"][0][ddir]["lat"] = {"mean": 10.0}  # fio 2.x: microseconds, no _ns
+    with pytest.raises(EngineError, match=r"fio-2\.2\.10 reports latency without lat_ns"):
+        summarize(data)
+
+
+def test_hosts_and_job_files() -> None:
+    assert parse_host("box") == ("box", 8765) and parse_host("box:9000") == ("box", 9000)
+    assert parse_host("[::1]:9000") == ("::1", 9000)
+    for bad in ("box:x", "", "box:70000"):
+        with pytest.raises(UsageError, match="HOST:PORT"):
+            parse_host(bad)
+    argv = client_argv("fio", Path("o.json"), [("a", 1), ("b", 2)], [Path("a.fio"), Path("b.fio")])
+    assert argv[3:] == ["--client=a,1", "a.fio", "--client=b,2", "b.fio"]
+    text = remote_job_text("[global]\nfilename=/x\nbs=4k\n", "/x.ssdlab-1-h0")
+    assert text.splitlines()[:3] == ["[global]", "unlink=1", "filename=/x.ssdlab-1-h0"]
+    one = Series(t_s=(1.0, 2.0), read_ios=(1.0, 2.0), write_ios=(0.0, 0.0), read_bytes=(1.0, 1.0),
+                 write_bytes=(0.0, 0.0), read_lat_sum_ns=(0.0, 0.0), write_lat_sum_ns=(0.0, 0.0))
+    assert sum_series([one, one]).read_ios == (2.0, 4.0)
+    assert len(sum_series([one, Series()])) == 0
+
+
+def test_remote_block_devices_are_refused() -> None:
+    engine = MultiHostFioEngine(hosts=(("127.0.0.1", 8765),))
+    block = BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", run=lambda argv: None)
+    with pytest.raises(SafetyError, match="remote block devices are refused"):
+        engine.check_target(block)
+    with pytest.raises(UsageError, match="file: target"):
+        engine.check_target(parse_target("sim:"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[list[tuple[str, int]]]:
+    """Two fio servers on loopback ports, stopped by their own pids afterwards."""
+    found, pids = [], []
+    for index in range(2):
+        port, pidfile = _free_port(), tmp_path / f"server{index}.pid"
+        subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
+        for _ in range(50):
+            if pidfile.exists() and pidfile.read_text().strip():
+                break
+            time.sleep(0.1)
+        pids.append(int(pidfile.read_text()))
+        found.append(("127.0.0.1", port))
+    time.sleep(0.5)
+    yield found
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
+@pytest.mark.fio
+def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
+    target.prepare()
+    engine = MultiHostFioEngine(hosts=tuple(servers))
+    workload = Workload(name="mh", pattern="randwrite", block_size_bytes=4096, runtime_s=2.5, span_bytes=16 << 20)
+    m = engine.measure(target, workload, RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path))
+    hosts, total = client_summaries(load_json_plus((tmp_path / "raw" / "mh.json").read_text()))
+    assert [h.address for h in hosts] == [f"127.0.0.1:{p}" for _, p in servers]
+    assert m.write.ios == total.write.ios == sum(h.summary.write.ios for h in hosts) > 0
+    assert m.engine_facts["hosts"] == ", ".join(h.address for h in hosts)
+    assert m.engine_facts["host0"] == hosts[0].address
+    assert len(m.series) >= 1 and "host0_iops" in m.telemetry and "host1_iops" in m.telemetry
+    assert sum(m.series.write_ios) <= m.write.ios
+    assert not list(tmp_path.glob("scratch.ssdlab-*"))  # every host's file was removed by fio (unlink=1)
+
+
+@pytest.mark.fio
+def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path: Path, cli: Any) -> None:
+    hosts = [a for h, p in servers for a in ("--host", f"{h}:{p}")]
+    done = cli("run", f"file:{tmp_path / 't'}?size=32m", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",
+               "-p", "size_bytes=8m", *hosts, "-o", str(tmp_path / "b"), "--no-report", "--no-library")
+    assert done.code == 0, done.stderr
+    refused = cli("run", "/dev/null", "--test", "quick", "--host", "127.0.0.1:1", "-o", str(tmp_path / "c"))
+    assert refused.code != 0

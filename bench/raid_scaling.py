@@ -1,6 +1,7 @@
 """Simulated single drive against a 2-drive software RAID-0 of the same drive (ssdsim array.rs).
 
 Run:  .venv/bin/python bench/raid_scaling.py [--preset sm951-nvme-512] [--chunk-kib 128] [--runtime-s 10]
+      [--chunks-kib 8,16,32,64,128]   (the chunk sweep, printed before the last line)
 
 Both targets go through ssdlab's own simulator engine (`sim:PRESET` and
 `sim:raid0(PRESET,PRESET)?chunk_kib=K`). Each first writes its test region once
@@ -78,12 +79,28 @@ def run(spec: str, span: int, runtime_s: float) -> dict[str, tuple[float, float 
     return out
 
 
+def chunk_sweep(preset: str, chunks: list[int], span: int, runtime_s: float,
+                single: dict[str, tuple[float, float | None]]) -> None:
+    """The headline points on the array at each chunk size, as Difference % against the single drive."""
+    print(f"\nchunk sweep (Difference % against the single drive; host CPU %):\n{'chunk':>8} "
+          + " ".join(f"{k:>22}" for k in HEADLINE))
+    for chunk in chunks:
+        array = run(f"sim:raid0({preset},{preset})?chunk_kib={chunk}", span, runtime_s)
+        cells = []
+        for key in HEADLINE:
+            (one, _), (two, cpu) = single[key], array[key]
+            cells.append(f"{100.0 * (two - one) / one:+8.1f}% ({cpu or 0.0:5.1f}% CPU)")
+        print(f"{chunk:>5} KiB " + " ".join(f"{c:>22}" for c in cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", default="sm951-nvme-512")
     parser.add_argument("--chunk-kib", type=int, default=128)
     parser.add_argument("--runtime-s", type=float, default=10.0)
     parser.add_argument("--span-gib", type=int, default=16)
+    parser.add_argument("--chunks-kib", default="8,16,32,64,128",
+                        help="chunk sweep of the array (empty: no sweep)")
     args = parser.parse_args()
     single_spec = f"sim:{args.preset}"
     array_spec = f"sim:raid0({args.preset},{args.preset})?chunk_kib={args.chunk_kib}"
@@ -98,6 +115,9 @@ def main() -> None:
         diffs[point.key] = 100.0 * (two - one) / one if one else float("nan")
         cpus[point.key] = cpu if cpu is not None else float("nan")
         print(f"{point.label:40} {one:12,.0f} {two:12,.0f} {diffs[point.key]:+12.1f}% {cpus[point.key]:10.1f}%")
+    chunks = [int(c) for c in args.chunks_kib.split(",") if c]
+    if chunks:
+        chunk_sweep(args.preset, chunks, span, args.runtime_s, single)
     keys = [f"raid0_{k}_diff_pct={diffs[k]:.1f}" for k in HEADLINE]
     keys += [f"raid0_{k}_cpu_pct={cpus[k]:.1f}" for k in HEADLINE]
     print(" ".join(keys))

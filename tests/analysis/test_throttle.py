@@ -96,3 +96,11 @@ def test_any_series_gives_a_consistent_result(rates: list[float]) -> None:
     assert all(math.isfinite(lv.rate) for lv in result.levels)
     if result.onset is not None:
         assert 0 <= result.onset < len(rates)
+
+
+def test_gc_is_named_beside_a_thermal_cause_and_alone_it_says_gc() -> None:
+    rates = noisy([(350, 100), (130, 100)])
+    gc = [False] * 100 + [True] * 100
+    hot = analyze_throttle(rates, evidence=Evidence(throttle_active=[False] * 100 + [True] * 100, gc_active=gc))
+    assert hot.cause == "thermal" and any("garbage collection moved pages during 100 %" in e for e in hot.evidence)
+    assert analyze_throttle(rates, evidence=Evidence(gc_active=gc)).cause == "gc-cache"

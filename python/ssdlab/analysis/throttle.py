@@ -278,8 +278,8 @@ def classify(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence) -
         hot, _ = _split([1.0 if a else 0.0 for a in ev.throttle_active], analysis)
         active_pct = 100.0 * _mean(hot) if hot else 0.0
         notes.append(f"the drive's throttle indicator was on during {active_pct:.0f} % of the throttled time")
-        if active_pct >= 50:
-            return "thermal", (*notes, *_temp_notes(analysis, ev))
+        if active_pct >= 50:  # decisive; GC that heated the drive is still named
+            return "thermal", (*notes, *_temp_notes(analysis, ev), *_gc_notes(analysis, ev)[1])
         gc_votes += 1
     if ev.temp_c is not None:
         votes, words = _temperature_votes(analysis, ev.temp_c)
@@ -289,11 +289,9 @@ def classify(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence) -
         votes, words = _energy_votes(analysis, rates, ev.power_w)
         thermal_votes, gc_votes = thermal_votes + votes[0], gc_votes + votes[1]
         notes += words
-    if ev.gc_active is not None:
-        hot, _ = _split([1.0 if a else 0.0 for a in ev.gc_active], analysis)
-        gc_pct = 100.0 * _mean(hot) if hot else 0.0
-        notes.append(f"garbage collection or a full write cache during {gc_pct:.0f} % of the throttled time")
-        gc_votes += 1 if gc_pct >= 50 else 0
+    gc_vote, gc_words = _gc_notes(analysis, ev)
+    gc_votes += gc_vote
+    notes += gc_words
     if not notes:
         return "unknown", ("no temperature, throttle counter, power or GC data to tell heat from GC / cache",)
     if thermal_votes > gc_votes:
@@ -301,6 +299,15 @@ def classify(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence) -
     if gc_votes > thermal_votes:
         return "gc-cache", tuple(notes)
     return "unknown", tuple(notes)
+
+
+def _gc_notes(analysis: ThrottleAnalysis, ev: Evidence) -> tuple[int, list[str]]:
+    """A GC vote when garbage collection ran during most throttled time, and the note."""
+    if ev.gc_active is None:
+        return 0, []
+    hot, _ = _split([1.0 if a else 0.0 for a in ev.gc_active], analysis)
+    gc_pct = 100.0 * _mean(hot) if hot else 0.0
+    return (1 if gc_pct >= 50 else 0), [f"garbage collection moved pages during {gc_pct:.0f} % of the throttled time"]
 
 
 def _temp_notes(analysis: ThrottleAnalysis, ev: Evidence) -> list[str]:

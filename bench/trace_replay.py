@@ -22,8 +22,8 @@ import numpy as np
 
 from ssdlab import _ssdsim
 from ssdlab.trace.generate import PROFILES, generate
-from ssdlab.trace.model import TraceChunk
 from ssdlab.trace.metrics import replay_metrics
+from ssdlab.trace.model import TraceChunk
 from ssdlab.trace.replay import remap_offsets
 
 
@@ -45,7 +45,8 @@ def main() -> None:
     wall = time.perf_counter() - t0
     m = replay_metrics(c.op, c.length_bytes, np.frombuffer(issue, "<u8").astype(np.int64),
                        np.frombuffer(done, "<u8").astype(np.int64))
-    print(f"replayed in {wall:.2f} s wall: {summary['elapsed_s']:.1f} s virtual, idle cut {summary['idle_cut_s']:.1f} s")
+    print(f"replayed in {wall:.2f} s wall: {summary['elapsed_s']:.1f} s virtual, "
+          f"idle cut {summary['idle_cut_s']:.1f} s")
     print(f"average data rate {m.avg_data_rate_mb_s:.0f} MB/s, service time {m.avg_service_us:.0f} µs, "
           f"{m.over_10ms_pct:.2f} % > 10 ms, {m.over_100ms_pct:.2f} % > 100 ms")
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")

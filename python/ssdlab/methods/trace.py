@@ -1,0 +1,123 @@
+"""Trace replay (docs/traces.md): a block I/O trace replayed open loop on a purged drive,
+judged as the client storage-bench reviews judge it (ssdlab.trace.metrics).
+
+Test `trace` replays any trace: a generated profile ("generated:heavy",
+"generated:destroyer", "generated:light") or an ssdlab trace file. Suite `traces` runs
+the three generated profiles, scaled down so the suite takes minutes on sim: (heavy
+to 2 %, destroyer to 0.2 %, light to 10 % of their published I/O counts; the scale is in
+each result's settings, and `-p trace.scale=1` runs them at full size).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ssdlab.measurement import LatencyHistogram
+from ssdlab.methods.base import Action, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.metrics import MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.params import Seed
+from ssdlab.steps import Purge, ReplayTrace
+from ssdlab.suites import Suite, entry
+from ssdlab.targets.base import TargetInfo
+
+DIRECTIONS = ("read", "write")
+PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
+SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
+
+
+class TraceParams(Params):
+    trace: str = Field(default="generated:heavy", min_length=1)
+    scale: float = Field(default=0.02, gt=0, le=1)
+    fua_pct: float = Field(default=0.0, ge=0, le=100, allow_inf_nan=False)
+    idle_cap_us: float | None = Field(default=25.0, ge=0, le=3.6e9, allow_inf_nan=False)
+    remap: Literal["modulo", "proportional"] = "modulo"
+    purge: bool = True
+    seed: Seed = 1
+
+
+class TraceTest(MethodTest[TraceParams]):
+    name = "trace"
+    title = "Trace replay"
+    summary = "Replay a block I/O trace open loop: data rate over busy time, service time, slow-I/O shares"
+    params_model = TraceParams
+
+    def plan(self, params: TraceParams, target: TargetInfo) -> TestPlan:
+        replay = ReplayTrace(trace=params.trace, scale=params.scale, seed=params.seed, fua_pct=params.fua_pct,
+                             idle_cap_us=params.idle_cap_us, remap=params.remap)
+        notes = [f"offsets remapped into the drive's capacity by {params.remap}",
+                 "idle time kept as in the trace" if params.idle_cap_us is None
+                 else f"idle time capped at {params.idle_cap_us:g} µs"]
+        if params.trace.startswith("generated:") and params.scale < 1:
+            notes.append(f"generated trace scaled to {params.scale:g} of its published counts and bytes")
+        actions: list[Action] = [Purge(), replay] if params.purge else [replay]
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: TraceParams, target: TargetInfo) -> MetricSet:
+        specs = [
+            MetricSpec("avg_data_rate_mb_s", "Average data rate (bytes / busy time)", MB_S, better="higher"),
+            MetricSpec("avg_service_us", "Average service time", US, better="lower"),
+            MetricSpec("over_10ms_pct", "I/Os above 10 ms", PCT, better="lower"),
+            MetricSpec("over_100ms_pct", "I/Os above 100 ms", PCT, better="lower"),
+        ]
+        for d in DIRECTIONS:
+            specs.append(MetricSpec(f"{d}_avg_service_us", f"Average {d} service time", US, better="lower",
+                                    dims={"direction": d}))
+            specs += [MetricSpec(f"{d}_lat_{p}_us", f"{d.capitalize()} latency {p.replace('_', '.')}", US,
+                                 better="lower", dims={"direction": d, "percentile": v}) for p, v in PERCENTILES]
+            specs += [MetricSpec(f"{d}_over_{ms}ms_pct", f"{d.capitalize()}s above {ms} ms", PCT, better="lower",
+                                 dims={"direction": d}) for ms in (10, 100)]
+        specs += [
+            MetricSpec("busy_s", "Busy time (≥ 1 I/O outstanding)", SECONDS, kind="count"),
+            MetricSpec("idle_cut_s", "Idle time cut by the cap", SECONDS, kind="count"),
+            MetricSpec("trace_ios", "I/Os replayed", kind="count"),
+            MetricSpec("scale", "Generated trace scale", kind="setting"),
+            MetricSpec("fua_pct", "Writes marked FUA", PCT, kind="setting"),
+        ]
+        return metric_set(specs)
+
+    def analyze(self, params: TraceParams, target: TargetInfo, results: TestResults) -> Metrics:
+        step = results.steps.get("replay")
+        if step is None:
+            return {s.name: None for s in self.metric_specs(params, target)}
+        return analyze_replay(dict(step.detail), params)
+
+
+def _num(raw: Any) -> float:
+    return float(raw) if isinstance(raw, (int, float)) else 0.0
+
+
+def _part(d: dict[str, Any], key: str) -> dict[str, Any]:
+    raw = d.get(key)
+    return raw if isinstance(raw, dict) else {}
+
+
+def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
+    """Metrics of a replay from its raw record (definitions: ssdlab.trace.metrics)."""
+    busy_ns, ios = _num(d.get("busy_ns")), _num(d.get("ios"))
+    parts: dict[str, dict[str, Any]] = {k: _part(d, k) for k in DIRECTIONS}
+    moved = sum(_num(p.get("bytes")) for p in parts.values())
+    m: Metrics = {
+        "avg_data_rate_mb_s": moved / busy_ns * 1e3 if busy_ns else None,
+        "avg_service_us": _num(d.get("lat_sum_ns")) / ios / 1e3 if ios else None,
+        "over_10ms_pct": 100 * _num(d.get("over_10ms")) / ios if ios else None,
+        "over_100ms_pct": 100 * _num(d.get("over_100ms")) / ios if ios else None,
+    }
+    for name, p in parts.items():
+        n = _num(p.get("ios"))
+        hist = LatencyHistogram.from_pairs((int(v), int(c)) for v, c in p.get("hist", []))
+        m[f"{name}_avg_service_us"] = _num(p.get("lat_sum_ns")) / n / 1e3 if n else None
+        for key, pct in PERCENTILES:
+            m[f"{name}_lat_{key}_us"] = hist.percentile_ns(pct) / 1e3 if n else None
+        for ms in (10, 100):
+            m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
+    m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), trace_ios=int(ios),
+             scale=params.scale, fua_pct=params.fua_pct)
+    return m
+
+
+TESTS = (TraceTest(),)
+SUITES = (Suite(name="traces", title="Trace replay: generated heavy-, destroyer- and light-class workloads",
+                entries=tuple(entry("trace", f"trace-{p}", trace=f"generated:{p}", scale=s)
+                              for p, s in SUITE_SCALES.items())),)

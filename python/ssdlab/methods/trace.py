@@ -118,6 +118,6 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
 
 
 TESTS = (TraceTest(),)
+VARIANTS = tuple(entry("trace", f"trace-{p}", trace=f"generated:{p}", scale=s) for p, s in SUITE_SCALES.items())
 SUITES = (Suite(name="traces", title="Trace replay: generated heavy-, destroyer- and light-class workloads",
-                entries=tuple(entry("trace", f"trace-{p}", trace=f"generated:{p}", scale=s)
-                              for p, s in SUITE_SCALES.items())),)
+                entries=VARIANTS),)

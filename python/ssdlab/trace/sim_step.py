@@ -69,16 +69,26 @@ def _direction(op: npt.NDArray[np.uint8], length: npt.NDArray[np.int64], lat: np
     }
 
 
+SERIES_BINS_MAX = 300  # points per replay timeline
+BIN_CHOICES_S = (0.001, 0.01, 0.1, 1.0, 10.0, 60.0)
+
+
 def _series(issue: npt.NDArray[np.int64], done: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
-            rw: npt.NDArray[np.bool_]) -> dict[str, list[float]]:
-    """Per virtual second of completions: MB/s moved and mean latency (µs)."""
-    sec = (done // 1_000_000_000).astype(np.int64)
-    n = int(sec.max()) + 1 if len(sec) else 0
-    moved = np.bincount(sec[rw], weights=length[rw], minlength=n)
-    count = np.bincount(sec, minlength=n)
-    lat = np.bincount(sec, weights=(done - issue).astype(np.float64), minlength=n)
+            rw: npt.NDArray[np.bool_]) -> dict[str, Any]:
+    """Per bin of completions (the shortest of BIN_CHOICES_S giving at most SERIES_BINS_MAX
+    bins): MB/s moved and mean latency (µs)."""
+    if not len(done):
+        return {"bin_s": 1.0, "t_s": [], "mb_s": [], "lat_us": []}
+    span_s = float(done.max()) / 1e9
+    bin_s = next((b for b in BIN_CHOICES_S if span_s / b <= SERIES_BINS_MAX), BIN_CHOICES_S[-1])
+    idx = (done // round(bin_s * 1e9)).astype(np.int64)
+    n = int(idx.max()) + 1
+    moved = np.bincount(idx[rw], weights=length[rw], minlength=n)
+    count = np.bincount(idx, minlength=n)
+    lat = np.bincount(idx, weights=(done - issue).astype(np.float64), minlength=n)
     mean = np.divide(lat, count, out=np.zeros(n), where=count > 0) / 1e3
-    return {"t_s": [float(i) for i in range(n)], "mb_s": (moved / 1e6).tolist(), "lat_us": mean.tolist()}
+    return {"bin_s": bin_s, "t_s": [i * bin_s for i in range(n)], "mb_s": (moved / 1e6 / bin_s).tolist(),
+            "lat_us": mean.tolist()}
 
 
 def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.int64],

@@ -7,12 +7,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 
-from chromium_helpers import chromium_or_skip, dump_dom, render_status  # noqa: E402
-from ssdlab.engines.sim import SimEngine  # noqa: E402
-from ssdlab.methods import get_suite  # noqa: E402
-from ssdlab.report import render_report  # noqa: E402
-from ssdlab.runner import run_entries  # noqa: E402
-from ssdlab.targets import parse_target  # noqa: E402
+from chromium_helpers import chromium_or_skip, dump_dom, render_status
+
+from ssdlab.engines.sim import SimEngine
+from ssdlab.methods import get_suite
+from ssdlab.report import render_report
+from ssdlab.runner import run_entries
+from ssdlab.targets import parse_target
 
 
 def test_traces_report_renders(tmp_path: Path) -> None:

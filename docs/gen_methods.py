@@ -127,6 +127,13 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "purge": "TRIM the whole target before the replay, so every drive starts clean.",
         "seed": "Random seed of a generated trace: the same seed gives the same trace.",
     },
+    "WriteCacheParams": {
+        "block_size_bytes": "Block size of the random writes of every case.",
+        "iodepth": "Queue depth of every case.",
+        "runtime_s": "Seconds of each case (plain, O_DSYNC, cache off).",
+        "span_bytes": "Span the random writes cover, from the first LBA.",
+        "seed": SEED,
+    },
     "TrimParams": {
         "seq_runtime_s": "Seconds of each measured sequential write (clean, after TRIM, dirty).",
         "seq_block_size_bytes": "Block size of the measured sequential writes.",

@@ -49,9 +49,13 @@ class SetWriteCache(BaseModel):
     kind: Literal["write_cache"] = "write_cache"
     name: str = "write-cache"
     enabled: bool
+    # True: the drive's own volatile cache (nvme set-feature 0x06 / hdparm -W), put back at
+    # exit if the run stops first (ssdlab.trace.writecache); False: the kernel's view.
+    device: bool = False
 
     def describe(self) -> str:
-        return f"write cache {'on' if self.enabled else 'off'}"
+        where = "drive volatile " if self.device else ""
+        return f"{where}write cache {'on' if self.enabled else 'off'}"
 
 
 class ReplayTrace(BaseModel):

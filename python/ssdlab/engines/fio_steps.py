@@ -114,6 +114,10 @@ def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:
     if not target.writes_authorized():
         raise SafetyError(f"{target.spec}: switching the write cache needs --destroy --yes=SERIAL")
     facts = block_facts(target.sysroot, target.name)
+    if step.device:
+        from ssdlab.trace.writecache import cache_tool, set_cache
+
+        return set_cache(target.run, cache_tool(f"/dev/{facts.disk}", facts.transport), step.enabled)
     path = target.sysroot.block(facts.disk) / "queue" / "write_cache"
     wanted = "write back" if step.enabled else "write through"
     try:

@@ -1,4 +1,4 @@
-"""Trace replay (docs/traces.md): a block I/O trace replayed open loop on a purged drive,
+"""Trace replay and the write-cache A/B (docs/traces.md): a block I/O trace replayed open loop on a purged drive,
 judged as the client storage-bench reviews judge it (ssdlab.trace.metrics).
 
 Test `trace` replays any trace: a generated profile ("generated:heavy",
@@ -6,6 +6,12 @@ Test `trace` replays any trace: a generated profile ("generated:heavy",
 the three generated profiles, scaled down so the suite takes minutes on sim: (heavy
 to 2 %, destroyer to 0.2 %, light to 10 % of their published I/O counts; the scale is in
 each result's settings, and `-p trace.scale=1` runs them at full size).
+
+Test `write-cache-ab` runs the same random writes plain, with O_DSYNC (a FUA write or a
+write + flush, as the kernel's queue/fua and queue/write_cache say), and with the drive's
+volatile cache switched off (nvme set-feature 0x06 / hdparm -W0; switched back on after, or at
+exit), with each case's Difference % against plain. On sim: the write cache is set in the
+target (sim:PRESET?write_cache=0), so the switch steps are refused there.
 """
 
 from __future__ import annotations
@@ -15,12 +21,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ssdlab.measurement import LatencyHistogram
-from ssdlab.methods.base import Action, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.methods.metrics import MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import Seed
-from ssdlab.steps import Purge, ReplayTrace
+from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.metrics import IOPS, MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
+from ssdlab.steps import Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import Suite, entry
 from ssdlab.targets.base import TargetInfo
+from ssdlab.units import GIB, KIB
+from ssdlab.workload import Workload
 
 DIRECTIONS = ("read", "write")
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
@@ -117,7 +125,70 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
     return m
 
 
-TESTS = (TraceTest(),)
+class WriteCacheParams(Params):
+    block_size_bytes: BlockBytes = 4 * KIB
+    iodepth: QueueDepth = 1
+    runtime_s: Seconds = 30.0
+    span_bytes: Bytes = 1 * GIB
+    seed: Seed = 1
+
+
+AB_CASES = (("plain", "writes plain"), ("dsync", "O_DSYNC writes"), ("cache_off", "volatile write cache off"))
+
+
+def ab_write(params: WriteCacheParams, name: str, sync: Literal["none", "dsync"]) -> Measure:
+    return Measure(workload=Workload(
+        name=name, pattern="randwrite", block_size_bytes=params.block_size_bytes, iodepth=params.iodepth,
+        span_bytes=params.span_bytes, runtime_s=params.runtime_s, sync=sync, seed=params.seed))
+
+
+class WriteCacheTest(MethodTest[WriteCacheParams]):
+    name = "write-cache-ab"
+    title = "Write cache A/B"
+    summary = "The same random writes plain, with O_DSYNC, and with the drive's volatile cache off"
+    params_model = WriteCacheParams
+
+    def plan(self, params: WriteCacheParams, target: TargetInfo) -> TestPlan:
+        from ssdlab.trace.writecache import dsync_path
+
+        actions: list[Action] = [
+            ab_write(params, "plain", "none"), ab_write(params, "dsync", "dsync"),
+            SetWriteCache(name="cache-off", enabled=False, device=True), ab_write(params, "cache_off", "none"),
+            SetWriteCache(name="cache-on", enabled=True, device=True),
+        ]
+        notes = [f"O_DSYNC on this device: {dsync_path(target.write_cache, target.fua)} "
+                 f"(queue/write_cache {target.write_cache!r}, queue/fua {target.fua!r})",
+                 "the volatile cache is switched back on after the last write, or at exit if the run stops"]
+        return self.make_plan(params, actions, notes)
+
+    def metric_specs(self, params: WriteCacheParams, target: TargetInfo) -> MetricSet:
+        specs = [MetricSpec(f"{case}_iops", f"Random writes, {label}", IOPS, better="higher", dims={"case": case})
+                 for case, label in AB_CASES]
+        specs += [MetricSpec(f"{case}_lat_us", f"Mean latency, {label}", US, better="lower", dims={"case": case})
+                  for case, label in AB_CASES]
+        specs += [MetricSpec(f"{case}_diff_pct", f"Difference vs plain, {label}", PCT, better="higher")
+                  for case, label in AB_CASES[1:]]
+        specs.append(MetricSpec("dsync_path", "What O_DSYNC became on the device", kind="setting"))
+        return metric_set(specs)
+
+    def analyze(self, params: WriteCacheParams, target: TargetInfo, results: TestResults) -> Metrics:
+        from ssdlab.trace.writecache import dsync_path
+
+        m: Metrics = {}
+        for case, _ in AB_CASES:
+            found = results.measurements.get(case)
+            m[f"{case}_iops"] = found.write.iops(found.runtime_s) if found else None
+            m[f"{case}_lat_us"] = found.write.lat_sum_ns / found.write.ios / 1e3 if found and found.write.ios else None
+        plain = m["plain_iops"]
+        for case, _ in AB_CASES[1:]:
+            value = m[f"{case}_iops"]
+            m[f"{case}_diff_pct"] = (100.0 * (value / plain - 1) if isinstance(value, float)
+                                     and isinstance(plain, float) and plain else None)
+        m["dsync_path"] = dsync_path(target.write_cache, target.fua)
+        return m
+
+
+TESTS = (TraceTest(), WriteCacheTest())
 VARIANTS = tuple(entry("trace", f"trace-{p}", trace=f"generated:{p}", scale=s) for p, s in SUITE_SCALES.items())
 SUITES = (Suite(name="traces", title="Trace replay: generated heavy-, destroyer- and light-class workloads",
                 entries=VARIANTS),)

@@ -53,7 +53,7 @@ def parse_hdparm_w(text: str) -> bool:
     found = _HDPARM.findall(text)
     if not found:
         raise EngineError(f"hdparm -W: cannot read the cache state from {text.strip()[:80]!r}")
-    return found[-1] == "1"  # after a set, the last line is the state read back
+    return bool(found[-1] == "1")  # after a set, the last line is the state read back
 
 
 @dataclass(frozen=True)

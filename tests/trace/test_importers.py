@@ -88,13 +88,13 @@ def test_blkparse_issue_events_completions_and_flags() -> None:
     assert c.completion_ns.tolist()[:3] == [96_000, 296_000, 1_496_000]
 
 
-def test_fio_v2_waits_and_v3_milliseconds() -> None:
+def test_fio_v2_waits_and_v3_microseconds() -> None:
     v2 = parsed("fio2")
     assert v2.op.tolist() == [OP_WRITE, OP_READ, OP_FLUSH, OP_TRIM]
     assert v2.timestamp_ns.tolist() == [0, 1_500_000, 1_500_000, 1_500_000]
     v3 = parsed("fio3")
     assert v3.op.tolist() == [OP_WRITE, OP_READ, OP_FLUSH]
-    assert v3.timestamp_ns.tolist() == [0, 2_000_000, 4_000_000]
+    assert v3.timestamp_ns.tolist() == [0, 2_000, 4_000]
 
 
 def test_capture_tracefs_lines() -> None:

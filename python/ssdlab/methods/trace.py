@@ -32,6 +32,7 @@ from ssdlab.workload import Workload
 
 DIRECTIONS = ("read", "write")
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
+FIO_KINDS = ("file", "block")  # targets the fio engine replays on (drift is measured there)
 SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
 
 
@@ -83,13 +84,20 @@ class TraceTest(MethodTest[TraceParams]):
             MetricSpec("scale", "Generated trace scale", kind="setting"),
             MetricSpec("fua_pct", "Writes marked FUA", PCT, kind="setting"),
         ]
+        if target.kind in FIO_KINDS:
+            specs.append(MetricSpec("fio_drift_pct", "fio replay timing drift (issued span vs trace)", PCT,
+                                    kind="count"))
         return metric_set(specs)
 
     def analyze(self, params: TraceParams, target: TargetInfo, results: TestResults) -> Metrics:
         step = results.steps.get("replay")
         if step is None:
             return {s.name: None for s in self.metric_specs(params, target)}
-        return analyze_replay(dict(step.detail), params)
+        metrics = analyze_replay(dict(step.detail), params)
+        if target.kind in FIO_KINDS:
+            drift = step.detail.get("fio_drift_pct")
+            metrics["fio_drift_pct"] = float(drift) if isinstance(drift, (int, float)) else None
+        return metrics
 
 
 def _num(raw: Any) -> float:

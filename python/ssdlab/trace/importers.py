@@ -214,7 +214,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
 # --- fio iolog v2 / v3 -----------------------------------------------------------------
 # fio(1) "I/O replay": v2 starts "fio version 2 iolog", lines `filename action [offset
 # length]`; v3 starts "fio version 3 iolog", lines `timestamp filename action [offset
-# length]` with timestamp in ms from the start. Actions read, write, trim, sync,
+# length]` with timestamp in µs from the start (fio's iolog.c writes utime_since_now). Actions read, write, trim, sync,
 # datasync (I/O); add, open, close (file management, skipped); v2 `wait` sleeps usec.
 _FIO_OPS = {"read": OP_READ, "write": OP_WRITE, "trim": OP_TRIM, "sync": OP_FLUSH, "datasync": OP_FLUSH}
 
@@ -255,7 +255,7 @@ def parse_fio3(line: str, state: _State) -> Record | None:
     parts = line.split()
     if len(parts) < 3:
         raise ValueError("expected 'timestamp filename action [offset length]'")
-    return _fio_io(parts[1:], _int(parts[0], "timestamp") * 1_000_000)
+    return _fio_io(parts[1:], _int(parts[0], "timestamp") * 1_000)
 
 
 # --- ssdlab capture (tracefs text) ------------------------------------------------------
@@ -306,7 +306,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("fiu", parse_fiu, "FIU IODedup/SRCMap text"),
     Format("blkparse", parse_blkparse, "blkparse default text output", _Blk),
     Format("fio2", parse_fio2, "fio iolog version 2"),
-    Format("fio3", parse_fio3, "fio iolog version 3"),
+    Format("fio3", parse_fio3, "fio iolog version 3 (µs timestamps)"),
     Format("capture", parse_tracefs, "ssdlab capture (tracefs block_rq_* text)", _Blk),
 )}
 

@@ -74,3 +74,67 @@ def trace_stats_cmd(path: Annotated[Path, typer.Argument(help="An ssdlab trace f
     """Read/write share, size mix, inter-arrival and burstiness, sequentiality, footprint,
     queue depth, FUA and flush counts of a trace."""
     out.print(stats_table(path))
+
+
+@trace_app.command("capture", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def trace_capture(
+    ctx: typer.Context,
+    device: Annotated[str, typer.Option("--device", "-d", help="The block device (a disk, not a partition).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The ssdlab trace file to write.")],
+    seconds: Annotated[float | None, typer.Option(help="Capture for this many seconds.")] = None,
+) -> None:
+    """Capture a device's block I/O through tracefs (root; read-only on the device), for
+    --seconds N or while `-- COMMAND` runs; Ctrl-C stops it cleanly."""
+    from ssdlab.trace.capture import capture
+    from ssdlab.trace.importers import import_trace
+
+    raw = output.with_suffix(".tracefs.txt")
+    try:
+        result = capture(device, raw, seconds=seconds, command=list(ctx.args))
+    except KeyboardInterrupt:
+        out.print("stopped: importing what was captured")
+        result = None
+    prov = import_trace(raw, "capture", output)
+    how = f" in {result.seconds:.1f} s" if result else ""
+    out.print(f"Captured {prov.records} I/Os of {device}{how} into {output} (raw events: {raw})")
+
+
+@trace_app.command("replay")
+def trace_replay(
+    path: Annotated[Path, typer.Argument(help="An ssdlab trace file.")],
+    target: Annotated[str, typer.Option("--target", "-t", help="sim:PRESET[?…] (file and device targets: "
+                                        "`ssdlab run --test trace`).")] = "sim:",
+    idle_cap: Annotated[str, typer.Option("--idle-cap", help="Idle cap in µs, or `none` for real time.")] = "25",
+    remap: Annotated[str, typer.Option(help="modulo or proportional.")] = "modulo",
+) -> None:
+    """Replay a trace on a simulated drive and print the review metrics."""
+    from ssdlab.errors import UsageError
+    from ssdlab.targets import parse_target
+    from ssdlab.targets.sim import SimTarget
+    from ssdlab.trace.model import load_trace
+    from ssdlab.trace.replay import replay_on_drive
+
+    cap = None if idle_cap.strip().lower() == "none" else _float_option("--idle-cap", idle_cap)
+    if remap not in ("modulo", "proportional"):
+        raise UsageError(f"--remap {remap!r}: give modulo or proportional")
+    sim = parse_target(target)
+    if not isinstance(sim, SimTarget):
+        raise UsageError(f"{target}: `trace replay` runs on sim: targets; use `ssdlab run --test trace -p "
+                         f"trace.trace={path}` for files and devices")
+    r = replay_on_drive(sim.drive(), load_trace(path), idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
+    table = Table(title=f"Replay of {path.name} on {target}", show_header=False)
+    for key, value in r.metrics.flat().items():
+        table.add_row(key, f"{value:,.2f}" if isinstance(value, float) else str(value))
+    out.print(table)
+
+
+def _float_option(name: str, text: str) -> float:
+    from ssdlab.errors import UsageError
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{name} {text!r}: give a number of µs or `none`") from None
+    if not value >= 0 or value == float("inf"):
+        raise UsageError(f"{name} {text!r}: give a number of µs ≥ 0 or `none`")
+    return value

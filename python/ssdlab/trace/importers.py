@@ -207,7 +207,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
     ext = _EXTENT.match(rest)
     sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
     if action == "C":
-        return Record(ts, -1, sector * SECTOR, blocks * SECTOR)  # a completion, matched by the driver
+        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[7]) % (1 << 31), process=name)
 
 
@@ -285,7 +285,7 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     op, flags = parse_rwbs(ev[1])
     sector, blocks = int(ev[2]), int(ev[3])
     if event == "block_rq_complete":
-        return Record(ts, -1, sector * SECTOR, blocks * SECTOR)
+        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[2]) % (1 << 31),
                   process=m[1].strip()[:64] or None)
 
@@ -344,14 +344,18 @@ class _Import:
         if rec.process and rec.pid >= 0:
             self.processes.setdefault(str(rec.pid), rec.process)
         if self.fmt.state is _Blk:
-            if rec.op != OP_FLUSH:
-                self.open.setdefault((rec.offset, rec.length), []).append(len(self.held))
+            self.open.setdefault(self._key(rec.op, rec.offset, rec.length), []).append(len(self.held))
             self.held.append(row)
         else:
             self.builder.add(*row)
 
+    @staticmethod
+    def _key(op: int, offset: int, length: int) -> tuple[int, int]:
+        """Completions are matched by extent; flushes (no extent) in order."""
+        return (-1, -1) if op == OP_FLUSH else (offset, length)
+
     def _complete(self, rec: Record) -> None:
-        waiting = self.open.get((rec.offset, rec.length))
+        waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
         if waiting and self.t0 is not None:
             self.held[waiting.pop(0)][6] = rec.ts_ns - self.t0
         if len(self.held) >= self.chunk_records:

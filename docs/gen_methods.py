@@ -117,8 +117,8 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
     "TraceParams": {
         "trace": ("The trace: `generated:heavy`, `generated:destroyer` or `generated:light` (docs/traces.md), "
                   "or the path of an ssdlab trace file (`ssdlab trace import`)."),
-        "scale": ("Share of a generated profile's published I/O counts and bytes, (0, 1]; the default keeps a "
-                  "replay on sim: to seconds. Trace files are replayed whole."),
+        "scale": ("Share of a generated profile's published I/O counts and bytes, (0, 1]; none = 0.02, which "
+                  "keeps a replay on sim: to seconds. Trace files are replayed whole."),
         "fua_pct": "Share of a generated trace's writes marked Force Unit Access (FUA).",
         "idle_cap_us": ("Idle time (nothing outstanding) between I/Os is cut to this many µs (the reviews used "
                         "25); none keeps the trace's real gaps."),

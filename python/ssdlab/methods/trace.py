@@ -16,9 +16,10 @@ target (sim:PRESET?write_cache=0), so the switch steps are refused there.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ssdlab.measurement import LatencyHistogram
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
@@ -32,18 +33,40 @@ from ssdlab.workload import Workload
 
 DIRECTIONS = ("read", "write")
 PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
+DEFAULT_SCALE = 0.02  # of a generated trace's published counts: seconds on sim:
 FIO_KINDS = ("file", "block")  # targets the fio engine replays on (drift is measured there)
 SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
 
 
 class TraceParams(Params):
     trace: str = Field(default="generated:heavy", min_length=1)
-    scale: float = Field(default=0.02, gt=0, le=1)
+    # None: DEFAULT_SCALE for a generated trace, the whole of a trace file.
+    scale: float | None = Field(default=None, gt=0, le=1)
     fua_pct: float = Field(default=0.0, ge=0, le=100, allow_inf_nan=False)
     idle_cap_us: float | None = Field(default=25.0, ge=0, le=3.6e9, allow_inf_nan=False)
     remap: Literal["modulo", "proportional"] = "modulo"
     purge: bool = True
     seed: Seed = 1
+
+    @model_validator(mode="after")
+    def _check_trace(self) -> TraceParams:
+        """A bad trace is refused when the plan is made, not halfway through a run."""
+        from ssdlab.trace.generate import PROFILES
+
+        if self.trace.startswith("generated:"):
+            if self.trace.removeprefix("generated:") not in PROFILES:
+                raise ValueError(f"unknown generated trace; give generated:{' / generated:'.join(PROFILES)}")
+            return self
+        if not Path(self.trace).is_file():
+            raise ValueError("no such trace file; give an ssdlab trace file or generated:heavy / destroyer / light")
+        if self.scale not in (None, 1.0) or self.fua_pct:
+            raise ValueError("scale and fua_pct apply to generated traces only; a trace file is replayed whole")
+        return self
+
+    @property
+    def effective_scale(self) -> float:
+        generated = self.trace.startswith("generated:")
+        return self.scale if self.scale is not None else (DEFAULT_SCALE if generated else 1.0)
 
 
 class TraceTest(MethodTest[TraceParams]):
@@ -53,13 +76,13 @@ class TraceTest(MethodTest[TraceParams]):
     params_model = TraceParams
 
     def plan(self, params: TraceParams, target: TargetInfo) -> TestPlan:
-        replay = ReplayTrace(trace=params.trace, scale=params.scale, seed=params.seed, fua_pct=params.fua_pct,
+        replay = ReplayTrace(trace=params.trace, scale=params.effective_scale, seed=params.seed, fua_pct=params.fua_pct,
                              idle_cap_us=params.idle_cap_us, remap=params.remap)
         notes = [f"offsets remapped into the drive's capacity by {params.remap}",
                  "idle time kept as in the trace" if params.idle_cap_us is None
                  else f"idle time capped at {params.idle_cap_us:g} µs"]
-        if params.trace.startswith("generated:") and params.scale < 1:
-            notes.append(f"generated trace scaled to {params.scale:g} of its published counts and bytes")
+        if params.trace.startswith("generated:") and params.effective_scale < 1:
+            notes.append(f"generated trace scaled to {params.effective_scale:g} of its published counts and bytes")
         actions: list[Action] = [Purge(), replay] if params.purge else [replay]
         return self.make_plan(params, actions, notes)
 
@@ -129,7 +152,7 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
         for ms in (10, 100):
             m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
     m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), trace_ios=int(ios),
-             scale=params.scale, fua_pct=params.fua_pct)
+             scale=params.effective_scale, fua_pct=params.fua_pct)
     return m
 
 

@@ -24,6 +24,7 @@ pub const OP_TRIM: u8 = 2;
 pub const OP_FLUSH: u8 = 3;
 pub const FLAG_FUA: u8 = 1;
 pub const FLAG_PREFLUSH: u8 = 2;
+const PREFETCH_AHEAD: usize = 16;
 
 /// One trace record as the replay needs it (times in ns from any origin).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,11 @@ impl Drive {
         let (mut t, mut last_done, mut cut) = (start, start, 0u64);
         let mut prev_ts = ios.first().map_or(0, |io| io.ts_ns);
         for (i, io) in ios.iter().enumerate() {
+            // The maps are far larger than the caches: fetch the entry of an I/O a few
+            // ahead so it is cached when that I/O is served (as the closed-loop runner does).
+            if let Some(next) = ios.get(i + PREFETCH_AHEAD) {
+                self.prefetch_map(next.offset);
+            }
             let nominal = t + io.ts_ns.saturating_sub(prev_ts);
             prev_ts = prev_ts.max(io.ts_ns);
             // Idle = nothing outstanding: from the later of the last submission and the

@@ -152,7 +152,9 @@ def fio_replay_step(target: Any, step: ReplayTrace, ctx: RunContext) -> dict[str
     executed, issue, done = executed_from_lat_log(ctx.raw_dir / "replay_lat.1.log")
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     detail = replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx, executed)
-    detail.update(fio_drift_pct=r.drift_pct, fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
+    job = r.result.get("jobs", [{}])[0]
+    fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for d in ("read", "write"))
+    detail.update(fio_ios=fio_ios, fio_drift_pct=r.drift_pct, fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
                   fio_dropped_trims=r.iolog.dropped_trims, fio_iodepth=r.iolog.max_outstanding)
     return detail
 

@@ -70,3 +70,15 @@ def test_capture_refuses_partitions_files_and_a_missing_mode(tmp_path: Path, loo
         capture(loop, tmp_path / "x.txt")
     seconds = capture(loop, tmp_path / "quiet.txt", seconds=0.3)
     assert seconds.lines == 0 and seconds.seconds >= 0.3
+
+
+@pytest.mark.root
+def test_audit_fua_of_a_running_command(loop: str) -> None:
+    import sys
+
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    done = subprocess.run([str(ssdlab), "audit", "fua", "--device", loop, "--", *dd(loop, "oflag=direct,dsync")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "0 of 64 writes (0.0 %) carried FUA" in done.stdout  # a loop device has no FUA: write + flush
+    assert "dd (pid" in done.stdout

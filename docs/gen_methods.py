@@ -114,6 +114,26 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "fill_passes": ("Sequential fill passes (128 KiB, QD32) over the span before the torture: 1 as "
                         "AnandTech fills, 2 as the SNIA PTS preconditions, 0 for none."),
     },
+    "TraceParams": {
+        "trace": ("The trace: `generated:heavy`, `generated:destroyer` or `generated:light` (docs/traces.md), "
+                  "or the path of an ssdlab trace file (`ssdlab trace import`)."),
+        "scale": ("Share of a generated profile's published I/O counts and bytes, (0, 1]; none = 0.02, which "
+                  "keeps a replay on sim: to seconds. Trace files are replayed whole."),
+        "fua_pct": "Share of a generated trace's writes marked Force Unit Access (FUA).",
+        "idle_cap_us": ("Idle time (nothing outstanding) between I/Os is cut to this many µs (the reviews used "
+                        "25); none keeps the trace's real gaps."),
+        "remap": ("How offsets beyond the drive are brought into it: `modulo` folds them (keeps sequential runs), "
+                  "`proportional` scales them (keeps the layout's shape)."),
+        "purge": "TRIM the whole target before the replay, so every drive starts clean.",
+        "seed": "Random seed of a generated trace: the same seed gives the same trace.",
+    },
+    "WriteCacheParams": {
+        "block_size_bytes": "Block size of the random writes of every case.",
+        "iodepth": "Queue depth of every case.",
+        "runtime_s": "Seconds of each case (plain, O_DSYNC, cache off).",
+        "span_bytes": "Span the random writes cover, from the first LBA.",
+        "seed": SEED,
+    },
     "TrimParams": {
         "seq_runtime_s": "Seconds of each measured sequential write (clean, after TRIM, dirty).",
         "seq_block_size_bytes": "Block size of the measured sequential writes.",

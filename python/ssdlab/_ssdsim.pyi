@@ -160,6 +160,14 @@ class DriveState(TypedDict):
     slc_used_bytes: int
     valid_pages: int
 
+@type_check_only
+class ReplaySummary(TypedDict):
+    """replay::ReplaySummary."""
+
+    ios: int
+    elapsed_s: float
+    idle_cut_s: float
+
 def presets() -> list[PresetInfo]:
     """Every embedded preset: name, title, whether it is the default, and its TOML text."""
 
@@ -193,4 +201,12 @@ class Drive:
     def trim(self, offset_bytes: int, length_bytes: int) -> TrimResult: ...
     def purge(self) -> TrimResult: ...
     def idle(self, seconds: float) -> IdleResult: ...
+    def replay(
+        self, ts_ns: bytes, op: bytes, offset: bytes, length: bytes, flags: bytes, idle_cap_ns: int | None = None
+    ) -> tuple[ReplaySummary, bytes, bytes]:
+        """Open-loop replay of a trace (replay.rs): columns as little-endian buffers, u64
+        ts_ns, u8 op (0 read, 1 write, 2 trim, 3 flush), u64 offset, u64 length, u8 flags
+        (1 FUA, 2 preflush). Returns the summary and the u64 issue and completion times (ns
+        from the replay's start). Raises ValueError for an I/O beyond the capacity."""
+
     def state(self) -> DriveState: ...

@@ -183,7 +183,7 @@ class Runner:
                 record = self._run_test(record, test, index)
         finally:
             self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
-        status = "complete" if any(t.measurements for t in record.tests) else "failed"
+        status = "complete" if any(_measured(t) for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})
         self.bundle.write_run(record)
@@ -297,6 +297,11 @@ class Runner:
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
             f"resume with `ssdlab run --resume {self.bundle.path}`"
         )
+
+
+def _measured(test: TestRecord) -> bool:
+    """A test measured something: a workload, or a trace replay (a step that is I/O)."""
+    return bool(test.measurements) or any(s.step.kind == "replay_trace" for s in test.steps)
 
 
 def run_entries(

@@ -49,12 +49,37 @@ class SetWriteCache(BaseModel):
     kind: Literal["write_cache"] = "write_cache"
     name: str = "write-cache"
     enabled: bool
+    # True: the drive's own volatile cache (nvme set-feature 0x06 / hdparm -W), put back at
+    # exit if the run stops first (ssdlab.trace.writecache); False: the kernel's view.
+    device: bool = False
 
     def describe(self) -> str:
-        return f"write cache {'on' if self.enabled else 'off'}"
+        where = "drive volatile " if self.device else ""
+        return f"{where}write cache {'on' if self.enabled else 'off'}"
 
 
-Step = Purge | Idle | SetWriteCache
+class ReplayTrace(BaseModel):
+    """Replay a block I/O trace open loop (docs/traces.md): a generated profile
+    ("generated:heavy") or an ssdlab trace file; the simulator replays it natively."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["replay_trace"] = "replay_trace"
+    name: str = "replay"
+    trace: str = Field(min_length=1)
+    scale: float = Field(default=1.0, gt=0, le=1)
+    seed: int = Field(default=1, ge=0)
+    fua_pct: float = Field(default=0.0, ge=0, le=100)
+    idle_cap_us: float | None = Field(default=25.0, ge=0)
+    remap: Literal["modulo", "proportional"] = "modulo"
+
+    def describe(self) -> str:
+        cap = "real idle time" if self.idle_cap_us is None else f"idle capped at {self.idle_cap_us:g} µs"
+        fua = f", {self.fua_pct:g} % of writes FUA" if self.fua_pct else ""
+        return f"replay trace {self.trace} (scale {self.scale:g}{fua}, {cap}, offsets {self.remap})"
+
+
+Step = Purge | Idle | SetWriteCache | ReplayTrace
 
 
 class StepResult(BaseModel):

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use serde::Serialize;
 
 /// Convert any serialisable core value into plain Python objects.
@@ -155,6 +155,34 @@ impl PyDrive {
         to_py(py, &r)
     }
 
+    /// Open-loop replay of a trace given as little-endian column buffers (u64 ts_ns,
+    /// u8 op, u64 offset, u64 length, u8 flags). Returns (summary, issue_ns, done_ns),
+    /// the last two as u64 little-endian buffers relative to the replay's start.
+    #[pyo3(signature = (ts_ns, op, offset, length, flags, idle_cap_ns = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn replay<'py>(
+        &mut self,
+        py: Python<'py>,
+        ts_ns: &[u8],
+        op: &[u8],
+        offset: &[u8],
+        length: &[u8],
+        flags: &[u8],
+        idle_cap_ns: Option<u64>,
+    ) -> PyResult<(PyObject, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let ios = replay_ios(ts_ns, op, offset, length, flags)?;
+        let (mut issue, mut done) = (vec![0u64; ios.len()], vec![0u64; ios.len()]);
+        let drive = &mut self.inner;
+        let summary = py
+            .allow_threads(|| drive.replay(&ios, idle_cap_ns, &mut issue, &mut done))
+            .map_err(value_err)?;
+        Ok((
+            to_py(py, &summary)?,
+            le_bytes(py, &issue),
+            le_bytes(py, &done),
+        ))
+    }
+
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
         use ssdsim::Device;
         match &self.inner {
@@ -169,6 +197,58 @@ impl PyDrive {
             Sim::Raid0(a) => format!("<ssdsim {} at t={:.3}s>", a.identity().preset, a.now_s()),
         }
     }
+}
+
+fn u64s(name: &str, raw: &[u8], n: usize) -> PyResult<Vec<u64>> {
+    if raw.len() != n * 8 {
+        return Err(PyValueError::new_err(format!(
+            "replay: {name} holds {} bytes, expected {} (u64 per I/O)",
+            raw.len(),
+            n * 8
+        )));
+    }
+    Ok(raw
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect())
+}
+
+/// The trace columns as replay records; every column must have one entry per I/O.
+fn replay_ios(
+    ts: &[u8],
+    op: &[u8],
+    offset: &[u8],
+    length: &[u8],
+    flags: &[u8],
+) -> PyResult<Vec<ssdsim::ReplayIo>> {
+    let n = op.len();
+    if flags.len() != n {
+        return Err(PyValueError::new_err(
+            "replay: flags and op differ in length",
+        ));
+    }
+    let (ts, off, len) = (
+        u64s("ts_ns", ts, n)?,
+        u64s("offset", offset, n)?,
+        u64s("length", length, n)?,
+    );
+    Ok((0..n)
+        .map(|i| ssdsim::ReplayIo {
+            ts_ns: ts[i],
+            op: op[i],
+            offset: off[i],
+            length: len[i],
+            flags: flags[i],
+        })
+        .collect())
+}
+
+fn le_bytes<'py>(py: Python<'py>, values: &[u64]) -> Bound<'py, PyBytes> {
+    let mut raw = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        raw.extend_from_slice(&v.to_le_bytes());
+    }
+    PyBytes::new(py, &raw)
 }
 
 /// "ExceptionType: message" for an error raised in Python code.

@@ -72,6 +72,19 @@ pub struct Buffer {
     pub bytes: u64,
     pub write_cache: bool,
     pub plp: bool,
+    /// How a FUA write becomes durable on a drive without PLP (`?fua_policy=`):
+    /// "own_data" (its own data reaches NAND) or "flush_buffer" (the whole write buffer is
+    /// written out first, as firmware that treats FUA as flush + write does). Presets that
+    /// say nothing get "own_data", the model's behaviour before the policy existed.
+    #[serde(default = "default_fua_policy")]
+    pub fua_policy: String,
+}
+
+/// The FUA policies `buffer.fua_policy` accepts.
+pub const FUA_POLICIES: &[&str] = &["own_data", "flush_buffer"];
+
+fn default_fua_policy() -> String {
+    FUA_POLICIES[0].to_string()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -145,6 +158,7 @@ pub const SPECIAL_KEYS: &[&str] = &[
     "scale",
     "capacity_gib",
     "ambient_c",
+    "fua_policy",
 ];
 
 struct PresetFile {
@@ -240,6 +254,7 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
             "plp" => cfg.buffer.plp = parse_bool(k, v)?,
             "write_cache" => cfg.buffer.write_cache = parse_bool(k, v)?,
             "ambient_c" => cfg.thermal.ambient_c = parse_f64(k, v)?,
+            "fua_policy" => cfg.buffer.fua_policy = v.trim().to_string(),
             _ => {}
         }
     }
@@ -446,6 +461,9 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     }
     if !["none", "static", "dynamic"].contains(&cfg.slc.mode.as_str()) {
         return e("slc.mode must be none, static or dynamic");
+    }
+    if !FUA_POLICIES.contains(&cfg.buffer.fua_policy.as_str()) {
+        return e("buffer.fua_policy must be own_data or flush_buffer");
     }
     if !["nvme", "ahci", "sata"].contains(&cfg.host.transport.as_str()) {
         return e("host.transport must be nvme, ahci or sata");

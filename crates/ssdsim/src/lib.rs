@@ -14,6 +14,7 @@ pub mod error;
 pub mod ftl;
 pub mod hist;
 pub mod job;
+pub mod replay;
 mod report;
 pub mod rng;
 mod thermal;
@@ -24,6 +25,7 @@ pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 pub use error::SimError;
 pub use job::{JobSpec, Pattern, Progress, RunResult, SyncMode};
+pub use replay::{ReplayIo, ReplaySummary};
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

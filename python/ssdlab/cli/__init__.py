@@ -14,7 +14,7 @@ import sys
 import click
 
 from ssdlab import __version__
-from ssdlab.cli import inspect, library, results, run, sim  # noqa: F401  (each registers its commands)
+from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err
 from ssdlab.errors import InternalError, Interrupted, SsdlabError
 

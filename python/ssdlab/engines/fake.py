@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
-from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
+from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.workload import Workload
 
@@ -30,7 +30,7 @@ class FakeProfile:
 
 
 # The fake engine writes nothing anywhere, so it may stand in on any target.
-_EVERY_STEP = frozenset({"purge", "idle", "write_cache"})
+_EVERY_STEP = frozenset({"purge", "idle", "write_cache", "replay_trace"})
 
 
 @dataclass
@@ -56,6 +56,11 @@ class FakeEngine:
             return StepResult(step=step, elapsed_s=step.seconds)
         if isinstance(step, SetWriteCache):
             return StepResult(step=step, elapsed_s=0.0, detail={"write_cache": step.enabled})
+        if isinstance(step, ReplayTrace):
+            from ssdlab.trace.sim_step import fake_replay_step
+
+            detail = fake_replay_step(step, ctx, self.profile.read_lat_us, self.profile.write_lat_us)
+            return StepResult(step=step, elapsed_s=float(detail["elapsed_s"]), detail=detail)
         raise EngineError(f"fake engine: unknown step {step!r}")
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:

@@ -226,7 +226,8 @@ class FioEngine:
 
     # The kernel's write-cache switch exists for block devices only; secure erase is not done.
     capabilities: Capabilities = field(default=Capabilities(steps={
-        "file": frozenset({"purge", "idle"}), "block": frozenset({"purge", "idle", "write_cache"}),
+        "file": frozenset({"purge", "idle", "replay_trace"}),
+        "block": frozenset({"purge", "idle", "write_cache", "replay_trace"}),
     }))
 
     # ---- job files ---------------------------------------------------------------------

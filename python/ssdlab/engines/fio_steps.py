@@ -14,7 +14,7 @@ from typing import Any
 
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.errors import EngineError, SafetyError
-from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
+from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget, allocated_bytes, punch_hole
@@ -31,6 +31,8 @@ def run_step(target: Target, step: Step, ctx: RunContext) -> StepResult:
         detail = idle(step, ctx)
     elif isinstance(step, SetWriteCache):
         detail = set_write_cache(target, step)
+    elif isinstance(step, ReplayTrace):
+        detail = replay_trace(target, step, ctx)
     else:
         raise EngineError(f"the fio engine cannot do step {step!r}")
     return StepResult(step=step, elapsed_s=time.monotonic() - start, detail=detail)
@@ -103,6 +105,15 @@ def idle(step: Idle, ctx: RunContext) -> dict[str, Any]:
     return {"slept_s": round(time.monotonic() - start, 3)}
 
 
+def replay_trace(target: Target, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
+    """Replay a trace with fio (ssdlab.trace.fio_replay); it writes, so a device must be ours."""
+    if isinstance(target, BlockTarget) and not target.writes_authorized():
+        raise SafetyError(f"{target.spec}: replaying a trace writes to it; needs --destroy --yes=SERIAL")
+    from ssdlab.trace.sim_step import fio_replay_step
+
+    return fio_replay_step(target, step, ctx)
+
+
 def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:
     if not isinstance(target, BlockTarget):
         raise EngineError(
@@ -114,6 +125,10 @@ def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:
     if not target.writes_authorized():
         raise SafetyError(f"{target.spec}: switching the write cache needs --destroy --yes=SERIAL")
     facts = block_facts(target.sysroot, target.name)
+    if step.device:
+        from ssdlab.trace.writecache import cache_tool, set_cache
+
+        return set_cache(target.run, cache_tool(f"/dev/{facts.disk}", facts.transport), step.enabled)
     path = target.sysroot.block(facts.disk) / "queue" / "write_cache"
     wanted = "write back" if step.enabled else "write through"
     try:

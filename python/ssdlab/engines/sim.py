@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
-from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
+from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.targets.sim import SimTarget, simulator
 from ssdlab.workload import Workload
@@ -78,7 +78,7 @@ class SimEngine:
     name = "sim"
     # The simulator models neither data compression nor fio's own steady-state detector.
     capabilities = Capabilities(
-        steps={"sim": frozenset({"purge", "idle"})},
+        steps={"sim": frozenset({"purge", "idle", "replay_trace"})},
         features=ALL_FEATURES - {"compressible data", "fio's steady-state detector"},
     )
 
@@ -128,6 +128,10 @@ class SimEngine:
                 detail = dict(drive.trim(step.offset_bytes, span))
         elif isinstance(step, Idle):
             detail = dict(drive.idle(step.seconds))
+        elif isinstance(step, ReplayTrace):
+            from ssdlab.trace.sim_step import replay_step
+
+            detail = replay_step(drive, step, ctx)
         elif isinstance(step, SetWriteCache):
             raise EngineError("a simulated drive's write cache is set in the target: sim:PRESET?write_cache=0")
         else:

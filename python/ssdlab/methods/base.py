@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSet
-from ssdlab.steps import Idle, Purge, SetWriteCache, StepResult
+from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -44,7 +44,7 @@ class Measure(BaseModel):
         return f"{self.workload.name}: {self.workload.describe()}{tag}"
 
 
-Action = Measure | Purge | Idle | SetWriteCache
+Action = Measure | Purge | Idle | SetWriteCache | ReplayTrace
 
 
 class TestPlan(BaseModel):

@@ -1,0 +1,88 @@
+"""Report section of `trace` (docs/methods/trace.md): the review metrics, latency
+percentiles and slow-I/O shares by direction, and the replay over virtual time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
+from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.section_generic import generic_section, metrics_tables, section_title, status_notes
+from ssdlab.report.sections import register_section
+from ssdlab.report.types import Figure, FigureLike, Section
+
+
+def replay_detail(record: TestRecord) -> dict[str, Any]:
+    found = next((s for s in record.steps if s.step.kind == "replay_trace"), None)
+    return dict(found.detail) if found is not None else {}
+
+
+def percentile_rows(view: MethodView) -> list[Row]:
+    return [{"percentile": f"p{spec.dims['percentile']:g}", "direction": str(spec.dims["direction"]), "us": value}
+            for spec, value in view.numbers() if "percentile" in spec.dims]
+
+
+def slow_rows(view: MethodView) -> list[Row]:
+    rows = []
+    for d in ("read", "write"):
+        for ms in (10, 100):
+            value = view.number(f"{d}_over_{ms}ms_pct")
+            if value is not None:
+                rows.append({"limit": f"> {ms} ms", "direction": d, "pct": value})
+    return rows
+
+
+def timeline_rows(detail: dict[str, Any]) -> dict[str, list[Row]]:
+    series = detail.get("series") or {}
+    t = series.get("t_s", [])
+    return {key: thin([{"t_s": ts, "curve": label, key: v} for ts, v in zip(t, series.get(key, []), strict=False)])
+            for key, label in (("mb_s", "data moved"), ("lat_us", "mean latency"))}
+
+
+def trace_figures(view: MethodView, detail: dict[str, Any]) -> list[FigureLike]:
+    key = view.record.name
+    figures: list[FigureLike] = []
+    pct = percentile_rows(view)
+    if pct:
+        figures.append(Figure(f"{key}-percentiles", "Latency percentiles by direction",
+                              grouped_bars(pct, "percentile", "", "direction", "us", "latency (µs)"),
+                              "From fio-layout latency bins of every replayed I/O (issue to completion)."))
+    slow = slow_rows(view)
+    if slow:
+        figures.append(Figure(f"{key}-slow", "I/Os above 10 ms and 100 ms",
+                              grouped_bars(slow, "limit", "", "direction", "pct", "% of I/Os"),
+                              "Share of each direction's I/Os whose service time exceeded the limit."))
+    rows = timeline_rows(detail)
+    bin_s = float((detail.get("series") or {}).get("bin_s", 1.0))
+    if rows["mb_s"]:
+        figures.append(Figure(f"{key}-timeline", "Data moved over the replay",
+                              line_chart(rows["mb_s"], "mb_s", "MB/s"),
+                              f"Bytes of completed reads and writes per {bin_s:g} s of virtual time (idle time "
+                              "cut). MB/s are decimal."))
+        figures.append(Figure(f"{key}-latency", "Mean service time over the replay",
+                              line_chart(rows["lat_us"], "lat_us", "µs"),
+                              f"Mean issue-to-completion time of the I/Os completing in each {bin_s:g} s."))
+    return figures
+
+
+def trace_caption(view: MethodView, detail: dict[str, Any]) -> str:
+    p = view.params
+    trace = detail.get("trace") or {}
+    cap = "idle time kept" if p.idle_cap_us is None else f"idle time cut to {p.idle_cap_us:g} µs"
+    return (f"Open-loop replay of {trace.get('source', p.trace)} ({trace.get('records', '?')} I/Os) on the purged "
+            f"drive, {cap}, offsets remapped by {p.remap}. Average data rate = bytes moved / busy time "
+            "(time with at least one I/O outstanding); see docs/traces.md.")
+
+
+def trace_section(bundle: Bundle, record: TestRecord) -> Section:
+    view = method_view(bundle, record)
+    if view is None:
+        return generic_section(bundle, record)
+    detail = replay_detail(record)
+    return Section(key=record.name, title=section_title(record), caption=trace_caption(view, detail),
+                   status=record.status, tables=metrics_tables(view, record), figures=trace_figures(view, detail),
+                   notes=status_notes(record))
+
+
+register_section("trace", trace_section)

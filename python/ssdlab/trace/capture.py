@@ -1,0 +1,137 @@
+"""Capture a device's block I/O through tracefs (docs/traces.md, "Capture").
+
+The kernel's block_rq_issue and block_rq_complete events (include/trace/events/block.h)
+are enabled in a private tracefs instance (instances/ssdlab-PID, so nothing else tracing
+on the machine is disturbed), filtered to the device's dev_t, and their trace_pipe lines are
+saved as text; `import_trace(..., "capture")` turns them into a trace. The device itself is
+never opened: capture is read-only. Root only. The instance is removed on every exit,
+Ctrl-C included, and tracefs is unmounted again if this capture mounted it.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from ssdlab.errors import UsageError
+
+TRACEFS = Path("/sys/kernel/tracing")
+EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+READ_CHUNK = 1 << 16
+POLL_S = 0.1
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    lines: int
+    seconds: float
+    command_status: int | None
+
+
+def device_dev(device: str) -> tuple[int, int]:
+    """(major, minor) of a block device node; partitions are refused (events name the disk)."""
+    try:
+        st = os.stat(device)
+    except OSError as err:
+        raise UsageError(f"{device}: {err.strerror}; give a block device such as /dev/nvme0n1") from None
+    import stat
+
+    if not stat.S_ISBLK(st.st_mode):
+        raise UsageError(f"{device} is not a block device; give one such as /dev/nvme0n1")
+    name = Path(os.path.realpath(device)).name
+    if (Path("/sys/class/block") / name / "partition").exists():
+        raise UsageError(f"{device} is a partition; capture its disk (block events name the whole disk)")
+    return os.major(st.st_rdev), os.minor(st.st_rdev)
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+@contextmanager
+def tracefs_instance(root: Path = TRACEFS) -> Iterator[Path]:
+    """A private tracefs instance, mounting tracefs first if needed; always cleaned up."""
+    mounted = False
+    if not (root / "instances").is_dir():
+        done = subprocess.run(["mount", "-t", "tracefs", "nodev", str(root)], capture_output=True, text=True,
+                              check=False)
+        if done.returncode != 0:
+            raise UsageError(f"tracefs is not mounted at {root} and mounting it failed: {done.stderr.strip()}")
+        mounted = True
+    inst = root / "instances" / f"ssdlab-{os.getpid()}"
+    inst.mkdir(exist_ok=True)
+    try:
+        yield inst
+    finally:
+        for event in EVENTS:
+            enable = inst / "events" / event / "enable"
+            if enable.exists():
+                _write(enable, "0")
+        inst.rmdir()
+        if mounted:
+            subprocess.run(["umount", str(root)], capture_output=True, check=False)
+
+
+def _enable(inst: Path, major: int, minor: int) -> None:
+    dev = (major << 20) | minor  # the kernel's internal dev_t, as the events record it
+    for event in EVENTS:
+        _write(inst / "events" / event / "filter", f"dev == {dev}")
+        _write(inst / "events" / event / "enable", "1")
+
+
+def _pump(fd: int, out: IO[str], done: Callable[[], bool]) -> int:
+    """Copy trace_pipe to `out` until done(); returns the number of lines."""
+    lines, tail = 0, ""
+    while True:
+        finished = done()
+        ready, _, _ = select.select([fd], [], [], 0 if finished else POLL_S)
+        if ready:
+            data = os.read(fd, READ_CHUNK).decode("utf-8", "replace")
+            text = tail + data
+            keep = text.rsplit("\n", 1)
+            tail = keep[1] if len(keep) > 1 else text
+            complete = keep[0] + "\n" if len(keep) > 1 else ""
+            out.write(complete)
+            lines += complete.count("\n")
+            continue
+        if finished:
+            return lines
+
+
+def capture(device: str, out_path: Path, *, seconds: float | None = None, command: Sequence[str] = (),
+            root: Path = TRACEFS) -> CaptureResult:
+    """Capture `device`'s block events for `seconds`, or while `command` runs, into out_path."""
+    if os.geteuid() != 0:
+        raise UsageError("capture needs root (tracefs); run it with sudo")
+    if (seconds is None) == (not command):
+        raise UsageError("give either --seconds N or -- COMMAND")
+    major, minor = device_dev(device)
+    start = time.monotonic()
+    status: int | None = None
+    with tracefs_instance(root) as inst, out_path.open("w") as out:
+        _write(inst / "trace", "")  # start empty
+        _enable(inst, major, minor)
+        fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if command:
+                proc = subprocess.Popen(list(command))
+                try:
+                    lines = _pump(fd, out, lambda: proc.poll() is not None)
+                finally:
+                    if proc.poll() is None:
+                        proc.terminate()
+                        proc.wait()
+                status = proc.returncode
+            else:
+                end = start + float(seconds or 0)
+                lines = _pump(fd, out, lambda: time.monotonic() >= end)
+        finally:
+            os.close(fd)
+    return CaptureResult(lines=lines, seconds=time.monotonic() - start, command_status=status)

@@ -1,0 +1,425 @@
+"""Streaming importers: each source format, line by line, into the normalised model.
+
+Every format's columns are documented beside its parser, with the source of that
+documentation. A line that does not parse stops the import with one line naming the
+file, the line number and what was wrong (TraceFormatError); nothing is guessed.
+Memory is bounded: records leave in chunks of IMPORT_CHUNK.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from ssdlab.errors import UsageError
+from ssdlab.trace.model import (
+    CHUNK_RECORDS,
+    FLAG_FUA,
+    FLAG_META,
+    FLAG_PREFLUSH,
+    FLAG_SYNC,
+    OP_FLUSH,
+    OP_READ,
+    OP_TRIM,
+    OP_WRITE,
+    ChunkBuilder,
+    Provenance,
+    TraceChunk,
+    TraceWriter,
+)
+
+SECTOR = 512
+# Records parsed into Python lists before they become numpy columns: 256 Ki keeps an
+# import's peak memory near 100 MB whatever the source's size.
+IMPORT_CHUNK = 1 << 18
+MAX_BYTES = 1 << 62  # offsets and lengths above this are not a block device
+
+
+class TraceFormatError(UsageError):
+    """A source line that does not parse: `file:line: format: what is wrong`."""
+
+
+@dataclass(frozen=True)
+class Record:
+    ts_ns: int  # absolute in the source's clock; made relative to the first record on import
+    op: int
+    offset: int
+    length: int
+    flags: int = 0
+    pid: int = -1
+    completion_ns: int = -1  # absolute, same clock as ts_ns
+    process: str | None = None
+
+
+class _State:
+    """Per-import state a parser may keep (fio v2 clock, blkparse completions)."""
+
+    def __init__(self) -> None:
+        self.clock_ns = 0
+        self.done = False
+
+
+LineParser = Callable[[str, _State], Record | None]  # None: a line to skip (header, comment)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        value = int(text.strip(), 0) if text.strip().lower().startswith("0x") else int(text.strip())
+    except ValueError:
+        raise ValueError(f"{what} {text.strip()[:40]!r} is not an integer") from None
+    if not 0 <= value < MAX_BYTES:
+        raise ValueError(f"{what} {value} is out of range")
+    return value
+
+
+def _seconds_ns(text: str, what: str) -> int:
+    """Decimal seconds to ns exactly (a float would lose the µs of an epoch timestamp)."""
+    try:
+        value = Decimal(text.strip())
+    except InvalidOperation:
+        raise ValueError(f"{what} {text.strip()[:40]!r} is not a number") from None
+    if not value.is_finite() or not 0 <= value < 10**12:
+        raise ValueError(f"{what} {text.strip()[:40]!r} is out of range")
+    return int(value * 1_000_000_000)
+
+
+def _fields(line: str, n: int, sep: str | None = ",") -> list[str]:
+    parts = line.split(sep)
+    if len(parts) < n:
+        raise ValueError(f"expected {n} fields, found {len(parts)}")
+    return parts
+
+
+def _rw(text: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> int:
+    t = text.strip()
+    if t in reads:
+        return OP_READ
+    if t in writes:
+        return OP_WRITE
+    raise ValueError(f"operation {t[:20]!r} is neither {reads[0]!r} nor {writes[0]!r}")
+
+
+# --- MSR Cambridge ------------------------------------------------------------------
+# SNIA IOTTA "MSR Cambridge Traces" (Narayanan et al., FAST'08), one CSV line per I/O:
+#   Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
+# Timestamp: Windows filetime (100 ns ticks since 1601-01-01); Type: Read | Write;
+# Offset, Size: bytes; ResponseTime: 100 ns ticks.
+def parse_msr(line: str, state: _State) -> Record:
+    f = _fields(line, 7)
+    ts = _int(f[0], "timestamp") * 100
+    return Record(ts, _rw(f[3], ("Read",), ("Write",)), _int(f[4], "offset"), _int(f[5], "size"),
+                  completion_ns=ts + _int(f[6], "response time") * 100)
+
+
+# --- Alibaba block traces -------------------------------------------------------------
+# github.com/alibaba/block-traces (2020, "io_traces.csv"), one CSV line per I/O:
+#   device_id,opcode,offset,length,timestamp
+# opcode: R | W; offset, length: bytes; timestamp: microseconds (Unix epoch).
+def parse_alibaba(line: str, state: _State) -> Record:
+    f = _fields(line, 5)
+    return Record(_int(f[4], "timestamp") * 1000, _rw(f[1], ("R",), ("W",)),
+                  _int(f[2], "offset"), _int(f[3], "length"))
+
+
+# --- Tencent CBS ----------------------------------------------------------------------
+# SNIA IOTTA "Tencent Cloud Block Storage" (Zhang et al., ATC'20), one CSV line per I/O:
+#   Timestamp,Offset,Size,IOType,VolumeID
+# Timestamp: seconds (Unix epoch); Offset, Size: 512-byte sectors; IOType: 0 read, 1 write.
+def parse_tencent(line: str, state: _State) -> Record:
+    f = _fields(line, 5)
+    return Record(_int(f[0], "timestamp") * 1_000_000_000, _rw(f[3], ("0",), ("1",)),
+                  _int(f[1], "offset") * SECTOR, _int(f[2], "size") * SECTOR)
+
+
+# --- SYSTOR'17 ------------------------------------------------------------------------
+# SNIA IOTTA "SYSTOR '17 Traces" (Lee et al., SYSTOR'17), CSV with a header line:
+#   Timestamp,Response,IOType,LUN,Offset,Size
+# Timestamp: seconds (Unix epoch, fractional); Response: seconds; IOType: R | W;
+# Offset, Size: bytes.
+def parse_systor(line: str, state: _State) -> Record | None:
+    if line.startswith("Timestamp"):
+        return None
+    f = _fields(line, 6)
+    ts = _seconds_ns(f[0], "timestamp")
+    return Record(ts, _rw(f[2], ("R",), ("W",)), _int(f[4], "offset"), _int(f[5], "size"),
+                  completion_ns=ts + _seconds_ns(f[1], "response"))
+
+
+# --- FIU ------------------------------------------------------------------------------
+# SNIA IOTTA "FIU IODedup / SRCMap" traces (Koller & Rangaswami, FAST'10), one
+# space-separated line per I/O:
+#   ts pid process lba size op major minor md5
+# ts: ns; lba: 512-byte sectors; size: 512-byte blocks; op: R | W.
+def parse_fiu(line: str, state: _State) -> Record:
+    f = _fields(line, 8, None)
+    return Record(_int(f[0], "timestamp"), _rw(f[5], ("R", "r"), ("W", "w")), _int(f[3], "lba") * SECTOR,
+                  _int(f[4], "size") * SECTOR, pid=_int(f[1], "pid") % (1 << 31), process=f[2][:64])
+
+
+# --- RWBS (blkparse and tracefs) -----------------------------------------------------
+# The kernel's blk_fill_rwbs (block/blk-core.c; Documentation: blkparse(1)): an optional
+# leading F (preflush), the operation (R read, W write, D discard, F flush, N none,
+# DE secure erase), then F (FUA), A (readahead), S (sync), M (metadata).
+def parse_rwbs(rwbs: str) -> tuple[int, int]:
+    s, flags = rwbs, 0
+    if len(s) > 1 and s[0] == "F" and s[1] in "RWDFN":
+        flags |= FLAG_PREFLUSH
+        s = s[1:]
+    if not s or s[0] not in "RWDFN":
+        raise ValueError(f"RWBS {rwbs[:20]!r} names no operation")
+    op = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "F": OP_FLUSH, "N": OP_FLUSH}[s[0]]
+    rest = s[2:] if s.startswith("DE") else s[1:]
+    for ch in rest:
+        if ch not in "FASM":
+            raise ValueError(f"RWBS {rwbs[:20]!r} has an unknown flag {ch!r}")
+        flags |= {"F": FLAG_FUA, "S": FLAG_SYNC, "M": FLAG_META, "A": 0}[ch]
+    return op, flags
+
+
+# --- blkparse default text -------------------------------------------------------------
+# blkparse(1) default output format "%D %2c %8s %5T.%9t %5p %2a %3d ": device maj,min,
+# CPU, sequence, time (s.ns), pid, action, RWBS, then "sector + blocks [process]".
+# The I/O is taken at its D (issue to driver) event; a C (complete) event of the same
+# sector and size fills its completion time. The per-CPU summary at the end stops it.
+_BLKPARSE = re.compile(
+    r"^\s*(\d+),(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\.(\d{1,9})\s+(\d+)\s+([A-Z]{1,2})\s+(\S+)\s*(.*)$")
+_EXTENT = re.compile(r"^(\d+) \+ (\d+)(?: \[(.*)\])?")
+
+
+class _Blk(_State):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[tuple[int, int], int] = {}  # (sector, blocks) -> index of its record
+
+
+def parse_blkparse(line: str, state: _State) -> Record | None:
+    if line.startswith("CPU") or line.startswith("Total"):
+        state.done = True
+        return None
+    m = _BLKPARSE.match(line)
+    if m is None:
+        raise ValueError("not a blkparse event line (dev cpu seq time pid action rwbs ...)")
+    ts = int(m[5]) * 1_000_000_000 + int(m[6].ljust(9, "0"))
+    action, rwbs, rest = m[8], m[9], m[10]
+    if action not in ("D", "C"):
+        return None  # queue, merge, plug … events describe the same I/O
+    op, flags = parse_rwbs(rwbs)
+    ext = _EXTENT.match(rest)
+    sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
+    if action == "C":
+        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
+    return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[7]) % (1 << 31), process=name)
+
+
+# --- fio iolog v2 / v3 -----------------------------------------------------------------
+# fio(1) "I/O replay": v2 starts "fio version 2 iolog", lines `filename action [offset
+# length]`; v3 starts "fio version 3 iolog", lines `timestamp filename action [offset
+# length]` with timestamp in µs from the start (fio's iolog.c writes utime_since_now). Actions read, write, trim, sync,
+# datasync (I/O); add, open, close (file management, skipped); v2 `wait` sleeps usec.
+_FIO_OPS = {"read": OP_READ, "write": OP_WRITE, "trim": OP_TRIM, "sync": OP_FLUSH, "datasync": OP_FLUSH}
+
+
+def _fio_io(parts: list[str], ts_ns: int) -> Record | None:
+    action = parts[1]
+    if action in ("add", "open", "close"):
+        return None
+    if action not in _FIO_OPS:
+        raise ValueError(f"unknown fio iolog action {action[:20]!r}")
+    op = _FIO_OPS[action]
+    if op == OP_FLUSH:
+        return Record(ts_ns, op, 0, 0)
+    if len(parts) < 4:
+        raise ValueError(f"fio iolog {action} needs an offset and a length")
+    return Record(ts_ns, op, _int(parts[2], "offset"), _int(parts[3], "length"))
+
+
+def parse_fio2(line: str, state: _State) -> Record | None:
+    if line.startswith("fio version"):
+        if "version 2" not in line:
+            raise ValueError("header is not 'fio version 2 iolog'")
+        return None
+    parts = line.split()
+    if len(parts) < 2:
+        raise ValueError("expected 'filename action [offset length]'")
+    if parts[1] == "wait":
+        state.clock_ns += _int(parts[2] if len(parts) > 2 else "", "wait usec") * 1000
+        return None
+    return _fio_io(parts, state.clock_ns)
+
+
+def parse_fio3(line: str, state: _State) -> Record | None:
+    if line.startswith("fio version"):
+        if "version 3" not in line:
+            raise ValueError("header is not 'fio version 3 iolog'")
+        return None
+    parts = line.split()
+    if len(parts) < 3:
+        raise ValueError("expected 'timestamp filename action [offset length]'")
+    return _fio_io(parts[1:], _int(parts[0], "timestamp") * 1_000)
+
+
+# --- ssdlab capture (tracefs text) ------------------------------------------------------
+# What `ssdlab trace capture` saves: the kernel's trace_pipe lines of the block events
+# (include/trace/events/block.h):
+#   block_rq_issue:    "MAJ,MIN RWBS BYTES (CMD) SECTOR + NR [IOPRIO] [COMM]"
+#   block_rq_complete: "MAJ,MIN RWBS (CMD) SECTOR + NR [IOPRIO] [ERROR]"
+# preceded by "TASK-PID [CPU] FLAGS SECONDS.USECS: EVENT:".
+_TRACEFS = re.compile(r"^\s*(.*?)-(\d+)\s+\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d{1,9}):\s+(block_rq_\w+):\s+(.*)$")
+_RQ_ISSUE = re.compile(r"^\d+,\d+ (\S+) \d+ \(.*?\) (\d+) \+ (\d+)")
+_RQ_DONE = re.compile(r"^\d+,\d+ (\S+) \(.*?\) (\d+) \+ (\d+)")
+
+
+def parse_tracefs(line: str, state: _State) -> Record | None:
+    if line.startswith("#"):
+        return None
+    m = _TRACEFS.match(line)
+    if m is None:
+        raise ValueError("not a tracefs block event line (TASK-PID [CPU] TIME: block_rq_…: …)")
+    ts = int(m[3]) * 1_000_000_000 + int(m[4].ljust(9, "0"))
+    event, body = m[5], m[6]
+    if event not in ("block_rq_issue", "block_rq_complete"):
+        return None
+    ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
+    if ev is None:
+        raise ValueError(f"{event} body {body[:40]!r} does not match the kernel's format")
+    op, flags = parse_rwbs(ev[1])
+    sector, blocks = int(ev[2]), int(ev[3])
+    if event == "block_rq_complete":
+        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
+    return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[2]) % (1 << 31),
+                  process=m[1].strip()[:64] or None)
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    parse: LineParser
+    title: str
+    state: Callable[[], _State] = _State
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("msr", parse_msr, "MSR Cambridge CSV (SNIA IOTTA)"),
+    Format("alibaba", parse_alibaba, "Alibaba block traces CSV"),
+    Format("tencent", parse_tencent, "Tencent CBS CSV (SNIA IOTTA)"),
+    Format("systor17", parse_systor, "SYSTOR'17 LUN traces CSV (SNIA IOTTA)"),
+    Format("fiu", parse_fiu, "FIU IODedup/SRCMap text"),
+    Format("blkparse", parse_blkparse, "blkparse default text output", _Blk),
+    Format("fio2", parse_fio2, "fio iolog version 2"),
+    Format("fio3", parse_fio3, "fio iolog version 3 (µs timestamps)"),
+    Format("capture", parse_tracefs, "ssdlab capture (tracefs block_rq_* text)", _Blk),
+)}
+
+
+def _format(name: str) -> Format:
+    if name not in FORMATS:
+        raise UsageError(f"unknown trace format {name!r}; valid formats: {', '.join(FORMATS)}")
+    return FORMATS[name]
+
+
+class _Import:
+    """One import in progress: relative time, completion matching, chunking."""
+
+    def __init__(self, fmt: Format, path: Path, chunk_records: int) -> None:
+        self.fmt, self.path, self.chunk_records = fmt, path, chunk_records
+        self.builder = ChunkBuilder()
+        self.t0: int | None = None
+        self.processes: dict[str, str] = {}
+        # Completions arrive after their issue; records wait here (bounded by the queue
+        # depth of the traced device) before they are released into a chunk.
+        self.open: dict[tuple[int, int], list[int]] = {}
+        self.held: list[list[int]] = []
+        self.skipped = 0
+
+    def feed(self, rec: Record) -> None:
+        if rec.op == -1:
+            self._complete(rec)
+            return
+        if self.t0 is None:
+            self.t0 = rec.ts_ns
+        if rec.ts_ns < self.t0:
+            raise ValueError("timestamp is before the first record's")
+        done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else -1
+        row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
+        if rec.process and rec.pid >= 0:
+            self.processes.setdefault(str(rec.pid), rec.process)
+        if self.fmt.state is _Blk:
+            self.open.setdefault(self._key(rec.op, rec.offset, rec.length), []).append(len(self.held))
+            self.held.append(row)
+        else:
+            self.builder.add(*row)
+
+    @staticmethod
+    def _key(op: int, offset: int, length: int) -> tuple[int, int]:
+        """Completions are matched by extent; flushes (no extent) in order."""
+        return (-1, -1) if op == OP_FLUSH else (offset, length)
+
+    def _complete(self, rec: Record) -> None:
+        waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
+        if waiting and self.t0 is not None:
+            self.held[waiting.pop(0)][6] = rec.ts_ns - self.t0
+        if len(self.held) >= self.chunk_records:
+            self.release()
+
+    def release(self) -> None:
+        for row in self.held:
+            self.builder.add(*row)
+        self.held, self.open = [], {}
+
+    def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
+        state = self.fmt.state()
+        for lineno, raw in enumerate(lines, 1):
+            line = raw.strip()
+            if state.done:
+                break
+            if not line:
+                continue
+            try:
+                rec = self.fmt.parse(line, state)
+                if rec is not None:
+                    self.feed(rec)
+            except (ValueError, IndexError, OverflowError) as error:
+                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}") from None
+            if len(self.builder) >= self.chunk_records:
+                yield self.builder.take()
+        self.release()
+        if len(self.builder):
+            yield self.builder.take()
+
+
+def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tuple[_Import, Iterator[TraceChunk]]:
+    """The records of a source file as chunks; the _Import knows the processes seen."""
+    job = _Import(_format(fmt), path, chunk_records)
+
+    def lines() -> Iterator[str]:
+        try:
+            with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
+                yield from handle
+        except FileNotFoundError:
+            raise UsageError(f"no trace file at {path}") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path} is a directory; give a trace file") from None
+
+    return job, job.chunks(lines())
+
+
+def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK) -> Provenance:
+    """Import `src` in format `fmt` into the trace file `dest` (streaming)."""
+    job, chunks = iter_import(src, fmt, chunk_records)
+    writer = TraceWriter(dest)
+    try:
+        for chunk in chunks:
+            writer.write(chunk)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.close(Provenance(source_format=fmt, source=str(src), processes=job.processes))
+
+
+def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:
+    """Parse source text held in memory (tests, small inputs)."""
+    job = _Import(_format(fmt), Path(name), CHUNK_RECORDS)
+    return TraceChunk.concat(job.chunks(iter(text.splitlines())))

@@ -1,0 +1,129 @@
+"""Replay metrics, defined once here (docs/traces.md, "Metrics").
+
+The storage-bench reviews this lab follows (AnandTech's "The Destroyer" and "Heavy"
+storage benches, 2013-2016 SSD reviews, "Storage Bench" methodology pages) report:
+- average data rate = bytes moved / busy time, where busy time is the union of the
+  intervals with at least one I/O outstanding (idle time does not count against the drive);
+- average service time = mean of (completion - issue) over all I/Os;
+- latency percentiles, read and write apart;
+- the share of I/Os that took longer than 10 ms and longer than 100 ms, all and by direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ssdlab.trace.model import OP_READ, OP_WRITE
+
+PERCENTILES = (50.0, 99.0, 99.9)
+SLOW_MS = (10, 100)
+
+
+@dataclass
+class BusyClock:
+    """Union of [issue, completion) intervals, fed in issue order, chunk by chunk."""
+
+    busy_ns: int = 0
+    open_end: int = -1  # end of the interval still open from earlier chunks
+    open_start: int = -1
+
+    def add(self, issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> None:
+        if not len(issue_ns):
+            return
+        order = np.argsort(issue_ns, kind="stable")
+        s, e = issue_ns[order], done_ns[order]
+        run_end = np.maximum.accumulate(np.maximum(e, self.open_end))
+        prev_end = np.empty_like(run_end)
+        prev_end[0] = self.open_end
+        prev_end[1:] = run_end[:-1]
+        new = s > prev_end  # an interval starts where nothing was outstanding
+        starts = np.flatnonzero(new)
+        if self.open_start < 0 or new[0]:
+            if self.open_start >= 0:
+                self.busy_ns += self.open_end - self.open_start
+        else:
+            starts = np.concatenate([[0], starts])  # the open interval goes on
+            s = s.copy()
+            s[0] = self.open_start
+        ends = np.append(starts[1:] - 1, len(s) - 1)
+        spans = run_end[ends] - s[starts]
+        self.busy_ns += int(spans[:-1].sum())
+        self.open_start, self.open_end = int(s[starts[-1]]), int(run_end[-1])
+
+    @property
+    def total_ns(self) -> int:
+        """Busy time including the interval still open."""
+        return self.busy_ns + (self.open_end - self.open_start if self.open_start >= 0 else 0)
+
+
+def busy_time_ns(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> int:
+    clock = BusyClock()
+    clock.add(issue_ns, done_ns)
+    return clock.total_ns
+
+
+@dataclass(frozen=True)
+class ReplayMetrics:
+    ios: int
+    bytes_moved: int
+    busy_s: float
+    elapsed_s: float
+    avg_data_rate_mb_s: float
+    avg_service_us: float
+    read_avg_service_us: float
+    write_avg_service_us: float
+    read_lat_us: dict[str, float]  # "p50", "p99", "p99.9"
+    write_lat_us: dict[str, float]
+    over_10ms_pct: float
+    over_100ms_pct: float
+    read_over_10ms_pct: float
+    read_over_100ms_pct: float
+    write_over_10ms_pct: float
+    write_over_100ms_pct: float
+
+    def flat(self) -> dict[str, Any]:
+        out: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__
+                               if k not in ("read_lat_us", "write_lat_us")}
+        for d in ("read", "write"):
+            for p, v in getattr(self, f"{d}_lat_us").items():
+                out[f"{d}_lat_{p.replace('.', '_')}_us"] = v
+        return out
+
+
+def _pct_over(lat_ns: npt.NDArray[np.int64], ms: int) -> float:
+    return 100.0 * float(np.count_nonzero(lat_ns > ms * 1_000_000)) / len(lat_ns) if len(lat_ns) else 0.0
+
+
+def _percentiles(lat_ns: npt.NDArray[np.int64]) -> dict[str, float]:
+    if not len(lat_ns):
+        return {f"p{p:g}": 0.0 for p in PERCENTILES}
+    vals = np.percentile(lat_ns, PERCENTILES, method="inverted_cdf")
+    return {f"p{p:g}": float(v) / 1e3 for p, v in zip(PERCENTILES, vals, strict=True)}
+
+
+def _mean_us(lat_ns: npt.NDArray[np.int64]) -> float:
+    return float(lat_ns.mean()) / 1e3 if len(lat_ns) else 0.0
+
+
+def replay_metrics(op: npt.NDArray[np.uint8], length_bytes: npt.NDArray[np.int64],
+                   issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> ReplayMetrics:
+    """The metrics of one replay from its per-I/O issue and completion times."""
+    lat = done_ns - issue_ns
+    rd, wr = op == OP_READ, op == OP_WRITE
+    moved = int(length_bytes[rd | wr].sum())
+    busy_ns = busy_time_ns(issue_ns, done_ns)
+    elapsed = int(done_ns.max() - issue_ns.min()) if len(op) else 0
+    return ReplayMetrics(
+        ios=len(op), bytes_moved=moved, busy_s=busy_ns / 1e9, elapsed_s=elapsed / 1e9,
+        avg_data_rate_mb_s=moved / busy_ns * 1e3 if busy_ns else 0.0,
+        avg_service_us=_mean_us(lat), read_avg_service_us=_mean_us(lat[rd]),
+        write_avg_service_us=_mean_us(lat[wr]),
+        read_lat_us=_percentiles(lat[rd]), write_lat_us=_percentiles(lat[wr]),
+        over_10ms_pct=_pct_over(lat, 10), over_100ms_pct=_pct_over(lat, 100),
+        read_over_10ms_pct=_pct_over(lat[rd], 10), read_over_100ms_pct=_pct_over(lat[rd], 100),
+        write_over_10ms_pct=_pct_over(lat[wr], 10), write_over_100ms_pct=_pct_over(lat[wr], 100),
+    )

@@ -1,0 +1,191 @@
+"""The normalised trace: one columnar table for every source format (docs/traces.md).
+
+Columns (all numeric, so a trace is a few numpy arrays and a Parquet file):
+- timestamp_ns  int64   issue time, ns from the first record of the source
+- op            uint8   OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH
+- offset_bytes  int64   byte offset on the device (0 for a flush)
+- length_bytes  int64   bytes moved (0 for a flush)
+- flags         uint8   FLAG_FUA | FLAG_PREFLUSH | FLAG_SYNC | FLAG_META
+- pid           int32   issuing process, -1 where the source has none
+- completion_ns int64   completion time on the traced device, -1 where unknown
+Process names live in the provenance (pid -> name), not in a string column.
+
+The file is Parquet (pyarrow, zstd) written chunk by chunk, so a 50 M-record import never
+holds the whole trace in memory; the provenance is JSON in the file's key-value metadata.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, Field
+
+from ssdlab.errors import UsageError
+
+OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
+OP_NAMES = ("read", "write", "trim", "flush")
+FLAG_FUA, FLAG_PREFLUSH, FLAG_SYNC, FLAG_META = 1, 2, 4, 8
+
+COLUMNS: dict[str, type[np.generic]] = {
+    "timestamp_ns": np.int64, "op": np.uint8, "offset_bytes": np.int64, "length_bytes": np.int64,
+    "flags": np.uint8, "pid": np.int32, "completion_ns": np.int64,
+}
+PROVENANCE_KEY = b"ssdlab.trace.provenance"
+CHUNK_RECORDS = 1 << 20  # records per chunk in memory and per Parquet row group
+
+
+class Provenance(BaseModel):
+    """Where a trace came from and what the import did to it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source_format: str
+    source: str  # a path, or "generated:heavy seed=1 scale=0.02"
+    records: int = 0
+    skipped_lines: int = 0
+    processes: dict[str, str] = Field(default_factory=dict)  # str(pid) -> name
+    notes: tuple[str, ...] = ()
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TraceChunk:
+    """A run of records as parallel numpy arrays (one per column of COLUMNS)."""
+
+    timestamp_ns: npt.NDArray[np.int64]
+    op: npt.NDArray[np.uint8]
+    offset_bytes: npt.NDArray[np.int64]
+    length_bytes: npt.NDArray[np.int64]
+    flags: npt.NDArray[np.uint8]
+    pid: npt.NDArray[np.int32]
+    completion_ns: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return int(self.timestamp_ns.shape[0])
+
+    def columns(self) -> dict[str, np.ndarray[Any, Any]]:
+        return {name: getattr(self, name) for name in COLUMNS}
+
+    @classmethod
+    def from_columns(cls, cols: Mapping[str, Any]) -> TraceChunk:
+        return cls(**{name: np.asarray(cols[name], dtype=dtype) for name, dtype in COLUMNS.items()})
+
+    @classmethod
+    def concat(cls, chunks: Iterable[TraceChunk]) -> TraceChunk:
+        parts = list(chunks)
+        if not parts:
+            return cls.from_columns({name: [] for name in COLUMNS})
+        return cls.from_columns({name: np.concatenate([getattr(c, name) for c in parts]) for name in COLUMNS})
+
+
+@dataclass
+class ChunkBuilder:
+    """Collects records one at a time (importers) and hands out full chunks."""
+
+    rows: dict[str, list[int]] = field(default_factory=lambda: {name: [] for name in COLUMNS})
+
+    def add(self, ts_ns: int, op: int, offset: int, length: int, flags: int = 0, pid: int = -1,
+            completion_ns: int = -1) -> None:
+        r = self.rows
+        r["timestamp_ns"].append(ts_ns)
+        r["op"].append(op)
+        r["offset_bytes"].append(offset)
+        r["length_bytes"].append(length)
+        r["flags"].append(flags)
+        r["pid"].append(pid)
+        r["completion_ns"].append(completion_ns)
+
+    def __len__(self) -> int:
+        return len(self.rows["op"])
+
+    def take(self) -> TraceChunk:
+        chunk = TraceChunk.from_columns(self.rows)
+        self.rows = {name: [] for name in COLUMNS}
+        return chunk
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.from_numpy_dtype(dtype)) for name, dtype in COLUMNS.items()])
+
+
+class TraceWriter:
+    """Streams chunks into a Parquet file; the provenance is written on close."""
+
+    def __init__(self, path: Path) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.records = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = pq.ParquetWriter(str(path), _schema(), compression="zstd")
+
+    def write(self, chunk: TraceChunk) -> None:
+        import pyarrow as pa
+
+        if len(chunk):
+            self._writer.write_table(pa.table(chunk.columns(), schema=_schema()))
+            self.records += len(chunk)
+
+    def abort(self) -> None:
+        """Stop and remove the partial file (a failed or interrupted import)."""
+        self._writer.close()
+        self.path.unlink(missing_ok=True)
+
+    def close(self, provenance: Provenance) -> Provenance:
+        final = provenance.model_copy(update={"records": self.records})
+        self._writer.add_key_value_metadata({PROVENANCE_KEY: final.model_dump_json().encode()})
+        self._writer.close()
+        return final
+
+
+def write_trace(path: Path, chunks: Iterable[TraceChunk], provenance: Provenance) -> Provenance:
+    writer = TraceWriter(path)
+    try:
+        for chunk in chunks:
+            writer.write(chunk)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.close(provenance)
+
+
+def _open(path: Path) -> Any:
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(str(path))
+    except FileNotFoundError:
+        raise UsageError(f"no trace at {path}; import one with `ssdlab trace import`") from None
+    except Exception as error:  # pyarrow raises ArrowInvalid and friends for non-Parquet files
+        raise UsageError(f"{path} is not an ssdlab trace (Parquet): {str(error).splitlines()[0]}") from None
+
+
+def read_provenance(path: Path) -> Provenance:
+    meta = _open(path).metadata.metadata or {}
+    raw = meta.get(PROVENANCE_KEY)
+    if raw is None:
+        raise UsageError(f"{path} has no ssdlab trace provenance; import it with `ssdlab trace import`")
+    return Provenance.model_validate(json.loads(raw))
+
+
+def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:
+    """The records of a trace file, chunk by chunk (bounded memory)."""
+    pf = _open(path)
+    missing = [name for name in COLUMNS if name not in pf.schema_arrow.names]
+    if missing:
+        raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing")
+    for batch in pf.iter_batches(batch_size=chunk_records, columns=list(COLUMNS)):
+        yield TraceChunk.from_columns({name: batch.column(name).to_numpy() for name in COLUMNS})
+
+
+def load_trace(path: Path) -> TraceChunk:
+    """The whole trace in memory (for replay and small traces)."""
+    return TraceChunk.concat(iter_trace(path))

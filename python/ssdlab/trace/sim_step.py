@@ -1,0 +1,175 @@
+"""The ReplayTrace step on the simulator: build or load the trace, keep it in the bundle,
+replay it natively and return the raw results (counts, sums, fio-layout latency bins,
+per-second series). The `trace` method derives its metrics from these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.errors import UsageError
+from ssdlab.steps import ReplayTrace
+from ssdlab.trace.metrics import busy_time_ns
+from ssdlab.trace.model import OP_READ, OP_WRITE, Provenance, TraceChunk, load_trace, read_provenance, write_trace
+from ssdlab.trace.replay import replay_on_drive
+
+if TYPE_CHECKING:
+    from ssdlab import _ssdsim
+
+GENERATED = "generated:"
+PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge with fio's
+
+
+def fio_bins(lat_ns: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
+    """(bin value ns, count) pairs in fio's bin scheme (crates/ssdsim/src/hist.rs)."""
+    v = np.maximum(lat_ns, 0).astype(np.uint64)
+    msb = np.zeros(len(v), dtype=np.int64)
+    nz = v > 0
+    msb[nz] = np.floor(np.log2(v[nz].astype(np.float64))).astype(np.int64)
+    small = msb <= PLAT_BITS
+    err = np.maximum(msb - PLAT_BITS, 0)
+    offset = (v >> err.astype(np.uint64)).astype(np.int64) & (PLAT_VAL - 1)
+    idx = np.where(small, v.astype(np.int64), ((err + 1) << PLAT_BITS) + offset)
+    uniq, counts = np.unique(idx, return_counts=True)
+    return [(_idx_to_val(int(i)), int(c)) for i, c in zip(uniq, counts, strict=True)]
+
+
+def _idx_to_val(idx: int) -> int:
+    if idx < (PLAT_VAL << 1):
+        return idx
+    error_bits = (idx >> PLAT_BITS) - 1
+    base = 1 << (error_bits + PLAT_BITS)
+    return base + int(((idx % PLAT_VAL) + 0.5) * (1 << error_bits))
+
+
+def load_step_trace(step: ReplayTrace) -> tuple[TraceChunk, Provenance]:
+    if step.trace.startswith(GENERATED):
+        from ssdlab.trace.generate import generate
+
+        prov, chunks = generate(step.trace[len(GENERATED):], seed=step.seed, scale=step.scale, fua_pct=step.fua_pct)
+        return TraceChunk.concat(chunks), prov
+    path = Path(step.trace)
+    if step.scale != 1.0 or step.fua_pct:
+        raise UsageError("scale and fua_pct apply to generated traces only; give a trace file as it is")
+    return load_trace(path), read_provenance(path)
+
+
+def _direction(op: npt.NDArray[np.uint8], length: npt.NDArray[np.int64], lat: npt.NDArray[np.int64],
+               which: int) -> dict[str, Any]:
+    sel = op == which
+    lat_d = lat[sel]
+    return {
+        "ios": int(sel.sum()), "bytes": int(length[sel].sum()), "lat_sum_ns": int(lat_d.sum()),
+        "over_10ms": int((lat_d > 10_000_000).sum()), "over_100ms": int((lat_d > 100_000_000).sum()),
+        "hist": fio_bins(lat_d),
+    }
+
+
+SERIES_BINS_MAX = 300  # points per replay timeline
+BIN_CHOICES_S = (0.001, 0.01, 0.1, 1.0, 10.0, 60.0)
+
+
+def _series(issue: npt.NDArray[np.int64], done: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
+            rw: npt.NDArray[np.bool_]) -> dict[str, Any]:
+    """Per bin of completions (the shortest of BIN_CHOICES_S giving at most SERIES_BINS_MAX
+    bins): MB/s moved and mean latency (µs)."""
+    if not len(done):
+        return {"bin_s": 1.0, "t_s": [], "mb_s": [], "lat_us": []}
+    span_s = float(done.max()) / 1e9
+    bin_s = next((b for b in BIN_CHOICES_S if span_s / b <= SERIES_BINS_MAX), BIN_CHOICES_S[-1])
+    idx = (done // round(bin_s * 1e9)).astype(np.int64)
+    n = int(idx.max()) + 1
+    moved = np.bincount(idx[rw], weights=length[rw], minlength=n)
+    count = np.bincount(idx, minlength=n)
+    lat = np.bincount(idx, weights=(done - issue).astype(np.float64), minlength=n)
+    mean = np.divide(lat, count, out=np.zeros(n), where=count > 0) / 1e3
+    return {"bin_s": bin_s, "t_s": [i * bin_s for i in range(n)], "mb_s": (moved / 1e6 / bin_s).tolist(),
+            "lat_us": mean.tolist()}
+
+
+def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.int64],
+                  done_ns: npt.NDArray[np.int64], summary: dict[str, Any], ctx: RunContext,
+                  executed: TraceChunk | None = None) -> dict[str, Any]:
+    """The raw record of one replay (issue/done in the order of `executed`, by default the
+    trace in issue order) and the trace kept beside it."""
+    stored = write_trace(ctx.raw_path("trace.parquet"), [chunk], prov)
+    if executed is not None:
+        chunk = executed
+    order = np.argsort(chunk.timestamp_ns, kind="stable")
+    op, length = chunk.op[order], chunk.length_bytes[order]
+    lat = done_ns - issue_ns
+    rw = (op == OP_READ) | (op == OP_WRITE)
+    return {
+        "elapsed_s": float(summary["elapsed_s"]), "idle_cut_s": float(summary["idle_cut_s"]),
+        "ios": len(op), "busy_ns": busy_time_ns(issue_ns, done_ns), "lat_sum_ns": int(lat.sum()),
+        "over_10ms": int((lat > 10_000_000).sum()), "over_100ms": int((lat > 100_000_000).sum()),
+        "read": _direction(op, length, lat, OP_READ), "write": _direction(op, length, lat, OP_WRITE),
+        "series": _series(issue_ns, done_ns, length, rw),
+        "trace_file": ctx.relative(ctx.raw_path("trace.parquet")),
+        "trace": stored.model_dump(mode="json"),
+    }
+
+
+def replay_step(drive: _ssdsim.Drive, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
+    """The step on the simulator: native open-loop replay."""
+    chunk, prov = load_step_trace(step)
+    ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
+    r = replay_on_drive(drive, chunk, idle_cap_us=step.idle_cap_us, remap=step.remap)
+    ctx.progress(ProgressUpdate(label=step.name, fraction=1.0, elapsed_s=float(r.summary["elapsed_s"]),
+                                sim_time_s=float(drive.now_s)))
+    return replay_detail(chunk, prov, r.issue_ns, r.done_ns, dict(r.summary), ctx)
+
+
+def fake_replay_step(step: ReplayTrace, ctx: RunContext, read_lat_us: float, write_lat_us: float) -> dict[str, Any]:
+    """The step on the fake engine (exact tests): every read takes read_lat_us, every
+    other I/O write_lat_us, issued at the trace's own times (idle not capped)."""
+    chunk, prov = load_step_trace(step)
+    order = np.argsort(chunk.timestamp_ns, kind="stable")
+    issue = chunk.timestamp_ns[order] - (int(chunk.timestamp_ns.min()) if len(chunk) else 0)
+    lat = np.where(chunk.op[order] == OP_READ, round(read_lat_us * 1e3), round(write_lat_us * 1e3))
+    done = issue + lat
+    elapsed = float(done.max() - issue.min()) / 1e9 if len(chunk) else 0.0
+    return replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx)
+
+
+def fio_replay_step(target: Any, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
+    """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay)."""
+    from ssdlab.targets.file import FileTarget
+    from ssdlab.trace.fio_replay import replay_with_fio
+
+    chunk, prov = load_step_trace(step)
+    if isinstance(target, FileTarget):
+        target.prepare()
+        path, span = target.path, target.size_bytes
+    else:
+        path, span = target.device_path(), target.info().capacity_bytes
+    ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
+    r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us)
+    executed, issue, done = executed_from_lat_log(ctx.raw_dir / "replay_lat.1.log")
+    elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
+    detail = replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx, executed)
+    job = r.result.get("jobs", [{}])[0]
+    fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for d in ("read", "write"))
+    detail.update(fio_ios=fio_ios, fio_drift_pct=r.drift_pct, fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
+                  fio_dropped_trims=r.iolog.dropped_trims, fio_iodepth=r.iolog.max_outstanding)
+    return detail
+
+
+def executed_from_lat_log(path: Path) -> tuple[TraceChunk, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The I/Os fio ran, from its per-I/O latency log (`time_ms, lat_ns, ddir, bs, ...`), in
+    issue order, with issue and completion times in ns (issue known to ±1 ms)."""
+    rows = np.loadtxt(path, delimiter=",", usecols=(0, 1, 2, 3), dtype=np.int64, ndmin=2)
+    rows = rows[rows[:, 2] <= 1] if len(rows) else np.zeros((0, 4), dtype=np.int64)
+    done = rows[:, 0] * 1_000_000
+    issue = done - rows[:, 1]
+    order = np.argsort(issue, kind="stable")
+    issue, done = issue[order], done[order]
+    n = len(issue)
+    executed = TraceChunk.from_columns({
+        "timestamp_ns": issue, "op": rows[order, 2], "offset_bytes": np.zeros(n), "length_bytes": rows[order, 3],
+        "flags": np.zeros(n), "pid": np.full(n, -1), "completion_ns": done})
+    return executed, issue.astype(np.int64), done.astype(np.int64)

@@ -1,0 +1,199 @@
+"""Summary statistics of a trace, accumulated chunk by chunk (bounded memory).
+
+Definitions (the ones `ssdlab trace stats` prints and the generators are tested on):
+- size mix: share of read+write I/Os per size class; a class holds sizes from its
+  bound up to the next one (the "4K" class is 4 KiB up to 8 KiB, exclusive), as in the
+  size tables of the client-bench reviews this lab follows.
+- sequential: a read or write whose offset is the end of the previous read or write.
+- burstiness: coefficient of variation of inter-arrival times (1 for Poisson arrivals)
+  and the peak-second to mean-second I/O count ratio.
+- footprint: bytes in the union of all extents touched; reuse = bytes moved / footprint.
+- average queue depth (Little's law): sum of I/O latencies / busy time, where busy time
+  is the union of intervals with at least one I/O outstanding (needs completion times).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ssdlab.trace.metrics import BusyClock
+from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_NAMES, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
+
+KIB = 1024
+SIZE_CLASSES: tuple[tuple[str, int], ...] = (
+    ("<4K", 0), ("4K", 4 * KIB), ("8K", 8 * KIB), ("16K", 16 * KIB), ("32K", 32 * KIB),
+    ("64K", 64 * KIB), ("128K", 128 * KIB), (">128K", 256 * KIB),
+)
+_EDGES = np.array([edge for _, edge in SIZE_CLASSES[1:]], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class TraceStats:
+    records: int
+    duration_s: float
+    ios: dict[str, int]  # per op name
+    bytes: dict[str, int]
+    size_mix_pct: dict[str, float]
+    sequential_pct: float
+    interarrival_mean_us: float
+    interarrival_cv: float
+    peak_to_mean_iops: float
+    footprint_bytes: int
+    reuse: float
+    fua_writes: int
+    preflush_writes: int
+    flushes: int
+    avg_qd: float | None  # None when the trace has no completion times
+    qd_per_second: tuple[float, ...] = ()
+
+    @property
+    def read_pct_ios(self) -> float:
+        rw = self.ios["read"] + self.ios["write"]
+        return 100.0 * self.ios["read"] / rw if rw else 0.0
+
+    @property
+    def read_pct_bytes(self) -> float:
+        rw = self.bytes["read"] + self.bytes["write"]
+        return 100.0 * self.bytes["read"] / rw if rw else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "qd_per_second"}
+        out.update(read_pct_ios=self.read_pct_ios, read_pct_bytes=self.read_pct_bytes)
+        return out
+
+
+def _merge_extents(starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> tuple[Any, Any]:
+    """The union of [start, end) extents as sorted disjoint extents."""
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], ends[order]
+    run_end = np.maximum.accumulate(e)
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = s[1:] > run_end[:-1]
+    idx = np.flatnonzero(new)
+    last = np.append(idx[1:] - 1, len(s) - 1)
+    return s[idx], run_end[last]
+
+
+@dataclass
+class StatsAccumulator:
+    """Feed chunks in trace order; `result()` gives the TraceStats."""
+
+    records: int = 0
+    ios: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
+    nbytes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
+    size_counts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(len(SIZE_CLASSES), dtype=np.int64))
+    seq: int = 0
+    prev_end: int = -1
+    first_ts: int | None = None
+    last_ts: int = 0
+    gap_sum: float = 0.0
+    gap_sq: float = 0.0
+    per_second: dict[int, int] = field(default_factory=dict)
+    lat_per_second: dict[int, float] = field(default_factory=dict)
+    ext_s: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    ext_e: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    fua: int = 0
+    preflush: int = 0
+    busy: BusyClock = field(default_factory=BusyClock)
+    lat_sum_ns: float = 0.0
+    has_completion: bool = True
+
+    def add(self, c: TraceChunk) -> None:
+        if not len(c):
+            return
+        self.records += len(c)
+        np.add.at(self.ios, c.op, 1)
+        np.add.at(self.nbytes, c.op, c.length_bytes)
+        rw = (c.op == OP_READ) | (c.op == OP_WRITE)
+        self._sizes_and_sequence(c, rw)
+        self._timing(c)
+        data = rw | (c.op == OP_TRIM)
+        starts = c.offset_bytes[data]
+        s, e = _merge_extents(np.concatenate([self.ext_s, starts]),
+                              np.concatenate([self.ext_e, starts + c.length_bytes[data]]))
+        self.ext_s, self.ext_e = s, e
+        writes = c.op == OP_WRITE
+        self.fua += int(np.count_nonzero(writes & ((c.flags & FLAG_FUA) != 0)))
+        self.preflush += int(np.count_nonzero((c.flags & FLAG_PREFLUSH) != 0))
+
+    def _sizes_and_sequence(self, c: TraceChunk, rw: npt.NDArray[np.bool_]) -> None:
+        off, ln = c.offset_bytes[rw], c.length_bytes[rw]
+        if not len(off):
+            return
+        self.size_counts += np.bincount(np.searchsorted(_EDGES, ln, side="right"), minlength=len(SIZE_CLASSES))
+        prev = np.empty_like(off)
+        prev[0] = self.prev_end
+        prev[1:] = (off + ln)[:-1]
+        self.seq += int(np.count_nonzero(off == prev))
+        self.prev_end = int(off[-1] + ln[-1])
+
+    def _timing(self, c: TraceChunk) -> None:
+        ts = c.timestamp_ns
+        if self.first_ts is None:
+            self.first_ts = int(ts[0])
+            prev = ts[:1]
+        else:
+            prev = np.array([self.last_ts])
+        gaps = np.diff(np.concatenate([prev, ts])).astype(np.float64)
+        self.gap_sum += float(gaps.sum())
+        self.gap_sq += float((gaps * gaps).sum())
+        self.last_ts = int(ts[-1])
+        secs, counts = np.unique(ts // 1_000_000_000, return_counts=True)
+        for s, n in zip(secs.tolist(), counts.tolist(), strict=True):
+            self.per_second[s] = self.per_second.get(s, 0) + n
+        known = c.completion_ns >= 0
+        if not known.all():
+            self.has_completion = False
+            return
+        lat = (c.completion_ns - ts).astype(np.float64)
+        self.lat_sum_ns += float(lat.sum())
+        self.busy.add(ts, c.completion_ns)
+        lsecs = ts // 1_000_000_000
+        for s, total in zip(*_group_sum(lsecs, lat), strict=True):
+            self.lat_per_second[s] = self.lat_per_second.get(s, 0.0) + total
+
+    def result(self) -> TraceStats:
+        rw = int(self.ios[OP_READ] + self.ios[OP_WRITE])
+        n_gaps = max(self.records - 1, 1)
+        mean_gap = self.gap_sum / n_gaps
+        var = max(self.gap_sq / n_gaps - mean_gap * mean_gap, 0.0)
+        seconds = list(self.per_second.values())
+        footprint = int((self.ext_e - self.ext_s).sum())
+        moved = int(self.nbytes[OP_READ] + self.nbytes[OP_WRITE])
+        busy_ns = self.busy.total_ns
+        qd = self.lat_sum_ns / busy_ns if self.has_completion and busy_ns > 0 else None
+        qd_series: tuple[float, ...] = ()
+        if qd is not None and self.lat_per_second:
+            lo, hi = min(self.lat_per_second), max(self.lat_per_second)
+            qd_series = tuple(self.lat_per_second.get(s, 0.0) / 1e9 for s in range(lo, hi + 1))
+        return TraceStats(
+            records=self.records, duration_s=(self.last_ts - (self.first_ts or 0)) / 1e9,
+            ios={name: int(self.ios[i]) for i, name in enumerate(OP_NAMES)},
+            bytes={name: int(self.nbytes[i]) for i, name in enumerate(OP_NAMES)},
+            size_mix_pct={name: 100.0 * int(n) / rw if rw else 0.0
+                          for (name, _), n in zip(SIZE_CLASSES, self.size_counts, strict=True)},
+            sequential_pct=100.0 * self.seq / rw if rw else 0.0,
+            interarrival_mean_us=mean_gap / 1e3,
+            interarrival_cv=(var ** 0.5) / mean_gap if mean_gap > 0 else 0.0,
+            peak_to_mean_iops=max(seconds) / (sum(seconds) / len(seconds)) if seconds else 0.0,
+            footprint_bytes=footprint, reuse=moved / footprint if footprint else 0.0,
+            fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
+            avg_qd=qd, qd_per_second=qd_series,
+        )
+
+
+def _group_sum(keys: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> tuple[list[int], list[float]]:
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return uniq.tolist(), np.bincount(inverse, weights=values).tolist()
+
+
+def trace_stats(chunks: Iterable[TraceChunk]) -> TraceStats:
+    acc = StatsAccumulator()
+    for chunk in chunks:
+        acc.add(chunk)
+    return acc.result()

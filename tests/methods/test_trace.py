@@ -1,0 +1,84 @@
+"""The trace test and the traces suite on sim:, compare between presets, and the FUA
+policy story: a FUA-heavy generated trace loses several-fold on one policy only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ssdlab.compare import compare_bundles
+from ssdlab.engines.fake import FakeEngine
+from ssdlab.engines.sim import SimEngine
+from ssdlab.methods import get_suite
+from ssdlab.runner import run_entries
+from ssdlab.suites import entry
+from ssdlab.targets import parse_target
+from ssdlab.trace.model import read_provenance
+
+# A smaller drive keeps the purge and the replay quick; the traces fold onto it (modulo).
+SIM = "sim:sm951-nvme-256?scale=0.1"
+
+
+def test_traces_suite_runs_on_sim_and_keeps_each_trace(tmp_path: Path) -> None:
+    entries = list(get_suite("traces").entries)
+    record = run_entries(tmp_path / "b", parse_target(SIM), SimEngine(), entries, suite="traces")
+    assert record.status == "complete"  # a replay counts as a measurement
+    for e in entries:
+        done = record.test(e.name)
+        assert done.status == "complete"
+        m = done.metrics
+        assert isinstance(m["avg_data_rate_mb_s"], float) and m["avg_data_rate_mb_s"] > 0
+        assert isinstance(m["read_lat_p99_us"], float) and m["read_lat_p99_us"] >= m["read_lat_p50_us"]  # type: ignore[operator]
+        assert isinstance(m["trace_ios"], int) and m["trace_ios"] > 10_000
+    kept = list((tmp_path / "b").rglob("trace.parquet"))
+    assert len(kept) == 3
+    assert {read_provenance(p).params["profile"] for p in kept} == {"heavy", "destroyer", "light"}
+
+
+def test_fake_engine_replay_is_exact(tmp_path: Path) -> None:
+    one = [entry("trace", scale=0.001, trace="generated:light")]
+    done = run_entries(tmp_path, parse_target("fake:?capacity=2g"), FakeEngine(), one).test("trace")
+    m = done.metrics
+    assert m["trace_ios"] == 500
+    # The fake engine answers every read in 80 µs and every write in 25 µs.
+    assert m["read_avg_service_us"] == pytest.approx(80.0)
+    assert m["write_avg_service_us"] == pytest.approx(25.0)
+    assert m["over_10ms_pct"] == 0.0
+
+
+def _replay(tmp_path: Path, name: str, target: str, fua_pct: float) -> Path:
+    one = [entry("trace", scale=0.01, fua_pct=fua_pct)]
+    run_entries(tmp_path / name, parse_target(target), SimEngine(), one)
+    return tmp_path / name
+
+
+def test_compare_two_presets_gives_difference_pct(tmp_path: Path) -> None:
+    a = _replay(tmp_path, "a", "sim:sm951-nvme-256?scale=0.1", 0)
+    b = _replay(tmp_path, "b", "sim:840pro-256?scale=0.1", 0)
+    c = compare_bundles([a, b])
+    rows = {r.name: r for t in c.tests for r in t.rows}
+    rate = rows["avg_data_rate_mb_s"]
+    assert rate.compared and rate.difference_pct[0] is not None
+    assert rate.difference_pct[0] == pytest.approx(100 * (rate.values[1] / rate.values[0] - 1))  # type: ignore[operator]
+
+
+def rate(bundle: Path) -> float:
+    from ssdlab.bundle import Bundle
+
+    value = Bundle(bundle).load_run().test("trace").metrics["avg_data_rate_mb_s"]
+    assert isinstance(value, float)
+    return value
+
+
+def test_fua_policy_costs_several_fold_without_plp_only(tmp_path: Path) -> None:
+    """Heavy-class trace (1 % scale) with 30 % of writes FUA: firmware that flushes its whole
+    buffer for a FUA write loses several-fold on a drive without PLP; with PLP nothing."""
+    base = "sim:sm951-nvme-256?scale=0.1&plp=0"
+    own = rate(_replay(tmp_path, "own", f"{base}&fua_policy=own_data", 30))
+    flush = rate(_replay(tmp_path, "flush", f"{base}&fua_policy=flush_buffer", 30))
+    plp = rate(_replay(tmp_path, "plp", "sim:sm951-nvme-256?scale=0.1&plp=1&fua_policy=flush_buffer", 30))
+    plain = rate(_replay(tmp_path, "plain", f"{base}&fua_policy=flush_buffer", 0))
+    assert own > 2.5 * flush, (own, flush)
+    assert plp > 2.5 * flush, (plp, flush)
+    assert plain == pytest.approx(rate(_replay(tmp_path, "plain-own", f"{base}&fua_policy=own_data", 0)))

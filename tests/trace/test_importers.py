@@ -1,0 +1,164 @@
+"""Importers: one fixture per format written from the format's documentation (the
+columns are described in ssdlab.trace.importers), plus garbage that must give one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssdlab.trace.importers import FORMATS, TraceFormatError, import_trace, parse_rwbs, parse_text
+from ssdlab.trace.model import (
+    FLAG_FUA,
+    FLAG_PREFLUSH,
+    FLAG_SYNC,
+    OP_FLUSH,
+    OP_READ,
+    OP_TRIM,
+    OP_WRITE,
+    iter_trace,
+    load_trace,
+    read_provenance,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FILES = {"msr": "msr.csv", "alibaba": "alibaba.csv", "tencent": "tencent.csv", "systor17": "systor17.csv",
+         "fiu": "fiu.txt", "blkparse": "blkparse.txt", "fio2": "fio2.log", "fio3": "fio3.log",
+         "capture": "capture.txt"}
+
+
+def parsed(fmt: str):  # type: ignore[no-untyped-def]
+    return parse_text((FIXTURES / FILES[fmt]).read_text(), fmt)
+
+
+def test_every_format_has_a_fixture() -> None:
+    assert set(FILES) == set(FORMATS)
+
+
+def test_msr_filetime_and_response_time() -> None:
+    c = parsed("msr")
+    assert c.timestamp_ns.tolist() == [0, 1_000_000, 2_000_000]  # 10000 ticks of 100 ns = 1 ms
+    assert c.op.tolist() == [OP_WRITE, OP_READ, OP_WRITE]
+    assert c.offset_bytes.tolist() == [1741086720, 8192, 1741090816]
+    assert c.length_bytes.tolist() == [4096, 65536, 4096]
+    assert c.completion_ns.tolist() == [133_200, 1_000_000 + 2_500_000, 2_000_000 + 100_000]
+
+
+def test_alibaba_microseconds() -> None:
+    c = parsed("alibaba")
+    assert c.timestamp_ns.tolist() == [0, 100_000, 1_000_000]
+    assert c.op.tolist() == [OP_READ, OP_WRITE, OP_READ]
+    assert c.length_bytes.tolist() == [4096, 16384, 512]
+    assert (c.completion_ns == -1).all()
+
+
+def test_tencent_sectors_and_seconds() -> None:
+    c = parsed("tencent")
+    assert c.offset_bytes.tolist() == [24578 * 512, 24586 * 512, 1024 * 512]
+    assert c.length_bytes.tolist() == [8 * 512, 16 * 512, 512]
+    assert c.op.tolist() == [OP_WRITE, OP_READ, OP_WRITE]
+    assert c.timestamp_ns.tolist() == [0, 0, 1_000_000_000]
+
+
+def test_systor_header_and_fractional_seconds() -> None:
+    c = parsed("systor17")
+    assert c.timestamp_ns.tolist() == [0, 136_000]
+    assert c.completion_ns.tolist() == [304_000, 136_000 + 1_000_000]
+    assert c.op.tolist() == [OP_READ, OP_WRITE]
+
+
+def test_fiu_pid_process_and_sectors(tmp_path: Path) -> None:
+    c = parsed("fiu")
+    assert c.pid.tolist() == [4892, 4892]
+    assert c.offset_bytes.tolist() == [904265560 * 512, 904265568 * 512]
+    assert c.length_bytes.tolist() == [4096, 8192]
+    prov = import_trace(FIXTURES / "fiu.txt", "fiu", tmp_path / "t.parquet")
+    assert prov.processes == {"4892": "syslogd"}
+
+
+def test_blkparse_issue_events_completions_and_flags() -> None:
+    c = parsed("blkparse")
+    assert c.op.tolist() == [OP_WRITE, OP_WRITE, OP_READ, OP_FLUSH]
+    assert c.flags.tolist() == [FLAG_SYNC, FLAG_PREFLUSH | FLAG_FUA | FLAG_SYNC, 0, FLAG_PREFLUSH]
+    assert c.offset_bytes.tolist()[:3] == [3417048 * 512, 3417056 * 512, 2048 * 512]
+    assert c.timestamp_ns.tolist() == [0, 6_000, 996_000, 1_996_000]
+    assert c.completion_ns.tolist()[:3] == [96_000, 296_000, 1_496_000]
+
+
+def test_fio_v2_waits_and_v3_microseconds() -> None:
+    v2 = parsed("fio2")
+    assert v2.op.tolist() == [OP_WRITE, OP_READ, OP_FLUSH, OP_TRIM]
+    assert v2.timestamp_ns.tolist() == [0, 1_500_000, 1_500_000, 1_500_000]
+    v3 = parsed("fio3")
+    assert v3.op.tolist() == [OP_WRITE, OP_READ, OP_FLUSH]
+    assert v3.timestamp_ns.tolist() == [0, 2_000, 4_000]
+
+
+def test_capture_tracefs_lines() -> None:
+    c = parsed("capture")
+    assert c.op.tolist() == [OP_WRITE, OP_READ]
+    assert c.flags.tolist() == [FLAG_FUA | FLAG_SYNC, 0]
+    assert c.length_bytes.tolist() == [4096, 131072]
+    assert c.completion_ns.tolist() == [300_000, 1_900_000]
+    assert c.pid.tolist() == [205, 4242]
+
+
+@pytest.mark.parametrize(("rwbs", "op", "flags"), [
+    ("R", OP_READ, 0), ("WS", OP_WRITE, FLAG_SYNC), ("FWFS", OP_WRITE, FLAG_PREFLUSH | FLAG_FUA | FLAG_SYNC),
+    ("WFS", OP_WRITE, FLAG_FUA | FLAG_SYNC), ("D", OP_TRIM, 0), ("FN", OP_FLUSH, FLAG_PREFLUSH),
+    ("DE", OP_TRIM, 0), ("RA", OP_READ, 0), ("WM", OP_WRITE, 8),
+])
+def test_rwbs(rwbs: str, op: int, flags: int) -> None:
+    assert parse_rwbs(rwbs) == (op, flags)
+
+
+def test_import_streams_in_chunks_and_keeps_provenance(tmp_path: Path) -> None:
+    src = tmp_path / "big.csv"
+    src.write_text("".join(f"{i},R,{i * 4096},4096,{1000 + i}\n" for i in range(1000)))
+    dest = tmp_path / "big.parquet"
+    prov = import_trace(src, "alibaba", dest, chunk_records=128)
+    assert prov.records == 1000
+    assert read_provenance(dest).records == 1000
+    assert read_provenance(dest).source_format == "alibaba"
+    sizes = [len(c) for c in iter_trace(dest, chunk_records=100)]
+    assert sum(sizes) == 1000 and max(sizes) <= 128
+    whole = load_trace(dest)
+    assert np.array_equal(whole.offset_bytes, np.arange(1000) * 4096)
+    assert np.array_equal(whole.timestamp_ns, np.arange(1000) * 1000)
+
+
+def test_error_names_file_and_line(tmp_path: Path) -> None:
+    src = tmp_path / "bad.csv"
+    src.write_text("0,R,0,4096,10\n0,X,0,4096,11\n")
+    with pytest.raises(TraceFormatError, match=r"bad\.csv:2: alibaba: operation 'X'"):
+        import_trace(src, "alibaba", tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(fmt=st.sampled_from(sorted(FORMATS)), text=st.text(max_size=300))
+def test_garbage_gives_a_result_or_one_line(fmt: str, text: str) -> None:
+    try:
+        chunk = parse_text(text, fmt, "garbage")
+    except TraceFormatError as error:
+        msg = str(error)
+        assert "\n" not in msg and msg.startswith("garbage:")
+    else:
+        assert (chunk.length_bytes >= 0).all() and (chunk.timestamp_ns >= 0).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(fmt=st.sampled_from(sorted(FORMATS)), data=st.data())
+def test_mutated_fixture_lines_give_a_result_or_one_line(fmt: str, data: st.DataObject) -> None:
+    lines = (FIXTURES / FILES[fmt]).read_text().splitlines()
+    i = data.draw(st.integers(0, len(lines) - 1))
+    pos = data.draw(st.integers(0, len(lines[i])))
+    junk = data.draw(st.text(max_size=8))
+    lines[i] = lines[i][:pos] + junk + lines[i][pos + data.draw(st.integers(0, 4)):]
+    try:
+        parse_text("\n".join(lines), fmt, "mutated")
+    except TraceFormatError as error:
+        assert "\n" not in str(error) and str(error).startswith("mutated:")

@@ -174,7 +174,10 @@ impl PyDrive {
         let (mut issue, mut done) = (vec![0u64; ios.len()], vec![0u64; ios.len()]);
         let drive = &mut self.inner;
         let summary = py
-            .allow_threads(|| drive.replay(&ios, idle_cap_ns, &mut issue, &mut done))
+            .allow_threads(|| match drive {
+                Sim::One(d) => ssdsim::replay(d.as_mut(), &ios, idle_cap_ns, &mut issue, &mut done),
+                Sim::Raid0(a) => ssdsim::replay(a, &ios, idle_cap_ns, &mut issue, &mut done),
+            })
             .map_err(value_err)?;
         Ok((
             to_py(py, &summary)?,

@@ -87,8 +87,10 @@ impl Device for Drive {
     fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
         Drive::read(self, t, off, len)
     }
+    /// A host write with the preset's FUA policy (replay.rs), so closed-loop jobs,
+    /// trace replay and array members all treat FUA alike.
     fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
-        Drive::write(self, t, off, len, fua)
+        Drive::write_durable(self, t, off, len, fua)
     }
     fn trim_at(&mut self, t: u64, off: u64, len: u64) -> u64 {
         Drive::trim_at(self, t, off, len)

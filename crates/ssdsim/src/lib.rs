@@ -25,7 +25,7 @@ pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 pub use error::SimError;
 pub use job::{JobSpec, Pattern, Progress, RunResult, SyncMode};
-pub use replay::{ReplayIo, ReplaySummary};
+pub use replay::{replay, ReplayIo, ReplaySummary};
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

@@ -8,13 +8,15 @@
 //! flushes go to the drive as such, so the write buffer, PLP and `buffer.fua_policy`
 //! decide what they cost.
 //!
-//! Only the drive's public command API is used (read, write, flush, trim_at).
+//! Only the `Device` command API is used (read, write, flush, trim_at), so a single
+//! drive and a simulated RAID-0 replay alike.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
+use crate::array::Device;
 use crate::drive::Drive;
 use crate::error::SimError;
 
@@ -57,103 +59,103 @@ impl Drive {
         }
         self.write(t, off, len, fua)
     }
+}
 
-    fn replay_one(&mut self, t: u64, io: &ReplayIo) -> u64 {
-        let t = if io.flags & FLAG_PREFLUSH != 0 && io.op != OP_FLUSH {
-            self.flush(t)
+fn replay_one<D: Device>(d: &mut D, t: u64, io: &ReplayIo) -> u64 {
+    let t = if io.flags & FLAG_PREFLUSH != 0 && io.op != OP_FLUSH {
+        d.flush(t)
+    } else {
+        t
+    };
+    match io.op {
+        OP_READ => d.read(t, io.offset, io.length),
+        OP_WRITE => d.write(t, io.offset, io.length, io.flags & FLAG_FUA != 0),
+        OP_TRIM => d.trim_at(t, io.offset, io.length),
+        _ => d.flush(t),
+    }
+}
+
+fn check_replay<D: Device>(d: &D, ios: &[ReplayIo]) -> Result<(), SimError> {
+    let cap = d.capacity_bytes();
+    for (i, io) in ios.iter().enumerate() {
+        if io.op > OP_FLUSH {
+            return Err(SimError::Job(format!(
+                "trace I/O {i}: unknown op {}",
+                io.op
+            )));
+        }
+        let end = io.offset.checked_add(io.length);
+        if io.op != OP_FLUSH && (io.length == 0 || end.is_none_or(|e| e > cap)) {
+            return Err(SimError::Job(format!(
+                "trace I/O {i}: range {}+{} is empty or beyond the capacity of {cap} bytes; \
+                     remap the trace into the drive's span",
+                io.offset, io.length
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Replay `ios` (in trace order) from the drive's clock. `issue_ns[i]` and
+/// `done_ns[i]` receive each I/O's submission and completion time, relative to the
+/// start of the replay. `idle_cap_ns`: None keeps the trace's real gaps.
+pub fn replay<D: Device>(
+    d: &mut D,
+    ios: &[ReplayIo],
+    idle_cap_ns: Option<u64>,
+    issue_ns: &mut [u64],
+    done_ns: &mut [u64],
+) -> Result<ReplaySummary, SimError> {
+    if issue_ns.len() != ios.len() || done_ns.len() != ios.len() {
+        return Err(SimError::Job(
+            "replay: output buffers differ in length from the trace".into(),
+        ));
+    }
+    check_replay(d, ios)?;
+    let start = d.now_ns();
+    let max_qd = d.max_qd() as usize;
+    let mut in_device: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(max_qd + 1);
+    let (mut t, mut last_done, mut cut) = (start, start, 0u64);
+    let mut prev_ts = ios.first().map_or(0, |io| io.ts_ns);
+    for (i, io) in ios.iter().enumerate() {
+        // The maps are far larger than the caches: fetch the entry of an I/O a few
+        // ahead so it is cached when that I/O is served (as the closed-loop runner does).
+        if let Some(next) = ios.get(i + PREFETCH_AHEAD) {
+            d.prefetch_map(next.offset);
+        }
+        let nominal = t + io.ts_ns.saturating_sub(prev_ts);
+        prev_ts = prev_ts.max(io.ts_ns);
+        // Idle = nothing outstanding: from the later of the last submission and the
+        // last completion. Only that part of the gap is capped.
+        let idle_from = last_done.max(t);
+        t = match idle_cap_ns {
+            Some(c) if nominal > idle_from + c => {
+                cut += nominal - idle_from - c;
+                idle_from + c
+            }
+            _ => nominal,
+        };
+        while in_device.peek().is_some_and(|Reverse(d)| *d <= t) {
+            in_device.pop();
+        }
+        let slot_free = if in_device.len() >= max_qd {
+            in_device.pop().map_or(t, |Reverse(d)| d)
         } else {
             t
         };
-        match io.op {
-            OP_READ => self.read(t, io.offset, io.length),
-            OP_WRITE => self.write_durable(t, io.offset, io.length, io.flags & FLAG_FUA != 0),
-            OP_TRIM => self.trim_at(t, io.offset, io.length),
-            _ => self.flush(t),
-        }
+        d.thermal_until(slot_free);
+        let done = replay_one(d, slot_free, io);
+        in_device.push(Reverse(done));
+        last_done = last_done.max(done);
+        issue_ns[i] = t - start;
+        done_ns[i] = done - start;
     }
-
-    fn check_replay(&self, ios: &[ReplayIo]) -> Result<(), SimError> {
-        let cap = self.capacity_bytes();
-        for (i, io) in ios.iter().enumerate() {
-            if io.op > OP_FLUSH {
-                return Err(SimError::Job(format!(
-                    "trace I/O {i}: unknown op {}",
-                    io.op
-                )));
-            }
-            let end = io.offset.checked_add(io.length);
-            if io.op != OP_FLUSH && (io.length == 0 || end.is_none_or(|e| e > cap)) {
-                return Err(SimError::Job(format!(
-                    "trace I/O {i}: range {}+{} is empty or beyond the capacity of {cap} bytes; \
-                     remap the trace into the drive's span",
-                    io.offset, io.length
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Replay `ios` (in trace order) from the drive's clock. `issue_ns[i]` and
-    /// `done_ns[i]` receive each I/O's submission and completion time, relative to the
-    /// start of the replay. `idle_cap_ns`: None keeps the trace's real gaps.
-    pub fn replay(
-        &mut self,
-        ios: &[ReplayIo],
-        idle_cap_ns: Option<u64>,
-        issue_ns: &mut [u64],
-        done_ns: &mut [u64],
-    ) -> Result<ReplaySummary, SimError> {
-        if issue_ns.len() != ios.len() || done_ns.len() != ios.len() {
-            return Err(SimError::Job(
-                "replay: output buffers differ in length from the trace".into(),
-            ));
-        }
-        self.check_replay(ios)?;
-        let start = self.now;
-        let max_qd = self.cfg.host.max_qd as usize;
-        let mut in_device: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(max_qd + 1);
-        let (mut t, mut last_done, mut cut) = (start, start, 0u64);
-        let mut prev_ts = ios.first().map_or(0, |io| io.ts_ns);
-        for (i, io) in ios.iter().enumerate() {
-            // The maps are far larger than the caches: fetch the entry of an I/O a few
-            // ahead so it is cached when that I/O is served (as the closed-loop runner does).
-            if let Some(next) = ios.get(i + PREFETCH_AHEAD) {
-                self.prefetch_map(next.offset);
-            }
-            let nominal = t + io.ts_ns.saturating_sub(prev_ts);
-            prev_ts = prev_ts.max(io.ts_ns);
-            // Idle = nothing outstanding: from the later of the last submission and the
-            // last completion. Only that part of the gap is capped.
-            let idle_from = last_done.max(t);
-            t = match idle_cap_ns {
-                Some(c) if nominal > idle_from + c => {
-                    cut += nominal - idle_from - c;
-                    idle_from + c
-                }
-                _ => nominal,
-            };
-            while in_device.peek().is_some_and(|Reverse(d)| *d <= t) {
-                in_device.pop();
-            }
-            let slot_free = if in_device.len() >= max_qd {
-                in_device.pop().map_or(t, |Reverse(d)| d)
-            } else {
-                t
-            };
-            self.thermal_until(slot_free);
-            let done = self.replay_one(slot_free, io);
-            in_device.push(Reverse(done));
-            last_done = last_done.max(done);
-            issue_ns[i] = t - start;
-            done_ns[i] = done - start;
-        }
-        self.now = self.now.max(last_done);
-        Ok(ReplaySummary {
-            ios: ios.len() as u64,
-            elapsed_s: (last_done - start) as f64 / 1e9,
-            idle_cut_s: cut as f64 / 1e9,
-        })
-    }
+    d.set_now(d.now_ns().max(last_done));
+    Ok(ReplaySummary {
+        ios: ios.len() as u64,
+        elapsed_s: (last_done - start) as f64 / 1e9,
+        idle_cut_s: cut as f64 / 1e9,
+    })
 }
 
 #[cfg(test)]
@@ -191,7 +193,7 @@ mod tests {
     ) -> (Vec<u64>, Vec<u64>, ReplaySummary) {
         let mut a = vec![0; ios.len()];
         let mut b = vec![0; ios.len()];
-        let s = d.replay(ios, cap, &mut a, &mut b).expect("replay");
+        let s = replay(d, ios, cap, &mut a, &mut b).expect("replay");
         (a, b, s)
     }
 
@@ -248,7 +250,7 @@ mod tests {
         ios[2].offset = u64::MAX - 10;
         let mut a = vec![0; 3];
         let mut b = vec![0; 3];
-        let e = d.replay(&ios, None, &mut a, &mut b).unwrap_err();
+        let e = replay(&mut d, &ios, None, &mut a, &mut b).unwrap_err();
         assert!(e.to_string().starts_with("trace I/O 2:"), "{e}");
     }
 

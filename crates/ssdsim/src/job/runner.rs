@@ -251,7 +251,7 @@ impl<'a, D: Device> Runner<'a, D> {
         let fua = self.spec.sync == SyncMode::Dsync;
         let done = match io.op {
             Op::Read => self.d.read(t, io.off, io.len),
-            Op::Write => self.d.write_durable(t, io.off, io.len, fua),
+            Op::Write => self.d.write(t, io.off, io.len, fua),
             Op::Trim => self.d.trim_at(t, io.off, io.len),
             Op::Flush => self.d.flush(t),
         };

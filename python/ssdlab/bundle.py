@@ -32,7 +32,7 @@ from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.verdicts import Verdict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RUN_FILE = "run.json"
 
 TestStatus = Literal["pending", "running", "complete", "interrupted", "failed"]
@@ -52,6 +52,17 @@ class MeasurementRef(BaseModel):
     file: str  # relative to the bundle
     series_csv: str | None = None
     interrupted: bool = False
+
+
+class StartState(BaseModel):
+    """The drive state a test starts from, and why (docs/architecture.md, "Shared preparation")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: str  # what the drive is in, e.g. "tortured, span 512 GiB: purge, 1 x 128k …"
+    shared_from: str | None = None  # the test that left this state; None: the test prepared it itself
+    prep_left_out: int = 0  # preparation actions not run because the state was shared
+    reason: str = ""
 
 
 class TestRecord(BaseModel):
@@ -75,6 +86,7 @@ class TestRecord(BaseModel):
     # One entry per plan action finished, in plan order: where a resume may pick up.
     action_outcomes: tuple[ActionOutcome, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
+    start: StartState | None = None  # None only before the run planned it
 
 
 class RunRecord(BaseModel):
@@ -140,8 +152,19 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "tests": tests, "schema_version": 2}
 
 
+OWN_PREPARATION_V2 = {"state": "as the test's own preparation left it", "shared_from": None, "prep_left_out": 0,
+                      "reason": "recorded before ssdlab shared preparation between tests: every test prepared "
+                                "the drive itself"}
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 records each test's start state; before v3 every test ran its own preparation."""
+    tests = [{**test, "start": OWN_PREPARATION_V2} for test in data.get("tests", [])]
+    return {**data, "tests": tests, "schema_version": 3}
+
+
 # Each migration upgrades a raw run.json dict from version N to N+1, so old bundles load.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ssdlab import __version__
-from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, TestRecord, utc_now
+from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
 from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
 from ssdlab.errors import BundleError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
@@ -26,7 +26,8 @@ from ssdlab.planning import (
     check_workloads,
     estimate_action_s,
     plan_entry,
-    resolve_params,
+    plan_run,
+    shared_plan,
 )
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.steps import StepResult
@@ -42,6 +43,7 @@ class PendingTest:
     plan: TestPlan
     estimates_s: tuple[float, ...]
     start: ResumePoint
+    start_state: StartState | None = None
 
 
 class RunObserver(Protocol):
@@ -106,8 +108,9 @@ def new_record(
         raise UsageError("each test may appear once in a run; give distinct tests")
     engine_version = engine.version()
     now = utc_now()
+    planned = plan_run(entries, overrides, target.info())
     tests = tuple(
-        TestRecord(name=e.name, test=e.test, params=resolve_params(e, overrides)) for e in entries
+        TestRecord(name=p.entry.name, test=p.entry.test, params=p.params, start=p.start) for p in planned
     )
     return RunRecord(
         ssdlab_version=__version__, created_utc=now, updated_utc=now, target=target.info(),
@@ -148,17 +151,35 @@ class Runner:
     def pending(self, record: RunRecord) -> list[PendingTest]:
         """The tests still to run, planned for this target, each with where it starts."""
         info = self.target.info()
-        pending = []
+        pending: list[PendingTest] = []
         for test_record in record.tests:
             if test_record.status == "complete":
                 continue
             plan = plan_entry(SuiteEntry(name=test_record.name, test=test_record.test), test_record.params, info)
             check_workloads(info, test_record.name, plan)
             check_engine(self.engine, info, test_record.name, plan)
-            start = resume_point(plan.actions, len(test_record.action_outcomes), self.target.keeps_state())
+            plan, start_state, start = self._start(plan, test_record, first=not pending)
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
-            pending.append(PendingTest(test_record.name, plan, estimates, start))
+            pending.append(PendingTest(test_record.name, plan, estimates, start, start_state))
         return pending
+
+    def _start(self, plan: TestPlan, test_record: TestRecord, first: bool,
+               ) -> tuple[TestPlan, StartState | None, ResumePoint]:
+        """The plan as recorded (without a shared preparation) and where it starts; the test
+        prepares the drive itself after all when the shared state cannot be trusted: it is the
+        first test of this process and the target forgot its state, or it must start over."""
+        keeps = self.target.keeps_state()
+        done = len(test_record.action_outcomes)
+        shared = test_record.start is not None and test_record.start.shared_from is not None
+        if shared:
+            point = resume_point(shared_plan(plan).actions, done, keeps)
+            if not (first and (not keeps or (done and point.index == 0))):
+                return shared_plan(plan), test_record.start, point
+            lost = StartState(state=plan.entry.describe() if plan.entry else "", reason=(
+                f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
+                "was lost when the run stopped, so the test prepares the drive itself"))
+            return plan, lost, resume_point(plan.actions, 0, keeps)
+        return plan, test_record.start, resume_point(plan.actions, done, keeps)
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""
@@ -202,6 +223,7 @@ class Runner:
             results = _add_step(results, step)
         notes = (*pending.plan.notes, *((f"resumed: {pending.start.reason}",) if pending.start.reason else ()))
         state = test_record.model_copy(update={
+            "start": pending.start_state,
             "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
             "finished_utc": None, "measurements": refs, "steps": steps, "notes": notes, "error": None,
             "metrics": {}, "verdicts": (), "action_outcomes": outcomes,
@@ -236,6 +258,7 @@ class Runner:
             raise InternalError(f"{pending.name}: {what}; {self._resume_hint('')}") from err
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
+            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes)),
         })
         record = self._save(record, done)
         self.guard.test_finished(done)
@@ -294,6 +317,20 @@ class Runner:
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
             f"resume with `ssdlab run --resume {self.bundle.path}`"
         )
+
+
+def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome]) -> tuple[str, ...]:
+    """Say which until-steady phases stopped early, and after how many of their rounds."""
+    ran: dict[tuple[str, str], list[bool]] = {}
+    for action, outcome in zip(actions, outcomes, strict=False):
+        if isinstance(action, Measure) and action.group is not None:
+            ran.setdefault((action.group, action.role), []).append(outcome == "done")
+    notes = []
+    for (group, role), done in ran.items():
+        if not all(done):
+            what = "preparation torture" if role == "precondition" else f"{group} phase"
+            notes.append(f"{what} stopped early at SNIA steady state after {sum(done)} of {len(done)} rounds")
+    return tuple(notes)
 
 
 def run_entries(

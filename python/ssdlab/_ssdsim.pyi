@@ -187,3 +187,12 @@ class Drive:
     def purge(self) -> TrimResult: ...
     def idle(self, seconds: float) -> IdleResult: ...
     def state(self) -> DriveState: ...
+    def copy(self) -> Drive:
+        """An independent copy of the drive, state and all (cheap: no compression)."""
+
+    def snapshot(self) -> bytes:
+        """The drive's whole state as compressed bytes (`Drive.restore` makes it again)."""
+
+    @staticmethod
+    def restore(data: bytes) -> Drive:
+        """The drive a snapshot was taken of; ValueError for bytes that are not one."""

@@ -5,6 +5,8 @@ Layout:
     measurements/<test>/<name>.json  full Measurement (histograms, per-second series)
     series/<test>/<name>.csv         the per-second series as CSV for spreadsheets
     raw/<test>/<name>/...            engine job files and outputs, kept for audit
+    state/drive.snap, drive.json     a stopped simulated run's drive (compressed snapshot) and
+                                     where it stands (test, actions done), for --resume
 Every write is atomic (temp file + rename), so an interrupted run keeps what it measured.
 """
 
@@ -182,6 +184,18 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -218,6 +232,8 @@ def series_csv_text(measurement: Measurement) -> str:
 
 
 LOCK_FILE = ".lock"
+DRIVE_SNAPSHOT = Path("state") / "drive.snap"
+DRIVE_STATE = Path("state") / "drive.json"
 
 
 class BundleLock:
@@ -309,6 +325,19 @@ class Bundle:
         except (json.JSONDecodeError, ValidationError) as err:
             summary = str(err).splitlines()[0]
             raise BundleError(f"{self.run_file} is malformed ({summary}); re-run or restore it") from None
+
+    def write_drive_state(self, data: bytes, test: str, done: int) -> None:
+        """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
+        atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data)
+        atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n")
+
+    def load_drive_state(self) -> tuple[bytes, str, int] | None:
+        """The saved drive and where it stands, or None when there is none (or it is unreadable)."""
+        try:
+            where = json.loads((self.path / DRIVE_STATE).read_text(encoding="utf-8"))
+            return (self.path / DRIVE_SNAPSHOT).read_bytes(), str(where["test"]), int(where["done"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
         name = m.workload.name

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ssdlab import __version__
 from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
@@ -53,6 +53,15 @@ class RunObserver(Protocol):
     def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
     def progress(self, update: ProgressUpdate) -> None: ...
     def test_finished(self, record: TestRecord) -> None: ...
+
+
+@runtime_checkable
+class SavesDriveState(Protocol):
+    """An engine whose drive lives in memory (the simulator) and can be saved and restored."""
+
+    def checkpoint(self, target: Target) -> None: ...
+    def saved_state(self, target: Target) -> bytes | None: ...
+    def restore_state(self, target: Target, data: bytes) -> None: ...
 
 
 class NullObserver:
@@ -139,6 +148,9 @@ class Runner:
     engine: Engine
     observer: RunObserver = field(default_factory=NullObserver)
     current: TestRecord = field(init=False)  # the running test as last saved
+    # Where the engine's last drive checkpoint stands: (test, actions done).
+    checkpoint_at: tuple[str, int] | None = field(init=False, default=None)
+    exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -158,12 +170,13 @@ class Runner:
             plan = plan_entry(SuiteEntry(name=test_record.name, test=test_record.test), test_record.params, info)
             check_workloads(info, test_record.name, plan)
             check_engine(self.engine, info, test_record.name, plan)
-            plan, start_state, start = self._start(plan, test_record, first=not pending)
+            plan, start_state, start = self._start(plan, test_record, first=not pending,
+                                                   exact=self.exact == test_record.name)
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
             pending.append(PendingTest(test_record.name, plan, estimates, start, start_state))
         return pending
 
-    def _start(self, plan: TestPlan, test_record: TestRecord, first: bool,
+    def _start(self, plan: TestPlan, test_record: TestRecord, first: bool, exact: bool,
                ) -> tuple[TestPlan, StartState | None, ResumePoint]:
         """The plan as recorded (without a shared preparation) and where it starts; the test
         prepares the drive itself after all when the shared state cannot be trusted: it is the
@@ -172,14 +185,14 @@ class Runner:
         done = len(test_record.action_outcomes)
         shared = test_record.start is not None and test_record.start.shared_from is not None
         if shared:
-            point = resume_point(shared_plan(plan).actions, done, keeps)
+            point = resume_point(shared_plan(plan).actions, done, keeps, exact)
             if not (first and (not keeps or (done and point.index == 0))):
                 return shared_plan(plan), test_record.start, point
             lost = StartState(state=plan.entry.describe() if plan.entry else "", reason=(
                 f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
                 "was lost when the run stopped, so the test prepares the drive itself"))
             return plan, lost, resume_point(plan.actions, 0, keeps)
-        return plan, test_record.start, resume_point(plan.actions, done, keeps)
+        return plan, test_record.start, resume_point(plan.actions, done, keeps, exact)
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""
@@ -192,7 +205,20 @@ class Runner:
         """Everything that could refuse the run, checked before anything is written."""
         self.authorize(record, self.pending(record))
 
+    def restore_drive(self, record: RunRecord) -> None:
+        """Continue a stopped simulated run on the drive saved in its bundle, when the save is
+        where the run stopped (the first unfinished test, with as many actions done)."""
+        saved = self.bundle.load_drive_state() if isinstance(self.engine, SavesDriveState) else None
+        first = next((t for t in record.tests if t.status != "complete"), None)
+        if saved is None or first is None or not isinstance(self.engine, SavesDriveState):
+            return
+        data, test, done = saved
+        if (test, done) == (first.name, len(first.action_outcomes)):
+            self.engine.restore_state(self.target, data)
+            self.exact = test
+
     def run(self, record: RunRecord) -> RunRecord:
+        self.restore_drive(record)
         pending = self.pending(record)
         self.authorize(record, pending)
         self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
@@ -238,6 +264,7 @@ class Runner:
             self.authorize(record, [pending])
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
+        self._checkpoint(pending.name, pending.start.index)
         self.guard.test_started(index, pending)
         try:
             results = self._actions(record, results, pending)
@@ -281,6 +308,7 @@ class Runner:
             outcome: ActionOutcome = "skipped" if skipped else "done"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
             record = self._save(record, state)
+            self._checkpoint(state.name, len(state.action_outcomes), copy=not skipped)
             self.guard.action_finished(state.name, number, skipped)
         return results
 
@@ -305,8 +333,23 @@ class Runner:
         self.bundle.write_run(record)
         return record
 
+    def _checkpoint(self, test: str, done: int, copy: bool = True) -> None:
+        """Let an in-memory engine remember its drive as it is after `done` actions of `test`."""
+        if isinstance(self.engine, SavesDriveState):
+            if copy or self.checkpoint_at is None:
+                self.engine.checkpoint(self.target)
+            self.checkpoint_at = (test, done)
+
+    def _save_drive(self) -> None:
+        """Keep the last checkpoint in the bundle, so --resume continues this very drive."""
+        if isinstance(self.engine, SavesDriveState) and self.checkpoint_at is not None:
+            data = self.engine.saved_state(self.target)
+            if data is not None:
+                self.bundle.write_drive_state(data, *self.checkpoint_at)
+
     def _fail(self, record: RunRecord, status: str, error: str) -> None:
         """Mark the current test and the run as stopped, keeping everything saved so far."""
+        self._save_drive()
         state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         self.bundle.write_run(record)

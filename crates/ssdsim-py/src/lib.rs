@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use serde::Serialize;
 
 /// Convert any serialisable core value into plain Python objects.
@@ -109,6 +109,28 @@ impl PyDrive {
 
     fn state(&self, py: Python<'_>) -> PyResult<PyObject> {
         to_py(py, &self.inner.state())
+    }
+
+    /// An independent copy of the drive, state and all (cheap: no compression).
+    fn copy(&self) -> Self {
+        PyDrive {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// The drive's whole state as compressed bytes (`Drive.restore` makes it again).
+    fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.allow_threads(|| ssdsim::snapshot(&self.inner));
+        PyBytes::new(py, &bytes)
+    }
+
+    /// The drive a snapshot was taken of; ValueError for bytes that are not one.
+    #[staticmethod]
+    fn restore(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let inner = py
+            .allow_threads(|| ssdsim::restore(data))
+            .map_err(value_err)?;
+        Ok(PyDrive { inner })
     }
 
     fn __repr__(&self) -> String {

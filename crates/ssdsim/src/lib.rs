@@ -15,6 +15,7 @@ pub mod hist;
 pub mod job;
 mod report;
 pub mod rng;
+pub mod snapshot;
 mod thermal;
 mod timing;
 
@@ -22,6 +23,7 @@ pub use config::{presets, resolve, Config, PresetInfo, DEFAULT_PRESET};
 pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 pub use error::SimError;
 pub use job::{JobSpec, Pattern, Progress, RunResult, SyncMode};
+pub use snapshot::{restore, snapshot};
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

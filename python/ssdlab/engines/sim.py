@@ -87,9 +87,7 @@ class SimEngine:
         return json.dumps(job_dict(workload, target.info().capacity_bytes), indent=2)
 
     def _drive(self, target: Target) -> _ssdsim.Drive:
-        if not isinstance(target, SimTarget):
-            raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
-        return target.drive()
+        return self._sim(target).drive()
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         drive = self._drive(target)
@@ -110,6 +108,30 @@ class SimEngine:
         except ValueError as err:
             raise EngineError(f"simulator rejected workload {workload.name}: {err}") from None
         return to_measurement(workload, result)
+
+    # Saved drive state: the runner asks for a checkpoint after every action (an in-memory
+    # copy, no compression) and, when a run stops, for the checkpoint as a compressed
+    # snapshot to keep in the bundle; `--resume` restores it, so the resumed run continues
+    # the same drive from exactly where the last finished action left it.
+    def checkpoint(self, target: Target) -> None:
+        sim = self._sim(target)
+        sim.checkpoint = sim.drive().copy()
+
+    def saved_state(self, target: Target) -> bytes | None:
+        copy = self._sim(target).checkpoint
+        return None if copy is None else copy.snapshot()
+
+    def restore_state(self, target: Target, data: bytes) -> None:
+        try:
+            drive = simulator().Drive.restore(data)
+        except ValueError as err:
+            raise EngineError(f"the saved simulated drive cannot be restored: {err}") from None
+        self._sim(target).restore_drive(drive)
+
+    def _sim(self, target: Target) -> SimTarget:
+        if not isinstance(target, SimTarget):
+            raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
+        return target
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
         drive = self._drive(target)

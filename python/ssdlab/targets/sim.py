@@ -57,6 +57,10 @@ class SimTarget(Target):
     seed: int = 1
     kind = "sim"
     _drive: _ssdsim.Drive | None = field(default=None, repr=False)
+    # Set when the drive was restored from a saved state (a resumed run): it then continues.
+    restored: bool = field(default=False, repr=False)
+    # The drive as the last finished action left it (engines/sim.py keeps it up to date).
+    checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
 
     @classmethod
     def from_spec(cls, spec: str) -> SimTarget:
@@ -103,4 +107,10 @@ class SimTarget(Target):
         self.drive()
 
     def keeps_state(self) -> bool:
-        return False  # the simulated drive is in this process's memory only
+        # The simulated drive is in this process's memory only, unless a run restored it
+        # from the state saved in its bundle (engines/sim.py, "Saved drive state").
+        return self.restored
+
+    def restore_drive(self, drive: _ssdsim.Drive) -> None:
+        """Continue with this drive (restored from a snapshot) instead of a fresh one."""
+        self._drive, self.restored = drive, True

@@ -148,9 +148,10 @@ class Runner:
     engine: Engine
     observer: RunObserver = field(default_factory=NullObserver)
     current: TestRecord = field(init=False)  # the running test as last saved
-    # Where the engine's last drive checkpoint stands: (test, actions done).
+    # Where the engine's drive checkpoint stands: (test, actions done when it was taken).
     checkpoint_at: tuple[str, int] | None = field(init=False, default=None)
     exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
+    replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -212,10 +213,10 @@ class Runner:
         first = next((t for t in record.tests if t.status != "complete"), None)
         if saved is None or first is None or not isinstance(self.engine, SavesDriveState):
             return
-        data, test, done = saved
-        if (test, done) == (first.name, len(first.action_outcomes)):
+        data, test, at = saved
+        if test == first.name and at <= len(first.action_outcomes):
             self.engine.restore_state(self.target, data)
-            self.exact = test
+            self.exact, self.replay_from = test, at
 
     def run(self, record: RunRecord) -> RunRecord:
         self.restore_drive(record)
@@ -264,6 +265,8 @@ class Runner:
             self.authorize(record, [pending])
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
+        if self.exact == pending.name:
+            self._replay(pending, test_record.action_outcomes)
         self._checkpoint(pending.name, pending.start.index)
         self.guard.test_started(index, pending)
         try:
@@ -308,7 +311,6 @@ class Runner:
             outcome: ActionOutcome = "skipped" if skipped else "done"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
             record = self._save(record, state)
-            self._checkpoint(state.name, len(state.action_outcomes), copy=not skipped)
             self.guard.action_finished(state.name, number, skipped)
         return results
 
@@ -333,12 +335,26 @@ class Runner:
         self.bundle.write_run(record)
         return record
 
-    def _checkpoint(self, test: str, done: int, copy: bool = True) -> None:
-        """Let an in-memory engine remember its drive as it is after `done` actions of `test`."""
+    def _checkpoint(self, test: str, done: int) -> None:
+        """Let an in-memory engine remember its drive as a test starts (one copy per test: a
+        copy per action would cost as much as the actions on a large simulated drive)."""
         if isinstance(self.engine, SavesDriveState):
-            if copy or self.checkpoint_at is None:
-                self.engine.checkpoint(self.target)
+            self.engine.checkpoint(self.target)
             self.checkpoint_at = (test, done)
+
+    def _replay(self, pending: PendingTest, outcomes: Sequence[ActionOutcome]) -> None:
+        """Bring a restored drive (saved as the test started) to where the test stopped by
+        simulating the finished actions again; their results are in the bundle already."""
+        for number in range(self.replay_from, pending.start.index):
+            action = pending.plan.actions[number]
+            if outcomes[number] != "done":
+                continue
+            ctx = RunContext(raw_dir=self.bundle.raw_dir(pending.name, action.name), bundle_dir=self.bundle.path,
+                             progress=lambda update: None)
+            if isinstance(action, Measure):
+                self.engine.measure(self.target, action.workload, ctx)
+            else:
+                self.engine.step(self.target, action, ctx)
 
     def _save_drive(self) -> None:
         """Keep the last checkpoint in the bundle, so --resume continues this very drive."""

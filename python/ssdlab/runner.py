@@ -7,6 +7,7 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,15 @@ class SavesDriveState(Protocol):
     def checkpoint(self, target: Target) -> None: ...
     def saved_state(self, target: Target) -> bytes | None: ...
     def restore_state(self, target: Target, data: bytes) -> None: ...
+
+
+@runtime_checkable
+class CachesPreparation(Protocol):
+    """An engine that can restore a test's preparation from a cache instead of running it."""
+
+    def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
+    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None: ...
 
 
 class NullObserver:
@@ -299,7 +309,18 @@ class Runner:
         test = get_test(state.test)
         params = test.parse_params(state.params)
         actions = pending.plan.actions
-        for number in range(pending.start.index, len(actions)):
+        first, cache, key = pending.start.index, None, ""
+        prep = pending.plan.prep_actions if first == 0 else 0
+        if prep and isinstance(self.engine, CachesPreparation):
+            cache = self.engine
+            key = cache.prep_key(self.target, [a.model_dump_json() for a in actions[:prep]])
+            records = cache.cached_prep(self.target, key)
+            if records is not None:
+                state, results = self._from_cache(state, results, actions[:prep], records)
+                record = self._save(record, state)
+                first, cache = prep, None
+        began = time.perf_counter()
+        for number in range(first, len(actions)):
             action = actions[number]
             skipped = test.skip(params, action, results.measurements)
             if not skipped:
@@ -312,7 +333,34 @@ class Runner:
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
             record = self._save(record, state)
             self.guard.action_finished(state.name, number, skipped)
+            if cache is not None and number == prep - 1:
+                records = prep_records(actions[:prep], state, results)
+                cache.store_prep(self.target, key, records, time.perf_counter() - began)
         return results
+
+    def _from_cache(self, state: TestRecord, results: TestResults, prep: Sequence[Action],
+                    records: Sequence[dict[str, Any]]) -> tuple[TestRecord, TestResults]:
+        """Record a preparation restored from the cache of prepared drives as if it had run:
+        its results are the ones simulating it gave (the simulator is deterministic)."""
+        for number, (action, rec) in enumerate(zip(prep, records, strict=True)):
+            done = rec["outcome"] == "done"
+            if done and isinstance(action, Measure):
+                m = Measurement.model_validate_json(rec["result"])
+                ref = self.bundle.write_measurement(state.name, action.role, m)
+                state = state.model_copy(update={"measurements": (*state.measurements, ref)})
+                results = _add_measurement(results, m)
+            elif done:
+                step = StepResult.model_validate_json(rec["result"])
+                state = state.model_copy(update={"steps": (*state.steps, step)})
+                results = _add_step(results, step)
+            outcome: ActionOutcome = "done" if done else "skipped"
+            state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
+            if done:
+                self.guard.action_started(state.name, action, number, len(prep))
+            self.guard.action_finished(state.name, number, not done)
+        notes = (*state.notes, f"preparation ({len(prep)} steps) restored from the cache of prepared simulated "
+                               "drives: the same drive and results simulating it gives")
+        return state.model_copy(update={"notes": notes}), results
 
     def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
         ctx = RunContext(
@@ -376,6 +424,19 @@ class Runner:
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
             f"resume with `ssdlab run --resume {self.bundle.path}`"
         )
+
+
+def prep_records(prep: Sequence[Action], state: TestRecord, results: TestResults) -> list[dict[str, Any]]:
+    """What a preparation gave, action by action, for the cache of prepared drives."""
+    records: list[dict[str, Any]] = []
+    steps = iter(state.steps)
+    for action, outcome in zip(prep, state.action_outcomes, strict=False):
+        result = ""
+        if outcome == "done":
+            result = (results.measurements[action.name].model_dump_json() if isinstance(action, Measure)
+                      else next(steps).model_dump_json())
+        records.append({"name": action.name, "outcome": outcome, "result": result})
+    return records
 
 
 def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome]) -> tuple[str, ...]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
+from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, SetWriteCache, Step, StepResult
@@ -16,6 +18,9 @@ from ssdlab.workload import Workload
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
+
+# Below this much wall time a preparation is quicker to simulate again than to restore.
+MIN_PREP_WALL_S = 1.0
 
 SERIES_KEYS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
@@ -107,6 +112,8 @@ class SimEngine:
             result = drive.run(job, on_progress, 1.0)
         except ValueError as err:
             raise EngineError(f"simulator rejected workload {workload.name}: {err}") from None
+        sim = self._sim(target)
+        sim.history = fold(sim.history, workload.model_dump_json())
         return to_measurement(workload, result)
 
     # Saved drive state: the runner asks for a checkpoint after every action (an in-memory
@@ -126,7 +133,35 @@ class SimEngine:
             drive = simulator().Drive.restore(data)
         except ValueError as err:
             raise EngineError(f"the saved simulated drive cannot be restored: {err}") from None
-        self._sim(target).restore_drive(drive)
+        self._sim(target).restore_drive(drive, fold("restored", hashlib.sha256(data).hexdigest()))
+
+    # Cache of prepared drives (engines/sim_cache.py): the runner asks for a key before a
+    # test's own preparation, restores a hit, and stores what the preparation made otherwise.
+    def prep_key(self, target: Target, actions: Sequence[str]) -> str:
+        sim = self._sim(target)
+        build = build_digest(str(getattr(simulator(), "__file__", "")))
+        return prep_key(build, sim.preset, sim.options, sim.seed, sim.history, actions)
+
+    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None:
+        hit = SimCache.default().get(key)
+        if hit is None:
+            return None
+        data, meta = hit
+        try:
+            drive = simulator().Drive.restore(data)
+        except ValueError:
+            return None  # a damaged entry is a miss; the preparation runs and replaces it
+        self._sim(target).use_drive(drive, str(meta["history_after"]))
+        return list(meta["records"])
+
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None:
+        """Keep the prepared drive when simulating the preparation took long enough to be worth it."""
+        if wall_s < MIN_PREP_WALL_S:
+            return
+        sim = self._sim(target)
+        meta = {"preset": sim.preset, "overrides": sim.options, "seed": sim.seed, "history_after": sim.history,
+                "actions": [r["name"] for r in records], "prep_wall_s": wall_s, "records": list(records)}
+        SimCache.default().put(key, sim.drive().snapshot(), meta)
 
     def _sim(self, target: Target) -> SimTarget:
         if not isinstance(target, SimTarget):
@@ -152,4 +187,6 @@ class SimEngine:
         else:
             raise EngineError(f"simulator: unknown step {step!r}")
         detail["state_after"] = dict(drive.state())
+        sim = self._sim(target)
+        sim.history = fold(sim.history, step.model_dump_json())
         return StepResult(step=step, elapsed_s=float(detail.get("elapsed_s", 0.0)), detail=detail)

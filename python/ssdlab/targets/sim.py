@@ -61,6 +61,8 @@ class SimTarget(Target):
     restored: bool = field(default=False, repr=False)
     # The drive as the last finished action left it (engines/sim.py keeps it up to date).
     checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
+    # A running digest of every job and step the drive ran (engines/sim_cache.py's keys).
+    history: str = field(default="fresh", repr=False)
 
     @classmethod
     def from_spec(cls, spec: str) -> SimTarget:
@@ -111,6 +113,10 @@ class SimTarget(Target):
         # from the state saved in its bundle (engines/sim.py, "Saved drive state").
         return self.restored
 
-    def restore_drive(self, drive: _ssdsim.Drive) -> None:
-        """Continue with this drive (restored from a snapshot) instead of a fresh one."""
-        self._drive, self.restored = drive, True
+    def restore_drive(self, drive: _ssdsim.Drive, history: str) -> None:
+        """Continue a stopped run with this drive (restored from its bundle): its state survived."""
+        self._drive, self.restored, self.history = drive, True, history
+
+    def use_drive(self, drive: _ssdsim.Drive, history: str) -> None:
+        """Go on with this drive (from the cache of prepared drives) in place of the current one."""
+        self._drive, self.history = drive, history

@@ -23,6 +23,7 @@ TRIM = ["torture_runtime_s=240", "seq_runtime_s=5"]
 @pytest.fixture(autouse=True)
 def _store_every_preparation(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)
+    monkeypatch.setattr(sim_engine, "RESTORE_FACTOR", 0.0)
 
 
 def _trim(tmp_path: Path, spec: str = SIM) -> tuple[Any, Bundle]:

@@ -59,7 +59,7 @@ class SimTarget(Target):
     _drive: _ssdsim.Drive | None = field(default=None, repr=False)
     # Set when the drive was restored from a saved state (a resumed run): it then continues.
     restored: bool = field(default=False, repr=False)
-    # The drive as the last finished action left it (engines/sim.py keeps it up to date).
+    # The drive as the running test started (engines/sim.py's checkpoint, for --resume).
     checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
     # A running digest of every job and step the drive ran (engines/sim_cache.py's keys).
     history: str = field(default="fresh", repr=False)
@@ -110,7 +110,7 @@ class SimTarget(Target):
 
     def keeps_state(self) -> bool:
         # The simulated drive is in this process's memory only, unless a run restored it
-        # from the state saved in its bundle (engines/sim.py, "Saved drive state").
+        # from the state saved in its bundle (docs/simulator.md, "Snapshots and resume").
         return self.restored
 
     def restore_drive(self, drive: _ssdsim.Drive, history: str) -> None:

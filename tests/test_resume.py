@@ -139,6 +139,7 @@ def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False) -> tuple[An
         return engine, bundle
     with pytest.raises(Interrupted):
         Runner(bundle, target, engine).run(new_record(target, engine, None, SIM_SUITE, {}, {}))
+    assert (bundle.path / "state" / "drive.snap").is_file()  # the stopped run kept its drive
     if forget:
         shutil.rmtree(bundle.path / "state")
     engine.ran.clear()
@@ -164,6 +165,7 @@ def test_a_simulated_run_resumed_on_its_saved_drive_measures_what_an_uninterrupt
     assert trim.start is not None and trim.start.shared_from == "consistency"
     stopped = got.test("consistency" if stop.startswith("torture") else "trim-validation")
     assert any("restored as the run saved it" in n for n in stopped.notes)
+    assert not (resumed.path / "state" / "drive.snap").exists()  # a finished run drops its saved drive
 
 
 def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: Path) -> None:

@@ -331,6 +331,11 @@ class Bundle:
         atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data)
         atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n")
 
+    def drop_drive_state(self) -> None:
+        """A finished run needs no saved drive (it can be large): remove it."""
+        for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
+            (self.path / rel).unlink(missing_ok=True)
+
     def load_drive_state(self) -> tuple[bytes, str, int] | None:
         """The saved drive and where it stands, or None when there is none (or it is unreadable)."""
         try:

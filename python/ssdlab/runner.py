@@ -238,6 +238,7 @@ class Runner:
         self.guard.run_started(pending)
         for index, test in enumerate(pending):
             record = self._run_test(record, test, index)
+        self.bundle.drop_drive_state()
         status = "complete" if any(t.measurements for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})

@@ -1,49 +1,48 @@
-"""Wall time of the review suite, per test and in total (default: the default simulated drive).
+"""Wall time of the review suite on a simulated drive, cold and warm (cache of prepared drives).
 
     PYTHONPATH=python .venv/bin/python bench/review_wall.py [--target sim:] [--param k=v ...]
 
-Prints, per test, the wall seconds it took and the device seconds it covered (simulated
-time for sim: targets: the sum of every measurement's runtime and every step's elapsed
-time), then the totals. The bundle goes to a temporary directory unless --out is given.
+Runs the suite twice against one fresh, private cache of prepared simulated drives
+(engines/sim_cache.py): cold (empty cache: every preparation is simulated and the long ones
+stored) and warm (the same run again: stored preparations are restored). Prints, per test and
+run, the wall seconds and the device seconds it covered, whether the two runs' metrics are
+identical, and last `review_wall_cold_s=… review_wall_warm_s=…`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import Bundle, RunRecord, TestRecord
 from ssdlab.engines import engine_for
-from ssdlab.engines.base import ProgressUpdate
-from ssdlab.methods.base import Action, TestPlan
 from ssdlab.planning import parse_overrides, select_entries
-from ssdlab.runner import Runner, new_record
+from ssdlab.runner import NullObserver, PendingTest, Runner, new_record
 from ssdlab.targets import parse_target
 
 
-class WallClock:
+class WallClock(NullObserver):
     """A run observer that times each test and prints one line when it ends."""
 
-    def __init__(self, bundle: Bundle) -> None:
-        self.bundle = bundle
+    def __init__(self, bundle: Bundle, label: str) -> None:
+        self.bundle, self.label = bundle, label
         self.started = 0.0
-        self.rows: list[tuple[str, float, float]] = []
 
-    def test_started(self, name: str, index: int, count: int, plan: TestPlan) -> None:
+    def test_started(self, index: int, test: PendingTest) -> None:
         self.started = time.perf_counter()
-
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
-
-    def progress(self, update: ProgressUpdate) -> None: ...
 
     def test_finished(self, record: TestRecord) -> None:
         wall_s = time.perf_counter() - self.started
+        start = f"from {record.start.shared_from}" if record.start and record.start.shared_from else ""
+        cached = "prep cached" if any("restored from the cache" in n for n in record.notes) else ""
         device_s = device_seconds(self.bundle, record)
-        self.rows.append((record.name, wall_s, device_s))
-        print(f"{record.name:<20} wall {wall_s:8.1f} s   device {device_s:9.1f} s", flush=True)
+        print(f"{self.label:<5} {record.name:<18} wall {wall_s:7.1f} s   device {device_s:8.1f} s   {start} {cached}"
+              .rstrip(), flush=True)
 
 
 def device_seconds(bundle: Bundle, record: TestRecord) -> float:
@@ -52,27 +51,32 @@ def device_seconds(bundle: Bundle, record: TestRecord) -> float:
     return measured + sum(step.elapsed_s for step in record.steps)
 
 
+def one_run(spec: str, suite_name: str, params: Sequence[str], out: Path, label: str) -> tuple[float, RunRecord]:
+    target = parse_target(spec)  # a fresh simulated drive each run
+    engine = engine_for(target)
+    suite, entries = select_entries(suite_name, [])
+    record = new_record(target, engine, suite, entries, parse_overrides(params), {})
+    bundle = Bundle(out)
+    began = time.perf_counter()
+    done = Runner(bundle, target, engine, WallClock(bundle, label)).run(record)
+    return time.perf_counter() - began, done
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default="sim:")
     parser.add_argument("--suite", default="review")
     parser.add_argument("--param", "-p", action="append", default=[])
-    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    out = args.out or Path(tempfile.mkdtemp(prefix="review-wall-")) / "bundle"
-    target = parse_target(args.target)
-    engine = engine_for(target)
-    suite, entries = select_entries(args.suite, [])
-    record = new_record(target, engine, suite, entries, parse_overrides(args.param), {})
-    bundle = Bundle(out)
-    clock = WallClock(bundle)
-    target.prepare()
-    began = time.perf_counter()
-    done = Runner(bundle, target, engine, clock).run(record)
-    total_s = time.perf_counter() - began
-    print(f"{'TOTAL':<20} wall {total_s:8.1f} s   device {sum(r[2] for r in clock.rows):9.1f} s")
-    print(f"target {args.target}, suite {suite}, status {done.status}, bundle {bundle.path}")
-    return 0 if done.status == "complete" else 1
+    work = Path(tempfile.mkdtemp(prefix="review-wall-"))
+    os.environ["SSDLAB_SIM_CACHE"] = str(work / "cache")  # cold means empty: never the user's cache
+    cold_s, cold = one_run(args.target, args.suite, args.param, work / "cold", "cold")
+    warm_s, warm = one_run(args.target, args.suite, args.param, work / "warm", "warm")
+    same = [t.metrics for t in cold.tests] == [t.metrics for t in warm.tests]
+    print(f"target {args.target}, suite {args.suite}, status {cold.status}/{warm.status}, "
+          f"metrics identical cold vs warm: {same}, bundles in {work}")
+    print(f"review_wall_cold_s={cold_s:.1f} review_wall_warm_s={warm_s:.1f}")
+    return 0 if cold.status == warm.status == "complete" and same else 1
 
 
 if __name__ == "__main__":

@@ -138,14 +138,14 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "seq_runtime_s": "Seconds of each measured sequential write (clean, after TRIM, dirty).",
         "seq_block_size_bytes": "Block size of the measured sequential writes.",
         "seq_iodepth": "Queue depth of the measured sequential writes.",
-        "torture_runtime_s": "Seconds of each random-write torture that dirties the drive.",
+        "torture_runtime_s": "Longest the random-write torture runs; it stops at SNIA steady state.",
         "torture_block_size_bytes": "Block size of the torture.",
         "torture_iodepth": "Queue depth of the torture.",
         "span_bytes": TORTURE_SPAN,
         "op_pct": ("Extra over-provisioning in %: only the first (100 - op_pct) % is written, and the TRIM "
                    "covers exactly that span."),
         "effective_pct": "Verdict threshold: TRIM restores performance when after TRIM ≥ this % of clean.",
-        "reference": ("Also torture the drive a second time and measure it without TRIM (`dirty`): the "
+        "reference": ("Also measure the tortured drive without TRIM (`dirty`), before the TRIM: the "
                       "verdict needs it to say yes."),
         "seed": SEED,
     },

@@ -28,6 +28,12 @@ def _own_results_library(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("SSDLAB_LIBRARY", str(tmp_path_factory.mktemp("library") / "library.sqlite"))
 
 
+@pytest.fixture(autouse=True)
+def _own_sim_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets an empty cache of prepared simulated drives, never the user's."""
+    monkeypatch.setenv("SSDLAB_SIM_CACHE", str(tmp_path_factory.mktemp("sim-cache")))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip what this machine cannot run: root-only and fio-needing tests."""
     not_root = os.geteuid() != 0

@@ -69,3 +69,14 @@ def test_a_version_1_bundle_loads_renamed_and_reports(tmp_path: Path) -> None:
 
     html = render_report(bundle.path).html.read_text()
     assert "Mean IOPS, last 400 s" in html and "15,000" in html
+
+
+def test_a_version_2_bundle_records_every_test_as_self_prepared(tmp_path: Path) -> None:
+    v2 = json.loads(_record().model_dump_json())
+    v2["schema_version"] = 2
+    v2["tests"] = [{"name": "quick", "test": "quick", "status": "complete"}]
+    bundle = Bundle(tmp_path / "b")
+    bundle.path.mkdir()
+    bundle.run_file.write_text(json.dumps(v2))
+    start = bundle.load_run().test("quick").start
+    assert start is not None and start.shared_from is None and "before ssdlab shared" in start.reason

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,30 +101,75 @@ def test_a_single_torture_goes_back_to_the_purge_and_says_why(tmp_path: Path) ->
     assert any("goes back to step 1 (purge" in note for note in test.notes)
 
 
-def test_a_simulated_drive_restarts_the_test(tmp_path: Path) -> None:
-    from ssdlab.engines.sim import SimEngine
+class SimStop:
+    """A simulator engine that stops (like Ctrl-C) inside the measurement named `stop`, once."""
 
-    target = parse_target("sim:sm951-nvme-256?capacity_gib=16")
-    entry = SuiteEntry(name="c", test="consistency", params={"runtime_s": 6, "round_s": 2, "until_steady": True})
+    @staticmethod
+    def make(stop: str | None) -> Any:
+        from ssdlab.engines.sim import SimEngine
 
-    class SimStop(SimEngine):
-        def __init__(self) -> None:
-            self.stop: str | None = "torture-r002"
-            self.ran: list[str] = []
+        class Stopping(SimEngine):
+            def __init__(self) -> None:
+                self.stop, self.ran = stop, []  # type: ignore[var-annotated]
 
-        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-            self.ran.append(workload.name)
-            done = super().measure(target, workload, ctx)
-            if workload.name == self.stop:
-                self.stop = None
-                return done.model_copy(update={"interrupted": True})
-            return done
+            def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+                self.ran.append(workload.name)
+                done = super().measure(target, workload, ctx)
+                if workload.name == self.stop:
+                    self.stop = None
+                    return done.model_copy(update={"interrupted": True})
+                return done
 
-    engine, bundle = SimStop(), Bundle(tmp_path / "b")
+        return Stopping()
+
+
+SIM_SUITE = [
+    SuiteEntry(name="consistency", test="consistency", params={"runtime_s": 160, "until_steady": True}),
+    SuiteEntry(name="trim-validation", test="trim-validation",
+               params={"torture_runtime_s": 160, "seq_runtime_s": 2}),
+]
+SIM = "sim:sm951-nvme-256?capacity_gib=16"
+
+
+def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False) -> tuple[Any, Bundle]:
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    target, engine, bundle = parse_target(SIM), SimStop.make(stop), Bundle(tmp_path / "b")
+    if stop is None:
+        Runner(bundle, target, engine).run(new_record(target, engine, None, SIM_SUITE, {}, {}))
+        return engine, bundle
     with pytest.raises(Interrupted):
-        Runner(bundle, target, engine).run(new_record(target, engine, None, [entry], {}, {}))
+        Runner(bundle, target, engine).run(new_record(target, engine, None, SIM_SUITE, {}, {}))
+    assert (bundle.path / "state" / "drive.snap").is_file()  # the stopped run kept its drive
+    if forget:
+        shutil.rmtree(bundle.path / "state")
     engine.ran.clear()
-    Runner(bundle, parse_target("sim:sm951-nvme-256?capacity_gib=16"), engine).run(bundle.load_run())
+    Runner(bundle, parse_target(SIM), engine).run(bundle.load_run())  # a new process: a fresh drive object
+    return engine, bundle
+
+
+@pytest.mark.parametrize("stop", ["torture-r002", "after-trim"])
+def test_a_simulated_run_resumed_on_its_saved_drive_measures_what_an_uninterrupted_one_does(
+    tmp_path: Path, stop: str,
+) -> None:
+    engine, resumed = _sim_run(tmp_path / "stopped", stop)
+    # The drive saved as the stopped test began is brought to the interrupted action by
+    # simulating that test's finished actions again; earlier tests are not re-run.
+    assert engine.ran.count(stop) == 1 and "clean" in engine.ran
+    assert (engine.ran[0] == "fill-p1") is stop.startswith("torture")
+    _, whole = _sim_run(tmp_path / "whole", None)
+    got, want = resumed.load_run(), whole.load_run()
+    for name in ("consistency", "trim-validation"):
+        assert got.test(name).status == "complete"
+        assert got.test(name).metrics == want.test(name).metrics, name
+    trim = got.test("trim-validation")
+    assert trim.start is not None and trim.start.shared_from == "consistency"
+    stopped = got.test("consistency" if stop.startswith("torture") else "trim-validation")
+    assert any("restored as the run saved it" in n for n in stopped.notes)
+    assert not (resumed.path / "state" / "drive.snap").exists()  # a finished run drops its saved drive
+
+
+def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: Path) -> None:
+    engine, bundle = _sim_run(tmp_path, "torture-r002", forget=True)
     assert engine.ran[0] == "fill-p1"
-    test = bundle.load_run().test("c")
+    test = bundle.load_run().test("consistency")
     assert test.status == "complete" and any("not kept between runs" in n for n in test.notes)

@@ -210,3 +210,12 @@ class Drive:
         from the replay's start). Raises ValueError for an I/O beyond the capacity."""
 
     def state(self) -> DriveState: ...
+    def copy(self) -> Drive:
+        """An independent copy of the drive, state and all (cheap: no compression)."""
+
+    def snapshot(self) -> bytes:
+        """The drive's whole state as compressed bytes (`Drive.restore` makes it again)."""
+
+    @staticmethod
+    def restore(data: bytes) -> Drive:
+        """The drive a snapshot was taken of; ValueError for bytes that are not one."""

@@ -5,6 +5,8 @@ Layout:
     measurements/<test>/<name>.json  full Measurement (histograms, per-second series)
     series/<test>/<name>.csv         the per-second series as CSV for spreadsheets
     raw/<test>/<name>/...            engine job files and outputs, kept for audit
+    state/drive.snap, drive.json     a stopped simulated run's drive (compressed snapshot) and
+                                     where it stands (test, actions done), for --resume
 Every write is atomic (temp file + rename), so an interrupted run keeps what it measured.
 """
 
@@ -32,7 +34,7 @@ from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.verdicts import Verdict
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 RUN_FILE = "run.json"
 
 TestStatus = Literal["pending", "running", "complete", "interrupted", "failed"]
@@ -52,6 +54,17 @@ class MeasurementRef(BaseModel):
     file: str  # relative to the bundle
     series_csv: str | None = None
     interrupted: bool = False
+
+
+class StartState(BaseModel):
+    """The drive state a test starts from, and why (docs/architecture.md, "Shared preparation")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: str  # what the drive is in, e.g. "tortured, span 512 GiB: purge, 1 x 128k …"
+    shared_from: str | None = None  # the test that left this state; None: the test prepared it itself
+    prep_left_out: int = 0  # preparation actions not run because the state was shared
+    reason: str = ""
 
 
 class TestRecord(BaseModel):
@@ -75,6 +88,7 @@ class TestRecord(BaseModel):
     # One entry per plan action finished, in plan order: where a resume may pick up.
     action_outcomes: tuple[ActionOutcome, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
+    start: StartState | None = None  # None only before the run planned it
 
 
 class RunRecord(BaseModel):
@@ -140,8 +154,19 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "tests": tests, "schema_version": 2}
 
 
+OWN_PREPARATION_V2 = {"state": "as the test's own preparation left it", "shared_from": None, "prep_left_out": 0,
+                      "reason": "recorded before ssdlab shared preparation between tests: every test prepared "
+                                "the drive itself"}
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 records each test's start state; before v3 every test ran its own preparation."""
+    tests = [{**test, "start": OWN_PREPARATION_V2} for test in data.get("tests", [])]
+    return {**data, "tests": tests, "schema_version": 3}
+
+
 # Each migration upgrades a raw run.json dict from version N to N+1, so old bundles load.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
@@ -157,6 +182,18 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
         data = MIGRATIONS[version](data)
         version = data["schema_version"]
     return data
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -195,6 +232,8 @@ def series_csv_text(measurement: Measurement) -> str:
 
 
 LOCK_FILE = ".lock"
+DRIVE_SNAPSHOT = Path("state") / "drive.snap"
+DRIVE_STATE = Path("state") / "drive.json"
 
 
 class BundleLock:
@@ -286,6 +325,24 @@ class Bundle:
         except (json.JSONDecodeError, ValidationError) as err:
             summary = str(err).splitlines()[0]
             raise BundleError(f"{self.run_file} is malformed ({summary}); re-run or restore it") from None
+
+    def write_drive_state(self, data: bytes, test: str, done: int) -> None:
+        """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
+        atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data)
+        atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n")
+
+    def drop_drive_state(self) -> None:
+        """A finished run needs no saved drive (it can be large): remove it."""
+        for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
+            (self.path / rel).unlink(missing_ok=True)
+
+    def load_drive_state(self) -> tuple[bytes, str, int] | None:
+        """The saved drive and where it stands, or None when there is none (or it is unreadable)."""
+        try:
+            where = json.loads((self.path / DRIVE_STATE).read_text(encoding="utf-8"))
+            return (self.path / DRIVE_SNAPSHOT).read_bytes(), str(where["test"]), int(where["done"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
         name = m.workload.name

@@ -6,15 +6,17 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
+from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
+from ssdlab.bundle import StartState
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
 from ssdlab.methods import get_entry, get_suite, get_test
-from ssdlab.methods.base import Action, Measure, TestPlan
+from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import Target, TargetInfo
@@ -119,17 +121,27 @@ def with_until_steady(entries: Sequence[SuiteEntry], overrides: Mapping[str, str
     return {**overrides, **{f"{e.name}.until_steady": "true" for e in takers}}
 
 
+OWN_START = StartState(state="the drive as found", reason="first test")
+
+
 @dataclass(frozen=True)
 class PlannedTest:
+    """One test of a run as it will run: `plan` leaves out a preparation shared from the test
+    before (see `start`); `alone_s` is its time with its own preparation."""
+
     entry: SuiteEntry
     params: dict[str, Any]
     plan: TestPlan
     estimate_s: float
+    start: StartState = OWN_START
+    alone_s: float = 0.0
+    least_s: float = 0.0  # when every until-steady phase is steady at its first window
 
 
 def plan_run(
     entries: Sequence[SuiteEntry], overrides: Mapping[str, Any], info: TargetInfo, engine: Engine | None = None,
 ) -> list[PlannedTest]:
+    """Every test planned alone, then the preparations a test before already did left out."""
     check_overrides(entries, overrides)
     planned = []
     for entry in entries:
@@ -138,12 +150,58 @@ def plan_run(
         check_workloads(info, entry.name, plan)
         if engine is not None:
             check_engine(engine, info, entry.name, plan)
-        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=plan_estimate_s(plan, info)))
-    return planned
+        alone = plan_estimate_s(plan, info)
+        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=alone, alone_s=alone))
+    return share_preparation(planned, info)
 
 
-def plan_estimate_s(plan: TestPlan, info: TargetInfo) -> float:
-    return sum(estimate_action_s(a, info) for a in plan.actions)
+def share_preparation(planned: Sequence[PlannedTest], info: TargetInfo) -> list[PlannedTest]:
+    """Leave out a test's preparation when the test before ends in exactly its entry state.
+
+    Only equal states are shared (DriveState compares kind, span, OP and the recipe that
+    made it), so a shared start is the state the test's own preparation would have made."""
+    out: list[PlannedTest] = []
+    before: DriveState | None = None
+    before_name: str | None = None
+    for item in planned:
+        start = start_state(item.plan, before, before_name)
+        plan = shared_plan(item.plan) if start.shared_from else item.plan
+        out.append(replace(item, plan=plan, start=start, estimate_s=plan_estimate_s(plan, info),
+                           least_s=plan_estimate_s(plan, info, least=True)))
+        before, before_name = item.plan.exit, item.entry.name
+    return out
+
+
+def shared_plan(plan: TestPlan) -> TestPlan:
+    """The plan without its preparation: what runs when the entry state is already there."""
+    return plan.model_copy(update={"actions": plan.body(), "prep_actions": 0})
+
+
+def start_state(plan: TestPlan, before: DriveState | None, before_name: str | None) -> StartState:
+    """Which state the test starts from, and why."""
+    left = before.describe() if before is not None else "no state a later test can reuse"
+    if plan.entry is None:
+        state = f"as {before_name} left it ({left})" if before_name else "the drive as found"
+        return StartState(state=state, reason="the test has no preparation of its own: it measures the drive "
+                                              "as the suite leaves it")
+    if before is not None and before == plan.entry and plan.prep_actions:
+        return StartState(state=plan.entry.describe(), shared_from=before_name, prep_left_out=plan.prep_actions,
+                          reason=f"{before_name} ends in exactly the state this test's own preparation makes, so "
+                                 f"its {plan.prep_actions} preparation steps are left out")
+    why = "first test" if before_name is None else f"{before_name} leaves {left}"
+    return StartState(state=plan.entry.describe(), reason=f"own preparation ({why})")
+
+
+def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
+    """Device time of the plan; `least`: every until-steady group stops at its first window."""
+    total, rounds = 0.0, dict[str, int]()
+    for action in plan.actions:
+        if least and isinstance(action, Measure) and action.group is not None:
+            rounds[action.group] = rounds.get(action.group, 0) + 1
+            if rounds[action.group] > PTS_WINDOW_ROUNDS:
+                continue
+        total += estimate_action_s(action, info)
+    return total
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:

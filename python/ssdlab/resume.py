@@ -16,7 +16,9 @@ that action:
   purge before it, which re-creates that state.
 
 Targets whose state does not survive the process (the simulator without a saved state)
-restart the whole test: nothing of the drive's history is left to continue from.
+restart the whole test: nothing of the drive's history is left to continue from. A
+simulated drive restored from the state its stopped run saved (`exact`) is the drive as
+it was before the interrupted action, so the test continues at that action.
 """
 
 from __future__ import annotations
@@ -51,10 +53,15 @@ def _label(actions: Sequence[Action], index: int) -> str:
     return f"step {index + 1} ({name})"
 
 
-def resume_point(actions: Sequence[Action], done: int, keeps_state: bool) -> ResumePoint:
-    """Where to continue a test of which the first `done` actions completed."""
+def resume_point(actions: Sequence[Action], done: int, keeps_state: bool, exact: bool = False) -> ResumePoint:
+    """Where to continue a test of which the first `done` actions completed; `exact`: the drive
+    is exactly as those actions left it (a restored simulated drive)."""
     if done <= 0:
         return ResumePoint(0)
+    if exact:
+        where = _label(actions, done) if done < len(actions) else "the analysis"
+        return ResumePoint(done, f"the simulated drive was restored as the run saved it, so the test continues at "
+                                 f"{where} on the same drive")
     if not keeps_state:
         return ResumePoint(0, "the target's drive state is not kept between runs, so the test restarts "
                               "from its first step to give the same history")

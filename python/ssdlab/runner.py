@@ -7,13 +7,14 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ssdlab import __version__
-from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, TestRecord, utc_now
+from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
 from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
 from ssdlab.errors import BundleError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
@@ -26,7 +27,8 @@ from ssdlab.planning import (
     check_workloads,
     estimate_action_s,
     plan_entry,
-    resolve_params,
+    plan_run,
+    shared_plan,
 )
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.steps import StepResult
@@ -42,6 +44,7 @@ class PendingTest:
     plan: TestPlan
     estimates_s: tuple[float, ...]
     start: ResumePoint
+    start_state: StartState | None = None
 
 
 class RunObserver(Protocol):
@@ -51,6 +54,24 @@ class RunObserver(Protocol):
     def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
     def progress(self, update: ProgressUpdate) -> None: ...
     def test_finished(self, record: TestRecord) -> None: ...
+
+
+@runtime_checkable
+class SavesDriveState(Protocol):
+    """An engine whose drive lives in memory (the simulator) and can be saved and restored."""
+
+    def checkpoint(self, target: Target) -> None: ...
+    def saved_state(self, target: Target) -> bytes | None: ...
+    def restore_state(self, target: Target, data: bytes) -> None: ...
+
+
+@runtime_checkable
+class CachesPreparation(Protocol):
+    """An engine that can restore a test's preparation from a cache instead of running it."""
+
+    def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
+    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None: ...
 
 
 class NullObserver:
@@ -106,8 +127,9 @@ def new_record(
         raise UsageError("each test may appear once in a run; give distinct tests")
     engine_version = engine.version()
     now = utc_now()
+    planned = plan_run(entries, overrides, target.info())
     tests = tuple(
-        TestRecord(name=e.name, test=e.test, params=resolve_params(e, overrides)) for e in entries
+        TestRecord(name=p.entry.name, test=p.entry.test, params=p.params, start=p.start) for p in planned
     )
     return RunRecord(
         ssdlab_version=__version__, created_utc=now, updated_utc=now, target=target.info(),
@@ -136,6 +158,10 @@ class Runner:
     engine: Engine
     observer: RunObserver = field(default_factory=NullObserver)
     current: TestRecord = field(init=False)  # the running test as last saved
+    # Where the engine's drive checkpoint stands: (test, actions done when it was taken).
+    checkpoint_at: tuple[str, int] | None = field(init=False, default=None)
+    exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
+    replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -148,17 +174,36 @@ class Runner:
     def pending(self, record: RunRecord) -> list[PendingTest]:
         """The tests still to run, planned for this target, each with where it starts."""
         info = self.target.info()
-        pending = []
+        pending: list[PendingTest] = []
         for test_record in record.tests:
             if test_record.status == "complete":
                 continue
             plan = plan_entry(SuiteEntry(name=test_record.name, test=test_record.test), test_record.params, info)
             check_workloads(info, test_record.name, plan)
             check_engine(self.engine, info, test_record.name, plan)
-            start = resume_point(plan.actions, len(test_record.action_outcomes), self.target.keeps_state())
+            plan, start_state, start = self._start(plan, test_record, first=not pending,
+                                                   exact=self.exact == test_record.name)
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
-            pending.append(PendingTest(test_record.name, plan, estimates, start))
+            pending.append(PendingTest(test_record.name, plan, estimates, start, start_state))
         return pending
+
+    def _start(self, plan: TestPlan, test_record: TestRecord, first: bool, exact: bool,
+               ) -> tuple[TestPlan, StartState | None, ResumePoint]:
+        """The plan as recorded (without a shared preparation) and where it starts; the test
+        prepares the drive itself after all when the shared state cannot be trusted: it is the
+        first test of this process and the target forgot its state, or it must start over."""
+        keeps = self.target.keeps_state()
+        done = len(test_record.action_outcomes)
+        shared = test_record.start is not None and test_record.start.shared_from is not None
+        if shared:
+            point = resume_point(shared_plan(plan).actions, done, keeps, exact)
+            if not (first and (not keeps or (done and point.index == 0))):
+                return shared_plan(plan), test_record.start, point
+            lost = StartState(state=plan.entry.describe() if plan.entry else "", reason=(
+                f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
+                "was lost when the run stopped, so the test prepares the drive itself"))
+            return plan, lost, resume_point(plan.actions, 0, keeps)
+        return plan, test_record.start, resume_point(plan.actions, done, keeps, exact)
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""
@@ -171,7 +216,20 @@ class Runner:
         """Everything that could refuse the run, checked before anything is written."""
         self.authorize(record, self.pending(record))
 
+    def restore_drive(self, record: RunRecord) -> None:
+        """Continue a stopped simulated run on the drive saved in its bundle, when the save is
+        where the run stopped (the first unfinished test, with as many actions done)."""
+        saved = self.bundle.load_drive_state() if isinstance(self.engine, SavesDriveState) else None
+        first = next((t for t in record.tests if t.status != "complete"), None)
+        if saved is None or first is None or not isinstance(self.engine, SavesDriveState):
+            return
+        data, test, at = saved
+        if test == first.name and at <= len(first.action_outcomes):
+            self.engine.restore_state(self.target, data)
+            self.exact, self.replay_from = test, at
+
     def run(self, record: RunRecord) -> RunRecord:
+        self.restore_drive(record)
         pending = self.pending(record)
         self.authorize(record, pending)
         self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
@@ -181,6 +239,7 @@ class Runner:
             self.guard.run_started(pending)
             for index, test in enumerate(pending):
                 record = self._run_test(record, test, index)
+            self.bundle.drop_drive_state()
         finally:
             self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
         status = "complete" if any(_measured(t) for t in record.tests) else "failed"
@@ -205,6 +264,7 @@ class Runner:
             results = _add_step(results, step)
         notes = (*pending.plan.notes, *((f"resumed: {pending.start.reason}",) if pending.start.reason else ()))
         state = test_record.model_copy(update={
+            "start": pending.start_state,
             "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
             "finished_utc": None, "measurements": refs, "steps": steps, "notes": notes, "error": None,
             "metrics": {}, "verdicts": (), "action_outcomes": outcomes,
@@ -219,6 +279,9 @@ class Runner:
             self.authorize(record, [pending])
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
+        if self.exact == pending.name:
+            self._replay(pending, test_record.action_outcomes)
+        self._checkpoint(pending.name, pending.start.index)
         self.guard.test_started(index, pending)
         try:
             results = self._actions(record, results, pending)
@@ -239,6 +302,7 @@ class Runner:
             raise InternalError(f"{pending.name}: {what}; {self._resume_hint('')}") from err
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
+            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes)),
         })
         record = self._save(record, done)
         self.guard.test_finished(done)
@@ -249,7 +313,18 @@ class Runner:
         test = get_test(state.test)
         params = test.parse_params(state.params)
         actions = pending.plan.actions
-        for number in range(pending.start.index, len(actions)):
+        first, cache, key = pending.start.index, None, ""
+        prep = pending.plan.prep_actions if first == 0 else 0
+        if prep and isinstance(self.engine, CachesPreparation):
+            cache = self.engine
+            key = cache.prep_key(self.target, [a.model_dump_json() for a in actions[:prep]])
+            records = cache.cached_prep(self.target, key)
+            if records is not None:
+                state, results = self._from_cache(state, results, actions[:prep], records)
+                record = self._save(record, state)
+                first, cache = prep, None
+        began = time.perf_counter()
+        for number in range(first, len(actions)):
             action = actions[number]
             skipped = test.skip(params, action, results.measurements)
             if not skipped:
@@ -262,7 +337,34 @@ class Runner:
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
             record = self._save(record, state)
             self.guard.action_finished(state.name, number, skipped)
+            if cache is not None and number == prep - 1:
+                records = prep_records(actions[:prep], state, results)
+                cache.store_prep(self.target, key, records, time.perf_counter() - began)
         return results
+
+    def _from_cache(self, state: TestRecord, results: TestResults, prep: Sequence[Action],
+                    records: Sequence[dict[str, Any]]) -> tuple[TestRecord, TestResults]:
+        """Record a preparation restored from the cache of prepared drives as if it had run:
+        its results are the ones simulating it gave (the simulator is deterministic)."""
+        for number, (action, rec) in enumerate(zip(prep, records, strict=True)):
+            done = rec["outcome"] == "done"
+            if done and isinstance(action, Measure):
+                m = Measurement.model_validate_json(rec["result"])
+                ref = self.bundle.write_measurement(state.name, action.role, m)
+                state = state.model_copy(update={"measurements": (*state.measurements, ref)})
+                results = _add_measurement(results, m)
+            elif done:
+                step = StepResult.model_validate_json(rec["result"])
+                state = state.model_copy(update={"steps": (*state.steps, step)})
+                results = _add_step(results, step)
+            outcome: ActionOutcome = "done" if done else "skipped"
+            state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
+            if done:
+                self.guard.action_started(state.name, action, number, len(prep))
+            self.guard.action_finished(state.name, number, not done)
+        notes = (*state.notes, f"preparation ({len(prep)} steps) restored from the cache of prepared simulated "
+                               "drives: the same drive and results simulating it gives")
+        return state.model_copy(update={"notes": notes}), results
 
     def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
         ctx = RunContext(
@@ -285,8 +387,37 @@ class Runner:
         self.bundle.write_run(record)
         return record
 
+    def _checkpoint(self, test: str, done: int) -> None:
+        """Let an in-memory engine remember its drive as a test starts (one copy per test: a
+        copy per action would cost as much as the actions on a large simulated drive)."""
+        if isinstance(self.engine, SavesDriveState):
+            self.engine.checkpoint(self.target)
+            self.checkpoint_at = (test, done)
+
+    def _replay(self, pending: PendingTest, outcomes: Sequence[ActionOutcome]) -> None:
+        """Bring a restored drive (saved as the test started) to where the test stopped by
+        simulating the finished actions again; their results are in the bundle already."""
+        for number in range(self.replay_from, pending.start.index):
+            action = pending.plan.actions[number]
+            if outcomes[number] != "done":
+                continue
+            ctx = RunContext(raw_dir=self.bundle.raw_dir(pending.name, action.name), bundle_dir=self.bundle.path,
+                             progress=lambda update: None)
+            if isinstance(action, Measure):
+                self.engine.measure(self.target, action.workload, ctx)
+            else:
+                self.engine.step(self.target, action, ctx)
+
+    def _save_drive(self) -> None:
+        """Keep the last checkpoint in the bundle, so --resume continues this very drive."""
+        if isinstance(self.engine, SavesDriveState) and self.checkpoint_at is not None:
+            data = self.engine.saved_state(self.target)
+            if data is not None:
+                self.bundle.write_drive_state(data, *self.checkpoint_at)
+
     def _fail(self, record: RunRecord, status: str, error: str) -> None:
         """Mark the current test and the run as stopped, keeping everything saved so far."""
+        self._save_drive()
         state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         self.bundle.write_run(record)
@@ -302,6 +433,33 @@ class Runner:
 def _measured(test: TestRecord) -> bool:
     """A test measured something: a workload, or a trace replay (a step that is I/O)."""
     return bool(test.measurements) or any(s.step.kind == "replay_trace" for s in test.steps)
+
+
+def prep_records(prep: Sequence[Action], state: TestRecord, results: TestResults) -> list[dict[str, Any]]:
+    """What a preparation gave, action by action, for the cache of prepared drives."""
+    records: list[dict[str, Any]] = []
+    steps = iter(state.steps)
+    for action, outcome in zip(prep, state.action_outcomes, strict=False):
+        result = ""
+        if outcome == "done":
+            result = (results.measurements[action.name].model_dump_json() if isinstance(action, Measure)
+                      else next(steps).model_dump_json())
+        records.append({"name": action.name, "outcome": outcome, "result": result})
+    return records
+
+
+def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome]) -> tuple[str, ...]:
+    """Say which until-steady phases stopped early, and after how many of their rounds."""
+    ran: dict[tuple[str, str], list[bool]] = {}
+    for action, outcome in zip(actions, outcomes, strict=False):
+        if isinstance(action, Measure) and action.group is not None:
+            ran.setdefault((action.group, action.role), []).append(outcome == "done")
+    notes = []
+    for (group, role), done in ran.items():
+        if not all(done):
+            what = "preparation torture" if role == "precondition" else f"{group} phase"
+            notes.append(f"{what} stopped early at SNIA steady state after {sum(done)} of {len(done)} rounds")
+    return tuple(notes)
 
 
 def run_entries(

@@ -14,7 +14,7 @@ from ssdlab.steps import Purge
 from ssdlab.targets import parse_target
 
 ORDER = ["qd-sweep", "mixed-random", "transfer-sweep", "linear", "mixed-seq", "as-ssd", "iometer-mixed",
-         "consistency", "consistency-op25", "trim-validation"]
+         "consistency-op25", "consistency", "trim-validation"]
 # Every duration of every test in the suite, cut to a second or two for a quick run.
 SHORT = [
     "runtime_s=1", "access_runtime_s=1", "seq_runtime_s=2", "torture_runtime_s=3",
@@ -42,7 +42,13 @@ def test_state_hand_offs() -> None:
     planned = {p.entry.name: p for p in plan_run(entries, {}, info)}
     for name in ("qd-sweep", "mixed-random", "transfer-sweep", "linear", "consistency", "consistency-op25"):
         assert isinstance(planned[name].plan.actions[0], Purge), name
-    after_linear = ORDER[ORDER.index("linear") + 1:ORDER.index("consistency")]
+    # TRIM validation starts from the tortured drive consistency leaves, without its own preparation.
+    trim = planned["trim-validation"]
+    assert trim.start.shared_from == "consistency" and trim.start.prep_left_out > 0
+    assert [a.name for a in trim.plan.actions] == ["dirty", "trim-span", "after-trim", "purge", "clean"]
+    assert trim.estimate_s < trim.alone_s
+    assert all(p.start.shared_from is None for p in planned.values() if p.entry.name != "trim-validation")
+    after_linear = ORDER[ORDER.index("linear") + 1:ORDER.index("consistency-op25")]
     for name in after_linear:
         assert planned[name].params["fill"] is False
         assert all(m.role == "measure" for m in planned[name].plan.measures()), name
@@ -59,6 +65,9 @@ def test_plan_command_shows_order_steps_and_estimate(cli) -> None:  # type: igno
     assert "rnd4k-read-qd32: 4KiB randread QD32" in result.stdout
     assert "write-pass: 1MiB write QD1" in result.stdout
     assert "Total estimated duration:" in result.stdout
+    assert "before sharing preparation:" in result.stdout and "1 test(s) start from the state" in result.stdout
+    trim = result.stdout[result.stdout.index("\ntrim-validation ("):]
+    assert "starts from: tortured" in trim and "consistency ends in exactly the state" in trim
 
 
 @needs_consistency

@@ -46,17 +46,20 @@ def test_plan_sequence() -> None:
     test = get_test("trim-validation")
     plan = test.plan(test.parse_params({}), parse_target(TARGET).info())
     names = [a.name for a in plan.actions]
-    assert names == ["purge", "clean", "fill-1-p1", "torture-1", "trim-span", "after-trim",
-                     "fill-2-p1", "torture-2", "dirty"]
-    clean = plan.measures()[0].workload
+    rounds = [f"torture-r{n:03d}" for n in range(1, 26)]  # until steady, at most 25 rounds of 80 s
+    assert names == ["purge", "fill-p1", *rounds, "dirty", "trim-span", "after-trim", "purge", "clean"]
+    assert plan.prep_actions == 27 and plan.entry is not None and plan.entry.kind == "tortured"
+    clean = plan.measures()[-1].workload
     assert (clean.pattern, clean.block_size_bytes, clean.iodepth, clean.runtime_s) == ("write", 128 * KIB, 1, 600.0)
-    torture = plan.measures()[2].workload
-    assert (torture.block_size_bytes, torture.iodepth, torture.runtime_s) == (4 * KIB, 32, 3600.0)
-    trim = plan.actions[4]
+    torture = plan.measures()[1]
+    assert torture.role == "precondition" and torture.group == "torture"
+    assert (torture.workload.block_size_bytes, torture.workload.iodepth, torture.workload.runtime_s) == (
+        4 * KIB, 32, 80.0)
+    trim = plan.actions[28]
     assert isinstance(trim, Purge) and trim.span_bytes is None  # whole device
     op = test.plan(test.parse_params({"op_pct": 25, "reference": False}), parse_target(TARGET).info())
-    assert op.actions[4] == Purge(name="trim-span", span_bytes=int(1.5 * GIB))
-    assert [a.name for a in op.actions][-1] == "after-trim"
+    assert op.body()[0] == Purge(name="trim-span", span_bytes=int(1.5 * GIB))
+    assert [a.name for a in op.body()] == ["trim-span", "after-trim", "purge", "clean"]
 
 
 def test_a_drive_that_never_slows_gives_no_verdict(tmp_path: Path) -> None:

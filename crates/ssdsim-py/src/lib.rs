@@ -29,6 +29,7 @@ fn default_preset() -> &'static str {
 }
 
 /// What a Drive object simulates: one SSD, or a RAID-0 of several.
+#[derive(Clone)]
 enum Sim {
     One(Box<ssdsim::Drive>),
     Raid0(ssdsim::Array),
@@ -192,6 +193,36 @@ impl PyDrive {
             Sim::One(d) => to_py(py, &d.state()),
             Sim::Raid0(a) => to_py(py, &a.state()),
         }
+    }
+
+    /// An independent copy of the drive, state and all (cheap: no compression).
+    fn copy(&self) -> Self {
+        PyDrive {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// The drive's whole state as compressed bytes (`Drive.restore` makes it again).
+    fn snapshot<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.allow_threads(|| match &self.inner {
+            Sim::One(d) => ssdsim::snapshot(d.as_ref()),
+            Sim::Raid0(a) => ssdsim::snapshot(a),
+        });
+        PyBytes::new(py, &bytes)
+    }
+
+    /// The drive a snapshot was taken of; ValueError for bytes that are not one.
+    #[staticmethod]
+    fn restore(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        let inner = py
+            .allow_threads(|| match ssdsim::snapshot::kind(data)? {
+                <ssdsim::Array as ssdsim::snapshot::Snapshot>::KIND => {
+                    ssdsim::restore::<ssdsim::Array>(data).map(Sim::Raid0)
+                }
+                _ => ssdsim::restore::<ssdsim::Drive>(data).map(|d| Sim::One(Box::new(d))),
+            })
+            .map_err(value_err)?;
+        Ok(PyDrive { inner })
     }
 
     fn __repr__(&self) -> String {

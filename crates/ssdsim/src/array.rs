@@ -10,7 +10,7 @@
 //! host cost reported beside the figures; it is the only thing the array adds: member
 //! queues, thermal behaviour and GC are the members' own models.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 use crate::error::SimError;
@@ -140,7 +140,7 @@ pub fn stripe(off: u64, len: u64, chunk: u64, members: usize) -> Vec<Piece> {
 }
 
 /// N simulated drives in software RAID-0.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Array {
     pub members: Vec<Drive>,
     pub chunk_bytes: u64,

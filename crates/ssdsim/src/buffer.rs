@@ -2,12 +2,14 @@
 //! its space back, in order, as each unit's NAND program completes; the program unit
 //! being gathered; and the rule for when a write is durable.
 
+use serde::{Deserialize, Serialize};
+
 use std::collections::VecDeque;
 
 use crate::config;
 use crate::drive::LPN_BYTES;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct WriteBuffer {
     capacity: u64,
     plp: bool,

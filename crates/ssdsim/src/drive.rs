@@ -3,6 +3,8 @@
 //! command reserves them in order and its completion time falls out. This avoids a
 //! per-stage event queue, which is what makes the model fast.
 
+use serde::{Deserialize, Serialize};
+
 use crate::buffer::WriteBuffer;
 use crate::config::{self, Config};
 use crate::error::SimError;
@@ -28,7 +30,7 @@ enum Dir {
 }
 
 /// SLC cache policy, decoded once from the config string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum SlcMode {
     None,
     Static,
@@ -36,7 +38,7 @@ enum SlcMode {
 }
 
 /// One simulated SSD. State (mapping, wear, temperature, clock) persists across jobs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Drive {
     pub cfg: Config,
     pub(crate) ftl: Ftl,

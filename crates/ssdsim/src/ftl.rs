@@ -2,6 +2,8 @@
 //! counts, per-die free lists and greedy victim selection. No timing here: the drive
 //! model charges NAND time for the work these functions report.
 
+use serde::{Deserialize, Serialize};
+
 /// Marker for "no mapping" in both maps.
 pub const NONE: u32 = u32::MAX;
 
@@ -30,13 +32,13 @@ pub struct GcWork {
 }
 
 /// An append point: a block being filled and the next free slot in it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Open {
     block: u32,
     next: u32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Ftl {
     pub dies: u32,
     pub blocks_per_die: u32,

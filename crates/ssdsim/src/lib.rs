@@ -17,6 +17,7 @@ pub mod job;
 pub mod replay;
 mod report;
 pub mod rng;
+pub mod snapshot;
 mod thermal;
 mod timing;
 
@@ -26,6 +27,7 @@ pub use drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 pub use error::SimError;
 pub use job::{JobSpec, Pattern, Progress, RunResult, SyncMode};
 pub use replay::{replay, ReplayIo, ReplaySummary};
+pub use snapshot::{restore, snapshot};
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

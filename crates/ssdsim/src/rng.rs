@@ -1,7 +1,9 @@
 //! A tiny deterministic PRNG (SplitMix64 seeding + xoshiro256**), so results depend
 //! only on the seed and never on a crate's version.
 
-#[derive(Debug, Clone)]
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Rng {
     s: [u64; 4],
 }

@@ -3,6 +3,8 @@
 //! the temperature. The drive owns one [`Thermal`] and rescales its service times
 //! whenever [`Thermal::advance`] reports a new throttle factor.
 
+use serde::{Deserialize, Serialize};
+
 use crate::config;
 
 const NS: f64 = 1e9;
@@ -10,7 +12,7 @@ const NS: f64 = 1e9;
 const TICK_NS: u64 = 100_000_000;
 
 /// Temperature, throttle level and the energy that drives them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Thermal {
     temp_c: f64,
     level: usize,

@@ -1,6 +1,8 @@
 //! How long things take: the service times at the current throttle level, and the
 //! byte-rate servers (controller data paths, host link, NAND channels).
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::Config;
 
 const NS: f64 = 1e9;
@@ -17,7 +19,7 @@ pub(crate) fn us(x: f64) -> u64 {
 
 /// A server that moves bytes at a fixed rate (controller data path, host link, NAND
 /// channel). Work is served in order of reservation, one transfer at a time.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(crate) struct Pipe {
     /// When the last reserved transfer ends.
     free: u64,
@@ -43,7 +45,7 @@ impl Pipe {
 }
 
 /// The service times at the current throttle level, in ns.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Timing {
     pub t_read: u64,
     pub t_prog: u64,

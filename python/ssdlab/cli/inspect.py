@@ -127,13 +127,28 @@ def plan(
         _print_plan(item, clock)
         if fio:
             _print_jobs(item, tgt, facts)
+    _print_totals(planned, clock)
+
+
+def _print_totals(planned: list[PlannedTest], clock: str) -> None:
+    """The total with shared preparation, and what it would be with every test preparing alone."""
     total = sum(item.estimate_s for item in planned)
-    out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}")
+    alone = sum(item.alone_s for item in planned)
+    least = sum(item.least_s for item in planned)
+    shared = sum(1 for item in planned if item.start.shared_from)
+    out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}", highlight=False)
+    out.print(f"  before sharing preparation: {format_duration(alone)}; after: {format_duration(total)} "
+              f"({shared} test(s) start from the state the test before left)", highlight=False)
+    if least < total:
+        out.print(f"  until-steady phases are counted at their longest; if each is steady at its first "
+                  f"window: {format_duration(least)}", highlight=False)
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:
     out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {format_duration(item.estimate_s)}")
     out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()), highlight=False)
+    out.print(f"  starts from: {item.start.state}", highlight=False)
+    out.print(f"    why: {item.start.reason}", highlight=False)
     for note in item.plan.notes:
         out.print(f"  [yellow]note:[/] {note}", highlight=False)
     for number, action in enumerate(item.plan.actions, start=1):

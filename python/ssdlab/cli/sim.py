@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from typing import Annotated
+
 import typer
 from rich.table import Table
 
@@ -21,4 +24,34 @@ def sim_presets() -> None:
         table.add_column(column)
     for preset in simulator().presets():
         table.add_row(preset["name"], preset["title"], "yes" if preset["default"] else "")
+    out.print(table)
+
+
+@sim_app.command("cache")
+def sim_cache(
+    clear: Annotated[bool, typer.Option("--clear", help="Delete every cached prepared drive.")] = False,
+) -> None:
+    """List (or --clear) the cache of prepared simulated drives that runs restore instead of re-simulating."""
+    from ssdlab.engines.sim_cache import SimCache
+
+    cache = SimCache.default()
+    if clear:
+        out.print(f"removed {cache.clear()} cached prepared drive(s) from {cache.path}", highlight=False)
+        return
+    entries = cache.entries()
+    total = sum(e.size_bytes for e in entries)
+    out.print(f"{len(entries)} cached prepared drive(s) in {cache.path}: {total / 1e6:.1f} MB of at most "
+              f"{cache.limit_bytes / 1e9:g} GB (least recently used go first)", highlight=False)
+    if not entries:
+        return
+    table = Table()
+    for column in ("key", "preset", "overrides", "seed", "preparation", "MB", "last used (UTC)"):
+        table.add_column(column, no_wrap=column in ("key", "preset"))
+    for e in entries:
+        overrides = ",".join(f"{k}={v}" for k, v in dict(e.meta.get("overrides", {})).items()) or "-"
+        actions = list(e.meta.get("actions", []))
+        used = datetime.fromtimestamp(e.used, UTC).strftime("%Y-%m-%d %H:%M")
+        table.add_row(e.key[:12], str(e.meta.get("preset")), overrides, str(e.meta.get("seed")),
+                      f"{len(actions)} steps ({', '.join(actions[:3])}{', …' if len(actions) > 3 else ''})",
+                      f"{e.size_bytes / 1e6:.1f}", used)
     out.print(table)

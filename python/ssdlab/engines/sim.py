@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
+from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
@@ -16,6 +18,14 @@ from ssdlab.workload import Workload
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
+
+# A preparation is stored only when simulating it took longer than restoring it would: at
+# least this long, and at least RESTORE_FACTOR x the restore estimate. Restoring the filled
+# full-size default drive (sim:, 256 GB) took 6.0 s on the 2-core lab machine, 0.024 s per GB
+# of capacity, longer than the 4.6 s its fill takes to simulate.
+MIN_PREP_WALL_S = 1.0
+RESTORE_S_PER_GB = 0.024
+RESTORE_FACTOR = 2.0
 
 SERIES_KEYS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
@@ -90,9 +100,7 @@ class SimEngine:
         return json.dumps(job_dict(workload, target.info().capacity_bytes), indent=2)
 
     def _drive(self, target: Target) -> _ssdsim.Drive:
-        if not isinstance(target, SimTarget):
-            raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
-        return target.drive()
+        return self._sim(target).drive()
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         drive = self._drive(target)
@@ -112,7 +120,62 @@ class SimEngine:
             result = drive.run(job, on_progress, 1.0)
         except ValueError as err:
             raise EngineError(f"simulator rejected workload {workload.name}: {err}") from None
+        sim = self._sim(target)
+        sim.history = fold(sim.history, workload.model_dump_json())
         return to_measurement(workload, result)
+
+    # Saved drive state (docs/simulator.md, "Snapshots and resume"): the runner asks for a
+    # checkpoint as each test starts (an in-memory copy, no compression) and, when a run
+    # stops, for it as a compressed snapshot to keep in the bundle; `--resume` restores it
+    # and simulates the stopped test's finished actions again to reach the same drive.
+    def checkpoint(self, target: Target) -> None:
+        sim = self._sim(target)
+        sim.checkpoint = sim.drive().copy()
+
+    def saved_state(self, target: Target) -> bytes | None:
+        copy = self._sim(target).checkpoint
+        return None if copy is None else copy.snapshot()
+
+    def restore_state(self, target: Target, data: bytes) -> None:
+        try:
+            drive = simulator().Drive.restore(data)
+        except ValueError as err:
+            raise EngineError(f"the saved simulated drive cannot be restored: {err}") from None
+        self._sim(target).restore_drive(drive, fold("restored", hashlib.sha256(data).hexdigest()))
+
+    # Cache of prepared drives (engines/sim_cache.py): the runner asks for a key before a
+    # test's own preparation, restores a hit, and stores what the preparation made otherwise.
+    def prep_key(self, target: Target, actions: Sequence[str]) -> str:
+        sim = self._sim(target)
+        build = build_digest(str(getattr(simulator(), "__file__", "")))
+        return prep_key(build, sim.preset, sim.options, sim.seed, sim.history, actions)
+
+    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None:
+        hit = SimCache.default().get(key)
+        if hit is None:
+            return None
+        data, meta = hit
+        try:
+            drive = simulator().Drive.restore(data)
+        except ValueError:
+            return None  # a damaged entry is a miss; the preparation runs and replaces it
+        self._sim(target).use_drive(drive, str(meta["history_after"]))
+        return list(meta["records"])
+
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None:
+        """Keep the prepared drive when simulating the preparation took long enough to be worth it."""
+        sim = self._sim(target)
+        restore_s = RESTORE_S_PER_GB * target.info().capacity_bytes / 1e9
+        if wall_s < max(MIN_PREP_WALL_S, RESTORE_FACTOR * restore_s):
+            return
+        meta = {"preset": sim.preset, "overrides": sim.options, "seed": sim.seed, "history_after": sim.history,
+                "actions": [r["name"] for r in records], "prep_wall_s": wall_s, "records": list(records)}
+        SimCache.default().put(key, sim.drive().snapshot(), meta)
+
+    def _sim(self, target: Target) -> SimTarget:
+        if not isinstance(target, SimTarget):
+            raise EngineError(f"the simulator engine runs sim: targets only, not {target.spec}")
+        return target
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
         drive = self._drive(target)
@@ -137,4 +200,6 @@ class SimEngine:
         else:
             raise EngineError(f"simulator: unknown step {step!r}")
         detail["state_after"] = dict(drive.state())
+        sim = self._sim(target)
+        sim.history = fold(sim.history, step.model_dump_json())
         return StepResult(step=step, elapsed_s=float(detail.get("elapsed_s", 0.0)), detail=detail)

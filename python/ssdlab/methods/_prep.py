@@ -13,7 +13,7 @@ from statistics import fmean
 from ssdlab.analysis.steady_state import pts_steady_state
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
-from ssdlab.methods.base import Measure
+from ssdlab.methods.base import DriveState, Measure
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB, format_size
 from ssdlab.workload import Workload
@@ -46,6 +46,18 @@ def span_notes(info: TargetInfo, op_pct: float, span: int) -> tuple[str, ...]:
 def fill_actions(span: int, passes: int, prefix: str = "fill", seed: int = 1) -> list[Measure]:
     """Sequential 128 KiB QD32 fill of the span, one Measure per pass (PTS WIPC is 2 passes)."""
     return [fill_action(span, f"{prefix}-p{number}", seed + number) for number in range(1, passes + 1)]
+
+
+def fill_recipe(passes: int) -> str:
+    """How `fill_actions` writes, for DriveState.recipe: states match only when made alike."""
+    return f"purge, {passes} x {size_label(FILL_BLOCK_BYTES)} sequential write QD{FILL_IODEPTH}"
+
+
+def filled_state(span_bytes: int, op_pct: float, passes: int) -> DriveState:
+    """Purged, then the span written sequentially `passes` times (clean when passes is 0)."""
+    if passes == 0:
+        return DriveState(kind="clean", span_bytes=span_bytes, op_pct=op_pct, recipe="purge")
+    return DriveState(kind="filled", span_bytes=span_bytes, op_pct=op_pct, recipe=fill_recipe(passes))
 
 
 def size_label(size_bytes: int) -> str:

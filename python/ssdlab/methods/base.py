@@ -18,6 +18,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSet
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
+from ssdlab.units import format_size
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -46,6 +47,30 @@ class Measure(BaseModel):
 
 Action = Measure | Purge | Idle | SetWriteCache | ReplayTrace
 
+StateKind = Literal["clean", "filled", "tortured"]
+
+
+class DriveState(BaseModel):
+    """A drive state a test starts from or leaves (docs/architecture.md, "Shared preparation").
+
+    Two states are the same when every field is: `recipe` names how the state was made
+    (block sizes, depths, passes, the steady-state stop), so a test only reuses a state made
+    exactly as its own preparation would make it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: StateKind
+    span_bytes: int  # the region written (filled, tortured); the device for `clean`
+    op_pct: float = 0.0
+    recipe: str = ""
+
+    def describe(self) -> str:
+        what = {"clean": "clean (purged)", "filled": "filled sequentially", "tortured": "tortured"}[self.kind]
+        op = f", OP {self.op_pct:g} %" if self.op_pct else ""
+        recipe = f": {self.recipe}" if self.recipe else ""
+        return f"{what}, span {format_size(self.span_bytes)}{op}{recipe}"
+
 
 class TestPlan(BaseModel):
     """The concrete actions of one test on one target, in order."""
@@ -58,6 +83,16 @@ class TestPlan(BaseModel):
     params: dict[str, Any]
     actions: tuple[Action, ...] = Field(default=())
     notes: tuple[str, ...] = ()  # e.g. spans scaled down for a small target
+    # Shared preparation: the first `prep_actions` actions only bring the drive to `entry`;
+    # a suite may leave them out when the test before left the drive in exactly that state.
+    # `exit` is the state the whole plan leaves (None: nothing a later test can reuse).
+    prep_actions: int = Field(default=0, ge=0)
+    entry: DriveState | None = None
+    exit: DriveState | None = None
+
+    def body(self) -> tuple[Action, ...]:
+        """The actions after the preparation: what runs when the entry state is shared."""
+        return self.actions[self.prep_actions:]
 
     def measures(self) -> list[Measure]:
         return [a for a in self.actions if isinstance(a, Measure)]
@@ -110,9 +145,16 @@ class MethodTest(ABC, Generic[P]):
     def plan(self, params: P, target: TargetInfo) -> TestPlan:
         """Actions for this target; pure, so `ssdlab plan` shows exactly what `run` does."""
 
-    def make_plan(self, params: P, actions: Iterable[Action], notes: Iterable[str] = ()) -> TestPlan:
-        """The plan of this method with these parameters: what every `plan` ends with."""
-        return TestPlan(test=self.name, params=params.model_dump(), actions=tuple(actions), notes=tuple(notes))
+    def make_plan(
+        self, params: P, actions: Iterable[Action], notes: Iterable[str] = (), *,
+        prep: Iterable[Action] = (), entry: DriveState | None = None, exit: DriveState | None = None,
+    ) -> TestPlan:
+        """The plan of this method with these parameters: what every `plan` ends with.
+
+        `prep` (run first) brings the drive to `entry`; `actions` are the test proper."""
+        prep = tuple(prep)
+        return TestPlan(test=self.name, params=params.model_dump(), actions=(*prep, *actions), notes=tuple(notes),
+                        prep_actions=len(prep), entry=entry, exit=exit)
 
     def skip(self, params: P, action: Action, done: Mapping[str, Measurement]) -> bool:
         """Whether to leave out an action given what ran so far (early steady-state stop)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -25,14 +26,16 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
+    filled_state,
     round_count,
     round_name,
     round_runtimes_s,
     rounds_steady,
+    size_label,
     span_notes,
     usable_span_bytes,
 )
-from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.base import Action, DriveState, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import (
     BYTES,
     GB,
@@ -94,7 +97,8 @@ def torture_names(params: TortureParams) -> list[str]:
     return [round_name(TORTURE, n) for n in range(1, rounds + 1)]
 
 
-def torture_actions(params: TortureParams, span: int) -> list[Measure]:
+def torture_actions(params: TortureParams, span: int, role: Literal["measure", "precondition"] = "measure",
+                    ) -> list[Measure]:
     """One long run, or rounds sharing a group so `skip` can stop them once steady."""
     names = torture_names(params)
     lengths = (
@@ -103,13 +107,31 @@ def torture_actions(params: TortureParams, span: int) -> list[Measure]:
     )
     group = TORTURE if params.until_steady else None
     return [
-        Measure(group=group, workload=Workload(
+        Measure(group=group, role=role, workload=Workload(
             name=name, pattern="randwrite", block_size_bytes=params.block_size_bytes,
             iodepth=params.iodepth, jobs=params.jobs, span_bytes=span, runtime_s=length,
             compress_pct=params.compress_pct, seed=params.seed + number, fio_steady_state=params.fio_ss,
         ))
         for number, (name, length) in enumerate(zip(names, lengths, strict=True))
     ]
+
+
+def torture_recipe(params: TortureParams) -> str:
+    """How the torture writes, for DriveState.recipe (the seed is left out: it changes which
+    LBAs are hit, not the state's kind)."""
+    how = f"{size_label(params.block_size_bytes)} random write QD{params.iodepth} T{params.jobs}"
+    if params.compress_pct:
+        how += f", {params.compress_pct} % compressible"
+    if params.until_steady:
+        rounds = round_count(params.runtime_s, params.round_s, params.max_rounds)
+        return f"{how} until steady (SNIA PTS, at most {rounds} x {params.round_s:g} s)"
+    return f"{how} for {params.runtime_s:g} s"
+
+
+def tortured_state(params: TortureParams, span: int, prep: DriveState) -> DriveState:
+    """The state a torture leaves on a drive prepared as `prep`."""
+    return DriveState(kind="tortured", span_bytes=span, op_pct=params.op_pct,
+                      recipe=f"{prep.recipe}; {torture_recipe(params)}")
 
 
 def skip_torture_round(params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
@@ -279,12 +301,13 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
 
     def plan(self, params: ConsistencyParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
-        actions: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
-        actions += torture_actions(params, span)
+        prep: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
+        entry = filled_state(span, params.op_pct, params.fill_passes)
         notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
         if params.until_steady:
             notes += (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}",)
-        return self.make_plan(params, actions, notes)
+        return self.make_plan(params, torture_actions(params, span), notes, prep=prep, entry=entry,
+                              exit=tortured_state(params, span, entry))
 
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
@@ -309,8 +332,10 @@ class WsatTest(MethodTest[TortureParams]):
 
     def plan(self, params: TortureParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
-        actions: list[Action] = [Purge(), *torture_actions(params, span)]
-        return self.make_plan(params, actions, span_notes(target, params.op_pct, span) + short_run_notes(params))
+        entry = filled_state(span, params.op_pct, 0)
+        notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
+        return self.make_plan(params, torture_actions(params, span), notes, prep=[Purge()], entry=entry,
+                              exit=tortured_state(params, span, entry))
 
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)

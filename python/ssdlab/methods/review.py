@@ -7,8 +7,11 @@
 3. Full drive, written sequentially: mixed-seq, as-ssd (full-stroke access-time reads),
    then iometer-mixed; these skip their own fill because linear has just done it.
    iometer-mixed comes last of them: its random writes on a full drive leave it dirty.
-4. Torture, which needs nothing and destroys everything: consistency, consistency-op25
-   (each purges and fills), and trim-validation (purges, writes clean, tortures, TRIMs).
+4. Torture, which needs nothing and destroys everything: consistency-op25, then
+   consistency (each purges and fills), then trim-validation, which starts from the
+   tortured drive consistency leaves (the same purge, fill and until-steady torture its own
+   preparation would run, so the planner leaves that preparation out), measures it without
+   TRIM, TRIMs, measures again, and ends on a purged drive measured clean.
 
 Every test runs with its method's own durations, except that the two consistency runs stop
 at the first steady 400 s window (the SNIA PTS rule, docs/methods/steady-state.md's early stop; at most 25
@@ -31,8 +34,8 @@ REVIEW = Suite(
         entry("mixed-seq", fill=False),
         entry("as-ssd", fill=False),
         entry("iometer-mixed", fill=False),
-        entry("consistency", until_steady=True),
         CONSISTENCY_OP25.with_params(until_steady=True),
+        entry("consistency", until_steady=True),
         entry("trim-validation"),
     ),
 )

@@ -1,18 +1,28 @@
 """TRIM validation (docs/methods/trim-validation.md).
 
-Sequence: purge; 128 KiB sequential write QD1 on the clean drive ("clean"); fill and
-random torture; TRIM the whole span; the sequential write again ("after-trim"); then
-the same preparation without TRIM as a reference ("dirty"). TRIM works when the
-after-TRIM rate is at least 90 % of the clean one.
+The drive is first tortured: purged, filled, then 4 KiB random writes QD32 until steady
+state (the SNIA PTS rule; at most `torture_runtime_s`) — exactly the state the consistency
+test leaves, so a suite running this after consistency starts here without re-doing it.
+Then: the 128 KiB sequential write QD1 on the tortured drive ("dirty", the reference
+without TRIM); TRIM the whole span; the same write ("after-trim"); purge; the same write
+on the clean drive ("clean"). TRIM works when the after-TRIM rate is at least 90 % of the
+clean one.
+
+"dirty" comes before the TRIM so one torture serves both: a TRIM of the whole span
+discards every mapping, so what the dirty write put on the tortured drive is discarded
+with the rest (docs/methods/trim-validation.md, "Order").
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pydantic import Field
 
 from ssdlab.measurement import Measurement
-from ssdlab.methods._prep import fill_actions, span_notes, usable_span_bytes
+from ssdlab.methods._prep import fill_actions, filled_state, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
 from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, block_text, metric_set
 from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
@@ -28,7 +38,7 @@ class TrimParams(Params):
     seq_runtime_s: Seconds = 600.0
     seq_block_size_bytes: BlockBytes = 128 * KIB
     seq_iodepth: QueueDepth = 1
-    torture_runtime_s: Seconds = 3600.0
+    torture_runtime_s: Seconds = 3600.0  # the longest the torture runs; it stops once steady
     torture_block_size_bytes: BlockBytes = 4 * KIB
     torture_iodepth: QueueDepth = 32
     span_bytes: Bytes | None = None
@@ -45,14 +55,13 @@ def seq_write(params: TrimParams, name: str, span: int) -> Measure:
     ))
 
 
-def dirty_drive(params: TrimParams, span: int, tag: str) -> list[Action]:
-    """Fill then random torture: the used state TRIM is meant to undo."""
-    torture = Measure(role="precondition", workload=Workload(
-        name=f"torture-{tag}", pattern="randwrite", block_size_bytes=params.torture_block_size_bytes,
-        iodepth=params.torture_iodepth, span_bytes=span, runtime_s=params.torture_runtime_s,
-        seed=params.seed + 10,
-    ))
-    return [*fill_actions(span, 1, prefix=f"fill-{tag}", seed=params.seed), torture]
+def torture_params(params: TrimParams) -> TortureParams:
+    """The torture as the consistency test runs it (until steady), so the states match."""
+    return TortureParams(
+        runtime_s=params.torture_runtime_s, block_size_bytes=params.torture_block_size_bytes,
+        iodepth=params.torture_iodepth, span_bytes=params.span_bytes, op_pct=params.op_pct,
+        until_steady=True, seed=params.seed,
+    )
 
 
 def trim_step(target: TargetInfo, span: int) -> Purge:
@@ -64,16 +73,23 @@ def trim_step(target: TargetInfo, span: int) -> Purge:
 class TrimValidationTest(MethodTest[TrimParams]):
     name = "trim-validation"
     title = "TRIM validation"
-    summary = "128 KiB QD1 seq write: clean, after torture + TRIM, and after torture without TRIM"
+    summary = "128 KiB QD1 seq write: after torture without TRIM, after torture + TRIM, and clean"
     params_model = TrimParams
 
     def plan(self, params: TrimParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
-        actions: list[Action] = [Purge(), seq_write(params, CLEAN, span)]
-        actions += [*dirty_drive(params, span, "1"), trim_step(target, span), seq_write(params, AFTER_TRIM, span)]
-        if params.reference:
-            actions += [*dirty_drive(params, span, "2"), seq_write(params, DIRTY, span)]
-        return self.make_plan(params, actions, span_notes(target, params.op_pct, span))
+        torture = torture_params(params)
+        filled = filled_state(span, params.op_pct, 1)
+        prep: list[Action] = [Purge(), *fill_actions(span, 1, seed=params.seed),
+                              *torture_actions(torture, span, role="precondition")]
+        actions: list[Action] = [seq_write(params, DIRTY, span)] if params.reference else []
+        actions += [trim_step(target, span), seq_write(params, AFTER_TRIM, span), Purge(),
+                    seq_write(params, CLEAN, span)]
+        return self.make_plan(params, actions, span_notes(target, params.op_pct, span), prep=prep,
+                              entry=tortured_state(torture, span, filled))
+
+    def skip(self, params: TrimParams, action: Action, done: Mapping[str, Measurement]) -> bool:
+        return skip_torture_round(torture_params(params), action, done)
 
     def metric_specs(self, params: TrimParams, target: TargetInfo) -> MetricSet:
         label = f"{block_text(params.seq_block_size_bytes)} sequential write QD {params.seq_iodepth}"

@@ -62,6 +62,12 @@ class SimTarget(Target):
     chunk_kib: int = DEFAULT_CHUNK_KIB
     kind = "sim"
     _drive: _ssdsim.Drive | None = field(default=None, repr=False)
+    # Set when the drive was restored from a saved state (a resumed run): it then continues.
+    restored: bool = field(default=False, repr=False)
+    # The drive as the running test started (engines/sim.py's checkpoint, for --resume).
+    checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
+    # A running digest of every job and step the drive ran (engines/sim_cache.py's keys).
+    history: str = field(default="fresh", repr=False)
 
     @classmethod
     def from_spec(cls, spec: str) -> SimTarget:
@@ -116,7 +122,17 @@ class SimTarget(Target):
         self.drive()
 
     def keeps_state(self) -> bool:
-        return False  # the simulated drive is in this process's memory only
+        # The simulated drive is in this process's memory only, unless a run restored it
+        # from the state saved in its bundle (docs/simulator.md, "Snapshots and resume").
+        return self.restored
+
+    def restore_drive(self, drive: _ssdsim.Drive, history: str) -> None:
+        """Continue a stopped run with this drive (restored from its bundle): its state survived."""
+        self._drive, self.restored, self.history = drive, True, history
+
+    def use_drive(self, drive: _ssdsim.Drive, history: str) -> None:
+        """Go on with this drive (from the cache of prepared drives) in place of the current one."""
+        self._drive, self.history = drive, history
 
 
 def _chunk_kib(text: str) -> int:

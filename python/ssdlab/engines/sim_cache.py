@@ -1,0 +1,129 @@
+"""A user-level cache of prepared simulated drives (docs/simulator.md, "Cache of prepared drives").
+
+A test that prepares its own drive (purge, fill, torture) on a `sim:` target leaves a state
+that depends only on the simulator build, the preset, its overrides, the seed, everything
+the drive did before and the preparation's actions: the simulator is deterministic. The
+cache keeps that state (a compressed snapshot) with the preparation's results under a key
+of exactly those inputs, so a later run that would simulate the same preparation restores
+it instead, with results identical to simulating it.
+
+Entries live in $SSDLAB_SIM_CACHE, else $XDG_CACHE_HOME/ssdlab/sim (~/.cache by default),
+one `<key>.snap` and one `<key>.json` each; the cache is bounded ($SSDLAB_SIM_CACHE_MAX_GB,
+4 GB by default) and drops the least recently used entries first.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ssdlab.bundle import atomic_write_bytes, atomic_write_text
+
+DEFAULT_MAX_BYTES = 4 * 10**9
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("SSDLAB_SIM_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ssdlab" / "sim"
+
+
+def max_bytes() -> int:
+    raw = os.environ.get("SSDLAB_SIM_CACHE_MAX_GB")
+    try:
+        return int(float(raw) * 1e9) if raw else DEFAULT_MAX_BYTES
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+@functools.cache
+def build_digest(extension_file: str) -> str:
+    """The simulator build: a rebuilt extension (another FTL, other timings) never hits an old entry."""
+    return hashlib.sha256(Path(extension_file).read_bytes()).hexdigest()
+
+
+def fold(history: str, action_json: str) -> str:
+    """The drive's history after one more action (a running digest of everything it did)."""
+    return hashlib.sha256(f"{history}\n{action_json}".encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    size_bytes: int
+    used: float  # last use, seconds since the epoch
+    meta: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SimCache:
+    path: Path
+    limit_bytes: int
+
+    @classmethod
+    def default(cls) -> SimCache:
+        return cls(cache_dir(), max_bytes())
+
+    def get(self, key: str) -> tuple[bytes, dict[str, Any]] | None:
+        snap, meta = self.path / f"{key}.snap", self.path / f"{key}.json"
+        try:
+            data, info = snap.read_bytes(), json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        now = time.time()
+        for file in (snap, meta):
+            os.utime(file, (now, now))  # least recently used goes first
+        return data, info
+
+    def put(self, key: str, data: bytes, meta: dict[str, Any]) -> None:
+        atomic_write_bytes(self.path / f"{key}.snap", data)
+        atomic_write_text(self.path / f"{key}.json", json.dumps(meta) + "\n")
+        self.evict()
+
+    def entries(self) -> list[Entry]:
+        """Every entry, most recently used first."""
+        found = []
+        for meta_file in self.path.glob("*.json"):
+            snap = meta_file.with_suffix(".snap")
+            try:
+                meta = json.loads(meta_file.read_text(encoding="utf-8"))
+                size = snap.stat().st_size + meta_file.stat().st_size
+                used = snap.stat().st_mtime
+            except (OSError, ValueError):
+                continue
+            found.append(Entry(meta_file.stem, size, used, meta))
+        return sorted(found, key=lambda e: e.used, reverse=True)
+
+    def evict(self) -> None:
+        """Drop least recently used entries until the cache is within its bound."""
+        total = 0
+        for entry in self.entries():
+            total += entry.size_bytes
+            if total > self.limit_bytes:
+                self.remove(entry.key)
+
+    def remove(self, key: str) -> None:
+        for suffix in (".snap", ".json"):
+            (self.path / f"{key}{suffix}").unlink(missing_ok=True)
+
+    def clear(self) -> int:
+        entries = self.entries()
+        for entry in entries:
+            self.remove(entry.key)
+        return len(entries)
+
+
+def prep_key(build: str, preset: str, overrides: dict[str, str], seed: int, history: str,
+             actions: Sequence[str]) -> str:
+    text = json.dumps({"build": build, "preset": preset, "overrides": dict(sorted(overrides.items())),
+                       "seed": seed, "history": history, "actions": list(actions)})
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

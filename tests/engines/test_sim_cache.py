@@ -1,0 +1,74 @@
+"""The cache of prepared simulated drives: a hit gives exactly what simulating gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ssdlab.bundle import Bundle
+from ssdlab.engines import sim as sim_engine
+from ssdlab.engines.sim_cache import SimCache
+from ssdlab.planning import parse_overrides, select_entries
+from ssdlab.runner import run_entries
+from ssdlab.targets import parse_target
+
+pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+
+SIM = "sim:sm951-nvme-256?capacity_gib=4"
+TRIM = ["torture_runtime_s=240", "seq_runtime_s=5"]
+
+
+@pytest.fixture(autouse=True)
+def _store_every_preparation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)
+    monkeypatch.setattr(sim_engine, "RESTORE_FACTOR", 0.0)
+
+
+def _trim(tmp_path: Path, spec: str = SIM) -> tuple[Any, Bundle]:
+    _, entries = select_entries(None, ["trim-validation"])
+    done = run_entries(tmp_path, parse_target(spec), sim_engine.SimEngine(), entries, overrides=parse_overrides(TRIM))
+    return done.test("trim-validation"), Bundle(tmp_path)
+
+
+def _prep_measurements(test: Any, bundle: Bundle) -> list[str]:
+    return [bundle.load_measurement(r).model_dump_json() for r in test.measurements if r.role == "precondition"]
+
+
+def test_a_cached_preparation_gives_what_simulating_it_gives(tmp_path: Path) -> None:
+    cold, cold_bundle = _trim(tmp_path / "cold")
+    assert len(SimCache.default().entries()) == 1
+    warm, warm_bundle = _trim(tmp_path / "warm")
+    assert not any("cache" in n for n in cold.notes)
+    assert any("restored from the cache" in n for n in warm.notes)
+    assert warm.metrics == cold.metrics
+    assert warm.action_outcomes == cold.action_outcomes
+    assert _prep_measurements(warm, warm_bundle) == _prep_measurements(cold, cold_bundle)
+    assert [s.model_dump() for s in warm.steps] == [s.model_dump() for s in cold.steps]
+
+
+def test_another_seed_or_history_is_a_miss(tmp_path: Path) -> None:
+    _trim(tmp_path / "a")
+    other, _ = _trim(tmp_path / "b", SIM + "&seed=2")
+    assert not any("cache" in n for n in other.notes)
+    assert len(SimCache.default().entries()) == 2
+
+
+def test_the_cache_drops_the_least_recently_used_first(tmp_path: Path) -> None:
+    cache = SimCache(tmp_path, limit_bytes=3000)
+    for key in ("a", "b", "c"):
+        cache.put(key, b"x" * 900, {"preset": "p"})
+    assert cache.get("a") is not None  # a is now the most recently used
+    cache.put("d", b"x" * 900, {"preset": "p"})
+    assert {e.key for e in cache.entries()} == {"a", "c", "d"}
+    assert cache.clear() == 3 and cache.entries() == []
+
+
+def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _trim(tmp_path)
+    listed = cli("sim", "cache")
+    assert listed.code == 0 and "1 cached prepared drive(s)" in listed.stdout and "sm951" in listed.stdout
+    cleared = cli("sim", "cache", "--clear")
+    assert cleared.code == 0 and "removed 1" in cleared.stdout
+    assert "0 cached prepared drive(s)" in cli("sim", "cache").stdout

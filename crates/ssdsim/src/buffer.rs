@@ -85,6 +85,7 @@ impl WriteBuffer {
     }
 
     /// Bytes admitted and not yet given back (tests).
+    #[cfg(test)]
     pub fn used_bytes(&self) -> u64 {
         self.used
     }

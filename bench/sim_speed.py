@@ -1,23 +1,28 @@
 """Speed of the ssdsim core, through the Python binding.
 
-Build first:  cd /work/main && .venv/bin/maturin develop --release -q
+Build first:  make install
 Run:          .venv/bin/python bench/sim_speed.py
 
 Prints the figures, then as its last line exactly:
-    sim_host_ios_per_s=<n> consistency_wall_s=<n>
+    sim_host_ios_per_s=<n> consistency_wall_s=<n> rss_mib_per_tb=<n>
 - sim_host_ios_per_s: simulated host I/Os per wall second for steady-state 4 KiB QD32
   random writes (sm951-nvme-256 scaled to scale=0.05, after a fill and a torture of
   twice its capacity, so GC runs at its steady-state write amplification);
 - consistency_wall_s: wall time of purge + full 128 KiB QD32 sequential fill + 3600 s of
   4 KiB QD32 random writes on sm951-nvme-256 at full capacity (the review's performance
   consistency test).
-Peak RSS of the process is printed too.
+- rss_mib_per_tb: peak resident memory of a fresh process that fills intel750-1200
+  (1.2 TB) sequentially and then runs 60 s of 4 KiB QD32 random writes (so GC runs),
+  in MiB per TB (10^12 bytes) of user capacity. Goal: at most 1024.
+Peak RSS of the main process is printed too.
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import subprocess
+import sys
 import time
 
 from ssdlab import _ssdsim
@@ -77,17 +82,49 @@ def consistency() -> float:
     return wall
 
 
+RSS_CHILD = """
+import resource, sys
+sys.path.insert(0, sys.argv[1])
+from sim_speed import job
+from ssdlab import _ssdsim
+d = _ssdsim.Drive("intel750-1200", {"heatsink": "1"}, seed=1)
+cap = d.identity()["capacity_bytes"]
+d.run(job("write", 128 * 1024, 32))
+d.run(job("randwrite", 4096, 32, runtime_s=60.0, seed=2))
+print(cap, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def rss_per_tb() -> float:
+    """Peak RSS per TB of user capacity of a full 1.2 TB drive under GC, in its own process."""
+    print("memory: intel750-1200 full fill + 60 s random writes, own process")
+    t0 = time.perf_counter()
+    here = str(__import__("pathlib").Path(__file__).resolve().parent)
+    out = subprocess.run([sys.executable, "-c", RSS_CHILD, here], capture_output=True, text=True, check=True)
+    cap_s, rss_kib_s = out.stdout.split()
+    rss_mib = int(rss_kib_s) / 1024
+    per_tb = rss_mib / (int(cap_s) / 1e12)
+    print(f"  peak RSS {rss_mib:.0f} MiB for {int(cap_s) / 1e12:.2f} TB = {per_tb:.0f} MiB/TB "
+          f"({time.perf_counter() - t0:.1f} s wall)")
+    return per_tb
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steady-runtime", type=float, default=120.0, help="virtual seconds measured (default 120)")
+    ap.add_argument("--rss-only", action="store_true", help="only the memory figure")
     args = ap.parse_args()
+    if args.rss_only:
+        print(f"rss_mib_per_tb={rss_per_tb():.0f}")
+        return
     speed = steady_state_speed(args.steady_runtime)
     print(f"  => {speed:,.0f} simulated host I/Os per wall second")
     wall = consistency()
     print(f"  => consistency test wall time {wall:.1f} s")
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss_mib:.0f} MiB")
-    print(f"sim_host_ios_per_s={speed:.0f} consistency_wall_s={wall:.1f}")
+    per_tb = rss_per_tb()
+    print(f"sim_host_ios_per_s={speed:.0f} consistency_wall_s={wall:.1f} rss_mib_per_tb={per_tb:.0f}")
 
 
 if __name__ == "__main__":

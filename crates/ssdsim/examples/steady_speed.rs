@@ -24,12 +24,14 @@ fn main() {
     j.runtime_s = Some(120.0);
     j.seed = 3;
     let t0 = Instant::now();
+    let scans0 = d.gc_scans();
     let r = d.run_quiet(&j).expect("measure");
     let wall = t0.elapsed().as_secs_f64();
     println!(
-        "{} host I/Os in {wall:.2} s wall = {:.0} per s (WA {:.2})",
+        "{} host I/Os in {wall:.2} s wall = {:.0} per s (WA {:.2}, {} GC map scans)",
         r.write.ios,
         r.write.ios as f64 / wall,
-        d.wa()
+        d.wa(),
+        d.gc_scans() - scans0
     );
 }

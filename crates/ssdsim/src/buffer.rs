@@ -78,9 +78,18 @@ impl WriteBuffer {
         self.last_release = self.last_release.max(release);
     }
 
-    /// Forget gathered LPNs in `lpn0..lpn1` (trimmed before they reached NAND).
+    /// Forget gathered LPNs in `lpn0..lpn1` (trimmed before they reached NAND). Their
+    /// buffer space comes back at once: nothing will program them.
     pub fn discard(&mut self, lpn0: u64, lpn1: u64) {
+        let before = self.pending.len();
         self.pending.retain(|&l| l < lpn0 || l >= lpn1);
+        self.used -= (before - self.pending.len()) as u64 * LPN_BYTES;
+    }
+
+    /// Bytes admitted and not yet given back (tests).
+    #[cfg(test)]
+    pub fn used_bytes(&self) -> u64 {
+        self.used
     }
 
     /// Power-loss protection: the DRAM contents survive a power cut.
@@ -97,5 +106,31 @@ impl WriteBuffer {
     /// the DRAM buffer safe.
     pub fn needs_nand(&self, fua: bool) -> bool {
         !self.plp && (fua || !self.write_cache)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> config::Buffer {
+        let mut b = config::resolve("sm951-nvme-256", &[]).unwrap().buffer;
+        b.bytes = 64 * LPN_BYTES;
+        b
+    }
+
+    #[test]
+    fn trimmed_pending_pages_give_their_space_back() {
+        let mut b = WriteBuffer::new(&cfg(), 8);
+        for lpn in 0..4 {
+            b.admit(0, LPN_BYTES);
+            b.gather(lpn);
+        }
+        b.discard(1, 3);
+        assert_eq!(b.used_bytes(), 2 * LPN_BYTES);
+        b.programmed(10);
+        // Once the program completes, nothing stays held.
+        b.admit(20, 0);
+        assert_eq!(b.used_bytes(), 0);
     }
 }

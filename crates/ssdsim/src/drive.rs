@@ -158,6 +158,11 @@ impl Drive {
         self.ftl.gc_moved
     }
 
+    /// Forward-map scans done so far to gather GC victim batches (profiling).
+    pub fn gc_scans(&self) -> u64 {
+        self.ftl.gc_scans
+    }
+
     pub fn energy_total(&self) -> f64 {
         self.thermal.energy_total()
     }

@@ -1,0 +1,50 @@
+//! Shape check from the reviews (docs/simulator-calibration.md): on every preset,
+//! leaving 25 % of the LBA span unwritten (extra spare area) raises the steady-state
+//! 4 KiB QD32 random-write rate and lowers its second-to-second variation. Scaled
+//! drives (scale=0.01, parallelism kept) so it runs in the normal suite.
+
+mod common;
+use common::*;
+use ssdsim::{config, Pattern};
+
+/// Mean IOPS and coefficient of variation (%) of the last 40 one-second periods of
+/// steady 4 KiB QD32 random writes over the first `span_frac` of the drive.
+fn steady(preset: &str, span_frac: f64) -> (f64, f64) {
+    let mut d = drive(preset, &[("scale", "0.01"), ("heatsink", "1")], 3);
+    let span = (d.capacity_bytes() as f64 * span_frac) as u64 / (128 * KIB) * (128 * KIB);
+    let mut seq = job(Pattern::Write, 128 * KIB, 32);
+    seq.span_bytes = span;
+    run(&mut d, &seq);
+    let mut torture = torture_job(2 * span);
+    torture.span_bytes = span;
+    torture.seed = 2;
+    run(&mut d, &torture);
+    let mut j = timed(Pattern::Randwrite, 4 * KIB, 32, span, 0.0, 45.0);
+    j.seed = 4;
+    let r = run(&mut d, &j);
+    let s = &r.series.write_ios;
+    let last: Vec<f64> = s[s.len() - 41..s.len() - 1]
+        .iter()
+        .map(|&x| x as f64)
+        .collect();
+    let mean = last.iter().sum::<f64>() / last.len() as f64;
+    let var = last.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / last.len() as f64;
+    (mean, var.sqrt() / mean * 100.0)
+}
+
+#[test]
+fn extra_spare_area_raises_and_steadies_steady_state_on_every_preset() {
+    for name in config::preset_names() {
+        let (full, full_cv) = steady(name, 1.0);
+        let (op, op_cv) = steady(name, 0.75);
+        println!("{name}: full span {full:.0} IOPS (CV {full_cv:.2} %), 75 % span {op:.0} IOPS (CV {op_cv:.2} %)");
+        assert!(
+            op > 1.2 * full,
+            "{name}: 25 % spare area should raise steady state"
+        );
+        assert!(
+            op_cv < full_cv,
+            "{name}: 25 % spare area should lower the variation"
+        );
+    }
+}

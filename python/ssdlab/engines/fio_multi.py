@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
-from ssdlab.engines.fio_parse import client_summaries, first_error_line, load_json_plus, series_from_logs
+from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.targets.base import Target
@@ -120,6 +120,17 @@ class MultiHostFioEngine(FioEngine):
             raise
         return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
+    def _in_asked_order(self, hosts: list[HostSummary]) -> list[HostSummary]:
+        """fio lists client_stats as hosts finish; host i's series come from job file i, so put
+        the summaries in the order the hosts were given (matched by port, then by name)."""
+        def position(h: HostSummary) -> tuple[int, int]:
+            for i, (name, port) in enumerate(self.hosts):
+                if h.port == port and h.hostname == name:
+                    return (0, i)
+            ports = [i for i, (_, port) in enumerate(self.hosts) if port == h.port]
+            return (1, ports[0]) if len(ports) == 1 else (2, 0)
+        return sorted(hosts, key=position)
+
     def _host_series(self, ctx: RunContext, workload: Workload, index: int) -> Series:
         """One host's per-period series from the logs fio's client wrote as PREFIX_KIND.N.log.HOST."""
         prefix = f"{workload.name}-h{index}"
@@ -131,6 +142,7 @@ class MultiHostFioEngine(FioEngine):
         hosts, total = client_summaries(load_json_plus(text))
         if len(hosts) != len(self.hosts):
             raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
+        hosts = self._in_asked_order(hosts)
         series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
         telemetry: dict[str, tuple[float, ...]] = {}
         joined = sum_series(series)

@@ -94,7 +94,9 @@ class SimTarget(Target):
                     self._drive = module.Drive(self.preset, dict(self.options), self.seed)
             except ValueError as err:
                 names = ", ".join(preset_names())
-                hint = f" (presets: {names})" if "preset" in str(err).lower() else ""
+                # the simulator names the valid presets itself for an unknown one
+                unnamed = "preset" in str(err).lower() and "valid presets" not in str(err)
+                hint = f" (presets: {names})" if unnamed else ""
                 raise UsageError(f"sim target {self.spec!r}: {err}{hint}") from None
         return self._drive
 

@@ -13,10 +13,18 @@ def rich_table(table: TableLike, title: str | None = None) -> RichTable:
     out = RichTable(title=title or table.title, title_justify="left", caption=table.caption or None,
                     caption_justify="left")
     for index, heading in enumerate(table.header):
-        out.add_column(heading, justify="left" if index == 0 else "right", no_wrap=index == 0)
+        if index == 0:  # the label wraps in a narrow terminal; figures never lose digits
+            out.add_column(heading, justify="left", ratio=1)
+        else:
+            out.add_column(heading, justify="right", no_wrap=True, min_width=_widest(table, index))
     for row in table.rows:
         out.add_row(*row)
     return out
+
+
+def _widest(table: TableLike, index: int) -> int:
+    """The longest figure of a column (capped, so one odd cell cannot push the table off screen)."""
+    return min(24, max((len(str(row[index])) for row in table.rows if index < len(row)), default=1))
 
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> RichTable:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from fio_helpers import workload
 
+from loop_helpers import attached_loop
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.engines.fio import FioEngine
 from ssdlab.errors import EngineError, SafetyError
@@ -148,14 +149,8 @@ def test_idle_and_write_cache_on_a_file(scratch: FileTarget, ctx: RunContext) ->
 @pytest.fixture
 def loop(tmp_path: Path) -> Iterator[tuple[BlockTarget, Path]]:
     backing = tmp_path / "loop.img"
-    with backing.open("wb") as handle:
-        handle.truncate(64 * MIB)
-    device = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    try:
+    with attached_loop(backing) as device:
         yield BlockTarget.from_spec(device), backing
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
 
 
 @pytest.mark.root

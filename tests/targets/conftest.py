@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from machine_fixtures import RecordedRunner, machine_root
 
+from loop_helpers import attached_loop
 from ssdlab.targets.sysinfo import SysRoot
 
 
@@ -35,13 +36,8 @@ def _run(*argv: str) -> str:
 def loop_device(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A fresh 64 MiB loop device (kernel name, backing file); always detached afterwards."""
     backing = tmp_path / "loop.img"
-    with backing.open("wb") as handle:
-        handle.truncate(64 * 1024 * 1024)
-    device = _run("losetup", "--find", "--show", str(backing))
-    try:
+    with attached_loop(backing) as device:
         yield Path(device).name, backing
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from loop_helpers import attached_loop
 from ssdlab.errors import SafetyError
 from ssdlab.targets.file import FileTarget
 
@@ -89,13 +90,9 @@ def test_a_file_open_for_writing_elsewhere_is_refused(tmp_path: Path, writer: Ca
 def test_a_loop_backing_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "image.bin"
     FileTarget.from_spec(f"file:{path}?size=8m").prepare()
-    device = subprocess.run(["losetup", "-f", "--show", str(path)], check=True, capture_output=True,
-                            text=True).stdout.strip()
-    try:
+    with attached_loop(path, size_bytes=None) as device:
         refusal = FileTarget.from_spec(f"file:{path}?size=8m").write_refusal() or ""
         assert f"backs {Path(device).name}" in refusal
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
 
 
 @pytest.mark.root

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from loop_helpers import attached_loop
 from ssdlab.bundle import Bundle
 from ssdlab.targets.iopath import device_warning, file_warning
 from ssdlab.targets.sysinfo import SysRoot
@@ -52,21 +53,13 @@ def test_a_file_on_a_page_cache_loop_device_is_warned(tmp_path: Path) -> None:
 
 @pytest.fixture
 def loop_device(tmp_path: Path) -> Iterator[Callable[[bool], str]]:
-    attached: list[str] = []
+    numbers = iter(range(1 << 16))
+    with ExitStack() as stack:
+        def attach(direct_io: bool) -> str:
+            image = tmp_path / f"img{next(numbers)}.bin"
+            return stack.enter_context(attached_loop(image, direct_io=direct_io))
 
-    def attach(direct_io: bool) -> str:
-        image = tmp_path / f"img{len(attached)}.bin"
-        image.write_bytes(b"")
-        subprocess.run(["truncate", "-s", "64M", str(image)], check=True)
-        flag = ["--direct-io=on"] if direct_io else []
-        device = subprocess.run(["losetup", "-f", "--show", *flag, str(image)], check=True,
-                                capture_output=True, text=True).stdout.strip()
-        attached.append(device)
-        return device
-
-    yield attach
-    for device in attached:
-        subprocess.run(["losetup", "-d", device], check=False)
+        yield attach
 
 
 @pytest.mark.root

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from loop_helpers import attached_loop
 from ssdlab.errors import UsageError
 from ssdlab.trace.audit import audit_fua
 from ssdlab.trace.capture import TRACEFS, capture, device_dev
@@ -23,15 +24,8 @@ MIB = 1 << 20
 
 @pytest.fixture
 def loop(tmp_path: Path) -> Iterator[str]:
-    backing = tmp_path / "loop.img"
-    with backing.open("wb") as handle:
-        handle.truncate(64 * MIB)
-    device = subprocess.run(["losetup", "--find", "--show", str(backing)], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    try:
+    with attached_loop(tmp_path / "loop.img") as device:
         yield device
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
 
 
 def dd(device: str, *flags: str) -> list[str]:

@@ -28,7 +28,7 @@ from ssdlab.trace.model import (
     ChunkBuilder,
     Provenance,
     TraceChunk,
-    TraceWriter,
+    write_trace,
 )
 
 SECTOR = 512
@@ -409,14 +409,7 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tupl
 def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK) -> Provenance:
     """Import `src` in format `fmt` into the trace file `dest` (streaming)."""
     job, chunks = iter_import(src, fmt, chunk_records)
-    writer = TraceWriter(dest)
-    try:
-        for chunk in chunks:
-            writer.write(chunk)
-    except BaseException:
-        writer.abort()
-        raise
-    return writer.close(Provenance(source_format=fmt, source=str(src), processes=job.processes))
+    return write_trace(dest, chunks, lambda: Provenance(source_format=fmt, source=str(src), processes=job.processes))
 
 
 def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:

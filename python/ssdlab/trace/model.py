@@ -17,7 +17,7 @@ holds the whole trace in memory; the provenance is JSON in the file's key-value 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,7 +146,10 @@ class TraceWriter:
         return final
 
 
-def write_trace(path: Path, chunks: Iterable[TraceChunk], provenance: Provenance) -> Provenance:
+def write_trace(path: Path, chunks: Iterable[TraceChunk],
+                provenance: Provenance | Callable[[], Provenance]) -> Provenance:
+    """Write `chunks` to `path` (removed again on any error). `provenance` may be a callable
+    when it is only known once the chunks are read (an importer's process names)."""
     writer = TraceWriter(path)
     try:
         for chunk in chunks:
@@ -154,7 +157,7 @@ def write_trace(path: Path, chunks: Iterable[TraceChunk], provenance: Provenance
     except BaseException:
         writer.abort()
         raise
-    return writer.close(provenance)
+    return writer.close(provenance() if callable(provenance) else provenance)
 
 
 def _open(path: Path) -> Any:

@@ -51,28 +51,32 @@ def test_resume_points() -> None:
     assert sim.index == 0 and "not kept" in sim.reason
 
 
-class StopAt(FakeEngine):
-    """Stops (like Ctrl-C) inside the measurement named `stop`, once; counts what it ran."""
+def stopping(base: type[Any], stop: str | None) -> Any:
+    """An engine of class `base` that stops (like Ctrl-C) inside the measurement named `stop`,
+    once, and counts what it ran."""
 
-    def __init__(self, stop: str | None) -> None:
-        super().__init__()
-        self.stop, self.ran = stop, []  # type: ignore[var-annotated]
+    class Stopping(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.stop, self.ran = stop, []  # type: ignore[var-annotated]
 
-    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-        self.ran.append(workload.name)
-        done = super().measure(target, workload, ctx)
-        if workload.name == self.stop:
-            self.stop = None
-            return done.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
-        return done
+        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+            self.ran.append(workload.name)
+            done = super().measure(target, workload, ctx)
+            if workload.name == self.stop:
+                self.stop = None
+                return done.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+            return done
+
+    return Stopping()
 
 
 ROUNDS = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10, "round_s": 2, "until_steady": True})
 SINGLE = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10})
 
 
-def interrupted_then_resumed(tmp_path: Path, entry: SuiteEntry, stop: str) -> tuple[StopAt, Bundle]:
-    target, engine = parse_target("fake:"), StopAt(stop)
+def interrupted_then_resumed(tmp_path: Path, entry: SuiteEntry, stop: str) -> tuple[Any, Bundle]:
+    target, engine = parse_target("fake:"), stopping(FakeEngine, stop)
     bundle = Bundle(tmp_path / "b")
     with pytest.raises(Interrupted):
         Runner(bundle, target, engine).run(new_record(target, engine, None, [entry], {}, {}))
@@ -108,19 +112,7 @@ class SimStop:
     def make(stop: str | None) -> Any:
         from ssdlab.engines.sim import SimEngine
 
-        class Stopping(SimEngine):
-            def __init__(self) -> None:
-                self.stop, self.ran = stop, []  # type: ignore[var-annotated]
-
-            def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-                self.ran.append(workload.name)
-                done = super().measure(target, workload, ctx)
-                if workload.name == self.stop:
-                    self.stop = None
-                    return done.model_copy(update={"interrupted": True})
-                return done
-
-        return Stopping()
+        return stopping(SimEngine, stop)
 
 
 SIM_SUITE = [

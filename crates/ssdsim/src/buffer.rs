@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 use crate::config;
-use crate::drive::LPN_BYTES;
+use crate::ftl::LPN_BYTES;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct WriteBuffer {

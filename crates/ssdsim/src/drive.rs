@@ -14,7 +14,7 @@ use crate::rng::Rng;
 use crate::thermal::Thermal;
 use crate::timing::{us, Pipe, Timing};
 
-pub const LPN_BYTES: u64 = 4096;
+pub use crate::ftl::LPN_BYTES;
 
 /// Blocks per die kept beyond the nominal NAND for append points and the GC low-water mark.
 pub fn reserve_blocks(cfg: &Config) -> u32 {

@@ -12,6 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The mapping unit: one logical page (LPN) of 4 KiB.
+pub const LPN_BYTES: u64 = 4096;
+
 /// Marker for "no mapping" in both maps.
 pub const NONE: u32 = u32::MAX;
 

@@ -134,6 +134,16 @@ def test_terminal_tables(comparison: Comparison) -> None:
     assert "not run on ssdlab fake drive 4.29 GB" in text
 
 
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_terminal_tables_keep_every_figure_in_a_narrow_terminal(comparison: Comparison, width: int) -> None:
+    console = Console(record=True, width=width)
+    for table in comparison_tables(comparison):
+        console.print(table)
+    text = console.export_text()
+    for figure in ("1,999.6", "3,000.0", "+50.0 %", "157,500"):
+        assert figure in text  # labels and headings wrap; figures are never cut to an ellipsis
+
+
 def test_three_drives_get_a_difference_column_each(bundles: dict[str, Path]) -> None:
     c = compare_bundles([bundles["base"], bundles["faster"], bundles["twin"]])
     header = [col.header for col in comparison_tables(c)[0].columns]

@@ -29,6 +29,7 @@ from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption
+from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 
 RANKED_MIN_DRIVES = 3  # two drives read best from the Difference % column
@@ -82,17 +83,10 @@ def section_title(t: TestComparison) -> str:
 
 
 def comparison_tables(c: Comparison) -> list[RichTable]:
-    """One table per test: each metric side by side, then Difference % against the baseline."""
-    tables = []
-    for t in c.tests:
-        table = RichTable(title=section_title(t), title_justify="left", caption=test_caption(c, t),
-                          caption_justify="left")
-        for index, heading in enumerate(comparison_header(c)):
-            table.add_column(heading, justify="left" if index == 0 else "right", no_wrap=index == 0)
-        for cells in comparison_cells(t):
-            table.add_row(*cells)
-        tables.append(table)
-    return tables
+    """One table per test: each metric side by side, then Difference % against the baseline
+    (the terminal's way of laying out any report table: labels wrap, figures keep their digits)."""
+    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c),
+                             rows=tuple(comparison_cells(t)), caption=test_caption(c, t))) for t in c.tests]
 
 
 def ranked_metrics(t: TestComparison) -> list[RankedMetric]:

@@ -13,10 +13,12 @@ def rich_table(table: TableLike, title: str | None = None) -> RichTable:
     out = RichTable(title=title or table.title, title_justify="left", caption=table.caption or None,
                     caption_justify="left")
     for index, heading in enumerate(table.header):
-        if index == 0:  # the label wraps in a narrow terminal; figures never lose digits
-            out.add_column(heading, justify="left", ratio=1)
+        # Labels and headings wrap in a narrow terminal; a figure's column is never narrower
+        # than its longest figure, so no digit is lost to an ellipsis.
+        if index == 0:
+            out.add_column(heading, justify="left")
         else:
-            out.add_column(heading, justify="right", no_wrap=True, min_width=_widest(table, index))
+            out.add_column(heading, justify="right", overflow="fold", min_width=_widest(table, index))
     for row in table.rows:
         out.add_row(*row)
     return out

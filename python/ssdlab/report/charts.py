@@ -77,13 +77,19 @@ def telemetry_rows(label: str, telemetry: Mapping[str, Sequence[float]]) -> dict
     return out
 
 
+def top_legend() -> alt.Legend:
+    """A legend above the chart, one entry a line and never cut: drive labels are long and
+    often differ only at their end (the same model with and without a heatsink)."""
+    return alt.Legend(orient="top", labelLimit=0, columns=1)
+
+
 def line_chart(rows: Sequence[Row], y: str, y_title: str, color: str = "curve", color_title: str = "",
                detail: str | None = None) -> AltChart:
     """Lines against time; `detail` splits lines of one colour (e.g. one per workload)."""
     encoding: dict[str, Any] = {
         "x": alt.X("t_s:Q", title="time (s)"),
         "y": alt.Y(f"{y}:Q", title=y_title),
-        "color": alt.Color(f"{color}:N", title=color_title or None, sort=None),
+        "color": alt.Color(f"{color}:N", title=color_title or None, sort=None, legend=top_legend()),
         "tooltip": [*([f"{detail}:N"] if detail else []), f"{color}:N", alt.Tooltip("t_s:Q", title="time (s)"),
                     alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
     }
@@ -99,7 +105,7 @@ def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, 
         x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset(f"{group}:N", sort=None),
         y=alt.Y(f"{y}:Q", title=y_title),
-        color=alt.Color(f"{group}:N", title=None, sort=None, legend=alt.Legend(orient="top")),
+        color=alt.Color(f"{group}:N", title=None, sort=None, legend=top_legend()),
         tooltip=[f"{x}:N", f"{group}:N", alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
     )
     bars = base.mark_bar()

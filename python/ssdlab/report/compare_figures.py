@@ -27,8 +27,9 @@ from ssdlab.compare import Comparison, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, pass_name
 from ssdlab.methods.quick import quick_specs
+from ssdlab.methods.thermal import evidence_of
 from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY
-from ssdlab.report.charts import Row, alt_data, grouped_bars, line_chart, thin
+from ssdlab.report.charts import Row, alt_data, grouped_bars, line_chart, thin, top_legend
 from ssdlab.report.consistency_charts import load_torture_run
 from ssdlab.report.section_linear import position_rows
 from ssdlab.report.section_quick import DIRECTIONS, quick_entries
@@ -52,7 +53,7 @@ def register_compare_figures(test: str, builder: CompareFigures) -> None:
 def drive_colour(c: Comparison) -> alt.Color:
     """One colour per drive, in comparison order, the same in every chart of the page."""
     return alt.Color("drive:N", title=None, sort=[d.label for d in c.drives],
-                     scale=alt.Scale(domain=[d.label for d in c.drives]), legend=alt.Legend(orient="top"))
+                     scale=alt.Scale(domain=[d.label for d in c.drives]), legend=top_legend())
 
 
 def dim_rows(c: Comparison, t: TestComparison, value_dims: dict[str, object], *keys: str,
@@ -267,6 +268,33 @@ def curve_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     return figures
 
 
+def thermal_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
+    """The thermal test's own view, per phase: write MB/s and the drive's temperature against
+    time, one line per drive (the report draws both on one chart for one drive)."""
+    sources = t.sources or (None,) * len(c.drives)
+    per_drive = [_measured(s, t.name) if here and s else {} for s, here in zip(sources, t.present, strict=True)]
+    figures: list[FigureLike] = []
+    for name in dict.fromkeys(n for found in per_drive for n in found):
+        rate: list[Row] = []
+        temp: list[Row] = []
+        for d, found in zip(c.drives, per_drive, strict=True):
+            if name not in found:
+                continue
+            m = found[name]
+            temps = evidence_of(m).temp_c or []
+            for i, (t_s, mb_s) in enumerate(zip(m.series.t_s, m.series.mb_s("write"), strict=True)):
+                rate.append({"curve": d.label, "t_s": t_s, "mb_s": mb_s})
+                if i < len(temps):
+                    temp.append({"curve": d.label, "t_s": t_s, "temp_c": temps[i]})
+        figures.append(Figure(f"{t.name}-{name}-mb-s", f"{name}: write MB/s", line_chart(thin(rate), "mb_s", "MB/s"),
+                              f"Write throughput of phase {name!r} per second, overlaid per drive."))
+        if temp:
+            figures.append(Figure(f"{t.name}-{name}-temp", f"{name}: temperature",
+                                  line_chart(thin(temp), "temp_c", "°C"),
+                                  f"Drive temperature during phase {name!r}, overlaid per drive."))
+    return figures
+
+
 def curve_rows(label: str, m: Measurement) -> list[Row]:
     iops = m.series.iops("total")
     return thin([{"curve": label, "t_s": t, "iops": v} for t, v in zip(m.series.t_s, iops, strict=True)])
@@ -275,7 +303,7 @@ def curve_rows(label: str, m: Measurement) -> list[Row]:
 for _test, _builder in (("qd-sweep", qd_figures), ("mixed-random", mixed_figures), ("mixed-seq", mixed_figures),
                         ("transfer-sweep", transfer_figures), ("trim-validation", trim_figures),
                         ("quick", quick_figures), ("consistency", consistency_figures),
-                        ("wsat", consistency_figures), ("linear", linear_figures)):
+                        ("wsat", consistency_figures), ("linear", linear_figures), ("thermal", thermal_figures)):
     register_compare_figures(_test, _builder)
 
 

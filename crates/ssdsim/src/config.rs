@@ -97,10 +97,22 @@ pub struct Nand {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub bits_per_cell: u32,
+    /// Datasheet page read time (tR).
     pub t_read_us: f64,
+    /// Datasheet program time of one page per plane, all planes at once (tPROG).
     pub t_prog_us: f64,
     pub t_erase_us: f64,
     pub channel_mb_s: f64,
+    /// Host reads overlap this many tR per die (multi-plane and cache read): a host
+    /// read holds the die for `t_read_us / read_ways`. GC reads pay the full tR.
+    pub read_ways: f64,
+    /// Host programs overlap this many tPROG per die (cache programming, LUN
+    /// interleave, fast LSB pages): a host unit holds the die for
+    /// `t_prog_us / prog_ways`. GC copies pay the full tPROG per unit.
+    pub prog_ways: f64,
+    /// On-die copyback: GC copies stay on the die (no channel transfer). Only where a
+    /// source states the controller uses it.
+    pub copyback: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -476,6 +488,8 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
         n.t_prog_us,
         n.t_erase_us,
         n.channel_mb_s,
+        n.read_ways,
+        n.prog_ways,
         cfg.host.link_mb_s,
         cfg.ctrl.max_read_mb_s,
         cfg.ctrl.max_write_mb_s,

@@ -64,6 +64,11 @@ pub struct Ctrl {
     /// Data-path (ECC/DMA) bandwidth caps.
     pub max_read_mb_s: f64,
     pub max_write_mb_s: f64,
+    /// Firmware time per page GC relocates (its mapping update), on the same serialised
+    /// path as host write commands: GC competes with host writes for the controller, not
+    /// only for the dies. 0 where a preset does not state it (not modelled there).
+    #[serde(default)]
+    pub gc_page_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -201,6 +206,9 @@ const PRESETS: &[PresetFile] = &[
     preset!("840evo-250"),
     preset!("m6e-256"),
     preset!("extremeii-240"),
+    preset!("s3700-800"),
+    preset!("845dcevo-240"),
+    preset!("845dcevo-480"),
 ];
 
 pub const DEFAULT_PRESET: &str = "sm951-nvme-256";

@@ -308,7 +308,19 @@ impl Drive {
         let (busy, w) = self.gc_cost(work.moved);
         self.die_busy(die, busy, w, t);
         self.gc_transfer(die, work.moved, t);
+        self.gc_firmware(work.moved, t);
         true
+    }
+
+    /// The mapping updates of `moved` relocated pages take the controller's write path
+    /// from `t` (`ctrl.gc_page_us` each), delaying the host write commands behind them.
+    fn gc_firmware(&mut self, moved: u32, t: u64) {
+        let busy = moved as u64 * self.cur.gc_page;
+        if busy == 0 {
+            return;
+        }
+        self.ctrl_w_free = self.ctrl_w_free.max(t) + busy;
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, busy);
     }
 
     // ----- SLC cache -----------------------------------------------------------
@@ -333,11 +345,12 @@ impl Drive {
         }
     }
 
-    /// Fold one unit of SLC data into native cells on `die` from time `t`.
+    /// Fold one unit of SLC data into native cells on `die` from time `t`: an internal
+    /// copy, so it pays the datasheet program time as GC copies do.
     fn fold_unit(&mut self, die: u32, t: u64) {
         let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
         let bytes = unit.min(self.slc_used);
-        let busy = self.cur.t_read_slc + self.cur.t_prog;
+        let busy = self.cur.t_read_slc + self.cur.t_prog_gc;
         let w = self.cfg.thermal.die_prog_w;
         self.die_busy(die, busy, w, t);
         self.slc_used -= bytes;

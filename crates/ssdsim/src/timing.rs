@@ -59,6 +59,8 @@ pub(crate) struct Timing {
     pub read_cmd: u64,
     pub write_cmd: u64,
     pub trim_cmd: u64,
+    /// Controller time per page relocated by GC.
+    pub gc_page: u64,
 }
 
 impl Timing {
@@ -76,6 +78,7 @@ impl Timing {
             read_cmd: f(cfg.ctrl.read_cmd_us),
             write_cmd: f(cfg.ctrl.write_cmd_us),
             trim_cmd: f(cfg.ctrl.trim_cmd_us),
+            gc_page: f(cfg.ctrl.gc_page_us),
         }
     }
 }

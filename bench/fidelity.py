@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from ssdlab import _ssdsim
 
 KIB = 1024
-S3700_SPEC = "Intel DC S3700 product specification (docslib.org/doc/12283368): random 4KB writes up to 36,000 IOPS, full LBA range, QD32"
+S3700_SPEC = ("Intel DC S3700 product specification (docslib.org/doc/12283368): "
+              "random 4KB writes up to 36,000 IOPS, full LBA range, QD32")
 EVO_SPEC = ("845DC EVO review, spec table (TechRadar text, mynewspress.blogspot.com/2014/12/"
             "review-samsung-845dc-evo-480gb.html): 4K QD32 random write {n} IOPS")
 

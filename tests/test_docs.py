@@ -197,6 +197,9 @@ def test_links_between_pages_resolve(page: Path) -> None:
 # --- drive facts --------------------------------------------------------------------------------
 
 SPEC_LINE = re.compile(r"seq R/W (\d+)/(\d+) MB/s, 4K R/W (\d+)/(\d+) IOPS")
+# Enterprise datasheets rate full-span steady state, not the fresh peak: bench/fidelity.py
+# checks those presets, the fresh-peak spec table does not.
+STEADY_RATED = "Spec (steady state, QD32)"
 
 
 def preset_spec(path: Path) -> tuple[int, int, int, int]:
@@ -214,6 +217,8 @@ def test_drive_facts_agree_with_the_preset(preset: Path) -> None:
     assert len(rows) == 1, f"docs/drives.md needs one drive row naming `{preset.stem}`"
     assert f"| {seq_r} / {seq_w} |" in rows[0], f"{preset.name}: sequential spec differs from docs/drives.md"
     assert f"{rnd_r // 1000}K / {rnd_w // 1000}K |" in rows[0], f"{preset.name}: 4K spec differs from docs/drives.md"
+    if STEADY_RATED in preset.read_text(encoding="utf-8"):
+        return
     spec_table = (PRESETS.parent / "tests" / "spec.txt").read_text(encoding="utf-8").split()
     assert " ".join(map(str, (preset.stem, seq_r, seq_w, rnd_r, rnd_w))) in " ".join(spec_table), (
         f"{preset.name}: crates/ssdsim/tests/spec.txt holds other spec figures")

@@ -64,6 +64,11 @@ pub struct Ctrl {
     /// Data-path (ECC/DMA) bandwidth caps.
     pub max_read_mb_s: f64,
     pub max_write_mb_s: f64,
+    /// Firmware time per page GC relocates (its mapping update), on the same serialised
+    /// path as host write commands: GC competes with host writes for the controller, not
+    /// only for the dies. 0 where a preset does not state it (not modelled there).
+    #[serde(default)]
+    pub gc_page_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -97,10 +102,22 @@ pub struct Nand {
     pub pages_per_block: u32,
     pub page_bytes: u32,
     pub bits_per_cell: u32,
+    /// Datasheet page read time (tR).
     pub t_read_us: f64,
+    /// Datasheet program time of one page per plane, all planes at once (tPROG).
     pub t_prog_us: f64,
     pub t_erase_us: f64,
     pub channel_mb_s: f64,
+    /// Host reads overlap this many tR per die (multi-plane and cache read): a host
+    /// read holds the die for `t_read_us / read_ways`. GC reads pay the full tR.
+    pub read_ways: f64,
+    /// Host programs overlap this many tPROG per die (cache programming, LUN
+    /// interleave, fast LSB pages): a host unit holds the die for
+    /// `t_prog_us / prog_ways`. GC copies pay the full tPROG per unit.
+    pub prog_ways: f64,
+    /// On-die copyback: GC copies stay on the die (no channel transfer). Only where a
+    /// source states the controller uses it.
+    pub copyback: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -189,6 +206,9 @@ const PRESETS: &[PresetFile] = &[
     preset!("840evo-250"),
     preset!("m6e-256"),
     preset!("extremeii-240"),
+    preset!("s3700-800"),
+    preset!("845dcevo-240"),
+    preset!("845dcevo-480"),
 ];
 
 pub const DEFAULT_PRESET: &str = "sm951-nvme-256";
@@ -476,6 +496,8 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
         n.t_prog_us,
         n.t_erase_us,
         n.channel_mb_s,
+        n.read_ways,
+        n.prog_ways,
         cfg.host.link_mb_s,
         cfg.ctrl.max_read_mb_s,
         cfg.ctrl.max_write_mb_s,

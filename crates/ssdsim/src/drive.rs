@@ -252,8 +252,10 @@ impl Drive {
         self.thermal.spend(watts, busy);
     }
 
-    /// Die time to collect one victim with `moved` valid slots (copyback: reads and
-    /// programs stay on the die, no channel transfer).
+    /// Die time to collect one victim with `moved` valid slots, from the mechanisms:
+    /// a multi-plane read (datasheet tR) of every page holding valid data, the
+    /// datasheet program time per program unit (one page on each plane), and the
+    /// erase. GC copies get none of the overlap host writes get (`nand.prog_ways`).
     fn gc_cost(&self, moved: u32) -> (u64, f64) {
         let n = &self.cfg.nand;
         let spp = n.page_bytes as u64 / LPN_BYTES;
@@ -261,8 +263,8 @@ impl Drive {
         let frac_valid = moved as f64 / self.ftl.slots_per_block as f64;
         // Expected physical pages holding at least one valid slot, read a plane-pair at a time.
         let touched = pages * (1.0 - (1.0 - frac_valid).powi(spp as i32));
-        let reads = (touched / n.planes as f64).ceil() as u64 * self.cur.t_read;
-        let progs = (moved as u64 * self.cur.t_prog).div_ceil(self.ftl.slots_per_unit as u64);
+        let reads = (touched / n.planes as f64).ceil() as u64 * self.cur.t_read_gc;
+        let progs = (moved as u64 * self.cur.t_prog_gc).div_ceil(self.ftl.slots_per_unit as u64);
         let busy = reads + progs + self.cur.t_erase;
         let th = &self.cfg.thermal;
         let energy_w = (reads as f64 * th.die_read_w
@@ -270,6 +272,16 @@ impl Drive {
             + self.cur.t_erase as f64 * th.die_erase_w)
             / busy.max(1) as f64;
         (busy, energy_w)
+    }
+
+    /// Without on-die copyback every moved 4 KiB crosses the die's channel twice (out
+    /// to the controller for ECC, back in to program) at the interface rate.
+    fn gc_transfer(&mut self, die: u32, moved: u32, t: u64) {
+        if self.cfg.nand.copyback || moved == 0 {
+            return;
+        }
+        let c = self.channel_of(die);
+        self.channels[c].reserve(t, 2 * moved as u64 * LPN_BYTES);
     }
 
     /// Foreground GC on `die`: one victim per program unit while the die is at or
@@ -295,7 +307,20 @@ impl Drive {
         };
         let (busy, w) = self.gc_cost(work.moved);
         self.die_busy(die, busy, w, t);
+        self.gc_transfer(die, work.moved, t);
+        self.gc_firmware(work.moved, t);
         true
+    }
+
+    /// The mapping updates of `moved` relocated pages take the controller's write path
+    /// from `t` (`ctrl.gc_page_us` each), delaying the host write commands behind them.
+    fn gc_firmware(&mut self, moved: u32, t: u64) {
+        let busy = moved as u64 * self.cur.gc_page;
+        if busy == 0 {
+            return;
+        }
+        self.ctrl_w_free = self.ctrl_w_free.max(t) + busy;
+        self.thermal.spend(self.cfg.thermal.ctrl_active_w, busy);
     }
 
     // ----- SLC cache -----------------------------------------------------------
@@ -320,11 +345,12 @@ impl Drive {
         }
     }
 
-    /// Fold one unit of SLC data into native cells on `die` from time `t`.
+    /// Fold one unit of SLC data into native cells on `die` from time `t`: an internal
+    /// copy, so it pays the datasheet program time as GC copies do.
     fn fold_unit(&mut self, die: u32, t: u64) {
         let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
         let bytes = unit.min(self.slc_used);
-        let busy = self.cur.t_read_slc + self.cur.t_prog;
+        let busy = self.cur.t_read_slc + self.cur.t_prog_gc;
         let w = self.cfg.thermal.die_prog_w;
         self.die_busy(die, busy, w, t);
         self.slc_used -= bytes;
@@ -410,14 +436,31 @@ impl Drive {
         best
     }
 
+    /// The die for the next host unit. A die at its GC low-water mark starts its GC
+    /// work and the unit goes to the die that is free first after that, so host data
+    /// does not queue behind a victim's copies (firmware runs GC on some dies while
+    /// others take host writes); only when every die needs GC does one take both.
+    fn pick_ready_die(&mut self, t: u64) -> u32 {
+        let low = self.cfg.ftl.gc_free_low;
+        for _ in 0..self.ftl.dies {
+            let die = self.pick_die();
+            if self.ftl.free_blocks(die) > low {
+                return die;
+            }
+            self.gc_foreground(die, t);
+        }
+        let die = self.pick_die();
+        self.gc_foreground(die, t);
+        die
+    }
+
     /// Send the LPNs gathered in the write buffer to a die as one program unit
     /// (padded when partly filled); returns when the program completes.
     fn flush_pending(&mut self, t: u64) -> u64 {
         if self.buffer.pending().is_empty() {
             return t;
         }
-        let die = self.pick_die();
-        self.gc_foreground(die, t);
+        let die = self.pick_ready_die(t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
         let t_prog = self.unit_t_prog(unit_bytes, t);
         self.ftl.program_unit(die, self.buffer.pending());

@@ -42,8 +42,8 @@ impl Snapshot for Array {
     }
 }
 
-/// "SSDSNAP" and the format number (1).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x01";
+/// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the config).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x02";
 
 /// The target's whole state as bytes (fast compression: the maps are large and regular).
 pub fn snapshot<T: Snapshot>(target: &T) -> Vec<u8> {

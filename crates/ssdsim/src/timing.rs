@@ -47,14 +47,20 @@ impl Pipe {
 /// The service times at the current throttle level, in ns.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Timing {
+    /// Host-path NAND times: datasheet times over the overlap host I/O gets.
     pub t_read: u64,
     pub t_prog: u64,
+    /// Datasheet NAND times, paid by GC copies.
+    pub t_read_gc: u64,
+    pub t_prog_gc: u64,
     pub t_erase: u64,
     pub t_prog_slc: u64,
     pub t_read_slc: u64,
     pub read_cmd: u64,
     pub write_cmd: u64,
     pub trim_cmd: u64,
+    /// Controller time per page relocated by GC.
+    pub gc_page: u64,
 }
 
 impl Timing {
@@ -62,14 +68,17 @@ impl Timing {
     pub fn new(cfg: &Config, factor: f64) -> Self {
         let f = |x: f64| us(x * factor);
         Timing {
-            t_read: f(cfg.nand.t_read_us),
-            t_prog: f(cfg.nand.t_prog_us),
+            t_read: f(cfg.nand.t_read_us / cfg.nand.read_ways),
+            t_prog: f(cfg.nand.t_prog_us / cfg.nand.prog_ways),
+            t_read_gc: f(cfg.nand.t_read_us),
+            t_prog_gc: f(cfg.nand.t_prog_us),
             t_erase: f(cfg.nand.t_erase_us),
             t_prog_slc: f(cfg.slc.t_prog_us),
             t_read_slc: f(cfg.slc.t_read_us),
             read_cmd: f(cfg.ctrl.read_cmd_us),
             write_cmd: f(cfg.ctrl.write_cmd_us),
             trim_cmd: f(cfg.ctrl.trim_cmd_us),
+            gc_page: f(cfg.ctrl.gc_page_us),
         }
     }
 }

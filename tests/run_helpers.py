@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from ssdlab.engines.base import RunContext
 from ssdlab.errors import UsageError
+from ssdlab.measurement import Measurement
 from ssdlab.planning import check_overrides, parse_overrides
 from ssdlab.suites import SuiteEntry
+from ssdlab.targets.base import Target
+from ssdlab.workload import Workload
 
 SHORT = [
     "runs=1", "runtime_s=2", "access_runtime_s=1", "seq_runtime_s=2", "torture_runtime_s=3",
@@ -29,3 +34,23 @@ def short_pairs(entries: Sequence[SuiteEntry]) -> list[str]:
 
 def short_overrides(entries: Sequence[SuiteEntry]) -> dict[str, str]:
     return parse_overrides(short_pairs(entries))
+
+
+def stopping(base: type[Any], stop: str | None) -> Any:
+    """An engine of class `base` that stops (like Ctrl-C) inside the measurement named `stop`,
+    once, and counts what it ran."""
+
+    class Stopping(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.stop, self.ran = stop, []  # type: ignore[var-annotated]
+
+        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+            self.ran.append(workload.name)
+            done = super().measure(target, workload, ctx)
+            if workload.name == self.stop:
+                self.stop = None
+                return done.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+            return done
+
+    return Stopping()

@@ -8,18 +8,16 @@ from typing import Any
 
 import pytest
 
+from run_helpers import stopping
 from ssdlab.bundle import Bundle
-from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import Interrupted
-from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Measure
 from ssdlab.resume import repeatable, resume_point
 from ssdlab.runner import Runner, new_record
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target
 from ssdlab.workload import Workload
 
 
@@ -49,26 +47,6 @@ def test_resume_points() -> None:
     assert resume_point(PLAN, 6, keeps_state=True).index == 6
     sim = resume_point(PLAN, 4, keeps_state=False)
     assert sim.index == 0 and "not kept" in sim.reason
-
-
-def stopping(base: type[Any], stop: str | None) -> Any:
-    """An engine of class `base` that stops (like Ctrl-C) inside the measurement named `stop`,
-    once, and counts what it ran."""
-
-    class Stopping(base):  # type: ignore[misc, valid-type]
-        def __init__(self) -> None:
-            super().__init__()
-            self.stop, self.ran = stop, []  # type: ignore[var-annotated]
-
-        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-            self.ran.append(workload.name)
-            done = super().measure(target, workload, ctx)
-            if workload.name == self.stop:
-                self.stop = None
-                return done.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
-            return done
-
-    return Stopping()
 
 
 ROUNDS = SuiteEntry(name="c", test="consistency", params={"runtime_s": 10, "round_s": 2, "until_steady": True})

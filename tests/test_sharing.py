@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from run_helpers import stopping
 from ssdlab.bundle import Bundle
+from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import Interrupted
 from ssdlab.planning import parse_overrides, plan_run, select_entries
 from ssdlab.runner import Runner, new_record, run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from test_resume import StopAt
 
 SIM = "sim:sm951-nvme-256?capacity_gib=4"
 # Consistency and TRIM validation with the same until-steady torture (at most 5 rounds of 80 s).
@@ -31,8 +32,6 @@ def _run(tmp_path: Path, spec: str, tests: list[str], overrides: list[str]) -> d
 
 
 def _engine(spec: str) -> Any:
-    from ssdlab.engines.fake import FakeEngine
-
     if spec.startswith("sim:"):
         from ssdlab.engines.sim import SimEngine
 
@@ -86,7 +85,7 @@ def test_the_bundle_records_each_start(tmp_path: Path) -> None:
 def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: Path) -> None:
     """Interrupted inside the shared test on a target that forgets its state (the simulator
     without snapshots): the test cannot continue from a state it no longer has."""
-    target, engine = parse_target("fake:?capacity=4g"), StopAt("dirty")
+    target, engine = parse_target("fake:?capacity=4g"), stopping(FakeEngine, "dirty")
     entries = [SuiteEntry(name="consistency", test="consistency",
                           params={"until_steady": True, "runtime_s": 400, "round_s": 80}),
                SuiteEntry(name="trim-validation", test="trim-validation",

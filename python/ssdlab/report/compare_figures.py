@@ -256,8 +256,7 @@ def _measured(bundle: Path, name: str) -> dict[str, Measurement]:
 
 def curve_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     """Per-second IOPS of same-named measurements, one curve per drive."""
-    sources = t.sources or (None,) * len(c.drives)
-    per_drive = [_measured(s, t.name) if here and s else {} for s, here in zip(sources, t.present, strict=True)]
+    per_drive = measured_per_drive(c, t)
     names = list(dict.fromkeys(n for found in per_drive for n in found if sum(n in f for f in per_drive) >= 2))
     figures: list[FigureLike] = []
     for name in names[:MAX_CURVE_FIGURES_PER_TEST]:
@@ -268,11 +267,16 @@ def curve_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     return figures
 
 
+def measured_per_drive(c: Comparison, t: TestComparison) -> list[dict[str, Measurement]]:
+    """Each drive's analysed measurements of test `t`, by name (empty where it did not run)."""
+    sources = t.sources or (None,) * len(c.drives)
+    return [_measured(s, t.name) if here and s else {} for s, here in zip(sources, t.present, strict=True)]
+
+
 def thermal_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     """The thermal test's own view, per phase: write MB/s and the drive's temperature against
     time, one line per drive (the report draws both on one chart for one drive)."""
-    sources = t.sources or (None,) * len(c.drives)
-    per_drive = [_measured(s, t.name) if here and s else {} for s, here in zip(sources, t.present, strict=True)]
+    per_drive = measured_per_drive(c, t)
     figures: list[FigureLike] = []
     for name in dict.fromkeys(n for found in per_drive for n in found):
         rate: list[Row] = []

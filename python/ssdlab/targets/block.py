@@ -16,7 +16,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo
 from ssdlab.targets.iopath import device_warning
-from ssdlab.targets.safety import safety_state
+from ssdlab.targets.safety import in_use_refusal, safety_state
 from ssdlab.targets.sysinfo import BlockFacts, CommandRunner, SysRoot, block_facts, enrich, run_command
 
 
@@ -90,8 +90,7 @@ class BlockTarget(Target):
         state = self.safety()  # fresh: never trust a state read before the user answered
         if state.writable:
             return None
-        return (f"{self.spec} is in use ({'; '.join(state.reasons)}); ssdlab never writes to a device in use, "
-                "whatever the flags; only tests that do not write may run on it (e.g. --test linear-read)")
+        return in_use_refusal(self.spec, "a device", state.reasons)
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         self._authorized = False

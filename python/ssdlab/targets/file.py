@@ -19,7 +19,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name
 from ssdlab.targets.iopath import file_warning
-from ssdlab.targets.safety import file_in_use
+from ssdlab.targets.safety import file_in_use, in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, MIB, parse_size
@@ -123,8 +123,7 @@ class FileTarget(Target):
         reasons = file_in_use(self.sysroot, self.path)
         if not reasons:
             return None
-        return (f"{self.spec} is in use ({'; '.join(reasons)}); ssdlab never writes to a file in use, whatever "
-                "the flags; only tests that do not write may run on it (e.g. --test linear-read)")
+        return in_use_refusal(self.spec, "a file", reasons)
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Files in use are refused; a file ssdlab did not create needs --destroy and its path."""

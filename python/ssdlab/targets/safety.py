@@ -9,7 +9,7 @@ second ago is not. A whole disk counts as in use when any of its partitions is.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ssdlab.targets.base import SafetyState
@@ -24,6 +24,13 @@ from ssdlab.targets.sysinfo import (
     read_attr,
     swap_devices,
 )
+
+
+def in_use_refusal(spec: str, what: str, reasons: Sequence[str]) -> str:
+    """The one refusal for a target in use: the same promise for files and devices, and true
+    (read-only tests do run there)."""
+    return (f"{spec} is in use ({'; '.join(reasons)}); ssdlab never writes to {what} in use, whatever "
+            "the flags; only tests that do not write may run on it (e.g. --test linear-read)")
 
 
 def members_of(root: SysRoot, name: str) -> list[str]:

@@ -236,10 +236,17 @@ def _fio_io(parts: list[str], ts_ns: int) -> Record | None:
     return Record(ts_ns, op, _int(parts[2], "offset"), _int(parts[3], "length"))
 
 
+def _fio_header(line: str, version: int) -> bool:
+    """Whether `line` is the iolog's header (checked to be this version's)."""
+    if not line.startswith("fio version"):
+        return False
+    if f"version {version}" not in line:
+        raise ValueError(f"header is not 'fio version {version} iolog'")
+    return True
+
+
 def parse_fio2(line: str, state: _State) -> Record | None:
-    if line.startswith("fio version"):
-        if "version 2" not in line:
-            raise ValueError("header is not 'fio version 2 iolog'")
+    if _fio_header(line, 2):
         return None
     parts = line.split()
     if len(parts) < 2:
@@ -251,9 +258,7 @@ def parse_fio2(line: str, state: _State) -> Record | None:
 
 
 def parse_fio3(line: str, state: _State) -> Record | None:
-    if line.startswith("fio version"):
-        if "version 3" not in line:
-            raise ValueError("header is not 'fio version 3 iolog'")
+    if _fio_header(line, 3):
         return None
     parts = line.split()
     if len(parts) < 3:

@@ -73,8 +73,8 @@ def test_fio_before_3_is_refused_with_its_version() -> None:
 
 def test_hosts_and_job_files() -> None:
     assert parse_host("box") == ("box", 8765) and parse_host("box:9000") == ("box", 9000)
-    assert parse_host("[::1]:9000") == ("::1", 9000)
-    for bad in ("box:x", "", "box:70000"):
+    assert parse_host("[::1]:9000") == ("::1", 9000) and parse_host("::1") == ("::1", 8765)
+    for bad in ("box:x", "", "box:70000", ":::::", "a:b:c"):
         with pytest.raises(UsageError, match="HOST:PORT"):
             parse_host(bad)
     argv = client_argv("fio", Path("o.json"), [("a", 1), ("b", 2)], [Path("a.fio"), Path("b.fio")])

@@ -82,3 +82,13 @@ def test_fua_policy_costs_several_fold_without_plp_only(tmp_path: Path) -> None:
     assert own > 2.5 * flush, (own, flush)
     assert plp > 2.5 * flush, (plp, flush)
     assert plain == pytest.approx(rate(_replay(tmp_path, "plain-own", f"{base}&fua_policy=own_data", 0)))
+
+
+def test_a_check_of_the_whole_parameter_set_reads_as_one_plain_line() -> None:
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import get_test
+
+    with pytest.raises(UsageError) as refused:
+        get_test("trace").parse_params({"trace": "missing.parquet"})
+    assert str(refused.value).startswith("test trace: no such trace file")
+    assert "Value error" not in str(refused.value) and "parameter :" not in str(refused.value)

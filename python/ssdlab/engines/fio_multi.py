@@ -15,6 +15,7 @@ fio at the end: unlink=1), so no existing remote file is ever overwritten.
 
 from __future__ import annotations
 
+import ipaddress
 import subprocess
 import uuid
 from collections.abc import Sequence
@@ -42,9 +43,19 @@ def parse_host(text: str) -> tuple[str, int]:
         port = rest.removeprefix(":") or port
     elif text.count(":") == 1:
         host, port = text.split(":")
+    elif ":" in text and not _ipv6(text):
+        host = ""  # several colons and not an IPv6 address: refused below
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f"--host {text!r}: write HOST or HOST:PORT (fio --server listens on {DEFAULT_PORT})")
     return host, int(port)
+
+
+def _ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def client_argv(binary: str, output: Path, hosts: Sequence[tuple[str, int]], jobs: Sequence[Path]) -> list[str]:

@@ -139,7 +139,9 @@ class MethodTest(ABC, Generic[P]):
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
-            raise UsageError(f"test {self.name}: parameter {where}: {first['msg']}") from None
+            # a check of several fields has no location; pydantic prefixes our own ValueErrors
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise UsageError(f"test {self.name}: " + (f"parameter {where}: " if where else "") + message) from None
 
     @abstractmethod
     def plan(self, params: P, target: TargetInfo) -> TestPlan:

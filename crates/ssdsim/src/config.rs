@@ -88,6 +88,13 @@ pub struct Buffer {
 /// The FUA policies `buffer.fua_policy` accepts.
 pub const FUA_POLICIES: &[&str] = &["own_data", "flush_buffer"];
 
+/// The foreground GC policies `ftl.gc_policy` accepts.
+pub const GC_POLICIES: &[&str] = &["burst", "paced"];
+
+fn default_gc_policy() -> String {
+    GC_POLICIES[0].to_string()
+}
+
 fn default_fua_policy() -> String {
     FUA_POLICIES[0].to_string()
 }
@@ -129,6 +136,12 @@ pub struct Ftl {
     pub gc_free_low: u32,
     /// Background GC (idle) collects until a die has this many free blocks.
     pub gc_bg_target: u32,
+    /// Foreground GC policy (`GC_POLICIES`): "burst" — a die at its low-water mark
+    /// collects whole victims while host writes go to other dies; "paced" — once a die
+    /// reaches the mark, GC work is interleaved with its host writes at the ratio its
+    /// victims need (docs/simulator.md, "Garbage collection").
+    #[serde(default = "default_gc_policy")]
+    pub gc_policy: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -478,6 +491,9 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     }
     if cfg.ftl.gc_free_low < 2 {
         return e("ftl.gc_free_low must be at least 2");
+    }
+    if !GC_POLICIES.contains(&cfg.ftl.gc_policy.as_str()) {
+        return e("ftl.gc_policy must be burst or paced");
     }
     if !["none", "static", "dynamic"].contains(&cfg.slc.mode.as_str()) {
         return e("slc.mode must be none, static or dynamic");

@@ -37,6 +37,77 @@ enum SlcMode {
     Dynamic,
 }
 
+/// GC work a die owes under the paced policy: the die time, channel bytes and firmware
+/// time of victims already collected, paid in equal shares by the host units their space
+/// takes (`credit_units`), so GC runs interleaved with host writes instead of in bursts.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct GcDebt {
+    die_ns: u64,
+    /// Die energy of the owed work, watt-nanoseconds.
+    energy_wns: f64,
+    chan_bytes: u64,
+    ctrl_ns: u64,
+    /// Host units the collected space still takes before the next victim is due.
+    credit_units: u64,
+    /// Host units beyond the credit over which the debt is spread: firmware paces by
+    /// the recent victims' mean cost, not each victim's own (`PACE_VICTIMS`).
+    horizon_units: u64,
+}
+
+/// Victims whose cost paced GC averages: the debt is paid over the credit plus this many
+/// victims' worth of host units, a first-order smoothing of victim-to-victim variation in
+/// valid pages (without it the 1 s series varies by ~1 %, victim counting noise).
+const PACE_VICTIMS: u64 = 4;
+
+/// One share of a die's GC debt, paid with one host unit.
+#[derive(Debug, Clone, Copy)]
+struct GcShare {
+    die_ns: u64,
+    watts: f64,
+    chan_bytes: u64,
+    ctrl_ns: u64,
+}
+
+impl GcDebt {
+    /// The share of one host unit: the debt spread evenly over the remaining credit and
+    /// the smoothing horizon.
+    fn take_share(&mut self) -> Option<GcShare> {
+        if self.die_ns == 0 && self.chan_bytes == 0 && self.ctrl_ns == 0 {
+            self.credit_units = self.credit_units.saturating_sub(1);
+            return None;
+        }
+        let n = self.credit_units + self.horizon_units;
+        self.credit_units = self.credit_units.saturating_sub(1);
+        Some(self.take(n.max(1)))
+    }
+
+    /// All of the debt at once (idle time pays what is owed).
+    fn take_all(&mut self) -> GcShare {
+        self.take(1)
+    }
+
+    /// Take 1/`n` of every part of the debt.
+    fn take(&mut self, n: u64) -> GcShare {
+        let die_ns = self.die_ns / n;
+        let watts = if self.die_ns > 0 {
+            self.energy_wns / self.die_ns as f64
+        } else {
+            0.0
+        };
+        let share = GcShare {
+            die_ns,
+            watts,
+            chan_bytes: self.chan_bytes / n,
+            ctrl_ns: self.ctrl_ns / n,
+        };
+        self.energy_wns -= watts * die_ns as f64;
+        self.die_ns -= die_ns;
+        self.chan_bytes -= share.chan_bytes;
+        self.ctrl_ns -= share.ctrl_ns;
+        share
+    }
+}
+
 /// One simulated SSD. State (mapping, wear, temperature, clock) persists across jobs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Drive {
@@ -67,6 +138,10 @@ pub struct Drive {
     /// Varies firmware command times (mean unchanged), seeded by the drive seed.
     rng: Rng,
     thermal: Thermal,
+    /// `ftl.gc_policy` is "paced".
+    paced: bool,
+    /// Per die: paced GC still owed (empty under the burst policy).
+    gc_debt: Vec<GcDebt>,
 }
 
 impl Drive {
@@ -118,6 +193,8 @@ impl Drive {
             },
             rng: Rng::new(seed ^ 0x5EED_D21E),
             thermal: Thermal::new(&cfg.thermal),
+            paced: cfg.ftl.gc_policy == "paced",
+            gc_debt: vec![GcDebt::default(); dies as usize],
             cfg,
         }
     }
@@ -312,6 +389,75 @@ impl Drive {
         true
     }
 
+    /// Paced policy: collect one victim on `die` without taking die time now; its die
+    /// time, channel transfers and firmware time become debt that the host units its
+    /// space takes pay in equal shares. False when the die has nothing to collect.
+    fn collect_victim_paced(&mut self, die: u32) -> bool {
+        let Some(work) = self.ftl.gc_one(die) else {
+            return false;
+        };
+        let (busy, w) = self.gc_cost(work.moved);
+        let freed = self.ftl.slots_per_block.saturating_sub(work.moved);
+        let debt = &mut self.gc_debt[die as usize];
+        debt.die_ns += busy;
+        debt.energy_wns += w * busy as f64;
+        if !self.cfg.nand.copyback {
+            debt.chan_bytes += 2 * work.moved as u64 * LPN_BYTES;
+        }
+        debt.ctrl_ns += work.moved as u64 * self.cur.gc_page;
+        let freed_units = (freed / self.ftl.slots_per_unit).max(1) as u64;
+        debt.credit_units += freed_units;
+        debt.horizon_units = PACE_VICTIMS * freed_units;
+        true
+    }
+
+    /// Paced policy: a die within one block of its low-water mark collects its next
+    /// victim once the space of the last is taken, and one more per host unit while at
+    /// or below the mark, so its free blocks stay in that band; it never runs dry.
+    fn gc_paced(&mut self, die: u32) {
+        let low = self.cfg.ftl.gc_free_low;
+        let free = self.ftl.free_blocks(die);
+        if free > low + 1 || (free > low && self.gc_debt[die as usize].credit_units > 0) {
+            return;
+        }
+        let mut more = self.collect_victim_paced(die);
+        while more && self.ftl.free_blocks(die) < 2 {
+            more = self.collect_victim_paced(die);
+        }
+    }
+
+    /// Paced policy: pay `die`'s share of its GC debt from `t`, before its next host unit.
+    fn pay_gc_share(&mut self, die: u32, t: u64) {
+        if let Some(share) = self.gc_debt[die as usize].take_share() {
+            self.pay_gc(die, share, t);
+        }
+    }
+
+    /// Charge paid GC work to the die, its channel and the controller's write path.
+    fn pay_gc(&mut self, die: u32, share: GcShare, t: u64) {
+        if share.die_ns > 0 {
+            self.die_busy(die, share.die_ns, share.watts, t);
+        }
+        if share.chan_bytes > 0 {
+            let c = self.channel_of(die);
+            self.channels[c].reserve(t, share.chan_bytes);
+        }
+        if share.ctrl_ns > 0 {
+            self.ctrl_w_free = self.ctrl_w_free.max(t) + share.ctrl_ns;
+            self.thermal
+                .spend(self.cfg.thermal.ctrl_active_w, share.ctrl_ns);
+        }
+    }
+
+    /// Idle time pays every die's outstanding paced GC first (the work is owed); the
+    /// collected space stays credited.
+    fn settle_gc_debt(&mut self, t: u64) {
+        for die in 0..self.ftl.dies {
+            let share = self.gc_debt[die as usize].take_all();
+            self.pay_gc(die, share, t);
+        }
+    }
+
     /// The mapping updates of `moved` relocated pages take the controller's write path
     /// from `t` (`ctrl.gc_page_us` each), delaying the host write commands behind them.
     fn gc_firmware(&mut self, moved: u32, t: u64) {
@@ -441,6 +587,12 @@ impl Drive {
     /// does not queue behind a victim's copies (firmware runs GC on some dies while
     /// others take host writes); only when every die needs GC does one take both.
     fn pick_ready_die(&mut self, t: u64) -> u32 {
+        if self.paced {
+            let die = self.pick_die();
+            self.gc_paced(die);
+            self.pay_gc_share(die, t);
+            return die;
+        }
         let low = self.cfg.ftl.gc_free_low;
         for _ in 0..self.ftl.dies {
             let die = self.pick_die();
@@ -662,6 +814,7 @@ impl Drive {
         let moved0 = self.ftl.gc_moved;
         // Finish anything pending so the buffer drains.
         self.flush_pending(start);
+        self.settle_gc_debt(start);
         self.gc_background(start, end);
         self.fold_slc(start, end);
         self.thermal_until(end);

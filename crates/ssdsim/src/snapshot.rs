@@ -43,7 +43,7 @@ impl Snapshot for Array {
 }
 
 /// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the config).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x02";
+const MAGIC: &[u8; 8] = b"SSDSNAP\x03";
 
 /// The target's whole state as bytes (fast compression: the maps are large and regular).
 pub fn snapshot<T: Snapshot>(target: &T) -> Vec<u8> {

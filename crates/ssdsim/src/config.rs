@@ -142,6 +142,14 @@ pub struct Ftl {
     /// victims need (docs/simulator.md, "Garbage collection").
     #[serde(default = "default_gc_policy")]
     pub gc_policy: String,
+    /// Bytes the FTL journals to NAND per mapping update (host write or GC move), written
+    /// a program unit at a time in system blocks; 0 = no persistence writes modelled.
+    #[serde(default = "default_map_journal_entry_bytes")]
+    pub map_journal_entry_bytes: u32,
+}
+
+fn default_map_journal_entry_bytes() -> u32 {
+    8
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -140,6 +140,13 @@ pub struct Drive {
     thermal: Thermal,
     /// `ftl.gc_policy` is "paced".
     paced: bool,
+    /// Mapping-journal bytes not yet programmed, and programmed in total.
+    journal_pending: u64,
+    journal_bytes: u64,
+    /// Journal units programmed (erase one system block every block's worth) and the die
+    /// the next one goes to.
+    journal_units: u64,
+    journal_die: u32,
     /// Per die: paced GC still owed (empty under the burst policy).
     gc_debt: Vec<GcDebt>,
 }
@@ -194,6 +201,10 @@ impl Drive {
             rng: Rng::new(seed ^ 0x5EED_D21E),
             thermal: Thermal::new(&cfg.thermal),
             paced: cfg.ftl.gc_policy == "paced",
+            journal_pending: 0,
+            journal_bytes: 0,
+            journal_units: 0,
+            journal_die: 0,
             gc_debt: vec![GcDebt::default(); dies as usize],
             cfg,
         }
@@ -212,7 +223,7 @@ impl Drive {
     }
 
     pub fn nand_bytes_written(&self) -> u64 {
-        self.ftl.slots_written * LPN_BYTES + self.fold_bytes
+        self.ftl.slots_written * LPN_BYTES + self.fold_bytes + self.journal_bytes
     }
 
     pub fn wa(&self) -> f64 {
@@ -386,13 +397,14 @@ impl Drive {
         self.die_busy(die, busy, w, t);
         self.gc_transfer(die, work.moved, t);
         self.gc_firmware(work.moved, t);
+        self.journal(work.moved as u64, t);
         true
     }
 
     /// Paced policy: collect one victim on `die` without taking die time now; its die
     /// time, channel transfers and firmware time become debt that the host units its
     /// space takes pay in equal shares. False when the die has nothing to collect.
-    fn collect_victim_paced(&mut self, die: u32) -> bool {
+    fn collect_victim_paced(&mut self, die: u32, t: u64) -> bool {
         let Some(work) = self.ftl.gc_one(die) else {
             return false;
         };
@@ -408,21 +420,22 @@ impl Drive {
         let freed_units = (freed / self.ftl.slots_per_unit).max(1) as u64;
         debt.credit_units += freed_units;
         debt.horizon_units = PACE_VICTIMS * freed_units;
+        self.journal(work.moved as u64, t);
         true
     }
 
     /// Paced policy: a die within one block of its low-water mark collects its next
     /// victim once the space of the last is taken, and one more per host unit while at
     /// or below the mark, so its free blocks stay in that band; it never runs dry.
-    fn gc_paced(&mut self, die: u32) {
+    fn gc_paced(&mut self, die: u32, t: u64) {
         let low = self.cfg.ftl.gc_free_low;
         let free = self.ftl.free_blocks(die);
         if free > low + 1 || (free > low && self.gc_debt[die as usize].credit_units > 0) {
             return;
         }
-        let mut more = self.collect_victim_paced(die);
+        let mut more = self.collect_victim_paced(die, t);
         while more && self.ftl.free_blocks(die) < 2 {
-            more = self.collect_victim_paced(die);
+            more = self.collect_victim_paced(die, t);
         }
     }
 
@@ -467,6 +480,32 @@ impl Drive {
         }
         self.ctrl_w_free = self.ctrl_w_free.max(t) + busy;
         self.thermal.spend(self.cfg.thermal.ctrl_active_w, busy);
+    }
+
+    /// Persist `updates` mapping updates: journal entries gather in the controller and go
+    /// to NAND a program unit at a time, round-robin over the dies, with a system-block
+    /// erase per block's worth of units. They count as NAND writes and take die and
+    /// channel time like host data (docs/simulator.md, "Mapping-table persistence").
+    fn journal(&mut self, updates: u64, t: u64) {
+        let entry = self.cfg.ftl.map_journal_entry_bytes as u64;
+        if entry == 0 {
+            return;
+        }
+        self.journal_pending += updates * entry;
+        let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
+        let units_per_block = (self.ftl.slots_per_block / self.ftl.slots_per_unit) as u64;
+        while self.journal_pending >= unit {
+            self.journal_pending -= unit;
+            let die = self.journal_die;
+            self.journal_die = (die + 1) % self.ftl.dies;
+            self.nand_program(die, unit, self.cur.t_prog, t);
+            self.journal_bytes += unit;
+            self.journal_units += 1;
+            if self.journal_units.is_multiple_of(units_per_block) {
+                let w = self.cfg.thermal.die_erase_w;
+                self.die_busy(die, self.cur.t_erase, w, t);
+            }
+        }
     }
 
     // ----- SLC cache -----------------------------------------------------------
@@ -589,7 +628,7 @@ impl Drive {
     fn pick_ready_die(&mut self, t: u64) -> u32 {
         if self.paced {
             let die = self.pick_die();
-            self.gc_paced(die);
+            self.gc_paced(die, t);
             self.pay_gc_share(die, t);
             return die;
         }
@@ -617,7 +656,9 @@ impl Drive {
         let t_prog = self.unit_t_prog(unit_bytes, t);
         self.ftl.program_unit(die, self.buffer.pending());
         let rel = self.nand_program(die, unit_bytes, t_prog, t);
+        let updates = self.buffer.pending().len() as u64;
         self.buffer.programmed(rel);
+        self.journal(updates, t);
         rel
     }
 

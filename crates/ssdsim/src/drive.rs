@@ -602,23 +602,25 @@ impl Drive {
 
     // ----- write path ----------------------------------------------------------
 
-    /// The die that frees up first, scanning from the round-robin pointer so that
-    /// ties (a fresh drive) stripe units across dies and channels in order. Firmware
-    /// steers writes away from dies busy with GC, so one die's GC burst does not
-    /// stall the whole write buffer.
-    fn pick_die(&mut self) -> u32 {
-        let n = self.ftl.dies;
-        let mut best = self.next_die;
-        let mut best_t = self.die_free[best as usize];
-        for k in 1..n {
-            let d = (self.next_die + k) % n;
-            if self.die_free[d as usize] < best_t {
-                best = d;
-                best_t = self.die_free[d as usize];
+    /// The next die in round-robin order when it can take a unit at `t` (firmware stripes
+    /// over idle dies in order), else the die that frees up first, scanning from the
+    /// round-robin pointer. Firmware steers writes away from dies busy with GC, so one
+    /// die's GC burst does not stall the whole write buffer.
+    fn pick_die(&mut self, t: u64) -> u32 {
+        let n = self.ftl.dies as usize;
+        let start = self.next_die as usize;
+        let mut best = start;
+        if self.die_free[start] > t {
+            let mut best_t = self.die_free[start];
+            for d in (start + 1..n).chain(0..start) {
+                if self.die_free[d] < best_t {
+                    best = d;
+                    best_t = self.die_free[d];
+                }
             }
         }
-        self.next_die = (best + 1) % n;
-        best
+        self.next_die = ((best + 1) % n) as u32;
+        best as u32
     }
 
     /// The die for the next host unit. A die at its GC low-water mark starts its GC
@@ -627,20 +629,20 @@ impl Drive {
     /// others take host writes); only when every die needs GC does one take both.
     fn pick_ready_die(&mut self, t: u64) -> u32 {
         if self.paced {
-            let die = self.pick_die();
+            let die = self.pick_die(t);
             self.gc_paced(die, t);
             self.pay_gc_share(die, t);
             return die;
         }
         let low = self.cfg.ftl.gc_free_low;
         for _ in 0..self.ftl.dies {
-            let die = self.pick_die();
+            let die = self.pick_die(t);
             if self.ftl.free_blocks(die) > low {
                 return die;
             }
             self.gc_foreground(die, t);
         }
-        let die = self.pick_die();
+        let die = self.pick_die(t);
         self.gc_foreground(die, t);
         die
     }

@@ -462,6 +462,21 @@ impl Drive {
         }
     }
 
+    /// Paced GC not yet done copies only pages still valid: after a TRIM leaves `left` of
+    /// `before` mapped pages, that share of the owed work remains.
+    fn forgive_gc_debt(&mut self, left: u64, before: u64) {
+        if !self.paced || before == 0 || left >= before {
+            return;
+        }
+        let keep = left as f64 / before as f64;
+        for debt in &mut self.gc_debt {
+            debt.die_ns = (debt.die_ns as f64 * keep) as u64;
+            debt.energy_wns *= keep;
+            debt.chan_bytes = (debt.chan_bytes as f64 * keep) as u64;
+            debt.ctrl_ns = (debt.ctrl_ns as f64 * keep) as u64;
+        }
+    }
+
     /// Idle time pays every die's outstanding paced GC first (the work is owed); the
     /// collected space stays credited.
     fn settle_gc_debt(&mut self, t: u64) {
@@ -780,10 +795,12 @@ impl Drive {
         let pages = lpn1.saturating_sub(lpn0);
         self.ctrl_w_free = ctrl + self.cur.trim_cmd + pages / 64;
         if pages > 0 {
+            let mapped = self.ftl.mapped;
             self.buffer.discard(lpn0, lpn1);
             for lpn in lpn0..lpn1 {
                 self.ftl.trim(lpn);
             }
+            self.forgive_gc_debt(self.ftl.mapped, mapped);
         }
         self.ctrl_w_free + self.host_lat
     }

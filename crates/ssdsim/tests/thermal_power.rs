@@ -1,0 +1,78 @@
+//! Heat emerges from power (docs/simulator.md, "Thermal"): a steady 4 KiB QD32 random-write
+//! load settles at the temperature its mean power implies through the board's thermal
+//! resistance, and a preset throttles under that load exactly when that temperature
+//! passes its first throttle threshold.
+
+mod common;
+use common::*;
+use ssdsim::{Drive, Pattern};
+
+fn steady_writer(preset: &str, extra: &[(&str, &str)]) -> Drive {
+    let mut ov = vec![("scale", "0.02")];
+    ov.extend_from_slice(extra);
+    let mut d = drive(preset, &ov, 9);
+    let cap = d.capacity_bytes();
+    fill(&mut d);
+    let mut torture = torture_job(cap);
+    torture.seed = 2;
+    run(&mut d, &torture);
+    d
+}
+
+/// Settle for 200 s (five thermal time constants), then measure 100 s: (mean power W, final temperature °C).
+fn settled_power_and_temp(d: &mut Drive) -> (f64, f64) {
+    run(d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 200.0));
+    let (e0, t0) = (d.energy_total(), d.now_s());
+    run(d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 100.0));
+    let watts = d.cfg.thermal.idle_w + (d.energy_total() - e0) / (d.now_s() - t0);
+    (watts, d.temp_c())
+}
+
+#[test]
+fn steady_random_writes_settle_at_the_temperature_their_power_implies() {
+    for preset in ["sm951-nvme-256", "840pro-256"] {
+        let no_levels = [("thermal.throttle_c", ""), ("thermal.throttle_factor", "")];
+        let mut d = steady_writer(preset, &no_levels);
+        let (watts, temp) = settled_power_and_temp(&mut d);
+        let th = &d.cfg.thermal;
+        let implied = th.ambient_c + watts * th.r_c_per_w;
+        println!("{preset}: {watts:.2} W -> {temp:.1} °C, implied {implied:.1} °C");
+        let rise = implied - th.ambient_c;
+        assert!(
+            (temp - implied).abs() < 0.03 * rise,
+            "{preset}: {temp:.1} °C where {watts:.2} W implies {implied:.1} °C"
+        );
+    }
+}
+
+#[test]
+fn a_preset_throttles_under_steady_writes_when_their_power_implies_it() {
+    for (preset, heatsink) in [("sm951-nvme-256", "0"), ("sm951-nvme-256", "1")] {
+        let no_levels = [
+            ("heatsink", heatsink),
+            ("thermal.throttle_c", ""),
+            ("thermal.throttle_factor", ""),
+        ];
+        let (watts, _) = settled_power_and_temp(&mut steady_writer(preset, &no_levels));
+        let mut d = steady_writer(preset, &[("heatsink", heatsink)]);
+        let th = d.cfg.thermal.clone();
+        let r = th.r_c_per_w
+            * if heatsink == "1" {
+                th.heatsink_r_factor
+            } else {
+                1.0
+            };
+        let implied = th.ambient_c + watts * r;
+        let mut throttled = false;
+        for _ in 0..150 {
+            run(&mut d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 2.0));
+            throttled |= d.throttle_level() > 0;
+        }
+        println!("{preset} heatsink={heatsink}: {watts:.2} W implies {implied:.1} °C; throttled: {throttled}");
+        assert_eq!(
+            throttled,
+            implied >= th.throttle_c[0],
+            "{preset} heatsink={heatsink}"
+        );
+    }
+}

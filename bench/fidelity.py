@@ -89,7 +89,7 @@ def main() -> None:
                     help="config override for every measured preset, e.g. ctrl.gc_page_us=20 "
                          "(for fitting a family's parameter on its fitted figure)")
     args = ap.parse_args()
-    extra = dict(kv.split("=", 1) for kv in args.set)
+    extra = {k: v for k, _, v in (kv.partition("=") for kv in args.set)}
     print("drive | figure | source | fitted-or-held-out | published | simulated | error %")
     errs: dict[str, list[float]] = {"fitted": [], "held-out": []}
     for f in FIGURES:

@@ -25,8 +25,13 @@ from ssdlab import _ssdsim
 KIB = 1024
 S3700_SPEC = ("Intel DC S3700 product specification (docslib.org/doc/12283368): "
               "random 4KB writes up to 36,000 IOPS, full LBA range, QD32")
-EVO_SPEC = ("845DC EVO review, spec table (TechRadar text, mynewspress.blogspot.com/2014/12/"
-            "review-samsung-845dc-evo-480gb.html): 4K QD32 random write {n} IOPS")
+EVO_SPEC = ("845DC EVO spec: TechRadar review text (mynewspress.blogspot.com/2014/12/"
+            "review-samsung-845dc-evo-480gb.html) and AnandTech preview table (anandtech.com/show/8319/2): "
+            "4K QD32 random write {n} IOPS")
+PRO_SPEC = ("845DC PRO spec: AnandTech preview table (anandtech.com/show/8319/3): "
+            "4KB random write {n} IOPS")
+MEX_TLC = "Samsung MEX TLC"
+MDX_MLC = "Samsung MDX MLC V-NAND"
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,15 @@ class Figure:
     published_iops: float
 
 
+# One fitted figure per controller family; every other figure of the family is held out
+# (no parameter was set from it; the presets copy the family's fitted value).
 FIGURES = (
     Figure("s3700-800", "Intel SATA (PC29AS21CA0)", S3700_SPEC, "fitted", 36_000.0),
-    Figure("845dcevo-480", "Samsung MEX TLC", EVO_SPEC.format(n="14,000 (480 GB)"), "fitted", 14_000.0),
-    Figure("845dcevo-240", "Samsung MEX TLC", EVO_SPEC.format(n="12,000 (240 GB)"), "held-out", 12_000.0),
+    Figure("845dcevo-480", MEX_TLC, EVO_SPEC.format(n="14,000 (480 GB)"), "fitted", 14_000.0),
+    Figure("845dcevo-240", MEX_TLC, EVO_SPEC.format(n="12,000 (240 GB)"), "held-out", 12_000.0),
+    Figure("845dcevo-960", MEX_TLC, EVO_SPEC.format(n="14,000 (960 GB)"), "held-out", 14_000.0),
+    Figure("845dcpro-800", MDX_MLC, PRO_SPEC.format(n="51K (800 GB)"), "fitted", 51_000.0),
+    Figure("845dcpro-400", MDX_MLC, PRO_SPEC.format(n="50K (400 GB)"), "held-out", 50_000.0),
 )
 
 
@@ -54,9 +64,9 @@ def job(pattern: str, bs: int, *, runtime_s: float | None = None, size_bytes: in
     }
 
 
-def steady_iops(preset: str, scale: float, runtime_s: float) -> float:
+def steady_iops(preset: str, scale: float, runtime_s: float, extra: dict[str, str] | None = None) -> float:
     """Mean IOPS of the second half of a steady full-span 4 KiB QD32 random-write run."""
-    d = _ssdsim.Drive(preset, {"scale": str(scale), "heatsink": "1"}, seed=1)
+    d = _ssdsim.Drive(preset, {"scale": str(scale), "heatsink": "1", **(extra or {})}, seed=1)
     cap = d.identity()["capacity_bytes"]
     d.run(job("write", 128 * KIB))
     d.run(job("randwrite", 4 * KIB, size_bytes=2 * cap, seed=2))
@@ -74,11 +84,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=0.02, help="capacity scale (default 0.02)")
     ap.add_argument("--runtime", type=float, default=60.0, help="virtual seconds measured (default 60)")
+    ap.add_argument("--preset", action="append", default=[], help="only this preset (repeatable)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config override for every measured preset, e.g. ctrl.gc_page_us=20 "
+                         "(for fitting a family's parameter on its fitted figure)")
     args = ap.parse_args()
+    extra = {k: v for k, _, v in (kv.partition("=") for kv in args.set)}
     print("drive | figure | source | fitted-or-held-out | published | simulated | error %")
     errs: dict[str, list[float]] = {"fitted": [], "held-out": []}
     for f in FIGURES:
-        sim = steady_iops(f.preset, args.scale, args.runtime)
+        if args.preset and f.preset not in args.preset:
+            continue
+        sim = steady_iops(f.preset, args.scale, args.runtime, extra)
         err = (sim - f.published_iops) / f.published_iops * 100.0
         errs[f.role].append(abs(err))
         print(f"{f.preset} ({f.family}) | steady 4K QD32 full-span random write IOPS | {f.source} | "

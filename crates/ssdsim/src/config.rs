@@ -230,6 +230,9 @@ const PRESETS: &[PresetFile] = &[
     preset!("s3700-800"),
     preset!("845dcevo-240"),
     preset!("845dcevo-480"),
+    preset!("845dcevo-960"),
+    preset!("845dcpro-400"),
+    preset!("845dcpro-800"),
 ];
 
 pub const DEFAULT_PRESET: &str = "sm951-nvme-256";

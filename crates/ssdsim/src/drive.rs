@@ -424,13 +424,13 @@ impl Drive {
         true
     }
 
-    /// Paced policy: a die within one block of its low-water mark collects its next
-    /// victim once the space of the last is taken, and one more per host unit while at
-    /// or below the mark, so its free blocks stay in that band; it never runs dry.
+    /// Paced policy: a die at its low-water mark collects its next victim once the space
+    /// of the last is taken, and one more per host unit while below the mark, so its free
+    /// blocks stay at the mark (where burst GC keeps them too); it never runs dry.
     fn gc_paced(&mut self, die: u32, t: u64) {
         let low = self.cfg.ftl.gc_free_low;
         let free = self.ftl.free_blocks(die);
-        if free > low + 1 || (free > low && self.gc_debt[die as usize].credit_units > 0) {
+        if free > low || (free == low && self.gc_debt[die as usize].credit_units > 0) {
             return;
         }
         let mut more = self.collect_victim_paced(die, t);

@@ -42,8 +42,10 @@ impl Snapshot for Array {
     }
 }
 
-/// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the config).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x02";
+/// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the
+/// config; 3: the host's maximum transfer and NAND suspend in the config, per-die read
+/// ends in the drive).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x03";
 
 /// The target's whole state as bytes (fast compression: the maps are large and regular).
 pub fn snapshot<T: Snapshot>(target: &T) -> Vec<u8> {

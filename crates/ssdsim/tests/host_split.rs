@@ -1,0 +1,100 @@
+//! The host's split of a large request (docs/simulator.md, "Host request split"): Linux
+//! cuts a request above the queue's `max_sectors_kb` into commands the drive serves in
+//! parallel, so one large read at QD1 is several commands whose transfers overlap the
+//! next ones' NAND reads. The request stays one host I/O in the results.
+
+mod common;
+use common::*;
+use ssdsim::{Drive, Pattern, RunResult};
+
+/// A small copy of `preset`, written once sequentially so reads reach the NAND.
+fn written(preset: &str, extra: &[(&str, &str)]) -> Drive {
+    let mut ov = vec![("scale", "0.02"), ("heatsink", "1")];
+    ov.extend_from_slice(extra);
+    let mut d = drive(preset, &ov, 3);
+    fill(&mut d);
+    d
+}
+
+/// Sequential reads of `bs` at QD1 over the first half of the drive, 0.5 s.
+fn seq_read_qd1(d: &mut Drive, bs: u64) -> RunResult {
+    let span = d.capacity_bytes() / 2 / bs * bs;
+    run(d, &timed(Pattern::Read, bs, 1, span, 0.05, 0.5))
+}
+
+#[test]
+fn a_split_request_is_one_host_io_of_its_full_size() {
+    let mut d = written("intel750-400", &[]);
+    let r = seq_read_qd1(&mut d, MIB);
+    assert!(r.read.ios > 100);
+    assert_eq!(
+        r.read.bytes,
+        r.read.ios * MIB,
+        "one host I/O per 1 MiB request"
+    );
+    let per_second: u64 = r.series.read_ios.iter().sum();
+    assert_eq!(
+        per_second, r.read.ios,
+        "the series counts requests, not commands"
+    );
+}
+
+/// 1 MiB QD1 sequential read on the Intel 750 (MDTS 128 KiB: eight commands) against
+/// the same drive taking it as one command.
+#[test]
+fn intel750_1mib_qd1_read_gains_from_the_split() {
+    let mut split = written("intel750-400", &[]);
+    let mut whole = written("intel750-400", &[("host.max_transfer_kib", "1024")]);
+    let with = mb_s(&seq_read_qd1(&mut split, MIB), false);
+    let without = mb_s(&seq_read_qd1(&mut whole, MIB), false);
+    let qd8_128k = {
+        let mut d = written("intel750-400", &[]);
+        let span = d.capacity_bytes() / 2 / (128 * KIB) * (128 * KIB);
+        mb_s(
+            &run(&mut d, &timed(Pattern::Read, 128 * KIB, 8, span, 0.05, 0.5)),
+            false,
+        )
+    };
+    println!(
+        "intel750-400 1 MiB QD1 read: split {with:.0} MB/s, one command {without:.0} MB/s, \
+         128 KiB QD8 {qd8_128k:.0} MB/s"
+    );
+    assert!(
+        with > 1.15 * without,
+        "the split did not overlap the pieces"
+    );
+    assert!(
+        with <= 1.02 * qd8_128k,
+        "eight commands beat eight queued commands"
+    );
+}
+
+/// A 16 MiB QD1 read (AS SSD's sequential test reads a 1 GB file in 16 MiB requests at
+/// QD1) on the 950 PRO 512 GB: split at the kernel's 1280 KiB cap it approaches the
+/// drive's sequential read; as one command its transfer waits for all its NAND reads.
+#[test]
+fn large_qd1_read_approaches_the_queued_figure_with_the_split() {
+    let mut split = written("950pro-512", &[]);
+    let mut whole = written("950pro-512", &[("host.max_transfer_kib", "16384")]);
+    let with = mb_s(&seq_read_qd1(&mut split, 16 * MIB), false);
+    let without = mb_s(&seq_read_qd1(&mut whole, 16 * MIB), false);
+    println!("950pro-512 16 MiB QD1 read: split {with:.0} MB/s, one command {without:.0} MB/s");
+    assert!(with > 1.3 * without);
+}
+
+#[test]
+fn requests_within_the_limit_are_unchanged() {
+    let mut a = written("sm951-nvme-256", &[]);
+    let mut b = written("sm951-nvme-256", &[("host.max_transfer_kib", "4096")]);
+    let ra = seq_read_qd1(&mut a, 128 * KIB);
+    let rb = seq_read_qd1(&mut b, 128 * KIB);
+    assert_eq!(ra.read.ios, rb.read.ios);
+    assert_eq!(ra.read.lat_hist, rb.read.lat_hist);
+}
+
+#[test]
+fn a_limit_that_is_not_whole_pages_is_refused() {
+    let ov = vec![("host.max_transfer_kib".to_string(), "6".to_string())];
+    let e = Drive::new("sm951-nvme-256", &ov, 1).unwrap_err();
+    assert!(e.to_string().contains("max_transfer_kib"), "{e}");
+}

@@ -69,17 +69,30 @@ fn intel750_1mib_qd1_read_gains_from_the_split() {
     );
 }
 
-/// A 16 MiB QD1 read (AS SSD's sequential test reads a 1 GB file in 16 MiB requests at
-/// QD1) on the 950 PRO 512 GB: split at the kernel's 1280 KiB cap it approaches the
-/// drive's sequential read; as one command its transfer waits for all its NAND reads.
+/// AS SSD's sequential read of the 950 PRO 512 GB in a published review: 2133 MB/s
+/// (docs/simulator.md, "Host request split"). AS SSD reads its 1 GB file in 16 MiB
+/// requests, one at a time. Held out: no preset number was fitted to it.
+const PUBLISHED_950PRO_512_AS_SSD_SEQ_READ_MB_S: f64 = 2133.0;
+
+/// A 16 MiB QD1 read on the 950 PRO 512 GB: split at the kernel's 1280 KiB cap it comes
+/// within 15 % of the published AS SSD figure; as one command its transfer waits for all
+/// its NAND reads and it falls far short.
 #[test]
-fn large_qd1_read_approaches_the_queued_figure_with_the_split() {
+fn large_qd1_read_matches_the_published_figure_with_the_split() {
     let mut split = written("950pro-512", &[]);
     let mut whole = written("950pro-512", &[("host.max_transfer_kib", "16384")]);
     let with = mb_s(&seq_read_qd1(&mut split, 16 * MIB), false);
     let without = mb_s(&seq_read_qd1(&mut whole, 16 * MIB), false);
-    println!("950pro-512 16 MiB QD1 read: split {with:.0} MB/s, one command {without:.0} MB/s");
-    assert!(with > 1.3 * without);
+    let published = PUBLISHED_950PRO_512_AS_SSD_SEQ_READ_MB_S;
+    let err = |x: f64| (x - published) / published * 100.0;
+    println!(
+        "950pro-512 16 MiB QD1 read: split {with:.0} MB/s ({:+.1} %), one command \
+         {without:.0} MB/s ({:+.1} %), published {published:.0} MB/s",
+        err(with),
+        err(without)
+    );
+    assert!(err(with).abs() < 15.0);
+    assert!(err(without) < -30.0);
 }
 
 #[test]

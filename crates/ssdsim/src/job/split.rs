@@ -44,6 +44,7 @@ fn split_pieces(
 #[cfg(test)]
 mod tests {
     use super::split_request;
+    use proptest::prelude::*;
 
     fn pieces(len: u64, max: u64) -> Vec<(u64, u64)> {
         let mut seen = Vec::new();
@@ -77,5 +78,22 @@ mod tests {
     fn completion_is_the_last_piece() {
         let done = split_request(0, 0, 1 << 20, 1 << 18, |_, o, _| 1_000 - o / 1024);
         assert_eq!(done, 1_000);
+    }
+
+    proptest! {
+        /// The pieces tile the request in order, none above the limit, as few as fit.
+        #[test]
+        fn pieces_tile_the_request(len in 1u64..(64 << 20), max_pages in 1u64..1024) {
+            let max = max_pages * 4096;
+            let p = pieces(len, max);
+            prop_assert_eq!(p.len() as u64, len.div_ceil(max));
+            let mut at = 4096;
+            for &(o, l) in &p {
+                prop_assert_eq!(o, at);
+                prop_assert!(l > 0 && l <= max);
+                at += l;
+            }
+            prop_assert_eq!(at, 4096 + len);
+        }
     }
 }

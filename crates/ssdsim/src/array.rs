@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 use crate::error::SimError;
+use crate::job::split::split_request;
 use crate::job::{JobSpec, Progress, RunResult};
 
 const NS: f64 = 1e9;
@@ -84,13 +85,19 @@ impl Device for Drive {
     fn prefetch_old_slot(&self, off: u64) {
         Drive::prefetch_old_slot(self, off)
     }
+    /// A host read, split by the host above the drive's maximum transfer (job/split.rs).
     fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
-        Drive::read(self, t, off, len)
+        let max = self.max_transfer_bytes();
+        split_request(t, off, len, max, |at, o, l| Drive::read(self, at, o, l))
     }
     /// A host write with the preset's FUA policy (replay.rs), so closed-loop jobs,
-    /// trace replay and array members all treat FUA alike.
+    /// trace replay and array members all treat FUA alike; split like reads, every
+    /// piece carrying the FUA bit as the block layer's split does.
     fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
-        Drive::write_durable(self, t, off, len, fua)
+        let max = self.max_transfer_bytes();
+        split_request(t, off, len, max, |at, o, l| {
+            Drive::write_durable(self, at, o, l, fua)
+        })
     }
     fn trim_at(&mut self, t: u64, off: u64, len: u64) -> u64 {
         Drive::trim_at(self, t, off, len)

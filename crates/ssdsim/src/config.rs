@@ -51,6 +51,19 @@ pub struct Host {
     pub max_qd: u32,
     /// Fixed host-side latency per command (driver, interrupt), not a throughput limit.
     pub cmd_latency_us: f64,
+    /// Largest command the host sends (KiB): Linux splits a larger request into commands
+    /// of at most this size (the queue's `max_sectors_kb`: the device limit, NVMe MDTS,
+    /// capped by the kernel's default of 1280 KiB). Presets that say nothing get the cap.
+    #[serde(default = "default_max_transfer_kib")]
+    pub max_transfer_kib: u64,
+}
+
+/// The kernel's default cap on `max_sectors_kb` (BLK_DEF_MAX_SECTORS = 2560 sectors
+/// since Linux 4.3; docs/simulator.md "Host request split").
+pub const DEFAULT_MAX_TRANSFER_KIB: u64 = 1280;
+
+fn default_max_transfer_kib() -> u64 {
+    DEFAULT_MAX_TRANSFER_KIB
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -125,6 +138,12 @@ pub struct Nand {
     /// On-die copyback: GC copies stay on the die (no channel transfer). Only where a
     /// source states the controller uses it.
     pub copyback: bool,
+    /// Program/erase suspend for reads: a host read reaching a die busy programming or
+    /// erasing waits this long for the operation to suspend, is served, and the
+    /// operation resumes after it (its end moves later by the read). 0: no suspend, the
+    /// read queues behind the operation (presets without a source).
+    #[serde(default)]
+    pub suspend_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -536,6 +555,12 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     }
     if cfg.host.max_qd == 0 {
         return e("host.max_qd must be positive");
+    }
+    if cfg.host.max_transfer_kib < 4 || !cfg.host.max_transfer_kib.is_multiple_of(4) {
+        return e("host.max_transfer_kib must be a positive multiple of 4");
+    }
+    if !(n.suspend_us >= 0.0 && n.suspend_us.is_finite()) {
+        return e("nand.suspend_us must be zero (no suspend) or positive");
     }
     Ok(())
 }

@@ -119,6 +119,9 @@ pub struct Drive {
     /// Service times at the current throttle level (rescaled by `thermal_until`).
     cur: Timing,
     die_free: Vec<u64>,
+    /// Per die, when its last reserved read ends: work reserved on a die beyond this is
+    /// program or erase work, which a read may suspend (`nand.suspend_us`).
+    read_free: Vec<u64>,
     channels: Vec<Pipe>,
     /// Controller command paths (per-command firmware cost), read and write.
     ctrl_r_free: u64,
@@ -181,6 +184,7 @@ impl Drive {
             now: 0,
             cur: Timing::new(&cfg, 1.0),
             die_free: vec![0; dies as usize],
+            read_free: vec![0; dies as usize],
             channels: vec![Pipe::new(n.channel_mb_s); n.channels as usize],
             ctrl_r_free: 0,
             ctrl_w_free: 0,
@@ -311,14 +315,40 @@ impl Drive {
     /// behind its busiest die.
     fn nand_read(&mut self, die: u32, bytes: u64, t: u64) -> u64 {
         let d = die as usize;
-        let start = t.max(self.die_free[d]);
-        let sensed = start + self.cur.t_read;
-        self.die_free[d] = sensed;
+        let sensed = self.reserve_read(d, t);
         self.thermal
             .spend(self.cfg.thermal.die_read_w, self.cur.t_read);
         let c = self.channel_of(die);
         let (cs, ce) = self.channels[c].reserve(t, bytes);
         sensed.max(cs) + (ce - cs)
+    }
+
+    /// Reserve one read's sense time on die `d` from `t`; returns when it is sensed.
+    ///
+    /// Without suspend the read queues behind all work reserved on the die. With
+    /// `nand.suspend_us`, a read reaching a die busy with program or erase work waits the
+    /// suspend latency (none when it follows a read that already suspended it), is
+    /// sensed ahead of that work, and the work's end moves later by the suspend and the
+    /// read: the die does the same work plus the suspend overhead.
+    #[inline]
+    fn reserve_read(&mut self, d: usize, t: u64) -> u64 {
+        let free = self.die_free[d];
+        let reads_end = self.read_free[d].max(t);
+        if free <= reads_end || self.cfg.nand.suspend_us <= 0.0 {
+            let sensed = t.max(free) + self.cur.t_read;
+            self.die_free[d] = sensed;
+            self.read_free[d] = sensed;
+            return sensed;
+        }
+        let start = if self.read_free[d] > t {
+            self.read_free[d]
+        } else {
+            t + us(self.cfg.nand.suspend_us)
+        };
+        let sensed = start + self.cur.t_read;
+        self.die_free[d] = free + (sensed - reads_end);
+        self.read_free[d] = sensed;
+        sensed
     }
 
     /// Transfer a unit over the channel and program it; returns the completion time.

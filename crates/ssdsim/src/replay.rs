@@ -49,6 +49,12 @@ pub struct ReplaySummary {
 }
 
 impl Drive {
+    /// The largest command the host sends this drive (`host.max_transfer_kib`).
+    #[inline]
+    pub fn max_transfer_bytes(&self) -> u64 {
+        self.cfg.host.max_transfer_kib * 1024
+    }
+
     /// A host write with the preset's FUA policy applied: under "flush_buffer" without
     /// PLP a FUA write first writes out the whole buffer (a flush), then its own data.
     pub fn write_durable(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {

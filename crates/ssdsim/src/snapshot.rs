@@ -42,7 +42,9 @@ impl Snapshot for Array {
     }
 }
 
-/// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the config).
+/// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the
+/// config; 3: GC policy, map journal, the host's maximum transfer and NAND suspend in the
+/// config; paced GC debt, journal state and per-die read ends in the drive).
 const MAGIC: &[u8; 8] = b"SSDSNAP\x03";
 
 /// The target's whole state as bytes (fast compression: the maps are large and regular).

@@ -42,10 +42,12 @@ const NO_HEAT: &[(&str, &str)] = &[
     ("thermal.throttle_factor", ""),
 ];
 
+/// A one-second series this steady is flat (the paced-GC shape test asks under 1 %).
+const FLAT_CV_PCT: f64 = 0.5;
+
 /// Presets whose datasheet rates full-span steady state at the firmware's write limit
 /// (the S3700's 36 000 IOPS is both its peak and its full-span figure): spare area cannot
-/// raise what the command path caps, so for them it must only not lower it, and both spans
-/// run steady (the command path's jitter is all that varies).
+/// raise what the command path caps, so for them it must only not lower it.
 const AT_FIRMWARE_LIMIT: &[&str] = &["s3700-800"];
 
 #[test]
@@ -62,9 +64,10 @@ fn extra_spare_area_raises_and_steadies_steady_state_on_every_preset() {
                 "{name}: 25 % spare area should raise steady state"
             );
         }
-        let steady_at_limit = AT_FIRMWARE_LIMIT.contains(&name) && op_cv < 1.0 && full_cv < 1.0;
+        // Paced GC already runs full span at the noise floor of command jitter (CV of a
+        // few tenths of a percent), where "lower" is not measurable: flat is enough.
         assert!(
-            op_cv < full_cv || steady_at_limit,
+            op_cv < full_cv || op_cv < FLAT_CV_PCT,
             "{name}: 25 % spare area should lower the variation"
         );
     }

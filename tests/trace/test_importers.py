@@ -138,6 +138,15 @@ def test_error_names_file_and_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out.parquet").exists()
 
 
+def test_time_beyond_a_64_bit_column_is_refused_with_its_line(tmp_path: Path) -> None:
+    # Hypothesis found it: MSR filetimes are 100 ns ticks since 1601, so two records far
+    # enough apart leave a relative time in ns that no 64-bit column holds.
+    src = tmp_path / "far.csv"
+    src.write_text("1,hm,1,Read,0,4096,10\n128166372003061629,hm,1,Read,0,4096,10\n")
+    with pytest.raises(TraceFormatError, match=r"far\.csv:2: msr: timestamp .* out of range"):
+        import_trace(src, "msr", tmp_path / "out.parquet")
+
+
 @settings(max_examples=40, deadline=None)
 @given(fmt=st.sampled_from(sorted(FORMATS)), text=st.text(max_size=300))
 def test_garbage_gives_a_result_or_one_line(fmt: str, text: str) -> None:

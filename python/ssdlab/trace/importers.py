@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+import numpy as np
+
 from ssdlab.errors import UsageError
 from ssdlab.trace.model import (
     CHUNK_RECORDS,
+    COLUMNS,
     FLAG_FUA,
     FLAG_META,
     FLAG_PREFLUSH,
@@ -325,6 +328,18 @@ def _format(name: str) -> Format:
     return FORMATS[name]
 
 
+
+def check_value(name: str, value: int) -> None:
+    """A value must fit its trace column (e.g. a 64-bit offset), or the line is refused."""
+    info = np.iinfo(np.dtype(COLUMNS[name]))
+    if not info.min <= value <= info.max:
+        raise ValueError(f"{name.rsplit('_', 1)[0]} {value} is out of range ({info.min}..{info.max})")
+
+
+def check_row(row: list[int]) -> None:
+    for name, value in zip(COLUMNS, row, strict=True):
+        check_value(name, value)
+
 class _Import:
     """One import in progress: relative time, completion matching, chunking."""
 
@@ -340,6 +355,8 @@ class _Import:
         self.skipped = 0
 
     def feed(self, rec: Record) -> None:
+        """Take one parsed record; a value its column cannot hold is a ValueError (the
+        caller names the line)."""
         if rec.op == -1:
             self._complete(rec)
             return
@@ -349,6 +366,7 @@ class _Import:
             raise ValueError("timestamp is before the first record's")
         done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else -1
         row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
+        check_row(row)
         if rec.process and rec.pid >= 0:
             self.processes.setdefault(str(rec.pid), rec.process)
         if self.fmt.state is _Blk:
@@ -365,7 +383,9 @@ class _Import:
     def _complete(self, rec: Record) -> None:
         waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
         if waiting and self.t0 is not None:
-            self.held[waiting.pop(0)][6] = rec.ts_ns - self.t0
+            done = rec.ts_ns - self.t0
+            check_value("completion_ns", done)
+            self.held[waiting.pop(0)][6] = done
         if len(self.held) >= self.chunk_records:
             self.release()
 

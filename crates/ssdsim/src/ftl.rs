@@ -344,13 +344,15 @@ impl Ftl {
         }
         batch.lpns.clear();
         batch.lpns.resize(total as usize, NONE);
-        if !batch.victims.is_empty() {
+        // Victims with no valid page (sequential overwrites leave whole blocks empty)
+        // need no page list: skip the forward-map scan when every one is empty.
+        if total > 0 {
             self.scan_into(&mut batch);
+            self.gc_scans += 1;
         }
         for &(b, _, _) in &batch.victims {
             self.batch_slot[b as usize] = NONE;
         }
-        self.gc_scans += 1;
         self.batch = batch;
     }
 

@@ -525,6 +525,10 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     if !GC_POLICIES.contains(&cfg.ftl.gc_policy.as_str()) {
         return e("ftl.gc_policy must be burst or paced");
     }
+    // An entry larger than the 4 KiB page it maps describes no real journal.
+    if cfg.ftl.map_journal_entry_bytes > 4096 {
+        return e("ftl.map_journal_entry_bytes must be at most 4096");
+    }
     if !["none", "static", "dynamic"].contains(&cfg.slc.mode.as_str()) {
         return e("slc.mode must be none, static or dynamic");
     }

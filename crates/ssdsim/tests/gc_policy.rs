@@ -142,3 +142,10 @@ fn the_policy_changes_variation_not_level() {
     assert!(cv_pct(&paced) < 1.0 && cv_pct(&burst) > 5.0);
     assert!((mean(&paced) / mean(&burst) - 1.0).abs() < 0.15);
 }
+
+#[test]
+fn an_unknown_policy_is_refused_with_the_ones_there_are() {
+    let ov = vec![("ftl.gc_policy".to_string(), "greedy".to_string())];
+    let err = Drive::new("sm951-nvme-256", &ov, 1).unwrap_err();
+    assert!(err.to_string().contains("burst or paced"), "{err}");
+}

@@ -65,3 +65,11 @@ fn journal_writes_take_die_time() {
         "a heavy journal must slow steady state"
     );
 }
+
+#[test]
+fn a_journal_entry_larger_than_the_page_it_maps_is_refused() {
+    let ov = |v: &str| vec![("ftl.map_journal_entry_bytes".to_string(), v.to_string())];
+    assert!(ssdsim::Drive::new("sm951-nvme-256", &ov("4096"), 1).is_ok());
+    let err = ssdsim::Drive::new("sm951-nvme-256", &ov("4097"), 1).unwrap_err();
+    assert!(err.to_string().contains("at most 4096"), "{err}");
+}

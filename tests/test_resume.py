@@ -101,7 +101,7 @@ SIM_SUITE = [
 SIM = "sim:sm951-nvme-256?capacity_gib=16"
 
 
-def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False) -> tuple[Any, Bundle]:
+def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False, spoil: bool = False) -> tuple[Any, Bundle]:
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
     target, engine, bundle = parse_target(SIM), SimStop.make(stop), Bundle(tmp_path / "b")
     if stop is None:
@@ -112,6 +112,8 @@ def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False) -> tuple[An
     assert (bundle.path / "state" / "drive.snap").is_file()  # the stopped run kept its drive
     if forget:
         shutil.rmtree(bundle.path / "state")
+    if spoil:  # e.g. saved by a simulator of another snapshot format
+        (bundle.path / "state" / "drive.snap").write_bytes(b"not a snapshot of this format")
     engine.ran.clear()
     Runner(bundle, parse_target(SIM), engine).run(bundle.load_run())  # a new process: a fresh drive object
     return engine, bundle
@@ -143,3 +145,11 @@ def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: P
     assert engine.ran[0] == "fill-p1"
     test = bundle.load_run().test("consistency")
     assert test.status == "complete" and any("not kept between runs" in n for n in test.notes)
+
+
+def test_a_saved_drive_that_cannot_be_restored_restarts_the_test_and_says_why(tmp_path: Path) -> None:
+    engine, bundle = _sim_run(tmp_path, "torture-r002", spoil=True)
+    assert engine.ran[0] == "fill-p1"
+    test = bundle.load_run().test("consistency")
+    assert test.status == "complete"
+    assert any("cannot be restored" in n and "restarts from its first step" in n for n in test.notes)

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from ssdlab import __version__
 from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
 from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
-from ssdlab.errors import BundleError, InternalError, Interrupted, SsdlabError, UsageError
+from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
@@ -162,6 +162,7 @@ class Runner:
     checkpoint_at: tuple[str, int] | None = field(init=False, default=None)
     exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
     replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
+    lost_drive: str | None = field(init=False, default=None)  # why a saved drive could not be restored
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -203,7 +204,10 @@ class Runner:
                 f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
                 "was lost when the run stopped, so the test prepares the drive itself"))
             return plan, lost, resume_point(plan.actions, 0, keeps)
-        return plan, test_record.start, resume_point(plan.actions, done, keeps, exact)
+        point = resume_point(plan.actions, done, keeps, exact)
+        if self.lost_drive and first and done and point.index == 0:
+            point = ResumePoint(0, f"{self.lost_drive}, so the test restarts from its first step")
+        return plan, test_record.start, point
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""
@@ -225,7 +229,11 @@ class Runner:
             return
         data, test, at = saved
         if test == first.name and at <= len(first.action_outcomes):
-            self.engine.restore_state(self.target, data)
+            try:
+                self.engine.restore_state(self.target, data)
+            except EngineError as err:  # e.g. saved by another simulator version: start the test over
+                self.lost_drive = str(err)
+                return
             self.exact, self.replay_from = test, at
 
     def run(self, record: RunRecord) -> RunRecord:

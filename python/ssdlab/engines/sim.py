@@ -140,7 +140,7 @@ class SimEngine:
         try:
             drive = simulator().Drive.restore(data)
         except ValueError as err:
-            raise EngineError(f"the saved simulated drive cannot be restored: {err}") from None
+            raise EngineError(f"the simulated drive saved in the bundle cannot be restored ({err})") from None
         self._sim(target).restore_drive(drive, fold("restored", hashlib.sha256(data).hexdigest()))
 
     # Cache of prepared drives (engines/sim_cache.py): the runner asks for a key before a

@@ -59,7 +59,8 @@ struct GcDebt {
 /// valid pages (without it the 1 s series varies by ~1 %, victim counting noise).
 const PACE_VICTIMS: u64 = 4;
 
-/// One share of a die's GC debt, paid with one host unit.
+/// GC work: a victim's whole (burst: paid when collected) or one share of a die's debt
+/// (paced: paid with one host unit).
 #[derive(Debug, Clone, Copy)]
 struct GcShare {
     die_ns: u64,
@@ -69,6 +70,16 @@ struct GcShare {
 }
 
 impl GcDebt {
+    /// Owe a collected victim's work; its space takes `freed_units` host units.
+    fn owe(&mut self, work: GcShare, freed_units: u64) {
+        self.die_ns += work.die_ns;
+        self.energy_wns += work.watts * work.die_ns as f64;
+        self.chan_bytes += work.chan_bytes;
+        self.ctrl_ns += work.ctrl_ns;
+        self.credit_units += freed_units;
+        self.horizon_units = PACE_VICTIMS * freed_units;
+    }
+
     /// The share of one host unit: the debt spread evenly over the remaining credit and
     /// the smoothing horizon.
     fn take_share(&mut self) -> Option<GcShare> {
@@ -392,14 +403,24 @@ impl Drive {
         (busy, energy_w)
     }
 
-    /// Without on-die copyback every moved 4 KiB crosses the die's channel twice (out
-    /// to the controller for ECC, back in to program) at the interface rate.
-    fn gc_transfer(&mut self, die: u32, moved: u32, t: u64) {
-        if self.cfg.nand.copyback || moved == 0 {
-            return;
+    /// All the work of one victim with `moved` valid slots: its die time (`gc_cost`);
+    /// without on-die copyback every moved 4 KiB crossing the die's channel twice (out to
+    /// the controller for ECC, back in to program) at the interface rate; and the mapping
+    /// updates of the moved pages on the controller's write path (`ctrl.gc_page_us` each),
+    /// delaying the host write commands behind them.
+    fn victim_work(&self, moved: u32) -> GcShare {
+        let (die_ns, watts) = self.gc_cost(moved);
+        let chan_bytes = if self.cfg.nand.copyback {
+            0
+        } else {
+            2 * moved as u64 * LPN_BYTES
+        };
+        GcShare {
+            die_ns,
+            watts,
+            chan_bytes,
+            ctrl_ns: moved as u64 * self.cur.gc_page,
         }
-        let c = self.channel_of(die);
-        self.channels[c].reserve(t, 2 * moved as u64 * LPN_BYTES);
     }
 
     /// Foreground GC on `die`: one victim per program unit while the die is at or
@@ -417,16 +438,14 @@ impl Drive {
         }
     }
 
-    /// Collect one GC victim on `die` from `t`, charging its die time and energy;
+    /// Collect one GC victim on `die` from `t`, paying all its work at once;
     /// false when the die has nothing to collect.
     fn collect_victim(&mut self, die: u32, t: u64) -> bool {
         let Some(work) = self.ftl.gc_one(die) else {
             return false;
         };
-        let (busy, w) = self.gc_cost(work.moved);
-        self.die_busy(die, busy, w, t);
-        self.gc_transfer(die, work.moved, t);
-        self.gc_firmware(work.moved, t);
+        let victim = self.victim_work(work.moved);
+        self.pay_gc(die, victim, t);
         self.journal(work.moved as u64, t);
         true
     }
@@ -438,18 +457,10 @@ impl Drive {
         let Some(work) = self.ftl.gc_one(die) else {
             return false;
         };
-        let (busy, w) = self.gc_cost(work.moved);
+        let victim = self.victim_work(work.moved);
         let freed = self.ftl.slots_per_block.saturating_sub(work.moved);
-        let debt = &mut self.gc_debt[die as usize];
-        debt.die_ns += busy;
-        debt.energy_wns += w * busy as f64;
-        if !self.cfg.nand.copyback {
-            debt.chan_bytes += 2 * work.moved as u64 * LPN_BYTES;
-        }
-        debt.ctrl_ns += work.moved as u64 * self.cur.gc_page;
         let freed_units = (freed / self.ftl.slots_per_unit).max(1) as u64;
-        debt.credit_units += freed_units;
-        debt.horizon_units = PACE_VICTIMS * freed_units;
+        self.gc_debt[die as usize].owe(victim, freed_units);
         self.journal(work.moved as u64, t);
         true
     }
@@ -476,7 +487,7 @@ impl Drive {
         }
     }
 
-    /// Charge paid GC work to the die, its channel and the controller's write path.
+    /// Charge GC work to the die, its channel and the controller's write path from `t`.
     fn pay_gc(&mut self, die: u32, share: GcShare, t: u64) {
         if share.die_ns > 0 {
             self.die_busy(die, share.die_ns, share.watts, t);
@@ -514,17 +525,6 @@ impl Drive {
             let share = self.gc_debt[die as usize].take_all();
             self.pay_gc(die, share, t);
         }
-    }
-
-    /// The mapping updates of `moved` relocated pages take the controller's write path
-    /// from `t` (`ctrl.gc_page_us` each), delaying the host write commands behind them.
-    fn gc_firmware(&mut self, moved: u32, t: u64) {
-        let busy = moved as u64 * self.cur.gc_page;
-        if busy == 0 {
-            return;
-        }
-        self.ctrl_w_free = self.ctrl_w_free.max(t) + busy;
-        self.thermal.spend(self.cfg.thermal.ctrl_active_w, busy);
     }
 
     /// Persist `updates` mapping updates: journal entries gather in the controller and go

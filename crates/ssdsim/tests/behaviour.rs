@@ -194,18 +194,14 @@ fn ahci_caps_the_device_queue_at_32() {
 
 #[test]
 fn overrides_are_checked() {
-    let err = ssdsim::Drive::new("sm951-nvme-256", &[("nand.t_prg_us".into(), "1".into())], 1)
-        .unwrap_err()
-        .to_string();
+    let err = refusal("sm951-nvme-256", &[("nand.t_prg_us", "1")]);
     assert!(
         err.contains("nand.t_prg_us") && err.contains("nand.t_prog_us"),
         "{err}"
     );
-    let err = ssdsim::Drive::new("sm951-nvme-256", &[("op".into(), "lots".into())], 1)
-        .unwrap_err()
-        .to_string();
+    let err = refusal("sm951-nvme-256", &[("op", "lots")]);
     assert!(err.contains("op=lots"), "{err}");
-    let err = ssdsim::Drive::new("nope", &[], 1).unwrap_err().to_string();
+    let err = refusal("nope", &[]);
     assert!(err.contains("sm951-nvme-256"), "{err}");
     let d = drive(
         "sm951-nvme-256",

@@ -15,6 +15,22 @@ pub fn drive(preset: &str, overrides: &[(&str, &str)], seed: u64) -> Drive {
     Drive::new(preset, &ov, seed).expect("drive builds")
 }
 
+/// Overrides that take a preset's throttle levels away: heat is still simulated, it only
+/// never slows the drive (for shapes that must be the garbage collector's alone).
+pub const NO_THROTTLE: [(&str, &str); 2] =
+    [("thermal.throttle_c", ""), ("thermal.throttle_factor", "")];
+
+/// The error of a drive that must not build.
+pub fn refusal(preset: &str, overrides: &[(&str, &str)]) -> String {
+    let ov: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Drive::new(preset, &ov, 1)
+        .expect_err("the drive should be refused")
+        .to_string()
+}
+
 pub fn job(pattern: Pattern, bs: u64, qd: u32) -> JobSpec {
     JobSpec::simple(pattern, bs, qd)
 }

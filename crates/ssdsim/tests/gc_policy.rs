@@ -14,17 +14,13 @@ use common::*;
 use ssdsim::{Drive, JobSpec, Pattern};
 
 fn quiet_drive(preset: &str, scale: &str, policy: &str) -> Drive {
-    drive(
-        preset,
-        &[
-            ("scale", scale),
-            ("heatsink", "1"),
-            ("thermal.throttle_c", ""),
-            ("thermal.throttle_factor", ""),
-            ("ftl.gc_policy", policy),
-        ],
-        5,
-    )
+    let mut ov = vec![
+        ("scale", scale),
+        ("heatsink", "1"),
+        ("ftl.gc_policy", policy),
+    ];
+    ov.extend_from_slice(&NO_THROTTLE);
+    drive(preset, &ov, 5)
 }
 
 /// Fill, write the capacity randomly twice over, then `secs` of 4 KiB QD32 random
@@ -145,7 +141,6 @@ fn the_policy_changes_variation_not_level() {
 
 #[test]
 fn an_unknown_policy_is_refused_with_the_ones_there_are() {
-    let ov = vec![("ftl.gc_policy".to_string(), "greedy".to_string())];
-    let err = Drive::new("sm951-nvme-256", &ov, 1).unwrap_err();
-    assert!(err.to_string().contains("burst or paced"), "{err}");
+    let err = refusal("sm951-nvme-256", &[("ftl.gc_policy", "greedy")]);
+    assert!(err.contains("burst or paced"), "{err}");
 }

@@ -107,9 +107,8 @@ fn requests_within_the_limit_are_unchanged() {
 
 #[test]
 fn a_limit_that_is_not_whole_pages_is_refused() {
-    let ov = vec![("host.max_transfer_kib".to_string(), "6".to_string())];
-    let e = Drive::new("sm951-nvme-256", &ov, 1).unwrap_err();
-    assert!(e.to_string().contains("max_transfer_kib"), "{e}");
+    let e = refusal("sm951-nvme-256", &[("host.max_transfer_kib", "6")]);
+    assert!(e.contains("max_transfer_kib"), "{e}");
 }
 
 /// Trace replay goes through the same split: a trace of 1 MiB reads, one at a time, on

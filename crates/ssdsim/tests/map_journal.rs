@@ -68,8 +68,11 @@ fn journal_writes_take_die_time() {
 
 #[test]
 fn a_journal_entry_larger_than_the_page_it_maps_is_refused() {
-    let ov = |v: &str| vec![("ftl.map_journal_entry_bytes".to_string(), v.to_string())];
-    assert!(ssdsim::Drive::new("sm951-nvme-256", &ov("4096"), 1).is_ok());
-    let err = ssdsim::Drive::new("sm951-nvme-256", &ov("4097"), 1).unwrap_err();
-    assert!(err.to_string().contains("at most 4096"), "{err}");
+    drive(
+        "sm951-nvme-256",
+        &[("ftl.map_journal_entry_bytes", "4096")],
+        1,
+    );
+    let err = refusal("sm951-nvme-256", &[("ftl.map_journal_entry_bytes", "4097")]);
+    assert!(err.contains("at most 4096"), "{err}");
 }

@@ -9,9 +9,13 @@ use common::*;
 use ssdsim::{config, Pattern};
 
 /// Mean IOPS and coefficient of variation (%) of the last 40 one-second periods of
-/// steady 4 KiB QD32 random writes over the first `span_frac` of the drive.
+/// steady 4 KiB QD32 random writes over the first `span_frac` of the drive, on a scaled
+/// drive (parallelism kept) with heat kept out of the shape — a heatsink and no throttle
+/// levels — so the variation measured is the garbage collector's.
 fn steady(preset: &str, span_frac: f64) -> (f64, f64) {
-    let mut d = drive(preset, NO_HEAT, 3);
+    let mut ov = vec![("scale", "0.01"), ("heatsink", "1")];
+    ov.extend_from_slice(&NO_THROTTLE);
+    let mut d = drive(preset, &ov, 3);
     let span = (d.capacity_bytes() as f64 * span_frac) as u64 / (128 * KIB) * (128 * KIB);
     let mut seq = job(Pattern::Write, 128 * KIB, 32);
     seq.span_bytes = span;
@@ -32,15 +36,6 @@ fn steady(preset: &str, span_frac: f64) -> (f64, f64) {
     let var = last.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / last.len() as f64;
     (mean, var.sqrt() / mean * 100.0)
 }
-
-/// Scaled drive (parallelism kept) with heat kept out of the shape: a heatsink and no
-/// throttle levels, so the variation measured is the garbage collector's.
-const NO_HEAT: &[(&str, &str)] = &[
-    ("scale", "0.01"),
-    ("heatsink", "1"),
-    ("thermal.throttle_c", ""),
-    ("thermal.throttle_factor", ""),
-];
 
 /// A one-second series this steady is flat (the paced-GC shape test asks under 1 %).
 const FLAT_CV_PCT: f64 = 0.5;

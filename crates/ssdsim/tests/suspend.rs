@@ -92,7 +92,6 @@ fn without_writes_suspend_changes_nothing() {
 
 #[test]
 fn a_negative_suspend_latency_is_refused() {
-    let ov = vec![("nand.suspend_us".to_string(), "-1".to_string())];
-    let e = Drive::new("sm951-nvme-256", &ov, 1).unwrap_err();
-    assert!(e.to_string().contains("suspend_us"), "{e}");
+    let e = refusal("sm951-nvme-256", &[("nand.suspend_us", "-1")]);
+    assert!(e.contains("suspend_us"), "{e}");
 }

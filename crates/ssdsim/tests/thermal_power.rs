@@ -31,8 +31,7 @@ fn settled_power_and_temp(d: &mut Drive) -> (f64, f64) {
 #[test]
 fn steady_random_writes_settle_at_the_temperature_their_power_implies() {
     for preset in ["sm951-nvme-256", "840pro-256"] {
-        let no_levels = [("thermal.throttle_c", ""), ("thermal.throttle_factor", "")];
-        let mut d = steady_writer(preset, &no_levels);
+        let mut d = steady_writer(preset, &NO_THROTTLE);
         let (watts, temp) = settled_power_and_temp(&mut d);
         let th = &d.cfg.thermal;
         let implied = th.ambient_c + watts * th.r_c_per_w;
@@ -48,11 +47,8 @@ fn steady_random_writes_settle_at_the_temperature_their_power_implies() {
 #[test]
 fn a_preset_throttles_under_steady_writes_when_their_power_implies_it() {
     for (preset, heatsink) in [("sm951-nvme-256", "0"), ("sm951-nvme-256", "1")] {
-        let no_levels = [
-            ("heatsink", heatsink),
-            ("thermal.throttle_c", ""),
-            ("thermal.throttle_factor", ""),
-        ];
+        let mut no_levels = vec![("heatsink", heatsink)];
+        no_levels.extend_from_slice(&NO_THROTTLE);
         let (watts, _) = settled_power_and_temp(&mut steady_writer(preset, &no_levels));
         let mut d = steady_writer(preset, &[("heatsink", heatsink)]);
         let th = d.cfg.thermal.clone();

@@ -83,18 +83,23 @@ impl GcDebt {
     /// The share of one host unit: the debt spread evenly over the remaining credit and
     /// the smoothing horizon.
     fn take_share(&mut self) -> Option<GcShare> {
-        if self.die_ns == 0 && self.chan_bytes == 0 && self.ctrl_ns == 0 {
-            self.credit_units = self.credit_units.saturating_sub(1);
-            return None;
-        }
         let n = self.credit_units + self.horizon_units;
         self.credit_units = self.credit_units.saturating_sub(1);
-        Some(self.take(n.max(1)))
+        let owed = self.die_ns > 0 || self.chan_bytes > 0 || self.ctrl_ns > 0;
+        owed.then(|| self.take(n.max(1)))
     }
 
     /// All of the debt at once (idle time pays what is owed).
     fn take_all(&mut self) -> GcShare {
         self.take(1)
+    }
+
+    /// Keep `fraction` of every part of the debt (the credit stays).
+    fn keep(&mut self, fraction: f64) {
+        self.die_ns = (self.die_ns as f64 * fraction) as u64;
+        self.energy_wns *= fraction;
+        self.chan_bytes = (self.chan_bytes as f64 * fraction) as u64;
+        self.ctrl_ns = (self.ctrl_ns as f64 * fraction) as u64;
     }
 
     /// Take 1/`n` of every part of the debt.
@@ -152,7 +157,7 @@ pub struct Drive {
     /// Varies firmware command times (mean unchanged), seeded by the drive seed.
     rng: Rng,
     thermal: Thermal,
-    /// `ftl.gc_policy` is "paced".
+    /// `ftl.gc_policy` is "paced" (decoded once from the config string, as `slc_mode`).
     paced: bool,
     /// Mapping-journal bytes not yet programmed, and programmed in total.
     journal_pending: u64,
@@ -509,12 +514,9 @@ impl Drive {
         if !self.paced || before == 0 || left >= before {
             return;
         }
-        let keep = left as f64 / before as f64;
+        let fraction = left as f64 / before as f64;
         for debt in &mut self.gc_debt {
-            debt.die_ns = (debt.die_ns as f64 * keep) as u64;
-            debt.energy_wns *= keep;
-            debt.chan_bytes = (debt.chan_bytes as f64 * keep) as u64;
-            debt.ctrl_ns = (debt.ctrl_ns as f64 * keep) as u64;
+            debt.keep(fraction);
         }
     }
 

@@ -328,17 +328,18 @@ def _format(name: str) -> Format:
     return FORMATS[name]
 
 
+# The range each column's type holds: every imported value is checked against it, so a
+# derived value (a filetime in ns, a time relative to the first record) that no column
+# can hold is refused with its line instead of overflowing in numpy.
+_COLUMN_BOUNDS = tuple((name, int(np.iinfo(np.dtype(t)).min), int(np.iinfo(np.dtype(t)).max))
+                       for name, t in COLUMNS.items())
 
-def check_value(name: str, value: int) -> None:
-    """A value must fit its trace column (e.g. a 64-bit offset), or the line is refused."""
-    info = np.iinfo(np.dtype(COLUMNS[name]))
-    if not info.min <= value <= info.max:
-        raise ValueError(f"{name.rsplit('_', 1)[0]} {value} is out of range ({info.min}..{info.max})")
 
+def _check_row(row: list[int]) -> None:
+    for (name, low, high), value in zip(_COLUMN_BOUNDS, row, strict=True):
+        if not low <= value <= high:
+            raise ValueError(f"{name.rsplit('_', 1)[0]} {value} is out of range ({low}..{high})")
 
-def check_row(row: list[int]) -> None:
-    for name, value in zip(COLUMNS, row, strict=True):
-        check_value(name, value)
 
 class _Import:
     """One import in progress: relative time, completion matching, chunking."""
@@ -366,7 +367,7 @@ class _Import:
             raise ValueError("timestamp is before the first record's")
         done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else -1
         row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
-        check_row(row)
+        _check_row(row)
         if rec.process and rec.pid >= 0:
             self.processes.setdefault(str(rec.pid), rec.process)
         if self.fmt.state is _Blk:
@@ -383,9 +384,9 @@ class _Import:
     def _complete(self, rec: Record) -> None:
         waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
         if waiting and self.t0 is not None:
-            done = rec.ts_ns - self.t0
-            check_value("completion_ns", done)
-            self.held[waiting.pop(0)][6] = done
+            row = self.held[waiting.pop(0)]
+            row[6] = rec.ts_ns - self.t0
+            _check_row(row)
         if len(self.held) >= self.chunk_records:
             self.release()
 

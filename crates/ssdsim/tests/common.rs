@@ -31,6 +31,17 @@ pub fn refusal(preset: &str, overrides: &[(&str, &str)]) -> String {
         .to_string()
 }
 
+pub fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// Coefficient of variation (population standard deviation over the mean), in %.
+pub fn cv_pct(xs: &[f64]) -> f64 {
+    let m = mean(xs);
+    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / xs.len() as f64;
+    var.sqrt() / m * 100.0
+}
+
 pub fn job(pattern: Pattern, bs: u64, qd: u32) -> JobSpec {
     JobSpec::simple(pattern, bs, qd)
 }

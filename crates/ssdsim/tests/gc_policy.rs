@@ -39,16 +39,6 @@ fn steady_series(d: &mut Drive, secs: f64, period_s: f64) -> Vec<f64> {
     s[..s.len() - 1].iter().map(|&x| x as f64).collect()
 }
 
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len() as f64
-}
-
-fn cv_pct(xs: &[f64]) -> f64 {
-    let m = mean(xs);
-    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / xs.len() as f64;
-    var.sqrt() / m * 100.0
-}
-
 /// Autocorrelation of `xs` at `lag` samples.
 fn acf(xs: &[f64], lag: usize) -> f64 {
     let m = mean(xs);

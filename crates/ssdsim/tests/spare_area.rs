@@ -32,9 +32,7 @@ fn steady(preset: &str, span_frac: f64) -> (f64, f64) {
         .iter()
         .map(|&x| x as f64)
         .collect();
-    let mean = last.iter().sum::<f64>() / last.len() as f64;
-    let var = last.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / last.len() as f64;
-    (mean, var.sqrt() / mean * 100.0)
+    (mean(&last), cv_pct(&last))
 }
 
 /// A one-second series this steady is flat (the paced-GC shape test asks under 1 %).

@@ -566,5 +566,50 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     if !(n.suspend_us >= 0.0 && n.suspend_us.is_finite()) {
         return e("nand.suspend_us must be zero (no suspend) or positive");
     }
+    validate_scales(cfg)
+}
+
+/// The longest time one operation may take, µs (1000 s), and the slowest data path,
+/// MB/s: beyond them a time in virtual nanoseconds (u64) wraps around instead of
+/// meaning anything.
+const MAX_OP_US: f64 = 1e9;
+const MIN_MB_S: f64 = 1e-3;
+
+/// Every time and rate within the range the virtual clock can hold.
+fn validate_scales(cfg: &Config) -> Result<(), SimError> {
+    let (n, c) = (&cfg.nand, &cfg.ctrl);
+    let times = [
+        ("nand.t_read_us", n.t_read_us),
+        ("nand.t_prog_us", n.t_prog_us),
+        ("nand.t_erase_us", n.t_erase_us),
+        ("nand.suspend_us", n.suspend_us),
+        ("ctrl.read_cmd_us", c.read_cmd_us),
+        ("ctrl.write_cmd_us", c.write_cmd_us),
+        ("ctrl.trim_cmd_us", c.trim_cmd_us),
+        ("ctrl.gc_page_us", c.gc_page_us),
+        ("host.cmd_latency_us", cfg.host.cmd_latency_us),
+        ("slc.t_prog_us", cfg.slc.t_prog_us),
+        ("slc.t_read_us", cfg.slc.t_read_us),
+    ];
+    for (key, us) in times {
+        if us.is_nan() || us > MAX_OP_US {
+            return Err(SimError::Config(format!(
+                "invalid config: {key} must be at most {MAX_OP_US:.0} (1000 s)"
+            )));
+        }
+    }
+    let rates = [
+        ("nand.channel_mb_s", n.channel_mb_s),
+        ("host.link_mb_s", cfg.host.link_mb_s),
+        ("ctrl.max_read_mb_s", c.max_read_mb_s),
+        ("ctrl.max_write_mb_s", c.max_write_mb_s),
+    ];
+    for (key, mb_s) in rates {
+        if mb_s.is_nan() || mb_s < MIN_MB_S {
+            return Err(SimError::Config(format!(
+                "invalid config: {key} must be at least {MIN_MB_S} (1 KB/s)"
+            )));
+        }
+    }
     Ok(())
 }

@@ -269,3 +269,23 @@ fn only_the_950pro_512_throttles_in_random_writes() {
     assert!(big >= 2, "expected repeated throttle episodes, got {big}");
     assert!(throttled_w < free_w);
 }
+
+#[test]
+fn times_and_rates_the_virtual_clock_cannot_hold_are_refused() {
+    // A program time of 1e300 µs used to wrap the nanosecond clock: the run "completed"
+    // at a plausible speed. Every µs field and every MB/s field is bounded.
+    for (key, value) in [
+        ("nand.t_prog_us", "1e300"),
+        ("nand.suspend_us", "1e10"),
+        ("ctrl.write_cmd_us", "1e12"),
+        ("slc.t_prog_us", "2e9"),
+    ] {
+        let err = refusal("sm951-nvme-256", &[(key, value)]);
+        assert!(err.contains(key) && err.contains("at most"), "{err}");
+    }
+    for key in ["nand.channel_mb_s", "host.link_mb_s", "ctrl.max_write_mb_s"] {
+        let err = refusal("sm951-nvme-256", &[(key, "1e-9")]);
+        assert!(err.contains(key) && err.contains("at least"), "{err}");
+    }
+    drive("sm951-nvme-256", &[("nand.t_prog_us", "1e9")], 1); // 1000 s: slow, but a time
+}

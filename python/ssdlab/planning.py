@@ -193,15 +193,52 @@ def start_state(plan: TestPlan, before: DriveState | None, before_name: str | No
 
 
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
-    """Device time of the plan; `least`: every until-steady group stops at its first window."""
-    total, rounds = 0.0, dict[str, int]()
+    """Device time of the plan; `least`: every until-steady group stops at its first window
+    that may count, the first after the rounds wrote the drive's free space."""
+    total, progress = 0.0, dict[str, _Rounds]()
     for action in plan.actions:
         if least and isinstance(action, Measure) and action.group is not None:
-            rounds[action.group] = rounds.get(action.group, 0) + 1
-            if rounds[action.group] > PTS_WINDOW_ROUNDS:
+            rounds = progress.setdefault(action.group, _Rounds())
+            if rounds.window_full():
                 continue
+            rounds.add(action, assumed_bytes(action, info))
         total += estimate_action_s(action, info)
     return total
+
+
+@dataclass
+class _Rounds:
+    """One until-steady group in the least estimate: rounds counted, bytes they write."""
+
+    count: int = 0
+    written: float = 0.0
+    first_window_round: int | None = None
+
+    def window_full(self) -> bool:
+        first = self.first_window_round
+        return first is not None and self.count >= first + PTS_WINDOW_ROUNDS
+
+    def add(self, action: Measure, bytes_written: float) -> None:
+        if self.first_window_round is None and self.written >= action.steady_after_bytes:
+            self.first_window_round = self.count
+        self.written += bytes_written
+        self.count += 1
+
+
+def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:
+    """Bytes/s assumed for a block size: small blocks are command-bound whether sequential or
+    not (ATTO's 512 B end), large ones bandwidth-bound whether random or not."""
+    transport = (info.transport or "").rsplit("-", 1)[-1]
+    bytes_s, iops = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
+    return min(bytes_s, iops * block_size_bytes)
+
+
+def assumed_bytes(action: Measure, info: TargetInfo) -> float:
+    """Bytes a timed write moves at the assumed rate (its size when it has one)."""
+    w = action.workload
+    if w.runtime_s is None:
+        return float(w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs
+    return w.runtime_s * assumed_rate(info, w.block_size_bytes) * w.jobs if w.is_write else 0.0
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
@@ -215,11 +252,7 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
     w = action.workload
     if w.runtime_s is not None:
         return w.runtime_s + w.ramp_s
-    transport = (info.transport or "").rsplit("-", 1)[-1]
-    bytes_s, iops = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
-    # Small blocks are command-bound whether sequential or not (ATTO's 512 B end), large ones
-    # bandwidth-bound whether random or not.
-    rate = min(bytes_s, iops * w.block_size_bytes)
+    rate = assumed_rate(info, w.block_size_bytes)
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s
 
 

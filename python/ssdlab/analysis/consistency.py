@@ -85,17 +85,34 @@ def fresh_iops(series: RunSeries, seconds: float = 5.0) -> float:
     return fmean(series.iops[:count])
 
 
-def judge_run(series: RunSeries, round_s: float, window_rounds: int = PTS_WINDOW_ROUNDS) -> SeriesVerdict:
-    return judge_series(series.iops, series.period_s, round_s, window_rounds)
+def free_space_written_s(series: RunSeries, free_bytes: float) -> float | None:
+    """When the host had written `free_bytes` (the end of that period); None if it never did.
+
+    Until then random writes land in free blocks and no garbage collection has to run, so a
+    flat stretch before it is the fresh plateau, not steady state."""
+    if free_bytes <= 0:
+        return 0.0
+    written = np.cumsum(series.write_bytes)
+    reached = int(np.searchsorted(written, free_bytes))
+    return None if reached >= len(written) else (reached + 1) * series.period_s
+
+
+def judge_run(series: RunSeries, round_s: float, free_bytes: float = 0.0,
+              window_rounds: int = PTS_WINDOW_ROUNDS) -> SeriesVerdict:
+    """The PTS rule over the run's rounds, no window starting before the free space is written."""
+    free_s = free_space_written_s(series, free_bytes)
+    first_s = float("inf") if free_s is None else free_s
+    return judge_series(series.iops, series.period_s, round_s, window_rounds, first_start_s=first_s)
 
 
 def consistency_metrics(
-    series: RunSeries, steady_window_s: float, round_s: float, block_size_bytes: int,
+    series: RunSeries, steady_window_s: float, round_s: float, block_size_bytes: int, free_bytes: float = 0.0,
 ) -> dict[str, Metric]:
-    """All consistency figures of one torture run (flat, units in the names)."""
+    """All consistency figures of one torture run (flat, units in the names); `free_bytes`: the
+    drive's free space when the torture began (methods/_prep.py, `free_space_bytes`)."""
     if not series.iops:
         return {"samples": 0}
-    verdict = judge_run(series, round_s)
+    verdict = judge_run(series, round_s, free_bytes)
     tail = series.tail(steady_window_s)
     fresh = fresh_iops(series)
     metrics: dict[str, Metric] = {
@@ -117,6 +134,8 @@ def consistency_metrics(
         "time_to_steady_s": verdict.time_to_steady_s,
         "steady_detected_s": verdict.detected_at_s,
         "steady_round_s": verdict.round_s,
+        "free_space_gb": free_bytes / 1e9,
+        "free_space_written_s": free_space_written_s(series, free_bytes),
     }
     return metrics
 

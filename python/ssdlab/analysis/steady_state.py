@@ -16,6 +16,7 @@ A per-second series is judged by cutting it into fixed rounds (e.g. 80 s means, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
@@ -97,10 +98,13 @@ def pts_steady_state(
     max_range_pct: float = PTS_MAX_RANGE_PCT,
     max_slope_pct: float = PTS_MAX_SLOPE_PCT,
     max_rounds: int | None = PTS_MAX_ROUNDS,
+    first_start: int = 0,
 ) -> SteadyVerdict:
     """The first window of `window_rounds` consecutive rounds that meets the PTS rule.
 
-    Rounds after `max_rounds` are ignored (None: judge them all). Without a steady window,
+    Rounds after `max_rounds` are ignored (None: judge them all). A window may not begin
+    before round `first_start` (0-based): the caller's guard against a plateau that only
+    looks steady (docs/methods/steady-state.md, "Free space first"). Without a steady window,
     the verdict describes the last full window judged, as the PTS reports it.
     """
     judged = list(values if max_rounds is None else values[:max_rounds])
@@ -110,7 +114,7 @@ def pts_steady_state(
     if len(judged) < window_rounds:
         return SteadyVerdict(False, len(judged), window_rounds, None, None, **limits)
     stats = None
-    for start in range(len(judged) - window_rounds + 1):
+    for start in range(max(0, first_start), len(judged) - window_rounds + 1):
         stats = window_stats(judged[start:start + window_rounds])
         if is_steady(stats, max_range_pct, max_slope_pct):
             return SteadyVerdict(True, len(judged), window_rounds, start, stats, **limits)
@@ -157,16 +161,28 @@ def judge_series(
     round_s: float,
     window_rounds: int = PTS_WINDOW_ROUNDS,
     max_rounds: int | None = None,
+    first_start_s: float = 0.0,
 ) -> SeriesVerdict:
     """Cut a per-period series into rounds of `round_s` and apply the PTS rule.
 
     A timed test bounds itself, so by default every round is judged (max_rounds=None);
-    pass PTS_MAX_ROUNDS to give up after 25 rounds as the PTS does.
+    pass PTS_MAX_ROUNDS to give up after 25 rounds as the PTS does. No window begins
+    before `first_start_s` (rounded up to a round boundary).
     """
     per_round = max(1, round(round_s / period_s))
     means = round_means(values, per_round)
-    verdict = pts_steady_state(means, window_rounds, max_rounds=max_rounds)
+    first = _first_round(first_start_s, per_round * period_s, len(means))
+    verdict = pts_steady_state(means, window_rounds, max_rounds=max_rounds, first_start=first)
     return SeriesVerdict(verdict=verdict, round_s=per_round * period_s, rounds=tuple(means))
+
+
+def _first_round(start_s: float, round_s: float, rounds: int) -> int:
+    """The first round beginning at or after start_s (past the last round when never)."""
+    if start_s <= 0:
+        return 0
+    if not math.isfinite(start_s):
+        return rounds
+    return min(rounds, math.ceil(start_s / round_s - 1e-9))
 
 
 def verdict_metrics(verdict: SteadyVerdict, prefix: str = "ss") -> dict[str, float | int | bool | None]:

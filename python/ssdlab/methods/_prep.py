@@ -125,10 +125,37 @@ def done_rounds(done: Mapping[str, Measurement], prefix: str) -> list[Measuremen
     return [done[name] for name in sorted(done) if name.startswith(marker)]
 
 
-def rounds_steady(rounds: Sequence[Measurement], window_rounds: int) -> bool:
-    """Whether the round means so far already meet the PTS rule (the early stop)."""
+def rounds_steady(rounds: Sequence[Measurement], window_rounds: int, after_bytes: int = 0) -> bool:
+    """Whether the round means so far already meet the PTS rule (the early stop), with no
+    window beginning before the rounds have written `after_bytes`."""
     means = [m.iops() for m in rounds]
-    return pts_steady_state(means, window_rounds, max_rounds=None).steady
+    return pts_steady_state(means, window_rounds, max_rounds=None,
+                            first_start=first_round_after(rounds, after_bytes)).steady
+
+
+def first_round_after(rounds: Sequence[Measurement], after_bytes: int) -> int:
+    """Index of the first round that begins once the rounds before it wrote `after_bytes`."""
+    written = 0
+    for index, measurement in enumerate(rounds):
+        if written >= after_bytes:
+            return index
+        written += measurement.write.bytes
+    return len(rounds)
+
+
+# Drives are sold in GB (10^9 B) and built of NAND in GiB (2^30 B): a drive with N GiB of
+# NAND sold as N GB keeps 7.37 % spare, and drives sold smaller (240, 250 GB) keep more, so
+# this ratio is the least raw NAND a drive can have per user byte.
+RAW_PER_USER_BYTE = GIB / 1e9
+
+
+def free_space_bytes(info: TargetInfo, valid_bytes: int) -> int:
+    """NAND holding no valid data once `valid_bytes` are on the drive: what random writes fill
+    before garbage collection must run. The simulator's raw NAND where known, else the least a
+    drive can have (RAW_PER_USER_BYTE), so on a real drive it is a lower bound."""
+    raw = info.extra.get("raw_bytes")
+    raw_bytes = raw if isinstance(raw, int) and raw > 0 else int(info.capacity_bytes * RAW_PER_USER_BYTE)
+    return max(0, raw_bytes - valid_bytes)
 
 
 def mean_iops(measurements: Sequence[Measurement]) -> float:

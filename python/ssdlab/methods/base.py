@@ -35,6 +35,9 @@ class Measure(BaseModel):
     workload: Workload
     role: Literal["measure", "precondition"] = "measure"
     group: str | None = None  # rounds of one steady-state window share a group
+    # Rounds of a group: host bytes the group writes before a steady window may begin (the
+    # drive's free space; docs/methods/steady-state.md, "Free space first").
+    steady_after_bytes: int = Field(default=0, ge=0)
 
     @property
     def name(self) -> str:

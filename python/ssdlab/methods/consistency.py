@@ -27,6 +27,7 @@ from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
     filled_state,
+    free_space_bytes,
     round_count,
     round_name,
     round_runtimes_s,
@@ -97,17 +98,19 @@ def torture_names(params: TortureParams) -> list[str]:
     return [round_name(TORTURE, n) for n in range(1, rounds + 1)]
 
 
-def torture_actions(params: TortureParams, span: int, role: Literal["measure", "precondition"] = "measure",
-                    ) -> list[Measure]:
-    """One long run, or rounds sharing a group so `skip` can stop them once steady."""
+def torture_actions(params: TortureParams, span: int, free_bytes: int,
+                    role: Literal["measure", "precondition"] = "measure") -> list[Measure]:
+    """One long run, or rounds sharing a group so `skip` can stop them once steady, but not
+    before they have written the drive's `free_bytes` (its fresh plateau)."""
     names = torture_names(params)
     lengths = (
         [params.runtime_s] if not params.until_steady
         else round_runtimes_s(params.runtime_s, params.round_s, len(names))
     )
     group = TORTURE if params.until_steady else None
+    after = free_bytes if params.until_steady else 0
     return [
-        Measure(group=group, role=role, workload=Workload(
+        Measure(group=group, steady_after_bytes=after, role=role, workload=Workload(
             name=name, pattern="randwrite", block_size_bytes=params.block_size_bytes,
             iodepth=params.iodepth, jobs=params.jobs, span_bytes=span, runtime_s=length,
             compress_pct=params.compress_pct, seed=params.seed + number, fio_steady_state=params.fio_ss,
@@ -138,7 +141,7 @@ def skip_torture_round(params: TortureParams, action: Action, done: Mapping[str,
     """Early stop: leave out the remaining rounds once the rounds so far are steady."""
     if not params.until_steady or not isinstance(action, Measure) or action.group != TORTURE:
         return False
-    return rounds_steady(done_rounds(done, TORTURE), PTS_WINDOW_ROUNDS)
+    return rounds_steady(done_rounds(done, TORTURE), PTS_WINDOW_ROUNDS, action.steady_after_bytes)
 
 
 def torture_measurements(params: TortureParams, results: TestResults) -> list[Measurement]:
@@ -169,12 +172,15 @@ def telemetry_window_mean(ran: Sequence[Measurement], key: str, seconds: float) 
     return fmean(values[-max(1, round(seconds / period_s)):])
 
 
-def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults) -> tuple[RunSeries, Metrics]:
-    """The torture's joined series and metrics; consistency and WSAT analyse it alike."""
+def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults, valid_bytes: int,
+                    ) -> tuple[RunSeries, Metrics]:
+    """The torture's joined series and metrics; consistency and WSAT analyse it alike.
+    `valid_bytes`: data on the drive when the torture began (the span after a fill)."""
     ran = torture_measurements(params, results)
     series = join_series(ran)
     # Headline figures first: progress displays and tables show the first few.
-    metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes)
+    metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes,
+                                  free_space_bytes(target, valid_bytes))
     metrics.update(run_facts(params, target, series, ran))
     metrics["window_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
     return series, metrics
@@ -213,6 +219,10 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         fig("time_to_steady_s", "Time to steady state", SECONDS, "lower", {}),
         MetricSpec("steady_detected_s", "Steady state detected at", SECONDS, kind="count"),
         MetricSpec("steady_round_s", "Round length for the steady-state rule", SECONDS, kind="setting"),
+        MetricSpec("free_space_gb", "Free NAND when the torture began (the least a drive has, where not known)",
+                   GB, kind="setting"),
+        MetricSpec("free_space_written_s", "Free space written by (no steady window before)", SECONDS,
+                   kind="count"),
         MetricSpec("op_pct", "Extra over-provisioning", PCT, kind="setting"),
         MetricSpec("span_bytes", "Span written", BYTES, kind="setting"),
         MetricSpec("span_pct", "Span as % of capacity", PCT, kind="setting"),
@@ -285,6 +295,16 @@ def _unsteady_because(metrics: Metrics) -> str:
             f"slope excursion {slope_pct:.1f} % (limit {PTS_MAX_SLOPE_PCT:g} %)")
 
 
+def filled_bytes(params: ConsistencyParams, span: int) -> int:
+    """Data on the drive when the torture begins: the span, unless the method skips the fill."""
+    return span if params.fill_passes else 0
+
+
+def until_steady_notes(params: TortureParams, free_bytes: int) -> tuple[str, ...]:
+    return (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}; no steady "
+            f"window before the rounds have written the drive's {free_bytes / 1e9:.1f} GB of free space",)
+
+
 def short_run_notes(params: TortureParams) -> tuple[str, ...]:
     """A torture shorter than the method's window cannot show steady state: say so in the plan."""
     if params.runtime_s >= params.steady_window_s:
@@ -304,9 +324,10 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         prep: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
         entry = filled_state(span, params.op_pct, params.fill_passes)
         notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
+        free = free_space_bytes(target, filled_bytes(params, span))
         if params.until_steady:
-            notes += (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}",)
-        return self.make_plan(params, torture_actions(params, span), notes, prep=prep, entry=entry,
+            notes += until_steady_notes(params, free)
+        return self.make_plan(params, torture_actions(params, span, free), notes, prep=prep, entry=entry,
                               exit=tortured_state(params, span, entry))
 
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
@@ -316,7 +337,8 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         return metric_set([*torture_specs(params), MetricSpec("fill_passes", "Sequential fill passes", kind="setting")])
 
     def analyze(self, params: ConsistencyParams, target: TargetInfo, results: TestResults) -> Metrics:
-        _, metrics = torture_metrics(params, target, results)
+        span = usable_span_bytes(target, params.op_pct, params.span_bytes)
+        _, metrics = torture_metrics(params, target, results, filled_bytes(params, span))
         metrics["fill_passes"] = params.fill_passes
         return metrics
 
@@ -334,7 +356,10 @@ class WsatTest(MethodTest[TortureParams]):
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         entry = filled_state(span, params.op_pct, 0)
         notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
-        return self.make_plan(params, torture_actions(params, span), notes, prep=[Purge()], entry=entry,
+        free = free_space_bytes(target, 0)
+        if params.until_steady:
+            notes += until_steady_notes(params, free)
+        return self.make_plan(params, torture_actions(params, span, free), notes, prep=[Purge()], entry=entry,
                               exit=tortured_state(params, span, entry))
 
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
@@ -349,7 +374,7 @@ class WsatTest(MethodTest[TortureParams]):
         ])
 
     def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
-        series, metrics = torture_metrics(params, target, results)
+        series, metrics = torture_metrics(params, target, results, 0)
         return {**wsat_extras(series, metrics), **metrics}
 
     def verdicts(self, params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:

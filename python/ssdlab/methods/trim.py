@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pydantic import Field
 
 from ssdlab.measurement import Measurement
-from ssdlab.methods._prep import fill_actions, filled_state, span_notes, usable_span_bytes
+from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
 from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, block_text, metric_set
@@ -81,7 +81,7 @@ class TrimValidationTest(MethodTest[TrimParams]):
         torture = torture_params(params)
         filled = filled_state(span, params.op_pct, 1)
         prep: list[Action] = [Purge(), *fill_actions(span, 1, seed=params.seed),
-                              *torture_actions(torture, span, role="precondition")]
+                              *torture_actions(torture, span, free_space_bytes(target, span), role="precondition")]
         actions: list[Action] = [seq_write(params, DIRTY, span)] if params.reference else []
         actions += [trim_step(target, span), seq_write(params, AFTER_TRIM, span), Purge(),
                     seq_write(params, CLEAN, span)]

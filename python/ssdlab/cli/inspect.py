@@ -141,7 +141,8 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
               f"({shared} test(s) start from the state the test before left)", highlight=False)
     if least < total:
         out.print(f"  until-steady phases are counted at their longest; if each is steady at its first "
-                  f"window: {format_duration(least)}", highlight=False)
+                  f"window after the drive's free space is written (at the assumed rate): "
+                  f"{format_duration(least)}", highlight=False)
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:

@@ -5,13 +5,14 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
-from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
+from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
 from ssdlab.bundle import StartState
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
@@ -195,34 +196,29 @@ def start_state(plan: TestPlan, before: DriveState | None, before_name: str | No
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
     """Device time of the plan; `least`: every until-steady group stops at its first window
     that may count, the first after the rounds wrote the drive's free space."""
-    total, progress = 0.0, dict[str, _Rounds]()
+    counted = least_rounds(plan, info) if least else None
+    total, seen = 0.0, Counter[str]()
     for action in plan.actions:
-        if least and isinstance(action, Measure) and action.group is not None:
-            rounds = progress.setdefault(action.group, _Rounds())
-            if rounds.window_full():
+        if counted is not None and isinstance(action, Measure) and action.group is not None:
+            seen[action.group] += 1
+            if seen[action.group] > counted[action.group]:
                 continue
-            rounds.add(action, assumed_bytes(action, info))
         total += estimate_action_s(action, info)
     return total
 
 
-@dataclass
-class _Rounds:
-    """One until-steady group in the least estimate: rounds counted, bytes they write."""
-
-    count: int = 0
-    written: float = 0.0
-    first_window_round: int | None = None
-
-    def window_full(self) -> bool:
-        first = self.first_window_round
-        return first is not None and self.count >= first + PTS_WINDOW_ROUNDS
-
-    def add(self, action: Measure, bytes_written: float) -> None:
-        if self.first_window_round is None and self.written >= action.steady_after_bytes:
-            self.first_window_round = self.count
-        self.written += bytes_written
-        self.count += 1
+def least_rounds(plan: TestPlan, info: TargetInfo) -> dict[str, int]:
+    """Rounds each until-steady group runs at least: those writing the drive's free space at
+    the assumed rate, then one window."""
+    groups: dict[str, list[Measure]] = {}
+    for action in plan.actions:
+        if isinstance(action, Measure) and action.group is not None:
+            groups.setdefault(action.group, []).append(action)
+    return {
+        group: first_round_after([assumed_bytes(r, info) for r in rounds], rounds[0].steady_after_bytes)
+        + PTS_WINDOW_ROUNDS
+        for group, rounds in groups.items()
+    }
 
 
 def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:

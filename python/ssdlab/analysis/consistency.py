@@ -100,9 +100,8 @@ def free_space_written_s(series: RunSeries, free_bytes: float) -> float | None:
 def judge_run(series: RunSeries, round_s: float, free_bytes: float = 0.0,
               window_rounds: int = PTS_WINDOW_ROUNDS) -> SeriesVerdict:
     """The PTS rule over the run's rounds, no window starting before the free space is written."""
-    free_s = free_space_written_s(series, free_bytes)
-    first_s = float("inf") if free_s is None else free_s
-    return judge_series(series.iops, series.period_s, round_s, window_rounds, first_start_s=first_s)
+    return judge_series(series.iops, series.period_s, round_s, window_rounds,
+                        written=series.write_bytes, after_bytes=free_bytes)
 
 
 def consistency_metrics(

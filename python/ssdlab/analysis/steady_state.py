@@ -16,7 +16,6 @@ A per-second series is judged by cutting it into fixed rounds (e.g. 80 s means, 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
@@ -161,28 +160,33 @@ def judge_series(
     round_s: float,
     window_rounds: int = PTS_WINDOW_ROUNDS,
     max_rounds: int | None = None,
-    first_start_s: float = 0.0,
+    written: Sequence[float] = (),
+    after_bytes: float = 0.0,
 ) -> SeriesVerdict:
     """Cut a per-period series into rounds of `round_s` and apply the PTS rule.
 
     A timed test bounds itself, so by default every round is judged (max_rounds=None);
-    pass PTS_MAX_ROUNDS to give up after 25 rounds as the PTS does. No window begins
-    before `first_start_s` (rounded up to a round boundary).
+    pass PTS_MAX_ROUNDS to give up after 25 rounds as the PTS does. `written`: bytes written
+    in each period, beside `values`; no window begins before the rounds wrote `after_bytes`.
     """
     per_round = max(1, round(round_s / period_s))
     means = round_means(values, per_round)
-    first = _first_round(first_start_s, per_round * period_s, len(means))
+    first = 0
+    if after_bytes > 0:
+        first = first_round_after([mean * per_round for mean in round_means(written, per_round)], after_bytes)
     verdict = pts_steady_state(means, window_rounds, max_rounds=max_rounds, first_start=first)
     return SeriesVerdict(verdict=verdict, round_s=per_round * period_s, rounds=tuple(means))
 
 
-def _first_round(start_s: float, round_s: float, rounds: int) -> int:
-    """The first round beginning at or after start_s (past the last round when never)."""
-    if start_s <= 0:
-        return 0
-    if not math.isfinite(start_s):
-        return rounds
-    return min(rounds, math.ceil(start_s / round_s - 1e-9))
+def first_round_after(written_per_round: Sequence[float], after_bytes: float) -> int:
+    """Index of the first round that begins once the rounds before it wrote `after_bytes`
+    (past the last round when they never did): where a window may start after a plateau."""
+    total = 0.0
+    for index, written in enumerate(written_per_round):
+        if total >= after_bytes:
+            return index
+        total += written
+    return len(written_per_round)
 
 
 def verdict_metrics(verdict: SteadyVerdict, prefix: str = "ss") -> dict[str, float | int | bool | None]:

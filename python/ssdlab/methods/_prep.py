@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 
-from ssdlab.analysis.steady_state import pts_steady_state
+from ssdlab.analysis.steady_state import first_round_after, pts_steady_state
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import DriveState, Measure
@@ -129,18 +129,8 @@ def rounds_steady(rounds: Sequence[Measurement], window_rounds: int, after_bytes
     """Whether the round means so far already meet the PTS rule (the early stop), with no
     window beginning before the rounds have written `after_bytes`."""
     means = [m.iops() for m in rounds]
-    return pts_steady_state(means, window_rounds, max_rounds=None,
-                            first_start=first_round_after(rounds, after_bytes)).steady
-
-
-def first_round_after(rounds: Sequence[Measurement], after_bytes: int) -> int:
-    """Index of the first round that begins once the rounds before it wrote `after_bytes`."""
-    written = 0
-    for index, measurement in enumerate(rounds):
-        if written >= after_bytes:
-            return index
-        written += measurement.write.bytes
-    return len(rounds)
+    first = first_round_after([m.write.bytes for m in rounds], after_bytes)
+    return pts_steady_state(means, window_rounds, max_rounds=None, first_start=first).steady
 
 
 # Drives are sold in GB (10^9 B) and built of NAND in GiB (2^30 B): a drive with N GiB of

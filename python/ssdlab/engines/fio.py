@@ -51,6 +51,7 @@ INSTALL_HINT = "install it with `apt-get install fio`"
 # fio writes its results when told to stop; give it this long before killing it.
 STOP_GRACE_S = 30.0
 PR_SET_PDEATHSIG = 1
+SIG_DFL_ADDRESS = ctypes.c_void_p(0)  # SIG_DFL as libc's signal() takes it
 # fio's steady-state detector: 5 one-minute rounds, like the PTS window (docs/methods/steady-state.md).
 SS_RULE = "iops_slope:10%"
 SS_DUR_S = 300
@@ -177,11 +178,17 @@ def _log_lines(w: Workload, prefix: str) -> list[str]:
 def _stop_with_parent() -> Callable[[], None]:
     """A pre-exec hook: if ssdlab dies without cleaning up (SIGKILL), fio gets SIGINT and stops.
 
-    libc is loaded here, in the parent, so the forked child only makes the system call.
+    SIGINT is also set back to its default action: a process started in the background by a
+    script ignores it, fio inherits that, and a SIGINT arriving before fio installs its own
+    handler would then be lost and fio would run its whole job alone. With the default
+    action such an early SIGINT ends fio, as it does from a terminal.
+    libc is loaded here, in the parent, so the forked child only makes the system calls.
     """
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl, set_action = libc.prctl, libc.signal
 
     def hook() -> None:
+        set_action(signal.SIGINT, SIG_DFL_ADDRESS)
         prctl(PR_SET_PDEATHSIG, signal.SIGINT)
 
     return hook

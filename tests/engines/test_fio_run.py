@@ -79,6 +79,16 @@ def _interrupt_after(seconds: float) -> threading.Timer:
     return timer
 
 
+@pytest.fixture
+def ctrl_c_handled() -> Iterator[None]:
+    """Python's own Ctrl-C handling, as in a terminal: a test run started in the background by
+    a script inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("ctrl_c_handled")
 def test_ctrl_c_keeps_the_partial_measurement(
     scratch: FileTarget, ctx: RunContext, updates: list[ProgressUpdate]
 ) -> None:

@@ -10,13 +10,14 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES
+from fio_helpers import FIO_FIXTURES, fio_pids
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, parse_host, remote_job_text, sum_series
@@ -150,3 +151,35 @@ def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path
     assert done.code == 0, done.stderr
     refused = cli("run", "/dev/null", "--test", "quick", "--host", "127.0.0.1:1", "-o", str(tmp_path / "c"))
     assert refused.code != 0
+
+
+def _wait_until(done: Any, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return bool(done())
+
+
+@pytest.mark.fio
+def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """SIGKILL gives ssdlab no chance to stop the client; the client must still not drive the
+    servers on alone: it gets SIGINT when its parent dies and tells the servers to quit."""
+    raw, scratch = tmp_path / "killed", tmp_path / "scratch"
+    code = (
+        "from pathlib import Path\n"
+        "from ssdlab.engines.base import RunContext\n"
+        "from ssdlab.engines.fio_multi import MultiHostFioEngine\n"
+        "from ssdlab.targets import parse_target\n"
+        "from ssdlab.workload import Workload\n"
+        f"t = parse_target({f'file:{scratch}?size=64m'!r}); t.prepare()\n"
+        "w = Workload(name='orphan', pattern='randwrite', block_size_bytes=4096, runtime_s=120, span_bytes=16 << 20)\n"
+        f"MultiHostFioEngine(hosts={tuple(servers)!r}).measure("
+        f"t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    running = lambda: list(tmp_path.glob("scratch.ssdlab-*"))  # noqa: E731 - each host's job file
+    assert _wait_until(lambda: fio_pids(str(raw)) and len(running()) == 2, 20), "the hosts' jobs did not start"
+    child.kill()
+    child.wait()
+    assert _wait_until(lambda: not fio_pids(str(raw)), 15), "the fio client ran on"
+    assert _wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import workload
+from fio_helpers import fio_pids, workload
 
 from loop_helpers import attached_loop
 from ssdlab.engines.base import ProgressUpdate, RunContext
@@ -188,19 +188,6 @@ def test_loop_write_cache_switch(loop: tuple[BlockTarget, Path], ctx: RunContext
     assert on.detail["write_cache"] == "write back"
 
 
-def _fio_pids(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if marker in cmdline and "fio" in cmdline.split("\0")[0]:
-                pids.append(int(entry.name))
-    return pids
-
-
 def test_fio_stops_when_ssdlab_is_killed(scratch: FileTarget, tmp_path: Path) -> None:
     """SIGKILL gives ssdlab no chance to clean up; fio must still not run on alone."""
     import sys
@@ -219,15 +206,15 @@ def test_fio_stops_when_ssdlab_is_killed(scratch: FileTarget, tmp_path: Path) ->
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     child = subprocess.Popen([sys.executable, "-c", code], env=env)
     deadline = time.monotonic() + 10
-    while not _fio_pids(str(raw)) and time.monotonic() < deadline:
+    while not fio_pids(str(raw)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _fio_pids(str(raw)), "fio did not start"
+    assert fio_pids(str(raw)), "fio did not start"
     child.kill()
     child.wait()
     deadline = time.monotonic() + 10
-    while _fio_pids(str(raw)) and time.monotonic() < deadline:
+    while fio_pids(str(raw)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _fio_pids(str(raw))
+    assert not fio_pids(str(raw))
 
 
 def test_trim_workload_on_a_file(scratch: FileTarget, ctx: RunContext) -> None:

@@ -175,7 +175,7 @@ def _log_lines(w: Workload, prefix: str) -> list[str]:
             f"log_avg_msec={period_ms}", "per_job_logs=1"]
 
 
-def _stop_with_parent() -> Callable[[], None]:
+def stop_with_parent() -> Callable[[], None]:
     """A pre-exec hook: if ssdlab dies without cleaning up (SIGKILL), fio gets SIGINT and stops.
 
     SIGINT is also set back to its default action: a process started in the background by a
@@ -311,7 +311,7 @@ class FioEngine:
                 # Own session: the terminal's Ctrl-C reaches us only, and we tell fio once.
                 proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=slave, stderr=err,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
-                                        preexec_fn=_stop_with_parent())
+                                        preexec_fn=stop_with_parent())
             os.close(slave)
             slave = -1
             try:

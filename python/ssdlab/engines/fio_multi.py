@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.engines.base import RunContext
-from ssdlab.engines.fio import FioEngine
+from ssdlab.engines.fio import FioEngine, stop_with_parent
 from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
@@ -121,8 +121,9 @@ class MultiHostFioEngine(FioEngine):
         return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)})
 
     def _run_clients(self, argv: list[str], ctx: RunContext) -> subprocess.CompletedProcess[str]:
+        # If ssdlab is killed outright, the client gets SIGINT and tells its servers to quit.
         proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, preexec_fn=stop_with_parent())
         try:
             out, err = proc.communicate()
         except BaseException:

@@ -25,6 +25,7 @@ from ssdlab.targets.base import Target, TargetInfo
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 _ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
 _FALLBACK_RATE = (3e8, 20_000.0)
+_TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA"}
 
 
 def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
@@ -221,12 +222,34 @@ def least_rounds(plan: TestPlan, info: TargetInfo) -> dict[str, int]:
     }
 
 
+@dataclass(frozen=True)
+class AssumedRates:
+    """What the estimates assume for byte-limited work (timed work needs no rate)."""
+
+    bytes_s: float
+    iops_4k: float
+    transport: str  # of the device the data lands on, "" when unknown
+    known: bool  # False: the figures are the fallback for a transport without its own
+
+    def describe(self) -> str:
+        name = _TRANSPORT_NAMES.get(self.transport, self.transport or "unknown")
+        rates = f"{self.bytes_s / 1e6:,.0f} MB/s and {self.iops_4k:,.0f} 4 KiB IOPS"
+        return f"{rates} assumed for {name}" if self.known else f"{rates} assumed (transport {name}: speed unknown)"
+
+
+def assumed_rates(info: TargetInfo) -> AssumedRates:
+    """By the transport of the device the data lands on: a scratch file's is its file system's."""
+    transport = info.extra.get("backing_transport") if info.kind == "file" else info.transport
+    transport = str(transport or "").rsplit("-", 1)[-1]
+    known = transport in _ASSUMED_RATE
+    return AssumedRates(*_ASSUMED_RATE.get(transport, _FALLBACK_RATE), transport=transport, known=known)
+
+
 def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:
     """Bytes/s assumed for a block size: small blocks are command-bound whether sequential or
     not (ATTO's 512 B end), large ones bandwidth-bound whether random or not."""
-    transport = (info.transport or "").rsplit("-", 1)[-1]
-    bytes_s, iops = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
-    return min(bytes_s, iops * block_size_bytes)
+    rates = assumed_rates(info)
+    return min(rates.bytes_s, rates.iops_4k * block_size_bytes)
 
 
 def assumed_bytes(action: Measure, info: TargetInfo) -> float:

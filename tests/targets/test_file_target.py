@@ -10,6 +10,7 @@ import pytest
 from ssdlab.errors import TargetError, UsageError
 from ssdlab.targets import parse_target
 from ssdlab.targets.file import FileTarget
+from ssdlab.targets.sysinfo import SysRoot, block_facts
 from ssdlab.units import GIB, MIB
 
 
@@ -90,6 +91,9 @@ def test_info_describes_the_file_system(tmp_path: Path) -> None:
     assert info.model is not None and info.model.startswith("scratch file on ")
     assert info.safety.writable
     assert info.physical_block_size >= 512
+    device = info.extra["backing_device"]
+    expected = block_facts(SysRoot(), device).transport if device else None
+    assert info.extra["backing_transport"] == expected  # what the plan's rates go by
     fstype = info.extra["fstype"]
     if fstype in ("ext4", "xfs", "btrfs", "tmpfs"):
         assert info.discard is True

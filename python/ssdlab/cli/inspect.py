@@ -22,7 +22,7 @@ from ssdlab.cli.app import (
 from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
-from ssdlab.planning import PlannedTest, plan_run, run_refusal, select_entries
+from ssdlab.planning import PlannedTest, assumed_rates, plan_run, run_refusal, select_entries
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.units import format_duration
@@ -118,6 +118,7 @@ def plan(
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {facts.capacity_bytes / 1e9:.1f} GB), "
               f"suite {suite_name or '-'}, engine {engine.name}")
+    out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False)
     refusal = run_refusal(tgt, planned)
     if refusal:
         out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)

@@ -208,6 +208,7 @@ class FileTarget(Target):
             io_warning=file_warning(self.sysroot, fstype, device),
             safety=file_safety(self.write_refusal()),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
+                   "backing_transport": facts.transport if facts else None,
                    "exists": self.path.exists(), "owned": self.owned()},
         )
 

@@ -16,8 +16,9 @@ fn main() {
     let r = d.run_quiet(&j).expect("job");
     let wall = t0.elapsed().as_secs_f64();
     println!(
-        "{preset}: {} writes of 128 KiB in {wall:.2} s wall ({:.0} MB/s simulated)",
+        "{preset}: {} writes of 128 KiB in {wall:.2} s wall ({:.0} MB/s simulated, {} GC map scans)",
         r.write.ios,
-        r.write.bytes as f64 / secs / 1e6
+        r.write.bytes as f64 / secs / 1e6,
+        d.gc_scans()
     );
 }

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,3 +32,16 @@ def fio_pids(marker: str) -> list[int]:
             if marker in cmdline and "fio" in cmdline.split("\0")[0]:
                 pids.append(int(entry.name))
     return pids
+
+
+def start_python(code: str) -> subprocess.Popen[bytes]:
+    """A child Python running `code` with this test's import path (a run to kill outright)."""
+    return subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def wait_until(done: Callable[[], object], seconds: float) -> bool:
+    """Poll `done` until it is true or `seconds` pass; whether it ended true."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return bool(done())

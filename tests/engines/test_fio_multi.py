@@ -10,14 +10,13 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES, fio_pids
+from fio_helpers import FIO_FIXTURES, fio_pids, start_python, wait_until
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, parse_host, remote_job_text, sum_series
@@ -153,13 +152,6 @@ def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path
     assert refused.code != 0
 
 
-def _wait_until(done: Any, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return bool(done())
-
-
 @pytest.mark.fio
 def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, int]], tmp_path: Path) -> None:
     """SIGKILL gives ssdlab no chance to stop the client; the client must still not drive the
@@ -176,10 +168,13 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
         f"MultiHostFioEngine(hosts={tuple(servers)!r}).measure("
         f"t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    running = lambda: list(tmp_path.glob("scratch.ssdlab-*"))  # noqa: E731 - each host's job file
-    assert _wait_until(lambda: fio_pids(str(raw)) and len(running()) == 2, 20), "the hosts' jobs did not start"
+    child = start_python(code)
+
+    def running() -> list[Path]:  # each host's job file, removed when its job ends
+        return list(tmp_path.glob("scratch.ssdlab-*"))
+
+    assert wait_until(lambda: fio_pids(str(raw)) and len(running()) == 2, 20), "the hosts' jobs did not start"
     child.kill()
     child.wait()
-    assert _wait_until(lambda: not fio_pids(str(raw)), 15), "the fio client ran on"
-    assert _wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"
+    assert wait_until(lambda: not fio_pids(str(raw)), 15), "the fio client ran on"
+    assert wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"

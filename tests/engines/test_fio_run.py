@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids, workload
+from fio_helpers import fio_pids, start_python, wait_until, workload
 
 from loop_helpers import attached_loop
 from ssdlab.engines.base import ProgressUpdate, RunContext
@@ -190,8 +189,6 @@ def test_loop_write_cache_switch(loop: tuple[BlockTarget, Path], ctx: RunContext
 
 def test_fio_stops_when_ssdlab_is_killed(scratch: FileTarget, tmp_path: Path) -> None:
     """SIGKILL gives ssdlab no chance to clean up; fio must still not run on alone."""
-    import sys
-
     raw = tmp_path / "killed"
     code = (
         "from pathlib import Path\n"
@@ -203,18 +200,11 @@ def test_fio_stops_when_ssdlab_is_killed(scratch: FileTarget, tmp_path: Path) ->
         "w = Workload(name='orphan', pattern='randread', block_size_bytes=4096, runtime_s=60)\n"
         f"FioEngine().measure(t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-c", code], env=env)
-    deadline = time.monotonic() + 10
-    while not fio_pids(str(raw)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert fio_pids(str(raw)), "fio did not start"
+    child = start_python(code)
+    assert wait_until(lambda: fio_pids(str(raw)), 10), "fio did not start"
     child.kill()
     child.wait()
-    deadline = time.monotonic() + 10
-    while fio_pids(str(raw)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not fio_pids(str(raw))
+    assert wait_until(lambda: not fio_pids(str(raw)), 10)
 
 
 def test_trim_workload_on_a_file(scratch: FileTarget, ctx: RunContext) -> None:

@@ -232,9 +232,13 @@ class AssumedRates:
     known: bool  # False: the figures are the fallback for a transport without its own
 
     def describe(self) -> str:
-        name = _TRANSPORT_NAMES.get(self.transport, self.transport or "unknown")
+        name = _TRANSPORT_NAMES.get(self.transport, self.transport)
         rates = f"{self.bytes_s / 1e6:,.0f} MB/s and {self.iops_4k:,.0f} 4 KiB IOPS"
-        return f"{rates} assumed for {name}" if self.known else f"{rates} assumed (transport {name}: speed unknown)"
+        if self.known:
+            return f"{rates} assumed for {name}"
+        if self.transport:
+            return f"{rates} assumed (transport {name}, speed unknown)"
+        return f"{rates} assumed (transport and speed unknown)"
 
 
 def assumed_rates(info: TargetInfo) -> AssumedRates:

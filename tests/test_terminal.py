@@ -65,3 +65,19 @@ def test_piped_run_has_no_live_display(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "━" not in done.stderr  # (stdout has the tables, drawn with the same glyph)
     assert "[1/1] quick" in done.stderr and "ETA" in done.stderr
+
+
+def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
+    """`python -m ssdlab` (e.g. from a venv without the script on PATH) runs the same CLI,
+    with the same one-line errors."""
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "ssdlab", "plan", "-t", "fake:", "--test", "transfer-sweep"],
+                        capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert "transfer-sweep" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "ssdlab", "plan", "-t", "nvme0"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: bad target 'nvme0'")
+    assert len(bad.stderr.strip().splitlines()) == 1

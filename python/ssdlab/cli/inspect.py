@@ -78,6 +78,7 @@ def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
         ("discard", _show(info.discard)), ("power-loss protection", _show(info.plp)),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
+        *(("note", note) for note in info.notes),
     ]
 
 
@@ -124,6 +125,8 @@ def plan(
         out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)
     if facts.io_warning:
         out.print(f"[yellow]warning:[/] {facts.io_warning}", highlight=False)
+    for note in facts.notes:
+        out.print(f"[yellow]note:[/] {note}", highlight=False)
     for item in planned:
         _print_plan(item, clock)
         if fio:

@@ -145,6 +145,8 @@ def run(
                                              until_steady, destroy, yes, engine_name, out_dir, host)
     if record.target.io_warning:
         err.print(f"[yellow]warning:[/] {record.target.io_warning}", highlight=False)
+    for note in record.target.notes:
+        err.print(f"[yellow]note:[/] {note}", highlight=False)
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
     Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind

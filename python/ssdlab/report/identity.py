@@ -45,6 +45,7 @@ def drive_facts(info: TargetInfo) -> list[Fact]:
         ("Discard (TRIM)", _text(info.discard)),
         ("Power-loss protection", _text(info.plp)),
         ("Target", info.spec + (f" ({info.path})" if info.path and info.path not in info.spec else "")),
+        *(("Note", note) for note in info.notes),
     ]
 
 

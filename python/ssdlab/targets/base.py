@@ -51,6 +51,9 @@ class TargetInfo(BaseModel):
     safety: SafetyState = SafetyState()
     # Why direct I/O here would not measure a drive (page cache, RAM), with the fix; None if it does.
     io_warning: str | None = None
+    # What the target spec asked for that this target cannot be exactly (e.g. a simulated
+    # drive smaller than its preset allows), said wherever the target is shown.
+    notes: tuple[str, ...] = ()
     # Source-specific facts (nvme id-ctrl fields, simulator config) kept for the report.
     extra: dict[str, object] = Field(default_factory=dict)
 

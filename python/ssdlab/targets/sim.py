@@ -112,6 +112,7 @@ class SimTarget(Target):
             pcie_link_speed=ident.get("link"), pcie_link_width=ident.get("pcie_width"),
             write_cache="write back" if ident["write_cache"] else "write through",
             fua=bool(ident["fua"]), discard=bool(ident["discard"]), plp=bool(ident["plp"]),
+            notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members)),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
@@ -135,6 +136,28 @@ class SimTarget(Target):
     def use_drive(self, drive: _ssdsim.Drive, history: str) -> None:
         """Go on with this drive (from the cache of prepared drives) in place of the current one."""
         self._drive, self.history = drive, history
+
+
+# `capacity_gib` gives "about this size"; past this factor the drive made is not that.
+CAPACITY_SLACK = 1.05
+
+
+def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0) -> tuple[str, ...]:
+    """Say so when `capacity_gib` asked for less than the preset can shrink to: the simulator
+    keeps the preset's channels, dies and planes and enough blocks per plane for GC's spare
+    blocks (docs/simulator.md, `capacity_gib`), so below that it makes its smallest drive."""
+    try:
+        asked_gib = float(options.get("capacity_gib", "nan"))
+    except ValueError:
+        return ()
+    drive_bytes = capacity_bytes // max(1, members)  # a RAID-0's members each get the override
+    made_gib = drive_bytes / 2**30
+    if not made_gib > asked_gib * CAPACITY_SLACK:
+        return ()
+    each = " per member" if members else ""
+    return (f"capacity_gib={options['capacity_gib']} is below the smallest drive this preset shrinks to "
+            f"(it keeps its dies, planes and GC's spare blocks): simulating {made_gib:.1f} GiB "
+            f"({drive_bytes / 1e9:.1f} GB){each}",)
 
 
 def _chunk_kib(text: str) -> int:

@@ -1,0 +1,54 @@
+"""sim: targets: what `capacity_gib` makes, and that a drive other than the one asked for says so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssdlab.report.identity import drive_facts
+from ssdlab.targets import parse_target
+from ssdlab.targets.sim import CAPACITY_SLACK
+
+pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+
+GIB = 2**30
+
+
+def test_a_request_below_the_smallest_drive_is_noted() -> None:
+    info = parse_target("sim:sm951-nvme-256?capacity_gib=4").info()
+    assert info.capacity_bytes > 8 * GIB  # the preset keeps 16 blocks per plane
+    (note,) = info.notes
+    assert note.startswith("capacity_gib=4 is below the smallest drive") and \
+        f"simulating {info.capacity_bytes / GIB:.1f} GiB" in note
+    assert ("Note", note) in drive_facts(info)  # the report's drive facts carry it too
+
+
+def test_a_drive_of_about_the_size_asked_has_no_note() -> None:
+    for spec in ("sim:", "sim:sm951-nvme-256?capacity_gib=16", "sim:intel750-400?capacity_gib=100"):
+        assert parse_target(spec).info().notes == (), spec
+
+
+def test_a_raid0_note_speaks_of_each_member() -> None:
+    info = parse_target("sim:raid0(sm951-nvme-256,sm951-nvme-256)?capacity_gib=2").info()
+    (note,) = info.notes
+    assert note.endswith("per member") and f"{info.capacity_bytes / 2 / GIB:.1f} GiB" in note
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(min_value=0.01, max_value=238.0))
+def test_every_capacity_is_about_the_request_or_says_what_it_is(gib: float) -> None:
+    info = parse_target(f"sim:sm951-nvme-256?capacity_gib={gib:.3f}").info()
+    made = info.capacity_bytes / GIB
+    assert made <= gib * CAPACITY_SLACK or len(info.notes) == 1
+    assert made >= gib * 0.9  # never much smaller than asked
+
+
+def test_plan_and_info_print_the_note(cli: Callable[..., Any]) -> None:
+    plan = cli("plan", "-t", "sim:?capacity_gib=2", "--test", "transfer-sweep")
+    assert plan.code == 0 and "note: capacity_gib=2 is below the smallest drive" in plan.stdout
+    shown = cli("info", "sim:?capacity_gib=2")
+    assert shown.code == 0 and "capacity_gib=2 is below" in " ".join(shown.stdout.split())

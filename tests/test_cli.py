@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ssdlab.bundle import Bundle
 
 FAST = ["-t", "fake:?capacity=2g", "-p", "runs=1", "-p", "runtime_s=1"]
@@ -59,6 +61,13 @@ def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     _one_line_error(cli("report", str(tmp_path)), 2, "not a result bundle")
     _one_line_error(cli("run", *FAST, "--until-steady"), 2, "--until-steady")
     _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
+
+
+@pytest.mark.parametrize("group", [[], ["library"], ["sim"], ["trace"], ["audit"]])
+def test_a_group_without_a_command_shows_its_help_and_says_what_to_give(cli: Callable, group: list[str]) -> None:
+    result = cli(*group)
+    assert "Commands" in result.stdout
+    _one_line_error(result, 2, "give one of the commands above")
 
 
 def test_info_json(cli: Callable) -> None:

@@ -45,7 +45,9 @@ def main() -> None:
         _fail("[yellow]stopped[/]", 130)
     except click.UsageError as error:  # click's own are several lines; ours are one
         where = error.ctx.command_path if error.ctx else "ssdlab"
-        _fail(f"[red]error:[/] {error.format_message()} (see `{where} --help`)", error.exit_code)
+        # A group given no command has printed its help and raised an error without a message.
+        message = error.format_message() or "give one of the commands above"
+        _fail(f"[red]error:[/] {message} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
         _fail(f"[red]error:[/] {error.format_message()}", error.exit_code)
     except KeyboardInterrupt:

@@ -114,3 +114,19 @@ def test_join_series_shifts_time_and_keeps_order() -> None:
     assert joined.cumulative_gb_written() == pytest.approx([v * BS / 1e9 for v in (1, 3, 6, 10, 15)])
     assert joined.tail(2) == (4.0, 5.0)
     assert join_series([]).iops == ()
+
+
+def test_write_amplification_per_period_and_over_a_window() -> None:
+    from ssdlab.analysis.consistency import period_write_amplification, window_write_amplification
+
+    # Lifetime counters: 100 GB written before at WA 1, then 1 GB a period at WA 3, one idle period.
+    host = [100.0, 101.0, 102.0, 102.0, 103.0]
+    nand = [100.0, 103.0, 106.0, 106.5, 109.5]
+    per = period_write_amplification(nand, host)
+    assert math.isnan(per[0]) and per[1:3] == (3.0, 3.0) and math.isnan(per[3]) and per[4] == 3.0
+    # The window's own ratio (9.5 / 3), not the lifetime's (109.5 / 103) nor a mean of it.
+    assert window_write_amplification(nand, host, 4) == pytest.approx(9.5 / 3)
+    assert window_write_amplification(nand, host, 1) == pytest.approx(3.0)
+    assert window_write_amplification(nand, host, 99) == pytest.approx(9.5 / 3)  # the series is shorter
+    assert window_write_amplification(nand[:1], host[:1], 4) is None
+    assert window_write_amplification([1.0, 2.0], [5.0, 5.0], 1) is None  # the host wrote nothing

@@ -54,6 +54,34 @@ def join_series(measurements: Sequence[Measurement]) -> RunSeries:
     return RunSeries(period_s=period_s, t_s=tuple(t_s), iops=tuple(iops), write_bytes=tuple(written))
 
 
+# The simulator's cumulative NAND and host byte counters (docs/simulator.md, "Telemetry"):
+# write amplification over any stretch of time is the ratio of their increases.
+NAND_BYTES, HOST_BYTES = "nand_bytes_written", "host_bytes_written"
+
+
+def period_write_amplification(nand: Sequence[float], host: Sequence[float]) -> tuple[float, ...]:
+    """Write amplification of each logging period from the cumulative counters sampled at
+    each period's end: NaN for the first period (nothing before it) and for periods in
+    which the host wrote nothing."""
+    out = [float("nan")]
+    for i in range(1, min(len(nand), len(host))):
+        host_bytes = host[i] - host[i - 1]
+        out.append((nand[i] - nand[i - 1]) / host_bytes if host_bytes > 0 else float("nan"))
+    return tuple(out[:min(len(nand), len(host))])
+
+
+def window_write_amplification(nand: Sequence[float], host: Sequence[float], periods: int) -> float | None:
+    """Write amplification over the last `periods` periods: NAND bytes written in them over
+    host bytes written in them (not the lifetime ratio, which everything the drive wrote
+    before dilutes). The first sample stands in for a start the series does not reach."""
+    count = min(len(nand), len(host))
+    if count < 2 or periods < 1:
+        return None
+    start = max(0, count - 1 - periods)
+    host_bytes = host[count - 1] - host[start]
+    return (nand[count - 1] - nand[start]) / host_bytes if host_bytes > 0 else None
+
+
 def percentile(values: Sequence[float], pct: float) -> float:
     """Linear-interpolated percentile of samples (numpy's default), NaN when empty."""
     return float(np.percentile(values, pct)) if len(values) else float("nan")

@@ -20,7 +20,14 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ssdlab.analysis.consistency import RunSeries, consistency_metrics, join_series
+from ssdlab.analysis.consistency import (
+    HOST_BYTES,
+    NAND_BYTES,
+    RunSeries,
+    consistency_metrics,
+    join_series,
+    window_write_amplification,
+)
 from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import (
@@ -163,13 +170,12 @@ def run_facts(params: TortureParams, info: TargetInfo, series: RunSeries, ran: S
     return facts
 
 
-def telemetry_window_mean(ran: Sequence[Measurement], key: str, seconds: float) -> float | None:
-    """Mean of an engine telemetry channel (simulator: wa, temp_c) over the last seconds."""
-    values = [v for m in ran for v in m.telemetry.get(key, ())]
-    if not values:
-        return None
-    period_s = ran[0].series.period_s or 1.0
-    return fmean(values[-max(1, round(seconds / period_s)):])
+def window_wa(ran: Sequence[Measurement], seconds: float) -> float | None:
+    """The simulator's write amplification over the last `seconds` of the torture."""
+    nand = [v for m in ran for v in m.telemetry.get(NAND_BYTES, ())]
+    host = [v for m in ran for v in m.telemetry.get(HOST_BYTES, ())]
+    period_s = ran[0].series.period_s if ran else 1.0
+    return window_write_amplification(nand, host, max(1, round(seconds / (period_s or 1.0))))
 
 
 def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults, valid_bytes: int,
@@ -182,7 +188,7 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes,
                                   free_space_bytes(target, valid_bytes))
     metrics.update(run_facts(params, target, series, ran))
-    metrics["window_wa"] = telemetry_window_mean(ran, "wa", params.steady_window_s)
+    metrics["window_wa"] = window_wa(ran, params.steady_window_s)
     return series, metrics
 
 

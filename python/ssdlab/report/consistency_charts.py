@@ -15,7 +15,7 @@ from typing import Any
 
 import altair as alt
 
-from ssdlab.analysis.consistency import RunSeries, join_series
+from ssdlab.analysis.consistency import HOST_BYTES, NAND_BYTES, RunSeries, join_series, period_write_amplification
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data
@@ -26,7 +26,7 @@ MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
 PANEL_WIDTH = 360
 PANEL_HEIGHT = 220
 # Simulator telemetry worth a panel, with axis titles (docs/methods/consistency.md "overlay telemetry").
-TELEMETRY = {"wa": "write amplification", "free_blocks": "free blocks", "temp_c": "temperature °C"}
+TELEMETRY = {"wa": "write amplification (each period)", "free_blocks": "free blocks", "temp_c": "temperature °C"}
 
 
 def _data(rows: Sequence[Row]) -> Any:
@@ -145,7 +145,10 @@ def joined_telemetry(ran: Sequence[Measurement]) -> dict[str, tuple[float, ...]]
             shifted = [offset + v for v in values] if key == "t_s" else list(values)
             out.setdefault(key, []).extend(shifted)
         offset += m.series.t_s[-1] if m.series.t_s else m.runtime_s
-    return {key: tuple(values) for key, values in out.items()}
+    joined = {key: tuple(values) for key, values in out.items()}
+    if NAND_BYTES in joined and HOST_BYTES in joined:  # each period's own, not the lifetime ratio
+        joined["wa"] = period_write_amplification(joined[NAND_BYTES], joined[HOST_BYTES])
+    return joined
 
 
 def load_torture_run(bundle: Bundle, record: TestRecord) -> TortureRun | None:

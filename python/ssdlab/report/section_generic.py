@@ -28,7 +28,7 @@ from ssdlab.report.formatting import (
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 MAX_OVERLAID_WORKLOADS = 6
-TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification", "free_blocks": "free blocks",
+TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification (lifetime)", "free_blocks": "free blocks",
                     "cpu_usr_pct": "host CPU usr (%)", "cpu_sys_pct": "host CPU sys (%)",
                     "cpu_iowait_pct": "host CPU iowait (%)", "throttle_active": "drive throttling (0/1)"}
 

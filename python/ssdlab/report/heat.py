@@ -1,0 +1,58 @@
+"""Say when a test's figures include thermal throttling (report sections; bundle data only).
+
+Outside the thermal test a throttled figure measures the drive's heat as much as the
+workload, and that heat depends on what ran before. On the bare simulated SM951 the 25 % OP
+consistency test's fresh IOPS are 67,342 alone and 100,990 inside the review suite: alone,
+its own fill leaves the drive at its throttle point as the torture starts. With throttling
+out of the way (`sim:?thermal.throttle_c=200,201,202`) the two fresh figures agree within 2 %
+(bench/alone_vs_suite.py). Reviewers cool their drives for that reason; the report at least
+says which figures were measured hot.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from ssdlab.measurement import Measurement
+
+# Telemetry channels that say the drive was throttling in a period: the simulator's
+# throttle level (0 = none), and for real NVMe drives the sampler's thermal-management
+# flag (telemetry/sources.py, throttle_active).
+THROTTLE_CHANNELS = ("throttle_level", "throttle_active")
+MAX_LISTED = 4  # workloads named one by one; more are counted
+
+
+def throttled_share(m: Measurement) -> float | None:
+    """Share of the workload's logged periods in which the drive was throttling, or None
+    when its telemetry cannot say."""
+    for channel in THROTTLE_CHANNELS:
+        values = [v for v in m.telemetry.get(channel, ()) if not math.isnan(v)]
+        if values:
+            return sum(1 for v in values if v > 0) / len(values)
+    return None
+
+
+def start_temp_c(found: Sequence[Measurement]) -> float | None:
+    """The drive's temperature at the end of the first logged period of the first workload."""
+    for m in found:
+        temps = [v for v in m.telemetry.get("temp_c", ()) if not math.isnan(v)]
+        if temps:
+            return temps[0]
+    return None
+
+
+def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
+    """One note naming the measured workloads that ran throttled, with how much of their time."""
+    shares = {name: throttled_share(m) for name, m in found.items()}
+    hot = [(name, share) for name, share in shares.items() if share]
+    if not hot:
+        return ()
+    listed = ", ".join(f"{name} {100 * share:.0f} %" for name, share in hot)
+    if len(hot) > MAX_LISTED:  # e.g. a torture's rounds
+        low, high = min(s for _, s in hot), max(s for _, s in hot)
+        listed = f"{len(hot)} of {len(found)} measured workloads, {100 * low:.0f} to {100 * high:.0f} %"
+    start = start_temp_c(list(found.values()))
+    began = f"; the drive was at {start:.0f} °C in the first second measured" if start is not None else ""
+    return (f"Thermal throttling during measurement ({listed} of their time{began}): these figures include "
+            "the drive's heat, which depends on what ran before this test; the thermal test measures it.",)

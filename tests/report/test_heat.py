@@ -23,7 +23,8 @@ def test_throttled_workloads_are_named_with_their_share_and_the_start_temperatur
     hot = _measurement("b", {"t_s": (1.0, 2.0, 3.0, 4.0), "temp_c": (66.0, 70.0, 71.0, 70.0),
                              "throttle_level": (0.0, 1.0, 1.0, 2.0)})
     (note,) = heat_notes({"a": cool, "b": hot})
-    assert note.startswith("Thermal throttling during measurement (b 75 % of their time; the drive was at 41 °C")
+    assert note.startswith("Thermal throttling during measurement (b 75 % of their time; "
+                           "the drive was at 41 °C as measuring began")
     assert "a " not in note.split("(")[1].split(";")[0]  # the cool workload is not named
     assert heat_notes({"a": cool}) == ()
 

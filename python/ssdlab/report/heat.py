@@ -53,6 +53,6 @@ def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
         low, high = min(s for _, s in hot), max(s for _, s in hot)
         listed = f"{len(hot)} of {len(found)} measured workloads, {100 * low:.0f} to {100 * high:.0f} %"
     start = start_temp_c(list(found.values()))
-    began = f"; the drive was at {start:.0f} °C in the first second measured" if start is not None else ""
+    began = f"; the drive was at {start:.0f} °C as measuring began" if start is not None else ""
     return (f"Thermal throttling during measurement ({listed} of their time{began}): these figures include "
             "the drive's heat, which depends on what ran before this test; the thermal test measures it.",)

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.engines import engine_for
-from ssdlab.methods import get_test
-from ssdlab.planning import parse_overrides, select_entries
+from ssdlab.planning import override_field, parse_overrides, select_entries
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -31,17 +30,6 @@ def alone_entry(entry: SuiteEntry) -> SuiteEntry:
     """The entry as it runs by itself: with its own fill where the suite turned it off."""
     params = {key: value for key, value in entry.params.items() if key != "fill"}
     return SuiteEntry(name=entry.name, test=entry.test, params=params)
-
-
-def overrides_for(entry: SuiteEntry, overrides: Mapping[str, str]) -> dict[str, str]:
-    """The --params this entry takes (a run of one test refuses the others)."""
-    fields = get_test(entry.test).params_model.model_fields
-    kept = {}
-    for key, value in overrides.items():
-        scope, _, field = key.rpartition(".")
-        if field in fields and scope in ("", entry.name, entry.test):
-            kept[key] = value
-    return kept
 
 
 def differences(alone: Mapping[str, Any], in_suite: Mapping[str, Any], tolerance: float) -> list[str]:
@@ -76,7 +64,7 @@ def main() -> int:
     for entry in entries:
         own = parse_target(args.target)
         alone = run_entries(work / entry.name, own, engine_for(own), [alone_entry(entry)],
-                            overrides=overrides_for(entry, overrides))
+                            overrides={k: v for k, v in overrides.items() if override_field(entry, k)})
         found = differences(alone.tests[0].metrics, done.test(entry.name).metrics, args.tolerance_pct / 100)
         differing += bool(found)
         print(f"{entry.name}: {len(found)} figure(s) differ by more than {args.tolerance_pct:g} %", flush=True)

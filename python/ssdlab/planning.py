@@ -41,29 +41,27 @@ def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None,
 def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """Suite parameters, then user overrides: `key=v` for every test that has the key,
     `test.key=v` (test = the entry name or method) for one test only."""
-    test = get_test(entry.test)
-    fields = test.params_model.model_fields
     params = dict(entry.params)
     for key, value in overrides.items():
-        scope, _, field = key.rpartition(".")
-        if scope and scope not in (entry.name, entry.test):
-            continue
-        if field in fields:
+        field = override_field(entry, key)
+        if field is not None:
             params[field] = value
-    resolved: dict[str, Any] = test.parse_params(params).model_dump()
+    resolved: dict[str, Any] = get_test(entry.test).parse_params(params).model_dump()
     return resolved
+
+
+def override_field(entry: SuiteEntry, key: str) -> str | None:
+    """The parameter of this entry that --param `key` sets (`field` or `test.field`), or None."""
+    scope, _, field = key.rpartition(".")
+    if scope and scope not in (entry.name, entry.test):
+        return None
+    return field if field in get_test(entry.test).params_model.model_fields else None
 
 
 def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any]) -> None:
     """Refuse a --param that no selected test takes, so a typo cannot pass silently."""
     for key in overrides:
-        scope, _, field = key.rpartition(".")
-        takers = [
-            e for e in entries
-            if (not scope or scope in (e.name, e.test))
-            and field in get_test(e.test).params_model.model_fields
-        ]
-        if not takers:
+        if not any(override_field(e, key) for e in entries):
             raise UsageError(f"no selected test takes parameter {key!r}; see `ssdlab list --params`")
 
 

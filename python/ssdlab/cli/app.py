@@ -16,6 +16,7 @@ from ssdlab import __version__
 from ssdlab.errors import UsageError
 from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.suites import SuiteEntry
+from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
 
 
@@ -51,6 +52,15 @@ SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to ru
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value or test.key=value (repeatable).")]
 SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
+
+
+def print_target_remarks(console: Console, info: TargetInfo) -> None:
+    """What the user must know of the target before its figures: the direct-I/O warning and
+    what the target could not be exactly as asked (plan and run print the same)."""
+    if info.io_warning:
+        console.print(f"[yellow]warning:[/] {info.io_warning}", highlight=False)
+    for note in info.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
 
 
 def one_target(positional: str | None, option: str | None, default: str | None = DEFAULT_SIM_SPEC) -> str:

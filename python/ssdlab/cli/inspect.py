@@ -18,6 +18,7 @@ from ssdlab.cli.app import (
     one_target,
     out,
     overrides_from,
+    print_target_remarks,
 )
 from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
@@ -123,10 +124,7 @@ def plan(
     refusal = run_refusal(tgt, planned)
     if refusal:
         out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)
-    if facts.io_warning:
-        out.print(f"[yellow]warning:[/] {facts.io_warning}", highlight=False)
-    for note in facts.notes:
-        out.print(f"[yellow]note:[/] {note}", highlight=False)
+    print_target_remarks(out, facts)
     for item in planned:
         _print_plan(item, clock)
         if fio:

@@ -24,6 +24,7 @@ from ssdlab.cli.app import (
     one_target,
     out,
     overrides_from,
+    print_target_remarks,
 )
 from ssdlab.cli.library import add_finished_run
 from ssdlab.cli.results import print_tables, write_report
@@ -143,10 +144,7 @@ def run(
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                              until_steady, destroy, yes, engine_name, out_dir, host)
-    if record.target.io_warning:
-        err.print(f"[yellow]warning:[/] {record.target.io_warning}", highlight=False)
-    for note in record.target.notes:
-        err.print(f"[yellow]note:[/] {note}", highlight=False)
+    print_target_remarks(err, record.target)
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
     Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind

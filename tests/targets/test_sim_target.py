@@ -52,3 +52,14 @@ def test_plan_and_info_print_the_note(cli: Callable[..., Any]) -> None:
     assert plan.code == 0 and "note: capacity_gib=2 is below the smallest drive" in plan.stdout
     shown = cli("info", "sim:?capacity_gib=2")
     assert shown.code == 0 and "capacity_gib=2 is below" in " ".join(shown.stdout.split())
+
+
+def test_errors_list_the_presets_only_for_an_unknown_preset() -> None:
+    from ssdlab.errors import UsageError
+
+    with pytest.raises(UsageError) as too_big:
+        parse_target("sim:sm951-nvme-256?capacity_gib=9999")
+    assert str(too_big.value).endswith("expected at most 238.5 GiB (the preset's capacity)")
+    with pytest.raises(UsageError) as unknown:
+        parse_target("sim:nosuch")
+    assert str(unknown.value).count("sm951-nvme-256") == 1

@@ -92,12 +92,8 @@ class SimTarget(Target):
                                                      dict(self.options), self.seed)
                 else:
                     self._drive = module.Drive(self.preset, dict(self.options), self.seed)
-            except ValueError as err:
-                names = ", ".join(preset_names())
-                # the simulator names the valid presets itself for an unknown one
-                unnamed = "preset" in str(err).lower() and "valid presets" not in str(err)
-                hint = f" (presets: {names})" if unnamed else ""
-                raise UsageError(f"sim target {self.spec!r}: {err}{hint}") from None
+            except ValueError as err:  # an unknown preset's error lists the valid ones itself
+                raise UsageError(f"sim target {self.spec!r}: {err}") from None
         return self._drive
 
     def info(self) -> TargetInfo:

@@ -4,9 +4,11 @@
 
 Runs the suite twice against one fresh, private cache of prepared simulated drives
 (engines/sim_cache.py): cold (empty cache: every preparation is simulated and the long ones
-stored) and warm (the same run again: stored preparations are restored). Prints, per test and
-run, the wall seconds and the device seconds it covered, whether the two runs' metrics are
-identical, and last `review_wall_cold_s=… review_wall_warm_s=…`.
+stored, and the drive the suite's second half starts with) and warm (the same run again:
+stored preparations are restored, and the second half runs ahead on a second core from its
+stored drive, runahead.py). Prints, per test and run, the wall seconds (from the test's
+start to its end as the run reached it) and the device seconds it covered, whether the two
+runs' metrics are identical, and last `review_wall_cold_s=… review_wall_warm_s=…`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
 from ssdlab.engines import engine_for
 from ssdlab.planning import parse_overrides, select_entries
-from ssdlab.runner import NullObserver, PendingTest, Runner, new_record
+from ssdlab.run_events import NullObserver, PendingTest
+from ssdlab.runner import Runner, new_record
 from ssdlab.targets import parse_target
 
 

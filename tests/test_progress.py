@@ -14,7 +14,8 @@ from ssdlab.errors import InternalError
 from ssdlab.methods.base import TestPlan
 from ssdlab.progress import RunClock, fit_line
 from ssdlab.resume import ResumePoint
-from ssdlab.runner import NullObserver, PendingTest, Runner, new_record
+from ssdlab.run_events import NullObserver, PendingTest
+from ssdlab.runner import Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 

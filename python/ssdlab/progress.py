@@ -18,7 +18,7 @@ from rich.text import Text
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
-from ssdlab.runner import PendingTest
+from ssdlab.run_events import PendingTest
 from ssdlab.units import format_duration
 
 # Below this much estimated work done, the wall-per-estimate ratio is noise.

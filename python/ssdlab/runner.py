@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ssdlab import __version__
 from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
-from ssdlab.engines.base import Engine, ProgressUpdate, RunContext
+from ssdlab.engines.base import Engine, RunContext
 from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
@@ -31,29 +31,10 @@ from ssdlab.planning import (
     shared_plan,
 )
 from ssdlab.resume import ResumePoint, resume_point
+from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import Target
-
-
-@dataclass(frozen=True)
-class PendingTest:
-    """A test still to run: its plan, each action's estimated duration, and where it starts."""
-
-    name: str
-    plan: TestPlan
-    estimates_s: tuple[float, ...]
-    start: ResumePoint
-    start_state: StartState | None = None
-
-
-class RunObserver(Protocol):
-    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
-    def test_started(self, index: int, test: PendingTest) -> None: ...
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
-    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
-    def progress(self, update: ProgressUpdate) -> None: ...
-    def test_finished(self, record: TestRecord) -> None: ...
 
 
 @runtime_checkable
@@ -72,49 +53,6 @@ class CachesPreparation(Protocol):
     def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
     def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
     def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None: ...
-
-
-class NullObserver:
-    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
-    def test_started(self, index: int, test: PendingTest) -> None: ...
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
-    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
-    def progress(self, update: ProgressUpdate) -> None: ...
-    def test_finished(self, record: TestRecord) -> None: ...
-
-
-@dataclass
-class GuardedObserver:
-    """Passes events on until the observer raises once; then it stays quiet and keeps the error."""
-
-    inner: RunObserver
-    error: str | None = None
-
-    def _call(self, method: str, *args: Any) -> None:
-        if self.error is not None:
-            return
-        try:
-            getattr(self.inner, method)(*args)
-        except Exception as err:  # a display bug must not end a measurement
-            self.error = f"{type(err).__name__}: {err}"
-
-    def run_started(self, tests: Sequence[PendingTest]) -> None:
-        self._call("run_started", tests)
-
-    def test_started(self, index: int, test: PendingTest) -> None:
-        self._call("test_started", index, test)
-
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None:
-        self._call("action_started", test, action, index, count)
-
-    def action_finished(self, test: str, index: int, skipped: bool) -> None:
-        self._call("action_finished", test, index, skipped)
-
-    def progress(self, update: ProgressUpdate) -> None:
-        self._call("progress", update)
-
-    def test_finished(self, record: TestRecord) -> None:
-        self._call("test_finished", record)
 
 
 def new_record(

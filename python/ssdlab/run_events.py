@@ -1,0 +1,79 @@
+"""What a run tells its observer as it goes: the tests to run, and the events of running them.
+
+The runner never prints; the CLI's progress display (progress.py), a benchmark's clock or a
+second runner's relay (runahead.py) observe it through this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ssdlab.bundle import StartState, TestRecord
+from ssdlab.engines.base import ProgressUpdate
+from ssdlab.methods.base import Action, TestPlan
+from ssdlab.resume import ResumePoint
+
+
+@dataclass(frozen=True)
+class PendingTest:
+    """A test still to run: its plan, each action's estimated duration, and where it starts."""
+
+    name: str
+    plan: TestPlan
+    estimates_s: tuple[float, ...]
+    start: ResumePoint
+    start_state: StartState | None = None
+
+
+class RunObserver(Protocol):
+    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
+    def test_started(self, index: int, test: PendingTest) -> None: ...
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
+    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
+    def progress(self, update: ProgressUpdate) -> None: ...
+    def test_finished(self, record: TestRecord) -> None: ...
+
+
+class NullObserver:
+    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
+    def test_started(self, index: int, test: PendingTest) -> None: ...
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
+    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
+    def progress(self, update: ProgressUpdate) -> None: ...
+    def test_finished(self, record: TestRecord) -> None: ...
+
+
+@dataclass
+class GuardedObserver:
+    """Passes events on until the observer raises once; then it stays quiet and keeps the error."""
+
+    inner: RunObserver
+    error: str | None = None
+
+    def _call(self, method: str, *args: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            getattr(self.inner, method)(*args)
+        except Exception as err:  # a display bug must not end a measurement
+            self.error = f"{type(err).__name__}: {err}"
+
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        self._call("run_started", tests)
+
+    def test_started(self, index: int, test: PendingTest) -> None:
+        self._call("test_started", index, test)
+
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None:
+        self._call("action_started", test, action, index, count)
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        self._call("action_finished", test, index, skipped)
+
+    def progress(self, update: ProgressUpdate) -> None:
+        self._call("progress", update)
+
+    def test_finished(self, record: TestRecord) -> None:
+        self._call("test_finished", record)

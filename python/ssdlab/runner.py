@@ -32,6 +32,7 @@ from ssdlab.planning import (
 )
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
+from ssdlab.runahead import RunAhead
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import Target
@@ -179,20 +180,34 @@ class Runner:
         pending = self.pending(record)
         self.authorize(record, pending)
         self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
+        ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
+        ended = False
         try:
             record = record.model_copy(update={"status": "running", "error": None})
             self.bundle.write_run(record)
             self.guard.run_started(pending)
             for index, test in enumerate(pending):
+                adopted = ahead.adopt(self.target, record, self.guard, self._resume_hint) \
+                    if ahead is not None and index == ahead.split else None
+                if adopted is not None:
+                    record = adopted
+                    break
                 record = self._run_test(record, test, index)
             self.bundle.drop_drive_state()
+            ended = True
         finally:
+            if ahead is not None:
+                ahead.close(wait_store=ended)
             self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
         status = "complete" if any(_measured(t) for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})
         self.bundle.write_run(record)
         return record
+
+    def _twin_runner(self, bundle: Bundle, target: Target, observer: RunObserver) -> Runner:
+        """A runner like this one for the second half of the run (runahead.py)."""
+        return Runner(bundle, target, self.engine, observer)
 
     def _restore(self, test_record: TestRecord, pending: PendingTest) -> tuple[TestRecord, TestResults]:
         """Keep what the actions before the resume point produced; forget the rest."""

@@ -50,8 +50,10 @@ def sim_cache(
     for e in entries:
         overrides = ",".join(f"{k}={v}" for k, v in dict(e.meta.get("overrides", {})).items()) or "-"
         actions = list(e.meta.get("actions", []))
+        shown = ", ".join(actions[:3]) + (", …" if len(actions) > 3 else "")
+        what = f"{len(actions)} {e.meta.get('unit', 'steps')} ({shown})"
         used = datetime.fromtimestamp(e.used, UTC).strftime("%Y-%m-%d %H:%M")
         table.add_row(e.key[:12], str(e.meta.get("preset")), overrides, str(e.meta.get("seed")),
-                      f"{len(actions)} steps ({', '.join(actions[:3])}{', …' if len(actions) > 3 else ''})",
+                      what,
                       f"{e.size_bytes / 1e6:.1f}", used)
     out.print(table)

@@ -84,6 +84,9 @@ class SimCache:
             os.utime(file, (now, now))  # least recently used goes first
         return data, info
 
+    def contains(self, key: str) -> bool:
+        return (self.path / f"{key}.snap").is_file() and (self.path / f"{key}.json").is_file()
+
     def put(self, key: str, data: bytes, meta: dict[str, Any]) -> None:
         atomic_write_bytes(self.path / f"{key}.snap", data)
         atomic_write_text(self.path / f"{key}.json", json.dumps(meta) + "\n")

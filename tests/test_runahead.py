@@ -1,0 +1,132 @@
+"""Running ahead: a second run of the same tests on `sim:` simulates its second half on a second
+core from the cached drive it starts with, and measures exactly what running in turn does."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from ssdlab import runahead
+from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.errors import Interrupted
+from ssdlab.methods.base import Action
+from ssdlab.run_events import NullObserver, PendingTest, RunObserver
+from ssdlab.runahead import NOTE, Relay, split_index
+from ssdlab.runner import Runner, new_record
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+
+pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+from ssdlab.engines import sim as sim_engine
+
+SIM = "sim:sm951-nvme-256?capacity_gib=4"
+SUITE = [
+    SuiteEntry(name="consistency", test="consistency", params={"runtime_s": 60, "until_steady": True}),
+    SuiteEntry(name="trim-validation", test="trim-validation", params={"torture_runtime_s": 60, "seq_runtime_s": 3}),
+]
+AHEAD = "trim-validation"
+
+
+@pytest.fixture(autouse=True)
+def _two_cores_and_store_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The small drive of these tests is quick to simulate: store its drive whatever it took.
+    monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)
+    monkeypatch.setattr(sim_engine, "RESTORE_FACTOR", 0.0)
+    monkeypatch.setattr(runahead, "usable_cores", lambda: 2)
+
+
+def _run(tmp_path: Path, name: str, observer: RunObserver | None = None) -> RunRecord:
+    target, engine = parse_target(SIM), sim_engine.SimEngine()
+    record = new_record(target, engine, None, SUITE, {}, {})
+    return Runner(Bundle(tmp_path / name), target, engine, observer or NullObserver()).run(record)
+
+
+def _metrics(record: RunRecord) -> dict[str, Any]:
+    return {t.name: t.metrics for t in record.tests}
+
+
+def test_the_second_half_runs_ahead_from_the_cached_drive_and_measures_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cold = _run(tmp_path, "cold")
+    warm = _run(tmp_path, "warm")
+    monkeypatch.setenv(runahead.SWITCH, "0")
+    in_turn = _run(tmp_path, "in-turn")
+    assert NOTE in warm.test(AHEAD).notes
+    assert NOTE not in cold.test(AHEAD).notes and NOTE not in in_turn.test(AHEAD).notes
+    assert NOTE not in warm.test("consistency").notes
+    assert _metrics(warm) == _metrics(cold) == _metrics(in_turn)
+    assert warm.status == "complete" and Bundle(tmp_path / "warm").load_run() == warm
+    assert not (tmp_path / "warm" / runahead.AHEAD_DIR).exists()
+    # Its measurements are in the run's bundle, where the report reads them.
+    measured = Bundle(tmp_path / "warm").measurements(warm.test(AHEAD))
+    assert set(measured) == {ref.name for ref in cold.test(AHEAD).measurements}
+
+
+def test_a_cached_drive_of_another_history_is_not_adopted(tmp_path: Path) -> None:
+    _run(tmp_path, "cold")
+    cache = sim_engine.SimCache.default()
+    (entry,) = [e for e in cache.entries() if e.meta.get("unit") == "tests"]
+    meta_file = cache.path / f"{entry.key}.json"
+    meta_file.write_text(json.dumps({**entry.meta, "history_after": "another drive"}), encoding="utf-8")
+    checked = _run(tmp_path, "checked")
+    assert NOTE not in checked.test(AHEAD).notes  # ran in turn on its own drive
+    assert _metrics(checked) == _metrics(Bundle(tmp_path / "cold").load_run())
+    stored = json.loads(meta_file.read_text(encoding="utf-8"))
+    assert stored["history_after"] != "another drive"  # the drive the run did reach replaced it
+    assert NOTE in _run(tmp_path, "again").test(AHEAD).notes
+
+
+class StopAhead(NullObserver):
+    """Ctrl-C as the run shows the second half's first action (while that half is held there)."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None:
+        if test == AHEAD:
+            self.gate.set()
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_following_the_second_half_keeps_it_and_resumes_to_the_same_metrics(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    whole = _run(tmp_path, "cold")
+    gate, original = threading.Event(), Relay.action_started
+
+    def held(self: Relay, test: str, action: Action, index: int, count: int) -> None:
+        if test == AHEAD and index == 2:
+            assert gate.wait(60)  # the second half waits here until the run was interrupted
+        original(self, test, action, index, count)
+
+    monkeypatch.setattr(Relay, "action_started", held)
+    with pytest.raises(Interrupted, match="resume with"):
+        _run(tmp_path, "stopped", StopAhead(gate))
+    bundle = Bundle(tmp_path / "stopped")
+    stopped = bundle.load_run()
+    assert stopped.status == "interrupted" and stopped.test("consistency").status == "complete"
+    ahead = stopped.test(AHEAD)
+    assert ahead.status == "interrupted" and ahead.action_outcomes == ("done", "done")
+    assert NOTE in ahead.notes and (bundle.path / "state" / "drive.snap").is_file()
+    assert not (bundle.path / runahead.AHEAD_DIR).exists()
+    target, engine = parse_target(SIM), sim_engine.SimEngine()
+    resumed = Runner(bundle, target, engine).run(bundle.load_run())
+    assert resumed.status == "complete" and _metrics(resumed) == _metrics(whole)
+
+
+def _pending(*estimates_s: float) -> list[PendingTest]:
+    return [cast(PendingTest, SimpleNamespace(estimates_s=(s,))) for s in estimates_s]
+
+
+def test_the_run_is_split_where_it_best_halves_its_estimate() -> None:
+    assert split_index(_pending(10)) is None
+    assert split_index(_pending(10, 10)) == 1
+    assert split_index(_pending(1452, 1092, 19, 342, 1080, 51, 120, 2129, 2172, 1802)) == 7  # the review on sim:
+    assert split_index(_pending(100, 1, 1, 1)) == 1
+    assert split_index(_pending(1, 1, 1, 100)) == 3

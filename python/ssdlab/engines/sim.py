@@ -158,16 +158,23 @@ class SimEngine:
         return prep_key(build, sim.preset, sim.options, sim.seed, sim.history, actions)
 
     def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None:
+        hit = self._cached_drive(key)
+        if hit is None:
+            return None
+        drive, meta = hit
+        self._sim(target).use_drive(drive, str(meta["history_after"]))
+        return list(meta["records"])
+
+    def _cached_drive(self, key: str) -> tuple[_ssdsim.Drive, dict[str, Any]] | None:
+        """A stored drive and its entry; a damaged entry is a miss (what made it runs again and replaces it)."""
         hit = SimCache.default().get(key)
         if hit is None:
             return None
         data, meta = hit
         try:
-            drive = simulator().Drive.restore(data)
+            return simulator().Drive.restore(data), meta
         except ValueError:
-            return None  # a damaged entry is a miss; the preparation runs and replaces it
-        self._sim(target).use_drive(drive, str(meta["history_after"]))
-        return list(meta["records"])
+            return None
 
     def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None:
         """Keep the prepared drive when simulating the preparation took long enough to be worth it."""
@@ -210,14 +217,10 @@ class SimEngine:
 
     def cached_twin(self, target: Target, key: str) -> tuple[Target, str] | None:
         """A second target like this one with the stored drive, and that drive's history."""
-        hit = SimCache.default().get(key)
+        hit = self._cached_drive(key)
         if hit is None:
             return None
-        data, meta = hit
-        try:
-            drive = simulator().Drive.restore(data)
-        except ValueError:
-            return None
+        drive, meta = hit
         twin = dataclasses.replace(self._sim(target), _drive=None, checkpoint=None)
         twin.restore_drive(drive, str(meta["history_after"]))
         return twin, twin.history

@@ -232,6 +232,7 @@ def series_csv_text(measurement: Measurement) -> str:
 
 
 LOCK_FILE = ".lock"
+MEASUREMENTS_DIR, SERIES_DIR, RAW_DIR = Path("measurements"), Path("series"), Path("raw")
 DRIVE_SNAPSHOT = Path("state") / "drive.snap"
 DRIVE_STATE = Path("state") / "drive.json"
 
@@ -309,7 +310,12 @@ class Bundle:
         return BundleLock(self.path)
 
     def raw_dir(self, test: str, action: str) -> Path:
-        return self.path / "raw" / test / action
+        return self.path / RAW_DIR / test / action
+
+    @staticmethod
+    def test_dirs(test: str) -> tuple[Path, ...]:
+        """The folders, relative to a bundle, that hold one test's files."""
+        return MEASUREMENTS_DIR / test, SERIES_DIR / test, RAW_DIR / test
 
     def write_run(self, record: RunRecord) -> None:
         atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n")
@@ -346,8 +352,8 @@ class Bundle:
 
     def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
         name = m.workload.name
-        rel_json = Path("measurements") / test / f"{name}.json"
-        rel_csv = Path("series") / test / f"{name}.csv"
+        rel_json = MEASUREMENTS_DIR / test / f"{name}.json"
+        rel_csv = SERIES_DIR / test / f"{name}.csv"
         atomic_write_text(self.path / rel_json, m.model_dump_json() + "\n")
         atomic_write_text(self.path / rel_csv, series_csv_text(m))
         return MeasurementRef(

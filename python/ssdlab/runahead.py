@@ -48,7 +48,7 @@ class RunsAhead(Protocol):
     def memory_bytes(self, target: Target) -> int: ...
     def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float,
                     ) -> threading.Thread | None: ...
-    def cached_twin(self, target: Target, key: str) -> tuple[Target, str] | None: ...
+    def cached_twin(self, target: Target, key: str) -> Target | None: ...
     def has_cached(self, key: str) -> bool: ...
 
 
@@ -178,8 +178,10 @@ class RunAhead:
         if not isinstance(engine, RunsAhead) or os.environ.get(SWITCH) == "0" or usable_cores() < 2:
             return None
         split = split_index(pending) if is_fresh(record, target) else None
+        if split is None:
+            return None
         memory = available_memory_bytes()
-        if split is None or (memory is not None and memory < MEMORY_FACTOR * engine.memory_bytes(target)):
+        if memory is not None and memory < MEMORY_FACTOR * engine.memory_bytes(target):
             return None
         key = engine.start_key(target, tests_before(record, pending, split))
         ahead = cls(engine, bundle, split, key, tuple(p.name for p in pending[:split]))
@@ -197,10 +199,10 @@ class RunAhead:
         def work() -> None:
             try:
                 twin = self.engine.cached_twin(target, self.key)
-                self.history = twin[1] if twin else None
+                self.history = self.engine.drive_history(twin) if twin is not None else None
                 self.ready.set()
                 if twin is not None:
-                    make_runner(self.private, twin[0], relay).run(rest)
+                    make_runner(self.private, twin, relay).run(rest)
             except BaseException as err:  # kept: the first runner decides what it means
                 self.outcome = err
             finally:
@@ -277,17 +279,18 @@ class RunAhead:
                 record = self._add(record, test)
         for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
             self._move_file(rel)
-        if stopped or self.outcome is not None:
+        halted = stopped or self.outcome is not None  # an Interrupted: adopt() merges no other
+        if halted:
             record = stopped_record(record)
         self.bundle.write_run(record)
         shutil.rmtree(self.private.path, ignore_errors=True)
-        if stopped or self.outcome is not None:
+        if halted:
             raise Interrupted(hint("interrupted"))
         return record
 
     def _move(self, test: str) -> None:
-        for part in ("measurements", "series", "raw"):
-            self._move_file(Path(part) / test)
+        for rel in Bundle.test_dirs(test):
+            self._move_file(rel)
 
     def _move_file(self, rel: Path) -> None:
         source, dest = self.private.path / rel, self.bundle.path / rel

@@ -187,11 +187,11 @@ class Runner:
             self.bundle.write_run(record)
             self.guard.run_started(pending)
             for index, test in enumerate(pending):
-                adopted = ahead.adopt(self.target, record, self.guard, self._resume_hint) \
-                    if ahead is not None and index == ahead.split else None
-                if adopted is not None:
-                    record = adopted
-                    break
+                if ahead is not None and index == ahead.split:
+                    adopted = ahead.adopt(self.target, record, self.guard, self._resume_hint)
+                    if adopted is not None:  # the second half ran ahead from this very drive
+                        record = adopted
+                        break
                 record = self._run_test(record, test, index)
             self.bundle.drop_drive_state()
             ended = True

@@ -91,6 +91,18 @@ def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement
     )
 
 
+def _worth_storing(target: Target, wall_s: float) -> bool:
+    """Simulating what made the drive took longer than restoring it is estimated to take."""
+    restore_s = RESTORE_S_PER_GB * target.info().capacity_bytes / 1e9
+    return wall_s >= max(MIN_PREP_WALL_S, RESTORE_FACTOR * restore_s)
+
+
+def _entry_meta(sim: SimTarget, wall_s: float, **what: Any) -> dict[str, Any]:
+    """A cache entry's description: the drive it holds and what made it."""
+    return {"preset": sim.preset, "overrides": sim.options, "seed": sim.seed, "history_after": sim.history,
+            "prep_wall_s": wall_s, **what}
+
+
 class SimEngine:
     name = "sim"
     # The simulator models neither data compression nor fio's own steady-state detector.
@@ -178,13 +190,10 @@ class SimEngine:
 
     def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None:
         """Keep the prepared drive when simulating the preparation took long enough to be worth it."""
-        sim = self._sim(target)
-        restore_s = RESTORE_S_PER_GB * target.info().capacity_bytes / 1e9
-        if wall_s < max(MIN_PREP_WALL_S, RESTORE_FACTOR * restore_s):
+        if not _worth_storing(target, wall_s):
             return
-        meta = {"preset": sim.preset, "overrides": sim.options, "seed": sim.seed, "history_after": sim.history,
-                "actions": [r["name"] for r in records], "prep_wall_s": wall_s, "records": list(records)}
-        SimCache.default().put(key, sim.drive().snapshot(), meta)
+        meta = _entry_meta(self._sim(target), wall_s, actions=[r["name"] for r in records], records=list(records))
+        SimCache.default().put(key, self._drive(target).snapshot(), meta)
 
     # Running ahead (runahead.py): the drive a later test of the run starts with, stored as the
     # run reaches that test, lets the next run of the same tests simulate them on a second core.
@@ -200,12 +209,10 @@ class SimEngine:
     def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float) -> threading.Thread | None:
         """Store the drive as it is now, compressed in the background, when reaching it took
         longer than restoring it would; the thread is returned to be joined before exiting."""
-        sim = self._sim(target)
-        if wall_s < max(MIN_PREP_WALL_S, RESTORE_FACTOR * RESTORE_S_PER_GB * target.info().capacity_bytes / 1e9):
+        if not _worth_storing(target, wall_s):
             return None
-        drive = sim.drive().copy()
-        meta = {"preset": sim.preset, "overrides": sim.options, "seed": sim.seed, "history_after": sim.history,
-                "actions": list(tests), "unit": "tests", "prep_wall_s": wall_s}
+        drive = self._drive(target).copy()
+        meta = _entry_meta(self._sim(target), wall_s, actions=list(tests), unit="tests")
 
         def store() -> None:
             with contextlib.suppress(OSError):  # no room for it: the next run simulates these tests again
@@ -215,15 +222,15 @@ class SimEngine:
         thread.start()
         return thread
 
-    def cached_twin(self, target: Target, key: str) -> tuple[Target, str] | None:
-        """A second target like this one with the stored drive, and that drive's history."""
+    def cached_twin(self, target: Target, key: str) -> Target | None:
+        """A second target like this one, with the stored drive and its history."""
         hit = self._cached_drive(key)
         if hit is None:
             return None
         drive, meta = hit
         twin = dataclasses.replace(self._sim(target), _drive=None, checkpoint=None)
         twin.restore_drive(drive, str(meta["history_after"]))
-        return twin, twin.history
+        return twin
 
     def has_cached(self, key: str) -> bool:
         return SimCache.default().contains(key)

@@ -6,10 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines import sim as sim_engine
-from ssdlab.engines.sim_cache import SimCache
+from ssdlab.engines.sim_cache import DEFAULT_MAX_BYTES, SimCache, max_bytes
+from ssdlab.errors import UsageError
 from ssdlab.planning import parse_overrides, select_entries
 from ssdlab.runner import run_entries
 from ssdlab.targets import parse_target
@@ -72,3 +75,29 @@ def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # typ
     cleared = cli("sim", "cache", "--clear")
     assert cleared.code == 0 and "removed 1" in cleared.stdout
     assert "0 cached prepared drive(s)" in cli("sim", "cache").stdout
+
+
+ENV_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=12)  # what os.environ holds
+
+
+@given(ENV_TEXT | st.floats().map(str) | st.integers(-10, 10**7).map(str))
+@settings(max_examples=200, deadline=None)
+def test_any_cache_bound_setting_is_a_bound_or_a_one_line_error(raw: str) -> None:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SSDLAB_SIM_CACHE_MAX_GB", raw)
+        try:
+            bound = max_bytes()
+        except UsageError as err:
+            assert "\n" not in str(err) and "SSDLAB_SIM_CACHE_MAX_GB" in str(err)
+            return
+    assert 0 <= bound <= 10**15
+    assert bound == (DEFAULT_MAX_BYTES if not raw.strip() else int(float(raw) * 1e9))
+
+
+def test_a_bad_cache_bound_refuses_the_run_before_anything_is_written(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SSDLAB_SIM_CACHE_MAX_GB", "inf")  # once an OverflowError deep inside the cache
+    done = cli("run", "--test", "qd-sweep", "-t", SIM, "-o", str(tmp_path / "b"))
+    assert done.code != 0 and "SSDLAB_SIM_CACHE_MAX_GB" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "b").exists()

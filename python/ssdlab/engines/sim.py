@@ -111,6 +111,9 @@ class SimEngine:
         features=ALL_FEATURES - {"compressible data", "fio's steady-state detector"},
     )
 
+    def __init__(self) -> None:
+        SimCache.default()  # a bad cache setting is said before a run starts, not in its middle
+
     def version(self) -> str:
         module = simulator()
         return f"ssdsim-{getattr(module, '__version__', 'dev')}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -25,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.bundle import atomic_write_bytes, atomic_write_text
+from ssdlab.errors import UsageError
 
 DEFAULT_MAX_BYTES = 4 * 10**9
+MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
 
 
 def cache_dir() -> Path:
@@ -38,11 +41,18 @@ def cache_dir() -> Path:
 
 
 def max_bytes() -> int:
-    raw = os.environ.get("SSDLAB_SIM_CACHE_MAX_GB")
-    try:
-        return int(float(raw) * 1e9) if raw else DEFAULT_MAX_BYTES
-    except ValueError:
+    """The cache's bound; a setting that is not a size (inf, -1, "abc") is refused, not guessed at."""
+    raw = os.environ.get("SSDLAB_SIM_CACHE_MAX_GB", "").strip()
+    if not raw:
         return DEFAULT_MAX_BYTES
+    try:
+        size_gb = float(raw)
+    except ValueError:
+        size_gb = math.nan
+    if not (math.isfinite(size_gb) and 0 <= size_gb <= MAX_SETTING_GB):
+        raise UsageError(f"SSDLAB_SIM_CACHE_MAX_GB must be a size in GB from 0 to {MAX_SETTING_GB:g}, not {raw!r}; "
+                         "unset it for the default 4")
+    return int(size_gb * 1e9)
 
 
 @functools.cache

@@ -184,6 +184,7 @@ class BlockFacts:
     transport: str = "unknown"
     pcie_link_speed: str | None = None
     pcie_link_width: int | None = None
+    disk_bytes: int = 0  # of the whole disk a partition is on (its own size for a disk)
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -208,6 +209,7 @@ def block_facts(root: SysRoot, name: str) -> BlockFacts:
         model=model, serial=serial_from_sysfs(root, disk),
         firmware=read_attr(device / "firmware_rev") or read_attr(device / "rev"),
         transport=transport_of(root, disk), pcie_link_speed=speed, pcie_link_width=width,
+        disk_bytes=(read_int(root.block(disk) / "size") or 0) * SECTOR,
     )
     wwid = read_attr(root.block(disk) / "wwid") or read_attr(device / "wwid")
     if wwid:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ssdlab.planning import assumed_rate, assumed_rates
-from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.base import MeasuredRates, TargetInfo
 
 GB = 10**9
 
@@ -40,3 +40,25 @@ def test_small_blocks_are_command_bound_large_ones_bandwidth_bound() -> None:
     nvme = info("block", "nvme")
     assert assumed_rate(nvme, 4096) == 150_000 * 4096
     assert assumed_rate(nvme, 1 << 20) == 1.5e9
+
+
+def measured(iops: float | None) -> MeasuredRates:
+    return MeasuredRates(write_bytes_s=1.67e9, write_iops_4k=iops, run_created_utc="2026-11-23T10:00:00Z",
+                         bundle="/r/b1")
+
+
+def test_a_rate_measured_on_the_device_comes_before_the_transports_guess() -> None:
+    target = info("file", "file", backing_transport="virtio").model_copy(
+        update={"measured_rates": measured(62_700.0)})
+    rates = assumed_rates(target)
+    assert (rates.bytes_s, rates.iops_4k) == (1.67e9, 62_700.0)
+    said = rates.describe()
+    assert "1,670 MB/s and 62,700 4 KiB IOPS measured on this device by the run of 2026-11-23T10:00:00Z" in said
+    assert "/r/b1" in said and "assumed" not in said
+
+
+def test_without_a_measured_iops_the_transports_guess_fills_in_and_says_so() -> None:
+    target = info("block", "sata").model_copy(update={"measured_rates": measured(None)})
+    rates = assumed_rates(target)
+    assert (rates.bytes_s, rates.iops_4k) == (1.67e9, 60_000.0)
+    assert rates.describe().endswith("; 60,000 4 KiB IOPS assumed for SATA")

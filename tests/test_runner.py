@@ -11,7 +11,7 @@ from ssdlab.errors import EngineError, Interrupted
 from ssdlab.measurement import Measurement
 from ssdlab.runner import NullObserver, Runner, new_record
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import MeasuredRates, Target
 from ssdlab.workload import Workload
 
 QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
@@ -78,3 +78,17 @@ def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> No
     assert record.status == "failed"
     assert record.test("quick").error == "fio exited 1: boom"
     assert len(record.test("quick").measurements) == 3
+
+
+def test_the_eta_times_fills_at_the_rate_measured_on_the_device(tmp_path: Path, fake_target: Target) -> None:
+    """`ssdlab run` passes the rates an earlier run measured (ssdlab.device_rates): the live
+    ETA's fill estimate then uses them instead of the transport's guess."""
+    engine = FakeEngine()
+    entry = SuiteEntry(name="consistency", test="consistency", params={"max_rounds": 5})
+    record = new_record(fake_target, engine, None, [entry], {}, {})
+    rates = MeasuredRates(write_bytes_s=2e9, run_created_utc="2026-11-23T10:00:00Z", bundle="/r/b1")
+    guessed, measured = (Runner(Bundle(tmp_path), fake_target, engine, rates=r).pending(record)[0]
+                         for r in (None, rates))
+    fill = [a.name for a in measured.plan.actions].index("fill-p1")
+    assert measured.estimates_s[fill] == pytest.approx(fake_target.info().capacity_bytes / 2e9)
+    assert guessed.estimates_s[fill] == pytest.approx(fake_target.info().capacity_bytes / 1.5e9)  # NVMe

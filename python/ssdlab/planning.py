@@ -20,7 +20,7 @@ from ssdlab.methods import get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 _ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -228,23 +228,42 @@ class AssumedRates:
     iops_4k: float
     transport: str  # of the device the data lands on, "" when unknown
     known: bool  # False: the figures are the fallback for a transport without its own
+    measured: MeasuredRates | None = None  # an earlier run's rates on this device, used first
 
     def describe(self) -> str:
+        if self.measured is None:
+            return f"{self._mb_s()} and {self._iops()} {self._assumed()}"
+        where = f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})"
+        if self.measured.write_iops_4k is not None:
+            return f"{self._mb_s()} and {self._iops()} {where}"
+        return f"{self._mb_s()} {where}; {self._iops()} {self._assumed()}"
+
+    def _mb_s(self) -> str:
+        return f"{self.bytes_s / 1e6:,.0f} MB/s"
+
+    def _iops(self) -> str:
+        return f"{self.iops_4k:,.0f} 4 KiB IOPS"
+
+    def _assumed(self) -> str:
         name = _TRANSPORT_NAMES.get(self.transport, self.transport)
-        rates = f"{self.bytes_s / 1e6:,.0f} MB/s and {self.iops_4k:,.0f} 4 KiB IOPS"
         if self.known:
-            return f"{rates} assumed for {name}"
+            return f"assumed for {name}"
         if self.transport:
-            return f"{rates} assumed (transport {name}, speed unknown)"
-        return f"{rates} assumed (transport and speed unknown)"
+            return f"assumed (transport {name}, speed unknown until a finished run fills this device)"
+        return "assumed (transport and speed unknown until a finished run fills this device)"
 
 
 def assumed_rates(info: TargetInfo) -> AssumedRates:
-    """By the transport of the device the data lands on: a scratch file's is its file system's."""
+    """Rates an earlier run measured on the device, else by the transport of the device the
+    data lands on: a scratch file's is its file system's."""
     transport = info.extra.get("backing_transport") if info.kind == "file" else info.transport
     transport = str(transport or "").rsplit("-", 1)[-1]
     known = transport in _ASSUMED_RATE
-    return AssumedRates(*_ASSUMED_RATE.get(transport, _FALLBACK_RATE), transport=transport, known=known)
+    bytes_s, iops_4k = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
+    measured = info.measured_rates
+    if measured is not None:
+        bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
+    return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured)
 
 
 def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:

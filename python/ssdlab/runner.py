@@ -35,7 +35,7 @@ from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObs
 from ssdlab.runahead import RunAhead
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import MeasuredRates, Target
 
 
 @runtime_checkable
@@ -96,6 +96,7 @@ class Runner:
     target: Target
     engine: Engine
     observer: RunObserver = field(default_factory=NullObserver)
+    rates: MeasuredRates | None = None  # measured on this device by an earlier run, for the ETA
     current: TestRecord = field(init=False)  # the running test as last saved
     # Where the engine's drive checkpoint stands: (test, actions done when it was taken).
     checkpoint_at: tuple[str, int] | None = field(init=False, default=None)
@@ -113,7 +114,7 @@ class Runner:
 
     def pending(self, record: RunRecord) -> list[PendingTest]:
         """The tests still to run, planned for this target, each with where it starts."""
-        info = self.target.info()
+        info = self.target.info().model_copy(update={"measured_rates": self.rates})
         pending: list[PendingTest] = []
         for test_record in record.tests:
             if test_record.status == "complete":

@@ -20,6 +20,7 @@ from ssdlab.cli.app import (
     overrides_from,
     print_target_remarks,
 )
+from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
@@ -113,7 +114,7 @@ def plan(
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     tgt = parse_target(one_target(target, target_opt))
-    facts = tgt.info()
+    facts = with_measured_rates(tgt.info())
     suite_name, entries = select_entries(suite, test or [])
     engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)

@@ -28,6 +28,7 @@ from ssdlab.cli.app import (
 )
 from ssdlab.cli.library import add_finished_run
 from ssdlab.cli.results import print_tables, write_report
+from ssdlab.device_rates import rates_for
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.engines.base import Engine
 from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, SsdlabError, UsageError
@@ -178,7 +179,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     # Simulated device time says nothing about wall time until some work has run.
     rate = None if tgt.kind == "sim" else 1.0
     observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)
-    runner = Runner(bundle, tgt, engine, observer)
+    runner = Runner(bundle, tgt, engine, observer, rates=rates_for(record.target))
     try:
         with observer:
             return runner.run(record)

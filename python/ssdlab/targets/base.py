@@ -13,6 +13,17 @@ from ssdlab.units import decimal_capacity
 TargetKind = Literal["file", "block", "sim", "fake"]
 
 
+class MeasuredRates(BaseModel):
+    """Write rates a finished run measured on the device (ssdlab.device_rates), for estimates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    write_bytes_s: float  # median of its sequential fills of at least half the device
+    write_iops_4k: float | None = None  # median of its deep-queue 4 KiB random writes, if it had some
+    run_created_utc: str
+    bundle: str
+
+
 class SafetyState(BaseModel):
     """Whether writing is allowed at all; reasons say why not (mounted, holders, swap, root)."""
 
@@ -56,6 +67,8 @@ class TargetInfo(BaseModel):
     notes: tuple[str, ...] = ()
     # Source-specific facts (nvme id-ctrl fields, simulator config) kept for the report.
     extra: dict[str, object] = Field(default_factory=dict)
+    # What an earlier run measured on this device; estimates prefer it to the transport's guess.
+    measured_rates: MeasuredRates | None = None
 
     @property
     def label(self) -> str:

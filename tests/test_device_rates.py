@@ -1,0 +1,124 @@
+"""Rates an earlier run measured on a device, for the planner's estimates (ssdlab.device_rates)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loop_helpers import attached_loop
+from run_helpers import stopping
+from ssdlab.bundle import Bundle
+from ssdlab.device_rates import device_key, rates_for, rates_in_run
+from ssdlab.engines.fake import FakeEngine, FakeProfile
+from ssdlab.errors import Interrupted
+from ssdlab.library import Library, default_library_path
+from ssdlab.runner import run_entries
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+from ssdlab.targets.base import TargetInfo
+
+MIB = 1 << 20
+# A consistency test whose fill covers the whole fake drive and whose torture runs 4 KiB QD32 for
+# minutes: one fill rate and one deep random write rate.
+CONSISTENCY = SuiteEntry(name="consistency", test="consistency",
+                         params={"max_rounds": 6, "until_steady": False, "runtime_s": 480})
+
+
+def info(kind: str, **fields: Any) -> TargetInfo:
+    return TargetInfo(spec=f"{kind}:x", kind=kind, capacity_bytes=1 << 30, **fields)
+
+
+@pytest.mark.parametrize(("target", "key"), [
+    (info("file", extra={"backing_device": "vda", "fs_source": "/dev/vda"}), "host1:fs:vda:/dev/vda"),
+    (info("block", model="Drive X", serial="S1", path="/dev/sdb"), "drive:Drive X:S1"),  # any host
+    (info("block", path="/dev/vdb"), "host1:block:/dev/vdb"),
+    (info("file", extra={"fs_source": "tmpfs"}), None),  # no device under the file system
+    (info("sim"), None),
+    (info("fake", serial="FAKE0001"), None),
+])
+def test_the_device_is_named_across_target_specs(target: TargetInfo, key: str | None) -> None:
+    assert device_key(target, "host1") == key
+
+
+def run_bundle(path: Path, entries: list[SuiteEntry], engine: Any = None, spec: str = "fake:?capacity=2g",
+               ) -> tuple[Any, Bundle]:
+    record = run_entries(path, parse_target(spec), engine or FakeEngine(), entries)
+    return record, Bundle(path)
+
+
+def test_a_fill_and_a_deep_random_write_give_the_rates(tmp_path: Path) -> None:
+    profile = FakeProfile(seq_write_mb_s=700.0)
+    record, bundle = run_bundle(tmp_path / "b", [CONSISTENCY], FakeEngine(profile=profile))
+    rates = rates_in_run(record, bundle)
+    assert rates is not None
+    assert rates.write_bytes_s == pytest.approx(700e6, rel=1e-3)
+    torture = bundle.measurements(record.tests[0])["torture"]
+    assert rates.write_iops_4k == pytest.approx(torture.write.ios / torture.runtime_s)
+    assert rates.bundle == str(bundle.path) and rates.run_created_utc == record.created_utc
+
+
+def test_writes_that_do_not_fill_the_device_give_no_rate(tmp_path: Path) -> None:
+    """The quick test writes 1 GiB: on a 64 GiB drive that may all land in an SLC cache."""
+    record, bundle = run_bundle(tmp_path / "b", [SuiteEntry(name="quick", test="quick", params={"runs": 1})],
+                                spec="fake:?capacity=64g")
+    assert rates_in_run(record, bundle) is None
+
+
+def test_an_interrupted_fill_gives_no_rate(tmp_path: Path) -> None:
+    with pytest.raises(Interrupted):
+        run_bundle(tmp_path / "b", [CONSISTENCY], stopping(FakeEngine, "fill-p1"))
+    bundle = Bundle(tmp_path / "b")
+    record = bundle.load_run()
+    assert [m.name for m in record.tests[0].measurements] == ["fill-p1"]  # kept, but not a rate
+    assert rates_in_run(record, bundle) is None
+
+
+def test_no_library_means_no_rate_and_none_is_created(tmp_path: Path) -> None:
+    target = info("block", path="/dev/vdb")
+    assert rates_for(target) is None
+    assert not default_library_path().exists()
+
+
+def test_a_broken_library_leaves_the_estimates_to_the_transport(tmp_path: Path) -> None:
+    broken = tmp_path / "library.sqlite"
+    broken.write_bytes(b"not a database")
+    assert rates_for(info("block", path="/dev/vdb"), Library(broken)) is None
+
+
+def _sh(*argv: str) -> None:
+    subprocess.run(argv, check=True, capture_output=True)
+
+
+@pytest.fixture
+def file_system(tmp_path: Path) -> Iterator[Path]:
+    """A 96 MiB ext4 on a loop device, mounted: scratch files on it share one device."""
+    mount_point = tmp_path / "mnt"
+    mount_point.mkdir()
+    with attached_loop(tmp_path / "disk.img", 96 * MIB) as device:
+        _sh("mkfs.ext4", "-q", "-F", device)
+        _sh("mount", device, str(mount_point))
+        try:
+            yield mount_point
+        finally:
+            subprocess.run(["umount", str(mount_point)], check=False)
+
+
+@pytest.mark.root
+@pytest.mark.fio
+def test_plan_uses_the_rate_a_run_measured_on_the_same_file_system(file_system: Path, cli: Callable) -> None:
+    """A linear test of a 64 MiB file fills most of the 96 MiB device; the plan for another
+    file on that file system then times its fills at the measured rate, and says so."""
+    other = f"file:{file_system}/other.img?size=32m"
+    before = cli("plan", "--test", "linear", "-t", other)
+    assert before.code == 0 and "speed unknown" in before.stdout
+    ran = cli("run", "--test", "linear", "-t", f"file:{file_system}/first.img?size=64m",
+              "-o", str(file_system.parent / "bundle"), "--no-report")
+    assert ran.code == 0, ran.stderr
+    after = cli("plan", "--test", "linear", "-t", other)
+    second_line = after.stdout.splitlines()[1]
+    assert after.code == 0 and "measured on this device by the run of" in second_line
+    assert str(file_system.parent / "bundle") in second_line

@@ -35,7 +35,9 @@ def info(kind: str, **fields: Any) -> TargetInfo:
 @pytest.mark.parametrize(("target", "key"), [
     (info("file", extra={"backing_device": "vda", "fs_source": "/dev/vda"}), "host1:fs:vda:/dev/vda"),
     (info("block", model="Drive X", serial="S1", path="/dev/sdb"), "drive:Drive X:S1"),  # any host
-    (info("block", path="/dev/vdb"), "host1:block:/dev/vdb"),
+    (info("block", path="/dev/vdb"), "host1:block:/dev/vdb:"),
+    (info("block", path="/dev/sdc", extra={"wwid": "naa.5002538e"}), "drive:naa.5002538e"),
+    (info("block", path="/dev/loop0", extra={"backing_file": "/srv/a.img"}), "host1:block:/dev/loop0:/srv/a.img"),
     (info("file", extra={"fs_source": "tmpfs"}), None),  # no device under the file system
     (info("sim"), None),
     (info("fake", serial="FAKE0001"), None),

@@ -43,7 +43,10 @@ def device_key(info: TargetInfo, hostname: str) -> str | None:
         return None
     if info.serial:  # a drive keeps its serial when it moves to another machine
         return f"drive:{info.model}:{info.serial}"
-    return f"{hostname}:block:{info.path}" if info.path else None
+    if info.extra.get("wwid"):
+        return f"drive:{info.extra['wwid']}"
+    # A loop device is whatever file it is attached to at the time.
+    return f"{hostname}:block:{info.path}:{info.extra.get('backing_file', '')}" if info.path else None
 
 
 def with_measured_rates(info: TargetInfo, library: Library | None = None) -> TargetInfo:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from loop_helpers import attached_loop
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
@@ -83,3 +85,29 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 @pytest.fixture
 def bundle_dir(tmp_path: Path) -> Path:
     return tmp_path / "bundle"
+
+
+def _run(*argv: str) -> str:
+    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def loop_device(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A fresh 64 MiB loop device (kernel name, backing file); always detached afterwards."""
+    backing = tmp_path / "loop.img"
+    with attached_loop(backing) as device:
+        yield Path(device).name, backing
+
+
+@pytest.fixture
+def mounted_loop(loop_device: tuple[str, Path], tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """The loop device with an ext4 file system mounted on a temporary directory."""
+    name, _ = loop_device
+    mount_point = tmp_path / "mnt"
+    mount_point.mkdir()
+    _run("mkfs.ext4", "-q", "-F", f"/dev/{name}")
+    _run("mount", f"/dev/{name}", str(mount_point))
+    try:
+        yield name, mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=False)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loop_helpers import attached_loop
 from run_helpers import stopping
 from ssdlab.bundle import Bundle
 from ssdlab.device_rates import device_key, rates_for, rates_in_run
@@ -21,7 +19,6 @@ from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import TargetInfo
 
-MIB = 1 << 20
 # A consistency test whose fill covers the whole fake drive and whose torture runs 4 KiB QD32 for
 # minutes: one fill rate and one deep random write rate.
 CONSISTENCY = SuiteEntry(name="consistency", test="consistency",
@@ -91,33 +88,17 @@ def test_a_broken_library_leaves_the_estimates_to_the_transport(tmp_path: Path) 
     assert rates_for(info("block", path="/dev/vdb"), Library(broken)) is None
 
 
-def _sh(*argv: str) -> None:
-    subprocess.run(argv, check=True, capture_output=True)
-
-
-@pytest.fixture
-def file_system(tmp_path: Path) -> Iterator[Path]:
-    """A 96 MiB ext4 on a loop device, mounted: scratch files on it share one device."""
-    mount_point = tmp_path / "mnt"
-    mount_point.mkdir()
-    with attached_loop(tmp_path / "disk.img", 96 * MIB) as device:
-        _sh("mkfs.ext4", "-q", "-F", device)
-        _sh("mount", device, str(mount_point))
-        try:
-            yield mount_point
-        finally:
-            subprocess.run(["umount", str(mount_point)], check=False)
-
-
 @pytest.mark.root
 @pytest.mark.fio
-def test_plan_uses_the_rate_a_run_measured_on_the_same_file_system(file_system: Path, cli: Callable) -> None:
-    """A linear test of a 64 MiB file fills most of the 96 MiB device; the plan for another
+def test_plan_uses_the_rate_a_run_measured_on_the_same_file_system(mounted_loop: tuple[str, Path],
+                                                                    cli: Callable) -> None:
+    """A linear test of a 40 MiB file writes most of the 64 MiB device; the plan for another
     file on that file system then times its fills at the measured rate, and says so."""
-    other = f"file:{file_system}/other.img?size=32m"
+    _, file_system = mounted_loop
+    other = f"file:{file_system}/other.img?size=8m"
     before = cli("plan", "--test", "linear", "-t", other)
     assert before.code == 0 and "speed unknown" in before.stdout
-    ran = cli("run", "--test", "linear", "-t", f"file:{file_system}/first.img?size=64m",
+    ran = cli("run", "--test", "linear", "-t", f"file:{file_system}/first.img?size=40m",
               "-o", str(file_system.parent / "bundle"), "--no-report")
     assert ran.code == 0, ran.stderr
     after = cli("plan", "--test", "linear", "-t", other)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,48 @@ def test_info_before_prepare_does_not_create(tmp_path: Path) -> None:
     target = FileTarget.from_spec(f"file:{tmp_path}/later.dat")
     assert target.info().capacity_bytes == GIB
     assert not target.path.exists()
+
+
+
+def free_bytes(path: Path) -> int:
+    disk = os.statvfs(path)
+    return disk.f_bavail * disk.f_frsize
+
+
+@pytest.mark.root
+def test_a_file_too_big_for_its_file_system_is_refused_before_a_block_is_taken(
+        mounted_loop: tuple[str, Path], cli: Callable) -> None:
+    """On a 64 MiB file system: plan and run say so (the target's notes), `run` refuses before
+    its bundle exists, and a preparation takes nothing (a small file system, so a failure
+    cannot fill the host's)."""
+    _, mount_point = mounted_loop
+    before = free_bytes(mount_point)
+    spec = f"file:{mount_point}/big.dat?size=200m"
+    too_big = FileTarget.from_spec(spec)
+    (note,) = too_big.info().notes
+    assert "too little to grow" in note and "smaller size=" in note
+    refused = cli("run", "--test", "linear", "-t", spec, "-o", str(mount_point.parent / "bundle"))
+    assert refused.code == 2 and "too little to grow" in refused.stderr.splitlines()[-1]
+    assert not (mount_point.parent / "bundle").exists()
+    with pytest.raises(TargetError, match=r"cannot allocate .*too little to grow.*smaller size="):
+        too_big.prepare()
+    assert not too_big.path.exists() and free_bytes(mount_point) == before
+    assert FileTarget.from_spec(f"file:{mount_point}/small.dat?size=2m").info().notes == ()
+
+
+@pytest.mark.root
+def test_an_allocation_that_fails_anyway_gives_its_blocks_back(mounted_loop: tuple[str, Path],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Free space can go between the check and the allocation (another writer): ext4 then keeps
+    the blocks it allocated, so the target undoes them — a new file goes, a grown one shrinks back."""
+    _, mount_point = mounted_loop
+    grown = FileTarget.from_spec(f"file:{mount_point}/grown.dat?size=1m")
+    grown.prepare()
+    before = free_bytes(mount_point)
+    monkeypatch.setattr(FileTarget, "_space_shortfall", lambda self: None)
+    for spec in (f"file:{mount_point}/new.dat?size=200m", f"file:{mount_point}/grown.dat?size=200m"):
+        with pytest.raises(TargetError, match="cannot allocate"):
+            FileTarget.from_spec(spec).prepare()
+    assert not (mount_point / "new.dat").exists()
+    assert grown.path.stat().st_size == MIB
+    assert free_bytes(mount_point) >= before - 64 * 1024  # a few metadata blocks at most

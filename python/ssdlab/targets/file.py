@@ -134,6 +134,9 @@ class FileTarget(Target):
         if self.foreign():
             confirm_by_name(self.spec, f"{self.path} exists and was not created by ssdlab: writing destroys its "
                             "contents", str(self.path), destroy, confirmed_serial, also=(self.path.name,))
+        shortfall = self._space_shortfall()
+        if shortfall:  # refused before the run writes its bundle, not at the first test
+            raise TargetError(f"{self.spec}: {shortfall}; free space or give a smaller size=")
         self._authorized = True
 
     def writes_authorized(self) -> bool:
@@ -154,20 +157,50 @@ class FileTarget(Target):
 
     def _create_or_grow(self) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        created = not self.path.exists()
         try:
             fd = os.open(self.path, flags, 0o644)
         except OSError as err:
             raise TargetError(f"{self.spec}: cannot create {self.path} ({err.strerror})") from None
         try:
             # Only grow: a larger file may hold a previous run's preconditioned data.
-            if os.fstat(fd).st_size < self.size_bytes:
-                os.posix_fallocate(fd, 0, self.size_bytes)  # real blocks, not a sparse file
-        except OSError as err:
-            raise TargetError(
-                f"{self.spec}: cannot allocate {self.size_bytes} bytes ({err.strerror}); free space or a smaller size="
-            ) from None
+            had_bytes = os.fstat(fd).st_size
+            if had_bytes < self.size_bytes:
+                self._allocate(fd, had_bytes, created)
         finally:
             os.close(fd)
+
+    def _allocate(self, fd: int, had_bytes: int, created: bool) -> None:
+        """Real blocks for the whole file, not a sparse one. A file system that cannot hold it
+        is refused before any block is taken; an allocation that fails anyway is undone, since
+        ext4 keeps the blocks it managed to allocate and would be left full."""
+        shortfall = self._space_shortfall()
+        try:
+            if shortfall:
+                raise OSError(errno.ENOSPC, shortfall)
+            os.posix_fallocate(fd, 0, self.size_bytes)
+        except OSError as err:
+            os.ftruncate(fd, had_bytes)
+            if created:
+                self.path.unlink(missing_ok=True)
+            raise TargetError(f"{self.spec}: cannot allocate {self.size_bytes} bytes ({err.strerror}); free space "
+                              "or give a smaller size=") from None
+
+    def _space_shortfall(self) -> str | None:
+        """Why the file system cannot grow the file to its size, or None when it can."""
+        have = self.path.stat().st_size if self.path.exists() else 0
+        disk = os.statvfs(self.path.parent)
+        free_bytes = disk.f_bavail * disk.f_frsize
+        if self.size_bytes - have <= free_bytes:
+            return None
+        return (f"the file system has {free_bytes / 1e9:,.1f} GB free, too little to grow {self.path} to "
+                f"{self.size_bytes / 1e9:,.1f} GB")
+
+    def _space_notes(self) -> tuple[str, ...]:
+        """What `run` would stop at (it allocates the whole file before measuring), said by `plan` too."""
+        shortfall = self._space_shortfall()
+        return () if shortfall is None else (f"{shortfall}: a run that writes would stop at once; free space or "
+                                             "give a smaller size=",)
 
     def supports_punch_hole(self, fstype: str | None) -> bool | None:
         """Probe on our own file past its end (touches no data, but does update its times),
@@ -207,6 +240,7 @@ class FileTarget(Target):
             discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
             io_warning=file_warning(self.sysroot, fstype, device),
             safety=file_safety(self.write_refusal()),
+            notes=self._space_notes(),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
                    "backing_transport": facts.transport if facts else None,
                    "backing_disk_bytes": facts.disk_bytes if facts else None,

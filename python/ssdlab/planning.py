@@ -23,8 +23,8 @@ from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
-_ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
-_FALLBACK_RATE = (3e8, 20_000.0)
+ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
+FALLBACK_RATE = (3e8, 20_000.0)
 _TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA"}
 
 
@@ -258,8 +258,8 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     data lands on: a scratch file's is its file system's."""
     transport = info.extra.get("backing_transport") if info.kind == "file" else info.transport
     transport = str(transport or "").rsplit("-", 1)[-1]
-    known = transport in _ASSUMED_RATE
-    bytes_s, iops_4k = _ASSUMED_RATE.get(transport, _FALLBACK_RATE)
+    known = transport in ASSUMED_RATE
+    bytes_s, iops_4k = ASSUMED_RATE.get(transport, FALLBACK_RATE)
     measured = info.measured_rates
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k

@@ -62,3 +62,24 @@ def test_without_a_measured_iops_the_transports_guess_fills_in_and_says_so() -> 
     rates = assumed_rates(target)
     assert (rates.bytes_s, rates.iops_4k) == (1.67e9, 60_000.0)
     assert rates.describe().endswith("; 60,000 4 KiB IOPS assumed for SATA")
+
+
+EBS = "Amazon Elastic Block Store"
+
+
+@pytest.mark.parametrize("target", [
+    TargetInfo(spec="/dev/nvme1n1", kind="block", capacity_bytes=512 * GB, transport="nvme", model=EBS),
+    info("file", "file", backing_transport="nvme", backing_model=EBS),
+])
+def test_a_network_volume_behind_nvme_is_not_timed_like_an_nvme_drive(target: TargetInfo) -> None:
+    """An EBS volume is an NVMe device that may run at 125 MiB/s: its speed is unknown, and
+    the plan says why rather than assuming a drive's 1.5 GB/s."""
+    rates = assumed_rates(target)
+    assert (rates.bytes_s, rates.known) == (3e8, False)
+    assert f"{EBS} is a network volume behind NVMe: speed unknown" in rates.describe()
+
+
+def test_an_nvme_drive_that_is_not_a_network_volume_keeps_nvme_rates() -> None:
+    drive = TargetInfo(spec="/dev/nvme0n1", kind="block", capacity_bytes=512 * GB, transport="nvme",
+                       model="Samsung SSD 980 PRO 1TB")
+    assert assumed_rates(drive).bytes_s == 1.5e9

@@ -26,6 +26,10 @@ from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
 FALLBACK_RATE = (3e8, 20_000.0)
 _TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA"}
+# Network volumes behind a drive's interface run at their provisioned rate, not a drive's: an
+# EBS volume is an NVMe device named by its model (AWS EC2 user guide, "Amazon EBS and NVMe":
+# `mn : Amazon Elastic Block Store`), and a gp3 volume defaults to 125 MiB/s (docs/architecture.md).
+NETWORK_VOLUME_MODELS = frozenset({"Amazon Elastic Block Store"})
 
 
 def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
@@ -229,6 +233,7 @@ class AssumedRates:
     transport: str  # of the device the data lands on, "" when unknown
     known: bool  # False: the figures are the fallback for a transport without its own
     measured: MeasuredRates | None = None  # an earlier run's rates on this device, used first
+    volume: str = ""  # the model of a network volume behind the transport, "" for a drive
 
     def describe(self) -> str:
         if self.measured is None:
@@ -246,6 +251,9 @@ class AssumedRates:
 
     def _assumed(self) -> str:
         name = _TRANSPORT_NAMES.get(self.transport, self.transport)
+        if self.volume:
+            return (f"assumed ({self.volume} is a network volume behind {name}: speed unknown until a finished run "
+                    "fills this device)")
         if self.known:
             return f"assumed for {name}"
         if self.transport:
@@ -256,14 +264,16 @@ class AssumedRates:
 def assumed_rates(info: TargetInfo) -> AssumedRates:
     """Rates an earlier run measured on the device, else by the transport of the device the
     data lands on: a scratch file's is its file system's."""
-    transport = info.extra.get("backing_transport") if info.kind == "file" else info.transport
-    transport = str(transport or "").rsplit("-", 1)[-1]
-    known = transport in ASSUMED_RATE
-    bytes_s, iops_4k = ASSUMED_RATE.get(transport, FALLBACK_RATE)
+    backing = info.kind == "file"
+    transport = str((info.extra.get("backing_transport") if backing else info.transport) or "").rsplit("-", 1)[-1]
+    model = str((info.extra.get("backing_model") if backing else info.model) or "")
+    volume = model if model in NETWORK_VOLUME_MODELS else ""
+    known = transport in ASSUMED_RATE and not volume
+    bytes_s, iops_4k = ASSUMED_RATE[transport] if known else FALLBACK_RATE
     measured = info.measured_rates
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
-    return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured)
+    return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume)
 
 
 def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:

@@ -244,6 +244,7 @@ class FileTarget(Target):
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
                    "backing_transport": facts.transport if facts else None,
                    "backing_disk_bytes": facts.disk_bytes if facts else None,
+                   "backing_model": facts.model if facts else None,
                    "exists": self.path.exists(), "owned": self.owned()},
         )
 

@@ -28,21 +28,30 @@ class PendingTest:
 
 
 class RunObserver(Protocol):
-    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
-    def test_started(self, index: int, test: PendingTest) -> None: ...
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
-    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
-    def progress(self, update: ProgressUpdate) -> None: ...
-    def test_finished(self, record: TestRecord) -> None: ...
+    """Every event a run reports. The bodies ignore it (return None rather than `...`, so an
+    explicit subclass inherits them and need only define the events it cares about)."""
+
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        return None
+
+    def test_started(self, index: int, test: PendingTest) -> None:
+        return None
+
+    def action_started(self, test: str, action: Action, index: int, count: int) -> None:
+        return None
+
+    def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        return None
+
+    def progress(self, update: ProgressUpdate) -> None:
+        return None
+
+    def test_finished(self, record: TestRecord) -> None:
+        return None
 
 
-class NullObserver:
-    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
-    def test_started(self, index: int, test: PendingTest) -> None: ...
-    def action_started(self, test: str, action: Action, index: int, count: int) -> None: ...
-    def action_finished(self, test: str, index: int, skipped: bool) -> None: ...
-    def progress(self, update: ProgressUpdate) -> None: ...
-    def test_finished(self, record: TestRecord) -> None: ...
+class NullObserver(RunObserver):
+    """Ignores every event: the observer of a run nobody watches."""
 
 
 @dataclass

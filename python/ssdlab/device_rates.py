@@ -106,9 +106,9 @@ def rates_in_run(run: RunRecord, bundle: Bundle) -> MeasuredRates | None:
             continue
         for m in found:
             if is_fill(m, device_bytes):
-                fills.append(m.write.bytes / m.runtime_s)
+                fills.append(m.write.mb_s(m.runtime_s) * 1e6)
             elif is_deep_random_write(m):
-                randoms.append(m.write.ios / m.runtime_s)
+                randoms.append(m.write.iops(m.runtime_s))
     if not fills:
         return None
     return MeasuredRates(write_bytes_s=statistics.median(fills),

@@ -21,14 +21,19 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def memory_bytes() -> int | None:
+def meminfo_bytes(field: str) -> int | None:
+    """A /proc/meminfo figure (MemTotal, MemAvailable, …) in bytes, or None where it cannot be read."""
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def memory_bytes() -> int | None:
+    return meminfo_bytes("MemTotal")
 
 
 def host_facts(engine: str, engine_version: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, Bundle, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, ProgressUpdate
 from ssdlab.errors import BundleError, Interrupted
+from ssdlab.host import meminfo_bytes
 from ssdlab.methods.base import Action
 from ssdlab.run_events import PendingTest, RunObserver
 from ssdlab.targets.base import Target
@@ -101,16 +102,6 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def available_memory_bytes() -> int | None:
-    try:
-        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def split_index(pending: Sequence[PendingTest]) -> int | None:
     """The test that best halves the run's estimated duration (never the first)."""
     durations = [sum(p.estimates_s) for p in pending]
@@ -180,7 +171,7 @@ class RunAhead:
         split = split_index(pending) if is_fresh(record, target) else None
         if split is None:
             return None
-        memory = available_memory_bytes()
+        memory = meminfo_bytes("MemAvailable")
         if memory is not None and memory < MEMORY_FACTOR * engine.memory_bytes(target):
             return None
         key = engine.start_key(target, tests_before(record, pending, split))

@@ -77,6 +77,14 @@ def test_info_json(cli: Callable) -> None:
     assert info["capacity_bytes"] == 1 << 30 and info["transport"] == "fake-sata"
 
 
+def test_info_names_a_simulated_link_once(cli: Callable) -> None:
+    """A preset's link text already carries its width ("PCIe 3.0 x4"): info adds nothing to it."""
+    result = cli("info", "sim:")
+    assert result.code == 0
+    assert "PCIe 3.0 x4 " in result.stdout and "x4 x4" not in result.stdout
+    assert "(256 GB)" in result.stdout
+
+
 def test_live_progress_renders(tmp_path: Path) -> None:
     """The rich display shows the test, the workload and live IOPS / MB/s."""
     import io

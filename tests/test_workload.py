@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from ssdlab.errors import UsageError
-from ssdlab.units import GIB, KIB, MIB, format_size, parse_size
+from ssdlab.units import GIB, KIB, MIB, TIB, decimal_capacity, format_size, parse_size
 from ssdlab.workload import Workload, workload_from_dict
 
 
@@ -17,6 +17,16 @@ def test_parse_and_format_sizes() -> None:
     assert format_size(64 * MIB) == "64MiB"
     with pytest.raises(UsageError, match="bad size"):
         parse_size("four k")
+
+
+def test_decimal_capacity_never_prints_an_exponent() -> None:
+    assert decimal_capacity(512 * GIB) == "550 GB"
+    assert decimal_capacity(256_060_514_304) == "256 GB"
+    assert decimal_capacity(2 * TIB) == "2.2 TB"
+    assert decimal_capacity(MIB) == "1.05 MB"
+    assert decimal_capacity(512) == "512 B"
+    assert decimal_capacity(999_999 * TIB) == "1.1 EB"  # a mistyped size=999999t
+    assert decimal_capacity(2**80) == "1,208,926 EB"
 
 
 def test_malformed_workload_is_one_line() -> None:

@@ -55,10 +55,22 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
-def decimal_capacity(size_bytes: int) -> str:
-    """Capacity as drive labels print it: decimal GB or TB, three significant figures."""
-    gb = size_bytes / 1e9
-    return f"{gb / 1e3:.3g} TB" if gb >= 1000 else f"{gb:.3g} GB"
+DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
+
+
+def decimal_capacity(size_bytes: int | float) -> str:
+    """Capacity as drive labels print it: decimal units, three significant figures, never an
+    exponent (a mistyped size=999999t is 1.1 EB, not 1.1e+06 TB)."""
+    for unit, factor in DECIMAL_UNITS:
+        if abs(size_bytes) >= factor:
+            return f"{_three_figures(size_bytes / factor)} {unit}"
+    return f"{size_bytes:g} B"
+
+
+def _three_figures(value: float) -> str:
+    # '{:.3g}' switches to an exponent from 1000 on; with at most 1000 EB that only happens at
+    # the top unit, where the whole number is the clearest form.
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:

@@ -25,9 +25,10 @@ from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, plan_run, run_refusal, select_entries
+from ssdlab.report.identity import link_text
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
-from ssdlab.units import format_duration
+from ssdlab.units import decimal_capacity, format_duration
 
 
 @app.command("list")
@@ -60,22 +61,15 @@ def _show(value: object) -> str:
     return "—" if value is None else str(value)
 
 
-def _link(info: TargetInfo) -> str:
-    if info.pcie_link_speed is None:
-        return "—"
-    width = f" x{info.pcie_link_width}" if info.pcie_link_width else ""
-    return f"{info.pcie_link_speed}{width}"
-
-
 def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
     safety = info.safety
     state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
     return [
         ("target", info.spec), ("kind", info.kind), ("path", _show(info.path)),
         ("model", _show(info.model)), ("serial", _show(info.serial)), ("firmware", _show(info.firmware)),
-        ("capacity", f"{info.capacity_bytes:,} bytes ({info.capacity_bytes / 1e9:.1f} GB)"),
+        ("capacity", f"{info.capacity_bytes:,} bytes ({decimal_capacity(info.capacity_bytes)})"),
         ("logical / physical block", f"{info.logical_block_size} / {info.physical_block_size} bytes"),
-        ("transport", _show(info.transport)), ("PCIe link", _link(info)),
+        ("transport", _show(info.transport)), ("PCIe link", link_text(info)),
         ("write cache", _show(info.write_cache)), ("FUA", _show(info.fua)),
         ("discard", _show(info.discard)), ("power-loss protection", _show(info.plp)),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
@@ -119,7 +113,7 @@ def plan(
     engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
-    out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {facts.capacity_bytes / 1e9:.1f} GB), "
+    out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {decimal_capacity(facts.capacity_bytes)}), "
               f"suite {suite_name or '-'}, engine {engine.name}")
     out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False)
     refusal = run_refusal(tgt, planned)

@@ -22,7 +22,7 @@ from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.safety import file_in_use, in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
-from ssdlab.units import GIB, MIB, parse_size
+from ssdlab.units import GIB, MIB, decimal_capacity, parse_size
 
 DEFAULT_SIZE = GIB
 FALLOC_FL_KEEP_SIZE = 0x01
@@ -193,8 +193,8 @@ class FileTarget(Target):
         free_bytes = disk.f_bavail * disk.f_frsize
         if self.size_bytes - have <= free_bytes:
             return None
-        return (f"the file system has {free_bytes / 1e9:,.1f} GB free, too little to grow {self.path} to "
-                f"{self.size_bytes / 1e9:,.1f} GB")
+        return (f"the file system has {decimal_capacity(free_bytes)} free, too little to grow {self.path} to "
+                f"{decimal_capacity(self.size_bytes)}")
 
     def _space_notes(self) -> tuple[str, ...]:
         """What `run` would stop at (it allocates the whole file before measuring), said by `plan` too."""

@@ -86,9 +86,17 @@ def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement
         workload=workload, engine="sim", runtime_s=float(result["elapsed_s"]),
         read=_totals(result["read"]), write=_totals(result["write"]), trim=_totals(result["trim"]),
         series=series, telemetry=telemetry, interrupted=bool(result["interrupted"]),
-        error=result.get("error"),
+        error=_error_text(result.get("error")),
         cpu_sys_pct=100.0 * host_cpu / elapsed if host_cpu is not None and elapsed > 0 else None,
     )
+
+
+def _error_text(error: str | None) -> str | None:
+    """The simulator names the Python exception that stopped it; a Ctrl-C (or a SIGTERM, which
+    the CLI turns into one) is said the way the runner says it for fio, not as a class name."""
+    if error is not None and error.split(":")[0] == "KeyboardInterrupt":
+        return "interrupted by the user"
+    return error
 
 
 def _worth_storing(target: Target, wall_s: float) -> bool:

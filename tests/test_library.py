@@ -143,6 +143,21 @@ def test_queries(library: Library, tmp_path: Path) -> None:
         select_drives(["nothing"], library)
 
 
+def test_the_default_simulated_drive_is_found_by_its_preset(library: Library, tmp_path: Path) -> None:
+    """`sim:` is the default preset: its runs are named by the preset and match a part of it,
+    as README's `compare SM951 "950 PRO" latest` expects (its model is an OEM part number)."""
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    library.add(make_bundle(tmp_path / "default", "sim:"))
+    library.add(make_bundle(tmp_path / "other", "fake:?capacity=2g"))
+
+    def names(query: str) -> list[list[str]]:
+        return [[r.bundle.name for r in runs] for runs in library.drives(query)]
+
+    for query in ("sm951-nvme-256", "sim:sm951-nvme-256", "SM951", "sim:"):
+        assert names(query) == [["default"]], query
+    assert names("sm951-nvme-512") == []
+
+
 def test_export_csv_and_parquet(library: Library, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 

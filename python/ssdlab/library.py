@@ -103,6 +103,17 @@ class LibraryRun:
     status: str
     created_utc: str
     tests: int
+    preset: str | None = None  # a simulated drive's preset, also when the spec left it out (`sim:`)
+
+    def named_by(self, query: str) -> bool:
+        """The query is this run's spec or preset exactly (`sim:` may be left out)."""
+        return self.spec in (query, f"sim:{query}") or (
+            self.preset is not None and query.removeprefix("sim:") == self.preset)
+
+    def mentions(self, text: str) -> bool:
+        """Case-insensitive substring of the label, the spec or the preset."""
+        text = text.lower()
+        return any(text in field.lower() for field in (self.label, self.spec, self.preset or ""))
 
     def state(self) -> BundleState:
         """Whether the bundle is still where the library says, holding this run."""
@@ -218,9 +229,8 @@ class Library:
         elif query == "all":
             picked = runs
         else:
-            exact = [r for r in runs if r.spec in (query, f"sim:{query}")]
-            text = query.lower()
-            picked = exact or [r for r in runs if text in r.label.lower() or text in r.spec.lower()]
+            exact = [r for r in runs if r.named_by(query)]
+            picked = exact or [r for r in runs if r.mentions(query)]
         groups: dict[tuple[str, str], list[LibraryRun]] = {}
         for run in picked:
             groups.setdefault((run.drive_id, run.engine), []).append(run)
@@ -262,7 +272,8 @@ class Library:
 
 
 RUNS_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label, r.spec, r.engine, r.suite, r.status, r.created_utc,
-    COUNT(t.name) FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
+    COUNT(t.name), json_extract(r.target_json, '$.extra.preset')
+    FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
 COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created_utc, t.name FROM tests t
     JOIN runs r ON r.run_id = t.run_id
     WHERE r.engine = ? AND t.method = ? AND t.method_key = ? AND t.status = 'complete'
@@ -291,8 +302,9 @@ def _check_version(db: sqlite3.Connection, path: Path) -> None:
 
 
 def _library_run(row: Sequence[Any]) -> LibraryRun:
-    rid, bundle, drive, label, spec, engine, suite, status, created, tests = row
-    return LibraryRun(rid, Path(bundle), drive, label, spec, engine, suite, status, created, tests)
+    rid, bundle, drive, label, spec, engine, suite, status, created, tests, preset = row
+    return LibraryRun(rid, Path(bundle), drive, label, spec, engine, suite, status, created, tests,
+                      preset if isinstance(preset, str) else None)
 
 
 def _outcome(before: Any, other: Any, path: Path) -> tuple[AddOutcome, Path | None]:

@@ -14,7 +14,7 @@ from ssdlab.methods import get_suite
 from ssdlab.runner import run_entries
 from ssdlab.suites import entry
 from ssdlab.targets import parse_target
-from ssdlab.trace.model import read_provenance
+from ssdlab.trace.model import Provenance, read_provenance
 
 # A smaller drive keeps the purge and the replay quick; the traces fold onto it (modulo).
 SIM = "sim:sm951-nvme-256?scale=0.1"
@@ -92,3 +92,27 @@ def test_a_check_of_the_whole_parameter_set_reads_as_one_plain_line() -> None:
         get_test("trace").parse_params({"trace": "missing.parquet"})
     assert str(refused.value).startswith("test trace: no such trace file")
     assert "Value error" not in str(refused.value) and "parameter :" not in str(refused.value)
+
+
+NOT_A_TRACE = r"is not an ssdlab trace \(Parquet\).*convert it with `ssdlab trace import`"
+
+
+@pytest.mark.parametrize(("content", "said"), [
+    (b"0,hm,1,Read,0,4096,10\n", NOT_A_TRACE),  # a source not yet imported
+    (b"", NOT_A_TRACE),
+    (None, "the trace holds no I/Os"),
+])
+def test_a_trace_file_replay_cannot_read_is_refused_before_the_run(tmp_path: Path, content: bytes | None,
+                                                                    said: str) -> None:
+    """Refused when the plan is made: not after the bundle is made and the drive purged."""
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import get_test
+    from ssdlab.trace.model import write_trace
+
+    path = tmp_path / "t.parquet"
+    if content is None:
+        write_trace(path, iter(()), Provenance(source_format="msr", source="empty"))
+    else:
+        path.write_bytes(content)
+    with pytest.raises(UsageError, match=said):
+        get_test("trace").parse_params({"trace": str(path)})

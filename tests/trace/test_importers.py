@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ssdlab.errors import UsageError
 from ssdlab.trace.importers import FORMATS, TraceFormatError, import_trace, parse_rwbs, parse_text
 from ssdlab.trace.model import (
     FLAG_FUA,
@@ -135,6 +136,14 @@ def test_error_names_file_and_line(tmp_path: Path) -> None:
     src.write_text("0,R,0,4096,10\n0,X,0,4096,11\n")
     with pytest.raises(TraceFormatError, match=r"bad\.csv:2: alibaba: operation 'X'"):
         import_trace(src, "alibaba", tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_a_source_with_no_records_imports_nothing(tmp_path: Path) -> None:
+    src = tmp_path / "empty.csv"
+    src.write_text("")
+    with pytest.raises(UsageError, match=r"empty\.csv holds no msr records, so nothing was imported"):
+        import_trace(src, "msr", tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
 
 

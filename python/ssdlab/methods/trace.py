@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from ssdlab.errors import UsageError
 from ssdlab.measurement import LatencyHistogram
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import IOPS, MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
@@ -52,6 +53,7 @@ class TraceParams(Params):
     def _check_trace(self) -> TraceParams:
         """A bad trace is refused when the plan is made, not halfway through a run."""
         from ssdlab.trace.generate import PROFILES
+        from ssdlab.trace.model import check_trace
 
         if self.trace.startswith("generated:"):
             if self.trace.removeprefix("generated:") not in PROFILES:
@@ -59,6 +61,12 @@ class TraceParams(Params):
             return self
         if not Path(self.trace).is_file():
             raise ValueError("no such trace file; give an ssdlab trace file or generated:heavy / destroyer / light")
+        try:
+            records = check_trace(Path(self.trace)).metadata.num_rows
+        except UsageError as error:
+            raise ValueError(f"{error}; convert it with `ssdlab trace import`") from None
+        if records == 0:
+            raise ValueError("the trace holds no I/Os; give a trace with records")
         if self.scale not in (None, 1.0) or self.fua_pct:
             raise ValueError("scale and fua_pct apply to generated traces only; a trace file is replayed whole")
         return self

@@ -435,7 +435,11 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tupl
 def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK) -> Provenance:
     """Import `src` in format `fmt` into the trace file `dest` (streaming)."""
     job, chunks = iter_import(src, fmt, chunk_records)
-    return write_trace(dest, chunks, lambda: Provenance(source_format=fmt, source=str(src), processes=job.processes))
+    prov = write_trace(dest, chunks, lambda: Provenance(source_format=fmt, source=str(src), processes=job.processes))
+    if prov.records == 0:  # an empty trace replays nothing: better said now than as a run with no figures
+        dest.unlink(missing_ok=True)
+        raise UsageError(f"{src} holds no {fmt} records, so nothing was imported; check the file and -f")
+    return prov
 
 
 def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:

@@ -179,12 +179,19 @@ def read_provenance(path: Path) -> Provenance:
     return Provenance.model_validate(json.loads(raw))
 
 
-def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:
-    """The records of a trace file, chunk by chunk (bounded memory)."""
+def check_trace(path: Path) -> Any:
+    """The trace file opened, when it is one replay can read (Parquet with every column); a
+    UsageError saying what it is instead. Cheap: only the footer is read."""
     pf = _open(path)
     missing = [name for name in COLUMNS if name not in pf.schema_arrow.names]
     if missing:
         raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing")
+    return pf
+
+
+def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:
+    """The records of a trace file, chunk by chunk (bounded memory)."""
+    pf = check_trace(path)
     for batch in pf.iter_batches(batch_size=chunk_records, columns=list(COLUMNS)):
         yield TraceChunk.from_columns({name: batch.column(name).to_numpy() for name in COLUMNS})
 

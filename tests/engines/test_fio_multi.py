@@ -152,6 +152,16 @@ def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path
     assert refused.code != 0
 
 
+def test_an_unreachable_host_is_refused_before_the_bundle_is_made(tmp_path: Path, cli: Any) -> None:
+    closed = _free_port()  # nothing listens there
+    for host in (f"127.0.0.1:{closed}", "no-such-host.invalid"):
+        done = cli("run", f"file:{tmp_path / 't'}?size=32m", "--test", "quick", "--host", host,
+                   "-o", str(tmp_path / "b"), "--no-report", "--no-library")
+        assert done.code == 2 and "cannot reach fio's server" in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "b").exists() and not (tmp_path / "t").exists()
+
+
 @pytest.mark.fio
 def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, int]], tmp_path: Path) -> None:
     """SIGKILL gives ssdlab no chance to stop the client; the client must still not drive the

@@ -84,11 +84,13 @@ def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str]
 
 
 def hosts_engine(tgt: Target, hosts: list[str]) -> Engine:
-    """fio in client/server mode on the given hosts (engines/fio_multi.py); refuses unsafe targets now."""
+    """fio in client/server mode on the given hosts (engines/fio_multi.py); refuses unsafe targets and
+    unreachable hosts now."""
     from ssdlab.engines.fio_multi import MultiHostFioEngine, parse_host
 
     engine = MultiHostFioEngine(hosts=tuple(parse_host(h) for h in hosts))
     engine.check_target(tgt)
+    engine.check_reachable()
     return engine
 
 

@@ -16,6 +16,7 @@ fio at the end: unlink=1), so no existing remote file is ever overwritten.
 from __future__ import annotations
 
 import ipaddress
+import socket
 import subprocess
 import uuid
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from ssdlab.targets.base import Target
 from ssdlab.workload import Workload
 
 DEFAULT_PORT = 8765  # fio's own default server port
+CONNECT_TIMEOUT_S = 5.0  # a fio server on a reachable host answers a connect at once
 SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
@@ -99,6 +101,17 @@ class MultiHostFioEngine(FioEngine):
                               "that host instead, or use a file: target")
         if target.kind != "file":
             raise UsageError(f"{target.spec}: --host runs fio on other machines: give a file: target")
+
+    def check_reachable(self, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+        """Refuse before the run when a host's fio server cannot be reached: otherwise the run
+        makes its bundle, prepares the target, and fails at its first measurement."""
+        for host, port in self.hosts:
+            try:
+                socket.create_connection((host, port), timeout=timeout_s).close()
+            except OSError as err:
+                why = err.strerror or str(err) or type(err).__name__
+                raise UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
+                                 "there or check the name and port") from None
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         self.version()

@@ -51,6 +51,22 @@ def test_a_cached_preparation_gives_what_simulating_it_gives(tmp_path: Path) -> 
     assert [s.model_dump() for s in warm.steps] == [s.model_dump() for s in cold.steps]
 
 
+@pytest.mark.parametrize("damage", ["snapshot cut short", "entry not JSON", "entry without its fields"])
+def test_a_damaged_entry_is_a_miss_and_is_replaced(tmp_path: Path, damage: str) -> None:
+    """A disk that filled mid-write, a killed run or a hand edit: the preparation runs again."""
+    cold, _ = _trim(tmp_path / "cold")
+    (entry,) = SimCache.default().path.glob("*.snap")
+    if damage == "snapshot cut short":
+        entry.write_bytes(entry.read_bytes()[: entry.stat().st_size // 2])
+    else:
+        entry.with_suffix(".json").write_text("{" if damage == "entry not JSON" else '{"preset": "x"}\n')
+    again, _ = _trim(tmp_path / "again")
+    assert not any("cache" in n for n in again.notes)
+    assert again.metrics == cold.metrics
+    warm, _ = _trim(tmp_path / "warm")  # the entry the second run stored in its place serves
+    assert any("restored from the cache" in n for n in warm.notes) and warm.metrics == cold.metrics
+
+
 def test_another_seed_or_history_is_a_miss(tmp_path: Path) -> None:
     _trim(tmp_path / "a")
     other, _ = _trim(tmp_path / "b", SIM + "&seed=2")

@@ -185,7 +185,9 @@ class SimEngine:
         if hit is None:
             return None
         drive, meta = hit
-        self._sim(target).use_drive(drive, str(meta["history_after"]))
+        if not isinstance(meta.get("records"), list):  # an entry this version did not write whole
+            return None
+        self._sim(target).use_drive(drive, meta["history_after"])
         return list(meta["records"])
 
     def _cached_drive(self, key: str) -> tuple[_ssdsim.Drive, dict[str, Any]] | None:
@@ -194,6 +196,8 @@ class SimEngine:
         if hit is None:
             return None
         data, meta = hit
+        if not isinstance(meta.get("history_after"), str):
+            return None
         try:
             return simulator().Drive.restore(data), meta
         except ValueError:

@@ -83,6 +83,24 @@ def test_a_single_torture_goes_back_to_the_purge_and_says_why(tmp_path: Path) ->
     assert any("goes back to step 1 (purge" in note for note in test.notes)
 
 
+@pytest.mark.parametrize("damage", ["cut short", "gone"])
+def test_a_damaged_measurement_restarts_its_test_instead_of_failing_the_resume(tmp_path: Path, damage: str) -> None:
+    target, engine = parse_target("fake:"), stopping(FakeEngine, "torture-r003")
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [ROUNDS], {}, {}))
+    kept = bundle.path / bundle.load_run().test("c").measurements[1].file
+    kept.write_text("{") if damage == "cut short" else kept.unlink()
+    engine.ran.clear()
+    Runner(bundle, target, engine).run(bundle.load_run())
+    assert engine.ran[:2] == ["fill-p1", "torture-r001"]  # from the first step, over the damaged file
+    test = bundle.load_run().test("c")
+    assert test.status == "complete" and test.metrics["runtime_s"] == 10.0
+    assert any("measurement torture-r001 cannot be read" in n and "restarts from its first step" in n
+               for n in test.notes)
+    assert all(bundle.measurement_problem(ref) is None for ref in test.measurements)
+
+
 class SimStop:
     """A simulator engine that stops (like Ctrl-C) inside the measurement named `stop`, once."""
 

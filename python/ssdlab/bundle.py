@@ -237,6 +237,18 @@ DRIVE_SNAPSHOT = Path("state") / "drive.snap"
 DRIVE_STATE = Path("state") / "drive.json"
 
 
+
+def first_problem(err: Exception) -> str:
+    """The first thing wrong with a file, in one line: pydantic's own first line only counts
+    the errors ("1 validation error for Measurement"), so say the first one and where."""
+    if isinstance(err, ValidationError) and err.errors():
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    if isinstance(err, OSError):
+        return err.strerror or type(err).__name__
+    return str(err).splitlines()[0]
+
 class BundleLock:
     """One run per bundle: an exclusive lock held while a run or a resume writes the bundle.
 
@@ -329,8 +341,7 @@ class Bundle:
             data = json.loads(self.run_file.read_text(encoding="utf-8"))
             return RunRecord.model_validate(upgrade(data))
         except (json.JSONDecodeError, ValidationError) as err:
-            summary = str(err).splitlines()[0]
-            raise BundleError(f"{self.run_file} is malformed ({summary}); re-run or restore it") from None
+            raise BundleError(f"{self.run_file} is malformed ({first_problem(err)}); re-run or restore it") from None
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
@@ -366,7 +377,16 @@ class Bundle:
         try:
             return Measurement.model_validate_json(path.read_text(encoding="utf-8"))
         except (OSError, ValidationError) as err:
-            raise BundleError(f"cannot read measurement {path}: {str(err).splitlines()[0]}") from None
+            raise BundleError(f"cannot read measurement {path} ({first_problem(err)}); restore it, or run the "
+                              "test again") from None
+
+    def measurement_problem(self, ref: MeasurementRef) -> str | None:
+        """What is wrong with a measurement's file (gone, cut short, edited), or None."""
+        try:
+            Measurement.model_validate_json((self.path / ref.file).read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as err:
+            return first_problem(err)
+        return None
 
     def measurements(self, record: TestRecord) -> dict[str, Measurement]:
         return {ref.name: self.load_measurement(ref) for ref in record.measurements}

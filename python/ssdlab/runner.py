@@ -135,19 +135,32 @@ class Runner:
         first test of this process and the target forgot its state, or it must start over."""
         keeps = self.target.keeps_state()
         done = len(test_record.action_outcomes)
+        damaged = self._unreadable(test_record)
         shared = test_record.start is not None and test_record.start.shared_from is not None
         if shared:
             point = resume_point(shared_plan(plan).actions, done, keeps, exact)
-            if not (first and (not keeps or (done and point.index == 0))):
+            if not damaged and not (first and (not keeps or (done and point.index == 0))):
                 return shared_plan(plan), test_record.start, point
             lost = StartState(state=plan.entry.describe() if plan.entry else "", reason=(
                 f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
-                "was lost when the run stopped, so the test prepares the drive itself"))
+                f"{'cannot be trusted after a restart' if damaged else 'was lost when the run stopped'}, so the "
+                "test prepares the drive itself"))
             return plan, lost, resume_point(plan.actions, 0, keeps)
         point = resume_point(plan.actions, done, keeps, exact)
-        if self.lost_drive and first and done and point.index == 0:
+        if damaged:
+            point = ResumePoint(0, f"{damaged}, so the test restarts from its first step")
+        elif self.lost_drive and first and done and point.index == 0:
             point = ResumePoint(0, f"{self.lost_drive}, so the test restarts from its first step")
         return plan, test_record.start, point
+
+    def _unreadable(self, test_record: TestRecord) -> str | None:
+        """Why the stopped test cannot continue from its measurements (one is damaged or gone:
+        a disk that filled, a hand edit), or None; it then restarts rather than failing."""
+        for ref in test_record.measurements:
+            problem = self.bundle.measurement_problem(ref)
+            if problem is not None:
+                return f"its measurement {ref.name} cannot be read ({problem})"
+        return None
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""

@@ -88,6 +88,9 @@ def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # typ
     _trim(tmp_path)
     listed = cli("sim", "cache")
     assert listed.code == 0 and "1 cached prepared drive(s)" in listed.stdout and "sm951" in listed.stdout
+    # Every column is readable at 80 characters: none is squeezed out, the text folds instead.
+    flat = "".join(line.strip("│ ") for line in listed.stdout.splitlines())
+    assert "made by" in listed.stdout and "purge" in flat and "seed" in flat, listed.stdout
     cleared = cli("sim", "cache", "--clear")
     assert cleared.code == 0 and "removed 1" in cleared.stdout
     assert "0 cached prepared drive(s)" in cli("sim", "cache").stdout

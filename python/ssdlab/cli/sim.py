@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -45,15 +45,24 @@ def sim_cache(
     if not entries:
         return
     table = Table()
-    for column in ("key", "preset", "overrides", "seed", "preparation", "MB", "last used (UTC)"):
-        table.add_column(column, no_wrap=column in ("key", "preset"))
+    for column in ("key", "drive", "made by", "MB", "last used (UTC)"):
+        wraps = column in ("drive", "made by")
+        table.add_column(column, no_wrap=not wraps, overflow="fold", ratio=1 if wraps else None,
+                         justify="right" if column == "MB" else "left")
     for e in entries:
-        overrides = ",".join(f"{k}={v}" for k, v in dict(e.meta.get("overrides", {})).items()) or "-"
-        actions = list(e.meta.get("actions", []))
-        shown = ", ".join(actions[:3]) + (", …" if len(actions) > 3 else "")
-        what = f"{len(actions)} {e.meta.get('unit', 'steps')} ({shown})"
-        used = datetime.fromtimestamp(e.used, UTC).strftime("%Y-%m-%d %H:%M")
-        table.add_row(e.key[:12], str(e.meta.get("preset")), overrides, str(e.meta.get("seed")),
-                      what,
-                      f"{e.size_bytes / 1e6:.1f}", used)
+        table.add_row(e.key[:8], _drive_text(e.meta), _made_by(e.meta), f"{e.size_bytes / 1e6:.1f}",
+                      datetime.fromtimestamp(e.used, UTC).strftime("%m-%d %H:%M"))
     out.print(table)
+
+
+def _drive_text(meta: dict[str, Any]) -> str:
+    """Preset, overrides and seed as a target spec would give them: `sm951-nvme-256?capacity_gib=4 seed 1`."""
+    overrides = dict(meta.get("overrides") or {})
+    query = "&".join(f"{k}={v}" for k, v in overrides.items())
+    return f"{meta.get('preset')}{'?' + query if query else ''} seed {meta.get('seed')}"
+
+
+def _made_by(meta: dict[str, Any]) -> str:
+    actions = [str(a) for a in meta.get("actions") or []]
+    shown = ", ".join(actions[:3]) + (", …" if len(actions) > 3 else "")
+    return f"{len(actions)} {meta.get('unit', 'steps')}: {shown}"

@@ -232,5 +232,10 @@ def test_library_list_in_a_terminal(tmp_path: Path) -> None:
     Library(lib).add(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
     shown = run_in_terminal("library", "list", "--library", str(lib), columns=200)
     assert shown.code == 0
-    assert any("ssdlab fake drive 2.15 GB" in line and "quick" in line for line in shown.lines)
-    assert "1 runs in" in shown.screen
+    assert any("ssdlab fake drive 2.15 GB (fake)" in line and "quick" in line for line in shown.lines)
+    assert "1 run in" in shown.screen
+    narrow = run_in_terminal("library", "list", "--library", str(lib), columns=80)
+    # At 80 columns the drive's name folds; the id, the date and the state stay whole.
+    started = Library(lib).runs()[0].created_utc.replace("T", " ")[:16]
+    row = next(line for line in narrow.lines if started in line)
+    assert "complete" in row and Library(lib).runs()[0].run_id[:8] in row, narrow.screen

@@ -48,20 +48,27 @@ def add(
     out.print(f"Library: {lib.path}", highlight=False)
 
 
+RUN_ID_SHOWN = 8
+
+
 def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
     """The runs (bundles by folder name, run status or where the bundle went), and one line
     with the full path for each bundle that is not where the library says."""
     table = Table(title="Results library", title_justify="left")
-    for heading in ("run", "drive", "engine", "suite", "tests", "started (UTC)", "bundle", "state"):
-        table.add_column(heading, no_wrap=heading in ("run", "engine", "tests"), overflow="fold")
+    # Figures and words that must not break keep their width (a run id's first 8 characters name
+    # it anywhere a run id is taken); the drive, suite and bundle names fold.
+    for heading in ("run", "drive (engine)", "suite", "tests", "started UTC", "bundle", "state"):
+        folds = heading in ("drive (engine)", "suite", "bundle")
+        table.add_column(heading, no_wrap=not folds, overflow="fold",
+                         ratio=(2 if heading.startswith("drive") else 1) if folds else None)
     problems = []
     for run in runs:
         state = run.state()
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
-        started = run.created_utc.replace("T", " ").removesuffix("Z")
-        table.add_row(run.run_id, run.label, run.engine, run.suite or "custom", str(run.tests), started,
-                      run.bundle.name, run.status if state == "ok" else STATES[state])
+        started = run.created_utc.replace("T", " ")[:16]
+        table.add_row(run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
+                      started, run.bundle.name, run.status if state == "ok" else STATES[state])
     return table, problems
 
 
@@ -76,7 +83,7 @@ def list_runs(library: LibraryOpt = None) -> None:
         return
     table, problems = runs_table(runs)
     out.print(table)
-    out.print(f"{len(runs)} runs in {lib.path}", highlight=False)
+    out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False)
     for line in problems:
         out.print(line, highlight=False)
     if problems:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from ssdlab.bundle import Bundle
 from ssdlab.compare import Comparison, compare_bundles, difference_pct
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import UsageError
@@ -275,6 +276,23 @@ def test_like_methods_on_drives_of_other_sizes_compare(unlike: dict[str, Path]) 
     op25 = c.tests[1].method
     assert op25 is not None and op25.settings["span_bytes"] == "75 % of capacity"
     assert op25.notes == ("span limited to # (# of capacity; op_pct=#)",)
+
+
+@pytest.mark.slow
+def test_drives_with_other_spare_areas_compare(tmp_path: Path) -> None:
+    """Free NAND is the drive's (a client drive keeps 7 %, an enterprise one far more), not
+    the method's: a consumer and a datacentre drive compare in consistency."""
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    from ssdlab.engines.sim import SimEngine
+
+    entry = SuiteEntry(name="consistency", test="consistency", params={"runtime_s": 160})
+    paths = [tmp_path / preset for preset in ("sm951-nvme-256", "s3700-800")]
+    for path in paths:
+        run_entries(path, parse_target(f"sim:{path.name}?capacity_gib=16"), SimEngine(), [entry])
+    c = compare_bundles(paths)
+    assert not any(t.flagged for t in c.tests)
+    free = [Bundle(p).load_run().tests[0].metrics["free_space_gb"] for p in paths]
+    assert free[1] > 3 * free[0]  # the datacentre drive's spare area is there, and shown, not refused
 
 
 def test_difference_pct_only_for_measured_figures(unlike: dict[str, Path]) -> None:

@@ -295,6 +295,20 @@ def test_drives_with_other_spare_areas_compare(tmp_path: Path) -> None:
     assert free[1] > 3 * free[0]  # the datacentre drive's spare area is there, and shown, not refused
 
 
+def test_drives_with_and_without_fua_compare_in_the_write_cache_audit(tmp_path: Path) -> None:
+    """What O_DSYNC becomes (a FUA write, or a write and a flush) is the drive's answer, which
+    the audit compares drives on: shown in the table, never 'methods differ'."""
+    entry = SuiteEntry(name="write-cache-ab", test="write-cache-ab", params={"runtime_s": 1})
+    paths = [make_bundle(tmp_path / name, [entry], f"fake:?capacity=2g&fua={fua}") for name, fua in
+             (("fua", 1), ("flush", 0))]
+    c = compare_bundles(paths)
+    assert not any(t.flagged for t in c.tests)
+    console = Console(record=True, width=200)
+    console.print(comparison_tables(c)[0])
+    row = next(line for line in console.export_text().splitlines() if "What O_DSYNC became" in line)
+    assert "FUA write" in row and "write + flush" in row
+
+
 def test_difference_pct_only_for_measured_figures(unlike: dict[str, Path]) -> None:
     c = compare_bundles([unlike["torture-2g"], unlike["torture-4g"]])
     for t in c.tests:

@@ -28,6 +28,7 @@ from typing import Any
 from ssdlab.bundle import TestRecord
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
+from ssdlab.methods.base import DEVICE_FACT
 from ssdlab.methods.metrics import BYTES, GB, MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size, is_number
@@ -119,9 +120,14 @@ def masked_notes(notes: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted({_NUMBER.sub("#", n) for n in method_notes(notes)}))
 
 
+# Device facts as bundles before DEVICE_FACT wrote them (schema 3 of 2026-11-23).
+OLD_DEVICE_FACTS = ("O_DSYNC on this device: ",)
+
+
 def method_notes(notes: Sequence[str]) -> tuple[str, ...]:
-    """The notes that describe the method (a resume says how the run went, not what it ran)."""
-    return tuple(n for n in notes if not n.startswith("resumed"))
+    """The notes that describe the method (a resume says how the run went, not what it ran;
+    a device fact says what the drive is)."""
+    return tuple(n for n in notes if not n.startswith(("resumed", DEVICE_FACT, *OLD_DEVICE_FACTS)))
 
 
 def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:

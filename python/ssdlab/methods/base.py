@@ -75,6 +75,11 @@ class DriveState(BaseModel):
         return f"{what}, span {format_size(self.span_bytes)}{op}{recipe}"
 
 
+# A plan note that starts with this states what the device is (its cache, its FUA), not what
+# the method does: comparisons of drives ignore it (effective.method_notes), the report shows it.
+DEVICE_FACT = "on this device: "
+
+
 class TestPlan(BaseModel):
     """The concrete actions of one test on one target, in order."""
 

@@ -23,7 +23,7 @@ from pydantic import Field, model_validator
 
 from ssdlab.errors import UsageError
 from ssdlab.measurement import LatencyHistogram
-from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.base import DEVICE_FACT, Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import IOPS, MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
 from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge, ReplayTrace, SetWriteCache
@@ -195,7 +195,7 @@ class WriteCacheTest(MethodTest[WriteCacheParams]):
             SetWriteCache(name="cache-off", enabled=False, device=True), ab_write(params, "cache_off", "none"),
             SetWriteCache(name="cache-on", enabled=True, device=True),
         ]
-        notes = [f"O_DSYNC on this device: {dsync_path(target.write_cache, target.fua)} "
+        notes = [f"{DEVICE_FACT}O_DSYNC becomes {dsync_path(target.write_cache, target.fua)} "
                  f"(queue/write_cache {target.write_cache!r}, queue/fua {target.fua!r})",
                  "the volatile cache is switched back on after the last write, or at exit if the run stops"]
         return self.make_plan(params, actions, notes)
@@ -207,7 +207,8 @@ class WriteCacheTest(MethodTest[WriteCacheParams]):
                   for case, label in AB_CASES]
         specs += [MetricSpec(f"{case}_diff_pct", f"Difference vs plain, {label}", PCT, better="higher")
                   for case, label in AB_CASES[1:]]
-        specs.append(MetricSpec("dsync_path", "What O_DSYNC became on the device", kind="setting"))
+        # The drive's answer (its cache and FUA), which drives are compared on, not a setting.
+        specs.append(MetricSpec("dsync_path", "What O_DSYNC became on the device", kind="count"))
         return metric_set(specs)
 
     def analyze(self, params: WriteCacheParams, target: TargetInfo, results: TestResults) -> Metrics:

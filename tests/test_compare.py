@@ -231,6 +231,18 @@ def test_profile_auto_resolved_differently_is_refused(unlike: dict[str, Path]) -
     assert str(err.value).startswith("test 'quick': methods differ (CrystalDiskMark profile: nvme vs standard)")
 
 
+def test_regions_cut_to_half_of_two_small_drives_compare(tmp_path: Path) -> None:
+    """Both drives too small for 16 GiB ran on half of themselves: the same method, though
+    half of 4 GiB and half of 4100 MiB are not the same size."""
+    small = [make_bundle(tmp_path / name, [qd()], f"fake:?capacity={size}") for name, size in
+             (("a", "4g"), ("b", "4100m"))]
+    c = compare_bundles(small)
+    assert not any(t.flagged for t in c.tests)
+    method = c.tests[0].method
+    assert method is not None and method.settings["span_bytes"] == "50 % of capacity"
+    assert method.shown["span_bytes"] == "2GiB (50 % of capacity)"
+
+
 def test_an_auto_reduced_region_is_refused(unlike: dict[str, Path]) -> None:
     """16 GiB asked of both; the 4 GB drive ran on 2 GiB: not the same test."""
     with pytest.raises(UsageError) as err:

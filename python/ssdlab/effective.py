@@ -36,6 +36,7 @@ from ssdlab.units import format_size, is_number
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
+REDUCED_BELOW = 0.999  # a size under this share of the one asked for was cut to fit the drive
 # A number with an optional unit, masked in notes: sizes and shares that follow the drive.
 _NUMBER = re.compile(r"\d[\d.,]*\s*(?:[KMGT]i?B\b|B\b|%)?")
 _SIZE_SUFFIXES = ("_bytes", "_gb")
@@ -99,19 +100,25 @@ def size_param(name: str) -> str:
 
 
 def setting_value(spec: MetricSpec, value: Any, params: Mapping[str, Any], capacity_bytes: int) -> str:
-    """A setting in comparable form: sizes the method derived from the drive as a share of it."""
-    if is_number(value) and spec.unit in (BYTES, GB) and params.get(size_param(spec.name)) is None:
+    """A setting in comparable form: sizes the method derived from the drive (none asked for,
+    or one cut to fit a small drive: half of it) as a share of it, so two 31 GB sticks of
+    slightly different sizes run the same method."""
+    if is_number(value) and spec.unit in (BYTES, GB):
         size_bytes = float(value) * (1e9 if spec.unit == GB else 1.0)
-        share = 100.0 * size_bytes / capacity_bytes if capacity_bytes else 0.0
-        return "whole drive" if share >= WHOLE_DRIVE_PCT else f"{share:.0f} % of capacity"
+        asked = params.get(size_param(spec.name))
+        if asked is None or (is_number(asked) and size_bytes < REDUCED_BELOW * float(asked)):
+            share = 100.0 * size_bytes / capacity_bytes if capacity_bytes else 0.0
+            return "whole drive" if share >= WHOLE_DRIVE_PCT else f"{share:.0f} % of capacity"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
 
 
 def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
-    """A setting as a message shows it: sizes in binary units, next to the share when normalised."""
-    if is_number(value) and spec.unit == BYTES and not normalised.endswith(("drive", "capacity")):
+    """A setting as a message shows it: sizes in binary units, with the share when normalised."""
+    if is_number(value) and spec.unit == BYTES and normalised.endswith("capacity"):
+        return f"{format_size(int(value))} ({normalised})"
+    if is_number(value) and spec.unit == BYTES and not normalised.endswith("drive"):
         return format_size(int(value))
     return normalised
 

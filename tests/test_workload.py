@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from ssdlab.errors import UsageError
-from ssdlab.units import GIB, KIB, MIB, TIB, decimal_capacity, format_size, parse_size
+from ssdlab.units import GIB, KIB, MIB, TIB, decimal_capacity, format_size, parse_size, signed
 from ssdlab.workload import Workload, workload_from_dict
 
 
@@ -27,6 +27,11 @@ def test_decimal_capacity_never_prints_an_exponent() -> None:
     assert decimal_capacity(512) == "512 B"
     assert decimal_capacity(999_999 * TIB) == "1.1 EB"  # a mistyped size=999999t
     assert decimal_capacity(2**80) == "1,208,926 EB"
+
+
+def test_a_change_that_rounds_to_nothing_has_no_sign() -> None:
+    assert [signed(v) for v in (-0.004, 0.4, -0.6, 12.0)] == ["±0", "±0", "-1", "+12"]
+    assert [signed(v, 1) for v in (-0.04, 4.66, -4.66)] == ["±0.0", "+4.7", "-4.7"]
 
 
 def test_malformed_workload_is_one_line() -> None:

@@ -73,6 +73,12 @@ def _three_figures(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
+def signed(value: float, digits: int = 0) -> str:
+    """A change with its sign, '±0' when it rounds to nothing (never '-0' or '+0')."""
+    text = f"{value:+.{digits}f}"
+    return "±" + text[1:] if float(text) == 0 else text
+
+
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

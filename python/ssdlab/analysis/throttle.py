@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
+from ssdlab.units import signed
+
 Cause = Literal["thermal", "gc-cache", "none", "unknown"]
 CAUSE_TEXT = {"thermal": "thermal throttling", "gc-cache": "garbage collection / cache",
               "none": "no throttling", "unknown": "cause unknown"}
@@ -319,7 +321,7 @@ def _temperature_votes(analysis: ThrottleAnalysis, temp: Sequence[float]) -> tup
     hot, peak = _split(temp, analysis)
     hotter = _mean(hot) - _mean(peak) if hot and peak else 0.0
     words = [f"temperature rose {rise:.1f} °C up to the first throttled period",
-             f"throttled periods averaged {hotter:+.1f} °C against peak-level ones"]
+             f"throttled periods averaged {signed(hotter, 1)} °C against peak-level ones"]
     if rise >= HEATING_C and hotter >= 0:
         return (1, 0), words
     if rise < FLAT_C:
@@ -339,7 +341,7 @@ def _energy_votes(analysis: ThrottleAnalysis, rates: Sequence[float],
         return (0, 0), []
     rise_pct = 100.0 * (_mean(hot) / _mean(peak) - 1.0)
     words = [f"power {_mean(peak_power):.2f} W at peak, {_mean(hot_power):.2f} W throttled; "
-             f"energy per unit of host work {rise_pct:+.0f} %"]
+             f"energy per unit of host work {signed(rise_pct)} %"]
     if rise_pct >= ENERGY_RISE_PCT:
         return (0, 1), words
     if _mean(hot_power) < _mean(peak_power):

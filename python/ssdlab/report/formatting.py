@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ssdlab.units import decimal_capacity, is_number
+from ssdlab.units import decimal_capacity, is_number, signed
 
 MISSING = "—"
 
@@ -137,7 +137,7 @@ def format_metric(name: str, value: Any) -> str:
 def format_pct_change(value: float | None) -> str:
     if value is None or math.isnan(value):
         return MISSING
-    return f"{value:+.1f} %"
+    return f"{signed(value, 1)} %"
 
 
 def format_bytes_decimal(size_bytes: int | None) -> str:

@@ -20,7 +20,7 @@ from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_scaled, human_size, unit_scale
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import is_number
+from ssdlab.units import is_number, signed
 from ssdlab.verdicts import Verdict
 
 NOT_MEASURED = "not measured in this run"
@@ -181,7 +181,7 @@ def spare_area(views: RunViews) -> Finding:
     cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
     steadier = f"; {SIGMA}/mean {cv[0]:.1f} % → {cv[1]:.1f} %" if cv[0] is not None and cv[1] is not None else ""
     text = (f"steady 4 KiB random write {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
-            f"({100 * (more / base - 1):+.0f} %){steadier}")
+            f"({signed(100 * (more / base - 1))} %){steadier}")
     return Finding("spare_area", title, text, rule, True, extra.record.name)
 
 

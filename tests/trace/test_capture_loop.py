@@ -67,6 +67,19 @@ def test_capture_refuses_partitions_files_and_a_missing_mode(tmp_path: Path, loo
 
 
 @pytest.mark.root
+def test_capturing_an_idle_device_is_a_result_of_no_io(loop: str, tmp_path: Path) -> None:
+    """`trace import` refuses a source with no records; a capture that saw none is an answer."""
+    import sys
+
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    out = tmp_path / "idle.parquet"
+    done = subprocess.run([str(ssdlab), "trace", "capture", "--device", loop, "--seconds", "0.3", "-o", str(out)],
+                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert f"Captured 0 I/Os of {loop}" in done.stdout and out.exists()
+
+
+@pytest.mark.root
 def test_audit_fua_of_a_running_command(loop: str) -> None:
     import sys
 

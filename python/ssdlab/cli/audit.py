@@ -48,7 +48,7 @@ def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) 
     except KeyboardInterrupt:
         out.print("stopped: auditing what was captured")
     trace = tmp / "capture.parquet"
-    import_trace(raw, "capture", trace)
+    import_trace(raw, "capture", trace, empty_ok=True)
     return trace
 
 

@@ -94,7 +94,7 @@ def trace_capture(
     except KeyboardInterrupt:
         out.print("stopped: importing what was captured")
         result = None
-    prov = import_trace(raw, "capture", output)
+    prov = import_trace(raw, "capture", output, empty_ok=True)
     how = f" in {result.seconds:.1f} s" if result else ""
     out.print(f"Captured {prov.records} I/Os of {device}{how} into {output} (raw events: {raw})")
 

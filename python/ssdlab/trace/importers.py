@@ -432,11 +432,13 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tupl
     return job, job.chunks(lines())
 
 
-def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK) -> Provenance:
-    """Import `src` in format `fmt` into the trace file `dest` (streaming)."""
+def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK, empty_ok: bool = False,
+                 ) -> Provenance:
+    """Import `src` in format `fmt` into the trace file `dest` (streaming). A source with no
+    records is refused unless `empty_ok` (a capture of an idle device is a result: no I/O)."""
     job, chunks = iter_import(src, fmt, chunk_records)
     prov = write_trace(dest, chunks, lambda: Provenance(source_format=fmt, source=str(src), processes=job.processes))
-    if prov.records == 0:  # an empty trace replays nothing: better said now than as a run with no figures
+    if prov.records == 0 and not empty_ok:  # it would replay nothing: better said now than as a run without figures
         dest.unlink(missing_ok=True)
         raise UsageError(f"{src} holds no {fmt} records, so nothing was imported; check the file and -f")
     return prov

@@ -105,6 +105,28 @@ def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: 
     assert "was lost" in test.start.reason
 
 
+def test_a_resumed_shared_test_with_a_damaged_measurement_prepares_itself(tmp_path: Path) -> None:
+    """Restarting a shared test from its first step would measure the drive its own partial
+    run left, not the state it shared: it prepares the drive itself, and says why."""
+    target, engine = parse_target("fake:?capacity=4g"), stopping(FakeEngine, "clean")
+    entries = [SuiteEntry(name="consistency", test="consistency",
+                          params={"until_steady": True, "runtime_s": 400, "round_s": 80}),
+               SuiteEntry(name="trim-validation", test="trim-validation",
+                          params={"torture_runtime_s": 400, "seq_runtime_s": 1})]
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, entries, {}, {}))
+    stopped = bundle.load_run().test("trim-validation")
+    (bundle.path / stopped.measurements[0].file).write_text("{")  # the dirty pass, cut short
+    engine.ran.clear()
+    Runner(bundle, target, engine).run(bundle.load_run())
+    assert engine.ran[:2] == ["fill-p1", "torture-r001"]
+    test = bundle.load_run().test("trim-validation")
+    assert test.status == "complete" and test.start is not None and test.start.shared_from is None
+    assert "measurement dirty cannot be read" in test.start.reason and "prepares the drive itself" in \
+        test.start.reason
+
+
 def test_an_early_stopped_phase_is_noted(tmp_path: Path) -> None:
     tests = _run(tmp_path, "fake:?capacity=4g", ["consistency"],
                  ["runtime_s=100", "round_s=2", "steady_window_s=10", "until_steady=true"])

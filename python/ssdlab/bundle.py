@@ -237,7 +237,6 @@ DRIVE_SNAPSHOT = Path("state") / "drive.snap"
 DRIVE_STATE = Path("state") / "drive.json"
 
 
-
 def first_problem(err: Exception) -> str:
     """The first thing wrong with a file, in one line: pydantic's own first line only counts
     the errors ("1 validation error for Measurement"), so say the first one and where."""
@@ -248,6 +247,7 @@ def first_problem(err: Exception) -> str:
     if isinstance(err, OSError):
         return err.strerror or type(err).__name__
     return str(err).splitlines()[0]
+
 
 class BundleLock:
     """One run per bundle: an exclusive lock held while a run or a resume writes the bundle.

@@ -141,10 +141,11 @@ class Runner:
             point = resume_point(shared_plan(plan).actions, done, keeps, exact)
             if not damaged and not (first and (not keeps or (done and point.index == 0))):
                 return shared_plan(plan), test_record.start, point
-            lost = StartState(state=plan.entry.describe() if plan.entry else "", reason=(
-                f"own preparation: the state {test_record.start.shared_from if test_record.start else ''} left "
-                f"{'cannot be trusted after a restart' if damaged else 'was lost when the run stopped'}, so the "
-                "test prepares the drive itself"))
+            before = test_record.start.shared_from if test_record.start else ""
+            why = (f"{damaged}, so the test restarts and cannot trust the state {before} left" if damaged
+                   else f"the state {before} left was lost when the run stopped")
+            lost = StartState(state=plan.entry.describe() if plan.entry else "",
+                              reason=f"own preparation: {why}, so the test prepares the drive itself")
             return plan, lost, resume_point(plan.actions, 0, keeps)
         point = resume_point(plan.actions, done, keeps, exact)
         if damaged:

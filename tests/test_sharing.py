@@ -82,10 +82,10 @@ def test_the_bundle_records_each_start(tmp_path: Path) -> None:
     assert tests["trim-validation"].start.shared_from is None
 
 
-def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: Path) -> None:
-    """Interrupted inside the shared test on a target that forgets its state (the simulator
-    without snapshots): the test cannot continue from a state it no longer has."""
-    target, engine = parse_target("fake:?capacity=4g"), stopping(FakeEngine, "dirty")
+def _stopped_in_trim_validation(tmp_path: Path, stop: str) -> tuple[Bundle, Any]:
+    """Consistency, then TRIM validation from the drive it left, stopped at action `stop`;
+    the engine's record of what ran is cleared for the resume."""
+    target, engine = parse_target("fake:?capacity=4g"), stopping(FakeEngine, stop)
     entries = [SuiteEntry(name="consistency", test="consistency",
                           params={"until_steady": True, "runtime_s": 400, "round_s": 80}),
                SuiteEntry(name="trim-validation", test="trim-validation",
@@ -96,6 +96,13 @@ def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: 
     with pytest.raises(Interrupted):
         Runner(bundle, target, engine).run(record)
     engine.ran.clear()
+    return bundle, engine
+
+
+def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: Path) -> None:
+    """Interrupted inside the shared test on a target that forgets its state (the simulator
+    without snapshots): the test cannot continue from a state it no longer has."""
+    bundle, engine = _stopped_in_trim_validation(tmp_path, "dirty")
     forgetful = parse_target("fake:?capacity=4g")
     forgetful.keeps_state = lambda: False  # type: ignore[method-assign]
     Runner(bundle, forgetful, engine).run(bundle.load_run())
@@ -108,18 +115,10 @@ def test_a_resumed_shared_test_prepares_itself_when_the_state_is_gone(tmp_path: 
 def test_a_resumed_shared_test_with_a_damaged_measurement_prepares_itself(tmp_path: Path) -> None:
     """Restarting a shared test from its first step would measure the drive its own partial
     run left, not the state it shared: it prepares the drive itself, and says why."""
-    target, engine = parse_target("fake:?capacity=4g"), stopping(FakeEngine, "clean")
-    entries = [SuiteEntry(name="consistency", test="consistency",
-                          params={"until_steady": True, "runtime_s": 400, "round_s": 80}),
-               SuiteEntry(name="trim-validation", test="trim-validation",
-                          params={"torture_runtime_s": 400, "seq_runtime_s": 1})]
-    bundle = Bundle(tmp_path / "b")
-    with pytest.raises(Interrupted):
-        Runner(bundle, target, engine).run(new_record(target, engine, None, entries, {}, {}))
+    bundle, engine = _stopped_in_trim_validation(tmp_path, "clean")
     stopped = bundle.load_run().test("trim-validation")
     (bundle.path / stopped.measurements[0].file).write_text("{")  # the dirty pass, cut short
-    engine.ran.clear()
-    Runner(bundle, target, engine).run(bundle.load_run())
+    Runner(bundle, parse_target("fake:?capacity=4g"), engine).run(bundle.load_run())
     assert engine.ran[:2] == ["fill-p1", "torture-r001"]
     test = bundle.load_run().test("trim-validation")
     assert test.status == "complete" and test.start is not None and test.start.shared_from is None

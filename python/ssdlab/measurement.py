@@ -6,6 +6,7 @@ series. Rates, means and percentiles are derived on demand, never stored as the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -136,6 +137,12 @@ class Series(BaseModel):
         return out
 
 
+# Telemetry channels that say the drive was throttling in a period: the simulator's
+# throttle level (0 = none), and for real NVMe drives the sampler's thermal-management
+# flag (telemetry/sources.py, throttle_active).
+THROTTLE_CHANNELS = ("throttle_level", "throttle_active")
+
+
 class Measurement(BaseModel):
     """Everything one engine run of one workload produced."""
 
@@ -179,3 +186,12 @@ class Measurement(BaseModel):
 
     def combined_hist(self) -> LatencyHistogram:
         return self.read.hist.merge(self.write.hist)
+
+    def throttled_share(self) -> float | None:
+        """Share of the logged periods in which the drive was throttling, or None when its
+        telemetry cannot say (a period the sampler could not judge, NaN, does not count)."""
+        for channel in THROTTLE_CHANNELS:
+            values = [v for v in self.telemetry.get(channel, ()) if not math.isnan(v)]
+            if values:
+                return sum(1 for v in values if v > 0) / len(values)
+        return None

@@ -14,6 +14,7 @@ from ssdlab.targets import parse_target
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 
 from ssdlab.engines.sim import SimEngine
+from ssdlab.methods.trim import heat_differs
 
 SHORT = {"runtime_s": 300, "steady_window_s": 100, "round_s": 20}
 ENTRIES = [
@@ -64,5 +65,7 @@ def test_small_sim_drive(tmp_path: Path) -> None:
     assert op25["window_wa"] == pytest.approx(greedy_wa(raw / (0.75 * info.capacity_bytes)), rel=0.05)
     assert default["window_wa"] == pytest.approx(greedy_wa(raw / info.capacity_bytes), rel=0.15)
     # TRIM restores sequential writes; without TRIM the tortured drive is slower.
-    assert done.test("trim-validation").verdicts[0].outcome == "yes"
+    # The bare SM951 reaches its throttle point in this suite: the verdict stands only when
+    # the two compared writes ran equally hot (methods/trim.py, heat_differs).
+    assert done.test("trim-validation").verdicts[0].outcome == ("inconclusive" if heat_differs(trim) else "yes")
     assert trim["dirty_mb_s"] < 0.9 * trim["after_trim_mb_s"]  # type: ignore[operator]

@@ -85,9 +85,14 @@ def test_trim_restores_and_no_trim_does_not(tmp_path: Path) -> None:
     assert record.verdicts[0].outcome == "yes"
 
 
-def _result(name: str, mb_s: float) -> Measurement:
+def _result(name: str, mb_s: float, throttled_s: int | None = None) -> Measurement:
+    """A 10 s write; `throttled_s` of its ten 1 s periods throttled (None: no telemetry)."""
     w = Workload(name=name, pattern="write", block_size_bytes=128 * KIB, runtime_s=10)
-    return Measurement(workload=w, engine="t", runtime_s=10.0, write=OpTotals(bytes=int(mb_s * 1e7)))
+    telemetry = {} if throttled_s is None else {
+        "t_s": tuple(float(i) for i in range(1, 11)),
+        "throttle_level": tuple(1.0 if i < throttled_s else 0.0 for i in range(10))}
+    return Measurement(workload=w, engine="t", runtime_s=10.0, write=OpTotals(bytes=int(mb_s * 1e7)),
+                       telemetry=telemetry)
 
 
 @pytest.mark.parametrize(("after", "dirty", "outcome"), [
@@ -109,3 +114,26 @@ def test_verdict_on_known_answers(after: float, dirty: float | None, outcome: st
     assert verdict.outcome == outcome
     assert "90 %" in verdict.rule and verdict.figures["after_trim_pct"] == pytest.approx(after)
     assert verdict.because  # every outcome says why, in figures
+
+
+@pytest.mark.parametrize(("after", "clean_hot_s", "after_hot_s", "outcome"), [
+    (85.0, 5, 10, "inconclusive"),  # slower after TRIM, but throttled all the time against half
+    (95.0, 10, 0, "inconclusive"),  # faster after TRIM only because the clean write ran hot
+    (85.0, 4, 5, "no"),  # equally hot (10 points apart): the comparison stands
+    (95.0, 10, 10, "yes"),
+    (85.0, None, 10, "no"),  # a clean write the telemetry cannot judge: nothing to weigh
+])
+def test_a_comparison_of_heat_gives_no_verdict(after: float, clean_hot_s: int | None, after_hot_s: int,
+                                               outcome: str) -> None:
+    """A drive near its throttle point after the torture (the bare SM951 in a suite) writes
+    slower in whichever write it throttles in; that says nothing about TRIM."""
+    test = get_test("trim-validation")
+    found = {"clean": _result("clean", 100.0, clean_hot_s), "after-trim": _result("after-trim", after, after_hot_s),
+             "dirty": _result("dirty", 40.0)}
+    params = test.parse_params({})
+    m = test.analyze(params, parse_target(TARGET).info(), TestResults(measurements=found))
+    assert m["after_trim_throttled_pct"] == pytest.approx(10.0 * after_hot_s)
+    (verdict,) = test.verdicts(params, m)
+    assert verdict.outcome == outcome
+    if outcome == "inconclusive":
+        assert "heat" in verdict.because and f"{10 * after_hot_s} %" in verdict.because

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab.measurement import Measurement, Series
-from ssdlab.report.heat import heat_notes, throttled_share
+from ssdlab.report.heat import heat_notes
 from ssdlab.workload import Workload
 
 
@@ -31,8 +31,8 @@ def test_throttled_workloads_are_named_with_their_share_and_the_start_temperatur
 
 def test_real_drives_flag_and_missing_telemetry() -> None:
     flagged = _measurement("r", {"t_s": (1.0, 2.0), "throttle_active": (float("nan"), 1.0)})
-    assert throttled_share(flagged) == 1.0  # a period the sampler could not judge does not count
-    assert throttled_share(_measurement("x", {"t_s": (1.0,)})) is None
+    assert flagged.throttled_share() == 1.0  # a period the sampler could not judge does not count
+    assert _measurement("x", {"t_s": (1.0,)}).throttled_share() is None
     assert heat_notes({"x": _measurement("x", {"t_s": (1.0,)})}) == ()
 
 

@@ -32,6 +32,9 @@ from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 CLEAN, AFTER_TRIM, DIRTY = "clean", "after-trim", "dirty"
+# Throttled shares of the two compared writes further apart than this (percentage points)
+# make the comparison one of heat: a period or two of a 600 s write is noise, a tenth is not.
+HEAT_MARGIN_PCT = 10.0
 
 
 class TrimParams(Params):
@@ -98,6 +101,8 @@ class TrimValidationTest(MethodTest[TrimParams]):
             MetricSpec("after_trim_mb_s", f"{label}, after torture and TRIM", MB_S, better="higher",
                        dims={"state": AFTER_TRIM}),
             MetricSpec("after_trim_pct", "After TRIM as % of clean", PCT, better="higher"),
+            MetricSpec("clean_throttled_pct", "Clean write: share of time throttled", PCT, kind="count"),
+            MetricSpec("after_trim_throttled_pct", "After-TRIM write: share of time throttled", PCT, kind="count"),
         ]
         if params.reference:
             specs += [
@@ -118,6 +123,8 @@ class TrimValidationTest(MethodTest[TrimParams]):
         metrics: Metrics = {
             "clean_mb_s": clean, "after_trim_mb_s": after, "after_trim_pct": _pct(after, clean),
             "effective_threshold_pct": params.effective_pct, "op_pct": params.op_pct,
+            "clean_throttled_pct": _throttled_pct(found.get(CLEAN)),
+            "after_trim_throttled_pct": _throttled_pct(found.get(AFTER_TRIM)),
         }
         if params.reference:
             dirty = _mb_s(found.get(DIRTY))
@@ -138,14 +145,20 @@ def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
     """
     after, dirty = metrics.get("after_trim_pct"), metrics.get("dirty_pct")
     figures = {k: metrics.get(k) for k in ("clean_mb_s", "after_trim_mb_s", "dirty_mb_s", "after_trim_pct",
-                                           "dirty_pct")}
+                                           "dirty_pct", "clean_throttled_pct", "after_trim_throttled_pct")}
     rule = (f"restored when after TRIM ≥ {threshold_pct:g} % of clean, and the same torture without TRIM "
-            f"fell below {threshold_pct:g} % (so there was something to restore)")
+            f"fell below {threshold_pct:g} % (so there was something to restore); no verdict when the clean and "
+            f"after-TRIM writes ran throttled for shares of their time more than {HEAT_MARGIN_PCT:g} points apart")
     base = {"key": "trim_restores", "question": "Does TRIM restore write performance?", "rule": rule,
             "figures": figures}
     if not isinstance(after, float):
         return Verdict(**base, outcome="inconclusive", summary="No verdict: the writes were not all measured",
                        because="the clean or the after-TRIM write is missing")
+    heat = heat_differs(metrics)
+    if heat:
+        return Verdict(**base, outcome="inconclusive",
+                       summary=f"Inconclusive: the drive ran hotter in one write ({after:.0f} % of clean)",
+                       because=heat)
     if after < threshold_pct:
         return Verdict(**base, outcome="no", summary=f"TRIM does not restore performance ({after:.0f} % of clean)",
                        because=f"after TRIM the drive writes at {after:.1f} % of its clean speed")
@@ -159,6 +172,23 @@ def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
                                "torture left no slowdown for TRIM to undo")
     return Verdict(**base, outcome="yes", summary=f"TRIM restores performance ({after:.0f} % of clean)",
                    because=f"without TRIM {dirty:.1f} % of clean, after TRIM {after:.1f} %")
+
+
+def heat_differs(metrics: Metrics) -> str:
+    """Why the clean and after-TRIM writes cannot be compared, or "" when they can: a drive
+    throttling in one of them for a larger share of its time than in the other writes slower
+    for its heat, whatever TRIM did (a drive near its throttle point after the torture)."""
+    clean, after = metrics.get("clean_throttled_pct"), metrics.get("after_trim_throttled_pct")
+    if not isinstance(clean, float) or not isinstance(after, float) or abs(after - clean) <= HEAT_MARGIN_PCT:
+        return ""
+    return (f"the after-TRIM write ran throttled {after:.0f} % of its time and the clean write {clean:.0f} %, so "
+            "the drive's heat, not TRIM, may explain the difference; cool the drive (airflow, a heatsink) "
+            "and run the test again")
+
+
+def _throttled_pct(measurement: Measurement | None) -> float | None:
+    share = None if measurement is None else measurement.throttled_share()
+    return None if share is None else 100.0 * share
 
 
 def _mb_s(measurement: Measurement | None) -> float | None:

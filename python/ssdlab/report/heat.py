@@ -16,21 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from ssdlab.measurement import Measurement
 
-# Telemetry channels that say the drive was throttling in a period: the simulator's
-# throttle level (0 = none), and for real NVMe drives the sampler's thermal-management
-# flag (telemetry/sources.py, throttle_active).
-THROTTLE_CHANNELS = ("throttle_level", "throttle_active")
 MAX_LISTED = 4  # workloads named one by one; more are counted
-
-
-def throttled_share(m: Measurement) -> float | None:
-    """Share of the workload's logged periods in which the drive was throttling, or None
-    when its telemetry cannot say."""
-    for channel in THROTTLE_CHANNELS:
-        values = [v for v in m.telemetry.get(channel, ()) if not math.isnan(v)]
-        if values:
-            return sum(1 for v in values if v > 0) / len(values)
-    return None
 
 
 def start_temp_c(found: Sequence[Measurement]) -> float | None:
@@ -44,7 +30,7 @@ def start_temp_c(found: Sequence[Measurement]) -> float | None:
 
 def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
     """One note naming the measured workloads that ran throttled, with how much of their time."""
-    shares = {name: throttled_share(m) for name, m in found.items()}
+    shares = {name: m.throttled_share() for name, m in found.items()}
     hot = [(name, share) for name, share in shares.items() if share]
     if not hot:
         return ()

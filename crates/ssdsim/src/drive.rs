@@ -635,16 +635,26 @@ impl Drive {
         done
     }
 
-    /// Move `len` bytes through the controller's data path, then the host link, from
-    /// `ready`; returns when the last byte is through both.
+    /// Move `len` bytes of a command through the controller's data path and the host link,
+    /// in the order the data flows (buffer to host for a read, host to buffer for a write),
+    /// from `ready`, when the command's data is all in the first stage's reach (a read's
+    /// pages are all off the NAND channels). Returns when the last byte is through both.
+    ///
+    /// The two stages stream (cut-through) in pieces of one mapping unit: the controller
+    /// sends each piece on as soon as it has moved it (SATA data FISes carry up to 8 KiB,
+    /// NVMe moves data a page at a time), so a long transfer costs the slower stage's time
+    /// plus one piece, not the sum of both (docs/simulator.md, "Data path and link").
     fn transfer(&mut self, dir: Dir, ready: u64, len: u64) -> u64 {
-        let (data, link) = match dir {
-            Dir::Read => (&mut self.data_r, 0),
-            Dir::Write if self.cfg.host.half_duplex => (&mut self.data_w, 0),
-            Dir::Write => (&mut self.data_w, 1),
+        let piece = len.min(LPN_BYTES);
+        let (first, second) = match dir {
+            Dir::Read => (&mut self.data_r, &mut self.link[0]),
+            Dir::Write if self.cfg.host.half_duplex => (&mut self.link[0], &mut self.data_w),
+            Dir::Write => (&mut self.link[1], &mut self.data_w),
         };
-        let (_, through) = data.reserve(ready, len);
-        self.link[link].reserve(through, len).1
+        let (start, end) = first.reserve(ready, len);
+        second
+            .stream(start + first.duration(piece), end, len, piece)
+            .1
     }
 
     // ----- write path ----------------------------------------------------------

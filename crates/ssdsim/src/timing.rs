@@ -38,9 +38,26 @@ impl Pipe {
     /// (start, end).
     #[inline]
     pub fn reserve(&mut self, ready: u64, bytes: u64) -> (u64, u64) {
-        let start = ready.max(self.free);
-        self.free = start + (bytes as f64 * self.ns_per_byte) as u64;
-        (start, self.free)
+        self.stream(ready, ready, bytes, bytes)
+    }
+
+    /// Reserve a transfer of `bytes` fed by an earlier stage as it produces them (cut-through:
+    /// a controller moves each piece on as soon as it has it, it does not wait for the whole
+    /// command): the first piece is ready at `first`, the last piece, `tail` bytes, at `last`.
+    /// The transfer ends when the pipe has moved every byte and the last piece is through;
+    /// returns its (start, end).
+    #[inline]
+    pub fn stream(&mut self, first: u64, last: u64, bytes: u64, tail: u64) -> (u64, u64) {
+        let start = first.max(self.free);
+        let end = (start + self.duration(bytes)).max(last + self.duration(tail));
+        self.free = end;
+        (start, end)
+    }
+
+    /// Time to move `bytes` at this pipe's rate, in ns.
+    #[inline]
+    pub fn duration(&self, bytes: u64) -> u64 {
+        (bytes as f64 * self.ns_per_byte) as u64
     }
 }
 
@@ -80,5 +97,52 @@ impl Timing {
             trim_cmd: f(cfg.ctrl.trim_cmd_us),
             gc_page: f(cfg.ctrl.gc_page_us),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pipe;
+
+    /// 1000 MB/s: one ns per byte.
+    fn gigabyte_pipe() -> Pipe {
+        Pipe::new(1000.0)
+    }
+
+    #[test]
+    fn a_stream_fed_whole_is_a_reservation() {
+        let (mut a, mut b) = (gigabyte_pipe(), gigabyte_pipe());
+        assert_eq!(a.stream(100, 100, 4096, 4096), b.reserve(100, 4096));
+        assert_eq!(a.stream(0, 0, 512, 512), b.reserve(0, 512));
+    }
+
+    /// Fed as fast as it moves, a stream ends one piece after its feeder, not a whole
+    /// transfer after it.
+    #[test]
+    fn a_stream_overlaps_its_feeder() {
+        let mut feeder = gigabyte_pipe();
+        let mut link = Pipe::new(500.0); // 2 ns per byte: the slower stage
+        let (start, end) = feeder.reserve(0, 131_072);
+        let (_, done) = link.stream(start + feeder.duration(4096), end, 131_072, 4096);
+        assert_eq!(
+            done,
+            4096 + 2 * 131_072,
+            "the slower stage's time plus one piece"
+        );
+        let mut fast = Pipe::new(4000.0);
+        let (_, done) = fast.stream(start + feeder.duration(4096), end, 131_072, 4096);
+        assert_eq!(
+            done,
+            131_072 + 1024,
+            "the feeder's end plus one piece at this rate"
+        );
+    }
+
+    /// Work already reserved on the pipe still goes first.
+    #[test]
+    fn a_stream_waits_for_the_pipe() {
+        let mut p = gigabyte_pipe();
+        p.reserve(0, 10_000);
+        assert_eq!(p.stream(100, 5000, 4096, 1024), (10_000, 14_096));
     }
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import shutil
+import sqlite3
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,28 @@ def test_library_list_in_a_terminal(tmp_path: Path) -> None:
     started = Library(lib).runs()[0].created_utc.replace("T", " ")[:16]
     row = next(line for line in narrow.lines if started in line)
     assert "complete" in row and Library(lib).runs()[0].run_id[:8] in row, narrow.screen
+
+
+def test_spellings_of_one_simulated_drive_are_one_drive() -> None:
+    """The default drive is the SM951 preset; an override or another seed makes another drive."""
+    ids = {spec: drive_id(parse_target(spec).info()) for spec in (
+        "sim:", "sim:sm951-nvme-256", "sim:sm951-nvme-256?seed=1", "sim:?heatsink=1", "sim:?seed=2")}
+    assert ids["sim:"] == ids["sim:sm951-nvme-256"] == ids["sim:sm951-nvme-256?seed=1"]
+    assert len({ids["sim:"], ids["sim:?heatsink=1"], ids["sim:?seed=2"]}) == 3
+
+
+def test_a_library_an_older_ssdlab_wrote_groups_simulated_drives_anew(library: Library, tmp_path: Path) -> None:
+    """Schema 1 named a simulated drive by its spec: opening the library gives its runs the ids
+    drive_id gives now, so two spellings of the default drive are one drive's runs."""
+    library.add(make_bundle(tmp_path / "a", "sim:"))
+    library.add(make_bundle(tmp_path / "b", "sim:sm951-nvme-256"))
+    with sqlite3.connect(library.path) as db:  # as schema 1 stored them
+        for rid, spec in db.execute("SELECT run_id, spec FROM runs").fetchall():
+            db.execute("UPDATE runs SET drive_id = ? WHERE run_id = ?", (f"old-{spec}", rid))
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    db.close()
+    assert len({run.drive_id for run in library.runs()}) == 1
+    assert len(library.drives("sim:")) == 1
+    with sqlite3.connect(library.path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    db.close()

@@ -30,6 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
 from ssdlab.effective import declared_specs, effective_method
 from ssdlab.errors import BundleError, UsageError
@@ -37,7 +39,7 @@ from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a simulated drive's id comes from its configuration, not its spec (_migrate)
 VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,9 +82,21 @@ def run_id(run: RunRecord) -> str:
 
 
 def drive_id(target: TargetInfo) -> str:
-    """Model, serial, firmware, capacity (+ the spec of simulated, fake and file targets)."""
-    spec = target.spec if target.kind in VIRTUAL_KINDS else ""
-    return _digest(target.model, target.serial, target.firmware, target.capacity_bytes, spec)
+    """Model, serial, firmware, capacity, and for simulated, fake and file targets what makes
+    the drive: a simulated drive's whole configuration (`sim:` and `sim:sm951-nvme-256` are one
+    drive, `?heatsink=1` another), else the target's spec."""
+    made = _simulated_drive(target) or (target.spec if target.kind in VIRTUAL_KINDS else "")
+    return _digest(target.model, target.serial, target.firmware, target.capacity_bytes, made)
+
+
+def _simulated_drive(target: TargetInfo) -> str:
+    """The resolved configuration a simulated drive was built from ("" when the bundle is
+    older than the record of it): spellings of one drive give the same text."""
+    config = target.extra.get("config") if target.kind == "sim" else None
+    if not isinstance(config, dict) or not config:
+        return ""
+    array = {k: target.extra.get(k) for k in ("raid0_members", "chunk_kib") if k in target.extra}
+    return json.dumps({"config": config, **array}, sort_keys=True)
 
 
 def utc_now() -> str:
@@ -158,6 +172,7 @@ class Library:
                 db.executescript(SCHEMA)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 _check_version(db, self.path)
+                _migrate(db)
                 yield db
         except sqlite3.DatabaseError as err:
             raise UsageError(f"results library {self.path} cannot be used ({err}); give another with --library "
@@ -299,6 +314,21 @@ def _check_version(db: sqlite3.Connection, path: Path) -> None:
     if int(version) > SCHEMA_VERSION:
         raise UsageError(f"results library {path} is schema {version}, newer than this ssdlab understands "
                          f"({SCHEMA_VERSION}); upgrade ssdlab")
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a library an older ssdlab wrote up to this schema; every run keeps its figures."""
+    (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if int(version) >= SCHEMA_VERSION:
+        return
+    if int(version) < 2:  # drive ids of simulated drives: from the stored target, as drive_id makes them now
+        for rid, target_json in db.execute("SELECT run_id, target_json FROM runs").fetchall():
+            try:
+                target = TargetInfo.model_validate_json(target_json)
+            except ValidationError:
+                continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
+            db.execute("UPDATE runs SET drive_id = ? WHERE run_id = ?", (drive_id(target), rid))
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
 def _library_run(row: Sequence[Any]) -> LibraryRun:

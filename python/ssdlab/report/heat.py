@@ -2,7 +2,7 @@
 
 Outside the thermal test a throttled figure measures the drive's heat as much as the
 workload, and that heat depends on what ran before. On the bare simulated SM951 the 25 % OP
-consistency test's fresh IOPS are 67,342 alone and 100,990 inside the review suite: alone,
+consistency test's fresh IOPS are 67,342 alone and 101,065 inside the review suite: alone,
 its own fill leaves the drive at its throttle point as the torture starts. With throttling
 out of the way (`sim:?thermal.throttle_c=200,201,202`) the two fresh figures agree within 2 %
 (bench/alone_vs_suite.py). Reviewers cool their drives for that reason; the report at least

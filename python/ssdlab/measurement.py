@@ -7,7 +7,7 @@ series. Rates, means and percentiles are derived on demand, never stored as the 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -141,6 +141,10 @@ class Series(BaseModel):
 # throttle level (0 = none), and for real NVMe drives the sampler's thermal-management
 # flag (telemetry/sources.py, throttle_active).
 THROTTLE_CHANNELS = ("throttle_level", "throttle_active")
+# Throttled shares of two compared measurements further apart than this (percentage points)
+# make their comparison partly one of heat: a period or two of a 600 s write is noise, a
+# tenth of it is not.
+HEAT_MARGIN_PCT = 10.0
 
 
 class Measurement(BaseModel):
@@ -189,9 +193,20 @@ class Measurement(BaseModel):
 
     def throttled_share(self) -> float | None:
         """Share of the logged periods in which the drive was throttling, or None when its
-        telemetry cannot say (a period the sampler could not judge, NaN, does not count)."""
+        telemetry cannot say."""
+        return throttled_share(self.throttle_flags())
+
+    def throttle_flags(self) -> tuple[float, ...]:
+        """Per logged period, whether the drive was throttling (> 0) from the first channel
+        that has it; NaN where the sampler could not judge; empty when no channel has it."""
         for channel in THROTTLE_CHANNELS:
-            values = [v for v in self.telemetry.get(channel, ()) if not math.isnan(v)]
-            if values:
-                return sum(1 for v in values if v > 0) / len(values)
-        return None
+            if self.telemetry.get(channel):
+                return tuple(self.telemetry[channel])
+        return ()
+
+
+def throttled_share(flags: Sequence[float]) -> float | None:
+    """Share of periods flagged throttling; a period that could not be judged (NaN) does not
+    count; None when none could."""
+    judged = [v for v in flags if not math.isnan(v)]
+    return sum(1 for v in judged if v > 0) / len(judged) if judged else None

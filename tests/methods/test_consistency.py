@@ -18,6 +18,7 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.methods import get_suite, get_test
 from ssdlab.methods.base import Measure, TestResults
+from ssdlab.methods.consistency import window_throttled_pct
 from ssdlab.planning import with_until_steady
 from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
@@ -167,3 +168,16 @@ def test_a_run_shorter_than_the_window_says_so_in_the_plan() -> None:
     test = get_test("consistency")
     plan = test.plan(test.parse_params({"runtime_s": 60}), parse_target(TARGET).info())
     assert any("shorter than the 400 s steady-state window" in n for n in plan.notes)
+
+
+def test_the_window_says_how_much_of_it_ran_throttled() -> None:
+    """Across rounds, the last `seconds` only; the simulator's level or NVMe's flag, NaN unjudged."""
+    def round_of(flags: tuple[float, ...], channel: str = "throttle_level") -> Measurement:
+        w = Workload(name="torture", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=5)
+        return Measurement(workload=w, engine="t", runtime_s=5.0, series=Series(period_s=1.0),
+                           telemetry={"t_s": tuple(float(i) for i in range(len(flags))), channel: flags})
+    cool, hot = round_of((0.0,) * 5), round_of((0.0, 0.0, 2.0, 1.0, 1.0))
+    assert window_throttled_pct([cool, hot], 4) == pytest.approx(75.0)
+    assert window_throttled_pct([hot, cool], 4) == 0.0
+    assert window_throttled_pct([round_of((1.0, float("nan")), "throttle_active")], 2) == 100.0
+    assert window_throttled_pct([round_of(())], 4) is None

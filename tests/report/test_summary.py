@@ -155,3 +155,18 @@ def test_method_verdicts_lead_their_findings_when_given() -> None:
     assert got["fresh_vs_steady"].text == ("Falls off a cliff: 100,000 IOPS fresh, 20,000 IOPS over the last 400 s "
                                            "(20 % of fresh)")
     assert got["fresh_vs_steady"].rule.endswith("; the cliff rule")
+
+
+@pytest.mark.parametrize(("hot", "said"), [
+    ((80.0, 0.0), "; the windows ran throttled 80 % and 0 % of their time, so part of the difference is heat"),
+    ((5.0, 0.0), ""),  # within the margin: a few periods of a 400 s window
+    ((None, 0.0), ""),  # a drive whose telemetry cannot say
+])
+def test_spare_area_says_when_the_windows_ran_at_different_heat(hot: tuple[float | None, float], said: str) -> None:
+    default = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    spare = consistency("consistency-op25", 25, mean=30_000.0, fresh=100_000.0, stddev=600.0)
+    default = default.model_copy(update={"metrics": {**default.metrics, "window_throttled_pct": hot[0]}})
+    spare = spare.model_copy(update={"metrics": {**spare.metrics, "window_throttled_pct": hot[1]}})
+    got = findings(default, spare)["spare_area"]
+    assert got.text == ("steady 4 KiB random write 20,000 IOPS → 30,000 IOPS (+50 %); "
+                        "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %" + said)

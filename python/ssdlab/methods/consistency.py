@@ -29,7 +29,7 @@ from ssdlab.analysis.consistency import (
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, throttled_share
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -178,6 +178,15 @@ def window_wa(ran: Sequence[Measurement], seconds: float) -> float | None:
     return window_write_amplification(nand, host, max(1, round(seconds / (period_s or 1.0))))
 
 
+def window_throttled_pct(ran: Sequence[Measurement], seconds: float) -> float | None:
+    """Share of the last `seconds` of the torture the drive spent throttling, in percent: a
+    window measured hot says as much about the drive's cooling as its spare area."""
+    flags = [v for m in ran for v in m.throttle_flags()]
+    period_s = ran[0].series.period_s if ran else 1.0
+    share = throttled_share(flags[-max(1, round(seconds / (period_s or 1.0))):])
+    return None if share is None else 100.0 * share
+
+
 def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults, valid_bytes: int,
                     ) -> tuple[RunSeries, Metrics]:
     """The torture's joined series and metrics; consistency and WSAT analyse it alike.
@@ -189,6 +198,7 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
                                   free_space_bytes(target, valid_bytes))
     metrics.update(run_facts(params, target, series, ran))
     metrics["window_wa"] = window_wa(ran, params.steady_window_s)
+    metrics["window_throttled_pct"] = window_throttled_pct(ran, params.steady_window_s)
     return series, metrics
 
 
@@ -238,6 +248,7 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         MetricSpec("capacity_writes", "Drive capacities written", "times", kind="count"),
         MetricSpec("fio_ss_attained", "fio's steady-state detector fired", kind="verdict"),
         fig("window_wa", f"Write amplification, {w} (simulator)", "", "lower"),
+        MetricSpec("window_throttled_pct", f"Share of time throttled, {w}", PCT, kind="count"),
     ]
 
 

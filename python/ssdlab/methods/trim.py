@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from pydantic import Field
 
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement
 from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
@@ -32,9 +32,6 @@ from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 CLEAN, AFTER_TRIM, DIRTY = "clean", "after-trim", "dirty"
-# Throttled shares of the two compared writes further apart than this (percentage points)
-# make the comparison one of heat: a period or two of a 600 s write is noise, a tenth is not.
-HEAT_MARGIN_PCT = 10.0
 
 
 class TrimParams(Params):

@@ -15,6 +15,7 @@ from typing import overload
 
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import differences, effective_method, param_label
+from ssdlab.measurement import HEAT_MARGIN_PCT
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_scaled, human_size, unit_scale
@@ -181,8 +182,18 @@ def spare_area(views: RunViews) -> Finding:
     cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
     steadier = f"; {SIGMA}/mean {cv[0]:.1f} % → {cv[1]:.1f} %" if cv[0] is not None and cv[1] is not None else ""
     text = (f"steady 4 KiB random write {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
-            f"({signed(100 * (more / base - 1))} %){steadier}")
+            f"({signed(100 * (more / base - 1))} %){steadier}{heat_caveat(default, extra)}")
     return Finding("spare_area", title, text, rule, True, extra.record.name)
+
+
+def heat_caveat(default: MethodView, extra: MethodView) -> str:
+    """Said when the two steady windows ran throttled for shares of their time far apart: part
+    of the difference is then the drive's heat (what ran before, its cooling), not its spare area."""
+    hot = default.number("window_throttled_pct"), extra.number("window_throttled_pct")
+    if hot[0] is None or hot[1] is None or abs(hot[0] - hot[1]) <= HEAT_MARGIN_PCT:
+        return ""
+    return (f"; the windows ran throttled {hot[0]:.0f} % and {hot[1]:.0f} % of their time, so part of the "
+            "difference is heat")
 
 
 def trim(views: Sequence[MethodView]) -> Finding:

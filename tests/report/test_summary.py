@@ -158,7 +158,10 @@ def test_method_verdicts_lead_their_findings_when_given() -> None:
 
 
 @pytest.mark.parametrize(("hot", "said"), [
-    ((80.0, 0.0), "; the windows ran throttled 80 % and 0 % of their time, so part of the difference is heat"),
+    ((80.0, 0.0), "; the windows ran throttled 80 % and 0 % of their time, so heat holds back the default "
+                  "figure more"),
+    ((40.0, 100.0), "; the windows ran throttled 40 % and 100 % of their time, so heat holds back the 25 % "
+                    "over-provisioning figure more"),  # the bare simulated SM951's review
     ((5.0, 0.0), ""),  # within the margin: a few periods of a 400 s window
     ((None, 0.0), ""),  # a drive whose telemetry cannot say
 ])

@@ -187,13 +187,15 @@ def spare_area(views: RunViews) -> Finding:
 
 
 def heat_caveat(default: MethodView, extra: MethodView) -> str:
-    """Said when the two steady windows ran throttled for shares of their time far apart: part
-    of the difference is then the drive's heat (what ran before, its cooling), not its spare area."""
+    """Said when the two steady windows ran throttled for shares of their time far apart: the
+    difference then holds the drive's heat (what ran before, its cooling) as well as its spare
+    area, and throttling holds back the hotter window's figure."""
     hot = default.number("window_throttled_pct"), extra.number("window_throttled_pct")
     if hot[0] is None or hot[1] is None or abs(hot[0] - hot[1]) <= HEAT_MARGIN_PCT:
         return ""
-    return (f"; the windows ran throttled {hot[0]:.0f} % and {hot[1]:.0f} % of their time, so part of the "
-            "difference is heat")
+    hotter = f"{op_pct(extra):g} % over-provisioning" if hot[1] > hot[0] else "default"
+    return (f"; the windows ran throttled {hot[0]:.0f} % and {hot[1]:.0f} % of their time, so heat holds back "
+            f"the {hotter} figure more")
 
 
 def trim(views: Sequence[MethodView]) -> Finding:

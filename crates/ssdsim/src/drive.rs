@@ -763,8 +763,8 @@ impl Drive {
 
     fn read_lpn_for_rmw(&mut self, lpn: u64, t: u64) -> u64 {
         let slot = self.ftl.lookup(lpn);
-        if slot == NONE {
-            return t;
+        if slot == NONE || self.buffer.holds(lpn) {
+            return t; // nothing on NAND, or its newest data waits in the write buffer
         }
         let die = self.ftl.die_of_slot(slot);
         self.nand_read(die, LPN_BYTES, t)

@@ -64,3 +64,32 @@ fn wa_op_25() {
 fn wa_op_28() {
     check(28, 2.48);
 }
+
+/// NAND bytes per host byte of 32 MiB of sequential writes of `bs` on a purged 840 EVO.
+fn sequential_wa(bs: u64, sync: ssdsim::job::SyncMode) -> f64 {
+    let mut d = drive("840evo-250", &[("scale", "0.02"), ("heatsink", "1")], 5);
+    d.purge();
+    let before = d.state();
+    let mut j = job(ssdsim::Pattern::Write, bs, 1);
+    j.size_bytes = Some(32 * MIB);
+    j.sync = sync;
+    run(&mut d, &j);
+    let after = d.state();
+    d.check_invariants().unwrap();
+    (after.nand_bytes_written - before.nand_bytes_written) as f64
+        / (after.host_bytes_written - before.host_bytes_written) as f64
+}
+
+/// A write cache coalesces rewrites of a page it still holds (docs/simulator.md, "Write
+/// buffer"): 512 B sequential writes program each 4 KiB page about once, like 4 KiB writes;
+/// when each write must reach NAND (FUA on a drive without PLP) every one programs its page.
+#[test]
+fn sub_page_sequential_writes_coalesce_in_the_write_cache() {
+    use ssdsim::job::SyncMode;
+    let cached = sequential_wa(512, SyncMode::None);
+    let aligned = sequential_wa(4 * KIB, SyncMode::None);
+    let durable = sequential_wa(512, SyncMode::Dsync);
+    println!("840evo-250 WA: 512 B {cached:.2}, 4 KiB {aligned:.2}, 512 B FUA {durable:.2}");
+    assert!(cached < 1.2 * aligned, "{cached} vs {aligned}");
+    assert!(durable > 6.0, "{durable}");
+}

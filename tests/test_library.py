@@ -4,9 +4,12 @@ runs are never ranked together, queries, export, and the CLI (piped and in a ter
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import sqlite3
-from collections.abc import Callable, Sequence
+import subprocess
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -265,3 +268,54 @@ def test_a_library_an_older_ssdlab_wrote_groups_simulated_drives_anew(library: L
     with sqlite3.connect(library.path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
     db.close()
+
+
+@contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """Make a folder and its files unwritable for this process: a read-only bind mount for
+    root (file modes do not stop root), file modes for anyone else."""
+    if os.geteuid() != 0:
+        modes = {p: p.stat().st_mode for p in (folder, *folder.iterdir())}
+        for p in modes:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            for p, mode in modes.items():
+                p.chmod(mode)
+        return
+    mounted = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {mounted.stderr.decode().strip()}")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True, capture_output=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_read_only_library_is_read_but_not_changed(library: Library, cli: CliRun, tmp_path: Path) -> None:
+    """A library on a read-only share, or another user's file, lists, queries and ranks; an
+    older schema reads as this one without being rewritten; a change is refused in one line;
+    reading a library that does not exist creates nothing."""
+    library.add(make_bundle(tmp_path / "a", "sim:"))
+    library.add(make_bundle(tmp_path / "b", "sim:sm951-nvme-256"))
+    with sqlite3.connect(library.path) as db:  # schema 1, as an older ssdlab left it
+        db.execute("UPDATE runs SET drive_id = 'old-' || spec")
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    db.close()
+    before = library.path.read_bytes()
+    lib = str(library.path)
+    with read_only(library.path.parent):
+        assert len(library.runs()) == 2 and len(library.drives("sim:")) == 1
+        assert library.export_rows()
+        listed = cli("library", "list", "--library", lib)
+        assert listed.code == 0 and "2 runs in" in listed.stdout
+        refused = cli("library", "add", str(tmp_path / "a"), "--library", lib)
+        assert refused.code != 0 and refused.stderr.count("\n") == 1
+        assert "is read-only here" in refused.stderr and "--library" in refused.stderr
+        with pytest.raises(UsageError, match="read-only"):
+            library.remove_missing()
+        missing = Library(library.path.parent / "none" / "library.sqlite")  # read: empty, not created
+        assert missing.runs() == [] and not missing.path.parent.exists()
+    assert library.path.read_bytes() == before

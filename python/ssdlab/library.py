@@ -158,25 +158,43 @@ class RankedTest:
 
 
 class Library:
-    """A results library file. Opening creates it (and its folder) when missing."""
+    """A results library file. Adding creates it (and its folder) when missing; reading does not."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = (path or default_library_path()).expanduser().resolve()
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
+        """The library to change (created when missing, brought up to this schema)."""
+        if self.path.exists() and not _writable(self.path):
+            raise UsageError(f"results library {self.path} is read-only here: it can be listed and compared "
+                             f"against, not changed; give a writable one with --library or {LIBRARY_ENV}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with closing(sqlite3.connect(self.path)) as db, db:
-                db.execute("PRAGMA foreign_keys = ON")
-                db.executescript(SCHEMA)
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                _check_version(db, self.path)
-                _migrate(db)
+                _prepare(db, self.path)
                 yield db
         except sqlite3.DatabaseError as err:
-            raise UsageError(f"results library {self.path} cannot be used ({err}); give another with --library "
-                             f"or {LIBRARY_ENV}") from None
+            raise _unusable(self.path, err) from None
+
+    @contextmanager
+    def _reader(self) -> Iterator[sqlite3.Connection]:
+        """The library to read. A missing one reads as empty and is not created; one this process
+        may not write (a read-only share, another user's file) is read from a copy in memory, so
+        an older schema still reads as this one."""
+        if self.path.exists() and _writable(self.path):
+            with self._db() as db:
+                yield db
+            return
+        try:
+            with closing(sqlite3.connect(":memory:")) as db:
+                if self.path.exists():
+                    with closing(sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True)) as source:
+                        source.backup(db)
+                _prepare(db, self.path)
+                yield db
+        except sqlite3.DatabaseError as err:
+            raise _unusable(self.path, err) from None
 
     # ---- adding and removing ------------------------------------------------------------
 
@@ -215,7 +233,7 @@ class Library:
 
     def runs(self) -> list[LibraryRun]:
         """Every run, newest first."""
-        with self._db() as db:
+        with self._reader() as db:
             rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
         return [_library_run(row) for row in rows]
 
@@ -253,7 +271,7 @@ class Library:
 
     def comparable(self, engine: str, method: str, method_key: str) -> list[RankedTest]:
         """The newest like test of every drive: same engine, method and effective method."""
-        with self._db() as db:
+        with self._reader() as db:
             rows = db.execute(COMPARABLE_SELECT, (engine, method, method_key)).fetchall()
             newest: dict[str, RankedTest] = {}
             for rid, drive, label, bundle, created, name in rows:
@@ -265,7 +283,7 @@ class Library:
 
     def export_rows(self) -> list[dict[str, Any]]:
         """One row per figure of every test: the long table `export` writes."""
-        with self._db() as db:
+        with self._reader() as db:
             db.row_factory = sqlite3.Row
             return [dict(row) for row in db.execute(EXPORT_SELECT)]
 
@@ -307,6 +325,24 @@ def export_schema(pa: Any) -> Any:
     """Column types of the Parquet export (pyarrow is imported only when exporting)."""
     types = {"capacity_bytes": pa.int64(), "value": pa.float64()}
     return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
+
+
+def _writable(path: Path) -> bool:
+    """SQLite writes the file and a journal beside it: both need write access (a read-only
+    mount refuses both, also to root)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _prepare(db: sqlite3.Connection, path: Path) -> None:
+    db.execute("PRAGMA foreign_keys = ON")
+    db.executescript(SCHEMA)
+    db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    _check_version(db, path)
+    _migrate(db)
+
+
+def _unusable(path: Path, err: sqlite3.DatabaseError) -> UsageError:
+    return UsageError(f"results library {path} cannot be used ({err}); give another with --library or {LIBRARY_ENV}")
 
 
 def _check_version(db: sqlite3.Connection, path: Path) -> None:

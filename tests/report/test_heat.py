@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab.measurement import Measurement, Series
-from ssdlab.report.heat import heat_notes
+from ssdlab.report.heat import heat_comparison_note, heat_notes, measured_throttled_pct
 from ssdlab.workload import Workload
 
 
@@ -61,3 +61,53 @@ def test_a_throttled_test_section_says_so(tmp_path: Path) -> None:
                        SimEngine(), [entry])
     section = build_section(Bundle(tmp_path), done.test("hot"))
     assert any(n.startswith("Thermal throttling during measurement (torture") for n in section.notes), section.notes
+
+
+def _flags(name: str, levels: tuple[float, ...]) -> Measurement:
+    return _measurement(name, {"t_s": tuple(float(i + 1) for i in range(len(levels))), "throttle_level": levels})
+
+
+def test_a_comparison_notes_heat_only_when_the_shares_differ_by_more_than_the_margin() -> None:
+    """Shares weigh each workload by its length; 10 points apart is noise, more is not; a drive
+    whose telemetry cannot say (a real drive without a sampler) is left out of the judgement."""
+    long_cool = _flags("a", (0.0,) * 9)
+    short_hot = _flags("b", (1.0,))
+    assert measured_throttled_pct({"a": long_cool, "b": short_hot}) == 10.0
+    assert measured_throttled_pct({"x": _measurement("x", {"t_s": (1.0,)})}) is None
+    ten = {"a": long_cool, "b": short_hot}
+    none = {"a": _flags("a", (0.0,) * 10)}
+    assert heat_comparison_note(["A", "B"], [ten, none]) is None  # exactly the margin
+    hot = {"b": _flags("b", (1.0, 1.0, 0.0, 0.0, 0.0))}
+    note = heat_comparison_note(["A", "B"], [hot, none])
+    assert note is not None and "A 40 %, B 0 %" in note and "not only their speed" in note
+    blind = {"x": _measurement("x", {"t_s": (1.0,)})}
+    assert heat_comparison_note(["A", "B"], [hot, blind]) is None
+
+
+def test_a_comparison_of_a_hot_and_a_cool_drive_says_so(tmp_path: Path) -> None:
+    """The same torture on the same simulated drive, once with its throttle point lowered so it
+    throttles at once, once with a heatsink: the compare table's caption and the page's banner
+    say the difference is partly heat; two cool runs get no such note."""
+    import pytest
+
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    from ssdlab.compare import compare_bundles
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.report.compare_page import banner, heat_note
+    from ssdlab.runner import run_entries
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    entry = SuiteEntry(name="hot", test="consistency", params={"runtime_s": 160, "round_s": 80})
+    specs = {"hot": "thermal.throttle_c=45,75,80", "cool": "heatsink=1", "cool2": "heatsink=1&seed=2"}
+    for name, options in specs.items():
+        run_entries(tmp_path / name, parse_target(f"sim:sm951-nvme-256?capacity_gib=16&{options}"), SimEngine(),
+                    [entry])
+    c = compare_bundles([tmp_path / "hot", tmp_path / "cool"])
+    (t,) = c.tests
+    note = heat_note(c, t)
+    assert note is not None and note.startswith("heat differs — share of the measured time spent throttled: ")
+    assert "(sim:sm951-nvme-256?capacity_gib=16&heatsink=1) 0 %" in note
+    assert "The drives ran at different heat in" in (banner(c) or "")
+    calm = compare_bundles([tmp_path / "cool", tmp_path / "cool2"])
+    assert heat_note(calm, calm.tests[0]) is None and "heat" not in (banner(calm) or "")

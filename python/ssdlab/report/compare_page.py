@@ -25,6 +25,7 @@ from ssdlab.report.formatting import (
     label_with_unit,
     unit_scale,
 )
+from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
@@ -74,8 +75,20 @@ def test_caption(c: Comparison, t: TestComparison) -> str:
                      + "; ".join(d.describe() for d in found) + ")")
     if t.differences:
         notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
+    heat = heat_note(c, t)
+    if heat:
+        notes.append(heat)
     notes.append(f"Difference % against {c.baseline.label}")
     return "; ".join(notes)
+
+
+def heat_note(c: Comparison, t: TestComparison) -> str | None:
+    """When the drives ran this test at different heat (report/heat.py); the thermal test
+    measures heat itself."""
+    if t.test == "thermal":
+        return None
+    here = [(d.label, path) for d, path, present in zip(c.drives, t.sources, t.present, strict=True) if present]
+    return heat_comparison_note([label for label, _ in here], [measured_in(path, t.name) for _, path in here])
 
 
 def section_title(t: TestComparison) -> str:
@@ -95,8 +108,9 @@ def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
 
 def comparison_section(c: Comparison, t: TestComparison) -> Section:
     labels = [d.label for d in c.drives]
+    caption = test_caption(c, t)
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
-                  rows=tuple(comparison_cells(t)), caption=test_caption(c, t), row_keys=tuple(r.name for r in t.rows))
+                  rows=tuple(comparison_cells(t)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
     cpu = cpu_comparison_table(t.name, labels, [measured_in(path, t.name) for path in t.sources])
     tables += [cpu] if cpu is not None else []
@@ -108,7 +122,7 @@ def comparison_section(c: Comparison, t: TestComparison) -> Section:
         tables += [by_drive] if by_drive else []
     figures += kind_figures(c, t)
     status = "methods differ" if t.flagged else "in all runs" if all(t.present) else "gaps"
-    return Section(key=t.name, title=section_title(t), caption=f"{test_caption(c, t)}. {params_caption(t.params)}",
+    return Section(key=t.name, title=section_title(t), caption=f"{caption}. {params_caption(t.params)}",
                    status=status, tables=tables, figures=figures, figures_first=True)
 
 
@@ -129,6 +143,10 @@ def banner(c: Comparison) -> str | None:
     left_out = [section_title(t) for t in c.tests if t.excluded]
     if left_out:
         notes.append(f"Some drives are left out of {', '.join(left_out)}: their methods differ (see each caption).")
+    hot = [section_title(t) for t in c.tests if heat_note(c, t)]
+    if hot:
+        notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
+                     "each caption).")
     unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:
         notes.append(f"Unfinished runs: {', '.join(unfinished)}.")

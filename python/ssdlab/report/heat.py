@@ -1,4 +1,5 @@
-"""Say when a test's figures include thermal throttling (report sections; bundle data only).
+"""Say when a test's figures include thermal throttling (report sections and comparisons;
+bundle data only).
 
 Outside the thermal test a throttled figure measures the drive's heat as much as the
 workload, and that heat depends on what ran before. On the bare simulated SM951 the 25 % OP
@@ -14,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, throttled_share
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
 
@@ -42,3 +43,24 @@ def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
     began = f"; the drive was at {start:.0f} °C as measuring began" if start is not None else ""
     return (f"Thermal throttling during measurement ({listed} of their time{began}): these figures include "
             "the drive's heat, which depends on what ran before this test; the thermal test measures it.",)
+
+
+def measured_throttled_pct(found: Mapping[str, Measurement]) -> float | None:
+    """Percentage of the measured workloads' logged periods that ran throttled, together (a
+    long workload weighs by its length), or None when no telemetry can say."""
+    share = throttled_share([flag for m in found.values() for flag in m.throttle_flags()])
+    return None if share is None else 100 * share
+
+
+def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Measurement]]) -> str | None:
+    """A note for a comparison whose drives ran throttled for shares of their measured time more
+    than HEAT_MARGIN_PCT points apart: its differences are partly the drives' heat, which depends
+    on cooling and on what ran before, not only their speed. None when the shares agree or fewer
+    than two drives have telemetry that can say (real drives without a temperature sampler)."""
+    known = [(label, pct) for label, f in zip(labels, found, strict=True)
+             if (pct := measured_throttled_pct(f)) is not None]
+    if len(known) < 2 or max(p for _, p in known) - min(p for _, p in known) <= HEAT_MARGIN_PCT:
+        return None
+    listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in known)
+    return (f"heat differs — share of the measured time spent throttled: {listed}; the differences include "
+            "the drives' heat (their cooling, what ran before), not only their speed")

@@ -147,6 +147,13 @@ THROTTLE_CHANNELS = ("throttle_level", "throttle_active")
 HEAT_MARGIN_PCT = 10.0
 
 
+def heat_apart(*throttled_pct: object) -> bool:
+    """Whether throttled shares (percent) lie more than HEAT_MARGIN_PCT points apart; shares
+    that are unknown (None, not a number) are left out, and fewer than two known say no."""
+    known = [float(p) for p in throttled_pct if isinstance(p, int | float) and not isinstance(p, bool)]
+    return len(known) >= 2 and max(known) - min(known) > HEAT_MARGIN_PCT
+
+
 class Measurement(BaseModel):
     """Everything one engine run of one workload produced."""
 

@@ -18,13 +18,14 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.methods import get_suite, get_test
 from ssdlab.methods.base import Measure, TestResults
-from ssdlab.methods.consistency import window_throttled_pct
+from ssdlab.methods.consistency import cliff_verdict, fresh_throttled_pct, window_throttled_pct
 from ssdlab.planning import with_until_steady
 from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.units import GIB, KIB
+from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 TARGET = "fake:?capacity=2g"
@@ -181,3 +182,22 @@ def test_the_window_says_how_much_of_it_ran_throttled() -> None:
     assert window_throttled_pct([hot, cool], 4) == 0.0
     assert window_throttled_pct([round_of((1.0, float("nan")), "throttle_active")], 2) == 100.0
     assert window_throttled_pct([round_of(())], 4) is None
+
+
+def test_the_fresh_seconds_say_how_much_of_them_ran_throttled_and_the_cliff_says_what_heat_did() -> None:
+    """The first 5 s of the torture, across rounds; the cliff verdict's reason names the two
+    shares when they lie more than 10 points apart (the bare default drive: 0 % and 40 %)."""
+    def round_of(flags: tuple[float, ...]) -> Measurement:
+        w = Workload(name="torture", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=3)
+        return Measurement(workload=w, engine="t", runtime_s=3.0, series=Series(period_s=1.0),
+                           telemetry={"t_s": tuple(float(i) for i in range(len(flags))), "throttle_level": flags})
+    assert fresh_throttled_pct([round_of((1.0, 0.0, 0.0)), round_of((0.0, 1.0, 1.0))]) == pytest.approx(40.0)
+    assert fresh_throttled_pct([round_of(())]) is None
+    steady = Verdict(key="steady_state", question="?", outcome="yes", summary="steady", rule="r")
+    base = {"fresh_iops": 100_000.0, "window_iops_mean": 12_000.0, "window_fresh_pct": 12.0}
+    hot = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 40.0}, steady)
+    assert hot.outcome == "yes" and hot.because == (
+        "fresh 100,000 IOPS, steady 12,000 IOPS; the drive ran throttled 0 % of the fresh seconds and 40 % of the "
+        "steady window, so the ratio holds its heat as well as its garbage collection")
+    calm = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 5.0}, steady)
+    assert calm.because == "fresh 100,000 IOPS, steady 12,000 IOPS"

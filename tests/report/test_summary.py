@@ -173,3 +173,27 @@ def test_spare_area_says_when_the_windows_ran_at_different_heat(hot: tuple[float
     got = findings(default, spare)["spare_area"]
     assert got.text == ("steady 4 KiB random write 20,000 IOPS → 30,000 IOPS (+50 %); "
                         "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %" + said)
+
+
+@pytest.mark.parametrize(("hot", "fall", "spread"), [
+    # the bare default simulated drive's consistency test alone: fresh seconds cool, window 40 %
+    ((0.0, 40.0), "; the fresh seconds ran throttled 0 % of their time and the window 40 %, so heat is part of "
+                  "the change", "; the window ran throttled 40 % of its time: throttling that comes and goes adds "
+                                "to \N{GREEK SMALL LETTER SIGMA}, so part of the spread is the drive's heat"),
+    ((100.0, 100.0), "", ""),  # throttled throughout: no change in heat, and no swing from it
+    ((0.0, 95.0), "; the fresh seconds ran throttled 0 % of their time and the window 95 %, so heat is part of "
+                  "the change", ""),  # nearly always throttled: little coming and going
+    ((0.0, 8.0), "", ""),  # within the margin
+    ((None, 40.0), "", "; the window ran throttled 40 % of its time: throttling that comes and goes adds to "
+                       "\N{GREEK SMALL LETTER SIGMA}, so part of the spread is the drive's heat"),
+])
+def test_fresh_vs_steady_and_consistency_say_when_heat_is_part_of_them(
+        hot: tuple[float | None, float], fall: str, spread: str) -> None:
+    run = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    run = run.model_copy(update={"metrics": {**run.metrics, "fresh_throttled_pct": hot[0],
+                                             "window_throttled_pct": hot[1]}})
+    got = findings(run)
+    assert got["fresh_vs_steady"].text == "100,000 IOPS fresh, 20,000 IOPS over the last 400 s (20 % of fresh)" + fall
+    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.0 over the last 400 s (mean 20,000 "
+                                       "IOPS, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS; \N{GREEK SMALL LETTER SIGMA} "
+                                       "is 5.0 % of the mean)" + spread)

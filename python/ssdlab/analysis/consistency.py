@@ -107,7 +107,10 @@ def window_metrics(values: Sequence[float], prefix: str) -> dict[str, Metric]:
     }
 
 
-def fresh_iops(series: RunSeries, seconds: float = 5.0) -> float:
+FRESH_S = 5.0  # the fresh-drive figure's first seconds
+
+
+def fresh_iops(series: RunSeries, seconds: float = FRESH_S) -> float:
     """Mean IOPS of the first seconds of the run: the fresh-drive (or post-fill) figure."""
     count = max(1, round(seconds / series.period_s))
     return fmean(series.iops[:count])

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ssdlab.analysis.consistency import (
+    FRESH_S,
     HOST_BYTES,
     NAND_BYTES,
     RunSeries,
@@ -29,7 +30,7 @@ from ssdlab.analysis.consistency import (
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
-from ssdlab.measurement import Measurement, throttled_share
+from ssdlab.measurement import Measurement, heat_apart, throttled_share
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -182,9 +183,35 @@ def window_throttled_pct(ran: Sequence[Measurement], seconds: float) -> float | 
     """Share of the last `seconds` of the torture the drive spent throttling, in percent: a
     window measured hot says as much about the drive's cooling as its spare area."""
     flags = [v for m in ran for v in m.throttle_flags()]
+    return _throttled_pct(flags[-_periods(ran, seconds):])
+
+
+def fresh_throttled_pct(ran: Sequence[Measurement], seconds: float = FRESH_S) -> float | None:
+    """Share of the torture's first `seconds` (the fresh figure's) the drive spent throttling,
+    in percent: set against the window's, it says how much of the fall is heat."""
+    flags = [v for m in ran for v in m.throttle_flags()]
+    return _throttled_pct(flags[:_periods(ran, seconds)])
+
+
+def _periods(ran: Sequence[Measurement], seconds: float) -> int:
     period_s = ran[0].series.period_s if ran else 1.0
-    share = throttled_share(flags[-max(1, round(seconds / (period_s or 1.0))):])
+    return max(1, round(seconds / (period_s or 1.0)))
+
+
+def _throttled_pct(flags: Sequence[float]) -> float | None:
+    share = throttled_share(flags)
     return None if share is None else 100.0 * share
+
+
+def heat_in_fall(metrics: Metrics) -> str:
+    """Said when the fresh seconds and the steady window ran throttled for shares of their time
+    far apart: the fresh-to-steady ratio then holds the drive's heat (its cooling, what ran
+    before) as well as its garbage collection; "" otherwise."""
+    fresh, window = metrics.get("fresh_throttled_pct"), metrics.get("window_throttled_pct")
+    if not isinstance(fresh, float) or not isinstance(window, float) or not heat_apart(fresh, window):
+        return ""
+    return (f"the drive ran throttled {fresh:.0f} % of the fresh seconds and {window:.0f} % of the steady window, "
+            "so the ratio holds its heat as well as its garbage collection")
 
 
 def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResults, valid_bytes: int,
@@ -199,6 +226,7 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     metrics.update(run_facts(params, target, series, ran))
     metrics["window_wa"] = window_wa(ran, params.steady_window_s)
     metrics["window_throttled_pct"] = window_throttled_pct(ran, params.steady_window_s)
+    metrics["fresh_throttled_pct"] = fresh_throttled_pct(ran)
     return series, metrics
 
 
@@ -249,6 +277,7 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         MetricSpec("fio_ss_attained", "fio's steady-state detector fired", kind="verdict"),
         fig("window_wa", f"Write amplification, {w} (simulator)", "", "lower"),
         MetricSpec("window_throttled_pct", f"Share of time throttled, {w}", PCT, kind="count"),
+        MetricSpec("fresh_throttled_pct", f"Share of time throttled, first {FRESH_S:g} s", PCT, kind="count"),
     ]
 
 
@@ -294,11 +323,13 @@ def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
                        because="where the drive settles is unknown until it reaches steady state")
     where = metrics.get("cliff_gb_written")
     after = f" after {where:.1f} GB written" if isinstance(where, float) else ""
+    heat = heat_in_fall(metrics)
+    heat = f"; {heat}" if heat else ""
     if share <= CLIFF_SHARE_PCT:
         return Verdict(**base, outcome="yes", summary=f"Falls to {share:.0f} % of its fresh rate{after}",
-                       because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS")
+                       because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
     return Verdict(**base, outcome="no", summary=f"No cliff: holds {share:.0f} % of its fresh rate",
-                   because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS")
+                   because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
 
 
 def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from pydantic import Field
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart
 from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
@@ -176,7 +176,7 @@ def heat_differs(metrics: Metrics) -> str:
     throttling in one of them for a larger share of its time than in the other writes slower
     for its heat, whatever TRIM did (a drive near its throttle point after the torture)."""
     clean, after = metrics.get("clean_throttled_pct"), metrics.get("after_trim_throttled_pct")
-    if not isinstance(clean, float) or not isinstance(after, float) or abs(after - clean) <= HEAT_MARGIN_PCT:
+    if not isinstance(clean, float) or not isinstance(after, float) or not heat_apart(clean, after):
         return ""
     return (f"the after-TRIM write ran throttled {after:.0f} % of its time and the clean write {clean:.0f} %, so "
             "the drive's heat, not TRIM, may explain the difference; cool the drive (airflow, a heatsink) "

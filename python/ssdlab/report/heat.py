@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, throttled_share
+from ssdlab.measurement import Measurement, heat_apart, throttled_share
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
 
@@ -59,7 +59,7 @@ def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Mea
     than two drives have telemetry that can say (real drives without a temperature sampler)."""
     known = [(label, pct) for label, f in zip(labels, found, strict=True)
              if (pct := measured_throttled_pct(f)) is not None]
-    if len(known) < 2 or max(p for _, p in known) - min(p for _, p in known) <= HEAT_MARGIN_PCT:
+    if not heat_apart(*(p for _, p in known)):
         return None
     listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in known)
     return (f"heat differs — share of the measured time spent throttled: {listed}; the differences include "

@@ -15,7 +15,7 @@ from typing import overload
 
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import differences, effective_method, param_label
-from ssdlab.measurement import HEAT_MARGIN_PCT
+from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_scaled, human_size, unit_scale
@@ -135,13 +135,33 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         state = ("" if verdict is None or verdict.outcome == "yes"
                  else f" — {where} {'is not' if verdict.outcome == 'no' else 'may not be'} steady state")
         text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where} "
-                f"({100 * steady / fresh:.0f} % of fresh){state}")
+                f"({100 * steady / fresh:.0f} % of fresh){state}{fall_heat_caveat(view)}")
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
         if cliff is not None:
             return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
                            view.record.name, cliff.outcome)
         return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
     return absent("fresh_vs_steady", title, rule)
+
+
+def fall_heat_caveat(view: MethodView) -> str:
+    """Said when the fresh seconds and the steady window ran throttled for shares of their time
+    far apart: the ratio then holds the drive's heat as well as its garbage collection."""
+    hot = view.number("fresh_throttled_pct"), view.number("window_throttled_pct")
+    if hot[0] is None or hot[1] is None or not heat_apart(*hot):
+        return ""
+    return (f"; the fresh seconds ran throttled {hot[0]:.0f} % of their time and the window {hot[1]:.0f} %, so "
+            "heat is part of the change")
+
+
+def spread_heat_caveat(view: MethodView) -> str:
+    """Said when the window ran throttled for part of its time, neither a little nor nearly all:
+    throttling that comes and goes swings the IOPS, so part of the spread is heat."""
+    hot = view.number("window_throttled_pct")
+    if hot is None or not HEAT_MARGIN_PCT < hot < 100 - HEAT_MARGIN_PCT:
+        return ""
+    return (f"; the window ran throttled {hot:.0f} % of its time: throttling that comes and goes adds to {SIGMA}, "
+            "so part of the spread is the drive's heat")
 
 
 def consistency(views: Sequence[MethodView]) -> Finding:
@@ -155,7 +175,7 @@ def consistency(views: Sequence[MethodView]) -> Finding:
         window = view.number("window_s")
         spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
         text = (f"mean / {SIGMA} = {ratio:,.1f} over the last {window:g} s (mean {fig(view, 'window_iops_mean')}, "
-                f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread})")
+                f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
         return Finding("consistency", title, text, rule, True, view.record.name)
     return absent("consistency", title, rule)
 
@@ -191,7 +211,7 @@ def heat_caveat(default: MethodView, extra: MethodView) -> str:
     difference then holds the drive's heat (what ran before, its cooling) as well as its spare
     area, and throttling holds back the hotter window's figure."""
     hot = default.number("window_throttled_pct"), extra.number("window_throttled_pct")
-    if hot[0] is None or hot[1] is None or abs(hot[0] - hot[1]) <= HEAT_MARGIN_PCT:
+    if hot[0] is None or hot[1] is None or not heat_apart(*hot):
         return ""
     hotter = f"{op_pct(extra):g} % over-provisioning" if hot[1] > hot[0] else "default"
     return (f"; the windows ran throttled {hot[0]:.0f} % and {hot[1]:.0f} % of their time, so heat holds back "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,29 @@ def test_plan_uses_the_rate_a_run_measured_on_the_same_file_system(mounted_loop:
     second_line = after.stdout.splitlines()[1]
     assert after.code == 0 and "measured on this device by the run of" in second_line
     assert str(file_system.parent / "bundle") in second_line
+    stated = cli("plan", "--test", "linear", "-t", other, "--rate", "125MiB/s")
+    assert stated.code == 0 and stated.stdout.splitlines()[1].startswith(
+        "  durations of byte-limited work: 131 MB/s as given with --rate; ")  # given beats measured
+
+
+def test_a_rate_given_with_rate_times_byte_limited_work(cli: Callable, tmp_path: Path) -> None:
+    """A linear pass is bytes over rate: twice the rate, half the time; timed work stays as it is;
+    IOPS left out come from the transport; a bad figure is one line, before anything runs."""
+    target = f"file:{tmp_path}/x.img?size=10g"
+
+    def total_s(*rate: str) -> float:
+        done = cli("plan", "--test", "linear", "-t", target, *rate)
+        assert done.code == 0, done.stderr
+        found = re.search(r"^Total estimated duration: (?:(\d+)h)?(\d+)m(\d+)s$", done.stdout, re.MULTILINE)
+        assert found is not None, done.stdout
+        hours, minutes, seconds = found.groups()
+        return int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
+
+    slow, fast = total_s("--rate", "100MB/s"), total_s("--rate", "200MB/s")
+    assert slow == pytest.approx(2 * 10 * 2**30 / 100e6, abs=3) and fast == pytest.approx(slow / 2, abs=3)
+    said = cli("plan", "--test", "linear", "-t", target, "--rate", "1.5GB/s,90k").stdout.splitlines()[1]
+    assert said == "  durations of byte-limited work: 1,500 MB/s and 90,000 4 KiB IOPS as given with --rate"
+    for bad in ("fast", "100", "0MB/s", "1GB/s,lots"):
+        refused = cli("run", "--test", "linear", "-t", target, "--rate", bad, "-o", str(tmp_path / "b"))
+        assert refused.code != 0 and refused.stderr.count("\n") == 1 and "give e.g. 520MB/s" in refused.stderr
+        assert not (tmp_path / "b").exists() and not (tmp_path / "x.img").exists()

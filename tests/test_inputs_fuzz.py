@@ -109,3 +109,10 @@ TARGETS = st.builds(
 @given(spec=st.one_of(TARGETS, st.text(max_size=30)))
 def test_any_target_string(cli: Callable, spec: str) -> None:
     result_or_one_line_error(cli("info", spec, "--json"))
+
+
+@FUZZ
+@given(rate=st.one_of(st.from_regex(r"\A[0-9.]{0,6}\s?[kKmMgGxX]?[iI]?[bB]?(/s|ps)?(,[0-9.]{0,6}[kKmM]?)?\Z"),
+                      st.text(max_size=20)))
+def test_any_rate(cli: Callable, rate: str) -> None:
+    result_or_one_line_error(cli("plan", "--test", "linear", "-t", "fake:", "--rate", rate))

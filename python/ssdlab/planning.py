@@ -21,6 +21,7 @@ from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
+from ssdlab.units import parse_rate
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -232,13 +233,14 @@ class AssumedRates:
     iops_4k: float
     transport: str  # of the device the data lands on, "" when unknown
     known: bool  # False: the figures are the fallback for a transport without its own
-    measured: MeasuredRates | None = None  # an earlier run's rates on this device, used first
+    measured: MeasuredRates | None = None  # given with --rate, else an earlier run's on this device: used first
     volume: str = ""  # the model of a network volume behind the transport, "" for a drive
 
     def describe(self) -> str:
         if self.measured is None:
             return f"{self._mb_s()} and {self._iops()} {self._assumed()}"
-        where = f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})"
+        where = ("as given with --rate" if self.measured.given else
+                 f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})")
         if self.measured.write_iops_4k is not None:
             return f"{self._mb_s()} and {self._iops()} {where}"
         return f"{self._mb_s()} {where}; {self._iops()} {self._assumed()}"
@@ -274,6 +276,17 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
     return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume)
+
+
+def given_rates(text: str | None, measured: MeasuredRates | None) -> MeasuredRates | None:
+    """--rate's figures when given (the IOPS, when left out, from what was measured), else what
+    an earlier run measured on the device."""
+    if text is None:
+        return measured
+    bytes_s, iops_4k = parse_rate(text)
+    if iops_4k is None and measured is not None:
+        iops_4k = measured.write_iops_4k
+    return MeasuredRates(write_bytes_s=bytes_s, write_iops_4k=iops_4k, given=True)
 
 
 def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:

@@ -32,6 +32,37 @@ def parse_size(text: str) -> int:
     return size
 
 
+_RATE_PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg])(i?)b(?:/s|ps)?\s*$", re.IGNORECASE)
+_COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
+RATE_EXAMPLE = "give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k (write rate, then 4 KiB random-write IOPS)"
+
+
+def parse_rate(text: str) -> tuple[float, float | None]:
+    """'520MB/s' -> (520e6, None); '1.5GB/s,90k' -> (1.5e9, 90000.0). MB/s are decimal as
+    drive specs give them, MiB/s binary; both figures must be positive."""
+    rate_text, _, iops_text = text.partition(",")
+    match = _RATE_RE.match(rate_text)
+    if not match:
+        raise UsageError(f"bad rate {text!r}: {RATE_EXAMPLE}")
+    number, prefix, binary = match.groups()
+    scale = 1024.0 ** " kmg".index(prefix.lower()) if binary else _RATE_PREFIX[prefix.lower()]
+    bytes_s = float(number) * scale
+    iops = _parse_count(iops_text, text) if iops_text.strip() else None
+    if bytes_s <= 0 or (iops is not None and iops <= 0):
+        raise UsageError(f"bad rate {text!r}: a rate of nothing would never finish; {RATE_EXAMPLE}")
+    return bytes_s, iops
+
+
+def _parse_count(text: str, whole: str) -> float:
+    match = _COUNT_RE.match(text)
+    if not match:
+        raise UsageError(f"bad rate {whole!r}: the IOPS after the comma are a number like 90000 or 90k; "
+                         f"{RATE_EXAMPLE}")
+    number, prefix = match.groups()
+    return float(number) * {"": 1.0, "k": 1e3, "m": 1e6}[prefix.lower()]
+
+
 def format_size(size_bytes: int) -> str:
     """Bytes -> the shortest exact binary form: 4096 -> '4KiB', 1536 -> '1536B'."""
     for unit, factor in (("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):

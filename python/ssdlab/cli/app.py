@@ -52,6 +52,10 @@ SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to ru
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value or test.key=value (repeatable).")]
 SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
+RateOpt = Annotated[str | None, typer.Option(
+    "--rate", help="The device's write rate for estimates, e.g. 520MB/s or 520MB/s,90k (with 4 KiB random-write "
+                   "IOPS): for a drive ssdlab cannot name (USB, virtual disk) or whose spec you know.",
+    show_default=False)]
 
 
 def print_target_remarks(console: Console, info: TargetInfo) -> None:

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from ssdlab.cli.app import (
     ParamOpt,
+    RateOpt,
     SteadyOpt,
     SuiteOpt,
     TargetArg,
@@ -24,7 +25,7 @@ from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
-from ssdlab.planning import PlannedTest, assumed_rates, plan_run, run_refusal, select_entries
+from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
 from ssdlab.report.identity import link_text
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
@@ -105,10 +106,12 @@ def plan(
     param: ParamOpt = None,
     fio: Annotated[bool, typer.Option("--fio", help="Print the exact fio job files (or simulator jobs).")] = False,
     until_steady: SteadyOpt = False,
+    rate: RateOpt = None,
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     tgt = parse_target(one_target(target, target_opt))
     facts = with_measured_rates(tgt.info())
+    facts = facts.model_copy(update={"measured_rates": given_rates(rate, facts.measured_rates)})
     suite_name, entries = select_entries(suite, test or [])
     engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)

@@ -14,6 +14,7 @@ import typer
 from ssdlab.bundle import LOCK_FILE, Bundle, RunRecord
 from ssdlab.cli.app import (
     ParamOpt,
+    RateOpt,
     SteadyOpt,
     SuiteOpt,
     TargetArg,
@@ -32,11 +33,12 @@ from ssdlab.device_rates import rates_for
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.engines.base import Engine
 from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, SsdlabError, UsageError
-from ssdlab.planning import select_entries
+from ssdlab.planning import given_rates, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.units import parse_rate
 
 
 def default_out(suite: str | None, tests: list[str], target: str) -> Path:
@@ -137,9 +139,12 @@ def run(
     = False,
     host: Annotated[list[str] | None, typer.Option(
         "--host", help="Run fio on HOST[:PORT] through `fio --server` there (repeatable; file: targets).")] = None,
+    rate: RateOpt = None,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     given = target if target is not None else target_opt
+    if rate is not None:
+        parse_rate(rate)  # a bad figure is refused before anything is made
     if resume is not None:
         if param:
             raise UsageError("a resumed run keeps its parameters; drop --param")
@@ -154,7 +159,7 @@ def run(
     with bundle.lock():
         if resume is None and bundle.run_file.exists():  # another run got here first
             check_new_bundle(bundle)
-        record = _execute(bundle, record, tgt, engine, as_json, no_report)
+        record = _execute(bundle, record, tgt, engine, as_json, no_report, rate)
     if not no_library:
         add_finished_run(bundle, record, quiet=as_json)
     report_path = None if no_report else write_report_or_say(bundle)
@@ -177,11 +182,11 @@ def write_report_or_say(bundle: Bundle) -> Path | None:
 
 
 def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
-             no_report: bool) -> RunRecord:
+             no_report: bool, device_rate: str | None) -> RunRecord:
     # Simulated device time says nothing about wall time until some work has run.
     rate = None if tgt.kind == "sim" else 1.0
     observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)
-    runner = Runner(bundle, tgt, engine, observer, rates=rates_for(record.target))
+    runner = Runner(bundle, tgt, engine, observer, rates=given_rates(device_rate, rates_for(record.target)))
     try:
         with observer:
             return runner.run(record)

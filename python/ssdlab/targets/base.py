@@ -14,14 +14,16 @@ TargetKind = Literal["file", "block", "sim", "fake"]
 
 
 class MeasuredRates(BaseModel):
-    """Write rates a finished run measured on the device (ssdlab.device_rates), for estimates."""
+    """Write rates for estimates that beat a guess from the transport: measured by a finished
+    run on the device (ssdlab.device_rates), or given by the user (`--rate`, `given`)."""
 
     model_config = ConfigDict(frozen=True)
 
     write_bytes_s: float  # median of its sequential fills of at least half the device
     write_iops_4k: float | None = None  # median of its deep-queue 4 KiB random writes, if it had some
-    run_created_utc: str
-    bundle: str
+    run_created_utc: str = ""  # the run that measured them; "" when given
+    bundle: str = ""
+    given: bool = False  # stated with --rate (a drive's spec, a figure from elsewhere), not measured
 
 
 class SafetyState(BaseModel):

@@ -7,7 +7,9 @@ use ssdsim::Pattern;
 
 /// Tom's Hardware, "840 Pro SSD: toggle mode 2" (tomshardware.com/reviews/
 /// 840-pro-ssd-toggle-mode-2,3302-4.html), 128 KB sequential read at queue depth 1: the
-/// 840 Pro 256 GB "at 410 MB/s". Held out: no preset number was fitted to it.
+/// 840 Pro 256 GB "at 410 MB/s". Held out: no preset number was fitted to it. The review does
+/// not say whether its MB are decimal; if binary (as Tom's 840 EVO review says of its own),
+/// the figure is 430 decimal MB/s (docs/simulator.md, "Data path and link").
 const PUBLISHED_840PRO_128K_QD1_READ_MB_S: f64 = 410.0;
 
 /// 128 KiB sequential reads at QD1 on the 840 Pro: within 20 % of the published figure.

@@ -319,3 +319,33 @@ def test_a_read_only_library_is_read_but_not_changed(library: Library, cli: CliR
         missing = Library(library.path.parent / "none" / "library.sqlite")  # read: empty, not created
         assert missing.runs() == [] and not missing.path.parent.exists()
     assert library.path.read_bytes() == before
+
+
+def test_runs_added_under_other_effective_rules_are_read_again(library: Library, tmp_path: Path) -> None:
+    """A library written before effective.RULES_VERSION (no rules row) or under another version
+    re-reads its runs from their bundles once, so their keys are today's and they rank beside new
+    runs; a run whose bundle is gone keeps its row; a new library starts at this version."""
+    from ssdlab.effective import RULES_VERSION
+
+    Library(tmp_path / "new.sqlite").remove_missing()  # a change creates the library
+    with sqlite3.connect(tmp_path / "new.sqlite") as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'effective_rules'").fetchone() == (str(RULES_VERSION),)
+    db.close()
+    kept = make_bundle(tmp_path / "kept", "fake:?capacity=2g")
+    gone = make_bundle(tmp_path / "gone", "fake:?capacity=4g")
+    library.add(kept)
+    library.add(gone)
+    shutil.rmtree(gone)
+    with sqlite3.connect(library.path) as db:  # as an ssdlab of the first rules left it
+        db.execute("UPDATE tests SET method_key = 'old-' || method_key")
+        db.execute("UPDATE runs SET added_utc = '2026-01-01T00:00:00Z'")
+        db.execute("DELETE FROM meta WHERE key = 'effective_rules'")
+    db.close()
+    assert len(library.runs()) == 2
+    with sqlite3.connect(library.path) as db:
+        keys = dict(db.execute("SELECT r.bundle, t.method_key FROM tests t JOIN runs r USING (run_id)").fetchall())
+        added = {a for (a,) in db.execute("SELECT added_utc FROM runs")}
+        rules = db.execute("SELECT value FROM meta WHERE key = 'effective_rules'").fetchone()
+    db.close()
+    assert not keys[str(kept.resolve())].startswith("old-") and keys[str(gone.resolve())].startswith("old-")
+    assert added == {"2026-01-01T00:00:00Z"} and rules == (str(RULES_VERSION),)

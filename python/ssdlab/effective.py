@@ -33,6 +33,13 @@ from ssdlab.methods.metrics import BYTES, GB, MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size, is_number
 
+# What makes two records' methods alike: bump it whenever a change makes a record's key differ
+# (a metric's kind moves from setting to count, notes or sizes are normalised anew), so a
+# results library refreshes the keys it stored from its runs' bundles (library.py).
+# tests/test_effective.py holds keys of recorded runs and fails when they change without a bump.
+# 2 (2026-11-24): free NAND and dsync_path are counts, device facts leave the notes, a region cut
+# to fit the drive compares as its share of the drive.
+RULES_VERSION = 2
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"

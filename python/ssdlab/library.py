@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
-from ssdlab.effective import declared_specs, effective_method
+from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
 from ssdlab.errors import BundleError, UsageError
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
@@ -339,6 +339,32 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
     db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
     _check_version(db, path)
     _migrate(db)
+    _follow_rules(db)
+
+
+def _follow_rules(db: sqlite3.Connection) -> None:
+    """Runs added under other effective-method rules (effective.RULES_VERSION) are read again
+    from their bundles, so like runs keep ranking together after an upgrade. A run whose bundle
+    moved, vanished or holds another run keeps what it had; `library add` refreshes it later."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'effective_rules'").fetchone()
+    has_runs = db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+    rules = int(row[0]) if row else 1 if has_runs else RULES_VERSION  # the row came with rules 2
+    if rules != RULES_VERSION:
+        for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
+            _reread(db, rid, Path(bundle), added)
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('effective_rules', ?)", (str(RULES_VERSION),))
+
+
+def _reread(db: sqlite3.Connection, rid: str, path: Path, added_utc: str) -> None:
+    try:
+        run = Bundle(path).load_run()
+    except BundleError:
+        return
+    if run_id(run) != rid:
+        return
+    db.execute("DELETE FROM runs WHERE run_id = ?", (rid,))
+    _insert_run(db, rid, path, run)
+    db.execute("UPDATE runs SET added_utc = ? WHERE run_id = ?", (added_utc, rid))
 
 
 def _unusable(path: Path, err: sqlite3.DatabaseError) -> UsageError:

@@ -1,0 +1,42 @@
+"""Effective methods (ssdlab.effective): the keys of recorded runs move only with RULES_VERSION.
+
+A results library stores each test's key when its run is added and re-reads its runs when the
+rules' version changes (library.py); a rule change without a bump would leave old runs unranked
+beside new ones. The records are runs of every suite and of the tests outside suites on the
+fake drive, saved with their measurements left out: keys come from params, metrics and notes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ssdlab.bundle import TestRecord
+from ssdlab.effective import RULES_VERSION, effective_method
+from ssdlab.targets.base import TargetInfo
+
+FIXTURES = Path(__file__).parent / "fixtures" / "effective"
+REFRESH = "SSDLAB_REFRESH_RULE_KEYS"  # set to 1 to write the keys of this version
+
+
+def recorded() -> list[tuple[TargetInfo, TestRecord]]:
+    rows = json.loads((FIXTURES / "records.json").read_text(encoding="utf-8"))
+    return [(TargetInfo.model_validate(r["target"]), TestRecord.model_validate(r["record"])) for r in rows]
+
+
+def test_keys_of_recorded_runs_change_only_with_the_rules_version() -> None:
+    keys = {record.name: effective_method(record, target).key for target, record in recorded()}
+    if os.environ.get(REFRESH) == "1":
+        (FIXTURES / "keys.json").write_text(
+            json.dumps({"rules_version": RULES_VERSION, "keys": keys}, indent=1, sort_keys=True) + "\n")
+    saved = json.loads((FIXTURES / "keys.json").read_text(encoding="utf-8"))
+    changed = sorted(name for name, key in keys.items() if saved["keys"].get(name) != key)
+    assert saved["rules_version"] == RULES_VERSION, (
+        f"RULES_VERSION is {RULES_VERSION}, the saved keys are of {saved['rules_version']}: write them with "
+        f"{REFRESH}=1 pytest tests/test_effective.py")
+    assert not changed, (
+        f"effective-method keys changed for {', '.join(changed)}: if like runs are now unlike (or the reverse), "
+        f"bump effective.RULES_VERSION so libraries re-read their runs, then {REFRESH}=1 pytest "
+        "tests/test_effective.py")
+    assert len(keys) == 16 and len(set(keys.values())) == len(keys)  # every method, each its own key

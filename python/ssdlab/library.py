@@ -155,6 +155,7 @@ class RankedTest:
     bundle: Path
     created_utc: str
     values: dict[str, float | str | None]
+    test: str = ""  # the test's name in its run (like tests may be named differently)
 
 
 class Library:
@@ -278,7 +279,7 @@ class Library:
                 if drive not in newest:
                     values = dict(db.execute("SELECT metric, COALESCE(value, text) FROM metrics WHERE run_id = ? "
                                              "AND test = ?", (rid, name)).fetchall())
-                    newest[drive] = RankedTest(rid, drive, label, Path(bundle), created, values)
+                    newest[drive] = RankedTest(rid, drive, label, Path(bundle), created, values, name)
         return list(newest.values())
 
     def export_rows(self) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ssdlab.measurement import Measurement, Series
-from ssdlab.report.heat import heat_comparison_note, heat_notes, measured_throttled_pct
+from ssdlab.report.heat import heat_comparison_note, heat_notes, heat_ranking_note, measured_throttled_pct
 from ssdlab.workload import Workload
 
 
@@ -111,3 +111,46 @@ def test_a_comparison_of_a_hot_and_a_cool_drive_says_so(tmp_path: Path) -> None:
     assert "The drives ran at different heat in" in (banner(c) or "")
     calm = compare_bundles([tmp_path / "cool", tmp_path / "cool2"])
     assert heat_note(calm, calm.tests[0]) is None and "heat" not in (banner(calm) or "")
+
+
+def test_a_ranking_names_the_drives_whose_heat_differs_from_the_reviewed_drives() -> None:
+    """The first drive is the one under review: only drives more than 10 points from its share
+    are named; a review drive whose telemetry cannot say gets no note."""
+    hot = {"b": _flags("b", (1.0, 1.0, 0.0, 0.0, 0.0))}
+    cool = {"a": _flags("a", (0.0,) * 10)}
+    warm = {"a": _flags("a", (1.0, 1.0, 1.0, 0.0, 0.0, 0.0))}  # 50 %: within 10 points
+    blind = {"x": _measurement("x", {"t_s": (1.0,)})}
+    note = heat_ranking_note("T", ["me", "cool", "warm", "blind"], [hot, cool, warm, blind])
+    assert note == ("T: heat differs — share of the measured time spent throttled: this drive 40 %; cool 0 %; those "
+                    "places are partly the drives' heat (their cooling, what ran before), not only their speed")
+    assert heat_ranking_note("T", ["me", "warm"], [hot, warm]) is None
+    assert heat_ranking_note("T", ["me", "cool"], [blind, cool]) is None
+
+
+def test_the_rankings_against_the_library_say_when_heat_differs(tmp_path: Path) -> None:
+    """A hot and a cool simulated drive in one library: the hot drive's report ranks the cool one
+    and its rankings section says their places are partly heat."""
+    import pytest
+
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.library import Library
+    from ssdlab.report.library_rankings import rankings_section
+    from ssdlab.runner import run_entries
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    entry = SuiteEntry(name="hot", test="consistency", params={"runtime_s": 160, "round_s": 80})
+    library = Library(tmp_path / "library.sqlite")
+    runs = {}
+    for name, options in {"hot": "thermal.throttle_c=45,75,80", "cool": "heatsink=1"}.items():
+        runs[name] = run_entries(tmp_path / name, parse_target(f"sim:sm951-nvme-256?capacity_gib=16&{options}"),
+                                 SimEngine(), [entry])
+        library.add(tmp_path / name)
+    section = rankings_section(runs["hot"], library, tmp_path / "hot")
+    assert section is not None
+    (note,) = section.notes
+    assert "heat differs — share of the measured time spent throttled: this drive " in note
+    share = float(note.split("this drive ")[1].split(" %")[0])
+    assert share > 10 and note.endswith(" 0 %; those places are partly the drives' heat (their cooling, what ran "
+                                        "before), not only their speed")

@@ -67,7 +67,7 @@ def library_rankings(bundle: Bundle, run: RunRecord, library: Library | None) ->
     """The rankings section when the library holds comparable runs of other drives."""
     if library is None:
         return []
-    section = rankings_section(run, library)
+    section = rankings_section(run, library, bundle.path)
     return [section] if section is not None else []
 
 

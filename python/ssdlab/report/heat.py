@@ -64,3 +64,19 @@ def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Mea
     listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in known)
     return (f"heat differs — share of the measured time spent throttled: {listed}; the differences include "
             "the drives' heat (their cooling, what ran before), not only their speed")
+
+
+def heat_ranking_note(title: str, labels: Sequence[str], found: Sequence[Mapping[str, Measurement]]) -> str | None:
+    """For a ranking whose first drive is the one under review: the other drives whose share of
+    the measured time spent throttled lies more than HEAT_MARGIN_PCT points from its own, whose
+    places are then partly heat. None when none does or its own share is unknown."""
+    mine = measured_throttled_pct(found[0]) if found else None
+    if mine is None:
+        return None
+    apart = [(label, pct) for label, f in zip(labels[1:], found[1:], strict=True)
+             if (pct := measured_throttled_pct(f)) is not None and heat_apart(mine, pct)]
+    if not apart:
+        return None
+    listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in apart)
+    return (f"{title}: heat differs — share of the measured time spent throttled: this drive {mine:.0f} %; {listed}; "
+            "those places are partly the drives' heat (their cooling, what ran before), not only their speed")

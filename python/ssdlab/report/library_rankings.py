@@ -5,10 +5,13 @@ method, ssdlab.effective) measured it; this drive from its own bundle, highlight
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from ssdlab.bundle import RunRecord, TestRecord
 from ssdlab.effective import declared_specs, effective_method
 from ssdlab.library import Library, RankedTest, drive_id
+from ssdlab.report.cpu import measured_in
+from ssdlab.report.heat import heat_ranking_note
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title
 from ssdlab.report.types import FigureLike, Section, TableLike
@@ -29,11 +32,15 @@ def unique_labels(labels: Sequence[str], ids: Sequence[str]) -> list[str]:
                                                                                                     strict=True)]
 
 
-def test_ranking(library: Library, run: RunRecord, record: TestRecord) -> tuple[list[FigureLike], list[TableLike]]:
+Ranked = tuple[list[FigureLike], list[TableLike], list[str]]
+
+
+def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: Path) -> Ranked:
+    """The test's ranked chart and table, and a note when the drives ran it at different heat."""
     found = others(library, run, record)
     specs = declared_specs(record, run.target)
     if not found or specs is None:
-        return [], []
+        return [], [], []
     labels = unique_labels([run.target.label, *(t.label for t in found)],
                            [drive_id(run.target), *(t.drive_id for t in found)])
     metrics = [RankedMetric(spec, (record.metrics.get(spec.name), *(t.values.get(spec.name) for t in found)))
@@ -42,22 +49,26 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord) -> tuple[
     figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,
                            f"{len(found)} other drives in the library ran this test alike.")
     table = ranking_table(f"{SECTION_KEY}-{record.name}", f"{title}: drives by figure", labels, metrics)
-    return ([figure] if figure else []), ([table] if table else [])
+    heat = None if record.test == "thermal" else heat_ranking_note(  # there heat is the subject
+        title, labels, [measured_in(bundle, record.name), *(measured_in(t.bundle, t.test) for t in found)])
+    return ([figure] if figure else []), ([table] if table else []), ([heat] if heat else [])
 
 
-def rankings_section(run: RunRecord, library: Library) -> Section | None:
+def rankings_section(run: RunRecord, library: Library, bundle: Path) -> Section | None:
     """Ranked charts of every test that comparable drives in the library also ran, or None."""
     figures: list[FigureLike] = []
     tables: list[TableLike] = []
+    notes: list[str] = []
     for record in run.tests:
         if record.status == "complete" and record.metrics:
-            more_figures, more_tables = test_ranking(library, run, record)
+            more_figures, more_tables, more_notes = test_ranking(library, run, record, bundle)
             figures += more_figures
             tables += more_tables
+            notes += more_notes
     if not figures:
         return None
     caption = (f"This drive ({run.target.label}) against every other drive in the results library "
                f"{library.path} whose newest run of a test used the same engine and the same effective method; "
                "runs whose methods differ are never ranked together.")
     return Section(key=SECTION_KEY, title="Rankings against the results library", caption=caption, status="ranked",
-                   tables=tables, figures=figures, figures_first=True)
+                   tables=tables, figures=figures, figures_first=True, notes=tuple(notes))

@@ -93,7 +93,7 @@ def test_a_comparison_of_a_hot_and_a_cool_drive_says_so(tmp_path: Path) -> None:
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
     from ssdlab.compare import compare_bundles
     from ssdlab.engines.sim import SimEngine
-    from ssdlab.report.compare_page import banner, heat_note
+    from ssdlab.report.compare_page import banner, comparison_tables, heat_note, measured
     from ssdlab.runner import run_entries
     from ssdlab.suites import SuiteEntry
     from ssdlab.targets import parse_target
@@ -105,12 +105,14 @@ def test_a_comparison_of_a_hot_and_a_cool_drive_says_so(tmp_path: Path) -> None:
                     [entry])
     c = compare_bundles([tmp_path / "hot", tmp_path / "cool"])
     (t,) = c.tests
-    note = heat_note(c, t)
+    note = heat_note(c, t, measured(t))
     assert note is not None and note.startswith("heat differs — share of the measured time spent throttled: ")
     assert "(sim:sm951-nvme-256?capacity_gib=16&heatsink=1) 0 %" in note
-    assert "The drives ran at different heat in" in (banner(c) or "")
+    assert "The drives ran at different heat in" in (banner(c, {t.name: note}) or "")
+    assert any(note in table.caption for table in comparison_tables(c))  # the terminal's table too
     calm = compare_bundles([tmp_path / "cool", tmp_path / "cool2"])
-    assert heat_note(calm, calm.tests[0]) is None and "heat" not in (banner(calm) or "")
+    (quiet,) = calm.tests
+    assert heat_note(calm, quiet, measured(quiet)) is None and "heat" not in (banner(calm, {quiet.name: None}) or "")
 
 
 def test_a_ranking_names_the_drives_whose_heat_differs_from_the_reviewed_drives() -> None:

@@ -9,12 +9,13 @@ whose methods differ are flagged in the table caption, the section and the page 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.table import Table as RichTable
 
 from ssdlab.compare import Comparison, MetricRow, TestComparison
+from ssdlab.measurement import Measurement
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.cpu import cpu_comparison_table, measured_in
 from ssdlab.report.formatting import (
@@ -64,7 +65,8 @@ def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
     return [row_cells(row, t.present) for row in t.rows]
 
 
-def test_caption(c: Comparison, t: TestComparison) -> str:
+def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
+    """What the reader must know beside the test's table; `heat` is its heat_note."""
     notes = []
     missing = [d.label for i, (d, here) in enumerate(zip(c.drives, t.present, strict=True))
                if not here and i not in dict(t.excluded)]
@@ -75,20 +77,25 @@ def test_caption(c: Comparison, t: TestComparison) -> str:
                      + "; ".join(d.describe() for d in found) + ")")
     if t.differences:
         notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
-    heat = heat_note(c, t)
     if heat:
         notes.append(heat)
     notes.append(f"Difference % against {c.baseline.label}")
     return "; ".join(notes)
 
 
-def heat_note(c: Comparison, t: TestComparison) -> str | None:
+def measured(t: TestComparison) -> list[dict[str, Measurement]]:
+    """Each drive's measured workloads of the test, read once from its bundle (none where the
+    test was not compared): the CPU table and the heat note both use them."""
+    return [measured_in(path, t.name) for path in t.sources]
+
+
+def heat_note(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]]) -> str | None:
     """When the drives ran this test at different heat (report/heat.py); the thermal test
-    measures heat itself."""
+    measures heat itself. `found`: measured(t)."""
     if t.test == "thermal":
         return None
-    here = [(d.label, path) for d, path, present in zip(c.drives, t.sources, t.present, strict=True) if present]
-    return heat_comparison_note([label for label, _ in here], [measured_in(path, t.name) for _, path in here])
+    here = [(d.label, f) for d, f, present in zip(c.drives, found, t.present, strict=True) if present]
+    return heat_comparison_note([label for label, _ in here], [f for _, f in here])
 
 
 def section_title(t: TestComparison) -> str:
@@ -99,7 +106,8 @@ def comparison_tables(c: Comparison) -> list[RichTable]:
     """One table per test: each metric side by side, then Difference % against the baseline
     (the terminal's way of laying out any report table: labels wrap, figures keep their digits)."""
     return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c),
-                             rows=tuple(comparison_cells(t)), caption=test_caption(c, t))) for t in c.tests]
+                             rows=tuple(comparison_cells(t)), caption=test_caption(c, t, heat_note(c, t, measured(t)))))
+            for t in c.tests]
 
 
 def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
@@ -107,12 +115,20 @@ def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
 
 
 def comparison_section(c: Comparison, t: TestComparison) -> Section:
+    """The test's section of the page, its measurements read from the bundles."""
+    found = measured(t)
+    return _section(c, t, found, heat_note(c, t, found))
+
+
+def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]],
+             heat: str | None) -> Section:
+    """comparison_section with the measurements and heat note already at hand."""
     labels = [d.label for d in c.drives]
-    caption = test_caption(c, t)
+    caption = test_caption(c, t, heat)
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
                   rows=tuple(comparison_cells(t)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
-    cpu = cpu_comparison_table(t.name, labels, [measured_in(path, t.name) for path in t.sources])
+    cpu = cpu_comparison_table(t.name, labels, found)
     tables += [cpu] if cpu is not None else []
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
@@ -134,7 +150,8 @@ def drives_table(c: Comparison) -> Table:
     return Table(key="drives", title="Drives", header=("", *(d.label for d in c.drives)), rows=rows)
 
 
-def banner(c: Comparison) -> str | None:
+def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
+    """The page's warnings; `heat` is each test's heat_note by test name."""
     notes = []
     forced = [section_title(t) for t in c.tests if t.flagged]
     if forced:
@@ -143,7 +160,7 @@ def banner(c: Comparison) -> str | None:
     left_out = [section_title(t) for t in c.tests if t.excluded]
     if left_out:
         notes.append(f"Some drives are left out of {', '.join(left_out)}: their methods differ (see each caption).")
-    hot = [section_title(t) for t in c.tests if heat_note(c, t)]
+    hot = [section_title(t) for t in c.tests if heat.get(t.name)]
     if hot:
         notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
                      "each caption).")
@@ -154,14 +171,19 @@ def banner(c: Comparison) -> str | None:
 
 
 def render_comparison(c: Comparison, out_html: Path) -> ReportFiles:
-    sections: Sequence[Section] = [comparison_section(c, t) for t in c.tests]
+    sections: list[Section] = []
+    heat: dict[str, str | None] = {}
+    for t in c.tests:
+        found = measured(t)
+        heat[t.name] = heat_note(c, t, found)
+        sections.append(_section(c, t, found, heat[t.name]))
     others = ", ".join(d.label for d in c.drives[1:])
     page = Page(
         title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else
         f"{c.baseline.label} against {len(c.drives) - 1} drives",
         subtitle=f"Drive under review and baseline: {c.baseline.label} · Difference % = (drive - baseline) / "
                  "baseline",
-        banner=banner(c), intro=[drives_table(c)], sections=sections,
+        banner=banner(c, heat), intro=[drives_table(c)], sections=sections,
         footer="Generated by ssdlab compare from " + ", ".join(str(s.bundle) for d in c.drives for s in d.sources)
                + ". MB/s are decimal (10^6 bytes/s); sizes in KiB/MiB/GiB are binary.",
     )

@@ -155,7 +155,7 @@ class RankedTest:
     bundle: Path
     created_utc: str
     values: dict[str, float | str | None]
-    test: str = ""  # the test's name in its run (like tests may be named differently)
+    test: str  # the test's name in its run (like tests may be named differently)
 
 
 class Library:
@@ -348,11 +348,11 @@ def _follow_rules(db: sqlite3.Connection) -> None:
     from their bundles, so like runs keep ranking together after an upgrade. A run whose bundle
     moved, vanished or holds another run keeps what it had; `library add` refreshes it later."""
     row = db.execute("SELECT value FROM meta WHERE key = 'effective_rules'").fetchone()
-    has_runs = db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
-    rules = int(row[0]) if row else 1 if has_runs else RULES_VERSION  # the row came with rules 2
-    if rules != RULES_VERSION:
-        for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
-            _reread(db, rid, Path(bundle), added)
+    if row is not None and int(row[0]) == RULES_VERSION:
+        return
+    # No row: a new library, or one written before rules 2 brought the row (its runs are re-read).
+    for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
+        _reread(db, rid, Path(bundle), added)
     db.execute("INSERT OR REPLACE INTO meta VALUES ('effective_rules', ?)", (str(RULES_VERSION),))
 
 

@@ -36,6 +36,11 @@ _RATE_PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg])(i?)b(?:/s|ps)?\s*$", re.IGNORECASE)
 _COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
 RATE_EXAMPLE = "give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k (write rate, then 4 KiB random-write IOPS)"
+# What a storage device can write: an old USB stick's MB/s to beyond a PCIe 6.0 x16 link's
+# 128 GB/s is 1e6..1e11; 4 KiB random writes from 1 IOPS to 100 million (today's fastest
+# drives do a few million). Outside these a figure is a slip (KB for MB, a missing unit).
+RATE_BOUNDS_BYTES_S = (1e6, 1e11)
+IOPS_BOUNDS = (1.0, 1e8)
 
 
 def parse_rate(text: str) -> tuple[float, float | None]:
@@ -49,8 +54,11 @@ def parse_rate(text: str) -> tuple[float, float | None]:
     scale = 1024.0 ** " kmg".index(prefix.lower()) if binary else _RATE_PREFIX[prefix.lower()]
     bytes_s = float(number) * scale
     iops = _parse_count(iops_text, text) if iops_text.strip() else None
-    if bytes_s <= 0 or (iops is not None and iops <= 0):
-        raise UsageError(f"bad rate {text!r}: a rate of nothing would never finish; {RATE_EXAMPLE}")
+    if not RATE_BOUNDS_BYTES_S[0] <= bytes_s <= RATE_BOUNDS_BYTES_S[1]:
+        raise UsageError(f"bad rate {text!r}: a device writes between 1 MB/s and 100 GB/s; {RATE_EXAMPLE}")
+    if iops is not None and not IOPS_BOUNDS[0] <= iops <= IOPS_BOUNDS[1]:
+        raise UsageError(f"bad rate {text!r}: 4 KiB random writes run between 1 and 100 million IOPS; "
+                         f"{RATE_EXAMPLE}")
     return bytes_s, iops
 
 

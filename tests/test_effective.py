@@ -40,3 +40,18 @@ def test_keys_of_recorded_runs_change_only_with_the_rules_version() -> None:
         f"bump effective.RULES_VERSION so libraries re-read their runs, then {REFRESH}=1 pytest "
         "tests/test_effective.py")
     assert len(keys) == 16 and len(set(keys.values())) == len(keys)  # every method, each its own key
+
+
+def test_a_run_recorded_before_its_method_gained_a_parameter_is_like_a_run_at_its_default() -> None:
+    target, record = next((t, r) for t, r in recorded() if r.test == "consistency")
+    older = record.model_copy(update={"params": {k: v for k, v in record.params.items() if k != "fill_passes"}})
+    assert record.params["fill_passes"] == 1  # the default: what consistency did before it had the parameter
+    assert effective_method(older, target).key == effective_method(record, target).key
+    twice = record.model_copy(update={"params": {**record.params, "fill_passes": 2}})
+    assert effective_method(twice, target).key != effective_method(record, target).key
+
+
+def test_a_parameter_the_method_no_longer_knows_keeps_the_run_unlike() -> None:
+    target, record = next((t, r) for t, r in recorded() if r.test == "consistency")
+    gone = record.model_copy(update={"params": {**record.params, "retired_knob": 3}})
+    assert effective_method(gone, target).key != effective_method(record, target).key

@@ -39,7 +39,8 @@ from ssdlab.units import format_size, is_number
 # tests/test_effective.py holds keys of recorded runs and fails when they change without a bump.
 # 2 (2026-11-24): free NAND and dsync_path are counts, device facts leave the notes, a region cut
 # to fit the drive compares as its share of the drive.
-RULES_VERSION = 2
+# 3 (2026-11-25): a parameter the method gained after the run was recorded counts at its default.
+RULES_VERSION = 3
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
@@ -144,6 +145,19 @@ def method_notes(notes: Sequence[str]) -> tuple[str, ...]:
     return tuple(n for n in notes if not n.startswith(("resumed", DEVICE_FACT, *OLD_DEVICE_FACTS)))
 
 
+def method_params(record: TestRecord) -> dict[str, Any]:
+    """The record's parameters, with any the method has gained since the run at their defaults.
+
+    A parameter is added with the default that keeps what the method did before (the rule for
+    adding one: docs/library.md), so a run recorded before it ran at that default; without this
+    its key would differ from every later run's. Parameters the method no longer knows are kept
+    as recorded, so such a run stays unlike the new ones."""
+    try:
+        return dict(get_test(record.test).parse_params(record.params).model_dump())
+    except SsdlabError:
+        return dict(record.params)
+
+
 def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:
     specs = declared_specs(record, target)
     settings: dict[str, str] = {}
@@ -156,7 +170,7 @@ def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:
             labels[spec.name] = spec.label
             shown[spec.name] = shown_setting(spec, value, settings[spec.name])
     return EffectiveMethod(
-        test=record.test, params={k: canonical(v) for k, v in sorted(record.params.items())},
+        test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},
         settings=settings, notes=masked_notes(record.notes), raw_notes=method_notes(record.notes), labels=labels,
         shown=shown,
     )

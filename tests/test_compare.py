@@ -179,18 +179,6 @@ def test_same_named_measurements_are_overlaid(bundles: dict[str, Path], tmp_path
     assert [p.name for p in files.pngs] == ["quick-read-mb-s.png", "quick-write-mb-s.png", "mixed-mixed-iops.png"]
 
 
-def test_differing_params_names_keys_and_method() -> None:
-    from ssdlab.bundle import TestRecord
-    from ssdlab.compare import differing_params
-
-    a = TestRecord(name="t", test="quick", params={"runs": 5, "size_bytes": 1, "profile": "auto"})
-    b = TestRecord(name="t", test="quick", params={"runs": 5, "size_bytes": 2})
-    c = TestRecord(name="t", test="as-ssd", params={"runs": 5, "size_bytes": 1, "profile": "auto"})
-    assert differing_params([a, b]) == ("profile", "size_bytes")
-    assert differing_params([a, c]) == ("test (method)",)
-    assert differing_params([a, a]) == ()
-
-
 # ---- issue 15: like with like ----------------------------------------------------------
 
 

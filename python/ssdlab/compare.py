@@ -137,16 +137,6 @@ def difference_pct(value: Value, baseline: Value) -> float | None:
     return (value - baseline) / abs(baseline) * 100.0
 
 
-def differing_params(records: Sequence[TestRecord]) -> tuple[str, ...]:
-    """Parameter names whose values are not the same in every record (method counts as one)."""
-    keys = sorted({key for r in records for key in r.params})
-    missing = object()
-    differ = [k for k in keys if len({repr(r.params.get(k, missing)) for r in records}) > 1]
-    if len({r.test for r in records}) > 1:
-        differ.insert(0, "test (method)")
-    return tuple(differ)
-
-
 def describe_difference(name: str, found: Sequence[Difference]) -> str:
     return f"test {name!r}: methods differ ({'; '.join(d.describe() for d in found)})"
 

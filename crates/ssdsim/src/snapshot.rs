@@ -8,12 +8,13 @@
 //! integers) of it. The format number changes whenever a field of the drive's state does,
 //! so an old snapshot is refused rather than misread.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 
 use flate2::read::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use flate2::Compression;
 
+use postcard::de_flavors::Flavor;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -47,13 +48,23 @@ impl Snapshot for Array {
 /// config; paced GC debt, journal state and per-die read ends in the drive).
 const MAGIC: &[u8; 8] = b"SSDSNAP\x03";
 
+const STREAM_BUF_BYTES: usize = 1 << 16;
+const SCRATCH_BYTES: usize = 1 << 20;
+
 /// The target's whole state as bytes (fast compression: the maps are large and regular).
+/// Serialized straight into the compressor, so the uncompressed form (hundreds of MB for a
+/// large drive: docs/simulator.md, "Snapshots and resume") is never held in memory.
 pub fn snapshot<T: Snapshot>(target: &T) -> Vec<u8> {
-    let raw = postcard::to_stdvec(target).expect("a simulated target always serializes");
-    let mut enc = ZlibEncoder::new(Vec::with_capacity(raw.len() / 4 + 64), Compression::fast());
+    let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
     enc.write_all(MAGIC).expect("writing to memory");
     enc.write_all(&[T::KIND]).expect("writing to memory");
-    enc.write_all(&raw).expect("writing to memory");
+    // postcard writes a varint at a time: a buffer in front keeps the compressor's calls few
+    let out = BufWriter::with_capacity(STREAM_BUF_BYTES, enc);
+    let out = postcard::to_io(target, out).expect("a simulated target always serializes");
+    let enc = out
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .expect("writing to memory");
     enc.finish().expect("writing to memory")
 }
 
@@ -72,25 +83,83 @@ pub fn kind(bytes: &[u8]) -> Result<u8, SimError> {
 }
 
 /// The target a snapshot was taken of; an error for bytes that are not a snapshot of this
-/// format and kind.
+/// format and kind. Decompressed as it is read, like `snapshot`.
 pub fn restore<T: Snapshot>(bytes: &[u8]) -> Result<T, SimError> {
-    let mut raw = Vec::new();
-    ZlibDecoder::new(bytes)
-        .read_to_end(&mut raw)
+    let mut input = BufReader::with_capacity(STREAM_BUF_BYTES, ZlibDecoder::new(bytes));
+    let mut head = [0u8; 9];
+    input
+        .read_exact(&mut head)
         .map_err(|e| SimError::Job(format!("not a drive snapshot ({e})")))?;
-    let body = raw
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or_else(|| SimError::Job("not a drive snapshot of this simulator's format".into()))?;
-    let body = body
-        .strip_prefix(&[T::KIND])
-        .ok_or_else(|| SimError::Job("a snapshot of another kind of simulated target".into()))?;
-    let drive: T = postcard::from_bytes(body)
+    if &head[..8] != MAGIC.as_slice() {
+        return Err(SimError::Job(
+            "not a drive snapshot of this simulator's format".into(),
+        ));
+    }
+    if head[8] != T::KIND {
+        return Err(SimError::Job(
+            "a snapshot of another kind of simulated target".into(),
+        ));
+    }
+    let mut scratch = vec![0u8; SCRATCH_BYTES];
+    let mut de = postcard::Deserializer::from_flavor(Stream {
+        input,
+        scratch: scratch.as_mut_slice(),
+    });
+    let drive = T::deserialize(&mut de)
         .map_err(|e| SimError::Job(format!("damaged drive snapshot ({e})")))?;
     drive
         .check_invariants()
         .map_err(|e| SimError::Job(format!("inconsistent drive snapshot ({e})")))?;
     Ok(drive)
 }
+
+/// postcard's input straight from a buffered decompressor. Every varint of the maps is read a
+/// byte at a time, so a byte comes from the reader's buffer directly (postcard's own `from_io`
+/// reads each byte with `read_exact`, about half again slower here); strings and byte runs, the
+/// only borrowed reads, go through a scratch slice as they do there.
+struct Stream<'de, R: BufRead> {
+    input: R,
+    scratch: &'de mut [u8], // room for the longest string in a state (names), not the maps
+}
+
+impl<'de, R: BufRead + 'de> Flavor<'de> for Stream<'de, R> {
+    type Remainder = ();
+    type Source = ();
+
+    #[inline]
+    fn pop(&mut self) -> postcard::Result<u8> {
+        let buffered = self.input.fill_buf().map_err(|_| ENDED)?;
+        let byte = *buffered.first().ok_or(ENDED)?;
+        self.input.consume(1);
+        Ok(byte)
+    }
+
+    fn try_take_n(&mut self, ct: usize) -> postcard::Result<&'de [u8]> {
+        let scratch = std::mem::take(&mut self.scratch);
+        if scratch.len() < ct {
+            return Err(ENDED);
+        }
+        let (head, rest) = scratch.split_at_mut(ct);
+        self.scratch = rest;
+        self.input.read_exact(head).map_err(|_| ENDED)?;
+        Ok(head)
+    }
+
+    fn try_take_n_temp<'a>(&'a mut self, ct: usize) -> postcard::Result<&'a [u8]>
+    where
+        'de: 'a,
+    {
+        let head = self.scratch.get_mut(..ct).ok_or(ENDED)?;
+        self.input.read_exact(head).map_err(|_| ENDED)?;
+        Ok(head)
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
+}
+
+const ENDED: postcard::Error = postcard::Error::DeserializeUnexpectedEnd;
 
 #[cfg(test)]
 mod tests {

@@ -118,3 +118,44 @@ fn an_array_restores_as_an_array_and_answers_like_the_original() {
     assert_eq!(x.run.write.ios, y.run.write.ios);
     assert_eq!(x.run.write.lat_sum_ns, y.run.write.lat_sum_ns);
 }
+
+/// A drive with some history, small enough for many restores.
+fn used_drive() -> Drive {
+    let mut d = drive("sm951-nvme-128", &[("scale", "0.01")], 3);
+    let mut j = JobSpec::simple(Pattern::Randwrite, 4096, 8);
+    j.size_bytes = Some(8 * MIB);
+    run(&mut d, &j);
+    d
+}
+
+#[test]
+fn a_snapshot_written_whole_before_streaming_still_restores() {
+    // Until 2026-11-25 a snapshot was the postcard bytes built whole, then compressed at once.
+    use std::io::{Read, Write};
+    let d = used_drive();
+    let mut body = Vec::new();
+    flate2::read::ZlibDecoder::new(snapshot(&d).as_slice())
+        .read_to_end(&mut body)
+        .unwrap();
+    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&body[..9]).unwrap(); // the magic and the kind
+    enc.write_all(&postcard::to_stdvec(&d).unwrap()).unwrap();
+    let whole = enc.finish().unwrap();
+    let copy = restore::<Drive>(&whole).expect("restores");
+    assert_eq!(
+        serde_json::to_string(&copy.state()).unwrap(),
+        serde_json::to_string(&d.state()).unwrap()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn a_snapshot_cut_short_is_refused(keep_per_mille in 0..1000usize) {
+        let bytes = snapshot(&used_drive());
+        let cut = &bytes[..bytes.len() * keep_per_mille / 1000];
+        let err = restore::<Drive>(cut).expect_err("a cut snapshot is not a drive").to_string();
+        prop_assert!(err.contains("snapshot"), "{}", err);
+    }
+}

@@ -1,0 +1,89 @@
+"""Cost of saving and restoring a simulated drive's whole state (docs/simulator.md, "Snapshots").
+
+    PYTHONPATH=python .venv/bin/python bench/snapshot_cost.py [--state FILE]
+
+The state is the review's consistency drive: the default preset purged, filled sequentially at
+128 KiB QD32 and then written with 600 s of 4 KiB QD32 random writes, so its maps are as
+irregular as a tortured drive's. It is made once and kept in FILE (default: the system's
+temporary directory); later runs, of this build or another, measure with the same bytes.
+
+Each figure comes from a fresh process that only restores the state and then snapshots it
+again, so peak resident memory names what each step adds above the restored drive itself.
+Last line: `restore_s=… snapshot_s=… restore_peak_mib=… snapshot_peak_mib=… drive_mib=…`
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import resource
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+from ssdlab import _ssdsim
+
+KIB = 1024
+
+
+def job(pattern: str, bs: int, *, runtime_s: float | None = None, seed: int = 1) -> dict[str, object]:
+    return {"pattern": pattern, "block_size_bytes": bs, "iodepth": 32, "jobs": 1, "read_pct": 0,
+            "offset_bytes": 0, "span_bytes": 0, "runtime_s": runtime_s, "size_bytes": None, "ramp_s": 0.0,
+            "sync": "none", "fsync_every": 0, "log_period_s": 1.0, "seed": seed}
+
+
+def make_state(path: Path) -> None:
+    drive = _ssdsim.Drive(_ssdsim.default_preset(), {}, seed=1)
+    drive.purge()
+    drive.run(job("write", 128 * KIB))
+    drive.run(job("randwrite", 4 * KIB, runtime_s=600.0, seed=2))
+    path.write_bytes(drive.snapshot())
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def resident_mib() -> float:
+    """Resident memory now (Linux): what the restored drive itself holds, beside the peaks."""
+    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def state_digest(snapshot: bytes) -> str:
+    """A digest of the uncompressed state, read in pieces so checking costs no memory to speak of."""
+    inflate, digest = zlib.decompressobj(), hashlib.sha256()
+    for start in range(0, len(snapshot), 1 << 20):
+        digest.update(inflate.decompress(snapshot[start:start + (1 << 20)]))
+    digest.update(inflate.flush())
+    return digest.hexdigest()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--state", type=Path, default=Path(tempfile.gettempdir()) / "ssdlab-bench-state.snap")
+    args = parser.parse_args()
+    if not args.state.exists():
+        print(f"making the state in {args.state} (once)")
+        make_state(args.state)
+    data = args.state.read_bytes()
+    base_mib = resident_mib()
+    t0 = time.perf_counter()
+    drive = _ssdsim.Drive.restore(data)
+    restore_s, restore_peak = time.perf_counter() - t0, peak_mib()
+    drive_mib = resident_mib() - base_mib
+    t0 = time.perf_counter()
+    again = drive.snapshot()
+    snapshot_s, snapshot_peak = time.perf_counter() - t0, peak_mib()
+    # the same state; compressed bytes may differ between builds that feed the compressor differently
+    assert state_digest(again) == state_digest(data), "a restored drive snapshots to another state"
+    print(f"state {len(data) / 2**20:.1f} MiB compressed; process before restoring {base_mib:.0f} MiB")
+    print(f"restore_s={restore_s:.3f} snapshot_s={snapshot_s:.3f} restore_peak_mib={restore_peak - base_mib:.0f} "
+          f"snapshot_peak_mib={snapshot_peak - base_mib:.0f} drive_mib={drive_mib:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,7 +21,6 @@ from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
-from ssdlab.units import parse_rate
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -278,12 +277,12 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume)
 
 
-def given_rates(text: str | None, measured: MeasuredRates | None) -> MeasuredRates | None:
-    """--rate's figures when given (the IOPS, when left out, from what was measured), else what
-    an earlier run measured on the device."""
-    if text is None:
+def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRates | None) -> MeasuredRates | None:
+    """--rate's figures (`units.parse_rate`) when given (the IOPS, when left out, from what was
+    measured), else what an earlier run measured on the device."""
+    if given is None:
         return measured
-    bytes_s, iops_4k = parse_rate(text)
+    bytes_s, iops_4k = given
     if iops_4k is None and measured is not None:
         iops_4k = measured.write_iops_4k
     return MeasuredRates(write_bytes_s=bytes_s, write_iops_4k=iops_4k, given=True)

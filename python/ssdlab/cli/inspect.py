@@ -29,7 +29,7 @@ from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, r
 from ssdlab.report.identity import link_text
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
-from ssdlab.units import decimal_capacity, format_duration
+from ssdlab.units import decimal_capacity, format_duration, parse_rate
 
 
 @app.command("list")
@@ -109,9 +109,10 @@ def plan(
     rate: RateOpt = None,
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
+    given_rate = parse_rate(rate) if rate is not None else None
     tgt = parse_target(one_target(target, target_opt))
     facts = with_measured_rates(tgt.info())
-    facts = facts.model_copy(update={"measured_rates": given_rates(rate, facts.measured_rates)})
+    facts = facts.model_copy(update={"measured_rates": given_rates(given_rate, facts.measured_rates)})
     suite_name, entries = select_entries(suite, test or [])
     engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)

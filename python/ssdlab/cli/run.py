@@ -143,8 +143,7 @@ def run(
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     given = target if target is not None else target_opt
-    if rate is not None:
-        parse_rate(rate)  # a bad figure is refused before anything is made
+    device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
     if resume is not None:
         if param:
             raise UsageError("a resumed run keeps its parameters; drop --param")
@@ -159,7 +158,7 @@ def run(
     with bundle.lock():
         if resume is None and bundle.run_file.exists():  # another run got here first
             check_new_bundle(bundle)
-        record = _execute(bundle, record, tgt, engine, as_json, no_report, rate)
+        record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate)
     if not no_library:
         add_finished_run(bundle, record, quiet=as_json)
     report_path = None if no_report else write_report_or_say(bundle)
@@ -182,7 +181,7 @@ def write_report_or_say(bundle: Bundle) -> Path | None:
 
 
 def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
-             no_report: bool, device_rate: str | None) -> RunRecord:
+             no_report: bool, device_rate: tuple[float, float | None] | None) -> RunRecord:
     # Simulated device time says nothing about wall time until some work has run.
     rate = None if tgt.kind == "sim" else 1.0
     observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)

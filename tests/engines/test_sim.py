@@ -14,8 +14,10 @@ from ssdlab.workload import Workload
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 
+from ssdlab._ssdsim import Drive
 from ssdlab.engines.sim import SimEngine
 from ssdlab.targets import parse_target
+from ssdlab.targets.sim import SimTarget
 
 SMALL = "sim:sm951-nvme-256?capacity_gib=2"
 
@@ -95,3 +97,28 @@ def test_determinism(tmp_path: Path) -> None:
     a = SimEngine().measure(parse_target(SMALL), w, _ctx(tmp_path))
     b = SimEngine().measure(parse_target(SMALL), w, _ctx(tmp_path))
     assert a.write == b.write and a.series == b.series
+
+
+def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp_path: Path) -> None:
+    """At a run-ahead split the store and the starting test's checkpoint are the same drive:
+    one copy of a large simulated drive, not two (each is the drive's full size in memory)."""
+    target, engine = parse_target(SMALL), SimEngine()
+    assert isinstance(target, SimTarget)
+    w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=256 * MIB)
+    engine.measure(target, w, _ctx(tmp_path))
+    storing = engine.store_start(target, "split", ["t"], wall_s=1e6)
+    assert storing is not None and target.spare is not None
+    stored = target.spare[1]
+    engine.checkpoint(target)
+    assert target.checkpoint is stored and target.spare is None
+    storing.join()
+    # Anything run in between makes the stored copy stale: the checkpoint is the drive as it is now.
+    storing = engine.store_start(target, "split-2", ["t"], wall_s=1e6)
+    assert storing is not None and target.spare is not None
+    stored = target.spare[1]
+    engine.step(target, Idle(seconds=1), _ctx(tmp_path))
+    engine.checkpoint(target)
+    assert target.checkpoint is not stored and target.spare is None
+    saved = engine.saved_state(target)
+    assert saved is not None and Drive.restore(saved).state() == target.drive().state()
+    storing.join()

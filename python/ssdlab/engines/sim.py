@@ -160,7 +160,8 @@ class SimEngine:
     # and simulates the stopped test's finished actions again to reach the same drive.
     def checkpoint(self, target: Target) -> None:
         sim = self._sim(target)
-        sim.checkpoint = sim.drive().copy()
+        spare, sim.spare = sim.spare, None
+        sim.checkpoint = spare[1] if spare is not None and spare[0] == sim.history else sim.drive().copy()
 
     def saved_state(self, target: Target) -> bytes | None:
         copy = self._sim(target).checkpoint
@@ -226,8 +227,10 @@ class SimEngine:
         longer than restoring it would; the thread is returned to be joined before exiting."""
         if not _worth_storing(target, wall_s):
             return None
+        sim = self._sim(target)
         drive = self._drive(target).copy()
-        meta = _entry_meta(self._sim(target), wall_s, actions=list(tests), unit="tests")
+        sim.spare = (sim.history, drive)  # the test starting here checkpoints this very drive: one copy for both
+        meta = _entry_meta(sim, wall_s, actions=list(tests), unit="tests")
 
         def store() -> None:
             with contextlib.suppress(OSError):  # no room for it: the next run simulates these tests again
@@ -243,7 +246,7 @@ class SimEngine:
         if hit is None:
             return None
         drive, meta = hit
-        twin = dataclasses.replace(self._sim(target), _drive=None, checkpoint=None)
+        twin = dataclasses.replace(self._sim(target), _drive=None, checkpoint=None, spare=None)
         twin.restore_drive(drive, str(meta["history_after"]))
         return twin
 

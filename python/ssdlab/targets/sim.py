@@ -66,6 +66,9 @@ class SimTarget(Target):
     restored: bool = field(default=False, repr=False)
     # The drive as the running test started (engines/sim.py's checkpoint, for --resume).
     checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
+    # A copy of the drive made for another use (the run-ahead store), with the history it had: the
+    # next checkpoint takes it instead of copying a drive again when nothing ran in between.
+    spare: tuple[str, _ssdsim.Drive] | None = field(default=None, repr=False)
     # A running digest of every job and step the drive ran (engines/sim_cache.py's keys).
     history: str = field(default="fresh", repr=False)
 

@@ -12,7 +12,12 @@ does not enter a figure the sources measured with airflow).
 Each figure is either *fitted* (one mechanism parameter of that controller family was set
 so that this figure comes out; the preset names the figure) or *held-out* (no parameter was
 set from it). Prints a table, then as its last line exactly:
-    fidelity_heldout_mean_abs_err_pct=<n> fidelity_fitted_mean_abs_err_pct=<n>
+    fidelity_heldout_mean_abs_err_pct=<n> fidelity_fitted_mean_abs_err_pct=<n> fidelity_review_mean_abs_err_pct=<n>
+
+The last figure is of client drives as reviews measured them (REVIEW_FIGURES): the review's own
+consistency test at full size (ssdlab's `consistency` method: purge, one 128 KiB QD32 fill, then
+4 KiB QD32 full-span random writes; the mean of the last 400 s). No parameter was set from any of
+them: all are held out. `--skip-review` leaves them out (they take a few minutes).
 """
 
 from __future__ import annotations
@@ -55,6 +60,53 @@ FIGURES = (
 )
 
 
+@dataclass(frozen=True)
+class ReviewFigure:
+    """A review's consistency-test figure: the mean IOPS of the last 400 s of `runtime_s` of 4 KiB
+    QD32 random writes after a sequential fill; `low` == `high` for one figure, else the range the
+    source gives."""
+
+    preset: str
+    options: tuple[tuple[str, str], ...]  # as reviewed: with a heatsink or bare
+    source: str
+    runtime_s: float
+    low: float
+    high: float
+
+
+SM951_HEAT = ("AnandTech, Samsung SM951-NVMe (256GB) review, 'Thermal Throttling Revisited' (anandtech.com/show/9396, "
+              "page 2): 'Under a sustained 4KB random write workload ... without the heatsink the SM951-AHCI averages "
+              "7,878 IOPS, whereas the heatsink bumps that up to 10,873 IOPS' (the stock 512GB SM951-AHCI)")
+EVO_850 = ("AnandTech, Samsung SSD 850 EVO review, 'Performance Consistency' (anandtech.com/show/8747/"
+           "samsung-ssd-850-evo-review/5): '... the 850 EVO takes the steady-state IOPS from ~3,000-5,000 IOPS "
+           "[the 840 EVO] to 5,000-8,000 IOPS'; a run of just over half an hour; the capacity is not named "
+           "(the page's drives are 250 GB)")
+REVIEW_FIGURES = (
+    ReviewFigure("sm951-ahci-512", (("heatsink", "1"),), SM951_HEAT, 3600.0, 10_873.0, 10_873.0),
+    ReviewFigure("sm951-ahci-512", (), SM951_HEAT, 3600.0, 7_878.0, 7_878.0),
+    ReviewFigure("840evo-250", (), EVO_850, 2000.0, 3_000.0, 5_000.0),
+)
+WINDOW_S = 400  # the consistency test's analysed window
+
+
+def review_iops(f: ReviewFigure) -> float:
+    """The figure as the review's consistency test gives it, on the full-size preset."""
+    d = _ssdsim.Drive(f.preset, dict(f.options), seed=1)
+    d.purge()
+    d.run(job("write", 128 * KIB))
+    series = d.run(job("randwrite", 4 * KIB, runtime_s=f.runtime_s, seed=2))["series"]["write_ios"]
+    window = series[-WINDOW_S - 1:-1]  # the last whole seconds
+    return sum(window) / len(window)
+
+
+def range_err_pct(sim: float, low: float, high: float) -> float:
+    """Error against a figure, or against the nearer end of a published range (0 inside it)."""
+    if low <= sim <= high:
+        return 0.0
+    bound = low if sim < low else high
+    return (sim - bound) / bound * 100.0
+
+
 def job(pattern: str, bs: int, *, runtime_s: float | None = None, size_bytes: int | None = None,
         seed: int = 1) -> dict[str, object]:
     return {
@@ -88,6 +140,7 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="config override for every measured preset, e.g. ctrl.gc_page_us=20 "
                          "(for fitting a family's parameter on its fitted figure)")
+    ap.add_argument("--skip-review", action="store_true", help="leave out the client drives' review figures")
     args = ap.parse_args()
     extra = {k: v for k, _, v in (kv.partition("=") for kv in args.set)}
     print("drive | figure | source | fitted-or-held-out | published | simulated | error %")
@@ -100,8 +153,27 @@ def main() -> None:
         errs[f.role].append(abs(err))
         print(f"{f.preset} ({f.family}) | steady 4K QD32 full-span random write IOPS | {f.source} | "
               f"{f.role} | {f.published_iops:.0f} | {sim:.0f} | {err:+.1f}")
+    review = [] if args.skip_review else review_errors(args.preset)
     print(f"fidelity_heldout_mean_abs_err_pct={mean(errs['held-out']):.1f} "
-          f"fidelity_fitted_mean_abs_err_pct={mean(errs['fitted']):.1f}")
+          f"fidelity_fitted_mean_abs_err_pct={mean(errs['fitted']):.1f} "
+          f"fidelity_review_mean_abs_err_pct={mean(review):.1f}")
+
+
+def review_errors(presets: list[str]) -> list[float]:
+    """Print the review-method rows; their absolute errors in %."""
+    print("drive | options | figure | source | published | simulated | error %")
+    errs = []
+    for f in REVIEW_FIGURES:
+        if presets and f.preset not in presets:
+            continue
+        sim = review_iops(f)
+        err = range_err_pct(sim, f.low, f.high)
+        errs.append(abs(err))
+        published = f"{f.low:.0f}" if f.low == f.high else f"{f.low:.0f}-{f.high:.0f}"
+        options = ",".join(f"{k}={v}" for k, v in f.options) or "bare"
+        print(f"{f.preset} | {options} | mean of the last {WINDOW_S} s of {f.runtime_s:.0f} s, 4K QD32 full span, "
+              f"after a fill | {f.source} | {published} | {sim:.0f} | {err:+.1f}")
+    return errs
 
 
 if __name__ == "__main__":

@@ -137,3 +137,18 @@ def test_sections_are_registered_and_built(bundle: Bundle) -> None:
     for section in sections.values():
         for figure in section.figures:
             figure.chart.to_dict()  # valid Vega-Lite
+
+
+def test_a_simulated_consistency_says_its_level_is_not_a_real_drives(bundle: Bundle, tmp_path: Path) -> None:
+    """The simulator's client steady states run about twice the review figures (bench/fidelity.py):
+    a simulated run says so beside its figures; a fake or real one does not."""
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.report.section_consistency import SIM_LEVEL_NOTE, consistency_section
+
+    assert SIM_LEVEL_NOTE not in consistency_section(bundle, _record(bundle, "consistency")).notes
+    sim = Bundle(tmp_path / "sim")
+    entry = SuiteEntry(name="consistency", test="consistency", params={"runtime_s": 30, "steady_window_s": 10,
+                                                                       "round_s": 5})
+    run_entries(sim.path, parse_target("sim:sm951-nvme-256?capacity_gib=1"), SimEngine(), [entry])
+    assert SIM_LEVEL_NOTE in consistency_section(sim, _record(sim, "consistency")).notes

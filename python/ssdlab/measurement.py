@@ -217,3 +217,9 @@ def throttled_share(flags: Sequence[float]) -> float | None:
     count; None when none could."""
     judged = [v for v in flags if not math.isnan(v)]
     return sum(1 for v in judged if v > 0) / len(judged) if judged else None
+
+
+def throttled_pct(flags: Sequence[float]) -> float | None:
+    """throttled_share in percent, the unit of the *_throttled_pct metrics and of heat_apart."""
+    share = throttled_share(flags)
+    return None if share is None else 100.0 * share

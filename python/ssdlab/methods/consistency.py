@@ -30,7 +30,7 @@ from ssdlab.analysis.consistency import (
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
-from ssdlab.measurement import Measurement, heat_apart, throttled_share
+from ssdlab.measurement import Measurement, heat_apart, throttled_pct
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -183,24 +183,19 @@ def window_throttled_pct(ran: Sequence[Measurement], seconds: float) -> float | 
     """Share of the last `seconds` of the torture the drive spent throttling, in percent: a
     window measured hot says as much about the drive's cooling as its spare area."""
     flags = [v for m in ran for v in m.throttle_flags()]
-    return _throttled_pct(flags[-_periods(ran, seconds):])
+    return throttled_pct(flags[-_periods(ran, seconds):])
 
 
 def fresh_throttled_pct(ran: Sequence[Measurement], seconds: float = FRESH_S) -> float | None:
     """Share of the torture's first `seconds` (the fresh figure's) the drive spent throttling,
     in percent: set against the window's, it says how much of the fall is heat."""
     flags = [v for m in ran for v in m.throttle_flags()]
-    return _throttled_pct(flags[:_periods(ran, seconds)])
+    return throttled_pct(flags[:_periods(ran, seconds)])
 
 
 def _periods(ran: Sequence[Measurement], seconds: float) -> int:
     period_s = ran[0].series.period_s if ran else 1.0
     return max(1, round(seconds / (period_s or 1.0)))
-
-
-def _throttled_pct(flags: Sequence[float]) -> float | None:
-    share = throttled_share(flags)
-    return None if share is None else 100.0 * share
 
 
 def heat_in_fall(metrics: Metrics) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import Measurement, heat_apart, throttled_share
+from ssdlab.measurement import Measurement, heat_apart, throttled_pct
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
 
@@ -48,8 +48,7 @@ def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
 def measured_throttled_pct(found: Mapping[str, Measurement]) -> float | None:
     """Percentage of the measured workloads' logged periods that ran throttled, together (a
     long workload weighs by its length), or None when no telemetry can say."""
-    share = throttled_share([flag for m in found.values() for flag in m.throttle_flags()])
-    return None if share is None else 100 * share
+    return throttled_pct([flag for m in found.values() for flag in m.throttle_flags()])
 
 
 def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Measurement]]) -> str | None:

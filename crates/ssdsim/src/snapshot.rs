@@ -70,8 +70,14 @@ pub fn snapshot<T: Snapshot>(target: &T) -> Vec<u8> {
 
 /// What kind of target a snapshot holds (`Snapshot::KIND`), read from its first bytes only.
 pub fn kind(bytes: &[u8]) -> Result<u8, SimError> {
+    read_head(&mut ZlibDecoder::new(bytes))
+}
+
+/// The kind byte after the magic, read from the decompressed stream; an error for bytes that
+/// are not a snapshot of this format.
+fn read_head(input: &mut impl Read) -> Result<u8, SimError> {
     let mut head = [0u8; 9];
-    ZlibDecoder::new(bytes)
+    input
         .read_exact(&mut head)
         .map_err(|e| SimError::Job(format!("not a drive snapshot ({e})")))?;
     if &head[..8] != MAGIC.as_slice() {
@@ -86,16 +92,7 @@ pub fn kind(bytes: &[u8]) -> Result<u8, SimError> {
 /// format and kind. Decompressed as it is read, like `snapshot`.
 pub fn restore<T: Snapshot>(bytes: &[u8]) -> Result<T, SimError> {
     let mut input = BufReader::with_capacity(STREAM_BUF_BYTES, ZlibDecoder::new(bytes));
-    let mut head = [0u8; 9];
-    input
-        .read_exact(&mut head)
-        .map_err(|e| SimError::Job(format!("not a drive snapshot ({e})")))?;
-    if &head[..8] != MAGIC.as_slice() {
-        return Err(SimError::Job(
-            "not a drive snapshot of this simulator's format".into(),
-        ));
-    }
-    if head[8] != T::KIND {
+    if read_head(&mut input)? != T::KIND {
         return Err(SimError::Job(
             "a snapshot of another kind of simulated target".into(),
         ));

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
-from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.contract import MethodView, method_view, record_view
 from ssdlab.report.section_generic import (
     flat_table,
     generic_section,
@@ -121,12 +121,9 @@ SIM_LEVEL_NOTE = ("Simulated drive: against the review figures checked (SM951-AH
                   "compare this test's shape with real drives, not its level.")
 
 
-def level_notes(bundle: Bundle) -> tuple[str, ...]:
-    return (SIM_LEVEL_NOTE,) if bundle.load_run().target.kind == "sim" else ()
-
-
 def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
-    view = method_view(bundle, record)
+    target = bundle.load_run().target
+    view = record_view(record, target)
     if view is None:
         return generic_section(bundle, record)
     run = charts.load_torture_run(bundle, record)
@@ -137,9 +134,10 @@ def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     else:
         figures += series_figures(record.name, measured(bundle, record))
     tables = [metric_table(view, "steady", window_title(view), WINDOW_TABLE)]
+    level = (SIM_LEVEL_NOTE,) if record.metrics and target.kind == "sim" else ()
     return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
-                   notes=(*status_notes(record), *(level_notes(bundle) if record.metrics else ())))
+                   notes=(*status_notes(record), *level))
 
 
 def wsat_section(bundle: Bundle, record: TestRecord) -> Section:

@@ -24,23 +24,19 @@ import time
 import zlib
 from pathlib import Path
 
+from sim_speed import job  # bench/ is the script's own directory
+
 from ssdlab import _ssdsim
 from ssdlab.engines.sim_cache import cache_dir
 
 KIB = 1024
 
 
-def job(pattern: str, bs: int, *, runtime_s: float | None = None, seed: int = 1) -> dict[str, object]:
-    return {"pattern": pattern, "block_size_bytes": bs, "iodepth": 32, "jobs": 1, "read_pct": 0,
-            "offset_bytes": 0, "span_bytes": 0, "runtime_s": runtime_s, "size_bytes": None, "ramp_s": 0.0,
-            "sync": "none", "fsync_every": 0, "log_period_s": 1.0, "seed": seed}
-
-
 def make_state(path: Path) -> None:
     drive = _ssdsim.Drive(_ssdsim.default_preset(), {}, seed=1)
     drive.purge()
-    drive.run(job("write", 128 * KIB))
-    drive.run(job("randwrite", 4 * KIB, runtime_s=600.0, seed=2))
+    drive.run(job("write", 128 * KIB, 32))
+    drive.run(job("randwrite", 4 * KIB, 32, runtime_s=600.0, seed=2))
     path.write_bytes(drive.snapshot())
 
 

@@ -77,7 +77,7 @@ def compare(
     """Put drives side by side with a Difference % column; rank them in the HTML page."""
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives
-    from ssdlab.report.compare_page import comparison_tables, render_comparison
+    from ssdlab.report.compare_page import comparison_tables, measured_tests, render_comparison
 
     selection = select_drives(drives, existing_library(library))
     for run in selection.unreachable:
@@ -90,7 +90,8 @@ def compare(
     chosen.insert(0, chosen.pop(first))
     policy: Policy = "force" if force else "exclude" if selection.from_library else "refuse"
     comparison = compare_drives(chosen, policy)
-    for table in comparison_tables(comparison):
+    found = measured_tests(comparison)  # read once for the terminal's tables and the page
+    for table in comparison_tables(comparison, found):
         out.print(table)
     if output:
-        out.print(f"Comparison: {render_comparison(comparison, output).html}")
+        out.print(f"Comparison: {render_comparison(comparison, output, found).html}")

@@ -89,6 +89,14 @@ def measured(t: TestComparison) -> list[dict[str, Measurement]]:
     return [measured_in(path, t.name) for path in t.sources]
 
 
+Found = Mapping[str, Sequence[Mapping[str, Measurement]]]  # test name -> measured(t)
+
+
+def measured_tests(c: Comparison) -> dict[str, list[dict[str, Measurement]]]:
+    """measured(t) of every test, read once: the terminal tables and the page both use them."""
+    return {t.name: measured(t) for t in c.tests}
+
+
 def heat_note(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]]) -> str | None:
     """When the drives ran this test at different heat (report/heat.py); the thermal test
     measures heat itself. `found`: measured(t)."""
@@ -102,12 +110,14 @@ def section_title(t: TestComparison) -> str:
     return method_title(t.test, t.name, t.params)
 
 
-def comparison_tables(c: Comparison) -> list[RichTable]:
+def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTable]:
     """One table per test: each metric side by side, then Difference % against the baseline
-    (the terminal's way of laying out any report table: labels wrap, figures keep their digits)."""
+    (the terminal's way of laying out any report table: labels wrap, figures keep their digits).
+    `found`: measured_tests(c) when the caller has them, else they are read here."""
+    found = measured_tests(c) if found is None else found
     return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c),
-                             rows=tuple(comparison_cells(t)), caption=test_caption(c, t, heat_note(c, t, measured(t)))))
-            for t in c.tests]
+                             rows=tuple(comparison_cells(t)),
+                             caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in c.tests]
 
 
 def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
@@ -170,13 +180,11 @@ def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
     return " ".join(notes) or None
 
 
-def render_comparison(c: Comparison, out_html: Path) -> ReportFiles:
-    sections: list[Section] = []
-    heat: dict[str, str | None] = {}
-    for t in c.tests:
-        found = measured(t)
-        heat[t.name] = heat_note(c, t, found)
-        sections.append(_section(c, t, found, heat[t.name]))
+def render_comparison(c: Comparison, out_html: Path, found: Found | None = None) -> ReportFiles:
+    """The comparison page; `found` as for comparison_tables."""
+    found = measured_tests(c) if found is None else found
+    heat = {t.name: heat_note(c, t, found[t.name]) for t in c.tests}
+    sections = [_section(c, t, found[t.name], heat[t.name]) for t in c.tests]
     others = ", ".join(d.label for d in c.drives[1:])
     page = Page(
         title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else

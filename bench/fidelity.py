@@ -142,6 +142,10 @@ def main() -> None:
                          "(for fitting a family's parameter on its fitted figure)")
     ap.add_argument("--skip-review", action="store_true", help="leave out the client drives' review figures")
     args = ap.parse_args()
+    with_figures = sorted({f.preset for f in FIGURES} | {f.preset for f in REVIEW_FIGURES})
+    unknown = [p for p in args.preset if p not in with_figures]
+    if unknown:
+        ap.error(f"no published figure for {', '.join(unknown)}; presets with figures: {', '.join(with_figures)}")
     extra = {k: v for k, _, v in (kv.partition("=") for kv in args.set)}
     print("drive | figure | source | fitted-or-held-out | published | simulated | error %")
     errs: dict[str, list[float]] = {"fitted": [], "held-out": []}

@@ -66,18 +66,26 @@ def main() -> None:
     parser.add_argument("--state", type=Path, default=cache_dir().parent / "bench-state.snap")
     parser.add_argument("--make-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not args.state.exists() and not args.make_only:
-        print(f"making the state in {args.state} (once)")
-        args.state.parent.mkdir(parents=True, exist_ok=True)
-        # in a child: this process's peak must not hold the drive that made the state
-        subprocess.run([sys.executable, __file__, "--state", str(args.state), "--make-only"], check=True)
     if args.make_only:
-        make_state(args.state)
+        try:
+            args.state.parent.mkdir(parents=True, exist_ok=True)
+            make_state(args.state)
+        except OSError as err:
+            sys.exit(f"cannot write the state to {args.state}: {err.strerror}; give --state a writable path")
         return
+    if not args.state.exists():
+        print(f"making the state in {args.state} (once)")
+        # in a child: this process's peak must not hold the drive that made the state
+        made = subprocess.run([sys.executable, __file__, "--state", str(args.state), "--make-only"], check=False)
+        if made.returncode:
+            sys.exit(made.returncode)
     data = args.state.read_bytes()
     base_mib = resident_mib()
     t0 = time.perf_counter()
-    drive = _ssdsim.Drive.restore(data)
+    try:
+        drive = _ssdsim.Drive.restore(data)
+    except ValueError as err:
+        sys.exit(f"{args.state}: {err}; give --state a path that does not exist yet, and the state is made there")
     restore_s, restore_peak = time.perf_counter() - t0, peak_mib()
     drive_mib = resident_mib() - base_mib
     t0 = time.perf_counter()

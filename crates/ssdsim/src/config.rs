@@ -401,17 +401,42 @@ pub fn raw_bytes(cfg: &Config) -> u64 {
         * n.page_bytes as u64
 }
 
+/// Blocks per die a static SLC cache keeps for itself. Its blocks run in SLC mode, so each
+/// cached byte takes `bits_per_cell` bytes of native capacity, and they come out of the spare
+/// area GC works with: AnandTech's 840 EVO review (anandtech.com/show/7173/4) describes
+/// TurboWrite as "a small portion of each TLC NAND die" whose size follows "the amount of
+/// spare area available" (docs/simulator.md, "SLC cache"). A dynamic cache borrows free
+/// blocks instead and keeps none.
+pub fn slc_blocks_per_die(cfg: &Config) -> u32 {
+    if cfg.slc.mode != "static" || cfg.slc.bytes == 0 {
+        return 0;
+    }
+    let n = &cfg.nand;
+    let dies = (n.channels * n.dies_per_channel) as u64;
+    let block_bytes = (n.planes * n.pages_per_block * n.page_bytes) as u64;
+    let native = cfg.slc.bytes * n.bits_per_cell.max(1) as u64;
+    native.div_ceil(dies * block_bytes) as u32
+}
+
 /// Shrink blocks per plane (keeping the parallelism, hence peak speed) and the user
 /// capacity and SLC cache in proportion, so OP stays what the preset says.
 fn apply_scale(cfg: &mut Config, s: f64) {
     let old_raw = raw_bytes(cfg) as f64;
     let old_op = old_raw / cfg.ftl.user_bytes as f64;
-    // Keep at least 6 spare blocks per die so greedy GC still behaves like it does
+    // Keep at least 6 spare blocks per die, besides a static SLC cache's (which shrinks
+    // in proportion, one block more for rounding), so greedy GC still behaves like it does
     // on the full-size drive.
-    let op = old_op - 1.0;
+    let slc_share = cfg.slc.bytes as f64 * cfg.nand.bits_per_cell.max(1) as f64 / old_raw;
+    let spare_share = 1.0
+        - 1.0 / old_op
+        - if slc_blocks_per_die(cfg) > 0 {
+            slc_share
+        } else {
+            0.0
+        };
     let reserve = 6.0;
-    let min_blocks = if op > 0.0 {
-        ((reserve * (1.0 + op) / op).ceil() as u32 + 2).max(16)
+    let min_blocks = if spare_share > 0.0 {
+        ((reserve / spare_share).ceil() as u32 + 3).max(16)
     } else {
         16
     };
@@ -513,8 +538,18 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     let block_bytes = (n.planes * n.pages_per_block * n.page_bytes) as u64;
     // GC needs some spare area beyond its reserve blocks to make progress.
     let reserve = dies * 2 * block_bytes;
-    if cfg.ftl.user_bytes + reserve > raw_bytes(cfg) {
-        return e("user capacity leaves too little spare area for GC (lower op or raise blocks)");
+    let slc = dies * slc_blocks_per_die(cfg) as u64 * block_bytes;
+    if cfg.ftl.user_bytes + reserve + slc > raw_bytes(cfg) {
+        // Say how much room a static SLC cache takes: without it the fix is not obvious.
+        return e(&if slc > 0 {
+            format!(
+                "user capacity and the static SLC cache ({:.1} GB of NAND) leave too little spare area for GC (raise op, or lower slc.bytes)",
+                slc as f64 / 1e9
+            )
+        } else {
+            "user capacity leaves too little spare area for GC (raise op or nand.blocks_per_plane)"
+                .to_string()
+        });
     }
     if raw_bytes(cfg) / 4096 >= u32::MAX as u64 {
         return e("drive too large for 32-bit page mapping");

@@ -184,8 +184,10 @@ impl Drive {
         let slots_per_unit = n.planes * slots_per_page;
         // The append points (host and GC) and the foreground-GC low-water mark live in
         // reserve blocks outside the advertised spare area, as on real drives; without
-        // them a scaled-down drive would lose most of its OP to the reserve.
-        let blocks_per_die = n.blocks_per_plane + reserve_blocks(&cfg);
+        // them a scaled-down drive would lose most of its OP to the reserve. A static SLC
+        // cache's blocks are not the FTL's to use.
+        let blocks_per_die =
+            n.blocks_per_plane + reserve_blocks(&cfg) - config::slc_blocks_per_die(&cfg);
         let user_lpns = cfg.ftl.user_bytes / LPN_BYTES;
         let ftl = Ftl::new(
             dies,

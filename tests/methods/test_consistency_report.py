@@ -140,7 +140,7 @@ def test_sections_are_registered_and_built(bundle: Bundle) -> None:
 
 
 def test_a_simulated_consistency_says_its_level_is_not_a_real_drives(bundle: Bundle, tmp_path: Path) -> None:
-    """The simulator's client steady states run about twice the review figures (bench/fidelity.py):
+    """The simulator's client steady states run above the review figures (bench/fidelity.py):
     a simulated run says so beside its figures; a fake or real one does not."""
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
     from ssdlab.engines.sim import SimEngine

@@ -115,10 +115,11 @@ def consistency_caption(view: MethodView) -> str:
 
 
 # Against the review figures checked, simulated client steady states run high (bench/fidelity.py).
-SIM_LEVEL_NOTE = ("Simulated drive: against the review figures checked (SM951-AHCI 512 GB, 840 EVO), the simulator's "
-                  "steady-state levels for client drives were about twice the measured ones, while the enterprise "
-                  "presets are within 14 % of their ratings (docs/simulator-calibration.md, \"What is still off\"); "
-                  "compare this test's shape with real drives, not its level.")
+SIM_LEVEL_NOTE = ("Simulated drive: against the review figures checked, the simulator's steady-state level for "
+                  "the SM951-AHCI 512 GB was about twice the measured one and the 840 EVO's about a fifth above it, "
+                  "while the enterprise presets are within 14 % of their ratings (docs/simulator-calibration.md, "
+                  "\"What is still off\"); for a client preset compare this test's shape with real drives, not its "
+                  "level.")
 
 
 def consistency_section(bundle: Bundle, record: TestRecord) -> Section:

@@ -423,9 +423,9 @@ pub fn slc_blocks_per_die(cfg: &Config) -> u32 {
 fn apply_scale(cfg: &mut Config, s: f64) {
     let old_raw = raw_bytes(cfg) as f64;
     let old_op = old_raw / cfg.ftl.user_bytes as f64;
-    // Keep at least 6 spare blocks per die, besides a static SLC cache's (which shrinks
-    // in proportion, one block more for rounding), so greedy GC still behaves like it does
-    // on the full-size drive.
+    // Keep about 6 spare blocks per die besides a static SLC cache's (which shrinks in
+    // proportion; rounding it up to whole blocks can take up to one of the 6), so greedy GC
+    // still behaves like it does on the full-size drive.
     let slc_share = cfg.slc.bytes as f64 * cfg.nand.bits_per_cell.max(1) as f64 / old_raw;
     let spare_share = 1.0
         - 1.0 / old_op
@@ -436,7 +436,7 @@ fn apply_scale(cfg: &mut Config, s: f64) {
         };
     let reserve = 6.0;
     let min_blocks = if spare_share > 0.0 {
-        ((reserve / spare_share).ceil() as u32 + 3).max(16)
+        ((reserve / spare_share).ceil() as u32 + 2).max(16)
     } else {
         16
     };

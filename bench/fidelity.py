@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from sim_speed import job as sim_job  # bench/ is the script's own directory
+
 from ssdlab import _ssdsim
 
 KIB = 1024
@@ -109,11 +111,8 @@ def range_err_pct(sim: float, low: float, high: float) -> float:
 
 def job(pattern: str, bs: int, *, runtime_s: float | None = None, size_bytes: int | None = None,
         seed: int = 1) -> dict[str, object]:
-    return {
-        "pattern": pattern, "block_size_bytes": bs, "iodepth": 32, "jobs": 1, "read_pct": 0,
-        "offset_bytes": 0, "span_bytes": 0, "runtime_s": runtime_s, "size_bytes": size_bytes,
-        "ramp_s": 0.0, "sync": "none", "fsync_every": 0, "log_period_s": 1.0, "seed": seed,
-    }
+    """A QD32 job: every figure here is a QD32 one."""
+    return sim_job(pattern, bs, 32, runtime_s=runtime_s, size_bytes=size_bytes, seed=seed)
 
 
 def steady_iops(preset: str, scale: float, runtime_s: float, extra: dict[str, str] | None = None) -> float:

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.workload import Workload
 
@@ -40,3 +42,22 @@ def test_measurement_rates() -> None:
     assert m.mean_lat_us() == 100.0
     again = Measurement.model_validate_json(m.model_dump_json())
     assert again == m
+
+
+def test_series_rates_use_each_periods_real_length() -> None:
+    """A run's last period can be longer (the simulator folds a short tail of draining commands
+    into it) or shorter (cut by the run's end) than `period_s`: its rate is over its own length,
+    so a steady run's last period reads like the others (the linear test's maximum was 1.2-1.4x
+    too high when the folded tail counted as one period)."""
+    s = Series(period_s=1.0, t_s=(1.0, 2.0, 3.24), read_ios=(100.0, 100.0, 124.0), write_ios=(0.0, 0.0, 0.0),
+               read_bytes=(1e6, 1e6, 1.24e6), write_bytes=(0.0, 0.0, 0.0),
+               read_lat_sum_ns=(0.0, 0.0, 0.0), write_lat_sum_ns=(0.0, 0.0, 0.0))
+    assert s.durations_s() == pytest.approx([1.0, 1.0, 1.24])
+    assert s.iops("read") == pytest.approx([100.0, 100.0, 100.0])
+    assert s.mb_s() == pytest.approx([1.0, 1.0, 1.0])
+    cut = Series(period_s=1.0, t_s=(1.0, 1.5), read_ios=(100.0, 50.0), write_ios=(0.0, 0.0),
+                 read_bytes=(0.0, 0.0), write_bytes=(0.0, 0.0), read_lat_sum_ns=(0.0, 0.0),
+                 write_lat_sum_ns=(0.0, 0.0))
+    assert cut.iops() == pytest.approx([100.0, 100.0])
+    # A series that starts later (a slice) takes its first period as whole.
+    assert Series(period_s=1.0, t_s=(5.0, 6.0)).durations_s() == [1.0, 1.0]

@@ -108,22 +108,36 @@ class Series(BaseModel):
     def __len__(self) -> int:
         return len(self.t_s)
 
+    def durations_s(self) -> list[float]:
+        """Each period's real length, from the period ends: a run's last period can be cut short
+        by its end, or (the simulator) hold a short tail of draining commands folded into it, so
+        it need not last `period_s`. The first period is taken as whole unless it ends sooner."""
+        out: list[float] = []
+        previous: float | None = None
+        for end in self.t_s:
+            length = min(end, self.period_s) if previous is None else end - previous
+            out.append(length if length > 0 else self.period_s)
+            previous = end
+        return out
+
     def iops(self, direction: Literal["read", "write", "total"] = "total") -> list[float]:
-        """Per-period IOPS for one direction or both."""
-        reads, writes = self.read_ios, self.write_ios
-        if direction == "read":
-            return [r / self.period_s for r in reads]
-        if direction == "write":
-            return [w / self.period_s for w in writes]
-        return [(r + w) / self.period_s for r, w in zip(reads, writes, strict=True)]
+        """Per-period IOPS for one direction or both, each over its period's real length."""
+        return [n / s for n, s in zip(self._counts(self.read_ios, self.write_ios, direction), self.durations_s(),
+                                      strict=True)]
 
     def mb_s(self, direction: Literal["read", "write", "total"] = "total") -> list[float]:
-        reads, writes = self.read_bytes, self.write_bytes
+        """Per-period MB/s for one direction or both, each over its period's real length."""
+        moved = self._counts(self.read_bytes, self.write_bytes, direction)
+        return [b / s / 1e6 for b, s in zip(moved, self.durations_s(), strict=True)]
+
+    @staticmethod
+    def _counts(reads: tuple[float, ...], writes: tuple[float, ...],
+                direction: Literal["read", "write", "total"]) -> list[float]:
         if direction == "read":
-            return [r / self.period_s / 1e6 for r in reads]
+            return list(reads)
         if direction == "write":
-            return [w / self.period_s / 1e6 for w in writes]
-        return [(r + w) / self.period_s / 1e6 for r, w in zip(reads, writes, strict=True)]
+            return list(writes)
+        return [r + w for r, w in zip(reads, writes, strict=True)]
 
     def mean_lat_us(self) -> list[float]:
         """Mean completion latency per period across both directions (NaN when idle)."""

@@ -289,3 +289,33 @@ fn times_and_rates_the_virtual_clock_cannot_hold_are_refused() {
     }
     drive("sm951-nvme-256", &[("nand.t_prog_us", "1e9")], 1); // 1000 s: slow, but a time
 }
+
+/// A run that ends a little after a period boundary folds its short tail into the last period,
+/// and that period then ends when the run does: its counts over its own length give the same
+/// rate as the periods before it, not a rate up to 1.5 times too high over one nominal period.
+#[test]
+fn the_folded_last_period_ends_when_the_run_does() {
+    let mut d = small("840evo-250", &[("heatsink", "1")]);
+    let mut j = job(Pattern::Read, 128 * KIB, 1);
+    j.size_bytes = Some(17_568 * 128 * KIB); // about 5.2 s at QD1 (443 MB/s): a 0.2 s tail
+    let r = run(&mut d, &j);
+    let t = &r.series.t_s;
+    let n = t.len();
+    let last_s = t[n - 1] - t[n - 2];
+    println!(
+        "periods {n}, last ends at {:.3} s ({last_s:.3} s long), run {:.3} s",
+        t[n - 1],
+        r.elapsed_s
+    );
+    assert!(
+        last_s > 1.0 && last_s < 1.5,
+        "a short tail folded in: {last_s}"
+    );
+    let rate = |i: usize, len: f64| r.series.read_bytes[i] as f64 / len;
+    let steady = rate(n - 2, t[n - 2] - t[n - 3]);
+    let last = rate(n - 1, last_s);
+    assert!(
+        (last / steady - 1.0).abs() < 0.05,
+        "last {last} vs {steady}"
+    );
+}

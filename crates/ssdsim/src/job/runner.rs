@@ -328,14 +328,16 @@ impl<'a, D: Device> Runner<'a, D> {
     }
 
     /// Fold a short trailing period (commands draining after the time limit) into the
-    /// last full one, so no entry covers a sliver of a period. The entry keeps its
-    /// time and power (a sliver is too short to measure power over) and takes the
-    /// drive state at `end`.
+    /// last full one, so no entry covers a sliver of a period. The entry ends at `end`
+    /// (so its length says how long its counts took: a rate over one period would
+    /// overstate it), keeps its power (a sliver is too short to measure power over)
+    /// and takes the drive state at `end`.
     fn fold_tail(&mut self, end: u64) {
         let tail = std::mem::take(&mut self.period);
-        let (t_s, last) = self.series.pop().expect("a closed period");
+        let t_s = (end - self.ramp_end) as f64 / NS;
+        let (_, last) = self.series.pop().expect("a closed period");
         self.series.push(t_s, last.merged(tail));
-        let (t_s, last) = self.telemetry.pop().expect("a closed period");
+        let (_, last) = self.telemetry.pop().expect("a closed period");
         let now = self.sample(last.power_w);
         let gc_pages_moved = last.gc_pages_moved + now.gc_pages_moved;
         self.telemetry.push(

@@ -64,3 +64,18 @@ def test_fio_ss_verdict_is_recorded(tmp_path: Path) -> None:
 
 def test_pts_suite_holds_wsat_and_iops() -> None:
     assert [e.test for e in get_suite("pts").entries] == ["wsat", "pts-iops"]
+
+
+def test_no_cliff_point_without_a_cliff() -> None:
+    """A fall the cliff verdict would not call one (here 1 %) has no cliff to place: half-way down
+    it is wherever the noise first crosses (QA found 2.71 GB 'at the cliff' of a 99 % hold)."""
+    from ssdlab.analysis.consistency import RunSeries
+    from ssdlab.methods.consistency import wsat_extras
+
+    iops = tuple(66_384.0 if i < 10 else 65_853.0 for i in range(60))  # a 0.8 % step down
+    series = RunSeries(period_s=1.0, t_s=tuple(float(i + 1) for i in range(60)), iops=iops,
+                       write_bytes=tuple(x * 4096 for x in iops))
+    flat = wsat_extras(series, {"fresh_iops": 66_384.0, "window_iops_mean": 65_853.0, "time_to_steady_s": 10.0})
+    assert flat["cliff_gb_written"] is None and flat["gb_written_to_steady"] is not None
+    fall = wsat_extras(series, {"fresh_iops": 200_000.0, "window_iops_mean": 66_000.0, "time_to_steady_s": 10.0})
+    assert isinstance(fall["cliff_gb_written"], float)

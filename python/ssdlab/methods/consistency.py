@@ -435,7 +435,9 @@ def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
     if isinstance(settle, float) and gb:
         periods = round(settle / series.period_s)  # periods before the steady window began
         out["gb_written_to_steady"] = gb[min(len(gb), periods) - 1] if periods else 0.0
-    if isinstance(fresh, float) and isinstance(steady, float) and fresh > steady:
+    # Only a fall the cliff verdict would call one has a cliff to place: half-way down a 1 % dip
+    # is wherever the noise first crosses it.
+    if isinstance(fresh, float) and isinstance(steady, float) and steady <= CLIFF_SHARE_PCT / 100 * fresh:
         out["cliff_gb_written"] = cliff_gb(series.iops, gb, (fresh + steady) / 2)
     return out
 

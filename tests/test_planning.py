@@ -83,3 +83,31 @@ def test_an_nvme_drive_that_is_not_a_network_volume_keeps_nvme_rates() -> None:
     drive = TargetInfo(spec="/dev/nvme0n1", kind="block", capacity_bytes=512 * GB, transport="nvme",
                        model="Samsung SSD 980 PRO 1TB")
     assert assumed_rates(drive).bytes_s == 1.5e9
+
+
+def test_plan_refuses_a_repeated_test_as_run_does() -> None:
+    """`run` keeps one record per test name: `plan` must not print a plan `run` would refuse."""
+    from ssdlab.errors import UsageError
+    from ssdlab.planning import plan_run
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    quick = SuiteEntry(name="quick", test="quick", params={})
+    with pytest.raises(UsageError, match="quick is given more than once"):
+        plan_run([quick, quick], {}, parse_target("fake:?capacity=2g").info())
+
+
+def test_a_test_that_prepares_itself_does_not_say_it_has_no_preparation() -> None:
+    """QA: pts-iops, qd-sweep and linear start with their own purge (and preconditioning) but
+    declare no entry state; their start reason said 'no preparation of its own' above a purge."""
+    from ssdlab.methods import get_suite
+    from ssdlab.planning import plan_run
+    from ssdlab.steps import Purge
+    from ssdlab.targets import parse_target
+
+    planned = plan_run(get_suite("review").entries, {}, parse_target("fake:?capacity=2g").info())
+    purging_first = [p for p in planned if p.plan.entry is None and isinstance(p.plan.actions[0], Purge)]
+    assert purging_first, "the review has tests that purge first without an entry state"
+    for p in purging_first:
+        assert "no preparation of its own" not in p.start.reason, p.entry.name
+        assert "prepares the drive itself" in p.start.reason

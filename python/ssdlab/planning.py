@@ -147,6 +147,7 @@ def plan_run(
 ) -> list[PlannedTest]:
     """Every test planned alone, then the preparations a test before already did left out."""
     check_overrides(entries, overrides)
+    check_distinct(entries)
     planned = []
     for entry in entries:
         params = resolve_params(entry, overrides)
@@ -157,6 +158,15 @@ def plan_run(
         alone = plan_estimate_s(plan, info)
         planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=alone, alone_s=alone))
     return share_preparation(planned, info)
+
+
+def check_distinct(entries: Sequence[SuiteEntry]) -> None:
+    """A run keeps one record per test name, so `plan` refuses what `run` would."""
+    names = [e.name for e in entries]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise UsageError(f"each test may appear once in a run ({', '.join(repeated)} is given more than once); "
+                         "give distinct tests")
 
 
 def share_preparation(planned: Sequence[PlannedTest], info: TargetInfo) -> list[PlannedTest]:
@@ -186,14 +196,26 @@ def start_state(plan: TestPlan, before: DriveState | None, before_name: str | No
     left = before.describe() if before is not None else "no state a later test can reuse"
     if plan.entry is None:
         state = f"as {before_name} left it ({left})" if before_name else "the drive as found"
-        return StartState(state=state, reason="the test has no preparation of its own: it measures the drive "
-                                              "as the suite leaves it")
+        return StartState(state=state, reason=no_entry_reason(plan))
     if before is not None and before == plan.entry and plan.prep_actions:
         return StartState(state=plan.entry.describe(), shared_from=before_name, prep_left_out=plan.prep_actions,
                           reason=f"{before_name} ends in exactly the state this test's own preparation makes, so "
                                  f"its {plan.prep_actions} preparation steps are left out")
     why = "first test" if before_name is None else f"{before_name} leaves {left}"
     return StartState(state=plan.entry.describe(), reason=f"own preparation ({why})")
+
+
+def no_entry_reason(plan: TestPlan) -> str:
+    """Why a test without a declared entry state shares nothing: it measures the drive as it is,
+    or its own first steps (a purge, a preconditioning) make its start from any state."""
+    first = plan.actions[0] if plan.actions else None
+    if first is None or (isinstance(first, Measure) and not first.workload.is_write):
+        return "the test has no preparation of its own: it measures the drive as the suite leaves it"
+    if isinstance(first, Measure):
+        return ("the test declares no start state: it writes the drive as the suite leaves it from its first "
+                "step on, so no earlier state is shared")
+    return (f"the test prepares the drive itself from whatever state it is in (its first step: {first.name}), "
+            "so no earlier state is shared")
 
 
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:

@@ -16,14 +16,13 @@ from typing import Any, Protocol, runtime_checkable
 from ssdlab import __version__
 from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
 from ssdlab.engines.base import Engine, RunContext
-from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, UsageError
+from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Action, Measure, TestPlan, TestResults
 from ssdlab.planning import (
     check_engine,
-    check_overrides,
     check_workloads,
     estimate_action_s,
     plan_entry,
@@ -60,10 +59,6 @@ def new_record(
     target: Target, engine: Engine, suite: str | None, entries: Sequence[SuiteEntry],
     overrides: Mapping[str, Any], options: Mapping[str, Any],
 ) -> RunRecord:
-    check_overrides(entries, overrides)
-    names = [e.name for e in entries]
-    if len(set(names)) != len(names):
-        raise UsageError("each test may appear once in a run; give distinct tests")
     engine_version = engine.version()
     now = utc_now()
     planned = plan_run(entries, overrides, target.info())

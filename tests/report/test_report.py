@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from html_tables import external_loads, tables
@@ -152,7 +153,32 @@ def test_custom_out_path(tmp_path: Path) -> None:
     bundle = make_bundle(tmp_path / "bundle")
     files = render_report(bundle, tmp_path / "out" / "drive.html")
     assert files.html == (tmp_path / "out" / "drive.html").resolve()
-    assert [p.parent for p in files.pngs] == [(tmp_path / "out" / "charts").resolve()]
+    assert [p.parent for p in files.pngs] == [(tmp_path / "out" / "drive-charts").resolve()]
+
+
+def test_two_reports_in_one_folder_keep_their_own_charts(tmp_path: Path) -> None:
+    """QA: `report A -o rep/a.html` then `report B -o rep/b.html` wrote both charts to
+    rep/charts/, so a.html showed B's chart."""
+    a = render_report(make_bundle(tmp_path / "a"), tmp_path / "rep" / "a.html")
+    b = render_report(make_bundle(tmp_path / "b"), tmp_path / "rep" / "b.html")
+    assert not set(a.pngs) & set(b.pngs)
+    assert 'src="a-charts/' in a.html.read_text() or 'href="a-charts/' in a.html.read_text()
+
+
+def test_report_and_compare_output_that_cannot_be_a_file_is_one_line(cli: Callable[..., Any],
+                                                                     tmp_path: Path) -> None:
+    """QA: -o naming a directory gave an error about an internal temp file, and compare printed
+    its whole table first and left a charts folder behind."""
+    bundle = make_bundle(tmp_path / "bundle")
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "empty").mkdir()
+    for out, words in ((tmp_path / "empty", "is a directory"),
+                       (tmp_path / "afile" / "r.html", "is a file, not a directory")):
+        for args in (["report", str(bundle)], ["compare", str(bundle), str(bundle)]):
+            result = cli(*args, "-o", str(out))
+            assert result.code != 0 and words in result.stderr, result.stderr
+            assert result.stderr.count("\n") == 1 and ".tmp" not in result.stderr and not result.stdout
+    assert list((tmp_path / "empty").iterdir()) == [] and not (tmp_path / "empty-charts").exists()
 
 
 def test_interrupted_run_renders_what_it_has(tmp_path: Path) -> None:

@@ -47,9 +47,26 @@ def report(
     Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
-    files = render_report(bundle, output, library=existing_library(library))
+    files = render_report(bundle, html_output(output), library=existing_library(library))
     print_tables(bundle)
     out.print(f"Report: {files.html}")
+
+
+def html_output(output: Path | None) -> Path | None:
+    """An -o the page can be written to, checked before anything is rendered or printed: a
+    directory or a path under a file is refused in one line; missing folders are made."""
+    if output is None:
+        return None
+    if output.is_dir():
+        raise UsageError(f"-o {output} is a directory: give the HTML file to write, e.g. {output / 'report.html'}")
+    blocking = next((p for p in reversed(output.parents) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        raise UsageError(f"-o {output}: {blocking} is a file, not a directory; give another path")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"-o {output}: cannot make its folder ({e.strerror}); give another path") from None
+    return output
 
 
 def put_first(labels: list[str], baseline: str | None) -> int:
@@ -75,6 +92,7 @@ def compare(
     library: LibraryOpt = None,
 ) -> None:
     """Put drives side by side with a Difference % column; rank them in the HTML page."""
+    output = html_output(output)  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives
     from ssdlab.report.compare_page import comparison_tables, measured_tests, render_comparison

@@ -48,6 +48,13 @@ def test_bad_arrays_are_one_line_errors(spec: str) -> None:
     assert "\n" not in str(err.value)
 
 
+def test_member_options_say_where_options_go() -> None:
+    """Options given inside the parentheses cut the array short at the first '?': the error says
+    they go after the closing parenthesis, for every member."""
+    with pytest.raises(UsageError, match="options go after the closing parenthesis"):
+        parse_target("sim:raid0(840evo-250?capacity_gib=16,840evo-250?capacity_gib=16)")
+
+
 def test_striping_cpu_is_reported_as_host_sys_cpu() -> None:
     target = parse_target(ARRAY)
     tmp = Path(tempfile.mkdtemp())

@@ -271,8 +271,9 @@ impl Array {
             "raid0": {"chunk_bytes": self.chunk_bytes, "md_request_ns": self.md_request_ns,
                       "md_piece_ns": self.md_piece_ns, "members": configs}
         });
+        let idents: Vec<Identity> = self.members.iter().map(|d| d.identity()).collect();
         Identity {
-            model: format!("md RAID-0 {}x {}", self.members.len(), first.model),
+            model: array_model(&idents),
             serial: serials.join("+"),
             capacity_bytes: Device::capacity_bytes(self),
             raw_bytes: self.members.iter().map(|d| d.identity().raw_bytes).sum(),
@@ -449,6 +450,17 @@ impl Array {
             (c / n) * self.chunk_bytes + off % self.chunk_bytes,
         )
     }
+}
+
+/// "md RAID-0 2x MODEL", or "md RAID-0 2x A + B" for unlike members (each model once, sorted),
+/// as the real md RAID-0 target names its arrays (python/ssdlab/targets/raid.py): naming a mixed
+/// array after its first member would hide the others. Transport and link stay the first
+/// member's, as there too.
+fn array_model(members: &[Identity]) -> String {
+    let mut models: Vec<&str> = members.iter().map(|m| m.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    format!("md RAID-0 {}x {}", members.len(), models.join(" + "))
 }
 
 #[cfg(test)]

@@ -111,3 +111,18 @@ fn trim_idle_and_invariants_hold() {
         "{clocks:?}"
     );
 }
+
+/// An array names every kind of member it holds, as the real md RAID-0 target does: a mixed
+/// pair named after its first member hid the second (QA: an 840 EVO + SM951 read "2x 840 EVO").
+#[test]
+fn a_mixed_array_names_both_models() {
+    let like = array("840evo-250", 2, 128 * KIB).identity().model;
+    assert_eq!(like, "md RAID-0 2x Samsung SSD 840 EVO 250GB mSATA");
+    let presets = ["840evo-250".to_string(), "sm951-nvme-256".to_string()];
+    let mixed = Array::new(&presets, &[], 1, 128 * KIB).expect("array builds");
+    let model = mixed.identity().model;
+    assert!(
+        model.starts_with("md RAID-0 2x ") && model.contains("840 EVO") && model.contains(" + "),
+        "{model}"
+    );
+}

@@ -71,5 +71,8 @@ def raid0_members(base: str) -> tuple[str, ...] | None:
     found = RAID0_PATTERN.match(base.replace(" ", ""))
     members = tuple(found.group("members").split(",")) if found else ()
     if len(members) < 2 or not all(members):
-        raise UsageError(f"bad RAID-0 {base!r}: write raid0(PRESET,PRESET,...) with two or more presets")
+        # The query split at the first '?', so a member's own options cut the array short.
+        options = (" options go after the closing parenthesis and apply to every member, "
+                   "e.g. sim:raid0(A,B)?capacity_gib=16;" if "(" in base and ")" not in base else "")
+        raise UsageError(f"bad RAID-0 {base!r}:{options} write raid0(PRESET,PRESET,...) with two or more presets")
     return members

@@ -126,12 +126,24 @@ def column_title(name: str, scale: UnitScale) -> str:
     return name if not scale.unit or scale.unit == name else f"{name} {scale.unit}"
 
 
+# Latency columns of one grid share one unit.
+LATENCY_RATES = ("lat", "p99")
+
+
+def column_scale(view: MethodView, specs: Sequence[MetricSpec], rates: Sequence[object]) -> UnitScale:
+    """One unit scale for the values of these rate columns (stored in the first one's unit)."""
+    chosen = [s for s in specs if s.dims["rate"] in rates]
+    return unit_scale(chosen[0].unit, [view.value(s) for s in chosen])
+
+
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
     at one unit scale (latencies in µs, or ms when they reach milliseconds)."""
     columns = [(rate, name) for rate, name in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
-    scales = {rate: unit_scale(next(s.unit for s in specs if s.dims["rate"] == rate),
-                               [view.value(s) for s in specs if s.dims["rate"] == rate]) for rate, _ in columns}
+    scales = {rate: column_scale(view, specs, (rate,)) for rate, _ in columns}
+    latencies = tuple(rate for rate in LATENCY_RATES if rate in scales)
+    if len(latencies) > 1:  # read side by side: 454.9 µs beside 0.453 ms hid that they are equal
+        scales.update(dict.fromkeys(latencies, column_scale(view, specs, latencies)))
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}
     for spec in specs:

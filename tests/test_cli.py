@@ -63,6 +63,31 @@ def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
 
 
+@pytest.mark.parametrize("typed", ["[/x]", "[red]x", "[bold]", "a[/]b"])
+def test_errors_quote_what_was_typed_even_when_it_looks_like_markup(cli: Callable, typed: str) -> None:
+    """The error printer uses rich markup for its label; what the user typed is text. A '[/x]'
+    in a target ended in a rich MarkupError traceback (the audit helper's fuzz found it)."""
+    _one_line_error(cli("info", f"sim:{typed}"), 2, f"'{typed}'")
+    _one_line_error(cli("run", "-t", "fake:", "--test", typed), 2, typed)
+
+
+def test_paths_and_names_that_look_like_markup_print_as_typed(cli: Callable, tmp_path: Path) -> None:
+    """Rich reads '[x]' in printed text as a style tag: a bundle folder named 'run[/x][bold]'
+    must print as it is, in the run's last lines, the report's tables and the plan."""
+    out = tmp_path / "run[/x][bold]"
+    result = cli("run", *FAST, "--out", str(out))
+    assert result.code == 0, result.stderr
+    assert f"Bundle: {out.resolve()}" in result.stdout and "Report: " in result.stdout
+    report = cli("report", str(out), "-o", str(tmp_path / "r[/y].html"))
+    assert report.code == 0, report.stderr
+    assert f"Report: {(tmp_path / 'r[/y].html').resolve()}" in report.stdout
+    (tmp_path / "a[" / "b]").mkdir(parents=True)
+    img = tmp_path / "a[" / "b]" / "img[bold]"  # the path reads '.../a[/b]/img[bold]'
+    plan = cli("plan", "-t", f"file:{img}?size=1g", "--test", "quick")
+    assert plan.code == 0, plan.stderr
+    assert f"file:{img}?size=1g" in plan.stdout
+
+
 @pytest.mark.parametrize("group", [[], ["library"], ["sim"], ["trace"], ["audit"]])
 def test_a_group_without_a_command_shows_its_help_and_says_what_to_give(cli: Callable, group: list[str]) -> None:
     result = cli(*group)

@@ -147,7 +147,7 @@ def test_terminal_tables_keep_every_figure_in_a_narrow_terminal(comparison: Comp
 
 def test_three_drives_get_a_difference_column_each(bundles: dict[str, Path]) -> None:
     c = compare_bundles([bundles["base"], bundles["faster"], bundles["twin"]])
-    header = [col.header for col in comparison_tables(c)[0].columns]
+    header = [str(col.header) for col in comparison_tables(c)[0].columns]
     assert header[-2:] == [f"Difference % ({c.drives[1].label})", f"Difference % ({c.drives[2].label})"]
 
 

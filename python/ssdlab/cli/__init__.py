@@ -12,6 +12,7 @@ import signal
 import sys
 
 import click
+from rich.markup import escape
 
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
@@ -38,26 +39,26 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except Interrupted as error:
-        _fail(f"[yellow]stopped:[/] {error}", error.exit_code)
+        _fail("[yellow]stopped:[/]", str(error), error.exit_code)
     except SsdlabError as error:
-        _fail(f"[red]error:[/] {error}", error.exit_code)
+        _fail("[red]error:[/]", str(error), error.exit_code)
     except click.exceptions.Abort:
-        _fail("[yellow]stopped[/]", 130)
+        _fail("[yellow]stopped[/]", "", 130)
     except click.UsageError as error:  # click's own are several lines; ours are one
         where = error.ctx.command_path if error.ctx else "ssdlab"
         # A group given no command has printed its help and raised an error without a message.
         message = error.format_message() or "give one of the commands above"
-        _fail(f"[red]error:[/] {message} (see `{where} --help`)", error.exit_code)
+        _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
-        _fail(f"[red]error:[/] {error.format_message()}", error.exit_code)
+        _fail("[red]error:[/]", error.format_message(), error.exit_code)
     except KeyboardInterrupt:
-        _fail("[yellow]stopped by the user[/]", 130)
+        _fail("[yellow]stopped by the user[/]", "", 130)
     except OSError as error:  # the file system said no: say what and where, in one line
         where = f": {error.filename}" if error.filename else ""
-        _fail(f"[red]error:[/] {error.strerror or error}{where}; check the path, its permissions and free space", 2)
+        _fail("[red]error:[/]", f"{error.strerror or error}{where}; check the path, its permissions and free space", 2)
     except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
         where = _save_traceback(error)
-        _fail(f"[red]internal error:[/] {type(error).__name__}: {error} (details in {where}; please report it)",
+        _fail("[red]internal error:[/]", f"{type(error).__name__}: {error} (details in {where}; please report it)",
               InternalError.exit_code)
     sys.exit(code if isinstance(code, int) else 0)
 
@@ -66,9 +67,11 @@ def main() -> None:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(label: str, message: str, code: int) -> None:
+    """Print `label` (markup) and `message` (plain: it quotes what the user typed, so a '[/x]' in
+    it is text, not a rich tag) as one line, then exit."""
     line = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), message.replace("\n", " "))
-    err.print(line, highlight=False)
+    err.print(f"{label} {escape(line)}" if line else label, highlight=False)
     sys.exit(code)
 
 

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ssdlab import __version__
 from ssdlab.errors import UsageError
@@ -18,6 +19,12 @@ from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
+
+
+def plain(value: object) -> str:
+    """A value printed inside rich markup as text: a path or a name with '[x]' or '[/x]' in it
+    would otherwise be read as a style tag, dropped, or end the print in a MarkupError."""
+    return escape(str(value))
 
 
 def _show_version(value: bool) -> None:
@@ -62,9 +69,9 @@ def print_target_remarks(console: Console, info: TargetInfo) -> None:
     """What the user must know of the target before its figures: the direct-I/O warning and
     what the target could not be exactly as asked (plan and run print the same)."""
     if info.io_warning:
-        console.print(f"[yellow]warning:[/] {info.io_warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {plain(info.io_warning)}", highlight=False)
     for note in info.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
 
 
 def one_target(positional: str | None, option: str | None, default: str | None = DEFAULT_SIM_SPEC) -> str:

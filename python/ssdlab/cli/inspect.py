@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ssdlab.cli.app import (
     ParamOpt,
@@ -19,6 +20,7 @@ from ssdlab.cli.app import (
     one_target,
     out,
     overrides_from,
+    plain,
     print_target_remarks,
 )
 from ssdlab.device_rates import with_measured_rates
@@ -91,9 +93,9 @@ def info(
     if as_json:
         print(facts.model_dump_json(indent=2))
         return
-    table = Table(show_header=False, title=f"ssdlab info {spec}")
+    table = Table(show_header=False, title=Text(f"ssdlab info {spec}"))
     for key, value in info_rows(facts):
-        table.add_row(key, value)
+        table.add_row(Text(key), Text(value))
     out.print(table)
 
 
@@ -117,12 +119,13 @@ def plan(
     engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
-    out.print(f"[bold]Plan[/] for {facts.spec} ({facts.model}, {decimal_capacity(facts.capacity_bytes)}), "
+    capacity = decimal_capacity(facts.capacity_bytes)
+    out.print(f"[bold]Plan[/] for {plain(facts.spec)} ({plain(facts.model)}, {capacity}), "
               f"suite {suite_name or '-'}, engine {engine.name}")
-    out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False)
+    out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False, markup=False)
     refusal = run_refusal(tgt, planned)
     if refusal:
-        out.print(f"[red]run would refuse this:[/] {refusal}", highlight=False)
+        out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
     print_target_remarks(out, facts)
     for item in planned:
         _print_plan(item, clock)
@@ -148,13 +151,13 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
 
 def _print_plan(item: PlannedTest, clock: str) -> None:
     out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {format_duration(item.estimate_s)}")
-    out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()), highlight=False)
-    out.print(f"  starts from: {item.start.state}", highlight=False)
-    out.print(f"    why: {item.start.reason}", highlight=False)
+    out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()), highlight=False, markup=False)
+    out.print(f"  starts from: {item.start.state}", highlight=False, markup=False)
+    out.print(f"    why: {item.start.reason}", highlight=False, markup=False)
     for note in item.plan.notes:
-        out.print(f"  [yellow]note:[/] {note}", highlight=False)
+        out.print(f"  [yellow]note:[/] {plain(note)}", highlight=False)
     for number, action in enumerate(item.plan.actions, start=1):
-        out.print(f"  {number:3d}. {action.describe()}", highlight=False)
+        out.print(f"  {number:3d}. {action.describe()}", highlight=False, markup=False)
 
 
 def _print_jobs(item: PlannedTest, target: Target, facts: TargetInfo) -> None:

@@ -9,9 +9,10 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ssdlab.bundle import Bundle, RunRecord
-from ssdlab.cli.app import app, err, out
+from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import LIBRARY_ENV, Added, Library, LibraryRun, default_library_path
 
@@ -44,8 +45,8 @@ def add(
     """Add runs to the library (again: refreshes them; a moved bundle: updates its path)."""
     lib = open_library(library)
     for bundle in bundles:
-        out.print(added_text(lib.add(bundle)), highlight=False)
-    out.print(f"Library: {lib.path}", highlight=False)
+        out.print(added_text(lib.add(bundle)), highlight=False, markup=False)
+    out.print(f"Library: {lib.path}", highlight=False, markup=False)
 
 
 RUN_ID_SHOWN = 8
@@ -67,8 +68,9 @@ def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
         started = run.created_utc.replace("T", " ")[:16]
-        table.add_row(run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
-                      started, run.bundle.name, run.status if state == "ok" else STATES[state])
+        table.add_row(*(Text(cell) for cell in (
+            run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
+            started, run.bundle.name, run.status if state == "ok" else STATES[state])))
     return table, problems
 
 
@@ -79,13 +81,13 @@ def list_runs(library: LibraryOpt = None) -> None:
     runs = lib.runs() if lib.path.exists() else []  # listing never creates a library
     if not runs:
         out.print(f"The library {lib.path} is empty: `ssdlab run` adds finished runs, `ssdlab library add` others.",
-                  highlight=False)
+                  highlight=False, markup=False)
         return
     table, problems = runs_table(runs)
     out.print(table)
-    out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False)
+    out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
     for line in problems:
-        out.print(line, highlight=False)
+        out.print(line, highlight=False, markup=False)
     if problems:
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
                   "library remove --missing`.", highlight=False)
@@ -104,7 +106,7 @@ def remove(
     lib = open_library(library)
     gone = [lib.remove(which) for which in runs or []] + (lib.remove_missing() if missing else [])
     for run in gone:
-        out.print(f"removed run {run.run_id} ({run.label}, {run.bundle})", highlight=False)
+        out.print(f"removed run {run.run_id} ({run.label}, {run.bundle})", highlight=False, markup=False)
     if not gone:
         out.print("nothing to remove", highlight=False)
 
@@ -123,7 +125,7 @@ def export(
                          "pass --format")
     kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
     count = open_library(library).export(output, kind)
-    out.print(f"{count} rows written to {output}", highlight=False)
+    out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 
 
 def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool) -> None:
@@ -135,7 +137,7 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool) -> None:
     try:
         added = Library().add(bundle.path)
     except (SsdlabError, OSError) as error:
-        err.print(f"[yellow]note:[/] not added to the results library ({error}); add it later with `ssdlab "
-                  f"library add {bundle.path}`", highlight=False)
+        err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with `ssdlab "
+                  f"library add {plain(bundle.path)}`", highlight=False)
         return
-    console.print(f"Results library: {added.outcome} ({default_library_path()})", highlight=False)
+    console.print(f"Results library: {added.outcome} ({default_library_path()})", highlight=False, markup=False)

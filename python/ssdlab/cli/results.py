@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ssdlab.bundle import Bundle
-from ssdlab.cli.app import app, err, out
+from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV, Library
 
@@ -49,7 +49,7 @@ def report(
 
     files = render_report(bundle, html_output(output), library=existing_library(library))
     print_tables(bundle)
-    out.print(f"Report: {files.html}")
+    out.print(f"Report: {files.html}", markup=False)
 
 
 def html_output(output: Path | None) -> Path | None:
@@ -99,8 +99,8 @@ def compare(
 
     selection = select_drives(drives, existing_library(library))
     for run in selection.unreachable:
-        err.print(f"[yellow]note:[/] left out run {run.run_id} of {run.label}: its bundle {run.bundle} moved or "
-                  "vanished (see `ssdlab library list`)", highlight=False)
+        err.print(f"[yellow]note:[/] left out run {run.run_id} of {plain(run.label)}: its bundle {plain(run.bundle)} "
+                  "moved or vanished (see `ssdlab library list`)", highlight=False)
     chosen = list(make_drives(selection.groups))
     if len(chosen) < 2:
         raise UsageError(f"compare needs at least two drives; {' '.join(drives)!r} gave {len(chosen)}")
@@ -112,4 +112,4 @@ def compare(
     for table in comparison_tables(comparison, found):
         out.print(table)
     if output:
-        out.print(f"Comparison: {render_comparison(comparison, output, found).html}")
+        out.print(f"Comparison: {render_comparison(comparison, output, found).html}", markup=False)

@@ -25,6 +25,7 @@ from ssdlab.cli.app import (
     one_target,
     out,
     overrides_from,
+    plain,
     print_target_remarks,
 )
 from ssdlab.cli.library import add_finished_run
@@ -175,8 +176,9 @@ def write_report_or_say(bundle: Bundle) -> Path | None:
     except (SsdlabError, OSError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
-        err.print(f"[red]error:[/] the report could not be written: {reason}{where}; the measurements are in "
-                  f"{bundle.path} — write the report later with `ssdlab report {bundle.path}`", highlight=False)
+        err.print(f"[red]error:[/] the report could not be written: {plain(reason)}{plain(where)}; the measurements "
+                  f"are in {plain(bundle.path)} — write the report later with `ssdlab report {plain(bundle.path)}`",
+                  highlight=False)
         return None
 
 
@@ -196,7 +198,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     finally:
         failed = runner.display_error or getattr(observer, "error", None)
         if failed:
-            err.print(f"[yellow]note:[/] the progress display failed ({failed}); the run went on without it",
+            err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",
                       highlight=False)
 
 
@@ -210,6 +212,6 @@ def _finish(bundle: Bundle, record: RunRecord, report_path: Path | None, as_json
         }, indent=2))
         return
     print_tables(bundle.path)
-    out.print(f"\nBundle: {bundle.path}")
+    out.print(f"\nBundle: {bundle.path}", markup=False)
     if report_path:
-        out.print(f"Report: {report_path}")
+        out.print(f"Report: {report_path}", markup=False)

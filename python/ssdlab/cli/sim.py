@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from ssdlab.cli.app import app, out
 
@@ -36,12 +37,12 @@ def sim_cache(
 
     cache = SimCache.default()
     if clear:
-        out.print(f"removed {cache.clear()} cached prepared drive(s) from {cache.path}", highlight=False)
+        out.print(f"removed {cache.clear()} cached prepared drive(s) from {cache.path}", highlight=False, markup=False)
         return
     entries = cache.entries()
     total = sum(e.size_bytes for e in entries)
     out.print(f"{len(entries)} cached prepared drive(s) in {cache.path}: {total / 1e6:.1f} MB of at most "
-              f"{cache.limit_bytes / 1e9:g} GB (least recently used go first)", highlight=False)
+              f"{cache.limit_bytes / 1e9:g} GB (least recently used go first)", highlight=False, markup=False)
     if not entries:
         return
     table = Table()
@@ -50,7 +51,7 @@ def sim_cache(
         table.add_column(column, no_wrap=not wraps, overflow="fold", ratio=1 if wraps else None,
                          justify="right" if column == "MB" else "left")
     for e in entries:
-        table.add_row(e.key[:8], _drive_text(e.meta), _made_by(e.meta), f"{e.size_bytes / 1e6:.1f}",
+        table.add_row(e.key[:8], Text(_drive_text(e.meta)), Text(_made_by(e.meta)), f"{e.size_bytes / 1e6:.1f}",
                       datetime.fromtimestamp(e.used, UTC).strftime("%m-%d %H:%M"))
     out.print(table)
 

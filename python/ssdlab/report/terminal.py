@@ -5,22 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from ssdlab.report.types import TableLike
 
 
 def rich_table(table: TableLike, title: str | None = None) -> RichTable:
-    out = RichTable(title=title or table.title, title_justify="left", caption=table.caption or None,
-                    caption_justify="left")
+    # Every string is Text, not markup: cells quote paths, drive names and notes, where a '[x]'
+    # would be read as a style tag (and a '[/x]' end the print in a MarkupError).
+    out = RichTable(title=Text(title or table.title), title_justify="left",
+                    caption=Text(table.caption) if table.caption else None, caption_justify="left")
     for index, heading in enumerate(table.header):
         # Labels and headings wrap in a narrow terminal; a figure's column is never narrower
         # than its longest figure, so no digit is lost to an ellipsis.
         if index == 0:
-            out.add_column(heading, justify="left")
+            out.add_column(Text(heading), justify="left")
         else:
-            out.add_column(heading, justify="right", overflow="fold", min_width=_widest(table, index))
+            out.add_column(Text(heading), justify="right", overflow="fold", min_width=_widest(table, index))
     for row in table.rows:
-        out.add_row(*row)
+        out.add_row(*(Text(str(cell)) for cell in row))
     return out
 
 
@@ -30,9 +33,9 @@ def _widest(table: TableLike, index: int) -> int:
 
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> RichTable:
-    out = RichTable(title=title, title_justify="left", show_header=False)
+    out = RichTable(title=Text(title), title_justify="left", show_header=False)
     out.add_column("fact", style="bold")
     out.add_column("value")
     for name, value in facts:
-        out.add_row(name, value)
+        out.add_row(Text(name), Text(value))
     return out

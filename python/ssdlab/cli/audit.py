@@ -2,54 +2,173 @@
 
 from __future__ import annotations
 
+import math
+import os
+import shlex
+import shutil
+import signal
 import tempfile
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 from rich.table import Table
+from typer.core import TyperCommand
 
 from ssdlab.cli.app import app, out
-from ssdlab.errors import UsageError
+from ssdlab.errors import Interrupted, SsdlabError, UsageError
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
+_COMMAND = "ssdlab.audit.command"  # where the words after `--` wait in ctx.meta
+_DASHES_HINT = "a command to audit goes after `--`: ssdlab audit fua -d DEV -- COMMAND"
 
-@audit_app.command("fua", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+
+class CommandFailed(SsdlabError):
+    """The audited command did not start, failed or was killed: ssdlab exits as it did, as time(1) does."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _CommandAfterDashes(TyperCommand):
+    """Everything after the first `--` is the command to run and audit, never a trace file or an
+    option of ssdlab's; everything before it is ssdlab's (so a trace file is always before `--`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            at = args.index("--")
+            ctx.meta[_COMMAND] = args[at + 1:]
+            args = args[:at]
+        return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- COMMAND ARGS...]"]
+
+
+@audit_app.command("fua", cls=_CommandAfterDashes, context_settings={"allow_extra_args": True})
 def audit_fua_cmd(
     ctx: typer.Context,
-    path: Annotated[Path | None, typer.Argument(help="An ssdlab trace file.")] = None,
-    device: Annotated[str | None, typer.Option("--device", "-d", help="Audit this device live (root): capture "
-                                               "for --seconds N or while `-- COMMAND` runs.")] = None,
-    seconds: Annotated[float | None, typer.Option(help="With --device: capture this long.")] = None,
+    path: Annotated[Path | None, typer.Argument(
+        help="An ssdlab trace file (what comes before `--` is a trace file, never a command).",
+        show_default=False)] = None,
+    device: Annotated[str | None, typer.Option(
+        "--device", "-d", help="Audit this device live instead of a trace file (root): capture for --seconds N "
+                               "or while `-- COMMAND` runs.", show_default=False)] = None,
+    seconds: Annotated[float | None, typer.Option(
+        help="With --device: capture for this many seconds (above 0).", show_default=False)] = None,
 ) -> None:
-    """How many writes carried FUA, how many preflushes and flushes, by process where known:
-    of a trace file, or of what runs on a device now."""
-    if device is not None:
-        # After `--` click hands the command's first word to the positional argument.
-        command = ([str(path)] if path is not None else []) + list(ctx.args)
-        with tempfile.TemporaryDirectory(prefix="ssdlab-audit-") as tmp:
-            trace = _capture(device, Path(tmp), seconds, command)
-            _print_audit(trace, f"{device}, live")
-    elif path is not None:
+    """How many writes carried FUA, how many preflushes and flushes, by process where known.
+
+    Of a trace file: `audit fua TRACE`. Or of what runs on a device now (root): `audit fua -d DEV
+    --seconds N`, or `audit fua -d DEV -- COMMAND ARGS…`, which then exits with COMMAND's exit
+    status as time(1) does (128+N if signal N killed it). What comes before `--` is a trace file,
+    never a command; a trace file and --device do not go together.
+    """
+    command: list[str] = ctx.meta.get(_COMMAND, [])
+    duration = check_inputs(path, device, seconds, command, list(ctx.args))
+    if device is None:
+        assert path is not None  # check_inputs: a trace file or a device
         _print_audit(path, path.name)
-    else:
-        raise UsageError("give a trace file or --device DEV (with --seconds N or -- COMMAND)")
+        return
+    with tempfile.TemporaryDirectory(prefix="ssdlab-audit-") as tmp:
+        trace, status = _capture(device, Path(tmp), duration, command)
+        _print_audit(trace, f"{device}, live")
+    if command and status is None:
+        raise Interrupted(f"{_shown(command)} did not finish; the audit above is of its I/O until then")
+    if status:
+        raise CommandFailed(f"{_shown(command)} {_how_it_ended(status)} (its I/O is audited above)",
+                            _exit_status(status))
 
 
-def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) -> Path:
+def check_inputs(path: Path | None, device: str | None, seconds: float | None, command: list[str],
+                 extra: list[str]) -> float | None:
+    """Refuse every combination that is not one of the three uses, before anything starts;
+    returns the capture's duration (None: while the command runs, or no capture)."""
+    duration = None if seconds is None else seconds_option(seconds)
+    if path is not None and device is not None:
+        raise UsageError(f"give a trace file or --device, not both ({_DASHES_HINT})")
+    if extra:
+        raise UsageError(f"unexpected {_shown(extra)} after the trace file: give one trace file ({_DASHES_HINT})")
+    if device is None:
+        if command:
+            raise UsageError(f"-- {_shown(command)}: give --device DEV too, the device whose I/O to audit while "
+                             "it runs (a trace file goes before `--`)")
+        if seconds is not None:
+            raise UsageError("--seconds goes with --device DEV (how long to capture it)")
+        if path is None:
+            raise UsageError("give a trace file or --device DEV (with --seconds N or -- COMMAND)")
+        return None
+    if (duration is None) == (not command):
+        raise UsageError("with --device, give --seconds N or -- COMMAND" + (", not both" if command else ""))
+    if command:
+        check_runnable(command[0])
+    return duration
+
+
+def seconds_option(value: float) -> float:
+    """--seconds: finite and > 0 (with nan or inf a capture would never end, with 0 or less it
+    would capture nothing)."""
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"--seconds {value:g}: give a number of seconds above 0, e.g. 60")
+    return value
+
+
+def check_runnable(program: str) -> None:
+    """The command can be started (found on PATH or at its path, executable), as a shell would;
+    else exit 127 (not found) or 126 (cannot be run), as time(1) and the shells do."""
+    if shutil.which(program) is not None:
+        return
+    if os.sep in program and os.path.isdir(program):
+        raise CommandFailed(f"cannot run {program!r}: it is a directory; give a program", 126)
+    if os.sep in program and os.path.exists(program):
+        raise CommandFailed(f"cannot run {program!r}: not executable; check its permissions (chmod +x)", 126)
+    where = "at that path" if os.sep in program else "on PATH"
+    raise CommandFailed(f"cannot run {program!r}: not found {where}; check its name or give its path", 127)
+
+
+def _shown(command: list[str]) -> str:
+    text = shlex.join(command)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _how_it_ended(status: int) -> str:
+    if status > 0:
+        return f"failed with exit status {status}"
+    try:
+        name = f" ({signal.Signals(-status).name})"
+    except ValueError:
+        name = ""
+    return f"was killed by signal {-status}{name}, exit status {_exit_status(status)}"
+
+
+def _exit_status(status: int) -> int:
+    """A shell's $?: the exit status, or 128 + N for a command killed by signal N."""
+    return status if status >= 0 else 128 - status
+
+
+def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) -> tuple[Path, int | None]:
+    """The capture as a trace, and the command's status (None: no command, or it was stopped)."""
     from ssdlab.trace.capture import capture
     from ssdlab.trace.importers import import_trace
 
     raw = tmp / "capture.txt"
+    status = None
     try:
-        capture(device, raw, seconds=seconds, command=command)
+        status = capture(device, raw, seconds=seconds, command=command).command_status
     except KeyboardInterrupt:
         out.print("stopped: auditing what was captured")
+    except OSError as error:
+        if command and error.filename == command[0]:  # it passed check_runnable but exec refused it
+            raise CommandFailed(f"cannot run {command[0]!r}: {error.strerror}; give a program, or a script that "
+                                "starts with #!", 126) from None
+        raise
     trace = tmp / "capture.parquet"
     import_trace(raw, "capture", trace, empty_ok=True)
-    return trace
+    return trace, status
 
 
 def _print_audit(path: Path, what: str) -> None:

@@ -200,7 +200,7 @@ def test_cli_add_list_remove_export(cli: CliRun, tmp_path: Path) -> None:
     bad = cli("library", "export", str(tmp_path / "x.xlsx"), "--library", lib)
     assert bad.code != 0 and bad.stderr.count("\n") == 1 and "csv or parquet" in bad.stderr
     nothing = cli("library", "remove", "zzz", "--library", lib)
-    assert nothing.code != 0 and "no run in the library match 'zzz'" in nothing.stderr
+    assert nothing.code != 0 and "no run in the library matches 'zzz'" in nothing.stderr
 
 
 def test_run_adds_to_the_library_unless_told(cli: CliRun, tmp_path: Path) -> None:

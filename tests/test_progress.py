@@ -134,3 +134,11 @@ def test_a_bug_inside_a_run_marks_the_bundle_failed_not_running(tmp_path: Path) 
         Runner(bundle, target, engine).run(new_record(target, engine, None, [QUICK], {}, {}))
     record = bundle.load_run()
     assert record.status == "failed" and "ZeroDivisionError" in (record.error or "")
+
+
+def test_done_line_figures_print_whole_numbers_whole() -> None:
+    """QA: the 'done:' line printed runs=1.0 and length_bytes=268,435,456.0."""
+    from ssdlab.progress import summary_figure
+
+    assert summary_figure(1.0) == "1" and summary_figure(268_435_456.0) == "268,435,456"
+    assert summary_figure(463.47) == "463.5" and summary_figure(float("nan")) == "nan"

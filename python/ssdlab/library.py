@@ -246,9 +246,8 @@ class Library:
         as_path = str(Path(which).expanduser().resolve())
         found = [r for r in runs if r.run_id.startswith(which) or str(r.bundle) == as_path]
         if len(found) != 1:
-            what = "no run" if not found else f"{len(found)} runs"
-            raise UsageError(f"{what} in the library match {which!r}; give a run id from `ssdlab library list` "
-                             "or a bundle path")
+            what = "no run in the library matches" if not found else f"{len(found)} runs in the library match"
+            raise UsageError(f"{what} {which!r}; give a run id from `ssdlab library list` or a bundle path")
         return found[0]
 
     def drives(self, query: str) -> list[list[LibraryRun]]:

@@ -114,7 +114,12 @@ def live_text(update: ProgressUpdate) -> str:
 
 def metric_summary(record: TestRecord, limit: int = 4) -> str:
     shown = [(k, v) for k, v in record.metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)]
-    return ", ".join(f"{k}={v:,.1f}" for k, v in shown[:limit])
+    return ", ".join(f"{k}={summary_figure(v)}" for k, v in shown[:limit])
+
+
+def summary_figure(value: float) -> str:
+    """A whole number as one (runs=1, length_bytes=268,435,456), anything else to one decimal."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
 def eta_text(clock: RunClock) -> str:

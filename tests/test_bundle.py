@@ -32,7 +32,7 @@ def test_refuses_non_bundles_and_newer_schemas(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="not a result bundle"):
         Bundle(tmp_path).load_run()
     (tmp_path / "run.json").write_text("{not json")
-    with pytest.raises(BundleError, match="malformed"):
+    with pytest.raises(BundleError, match="not JSON"):
         Bundle(tmp_path).load_run()
     with pytest.raises(BundleError, match="newer"):
         upgrade({"schema_version": SCHEMA_VERSION + 1})

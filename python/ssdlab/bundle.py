@@ -137,21 +137,36 @@ def _v2_size_label(name: str) -> str:
     return re.sub(r"bs(\d+)k", lambda m: f"bs{int(m[1]) // 1024}m" if int(m[1]) % 1024 == 0 else m[0], name)
 
 
+# A migration reshapes only what has the shape its version wrote and passes anything else on
+# as it is: validating the upgraded record then names what is wrong, where a migration that
+# assumed the shape would crash on a damaged or hand-edited run.json.
+def _each_test(data: dict[str, Any], change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    tests = data.get("tests", [])
+    if not isinstance(tests, list):
+        return data
+    return {**data, "tests": [change(test) if isinstance(test, dict) else test for test in tests]}
+
+
+def _v1_test_to_v2(test: dict[str, Any]) -> dict[str, Any]:
+    metrics = test.get("metrics", {})
+    if isinstance(metrics, dict) and test.get("test") in ("consistency", "wsat"):
+        metrics = {_v2_metric_name(k): v for k, v in metrics.items()}
+    if test.get("test") == "pts-iops":
+        if isinstance(metrics, dict):
+            metrics = {_v2_size_label(k): v for k, v in metrics.items()}
+        refs = test.get("measurements", [])
+        if isinstance(refs, list):
+            test = {**test, "measurements": [
+                {**ref, "name": _v2_size_label(ref["name"])} if isinstance(ref, dict) and isinstance(
+                    ref.get("name"), str) else ref for ref in refs]}
+    return {**test, "metrics": metrics, "action_outcomes": []}
+
+
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """v2 adds per-test action outcomes (a v1 test has none recorded, so it resumes from its
     start) and verdicts (a v1 test has none: its report shows the metrics only), and renames
     the consistency window figures."""
-    tests = []
-    for test in data.get("tests", []):
-        metrics = test.get("metrics", {})
-        if test.get("test") in ("consistency", "wsat"):
-            metrics = {_v2_metric_name(k): v for k, v in metrics.items()}
-        if test.get("test") == "pts-iops":
-            metrics = {_v2_size_label(k): v for k, v in metrics.items()}
-            test = {**test, "measurements": [{**ref, "name": _v2_size_label(ref["name"])}
-                                             for ref in test.get("measurements", [])]}
-        tests.append({**test, "metrics": metrics, "action_outcomes": []})
-    return {**data, "tests": tests, "schema_version": 2}
+    return {**_each_test(data, _v1_test_to_v2), "schema_version": 2}
 
 
 OWN_PREPARATION_V2 = {"state": "as the test's own preparation left it", "shared_from": None, "prep_left_out": 0,
@@ -161,23 +176,59 @@ OWN_PREPARATION_V2 = {"state": "as the test's own preparation left it", "shared_
 
 def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     """v3 records each test's start state; before v3 every test ran its own preparation."""
-    tests = [{**test, "start": OWN_PREPARATION_V2} for test in data.get("tests", [])]
-    return {**data, "tests": tests, "schema_version": 3}
+    return {**_each_test(data, lambda test: {**test, "start": OWN_PREPARATION_V2}), "schema_version": 3}
 
 
 # Each migration upgrades a raw run.json dict from version N to N+1, so old bundles load.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    version = data.get("schema_version")
-    if not isinstance(version, int):
-        raise BundleError("run.json has no schema_version: this is not an ssdlab bundle")
+OLDEST_SCHEMA = min(MIGRATIONS)
+FIX_RUN = "re-run the test or restore the file"
+NOT_A_RUN = "is not a result bundle's run record"
+
+
+PROBLEM_CHARS = 200  # a problem quoted in an error: enough to find it, short enough for one line
+
+
+def one_line(text: str, limit: int = PROBLEM_CHARS) -> str:
+    """`text` as one short line: a key or value quoted from a damaged file may hold line
+    breaks or be long, and errors are one line."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def json_kind(value: object) -> str:
+    """What a JSON value is, in JSON's words, for saying a file holds the wrong thing."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds: tuple[tuple[type, str], ...] = ((int, "a number"), (float, "a number"), (str, "a string"),
+                                           (list, "a list"), (dict, "an object"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
+
+
+def upgrade(data: object, source: str = RUN_FILE) -> dict[str, Any]:
+    """A raw run record (run.json as parsed) of any schema ssdlab wrote, upgraded to this one;
+    BundleError, naming `source`, for anything else."""
+    if not isinstance(data, dict):
+        raise BundleError(f"{source} {NOT_A_RUN} (expected a JSON object, found {json_kind(data)}); {FIX_RUN}")
+    if "schema_version" not in data:
+        raise BundleError(f"{source} {NOT_A_RUN} (it has no schema_version); {FIX_RUN}")
+    version = data["schema_version"]
+    if not isinstance(version, int) or isinstance(version, bool):  # true is an int to Python, not to JSON
+        # 2.0 shows as itself: "a number, not an integer" would puzzle whoever reads it.
+        found = one_line(json.dumps(version), 20) if isinstance(version, float) else json_kind(version)
+        raise BundleError(f"{source} {NOT_A_RUN} (its schema_version is {found}, not an integer like "
+                          f"{SCHEMA_VERSION}); {FIX_RUN}")
+    shown = one_line(str(version), 20)  # JSON numbers may run to thousands of digits
     if version > SCHEMA_VERSION:
-        raise BundleError(
-            f"bundle schema {version} is newer than this ssdlab understands ({SCHEMA_VERSION}); "
-            "upgrade ssdlab"
-        )
+        raise BundleError(f"{source} is bundle schema {shown}, newer than this ssdlab understands "
+                          f"({SCHEMA_VERSION}); upgrade ssdlab")
+    if version < OLDEST_SCHEMA:
+        raise BundleError(f"{source} {NOT_A_RUN} (schema_version {shown} is not one ssdlab wrote: "
+                          f"they run {OLDEST_SCHEMA} to {SCHEMA_VERSION}); {FIX_RUN}")
     while version < SCHEMA_VERSION:
         data = MIGRATIONS[version](data)
         version = data["schema_version"]
@@ -243,10 +294,33 @@ def first_problem(err: Exception) -> str:
     if isinstance(err, ValidationError) and err.errors():
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}" if where else str(first["msg"])
+        return one_line(f"{where}: {first['msg']}" if where else str(first["msg"]))
     if isinstance(err, OSError):
         return err.strerror or type(err).__name__
-    return str(err).splitlines()[0]
+    return one_line(str(err)) or type(err).__name__
+
+
+def read_json(path: Path, what: str, fix: str) -> object:
+    """A JSON file's value, or BundleError saying in one line why `path` is not `what` (it
+    cannot be read, is not UTF-8 text, is not JSON) and to `fix` it."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise BundleError(f"cannot read {path} ({first_problem(err)}); {fix}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BundleError(f"{path} {what} (not UTF-8 text: byte {raw[err.start]:#04x} at offset {err.start}); "
+                          f"{fix}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:  # a file cut short says so here: "Expecting value …"
+        raise BundleError(f"{path} {what} (not JSON: {err.msg} at line {err.lineno} column {err.colno}); "
+                          f"{fix}") from None
+    except RecursionError:
+        raise BundleError(f"{path} {what} (not JSON ssdlab can read: nested too deeply); {fix}") from None
+    except ValueError:  # json's only other refusal: an integer too long to convert (4300 digits)
+        raise BundleError(f"{path} {what} (not JSON ssdlab can read: a number is too long); {fix}") from None
 
 
 class BundleLock:
@@ -286,11 +360,12 @@ class BundleLock:
 def _holder_text(fd: int) -> str:
     try:
         data = json.loads(os.pread(fd, 4096, 0) or b"{}")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a lock file is ours, but anyone may have written it
         data = {}
     if not isinstance(data, dict) or "pid" not in data:
         return "holder unknown"
-    return f"pid {data['pid']} on {data.get('host', '?')} since {data.get('since_utc', '?')}: {data.get('command', '')}"
+    return one_line(f"pid {data['pid']} on {data.get('host', '?')} since {data.get('since_utc', '?')}: "
+                    f"{data.get('command', '')}", limit=400)
 
 
 def lock_holder(path: Path) -> str | None:
@@ -337,11 +412,11 @@ class Bundle:
             raise BundleError(
                 f"{self.path} is not a result bundle (no {RUN_FILE}); give a directory made by `ssdlab run`"
             )
+        data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:
-            data = json.loads(self.run_file.read_text(encoding="utf-8"))
-            return RunRecord.model_validate(upgrade(data))
-        except (json.JSONDecodeError, ValidationError) as err:
-            raise BundleError(f"{self.run_file} is malformed ({first_problem(err)}); re-run or restore it") from None
+            return RunRecord.model_validate(data)
+        except ValidationError as err:
+            raise BundleError(f"{self.run_file} is malformed ({first_problem(err)}); {FIX_RUN}") from None
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
@@ -353,12 +428,30 @@ class Bundle:
         for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
             (self.path / rel).unlink(missing_ok=True)
 
+    def drive_state_position(self) -> tuple[str, int]:
+        """Where the saved drive stands (test name, actions done), from state/drive.json;
+        BundleError when that file is missing or is not what write_drive_state writes."""
+        path = self.path / DRIVE_STATE
+        what, fix = "is not a saved drive's position", "delete it, and the resumed test starts over"
+        where = read_json(path, what, fix)
+        if not isinstance(where, dict):
+            raise BundleError(f"{path} {what} (expected a JSON object, found {json_kind(where)}); {fix}")
+        test, done = where.get("test"), where.get("done")
+        if not isinstance(test, str):
+            raise BundleError(f"{path} {what} (its test is {json_kind(test)}, not a test name); {fix}")
+        if not isinstance(done, int) or isinstance(done, bool):
+            raise BundleError(f"{path} {what} (its done is {json_kind(done)}, not a count of actions); {fix}")
+        if done < 0:
+            raise BundleError(f"{path} {what} (its done, {one_line(str(done), 20)}, is below zero); {fix}")
+        return test, done
+
     def load_drive_state(self) -> tuple[bytes, str, int] | None:
-        """The saved drive and where it stands, or None when there is none (or it is unreadable)."""
+        """The saved drive and where it stands, or None when there is none or it is unreadable:
+        the run then starts its test over, which costs time but never a wrong result."""
         try:
-            where = json.loads((self.path / DRIVE_STATE).read_text(encoding="utf-8"))
-            return (self.path / DRIVE_SNAPSHOT).read_bytes(), str(where["test"]), int(where["done"])
-        except (OSError, ValueError, KeyError, TypeError):
+            test, done = self.drive_state_position()
+            return (self.path / DRIVE_SNAPSHOT).read_bytes(), test, done
+        except (BundleError, OSError):
             return None
 
     def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
@@ -372,21 +465,29 @@ class Bundle:
             interrupted=m.interrupted,
         )
 
-    def load_measurement(self, ref: MeasurementRef) -> Measurement:
-        path = self.path / ref.file
+    def _read_measurement(self, ref: MeasurementRef) -> Measurement | str:
+        """A measurement, or what is wrong with its file (gone, cut short, edited, not text)."""
+        rel = Path(ref.file)
+        # A hand-edited run.json must not send ssdlab reading /dev/zero or another bundle's files.
+        if rel.is_absolute() or ".." in rel.parts:
+            return "its path leads outside the bundle"
         try:
-            return Measurement.model_validate_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as err:
-            raise BundleError(f"cannot read measurement {path} ({first_problem(err)}); restore it, or run the "
-                              "test again") from None
+            # Bytes, not text: pydantic's own parser says where the UTF-8 or the JSON goes wrong.
+            return Measurement.model_validate_json((self.path / rel).read_bytes())
+        except (OSError, ValueError) as err:  # ValueError: a ValidationError, or a NUL in the file name
+            return first_problem(err)
+
+    def load_measurement(self, ref: MeasurementRef) -> Measurement:
+        found = self._read_measurement(ref)
+        if isinstance(found, str):
+            shown = one_line(str(self.path / ref.file), 400)  # the name comes from run.json: any text at all
+            raise BundleError(f"cannot read measurement {shown} ({found}); restore it, or run the test again")
+        return found
 
     def measurement_problem(self, ref: MeasurementRef) -> str | None:
         """What is wrong with a measurement's file (gone, cut short, edited), or None."""
-        try:
-            Measurement.model_validate_json((self.path / ref.file).read_text(encoding="utf-8"))
-        except (OSError, ValidationError) as err:
-            return first_problem(err)
-        return None
+        found = self._read_measurement(ref)
+        return found if isinstance(found, str) else None
 
     def measurements(self, record: TestRecord) -> dict[str, Measurement]:
         return {ref.name: self.load_measurement(ref) for ref in record.measurements}

@@ -80,3 +80,10 @@ def test_a_version_2_bundle_records_every_test_as_self_prepared(tmp_path: Path) 
     bundle.run_file.write_text(json.dumps(v2))
     start = bundle.load_run().test("quick").start
     assert start is not None and start.shared_from is None and "before ssdlab shared" in start.reason
+
+
+def test_a_bundles_run_json_given_for_the_bundle_names_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "run.json").write_text("{}")
+    with pytest.raises(BundleError, match="give its directory"):
+        Bundle(tmp_path / "b" / "run.json").load_run()

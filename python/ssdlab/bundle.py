@@ -409,9 +409,10 @@ class Bundle:
 
     def load_run(self) -> RunRecord:
         if not self.run_file.is_file():
-            raise BundleError(
-                f"{self.path} is not a result bundle (no {RUN_FILE}); give a directory made by `ssdlab run`"
-            )
+            # A bundle's own run.json given for the bundle: say which directory to give.
+            hint = f"give its directory, {self.path.parent}" if self.path.name == RUN_FILE and self.path.is_file() \
+                else "give a directory made by `ssdlab run`"
+            raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); {hint}")
         data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:
             return RunRecord.model_validate(data)

@@ -281,3 +281,21 @@ def test_charts_without_data_are_left_out() -> None:
     full = alt.Chart(alt.Data(values=[{"a": 1, "b": 2}])).mark_line().encode(x="a:Q", y="b:Q")
     assert not has_data(empty.to_dict()) and not has_data(alt.layer(empty, empty).to_dict())
     assert has_data(full.to_dict()) and has_data(alt.hconcat(empty, full).to_dict())
+
+
+def test_metrics_that_are_all_nan_leave_their_chart_out_not_the_report(tmp_path: Path) -> None:
+    """A run.json whose metrics are NaN (damaged or hand-edited) made vl-convert fail ('SVG has
+    an invalid size') and the report exit as an internal error; such a chart has nothing to draw."""
+    import json
+
+    from ssdlab.report.charts import has_data
+
+    assert not has_data({"data": {"values": [{"label": "a", "mb_s": float("nan")}]}})
+    assert has_data({"data": {"values": [{"label": "a", "mb_s": float("nan")}, {"label": "b", "mb_s": 1.0}]}})
+    bundle = make_bundle(tmp_path / "bundle")
+    run = json.loads((bundle / "run.json").read_text())
+    for test in run["tests"]:
+        test["metrics"] = {k: float("nan") if isinstance(v, float) else v for k, v in test["metrics"].items()}
+    (bundle / "run.json").write_text(json.dumps(run))
+    files = render_report(bundle)
+    assert files.html.is_file()

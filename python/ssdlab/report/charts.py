@@ -123,13 +123,22 @@ def has_data(spec: Any) -> bool:
     with none draws only empty axes, so it is left out rather than shown."""
     if isinstance(spec, dict):
         values = spec.get("values")
-        if isinstance(values, list) and values:
+        if isinstance(values, list) and any(_row_has_figure(row) for row in values):
             return True
         return any(has_data(v) for k, v in spec.items() if k in ("data", "datasets", "layer", "hconcat",
                                                                    "vconcat", "concat", "spec"))
     if isinstance(spec, list):
         return any(has_data(v) for v in spec)
     return False
+
+
+def _row_has_figure(row: Any) -> bool:
+    """Whether a data row gives the chart something to draw: a row whose every number is NaN or
+    infinite (a damaged or hand-edited bundle) draws nothing, and a chart of only such rows has
+    no size Vega can lay out."""
+    fields = row.values() if isinstance(row, dict) else (row,)
+    numbers = [v for v in fields if isinstance(v, int | float) and not isinstance(v, bool)]
+    return not numbers or any(math.isfinite(v) for v in numbers)
 
 
 def _clean(value: Any) -> Any:

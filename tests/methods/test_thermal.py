@@ -103,3 +103,23 @@ def test_verdict_without_a_phase_is_inconclusive() -> None:
     assert unknown.outcome == "inconclusive" and "separates heat" in unknown.because
     gc = throttling_verdict({"seq_cause": "gc-cache", "rnd_cause": "none"})
     assert gc.outcome == "no" and "garbage collection" in gc.because
+
+
+def test_no_written_at_peak_without_a_peak_level() -> None:
+    """QA: 'peak level —' sat beside 'written at peak before throttling 2.81 GB' when no level
+    lasted long enough to be the peak; there is then no 'at peak' to report."""
+    from ssdlab.analysis.throttle import DEFAULT_CONFIG
+    from ssdlab.measurement import Measurement, OpTotals, Series
+    from ssdlab.methods.thermal import phase_metrics
+    from ssdlab.workload import Workload
+
+    rates = [520.0, 300.0, 520.0, 280.0, 510.0, 270.0]  # no level holds for min_level_s
+    n = len(rates)
+    series = Series(period_s=1.0, t_s=tuple(float(i + 1) for i in range(n)), read_ios=(0.0,) * n,
+                    write_ios=(1.0,) * n, read_bytes=(0.0,) * n, write_bytes=tuple(r * 1e6 for r in rates),
+                    read_lat_sum_ns=(0.0,) * n, write_lat_sum_ns=(0.0,) * n)
+    w = Workload(name="seq", pattern="write", block_size_bytes=131072, runtime_s=n)
+    m = Measurement(workload=w, engine="x", runtime_s=float(n), series=series,
+                    write=OpTotals(ios=n, bytes=int(sum(rates) * 1e6), lat_sum_ns=0.0))
+    metrics = phase_metrics("seq", m, DEFAULT_CONFIG)
+    assert metrics["seq_peak_mb_s"] is None and metrics["seq_gb_at_peak"] is None

@@ -163,7 +163,9 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
         f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
         f"{phase}_time_to_throttle_s": result.time_to_throttle_s,
-        f"{phase}_gb_at_peak": gb_before(rates, found.series.period_s, result.onset),
+        # No level lasted long enough to be the peak: there is no "at peak" to report.
+        f"{phase}_gb_at_peak": gb_before(rates, found.series.period_s, result.onset)
+        if result.peak is not None else None,
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,

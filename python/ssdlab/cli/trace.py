@@ -2,41 +2,160 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ssdlab.cli.app import app, out
-from ssdlab.units import format_size
+from ssdlab.errors import UsageError
+from ssdlab.units import format_duration
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats (docs/traces.md).", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 
 FORMAT_HELP = "msr, alibaba, tencent, systor17, fiu, blkparse, fio2, fio3 or capture"
+MAX_IDLE_CAP_US = 3.6e9  # an hour, as the `trace` test's idle_cap_us
+
+
+# --- options: each checked where it is parsed (typer's parser=), before any work ---------------
+
+
+def _quoted(text: str) -> str:
+    from ssdlab.trace.importers import quoted
+
+    return quoted(text)
+
+
+def _seed(value: str | int) -> int:
+    from ssdlab.trace.generate import SEED_LIMIT
+
+    text = str(value)
+    digits = text.lstrip("0") or "0"  # at most 20 digits go to int(): a 5000-digit seed is refused as fast
+    if not (text.isascii() and text.isdigit()) or len(digits) > len(str(SEED_LIMIT)) or int(digits) >= SEED_LIMIT:
+        raise UsageError(f"--seed must be a whole number below 2^64 (0 to {SEED_LIMIT - 1}), not {_quoted(text)}")
+    return int(digits)
+
+
+def _number(option: str, value: str | float, ok: Callable[[float], bool], give: str) -> float:
+    """A float option's value, refused in one line unless `ok` (NaN and infinities included)."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and ok(number)):
+        raise UsageError(f"{option} {_quoted(str(value))}: give {give}")
+    return number
+
+
+def _seconds(value: str | float | None) -> float | None:
+    if value is None:
+        return None
+    return _number("--seconds", value, lambda x: x > 0, "a number of seconds above 0, e.g. 60")
+
+
+def _scale(value: str | float) -> float:
+    return _number("--scale", value, lambda x: 0 < x <= 1,
+                   "a fraction of the published counts and bytes above 0 and at most 1, e.g. 0.01")
+
+
+def _fua_pct(value: str | float) -> float:
+    return _number("--fua-pct", value, lambda x: 0 <= x <= 100, "a share of writes from 0 to 100, e.g. 30")
+
+
+def _idle_cap(text: str) -> float | None:
+    if text.strip().lower() == "none":
+        return None
+    return _number("--idle-cap", text, lambda x: 0 <= x <= MAX_IDLE_CAP_US,
+                   f"the idle cap in µs from 0 to {MAX_IDLE_CAP_US:g} (an hour), or `none` for real time")
+
+
+def _output(value: str | Path) -> Path:
+    from ssdlab.trace.model import check_trace_output
+
+    path = Path(value)
+    check_trace_output(path)  # before an import reads or a capture starts
+    return path
+
+
+# --- printing: counts with thousands separators, sizes in KiB..TiB, times in µs, ms or s --------
+
+
+def _size(size_bytes: float) -> str:
+    """As the report prints sizes: 59.1 MiB, 16 GiB, 512 B."""
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(size_bytes) >= factor:
+            scaled = size_bytes / factor
+            return f"{scaled:,.0f} {unit}" if scaled == int(scaled) else f"{scaled:,.1f} {unit}"
+    return f"{int(size_bytes):,} B"
+
+
+def _micros(us: float) -> str:
+    """A time given in µs, in the unit that keeps it short: 61.2 µs, 1.17 ms, 1.17 s."""
+    if abs(us) >= 1e6:
+        return _secs(us / 1e6)
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:,.2f} ms"
+    return f"{us:,.1f} µs"
+
+
+def _secs(seconds: float) -> str:
+    if abs(seconds) < 60:
+        return f"{seconds:,.3f} s" if abs(seconds) < 10 else f"{seconds:,.2f} s"
+    return f"{seconds:,.1f} s ({format_duration(seconds)})"
+
+
+# Replay metric name suffix -> (the value with its unit); the name is shown without it.
+_METRIC_UNITS: tuple[tuple[str, Callable[[Any], str]], ...] = (
+    ("_mb_s", lambda v: f"{v:,.1f} MB/s"),
+    ("_us", _micros),
+    ("_pct", lambda v: f"{v:,.2f} %"),
+    ("_s", _secs),
+)
+
+
+def metric_row(name: str, value: Any) -> tuple[str, str]:
+    """A replay metric as a row: its name (less the unit suffix) and its value with a unit."""
+    if name.startswith("bytes") or name.endswith("_bytes"):
+        return name, f"{_size(value)} ({value:,} bytes)"
+    if isinstance(value, float):
+        for suffix, show in _METRIC_UNITS:
+            if name.endswith(suffix):
+                return name.removesuffix(suffix), show(value)
+        return name, f"{value:,.2f}"
+    return name, f"{value:,}" if isinstance(value, int) else str(value)
 
 
 @trace_app.command("import")
 def trace_import(
     source: Annotated[Path, typer.Argument(help="The trace file in its source format.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help=f"Source format: {FORMAT_HELP}.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The ssdlab trace file (Parquet) to write.")],
+    output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
+                                         help="The ssdlab trace file (Parquet) to write.")],
 ) -> None:
     """Import a trace (streaming, bounded memory) into ssdlab's normalised trace file."""
     from ssdlab.trace.importers import import_trace
 
     prov = import_trace(source, fmt, output)
-    out.print(f"Imported {prov.records} records from {source} ({fmt}) into {output}")
+    out.print(f"Imported {prov.records:,} records from {source} ({fmt}) into {output}", markup=False,
+              highlight=False)
 
 
 @trace_app.command("generate")
 def trace_generate(
     profile: Annotated[str, typer.Argument(help="heavy, destroyer or light.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The ssdlab trace file to write.")],
-    scale: Annotated[float, typer.Option(help="Fraction of the published counts and bytes, (0, 1].")] = 0.01,
-    seed: Annotated[int, typer.Option(help="Random seed; same seed, same trace.")] = 1,
-    fua_pct: Annotated[float, typer.Option("--fua-pct", help="Share of writes marked FUA.")] = 0.0,
+    output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
+                                         help="The ssdlab trace file to write.")],
+    scale: Annotated[float, typer.Option(parser=_scale, metavar="FRACTION",
+                                         help="Fraction of the published counts and bytes, (0, 1].")] = 0.01,
+    seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
+                                      help="Random seed, 0 to 2^64 - 1; same seed, same trace.")] = 1,
+    fua_pct: Annotated[float, typer.Option("--fua-pct", parser=_fua_pct, metavar="PCT",
+                                           help="Share of writes marked FUA, 0 to 100.")] = 0.0,
 ) -> None:
     """Generate a heavy-, destroyer- or light-class trace from published aggregate statistics."""
     from ssdlab.trace.generate import generate
@@ -44,7 +163,7 @@ def trace_generate(
 
     prov, chunks = generate(profile, seed=seed, scale=scale, fua_pct=fua_pct)
     final = write_trace(output, chunks, prov)
-    out.print(f"Generated {final.records} I/Os ({final.source}) into {output}")
+    out.print(f"Generated {final.records:,} I/Os ({final.source}) into {output}", markup=False, highlight=False)
 
 
 def stats_table(path: Path) -> Table:
@@ -53,19 +172,21 @@ def stats_table(path: Path) -> Table:
 
     prov = read_provenance(path)
     s = trace_stats(iter_trace(path))
-    table = Table(title=f"{path.name}: {prov.source} ({prov.source_format})", show_header=False)
+    # Paths are text, not rich markup: a file named '[/x].parquet' prints as it is named.
+    table = Table(title=escape(f"{path.name}: {prov.source} ({prov.source_format})"), show_header=False)
     row = table.add_row
-    row("records", f"{s.records} over {s.duration_s:.3f} s")
+    row("records", f"{s.records:,} over {_secs(s.duration_s)}")
     for op, label in (("read", "reads"), ("write", "writes"), ("trim", "trims"), ("flush", "flushes")):
-        row(label, f"{s.ios[op]} I/Os, {format_size(s.bytes[op])}")
+        row(label, f"{s.ios[op]:,} I/Os, {_size(s.bytes[op])}")
     row("read share", f"{s.read_pct_ios:.1f} % of I/Os, {s.read_pct_bytes:.1f} % of bytes")
     row("size mix", "  ".join(f"{k} {v:.1f}%" for k, v in s.size_mix_pct.items()))
     row("sequential", f"{s.sequential_pct:.1f} %")
-    row("inter-arrival", f"mean {s.interarrival_mean_us:.1f} µs, CV {s.interarrival_cv:.2f}, "
-                         f"peak/mean second {s.peak_to_mean_iops:.2f}")
-    row("footprint", f"{format_size(s.footprint_bytes)}, reuse {s.reuse:.2f}x")
-    row("average QD", "unknown (no completion times)" if s.avg_qd is None else f"{s.avg_qd:.2f}")
-    row("FUA / preflush / flush", f"{s.fua_writes} FUA writes, {s.preflush_writes} preflushes, {s.flushes} flushes")
+    row("inter-arrival", f"mean {_micros(s.interarrival_mean_us)}, CV {s.interarrival_cv:,.2f}, "
+                         f"peak/mean second {s.peak_to_mean_iops:,.2f}")
+    row("footprint", f"{_size(s.footprint_bytes)}, reuse {s.reuse:,.2f}x")
+    row("average QD", "unknown (no completion times)" if s.avg_qd is None else f"{s.avg_qd:,.2f}")
+    row("FUA / preflush / flush", f"{s.fua_writes:,} FUA writes, {s.preflush_writes:,} preflushes, "
+                                  f"{s.flushes:,} flushes")
     return table
 
 
@@ -80,23 +201,30 @@ def trace_stats_cmd(path: Annotated[Path, typer.Argument(help="An ssdlab trace f
 def trace_capture(
     ctx: typer.Context,
     device: Annotated[str, typer.Option("--device", "-d", help="The block device (a disk, not a partition).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The ssdlab trace file to write.")],
-    seconds: Annotated[float | None, typer.Option(help="Capture for this many seconds.")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
+                                         help="The ssdlab trace file to write.")],
+    seconds: Annotated[float | None, typer.Option(parser=_seconds, metavar="SECONDS",
+                                                  help="Capture for this many seconds (above 0).")] = None,
 ) -> None:
     """Capture a device's block I/O through tracefs (root; read-only on the device), for
     --seconds N or while `-- COMMAND` runs; Ctrl-C stops it cleanly."""
     from ssdlab.trace.capture import capture
     from ssdlab.trace.importers import import_trace
 
+    command = list(ctx.args)
+    if command and command[0].startswith("-"):  # unknown options land here too: a typo is no command to run
+        raise UsageError(f"no such option {_quoted(command[0])}; a command to capture during goes after `--`: "
+                         "ssdlab trace capture -d DEV -o FILE.parquet -- COMMAND")
     raw = output.with_suffix(".tracefs.txt")
     try:
-        result = capture(device, raw, seconds=seconds, command=list(ctx.args))
+        result = capture(device, raw, seconds=seconds, command=command)
     except KeyboardInterrupt:
         out.print("stopped: importing what was captured")
         result = None
     prov = import_trace(raw, "capture", output, empty_ok=True)
-    how = f" in {result.seconds:.1f} s" if result else ""
-    out.print(f"Captured {prov.records} I/Os of {device}{how} into {output} (raw events: {raw})")
+    how = f" in {_secs(result.seconds)}" if result else ""
+    out.print(f"Captured {prov.records:,} I/Os of {device}{how} into {output} (raw events: {raw})", markup=False,
+              highlight=False)
 
 
 @trace_app.command("replay")
@@ -108,33 +236,20 @@ def trace_replay(
     remap: Annotated[str, typer.Option(help="modulo or proportional.")] = "modulo",
 ) -> None:
     """Replay a trace on a simulated drive and print the review metrics."""
-    from ssdlab.errors import UsageError
     from ssdlab.targets import parse_target
     from ssdlab.targets.sim import SimTarget
     from ssdlab.trace.model import load_trace
     from ssdlab.trace.replay import replay_on_drive
 
-    cap = None if idle_cap.strip().lower() == "none" else _float_option("--idle-cap", idle_cap)
+    cap = _idle_cap(idle_cap)
     if remap not in ("modulo", "proportional"):
-        raise UsageError(f"--remap {remap!r}: give modulo or proportional")
+        raise UsageError(f"--remap {_quoted(remap)}: give modulo or proportional")
     sim = parse_target(target)
     if not isinstance(sim, SimTarget):
         raise UsageError(f"{target}: `trace replay` runs on sim: targets; use `ssdlab run --test trace -p "
                          f"trace.trace={path}` for files and devices")
     r = replay_on_drive(sim.drive(), load_trace(path), idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
-    table = Table(title=f"Replay of {path.name} on {target}", show_header=False)
+    table = Table(title=escape(f"Replay of {path.name} on {target}"), show_header=False)
     for key, value in r.metrics.flat().items():
-        table.add_row(key, f"{value:,.2f}" if isinstance(value, float) else str(value))
+        table.add_row(*metric_row(key, value))
     out.print(table)
-
-
-def _float_option(name: str, text: str) -> float:
-    from ssdlab.errors import UsageError
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"{name} {text!r}: give a number of µs or `none`") from None
-    if not value >= 0 or value == float("inf"):
-        raise UsageError(f"{name} {text!r}: give a number of µs ≥ 0 or `none`")
-    return value

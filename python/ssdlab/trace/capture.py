@@ -10,6 +10,7 @@ Ctrl-C included, and tracefs is unmounted again if this capture mounted it.
 
 from __future__ import annotations
 
+import math
 import os
 import select
 import subprocess
@@ -26,6 +27,13 @@ TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
 READ_CHUNK = 1 << 16
 POLL_S = 0.1
+
+
+def check_seconds(seconds: float) -> float:
+    """A capture's duration: finite and above 0 (a negative one would end at once, NaN never)."""
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise UsageError(f"--seconds {seconds:g}: give a number of seconds above 0, e.g. 60")
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -108,11 +116,14 @@ def _pump(fd: int, out: IO[str], done: Callable[[], bool]) -> int:
 def capture(device: str, out_path: Path, *, seconds: float | None = None, command: Sequence[str] = (),
             root: Path = TRACEFS) -> CaptureResult:
     """Capture `device`'s block events for `seconds`, or while `command` runs, into out_path."""
+    if seconds is not None:
+        check_seconds(seconds)
     if os.geteuid() != 0:
         raise UsageError("capture needs root (tracefs); run it with sudo")
     if (seconds is None) == (not command):
         raise UsageError("give either --seconds N or -- COMMAND")
     major, minor = device_dev(device)
+    out_path.parent.mkdir(parents=True, exist_ok=True)  # as the trace file's writer does
     start = time.monotonic()
     status: int | None = None
     with tracefs_instance(root) as inst, out_path.open("w") as out:

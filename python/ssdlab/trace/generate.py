@@ -49,6 +49,7 @@ REF_MB_S = 450.0  # and ~450 MB/s per stream (SATA 6 Gb/s after protocol overhea
 IDLE_GAP_MEAN_US = 2000.0  # between bursts; replay caps idle anyway (25 µs by default)
 ALIGN = 4096
 CALIBRATION_ROUNDS = 4
+SEED_LIMIT = 1 << 64  # numpy seeds any non-negative integer; ssdlab's seeds are 64-bit, as sim targets'
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,10 @@ def generate(profile: str, *, seed: int = 1, scale: float = 1.0, fua_pct: float 
     """The trace of a profile scaled by `scale` (counts and bytes), as chunks."""
     if profile not in PROFILES:
         raise UsageError(f"unknown trace profile {profile!r}; valid profiles: {', '.join(PROFILES)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise UsageError(f"seed must be a whole number below 2^64, not {seed!r}")
     if not 0 < scale <= 1:
-        raise UsageError(f"scale {scale} must be in (0, 1]")
+        raise UsageError(f"scale {scale} must be above 0 and at most 1, e.g. 0.01")
     if not 0 <= fua_pct <= 100:
         raise UsageError(f"fua_pct {fua_pct} must be between 0 and 100")
     p = PROFILES[profile]

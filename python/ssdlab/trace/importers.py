@@ -2,8 +2,11 @@
 
 Every format's columns are documented beside its parser, with the source of that
 documentation. A line that does not parse stops the import with one line naming the
-file, the line number and what was wrong (TraceFormatError); nothing is guessed.
-Memory is bounded: records leave in chunks of IMPORT_CHUNK.
+file, the line number and what was wrong (TraceFormatError); nothing is guessed. So does a
+read, write or trim of 0 bytes: it moves nothing, so it is not an I/O (replay refuses it).
+File content quoted in an error is escaped and cut short (quoted), so a binary file gives a
+readable line. Memory is bounded: records leave in chunks of IMPORT_CHUNK, and a line may
+hold at most MAX_LINE_CHARS characters.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ssdlab.trace.model import (
     FLAG_PREFLUSH,
     FLAG_SYNC,
     OP_FLUSH,
+    OP_NAMES,
     OP_READ,
     OP_TRIM,
     OP_WRITE,
@@ -39,6 +43,10 @@ SECTOR = 512
 # import's peak memory near 100 MB whatever the source's size.
 IMPORT_CHUNK = 1 << 18
 MAX_BYTES = 1 << 62  # offsets and lengths above this are not a block device
+# No trace format has lines anywhere near this long; a longer one is binary data (or a
+# disk, or /dev/zero), refused before it fills memory.
+MAX_LINE_CHARS = 1 << 16
+QUOTE_CHARS = 40  # file content in an error message: at most about this many characters
 
 
 class TraceFormatError(UsageError):
@@ -68,11 +76,29 @@ class _State:
 LineParser = Callable[[str, _State], Record | None]  # None: a line to skip (header, comment)
 
 
+def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """`text` (file content or a value typed by the user) for an error message: quoted and
+    escaped as Python writes strings, but ASCII only (control characters, other scripts and
+    undecodable bytes, read as U+FFFD, show as escapes), cut to about `limit` characters
+    with an ellipsis, so a message stays one short line whatever the input holds."""
+    shown = ascii(text)
+    if len(shown) <= limit:
+        return shown
+    kept, size = [], 2  # the quotes
+    for ch in text:
+        size += len(ascii(ch)) - 2
+        if size > limit - 3:  # room for the ellipsis
+            break
+        kept.append(ch)
+    cut = ascii("".join(kept))
+    return cut[:-1] + "..." + cut[-1]
+
+
 def _int(text: str, what: str) -> int:
     try:
         value = int(text.strip(), 0) if text.strip().lower().startswith("0x") else int(text.strip())
     except ValueError:
-        raise ValueError(f"{what} {text.strip()[:40]!r} is not an integer") from None
+        raise ValueError(f"{what} {quoted(text.strip())} is not an integer") from None
     if not 0 <= value < MAX_BYTES:
         raise ValueError(f"{what} {value} is out of range")
     return value
@@ -83,9 +109,9 @@ def _seconds_ns(text: str, what: str) -> int:
     try:
         value = Decimal(text.strip())
     except InvalidOperation:
-        raise ValueError(f"{what} {text.strip()[:40]!r} is not a number") from None
+        raise ValueError(f"{what} {quoted(text.strip())} is not a number") from None
     if not value.is_finite() or not 0 <= value < 10**12:
-        raise ValueError(f"{what} {text.strip()[:40]!r} is out of range")
+        raise ValueError(f"{what} {quoted(text.strip())} is out of range")
     return int(value * 1_000_000_000)
 
 
@@ -102,7 +128,7 @@ def _rw(text: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> int:
         return OP_READ
     if t in writes:
         return OP_WRITE
-    raise ValueError(f"operation {t[:20]!r} is neither {reads[0]!r} nor {writes[0]!r}")
+    raise ValueError(f"operation {quoted(t, 20)} is neither {reads[0]!r} nor {writes[0]!r}")
 
 
 # --- MSR Cambridge ------------------------------------------------------------------
@@ -172,14 +198,21 @@ def parse_rwbs(rwbs: str) -> tuple[int, int]:
         flags |= FLAG_PREFLUSH
         s = s[1:]
     if not s or s[0] not in "RWDFN":
-        raise ValueError(f"RWBS {rwbs[:20]!r} names no operation")
+        raise ValueError(f"RWBS {quoted(rwbs, 20)} names no operation")
     op = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "F": OP_FLUSH, "N": OP_FLUSH}[s[0]]
     rest = s[2:] if s.startswith("DE") else s[1:]
     for ch in rest:
         if ch not in "FASM":
-            raise ValueError(f"RWBS {rwbs[:20]!r} has an unknown flag {ch!r}")
+            raise ValueError(f"RWBS {quoted(rwbs, 20)} has an unknown flag {quoted(ch)}")
         flags |= {"F": FLAG_FUA, "S": FLAG_SYNC, "M": FLAG_META, "A": 0}[ch]
     return op, flags
+
+
+def _empty_flush(op: int, flags: int, nbytes: int) -> int:
+    """A write of no data with a preflush is a flush: kernels before REQ_OP_FLUSH (4.10)
+    issue a flush as an empty write with REQ_FLUSH, which blkparse shows as `FWS` with no
+    extent. Any other I/O of 0 bytes is left to the import to refuse."""
+    return OP_FLUSH if op == OP_WRITE and nbytes == 0 and flags & FLAG_PREFLUSH else op
 
 
 # --- blkparse default text -------------------------------------------------------------
@@ -212,6 +245,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
     op, flags = parse_rwbs(rwbs)
     ext = _EXTENT.match(rest)
     sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
+    op = _empty_flush(op, flags, blocks)
     if action == "C":
         return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[7]) % (1 << 31), process=name)
@@ -230,7 +264,7 @@ def _fio_io(parts: list[str], ts_ns: int) -> Record | None:
     if action in ("add", "open", "close"):
         return None
     if action not in _FIO_OPS:
-        raise ValueError(f"unknown fio iolog action {action[:20]!r}")
+        raise ValueError(f"unknown fio iolog action {quoted(action, 20)}")
     op = _FIO_OPS[action]
     if op == OP_FLUSH:
         return Record(ts_ns, op, 0, 0)
@@ -292,9 +326,10 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
         return None
     ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
     if ev is None:
-        raise ValueError(f"{event} body {body[:40]!r} does not match the kernel's format")
+        raise ValueError(f"{event} body {quoted(body)} does not match the kernel's format")
     op, flags = parse_rwbs(ev[1])
     sector, blocks = int(ev[2]), int(ev[3])
+    op = _empty_flush(op, flags, blocks)
     if event == "block_rq_complete":
         return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[2]) % (1 << 31),
@@ -365,6 +400,9 @@ class _Import:
             self.t0 = rec.ts_ns
         if rec.ts_ns < self.t0:
             raise ValueError("timestamp is before the first record's")
+        if rec.length == 0 and rec.op != OP_FLUSH:
+            raise ValueError(f"a {OP_NAMES[rec.op]} of 0 bytes moves nothing, so it is not an I/O; "
+                             "remove the line or give its real size")
         done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else -1
         row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
         _check_row(row)
@@ -398,6 +436,10 @@ class _Import:
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.fmt.state()
         for lineno, raw in enumerate(lines, 1):
+            if len(raw) > MAX_LINE_CHARS and not raw.endswith("\n"):
+                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: a line of more than "
+                                       f"{MAX_LINE_CHARS:,} characters is not a trace record; give the "
+                                       "trace as an uncompressed text file")
             line = raw.strip()
             if state.done:
                 break
@@ -408,7 +450,9 @@ class _Import:
                 if rec is not None:
                     self.feed(rec)
             except (ValueError, IndexError, OverflowError) as error:
-                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}") from None
+                # U+FFFD: bytes that are not UTF-8 (read with errors="replace").
+                hint = "; the line is not text: give the trace as an uncompressed text file" if "\ufffd" in raw else ""
+                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
             if len(self.builder) >= self.chunk_records:
                 yield self.builder.take()
         self.release()
@@ -423,7 +467,10 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tupl
     def lines() -> Iterator[str]:
         try:
             with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
-                yield from handle
+                # At most one character more than a line may hold: a longer line is refused
+                # (_Import.chunks) before it is read whole.
+                while line := handle.readline(MAX_LINE_CHARS + 1):
+                    yield line
         except FileNotFoundError:
             raise UsageError(f"no trace file at {path}") from None
         except IsADirectoryError:
@@ -436,12 +483,20 @@ def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CH
                  ) -> Provenance:
     """Import `src` in format `fmt` into the trace file `dest` (streaming). A source with no
     records is refused unless `empty_ok` (a capture of an idle device is a result: no I/O)."""
+    if dest.exists() and src.exists() and dest.samefile(src):
+        raise UsageError(f"{dest} is the source being imported; give -o another file name")
     job, chunks = iter_import(src, fmt, chunk_records)
-    prov = write_trace(dest, chunks, lambda: Provenance(source_format=fmt, source=str(src), processes=job.processes))
-    if prov.records == 0 and not empty_ok:  # it would replay nothing: better said now than as a run without figures
-        dest.unlink(missing_ok=True)
-        raise UsageError(f"{src} holds no {fmt} records, so nothing was imported; check the file and -f")
-    return prov
+
+    def checked() -> Iterator[TraceChunk]:
+        records = 0
+        for chunk in chunks:
+            records += len(chunk)
+            yield chunk
+        if records == 0 and not empty_ok:  # it would replay nothing: better said now than as a run without figures
+            raise UsageError(f"{src} holds no {fmt} records, so nothing was imported; check the file and -f")
+
+    return write_trace(dest, checked(), lambda: Provenance(source_format=fmt, source=str(src),
+                                                           processes=job.processes))
 
 
 def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:

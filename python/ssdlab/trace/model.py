@@ -12,11 +12,14 @@ Process names live in the provenance (pid -> name), not in a string column.
 
 The file is Parquet (pyarrow, zstd) written chunk by chunk, so a 50 M-record import never
 holds the whole trace in memory; the provenance is JSON in the file's key-value metadata.
+Its name ends in .parquet (check_trace_output); it is written beside its final name and
+renamed into place when complete, so a failed write leaves an existing file as it was.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +40,7 @@ COLUMNS: dict[str, type[np.generic]] = {
     "flags": np.uint8, "pid": np.int32, "completion_ns": np.int64,
 }
 PROVENANCE_KEY = b"ssdlab.trace.provenance"
+TRACE_SUFFIX = ".parquet"
 CHUNK_RECORDS = 1 << 20  # records per chunk in memory and per Parquet row group
 
 
@@ -116,16 +120,39 @@ def _schema() -> Any:
     return pa.schema([(name, pa.from_numpy_dtype(dtype)) for name, dtype in COLUMNS.items()])
 
 
+def check_trace_output(path: Path) -> None:
+    """Refuse, before anything is written or captured, a path no trace file can be written
+    to: one not named .parquet (trace files are Parquet), a directory or another non-file,
+    or one below a file. Missing parent directories are fine (they are made)."""
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a file name ending in {TRACE_SUFFIX}")
+    name = path.name.lower()
+    if not name.endswith(TRACE_SUFFIX) or name == TRACE_SUFFIX:
+        stem = path.stem if path.stem not in ("", ".", "..", TRACE_SUFFIX) else "trace"
+        raise UsageError(f"{path}: trace files are Parquet; give an output name ending in {TRACE_SUFFIX}, "
+                         f"e.g. {stem}{TRACE_SUFFIX}")
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{path} exists and is not a regular file; give another output name")
+    for parent in path.parents:
+        if parent.is_dir():
+            break
+        if parent.exists() or parent.is_symlink():
+            raise UsageError(f"{path}: {parent} is not a directory; give an output path in a directory")
+
+
 class TraceWriter:
-    """Streams chunks into a Parquet file; the provenance is written on close."""
+    """Streams chunks into a Parquet file; the provenance is written on close. The data goes
+    to a hidden file beside `path`, renamed to `path` on close."""
 
     def __init__(self, path: Path) -> None:
         import pyarrow.parquet as pq
 
+        check_trace_output(path)
         self.path = path
         self.records = 0
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._writer = pq.ParquetWriter(str(path), _schema(), compression="zstd")
+        self._partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        self._writer = pq.ParquetWriter(str(self._partial), _schema(), compression="zstd")
 
     def write(self, chunk: TraceChunk) -> None:
         import pyarrow as pa
@@ -135,14 +162,22 @@ class TraceWriter:
             self.records += len(chunk)
 
     def abort(self) -> None:
-        """Stop and remove the partial file (a failed or interrupted import)."""
-        self._writer.close()
-        self.path.unlink(missing_ok=True)
+        """Stop and remove the partial file (a failed or interrupted import); a file that
+        was at `path` before stays as it was."""
+        try:
+            self._writer.close()
+        finally:
+            self._partial.unlink(missing_ok=True)
 
     def close(self, provenance: Provenance) -> Provenance:
         final = provenance.model_copy(update={"records": self.records})
-        self._writer.add_key_value_metadata({PROVENANCE_KEY: final.model_dump_json().encode()})
-        self._writer.close()
+        try:
+            self._writer.add_key_value_metadata({PROVENANCE_KEY: final.model_dump_json().encode()})
+            self._writer.close()
+            os.replace(self._partial, self.path)
+        except BaseException:
+            self._partial.unlink(missing_ok=True)
+            raise
         return final
 
 

@@ -121,3 +121,9 @@ def signed(value: float, digits: int = 0) -> str:
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_whole_number(text: str) -> bool:
+    """Whether `text` is ASCII digits only: str.isdigit() also takes '²' and other digits that
+    int() refuses, which then escaped input checks as a ValueError."""
+    return text.isascii() and text.isdigit()

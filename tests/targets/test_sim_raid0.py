@@ -64,3 +64,12 @@ def test_striping_cpu_is_reported_as_host_sys_cpu() -> None:
     assert m.cpu_sys_pct is not None and 0 < m.cpu_sys_pct <= 100
     single = SimEngine().measure(parse_target("sim:sm951-nvme-256"), workload, RunContext(raw_dir=tmp, bundle_dir=tmp))
     assert single.cpu_sys_pct is None  # a single simulated drive has no host striping
+
+
+@pytest.mark.parametrize("spec", ["sim:?seed=²", "sim:?seed=٣",
+                                  "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=⁶⁴"])
+def test_digits_that_are_not_ascii_are_one_line_errors(spec: str) -> None:
+    """str.isdigit() takes '²', which int() refuses: the check let it through to a ValueError."""
+    with pytest.raises(UsageError) as err:
+        parse_target(spec)
+    assert "\n" not in str(err.value)

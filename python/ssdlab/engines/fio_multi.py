@@ -29,6 +29,7 @@ from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.targets.base import Target
+from ssdlab.units import is_whole_number
 from ssdlab.workload import Workload
 
 DEFAULT_PORT = 8765  # fio's own default server port
@@ -47,7 +48,7 @@ def parse_host(text: str) -> tuple[str, int]:
         host, port = text.split(":")
     elif ":" in text and not _ipv6(text):
         host = ""  # several colons and not an IPv6 address: refused below
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not is_whole_number(port) or not 0 < int(port) < 65536:
         raise UsageError(f"--host {text!r}: write HOST or HOST:PORT (fio --server listens on {DEFAULT_PORT})")
     return host, int(port)
 

@@ -29,6 +29,7 @@ from ssdlab.targets.base import SafetyState, Target, TargetInfo
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot
+from ssdlab.units import is_whole_number
 
 MD_NAME = "ssdlab-raid0"
 CHUNKS_KIB = (8, 16, 32, 64, 128)  # the chunk sweep a review runs
@@ -67,7 +68,7 @@ def teardown_argvs(md_path: str, members: Sequence[str]) -> list[list[str]]:
 
 
 def parse_chunk_kib(text: str) -> int:
-    if not text.isdigit() or int(text) not in (4, *CHUNKS_KIB, 256, 512, 1024):
+    if not is_whole_number(text) or int(text) not in (4, *CHUNKS_KIB, 256, 512, 1024):
         raise UsageError(f"raid0 target: chunk_kib must be one of 4, {', '.join(map(str, CHUNKS_KIB))}, 256, 512, "
                          f"1024, not {text!r}")
     return int(text)

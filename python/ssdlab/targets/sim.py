@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.targets.spec import raid0_members, split_query
+from ssdlab.units import is_whole_number
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
@@ -77,7 +78,7 @@ class SimTarget(Target):
         preset, options = split_query(spec.removeprefix("sim:"))
         preset = preset or simulator().default_preset()
         raw_seed = options.pop("seed", "1")
-        if not raw_seed.isdigit() or int(raw_seed) >= 1 << 64:
+        if not is_whole_number(raw_seed) or int(raw_seed) >= 1 << 64:
             raise UsageError(f"sim target: seed must be a whole number below 2^64, not {raw_seed!r}")
         members = raid0_members(preset) or ()
         chunk_kib = _chunk_kib(options.pop("chunk_kib", str(DEFAULT_CHUNK_KIB))) if members else DEFAULT_CHUNK_KIB
@@ -161,7 +162,7 @@ def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 
 
 def _chunk_kib(text: str) -> int:
     """A RAID-0 chunk in KiB: a power of two from 4 (md's smallest useful) to 1 GiB."""
-    if not text.isdigit() or int(text) < 4 or int(text) > 1 << 20 or int(text) & (int(text) - 1):
+    if not is_whole_number(text) or int(text) < 4 or int(text) > 1 << 20 or int(text) & (int(text) - 1):
         raise UsageError(f"sim target: chunk_kib must be a power of two from 4 to 1048576 "
                          f"(e.g. {', '.join(map(str, RAID0_CHUNKS_KIB))}), not {text!r}")
     return int(text)

@@ -374,7 +374,7 @@ fn parse_bool(key: &str, v: &str) -> Result<bool, SimError> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(bad(key, v, "a boolean (1/0, true/false)")),
+        _ => Err(bad(key, v, "a boolean (1/0, true/false, yes/no, on/off)")),
     }
 }
 

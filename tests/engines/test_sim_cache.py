@@ -120,3 +120,14 @@ def test_a_bad_cache_bound_refuses_the_run_before_anything_is_written(  # type: 
     done = cli("run", "--test", "qd-sweep", "-t", SIM, "-o", str(tmp_path / "b"))
     assert done.code != 0 and "SSDLAB_SIM_CACHE_MAX_GB" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "b").exists()
+
+
+def test_the_cache_command_refuses_a_cache_path_that_is_a_file(cli, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: SSDLAB_SIM_CACHE naming a file listed '0 cached prepared drive(s) in FILE', and runs
+    then cached nothing without a word."""
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setenv("SSDLAB_SIM_CACHE", str(tmp_path / "afile"))
+    for args in (("sim", "cache"), ("sim", "cache", "--clear")):
+        result = cli(*args)
+        assert result.code == 2 and "is not a directory" in result.stderr and result.stderr.count("\n") == 1

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.cli.app import app, out
+from ssdlab.errors import UsageError
 
 sim_app = typer.Typer(help="The SSD simulator (ssdsim).", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
@@ -36,6 +37,9 @@ def sim_cache(
     from ssdlab.engines.sim_cache import SimCache
 
     cache = SimCache.default()
+    if cache.path.exists() and not cache.path.is_dir():  # runs then cache nothing, silently
+        raise UsageError(f"the sim cache {cache.path} is not a directory; point SSDLAB_SIM_CACHE at a directory "
+                         "(or unset it for ~/.cache/ssdlab/sim)")
     if clear:
         out.print(f"removed {cache.clear()} cached prepared drive(s) from {cache.path}", highlight=False, markup=False)
         return

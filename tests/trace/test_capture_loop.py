@@ -89,3 +89,21 @@ def test_audit_fua_of_a_running_command(loop: str) -> None:
     assert done.returncode == 0, done.stderr
     assert "0 of 64 writes (0.0 %) carried FUA" in done.stdout  # a loop device has no FUA: write + flush
     assert "dd (pid" in done.stdout
+
+
+@pytest.mark.root
+def test_capture_passes_on_the_commands_exit_status(loop: str, tmp_path: Path) -> None:
+    """Like `audit fua -d DEV -- COMMAND` and time(1): the capture is written and reported, then
+    ssdlab exits as the command did; a command that cannot start is refused before capturing."""
+    import sys
+
+    ssdlab = str(Path(sys.executable).parent / "ssdlab")
+    out = tmp_path / "run.parquet"
+    failing = ["sh", "-c", " ".join(dd(loop)) + "; exit 5"]
+    done = subprocess.run([ssdlab, "trace", "capture", "-d", loop, "-o", str(out), "--", *failing],
+                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 5 and out.exists() and "Captured " in done.stdout, done.stderr
+    assert "failed with exit status 5" in done.stderr and done.stderr.count("\n") == 1
+    missing = subprocess.run([ssdlab, "trace", "capture", "-d", loop, "-o", str(tmp_path / "m.parquet"), "--",
+                              "no-such-program-xyz"], capture_output=True, text=True, check=False)
+    assert missing.returncode == 127 and not (tmp_path / "m.parquet").exists(), missing.stderr

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import shlex
-import shutil
-import signal
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -17,21 +13,14 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from ssdlab.cli.app import app, out
-from ssdlab.errors import Interrupted, SsdlabError, UsageError
+from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown
+from ssdlab.errors import Interrupted, UsageError
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
 _COMMAND = "ssdlab.audit.command"  # where the words after `--` wait in ctx.meta
 _DASHES_HINT = "a command to audit goes after `--`: ssdlab audit fua -d DEV -- COMMAND"
-
-
-class CommandFailed(SsdlabError):
-    """The audited command did not start, failed or was killed: ssdlab exits as it did, as time(1) does."""
-
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 class _CommandAfterDashes(TyperCommand):
@@ -78,10 +67,10 @@ def audit_fua_cmd(
         trace, status = _capture(device, Path(tmp), duration, command)
         _print_audit(trace, f"{device}, live")
     if command and status is None:
-        raise Interrupted(f"{_shown(command)} did not finish; the audit above is of its I/O until then")
+        raise Interrupted(f"{shown(command)} did not finish; the audit above is of its I/O until then")
     if status:
-        raise CommandFailed(f"{_shown(command)} {_how_it_ended(status)} (its I/O is audited above)",
-                            _exit_status(status))
+        raise CommandFailed(f"{shown(command)} {how_it_ended(status)} (its I/O is audited above)",
+                            exit_status(status))
 
 
 def check_inputs(path: Path | None, device: str | None, seconds: float | None, command: list[str],
@@ -92,10 +81,10 @@ def check_inputs(path: Path | None, device: str | None, seconds: float | None, c
     if path is not None and device is not None:
         raise UsageError(f"give a trace file or --device, not both ({_DASHES_HINT})")
     if extra:
-        raise UsageError(f"unexpected {_shown(extra)} after the trace file: give one trace file ({_DASHES_HINT})")
+        raise UsageError(f"unexpected {shown(extra)} after the trace file: give one trace file ({_DASHES_HINT})")
     if device is None:
         if command:
-            raise UsageError(f"-- {_shown(command)}: give --device DEV too, the device whose I/O to audit while "
+            raise UsageError(f"-- {shown(command)}: give --device DEV too, the device whose I/O to audit while "
                              "it runs (a trace file goes before `--`)")
         if seconds is not None:
             raise UsageError("--seconds goes with --device DEV (how long to capture it)")
@@ -115,39 +104,6 @@ def seconds_option(value: float) -> float:
     if not (value > 0 and math.isfinite(value)):
         raise UsageError(f"--seconds {value:g}: give a number of seconds above 0, e.g. 60")
     return value
-
-
-def check_runnable(program: str) -> None:
-    """The command can be started (found on PATH or at its path, executable), as a shell would;
-    else exit 127 (not found) or 126 (cannot be run), as time(1) and the shells do."""
-    if shutil.which(program) is not None:
-        return
-    if os.sep in program and os.path.isdir(program):
-        raise CommandFailed(f"cannot run {program!r}: it is a directory; give a program", 126)
-    if os.sep in program and os.path.exists(program):
-        raise CommandFailed(f"cannot run {program!r}: not executable; check its permissions (chmod +x)", 126)
-    where = "at that path" if os.sep in program else "on PATH"
-    raise CommandFailed(f"cannot run {program!r}: not found {where}; check its name or give its path", 127)
-
-
-def _shown(command: list[str]) -> str:
-    text = shlex.join(command)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _how_it_ended(status: int) -> str:
-    if status > 0:
-        return f"failed with exit status {status}"
-    try:
-        name = f" ({signal.Signals(-status).name})"
-    except ValueError:
-        name = ""
-    return f"was killed by signal {-status}{name}, exit status {_exit_status(status)}"
-
-
-def _exit_status(status: int) -> int:
-    """A shell's $?: the exit status, or 128 + N for a command killed by signal N."""
-    return status if status >= 0 else 128 - status
 
 
 def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) -> tuple[Path, int | None]:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ssdlab.cli.app import app, out
+from ssdlab.cli.wrapped import check_runnable, raise_if_failed
 from ssdlab.errors import UsageError
 from ssdlab.units import format_duration
 
@@ -215,6 +216,8 @@ def trace_capture(
     if command and command[0].startswith("-"):  # unknown options land here too: a typo is no command to run
         raise UsageError(f"no such option {_quoted(command[0])}; a command to capture during goes after `--`: "
                          "ssdlab trace capture -d DEV -o FILE.parquet -- COMMAND")
+    if command:
+        check_runnable(command[0])  # before the capture: a typo must not cost a trace session
     raw = output.with_suffix(".tracefs.txt")
     try:
         result = capture(device, raw, seconds=seconds, command=command)
@@ -225,6 +228,7 @@ def trace_capture(
     how = f" in {_secs(result.seconds)}" if result else ""
     out.print(f"Captured {prov.records:,} I/Os of {device}{how} into {output} (raw events: {raw})", markup=False,
               highlight=False)
+    raise_if_failed(command, result.command_status if result else None)
 
 
 @trace_app.command("replay")

@@ -29,6 +29,15 @@ def test_list_shows_suites_and_tests(cli: Callable) -> None:
     assert "quick" in result.stdout and "runtime_s=5.0" in result.stdout
 
 
+def test_list_at_80_columns_folds_instead_of_cutting(cli: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: at 80 columns `list --params` cut parameters and titles to '…'."""
+    from ssdlab.cli.app import out
+
+    monkeypatch.setattr(out, "width", 80)
+    result = cli("list", "--params")
+    assert result.code == 0 and "…" not in result.stdout
+
+
 def test_plan_shows_actions_without_running(cli: Callable, tmp_path: Path) -> None:
     result = cli("plan", *FAST)
     assert result.code == 0

@@ -38,16 +38,17 @@ from ssdlab.units import decimal_capacity, format_duration, parse_rate
 def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each test's parameters.")] = False) -> None:
     """List suites and tests (every name shown runs with --test)."""
     suites = Table(title="Suites")
+    # A word longer than a narrow column folds onto the next line, never cut to "…".
     for column in ("suite", "tests", "description"):
-        suites.add_column(column)
+        suites.add_column(column, overflow="fold")
     for suite in all_suites().values():
         suites.add_row(suite.name, ", ".join(e.name for e in suite.entries), suite.title)
     out.print(suites)
     tests = Table(title="Tests")
     for column in ("test", "title", "what it does"):
-        tests.add_column(column)
+        tests.add_column(column, overflow="fold")
     if params:
-        tests.add_column("parameters (default)")
+        tests.add_column("parameters (default)", overflow="fold")
     for test in REGISTRY.values():
         row = [test.name, test.title, test.summary]
         if params:

@@ -111,3 +111,21 @@ def test_a_test_that_prepares_itself_does_not_say_it_has_no_preparation() -> Non
     for p in purging_first:
         assert "no preparation of its own" not in p.start.reason, p.entry.name
         assert "prepares the drive itself" in p.start.reason
+
+
+def test_every_list_parameter_refuses_a_repeated_value() -> None:
+    """QA: 'mixed-random -p read_pcts=50,50' measured both points, then failed with 'metrics
+    declared twice' (exit 70) and left a bundle no report could read. Each value of a list
+    parameter names measurements and metrics, so a repeat is refused when parameters are read."""
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import REGISTRY
+
+    checked = 0
+    for test in REGISTRY.values():
+        for name, value in test.params_model().model_dump().items():
+            if isinstance(value, list | tuple) and value and name != "passes":
+                twice = ",".join(str(v) for v in (*value, value[0]))
+                with pytest.raises(UsageError, match="more than once"):
+                    test.parse_params({name: twice})
+                checked += 1
+    assert checked >= 5

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
@@ -185,6 +185,15 @@ class MethodTest(ABC, Generic[P]):
 
 
 class Params(BaseModel):
-    """Base for parameter models: frozen, unknown keys rejected."""
+    """Base for parameter models: frozen, unknown keys rejected, no list parameter holding a
+    value twice (each value names its measurements and metrics, which must be distinct)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="after")
+    def _no_repeated_values(self) -> Self:
+        for name, value in self:
+            if isinstance(value, tuple) and len(set(value)) != len(value):
+                repeated = sorted({str(v) for v in value if value.count(v) > 1})
+                raise ValueError(f"{name} gives {', '.join(repeated)} more than once; give each value once")
+        return self

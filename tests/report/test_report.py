@@ -299,3 +299,14 @@ def test_metrics_that_are_all_nan_leave_their_chart_out_not_the_report(tmp_path:
     (bundle / "run.json").write_text(json.dumps(run))
     files = render_report(bundle)
     assert files.html.is_file()
+
+
+def test_a_damaged_results_library_costs_the_rankings_not_the_report(tmp_path: Path) -> None:
+    """QA: with a library file of garbage bytes, a run that measured everything exited 2 ('the
+    report could not be written') and `ssdlab report` refused; the library only ranks."""
+    from ssdlab.library import Library
+
+    garbage = tmp_path / "lib.sqlite"
+    garbage.write_bytes(bytes(range(256)) * 16)
+    files = render_report(make_bundle(tmp_path / "bundle"), library=Library(garbage))
+    assert "No rankings:" in files.html.read_text()

@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.table import Table as RichTable
 
 from ssdlab.bundle import Bundle, RunRecord, lock_holder
+from ssdlab.errors import UsageError
 from ssdlab.library import Library
 from ssdlab.report.identity import drive_facts, drive_label, setup_facts
 from ssdlab.report.library_rankings import rankings_section
@@ -67,7 +68,11 @@ def library_rankings(bundle: Bundle, run: RunRecord, library: Library | None) ->
     """The rankings section when the library holds comparable runs of other drives."""
     if library is None:
         return []
-    section = rankings_section(run, library, bundle.path)
+    try:
+        section = rankings_section(run, library, bundle.path)
+    except UsageError as error:  # the library only ranks: a damaged one must not cost the report
+        return [Section(key="rankings", title="Rankings against the results library", caption="", status="complete",
+                        notes=(f"No rankings: {error}.",))]
     return [section] if section is not None else []
 
 

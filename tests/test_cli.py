@@ -142,3 +142,27 @@ def test_live_progress_renders(tmp_path: Path) -> None:
     assert "quick" in text and "IOPS" in text and "MB/s" in text
     assert "rnd4k_q1t1-write-r1" in text
     assert "✓ quick" in text
+
+
+@pytest.mark.parametrize("signum", [15, 1])
+def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, signum: int) -> None:
+    """QA: SIGHUP (a closed terminal, a dropped ssh) left run.json 'running' with no process;
+    it now stops like SIGTERM and Ctrl-C: the bundle is marked and keeps what was measured."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "b"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
+    proc = subprocess.Popen([sys.executable, "-m", "ssdlab", "run", "-t", "sim:?capacity_gib=4", "--suite", "review",
+                             "-o", str(out), "--no-report", "--no-library"], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):  # until the run has started its first test
+        if (out / "run.json").exists() and any((out / "measurements").glob("*/*.json")):
+            break
+        time.sleep(0.1)
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "stopped" in stderr, stderr
+    assert Bundle(out).load_run().status != "running"

@@ -29,13 +29,15 @@ def version() -> None:
 
 
 def _stop_on_sigterm(signum: int, frame: object) -> None:
-    # A kill or a CI timeout stops like Ctrl-C: engines halt and the bundle keeps its data.
+    # A kill, a CI timeout or a closed terminal stops like Ctrl-C: engines halt and the bundle
+    # keeps its data and is marked stopped, so a report never shows a dead run as running.
     raise KeyboardInterrupt
 
 
 def main() -> None:
     """Entry point: errors become one line on stderr and an exit code, never a traceback."""
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    signal.signal(signal.SIGHUP, _stop_on_sigterm)  # the terminal closed or ssh dropped: stop the same way
     try:
         code = app(standalone_mode=False)
     except Interrupted as error:

@@ -73,3 +73,10 @@ def test_digits_that_are_not_ascii_are_one_line_errors(spec: str) -> None:
     with pytest.raises(UsageError) as err:
         parse_target(spec)
     assert "\n" not in str(err.value)
+
+
+def test_a_bad_boolean_override_names_every_spelling_taken() -> None:
+    """'heatsink=2' said 'expected a boolean (1/0, true/false)', though yes/no and on/off work too."""
+    with pytest.raises(UsageError, match="yes/no, on/off"):
+        parse_target("sim:?heatsink=2")
+    assert parse_target("sim:?heatsink=on").info().extra["config"]["thermal"]["heatsink"] is True

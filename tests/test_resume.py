@@ -162,7 +162,10 @@ def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: P
     engine, bundle = _sim_run(tmp_path, "torture-r002", forget=True)
     assert engine.ran[0] == "fill-p1"
     test = bundle.load_run().test("consistency")
-    assert test.status == "complete" and any("not kept between runs" in n for n in test.notes)
+    # QA: it said the target's state "is not kept between runs"; a simulated drive's is, and its
+    # save is what went missing.
+    assert test.status == "complete"
+    assert any("missing or cannot be read" in n and "restarts from its first step" in n for n in test.notes)
 
 
 def test_a_saved_drive_that_cannot_be_restored_restarts_the_test_and_says_why(tmp_path: Path) -> None:

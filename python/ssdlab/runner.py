@@ -174,6 +174,9 @@ class Runner:
         where the run stopped (the first unfinished test, with as many actions done)."""
         saved = self.bundle.load_drive_state() if isinstance(self.engine, SavesDriveState) else None
         first = next((t for t in record.tests if t.status != "complete"), None)
+        if saved is None and first is not None and first.action_outcomes and isinstance(self.engine, SavesDriveState):
+            # Say why the test starts over: the drive was saveable, but no save can be read.
+            self.lost_drive = "the simulated drive saved in the bundle (state/) is missing or cannot be read"
         if saved is None or first is None or not isinstance(self.engine, SavesDriveState):
             return
         data, test, at = saved

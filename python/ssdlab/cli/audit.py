@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -15,6 +14,7 @@ from typer.core import TyperCommand
 from ssdlab.cli.app import app, out
 from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown
 from ssdlab.errors import Interrupted, UsageError
+from ssdlab.trace.capture import check_seconds
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -77,7 +77,7 @@ def check_inputs(path: Path | None, device: str | None, seconds: float | None, c
                  extra: list[str]) -> float | None:
     """Refuse every combination that is not one of the three uses, before anything starts;
     returns the capture's duration (None: while the command runs, or no capture)."""
-    duration = None if seconds is None else seconds_option(seconds)
+    duration = None if seconds is None else check_seconds(seconds)
     if path is not None and device is not None:
         raise UsageError(f"give a trace file or --device, not both ({_DASHES_HINT})")
     if extra:
@@ -96,14 +96,6 @@ def check_inputs(path: Path | None, device: str | None, seconds: float | None, c
     if command:
         check_runnable(command[0])
     return duration
-
-
-def seconds_option(value: float) -> float:
-    """--seconds: finite and > 0 (with nan or inf a capture would never end, with 0 or less it
-    would capture nothing)."""
-    if not (value > 0 and math.isfinite(value)):
-        raise UsageError(f"--seconds {value:g}: give a number of seconds above 0, e.g. 60")
-    return value
 
 
 def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) -> tuple[Path, int | None]:

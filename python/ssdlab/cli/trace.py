@@ -14,7 +14,7 @@ from rich.table import Table
 from ssdlab.cli.app import app, out
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed
 from ssdlab.errors import UsageError
-from ssdlab.units import format_duration
+from ssdlab.units import format_duration, is_whole_number
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats (docs/traces.md).", no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
@@ -37,7 +37,7 @@ def _seed(value: str | int) -> int:
 
     text = str(value)
     digits = text.lstrip("0") or "0"  # at most 20 digits go to int(): a 5000-digit seed is refused as fast
-    if not (text.isascii() and text.isdigit()) or len(digits) > len(str(SEED_LIMIT)) or int(digits) >= SEED_LIMIT:
+    if not is_whole_number(text) or len(digits) > len(str(SEED_LIMIT)) or int(digits) >= SEED_LIMIT:
         raise UsageError(f"--seed must be a whole number below 2^64 (0 to {SEED_LIMIT - 1}), not {_quoted(text)}")
     return int(digits)
 
@@ -87,12 +87,11 @@ def _output(value: str | Path) -> Path:
 
 
 def _size(size_bytes: float) -> str:
-    """As the report prints sizes: 59.1 MiB, 16 GiB, 512 B."""
-    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(size_bytes) >= factor:
-            scaled = size_bytes / factor
-            return f"{scaled:,.0f} {unit}" if scaled == int(scaled) else f"{scaled:,.1f} {unit}"
-    return f"{int(size_bytes):,} B"
+    """As the report prints sizes: 59.1 MiB, 16 GiB, 512 B (imported here: the report package
+    is not loaded for every trace command)."""
+    from ssdlab.report.formatting import human_size
+
+    return human_size(size_bytes)
 
 
 def _micros(us: float) -> str:

@@ -12,11 +12,10 @@ import signal
 import sys
 
 import click
-from rich.markup import escape
 
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
-from ssdlab.cli.app import app, err
+from ssdlab.cli.app import app, err, plain
 from ssdlab.errors import InternalError, Interrupted, SsdlabError
 
 __all__ = ["app", "main"]
@@ -73,7 +72,7 @@ def _fail(label: str, message: str, code: int) -> None:
     """Print `label` (markup) and `message` (plain: it quotes what the user typed, so a '[/x]' in
     it is text, not a rich tag) as one line, then exit."""
     line = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), message.replace("\n", " "))
-    err.print(f"{label} {escape(line)}" if line else label, highlight=False)
+    err.print(f"{label} {plain(line)}" if line else label, highlight=False)
     sys.exit(code)
 
 

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from ssdlab.cli.app import app, out
+from ssdlab.cli.app import app, out, plain
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed
 from ssdlab.errors import UsageError
 from ssdlab.units import format_duration, is_whole_number
@@ -173,7 +172,7 @@ def stats_table(path: Path) -> Table:
     prov = read_provenance(path)
     s = trace_stats(iter_trace(path))
     # Paths are text, not rich markup: a file named '[/x].parquet' prints as it is named.
-    table = Table(title=escape(f"{path.name}: {prov.source} ({prov.source_format})"), show_header=False)
+    table = Table(title=plain(f"{path.name}: {prov.source} ({prov.source_format})"), show_header=False)
     row = table.add_row
     row("records", f"{s.records:,} over {_secs(s.duration_s)}")
     for op, label in (("read", "reads"), ("write", "writes"), ("trim", "trims"), ("flush", "flushes")):
@@ -252,7 +251,7 @@ def trace_replay(
         raise UsageError(f"{target}: `trace replay` runs on sim: targets; use `ssdlab run --test trace -p "
                          f"trace.trace={path}` for files and devices")
     r = replay_on_drive(sim.drive(), load_trace(path), idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
-    table = Table(title=escape(f"Replay of {path.name} on {target}"), show_header=False)
+    table = Table(title=plain(f"Replay of {path.name} on {target}"), show_header=False)
     for key, value in r.metrics.flat().items():
         table.add_row(*metric_row(key, value))
     out.print(table)

@@ -145,10 +145,11 @@ def test_live_progress_renders(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("signum", [15, 1])
-def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, signum: int) -> None:
+def test_sigterm_and_sighup_stop_a_run_like_ctrl_c_and_are_named(tmp_path: Path, signum: int) -> None:
     """QA: SIGHUP (a closed terminal, a dropped ssh) left run.json 'running' with no process;
     it now stops like SIGTERM and Ctrl-C: the bundle is marked and keeps what was measured."""
     import os
+    import signal
     import subprocess
     import sys
     import time
@@ -164,5 +165,11 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c(tmp_path: Path, signum: int) 
         time.sleep(0.1)
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode != 0 and "stopped" in stderr, stderr
-    assert Bundle(out).load_run().status != "running"
+    name = signal.Signals(signum).name
+    # As a shell reports a process the signal ended (QA: it was 130, Ctrl-C's), and named.
+    assert proc.returncode == 128 + signum, stderr
+    last = stderr.splitlines()[-1]
+    assert last.startswith(f"stopped: {signal.strsignal(signum).lower()} ({name}); measurements"), stderr
+    record = Bundle(out).load_run()
+    assert record.status == "interrupted"
+    assert any(t.error and f"({name})" in t.error for t in record.tests), "the bundle says which signal stopped it"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 
 class SsdlabError(Exception):
     """A failure the user can act on. str(err) is one line that says what to do."""
@@ -37,6 +39,20 @@ class Interrupted(SsdlabError):
     """The run was stopped (Ctrl-C or a signal); what was measured is kept."""
 
     exit_code = 130
+
+
+class Stopped(KeyboardInterrupt):
+    """A SIGTERM or SIGHUP: the run stops as on Ctrl-C, and the signal is named, not 'the user'."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        name = signal.Signals(signum).name
+        super().__init__(f"{(signal.strsignal(signum) or name).lower()} ({name})")
+
+
+def stop_reason(error: BaseException) -> str:
+    """How a stop is told in a bundle and a message: the signal that sent it, else Ctrl-C."""
+    return str(error) if isinstance(error, Stopped) else "interrupted by the user"
 
 
 class InternalError(SsdlabError):

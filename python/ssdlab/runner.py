@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from ssdlab import __version__
 from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
 from ssdlab.engines.base import Engine, RunContext
-from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError
+from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, Stopped, stop_reason
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
@@ -261,9 +261,9 @@ class Runner:
             results = self._actions(record, results, pending)
             metrics = test.analyze(params, self.target.info(), results)
             verdicts = test.verdicts(params, metrics)
-        except KeyboardInterrupt:
-            self._fail(record, "interrupted", "interrupted by the user")
-            raise Interrupted(self._resume_hint("interrupted")) from None
+        except KeyboardInterrupt as stop:
+            self._fail(record, "interrupted", stop_reason(stop))
+            raise Interrupted(self._resume_hint(str(stop) if isinstance(stop, Stopped) else "interrupted")) from None
         except Interrupted as err:
             self._fail(record, "interrupted", str(err))
             raise Interrupted(self._resume_hint(str(err))) from None

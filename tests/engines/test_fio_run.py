@@ -15,7 +15,7 @@ from fio_helpers import fio_pids, start_python, wait_until, workload
 from loop_helpers import attached_loop
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.engines.fio import FioEngine
-from ssdlab.errors import EngineError, SafetyError
+from ssdlab.errors import EngineError, SafetyError, Stopped
 from ssdlab.steps import Idle, Purge, SetWriteCache
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget, allocated_bytes
@@ -105,6 +105,23 @@ def test_ctrl_c_keeps_the_partial_measurement(
     assert "output" in m.raw_files
     assert any(u.iops > 0 and u.mb_s > 0 for u in updates)  # live rates arrived while it ran
     assert all(u.fraction < 0.2 for u in updates)
+
+
+def test_a_sigterm_is_named_in_the_partial_measurement(scratch: FileTarget, ctx: RunContext) -> None:
+    """The CLI turns SIGTERM into a Stopped; fio stops as on Ctrl-C and the measurement says why."""
+    def raise_stopped(signum: int, frame: object) -> None:
+        raise Stopped(signum)
+
+    before = signal.signal(signal.SIGTERM, raise_stopped)
+    timer = threading.Timer(2.5, os.kill, args=(os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        m = FioEngine().measure(scratch, workload(name="long", iodepth=8, runtime_s=60), ctx)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, before)
+    assert m.interrupted and m.error == "terminated (SIGTERM)"
+    assert m.read.ios > 0 and m.runtime_s < 10
 
 
 def test_block_write_needs_authorization(ctx: RunContext) -> None:

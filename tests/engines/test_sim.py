@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ssdlab.engines.base import ProgressUpdate, RunContext
-from ssdlab.errors import UsageError
+from ssdlab.errors import Stopped, UsageError
 from ssdlab.steps import Idle, Purge
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Workload
@@ -78,17 +78,21 @@ def test_steps_purge_and_idle(tmp_path: Path) -> None:
     assert idle.elapsed_s == pytest.approx(5.0)
 
 
-def test_interrupt_returns_partial_measurement(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stop_with", "said"), [
+    (KeyboardInterrupt(), "interrupted by the user"),
+    (Stopped(15), "terminated (SIGTERM)"),  # the CLI's SIGTERM handler raises this: name the signal
+])
+def test_interrupt_returns_partial_measurement(tmp_path: Path, stop_with: BaseException, said: str) -> None:
     target = parse_target(SMALL)
 
     def stop(update: ProgressUpdate) -> None:
         if update.elapsed_s >= 2:
-            raise KeyboardInterrupt
+            raise stop_with
 
     ctx = RunContext(raw_dir=tmp_path, bundle_dir=tmp_path, progress=stop)
     w = Workload(name="rw", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=60)
     m = SimEngine().measure(target, w, ctx)
-    assert m.interrupted and m.error == "interrupted by the user"  # not Python's class name
+    assert m.interrupted and m.error == said  # not Python's class name
     assert 0 < m.runtime_s < 60 and m.write.ios > 0
 
 

@@ -16,7 +16,7 @@ import click
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err, plain
-from ssdlab.errors import InternalError, Interrupted, SsdlabError
+from ssdlab.errors import InternalError, Interrupted, SsdlabError, Stopped
 
 __all__ = ["app", "main"]
 
@@ -27,10 +27,21 @@ def version() -> None:
     print(f"ssdlab {__version__}")
 
 
+# The signal that stopped this process, if one did: an engine may swallow the Stopped it raised
+# (and keep what it measured), so the exit status is taken from here.
+_signals: list[int] = []
+
+
 def _stop_on_sigterm(signum: int, frame: object) -> None:
     # A kill, a CI timeout or a closed terminal stops like Ctrl-C: engines halt and the bundle
     # keeps its data and is marked stopped, so a report never shows a dead run as running.
-    raise KeyboardInterrupt
+    _signals.append(signum)
+    raise Stopped(signum)
+
+
+def _stop_code(default: int) -> int:
+    """128 + the signal's number, as a shell reports a process a signal ended; else `default`."""
+    return 128 + _signals[0] if _signals else default
 
 
 def main() -> None:
@@ -40,7 +51,7 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except Interrupted as error:
-        _fail("[yellow]stopped:[/]", str(error), error.exit_code)
+        _fail("[yellow]stopped:[/]", str(error), _stop_code(error.exit_code))
     except SsdlabError as error:
         _fail("[red]error:[/]", str(error), error.exit_code)
     except click.exceptions.Abort:
@@ -52,8 +63,10 @@ def main() -> None:
         _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
         _fail("[red]error:[/]", error.format_message(), error.exit_code)
+    except Stopped as error:
+        _fail("[yellow]stopped:[/]", str(error), _stop_code(130))
     except KeyboardInterrupt:
-        _fail("[yellow]stopped by the user[/]", "", 130)
+        _fail("[yellow]stopped by the user[/]", "", _stop_code(130))
     except OSError as error:  # the file system said no: say what and where, in one line
         where = f": {error.filename}" if error.filename else ""
         _fail("[red]error:[/]", f"{error.strerror or error}{where}; check the path, its permissions and free space", 2)

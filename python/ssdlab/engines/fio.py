@@ -33,7 +33,7 @@ from ssdlab.engines.fio_parse import (
     summarize,
 )
 from ssdlab.engines.fio_steps import run_step
-from ssdlab.errors import EngineError, SafetyError
+from ssdlab.errors import EngineError, SafetyError, stop_reason
 from ssdlab.measurement import Measurement
 from ssdlab.steps import Step, StepResult
 from ssdlab.targets.base import Target
@@ -278,15 +278,15 @@ class FioEngine:
         if sampler is not None:
             sampler.start()
         try:
-            interrupted, code = self._run(job, output, stderr_path, workload, ctx)
+            stopped, code = self._run(job, output, stderr_path, workload, ctx)
         finally:
             if sampler is not None:
                 sampler.stop()
         raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""
-        if interrupted:
-            return with_telemetry(self._partial(workload, ctx, text, raw), sampler)
+        if stopped is not None:
+            return with_telemetry(self._partial(workload, ctx, text, raw, stopped), sampler)
         if code != 0:
             raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
         return with_telemetry(self._measurement(workload, ctx, text, raw), sampler)
@@ -299,8 +299,10 @@ class FioEngine:
                 "(needs --destroy --yes=SERIAL)"
             )
 
-    def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext) -> tuple[bool, int]:
-        """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report."""
+    def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext,
+             ) -> tuple[str | None, int]:
+        """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report.
+        Returns why it was stopped (None: it ran to its end) and fio's exit status."""
         argv = [self.binary, "--output-format=json+", f"--output={output}", "--eta=always",
                 "--eta-interval=1", str(job)]
         # fio block-buffers stdout into a pipe, which would hold every ETA line until the end;
@@ -316,10 +318,10 @@ class FioEngine:
             slave = -1
             try:
                 self._relay_progress(master, proc, w, ctx)
-                return False, proc.wait()
-            except KeyboardInterrupt:
+                return None, proc.wait()
+            except KeyboardInterrupt as stop:
                 self._stop(proc)
-                return True, proc.returncode if proc.returncode is not None else -1
+                return stop_reason(stop), proc.returncode if proc.returncode is not None else -1
             except BaseException:
                 self._stop(proc)  # never leave fio writing behind a failed run
                 raise
@@ -408,15 +410,16 @@ class FioEngine:
             raw_files=raw,
         )
 
-    def _partial(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str]) -> Measurement:
-        """What fio measured before Ctrl-C, or an empty measurement if it wrote nothing."""
+    def _partial(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str], why: str) -> Measurement:
+        """What fio measured before Ctrl-C (or a signal: `why`), or an empty measurement if it
+        wrote nothing."""
         try:
             # A stopped job may carry an error code (EINTR); its numbers are still real.
             full = self._measurement(w, ctx, text, raw, check_error=False)
         except EngineError:
             return Measurement(workload=w, engine=self.name, runtime_s=0.0, interrupted=True,
-                               error="interrupted by the user", raw_files=raw)
-        return full.model_copy(update={"interrupted": True, "error": "interrupted by the user"})
+                               error=why, raw_files=raw)
+        return full.model_copy(update={"interrupted": True, "error": why})
 
     # ---- steps -------------------------------------------------------------------------
 

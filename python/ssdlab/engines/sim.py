@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
-from ssdlab.errors import EngineError
+from ssdlab.errors import EngineError, Stopped
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
@@ -92,10 +92,13 @@ def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement
 
 
 def _error_text(error: str | None) -> str | None:
-    """The simulator names the Python exception that stopped it; a Ctrl-C (or a SIGTERM, which
-    the CLI turns into one) is said the way the runner says it for fio, not as a class name."""
-    if error is not None and error.split(":")[0] == "KeyboardInterrupt":
+    """The simulator names the Python exception that stopped it ("Class: message"); a Ctrl-C or
+    a SIGTERM/SIGHUP (which the CLI turns into a Stopped) is said as the runner says it for fio."""
+    name, _, message = (error or "").partition(": ")
+    if name == "KeyboardInterrupt":
         return "interrupted by the user"
+    if name == Stopped.__name__:
+        return message
     return error
 
 

@@ -194,6 +194,15 @@ def test_interrupted_run_renders_what_it_has(tmp_path: Path) -> None:
     assert [p.name for p in files.pngs] == ["quick-iops.png", "quick-mb-s.png"]
     setup = facts(tables(html)["intro-setup"])
     assert setup["Run status"].startswith("interrupted (0 of 2 tests complete)")
+    # QA: the note said what it measured "is shown" and only curves were; the points it finished
+    # are now a table, each at the figures the finished test reports for it (QUICK_ROWS' SEQ1M).
+    assert tables(html)["table-quick-measured"] == [
+        ["workload", "IOPS", "MB/s", "mean latency ms", "p99 latency ms"],
+        ["seq1m_q8t1-read-r1", "1,907", "1,999.6", "4.195", "4.195"],
+        ["seq1m_q8t1-read-r2", "1,907", "1,999.6", "4.195", "4.195"],
+        ["seq1m_q8t1-write-r1", "1,144", "1,199.6", "6.993", "6.993"],
+        ["seq1m_q8t1-write-r2", "1,144", "1,199.6", "6.993", "6.993"],
+    ]
 
 
 def test_not_a_bundle(tmp_path: Path) -> None:
@@ -233,6 +242,7 @@ def test_terminal_tables_of_an_interrupted_run(tmp_path: Path) -> None:
     text = console.export_text()
     assert "interrupted (0 of 2 tests complete)" in text
     assert "Not run: the run stopped before this test started." in text
+    assert "Measured before the test stopped" in text and "seq1m_q8t1-write-r2" in text
 
 
 def test_a_damaged_measurement_costs_only_its_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

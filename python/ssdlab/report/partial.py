@@ -1,0 +1,37 @@
+"""What an unfinished test measured, as a table: one row per workload it ran.
+
+A test that stopped (Ctrl-C, a signal, an engine failure) has no analysis and so no metrics,
+yet the workloads it finished are in its bundle. This table derives each one's rates from its
+raw totals, so a reader sees the points measured without waiting for a resume. It is not the
+method's own figures (a sweep's score, a steady-state verdict): those need every point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ssdlab.bundle import TestRecord
+from ssdlab.measurement import Measurement
+from ssdlab.report.formatting import format_in_unit, format_scaled, unit_scale
+from ssdlab.report.types import Table
+
+CAPTION = ("The workloads this test finished before it stopped, each from its own totals: IOPS and MB/s over its "
+           "runtime, latency over its I/Os. The method's own figures need every point and are left out until the "
+           "test is resumed and finishes.")
+
+
+def unfinished_table(record: TestRecord, found: Mapping[str, Measurement]) -> Table | None:
+    """The measured workloads of a test that has no metrics; None for a finished test or one
+    that measured nothing."""
+    if record.metrics or record.status == "complete" or not found:
+        return None
+    p99_us = {name: m.combined_hist().percentile_ns(99.0) / 1e3 for name, m in found.items()}
+    latency = unit_scale("µs", [*(m.mean_lat_us() for m in found.values()), *p99_us.values()])
+    rows = tuple(
+        (name + (" (cut short)" if m.interrupted else ""), format_in_unit("IOPS", m.iops()),
+         format_in_unit("MB/s", m.mb_s()), format_scaled(latency, m.mean_lat_us()), format_scaled(latency, p99_us[name]))
+        for name, m in found.items()
+    )
+    header = ("workload", "IOPS", "MB/s", f"mean latency {latency.unit}", f"p99 latency {latency.unit}")
+    return Table(key=f"{record.name}-measured", title="Measured before the test stopped", header=header, rows=rows,
+                 caption=CAPTION, collapsed=len(rows) > 12)

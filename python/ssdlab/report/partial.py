@@ -29,7 +29,8 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement]) -> Ta
     latency = unit_scale("µs", [*(m.mean_lat_us() for m in found.values()), *p99_us.values()])
     rows = tuple(
         (name + (" (cut short)" if m.interrupted else ""), format_in_unit("IOPS", m.iops()),
-         format_in_unit("MB/s", m.mb_s()), format_scaled(latency, m.mean_lat_us()), format_scaled(latency, p99_us[name]))
+         format_in_unit("MB/s", m.mb_s()), format_scaled(latency, m.mean_lat_us()),
+         format_scaled(latency, p99_us[name]))
         for name, m in found.items()
     )
     header = ("workload", "IOPS", "MB/s", f"mean latency {latency.unit}", f"p99 latency {latency.unit}")

@@ -406,3 +406,24 @@ def test_bundles_that_share_no_test_say_so(tmp_path: Path, cli: Callable[..., An
         compare_bundles([only_mixed, only_quick])
     result = cli("compare", str(only_mixed), str(only_quick))
     assert result.code == 2 and result.stderr.count("\n") == 1 and "share no test" in result.stderr
+
+
+def test_drives_whose_shared_tests_put_no_two_figures_side_by_side_say_why(
+        unlike: dict[str, Path], tmp_path: Path) -> None:
+    """QA: `compare all` exited 0 having compared nothing when the library's drives ran their one
+    shared test differently (each left out of the other's table), or did not finish it."""
+    from ssdlab.compare import compare_drives, make_drives
+
+    drives = make_drives([[unlike["nvme"]], [unlike["sata"]]])
+    with pytest.raises(UsageError, match=r"no test was run the same way on two of these drives \(test 'quick': "
+                                         r"methods differ \(CrystalDiskMark profile: nvme vs standard\)\); pass "
+                                         r"--force"):
+        compare_drives(drives, "exclude")
+    assert compare_drives(drives, "force").forced  # what the message offers works
+    stopped = make_bundle(tmp_path / "stopped", [quick()])
+    record = Bundle(stopped).load_run()
+    Bundle(stopped).write_run(record.with_test(record.test("quick").model_copy(
+        update={"status": "interrupted", "metrics": {}})))
+    with pytest.raises(UsageError, match=r"no test these runs share has figures on two of them.*: finished no "
+                                         r"test; resume the unfinished runs first"):
+        compare_drives(make_drives([[unlike["nvme"]], [stopped]]), "exclude")

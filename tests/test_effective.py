@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from ssdlab.bundle import TestRecord
+from ssdlab.bundle import CACHED_PREP_NOTE, RAN_AHEAD_NOTE, RESUMED_NOTE, TestRecord, how_it_ran
 from ssdlab.effective import RULES_VERSION, effective_method
 from ssdlab.targets.base import TargetInfo
 
@@ -55,3 +55,26 @@ def test_a_parameter_the_method_no_longer_knows_keeps_the_run_unlike() -> None:
     target, record = next((t, r) for t, r in recorded() if r.test == "consistency")
     gone = record.model_copy(update={"params": {**record.params, "retired_knob": 3}})
     assert effective_method(gone, target).key != effective_method(record, target).key
+
+
+def test_notes_on_how_a_run_went_leave_the_method_alike() -> None:
+    """QA: a warm review (run ahead on a second core) was 'left out' of a comparison with a cold one
+    of the same drive, its plan notes differing; a phase stopped at steady state did the same to
+    drives that reached it and drives that did not. Each note a run adds is from its producer."""
+    from ssdlab.methods.base import Measure
+    from ssdlab.runner import early_stop_notes
+    from ssdlab.workload import Workload
+
+    target, record = next((t, r) for t, r in recorded() if r.test == "consistency")
+    plain = record.model_copy(update={"notes": tuple(n for n in record.notes if "stopped early" not in n)})
+    rounds = [Measure(workload=Workload(name=f"r{i}", pattern="randwrite", block_size_bytes=4096, runtime_s=1),
+                      group="torture") for i in range(3)]
+    how = (*early_stop_notes(rounds, ("done", "skipped", "skipped")), RAN_AHEAD_NOTE,
+           CACHED_PREP_NOTE.format(steps=27), RESUMED_NOTE.format(reason="continues at round 4"))
+    assert len(how) == 4 and all(how_it_ran(note) for note in how)
+    key = effective_method(plain, target).key
+    for note in how:
+        assert effective_method(plain.model_copy(update={"notes": (*plain.notes, note)}), target).key == key, note
+    # A note on what ran still tells methods apart.
+    reduced = plain.model_copy(update={"notes": (*plain.notes, "test region reduced from 16GiB to 1GiB")})
+    assert effective_method(reduced, target).key != key

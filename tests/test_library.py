@@ -145,6 +145,13 @@ def test_queries(library: Library, tmp_path: Path) -> None:
     assert picked.from_library and [[p.name for p in g] for g in picked.groups] == [["b2", "b"], ["a"]]
     with pytest.raises(UsageError, match="'nothing' is not a bundle and matches no drive"):
         select_drives(["nothing"], library)
+    # QA: `library list` shows run ids and `compare` refused them. Its 8 characters pick that one
+    # run, a drive of its own, so two runs of one drive compare side by side.
+    ids = {r.bundle.name: r.run_id for r in library.runs()}
+    assert names(ids["b"][:8]) == [["b"]] and names(ids["b2"].upper()) == [["b2"]]
+    picked = select_drives([ids["b"][:8], ids["b2"][:8]], library)
+    assert [[p.name for p in g] for g in picked.groups] == [["b"], ["b2"]]
+    assert names(ids["b"][:7]) == []  # shorter text is a model substring, as before
 
 
 def test_the_default_simulated_drive_is_found_by_its_preset(library: Library, tmp_path: Path) -> None:

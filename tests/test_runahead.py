@@ -12,11 +12,12 @@ from typing import Any, cast
 import pytest
 
 from ssdlab import runahead
+from ssdlab.bundle import RAN_AHEAD_NOTE as NOTE
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.errors import Interrupted
 from ssdlab.methods.base import Action
 from ssdlab.run_events import NullObserver, PendingTest, RunObserver
-from ssdlab.runahead import NOTE, Relay, split_index
+from ssdlab.runahead import Relay, split_index
 from ssdlab.runner import Runner, new_record
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target

@@ -67,6 +67,31 @@ class StartState(BaseModel):
     reason: str = ""
 
 
+# Notes a run adds to a test about how it ran, not what it ran: the same method gives the same
+# figures either way, so comparisons of methods leave them out (effective.method_notes).
+RESUMED_NOTE = "resumed: {reason}"
+RAN_AHEAD_NOTE = ("ran ahead on a second core from the cached drive this test starts with (the drive this run "
+                  "reached, checked by its history digest): the same drive and results running it in turn gives")
+CACHED_PREP_NOTE = ("preparation ({steps} steps) restored from the cache of prepared simulated drives: the same "
+                    "drive and results simulating it gives")
+# An until-steady phase ended when the drive was steady: an outcome of the drive, as its figures are.
+EARLY_STOP_NOTE = "{what} stopped early at SNIA steady state after {done} of {rounds} rounds"
+
+
+def _pattern(template: str) -> str:
+    """A note template as a regular expression: each {field} stands for any text."""
+    return ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", template))
+
+
+_HOW_IT_RAN = re.compile("|".join(f"(?:{_pattern(t)})" for t in (RESUMED_NOTE, RAN_AHEAD_NOTE, CACHED_PREP_NOTE,
+                                                                     EARLY_STOP_NOTE)), re.DOTALL)
+
+
+def how_it_ran(note: str) -> bool:
+    """Whether a test's note tells how the run went (the notes above), not what it ran."""
+    return _HOW_IT_RAN.fullmatch(note) is not None
+
+
 class TestRecord(BaseModel):
     """One test of the run; `name` is unique in the run, `test` is the catalogue method."""
 

@@ -240,7 +240,31 @@ def compare_drives(drives: Sequence[Drive], policy: Policy = "refuse") -> Compar
         raise UsageError("these runs share no test, so there is nothing to compare: "
                          + "; ".join(f"{d.label} ran {', '.join(_tests_of(d)) or 'nothing'}" for d in drives))
     tests = tuple(compare_test(name, drives, policy) for name in test_names(drives))
+    if not any(_side_by_side(t) for t in tests):
+        raise UsageError(_nothing_compared(drives, tests))
     return Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
+
+
+def _side_by_side(test: TestComparison) -> bool:
+    """Some figure of the test has a value on two drives or more: a comparison, not a list."""
+    return any(sum(v is not None for v in row.values) >= 2 for row in test.rows)
+
+
+def _nothing_compared(drives: Sequence[Drive], tests: Sequence[TestComparison]) -> str:
+    """Why tests that two drives share still put no two figures side by side: the library's
+    drives ran them differently (left out), or the runs did not finish them."""
+    excluded = [(t, why) for t in tests for _, why in t.excluded]
+    if excluded and sum(bool(_finished_tests(d)) for d in drives) >= 2:
+        test, why = excluded[0]
+        return (f"no test was run the same way on two of these drives ({describe_difference(test.name, why)}); "
+                "pass --force to compare them anyway, with the differences flagged")
+    return ("no test these runs share has figures on two of them (a test that did not finish has none): "
+            + "; ".join(f"{d.label}: finished {', '.join(_finished_tests(d)) or 'no test'}" for d in drives)
+            + "; resume the unfinished runs first")
+
+
+def _finished_tests(drive: Drive) -> list[str]:
+    return [name for name in _tests_of(drive) if (found := drive.find(name)) is not None and found[1].metrics]
 
 
 def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:

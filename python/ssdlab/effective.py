@@ -13,7 +13,8 @@ Normalisation keeps like runs on drives of different sizes alike:
 - plan notes are compared with their numbers masked, so "span limited to 1.5 GiB (75 %
   of capacity)" on one drive matches "span limited to 3 GiB (75 % ...)" on a drive twice
   as large, while a note present on one run only (a region was reduced) still differs;
-  notes about resuming say nothing of the method and are left out.
+  notes about how the run went (resumed, run ahead, restored from the cache, stopped at steady
+  state) say nothing of the method and are left out.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ssdlab.bundle import TestRecord
+from ssdlab.bundle import TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
@@ -40,7 +41,9 @@ from ssdlab.units import format_size, is_number
 # 2 (2026-11-24): free NAND and dsync_path are counts, device facts leave the notes, a region cut
 # to fit the drive compares as its share of the drive.
 # 3 (2026-11-25): a parameter the method gained after the run was recorded counts at its default.
-RULES_VERSION = 3
+# 4 (2026-11-25): notes on how a run went (run ahead, preparation from the cache, a phase stopped at
+# steady state) leave the notes: a warm review ranked apart from a cold one of the same drive.
+RULES_VERSION = 4
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
@@ -140,9 +143,10 @@ OLD_DEVICE_FACTS = ("O_DSYNC on this device: ",)
 
 
 def method_notes(notes: Sequence[str]) -> tuple[str, ...]:
-    """The notes that describe the method (a resume says how the run went, not what it ran;
-    a device fact says what the drive is)."""
-    return tuple(n for n in notes if not n.startswith(("resumed", DEVICE_FACT, *OLD_DEVICE_FACTS)))
+    """The notes that describe the method: not those on how the run went (resumed, restored from
+    the cache, run ahead, stopped at steady state: bundle.how_it_ran), nor a device fact, which
+    says what the drive is."""
+    return tuple(n for n in notes if not how_it_ran(n) and not n.startswith((DEVICE_FACT, *OLD_DEVICE_FACTS)))
 
 
 def method_params(record: TestRecord) -> dict[str, Any]:

@@ -254,8 +254,9 @@ class Library:
         """The drives a query names, each as its runs (newest first) on one engine.
 
         Queries: `latest` (the drive of the newest run), `all`, a target spec or simulator
-        preset (`sim:sm951-nvme-256` or `sm951-nvme-256`, exactly), else a substring of
-        the model, label or target spec (case-insensitive)."""
+        preset (`sim:sm951-nvme-256` or `sm951-nvme-256`, exactly), a run id as `library list`
+        shows it (that one run, as a drive of its own), else a substring of the model, label or
+        target spec (case-insensitive)."""
         runs = self.runs()
         if query == "latest":
             picked = [r for r in runs if runs and (r.drive_id, r.engine) == (runs[0].drive_id, runs[0].engine)]
@@ -263,6 +264,9 @@ class Library:
             picked = runs
         else:
             exact = [r for r in runs if r.named_by(query)]
+            by_id = [r for r in runs if is_run_id_prefix(query) and r.run_id.startswith(query.lower())]
+            if not exact and len(by_id) == 1:
+                return [by_id]
             picked = exact or [r for r in runs if r.mentions(query)]
         groups: dict[tuple[str, str], list[LibraryRun]] = {}
         for run in picked:
@@ -453,6 +457,14 @@ def is_bundle_arg(arg: str) -> bool:
     return Path(arg).expanduser().exists() or "/" in arg or arg.startswith(".")
 
 
+# A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.
+RUN_ID_SHOWN = 8
+
+
+def is_run_id_prefix(text: str) -> bool:
+    return len(text) >= RUN_ID_SHOWN and all(c in "0123456789abcdef" for c in text.lower())
+
+
 def select_drives(args: Sequence[str], library: Library | None) -> Selection:
     """Bundles as given; each library query adds the drives it matches (in library order).
     A drive named twice is compared once."""
@@ -468,8 +480,8 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
         if not found:
             where = (f"the results library {library.path}" if library is not None and library.path.exists()
                      else "the results library (there is none yet: `ssdlab run` and `ssdlab library add` fill it)")
-            raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}; give a bundle path or a "
-                             "model, preset, 'latest' or 'all' (see `ssdlab library list`)")
+            raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}; give a bundle path, a run id "
+                             "or a model, preset, 'latest' or 'all' (see `ssdlab library list`)")
         queried = True
         for runs in found:
             unreachable += [r for r in runs if r.state() != "ok"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, Bundle, RunRecord, TestRecord
+from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, RAN_AHEAD_NOTE, Bundle, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, ProgressUpdate
 from ssdlab.errors import BundleError, Interrupted
 from ssdlab.host import meminfo_bytes
@@ -34,8 +34,6 @@ from ssdlab.targets.base import Target
 
 SWITCH = "SSDLAB_RUN_AHEAD"  # "0" turns running ahead off
 AHEAD_DIR = ".ahead"  # the second runner's private bundle, inside the run's bundle
-NOTE = ("ran ahead on a second core from the cached drive this test starts with (the drive this run "
-        "reached, checked by its history digest): the same drive and results running it in turn gives")
 # A twin drive, its checkpoint copy and the compression buffers, with room to spare.
 MEMORY_FACTOR = 4
 
@@ -256,7 +254,7 @@ class RunAhead:
     def _add(self, record: RunRecord, test: TestRecord) -> RunRecord:
         """The run with a test of the second half, its files moved into the run's bundle."""
         self._move(test.name)
-        return record.with_test(test.model_copy(update={"notes": (*test.notes, NOTE)}))
+        return record.with_test(test.model_copy(update={"notes": (*test.notes, RAN_AHEAD_NOTE)}))
 
     def _merge(self, record: RunRecord, stopped: bool, hint: Callable[[str], str]) -> RunRecord:
         """Add what the second half left unfinished (its last test and saved drive, when it

@@ -14,7 +14,17 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ssdlab import __version__
-from ssdlab.bundle import ActionOutcome, Bundle, RunRecord, StartState, TestRecord, utc_now
+from ssdlab.bundle import (
+    CACHED_PREP_NOTE,
+    EARLY_STOP_NOTE,
+    RESUMED_NOTE,
+    ActionOutcome,
+    Bundle,
+    RunRecord,
+    StartState,
+    TestRecord,
+    utc_now,
+)
 from ssdlab.engines.base import Engine, RunContext
 from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, Stopped, stop_reason
 from ssdlab.host import host_facts
@@ -236,7 +246,8 @@ class Runner:
             results = _add_measurement(results, self.bundle.load_measurement(ref))
         for step in steps:
             results = _add_step(results, step)
-        notes = (*pending.plan.notes, *((f"resumed: {pending.start.reason}",) if pending.start.reason else ()))
+        resumed = (RESUMED_NOTE.format(reason=pending.start.reason),) if pending.start.reason else ()
+        notes = (*pending.plan.notes, *resumed)
         state = test_record.model_copy(update={
             "start": pending.start_state,
             "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
@@ -336,8 +347,7 @@ class Runner:
             if done:
                 self.guard.action_started(state.name, action, number, len(prep))
             self.guard.action_finished(state.name, number, not done)
-        notes = (*state.notes, f"preparation ({len(prep)} steps) restored from the cache of prepared simulated "
-                               "drives: the same drive and results simulating it gives")
+        notes = (*state.notes, CACHED_PREP_NOTE.format(steps=len(prep)))
         return state.model_copy(update={"notes": notes}), results
 
     def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
@@ -432,7 +442,7 @@ def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome
     for (group, role), done in ran.items():
         if not all(done):
             what = "preparation torture" if role == "precondition" else f"{group} phase"
-            notes.append(f"{what} stopped early at SNIA steady state after {sum(done)} of {len(done)} rounds")
+            notes.append(EARLY_STOP_NOTE.format(what=what, done=sum(done), rounds=len(done)))
     return tuple(notes)
 
 

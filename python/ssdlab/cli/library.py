@@ -14,7 +14,7 @@ from rich.text import Text
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import SsdlabError, UsageError
-from ssdlab.library import LIBRARY_ENV, Added, Library, LibraryRun, default_library_path
+from ssdlab.library import LIBRARY_ENV, RUN_ID_SHOWN, Added, Library, LibraryRun, default_library_path
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
                           no_args_is_help=True)
@@ -47,9 +47,6 @@ def add(
     for bundle in bundles:
         out.print(added_text(lib.add(bundle)), highlight=False, markup=False)
     out.print(f"Library: {lib.path}", highlight=False, markup=False)
-
-
-RUN_ID_SHOWN = 8
 
 
 def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:

@@ -83,8 +83,8 @@ def put_first(labels: list[str], baseline: str | None) -> int:
 @app.command()
 def compare(
     drives: Annotated[list[str], typer.Argument(
-        help="Bundles, or results-library queries: a model substring, a preset (sim:NAME), 'latest' or 'all'. "
-             "The first drive is the baseline.")],
+        help="Bundles, or results-library queries: a run id, a model substring, a preset (sim:NAME), 'latest' or "
+             "'all'. The first drive is the baseline.")],
     force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write an HTML comparison.")] = None,
     baseline: Annotated[str | None, typer.Option(

@@ -129,3 +129,19 @@ def test_every_list_parameter_refuses_a_repeated_value() -> None:
                     test.parse_params({name: twice})
                 checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("offset", ["1", "511", "100000"])
+def test_an_offset_off_the_targets_logical_blocks_is_refused_before_anything_runs(offset: str) -> None:
+    """QA: `quick -p offset_bytes=1` planned fine, then fio failed on its first direct write."""
+    from ssdlab.errors import UsageError
+    from ssdlab.planning import plan_run
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    target = parse_target("fake:?capacity=2g")  # 512 B logical blocks
+    quick = SuiteEntry(name="quick", test="quick", params={"offset_bytes": offset})
+    with pytest.raises(UsageError, match=r"starts at byte [\d,]+, not a multiple of the target's logical block size"):
+        plan_run([quick], {}, target.info())
+    aligned = SuiteEntry(name="quick", test="quick", params={"offset_bytes": "1m"})
+    assert plan_run([aligned], {}, target.info())

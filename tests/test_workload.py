@@ -17,6 +17,12 @@ def test_parse_and_format_sizes() -> None:
     assert format_size(64 * MIB) == "64MiB"
     with pytest.raises(UsageError, match="bad size"):
         parse_size("four k")
+    # QA: `offset_bytes=1.5` became 1 without a word; bytes are whole, a suffix may carry a fraction.
+    with pytest.raises(UsageError, match=r"bad size '1.5': a size in bytes is a whole number; give e.g. 1"):
+        parse_size("1.5")
+    assert parse_size("1.0") == 1 and parse_size("1.5k") == 1536
+    with pytest.raises(UsageError, match="whole number"):
+        parse_size("1.5b")
 
 
 def test_decimal_capacity_never_prints_an_exponent() -> None:

@@ -91,6 +91,11 @@ def check_workloads(info: TargetInfo, name: str, plan: TestPlan) -> None:
                 f"test {name}: {w.name} uses {w.block_size_bytes} B blocks, not a multiple of the target's "
                 f"logical block size ({info.logical_block_size} B); give a multiple of {info.logical_block_size} B"
             )
+        if w.offset_bytes % info.logical_block_size:  # direct I/O at an unaligned offset fails in fio
+            raise UsageError(
+                f"test {name}: {w.name} starts at byte {w.offset_bytes:,}, not a multiple of the target's logical "
+                f"block size ({info.logical_block_size} B); give an offset that is, e.g. 1m"
+            )
         try:
             w.resolve_span(info.capacity_bytes)
         except UsageError as err:

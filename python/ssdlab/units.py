@@ -26,6 +26,9 @@ def parse_size(text: str) -> int:
     if not match:
         raise UsageError(f"bad size {text!r}: use a number with an optional k/m/g/t suffix, e.g. 4k or 1g")
     number, suffix = match.groups()
+    if not suffix and float(number) != int(float(number)):  # 1.5 bytes: a slip, not a size to round
+        raise UsageError(f"bad size {text!r}: a size in bytes is a whole number; give e.g. {int(float(number))} "
+                         f"or use a k/m/g/t suffix")
     size = int(float(number) * _SUFFIX[suffix.lower()])
     if size > MAX_SIZE_BYTES:
         raise UsageError(f"size {text!r} is larger than any drive (at most 1 EiB); give a real size")

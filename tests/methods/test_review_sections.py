@@ -121,4 +121,5 @@ def test_unfinished_test_shows_its_raw_curves(bundle: tuple[Bundle, RunRecord]) 
     cut = record.test("qd-sweep").model_copy(update={"metrics": {}, "status": "interrupted"})
     section = build_section(b, cut)
     assert [f.key for f in section.figures] == ["qd-sweep-iops", "qd-sweep-mb-s"]
-    assert not section.tables
+    assert [t.key for t in section.tables] == ["qd-sweep-measured"]  # the points it finished, from their totals
+    assert len(section.tables[0].rows) == sum(r.role == "measure" for r in cut.measurements)

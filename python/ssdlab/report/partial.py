@@ -35,4 +35,4 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement]) -> Ta
     )
     header = ("workload", "IOPS", "MB/s", f"mean latency {latency.unit}", f"p99 latency {latency.unit}")
     return Table(key=f"{record.name}-measured", title="Measured before the test stopped", header=header, rows=rows,
-                 caption=CAPTION, collapsed=len(rows) > 12)
+                 caption=CAPTION)

@@ -320,3 +320,15 @@ def test_a_damaged_results_library_costs_the_rankings_not_the_report(tmp_path: P
     garbage.write_bytes(bytes(range(256)) * 16)
     files = render_report(make_bundle(tmp_path / "bundle"), library=Library(garbage))
     assert "No rankings:" in files.html.read_text()
+
+
+def test_a_shared_start_is_told_only_of_a_test_that_ran() -> None:
+    """QA: a test the run never reached said it 'Started from the drive as consistency left it'."""
+    from ssdlab.bundle import StartState, TestRecord
+    from ssdlab.report.section_generic import status_notes
+
+    start = StartState(state="tortured, span 2GiB", shared_from="consistency", prep_left_out=27)
+    ran = TestRecord(name="trim-validation", test="trim-validation", status="complete", start=start)
+    assert any(n.startswith("Started from the drive as consistency left it") for n in status_notes(ran))
+    pending = ran.model_copy(update={"status": "pending"})
+    assert status_notes(pending) == ("Not run: the run stopped before this test started.",)

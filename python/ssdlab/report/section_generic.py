@@ -78,7 +78,7 @@ def status_notes(record: TestRecord) -> tuple[str, ...]:
         reason = f" ({record.error})" if record.error else ""
         notes.append(f"This test {what}{reason}; what it measured before that is shown.")
     start = record.start
-    if start is not None and start.shared_from:
+    if start is not None and start.shared_from and record.status != "pending":  # a test not run started nowhere
         notes.append(f"Started from the drive as {start.shared_from} left it ({start.state}): the same state its "
                      "own preparation makes, so that preparation was not run.")
     return (*notes, *record.notes)

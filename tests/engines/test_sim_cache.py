@@ -84,6 +84,36 @@ def test_the_cache_drops_the_least_recently_used_first(tmp_path: Path) -> None:
     assert cache.clear() == 3 and cache.entries() == []
 
 
+def test_parts_a_crash_left_are_removed_and_nothing_else_is(tmp_path: Path) -> None:
+    """QA: a .snap without its .json (killed between the two writes), an unreadable .json or a
+    half-written temporary file was never counted, evicted nor cleared: the cache outgrew its bound."""
+    import os
+    import time
+
+    cache = SimCache(tmp_path, limit_bytes=10**9)
+    whole, lone, bad = "a" * 32, "b" * 32, "c" * 32
+    cache.put(whole, b"x" * 10, {"preset": "p"})
+    (tmp_path / f"{lone}.snap").write_bytes(b"x" * 100)
+    (tmp_path / f"{bad}.json").write_text("{cut", encoding="utf-8")
+    (tmp_path / f"{bad}.snap").write_bytes(b"x")
+    (tmp_path / f".{whole}.snap.k2j3h4.tmp").write_bytes(b"x")
+    theirs = [tmp_path / "notes.json", tmp_path / "photo.snap", tmp_path / f"{'d' * 31}.json"]
+    for file in theirs:  # SSDLAB_SIM_CACHE may be a folder that holds other files
+        file.write_text("{}", encoding="utf-8")
+    left = {f"{lone}.snap", f"{bad}.json", f"{bad}.snap", f".{whole}.snap.k2j3h4.tmp"}
+    assert {f.name for f in cache.orphans()} == left
+    cache.evict()  # a writer may be between its two files: young parts stay
+    assert {f.name for f in cache.orphans()} == left
+    old = time.time() - 3600
+    for name in left:
+        os.utime(tmp_path / name, (old, old))
+    cache.evict()
+    assert cache.orphans() == [] and cache.get(whole) is not None
+    (tmp_path / f"{lone}.snap").write_bytes(b"x")
+    assert cache.clear() == 1
+    assert sorted(f.name for f in tmp_path.iterdir()) == sorted(f.name for f in theirs)
+
+
 def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _trim(tmp_path)
     listed = cli("sim", "cache")

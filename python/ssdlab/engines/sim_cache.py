@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,12 @@ from ssdlab.errors import UsageError
 
 DEFAULT_MAX_BYTES = 4 * 10**9
 MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
+# The cache's own files: `<key>.snap`, `<key>.json`, and their half-written `.<name>.<random>.tmp`.
+# Nothing else in the folder is touched: $SSDLAB_SIM_CACHE may point at a folder that holds more.
+KEY_CHARS = 32
+_OWN_FILE = re.compile(rf"^\.?(?P<key>[0-9a-f]{{{KEY_CHARS}}})\.(snap|json)(\.[^/]+\.tmp)?$")
+# A pair is written within seconds; a part still alone after this was left by a crash or a kill.
+ORPHAN_GRACE_S = 600.0
 
 
 def cache_dir() -> Path:
@@ -117,21 +124,44 @@ class SimCache:
         return sorted(found, key=lambda e: e.used, reverse=True)
 
     def evict(self) -> None:
-        """Drop least recently used entries until the cache is within its bound."""
+        """Drop least recently used entries until the cache is within its bound, and the parts of
+        entries a crash left half written, which no lookup can use."""
         total = 0
         for entry in self.entries():
             total += entry.size_bytes
             if total > self.limit_bytes:
                 self.remove(entry.key)
+        for orphan in self.orphans(ORPHAN_GRACE_S):
+            orphan.unlink(missing_ok=True)
+
+    def orphans(self, older_than_s: float = 0.0) -> list[Path]:
+        """The cache's own files that belong to no whole entry (a .snap without its .json, an
+        unreadable .json, a temporary file), untouched for `older_than_s`."""
+        whole = {e.key for e in self.entries()}
+        now = time.time()
+        found = []
+        for file in self.path.iterdir() if self.path.is_dir() else ():
+            match = _OWN_FILE.match(file.name)
+            if match is None or (match["key"] in whole and not file.name.endswith(".tmp")) or file.is_dir():
+                continue
+            try:
+                if now - file.lstat().st_mtime >= older_than_s:
+                    found.append(file)
+            except OSError:
+                continue  # gone meanwhile
+        return found
 
     def remove(self, key: str) -> None:
         for suffix in (".snap", ".json"):
             (self.path / f"{key}{suffix}").unlink(missing_ok=True)
 
     def clear(self) -> int:
+        """Remove every entry and every half-written part; the count is of whole entries."""
         entries = self.entries()
         for entry in entries:
             self.remove(entry.key)
+        for orphan in self.orphans():
+            orphan.unlink(missing_ok=True)
         return len(entries)
 
 
@@ -139,4 +169,4 @@ def prep_key(build: str, preset: str, overrides: dict[str, str], seed: int, hist
              actions: Sequence[str]) -> str:
     text = json.dumps({"build": build, "preset": preset, "overrides": dict(sorted(overrides.items())),
                        "seed": seed, "history": history, "actions": list(actions)})
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS]

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ssdlab.bundle import DRIVE_STATE, LOCK_FILE, SCHEMA_VERSION, Bundle, MeasurementRef, lock_holder
+from ssdlab.bundle import DRIVE_STATE, LOCK_FILE, SCHEMA_VERSION, Bundle, MeasurementRef, lock_holder, read_json
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import BundleError
 from ssdlab.runner import run_entries
@@ -252,6 +252,30 @@ def test_a_damaged_measurement_file_is_a_one_line_error(fresh: Callable[[], Bund
         bundle.load_measurement(ref)
     assert says in one_line_bundle_error(refused.value, bundle.path / ref.file)
     assert says in (bundle.measurement_problem(ref) or "")
+
+
+def test_a_run_json_with_a_byte_order_mark_is_read(fresh: Callable[[], Bundle]) -> None:
+    """QA: a run.json an editor saved with a UTF-8 byte-order mark was refused as not JSON."""
+    bundle = fresh()
+    before = bundle.load_run()
+    bundle.run_file.write_bytes(b"\xef\xbb\xbf" + bundle.run_file.read_bytes())
+    assert bundle.load_run() == before
+
+
+def test_a_bundle_file_that_is_a_fifo_is_refused_not_waited_on(fresh: Callable[[], Bundle]) -> None:
+    """QA: a measurement (or the drive state) that is a named pipe blocked `report` for ever."""
+    bundle = fresh()
+    ref = measurement_ref(bundle)
+    (bundle.path / ref.file).unlink()
+    os.mkfifo(bundle.path / ref.file)
+    assert bundle.measurement_problem(ref) == "it is not a regular file"
+    state = bundle.path / DRIVE_STATE
+    state.parent.mkdir(exist_ok=True)
+    state.unlink(missing_ok=True)
+    os.mkfifo(state)
+    with pytest.raises(BundleError) as refused:
+        read_json(state, "is not a drive state", "delete it")
+    assert "it is not a regular file" in one_line_bundle_error(refused.value, state)
 
 
 @pytest.mark.parametrize("file", ["/etc/hostname", "../../b0/run.json", "measurements/../../x.json", "a\x00b"])

@@ -328,12 +328,14 @@ def first_problem(err: Exception) -> str:
 def read_json(path: Path, what: str, fix: str) -> object:
     """A JSON file's value, or BundleError saying in one line why `path` is not `what` (it
     cannot be read, is not UTF-8 text, is not JSON) and to `fix` it."""
+    if path.exists() and not path.is_file():  # a FIFO would block the read for ever, a folder fails it
+        raise BundleError(f"{path} {what} (it is not a regular file); {fix}")
     try:
         raw = path.read_bytes()
     except OSError as err:
         raise BundleError(f"cannot read {path} ({first_problem(err)}); {fix}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # an editor may have saved it with a byte-order mark
     except UnicodeDecodeError as err:
         raise BundleError(f"{path} {what} (not UTF-8 text: byte {raw[err.start]:#04x} at offset {err.start}); "
                           f"{fix}") from None
@@ -498,6 +500,8 @@ class Bundle:
         if rel.is_absolute() or ".." in rel.parts:
             return "its path leads outside the bundle"
         try:
+            if (self.path / rel).exists() and not (self.path / rel).is_file():  # a FIFO would block for ever
+                return "it is not a regular file"
             # Bytes, not text: pydantic's own parser says where the UTF-8 or the JSON goes wrong.
             return Measurement.model_validate_json((self.path / rel).read_bytes())
         except (OSError, ValueError) as err:  # ValueError: a ValidationError, or a NUL in the file name

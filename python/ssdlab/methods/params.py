@@ -25,6 +25,8 @@ MAX_BLOCK_BYTES = GIB
 MAX_SECONDS = 7 * 24 * 3600.0
 MAX_IODEPTH = 4096
 MAX_JOBS = 256
+# Methods add a point's number to the seed (seed + qd, + round, + read share) so points differ;
+# 32 bits leave that sum far inside the 64 bits fio's randseed and the simulator carry.
 MAX_SEED = (1 << 32) - 1
 
 

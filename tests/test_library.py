@@ -221,6 +221,21 @@ def test_run_adds_to_the_library_unless_told(cli: CliRun, tmp_path: Path) -> Non
     assert skipped.code == 0 and len(lib.runs()) == 1
 
 
+def test_report_and_compare_take_the_run_ids_library_list_shows(cli: CliRun, tmp_path: Path) -> None:
+    lib = str(tmp_path / "library.sqlite")
+    for name, created in (("a", "2021-01-01T00:00:00Z"), ("b", "2022-01-01T00:00:00Z")):
+        cli("library", "add", str(make_bundle(tmp_path / name, "fake:?capacity=2g", created=created)), "--library", lib)
+    ids = {r.bundle.name: r.run_id[:8] for r in Library(Path(lib)).runs()}
+    assert all(ids[name] in cli("library", "list", "--library", lib).stdout for name in ids)
+    shown = cli("report", ids["a"], "-o", str(tmp_path / "a.html"), "--library", lib)
+    assert shown.code == 0 and "Report:" in shown.stdout and (tmp_path / "a.html").is_file()
+    compared = cli("compare", ids["a"], ids["b"], "--library", lib)  # two runs of one drive, side by side
+    assert compared.code == 0 and "#1" in compared.stdout and "#2" in compared.stdout, compared.stderr
+    unknown = cli("report", "deadbeef", "--library", lib)
+    assert unknown.code == 2 and unknown.stderr.count("\n") == 1
+    assert "no run in the library matches 'deadbeef'" in unknown.stderr
+
+
 def test_compare_by_library_query(cli: CliRun, tmp_path: Path) -> None:
     lib = str(tmp_path / "library.sqlite")
     for name, spec in (("a", "fake:?capacity=2g"), ("b", "fake:?capacity=4g"), ("c", "fake:?capacity=8g")):

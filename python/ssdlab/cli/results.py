@@ -10,7 +10,7 @@ import typer
 from ssdlab.bundle import Bundle
 from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import UsageError
-from ssdlab.library import LIBRARY_ENV, Library
+from ssdlab.library import LIBRARY_ENV, Library, is_run_id_prefix
 
 
 def existing_library(path: Path | None = None) -> Library | None:
@@ -36,14 +36,24 @@ LibraryOpt = Annotated[Path | None, typer.Option(
     "--library", help=f"Results library (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
 
 
+def bundle_or_run(given: Path, library: Library | None) -> Path:
+    """The bundle given, or the bundle of the library run whose id it is (as `library list`
+    shows run ids): a path that exists is always a path."""
+    if given.exists() or library is None or not is_run_id_prefix(str(given)):
+        return given
+    return library.find_run(str(given)).bundle
+
+
 @app.command()
 def report(
-    bundle: Annotated[Path, typer.Argument(help="A bundle directory made by `ssdlab run`.")],
+    bundle: Annotated[Path, typer.Argument(help="A bundle directory made by `ssdlab run`, or a run id from "
+                                                "`ssdlab library list`.")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file to write.")] = None,
     library: LibraryOpt = None,
 ) -> None:
     """Write the HTML report (with PNG charts) of a bundle and print its tables; the report
     ranks the drive against comparable runs in the results library."""
+    bundle = bundle_or_run(bundle, existing_library(library))
     Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 

@@ -427,3 +427,23 @@ def test_drives_whose_shared_tests_put_no_two_figures_side_by_side_say_why(
     with pytest.raises(UsageError, match=r"no test these runs share has figures on two of them.*: finished no "
                                          r"test; resume the unfinished runs first"):
         compare_drives(make_drives([[unlike["nvme"]], [stopped]]), "exclude")
+
+
+def test_every_comparison_chart_is_valid_vega_lite(tmp_path: Path) -> None:
+    """The page does not check chart specs against the Vega-Lite schema (report/charts.chart_spec);
+    this does, for every method's comparison charts, with two drives that ran every method."""
+    from run_helpers import short_overrides
+    from ssdlab.methods import REGISTRY, VARIANTS, get_entry
+    from ssdlab.report.compare_page import comparison_section
+
+    entries = [get_entry(name) for name in sorted({*REGISTRY, *VARIANTS})]
+    paths = [tmp_path / "a", tmp_path / "b"]
+    for path, profile in zip(paths, (FakeProfile(), FakeProfile(seq_write_mb_s=1500)), strict=True):
+        run_entries(path, parse_target("fake:?capacity=2g"), FakeEngine(profile), entries, short_overrides(entries))
+    c = compare_bundles(paths)
+    drawn = 0
+    for t in c.tests:
+        for figure in comparison_section(c, t).figures:
+            figure.chart.to_dict(validate=True)
+            drawn += 1
+    assert drawn >= len(entries)

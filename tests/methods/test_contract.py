@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from run_helpers import short_overrides
+from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.methods import REGISTRY, VARIANTS, get_entry, get_test
+from ssdlab.report.sections import build_section
 from ssdlab.runner import run_entries
 from ssdlab.targets import parse_target
 
@@ -33,6 +35,12 @@ def test_analysis_writes_exactly_the_declared_metrics(name: str, tmp_path: Path)
     )
     for spec in specs:
         assert spec.label and spec.label != spec.name, spec.name  # a human label, not the key
+    # The report does not check chart specs against the Vega-Lite schema (two thirds of its time,
+    # report/charts.chart_spec); this does, for every chart of every method's section.
+    section = build_section(Bundle(tmp_path), done)
+    assert not any("could not be drawn" in note for note in section.notes), section.notes
+    for figure in section.figures:
+        figure.chart.to_dict(validate=True)
 
 
 def test_every_name_list_shows_runs_on_its_own(cli: object) -> None:

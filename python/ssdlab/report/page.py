@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -91,8 +92,7 @@ def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
     return path
 
 
-def _render_figure(fig: FigureLike, index: int, png: Path, html_dir: Path) -> RenderedFigure:
-    spec = chart_spec(fig.chart)
+def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, html_dir: Path) -> RenderedFigure:
     write_png(spec, png)
     return RenderedFigure(
         element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
@@ -108,10 +108,11 @@ def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
     for section in page.sections:
         figures = []
         for fig in section.figures:
-            if not has_data(chart_spec(fig.chart)):
+            spec = chart_spec(fig.chart)
+            if not has_data(spec):
                 continue  # nothing measured to draw (e.g. a pass too short to log one period)
             png = png_path(charts_dir.resolve(), fig.key, pngs)
-            figures.append(_render_figure(fig, len(pngs), png, html_dir))
+            figures.append(_render_figure(fig, spec, len(pngs), png, html_dir))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
     html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(), collapse_rows=COLLAPSE_ROWS)

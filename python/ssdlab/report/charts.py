@@ -119,9 +119,9 @@ def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, 
 
 
 def chart_spec(chart: AltChart, validate: bool = False) -> dict[str, Any]:
-    """The chart's Vega-Lite spec. Checking it against the Vega-Lite schema took two thirds of
-    a review's report time; the tests check every chart the report draws instead
-    (tests/methods/test_review_sections.py), so a report does not."""
+    """The chart's Vega-Lite spec, not checked against the Vega-Lite schema here (with
+    alt_data's check, half a review report's time): the tests check every chart of every
+    method's section and comparison (tests/methods/test_contract.py, tests/test_compare.py)."""
     spec: dict[str, Any] = chart.to_dict(validate=validate)
     return spec
 

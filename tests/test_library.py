@@ -158,8 +158,10 @@ def test_the_default_simulated_drive_is_found_by_its_preset(library: Library, tm
     """`sim:` is the default preset: its runs are named by the preset and match a part of it,
     as README's `compare SM951 "950 PRO" latest` expects (its model is an OEM part number)."""
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
-    library.add(make_bundle(tmp_path / "default", "sim:"))
+    library.add(make_bundle(tmp_path / "default", "sim:?capacity_gib=16"))
     library.add(make_bundle(tmp_path / "other", "fake:?capacity=2g"))
+    # QA: `sim:` matched every simulated drive once no run's spec was exactly `sim:`.
+    library.add(make_bundle(tmp_path / "evo", "sim:840evo-250?capacity_gib=16"))
 
     def names(query: str) -> list[list[str]]:
         return [[r.bundle.name for r in runs] for runs in library.drives(query)]
@@ -231,6 +233,9 @@ def test_report_and_compare_take_the_run_ids_library_list_shows(cli: CliRun, tmp
     assert shown.code == 0 and "Report:" in shown.stdout and (tmp_path / "a.html").is_file()
     compared = cli("compare", ids["a"], ids["b"], "--library", lib)  # two runs of one drive, side by side
     assert compared.code == 0 and "#1" in compared.stdout and "#2" in compared.stdout, compared.stderr
+    (tmp_path / "b").rename(tmp_path / "b-moved")
+    moved = cli("report", ids["b"], "--library", lib)
+    assert moved.code == 2 and f"'s bundle {(tmp_path / 'b').resolve()} was moved or deleted" in moved.stderr
     unknown = cli("report", "deadbeef", "--library", lib)
     assert unknown.code == 2 and unknown.stderr.count("\n") == 1
     assert "no run in the library matches 'deadbeef'" in unknown.stderr

@@ -263,6 +263,8 @@ class Library:
         elif query == "all":
             picked = runs
         else:
+            if query == "sim:":  # the default preset, as `run -t sim:` takes it, not every simulated drive
+                query = f"sim:{default_sim_preset()}"
             exact = [r for r in runs if r.named_by(query)]
             by_id = [r for r in runs if is_run_id_prefix(query) and r.run_id.startswith(query.lower())]
             if not exact and len(by_id) == 1:
@@ -455,6 +457,17 @@ class Selection:
 def is_bundle_arg(arg: str) -> bool:
     """A path that exists (or looks like one) is a bundle; anything else is a library query."""
     return Path(arg).expanduser().exists() or "/" in arg or arg.startswith(".")
+
+
+def default_sim_preset() -> str:
+    """The preset `sim:` names; without the simulator built, the bare spec stands for it."""
+    from ssdlab.errors import EngineError
+    from ssdlab.targets.sim import simulator
+
+    try:
+        return simulator().default_preset()
+    except EngineError:
+        return ""
 
 
 # A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.

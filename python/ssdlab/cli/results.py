@@ -41,7 +41,12 @@ def bundle_or_run(given: Path, library: Library | None) -> Path:
     shows run ids): a path that exists is always a path."""
     if given.exists() or library is None or not is_run_id_prefix(str(given)):
         return given
-    return library.find_run(str(given)).bundle
+    run = library.find_run(str(given))
+    if run.state() != "ok":
+        gone = "was moved or deleted" if run.state() == "missing" else "now holds another run"
+        raise UsageError(f"run {run.run_id}'s bundle {run.bundle} {gone}; give the bundle's path, or "
+                         "`ssdlab library add` it where it is now")
+    return run.bundle
 
 
 @app.command()

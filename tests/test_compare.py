@@ -295,6 +295,18 @@ def test_drives_with_other_spare_areas_compare(tmp_path: Path) -> None:
     assert free[1] > 3 * free[0]  # the datacentre drive's spare area is there, and shown, not refused
 
 
+def test_spans_a_hair_apart_in_share_of_the_drive_compare(tmp_path: Path) -> None:
+    """QA: consistency on sim:?capacity_gib=16 spans 99.9967 % of the drive, with op=25 99.9943 %
+    (the span is whole MiB); compare refused the two as "Span as % of capacity: 100 vs 99.99"."""
+    entry = torture()
+    paths = [tmp_path / "a", tmp_path / "b"]
+    for path, capacity in zip(paths, (2 * 2**30 + 200 * 1024, 2 * 2**30 + 900 * 1024), strict=True):
+        run_entries(path, parse_target(f"fake:?capacity={capacity}"), FakeEngine(), [entry])
+    shares = [Bundle(p).load_run().tests[0].metrics["span_pct"] for p in paths]
+    assert shares[0] != shares[1] and f"{shares[0]:.4g}" != f"{shares[1]:.4g}"  # the case the rule met
+    assert not any(t.flagged for t in compare_bundles(paths).tests)
+
+
 def test_drives_with_and_without_fua_compare_in_the_write_cache_audit(tmp_path: Path) -> None:
     """What O_DSYNC becomes (a FUA write, or a write and a flush) is the drive's answer, which
     the audit compares drives on: shown in the table, never 'methods differ'."""

@@ -30,7 +30,7 @@ from ssdlab.bundle import TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
-from ssdlab.methods.metrics import BYTES, GB, MetricSet, MetricSpec
+from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size, is_number
 
@@ -43,7 +43,9 @@ from ssdlab.units import format_size, is_number
 # 3 (2026-11-25): a parameter the method gained after the run was recorded counts at its default.
 # 4 (2026-11-25): notes on how a run went (run ahead, preparation from the cache, a phase stopped at
 # steady state) leave the notes: a warm review ranked apart from a cold one of the same drive.
-RULES_VERSION = 4
+# 5 (2026-11-25): a percentage setting compares in whole percent: a consistency run on a 16 GiB drive
+# spans 99.9967 % of it, one with more spare area 99.9943 %, and the two were refused as unlike.
+RULES_VERSION = 5
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
@@ -120,6 +122,8 @@ def setting_value(spec: MetricSpec, value: Any, params: Mapping[str, Any], capac
         if asked is None or (is_number(asked) and size_bytes < REDUCED_BELOW * float(asked)):
             share = 100.0 * size_bytes / capacity_bytes if capacity_bytes else 0.0
             return "whole drive" if share >= WHOLE_DRIVE_PCT else f"{share:.0f} % of capacity"
+    if is_number(value) and spec.unit == PCT:  # a span's share of a drive moves with its size by a hair
+        return f"{float(value):.0f} %"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)

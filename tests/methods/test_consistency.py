@@ -162,7 +162,21 @@ def test_steady_state_verdict_on_known_answers(iops: list[float], runtime_s: int
     assert cliff.key == "cliff" and (cliff.outcome == "inconclusive") == (outcome != "yes")
     assert "20 %" in verdict.rule and "10 %" in verdict.rule and verdict.because
     if outcome == "inconclusive":
-        assert "60 s" in verdict.because and "400 s" in verdict.because
+        assert verdict.summary == "Too short to judge: figures are for the last 60 s, not steady state"
+        assert verdict.because == "the torture ran 60 s, 0 of the 5 rounds of 80 s the method needs to judge " \
+                                  "steady state"
+
+
+def test_too_short_to_judge_names_the_stretch_its_figures_cover() -> None:
+    """QA: with a 20 s window on a 60 s run the verdict said "figures are for the last 60 s … the
+    method judges a 20 s window of 5 rounds of 80 s"; the table beside it says "last 20 s"."""
+    test = get_test("consistency")
+    params = test.parse_params({"runtime_s": 60, "steady_window_s": 20})
+    metrics = test.analyze(params, parse_target(TARGET).info(), _torture([10_000.0] * 60))
+    verdict, _ = test.verdicts(params, metrics)
+    assert metrics["window_s"] == 20
+    assert verdict.summary == "Too short to judge: figures are for the last 20 s, not steady state"
+    assert "ran 60 s" in verdict.because and "20 s window" not in verdict.because
 
 
 def test_a_run_shorter_than_the_window_says_so_in_the_plan() -> None:

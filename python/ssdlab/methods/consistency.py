@@ -288,11 +288,14 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
     base = {"key": "steady_state", "question": "Did the drive reach steady state?", "rule": rule, "figures": figures}
     if not isinstance(runtime, int | float) or runtime < window or not isinstance(judged, int) \
             or judged < PTS_WINDOW_ROUNDS:
-        shown = f"{runtime:g} s" if isinstance(runtime, int | float) else "no data"
+        ran = f"{runtime:g} s" if isinstance(runtime, int | float) else "no data"
+        span = metrics.get("window_s")  # what the figures cover: the last window, or all of a shorter run
+        covered = f"{span:g} s" if isinstance(span, int | float) else ran
+        rounds = judged if isinstance(judged, int) else 0
         return Verdict(**base, outcome="inconclusive",
-                       summary=f"Too short to judge: figures are for the last {shown}, not steady state",
-                       because=f"the torture ran {shown}; the method judges a {window:g} s window of "
-                               f"{PTS_WINDOW_ROUNDS} rounds of {params.round_s:g} s")
+                       summary=f"Too short to judge: figures are for the last {covered}, not steady state",
+                       because=f"the torture ran {ran}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of "
+                               f"{params.round_s:g} s the method needs to judge steady state")
     if metrics.get("steady_attained"):
         return Verdict(**base, outcome="yes", summary=f"Steady state from {metrics.get('time_to_steady_s'):g} s",
                        because=f"range {metrics.get('steady_range_pct'):.1f} %, slope excursion "

@@ -310,13 +310,31 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
     if !paths.is_empty() {
         cfg = apply_paths(&cfg, &paths)?;
     }
+    // Both shrink the preset; applied one after the other they shrank it twice.
+    if specials.iter().any(|&(k, _)| k == "scale")
+        && specials.iter().any(|&(k, _)| k == "capacity_gib")
+    {
+        return Err(SimError::Config(
+            "give scale or capacity_gib, not both: each sets the drive's size".into(),
+        ));
+    }
     // Simple flags first, then capacity, then OP.
     for &(k, v) in &specials {
         match k {
             "heatsink" => cfg.thermal.heatsink = parse_bool(k, v)?,
             "plp" => cfg.buffer.plp = parse_bool(k, v)?,
             "write_cache" => cfg.buffer.write_cache = parse_bool(k, v)?,
-            "ambient_c" => cfg.thermal.ambient_c = parse_f64(k, v)?,
+            "ambient_c" => {
+                let c = parse_f64(k, v)?;
+                if !(AMBIENT_MIN_C..=AMBIENT_MAX_C).contains(&c) {
+                    return Err(bad(
+                        k,
+                        v,
+                        "a temperature from -40 to 85 °C (the industrial range drives are rated for)",
+                    ));
+                }
+                cfg.thermal.ambient_c = c;
+            }
             "fua_policy" => cfg.buffer.fua_policy = v.trim().to_string(),
             _ => {}
         }
@@ -365,6 +383,12 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
     validate(&cfg)?;
     Ok(cfg)
 }
+
+/// The ambient temperatures a drive can be run in: the industrial range (-40 to 85 °C) bounds
+/// the commercial 0 to 70 °C most client drives are rated for; beyond it the thermal model's
+/// constants mean nothing, and -300 °C is below absolute zero.
+const AMBIENT_MIN_C: f64 = -40.0;
+const AMBIENT_MAX_C: f64 = 85.0;
 
 fn bad(key: &str, value: &str, expect: &str) -> SimError {
     SimError::Config(format!("override '{key}={value}': expected {expect}"))

@@ -72,3 +72,37 @@ fn a_preset_throttles_under_steady_writes_when_their_power_implies_it() {
         );
     }
 }
+
+/// An ambient temperature outside the industrial range drives are rated for (-40 to 85 °C) is
+/// refused with the range, as other overrides are: -300 °C is below absolute zero, and at
+/// 1000 °C the drive simulated happily, only slower.
+#[test]
+fn ambient_outside_the_rated_range_is_refused() {
+    for bad in ["-300", "-41", "86", "1000"] {
+        let ov = [("ambient_c".to_string(), bad.to_string())];
+        let Err(err) = ssdsim::drive::Drive::new("sm951-nvme-256", &ov, 1) else {
+            panic!("ambient_c={bad} was accepted");
+        };
+        assert!(err.to_string().contains("from -40 to 85"), "{err}");
+    }
+    for ok in ["-40", "25", "85"] {
+        let ov = [("ambient_c".to_string(), ok.to_string())];
+        assert!(
+            ssdsim::drive::Drive::new("sm951-nvme-256", &ov, 1).is_ok(),
+            "{ok}"
+        );
+    }
+}
+
+/// `scale` and `capacity_gib` each set the drive's size; given together they shrank it twice.
+#[test]
+fn scale_and_capacity_together_are_refused() {
+    let ov = [
+        ("capacity_gib".to_string(), "16".to_string()),
+        ("scale".to_string(), "0.5".to_string()),
+    ];
+    let Err(err) = ssdsim::drive::Drive::new("sm951-nvme-256", &ov, 1) else {
+        panic!("scale and capacity_gib together were accepted");
+    };
+    assert!(err.to_string().contains("not both"), "{err}");
+}

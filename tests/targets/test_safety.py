@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -129,6 +131,26 @@ def test_really_mounted_loop_is_refused(mounted_loop: tuple[str, Path]) -> None:
     with pytest.raises(SafetyError, match=f"mounted at {mount_point}"):
         target.authorize_writes(destroy=True, confirmed_serial=name)
     assert not target.writes_authorized()
+
+
+@pytest.mark.root
+def test_a_loop_on_a_mounted_device_or_its_backing_file_is_refused(mounted_loop: tuple[str, Path],
+                                                                   tmp_path: Path) -> None:
+    """QA: a loop device stacked on a mounted loop (or a second loop on the mounted image's file)
+    was "writable", and a run with --destroy wrote into the mounted ext4 below it."""
+    from loop_helpers import attached_loop
+
+    name, mount_point = mounted_loop
+    backing = Path(BlockTarget.from_spec(f"/dev/{name}").info().extra["backing_file"])
+    with attached_loop(Path(f"/dev/{name}"), size_bytes=None) as stacked, \
+            attached_loop(backing, size_bytes=None) as twin:
+        for device, says in ((stacked, f"writes to {name}, which is in use ({name} is mounted at {mount_point}"),
+                             (twin, f"{backing} backs {name}")):
+            target = BlockTarget.from_spec(device)
+            assert not target.info().safety.writable, device
+            with pytest.raises(SafetyError, match=re.escape(says)):
+                target.authorize_writes(destroy=True, confirmed_serial=Path(device).name)
+            assert not target.writes_authorized()
 
 
 @pytest.mark.root

@@ -40,7 +40,7 @@ def members_of(root: SysRoot, name: str) -> list[str]:
     return [name, *partitions_of(root, name)]
 
 
-def safety_state(root: SysRoot, name: str) -> SafetyState:
+def safety_state(root: SysRoot, name: str, depth: int = 0) -> SafetyState:
     members = members_of(root, name)
     holders = holders_of(root, members)
     involved = set(members) | set(holders)
@@ -67,10 +67,33 @@ def safety_state(root: SysRoot, name: str) -> SafetyState:
         reasons.append(f"held by {', '.join(holders)} (md/dm/LVM)")
     if root_device:
         reasons.append("backs the root file system")
+    reasons += loop_reasons(root, disk_of(root, name), depth)
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),
         holders=tuple(holders), swap=swap, root_device=root_device,
     )
+
+
+# Loop devices stacked on loop devices: deeper than this is refused rather than followed.
+MAX_LOOP_DEPTH = 8
+
+
+def loop_reasons(root: SysRoot, disk: str, depth: int) -> list[str]:
+    """Why a loop device is in use through what it writes to: a block device in use (a loop on
+    a mounted loop writes into the mounted file system), or a backing file in use, which
+    includes a file another loop device also maps. Empty for anything that is not a loop."""
+    backing = read_attr(root.block(disk) / "loop" / "backing_file")
+    if not backing:
+        return []
+    backing = backing.removesuffix(" (deleted)")
+    if depth >= MAX_LOOP_DEPTH:
+        return [f"{disk} writes through {MAX_LOOP_DEPTH} stacked loop devices"]
+    below = dev_name(root, backing)
+    if below is not None:  # a loop on a block device: that device's state is this one's
+        state = safety_state(root, below, depth + 1)
+        return [f"{disk} writes to {below}, which is in use ({'; '.join(state.reasons)})"] if state.reasons else []
+    # The file's other users: swap, another loop device mapping it, a process writing it.
+    return [r for r in file_in_use(root, Path(backing)) if f" backs {disk} " not in r]
 
 
 def file_in_use(root: SysRoot, path: Path) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 import subprocess
 from collections.abc import Callable
 from pathlib import Path

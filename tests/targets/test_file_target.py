@@ -149,3 +149,17 @@ def test_an_allocation_that_fails_anyway_gives_its_blocks_back(mounted_loop: tup
     assert not (mount_point / "new.dat").exists()
     assert grown.path.stat().st_size == MIB
     assert free_bytes(mount_point) >= before - 64 * 1024  # a few metadata blocks at most
+
+
+@pytest.mark.parametrize("path", ["/tmp/x\nfilename=/dev/loop0", "/tmp/${X}", "/tmp/$HOME.img", "/tmp/a\tb",
+                                  "/tmp/a\x00b", "/tmp/a\u2028b"])
+def test_a_path_fios_job_file_would_misread_is_refused(path: str) -> None:
+    """QA: a newline in the path put a second filename= (a block device) in the fio job, and fio
+    expanded ${X} in it; both wrote to /dev/loop0 without --destroy."""
+    with pytest.raises(UsageError, match=r"^file target: the path holds .*; give a path without it$"):
+        FileTarget.from_spec(f"file:{path}?size=32m")
+
+
+def test_paths_with_spaces_brackets_colons_and_accents_still_work(tmp_path: Path) -> None:
+    target = FileTarget.from_spec(f"file:{tmp_path}/a b[1]:é.img?size=32m")
+    assert target.fio_filename.endswith("a b[1]:é.img")

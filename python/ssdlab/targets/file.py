@@ -64,6 +64,18 @@ def file_safety(refusal: str | None) -> SafetyState:
     return SafetyState() if refusal is None else SafetyState(writable=False, reasons=(refusal,))
 
 
+def check_job_safe(raw_path: str) -> None:
+    """Refuse a path fio's job file would read as something else: a line break ends the
+    filename= line (the next line may name a device), and fio expands $VAR, ${VAR} and its own
+    $pagesize-style keywords in job files, so `${X}` could point it anywhere (fio's HOWTO,
+    "Environment variables"). Other unprintable characters cannot be shown in a message either."""
+    bad = next((c for c in raw_path if c == "$" or not c.isprintable()), None)
+    if bad is not None:
+        shown = "'$'" if bad == "$" else repr(bad)
+        raise UsageError(f"file target: the path holds {shown}, which fio's job files would read as something "
+                         "else (a new line, a variable); give a path without it")
+
+
 @dataclass
 class FileTarget(Target):
     spec: str
@@ -81,6 +93,7 @@ class FileTarget(Target):
             raise UsageError(f"file target: unknown option {sorted(unknown)[0]!r}; the only option is size=")
         if not raw_path:
             raise UsageError("file target: give a path, e.g. file:/mnt/scratch/ssdlab.dat?size=4g")
+        check_job_safe(raw_path)
         size = parse_size(options.get("size", "1g"))
         if size < MIB:
             raise UsageError("file target: size must be at least 1m (one MiB)")

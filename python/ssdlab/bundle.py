@@ -12,6 +12,7 @@ Every write is atomic (temp file + rename), so an interrupted run keeps what it 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import fcntl
 import io
@@ -360,8 +361,10 @@ class BundleLock:
     def __init__(self, path: Path) -> None:
         self.path = path / LOCK_FILE
         self.fd: int | None = None
+        self.made = False
 
     def __enter__(self) -> BundleLock:
+        self.made = not self.path.parent.exists()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
@@ -382,6 +385,12 @@ class BundleLock:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+        if self.made and not (self.path.parent / RUN_FILE).exists():
+            # A run refused before it wrote anything (a target in use, a bad option) leaves no
+            # empty folder behind, which the next run's -o would then call an existing bundle.
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+                self.path.parent.rmdir()  # only if nothing else is in it
 
 
 def _holder_text(fd: int) -> str:

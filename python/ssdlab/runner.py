@@ -44,7 +44,7 @@ from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObs
 from ssdlab.runahead import RunAhead
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import MeasuredRates, Target
+from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
 
 
 @runtime_checkable
@@ -202,7 +202,15 @@ class Runner:
         self.restore_drive(record)
         pending = self.pending(record)
         self.authorize(record, pending)
-        self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
+        locks = TargetLocks(self.target.spec)
+        try:
+            locks.take(self.target.exclusive_paths())  # before anything is built or written
+            self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
+            locks.take(self.target.exclusive_paths())  # a scratch file prepare just made
+        except BaseException:
+            locks.close()
+            self.target.release()
+            raise
         ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
         ended = False
         try:
@@ -222,6 +230,7 @@ class Runner:
             if ahead is not None:
                 ahead.close(wait_store=ended)
             self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
+            locks.close()
         status = "complete" if any(_measured(t) for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})

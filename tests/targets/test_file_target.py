@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -163,3 +164,32 @@ def test_a_path_fios_job_file_would_misread_is_refused(path: str) -> None:
 def test_paths_with_spaces_brackets_colons_and_accents_still_work(tmp_path: Path) -> None:
     target = FileTarget.from_spec(f"file:{tmp_path}/a b[1]:é.img?size=32m")
     assert target.fio_filename.endswith("a b[1]:é.img")
+
+
+def test_two_runs_on_one_target_are_refused_not_mixed(tmp_path: Path, cli: Callable[..., Any]) -> None:
+    """QA: a second `ssdlab run` on a file (or device) another run was measuring ran to its end,
+    each run measuring the other's I/O; refused only if fio happened to hold it open for writing."""
+    import fcntl
+
+    from ssdlab.errors import TargetError
+    from ssdlab.targets.base import TargetLocks
+
+    scratch = tmp_path / "scratch.img"
+    first, second = TargetLocks("file:x"), TargetLocks("file:x")
+    first.take((scratch, tmp_path))  # a path not there yet is skipped; a directory node locks too
+    with pytest.raises(TargetError, match=r"another ssdlab run is using .*; wait for it to end"):
+        second.take((tmp_path,))
+    first.close()
+    second.take((tmp_path,))  # free again once the first run ends
+    second.close()
+
+    spec = f"file:{scratch}?size=32m"
+    scratch.write_bytes(b"")
+    with scratch.open("rb") as held:  # another run holds the target: as its runner does
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        refused = cli("run", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=16m",
+                      "-t", spec, "-o", str(tmp_path / "two"), "--no-library", "--no-report", "--destroy",
+                      f"--yes={scratch}")
+    assert refused.code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert f"another ssdlab run is using {scratch}" in refused.stderr
+    assert not (tmp_path / "two").exists()  # a refused run leaves no empty bundle folder behind

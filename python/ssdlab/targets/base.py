@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -105,6 +108,11 @@ class Target(ABC):
         """Why writing is refused whatever the flags (the target is in use), else None."""
         return None
 
+    def exclusive_paths(self) -> tuple[Path, ...]:
+        """What one run at a time may use: the file or devices its I/O goes to (none for
+        targets that live in this process)."""
+        return ()
+
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Raise SafetyError unless writing is allowed (docs/safety.md). Files and sims: always.
 
@@ -138,3 +146,39 @@ def confirm_by_name(spec: str, what: str, token: str, destroy: bool, confirmed: 
         raise SafetyError(f"{spec}: confirm with --yes={token}")
     if confirmed.strip() not in (token, *also):
         raise SafetyError(f"{spec}: --yes={confirmed.strip()!r} does not match {token!r}")
+
+
+class TargetLocks:
+    """Advisory locks (flock) on a target's file or device nodes for the life of a run: two
+    runs on one drive at once each measure the other's I/O and change each other's drive state.
+    flock on the node binds every process that asks, whatever path it came by (a
+    /dev/disk/by-id link opens the same node); fio's own I/O is not held up by it."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.held: dict[Path, int] = {}
+
+    def take(self, paths: tuple[Path, ...]) -> None:
+        """Lock each path not yet held that exists (a scratch file is locked once created), or
+        refuse, releasing nothing already held (close() does that)."""
+        for path in paths:
+            if path in self.held:
+                continue
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            except OSError as err:
+                raise TargetError(f"{self.spec}: cannot open {path} ({err.strerror})") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise TargetError(f"{self.spec}: another ssdlab run is using {path}; wait for it to end (two "
+                                  "runs at once would each measure the other's I/O)") from None
+            self.held[path] = fd
+
+    def close(self) -> None:
+        for fd in self.held.values():
+            os.close(fd)
+        self.held.clear()

@@ -77,6 +77,9 @@ class BlockTarget(Target):
             extra={"kernel_name": self.name, "disk": facts.disk, **facts.extra},
         )
 
+    def exclusive_paths(self) -> tuple[Path, ...]:
+        return (self.device_path,)
+
     def prepare(self) -> None:
         if not self.device_path.exists():
             raise TargetError(f"{self.spec}: device {self.device_path} has gone away")

@@ -104,6 +104,9 @@ class FileTarget(Target):
     def fio_filename(self) -> str:
         return str(self.path)
 
+    def exclusive_paths(self) -> tuple[Path, ...]:
+        return (self.path,)
+
     def check(self) -> None:
         """Refuse anything that is not (or could not become) our own regular file."""
         if not self.path.parent.is_dir():

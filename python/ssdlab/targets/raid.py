@@ -176,6 +176,9 @@ class Raid0Target(Target):
 
     # ---- build and tear down ------------------------------------------------------------
 
+    def exclusive_paths(self) -> tuple[Path, ...]:
+        return tuple(m.device_path for m in self.members)
+
     def prepare(self) -> None:
         if self._md is not None:
             return

@@ -153,6 +153,25 @@ def test_a_loop_on_a_mounted_device_or_its_backing_file_is_refused(mounted_loop:
 
 
 @pytest.mark.root
+def test_a_read_only_device_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """QA: a read-only loop device (losetup -r) was "writable"; a run measured nothing, failed in
+    fio with "Operation not permitted" and offered a resume that could not succeed."""
+    import subprocess
+
+    backing = tmp_path / "ro.img"
+    backing.write_bytes(b"\0" * (8 << 20))
+    device = subprocess.run(["losetup", "-r", "--find", "--show", str(backing)], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    try:
+        target = BlockTarget.from_spec(device)
+        assert not target.info().safety.writable
+        with pytest.raises(SafetyError, match="is read-only"):
+            target.authorize_writes(destroy=True, confirmed_serial=Path(device).name)
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+@pytest.mark.root
 def test_unmounted_loop_needs_destroy_then_name(loop_device: tuple[str, Path]) -> None:
     name, backing = loop_device
     target = BlockTarget.from_spec(f"/dev/{name}")

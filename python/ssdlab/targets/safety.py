@@ -67,6 +67,8 @@ def safety_state(root: SysRoot, name: str, depth: int = 0) -> SafetyState:
         reasons.append(f"held by {', '.join(holders)} (md/dm/LVM)")
     if root_device:
         reasons.append("backs the root file system")
+    if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
+        reasons.append(f"{name} is read-only (its ro flag is set)")
     reasons += loop_reasons(root, disk_of(root, name), depth)
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),

@@ -9,7 +9,7 @@ from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import EngineError, Interrupted
 from ssdlab.measurement import Measurement
-from ssdlab.runner import NullObserver, Runner, new_record
+from ssdlab.runner import NullObserver, Runner, new_record, run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target
 from ssdlab.workload import Workload
@@ -92,3 +92,27 @@ def test_the_eta_times_fills_at_the_rate_measured_on_the_device(tmp_path: Path, 
     fill = [a.name for a in measured.plan.actions].index("fill-p1")
     assert measured.estimates_s[fill] == pytest.approx(fake_target.info().capacity_bytes / 2e9)
     assert guessed.estimates_s[fill] == pytest.approx(fake_target.info().capacity_bytes / 1.5e9)  # NVMe
+
+
+def test_a_device_put_in_use_between_tests_stops_the_run_and_the_bundle_says_why(tmp_path: Path) -> None:
+    """QA: a device mounted between two tests was refused (right), but run.json stayed "running"
+    with no error and the message had no resume hint."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.errors import SafetyError
+    from ssdlab.targets.fake import FakeTarget
+
+    class MountedLater(FakeTarget):
+        asked = 0
+
+        def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
+            type(self).asked += 1
+            if type(self).asked > 2:  # the run's own check, the first test's; then it is mounted
+                raise SafetyError(f"{self.spec} is in use (fake0 is mounted at /mnt)")
+
+    entries = [SuiteEntry(name=t, test=t, params={"runtime_s": 1}) for t in ("mixed-random", "iometer-mixed")]
+    with pytest.raises(SafetyError) as refused:
+        run_entries(tmp_path / "b", MountedLater.from_spec("fake:?capacity=2g"), FakeEngine(), entries)
+    assert "iometer-mixed: " in str(refused.value) and "resume with `ssdlab run --resume" in str(refused.value)
+    record = Bundle(tmp_path / "b").load_run()
+    assert record.status == "interrupted" and "mounted at /mnt" in (record.error or "")
+    assert [t.status for t in record.tests] == ["complete", "pending"]

@@ -26,7 +26,16 @@ from ssdlab.bundle import (
     utc_now,
 )
 from ssdlab.engines.base import Engine, RunContext
-from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, Stopped, stop_reason
+from ssdlab.errors import (
+    BundleError,
+    EngineError,
+    InternalError,
+    Interrupted,
+    SafetyError,
+    SsdlabError,
+    Stopped,
+    stop_reason,
+)
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
@@ -270,7 +279,11 @@ class Runner:
         test = get_test(test_record.test)
         params = test.parse_params(test_record.params)
         if pending.plan.destructive:  # again, fresh: a device may have been mounted since
-            self.authorize(record, [pending])
+            try:
+                self.authorize(record, [pending])
+            except SafetyError as err:  # the run stops before this test; the bundle says why
+                self.bundle.write_run(record.model_copy(update={"status": "interrupted", "error": str(err)}))
+                raise SafetyError(f"{pending.name}: {err}; {self._resume_hint('')} once it is free") from None
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
         if self.exact == pending.name:

@@ -50,6 +50,11 @@ class Stopped(KeyboardInterrupt):
         super().__init__(f"{(signal.strsignal(signum) or name).lower()} ({name})")
 
 
+class Cancelled(KeyboardInterrupt):
+    """Stops the run-ahead's second runner (runahead.py) when the user stops the run: raised
+    from its observer, it ends that runner as Ctrl-C would, and is told as Ctrl-C is."""
+
+
 def stop_reason(error: BaseException) -> str:
     """How a stop is told in a bundle and a message: the signal that sent it, else Ctrl-C."""
     return str(error) if isinstance(error, Stopped) else "interrupted by the user"

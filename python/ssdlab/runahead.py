@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, RAN_AHEAD_NOTE, Bundle, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, ProgressUpdate
-from ssdlab.errors import BundleError, Interrupted
+from ssdlab.errors import BundleError, Cancelled, Interrupted
 from ssdlab.host import meminfo_bytes
 from ssdlab.methods.base import Action
 from ssdlab.run_events import PendingTest, RunObserver
@@ -49,10 +49,6 @@ class RunsAhead(Protocol):
                     ) -> threading.Thread | None: ...
     def cached_twin(self, target: Target, key: str) -> Target | None: ...
     def has_cached(self, key: str) -> bool: ...
-
-
-class Cancelled(KeyboardInterrupt):
-    """Stops the second runner: raised from its observer, it ends the run as Ctrl-C would."""
 
 
 _DONE = ("done", ())

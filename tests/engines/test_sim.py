@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ssdlab.engines.base import ProgressUpdate, RunContext
-from ssdlab.errors import Stopped, UsageError
+from ssdlab.errors import Cancelled, Stopped, UsageError
 from ssdlab.steps import Idle, Purge
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Workload
@@ -81,6 +81,7 @@ def test_steps_purge_and_idle(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("stop_with", "said"), [
     (KeyboardInterrupt(), "interrupted by the user"),
     (Stopped(15), "terminated (SIGTERM)"),  # the CLI's SIGTERM handler raises this: name the signal
+    (Cancelled(), "interrupted by the user"),  # QA: the run-ahead half stopped with the run said "Cancelled"
 ])
 def test_interrupt_returns_partial_measurement(tmp_path: Path, stop_with: BaseException, said: str) -> None:
     target = parse_target(SMALL)

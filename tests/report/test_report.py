@@ -332,3 +332,17 @@ def test_a_shared_start_is_told_only_of_a_test_that_ran() -> None:
     assert any(n.startswith("Started from the drive as consistency left it") for n in status_notes(ran))
     pending = ran.model_copy(update={"status": "pending"})
     assert status_notes(pending) == ("Not run: the run stopped before this test started.",)
+
+
+def test_the_quick_caption_names_the_region_it_used_not_the_one_asked_for(tmp_path: Path) -> None:
+    """QA: `quick -p runs=1 -p size_bytes=1t` on a 16 GiB drive said "runs 1 times … over a 1 TiB
+    test region" beside the note that the region was reduced."""
+    from report_bundles import make_bundle
+
+    from ssdlab.suites import SuiteEntry
+
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 1, "size_bytes": "1t"})
+    bundle = Bundle(make_bundle(tmp_path / "b", (entry,), spec="fake:?capacity=2g"))
+    section = build_section(bundle, bundle.load_run().test("quick"))
+    assert "runs once for 1 s over a 2 GiB test region" in section.caption, section.caption
+    assert any("test region reduced to 2048 MiB" in n for n in section.notes)

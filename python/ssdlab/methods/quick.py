@@ -100,6 +100,13 @@ def quick_specs(entry: CdmEntry, direction: str) -> list[MetricSpec]:
     ]
 
 
+def region_bytes(params: QuickParams, capacity_bytes: int) -> int:
+    """The test region the entries use: size_bytes, cut to what the target has past the offset,
+    in whole MiB."""
+    size = min(params.size_bytes, capacity_bytes - params.offset_bytes)
+    return size - size % MIB
+
+
 class QuickTest(MethodTest[QuickParams]):
     name = "quick"
     title = "Quick benchmark (CrystalDiskMark-style)"
@@ -107,8 +114,7 @@ class QuickTest(MethodTest[QuickParams]):
     params_model = QuickParams
 
     def plan(self, params: QuickParams, target: TargetInfo) -> TestPlan:
-        size = min(params.size_bytes, target.capacity_bytes - params.offset_bytes)
-        size -= size % MIB
+        size = region_bytes(params, target.capacity_bytes)
         notes: list[str] = []
         if size < params.size_bytes:
             notes.append(f"test region reduced to {size // MIB} MiB: the target is smaller")

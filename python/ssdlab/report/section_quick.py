@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods.quick import NVME, STANDARD, CdmEntry
+from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, format_value, method_view
 from ssdlab.report.formatting import MISSING, human_size
@@ -50,12 +50,14 @@ def mb_s_rows(view: MethodView) -> list[Row]:
              "mb_s": value} for spec, value in view.numbers(rate="mb_s")]
 
 
-def quick_caption(view: MethodView) -> str:
+def quick_caption(view: MethodView, capacity_bytes: int) -> str:
     p = view.params
     pick = "best run" if p.aggregate == "best" else "mean of the runs"
+    times = "once" if p.runs == 1 else f"{p.runs} times"
     return (
-        f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {p.runs} times for {p.runtime_s:g} s "
-        f"over a {human_size(p.size_bytes)} test region that was written once beforehand, reads first, then "
+        f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {times} for {p.runtime_s:g} s "
+        f"over a {human_size(region_bytes(p, capacity_bytes))} test region that was written once beforehand, "
+        "reads first, then "
         f"writes; incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, "
         "Tn = threads."
     )
@@ -74,7 +76,8 @@ def quick_section(bundle: Bundle, record: TestRecord) -> Section:
         figures.append(Figure(f"{record.name}-mb-s", "Throughput per entry: read vs write", chart,
                               "Grouped bars: MB/s (decimal) per CrystalDiskMark entry, read and write."))
     tables = [quick_table(view)] if record.metrics else []
-    return Section(key=record.name, title=section_title(record), caption=quick_caption(view),
+    caption = quick_caption(view, bundle.load_run().target.capacity_bytes)
+    return Section(key=record.name, title=section_title(record), caption=caption,
                    status=record.status, tables=tables, figures=figures, notes=status_notes(record))
 
 

@@ -145,3 +145,23 @@ def test_an_offset_off_the_targets_logical_blocks_is_refused_before_anything_run
         plan_run([quick], {}, target.info())
     aligned = SuiteEntry(name="quick", test="quick", params={"offset_bytes": "1m"})
     assert plan_run([aligned], {}, target.info())
+
+
+@pytest.mark.parametrize(("transport", "refused"), [("loop", True), ("virtio", True), (None, True),
+                                                    ("nvme", False), ("sata", False)])
+def test_a_cache_switch_the_drive_cannot_do_is_refused_before_anything_runs(transport: str | None,
+                                                                           refused: bool) -> None:
+    """QA: write-cache-ab on a loop device measured two workloads, then failed at the switch;
+    the resume it offered failed the same way."""
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import get_test
+    from ssdlab.planning import check_cache_switch
+
+    target = info("block", transport)
+    test = get_test("write-cache-ab")
+    plan = test.plan(test.parse_params({"runtime_s": 2, "span_bytes": "64m"}), target)
+    if refused:
+        with pytest.raises(UsageError, match="switching the volatile write cache needs an NVMe drive"):
+            check_cache_switch(target, "write-cache-ab", plan)
+    else:
+        check_cache_switch(target, "write-cache-ab", plan)

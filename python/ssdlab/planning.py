@@ -18,7 +18,7 @@ from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
 from ssdlab.methods import get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
-from ssdlab.steps import Idle, Purge
+from ssdlab.steps import Idle, Purge, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 
@@ -109,6 +109,19 @@ def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) ->
     if missing:
         raise UsageError(f"test {name}: the {engine.name} engine cannot do {', '.join(missing)} "
                          f"on {info.spec}; change the test's parameters or the target")
+    check_cache_switch(info, name, plan)
+
+
+def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
+    """A drive whose write cache ssdlab cannot switch (a loop device, a virtual disk) fails a
+    test that switches it halfway, and its resume the same way: refuse it here instead."""
+    from ssdlab.trace.writecache import can_switch
+
+    if info.kind == "block" and any(isinstance(a, SetWriteCache) for a in plan.actions) \
+            and not can_switch(info.transport):
+        raise UsageError(f"test {name}: switching the volatile write cache needs an NVMe drive (nvme-cli) or a SATA "
+                         f"drive (hdparm); {info.spec} is on {info.transport or 'an unknown transport'}; run the "
+                         "test on such a drive, or on sim:")
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:

@@ -75,10 +75,19 @@ class CacheTool:
         return parse_nvme_vwc(text) if self.nvme else parse_hdparm_w(text)
 
 
+SATA_TRANSPORTS = ("sata", "ata", "ahci")
+
+
+def can_switch(transport: str | None) -> bool:
+    """Whether ssdlab knows how to switch the volatile write cache of a drive on this transport
+    (planning refuses a test that needs it on another, before anything runs)."""
+    return transport == "nvme" or transport in SATA_TRANSPORTS
+
+
 def cache_tool(device: str, transport: str | None) -> CacheTool:
     if transport == "nvme":
         return CacheTool(device, nvme=True)
-    if transport in ("sata", "ata", "ahci"):
+    if transport in SATA_TRANSPORTS:
         return CacheTool(device, nvme=False)
     raise EngineError(f"{device}: no known way to switch the volatile write cache of a {transport or 'unknown'} "
                       "device (NVMe: nvme-cli, SATA: hdparm)")

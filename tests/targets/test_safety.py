@@ -195,6 +195,22 @@ def test_write_cache_view_of_a_real_loop_device(loop_device: tuple[str, Path]) -
 
 
 @pytest.mark.root
+def test_plan_says_which_confirmation_run_will_need(loop_device: tuple[str, Path], cli: Callable[..., Any],
+                                                   tmp_path: Path) -> None:
+    """QA: docs/safety.md rule 4 says plan tells when run would refuse; plan said nothing of the
+    --destroy a device (or a file ssdlab did not create) needs, only of a device in use."""
+    name, _ = loop_device
+    plan = cli("plan", f"/dev/{name}", "--test", "quick")
+    assert plan.code == 0 and f"run needs --destroy --yes={name}: these tests write to it" in plan.stdout
+    assert "run needs" not in cli("plan", f"/dev/{name}", "--test", "linear-read").stdout
+    foreign = tmp_path / "theirs.img"
+    foreign.write_bytes(b"x")
+    shown = cli("plan", f"file:{foreign}?size=32m", "--test", "quick").stdout
+    assert f"run needs --destroy --yes={foreign}" in shown
+    assert "run needs" not in cli("plan", f"file:{tmp_path / 'ours.img'}?size=32m", "--test", "quick").stdout
+
+
+@pytest.mark.root
 def test_plan_says_up_front_what_run_would_refuse_and_reads_still_run(
     mounted_loop: tuple[str, Path], cli: Callable[..., Any], tmp_path: Path,
 ) -> None:

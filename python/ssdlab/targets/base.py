@@ -108,6 +108,11 @@ class Target(ABC):
         """Why writing is refused whatever the flags (the target is in use), else None."""
         return None
 
+    def confirmation(self) -> str | None:
+        """The flags `run` needs to write this target (docs/safety.md), for `plan` to say up
+        front; None when writing needs none (a scratch file ssdlab made, a simulated drive)."""
+        return None
+
     def exclusive_paths(self) -> tuple[Path, ...]:
         """What one run at a time may use: the file or devices its I/O goes to (none for
         targets that live in this process)."""

@@ -179,6 +179,9 @@ class Raid0Target(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return tuple(m.device_path for m in self.members)
 
+    def confirmation(self) -> str | None:
+        return f"--destroy --yes={','.join(m.confirmation_token() for m in self.members)}"
+
     def prepare(self) -> None:
         if self._md is not None:
             return

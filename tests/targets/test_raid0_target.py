@@ -141,3 +141,11 @@ def test_spec_parsing() -> None:
     for bad in ("raid0:/dev/null", "raid0:/dev/null,/dev/null", "raid0:/dev/a,/dev/b?level=1"):
         with pytest.raises(UsageError):
             parse_target(bad)
+
+
+def test_a_mixed_array_counts_each_model(tmp_path: Path) -> None:
+    """QA: a mixed pair read "md RAID-0 2x A + B", which reads as three drives."""
+    target, _ = array(tmp_path)
+    models = [m.info().model for m in target.members]
+    assert models[0] != models[1]
+    assert target.info().model == "md RAID-0 " + " + ".join(f"1x {m}" for m in sorted(models))

@@ -452,15 +452,22 @@ impl Array {
     }
 }
 
-/// "md RAID-0 2x MODEL", or "md RAID-0 2x A + B" for unlike members (each model once, sorted),
-/// as the real md RAID-0 target names its arrays (python/ssdlab/targets/raid.py): naming a mixed
-/// array after its first member would hide the others. Transport and link stay the first
-/// member's, as there too.
+/// "md RAID-0 2x MODEL", or "md RAID-0 1x A + 1x B" for unlike members (each model with its
+/// count, sorted), as the real md RAID-0 target names its arrays (python/ssdlab/targets/raid.py):
+/// naming a mixed array after its first member would hide the others, and "2x A + B" read as
+/// three drives. Transport and link stay the first member's, as there too.
 fn array_model(members: &[Identity]) -> String {
     let mut models: Vec<&str> = members.iter().map(|m| m.model.as_str()).collect();
     models.sort_unstable();
-    models.dedup();
-    format!("md RAID-0 {}x {}", members.len(), models.join(" + "))
+    let mut counted: Vec<(usize, &str)> = Vec::new();
+    for model in models {
+        match counted.last_mut() {
+            Some((n, last)) if *last == model => *n += 1,
+            _ => counted.push((1, model)),
+        }
+    }
+    let parts: Vec<String> = counted.iter().map(|(n, m)| format!("{n}x {m}")).collect();
+    format!("md RAID-0 {}", parts.join(" + "))
 }
 
 #[cfg(test)]

@@ -121,8 +121,9 @@ fn a_mixed_array_names_both_models() {
     let presets = ["840evo-250".to_string(), "sm951-nvme-256".to_string()];
     let mixed = Array::new(&presets, &[], 1, 128 * KIB).expect("array builds");
     let model = mixed.identity().model;
-    assert!(
-        model.starts_with("md RAID-0 2x ") && model.contains("840 EVO") && model.contains(" + "),
-        "{model}"
+    // Each model with its count: "2x A + B" read as three drives (QA).
+    assert_eq!(
+        model,
+        "md RAID-0 1x SAMSUNG MZVPV256HDGL-00000 + 1x Samsung SSD 840 EVO 250GB mSATA"
     );
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,10 +161,11 @@ class Raid0Target(Target):
         per_member = min(i.capacity_bytes for i in infos) // (self.chunk_kib * 1024) * (self.chunk_kib * 1024)
         capacity = self._md.info().capacity_bytes if self._md is not None else per_member * len(infos)
         first = infos[0]
-        models = sorted({i.model or "?" for i in infos})
+        counts = Counter(i.model or "?" for i in infos)  # "2x A + B" read as three drives: each model counted
+        model = " + ".join(f"{counts[m]}x {m}" for m in sorted(counts))
         return first.model_copy(update={
             "spec": self.spec, "path": self.md_path if self._md is not None else None,
-            "model": f"md RAID-0 {len(infos)}x {' + '.join(models)}",
+            "model": f"md RAID-0 {model}",
             "serial": ",".join(m.confirmation_token() for m in self.members),
             "capacity_bytes": capacity, "safety": self.safety(), "io_warning": None,
             "extra": {"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,

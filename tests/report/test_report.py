@@ -346,3 +346,14 @@ def test_the_quick_caption_names_the_region_it_used_not_the_one_asked_for(tmp_pa
     section = build_section(bundle, bundle.load_run().test("quick"))
     assert "runs once for 1 s over a 2 GiB test region" in section.caption, section.caption
     assert any("test region reduced to 2048 MiB" in n for n in section.notes)
+
+
+@pytest.mark.parametrize(("text", "said"), [("16 GiB", "a 16 GiB"), ("8.0 GiB", "an 8.0 GiB"), ("11 GiB", "an 11 GiB"),
+                                            ("18 GiB", "an 18 GiB"), ("110 GiB", "a 110 GiB"),
+                                            ("11,000 MiB", "an 11,000 MiB"), ("1.5 GiB", "a 1.5 GiB"),
+                                            ("800 MiB", "an 800 MiB"), ("NVMe drive", "an NVMe drive")])
+def test_captions_say_a_or_an_as_a_reader_would(text: str, said: str) -> None:
+    """QA: "over a 8.0 GiB region"."""
+    from ssdlab.report.formatting import with_article
+
+    assert with_article(text) == said

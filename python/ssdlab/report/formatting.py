@@ -145,3 +145,15 @@ def format_bytes_decimal(size_bytes: int | None) -> str:
     if size_bytes is None:
         return MISSING
     return f"{decimal_capacity(size_bytes)} ({size_bytes / 2**30:,.1f} GiB, {size_bytes:,} bytes)"
+
+
+def with_article(text: str) -> str:
+    """'a 16 GiB', 'an 8.0 GiB', 'an 11 GiB', 'an NVMe': the article a reader says before it."""
+    digits = re.match(r"[\d,]+", text)
+    if digits:
+        whole = digits.group().replace(",", "")
+        # eight…, and eleven / eighteen (also as thousands: 11,000) start with a vowel sound
+        vowel = whole.startswith("8") or (whole[:2] in ("11", "18") and len(whole) % 3 == 2)
+    else:
+        vowel = text[:1].lower() in ("a", "e", "i", "o", "u") or text[:2] in ("NV", "MB", "SS", "HD", "FU")
+    return f"{'an' if vowel else 'a'} {text}"

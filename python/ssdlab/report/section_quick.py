@@ -6,7 +6,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, format_value, method_view
-from ssdlab.report.formatting import MISSING, human_size
+from ssdlab.report.formatting import MISSING, human_size, with_article
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
@@ -56,7 +56,8 @@ def quick_caption(view: MethodView, capacity_bytes: int) -> str:
     times = "once" if p.runs == 1 else f"{p.runs} times"
     return (
         f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {times} for {p.runtime_s:g} s "
-        f"over a {human_size(region_bytes(p, capacity_bytes))} test region that was written once beforehand, "
+        f"over {with_article(human_size(region_bytes(p, capacity_bytes)))} test region that was written once "
+        "beforehand, "
         "reads first, then "
         f"writes; incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, "
         "Tn = threads."

@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.formatting import human_size
+from ssdlab.report.formatting import human_size, with_article
 from ssdlab.report.section_generic import (
     measured,
     metrics_tables,
@@ -60,7 +60,7 @@ def qd_figures(view: MethodView) -> list[Figure]:
     rows, p, name = qd_rows(view), view.params, view.record.name
     span = human_size(int(view.number("span_bytes") or p.span_bytes))
     qds = ", ".join(str(q) for q in p.queue_depths)
-    how = f"at QD {qds}, {p.runtime_s:g} s per point, over a {span} region written beforehand"
+    how = f"at QD {qds}, {p.runtime_s:g} s per point, over {with_article(span)} region written beforehand"
     return [
         Figure(f"{name}-random", f"{block_text(p.random_block_bytes)} random IOPS by queue depth",
                qd_bars(rows, "rnd", "IOPS"),
@@ -103,7 +103,7 @@ def mixed_figures(view: MethodView) -> list[Figure]:
     block = block_text(p.block_size_bytes)
     steps = ", ".join(f"{x}" for x in p.read_pcts)
     if random:
-        where = f"over a {human_size(int(view.number('span_bytes') or 0))} region written after a purge"
+        where = f"over {with_article(human_size(int(view.number('span_bytes') or 0)))} region written after a purge"
     else:
         where = "over the whole drive, written beforehand" + ("" if p.fill else " by the previous test")
     caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.iodepth}, {where}; "

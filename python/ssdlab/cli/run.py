@@ -65,7 +65,10 @@ def confirm_serial(facts: TargetInfo, destroy: bool, yes: str | None) -> str | N
         return yes
     if not sys.stdin.isatty():
         raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
-    return str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
+    typed = str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
+    if typed.strip() != token:  # said here: the target's own check would speak of a --yes never given
+        raise SafetyError(f"{facts.spec}: you typed {typed.strip()!r}, not {token!r}; nothing was written")
+    return typed
 
 
 def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str], destroy: bool,

@@ -123,3 +123,20 @@ def test_unfinished_test_shows_its_raw_curves(bundle: tuple[Bundle, RunRecord]) 
     assert [f.key for f in section.figures] == ["qd-sweep-iops", "qd-sweep-mb-s"]
     assert [t.key for t in section.tables] == ["qd-sweep-measured"]  # the points it finished, from their totals
     assert len(section.tables[0].rows) == sum(r.role == "measure" for r in cut.measurements)
+
+
+def test_as_ssd_caption_gives_the_write_size_a_4kn_drive_used(bundle: tuple[Bundle, RunRecord],
+                                                               tmp_path: Path) -> None:
+    """QA: on a 4 KiB-sector device the access-time writes were 4 KiB (the run said so), and the
+    footnote still said 512 B."""
+    import shutil
+
+    copy = Bundle(tmp_path / "copy")
+    shutil.copytree(bundle[0].path, copy.path)
+    record = copy.load_run()
+    copy.write_run(record.model_copy(update={"target": record.target.model_copy(
+        update={"logical_block_size": 4096})}))
+    [table] = section_synthetic.tables(copy, record.test("as-ssd"))
+    assert "and 4 KiB random writes in the test region" in table.caption, table.caption
+    [table] = section_synthetic.tables(bundle[0], record.test("as-ssd"))
+    assert "and 512 B random writes in the test region" in table.caption, table.caption

@@ -72,6 +72,12 @@ def as_ssd_specs() -> MetricSet:
     return metric_set(specs)
 
 
+def access_write_bytes(asked_bytes: int, logical_block_bytes: int) -> int:
+    """The access-time write size: 512 B as AS SSD writes, unless the target's logical block is
+    larger (a 4Kn drive refuses smaller writes)."""
+    return max(asked_bytes, logical_block_bytes)
+
+
 def as_ssd_workload(params: AsSsdParams, info: TargetInfo, name: str, pattern: Pattern, region: int) -> Workload:
     """One AS SSD run; only the access-time read reaches beyond the test region."""
     if name.startswith("seq"):
@@ -81,8 +87,7 @@ def as_ssd_workload(params: AsSsdParams, info: TargetInfo, name: str, pattern: P
         return Workload(name=name, pattern=pattern, block_size_bytes=4 * KIB, span_bytes=whole_span(info, None),
                         runtime_s=params.access_runtime_s, seed=params.seed)
     if name == "access-write":
-        # 512 B writes unless the target's logical block is larger (a 4Kn drive refuses them).
-        block = max(params.access_write_block_bytes, info.logical_block_size)
+        block = access_write_bytes(params.access_write_block_bytes, info.logical_block_size)
         return Workload(name=name, pattern=pattern, block_size_bytes=block, span_bytes=region,
                         runtime_s=params.access_runtime_s, seed=params.seed)
     jobs = params.threads if "64t" in name else 1

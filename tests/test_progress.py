@@ -142,3 +142,15 @@ def test_done_line_figures_print_whole_numbers_whole() -> None:
 
     assert summary_figure(1.0) == "1" and summary_figure(268_435_456.0) == "268,435,456"
     assert summary_figure(463.47) == "463.5" and summary_figure(float("nan")) == "nan"
+
+
+def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:
+    """QA: every workload's first tick read "0 IOPS 0.0 MB/s"; a 1 to 2 s workload showed nothing else.
+    A stall later in a workload is a real zero and stays shown."""
+    from ssdlab.engines.base import ProgressUpdate
+    from ssdlab.progress import live_text
+
+    assert live_text(ProgressUpdate(label="w", fraction=0.0, elapsed_s=0.2)) == "measuring…"
+    assert live_text(ProgressUpdate(label="w", fraction=0.5, elapsed_s=6.0)).startswith("0 IOPS  0.0 MB/s")
+    assert live_text(ProgressUpdate(label="w", fraction=0.1, elapsed_s=0.5, iops=1200.0, mb_s=4.9)).startswith(
+        "1,200 IOPS")

@@ -100,9 +100,16 @@ class RunClock:
         return None if rate is None else max(0.0, self.total_s - worked) * rate
 
 
+# Before this much of a workload has run, a rate of zero is no rate yet (a stall later is a real 0).
+FIRST_RATE_S = 1.0
+
+
 def live_text(update: ProgressUpdate) -> str:
     """The live figure first (IOPS and MB/s), then simulator facts."""
-    parts = [f"{update.iops:,.0f} IOPS", f"{update.mb_s:,.1f} MB/s"]
+    if update.iops == 0 and update.mb_s == 0 and update.elapsed_s < FIRST_RATE_S:
+        parts = ["measuring…"]  # no rate yet: fio's first report comes before its first second ends
+    else:
+        parts = [f"{update.iops:,.0f} IOPS", f"{update.mb_s:,.1f} MB/s"]
     if update.temp_c is not None:
         parts.append(f"{update.temp_c:.0f}°C")
     if update.host_gb_written is not None:

@@ -179,6 +179,31 @@ def test_new_enough_version(tmp_path: Path) -> None:
     assert FioEngine(binary=fake_fio(tmp_path, "fio-3.41")).version() == "fio-3.41"
 
 
+@pytest.mark.parametrize(("version", "iodepth", "expected"), [
+    ("fio-3.33", 3, "libaio"), ("fio-3.33", 6, "libaio"), ("fio-3.38", 24, "libaio"),
+    ("fio-3.33", 1, "io_uring"), ("fio-3.33", 32, "io_uring"),
+    ("fio-3.39", 3, "io_uring"), ("fio-3.41", 6, "io_uring"),
+])
+def test_io_uring_only_where_it_keeps_the_queue_depth(tmp_path: Path, version: str, iodepth: int,
+                                                       expected: str) -> None:
+    """fio's io_uring before 3.39 runs a depth that is not a power of two at the next one."""
+    engine = FioEngine(binary=fake_fio(tmp_path, version), ioengine="io_uring")
+    text = engine.job_text(file_target(), workload(iodepth=iodepth))
+    opts = options(text)
+    assert (opts["ioengine"], opts["iodepth"]) == (expected, str(iodepth))
+    assert ("; libaio, not io_uring" in text) == (expected == "libaio")
+    pinned_libaio = FioEngine(binary=fake_fio(tmp_path, version), ioengine="libaio")
+    assert options(pinned_libaio.job_text(file_target(), workload(iodepth=iodepth)))["ioengine"] == "libaio"
+    trim = options(engine.job_text(file_target(), workload(pattern="trim", iodepth=iodepth)))
+    assert trim["ioengine"] == "falloc"
+
+
+def test_unknown_fio_version_keeps_the_queue_depth() -> None:
+    """`ssdlab plan --fio` without fio: assume the old io_uring."""
+    engine = FioEngine(binary="ssdlab-no-such-fio", ioengine="io_uring")
+    assert options(engine.job_text(file_target(), workload(iodepth=3)))["ioengine"] == "libaio"
+
+
 def test_probe_without_fio_falls_back_to_libaio() -> None:
     assert probe_ioengine("ssdlab-no-such-fio") == "libaio"
 

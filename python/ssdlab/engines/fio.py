@@ -56,6 +56,17 @@ SIG_DFL_ADDRESS = ctypes.c_void_p(0)  # SIG_DFL as libc's signal() takes it
 SS_RULE = "iops_slope:10%"
 SS_DUR_S = 300
 
+# fio's io_uring engine up to 3.38 ran a job at its ring's size: fio_ioring_init() did
+# `td->o.iodepth = roundup_pow2(td->o.iodepth)` (a ring must be a power of two), and
+# thread_main() in backend.c calls td_io_init() before init_io_u(), so fio made that many I/O
+# units and kept them all in flight: iodepth=3 ran at 4, 6 at 8 (its iodepth_level histogram
+# says so). axboe/fio commit af0ad0fa, "engines/io_uring: don't mess with non power-of-2 queue
+# depth" (Oct 2024, first in fio-3.39), rounds only the ring. No job option bounds in-flight
+# I/Os below iodepth (iodepth_low, iodepth_batch_* only pace refills, submission and reaping;
+# HOWTO "I/O depth"), so with an older fio such depths run on libaio, which sizes its context
+# and I/O units to iodepth exactly.
+IO_URING_EXACT_DEPTH = (3, 39)
+
 _engine_probe_cache: dict[str, str] = {}
 
 
@@ -93,6 +104,16 @@ def probe_ioengine(binary: str) -> str:
             pass
     _engine_probe_cache[binary] = engine
     return engine
+
+
+def exact_depth_ioengine(ioengine: str, iodepth: int, fio_version: tuple[int, int] | None) -> str:
+    """The engine that keeps exactly `iodepth` I/Os in flight: libaio instead of io_uring
+    for a depth that is not a power of two on a fio older than IO_URING_EXACT_DEPTH (or of
+    unknown version), see above."""
+    rounds_up = fio_version is None or fio_version < IO_URING_EXACT_DEPTH
+    if ioengine == "io_uring" and iodepth & (iodepth - 1) and rounds_up:
+        return "libaio"
+    return ioengine
 
 
 def _capacity(target: Target) -> int:
@@ -155,11 +176,15 @@ def _data_lines(w: Workload) -> list[str]:
     return ["refill_buffers=0", "scramble_buffers=1"]
 
 
-def _io_lines(w: Workload, ioengine: str, file_target: bool) -> list[str]:
+def _io_lines(w: Workload, ioengine: str, file_target: bool, fio_version: tuple[int, int] | None) -> list[str]:
     # fio's io_uring/libaio cannot trim a regular file; its falloc engine punches holes.
-    engine = "falloc" if w.pattern == "trim" and file_target else ioengine
+    engine = "falloc" if w.pattern == "trim" and file_target else exact_depth_ioengine(ioengine, w.iodepth,
+                                                                                        fio_version)
     lines = [f"ioengine={engine}", "direct=1", f"rw={w.pattern}", f"bs={w.block_size_bytes}",
              f"iodepth={w.iodepth}", f"numjobs={w.jobs}"]
+    if engine != ioengine and engine == "libaio":
+        lines.insert(0, f"; libaio, not {ioengine}: fio's io_uring before 3.39 runs iodepth={w.iodepth} at "
+                        "the next power of two")
     if w.pattern in MIXED_PATTERNS:
         lines.append(f"rwmixread={w.read_pct}")
     if w.sync == "dsync":
@@ -231,6 +256,13 @@ class FioEngine:
             self._version = text
         return self._version
 
+    def _version_tuple(self) -> tuple[int, int] | None:
+        """fio's (major, minor), or None when it cannot be run (`ssdlab plan --fio` without fio)."""
+        try:
+            return _parse_version(self.version())
+        except EngineError:
+            return None
+
     # The kernel's write-cache switch exists for block devices only; secure erase is not done.
     capabilities: Capabilities = field(default=Capabilities(steps={
         "file": frozenset({"purge", "idle", "replay_trace"}),
@@ -248,7 +280,8 @@ class FioEngine:
             f"; ssdlab workload {w.name}: {w.describe()}",
             "[global]",
             f"filename={fio_escape(target.fio_filename)}",
-            *_io_lines(w, self.ioengine or probe_ioengine(self.binary), target.kind == "file"),
+            *_io_lines(w, self.ioengine or probe_ioengine(self.binary), target.kind == "file",
+                       self._version_tuple()),
             *_span_lines(target, w),
             *_limit_lines(w),
             *_data_lines(w),

@@ -19,6 +19,7 @@ from ssdlab.trace.replay import replay_on_drive
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
+    from ssdlab.targets.base import Target
 
 GENERATED = "generated:"
 PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge with fio's
@@ -136,17 +137,20 @@ def fake_replay_step(step: ReplayTrace, ctx: RunContext, read_lat_us: float, wri
     return replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx)
 
 
-def fio_replay_step(target: Any, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
-    """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay)."""
+def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
+    """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay).
+
+    The path is the one fio's jobs use (`fio_filename`, a property on every target: a block
+    device, an assembled RAID-0); typed as a Target so mypy checks what is asked of it."""
     from ssdlab.targets.file import FileTarget
     from ssdlab.trace.fio_replay import replay_with_fio
 
     chunk, prov = load_step_trace(step)
+    target.prepare()
     if isinstance(target, FileTarget):
-        target.prepare()
         path, span = target.path, target.size_bytes
     else:
-        path, span = target.device_path(), target.info().capacity_bytes
+        path, span = Path(target.fio_filename), target.info().capacity_bytes
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
     r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us)
     executed, issue, done = executed_from_lat_log(ctx.raw_dir / "replay_lat.1.log")

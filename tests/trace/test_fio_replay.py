@@ -87,3 +87,18 @@ def test_trace_replays_with_fio_on_a_loop_device(cli: Callable, loop_device: tup
     assert isinstance(test.metrics["trace_ios"], int) and test.metrics["trace_ios"] > 480
     assert isinstance(test.metrics["fio_drift_pct"], float)
     assert allocated_bytes(backing) > 0  # purged, then the trace's writes reached the device
+
+
+@pytest.mark.parametrize(("depth", "engine"), [(1, "io_uring"), (4, "io_uring"), (3, "libaio"), (6, "libaio")])
+def test_a_replay_keeps_its_traced_depth_as_the_workloads_do(tmp_path: Path, depth: int, engine: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay capped at a depth that is not a power of two takes the engine the workloads would:
+    fio before 3.39 ran io_uring at the next power of two (engines/fio.py)."""
+    from ssdlab.engines import fio as fio_engine
+    from ssdlab.trace.fio_replay import Iolog, replay_engine
+
+    monkeypatch.setattr(fio_engine, "probe_ioengine", lambda binary: "io_uring")
+    monkeypatch.setattr(fio_engine.FioEngine, "version_tuple", lambda self: (3, 33))
+    iolog = Iolog(path=tmp_path / "x.iolog", ios=10, dropped_trims=0, planned_us=np.zeros(0, dtype=np.int64),
+                  max_outstanding=depth)
+    assert replay_engine("fio", iolog) == engine

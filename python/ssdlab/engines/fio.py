@@ -256,7 +256,7 @@ class FioEngine:
             self._version = text
         return self._version
 
-    def _version_tuple(self) -> tuple[int, int] | None:
+    def version_tuple(self) -> tuple[int, int] | None:
         """fio's (major, minor), or None when it cannot be run (`ssdlab plan --fio` without fio)."""
         try:
             return _parse_version(self.version())
@@ -281,7 +281,7 @@ class FioEngine:
             "[global]",
             f"filename={fio_escape(target.fio_filename)}",
             *_io_lines(w, self.ioengine or probe_ioengine(self.binary), target.kind == "file",
-                       self._version_tuple()),
+                       self.version_tuple()),
             *_span_lines(target, w),
             *_limit_lines(w),
             *_data_lines(w),

@@ -4,6 +4,7 @@ policy story: a FUA-heavy generated trace loses several-fold on one policy only.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +117,15 @@ def test_a_trace_file_replay_cannot_read_is_refused_before_the_run(tmp_path: Pat
         path.write_bytes(content)
     with pytest.raises(UsageError, match=said):
         get_test("trace").parse_params({"trace": str(path)})
+
+
+def test_a_generated_trace_file_reports_the_scale_it_was_generated_at(tmp_path: Path, cli: Any) -> None:
+    """QA: a trace file made by `trace generate light --scale 0.001` was reported at scale 1."""
+    path = tmp_path / "light.parquet"
+    assert cli("trace", "generate", "light", "--scale", "0.001", "-o", str(path)).code == 0
+    replayed = [entry("trace", trace=str(path))]
+    done = run_entries(tmp_path / "f", parse_target("fake:?capacity=2g"), FakeEngine(), replayed).test("trace")
+    assert done.metrics["scale"] == pytest.approx(0.001)
+    inline = [entry("trace", scale=0.001, trace="generated:light")]
+    done = run_entries(tmp_path / "g", parse_target("fake:?capacity=2g"), FakeEngine(), inline).test("trace")
+    assert done.metrics["scale"] == pytest.approx(0.001)  # not 0.001 twice

@@ -160,8 +160,19 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
         for ms in (10, 100):
             m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
     m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), trace_ios=int(ios),
-             scale=params.effective_scale, fua_pct=params.fua_pct)
+             scale=params.effective_scale if params.trace.startswith("generated:") else file_scale(d),
+             fua_pct=params.fua_pct)
     return m
+
+
+def file_scale(d: dict[str, Any]) -> float:
+    """The scale a trace file was generated at (`ssdlab trace generate --scale`), from the
+    provenance the replay recorded; 1 for a trace that was not generated, or scaled nothing."""
+    provenance = _part(d, "trace")
+    params = provenance.get("params")
+    scale = params.get("scale") if isinstance(params, dict) and provenance.get("source_format") == "generated" \
+        else None
+    return float(scale) if isinstance(scale, (int, float)) and scale > 0 else 1.0
 
 
 class WriteCacheParams(Params):

@@ -127,6 +127,7 @@ def test_a_file_too_big_for_its_file_system_is_refused_before_a_block_is_taken(
     assert "too little to grow" in note and "smaller size=" in note
     refused = cli("run", "--test", "linear", "-t", spec, "-o", str(mount_point.parent / "bundle"))
     assert refused.code == 2 and "too little to grow" in refused.stderr.splitlines()[-1]
+    assert refused.stderr.count("too little to grow") == 1  # QA: the note said it too, just before the error
     assert not (mount_point.parent / "bundle").exists()
     with pytest.raises(TargetError, match=r"cannot allocate .*too little to grow.*smaller size="):
         too_big.prepare()

@@ -155,10 +155,10 @@ def run(
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                              until_steady, destroy, yes, engine_name, out_dir, host)
-    print_target_remarks(err, record.target)
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
     Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind
+    print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
     with bundle.lock():
         if resume is None and bundle.run_file.exists():  # another run got here first
             check_new_bundle(bundle)

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssdlab.analysis.throttle import Evidence, analyze_throttle, change_points, cluster_levels, segments_of
+from ssdlab.analysis.throttle import (
+    DEFAULT_CONFIG,
+    Evidence,
+    ThrottleAnalysis,
+    analyze_throttle,
+    change_points,
+    cluster_levels,
+    segments_of,
+)
 
 
 def noisy(levels: list[tuple[float, int]], noise_pct: float = 2.0, seed: int = 1) -> list[float]:
@@ -75,11 +83,13 @@ def test_no_evidence_is_unknown_and_no_drop_is_none() -> None:
     assert flat.throttled_share_pct == 0.0
 
 
-def test_a_first_seconds_burst_is_not_the_peak() -> None:
-    rates = noisy([(3000, 4), (1500, 100)], noise_pct=1)
-    result = analyze_throttle(rates)
-    assert result.peak_rate == pytest.approx(1500, rel=0.02)
-    assert not result.throttled
+def test_a_burst_shorter_than_a_level_is_not_the_peak() -> None:
+    """One or two fast first seconds are a transition (shorter than min_segment), not the peak."""
+    for seconds in (1, 2):
+        result = analyze_throttle(noisy([(3000, seconds), (1500, 100)], noise_pct=1))
+        assert result.peak_rate == pytest.approx(1500, rel=0.02)
+        assert not result.throttled and result.throttled_share_pct == 0.0
+        check_invariants(result, noisy([(3000, seconds), (1500, 100)], noise_pct=1))
 
 
 def test_mismatched_evidence_is_refused() -> None:
@@ -96,6 +106,7 @@ def test_any_series_gives_a_consistent_result(rates: list[float]) -> None:
     assert all(math.isfinite(lv.rate) for lv in result.levels)
     if result.onset is not None:
         assert 0 <= result.onset < len(rates)
+    check_invariants(result, rates)
 
 
 def test_gc_is_named_beside_a_thermal_cause_and_alone_it_says_gc() -> None:
@@ -104,3 +115,118 @@ def test_gc_is_named_beside_a_thermal_cause_and_alone_it_says_gc() -> None:
     hot = analyze_throttle(rates, evidence=Evidence(throttle_active=[False] * 100 + [True] * 100, gc_active=gc))
     assert hot.cause == "thermal" and any("garbage collection moved pages during 100 %" in e for e in hot.evidence)
     assert analyze_throttle(rates, evidence=Evidence(gc_active=gc)).cause == "gc-cache"
+
+
+# Known answers and invariants of the peak / onset / throttled rules (QA: a 16 GiB simulated drive's
+# random-write phase showed a peak below the run's mean, a time to throttle before the peak level,
+# 'GB at peak' not peak x seconds, 'throttled levels: none' beside a throttled share, a stall ignored).
+
+TOL = DEFAULT_CONFIG.level_tol_pct / 100
+
+
+def check_invariants(result: ThrottleAnalysis, rates: list[float]) -> None:
+    """What the figures must satisfy together, whatever the series."""
+    n = len(rates)
+    if result.peak is None:
+        assert result.onset is None and result.throttled_share_pct == 0.0 and result.peak_amount is None
+        return
+    peak = result.peak_rate
+    assert peak is not None and peak == max(lv.rate for lv in result.levels)
+    # The peak is at least every throttled level.
+    assert all(lv.rate < peak for lv in result.throttled_levels)
+    # A throttled share exactly when there is an onset, and then there is a throttled level to list.
+    assert (result.onset is not None) == (result.throttled_share_pct > 0) == bool(result.throttled_levels)
+    first_peak = next(s for s in result.segments if s.level == result.peak)
+    if result.onset is not None:
+        assert first_peak.stop <= result.onset < n  # never before the peak level is reached
+        assert result.time_to_throttle_s == result.onset * result.period_s
+        assert not any(result.is_throttled(i) for i in range(result.onset))
+    # GB at peak: the peak level's seconds before the onset, so about peak x those seconds.
+    assert result.peak_time_s is not None and result.peak_amount is not None
+    assert result.peak_time_s >= (first_peak.stop - first_peak.start) * result.period_s
+    # Exact when the peak level is one segment; its segments lie within the level tolerance otherwise.
+    assert result.peak_amount == pytest.approx(peak * result.peak_time_s, rel=TOL / (1 - TOL), abs=1e-6)
+    # The mean over the run exceeds the peak only through transitions faster than it.
+    if all(s.rate <= peak for s in result.segments if s.level < 0):
+        assert sum(rates) / n <= peak * (1 + 1e-9) + 1e-9
+
+
+def test_a_short_fast_start_then_a_lower_plateau_peaks_at_the_fast_start() -> None:
+    """The 16 GiB intel750 random phase: ~950 MB/s for 3 s (a cache), a dip to ~130, then 170."""
+    rates = [952.0] * 3 + [644.0, 178.0, 146.0] + [130.0] * 10 + [147.0] * 4 + [170.0] * 100
+    result = analyze_throttle(rates)
+    assert result.peak_rate == pytest.approx(952.0)
+    assert result.time_to_throttle_s == 3.0  # where it left the peak, the fall included
+    assert result.peak_time_s == 3.0 and result.peak_amount == pytest.approx(952.0 * 3)
+    assert [round(lv.rate) for lv in result.throttled_levels] == [170, 147, 130]
+    assert result.throttled_share_pct == pytest.approx(100 * 117 / 120)
+    assert result.peak_rate is not None and result.peak_rate >= sum(rates) / len(rates)
+    check_invariants(result, rates)
+
+
+def test_a_stall_is_a_level_however_noisy_the_rest() -> None:
+    """The 16 GiB 840 EVO random phase: 273 MB/s for 4 s, nothing for 6 s, then GC-bound chatter
+    whose noise would hide the stall from the penalty."""
+    rng = random.Random(3)
+    rates = [273.0] * 4 + [74.0] + [0.0] * 6 + [rng.uniform(0, 60) for _ in range(100)]
+    result = analyze_throttle(rates)
+    assert result.peak_rate == pytest.approx(273.0)
+    assert result.time_to_throttle_s == 4.0
+    stall = [lv for lv in result.throttled_levels if lv.rate == 0.0]
+    assert len(stall) == 1 and stall[0].duration_s == 6.0
+    assert result.cause == "unknown"  # throttled, nothing to tell why: not 'none'
+    check_invariants(result, rates)
+
+
+def test_a_stall_inside_a_steady_run_is_a_throttled_level() -> None:
+    rates = [500.0] * 50 + [0.0] * 6 + [500.0] * 50
+    result = analyze_throttle(rates)
+    assert result.time_to_throttle_s == 50.0
+    assert [lv.rate for lv in result.throttled_levels] == [0.0]
+    assert result.throttled_share_pct == pytest.approx(100 * 6 / 106)
+    check_invariants(result, rates)
+
+
+def test_a_peak_that_is_the_last_level_is_not_throttled() -> None:
+    """A ramp up to the peak: the slower seconds before it are not throttling."""
+    rates = [300.0] * 20 + [400.0] * 20 + [500.0] * 60
+    result = analyze_throttle(rates, evidence=Evidence(temp_c=[40.0 + 0.2 * i for i in range(100)]))
+    assert result.peak_rate == 500.0
+    assert result.onset is None and result.time_to_throttle_s is None and result.throttled_share_pct == 0.0
+    assert result.throttled_levels == () and result.cause == "none"
+    assert result.peak_time_s == 60.0 and result.peak_amount == pytest.approx(500.0 * 60)
+    check_invariants(result, rates)
+
+
+def test_a_ramp_then_a_peak_then_a_throttle_starts_at_the_peak() -> None:
+    """The default preset's random phase: levels climb to a peak mid-run, then drop; the onset
+    is after the peak level, not at the first slower second of the ramp."""
+    rates = [400.0] * 10 + [600.0] * 20 + [800.0] * 15 + [500.0] * 30
+    result = analyze_throttle(rates)
+    assert result.peak_rate == 800.0 and result.time_to_throttle_s == 45.0
+    assert [lv.rate for lv in result.throttled_levels] == [500.0]  # 600 and 400 came before the peak
+    assert result.throttled_share_pct == pytest.approx(100 * 30 / 75)
+    assert result.peak_amount == pytest.approx(800.0 * 15)
+    check_invariants(result, rates)
+
+
+def test_a_partial_second_at_a_step_does_not_pull_a_level() -> None:
+    rates = [1580.0] * 62 + [1200.0] + [990.0] * 17 + [1580.0] * 9 + [1356.0] + [990.0] * 10
+    result = analyze_throttle(rates)
+    assert result.peak_rate == 1580.0
+    assert [lv.rate for lv in result.throttled_levels] == [990.0]
+    assert result.time_to_throttle_s == 62.0
+    check_invariants(result, rates)
+
+
+pieces = st.lists(st.tuples(st.sampled_from([0.0, 35.0, 130.0, 170.0, 500.0, 950.0, 1500.0])
+                            | st.floats(min_value=0, max_value=3000, allow_nan=False),
+                            st.integers(min_value=1, max_value=40)), min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces, st.floats(min_value=0, max_value=5), st.integers(min_value=0, max_value=2**16))
+def test_piecewise_constant_series_keep_the_figures_consistent(parts: list[tuple[float, int]], noise_pct: float,
+                                                                seed: int) -> None:
+    rates = noisy(parts, noise_pct=noise_pct, seed=seed)
+    check_invariants(analyze_throttle(rates), rates)

@@ -3,15 +3,20 @@ with one; the verdict, the report section and `compare` between the two bundles.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ssdlab.analysis.throttle import DEFAULT_CONFIG
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.compare import compare_bundles
 from ssdlab.engines.sim import SimEngine
+from ssdlab.measurement import Measurement, OpTotals, Series
 from ssdlab.methods import get_test
-from ssdlab.methods.thermal import throttling_verdict
+from ssdlab.methods.thermal import phase_metrics, throttling_verdict
 from ssdlab.report import render_report
 from ssdlab.report.compare_page import render_comparison
 from ssdlab.report.sections import build_section
@@ -19,6 +24,7 @@ from ssdlab.runner import run_entries
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
+from ssdlab.workload import Workload
 
 # Long enough for the bare drive to reach its first throttle threshold (about 60 s of sequential writes).
 SHORT = {"seq_runtime_s": 150, "rnd_runtime_s": 10, "cooldown_s": 60}
@@ -105,21 +111,73 @@ def test_verdict_without_a_phase_is_inconclusive() -> None:
     assert gc.outcome == "no" and "garbage collection" in gc.because
 
 
-def test_no_written_at_peak_without_a_peak_level() -> None:
-    """QA: 'peak level —' sat beside 'written at peak before throttling 2.81 GB' when no level
-    lasted long enough to be the peak; there is then no 'at peak' to report."""
-    from ssdlab.analysis.throttle import DEFAULT_CONFIG
-    from ssdlab.measurement import Measurement, OpTotals, Series
-    from ssdlab.methods.thermal import phase_metrics
-    from ssdlab.workload import Workload
-
-    rates = [520.0, 300.0, 520.0, 280.0, 510.0, 270.0]  # no level holds for min_level_s
+def _measurement(rates: list[float]) -> Measurement:
+    """A sequential-write measurement whose per-second MB/s is `rates`."""
     n = len(rates)
     series = Series(period_s=1.0, t_s=tuple(float(i + 1) for i in range(n)), read_ios=(0.0,) * n,
                     write_ios=(1.0,) * n, read_bytes=(0.0,) * n, write_bytes=tuple(r * 1e6 for r in rates),
                     read_lat_sum_ns=(0.0,) * n, write_lat_sum_ns=(0.0,) * n)
     w = Workload(name="seq", pattern="write", block_size_bytes=131072, runtime_s=n)
-    m = Measurement(workload=w, engine="x", runtime_s=float(n), series=series,
-                    write=OpTotals(ios=n, bytes=int(sum(rates) * 1e6), lat_sum_ns=0.0))
-    metrics = phase_metrics("seq", m, DEFAULT_CONFIG)
+    return Measurement(workload=w, engine="x", runtime_s=float(n), series=series,
+                       write=OpTotals(ios=n, bytes=int(sum(rates) * 1e6), lat_sum_ns=0.0))
+
+
+def test_no_written_at_peak_without_a_peak_level() -> None:
+    """QA: 'peak level —' sat beside 'written at peak before throttling 2.81 GB' when no level
+    lasted long enough to be the peak; there is then no 'at peak' to report. A level holds for
+    min_segment (3) seconds: a 2-s phase has none."""
+    metrics = phase_metrics("seq", _measurement([520.0, 300.0]), DEFAULT_CONFIG)
     assert metrics["seq_peak_mb_s"] is None and metrics["seq_gb_at_peak"] is None
+    # A 6-s phase alternating 520 / 280 holds its mean as its one level: peak and GB agree.
+    metrics = phase_metrics("seq", _measurement([520.0, 300.0, 520.0, 280.0, 510.0, 270.0]), DEFAULT_CONFIG)
+    assert metrics["seq_peak_mb_s"] == pytest.approx(400.0)
+    assert metrics["seq_gb_at_peak"] == pytest.approx(400.0 * 6 / 1e3)
+
+
+def _check_figures(m: Mapping[str, object]) -> None:
+    """The figures of one phase agree with each other (QA's invariants)."""
+    peak, share, when, gb = m["seq_peak_mb_s"], m["seq_throttled_share_pct"], m["seq_time_to_throttle_s"], \
+        m["seq_gb_at_peak"]
+    slowest, levels = m["seq_throttled_mb_s"], m["seq_throttled_levels"]
+    assert isinstance(share, float)
+    throttled = share > 0
+    assert (when is not None) == throttled == (slowest is not None) == (levels != "none")
+    if peak is None:
+        assert gb is None and not throttled
+        return
+    assert isinstance(peak, float) and isinstance(gb, float)
+    if throttled:
+        assert isinstance(slowest, float) and isinstance(when, float) and slowest < peak
+        assert gb <= peak * (1 + DEFAULT_CONFIG.level_tol_pct / 100) * when / 1e3 + 1e-9
+
+
+def test_a_short_fast_start_gives_figures_that_agree() -> None:
+    """QA, intel750-400 at 16 GiB, random phase: peak 169.8 beside a mean of 189.3, time to throttle
+    4 s with 'throttled levels: none', 3.50 GB 'at peak' in 4 s. The fast start is the peak."""
+    rates = [952.0] * 3 + [644.0, 178.0, 146.0] + [130.0] * 10 + [147.0] * 4 + [170.0] * 100
+    m = phase_metrics("seq", _measurement(rates), DEFAULT_CONFIG)
+    assert m["seq_peak_mb_s"] == pytest.approx(952.0)
+    assert isinstance(m["seq_mean_mb_s"], float) and m["seq_mean_mb_s"] <= 952.0
+    assert m["seq_time_to_throttle_s"] == 3.0
+    assert m["seq_gb_at_peak"] == pytest.approx(952.0 * 3 / 1e3)
+    assert m["seq_throttled_levels"] == "170, 147, 130" and m["seq_throttled_mb_s"] == pytest.approx(130.0)
+    assert m["seq_throttled_share_pct"] == pytest.approx(100 * 117 / 120)
+    _check_figures(m)
+
+
+def test_a_stall_is_the_slowest_throttled_level() -> None:
+    """QA, 840evo-250 at 16 GiB: 273 MB/s for 4 s then 0 MB/s for 6 s, yet cause 'none'."""
+    rates = [273.0] * 4 + [74.0] + [0.0] * 6 + [25.0, 5.0, 40.0, 18.0, 33.0, 9.0, 30.0, 21.0] * 12
+    m = phase_metrics("seq", _measurement(rates), DEFAULT_CONFIG)
+    assert m["seq_peak_mb_s"] == pytest.approx(273.0) and m["seq_time_to_throttle_s"] == 4.0
+    assert m["seq_throttled_mb_s"] == 0.0 and str(m["seq_throttled_levels"]).endswith(", 0")
+    assert m["seq_cause"] != "none"
+    _check_figures(m)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=3000, allow_nan=False),
+                          st.integers(min_value=1, max_value=30)), min_size=1, max_size=6))
+def test_phase_figures_agree_for_any_piecewise_constant_run(parts: list[tuple[float, int]]) -> None:
+    rates = [rate for rate, n in parts for _ in range(n)]
+    _check_figures(phase_metrics("seq", _measurement(rates), DEFAULT_CONFIG))

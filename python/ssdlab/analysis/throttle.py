@@ -2,13 +2,23 @@
 
 Pure code over per-period series (docs/methods/thermal.md):
 
-1. Change points by binary segmentation of the rate series: a split is kept when it lowers
-   the squared error by more than a penalty set from the series' own noise (the spread of
-   successive differences) and the two sides differ by at least `min_step_pct`.
-2. Segment means are clustered into levels: sorted from fastest, a segment joins the current
-   level while it is within `level_tol_pct` of the level's fastest segment.
-3. The peak is the fastest level that lasted at least `min_level_s`; every slower level is a
-   throttled level. Time to throttle is where the first throttled segment after the peak starts.
+1. Change points: a stall (the rate at zero, within the noise floor, for at least `min_segment`
+   periods) is a segment of its own; the other periods (stalls left out, so a stall does not cut
+   a level in two) go through binary segmentation at single-period resolution, which keeps a split
+   when it lowers the squared error by more than a penalty set from their own noise (the spread
+   of successive differences) and the two sides differ by at least `min_step_pct`.
+2. Segments shorter than `min_segment` periods are transitions (the seconds in which the drive
+   passes from one rate to another, or a one-off second), not levels. The other segments' means
+   are clustered into levels: sorted from fastest, a segment joins the current level while it is
+   within `level_tol_pct` of the level's fastest segment.
+3. The peak is the fastest level (so a fast start held for `min_segment` periods, e.g. a write
+   cache, is the peak, and the mean of the run cannot exceed it but by transitions). Time to
+   throttle is where the first segment at a slower level after the first peak segment starts (or
+   the transitions below the peak level that lead into it); the throttled levels are the slower
+   levels the drive ran at from then on, and the throttled time is theirs plus that of the
+   transitions below the peak level from then on. Seconds before the peak is first reached (a
+   ramp-up) are neither peak nor throttled. The amount written at peak is that of the peak
+   level's segments before the onset (mean rate x periods).
 4. The cause, with the evidence for it: "thermal" when the drive's own throttle indicator
    (simulator throttle level, NVMe thermal-management time) was active during most throttled
    time, or when the temperature had risen and the throttled periods are hotter than the peak
@@ -48,8 +58,10 @@ ENERGY_RISE_PCT = 20.0
 class ThrottleConfig:
     min_step_pct: float = 8.0  # smallest change between neighbouring segments that counts as a level change
     level_tol_pct: float = 8.0  # segments within this of a level's fastest belong to that level
-    min_segment: int = 3  # periods: shorter runs of periods are noise, not a level
-    min_level_s: float = 10.0  # the peak level must last this long (a first-seconds burst is not the peak)
+    # Periods: a segment (or stall) shorter than this is a transition or a one-off second, not a level.
+    # Three, because one second at either side of a step is routinely a partial one (the step falls inside
+    # a period): a level must hold for at least one whole period beyond those two.
+    min_segment: int = 3
 
 
 DEFAULT_CONFIG = ThrottleConfig()
@@ -60,7 +72,7 @@ class Segment:
     start: int  # index of the first period
     stop: int  # index after the last period
     rate: float  # mean rate over the segment
-    level: int = -1  # index into ThrottleAnalysis.levels (0 = fastest)
+    level: int = -1  # index into ThrottleAnalysis.levels (0 = fastest); -1: a transition, not a level
 
 
 @dataclass(frozen=True)
@@ -86,13 +98,16 @@ class ThrottleAnalysis:
     period_s: float
     segments: tuple[Segment, ...]
     levels: tuple[Level, ...]
-    peak: int | None  # index of the peak level
+    peak: int | None  # index of the peak level (the fastest level; None: no level at all)
     onset: int | None  # index of the first throttled period after the peak (None: never throttled)
     throttled_share_pct: float
     cause: Cause
     evidence: tuple[str, ...] = field(default_factory=tuple)
     temp_rise_c: float | None = None
     temp_rate_corr: float | None = None  # Pearson correlation of temperature and rate
+    throttled_mask: tuple[bool, ...] = ()  # per period: throttled (at a throttled level or a transition below peak)
+    peak_time_s: float | None = None  # time at the peak level before the onset (the whole run if never throttled)
+    peak_amount: float | None = None  # rate x seconds at the peak level before the onset (MB for MB/s)
 
     @property
     def throttled(self) -> bool:
@@ -108,12 +123,17 @@ class ThrottleAnalysis:
 
     @property
     def throttled_levels(self) -> tuple[Level, ...]:
-        return () if self.peak is None else self.levels[self.peak + 1:]
+        """Levels slower than the peak that the drive ran at from the onset on, fastest first."""
+        if self.peak is None or self.onset is None:
+            return ()
+        onset, peak = self.onset, self.peak
+        indices = sorted({s.level for s in self.segments if s.start >= onset and s.level > peak})
+        return tuple(self.levels[i] for i in indices)
 
     def is_throttled(self, index: int) -> bool:
-        """Whether period `index` belongs to a throttled level."""
-        seg = next(s for s in self.segments if s.start <= index < s.stop)
-        return self.peak is not None and seg.level > self.peak
+        """Whether period `index` is throttled: from the onset on, at a throttled level or in a
+        transition below the peak level."""
+        return bool(self.throttled_mask) and self.throttled_mask[index]
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -126,18 +146,74 @@ def _sse(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int) ->
     return (prefix_sq[b] - prefix_sq[a]) - total * total / n
 
 
+def noise_floor(rates: Sequence[float]) -> float:
+    """Rate differences below this are rounding: NOISE_FLOOR_SHARE of the (upper) median rate."""
+    return NOISE_FLOOR_SHARE * abs(sorted(rates)[len(rates) // 2]) if rates else 0.0
+
+
 def noise_sigma(rates: Sequence[float]) -> float:
     """Robust noise estimate: median absolute successive difference / (0.6745·√2), floored."""
     diffs = sorted(abs(b - a) for a, b in pairwise(rates))
-    median_rate = sorted(rates)[len(rates) // 2] if rates else 0.0
     sigma = diffs[len(diffs) // 2] / (0.6745 * math.sqrt(2)) if diffs else 0.0
-    return max(sigma, NOISE_FLOOR_SHARE * abs(median_rate), 1e-12)
+    return max(sigma, noise_floor(rates), 1e-12)
+
+
+def stalls(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[tuple[int, int]]:
+    """Runs of at least `min_segment` periods at zero rate (within the noise floor): (start, stop).
+
+    A stalled drive has no noise of its own, so the series-wide noise (set by the busy periods,
+    large when garbage collection makes the rate jump) must not hide it in the segmentation."""
+    floor = noise_floor(rates)  # within the noise floor of zero is zero
+    runs, start = [], None
+    for i, rate in enumerate([*rates, math.inf]):
+        if rate <= floor and start is None:
+            start = i
+        elif rate > floor and start is not None:
+            if i - start >= cfg.min_segment:
+                runs.append((start, i))
+            start = None
+    return runs
 
 
 def change_points(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[int]:
-    """Indices where the mean level changes (binary segmentation), sorted."""
+    """Indices where the mean level changes, sorted (the starts of `segment_series`' segments)."""
+    return [seg.start for seg, _ in segment_series(rates, cfg)[1:]]
+
+
+def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[tuple[Segment, bool]]:
+    """The series cut into segments, in order, each with whether it is a level (held for at least
+    `min_segment` periods) rather than a transition.
+
+    Stalls are segments of their own. The busy periods (the rest, stalls left out) are cut by
+    binary segmentation at single-period resolution, so a partial second at a step, or a one-off
+    second, is a segment of its own rather than pulling a neighbouring level's mean. A busy
+    segment that a stall interrupts is one segment in two or more pieces with one mean: the
+    stretches between short stalls are not told apart by their noise alone."""
     n = len(rates)
-    if n < 2 * cfg.min_segment:
+    runs = stalls(rates, cfg)
+    stalled = [False] * n
+    for a, b in runs:
+        stalled[a:b] = [True] * (b - a)
+    keep = [i for i in range(n) if not stalled[i]]
+    busy = [rates[i] for i in keep]
+    out = [(Segment(a, b, _mean(rates[a:b])), True) for a, b in runs]
+    bounds = [0, *_binary_segmentation(busy, cfg), len(busy)] if busy else []
+    for a, b in pairwise(bounds):
+        rate, held = _mean(busy[a:b]), b - a >= cfg.min_segment
+        piece_start = keep[a]
+        for j in range(a + 1, b + 1):  # pieces: contiguous runs of original indices
+            if j == b or keep[j] != keep[j - 1] + 1:
+                out.append((Segment(piece_start, keep[j - 1] + 1, rate), held))
+                if j < b:
+                    piece_start = keep[j]
+    return sorted(out, key=lambda item: item[0].start)
+
+
+def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig) -> list[int]:
+    """Cut indices of binary segmentation at single-period resolution, sorted: a split is kept when
+    it lowers the squared error by more than the penalty and the sides differ by min_step_pct."""
+    n = len(rates)
+    if n < 2:
         return []
     prefix, prefix_sq = [0.0], [0.0]
     for value in rates:
@@ -157,11 +233,11 @@ def change_points(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) 
 
 def _best_split(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int, cfg: ThrottleConfig,
                 penalty: float) -> int | None:
-    if b - a < 2 * cfg.min_segment:
+    if b - a < 2:
         return None
     whole = _sse(prefix, prefix_sq, a, b)
     best, best_gain = None, penalty
-    for k in range(a + cfg.min_segment, b - cfg.min_segment + 1):
+    for k in range(a + 1, b):
         gain = whole - _sse(prefix, prefix_sq, a, k) - _sse(prefix, prefix_sq, k, b)
         left, right = (prefix[k] - prefix[a]) / (k - a), (prefix[b] - prefix[k]) / (b - k)
         step_pct = 100.0 * abs(left - right) / max(abs(left), abs(right), 1e-12)
@@ -175,14 +251,16 @@ def segments_of(rates: Sequence[float], cuts: Sequence[int]) -> list[Segment]:
     return [Segment(a, b, _mean(rates[a:b])) for a, b in pairwise(bounds) if b > a]
 
 
-def cluster_levels(segments: Sequence[Segment], tol_pct: float) -> list[int]:
-    """Level index of each segment (0 = fastest): greedy from the fastest segment down."""
+def cluster_levels(segments: Sequence[Segment], tol_pct: float, floor: float = 0.0) -> list[int]:
+    """Level index of each segment (0 = fastest): greedy from the fastest segment down. A segment
+    joins the current level while within `tol_pct` of its fastest segment, or within `floor` (the
+    noise floor, in rate units) of it, so stalls a fraction of a MB/s apart are one level."""
     order = sorted(range(len(segments)), key=lambda i: -segments[i].rate)
     labels = [0] * len(segments)
     level, top = -1, math.inf
     for i in order:
         rate = segments[i].rate
-        if level < 0 or rate < top * (1 - tol_pct / 100.0):
+        if level < 0 or top - rate > max(top * tol_pct / 100.0, floor):
             level, top = level + 1, rate
         labels[i] = level
     return labels
@@ -201,20 +279,27 @@ def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] 
     return out
 
 
-def _peak(levels: Sequence[Level], cfg: ThrottleConfig) -> int | None:
-    return next((i for i, lv in enumerate(levels) if lv.duration_s >= cfg.min_level_s), None)
+def _onset(segments: Sequence[Segment], peak: int, band: float) -> int | None:
+    """Where the drive left the peak for good: the start of the first segment at a slower level
+    after the first peak segment, or of the transitions below the peak level (`band`) that lead
+    into it (the fall from the peak)."""
+    first = next(i for i, s in enumerate(segments) if s.level == peak)
+    j = next((k for k in range(first + 1, len(segments)) if segments[k].level > peak), None)
+    if j is None:
+        return None
+    while j - 1 > first and segments[j - 1].level < 0 and segments[j - 1].rate < band:
+        j -= 1
+    return segments[j].start
 
 
-def _onset(segments: Sequence[Segment], peak: int) -> int | None:
-    """Start of the first throttled segment after the first peak segment."""
-    seen_peak = False
+def _throttled_mask(segments: Sequence[Segment], onset: int | None, peak: int | None,
+                    band: float) -> tuple[bool, ...]:
+    """Per period: from the onset on, at a throttled level or in a transition below the peak level."""
+    out: list[bool] = []
     for seg in segments:
-        if seg.level <= peak:
-            seen_peak = True
-        elif seen_peak:
-            return seg.start
-    first = segments[0] if segments else None
-    return first.start if first is not None and first.level > peak else None
+        slow = peak is not None and (seg.level > peak or (seg.level < 0 and seg.rate < band))
+        out += [onset is not None and i >= onset and slow for i in range(seg.start, seg.stop)]
+    return tuple(out)
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -234,16 +319,27 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     _check_lengths(len(rates), evidence)
     if not rates:
         return ThrottleAnalysis(period_s, (), (), None, None, 0.0, "unknown", ("no periods were measured",))
-    raw = segments_of(rates, change_points(rates, cfg))
-    labels = cluster_levels(raw, cfg.level_tol_pct)
-    segments = tuple(Segment(s.start, s.stop, s.rate, label) for s, label in zip(raw, labels, strict=True))
+    raw = segment_series(rates, cfg)
+    held = [seg for seg, is_level in raw if is_level]  # the rest are transitions
+    labels = cluster_levels(held, cfg.level_tol_pct, noise_floor(rates))
+    label_of = dict(zip((seg.start for seg in held), labels, strict=True))
+    segments = tuple(Segment(seg.start, seg.stop, seg.rate, label_of.get(seg.start, -1)) for seg, _ in raw)
     levels = _levels(segments, period_s, evidence.temp_c)
-    peak = _peak(levels, cfg)
-    onset = _onset(segments, peak) if peak is not None else None
-    share = sum(lv.share_pct for lv in levels[peak + 1:]) if peak is not None else 0.0
+    peak = 0 if levels else None  # the fastest level: a fast start held for min_segment periods is the peak
+    band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
+    onset = _onset(segments, peak, band) if peak is not None else None
+    mask = _throttled_mask(segments, onset, peak, band)
+    share = 100.0 * sum(mask) / len(rates)
+    # The peak level's segments before the onset; their amount by segment means (a busy segment a
+    # stall interrupts has one mean over its pieces), so it is the peak level x its seconds there.
+    at_peak = [s for s in segments if s.level == peak and peak is not None and (onset is None or s.start < onset)]
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, share, "none",
                             temp_rise_c=_temp_rise(evidence.temp_c, onset),
-                            temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None)
+                            temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
+                            throttled_mask=mask,
+                            peak_time_s=sum(s.stop - s.start for s in at_peak) * period_s if peak is not None else None,
+                            peak_amount=sum(s.rate * (s.stop - s.start) for s in at_peak) * period_s
+                            if peak is not None else None)
     if onset is None:
         return base
     cause, why = classify(base, rates, evidence)
@@ -266,9 +362,14 @@ def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
 
 
 def _split(values: Sequence[float], analysis: ThrottleAnalysis) -> tuple[list[float], list[float]]:
-    """Values of throttled and of peak-level periods."""
+    """Values of throttled and of peak-level periods (a ramp-up before the peak and the
+    transitions that are not throttled are neither)."""
+    at_peak = [False] * len(values)
+    for seg in analysis.segments:
+        if analysis.peak is not None and seg.level == analysis.peak:
+            at_peak[seg.start:seg.stop] = [True] * (seg.stop - seg.start)
     hot = [v for i, v in enumerate(values) if analysis.is_throttled(i)]
-    peak = [v for i, v in enumerate(values) if not analysis.is_throttled(i)]
+    peak = [v for v, p in zip(values, at_peak, strict=True) if p]
     return hot, peak
 
 

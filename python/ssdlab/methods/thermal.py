@@ -11,7 +11,7 @@ and whether the slowdown was heat or garbage collection / cache, with the eviden
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Literal
 
 from ssdlab.analysis.throttle import (
@@ -155,29 +155,21 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     if found is None or not len(found.series):
         return dict.fromkeys(names)
     result = analyze_measurement(found, cfg)
-    rates = found.series.mb_s("write")
     temp = evidence_of(found).temp_c
-    levels = [lv for lv in result.throttled_levels if lv.duration_s >= cfg.min_level_s]
+    levels = result.throttled_levels
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
         f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
         f"{phase}_time_to_throttle_s": result.time_to_throttle_s,
-        # No level lasted long enough to be the peak: there is no "at peak" to report.
-        f"{phase}_gb_at_peak": gb_before(rates, found.series.period_s, result.onset)
-        if result.peak is not None else None,
+        # MB at the peak level before the onset; no level at all (a run shorter than a level): no "at peak".
+        f"{phase}_gb_at_peak": result.peak_amount / 1e3 if result.peak_amount is not None else None,
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_cause": result.cause,
     }
-
-
-def gb_before(rates_mb_s: Sequence[float], period_s: float, onset: int | None) -> float:
-    """GB written before period `onset` (the whole run when it never throttled)."""
-    upto = rates_mb_s if onset is None else rates_mb_s[:onset]
-    return sum(upto) * period_s / 1e3
 
 
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "time_to_throttle_s", "throttled_share_pct", "max_temp_c", "cause")

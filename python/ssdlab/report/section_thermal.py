@@ -12,7 +12,7 @@ from typing import Any
 
 import altair as alt
 
-from ssdlab.analysis.throttle import CAUSE_TEXT, ThrottleAnalysis, ThrottleConfig
+from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, ThrottleAnalysis, ThrottleConfig
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import block_text
@@ -32,18 +32,18 @@ def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
                  for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))])
 
 
-def level_rows(result: ThrottleAnalysis, min_level_s: float) -> list[Row]:
+def level_rows(result: ThrottleAnalysis) -> list[Row]:
+    """The peak level, the throttled levels, and levels the drive ran at only before reaching the
+    peak (a ramp-up); transitions (shorter than a level) are not levels."""
+    throttled = {id(level) for level in result.throttled_levels}
     rows = []
     for index, level in enumerate(result.levels):
-        if index != result.peak and level.duration_s < min_level_s:
-            continue  # a transition between levels, not a level
-        kind = "peak" if index == result.peak else "throttled" if result.peak is not None and index > result.peak \
-            else "burst"
+        kind = "peak" if index == result.peak else "throttled" if id(level) in throttled else "before peak"
         rows.append({"mb_s": level.rate, "label": f"{kind} {level.rate:,.0f} MB/s ({level.share_pct:.0f} %)"})
     return rows
 
 
-def rate_temp_chart(m: Measurement, result: ThrottleAnalysis, min_level_s: float) -> AltChart:
+def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     """MB/s (left axis) and temperature (right axis) against time, levels and onset marked."""
     temp = evidence_of(m).temp_c
     data = alt_data(rate_temp_rows(m, temp))
@@ -51,7 +51,7 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis, min_level_s: float
     rate = alt.Chart(data).mark_line(color=RATE_COLOR, strokeWidth=1.2).encode(
         x=x, y=alt.Y("mb_s:Q", title="write MB/s", axis=alt.Axis(titleColor=RATE_COLOR)),
         tooltip=[alt.Tooltip("t_s:Q", title="time (s)"), alt.Tooltip("mb_s:Q", title="MB/s", format=",.0f")])
-    levels = alt.Chart(alt_data(level_rows(result, min_level_s)))
+    levels = alt.Chart(alt_data(level_rows(result)))
     rules = levels.mark_rule(color=LEVEL_COLOR, strokeDash=[6, 3]).encode(y="mb_s:Q", tooltip=["label:N"])
     labels = levels.mark_text(align="left", dx=4, dy=-6, fontSize=10, color=LEVEL_COLOR).encode(
         y="mb_s:Q", x=alt.value(0), text="label:N")
@@ -87,8 +87,10 @@ def thermal_caption(view: MethodView) -> str:
     return (f"{'Purge; ' if p.purge else ''}for each phase {cool}a sustained write at QD{p.iodepth}: "
             f"{block_text(p.seq_block_size_bytes)} sequential for {p.seq_runtime_s:g} s{budget}, "
             f"{block_text(p.rnd_block_size_bytes)} random for {p.rnd_runtime_s:g} s{budget}. Levels: change points "
-            f"of the per-second rate clustered within {p.level_tol_pct:g} %; the peak is the fastest level that "
-            "lasted; temperature from the drive (simulator model, or the telemetry sampler on real drives).")
+            f"of the per-second rate clustered within {p.level_tol_pct:g} %, a stall (no writes) included; the peak "
+            f"is the fastest level held {DEFAULT_CONFIG.min_segment} s or more (a write cache's fast start included), "
+            "throttling a slower level after it; temperature from the drive (simulator model, or the telemetry "
+            "sampler on real drives).")
 
 
 def phase_figures(key: str, found: dict[str, Measurement], view: MethodView) -> tuple[list[FigureLike], list[str]]:
@@ -103,7 +105,7 @@ def phase_figures(key: str, found: dict[str, Measurement], view: MethodView) -> 
         result = analyze_measurement(m, cfg)
         notes.append(phase_note(phase, result))
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
-                              rate_temp_chart(m, result, cfg.min_level_s),
+                              rate_temp_chart(m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "
                               "grey: the performance levels found; dotted red: where throttling began."))
     return figures, notes

@@ -21,11 +21,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ssdlab.bundle import RAN_AHEAD_NOTE as NOTE
 from ssdlab.bundle import Bundle, RunRecord, TestRecord
 from ssdlab.engines import engine_for
 from ssdlab.planning import parse_overrides, select_entries
 from ssdlab.run_events import NullObserver, PendingTest
-from ssdlab.runahead import NOTE
 from ssdlab.runner import Runner, new_record
 from ssdlab.targets import parse_target
 

@@ -227,7 +227,7 @@ def test_plan_says_up_front_what_run_would_refuse_and_reads_still_run(
     assert reads.code == 0, reads.stderr
 
 
-def test_a_wrong_answer_at_the_prompt_is_told_as_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wrong_answer_at_the_prompt_is_told_as_typed(monkeypatch: pytest.MonkeyPatch, machine: SysRoot) -> None:
     """QA: after a wrong answer at the prompt the error read "--yes='wrong' does not match",
     though the user never gave --yes."""
     import sys
@@ -235,12 +235,11 @@ def test_a_wrong_answer_at_the_prompt_is_told_as_typed(monkeypatch: pytest.Monke
     import typer
 
     from ssdlab.cli.run import confirm_serial
-    from ssdlab.targets.base import TargetInfo
 
-    facts = TargetInfo(spec="/dev/loop3", kind="block", capacity_bytes=1 << 30, extra={"kernel_name": "loop3"})
+    loop3 = BlockTarget(spec="/dev/loop3", name="loop3", sysroot=machine, run=RecordedRunner())  # no serial
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     monkeypatch.setattr(typer, "prompt", lambda text: "wrong")
     with pytest.raises(SafetyError, match=r"^/dev/loop3: you typed 'wrong', not 'loop3'; nothing was written$"):
-        confirm_serial(facts, destroy=True, yes=None)
+        confirm_serial(loop3, destroy=True, yes=None)
     monkeypatch.setattr(typer, "prompt", lambda text: " loop3 ")
-    assert confirm_serial(facts, destroy=True, yes=None) == " loop3 "
+    assert confirm_serial(loop3, destroy=True, yes=None) == " loop3 "

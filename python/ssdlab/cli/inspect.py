@@ -127,9 +127,9 @@ def plan(
     refusal = run_refusal(tgt, planned)
     if refusal:
         out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
-    elif (needs := tgt.confirmation()) and any(item.plan.destructive for item in planned):
-        out.print(f"[yellow]run needs[/] {plain(needs)}: these tests write to it and destroy its data "
-                  "(docs/safety.md)", highlight=False)
+    elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
+        out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
+                  "its data (docs/safety.md)", highlight=False)
     print_target_remarks(out, facts)
     for item in planned:
         _print_plan(item, clock)

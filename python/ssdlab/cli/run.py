@@ -38,7 +38,7 @@ from ssdlab.planning import given_rates, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, load_for_resume, new_record
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import Target
 from ssdlab.units import parse_rate
 
 
@@ -48,21 +48,12 @@ def default_out(suite: str | None, tests: list[str], target: str) -> Path:
     return Path("results") / f"{datetime.now():%Y%m%d-%H%M%S}-{label}-{slug}"
 
 
-def confirmation_token(facts: TargetInfo) -> str | None:
-    """What --yes must name: a device's serial (kernel name without one), the path of a file
-    ssdlab did not create; None where no confirmation is needed."""
-    if facts.kind == "block":
-        return facts.serial or str(facts.extra.get("kernel_name") or Path(facts.spec).name)
-    if facts.kind == "file" and facts.extra.get("exists") and not facts.extra.get("owned"):
-        return str(facts.path)
-    return None
-
-
-def confirm_serial(facts: TargetInfo, destroy: bool, yes: str | None) -> str | None:
+def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     """Ask for the confirmation token interactively when --destroy is given without --yes."""
-    token = confirmation_token(facts)
+    token = tgt.confirmation_token()
     if token is None or not destroy or yes is not None:
         return yes
+    facts = tgt.info()
     if not sys.stdin.isatty():
         raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
     typed = str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
@@ -82,7 +73,7 @@ def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str]
     if tests and tests != [t.name for t in record.tests]:
         raise UsageError(f"{path} ran other tests; drop --test to resume it")
     tgt = parse_target(record.target.spec)
-    confirmed = confirm_serial(tgt.info(), destroy, yes)
+    confirmed = confirm_serial(tgt, destroy, yes)
     options = {**record.options, "destroy": destroy, "confirmed_serial": confirmed}
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
@@ -106,7 +97,7 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
     tgt = parse_target(spec)
     engine = hosts_engine(tgt, hosts) if hosts else engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
-    confirmed = confirm_serial(tgt.info(), destroy, yes)
+    confirmed = confirm_serial(tgt, destroy, yes)
     options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed, **({"hosts": hosts} if hosts else {})}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine

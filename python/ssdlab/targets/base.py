@@ -108,9 +108,10 @@ class Target(ABC):
         """Why writing is refused whatever the flags (the target is in use), else None."""
         return None
 
-    def confirmation(self) -> str | None:
-        """The flags `run` needs to write this target (docs/safety.md), for `plan` to say up
-        front; None when writing needs none (a scratch file ssdlab made, a simulated drive)."""
+    def confirmation_token(self) -> str | None:
+        """What `--yes` must name to write this target (docs/safety.md): a drive's serial, a
+        file's path. `run` asks for it, `plan` says it up front; None when writing needs no
+        confirmation (a scratch file ssdlab made, a simulated drive)."""
         return None
 
     def exclusive_paths(self) -> tuple[Path, ...]:

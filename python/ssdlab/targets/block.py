@@ -80,9 +80,6 @@ class BlockTarget(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return (self.device_path,)
 
-    def confirmation(self) -> str | None:
-        return f"--destroy --yes={self.confirmation_token()}"
-
     def prepare(self) -> None:
         if not self.device_path.exists():
             raise TargetError(f"{self.spec}: device {self.device_path} has gone away")

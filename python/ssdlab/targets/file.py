@@ -107,8 +107,8 @@ class FileTarget(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return (self.path,)
 
-    def confirmation(self) -> str | None:
-        return f"--destroy --yes={self.path}" if self.foreign() else None
+    def confirmation_token(self) -> str | None:
+        return str(self.path) if self.foreign() else None
 
     def check(self) -> None:
         """Refuse anything that is not (or could not become) our own regular file."""

@@ -166,7 +166,7 @@ class Raid0Target(Target):
         return first.model_copy(update={
             "spec": self.spec, "path": self.md_path if self._md is not None else None,
             "model": f"md RAID-0 {model}",
-            "serial": ",".join(m.confirmation_token() for m in self.members),
+            "serial": self.confirmation_token(),
             "capacity_bytes": capacity, "safety": self.safety(), "io_warning": None,
             "extra": {"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
                                                    "capacity_bytes": i.capacity_bytes} for i in infos],
@@ -181,8 +181,9 @@ class Raid0Target(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return tuple(m.device_path for m in self.members)
 
-    def confirmation(self) -> str | None:
-        return f"--destroy --yes={','.join(m.confirmation_token() for m in self.members)}"
+    def confirmation_token(self) -> str:
+        """Every member's own token, in member order: --yes=SERIAL_A,SERIAL_B."""
+        return ",".join(m.confirmation_token() for m in self.members)
 
     def prepare(self) -> None:
         if self._md is not None:

@@ -55,9 +55,12 @@ class Cancelled(KeyboardInterrupt):
     from its observer, it ends that runner as Ctrl-C would, and is told as Ctrl-C is."""
 
 
+USER_STOP = "interrupted by the user"  # a Ctrl-C, as bundles and messages tell it
+
+
 def stop_reason(error: BaseException) -> str:
     """How a stop is told in a bundle and a message: the signal that sent it, else Ctrl-C."""
-    return str(error) if isinstance(error, Stopped) else "interrupted by the user"
+    return str(error) if isinstance(error, Stopped) else USER_STOP
 
 
 class InternalError(SsdlabError):

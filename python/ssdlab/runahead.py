@@ -26,7 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, RAN_AHEAD_NOTE, Bundle, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, ProgressUpdate
-from ssdlab.errors import BundleError, Cancelled, Interrupted
+from ssdlab.errors import USER_STOP, BundleError, Cancelled, Interrupted
 from ssdlab.host import meminfo_bytes
 from ssdlab.methods.base import Action
 from ssdlab.run_events import PendingTest, RunObserver
@@ -126,7 +126,7 @@ def is_fresh(record: RunRecord, target: Target) -> bool:
 
 def stopped_record(record: RunRecord) -> RunRecord:
     """The run as Ctrl-C leaves it: the test that was running, and the run, interrupted."""
-    error = "interrupted by the user"
+    error = USER_STOP
     for test in record.tests:
         if test.status == "running":
             record = record.with_test(test.model_copy(update={"status": "interrupted", "error": error}))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
-from ssdlab.errors import Cancelled, EngineError, Stopped
+from ssdlab.errors import USER_STOP, Cancelled, EngineError, Stopped
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
@@ -96,7 +96,7 @@ def _error_text(error: str | None) -> str | None:
     a SIGTERM/SIGHUP (which the CLI turns into a Stopped) is said as the runner says it for fio."""
     name, _, message = (error or "").partition(": ")
     if name in ("KeyboardInterrupt", Cancelled.__name__):  # Cancelled: the run-ahead half, stopped with the run
-        return "interrupted by the user"
+        return USER_STOP
     if name == Stopped.__name__:
         return message
     return error

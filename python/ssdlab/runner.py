@@ -212,17 +212,13 @@ class Runner:
         pending = self.pending(record)
         self.authorize(record, pending)
         locks = TargetLocks(self.target.spec)
+        ahead: RunAhead | None = None
+        ended = False
         try:
             locks.take(self.target.exclusive_paths())  # before anything is built or written
             self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
             locks.take(self.target.exclusive_paths())  # a scratch file prepare just made
-        except BaseException:
-            locks.close()
-            self.target.release()
-            raise
-        ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
-        ended = False
-        try:
+            ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
             record = record.model_copy(update={"status": "running", "error": None})
             self.bundle.write_run(record)
             self.guard.run_started(pending)

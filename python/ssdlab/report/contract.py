@@ -27,6 +27,7 @@ class MethodView:
     record: TestRecord
     params: Any  # the method's parameter model (a pydantic model of that method's own class)
     specs: MetricSet
+    target: TargetInfo  # the drive it ran on: what the method made of the parameters there
 
     def value(self, spec: MetricSpec) -> Metric:
         return self.record.metrics.get(spec.name)
@@ -53,7 +54,7 @@ def record_view(record: TestRecord, target: TargetInfo) -> MethodView | None:
     try:
         test = get_test(record.test)
         params = test.parse_params(record.params)
-        return MethodView(record, params, test.metric_specs(params, target))
+        return MethodView(record, params, test.metric_specs(params, target), target)
     except SsdlabError:
         return None
 

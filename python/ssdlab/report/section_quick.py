@@ -50,17 +50,15 @@ def mb_s_rows(view: MethodView) -> list[Row]:
              "mb_s": value} for spec, value in view.numbers(rate="mb_s")]
 
 
-def quick_caption(view: MethodView, capacity_bytes: int) -> str:
+def quick_caption(view: MethodView) -> str:
     p = view.params
     pick = "best run" if p.aggregate == "best" else "mean of the runs"
     times = "once" if p.runs == 1 else f"{p.runs} times"
+    region = human_size(region_bytes(p, view.target.capacity_bytes))
     return (
         f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {times} for {p.runtime_s:g} s "
-        f"over {with_article(human_size(region_bytes(p, capacity_bytes)))} test region that was written once "
-        "beforehand, "
-        "reads first, then "
-        f"writes; incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, "
-        "Tn = threads."
+        f"over {with_article(region)} test region that was written once beforehand, reads first, then writes; "
+        f"incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, Tn = threads."
     )
 
 
@@ -77,8 +75,7 @@ def quick_section(bundle: Bundle, record: TestRecord) -> Section:
         figures.append(Figure(f"{record.name}-mb-s", "Throughput per entry: read vs write", chart,
                               "Grouped bars: MB/s (decimal) per CrystalDiskMark entry, read and write."))
     tables = [quick_table(view)] if record.metrics else []
-    caption = quick_caption(view, bundle.load_run().target.capacity_bytes)
-    return Section(key=record.name, title=section_title(record), caption=caption,
+    return Section(key=record.name, title=section_title(record), caption=quick_caption(view),
                    status=record.status, tables=tables, figures=figures, notes=status_notes(record))
 
 

@@ -43,7 +43,7 @@ def _score(view: MethodView, part: str) -> float | None:
     return found[0][1] if found else None
 
 
-def as_ssd_table(view: MethodView, logical_block_bytes: int) -> Table:
+def as_ssd_table(view: MethodView) -> Table:
     p = view.params
     rows = [(label, _fmt(_run_value(view, f"{key}_read", "mb_s"), "MB/s"),
              _fmt(_run_value(view, f"{key}_write", "mb_s"), "MB/s")) for label, key in AS_SSD_ROWS]
@@ -51,12 +51,12 @@ def as_ssd_table(view: MethodView, logical_block_bytes: int) -> Table:
                  _fmt(_run_value(view, "access_write", "access_ms"), "ms", 3)))
     rows.append(("Score", _fmt(_score(view, "read"), "", 0), _fmt(_score(view, "write"), "", 0)))
     rows.append(("Total score", _fmt(_score(view, "total"), "", 0), ""))
+    access_write = human_size(access_write_bytes(p.access_write_block_bytes, view.target.logical_block_size))
     caption = (f"Incompressible data. Seq: {human_size(p.size_bytes)} in {human_size(p.seq_block_bytes)} blocks at "
                f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "
                f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
-               f"(written) drive and {human_size(access_write_bytes(p.access_write_block_bytes, logical_block_bytes))} "
-               "random writes in the test region, "
-               "QD1. Scores by AS SSD's published formula from the MB/s figures.")
+               f"(written) drive and {access_write} random writes in the test region, QD1. Scores by AS SSD's "
+               "published formula from the MB/s figures.")
     return Table(f"{view.record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
 
 
@@ -115,7 +115,7 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
     if view is None or not record.metrics:
         return []
     if view.record.test == "as-ssd":
-        table = as_ssd_table(view, bundle.load_run().target.logical_block_size)
+        table = as_ssd_table(view)
         return [Figure(f"{view.record.name}-bars", "AS SSD-like: MB/s", as_ssd_chart(as_ssd_rows(view)),
                        table.caption)]
     if view.record.test == "iometer-mixed":
@@ -125,9 +125,7 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
 
 def tables(bundle: Bundle, record: TestRecord) -> list[Table]:
     view = method_view(bundle, record) if record.test == "as-ssd" else None
-    if view is None or not record.metrics:
-        return []
-    return [as_ssd_table(view, bundle.load_run().target.logical_block_size)]
+    return [as_ssd_table(view)] if view is not None and record.metrics else []
 
 
 def as_ssd_section(bundle: Bundle, record: TestRecord) -> Section:

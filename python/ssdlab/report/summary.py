@@ -54,7 +54,7 @@ SPARE_AREA_KEYS = frozenset({"op_pct", "span_pct", "span_bytes", "plan notes"})
 def measured_views(run: RunRecord) -> RunViews:
     """Every test of the run that has results, through its method. A method this ssdlab does
     not know still brings its verdicts (with no declared metrics: names stand for labels)."""
-    views = [record_view(t, run.target) or MethodView(t, None, MetricSet(())) for t in run.tests
+    views = [record_view(t, run.target) or MethodView(t, None, MetricSet(()), run.target) for t in run.tests
              if t.metrics or t.verdicts]
     return RunViews(run.target, tuple(views))
 

@@ -35,10 +35,9 @@ def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
 def level_rows(result: ThrottleAnalysis) -> list[Row]:
     """The peak level, the throttled levels, and levels the drive ran at only before reaching the
     peak (a ramp-up); transitions (shorter than a level) are not levels."""
-    throttled = {id(level) for level in result.throttled_levels}
     rows = []
     for index, level in enumerate(result.levels):
-        kind = "peak" if index == result.peak else "throttled" if id(level) in throttled else "before peak"
+        kind = "peak" if index == result.peak else "throttled" if level in result.throttled_levels else "before peak"
         rows.append({"mb_s": level.rate, "label": f"{kind} {level.rate:,.0f} MB/s ({level.share_pct:.0f} %)"})
     return rows
 

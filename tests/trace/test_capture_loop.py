@@ -107,3 +107,11 @@ def test_capture_passes_on_the_commands_exit_status(loop: str, tmp_path: Path) -
     missing = subprocess.run([ssdlab, "trace", "capture", "-d", loop, "-o", str(tmp_path / "m.parquet"), "--",
                               "no-such-program-xyz"], capture_output=True, text=True, check=False)
     assert missing.returncode == 127 and not (tmp_path / "m.parquet").exists(), missing.stderr
+    # Executable yet not a program: the exec fails inside the capture; exit 126 as audit's does.
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"\x7fELF junk")
+    junk.chmod(0o755)
+    refused = subprocess.run([ssdlab, "trace", "capture", "-d", loop, "-o", str(tmp_path / "j.parquet"), "--",
+                              str(junk)], capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 126 and "Exec format error" in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1

@@ -12,7 +12,7 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from ssdlab.cli.app import app, out
-from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown
+from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown, starting
 from ssdlab.errors import Interrupted, UsageError
 from ssdlab.trace.capture import check_seconds
 
@@ -106,14 +106,10 @@ def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) 
     raw = tmp / "capture.txt"
     status = None
     try:
-        status = capture(device, raw, seconds=seconds, command=command).command_status
+        with starting(command):
+            status = capture(device, raw, seconds=seconds, command=command).command_status
     except KeyboardInterrupt:
         out.print("stopped: auditing what was captured")
-    except OSError as error:
-        if command and error.filename == command[0]:  # it passed check_runnable but exec refused it
-            raise CommandFailed(f"cannot run {command[0]!r}: {error.strerror}; give a program, or a script that "
-                                "starts with #!", 126) from None
-        raise
     trace = tmp / "capture.parquet"
     import_trace(raw, "capture", trace, empty_ok=True)
     return trace, status

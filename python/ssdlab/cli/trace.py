@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ssdlab.cli.app import app, out, plain
-from ssdlab.cli.wrapped import check_runnable, raise_if_failed
+from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
 from ssdlab.units import format_duration, is_whole_number
 
@@ -218,7 +218,8 @@ def trace_capture(
         check_runnable(command[0])  # before the capture: a typo must not cost a trace session
     raw = output.with_suffix(".tracefs.txt")
     try:
-        result = capture(device, raw, seconds=seconds, command=command)
+        with starting(command):
+            result = capture(device, raw, seconds=seconds, command=command)
     except KeyboardInterrupt:
         out.print("stopped: importing what was captured")
         result = None

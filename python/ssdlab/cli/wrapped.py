@@ -7,6 +7,8 @@ import os
 import shlex
 import shutil
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from ssdlab.errors import SsdlabError
 
@@ -30,6 +32,19 @@ def check_runnable(program: str) -> None:
         raise CommandFailed(f"cannot run {program!r}: not executable; check its permissions (chmod +x)", 126)
     where = "at that path" if os.sep in program else "on PATH"
     raise CommandFailed(f"cannot run {program!r}: not found {where}; check its name or give its path", 127)
+
+
+@contextmanager
+def starting(command: list[str]) -> Iterator[None]:
+    """Around the capture that starts `command`: a program check_runnable passed but the kernel
+    will not exec (no #! line, another machine's binary) exits 126, as a shell's would."""
+    try:
+        yield
+    except OSError as error:
+        if command and error.filename == command[0]:
+            raise CommandFailed(f"cannot run {command[0]!r}: {error.strerror}; give a program, or a script that "
+                                "starts with #!", 126) from None
+        raise
 
 
 def shown(command: list[str]) -> str:

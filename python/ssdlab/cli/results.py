@@ -42,8 +42,9 @@ def bundle_or_run(given: Path, library: Library | None) -> Path:
     if given.exists() or library is None or not is_run_id_prefix(str(given)):
         return given
     run = library.find_run(str(given))
-    if run.state() != "ok":
-        gone = "was moved or deleted" if run.state() == "missing" else "now holds another run"
+    state = run.state()  # reads the bundle: once
+    if state != "ok":
+        gone = "was moved or deleted" if state == "missing" else "now holds another run"
         raise UsageError(f"run {run.run_id}'s bundle {run.bundle} {gone}; give the bundle's path, or "
                          "`ssdlab library add` it where it is now")
     return run.bundle
@@ -58,11 +59,12 @@ def report(
 ) -> None:
     """Write the HTML report (with PNG charts) of a bundle and print its tables; the report
     ranks the drive against comparable runs in the results library."""
-    bundle = bundle_or_run(bundle, existing_library(library))
+    lib = existing_library(library)
+    bundle = bundle_or_run(bundle, lib)
     Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
-    files = render_report(bundle, html_output(output), library=existing_library(library))
+    files = render_report(bundle, html_output(output), library=lib)
     print_tables(bundle)
     out.print(f"Report: {files.html}", markup=False)
 

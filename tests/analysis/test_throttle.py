@@ -16,7 +16,7 @@ from ssdlab.analysis.throttle import (
     analyze_throttle,
     change_points,
     cluster_levels,
-    segments_of,
+    segment_series,
 )
 
 
@@ -38,7 +38,7 @@ def test_a_flat_noisy_series_has_no_change_point() -> None:
 
 def test_oscillating_levels_cluster_into_two() -> None:
     rates = noisy([(1580, 60), *([(1020, 25), (1580, 15)] * 5)])
-    segments = segments_of(rates, change_points(rates))
+    segments = [segment for segment, _ in segment_series(rates)]
     labels = cluster_levels(segments, 8.0)
     assert sorted(set(labels)) == [0, 1]
     result = analyze_throttle(rates)

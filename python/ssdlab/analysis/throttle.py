@@ -246,11 +246,6 @@ def _best_split(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: 
     return best
 
 
-def segments_of(rates: Sequence[float], cuts: Sequence[int]) -> list[Segment]:
-    bounds = [0, *cuts, len(rates)]
-    return [Segment(a, b, _mean(rates[a:b])) for a, b in pairwise(bounds) if b > a]
-
-
 def cluster_levels(segments: Sequence[Segment], tol_pct: float, floor: float = 0.0) -> list[int]:
     """Level index of each segment (0 = fastest): greedy from the fastest segment down. A segment
     joins the current level while within `tol_pct` of its fastest segment, or within `floor` (the

@@ -266,7 +266,7 @@ class Library:
             if query == "sim:":  # the default preset, as `run -t sim:` takes it, not every simulated drive
                 query = f"sim:{default_sim_preset()}"
             exact = [r for r in runs if r.named_by(query)]
-            by_id = [r for r in runs if is_run_id_prefix(query) and r.run_id.startswith(query.lower())]
+            by_id = [r for r in runs if r.run_id.startswith(query.lower())] if is_run_id_prefix(query) else []
             if not exact and len(by_id) == 1:
                 return [by_id]
             picked = exact or [r for r in runs if r.mentions(query)]

@@ -126,18 +126,22 @@ class SimCache:
     def evict(self) -> None:
         """Drop least recently used entries until the cache is within its bound, and the parts of
         entries a crash left half written, which no lookup can use."""
-        total = 0
+        total, kept = 0, set()
         for entry in self.entries():
             total += entry.size_bytes
             if total > self.limit_bytes:
                 self.remove(entry.key)
-        for orphan in self.orphans(ORPHAN_GRACE_S):
+            else:
+                kept.add(entry.key)
+        for orphan in self._orphans(ORPHAN_GRACE_S, kept):
             orphan.unlink(missing_ok=True)
 
     def orphans(self, older_than_s: float = 0.0) -> list[Path]:
         """The cache's own files that belong to no whole entry (a .snap without its .json, an
         unreadable .json, a temporary file), untouched for `older_than_s`."""
-        whole = {e.key for e in self.entries()}
+        return self._orphans(older_than_s, {e.key for e in self.entries()})
+
+    def _orphans(self, older_than_s: float, whole: set[str]) -> list[Path]:
         now = time.time()
         found = []
         for file in self.path.iterdir() if self.path.is_dir() else ():

@@ -327,11 +327,11 @@ pub fn resolve(name: &str, overrides: &[(String, String)]) -> Result<Config, Sim
             "ambient_c" => {
                 let c = parse_f64(k, v)?;
                 if !(AMBIENT_MIN_C..=AMBIENT_MAX_C).contains(&c) {
-                    return Err(bad(
-                        k,
-                        v,
-                        "a temperature from -40 to 85 °C (the industrial range drives are rated for)",
-                    ));
+                    let range = format!(
+                        "a temperature from {AMBIENT_MIN_C} to {AMBIENT_MAX_C} °C (the industrial range \
+                         drives are rated for)"
+                    );
+                    return Err(bad(k, v, &range));
                 }
                 cfg.thermal.ambient_c = c;
             }

@@ -81,6 +81,18 @@ def test_seconds_that_are_not_a_finite_positive_number_are_refused_before_captur
     assert fake_capture.calls == []
 
 
+@pytest.mark.parametrize("value", ["nan", "1e400", "-1", "abc", "", "0x10"])
+def test_a_bad_duration_reads_as_trace_capture_words_it(cli: Callable, fake_capture: FakeCapture, tmp_path: Path,
+                                                       value: str) -> None:
+    """Both commands capture for --seconds; one value got two wordings ("nan" vs "'nan'", and
+    click's "is not a valid float" for a word), so both now parse it with one parser."""
+    audit = cli("audit", "fua", "-d", "/dev/vda", f"--seconds={value}")
+    capture = cli("trace", "capture", "-d", "/dev/vda", f"--seconds={value}", "-o", str(tmp_path / "c.parquet"))
+    assert audit.code == capture.code == 2
+    assert audit.stderr.strip().splitlines() == capture.stderr.strip().splitlines()
+    assert fake_capture.calls == []
+
+
 def test_seconds_need_a_device_and_no_command(cli: Callable, fake_capture: FakeCapture, trace_file: Path) -> None:
     one_line_error(cli("audit", "fua", str(trace_file), "--seconds", "1"), 2, "--seconds goes with --device")
     one_line_error(cli("audit", "fua", "-d", "/dev/vda", "--seconds", "1", "--", "true"), 2, "not both")

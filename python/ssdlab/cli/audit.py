@@ -12,9 +12,9 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from ssdlab.cli.app import app, out
+from ssdlab.cli.options import capture_seconds
 from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown, starting
 from ssdlab.errors import Interrupted, UsageError
-from ssdlab.trace.capture import check_seconds
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -48,7 +48,8 @@ def audit_fua_cmd(
         "--device", "-d", help="Audit this device live instead of a trace file (root): capture for --seconds N "
                                "or while `-- COMMAND` runs.", show_default=False)] = None,
     seconds: Annotated[float | None, typer.Option(
-        help="With --device: capture for this many seconds (above 0).", show_default=False)] = None,
+        parser=capture_seconds, metavar="SECONDS", help="With --device: capture for this many seconds (above 0).",
+        show_default=False)] = None,
 ) -> None:
     """How many writes carried FUA, how many preflushes and flushes, by process where known.
 
@@ -77,7 +78,7 @@ def check_inputs(path: Path | None, device: str | None, seconds: float | None, c
                  extra: list[str]) -> float | None:
     """Refuse every combination that is not one of the three uses, before anything starts;
     returns the capture's duration (None: while the command runs, or no capture)."""
-    duration = None if seconds is None else check_seconds(seconds)
+    duration = capture_seconds(seconds)
     if path is not None and device is not None:
         raise UsageError(f"give a trace file or --device, not both ({_DASHES_HINT})")
     if extra:

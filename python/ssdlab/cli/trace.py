@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ssdlab.cli.app import app, out, plain
+from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
 from ssdlab.units import format_duration, is_whole_number
@@ -25,53 +25,30 @@ MAX_IDLE_CAP_US = 3.6e9  # an hour, as the `trace` test's idle_cap_us
 # --- options: each checked where it is parsed (typer's parser=), before any work ---------------
 
 
-def _quoted(text: str) -> str:
-    from ssdlab.trace.importers import quoted
-
-    return quoted(text)
-
-
 def _seed(value: str | int) -> int:
     from ssdlab.trace.generate import SEED_LIMIT
 
     text = str(value)
     digits = text.lstrip("0") or "0"  # at most 20 digits go to int(): a 5000-digit seed is refused as fast
     if not is_whole_number(text) or len(digits) > len(str(SEED_LIMIT)) or int(digits) >= SEED_LIMIT:
-        raise UsageError(f"--seed must be a whole number below 2^64 (0 to {SEED_LIMIT - 1}), not {_quoted(text)}")
+        raise UsageError(f"--seed must be a whole number below 2^64 (0 to {SEED_LIMIT - 1}), not {quoted(text)}")
     return int(digits)
 
 
-def _number(option: str, value: str | float, ok: Callable[[float], bool], give: str) -> float:
-    """A float option's value, refused in one line unless `ok` (NaN and infinities included)."""
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
-    if not (math.isfinite(number) and ok(number)):
-        raise UsageError(f"{option} {_quoted(str(value))}: give {give}")
-    return number
-
-
-def _seconds(value: str | float | None) -> float | None:
-    if value is None:
-        return None
-    return _number("--seconds", value, lambda x: x > 0, "a number of seconds above 0, e.g. 60")
-
-
 def _scale(value: str | float) -> float:
-    return _number("--scale", value, lambda x: 0 < x <= 1,
-                   "a fraction of the published counts and bytes above 0 and at most 1, e.g. 0.01")
+    return number("--scale", value, lambda x: 0 < x <= 1,
+                  "a fraction of the published counts and bytes above 0 and at most 1, e.g. 0.01")
 
 
 def _fua_pct(value: str | float) -> float:
-    return _number("--fua-pct", value, lambda x: 0 <= x <= 100, "a share of writes from 0 to 100, e.g. 30")
+    return number("--fua-pct", value, lambda x: 0 <= x <= 100, "a share of writes from 0 to 100, e.g. 30")
 
 
 def _idle_cap(text: str) -> float | None:
     if text.strip().lower() == "none":
         return None
-    return _number("--idle-cap", text, lambda x: 0 <= x <= MAX_IDLE_CAP_US,
-                   f"the idle cap in µs from 0 to {MAX_IDLE_CAP_US:g} (an hour), or `none` for real time")
+    return number("--idle-cap", text, lambda x: 0 <= x <= MAX_IDLE_CAP_US,
+                  f"the idle cap in µs from 0 to {MAX_IDLE_CAP_US:g} (an hour), or `none` for real time")
 
 
 def _output(value: str | Path) -> Path:
@@ -202,7 +179,7 @@ def trace_capture(
     device: Annotated[str, typer.Option("--device", "-d", help="The block device (a disk, not a partition).")],
     output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
                                          help="The ssdlab trace file to write.")],
-    seconds: Annotated[float | None, typer.Option(parser=_seconds, metavar="SECONDS",
+    seconds: Annotated[float | None, typer.Option(parser=capture_seconds, metavar="SECONDS",
                                                   help="Capture for this many seconds (above 0).")] = None,
 ) -> None:
     """Capture a device's block I/O through tracefs (root; read-only on the device), for
@@ -212,7 +189,7 @@ def trace_capture(
 
     command = list(ctx.args)
     if command and command[0].startswith("-"):  # unknown options land here too: a typo is no command to run
-        raise UsageError(f"no such option {_quoted(command[0])}; a command to capture during goes after `--`: "
+        raise UsageError(f"no such option {quoted(command[0])}; a command to capture during goes after `--`: "
                          "ssdlab trace capture -d DEV -o FILE.parquet -- COMMAND")
     if command:
         check_runnable(command[0])  # before the capture: a typo must not cost a trace session
@@ -246,7 +223,7 @@ def trace_replay(
 
     cap = _idle_cap(idle_cap)
     if remap not in ("modulo", "proportional"):
-        raise UsageError(f"--remap {_quoted(remap)}: give modulo or proportional")
+        raise UsageError(f"--remap {quoted(remap)}: give modulo or proportional")
     sim = parse_target(target)
     if not isinstance(sim, SimTarget):
         raise UsageError(f"{target}: `trace replay` runs on sim: targets; use `ssdlab run --test trace -p "

@@ -376,3 +376,16 @@ def test_runs_added_under_other_effective_rules_are_read_again(library: Library,
     db.close()
     assert not keys[str(kept.resolve())].startswith("old-") and keys[str(gone.resolve())].startswith("old-")
     assert added == {"2026-01-01T00:00:00Z"} and rules == (str(RULES_VERSION),)
+
+
+@pytest.mark.parametrize("where", ["a-dir", "a-file/x.csv", "a-fifo"])
+def test_export_to_a_path_that_cannot_be_a_file_is_one_line_before_reading(cli: CliRun, tmp_path: Path,
+                                                                           where: str) -> None:
+    """An export into a directory or below a file said "Is a directory: …; check the path, its
+    permissions and free space"; one into a FIFO blocked for ever. Now the words of every writer."""
+    (tmp_path / "a-dir").mkdir()
+    (tmp_path / "a-file").write_text("x")
+    os.mkfifo(tmp_path / "a-fifo")
+    result = cli("library", "export", "--format", "csv", str(tmp_path / where), "--library", str(tmp_path / "l.db"))
+    assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert any(words in result.stderr for words in ("is a directory", "is a file, not", "not a regular file"))

@@ -211,7 +211,7 @@ def test_an_output_below_a_file_says_its_parent_is_not_a_directory(cli: Callable
                                                                    no_capture: list[Any], below: str) -> None:
     (tmp_path / "afile").write_text("a file\n")
     for args in writers(tmp_path, str(tmp_path / "afile" / below)):
-        one_line_error(cli(*args), f"{tmp_path / 'afile'} is not a directory")
+        one_line_error(cli(*args), f"{tmp_path / 'afile'} is a file, not a directory")
     assert no_capture == []
 
 

@@ -11,6 +11,7 @@ from ssdlab.bundle import Bundle
 from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV, Library, is_run_id_prefix
+from ssdlab.outputs import check_output_file
 
 
 def existing_library(path: Path | None = None) -> Library | None:
@@ -64,21 +65,17 @@ def report(
     Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
-    files = render_report(bundle, html_output(output), library=lib)
+    files = render_report(bundle, html_output(output, "report.html"), library=lib)
     print_tables(bundle)
     out.print(f"Report: {files.html}", markup=False)
 
 
-def html_output(output: Path | None) -> Path | None:
-    """An -o the page can be written to, checked before anything is rendered or printed: a
-    directory or a path under a file is refused in one line; missing folders are made."""
+def html_output(output: Path | None, example_name: str) -> Path | None:
+    """An -o the page can be written to, checked before anything is rendered or printed (one
+    line for what cannot be a file); missing folders are made."""
     if output is None:
         return None
-    if output.is_dir():
-        raise UsageError(f"-o {output} is a directory: give the HTML file to write, e.g. {output / 'report.html'}")
-    blocking = next((p for p in reversed(output.parents) if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        raise UsageError(f"-o {output}: {blocking} is a file, not a directory; give another path")
+    check_output_file(output, example_name)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -109,7 +106,7 @@ def compare(
     library: LibraryOpt = None,
 ) -> None:
     """Put drives side by side with a Difference % column; rank them in the HTML page."""
-    output = html_output(output)  # refused before any table is printed
+    output = html_output(output, "compare.html")  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives
     from ssdlab.report.compare_page import comparison_tables, measured_tests, render_comparison

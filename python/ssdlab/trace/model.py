@@ -30,6 +30,7 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ssdlab.errors import UsageError
+from ssdlab.outputs import check_output_file
 
 OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
 OP_NAMES = ("read", "write", "trim", "flush")
@@ -124,20 +125,12 @@ def check_trace_output(path: Path) -> None:
     """Refuse, before anything is written or captured, a path no trace file can be written
     to: one not named .parquet (trace files are Parquet), a directory or another non-file,
     or one below a file. Missing parent directories are fine (they are made)."""
-    if path.is_dir():
-        raise UsageError(f"{path} is a directory; give a file name ending in {TRACE_SUFFIX}")
     name = path.name.lower()
-    if not name.endswith(TRACE_SUFFIX) or name == TRACE_SUFFIX:
+    if not path.is_dir() and (not name.endswith(TRACE_SUFFIX) or name == TRACE_SUFFIX):
         stem = path.stem if path.stem not in ("", ".", "..", TRACE_SUFFIX) else "trace"
         raise UsageError(f"{path}: trace files are Parquet; give an output name ending in {TRACE_SUFFIX}, "
                          f"e.g. {stem}{TRACE_SUFFIX}")
-    if path.exists() and not path.is_file():
-        raise UsageError(f"{path} exists and is not a regular file; give another output name")
-    for parent in path.parents:
-        if parent.is_dir():
-            break
-        if parent.exists() or parent.is_symlink():
-            raise UsageError(f"{path}: {parent} is not a directory; give an output path in a directory")
+    check_output_file(path, f"trace{TRACE_SUFFIX}")
 
 
 class TraceWriter:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -19,13 +20,25 @@ import pytest
 from fio_helpers import FIO_FIXTURES, fio_pids, start_python, wait_until
 
 from ssdlab.engines.base import RunContext
-from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, parse_host, remote_job_text, sum_series
+from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
+from ssdlab.engines.fio_multi import (
+    HostFio,
+    MultiHostFioEngine,
+    client_argv,
+    host_fio,
+    parse_host,
+    remote_job_text,
+    sum_series,
+)
 from ssdlab.engines.fio_parse import client_summaries, load_json_plus, summarize, summarize_groups
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Series
 from ssdlab.targets import parse_target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.workload import Workload
+
+LOCAL_FIO = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False).stdout.strip() \
+    if shutil.which("fio") else ""
 
 
 def fixture_json(name: str = "randrw-2jobs") -> dict[str, Any]:
@@ -87,6 +100,24 @@ def test_hosts_and_job_files() -> None:
     assert len(sum_series([one, Series()])) == 0
 
 
+PROBE_REPLY = "hostname=box, be=0, 64-bit, os=Linux, arch=x86-64, fio={version}, flags=1\n"
+PROBE_STATS = '{"fio version": "fio-3.40", "client_stats": [{"jobname": "ssdlab-probe", "error": 0}]}\n'
+
+
+def test_a_hosts_fio_is_read_from_its_probe_reply() -> None:
+    """The reply names the host's fio (not the client's, in the JSON's "fio version"); the probe
+    job in client_stats says io_uring ran there, and its absence that it did not."""
+    assert host_fio("box:8765", PROBE_REPLY.format(version="fio-3.33") + PROBE_STATS) == HostFio("fio-3.33", True)
+    failed = PROBE_REPLY.format(version="fio-3.41") + "<box> fio: engine io_uring not loadable\n" \
+        + '{"fio version": "fio-3.40", "client_stats": []}\n'
+    assert host_fio("box:8765", failed) == HostFio("fio-3.41", False)
+    assert HostFio("fio-3.41", False).ioengine == "libaio" and HostFio("fio-3.33", True).ioengine == "io_uring"
+    with pytest.raises(UsageError, match=r"--host box:8765 runs fio-3\.1: ssdlab needs fio 3\.24"):
+        host_fio("box:8765", PROBE_REPLY.format(version="fio-3.1") + PROBE_STATS)
+    with pytest.raises(EngineError, match="did not say its version"):
+        host_fio("box:8765", "fio: connect: Connection refused\n")
+
+
 def test_remote_block_devices_are_refused() -> None:
     engine = MultiHostFioEngine(hosts=(("127.0.0.1", 8765),))
     block = BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", run=lambda argv: None)
@@ -140,6 +171,24 @@ def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) ->
     assert len(m.series) >= 1 and "host0_iops" in m.telemetry and "host1_iops" in m.telemetry
     assert sum(m.series.write_ios) <= m.write.ios
     assert not list(tmp_path.glob("scratch.ssdlab-*"))  # every host's file was removed by fio (unlink=1)
+
+
+@pytest.mark.fio
+def test_each_hosts_job_is_written_for_the_fio_it_runs(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """Depth 3 on io_uring ran at 4 on a host older than fio 3.39 whenever this machine's fio was
+    newer: the job file followed the local version. It now follows each host's own."""
+    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
+    target.prepare()
+    engine = MultiHostFioEngine(hosts=tuple(servers), ioengine=None, _version="fio-3.40")  # a newer local fio
+    assert [f.version for f in engine.host_fio()] == [LOCAL_FIO] * 2  # the servers here run this machine's fio
+    workload = Workload(name="qd3", pattern="randread", block_size_bytes=4096, iodepth=3, runtime_s=1,
+                        span_bytes=16 << 20)
+    m = engine.measure(target, workload, RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path))
+    for index, fio in enumerate(engine.host_fio()):
+        job = (tmp_path / "raw" / f"qd3-h{index}.fio").read_text()
+        old = parse_version(fio.version) < IO_URING_EXACT_DEPTH
+        assert ("ioengine=libaio" in job) == (old and fio.io_uring), job
+        assert m.engine_facts[f"host{index}_fio_version"] == fio.version
 
 
 @pytest.mark.fio

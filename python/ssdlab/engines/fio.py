@@ -75,7 +75,7 @@ def fio_escape(path: str) -> str:
     return path.replace(":", "\\:")
 
 
-def _parse_version(text: str) -> tuple[int, int]:
+def parse_version(text: str) -> tuple[int, int]:
     match = re.search(r"fio-(\d+)\.(\d+)", text)
     if not match:
         raise EngineError(f"cannot read fio's version from {text.strip()[:60]!r}; reinstall fio")
@@ -250,7 +250,7 @@ class FioEngine:
             except (OSError, subprocess.SubprocessError) as err:
                 raise EngineError(f"fio cannot run ({err}); reinstall it: {INSTALL_HINT}") from None
             text = done.stdout.strip()
-            if _parse_version(text) < MIN_VERSION:
+            if parse_version(text) < MIN_VERSION:
                 need = ".".join(map(str, MIN_VERSION))
                 raise EngineError(f"{text} is too old: ssdlab needs fio {need} or newer (sync=dsync); {INSTALL_HINT}")
             self._version = text
@@ -259,7 +259,7 @@ class FioEngine:
     def version_tuple(self) -> tuple[int, int] | None:
         """fio's (major, minor), or None when it cannot be run (`ssdlab plan --fio` without fio)."""
         try:
-            return _parse_version(self.version())
+            return parse_version(self.version())
         except EngineError:
             return None
 
@@ -273,6 +273,13 @@ class FioEngine:
 
     def job_text(self, target: Target, workload: Workload, log_prefix: str | None = None) -> str:
         """The exact job file fio runs for this workload (`ssdlab plan --fio` prints it)."""
+        return self.job_text_for(target, workload, log_prefix, self.ioengine or probe_ioengine(self.binary),
+                                 self.version_tuple())
+
+    def job_text_for(self, target: Target, workload: Workload, log_prefix: str | None, ioengine: str,
+                     fio_version: tuple[int, int] | None) -> str:
+        """The job file for a fio that has `ioengine` and is `fio_version`: this machine's, or a
+        remote host's (fio_multi), whose fio may be older or newer than the local one."""
         w = workload
         prefix = log_prefix or w.name
         seed = [f"randseed={w.seed}"] if w.seed else ["randrepeat=0"]
@@ -280,8 +287,7 @@ class FioEngine:
             f"; ssdlab workload {w.name}: {w.describe()}",
             "[global]",
             f"filename={fio_escape(target.fio_filename)}",
-            *_io_lines(w, self.ioengine or probe_ioengine(self.binary), target.kind == "file",
-                       self.version_tuple()),
+            *_io_lines(w, ioengine, target.kind == "file", fio_version),
             *_span_lines(target, w),
             *_limit_lines(w),
             *_data_lines(w),

@@ -5,7 +5,13 @@ and runs `fio --client=HOST,PORT JOB ... --client=HOST,PORT JOB`. The results ar
 `client_stats`: the totals of each host and fio's aggregate ("All clients"), which is the
 measurement; each host's per-second series (its own log prefix, so hosts never overwrite each
 other's logs) is kept as telemetry channels `hostN_iops` / `hostN_mb_s`, and each host's
-identity (name and port as its fio server reported them) and totals are engine facts.
+identity (name and port as its fio server reported them), fio version and totals are engine
+facts.
+
+Each host's fio is asked before the run what it is and whether it runs io_uring (a job that
+reads 4 KiB of /dev/zero there): a host's job file is written for that fio, not this machine's.
+An older fio on a host rounds io_uring's queue depth up to a power of two (fio.py,
+IO_URING_EXACT_DEPTH), and a host's kernel may have io_uring disabled.
 
 Safety: ssdlab cannot look at a remote machine's devices (mounts, holders, swap, serial)
 through fio's connection, so a block device is refused for remote runs, never written
@@ -16,15 +22,17 @@ fio at the end: unlink=1), so no existing remote file is ever overwritten.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.engines.base import RunContext
-from ssdlab.engines.fio import FioEngine, stop_with_parent
+from ssdlab.engines.fio import MIN_VERSION, FioEngine, parse_version, stop_with_parent
 from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
@@ -34,6 +42,9 @@ from ssdlab.workload import Workload
 
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 5.0  # a fio server on a reachable host answers a connect at once
+PROBE_TIMEOUT_S = 60.0  # the probe job reads 4 KiB; a server answers in about a second
+# Reading /dev/zero writes nothing on the host and works on any Linux; io_uring runs it or fails.
+PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=4k\nsize=4k\n"
 SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
@@ -75,6 +86,37 @@ def remote_job_text(local_text: str, remote_file: str) -> str:
     return "\n".join([*lines[:at], "unlink=1", *lines[at:]]) + "\n"
 
 
+@dataclass(frozen=True)
+class HostFio:
+    """What a host's fio server said of itself."""
+    version: str  # as its server reported it, e.g. "fio-3.33"
+    io_uring: bool  # the probe job ran on io_uring there
+
+    @property
+    def ioengine(self) -> str:
+        return "io_uring" if self.io_uring else "libaio"
+
+
+def host_fio(address: str, output: str) -> HostFio:
+    """A host's fio from the probe's output: the client prints the server's probe reply
+    ("hostname=…, fio=fio-3.33, flags=1"), then the JSON, whose client_stats holds the probe
+    job only when io_uring ran it (an engine that fails to load leaves it out)."""
+    match = re.search(r"\bfio=(\S+?),", output)
+    if match is None:
+        raise EngineError(f"--host {address}: its fio server did not say its version "
+                          f"({first_error_line(output, '') or 'no output'}); is `fio --server` running there?")
+    version = match.group(1)
+    if parse_version(version) < MIN_VERSION:
+        need = ".".join(map(str, MIN_VERSION))
+        raise UsageError(f"--host {address} runs {version}: ssdlab needs fio {need} or newer there (sync=dsync)")
+    try:
+        stats = load_json_plus(output).get("client_stats", [])
+    except EngineError:
+        stats = []
+    ran = any(isinstance(s, dict) and s.get("jobname") == "ssdlab-probe" and s.get("error") == 0 for s in stats)
+    return HostFio(version=version, io_uring=ran)
+
+
 def sum_series(parts: Sequence[Series]) -> Series:
     """Hosts' series added period by period, over the periods every host logged (none when
     a host logged none: a sum without it would not be the aggregate)."""
@@ -89,6 +131,7 @@ def sum_series(parts: Sequence[Series]) -> Series:
 class MultiHostFioEngine(FioEngine):
     hosts: tuple[tuple[str, int], ...] = ()
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    _host_fio: tuple[HostFio, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if not self.hosts:
@@ -113,6 +156,29 @@ class MultiHostFioEngine(FioEngine):
                 why = err.strerror or str(err) or type(err).__name__
                 raise UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
                                  "there or check the name and port") from None
+        self.host_fio()
+
+    def host_fio(self) -> tuple[HostFio, ...]:
+        """Each host's fio, asked once (a probe job per host, in one client run each)."""
+        if not self._host_fio:
+            self._host_fio = tuple(self._probe(host, port) for host, port in self.hosts)
+        return self._host_fio
+
+    def _probe(self, host: str, port: int) -> HostFio:
+        address = f"{host}:{port}"
+        with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
+            job = Path(tmp) / "probe.fio"
+            job.write_text(PROBE_JOB)
+            argv = [self.binary, f"--client={host},{port}", str(job), "--output-format=normal,json"]
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
+                                      stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                raise EngineError(f"--host {address}: its fio server did not answer in {PROBE_TIMEOUT_S:.0f} s; "
+                                  "check that `fio --server` there is idle") from None
+            except OSError as err:
+                raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
+        return host_fio(address, done.stdout + done.stderr)
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         self.version()
@@ -120,9 +186,10 @@ class MultiHostFioEngine(FioEngine):
         output = ctx.raw_path(f"{workload.name}.json")
         output.unlink(missing_ok=True)
         jobs = []
-        for index in range(len(self.hosts)):
+        for index, fio in enumerate(self.host_fio()):
             prefix = f"{workload.name}-h{index}"
-            local = self.job_text(target, workload, log_prefix=prefix)
+            local = self.job_text_for(target, workload, prefix, self.ioengine or fio.ioengine,
+                                      parse_version(fio.version))
             job = ctx.raw_path(f"{prefix}.fio")
             job.write_text(remote_job_text(local, f"{target.fio_filename}.ssdlab-{self.run_id}-h{index}"))
             jobs.append(job)
@@ -182,6 +249,7 @@ class MultiHostFioEngine(FioEngine):
         for i, h in enumerate(hosts):
             runtime = h.summary.runtime_s
             facts[f"host{i}"] = h.address
+            facts[f"host{i}_fio_version"] = self.host_fio()[i].version
             facts[f"host{i}_iops"] = (h.summary.read.ios + h.summary.write.ios) / runtime if runtime else 0.0
             facts[f"host{i}_mb_s"] = (h.summary.read.bytes + h.summary.write.bytes) / runtime / 1e6 if runtime else 0.0
         return Measurement(workload=w, engine=self.name, runtime_s=total.runtime_s, read=total.read,

@@ -145,8 +145,9 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
     least = sum(item.least_s for item in planned)
     shared = sum(1 for item in planned if item.start.shared_from)
     out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}", highlight=False)
+    sharing = {0: "no test starts", 1: "1 test starts"}.get(shared, f"{shared} tests start")
     out.print(f"  before sharing preparation: {format_duration(alone)}; after: {format_duration(total)} "
-              f"({shared} test(s) start from the state the test before left)", highlight=False)
+              f"({sharing} from the state the test before left)", highlight=False)
     if least < total:
         out.print(f"  until-steady phases are counted at their longest; if each is steady at its first "
                   f"window after the drive's free space is written (at the assumed rate): "

@@ -119,6 +119,14 @@ def test_info_names_a_simulated_link_once(cli: Callable) -> None:
     assert "(256 GB)" in result.stdout
 
 
+def test_info_says_flags_as_words(cli: Callable) -> None:
+    """FUA, discard and power-loss protection read yes / no (they read True / False); JSON keeps booleans."""
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip()
+            for line in cli("info", "sim:").stdout.splitlines() if line.count("│") == 3}
+    assert (rows["FUA"], rows["discard"], rows["power-loss protection"]) == ("yes", "yes", "no")
+    assert json.loads(cli("info", "sim:", "--json").stdout)["fua"] is True
+
+
 def test_live_progress_renders(tmp_path: Path) -> None:
     """The rich display shows the test, the workload and live IOPS / MB/s."""
     import io

@@ -62,6 +62,9 @@ def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each te
 
 
 def _show(value: object) -> str:
+    """A fact as a reader says it: "yes"/"no" for a flag, "—" when it is not known."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return "—" if value is None else str(value)
 
 

@@ -2,8 +2,8 @@
 
 Per test: the test's own kind of chart with a mark per drive (report/compare_figures.py),
 a ranking of every drive per metric when three or more are compared (report/rankings.py),
-the side-by-side table (labels and units from the methods' declarations, one unit scale
-per row, Difference % for measured figures only) and a sortable table of drives. Runs
+the side-by-side table (labels and units from the methods' declarations, each figure in
+its declared unit as the report shows it, Difference % for measured figures only) and a sortable table of drives. Runs
 whose methods differ are flagged in the table caption, the section and the page banner.
 """
 
@@ -17,14 +17,13 @@ from rich.table import Table as RichTable
 from ssdlab.compare import Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.report.compare_figures import kind_figures
-from ssdlab.report.cpu import cpu_comparison_table, measured_in
+from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
+    format_in_unit,
     format_metric,
     format_pct_change,
-    format_scaled,
     label_with_unit,
-    unit_scale,
 )
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
@@ -48,15 +47,16 @@ def comparison_header(c: Comparison) -> tuple[str, ...]:
 
 
 def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
-    """Label (with the row's one unit scale), each drive's value, Difference % for figures only."""
+    """Label (with its declared unit), each drive's value, Difference % for figures only."""
     if row.spec is None:
         values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
                                                                                       strict=True)]
         label = row.name
     else:
-        scale = unit_scale(row.spec.unit, row.values)
-        values = [format_scaled(scale, v) if here else MISSING for v, here in zip(row.values, present, strict=True)]
-        label = label_with_unit(row.label, scale.unit)
+        unit = row.spec.unit
+        values = [format_in_unit(unit, row.spec.shown(v)) if here else MISSING
+                  for v, here in zip(row.values, present, strict=True)]
+        label = label_with_unit(row.label, unit)
     diffs = [format_pct_change(d) if row.compared else "" for d in row.difference_pct]
     return (label, *values, *diffs)
 
@@ -138,7 +138,8 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
                   rows=tuple(comparison_cells(t)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
-    cpu = cpu_comparison_table(t.name, labels, found)
+    specs = [row.spec for row in t.rows if row.spec is not None]
+    cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs))
     tables += [cpu] if cpu is not None else []
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:

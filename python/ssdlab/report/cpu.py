@@ -4,17 +4,25 @@ fio reports the CPU its job threads used (usr and sys, % of one CPU); the simula
 reports, for a RAID-0 of simulated drives, the host CPU its software striping took (sys,
 % of one core: ssdsim array.rs). A single simulated drive has no host CPU modelled, so a
 test with no CPU figure anywhere gets no table rather than a column of dashes.
+
+Workloads are named as the results tables name their figures ("4 KiB random read, QD 32",
+"SEQ1M Q8T1 read, run 2"), not by the ids the bundle files them under (`rnd4k-read-qd32`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.effective import declared_specs
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
+from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.formatting import MISSING, format_pct_change
+from ssdlab.report.section_generic import row_label
 from ssdlab.report.types import Table
 
 CAPTION = ("Host CPU during each measured workload, % of one CPU: fio's usr and sys of its job threads; on a "
@@ -36,11 +44,63 @@ def _cell(value: float | None) -> str:
     return MISSING if value is None else f"{value:.1f}"
 
 
-def cpu_table(key: str, found: Mapping[str, Measurement]) -> Table | None:
-    """usr, sys and total per measured workload; None when no workload has a CPU figure."""
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[-_]", name) if w]
+
+
+def _labels_by_prefix(specs: Iterable[MetricSpec]) -> dict[str, str]:
+    """Each run of leading words of a declared metric's name ('rnd4k_read_qd32') -> the row
+    label of the first metric that starts with it ('4 KiB random read, QD 32')."""
+    labels: dict[str, str] = {}
+    for spec in specs:
+        words = _words(spec.name)
+        for end in range(1, len(words)):
+            labels.setdefault("_".join(words[:end]), row_label(spec))
+    return labels
+
+
+def _display_name(name: str, labels: Mapping[str, str]) -> str:
+    """The label of the metrics named after the workload: the longest run of its name's words
+    that begins a metric name (`seq1m_q8t1-read-r2` -> seq1m_q8t1_read_mb_s, `mix-r80w20` ->
+    r80w20_iops, `write-pass` -> write_avg_mb_s); the name itself when none does."""
+    words = _words(name)
+    for length in range(len(words), 0, -1):
+        for start in range(len(words) - length + 1):
+            label = labels.get("_".join(words[start:start + length]))
+            if label is not None:
+                return label
+    return name
+
+
+def workload_names(names: Iterable[str], specs: Iterable[MetricSpec]) -> dict[str, str]:
+    """Each measured workload's display name, as the results tables name its figures: methods
+    name a workload's metrics with the words of its id (workload `rnd4k-read-qd32` ->
+    `rnd4k_read_qd32_iops`, "4 KiB random read, QD 32"). Workloads that share a name (a
+    benchmark's repeated runs, a steady-state test's rounds) are numbered in run order."""
+    labels = _labels_by_prefix(specs)
+    shown = {name: _display_name(name, labels) for name in names}
+    shared = Counter(shown.values())
+    seen: Counter[str] = Counter()
+    for name, label in shown.items():
+        if shared[label] > 1:
+            seen[label] += 1
+            shown[name] = f"{label}, run {seen[label]}"
+    return shown
+
+
+def bundle_workload_names(bundle: Bundle, record: TestRecord, names: Iterable[str]) -> dict[str, str]:
+    """workload_names of a test in its bundle (ids kept for a method this ssdlab does not know)."""
+    return workload_names(names, declared_specs(record, bundle.load_run().target) or ())
+
+
+def cpu_table(key: str, found: Mapping[str, Measurement], names: Mapping[str, str] | None = None) -> Table | None:
+    """usr, sys and total per measured workload, each by its display name in `names`
+    (workload_names; the id where it has none); None when no workload has a CPU figure."""
     if all(total_pct(m) is None for m in found.values()):
         return None
-    rows = tuple((name, _cell(m.cpu_usr_pct), _cell(m.cpu_sys_pct), _cell(total_pct(m))) for name, m in found.items())
+    shown = names or {}
+    rows = tuple((shown.get(name, name), _cell(m.cpu_usr_pct), _cell(m.cpu_sys_pct), _cell(total_pct(m)))
+                 for name, m in found.items())
     return Table(key=f"{key}-cpu", title="Host CPU", header=("workload", "usr %", "sys %", "total %"), rows=rows,
                  caption=CAPTION, collapsed=len(rows) > 8)
 
@@ -62,17 +122,20 @@ def _measured(bundle: Bundle, record: TestRecord) -> dict[str, Measurement]:
     return {ref.name: bundle.load_measurement(ref) for ref in refs}
 
 
-def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping[str, Measurement]]) -> Table | None:
-    """Total host CPU per workload for each drive side by side, Difference % against the first."""
-    names = list(dict.fromkeys(name for found in runs for name in found))
+def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping[str, Measurement]],
+                         names: Mapping[str, str] | None = None) -> Table | None:
+    """Total host CPU per workload for each drive side by side, Difference % against the first;
+    workloads by their display names in `names` (workload_names; the id where it has none)."""
+    ids = list(dict.fromkeys(name for found in runs for name in found))
+    shown = names or {}
     rows = []
-    for name in names:
+    for name in ids:
         totals = [total_pct(found.get(name)) for found in runs]
         if all(v is None for v in totals):
             continue
         base = totals[0]
         diffs = [format_pct_change(100.0 * (v - base) / base if v is not None and base else None) for v in totals[1:]]
-        rows.append((name, *(_cell(v) for v in totals), *diffs))
+        rows.append((shown.get(name, name), *(_cell(v) for v in totals), *diffs))
     if not rows:
         return None
     header = ("workload", *(f"{label} CPU %" for label in labels),

@@ -1,8 +1,12 @@
-"""One way to print numbers in tables: by a metric's declared unit, one scale per quantity.
+"""One way to print numbers in tables: by a metric's declared unit, one unit per quantity.
 
-Sizes print in the largest binary unit that keeps a whole number or one decimal
-("238.5 GiB", never "244198MiB"); latencies switch from µs to ms (and ms to s) when a row or
-column of them reaches the next unit, so every value of one quantity shares one scale.
+A quantity reads in the unit its metric declares, in every results table, summary line,
+ranking and comparison: a latency stored in µs prints in µs (3,812.0 µs), an access time
+stored in ms in ms. The unit never depends on the values beside it, because each of those
+tables shows a different set of them (QA: a SEQ1M latency read 3,812.0 µs in the results
+table and 3.812 ms in the rankings and `compare`, whose rows switched to ms by their median).
+Only sizes, which carry their unit in each cell, print in the largest binary unit that keeps
+a whole number or one decimal ("238.5 GiB", never "244198MiB").
 """
 
 from __future__ import annotations
@@ -68,32 +72,19 @@ def human_size(size_bytes: int | float) -> str:
     return f"{int(size_bytes)} B"
 
 
-# A unit and the next larger one, for values that reach it (one scale per row or column).
-LARGER_UNITS = {"µs": ("ms", 1e3), "ms": ("s", 1e3)}
-# Switch when the middle value reaches this many of the smaller unit: 2,500 µs reads as 2.5 ms.
-SWITCH_AT = 1_000.0
-
-
 @dataclass(frozen=True)
 class UnitScale:
-    """How one quantity's values are shown: the unit printed and the divisor from the stored unit."""
+    """The unit one quantity's values are shown in (see unit_scale)."""
 
     unit: str
-    divisor: float = 1.0
-
-    def apply(self, value: Any) -> Any:
-        return value / self.divisor if is_number(value) and self.divisor != 1.0 else value
 
 
-def unit_scale(unit: str, values: Iterable[Any]) -> UnitScale:
-    """One scale for all `values` of a quantity stored in `unit`: the larger unit when their
-    median reaches SWITCH_AT of the smaller one (µs -> ms -> s)."""
-    numbers = sorted(abs(float(v)) for v in values if is_number(v))
-    scale = UnitScale(unit)
-    while numbers and scale.unit in LARGER_UNITS and numbers[len(numbers) // 2] / scale.divisor >= SWITCH_AT:
-        larger, factor = LARGER_UNITS[scale.unit]
-        scale = UnitScale(larger, scale.divisor * factor)
-    return scale
+def unit_scale(unit: str, values: Iterable[Any] = ()) -> UnitScale:
+    """The unit a quantity stored in `unit` is shown in: `unit` itself, whatever its `values`
+    (the cells that show it). A unit chosen from the values (µs until their median reached
+    1,000, then ms) gave one quantity a different unit in each table that shows it beside
+    different values."""
+    return UnitScale(unit)
 
 
 def names_unit(label: str, unit: str) -> bool:
@@ -111,7 +102,7 @@ def label_with_unit(label: str, unit: str) -> str:
 
 def format_scaled(scale: UnitScale, value: Any) -> str:
     """A value of a quantity shown at `scale` (see unit_scale)."""
-    return format_in_unit(scale.unit, scale.apply(value))
+    return format_in_unit(scale.unit, value)
 
 
 def format_in_unit(unit: str, value: Any) -> str:

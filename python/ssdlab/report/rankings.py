@@ -17,7 +17,7 @@ import altair as alt
 
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.formatting import MISSING, format_scaled, label_with_unit, names_unit, unit_scale
+from ssdlab.report.formatting import MISSING, format_in_unit, label_with_unit, names_unit
 from ssdlab.report.types import AltChart, Figure, Table
 from ssdlab.units import is_number
 
@@ -43,26 +43,27 @@ class RankedMetric:
             sum(is_number(v) for v in self.values) >= 2
 
 
-def metric_title(spec: MetricSpec, unit: str) -> str:
+def metric_title(spec: MetricSpec) -> str:
     """'4 KiB random read, QD 1: mean latency (µs, lower is better)'; the unit once."""
+    unit = spec.unit
     shown = f"{unit}, " if unit and unit != "bytes" and not names_unit(spec.label, unit) else ""
     return f"{spec.label} ({shown}{spec.better} is better)"
 
 
 def ranked_rows(drives: Sequence[str], review: int, metrics: Sequence[RankedMetric]) -> list[Row]:
-    """One row per (metric, drive with a value): value at the metric's one scale, and a
-    score that is larger for the better drive whichever way the metric points."""
+    """One row per (metric, drive with a value): value in the metric's declared unit (as the
+    results tables show it), and a score that is larger for the better drive whichever way
+    the metric points."""
     rows: list[Row] = []
     for metric in metrics:
-        scale = unit_scale(metric.spec.unit, metric.values)
-        title = metric_title(metric.spec, scale.unit)
+        title = metric_title(metric.spec)
         for index, (drive, value) in enumerate(zip(drives, metric.values, strict=True)):
             if not is_number(value):
                 continue
-            shown = float(scale.apply(value))
+            shown = float(value)
             rows.append({"metric": title, "key": metric.spec.name, "drive": drive, "value": shown,
                          "score": shown if metric.spec.better == "higher" else -shown,
-                         "text": format_scaled(scale, value), "review": index == review})
+                         "text": format_in_unit(metric.spec.unit, value), "review": index == review})
     return rows
 
 
@@ -96,15 +97,13 @@ def ranked_figure(key: str, title: str, drives: Sequence[str], review: int,
 
 
 def ranking_table(key: str, title: str, drives: Sequence[str], metrics: Sequence[RankedMetric]) -> Table | None:
-    """Drives as rows, each figure a column (one scale per column): click a heading to sort."""
+    """Drives as rows, each figure a column in its declared unit: click a heading to sort."""
     shown = [m for m in metrics if m.rankable]
     if not shown:
         return None
-    scales = [unit_scale(m.spec.unit, m.values) for m in shown]
-    header = ("drive", *(label_with_unit(m.spec.label, s.unit) for m, s in zip(shown, scales, strict=True)))
+    header = ("drive", *(label_with_unit(m.spec.label, m.spec.unit) for m in shown))
     rows = tuple(
-        (drive, *(format_scaled(s, m.values[i]) if is_number(m.values[i]) else MISSING
-                  for m, s in zip(shown, scales, strict=True)))
+        (drive, *(format_in_unit(m.spec.unit, m.values[i]) if is_number(m.values[i]) else MISSING for m in shown))
         for i, drive in enumerate(drives)
     )
     return Table(key=f"{key}-ranking-table", title=title, header=header, rows=rows,

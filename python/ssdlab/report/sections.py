@@ -82,12 +82,13 @@ def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Sec
     the host CPU of its workloads (report/cpu.py), where any has one; a one-line note for
     telemetry that could not be sampled, and one for figures measured while the drive
     throttled (report/heat.py)."""
-    from ssdlab.report.cpu import cpu_table, measured_in, telemetry_notes
+    from ssdlab.report.cpu import bundle_workload_names, cpu_table, measured_in, telemetry_notes
     from ssdlab.report.heat import heat_notes
     from ssdlab.report.partial import unfinished_table
 
     found = measured_in(bundle.path, record.name)
-    extra = (unfinished_table(record, found), cpu_table(record.name, found))
+    names = bundle_workload_names(bundle, record, found)  # as the results tables name them
+    extra = (unfinished_table(record, found), cpu_table(record.name, found, names))
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found) if record.test != "thermal" else ()  # there heat is the subject
     return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))

@@ -45,6 +45,7 @@ class Identity(TypedDict):
     slc_cache_bytes: int
     preset: str
     config_json: str
+    members: list[Identity]  # a RAID-0's members (their config_json empty); [] for one drive
 
 @type_check_only
 class Job(TypedDict):

@@ -13,6 +13,7 @@ from machine_fixtures import MACHINE, RecordedRunner, machine_root
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets import parse_target
+from ssdlab.targets.base import MEMBER_FACTS
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.raid import CmdResult, Raid0Target, create_argv, parse_chunk_kib
 from ssdlab.targets.sysinfo import SysRoot
@@ -149,3 +150,23 @@ def test_a_mixed_array_counts_each_model(tmp_path: Path) -> None:
     models = [m.info().model for m in target.members]
     assert models[0] != models[1]
     assert target.info().model == "md RAID-0 " + " + ".join(f"1x {m}" for m in sorted(models))
+
+
+def test_a_mixed_array_shows_each_members_identity(tmp_path: Path) -> None:
+    """QA: a mixed array showed its first member's transport, link and firmware as the array's;
+    each member records its own, and the report says when they differ (as for sim:raid0)."""
+    from ssdlab.report.identity import drive_facts
+
+    target, _ = array(tmp_path)  # the recorded 950 PRO and a loop device
+    members = target.info().extra[MEMBER_FACTS]
+    assert [(m["firmware"], m["transport"], m["fua"]) for m in members] == [("2B0QBXX7", "nvme", True),
+                                                                              (None, "loop", False)]
+    shown = dict(drive_facts(target.info()))
+    assert shown["Firmware"] == "mixed: 2B0QBXX7 (1 member), — (1 member)"
+    assert shown["Transport"] == "mixed: nvme (1 member), loop (1 member)"
+    assert shown["Link"] == "mixed: 8.0 GT/s PCIe x4 (1 member), — (1 member)"
+    assert shown["FUA"] == "mixed: yes (1 member), no (1 member)"
+    assert shown["Write cache"] == "write back" and shown["Block size (logical / physical)"] == "512 B / 512 B"
+    twins, _ = array(tmp_path, names=("nvme0n1", "nvme0n1"))
+    agreed = dict(drive_facts(twins.info()))
+    assert (agreed["Firmware"], agreed["Transport"], agreed["Link"]) == ("2B0QBXX7", "nvme", "8.0 GT/s PCIe x4")

@@ -284,6 +284,13 @@ impl Array {
                 .sum(),
             preset: format!("raid0({})", models.join(",")),
             config_json: config.to_string(),
+            members: idents
+                .into_iter()
+                .map(|i| Identity {
+                    config_json: String::new(),
+                    ..i
+                })
+                .collect(),
             ..first
         }
     }

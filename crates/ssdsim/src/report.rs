@@ -40,6 +40,9 @@ pub struct Identity {
     pub slc_cache_bytes: u64,
     pub preset: String,
     pub config_json: String,
+    /// A RAID-0's members, each as it identifies itself alone (without its config_json,
+    /// which the array's carries); empty for a single drive.
+    pub members: Vec<Identity>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -80,6 +83,7 @@ impl Identity {
             slc_cache_bytes: if c.slc.mode == "none" { 0 } else { c.slc.bytes },
             preset: c.name.clone(),
             config_json: serde_json::to_string(c).expect("config serialises"),
+            members: Vec::new(),
         }
     }
 }

@@ -127,3 +127,27 @@ fn a_mixed_array_names_both_models() {
         "md RAID-0 1x SAMSUNG MZVPV256HDGL-00000 + 1x Samsung SSD 840 EVO 250GB mSATA"
     );
 }
+
+/// A mixed array's link, transport and firmware are each member's: the array's own are its
+/// first member's, which a report showed as the whole array's (QA: 840 EVO + SM951 read "PCIe").
+#[test]
+fn an_array_identifies_each_member_as_it_would_alone() {
+    let presets = ["840evo-250".to_string(), "sm951-nvme-256".to_string()];
+    let mixed = Array::new(&presets, &[], 1, 128 * KIB).expect("array builds");
+    let ident = mixed.identity();
+    assert_eq!(ident.members.len(), 2);
+    for (member, drive) in ident.members.iter().zip(&mixed.members) {
+        let alone = drive.identity();
+        assert_eq!(
+            (&member.transport, &member.link, &member.firmware),
+            (&alone.transport, &alone.link, &alone.firmware)
+        );
+        assert!(member.config_json.is_empty() && member.members.is_empty());
+    }
+    assert_ne!(ident.members[0].transport, ident.members[1].transport);
+    assert!(ssdsim::Drive::new(&presets[0], &[], 1)
+        .expect("drive builds")
+        .identity()
+        .members
+        .is_empty());
+}

@@ -1,12 +1,20 @@
-"""Drive identity and test setup, as the top of a review prints them."""
+"""Drive identity and test setup, as the top of a review prints them.
+
+A RAID-0 target's facts that belong to its members (firmware, transport, link, cache...)
+are each member's: one value when the members agree, else every value with how many members
+have it. The target's own fields hold its first member's (md and the simulator inherit
+them), which a mixed array would show as the whole array's.
+"""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from ssdlab.bundle import RunRecord
 from ssdlab.report.formatting import MISSING, format_bytes_decimal
-from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, TargetInfo
 
 Fact = tuple[str, str]
 
@@ -31,19 +39,48 @@ def link_text(info: TargetInfo) -> str:
     return f"{bus}{speed or '?'}{lanes}"
 
 
+def member_facts(info: TargetInfo) -> list[dict[str, object]]:
+    """Each RAID-0 member's MEMBER_FIELDS as the target recorded them (targets/raid.py and
+    targets/sim.py); empty for a single drive, and for an array whose bundle is older than
+    the record (it shows its first member's, as it did)."""
+    facts = info.extra.get(MEMBER_FACTS)
+    if not isinstance(facts, list) or not all(isinstance(m, dict) for m in facts):
+        return []
+    return [{k: m[k] for k in MEMBER_FIELDS if k in m} for m in facts]
+
+
+def members_text(values: Sequence[str]) -> str:
+    """The members' value when they agree; else each value with its member count, in member
+    order: 'mixed: PCIe 3.0 x4 (2 members), SATA 6Gb/s (1 member)'."""
+    counts = Counter(values)
+    if len(counts) == 1:
+        return values[0]
+    return "mixed: " + ", ".join(f"{value} ({n} member{'s' if n > 1 else ''})" for value, n in counts.items())
+
+
+def block_sizes_text(info: TargetInfo) -> str:
+    return f"{info.logical_block_size} B / {info.physical_block_size} B"
+
+
 def drive_facts(info: TargetInfo) -> list[Fact]:
+    members = [info.model_copy(update=facts) for facts in member_facts(info)]
+
+    def each(text: Callable[[TargetInfo], str]) -> str:
+        """A member fact: every member's when the target is an array, else the drive's."""
+        return members_text([text(m) for m in members]) if members else text(info)
+
     return [
         ("Model", _text(info.model)),
         ("Serial", _text(info.serial)),
-        ("Firmware", _text(info.firmware)),
+        ("Firmware", each(lambda i: _text(i.firmware))),
         ("Capacity", format_bytes_decimal(info.capacity_bytes)),
-        ("Block size (logical / physical)", f"{info.logical_block_size} B / {info.physical_block_size} B"),
-        ("Transport", _text(info.transport)),
-        ("Link", link_text(info)),
-        ("Write cache", _text(info.write_cache)),
-        ("FUA", _text(info.fua)),
-        ("Discard (TRIM)", _text(info.discard)),
-        ("Power-loss protection", _text(info.plp)),
+        ("Block size (logical / physical)", each(block_sizes_text)),
+        ("Transport", each(lambda i: _text(i.transport))),
+        ("Link", each(link_text)),
+        ("Write cache", each(lambda i: _text(i.write_cache))),
+        ("FUA", each(lambda i: _text(i.fua))),
+        ("Discard (TRIM)", each(lambda i: _text(i.discard))),
+        ("Power-loss protection", each(lambda i: _text(i.plp))),
         ("Target", info.spec + (f" ({info.path})" if info.path and info.path not in info.spec else "")),
         *(("Note", note) for note in info.notes),
     ]

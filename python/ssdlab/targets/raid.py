@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import SafetyState, Target, TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot
@@ -170,6 +170,7 @@ class Raid0Target(Target):
             "capacity_bytes": capacity, "safety": self.safety(), "io_warning": None,
             "extra": {"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
                                                    "capacity_bytes": i.capacity_bytes} for i in infos],
+                      MEMBER_FACTS: [i.model_dump(include=set(MEMBER_FIELDS)) for i in infos],
                       "chunk_kib": self.chunk_kib, "assembled": self._md is not None,
                       "capacity_note": "" if self._md is not None else
                       "before assembly: members x smallest member cut to whole chunks (md's metadata takes a "

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ssdlab.errors import EngineError, UsageError
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo
 from ssdlab.targets.spec import raid0_members, split_query
 from ssdlab.units import is_whole_number
 
@@ -103,21 +103,17 @@ class SimTarget(Target):
     def info(self) -> TargetInfo:
         ident = self.drive().identity()
         config = json.loads(ident.get("config_json") or "{}")
+        array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib,
+                 MEMBER_FACTS: [identity_facts(m) for m in ident.get("members", [])]}
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
-            firmware=ident["firmware"], capacity_bytes=int(ident["capacity_bytes"]),
-            logical_block_size=int(ident["logical_block_size"]),
-            physical_block_size=int(ident["physical_block_size"]),
-            transport=f"sim-{ident['transport']}",
-            pcie_link_speed=ident.get("link"), pcie_link_width=ident.get("pcie_width"),
-            write_cache="write back" if ident["write_cache"] else "write through",
-            fua=bool(ident["fua"]), discard=bool(ident["discard"]), plp=bool(ident["plp"]),
+            capacity_bytes=int(ident["capacity_bytes"]), **identity_facts(ident),
             notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members)),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
                 "slc_cache_bytes": ident.get("slc_cache_bytes"), "config": config,
-                **({"raid0_members": list(self.members), "chunk_kib": self.chunk_kib} if self.members else {}),
+                **(array if self.members else {}),
             },
         )
 
@@ -140,6 +136,16 @@ class SimTarget(Target):
 
 # `capacity_gib` gives "about this size"; past this factor the drive made is not that.
 CAPACITY_SLACK = 1.05
+
+
+def identity_facts(ident: _ssdsim.Identity) -> dict[str, Any]:
+    """The TargetInfo fields a simulated drive's identity gives (MEMBER_FIELDS), alike for a
+    drive and for each member of an array."""
+    return {"firmware": ident["firmware"], "logical_block_size": int(ident["logical_block_size"]),
+            "physical_block_size": int(ident["physical_block_size"]), "transport": f"sim-{ident['transport']}",
+            "pcie_link_speed": ident.get("link"), "pcie_link_width": ident.get("pcie_width"),
+            "write_cache": "write back" if ident["write_cache"] else "write through",
+            "fua": bool(ident["fua"]), "discard": bool(ident["discard"]), "plp": bool(ident["plp"])}
 
 
 def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from ssdlab.engines import engine_for
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
-from ssdlab.report.identity import link_text
+from ssdlab.report.identity import link_text, member_text
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.units import decimal_capacity, format_duration, parse_rate
@@ -71,14 +71,18 @@ def _show(value: object) -> str:
 def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
     safety = info.safety
     state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
+    def each(field: str) -> str:  # an array's member facts: each member's (report/identity.py)
+        return member_text(info, lambda i: _show(getattr(i, field)))
+
     return [
         ("target", info.spec), ("kind", info.kind), ("path", _show(info.path)),
-        ("model", _show(info.model)), ("serial", _show(info.serial)), ("firmware", _show(info.firmware)),
+        ("model", _show(info.model)), ("serial", _show(info.serial)), ("firmware", each("firmware")),
         ("capacity", f"{info.capacity_bytes:,} bytes ({decimal_capacity(info.capacity_bytes)})"),
-        ("logical / physical block", f"{info.logical_block_size} / {info.physical_block_size} bytes"),
-        ("transport", _show(info.transport)), ("PCIe link", link_text(info)),
-        ("write cache", _show(info.write_cache)), ("FUA", _show(info.fua)),
-        ("discard", _show(info.discard)), ("power-loss protection", _show(info.plp)),
+        ("logical / physical block", member_text(info, lambda i: f"{i.logical_block_size} / "
+                                                                  f"{i.physical_block_size} bytes")),
+        ("transport", each("transport")), ("PCIe link", member_text(info, link_text)),
+        ("write cache", each("write_cache")), ("FUA", each("fua")),
+        ("discard", each("discard")), ("power-loss protection", each("plp")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
         *(("note", note) for note in info.notes),

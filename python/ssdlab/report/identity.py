@@ -62,12 +62,15 @@ def block_sizes_text(info: TargetInfo) -> str:
     return f"{info.logical_block_size} B / {info.physical_block_size} B"
 
 
-def drive_facts(info: TargetInfo) -> list[Fact]:
+def member_text(info: TargetInfo, text: Callable[[TargetInfo], str]) -> str:
+    """A member fact in words: every member's when the target is an array, else the drive's."""
     members = [info.model_copy(update=facts) for facts in member_facts(info)]
+    return members_text([text(m) for m in members]) if members else text(info)
 
+
+def drive_facts(info: TargetInfo) -> list[Fact]:
     def each(text: Callable[[TargetInfo], str]) -> str:
-        """A member fact: every member's when the target is an array, else the drive's."""
-        return members_text([text(m) for m in members]) if members else text(info)
+        return member_text(info, text)
 
     return [
         ("Model", _text(info.model)),

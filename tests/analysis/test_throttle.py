@@ -149,6 +149,41 @@ def check_invariants(result: ThrottleAnalysis, rates: list[float]) -> None:
     # The mean over the run exceeds the peak only through transitions faster than it.
     if all(s.rate <= peak for s in result.segments if s.level < 0):
         assert sum(rates) / n <= peak * (1 + 1e-9) + 1e-9
+    check_cause_invariants(result)
+
+
+def check_cause_invariants(result: ThrottleAnalysis) -> None:
+    """Each throttled level's cause and the phase's agree, whatever the series and the evidence."""
+    by_level = result.level_causes
+    # One cause per throttled level, in the same order.
+    assert tuple(result.levels[lc.level] for lc in by_level) == result.throttled_levels
+    assert all(lc.cause in ("thermal", "gc-cache", "unknown") for lc in by_level)
+    # No throttled level: no cause, no heat, no evidence over throttled time.
+    assert (result.cause == "none") == (result.onset is None) == (not by_level) == (result.overall is None)
+    # Heat throttling exactly when some level is thermal, and then the phase is thermal.
+    thermal = [lc for lc in by_level if lc.cause == "thermal"]
+    assert (result.cause == "thermal") == bool(thermal) == (result.thermal_onset is not None)
+    for lc in by_level:  # each level judged on its own throttled seconds
+        onset = result.onset if result.onset is not None else len(result.throttled_mask)
+        own = [s for s in result.segments if s.level == lc.level and s.start >= onset]
+        assert lc.start == own[0].start and lc.periods == sum(s.stop - s.start for s in own)
+        assert all(result.is_throttled(i) for s in own for i in range(s.start, s.stop))
+        j = lc.judgement
+        for pct in (j.indicator_pct, j.gc_pct):
+            assert pct is None or 0.0 <= pct <= 100.0
+    assert sum(lc.periods for lc in by_level) <= sum(result.throttled_mask)
+    if thermal:
+        assert result.onset is not None and result.thermal_onset is not None
+        start = min(lc.start for lc in thermal)
+        # From the time to throttle on, at most where the first thermal level starts, and throttled.
+        assert result.onset <= result.thermal_onset <= start and result.is_throttled(result.thermal_onset)
+        assert all(result.is_throttled(i) for i in range(result.thermal_onset, start))  # the fall into it
+        first = min(by_level, key=lambda lc: lc.start)
+        assert (result.thermal_onset == result.onset) == (first.cause == "thermal")
+        assert result.time_to_thermal_s == result.thermal_onset * result.period_s
+    elif by_level:  # then the cause of the most throttled time, unknown on a tie
+        gc = sum(lc.periods for lc in by_level if lc.cause == "gc-cache")
+        assert result.cause == ("gc-cache" if gc > sum(lc.periods for lc in by_level) - gc else "unknown")
 
 
 def test_a_short_fast_start_then_a_lower_plateau_peaks_at_the_fast_start() -> None:

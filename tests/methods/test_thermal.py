@@ -142,6 +142,10 @@ def _check_figures(m: Mapping[str, object]) -> None:
     assert isinstance(share, float)
     throttled = share > 0
     assert (when is not None) == throttled == (slowest is not None) == (levels != "none")
+    # Heat throttling exactly when the cause is heat, never before the time to throttle.
+    heat, cause = m["seq_time_to_heat_throttle_s"], m["seq_cause"]
+    assert (heat is not None) == (cause == "thermal") and (cause == "none") == (not throttled)
+    assert heat is None or (isinstance(heat, float) and isinstance(when, float) and heat >= when)
     if peak is None:
         assert gb is None and not throttled
         return

@@ -19,20 +19,26 @@ Pure code over per-period series (docs/methods/thermal.md):
    transitions below the peak level from then on. Seconds before the peak is first reached (a
    ramp-up) are neither peak nor throttled. The amount written at peak is that of the peak
    level's segments before the onset (mean rate x periods).
-4. The cause, with the evidence for it: "thermal" when the drive's own throttle indicator
-   (simulator throttle level, NVMe thermal-management time) was active during most throttled
-   time, or when the temperature had risen and the throttled periods are hotter than the peak
-   ones while the energy per byte stayed put; "gc-cache" when the rate fell without the
-   temperature rising, or while garbage collection moved pages / the energy per host byte rose
-   (the drive works as hard but the host sees less: internal writes); "unknown" when nothing
-   separates the two; "none" when there was no throttled level.
+4. The cause, with the evidence for it, per throttled level (over the level's periods from the
+   onset on), since one phase can slow down for different reasons in turn (a write cache running
+   out, then heat): "thermal" when the drive's own throttle indicator (simulator throttle level,
+   NVMe thermal-management time) was active during most of the level's time, or when the
+   temperature had risen up to the level's first period and the level ran hotter than the peak
+   while the energy per byte stayed put; "gc-cache" when the rate fell without the temperature
+   rising, or while garbage collection moved pages / the energy per host byte rose (the drive
+   works as hard but the host sees less: internal writes); "unknown" when nothing separates the
+   two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
+   (heat throttling then starts where the first thermal level does, the fall into it included),
+   otherwise the cause of the levels that hold the most throttled time ("unknown" on a tie);
+   "none" when there was no throttled level. The same evidence over all throttled time is kept
+   as the phase's evidence in words.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Literal
 
@@ -94,6 +100,33 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Judgement:
+    """A cause and the evidence for it over some throttled periods (one level's, or all of them)."""
+
+    cause: Cause
+    evidence: tuple[str, ...] = ()  # in words
+    indicator_pct: float | None = None  # the drive's throttle indicator was on, % of the periods
+    temp_rise_c: float | None = None  # from the first period up to the first judged one
+    hotter_c: float | None = None  # the judged periods' mean temperature minus the peak level's
+    energy_rise_pct: float | None = None  # energy per unit of host work against the peak level's
+    gc_pct: float | None = None  # garbage collection moved pages, % of the periods
+
+
+@dataclass(frozen=True)
+class LevelCause:
+    """Why the drive ran at one throttled level."""
+
+    level: int  # index into ThrottleAnalysis.levels
+    start: int  # its first throttled period: the start of its first segment from the onset on
+    periods: int  # its periods from the onset on (the time judged)
+    judgement: Judgement
+
+    @property
+    def cause(self) -> Cause:
+        return self.judgement.cause
+
+
+@dataclass(frozen=True)
 class ThrottleAnalysis:
     period_s: float
     segments: tuple[Segment, ...]
@@ -108,6 +141,9 @@ class ThrottleAnalysis:
     throttled_mask: tuple[bool, ...] = ()  # per period: throttled (at a throttled level or a transition below peak)
     peak_time_s: float | None = None  # time at the peak level before the onset (the whole run if never throttled)
     peak_amount: float | None = None  # rate x seconds at the peak level before the onset (MB for MB/s)
+    level_causes: tuple[LevelCause, ...] = ()  # one per throttled level, in throttled_levels' order
+    thermal_onset: int | None = None  # where heat throttling started (None: no thermal level)
+    overall: Judgement | None = None  # the evidence over all throttled time (None: never throttled)
 
     @property
     def throttled(self) -> bool:
@@ -120,6 +156,11 @@ class ThrottleAnalysis:
     @property
     def time_to_throttle_s(self) -> float | None:
         return None if self.onset is None else self.onset * self.period_s
+
+    @property
+    def time_to_thermal_s(self) -> float | None:
+        """When heat throttling started: the first thermal level, the fall into it included."""
+        return None if self.thermal_onset is None else self.thermal_onset * self.period_s
 
     @property
     def throttled_levels(self) -> tuple[Level, ...]:
@@ -337,8 +378,72 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
                             if peak is not None else None)
     if onset is None:
         return base
-    cause, why = classify(base, rates, evidence)
-    return ThrottleAnalysis(**{**base.__dict__, "cause": cause, "evidence": why})
+    peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
+    overall = judge(mask, peak_periods, onset, rates, evidence, PHASE_SCOPE)
+    by_level = _level_causes(base, rates, evidence, peak_periods)
+    cause = phase_cause(by_level)
+    thermal = [lc.start for lc in by_level if lc.cause == "thermal"]
+    return replace(base, cause=cause, evidence=(_by_level_words(base, by_level), *overall.evidence),
+                   level_causes=by_level, overall=overall,
+                   thermal_onset=_fall_into(segments, min(thermal), mask) if thermal else None)
+
+
+def _periods_of(n: int, segments: Sequence[Segment]) -> list[bool]:
+    """Per period: whether it lies in one of `segments`."""
+    out = [False] * n
+    for seg in segments:
+        out[seg.start:seg.stop] = [True] * (seg.stop - seg.start)
+    return out
+
+
+def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence,
+                  at_peak: Sequence[bool]) -> tuple[LevelCause, ...]:
+    """Each throttled level judged over its own periods from the onset on, fastest level first."""
+    onset, peak = analysis.onset, analysis.peak
+    if onset is None or peak is None:
+        return ()
+    out = []
+    for index in sorted({s.level for s in analysis.segments if s.start >= onset and s.level > peak}):
+        own = [s for s in analysis.segments if s.level == index and s.start >= onset]
+        selected = _periods_of(len(rates), own)
+        out.append(LevelCause(index, own[0].start, sum(selected),
+                              judge(selected, at_peak, own[0].start, rates, ev, LEVEL_SCOPE)))
+    return tuple(out)
+
+
+def phase_cause(by_level: Sequence[LevelCause]) -> Cause:
+    """A phase's cause from its throttled levels': heat when any level is thermal (however much
+    time a cache running out or GC took first), otherwise that of the levels holding the most
+    throttled time, unknown on a tie; none without a throttled level."""
+    if not by_level:
+        return "none"
+    if any(lc.cause == "thermal" for lc in by_level):
+        return "thermal"
+    gc = sum(lc.periods for lc in by_level if lc.cause == "gc-cache")
+    unknown = sum(lc.periods for lc in by_level if lc.cause != "gc-cache")
+    return "gc-cache" if gc > unknown else "unknown"
+
+
+def _fall_into(segments: Sequence[Segment], start: int, mask: Sequence[bool]) -> int:
+    """`start` (a level segment's) moved back over the throttled transitions that lead into it, as
+    the onset is: for the first throttled level this is the onset itself."""
+    j = next(i for i, s in enumerate(segments) if s.start == start)
+    while j > 0 and segments[j - 1].level < 0 and mask[segments[j - 1].start]:
+        j -= 1
+    return segments[j].start
+
+
+def _by_level_words(analysis: ThrottleAnalysis, by_level: Sequence[LevelCause]) -> str:
+    """'by throttled level: garbage collection / cache from 5 s (1 level, 120 s); thermal
+    throttling from 300 s (2 levels, 240 s)': each cause, in the order it first appeared."""
+    parts = []
+    for cause in dict.fromkeys(lc.cause for lc in sorted(by_level, key=lambda lc: lc.start)):
+        own = [lc for lc in by_level if lc.cause == cause]
+        start = _fall_into(analysis.segments, min(lc.start for lc in own), analysis.throttled_mask)
+        seconds = sum(lc.periods for lc in own) * analysis.period_s
+        parts.append(f"{CAUSE_TEXT[cause]} from {start * analysis.period_s:g} s "
+                     f"({len(own)} level{'s' if len(own) > 1 else ''}, {seconds:g} s)")
+    return "by throttled level: " + "; ".join(parts)
 
 
 def _check_lengths(n: int, evidence: Evidence) -> None:
@@ -356,90 +461,91 @@ def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
     return max(upto) - temp[0]
 
 
-def _split(values: Sequence[float], analysis: ThrottleAnalysis) -> tuple[list[float], list[float]]:
-    """Values of throttled and of peak-level periods (a ramp-up before the peak and the
-    transitions that are not throttled are neither)."""
-    at_peak = [False] * len(values)
-    for seg in analysis.segments:
-        if analysis.peak is not None and seg.level == analysis.peak:
-            at_peak[seg.start:seg.stop] = [True] * (seg.stop - seg.start)
-    hot = [v for i, v in enumerate(values) if analysis.is_throttled(i)]
-    peak = [v for v, p in zip(values, at_peak, strict=True) if p]
-    return hot, peak
+@dataclass(frozen=True)
+class Scope:
+    """How the evidence over a set of periods is worded."""
+
+    time: str  # "the throttled time"
+    first: str  # "the first throttled period"
+    periods: str  # "throttled periods"
+    there: str  # "throttled"
 
 
-def classify(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence) -> tuple[Cause, tuple[str, ...]]:
-    """'thermal' or 'gc-cache' (or 'unknown') for a throttled run, with the evidence in words."""
-    notes: list[str] = []
-    thermal_votes, gc_votes = 0, 0
-    if ev.throttle_active is not None:
-        hot, _ = _split([1.0 if a else 0.0 for a in ev.throttle_active], analysis)
-        active_pct = 100.0 * _mean(hot) if hot else 0.0
-        notes.append(f"the drive's throttle indicator was on during {active_pct:.0f} % of the throttled time")
-        if active_pct >= 50:  # decisive; GC that heated the drive is still named
-            return "thermal", (*notes, *_temp_notes(analysis, ev), *_gc_notes(analysis, ev)[1])
-        gc_votes += 1
+PHASE_SCOPE = Scope("the throttled time", "the first throttled period", "throttled periods", "throttled")
+LEVEL_SCOPE = Scope("the level's time", "the level's first period", "the level's periods", "at the level")
+NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
+
+
+def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool]) -> float | None:
+    """% of the selected periods in which `flags` was on (None: no such data)."""
+    if flags is None:
+        return None
+    picked = [f for f, sel in zip(flags, selected, strict=True) if sel]
+    return 100.0 * sum(picked) / len(picked) if picked else 0.0
+
+
+def _picked(values: Sequence[float], selected: Sequence[bool]) -> list[float]:
+    return [v for v, sel in zip(values, selected, strict=True) if sel]
+
+
+def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: Sequence[float], ev: Evidence,
+          scope: Scope = PHASE_SCOPE) -> Judgement:
+    """'thermal' or 'gc-cache' (or 'unknown') for the `selected` periods, which slowed from the
+    peak level's (`at_peak`), from `first` on; with the evidence in words and figures."""
+    indicator, gc = _share_pct(ev.throttle_active, selected), _share_pct(ev.gc_active, selected)
+    rise = hotter = None
     if ev.temp_c is not None:
-        votes, words = _temperature_votes(analysis, ev.temp_c)
-        thermal_votes, gc_votes = thermal_votes + votes[0], gc_votes + votes[1]
-        notes += words
-    if ev.power_w is not None:
-        votes, words = _energy_votes(analysis, rates, ev.power_w)
-        thermal_votes, gc_votes = thermal_votes + votes[0], gc_votes + votes[1]
-        notes += words
-    gc_vote, gc_words = _gc_notes(analysis, ev)
-    gc_votes += gc_vote
-    notes += gc_words
+        hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
+        rise, hotter = _temp_rise(ev.temp_c, first) or 0.0, _mean(hot) - _mean(peak) if hot and peak else 0.0
+    energy = _energy(rates, ev.power_w, selected, at_peak) if ev.power_w is not None else None
+    figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
+                        energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
+    on = [f"the drive's throttle indicator was on during {indicator:.0f} % of {scope.time}"] \
+        if indicator is not None else []
+    heat = [f"temperature rose {rise:.1f} °C up to {scope.first}",
+            f"{scope.periods} averaged {signed(hotter, 1)} °C against peak-level ones"] \
+        if rise is not None and hotter is not None else []
+    moved = [f"garbage collection moved pages during {gc:.0f} % of {scope.time}"] if gc is not None else []
+    if indicator is not None and indicator >= 50:  # decisive; GC that heated the drive is still named
+        return replace(figures, cause="thermal", evidence=(*on, *heat, *moved))
+    power = [f"power {energy[0]:.2f} W at peak, {energy[1]:.2f} W {scope.there}; energy per unit of host work "
+             f"{signed(energy[2])} %"] if energy else []
+    thermal_votes, gc_votes = _votes(figures, energy)
+    notes = (*on, *heat, *power, *moved)
     if not notes:
-        return "unknown", ("no temperature, throttle counter, power or GC data to tell heat from GC / cache",)
-    if thermal_votes > gc_votes:
-        return "thermal", tuple(notes)
-    if gc_votes > thermal_votes:
-        return "gc-cache", tuple(notes)
-    return "unknown", tuple(notes)
+        return replace(figures, evidence=(NO_DATA,))
+    cause: Cause = "thermal" if thermal_votes > gc_votes else "gc-cache" if gc_votes > thermal_votes else "unknown"
+    return replace(figures, cause=cause, evidence=notes)
 
 
-def _gc_notes(analysis: ThrottleAnalysis, ev: Evidence) -> tuple[int, list[str]]:
-    """A GC vote when garbage collection ran during most throttled time, and the note."""
-    if ev.gc_active is None:
-        return 0, []
-    hot, _ = _split([1.0 if a else 0.0 for a in ev.gc_active], analysis)
-    gc_pct = 100.0 * _mean(hot) if hot else 0.0
-    return (1 if gc_pct >= 50 else 0), [f"garbage collection moved pages during {gc_pct:.0f} % of the throttled time"]
+def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int, int]:
+    """(heat, GC / cache) votes of the evidence short of a decisive throttle indicator."""
+    thermal, gc = 0, 0
+    if j.indicator_pct is not None:  # the indicator was off most of the time
+        gc += 1
+    if j.temp_rise_c is not None and j.hotter_c is not None:
+        if j.temp_rise_c >= HEATING_C and j.hotter_c >= 0:
+            thermal += 1
+        elif j.temp_rise_c < FLAT_C:
+            gc += 1
+    if energy is not None:
+        if energy[2] >= ENERGY_RISE_PCT:
+            gc += 1
+        elif energy[1] < energy[0]:  # duty cycling: less power, the same energy per byte
+            thermal += 1
+    if j.gc_pct is not None and j.gc_pct >= 50:
+        gc += 1
+    return thermal, gc
 
 
-def _temp_notes(analysis: ThrottleAnalysis, ev: Evidence) -> list[str]:
-    return _temperature_votes(analysis, ev.temp_c)[1] if ev.temp_c is not None else []
-
-
-def _temperature_votes(analysis: ThrottleAnalysis, temp: Sequence[float]) -> tuple[tuple[int, int], list[str]]:
-    rise = analysis.temp_rise_c or 0.0
-    hot, peak = _split(temp, analysis)
-    hotter = _mean(hot) - _mean(peak) if hot and peak else 0.0
-    words = [f"temperature rose {rise:.1f} °C up to the first throttled period",
-             f"throttled periods averaged {signed(hotter, 1)} °C against peak-level ones"]
-    if rise >= HEATING_C and hotter >= 0:
-        return (1, 0), words
-    if rise < FLAT_C:
-        return (0, 1), words
-    return (0, 0), words
-
-
-def _energy_votes(analysis: ThrottleAnalysis, rates: Sequence[float],
-                  power: Sequence[float]) -> tuple[tuple[int, int], list[str]]:
-    """Energy per unit of host work: unchanged when throttling only stretches the same work
-    (duty cycling), higher when the drive spends its power on internal writes."""
+def _energy(rates: Sequence[float], power: Sequence[float], selected: Sequence[bool],
+            at_peak: Sequence[bool]) -> tuple[float, float, float] | None:
+    """(peak W, selected W, energy per unit of host work against the peak's in %): unchanged when
+    throttling only stretches the same work (duty cycling), higher when the drive spends its power
+    on internal writes. None when either side wrote nothing."""
     per_unit = [p / r if r > 0 else math.nan for p, r in zip(power, rates, strict=True)]
-    hot, peak = _split(per_unit, analysis)
-    hot, peak = [v for v in hot if math.isfinite(v)], [v for v in peak if math.isfinite(v)]
-    hot_power, peak_power = _split(power, analysis)
+    hot = [v for v in _picked(per_unit, selected) if math.isfinite(v)]
+    peak = [v for v in _picked(per_unit, at_peak) if math.isfinite(v)]
     if not hot or not peak:
-        return (0, 0), []
-    rise_pct = 100.0 * (_mean(hot) / _mean(peak) - 1.0)
-    words = [f"power {_mean(peak_power):.2f} W at peak, {_mean(hot_power):.2f} W throttled; "
-             f"energy per unit of host work {signed(rise_pct)} %"]
-    if rise_pct >= ENERGY_RISE_PCT:
-        return (0, 1), words
-    if _mean(hot_power) < _mean(peak_power):
-        return (1, 0), words
-    return (0, 0), words
+        return None
+    return _mean(_picked(power, at_peak)), _mean(_picked(power, selected)), 100.0 * (_mean(hot) / _mean(peak) - 1.0)

@@ -43,9 +43,17 @@ class MetricSpec:
     kind: MetricKind = "figure"
     better: Better | None = None
     dims: Mapping[str, object] = field(default_factory=dict)  # what charts group and place by
+    # What a reader sees for each code the metric stores ('gc-cache' -> 'garbage collection / cache'):
+    # the stored value stays a stable code, every table shows the words.
+    value_text: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))
+        object.__setattr__(self, "value_text", dict(self.value_text))
+
+    def shown(self, value: object) -> object:
+        """The value as a reader sees it: a stored code in words, anything else as it is."""
+        return self.value_text.get(value, value) if isinstance(value, str) else value
 
     @property
     def compared(self) -> bool:

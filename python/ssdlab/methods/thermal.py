@@ -72,6 +72,8 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
         MetricSpec(f"{phase}_mean_mb_s", f"{text}: mean over the run", MB_S, better="higher",
                    dims={**dims, "stat": "mean"}),
         MetricSpec(f"{phase}_time_to_throttle_s", f"{text}: time to throttle", SECONDS, better="higher", dims=dims),
+        MetricSpec(f"{phase}_time_to_heat_throttle_s", f"{text}: time to heat throttling", SECONDS, better="higher",
+                   dims=dims),
         MetricSpec(f"{phase}_gb_at_peak", f"{text}: written at peak before throttling", GB, better="higher",
                    dims=dims),
         MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time throttled", PCT, better="lower",
@@ -80,7 +82,8 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
         MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
         MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling (or the hottest)", CELSIUS,
                    better="lower", dims=dims),
-        MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims),
+        MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
+                   value_text=CAUSE_TEXT),
     ]
 
 
@@ -162,6 +165,8 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
         f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
         f"{phase}_time_to_throttle_s": result.time_to_throttle_s,
+        # Where the first thermal level starts: a cache that ran out earlier is a throttle of its own.
+        f"{phase}_time_to_heat_throttle_s": result.time_to_thermal_s,
         # MB at the peak level before the onset; no level at all (a run shorter than a level): no "at peak".
         f"{phase}_gb_at_peak": result.peak_amount / 1e3 if result.peak_amount is not None else None,
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
@@ -172,22 +177,24 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     }
 
 
-VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "time_to_throttle_s", "throttled_share_pct", "max_temp_c", "cause")
+VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "time_to_throttle_s", "time_to_heat_throttle_s",
+                   "throttled_share_pct", "max_temp_c", "cause")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     """Whether the drive throttles from heat under sustained writes, phase by phase."""
     causes = {phase: metrics.get(f"{phase}_cause") for phase in PHASES}
     figures = {f"{phase}_{key}": metrics.get(f"{phase}_{key}") for phase in PHASES for key in VERDICT_FIGURES}
-    rule = ("a phase throttles when a level below its peak level (by more than the level tolerance) lasts; the "
-            "cause is heat when the drive's throttle indicator was on, or the temperature had risen and the "
-            "throttled periods ran hotter, and GC / cache when the rate fell without heating")
+    rule = ("a phase throttles when a level below its peak level (by more than the level tolerance) lasts; each "
+            "throttled level's cause is heat when the drive's throttle indicator was on, or the temperature had "
+            "risen and the level ran hotter, and GC / cache when the rate fell without heating; a phase throttles "
+            "from heat when any of its levels does, from where the first such level starts")
     base = {"key": "throttling", "question": "Does the drive throttle from heat under sustained writes?",
             "rule": rule, "figures": figures}
     thermal = [p for p, c in causes.items() if c == "thermal"]
     if thermal:
         first = thermal[0]
-        when, share = metrics.get(f"{first}_time_to_throttle_s"), metrics.get(f"{first}_throttled_share_pct")
+        when, share = heat_start(metrics, first), metrics.get(f"{first}_throttled_share_pct")
         summary = (f"Throttles from heat after {_num(when)} s of {PHASE_TEXT[first].lower()} "
                    f"({_num(share)} % of the time throttled)")
         return Verdict(**base, outcome="yes", summary=summary, because=phase_because(metrics, first))
@@ -203,12 +210,22 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     return Verdict(**base, outcome="no", summary="No thermal throttling", because=text)
 
 
+def heat_start(metrics: Mapping[str, object], phase: Phase) -> object:
+    """When a thermal phase's heat throttling started; a run recorded before the time to heat
+    throttling was a figure judged the whole phase at once, from its time to throttle."""
+    heat = metrics.get(f"{phase}_time_to_heat_throttle_s")
+    return heat if heat is not None else metrics.get(f"{phase}_time_to_throttle_s")
+
+
 def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     """The figures behind a phase's cause, in words."""
     m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
     words = [f"{PHASE_TEXT[phase].lower()} fell from {_num(m.get('peak_mb_s'))} MB/s to "
              f"{_num(m.get('throttled_mb_s'))} MB/s after {_num(m.get('time_to_throttle_s'))} s "
              f"({_num(m.get('gb_at_peak'))} GB at peak)"]
+    heat, first = m.get("time_to_heat_throttle_s"), m.get("time_to_throttle_s")
+    if isinstance(heat, float | int) and isinstance(first, float | int) and heat > first:
+        words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")
     if isinstance(m.get("temp_rise_c"), float | int):
         words.append(f"the temperature had risen {_num(m.get('temp_rise_c'))} °C to "
                      f"{_num(m.get('max_temp_c'))} °C")

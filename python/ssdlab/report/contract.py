@@ -66,7 +66,7 @@ def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
 
 def format_value(spec: MetricSpec, value: Metric) -> str:
     """A metric as a table cell, by its declared unit (without the unit: the column says it)."""
-    return format_in_unit(spec.unit, value)
+    return format_in_unit(spec.unit, spec.shown(value))
 
 
 def params_of(metrics: Mapping[str, Metric], specs: MetricSet) -> dict[str, Metric]:

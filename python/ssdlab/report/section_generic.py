@@ -138,7 +138,7 @@ def column_scale(view: MethodView, specs: Sequence[MetricSpec], rates: Sequence[
 
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
-    at one unit scale (latencies in µs, or ms when they reach milliseconds)."""
+    in its declared unit (latencies in µs, as everywhere in the report)."""
     columns = [(rate, name) for rate, name in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
     scales = {rate: column_scale(view, specs, (rate,)) for rate, _ in columns}
     latencies = tuple(rate for rate in LATENCY_RATES if rate in scales)
@@ -158,6 +158,7 @@ def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
 
 def value_cells(spec: MetricSpec, value: object) -> tuple[str, str]:
     """(value, unit) of one figure at its own scale; sizes carry their unit in the value."""
+    value = spec.shown(value)  # a stored code ('gc-cache') in words
     scale = unit_scale(spec.unit, [value])
     return format_scaled(scale, value), "" if scale.unit == "bytes" else scale.unit
 

@@ -1,29 +1,39 @@
 """Report section of `thermal` (docs/methods/thermal.md).
 
 Per phase: write MB/s and the drive's temperature on one chart (two y axes), with the
-throttle levels the analysis found drawn as horizontal lines and the onset of throttling as
-a vertical one; a table of the figures, and the evidence for the cause as notes.
+throttle levels the analysis found drawn as horizontal lines (levels too close to label apart
+drawn as one band) and the onset of throttling, and of heat throttling, as vertical ones; a
+table of the figures, a table of the levels with each throttled level's cause and its evidence,
+and the evidence for the phase's cause as notes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
 
-from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, ThrottleAnalysis, ThrottleConfig
+from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, Judgement, ThrottleAnalysis, ThrottleConfig
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import block_text
 from ssdlab.methods.thermal import PHASE_TEXT, PHASES, Phase, analyze_measurement, evidence_of
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
 from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.formatting import MISSING
 from ssdlab.report.section_generic import flat_table, generic_section, measured, section_title, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table
+from ssdlab.units import signed
 
-RATE_COLOR, TEMP_COLOR, LEVEL_COLOR = "#1f77b4", "#d62728", "#555555"
+RATE_COLOR, TEMP_COLOR, LEVEL_COLOR, HEAT_COLOR = "#1f77b4", "#d62728", "#555555", "#ff7f0e"
+# A level label's height on the chart and a little: labels closer than this overlap, so levels
+# closer than this are drawn as one band with one label (a slow GC ramp gives many close levels).
+LABEL_GAP_PX = 14
+# The cause in a chart label, where a table's words would not fit.
+CAUSE_SHORT = {"thermal": "heat", "gc-cache": "GC / cache", "unknown": "cause unknown"}
 
 
 def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
@@ -32,33 +42,84 @@ def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
                  for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))])
 
 
-def level_rows(result: ThrottleAnalysis) -> list[Row]:
-    """The peak level, the throttled levels, and levels the drive ran at only before reaching the
-    peak (a ramp-up); transitions (shorter than a level) are not levels."""
-    rows = []
-    for index, level in enumerate(result.levels):
-        kind = "peak" if index == result.peak else "throttled" if level in result.throttled_levels else "before peak"
-        rows.append({"mb_s": level.rate, "label": f"{kind} {level.rate:,.0f} MB/s ({level.share_pct:.0f} %)"})
+@dataclass(frozen=True)
+class LevelGroup:
+    """Levels of one kind drawn as one line (one level) or one band (several close ones)."""
+
+    kind: str  # "peak", "throttled" or "before peak"
+    indices: tuple[int, ...]  # into ThrottleAnalysis.levels, fastest first
+
+
+def level_kind(result: ThrottleAnalysis, index: int) -> str:
+    if index == result.peak:
+        return "peak"
+    return "throttled" if result.levels[index] in result.throttled_levels else "before peak"
+
+
+def level_groups(result: ThrottleAnalysis, gap: float) -> list[LevelGroup]:
+    """The levels, fastest first, in groups of one kind whose neighbouring levels lie less than
+    `gap` (MB/s) apart: what can be labelled apart on the chart. The peak is a group of its own."""
+    groups: list[LevelGroup] = []
+    for index in range(len(result.levels)):  # levels are sorted fastest first
+        kind, rate = level_kind(result, index), result.levels[index].rate
+        last = groups[-1] if groups else None
+        if (last is not None and last.kind == kind != "peak"
+                and result.levels[last.indices[-1]].rate - rate < gap):
+            groups[-1] = LevelGroup(kind, (*last.indices, index))
+        else:
+            groups.append(LevelGroup(kind, (index,)))
+    return groups
+
+
+def group_label(result: ThrottleAnalysis, group: LevelGroup) -> str:
+    """'throttled 1,012 MB/s (55 %, heat)', 'throttled 29 to 71 MB/s, 9 levels (84 %, heat)'."""
+    levels = [result.levels[i] for i in group.indices]
+    share = sum(lv.share_pct for lv in levels)
+    causes = {lc.level: lc.cause for lc in result.level_causes}
+    why = " and ".join(dict.fromkeys(CAUSE_SHORT[causes[i]] for i in group.indices if i in causes))
+    tail = f"({share:.0f} %{', ' + why if why else ''})"
+    if len(levels) == 1:
+        return f"{group.kind} {levels[0].rate:,.0f} MB/s {tail}"
+    return f"{group.kind} {levels[-1].rate:,.0f} to {levels[0].rate:,.0f} MB/s, {len(levels)} levels {tail}"
+
+
+def level_rows(result: ThrottleAnalysis, top: float | None = None) -> list[Row]:
+    """One row per group of levels (level_groups, at the gap a label needs on a chart whose rate
+    axis reaches `top`): its band (one level: a line), its label, and where the label goes so
+    that no two overlap. The peak level, the throttled levels, and levels the drive ran at only
+    before reaching the peak (a ramp-up); transitions (shorter than a level) are not levels."""
+    if not result.levels:
+        return []
+    top = top if top is not None else result.levels[0].rate
+    gap = LABEL_GAP_PX / HEIGHT_PX * max(top, 1e-9)
+    rows: list[Row] = []
+    for group in level_groups(result, gap):
+        high, low = result.levels[group.indices[0]].rate, result.levels[group.indices[-1]].rate
+        at = high if not rows else min(high, rows[-1]["label_mb_s"] - gap)  # below the label above it
+        rows.append({"mb_s": high, "low_mb_s": low, "label_mb_s": at, "label": group_label(result, group)})
     return rows
 
 
 def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
-    """MB/s (left axis) and temperature (right axis) against time, levels and onset marked."""
+    """MB/s (left axis) and temperature (right axis) against time, levels and onsets marked."""
     temp = evidence_of(m).temp_c
-    data = alt_data(rate_temp_rows(m, temp))
+    rows = rate_temp_rows(m, temp)
+    data = alt_data(rows)
     x = alt.X("t_s:Q", title="time (s)")
     rate = alt.Chart(data).mark_line(color=RATE_COLOR, strokeWidth=1.2).encode(
         x=x, y=alt.Y("mb_s:Q", title="write MB/s", axis=alt.Axis(titleColor=RATE_COLOR)),
         tooltip=[alt.Tooltip("t_s:Q", title="time (s)"), alt.Tooltip("mb_s:Q", title="MB/s", format=",.0f")])
-    levels = alt.Chart(alt_data(level_rows(result)))
+    levels = alt.Chart(alt_data(level_rows(result, max((r["mb_s"] for r in rows), default=None))))
+    bands = levels.mark_rect(color=LEVEL_COLOR, opacity=0.15).encode(y="mb_s:Q", y2="low_mb_s:Q",
+                                                                     tooltip=["label:N"])
     rules = levels.mark_rule(color=LEVEL_COLOR, strokeDash=[6, 3]).encode(y="mb_s:Q", tooltip=["label:N"])
+    lows = levels.mark_rule(color=LEVEL_COLOR, strokeDash=[6, 3]).encode(y="low_mb_s:Q", tooltip=["label:N"])
     labels = levels.mark_text(align="left", dx=4, dy=-6, fontSize=10, color=LEVEL_COLOR).encode(
-        y="mb_s:Q", x=alt.value(0), text="label:N")
-    layers: list[Any] = [rate, rules, labels]
-    if result.time_to_throttle_s is not None:
-        onset = [{"t_s": result.time_to_throttle_s, "label": f"throttled from {result.time_to_throttle_s:g} s"}]
-        layers.append(alt.Chart(alt_data(onset)).mark_rule(color=TEMP_COLOR, strokeDash=[2, 2]).encode(
-            x="t_s:Q", tooltip=["label:N"]))
+        y="label_mb_s:Q", x=alt.value(0), text="label:N")
+    layers: list[Any] = [rate, bands, rules, lows, labels]
+    for when, label, color, dash in onset_marks(result):
+        layers.append(alt.Chart(alt_data([{"t_s": when, "label": label}])).mark_rule(
+            color=color, strokeDash=dash).encode(x="t_s:Q", tooltip=["label:N"]))
     left = alt.layer(*layers)
     if not temp:
         return left.properties(width=WIDTH_PX, height=HEIGHT_PX)
@@ -69,14 +130,87 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     return alt.layer(left, heat).resolve_scale(y="independent").properties(width=WIDTH_PX, height=HEIGHT_PX)
 
 
+def onset_marks(result: ThrottleAnalysis) -> list[tuple[float, str, str, list[int]]]:
+    """(time, label, colour, dash) of the onset of throttling and, when it set in later, of heat
+    throttling."""
+    marks = []
+    if result.time_to_throttle_s is not None:
+        marks.append((result.time_to_throttle_s, f"throttled from {result.time_to_throttle_s:g} s", TEMP_COLOR,
+                      [2, 2]))
+    heat = result.time_to_thermal_s
+    if heat is not None and heat != result.time_to_throttle_s:
+        marks.append((heat, f"heat throttling from {heat:g} s", HEAT_COLOR, [8, 3, 2, 3]))
+    return marks
+
+
 def phase_table(view: MethodView, phase: Phase) -> Table:
     return flat_table(view, phase, PHASE_TEXT[phase], view.specs.where(phase=phase))
 
 
+def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
+    """The peak and each throttled level, fastest first, with the cause of each throttled level
+    and the evidence it was judged on (a column for each kind of evidence the run has)."""
+    judged = {lc.level: lc for lc in result.level_causes}
+    columns = [(title, pick) for title, pick in EVIDENCE_COLUMNS
+               if any(pick(lc.judgement) is not None for lc in judged.values())]
+    rows = []
+    for index, level in enumerate(result.levels):
+        if index != result.peak and index not in judged:
+            continue  # a level of a ramp-up before the peak: neither peak nor throttled
+        lc = judged.get(index)
+        first = lc.start if lc is not None else next(s.start for s in result.segments if s.level == index)
+        seconds = lc.periods * result.period_s if lc is not None else level.duration_s  # the seconds judged
+        cells = [_cell(pick(lc.judgement)) if lc is not None else MISSING for _, pick in columns]
+        rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause], f"{level.rate:,.0f}",
+                     f"{first * result.period_s:g}", f"{seconds:g}", *cells))
+    header = ("cause", "MB/s", "from", "time", *(t for t, _ in columns))
+    return Table(key=f"{key}-{phase}-levels", title=f"{PHASE_TEXT[phase]}: each level and its cause", header=header,
+                 rows=tuple(rows), caption=LEVEL_CAPTION)
+
+
+# Short headings, so that the table fits a terminal; LEVEL_CAPTION says what each is.
+EVIDENCE_COLUMNS: tuple[tuple[str, Callable[[Judgement], str | None]], ...] = (
+    ("indicator", lambda j: None if j.indicator_pct is None else f"{j.indicator_pct:.0f}"),
+    ("Δ °C", lambda j: None if j.hotter_c is None else signed(j.hotter_c, 1)),
+    ("Δ energy", lambda j: None if j.energy_rise_pct is None else signed(j.energy_rise_pct)),
+    ("GC", lambda j: None if j.gc_pct is None else f"{j.gc_pct:.0f}"),
+)
+LEVEL_CAPTION = ("MB/s: the level; from: when the drive first ran at it after the onset (s); time: its seconds; "
+                 "indicator: % of them the drive's throttle indicator was on; Δ °C: their mean temperature against "
+                 "the peak level's; Δ energy: their energy per byte written against the peak level's (%); GC: % of "
+                 "them in which garbage collection moved pages. Each throttled level is judged on its own seconds "
+                 "from the onset on: heat when the indicator was on for at least half of them; otherwise by votes, "
+                 "heat when the temperature had risen 10 °C or more up to the level and Δ °C ≥ 0, or the power fell "
+                 "with Δ energy under 20 %; garbage collection / cache when the temperature had risen less than 5 °C, "
+                 "Δ energy is 20 % or more, GC is 50 % or more, or the indicator was on for less than half. A phase "
+                 "throttles from heat when any of its levels does.")
+
+
+def _cell(value: str | None) -> str:
+    return MISSING if value is None else value
+
+
 def phase_note(phase: Phase, result: ThrottleAnalysis) -> str:
     """The cause the analysis found and its evidence, in words."""
-    evidence = "; ".join(result.evidence) or "it held its peak level throughout"
-    return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]} — {evidence}."
+    heat = result.time_to_thermal_s
+    when = f" from {heat:g} s" if heat is not None else ""
+    if result.overall is None:  # never throttled (or nothing measured)
+        evidence = "; ".join(result.evidence) or "it held its peak level throughout"
+    else:
+        by_level = [e for e in result.evidence if e not in result.overall.evidence]
+        evidence = "; ".join(by_level) + "; over all throttled time: " + "; ".join(result.overall.evidence)
+    return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}."
+
+
+def stored_cause_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:
+    """Said when the run's stored cause differs from the levels': a run analysed before each
+    throttled level had its own cause was judged over all its throttled time at once."""
+    stored = view.record.metrics.get(f"{phase}_cause")
+    if not isinstance(stored, str) or stored == result.cause or stored not in CAUSE_TEXT:
+        return None
+    return (f"{PHASE_TEXT[phase]}: the cause stored with this run, {CAUSE_TEXT[stored]}, was judged over all "
+            f"throttled time at once; judged level by level (the table and the chart) it is "
+            f"{CAUSE_TEXT[result.cause]}.")
 
 
 def thermal_caption(view: MethodView) -> str:
@@ -92,10 +226,13 @@ def thermal_caption(view: MethodView) -> str:
             "sampler on real drives).")
 
 
-def phase_figures(key: str, found: dict[str, Measurement], view: MethodView) -> tuple[list[FigureLike], list[str]]:
-    """The rate-and-temperature chart of each measured phase, and the evidence notes."""
+def phase_figures(key: str, found: dict[str, Measurement],
+                  view: MethodView) -> tuple[list[FigureLike], list[Table], list[str]]:
+    """The rate-and-temperature chart of each measured phase, its levels table, and the
+    evidence notes."""
     cfg = ThrottleConfig(level_tol_pct=view.params.level_tol_pct, min_step_pct=view.params.level_tol_pct)
     figures: list[FigureLike] = []
+    tables: list[Table] = []
     notes: list[str] = []
     for phase in PHASES:
         m = found.get(f"thermal-{phase}")
@@ -103,11 +240,17 @@ def phase_figures(key: str, found: dict[str, Measurement], view: MethodView) -> 
             continue
         result = analyze_measurement(m, cfg)
         notes.append(phase_note(phase, result))
+        stale = stored_cause_note(view, phase, result)
+        notes += [stale] if stale else []
+        if result.level_causes:  # a phase that never throttled has its peak in the figures already
+            tables.append(level_table(key, phase, result))
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
                               rate_temp_chart(m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "
-                              "grey: the performance levels found; dotted red: where throttling began."))
-    return figures, notes
+                              "grey: the performance levels found, with their share of the time and the cause of "
+                              "throttled ones (levels too close to label apart: one shaded band); dotted red: where "
+                              "throttling began; dash-dotted orange: where heat throttling began, when later."))
+    return figures, tables, notes
 
 
 def thermal_section(bundle: Bundle, record: TestRecord) -> Section:
@@ -115,8 +258,11 @@ def thermal_section(bundle: Bundle, record: TestRecord) -> Section:
     if view is None:
         return generic_section(bundle, record)
     found = measured(bundle, record)
-    tables = [phase_table(view, phase) for phase in PHASES] if record.metrics else []
-    figures, evidence = phase_figures(record.name, found, view)
+    figures, levels, evidence = phase_figures(record.name, found, view)
+    tables: list[Table] = []
+    for phase in PHASES:
+        tables += [phase_table(view, phase)] if record.metrics else []
+        tables += [t for t in levels if t.key == f"{record.name}-{phase}-levels"]
     return Section(key=record.name, title=section_title(record), caption=thermal_caption(view),
                    status=record.status, tables=tables, figures=figures, notes=(*status_notes(record), *evidence))
 

@@ -113,7 +113,8 @@ def verdict_figures(view: MethodView, verdict: Verdict) -> str:
         if value is None or isinstance(value, bool) or name in view.record.params:
             continue
         label = spec.label if spec is not None else param_label(name)
-        shown = quantity(spec, float(value)) if spec is not None and is_number(value) else str(value)
+        shown = quantity(spec, float(value)) if spec is not None and is_number(value) else \
+            str(spec.shown(value) if spec is not None else value)
         parts.append(f"{label}: {shown}")
     return "; ".join(parts)
 

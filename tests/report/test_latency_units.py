@@ -14,18 +14,20 @@ from html_tables import tables
 from ssdlab.compare import MetricRow
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.compare_page import row_cells
-from ssdlab.report.formatting import format_scaled, unit_scale
 from ssdlab.report.rankings import RankedMetric, ranked_rows, ranking_table
+from ssdlab.report.section_generic import value_cells
+from ssdlab.report.summary import quantity
 
 QUICK = ("-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=64m")
 SEQ_LATENCY = "SEQ1M Q8T1 read: mean latency (µs)"
 
 
-def test_a_unit_never_depends_on_the_values_beside_it() -> None:
-    for values in ([75.2], [3812.0, 1906.2, 75.2], [2_500_000.0]):
-        assert unit_scale("µs", values).unit == "µs"
-    assert format_scaled(unit_scale("µs", [3812.0, 6561.4]), 3812.0) == "3,812.0"
-    assert unit_scale("ms", [0.08, 2500.0]).unit == "ms"  # AS SSD's access time is declared in ms
+def test_a_unit_never_depends_on_the_value() -> None:
+    """Summary lines and value tables show a figure in its declared unit, however large."""
+    latency = MetricSpec("x_lat_us", "x: mean latency", "µs", better="lower")
+    access = MetricSpec("x_access_ms", "x: access time", "ms", better="lower")  # AS SSD's is declared in ms
+    assert [quantity(latency, v) for v in (75.2, 3812.0, 2_500_000.0)] == ["75.2 µs", "3,812.0 µs", "2,500,000.0 µs"]
+    assert value_cells(latency, 3812.0) == ("3,812.0", "µs") and value_cells(access, 2500.0)[1] == "ms"
 
 
 def test_rankings_and_comparison_rows_read_in_the_declared_unit() -> None:

@@ -198,10 +198,10 @@ def test_interrupted_run_renders_what_it_has(tmp_path: Path) -> None:
     # are now a table, each at the figures the finished test reports for it (QUICK_ROWS' SEQ1M).
     assert tables(html)["table-quick-measured"] == [
         ["workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs"],
-        ["seq1m_q8t1-read-r1", "1,907", "1,999.6", "4,195.1", "4,195.1"],
-        ["seq1m_q8t1-read-r2", "1,907", "1,999.6", "4,195.1", "4,195.1"],
-        ["seq1m_q8t1-write-r1", "1,144", "1,199.6", "6,993.0", "6,993.0"],
-        ["seq1m_q8t1-write-r2", "1,144", "1,199.6", "6,993.0", "6,993.0"],
+        ["SEQ1M Q8T1 read, run 1", "1,907", "1,999.6", "4,195.1", "4,195.1"],
+        ["SEQ1M Q8T1 read, run 2", "1,907", "1,999.6", "4,195.1", "4,195.1"],
+        ["SEQ1M Q8T1 write, run 1", "1,144", "1,199.6", "6,993.0", "6,993.0"],
+        ["SEQ1M Q8T1 write, run 2", "1,144", "1,199.6", "6,993.0", "6,993.0"],
     ]
 
 
@@ -242,7 +242,7 @@ def test_terminal_tables_of_an_interrupted_run(tmp_path: Path) -> None:
     text = console.export_text()
     assert "interrupted (0 of 2 tests complete)" in text
     assert "Not run: the run stopped before this test started." in text
-    assert "Measured before the test stopped" in text and "seq1m_q8t1-write-r2" in text
+    assert "Measured before the test stopped" in text and "SEQ1M Q8T1 write, run 2" in text
 
 
 def test_a_damaged_measurement_costs_only_its_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

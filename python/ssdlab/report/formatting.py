@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ssdlab.units import decimal_capacity, is_number, signed
@@ -72,21 +70,6 @@ def human_size(size_bytes: int | float) -> str:
     return f"{int(size_bytes)} B"
 
 
-@dataclass(frozen=True)
-class UnitScale:
-    """The unit one quantity's values are shown in (see unit_scale)."""
-
-    unit: str
-
-
-def unit_scale(unit: str, values: Iterable[Any] = ()) -> UnitScale:
-    """The unit a quantity stored in `unit` is shown in: `unit` itself, whatever its `values`
-    (the cells that show it). A unit chosen from the values (µs until their median reached
-    1,000, then ms) gave one quantity a different unit in each table that shows it beside
-    different values."""
-    return UnitScale(unit)
-
-
 def names_unit(label: str, unit: str) -> bool:
     """Whether the label already says its unit ("Mean IOPS, last 400 s", "After TRIM as % of clean")."""
     return bool(re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", label))
@@ -98,11 +81,6 @@ def label_with_unit(label: str, unit: str) -> str:
     if not unit or unit == "bytes" or names_unit(label, unit):
         return label
     return f"{label} ({unit})"
-
-
-def format_scaled(scale: UnitScale, value: Any) -> str:
-    """A value of a quantity shown at `scale` (see unit_scale)."""
-    return format_in_unit(scale.unit, value)
 
 
 def format_in_unit(unit: str, value: Any) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ssdlab.bundle import TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.report.formatting import format_in_unit, format_scaled, unit_scale
+from ssdlab.report.formatting import format_in_unit
 from ssdlab.report.types import Table
 
 CAPTION = ("The workloads this test finished before it stopped, each from its own totals: IOPS and MB/s over its "
@@ -20,19 +20,20 @@ CAPTION = ("The workloads this test finished before it stopped, each from its ow
            "test is resumed and finishes.")
 
 
-def unfinished_table(record: TestRecord, found: Mapping[str, Measurement]) -> Table | None:
-    """The measured workloads of a test that has no metrics; None for a finished test or one
-    that measured nothing."""
+def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
+                     names: Mapping[str, str] | None = None) -> Table | None:
+    """The measured workloads of a test that has no metrics, each by its display name in
+    `names` (report/cpu.workload_names; the id where it has none); None for a finished test
+    or one that measured nothing."""
     if record.metrics or record.status == "complete" or not found:
         return None
-    p99_us = {name: m.combined_hist().percentile_ns(99.0) / 1e3 for name, m in found.items()}
-    latency = unit_scale("µs", [*(m.mean_lat_us() for m in found.values()), *p99_us.values()])
+    shown = names or {}
     rows = tuple(
-        (name + (" (cut short)" if m.interrupted else ""), format_in_unit("IOPS", m.iops()),
-         format_in_unit("MB/s", m.mb_s()), format_scaled(latency, m.mean_lat_us()),
-         format_scaled(latency, p99_us[name]))
+        (shown.get(name, name) + (" (cut short)" if m.interrupted else ""), format_in_unit("IOPS", m.iops()),
+         format_in_unit("MB/s", m.mb_s()), format_in_unit("µs", m.mean_lat_us()),
+         format_in_unit("µs", m.combined_hist().percentile_ns(99.0) / 1e3))
         for name, m in found.items()
     )
-    header = ("workload", "IOPS", "MB/s", f"mean latency {latency.unit}", f"p99 latency {latency.unit}")
+    header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")
     return Table(key=f"{record.name}-measured", title="Measured before the test stopped", header=header, rows=rows,
                  caption=CAPTION)

@@ -16,15 +16,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.formatting import (
-    MISSING,
-    UnitScale,
-    format_metric,
-    format_scaled,
-    human_size,
-    metric_unit,
-    unit_scale,
-)
+from ssdlab.report.formatting import MISSING, format_in_unit, format_metric, human_size, metric_unit
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 MAX_OVERLAID_WORKLOADS = 6
@@ -122,45 +114,30 @@ def row_label(spec: MetricSpec) -> str:
     return spec.label.split(": ")[0]
 
 
-def column_title(name: str, scale: UnitScale) -> str:
-    return name if not scale.unit or scale.unit == name else f"{name} {scale.unit}"
-
-
-# Latency columns of one grid share one unit.
-LATENCY_RATES = ("lat", "p99")
-
-
-def column_scale(view: MethodView, specs: Sequence[MetricSpec], rates: Sequence[object]) -> UnitScale:
-    """One unit scale for the values of these rate columns (stored in the first one's unit)."""
-    chosen = [s for s in specs if s.dims["rate"] in rates]
-    return unit_scale(chosen[0].unit, [view.value(s) for s in chosen])
+def column_title(name: str, unit: str) -> str:
+    return name if not unit or unit == name else f"{name} {unit}"
 
 
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
     in its declared unit (latencies in µs, as everywhere in the report)."""
     columns = [(rate, name) for rate, name in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
-    scales = {rate: column_scale(view, specs, (rate,)) for rate, _ in columns}
-    latencies = tuple(rate for rate in LATENCY_RATES if rate in scales)
-    if len(latencies) > 1:  # read side by side: 454.9 µs beside 0.453 ms hid that they are equal
-        scales.update(dict.fromkeys(latencies, column_scale(view, specs, latencies)))
+    units = {str(s.dims["rate"]): s.unit for s in reversed(specs)}  # each column's (its first metric's)
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}
     for spec in specs:
-        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_scaled(scales[str(spec.dims["rate"])],
-                                                                                 view.value(spec))
+        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_in_unit(spec.unit, view.value(spec))
         keys.setdefault(row_label(spec), []).append(spec.name)
     body = tuple((label, *(cells.get(rate, MISSING) for rate, _ in columns)) for label, cells in rows.items())
-    header = ("", *(column_title(name, scales[rate]) for rate, name in columns))
+    header = ("", *(column_title(name, units[rate]) for rate, name in columns))
     return Table(key=f"{view.record.name}-metrics", title="Results", header=header, rows=body,
                  row_keys=tuple(", ".join(names) for names in keys.values()))
 
 
 def value_cells(spec: MetricSpec, value: object) -> tuple[str, str]:
-    """(value, unit) of one figure at its own scale; sizes carry their unit in the value."""
+    """(value, unit) of one figure in its declared unit; sizes carry their unit in the value."""
     value = spec.shown(value)  # a stored code ('gc-cache') in words
-    scale = unit_scale(spec.unit, [value])
-    return format_scaled(scale, value), "" if scale.unit == "bytes" else scale.unit
+    return format_in_unit(spec.unit, value), "" if spec.unit == "bytes" else spec.unit
 
 
 def flat_table(view: MethodView, key: str, title: str, specs: Sequence[MetricSpec]) -> Table:

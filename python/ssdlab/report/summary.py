@@ -18,7 +18,7 @@ from ssdlab.effective import differences, effective_method, param_label
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
-from ssdlab.report.formatting import format_scaled, human_size, unit_scale
+from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number, signed
@@ -75,10 +75,9 @@ def default_tortures(views: Sequence[MethodView]) -> list[MethodView]:
 
 
 def quantity(spec: MetricSpec, value: float) -> str:
-    """'12,500 IOPS', '2.5 ms', '38.2 GB': the value at its own scale, with the unit."""
-    scale = unit_scale(spec.unit, [value])
-    text = format_scaled(scale, value)
-    return f"{text} {scale.unit}".rstrip() if scale.unit not in ("bytes", "") else text
+    """'12,500 IOPS', '2,500.0 µs', '38.2 GB': the value in its declared unit, with the unit."""
+    text = format_in_unit(spec.unit, value)
+    return f"{text} {spec.unit}".rstrip() if spec.unit not in ("bytes", "") else text
 
 
 def fig(view: MethodView, name: str) -> str:

@@ -27,6 +27,9 @@ def test_throttled_workloads_are_named_with_their_share_and_the_start_temperatur
                            "the drive was at 41 °C as measuring began")
     assert "a " not in note.split("(")[1].split(";")[0]  # the cool workload is not named
     assert heat_notes({"a": cool}) == ()
+    # by the names the results tables give the workloads, where the report knows them
+    (named,) = heat_notes({"a": cool, "b": hot}, {"b": "4 KiB random write, QD 32"})
+    assert "(4 KiB random write, QD 32 75 % of their time" in named
 
 
 def test_real_drives_flag_and_missing_telemetry() -> None:

@@ -29,10 +29,11 @@ def start_temp_c(found: Sequence[Measurement]) -> float | None:
     return None
 
 
-def heat_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
-    """One note naming the measured workloads that ran throttled, with how much of their time."""
+def heat_notes(found: Mapping[str, Measurement], names: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """One note naming the measured workloads that ran throttled (by their display names in
+    `names`, report/cpu.workload_names; the id where it has none), with how much of their time."""
     shares = {name: m.throttled_share() for name, m in found.items()}
-    hot = [(name, share) for name, share in shares.items() if share]
+    hot = [((names or {}).get(name, name), share) for name, share in shares.items() if share]
     if not hot:
         return ()
     listed = ", ".join(f"{name} {100 * share:.0f} %" for name, share in hot)

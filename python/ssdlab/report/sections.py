@@ -90,7 +90,7 @@ def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Sec
     names = bundle_workload_names(bundle, record, found)  # as the results tables name them
     extra = (unfinished_table(record, found, names), cpu_table(record.name, found, names))
     tables = [*section.tables, *(table for table in extra if table is not None)]
-    heat = heat_notes(found) if record.test != "thermal" else ()  # there heat is the subject
+    heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
     return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ssdlab import _ssdsim
+from ssdlab.engines.fio import FioEngine
 from ssdlab.trace.fio_replay import replay_with_fio
 from ssdlab.trace.generate import PROFILES, generate
 from ssdlab.trace.metrics import replay_metrics
@@ -72,7 +73,7 @@ def fio_drift(directory: Path) -> float:
         target = Path(tmp) / "target.bin"
         with target.open("wb") as handle:
             os.posix_fallocate(handle.fileno(), 0, FIO_FILE_BYTES)
-        r = replay_with_fio(light, target, FIO_FILE_BYTES, Path(tmp) / "work")
+        r = replay_with_fio(light, target, FIO_FILE_BYTES, Path(tmp) / "work", ioengine_for=FioEngine().ioengine_for)
     print(f"fio replay of {r.iolog.ios} I/Os on a file (QD {r.iolog.max_outstanding}): drift {r.drift_pct:+.1f} %, "
           f"lag p50 {r.lag_p50_us:.0f} µs, p99 {r.lag_p99_us:.0f} µs")
     return r.drift_pct

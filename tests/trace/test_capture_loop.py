@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from loop_helpers import attached_loop
+from ssdlab.engines.fio import FioEngine
 from ssdlab.errors import UsageError
 from ssdlab.trace.audit import audit_fua
 from ssdlab.trace.capture import TRACEFS, capture, device_dev
@@ -51,7 +52,14 @@ def test_capture_stats_audit_and_replay_on_a_loop_device(loop: str, tmp_path: Pa
     assert audit[0].writes == 64 and any(row.who.startswith("dd (pid") for row in audit[1:])
     c = load_trace(trace)
     assert set(c.op.tolist()) <= {OP_READ, OP_WRITE, OP_FLUSH}
-    r = replay_with_fio(c, Path(loop), 64 * MIB, tmp_path / "fio", idle_cap_us=25.0)
+    depths: list[int] = []
+
+    def ioengine_for(iodepth: int) -> str:  # as FioEngine.ioengine_for, recording what it is asked
+        depths.append(iodepth)
+        return FioEngine().ioengine_for(iodepth)
+
+    r = replay_with_fio(c, Path(loop), 64 * MIB, tmp_path / "fio", idle_cap_us=25.0, ioengine_for=ioengine_for)
+    assert depths == [r.iolog.max_outstanding]
     jobs = r.result["jobs"][0]
     assert jobs["write"]["io_bytes"] == 64 * 4096 and jobs["error"] == 0
 

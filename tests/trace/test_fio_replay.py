@@ -95,10 +95,8 @@ def test_a_replay_keeps_its_traced_depth_as_the_workloads_do(tmp_path: Path, dep
     """A replay capped at a depth that is not a power of two takes the engine the workloads would:
     fio before 3.39 ran io_uring at the next power of two (engines/fio.py)."""
     from ssdlab.engines import fio as fio_engine
-    from ssdlab.trace.fio_replay import Iolog, replay_engine
 
     monkeypatch.setattr(fio_engine, "probe_ioengine", lambda binary: "io_uring")
     monkeypatch.setattr(fio_engine.FioEngine, "version_tuple", lambda self: (3, 33))
-    iolog = Iolog(path=tmp_path / "x.iolog", ios=10, dropped_trims=0, planned_us=np.zeros(0, dtype=np.int64),
-                  max_outstanding=depth)
-    assert replay_engine("fio", iolog) == engine
+    assert fio_engine.FioEngine().ioengine_for(depth) == engine
+    assert fio_engine.FioEngine(ioengine="libaio").ioengine_for(depth) == "libaio"  # a pinned engine stays

@@ -463,4 +463,9 @@ class FioEngine:
     # ---- steps -------------------------------------------------------------------------
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
-        return run_step(target, step, ctx)
+        return run_step(target, step, ctx, self.ioengine_for)
+
+    def ioengine_for(self, iodepth: int) -> str:
+        """The engine this fio runs `iodepth` I/Os in flight on exactly (a trace replay's depth
+        is known only once its iolog is written)."""
+        return exact_depth_ioengine(self.ioengine or probe_ioengine(self.binary), iodepth, self.version_tuple())

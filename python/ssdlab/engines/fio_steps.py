@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ssdlab.engines.base import ProgressUpdate, RunContext
@@ -23,7 +24,8 @@ from ssdlab.targets.sysinfo import block_facts, read_attr
 IDLE_SLICE_S = 0.2  # short sleeps so Ctrl-C is felt at once
 
 
-def run_step(target: Target, step: Step, ctx: RunContext) -> StepResult:
+def run_step(target: Target, step: Step, ctx: RunContext, ioengine_for: Callable[[int], str]) -> StepResult:
+    """A step on fio; `ioengine_for` names the engine for a queue depth (FioEngine.ioengine_for)."""
     start = time.monotonic()
     if isinstance(step, Purge):
         detail = purge(target, step)
@@ -32,7 +34,7 @@ def run_step(target: Target, step: Step, ctx: RunContext) -> StepResult:
     elif isinstance(step, SetWriteCache):
         detail = set_write_cache(target, step)
     elif isinstance(step, ReplayTrace):
-        detail = replay_trace(target, step, ctx)
+        detail = replay_trace(target, step, ctx, ioengine_for)
     else:
         raise EngineError(f"the fio engine cannot do step {step!r}")
     return StepResult(step=step, elapsed_s=time.monotonic() - start, detail=detail)
@@ -105,13 +107,14 @@ def idle(step: Idle, ctx: RunContext) -> dict[str, Any]:
     return {"slept_s": round(time.monotonic() - start, 3)}
 
 
-def replay_trace(target: Target, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
+def replay_trace(target: Target, step: ReplayTrace, ctx: RunContext,
+                 ioengine_for: Callable[[int], str]) -> dict[str, Any]:
     """Replay a trace with fio (ssdlab.trace.fio_replay); it writes, so a device must be ours."""
     if isinstance(target, BlockTarget) and not target.writes_authorized():
         raise SafetyError(f"{target.spec}: replaying a trace writes to it; needs --destroy --yes=SERIAL")
     from ssdlab.trace.sim_step import fio_replay_step
 
-    return fio_replay_step(target, step, ctx)
+    return fio_replay_step(target, step, ctx, ioengine_for)
 
 
 def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:

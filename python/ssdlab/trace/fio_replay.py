@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,16 +112,6 @@ def fio_command(fio: str, iolog: Iolog, target_file: str, log_prefix: Path, ioen
             f"--write_lat_log={log_prefix}", "--log_avg_msec=0", "--output-format=json"]
 
 
-def replay_engine(binary: str, iolog: Iolog) -> str:
-    """The engine the workloads would use for this depth (engines/fio.py): io_uring where the
-    kernel runs it, libaio where it does not or where an older fio's io_uring would raise a
-    depth that is not a power of two to the next one."""
-    from ssdlab.engines.fio import FioEngine, exact_depth_ioengine, probe_ioengine
-
-    version = FioEngine(binary=binary).version_tuple()
-    return exact_depth_ioengine(probe_ioengine(binary), iolog.max_outstanding, version)
-
-
 def issued_from_lat_log(path: Path) -> npt.NDArray[np.int64]:
     """Issue times (µs, sorted) of the reads and writes in a per-I/O fio latency log:
     lines `time_ms, lat_ns, ddir, bs[, ...]`."""
@@ -146,8 +137,11 @@ def drift(planned_us: npt.NDArray[np.int64], issued_us: npt.NDArray[np.int64]) -
 
 def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir: Path, *,
                     remap: Remap = "modulo", idle_cap_us: float | None = DEFAULT_IDLE_CAP_US,
-                    fio: str = "fio", timeout_s: float = 3600.0) -> FioReplay:
-    """Replay onto an existing file or device (the caller answers for safety) and measure drift."""
+                    ioengine_for: Callable[[int], str], fio: str = "fio", timeout_s: float = 3600.0) -> FioReplay:
+    """Replay onto an existing file or device (the caller answers for safety) and measure drift.
+    `ioengine_for` names the engine for the iolog's depth: the fio engine's choice
+    (engines/fio.py FioEngine.ioengine_for: libaio where io_uring does not run, or where an
+    older fio's io_uring would raise a depth that is not a power of two to the next one)."""
     binary = shutil.which(fio)
     if binary is None:
         raise EngineError("fio is not installed; apt-get install fio")
@@ -157,7 +151,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     prefix = work_dir / "replay"
     lat_log = work_dir / "replay_lat.1.log"
     lat_log.unlink(missing_ok=True)
-    done = subprocess.run(fio_command(binary, iolog, str(target_file), prefix, replay_engine(binary, iolog)),
+    engine = ioengine_for(iolog.max_outstanding)
+    done = subprocess.run(fio_command(binary, iolog, str(target_file), prefix, engine),
                           capture_output=True, text=True, timeout=timeout_s, check=False)
     if done.returncode != 0:
         raise EngineError(f"fio replay failed: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")

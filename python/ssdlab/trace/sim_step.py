@@ -4,6 +4,7 @@ per-second series). The `trace` method derives its metrics from these."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,8 +138,10 @@ def fake_replay_step(step: ReplayTrace, ctx: RunContext, read_lat_us: float, wri
     return replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx)
 
 
-def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext) -> dict[str, Any]:
-    """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay).
+def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
+                    ioengine_for: Callable[[int], str]) -> dict[str, Any]:
+    """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay),
+    on the engine the fio engine names for the iolog's depth (`ioengine_for`).
 
     The path is the one fio's jobs use (`fio_filename`, a property on every target: a block
     device, an assembled RAID-0); typed as a Target so mypy checks what is asked of it."""
@@ -152,7 +155,8 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext) -> dict[
     else:
         path, span = Path(target.fio_filename), target.info().capacity_bytes
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
-    r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us)
+    r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us,
+                        ioengine_for=ioengine_for)
     executed, issue, done = executed_from_lat_log(ctx.raw_dir / "replay_lat.1.log")
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     detail = replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx, executed)

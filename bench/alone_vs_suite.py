@@ -54,8 +54,15 @@ def main() -> int:
     parser.add_argument("--suite", default="review")
     parser.add_argument("--tolerance-pct", type=float, default=2.0)
     parser.add_argument("--param", "-p", action="append", default=[])
+    parser.add_argument("--keep", type=Path, help="keep the bundles in this new folder (default: a temporary "
+                                                  "one, removed at the end)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="alone-vs-suite-"))
+    with tempfile.TemporaryDirectory(prefix="alone-vs-suite-") as tmp:
+        return compare_runs(args, args.keep or Path(tmp))
+
+
+def compare_runs(args: argparse.Namespace, work: Path) -> int:
+    """The suite once, then each test alone on a fresh drive; prints the figures that differ."""
     overrides = parse_overrides(args.param)
     suite, entries = select_entries(args.suite, [])
     target = parse_target(args.target)
@@ -70,7 +77,7 @@ def main() -> int:
         print(f"{entry.name}: {len(found)} figure(s) differ by more than {args.tolerance_pct:g} %", flush=True)
         for line in found:
             print(f"    {line}", flush=True)
-    print(f"target {args.target}, suite {args.suite}, bundles in {work}")
+    print(f"target {args.target}, suite {args.suite}" + (f", bundles in {work}" if args.keep else ""))
     print(f"alone_vs_suite_tests_differing={differing} of {len(entries)}")
     return 0
 

@@ -74,14 +74,18 @@ def main() -> int:
     parser.add_argument("--target", default="sim:")
     parser.add_argument("--suite", default="review")
     parser.add_argument("--param", "-p", action="append", default=[])
+    parser.add_argument("--keep", type=Path, help="keep the two bundles and the cache in this new folder "
+                                                  "(default: a temporary one, removed at the end)")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="review-wall-"))
-    os.environ["SSDLAB_SIM_CACHE"] = str(work / "cache")  # cold means empty: never the user's cache
-    cold_s, cold = one_run(args.target, args.suite, args.param, work / "cold", "cold")
-    warm_s, warm = one_run(args.target, args.suite, args.param, work / "warm", "warm")
+    with tempfile.TemporaryDirectory(prefix="review-wall-") as tmp:
+        work = args.keep or Path(tmp)
+        os.environ["SSDLAB_SIM_CACHE"] = str(work / "cache")  # cold means empty: never the user's cache
+        cold_s, cold = one_run(args.target, args.suite, args.param, work / "cold", "cold")
+        warm_s, warm = one_run(args.target, args.suite, args.param, work / "warm", "warm")
     same = [t.metrics for t in cold.tests] == [t.metrics for t in warm.tests]
+    kept = f", bundles in {args.keep}" if args.keep else ""
     print(f"target {args.target}, suite {args.suite}, status {cold.status}/{warm.status}, "
-          f"metrics identical cold vs warm: {same}, bundles in {work}")
+          f"metrics identical cold vs warm: {same}{kept}")
     print(f"review_wall_cold_s={cold_s:.1f} review_wall_warm_s={warm_s:.1f}")
     return 0 if cold.status == warm.status == "complete" and same else 1
 

@@ -20,8 +20,11 @@ from ssdlab.targets.base import Target
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """`ssdlab run` adds finished runs to the results library: never the user's own during tests."""
-    os.environ["SSDLAB_LIBRARY"] = str(Path(tempfile.mkdtemp(prefix="ssdlab-test-library-")) / "library.sqlite")
+    """`ssdlab run` adds finished runs to the results library: never the user's own during tests
+    (the folder goes when the session ends; one per session piled up in /tmp)."""
+    folder = tempfile.mkdtemp(prefix="ssdlab-test-library-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["SSDLAB_LIBRARY"] = str(Path(folder) / "library.sqlite")
 
 
 @pytest.fixture(autouse=True)

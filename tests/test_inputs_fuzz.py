@@ -4,12 +4,12 @@ or a one-line error that says what to do, never a traceback or another exception
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from pytest import TempPathFactory
 
 from run_helpers import short_pairs
 from ssdlab.errors import SsdlabError
@@ -61,15 +61,18 @@ def planned_seconds(target: str, name: str, pairs: list[str]) -> float | None:
         return None
 
 
-def run_args(target: str, name: str, pairs: list[str]) -> list[str]:
-    out = tempfile.mkdtemp(prefix="fuzz-")
+def run_args(base: TempPathFactory, target: str, name: str, pairs: list[str]) -> list[str]:
+    """A run of one drawn example into a folder of its own under pytest's temporary base (which
+    pytest prunes; a tempfile.mkdtemp per example left hundreds of bundles in /tmp)."""
+    out = base.mktemp("fuzz")
     return ["run", target, "--test", name, *[x for p in pairs for x in ("-p", p)], "--no-report", "--out",
             str(Path(out) / "b")]
 
 
 @FUZZ
 @given(name=st.sampled_from(NAMES), data=st.data())
-def test_any_parameter_value_of_any_test_on_the_fake_drive(cli: Callable, name: str, data: st.DataObject) -> None:
+def test_any_parameter_value_of_any_test_on_the_fake_drive(cli: Callable, tmp_path_factory: TempPathFactory, name: str,
+                                                            data: st.DataObject) -> None:
     test = get_test(get_entry(name).test)
     field = data.draw(st.sampled_from(sorted(test.params_model.model_fields)), label="field")
     pairs = pairs_for(name, field, data.draw(VALUES, label="value"))
@@ -79,12 +82,13 @@ def test_any_parameter_value_of_any_test_on_the_fake_drive(cli: Callable, name: 
     event("planned" if seconds is not None else "refused")
     if seconds is not None and seconds <= FAST_RUN_S:
         event("ran")
-        result_or_one_line_error(cli(*run_args(target, name, pairs)))
+        result_or_one_line_error(cli(*run_args(tmp_path_factory, target, name, pairs)))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(["quick", "linear", "qd-sweep", "trim-validation", "consistency"]), data=st.data())
-def test_any_parameter_value_on_a_small_simulated_drive(cli: Callable, name: str, data: st.DataObject) -> None:
+def test_any_parameter_value_on_a_small_simulated_drive(cli: Callable, tmp_path_factory: TempPathFactory, name: str,
+                                                        data: st.DataObject) -> None:
     test = get_test(get_entry(name).test)
     field = data.draw(st.sampled_from(sorted(test.params_model.model_fields)), label="field")
     pairs = pairs_for(name, field, data.draw(VALUES, label="value"))
@@ -92,7 +96,7 @@ def test_any_parameter_value_on_a_small_simulated_drive(cli: Callable, name: str
     seconds = planned_seconds(target, name, pairs)
     if seconds is not None and seconds <= FAST_RUN_S:
         event("ran")
-        result_or_one_line_error(cli(*run_args(target, name, pairs)))
+        result_or_one_line_error(cli(*run_args(tmp_path_factory, target, name, pairs)))
 
 
 OPTION_KEYS = st.sampled_from(["size", "capacity", "nvme", "capacity_gib", "op", "heatsink", "plp", "scale", "seed",

@@ -3,7 +3,6 @@ the measurement's host CPU."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -58,9 +57,9 @@ def test_member_options_say_where_options_go() -> None:
         parse_target("sim:raid0(840evo-250?capacity_gib=16,840evo-250?capacity_gib=16)")
 
 
-def test_striping_cpu_is_reported_as_host_sys_cpu() -> None:
+def test_striping_cpu_is_reported_as_host_sys_cpu(tmp_path: Path) -> None:
     target = parse_target(ARRAY)
-    tmp = Path(tempfile.mkdtemp())
+    tmp = tmp_path
     workload = Workload(name="r", pattern="randwrite", block_size_bytes=4096, iodepth=32, runtime_s=1.0,
                         span_bytes=1 << 30)
     m = SimEngine().measure(target, workload, RunContext(raw_dir=tmp, bundle_dir=tmp))

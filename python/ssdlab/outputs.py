@@ -4,6 +4,7 @@ minutes of rendering, importing or capturing (then as an OS error about a tempor
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ssdlab.errors import UsageError
@@ -11,14 +12,37 @@ from ssdlab.errors import UsageError
 
 def check_output_file(path: Path, example_name: str) -> None:
     """Refuse a directory, an existing non-regular file (a FIFO would block the writer, a device
-    would be written) and a path below a file. Missing parent directories are fine: the writer
-    makes them. `example_name` is the file name suggested inside a directory given by mistake."""
+    would be written), a link to nothing (writers differ on one: some write through it and make
+    its target's folders, some replace it), a path below a file or a link to nothing, and a path
+    whose folder cannot be written (a read-only file system, no permission). Missing parent
+    directories are fine: the writer makes them. `example_name` is the file name suggested
+    inside a directory given by mistake."""
     if path.is_dir():
         raise UsageError(f"{path} is a directory: give the file to write, e.g. {path / example_name}")
+    if path.is_symlink() and not path.exists():
+        raise UsageError(f"{path} is a link to {os.readlink(path)}, which does not exist; give another output name")
     if path.exists() and not path.is_file():
         raise UsageError(f"{path} exists and is not a regular file; give another output name")
     for parent in path.parents:
         if parent.is_dir():
+            _check_writable(path, parent)
             return
-        if parent.exists() or parent.is_symlink():  # a file, or a link to nothing, cannot hold a file
+        if parent.is_symlink() and not parent.exists():
+            raise UsageError(f"{path}: {parent} is a link to nothing, not a directory; give another path")
+        if parent.exists():
             raise UsageError(f"{path}: {parent} is a file, not a directory; give another path")
+
+
+def _check_writable(path: Path, folder: Path) -> None:
+    """The writers make a temporary file (and any missing folders) in `folder`, the nearest
+    existing one: refuse now what they would be refused then."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        why = "a read-only file system" if _read_only_fs(folder) else "no permission to write there"
+        raise UsageError(f"{path}: cannot write in {folder} ({why}); give another path")
+
+
+def _read_only_fs(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

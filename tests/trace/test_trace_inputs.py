@@ -7,6 +7,7 @@ the CLI does."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -215,6 +216,18 @@ def test_an_output_below_a_file_says_its_parent_is_not_a_directory(cli: Callable
     assert no_capture == []
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+def test_capture_refuses_a_raw_events_file_that_cannot_be_one(cli: Callable, tmp_path: Path, no_capture: list[Any],
+                                                              kind: str) -> None:
+    """The capture writes its raw events beside the trace (X.tracefs.txt): a FIFO there blocked it
+    for ever (QA), a directory failed it after the capture."""
+    raw = tmp_path / "c.tracefs.txt"
+    os.mkfifo(raw) if kind == "fifo" else raw.mkdir()
+    one_line_error(cli("trace", "capture", "-d", NO_DEVICE, "--seconds", "1", "-o", str(tmp_path / "c.parquet")),
+                   str(raw))
+    assert no_capture == []
+
+
 @pytest.mark.parametrize("name", ["x.csv", "x", "x.parquet.txt", ".parquet", "dir.parquet", "."])
 def test_an_output_not_named_parquet_is_refused(cli: Callable, tmp_path: Path, no_capture: list[Any],
                                                 name: str) -> None:
@@ -414,8 +427,9 @@ def test_metric_row() -> None:
 
     assert metric_row("bytes_moved", 159168512) == ("bytes_moved", "151.8 MiB (159,168,512 bytes)")
     assert metric_row("avg_data_rate_mb_s", 83501.55) == ("avg_data_rate", "83,501.6 MB/s")
-    assert metric_row("read_lat_p99_us", 1166030.8) == ("read_lat_p99", "1.166 s")
-    assert metric_row("read_lat_p50_us", 2500.0) == ("read_lat_p50", "2.50 ms")
+    # one column of latencies in one unit (QA: 955.1 µs beside 6.96 ms and 1.98 ms), as the report
+    assert metric_row("read_lat_p99_us", 1166030.8) == ("read_lat_p99", "1,166,030.8 µs")
+    assert metric_row("read_lat_p50_us", 2500.0) == ("read_lat_p50", "2,500.0 µs")
     assert metric_row("over_10ms_pct", 0.25) == ("over_10ms", "0.25 %")
     assert metric_row("ios", 1234567) == ("ios", "1,234,567")
 

@@ -13,6 +13,7 @@ from ssdlab.cli.app import app, out, plain
 from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
+from ssdlab.outputs import check_output_file
 from ssdlab.units import format_duration, is_whole_number
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats (docs/traces.md).", no_args_is_help=True)
@@ -88,7 +89,7 @@ def _secs(seconds: float) -> str:
 # Replay metric name suffix -> (the value with its unit); the name is shown without it.
 _METRIC_UNITS: tuple[tuple[str, Callable[[Any], str]], ...] = (
     ("_mb_s", lambda v: f"{v:,.1f} MB/s"),
-    ("_us", _micros),
+    ("_us", lambda v: f"{v:,.1f} µs"),  # every latency of the table in µs, as the report shows them
     ("_pct", lambda v: f"{v:,.2f} %"),
     ("_s", _secs),
 )
@@ -194,6 +195,7 @@ def trace_capture(
     if command:
         check_runnable(command[0])  # before the capture: a typo must not cost a trace session
     raw = output.with_suffix(".tracefs.txt")
+    check_output_file(raw, "capture.tracefs.txt")  # the raw events beside it: a FIFO there blocked the capture
     try:
         with starting(command):
             result = capture(device, raw, seconds=seconds, command=command)

@@ -386,6 +386,14 @@ def test_export_to_a_path_that_cannot_be_a_file_is_one_line_before_reading(cli: 
     (tmp_path / "a-dir").mkdir()
     (tmp_path / "a-file").write_text("x")
     os.mkfifo(tmp_path / "a-fifo")
-    result = cli("library", "export", "--format", "csv", str(tmp_path / where), "--library", str(tmp_path / "l.db"))
-    assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert any(words in result.stderr for words in ("is a directory", "is a file, not", "not a regular file"))
+    for fmt in (["--format", "csv"], []):  # without --format: the path's fault, not its missing suffix (QA)
+        result = cli("library", "export", *fmt, str(tmp_path / where), "--library", str(tmp_path / "l.db"))
+        assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert any(words in result.stderr for words in ("is a directory", "is a file, not", "not a regular file"))
+
+
+def test_export_makes_missing_folders(cli: CliRun, tmp_path: Path) -> None:
+    """QA: report, compare and trace make the folders of their output; export said "No such file"."""
+    for name in ("new1/e.csv", "new2/deeper/e.parquet"):
+        done = cli("library", "export", str(tmp_path / name), "--library", str(tmp_path / "l.db"))
+        assert done.code == 0 and (tmp_path / name).is_file(), done.stderr

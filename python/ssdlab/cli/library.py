@@ -117,12 +117,16 @@ def export(
     library: LibraryOpt = None,
 ) -> None:
     """Every figure of every run as one long table (drive, test, metric, label, unit, value)."""
+    check_output_file(output, f"runs.{fmt or 'csv'}")  # a directory or a FIFO is named as such, whatever its suffix
     chosen = fmt or output.suffix.lstrip(".").lower()
     if chosen not in ("csv", "parquet"):
         raise UsageError(f"export writes csv or parquet, not {chosen!r}: name the file .csv or .parquet, or "
                          "pass --format")
     kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
-    check_output_file(output, f"runs.{kind}")
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)  # as report, compare and trace do
+    except OSError as e:
+        raise UsageError(f"{output}: cannot make its folder ({e.strerror}); give another path") from None
     count = open_library(library).export(output, kind)
     out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 

@@ -23,13 +23,13 @@ def test_throttled_workloads_are_named_with_their_share_and_the_start_temperatur
     hot = _measurement("b", {"t_s": (1.0, 2.0, 3.0, 4.0), "temp_c": (66.0, 70.0, 71.0, 70.0),
                              "throttle_level": (0.0, 1.0, 1.0, 2.0)})
     (note,) = heat_notes({"a": cool, "b": hot})
-    assert note.startswith("Thermal throttling during measurement (b 75 % of their time; "
+    assert note.startswith("Thermal throttling during measurement (share of each workload's time: b: 75 %; "
                            "the drive was at 41 °C as measuring began")
     assert "a " not in note.split("(")[1].split(";")[0]  # the cool workload is not named
     assert heat_notes({"a": cool}) == ()
     # by the names the results tables give the workloads, where the report knows them
     (named,) = heat_notes({"a": cool, "b": hot}, {"b": "4 KiB random write, QD 32"})
-    assert "(4 KiB random write, QD 32 75 % of their time" in named
+    assert "time: 4 KiB random write, QD 32: 75 %;" in named
 
 
 def test_real_drives_flag_and_missing_telemetry() -> None:
@@ -63,7 +63,7 @@ def test_a_throttled_test_section_says_so(tmp_path: Path) -> None:
     done = run_entries(tmp_path, parse_target("sim:sm951-nvme-256?capacity_gib=16&thermal.throttle_c=45,75,80"),
                        SimEngine(), [entry])
     section = build_section(Bundle(tmp_path), done.test("hot"))
-    assert any(n.startswith("Thermal throttling during measurement (torture") for n in section.notes), section.notes
+    assert any(n.startswith("Thermal throttling during measurement (share of each workload's time: torture") for n in section.notes), section.notes
 
 
 def _flags(name: str, levels: tuple[float, ...]) -> Measurement:

@@ -36,14 +36,16 @@ def heat_notes(found: Mapping[str, Measurement], names: Mapping[str, str] | None
     hot = [((names or {}).get(name, name), share) for name, share in shares.items() if share]
     if not hot:
         return ()
-    listed = ", ".join(f"{name} {100 * share:.0f} %" for name, share in hot)
+    # "name: share" parted by " · ": display names hold commas of their own ("…, QD 3, 0 % reads")
+    listed = "share of each workload's time: " + " · ".join(f"{name}: {100 * share:.0f} %" for name, share in hot)
     if len(hot) > MAX_LISTED:  # e.g. a torture's rounds
         low, high = min(s for _, s in hot), max(s for _, s in hot)
-        listed = f"{len(hot)} of {len(found)} measured workloads, {100 * low:.0f} to {100 * high:.0f} %"
+        listed = f"{len(hot)} of {len(found)} measured workloads, {100 * low:.0f} to {100 * high:.0f} % of their time"
     start = start_temp_c(list(found.values()))
     began = f"; the drive was at {start:.0f} °C as measuring began" if start is not None else ""
-    return (f"Thermal throttling during measurement ({listed} of their time{began}): these figures include "
-            "the drive's heat, which depends on what ran before this test; the thermal test measures it.",)
+    return (f"Thermal throttling during measurement ({listed}{began}): these "
+            "figures include the drive's heat, which depends on what ran before this test; the thermal test "
+            "measures it.",)
 
 
 def measured_throttled_pct(found: Mapping[str, Measurement]) -> float | None:

@@ -170,3 +170,21 @@ def test_a_mixed_array_shows_each_members_identity(tmp_path: Path) -> None:
     twins, _ = array(tmp_path, names=("nvme0n1", "nvme0n1"))
     agreed = dict(drive_facts(twins.info()))
     assert (agreed["Firmware"], agreed["Transport"], agreed["Link"]) == ("2B0QBXX7", "nvme", "8.0 GT/s PCIe x4")
+
+
+ARRAY_FIELDS = ("transport", "pcie_link_speed", "pcie_link_width", "fua", "discard", "plp", "write_cache",
+                "logical_block_size", "physical_block_size")
+
+
+def test_an_arrays_own_facts_do_not_depend_on_its_members_order(tmp_path: Path) -> None:
+    """QA: the array took its first member's transport, so naming the SATA member first planned
+    it as SATA and the quick test's auto profile picked the standard one, the NVMe member first
+    as NVMe: one array, two methods. Now its slowest member's, for md and simulated arrays."""
+    md = [array(tmp_path, names=names)[0].info() for names in (("nvme0n1", "loop3"), ("loop3", "nvme0n1"))]
+    assert md[0].model_dump(include=set(ARRAY_FIELDS)) == md[1].model_dump(include=set(ARRAY_FIELDS))
+    assert md[0].transport == "loop" and md[0].fua is False  # the loop member paces it and has no FUA
+    sims = [parse_target(f"sim:raid0({a},{b})?capacity_gib=8").info()
+            for a, b in (("840evo-250", "sm951-nvme-256"), ("sm951-nvme-256", "840evo-250"))]
+    assert sims[0].model_dump(include=set(ARRAY_FIELDS)) == sims[1].model_dump(include=set(ARRAY_FIELDS))
+    assert sims[0].transport == "sim-sata" and not sims[0].is_nvme
+    assert parse_target("sim:raid0(sm951-nvme-256,sm951-nvme-256)?capacity_gib=8").info().is_nvme

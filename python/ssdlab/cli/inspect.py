@@ -80,7 +80,7 @@ def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
         ("capacity", f"{info.capacity_bytes:,} bytes ({decimal_capacity(info.capacity_bytes)})"),
         ("logical / physical block", member_text(info, lambda i: f"{i.logical_block_size} / "
                                                                   f"{i.physical_block_size} bytes")),
-        ("transport", each("transport")), ("PCIe link", member_text(info, link_text)),
+        ("transport", each("transport")), ("link", member_text(info, link_text)),
         ("write cache", each("write_cache")), ("FUA", each("fua")),
         ("discard", each("discard")), ("power-loss protection", each("plp")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,6 +50,36 @@ class SafetyState(BaseModel):
 MEMBER_FIELDS = ("firmware", "logical_block_size", "physical_block_size", "transport", "pcie_link_speed",
                  "pcie_link_width", "write_cache", "fua", "discard", "plp")
 MEMBER_FACTS = "member_facts"
+# How fast a transport is, for an array paced by its slowest member: NVMe over AHCI over SATA
+# (sim: transports end in these names); anything else (virtio, loop, usb…) ranks below them.
+TRANSPORT_RANK = {"nvme": 3, "ahci": 2, "sata": 1}
+
+
+def _rank(member: Mapping[str, Any]) -> tuple[int, str]:
+    transport = str(member.get("transport") or "")
+    rank = max((r for name, r in TRANSPORT_RANK.items() if transport.endswith(name)), default=0)
+    return rank, json.dumps(member, sort_keys=True, default=str)  # then a fixed order, not the members'
+
+
+def array_facts(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A RAID-0's own MEMBER_FIELDS, whatever order its members were named in: the transport and
+    link of its slowest member (a stripe waits for it: plans and the quick test's auto profile
+    follow), FUA, discard and PLP only when every member has them, a volatile cache when any
+    member has one, and the largest block sizes (md's rule). (The firmware stays the first
+    member's: it names the drive in the results library, and reports show every member's.)"""
+    slowest = min(members, key=_rank)
+
+    def every(field: str) -> bool | None:
+        values = [m.get(field) for m in members]
+        return None if any(v is None for v in values) else all(values)
+
+    caches = [m.get("write_cache") for m in members]
+    return {"transport": slowest.get("transport"), "pcie_link_speed": slowest.get("pcie_link_speed"),
+            "pcie_link_width": slowest.get("pcie_link_width"),
+            "fua": every("fua"), "discard": every("discard"), "plp": every("plp"),
+            "write_cache": "write back" if "write back" in caches else caches[0],
+            "logical_block_size": max(int(m.get("logical_block_size") or 512) for m in members),
+            "physical_block_size": max(int(m.get("physical_block_size") or 4096) for m in members)}
 
 
 class TargetInfo(BaseModel):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_facts
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot
@@ -163,14 +163,16 @@ class Raid0Target(Target):
         first = infos[0]
         counts = Counter(i.model or "?" for i in infos)  # "2x A + B" read as three drives: each model counted
         model = " + ".join(f"{counts[m]}x {m}" for m in sorted(counts))
+        members = [i.model_dump(include=set(MEMBER_FIELDS)) for i in infos]
         return first.model_copy(update={
+            **array_facts(members),  # not the first member's: the array's whatever the members' order
             "spec": self.spec, "path": self.md_path if self._md is not None else None,
             "model": f"md RAID-0 {model}",
             "serial": self.confirmation_token(),
             "capacity_bytes": capacity, "safety": self.safety(), "io_warning": None,
             "extra": {"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
                                                    "capacity_bytes": i.capacity_bytes} for i in infos],
-                      MEMBER_FACTS: [i.model_dump(include=set(MEMBER_FIELDS)) for i in infos],
+                      MEMBER_FACTS: members,
                       "chunk_kib": self.chunk_kib, "assembled": self._md is not None,
                       "capacity_note": "" if self._md is not None else
                       "before assembly: members x smallest member cut to whole chunks (md's metadata takes a "

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ssdlab.errors import EngineError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, array_facts
 from ssdlab.targets.spec import raid0_members, split_query
 from ssdlab.units import is_whole_number
 
@@ -103,11 +103,12 @@ class SimTarget(Target):
     def info(self) -> TargetInfo:
         ident = self.drive().identity()
         config = json.loads(ident.get("config_json") or "{}")
-        array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib,
-                 MEMBER_FACTS: [identity_facts(m) for m in ident.get("members", [])]}
+        members = [identity_facts(m) for m in ident.get("members", [])]
+        array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib, MEMBER_FACTS: members}
+        facts = identity_facts(ident) | (array_facts(members) if members else {})  # as an md array's
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
-            capacity_bytes=int(ident["capacity_bytes"]), **identity_facts(ident),
+            capacity_bytes=int(ident["capacity_bytes"]), **facts,
             notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members)),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,

@@ -73,3 +73,9 @@ def test_report_rankings_and_compare_agree_cell_for_cell(cli: Callable, tmp_path
     compared = {row[0].removesuffix(": mean latency (µs)"): row[2] for row in side[1:]
                 if row[0].endswith(": mean latency (µs)")}
     assert compared == results and not any(row[0].endswith("(ms)") for row in side)
+
+
+def test_temperatures_read_to_one_decimal() -> None:
+    """QA: 70.01, 49.9, 49.86, 70 and 0.6556 °C side by side in one thermal table."""
+    temp = MetricSpec("x_max_temp_c", "x: highest temperature", "°C")
+    assert [value_cells(temp, v)[0] for v in (70.01, 49.86, 70, 0.6556)] == ["70.0", "49.9", "70.0", "0.7"]

@@ -77,6 +77,46 @@ def test_test_finished_drops_what_did_not_run() -> None:
     assert clock.total_s == 50 and clock.fraction == pytest.approx(0.2)
 
 
+def test_work_run_ahead_counts_as_it_is_done_and_the_run_ends_with_the_later_half() -> None:
+    """QA: with the second half running ahead on a second core (runahead.py), the ETA counted its
+    work only when the run reached it: too late in the first half, then a jump at the split."""
+    now = FakeTime()
+    clock = RunClock([pending("a", [100]), pending("b", [100, 100])], now=now)
+    ahead = RunClock([pending("b", [100, 100])], now=now)
+    clock.run_ahead(1, ahead)
+    for side, test in ((clock, "a"), (ahead, "b")):
+        side.action_started(test, 0)
+        side.progress(0.5)
+    now.t += 10.0
+    assert clock.fraction == pytest.approx(100 / 300)
+    # This core has 50 estimated s left at 0.2 wall s each, the second one 150: its end is the run's.
+    assert clock.eta_s() == pytest.approx(30.0)
+    ahead.action_finished("b", 0, skipped=False)
+    ahead.action_finished("b", 1, skipped=True)  # steady early: 100 s that will not run
+    assert clock.fraction == pytest.approx(150 / 200) and clock.eta_s() == pytest.approx(10.0)
+    # The run reaches the split and passes on the second half's events: counted once only.
+    clock.action_finished("a", 0, skipped=False)
+    clock.test_finished("a")
+    clock.action_started("b", 0)
+    clock.action_finished("b", 0, skipped=False)
+    clock.test_finished("b")
+    assert clock.fraction == 1.0 and clock.eta_s() == 0.0
+
+
+def test_a_second_half_dropped_is_timed_by_the_run_again() -> None:
+    """The second half ran from another drive: the run runs its tests in turn, counting them."""
+    now = FakeTime()
+    clock = RunClock([pending("a", [100]), pending("b", [100])], now=now)
+    clock.run_ahead(1, RunClock([pending("b", [100])], now=now))
+    clock.action_started("a", 0)
+    clock.action_finished("a", 0, skipped=False)
+    clock.run_ahead(1, None)
+    assert clock.fraction == pytest.approx(0.5)
+    clock.action_started("b", 0)
+    clock.action_finished("b", 0, skipped=False)
+    assert clock.fraction == 1.0
+
+
 @pytest.mark.parametrize("width", [30, 50, 80, 200])
 def test_progress_line_fits_the_terminal_and_keeps_its_bar(width: int) -> None:
     line = fit_line("consistency-op25 (2/10) · step 17/27", 0.42, "ETA 1h02m03s · 0h10m00s elapsed", width)

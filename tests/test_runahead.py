@@ -16,6 +16,7 @@ from ssdlab.bundle import RAN_AHEAD_NOTE as NOTE
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.errors import Interrupted
 from ssdlab.methods.base import Action
+from ssdlab.progress import RunClock
 from ssdlab.run_events import NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import Relay, split_index
 from ssdlab.runner import Runner, new_record
@@ -119,6 +120,27 @@ def test_ctrl_c_while_following_the_second_half_keeps_it_and_resumes_to_the_same
     target, engine = parse_target(SIM), sim_engine.SimEngine()
     resumed = Runner(bundle, target, engine).run(bundle.load_run())
     assert resumed.status == "complete" and _metrics(resumed) == _metrics(whole)
+
+
+class Timed(NullObserver):
+    """What the display's clock hears of the second half while it runs ahead."""
+
+    def __init__(self) -> None:
+        self.ahead: list[tuple[int, RunClock | None]] = []
+
+    def tests_ahead(self, split: int, clock: RunClock | None) -> None:
+        self.ahead.append((split, clock))
+
+
+def test_the_display_times_the_second_half_as_it_runs_ahead(tmp_path: Path) -> None:
+    """QA: the ETA counted the second half's work only when the run reached it."""
+    _run(tmp_path, "cold")
+    timed = Timed()
+    warm = _run(tmp_path, "warm", timed)
+    assert NOTE in warm.test(AHEAD).notes
+    ((split, clock),) = timed.ahead
+    assert split == 1 and clock is not None
+    assert [t.name for t in clock.tests] == [AHEAD] and clock.fraction == 1.0
 
 
 def _pending(*estimates_s: float) -> list[PendingTest]:

@@ -1,8 +1,16 @@
-"""Exceptions raised inside ssdlab; only the CLI turns them into messages and exit codes."""
+"""Exceptions raised inside ssdlab; only the CLI turns them into messages and exit codes.
+
+Also how a stop signal (Ctrl-C, SIGTERM, SIGHUP) becomes one of them (`stop_signals`), and where:
+anywhere, or inside `stops_held()` only where the code asks (`check_stop`, `stoppable`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 
 class SsdlabError(Exception):
@@ -61,6 +69,123 @@ USER_STOP = "interrupted by the user"  # a Ctrl-C, as bundles and messages tell 
 def stop_reason(error: BaseException) -> str:
     """How a stop is told in a bundle and a message: the signal that sent it, else Ctrl-C."""
     return str(error) if isinstance(error, Stopped) else USER_STOP
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass
+class _Stops:
+    """What the stop handler saw. Python runs signal handlers in the main thread only, so only
+    that thread's blocks count."""
+
+    received: list[int] = field(default_factory=list)  # every stop signal, in order
+    raised: bool = False  # the first was raised: the program is stopping
+    hold_later: bool = False  # a stop after the first is held (hold_later_stops)
+    held: int = 0  # stops_held() blocks open
+    stoppable: int = 0  # stoppable() blocks open (inside held ones)
+
+
+_stops = _Stops()
+
+
+def stop_error(signum: int) -> KeyboardInterrupt:
+    """What a stop signal raises: Ctrl-C's own exception, or a Stopped that names the signal."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Stopped(signum)
+
+
+def _on_stop(signum: int, frame: object) -> None:
+    _stops.received.append(signum)
+    if not _stops.stoppable and (_stops.held or (_stops.raised and _stops.hold_later)):
+        return  # held: check_stop() raises it where the program can act on it
+    _stops.raised = True
+    raise stop_error(signum)
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[None]:
+    """The CLI's handling of Ctrl-C, SIGTERM and SIGHUP: a stop is raised where the program is —
+    a kill, a CI timeout or a closed terminal stop as Ctrl-C does, named — but inside
+    stops_held(), and after the first when hold_later_stops() was called. Ctrl-C stays ignored
+    when the program was started with it ignored (a background job), as Python leaves it. The
+    handlers from before are put back if no stop came; after one, the program is on its way out
+    and its last steps (the message, atexit hooks) are not cut short either."""
+    global _stops
+    _stops = _Stops()
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig, handler in before.items():
+        if not (sig == signal.SIGINT and handler is signal.SIG_IGN):
+            signal.signal(sig, _on_stop)
+    try:
+        yield
+    finally:
+        if _stops.received:  # on its way out: any stop from now on is held (and not raised later)
+            _stops = _Stops(raised=True, hold_later=True)
+        else:
+            for sig, handler in before.items():
+                if handler is not None:  # None: not set from Python; nothing to put back
+                    signal.signal(sig, handler)
+
+
+def hold_later_stops() -> None:
+    """From now on a stop after the first is held (`ssdlab run`): the first stops the run, and
+    what stopping takes — marking the bundle, the report, the message — runs to its end
+    whatever comes next (but in stoppable() blocks: a second Ctrl-C ends fio's grace period)."""
+    _stops.hold_later = True
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """A block a stop signal must not cut into at any bytecode (a run: a stop raised between
+    writing a record and handing it back would lose it): a stop is held, and raised where the
+    block asks, by check_stop() and inside stoppable(). Only with stop_signals() installed."""
+    if not _main_thread():
+        yield
+        return
+    _stops.held += 1
+    try:
+        yield
+    finally:
+        _stops.held -= 1
+
+
+@contextlib.contextmanager
+def stoppable() -> Iterator[None]:
+    """A wait a stop may cut into, inside stops_held() (an engine measuring): a stop held until
+    now is raised as it begins, and one that comes during it at once; also a later one, so a
+    second Ctrl-C ends fio's grace period."""
+    if not _main_thread():
+        yield
+        return
+    check_stop()
+    _stops.stoppable += 1
+    try:
+        yield
+    finally:
+        _stops.stoppable -= 1
+
+
+def stop_received() -> int | None:
+    """The first stop signal the handler saw (raised or held), or None."""
+    return _stops.received[0] if _stops.received else None
+
+
+def signal_reason(signum: int) -> str:
+    """stop_reason() of what the signal raises."""
+    return stop_reason(stop_error(signum))
+
+
+def check_stop() -> None:
+    """In the main thread, raise the stop received if one was: held, or raised and swallowed on
+    its way (a stop is never lost). Call it where new work begins."""
+    first = stop_received()
+    if first is not None and _main_thread():
+        _stops.raised = True
+        raise stop_error(first)
 
 
 class InternalError(SsdlabError):

@@ -18,7 +18,7 @@ from rich.text import Text
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
-from ssdlab.run_events import PendingTest
+from ssdlab.run_events import PendingTest, WorkClock
 from ssdlab.units import format_duration
 
 # Below this much estimated work done, the wall-per-estimate ratio is noise.
@@ -35,6 +35,10 @@ class RunClock:
     simulator far faster than its device time, or a drive slower than the rough rate
     assumed for a byte-limited job. Actions that are skipped (an early steady-state
     stop) leave the total, so the bar never waits for work that will not come.
+
+    While the run's second half runs ahead on a second core (runahead.py), a clock of its own
+    times it: its work counts as it is done, not when the run reaches it, and the run ends
+    when the later of the two does.
     """
 
     tests: Sequence[PendingTest]
@@ -46,6 +50,9 @@ class RunClock:
     done_s: float = 0.0
     current: tuple[int, int] | None = None
     action_fraction: float = 0.0
+    ahead: WorkClock | None = None  # times the tests from `split` on while they run ahead
+    split: int = 0
+    ahead_estimate_s: float = 0.0  # those tests' estimate here: `ahead` times them instead
 
     def __post_init__(self) -> None:
         self.started = self.now()
@@ -59,14 +66,26 @@ class RunClock:
     def test_index(self, name: str) -> int:
         return next(i for i, t in enumerate(self.tests) if t.name == name)
 
+    def run_ahead(self, split: int, clock: WorkClock | None) -> None:
+        """The tests from `split` on run on a second core, timed by `clock`: their events, passed
+        on when the run reaches them, are left to it. None: they run here after all, in turn."""
+        self.split, self.ahead = split, clock
+        self.ahead_estimate_s = sum(est for (ti, _), est in self.remaining.items() if ti >= split)
+
+    def _timed_ahead(self, test: str) -> bool:
+        return self.ahead is not None and self.test_index(test) >= self.split
+
     def action_started(self, test: str, index: int) -> None:
-        self.current = (self.test_index(test), index)
-        self.action_fraction = 0.0
+        if not self._timed_ahead(test):
+            self.current = (self.test_index(test), index)
+            self.action_fraction = 0.0
 
     def progress(self, fraction: float) -> None:
         self.action_fraction = min(1.0, max(0.0, fraction))
 
     def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        if self._timed_ahead(test):
+            return
         estimate = self.remaining.pop((self.test_index(test), index), 0.0)
         if skipped:
             self.total_s -= estimate
@@ -76,28 +95,51 @@ class RunClock:
 
     def test_finished(self, test: str) -> None:
         """Whatever of the test did not run will not: it leaves the total."""
+        if self._timed_ahead(test):
+            return
         ti = self.test_index(test)
         for key in [k for k in self.remaining if k[0] == ti]:
             self.total_s -= self.remaining.pop(key)
 
     @property
     def worked_s(self) -> float:
+        """Estimated seconds of work done here (not ahead)."""
         running = self.remaining.get(self.current, 0.0) * self.action_fraction if self.current else 0.0
         return self.done_s + running
 
     @property
+    def own_total_s(self) -> float:
+        """The estimate of the work this clock times itself."""
+        return self.total_s - (self.ahead_estimate_s if self.ahead is not None else 0.0)
+
+    @property
     def fraction(self) -> float:
-        return 1.0 if self.total_s <= 0 else min(1.0, self.worked_s / self.total_s)
+        worked, total = self.worked_s, self.own_total_s
+        if self.ahead is not None:
+            worked, total = worked + self.ahead.worked_s, total + self.ahead.total_s
+        return 1.0 if total <= 0 else min(1.0, worked / total)
 
     @property
     def elapsed_s(self) -> float:
         return self.now() - self.started
 
+    def rate(self, before_work: float | None) -> float | None:
+        """Wall seconds per estimated second of work done so far (`before_work` until some is)."""
+        worked = self.worked_s
+        return self.elapsed_s / worked if worked > MIN_WORK_FOR_RATE_S else before_work
+
     def eta_s(self) -> float | None:
         """Wall seconds to the end of the run, or None while there is nothing to go by."""
-        worked = self.worked_s
-        rate = self.elapsed_s / worked if worked > MIN_WORK_FOR_RATE_S else self.initial_rate
-        return None if rate is None else max(0.0, self.total_s - worked) * rate
+        rate = self.rate(self.initial_rate)
+        if rate is None:
+            return None
+        own = max(0.0, self.own_total_s - self.worked_s) * rate
+        if self.ahead is None:
+            return own
+        # The tests ahead at their own pace (this one's until they have done some work).
+        pace = self.ahead.rate(rate)
+        theirs = max(0.0, self.ahead.total_s - self.ahead.worked_s) * (rate if pace is None else pace)
+        return max(own, theirs)
 
 
 # Before this much of a workload has run, a rate of zero is no rate yet (a stall later is a real 0).
@@ -202,6 +244,10 @@ class LiveObserver:
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
 
+    def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
+        if self.clock is not None:
+            self.clock.run_ahead(split, clock)
+
     def test_started(self, index: int, test: PendingTest) -> None:
         count = len(self.clock.tests) if self.clock else index + 1
         self.test_label = f"{test.name} ({index + 1}/{count})"
@@ -248,6 +294,10 @@ class QuietObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
+
+    def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
+        if self.clock is not None:
+            self.clock.run_ahead(split, clock)
 
     def test_started(self, index: int, test: PendingTest) -> None:
         count = len(self.clock.tests) if self.clock else index + 1

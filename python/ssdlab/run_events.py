@@ -16,6 +16,18 @@ from ssdlab.methods.base import Action, TestPlan
 from ssdlab.resume import ResumePoint
 
 
+class WorkClock(Protocol):
+    """How far some of a run's work has got, in estimated seconds (progress.RunClock times the
+    tests that run ahead with one)."""
+
+    total_s: float
+
+    @property
+    def worked_s(self) -> float: ...
+
+    def rate(self, before_work: float | None) -> float | None: ...
+
+
 @dataclass(frozen=True)
 class PendingTest:
     """A test still to run: its plan, each action's estimated duration, and where it starts."""
@@ -32,6 +44,11 @@ class RunObserver(Protocol):
     explicit subclass inherits them and need only define the events it cares about)."""
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
+        return None
+
+    def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
+        """The tests from `split` on run on a second core (runahead.py), timed by `clock`; their
+        events come when the run reaches them. None: they run here after all, in turn."""
         return None
 
     def test_started(self, index: int, test: PendingTest) -> None:
@@ -71,6 +88,9 @@ class GuardedObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self._call("run_started", tests)
+
+    def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
+        self._call("tests_ahead", split, clock)
 
     def test_started(self, index: int, test: PendingTest) -> None:
         self._call("test_started", index, test)

@@ -26,16 +26,27 @@ from typing import Any, Protocol, runtime_checkable
 
 from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, RAN_AHEAD_NOTE, Bundle, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, ProgressUpdate
-from ssdlab.errors import USER_STOP, BundleError, Cancelled, Interrupted
+from ssdlab.errors import (
+    USER_STOP,
+    BundleError,
+    Cancelled,
+    Interrupted,
+    stop_error,
+    stop_reason,
+    stop_received,
+)
 from ssdlab.host import meminfo_bytes
 from ssdlab.methods.base import Action
-from ssdlab.run_events import PendingTest, RunObserver
+from ssdlab.progress import RunClock
+from ssdlab.run_events import PendingTest, RunObserver, WorkClock
 from ssdlab.targets.base import Target
 
 SWITCH = "SSDLAB_RUN_AHEAD"  # "0" turns running ahead off
 AHEAD_DIR = ".ahead"  # the second runner's private bundle, inside the run's bundle
 # A twin drive, its checkpoint copy and the compression buffers, with room to spare.
 MEMORY_FACTOR = 4
+# How often the run, waiting on the second runner, looks for a stop (and for that runner's end).
+FOLLOW_POLL_S = 0.2
 
 
 @runtime_checkable
@@ -55,11 +66,13 @@ _DONE = ("done", ())
 
 
 class Relay:
-    """The second runner's observer: queues its events for the first to pass on, in order."""
+    """The second runner's observer: queues its events for the first to pass on, in order, and
+    keeps the clock that times them meanwhile (for the run's ETA)."""
 
-    def __init__(self, cancel: threading.Event) -> None:
+    def __init__(self, cancel: threading.Event, clock: RunClock) -> None:
         self.events: queue.SimpleQueue[tuple[str, tuple[Any, ...]]] = queue.SimpleQueue()
         self.cancel = cancel
+        self.clock = clock
 
     def _put(self, name: str, *args: Any) -> None:
         self.events.put((name, args))
@@ -69,23 +82,30 @@ class Relay:
         if self.cancel.is_set():
             raise Cancelled
 
-    def run_started(self, tests: Sequence[PendingTest]) -> None: ...
+    def run_started(self, tests: Sequence[PendingTest]) -> None:
+        self.clock.started = self.clock.now()  # its pace from here: restoring the drive it starts with is not work
+
+    def tests_ahead(self, split: int, clock: WorkClock | None) -> None: ...
 
     def test_started(self, index: int, test: PendingTest) -> None:
         self._put("test_started", index, test)
 
     def action_started(self, test: str, action: Action, index: int, count: int) -> None:
         self._check()
+        self.clock.action_started(test, index)
         self._put("action_started", test, action, index, count)
 
     def action_finished(self, test: str, index: int, skipped: bool) -> None:
+        self.clock.action_finished(test, index, skipped)
         self._put("action_finished", test, index, skipped)
 
     def progress(self, update: ProgressUpdate) -> None:
         self._check()
+        self.clock.progress(update.fraction)
         self._put("progress", update)
 
     def test_finished(self, record: TestRecord) -> None:
+        self.clock.test_finished(record.name)
         self._put("test_finished", record)
 
 
@@ -124,9 +144,8 @@ def is_fresh(record: RunRecord, target: Target) -> bool:
     return not target.keeps_state() and all(t.status == "pending" and not t.action_outcomes for t in record.tests)
 
 
-def stopped_record(record: RunRecord) -> RunRecord:
-    """The run as Ctrl-C leaves it: the test that was running, and the run, interrupted."""
-    error = USER_STOP
+def stopped_record(record: RunRecord, error: str = USER_STOP) -> RunRecord:
+    """The run as a stop leaves it: the test that was running, and the run, interrupted."""
     for test in record.tests:
         if test.status == "running":
             record = record.with_test(test.model_copy(update={"status": "interrupted", "error": error}))
@@ -171,14 +190,15 @@ class RunAhead:
         key = engine.start_key(target, tests_before(record, pending, split))
         ahead = cls(engine, bundle, split, key, tuple(p.name for p in pending[:split]))
         if engine.has_cached(key):
-            ahead.start(target, record, make_runner)
+            ahead.start(target, record, pending, make_runner)
         return ahead
 
-    def start(self, target: Target, record: RunRecord,
+    def start(self, target: Target, record: RunRecord, pending: Sequence[PendingTest],
               make_runner: Callable[[Bundle, Target, RunObserver], Any]) -> None:
         shutil.rmtree(self.private.path, ignore_errors=True)
         self.private.path.mkdir(parents=True)
-        self.relay = relay = Relay(self.cancel)
+        # Simulated time says nothing of wall time until some work has run (as for the run).
+        self.relay = relay = Relay(self.cancel, RunClock(pending[self.split:], initial_rate=None))
         rest = record.model_copy(update={"tests": record.tests[self.split:]})
 
         def work() -> None:
@@ -210,29 +230,45 @@ class RunAhead:
         if self.thread is not None:
             self.ready.wait()
             if self.history is not None and self.history == self.engine.drive_history(target):
-                followed, stopped = self._follow(record, observer)
-                if self.outcome is None or stopped or isinstance(self.outcome, Interrupted):
-                    return self._merge(followed, stopped, hint)
+                followed, stop = self._follow(record, observer)
+                if self.outcome is None or stop is not None or isinstance(self.outcome, Interrupted):
+                    return self._merge(followed, stop, hint)
             self.close(wait_store=False)
+            observer.tests_ahead(self.split, None)  # the run runs them after all
         self.reached(target)
         return None
 
-    def _follow(self, record: RunRecord, observer: RunObserver) -> tuple[RunRecord, bool]:
+    @property
+    def clock(self) -> RunClock | None:
+        """What times the second half while it runs ahead, if it does."""
+        return self.relay.clock if self.relay is not None else None
+
+    def _follow(self, record: RunRecord, observer: RunObserver) -> tuple[RunRecord, KeyboardInterrupt | None]:
         """Pass the second runner's events on until it ends, adding each test it finishes to the
-        run as it finishes; also say whether Ctrl-C stopped it."""
-        assert self.relay is not None
-        stopped = False
+        run as it finishes; also say what stopped it, if a stop did (then it stops where it is and
+        keeps what it measured). The run holds stop signals (Runner.run), so a stop is looked for
+        here between events: one raised between taking an event and passing it on would lose it,
+        or a test's files moved into the bundle but not yet in run.json."""
+        assert self.relay is not None and self.thread is not None
+        stop: KeyboardInterrupt | None = None
         while True:
             try:
-                name, args = self.relay.events.get(timeout=0.2)
-                if (name, args) == _DONE:
-                    return record, stopped
-                record = self._forward(record, observer, name, args)
-            except queue.Empty:
-                continue
-            except KeyboardInterrupt:  # stop the second half where it is, keep what it measured
+                first = stop_received()
+                if stop is None and first is not None:
+                    stop = stop_error(first)
+                    self.cancel.set()
+                try:
+                    event = self.relay.events.get(timeout=FOLLOW_POLL_S)
+                except queue.Empty:
+                    if self.thread.is_alive():
+                        continue
+                    return record, stop  # it ended and its last event was taken (_DONE too, if it was lost)
+                if event == _DONE:
+                    return record, stop
+                record = self._forward(record, observer, *event)
+            except KeyboardInterrupt as error:  # raised anywhere when no stop handler is installed
+                stop = stop or error
                 self.cancel.set()
-                stopped = True
 
     def _forward(self, record: RunRecord, observer: RunObserver, name: str, args: tuple[Any, ...]) -> RunRecord:
         assert self.relay is not None
@@ -252,7 +288,7 @@ class RunAhead:
         self._move(test.name)
         return record.with_test(test.model_copy(update={"notes": (*test.notes, RAN_AHEAD_NOTE)}))
 
-    def _merge(self, record: RunRecord, stopped: bool, hint: Callable[[str], str]) -> RunRecord:
+    def _merge(self, record: RunRecord, stop: KeyboardInterrupt | None, hint: Callable[[str], str]) -> RunRecord:
         """Add what the second half left unfinished (its last test and saved drive, when it
         stopped) and raise where it stopped."""
         try:
@@ -260,17 +296,20 @@ class RunAhead:
         except BundleError:  # it stopped before writing its first record
             ahead = None
         for test in ahead.tests if ahead is not None else ():
-            if test.status != "complete" and (test.status != "pending" or test.action_outcomes):
+            # All it did that the run lacks: what it stopped, and what it finished but the stop
+            # came before it was passed on (without a stop handler a stop can come anywhere).
+            if record.test(test.name).status != "complete" and (test.status != "pending" or test.action_outcomes):
                 record = self._add(record, test)
         for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
             self._move_file(rel)
-        halted = stopped or self.outcome is not None  # an Interrupted: adopt() merges no other
+        halted = stop is not None or self.outcome is not None  # an Interrupted: adopt() merges no other
+        reason = stop_reason(stop) if stop is not None else USER_STOP
         if halted:
-            record = stopped_record(record)
+            record = stopped_record(record, reason)
         self.bundle.write_run(record)
         shutil.rmtree(self.private.path, ignore_errors=True)
         if halted:
-            raise Interrupted(hint("interrupted"))
+            raise Interrupted(hint(reason))
         return record
 
     def _move(self, test: str) -> None:
@@ -286,10 +325,12 @@ class RunAhead:
 
     def close(self, wait_store: bool) -> None:
         """Stop the second runner if it still runs and tidy up; wait for a drive being stored
-        when the run ended well (after Ctrl-C the store is given up rather than waited for)."""
+        when the run ended well (after Ctrl-C the store is given up rather than waited for,
+        also when the Ctrl-C comes while waiting)."""
         self.cancel.set()
-        for thread in (self.thread, self.storing if wait_store else None):
-            if thread is not None:
-                thread.join()
+        if self.thread is not None:
+            self.thread.join()
         self.thread = None
+        while wait_store and self.storing is not None and self.storing.is_alive() and stop_received() is None:
+            self.storing.join(FOLLOW_POLL_S)
         shutil.rmtree(self.private.path, ignore_errors=True)

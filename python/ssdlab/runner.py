@@ -33,8 +33,10 @@ from ssdlab.errors import (
     Interrupted,
     SafetyError,
     SsdlabError,
-    Stopped,
+    check_stop,
     stop_reason,
+    stoppable,
+    stops_held,
 )
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
@@ -50,7 +52,7 @@ from ssdlab.planning import (
 )
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
-from ssdlab.runahead import RunAhead
+from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
@@ -208,12 +210,18 @@ class Runner:
             self.exact, self.replay_from = test, at
 
     def run(self, record: RunRecord) -> RunRecord:
+        """Run the pending tests. A stop signal is raised only where the run can record it (stops_held):
+        inside an engine's measurement and between actions; the bundle's bookkeeping is never cut into,
+        so a stop, and a second one while the first is recorded, leave run.json saying where it stopped."""
+        with stops_held():
+            return self._run(record)
+
+    def _run(self, record: RunRecord) -> RunRecord:
         self.restore_drive(record)
         pending = self.pending(record)
         self.authorize(record, pending)
         locks = TargetLocks(self.target.spec)
         ahead: RunAhead | None = None
-        ended = False
         try:
             locks.take(self.target.exclusive_paths())  # before anything is built or written
             self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
@@ -222,6 +230,8 @@ class Runner:
             record = record.model_copy(update={"status": "running", "error": None})
             self.bundle.write_run(record)
             self.guard.run_started(pending)
+            if ahead is not None and ahead.clock is not None:
+                self.guard.tests_ahead(ahead.split, ahead.clock)
             for index, test in enumerate(pending):
                 if ahead is not None and index == ahead.split:
                     adopted = ahead.adopt(self.target, record, self.guard, self._resume_hint)
@@ -230,12 +240,41 @@ class Runner:
                         break
                 record = self._run_test(record, test, index)
             self.bundle.drop_drive_state()
-            ended = True
-        finally:
+        except KeyboardInterrupt as stop:  # outside a test, which records its own (no stop handler installed)
+            self._tidy(ahead, locks, wait_store=False)
+            self.bundle.write_run(stopped_record(self._written(record), stop_reason(stop)))
+            raise Interrupted(self._resume_hint(stop_reason(stop))) from None
+        except BaseException:
+            self._tidy(ahead, locks, wait_store=False)
+            raise
+        record = self._ended(record)
+        self._tidy(ahead, locks, wait_store=True)
+        try:
+            check_stop()  # one that came as the last test was recorded, or the run tidied up
+        except KeyboardInterrupt as stop:
+            raise Interrupted(completed_hint(self.bundle.path, stop_reason(stop))) from None
+        return record
+
+    def _tidy(self, ahead: RunAhead | None, locks: TargetLocks, wait_store: bool) -> None:
+        """Stop a second runner, take down what the target built (e.g. a RAID-0), free the locks."""
+        try:
             if ahead is not None:
-                ahead.close(wait_store=ended)
-            self.target.release()  # e.g. stop a RAID-0 built for the run, also on Ctrl-C or failure
-            locks.close()
+                ahead.close(wait_store=wait_store)
+        finally:
+            try:
+                self.target.release()
+            finally:
+                locks.close()
+
+    def _written(self, record: RunRecord) -> RunRecord:
+        """The run as run.json has it, else `record`: a stop can come after a step wrote its record
+        and before it handed it back (a test finished, and the display was told)."""
+        try:
+            return self.bundle.load_run()
+        except BundleError:  # none yet
+            return record
+
+    def _ended(self, record: RunRecord) -> RunRecord:
         status = "complete" if any(_measured(t) for t in record.tests) else "failed"
         error = None if status == "complete" else "nothing was measured"
         record = record.model_copy(update={"status": status, "error": error, "updated_utc": utc_now()})
@@ -282,17 +321,17 @@ class Runner:
                 raise SafetyError(f"{pending.name}: {err}; {self._resume_hint('')} once it is free") from None
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
-        if self.exact == pending.name:
-            self._replay(pending, test_record.action_outcomes)
-        self._checkpoint(pending.name, pending.start.index)
-        self.guard.test_started(index, pending)
         try:
+            if self.exact == pending.name:
+                self._replay(pending, test_record.action_outcomes)
+            self._checkpoint(pending.name, pending.start.index)
+            self.guard.test_started(index, pending)
             results = self._actions(record, results, pending)
             metrics = test.analyze(params, self.target.info(), results)
             verdicts = test.verdicts(params, metrics)
         except KeyboardInterrupt as stop:
             self._fail(record, "interrupted", stop_reason(stop))
-            raise Interrupted(self._resume_hint(str(stop) if isinstance(stop, Stopped) else "interrupted")) from None
+            raise Interrupted(self._resume_hint(stop_reason(stop))) from None
         except Interrupted as err:
             self._fail(record, "interrupted", str(err))
             raise Interrupted(self._resume_hint(str(err))) from None
@@ -325,17 +364,22 @@ class Runner:
             if records is not None:
                 state, results = self._from_cache(state, results, actions[:prep], records)
                 record = self._save(record, state)
+                self._show_restored(state, actions[:prep])
                 first, cache = prep, None
         began = time.perf_counter()
         for number in range(first, len(actions)):
+            check_stop()  # one held since the last action began, or one swallowed on its way
             action = actions[number]
             skipped = test.skip(params, action, results.measurements)
+            result = None
             if not skipped:
                 self.guard.action_started(state.name, action, number, len(actions))
-                state, results = self._do(state, results, action)
-                if state.measurements and state.measurements[-1].interrupted:
+                result = self._do(state.name, action)
+            if result is not None:
+                state, results = self._keep(state, results, action, result)
+                if isinstance(result, Measurement) and result.interrupted:
                     self._save(record, state)
-                    raise Interrupted(results.measurements[action.name].error or "interrupted")
+                    raise Interrupted(result.error or "interrupted")
             outcome: ActionOutcome = "skipped" if skipped else "done"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
             record = self._save(record, state)
@@ -349,7 +393,7 @@ class Runner:
                     records: Sequence[dict[str, Any]]) -> tuple[TestRecord, TestResults]:
         """Record a preparation restored from the cache of prepared drives as if it had run:
         its results are the ones simulating it gave (the simulator is deterministic)."""
-        for number, (action, rec) in enumerate(zip(prep, records, strict=True)):
+        for action, rec in zip(prep, records, strict=True):
             done = rec["outcome"] == "done"
             if done and isinstance(action, Measure):
                 m = Measurement.model_validate_json(rec["result"])
@@ -362,25 +406,37 @@ class Runner:
                 results = _add_step(results, step)
             outcome: ActionOutcome = "done" if done else "skipped"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
-            if done:
-                self.guard.action_started(state.name, action, number, len(prep))
-            self.guard.action_finished(state.name, number, not done)
         notes = (*state.notes, CACHED_PREP_NOTE.format(steps=len(prep)))
         return state.model_copy(update={"notes": notes}), results
 
-    def _do(self, state: TestRecord, results: TestResults, action: Action) -> tuple[TestRecord, TestResults]:
-        ctx = RunContext(
-            raw_dir=self.bundle.raw_dir(state.name, action.name), bundle_dir=self.bundle.path,
-            progress=self.guard.progress,
-        )
-        if isinstance(action, Measure):
-            measurement = self.engine.measure(self.target, action.workload, ctx)
-            ref = self.bundle.write_measurement(state.name, action.role, measurement)
+    def _show_restored(self, state: TestRecord, prep: Sequence[Action]) -> None:
+        """Tell the observer of a restored preparation once it is saved: an observer that stops
+        the run (Ctrl-C in a display, the run-ahead's relay) then leaves no file run.json lacks."""
+        for number, action in enumerate(prep):
+            done = state.action_outcomes[number] == "done"
+            if done:
+                self.guard.action_started(state.name, action, number, len(prep))
+            self.guard.action_finished(state.name, number, not done)
+
+    def _do(self, test: str, action: Action) -> Measurement | StepResult:
+        """What the engine measured or did (it may stop early on Ctrl-C and say so)."""
+        ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
+                         progress=self.guard.progress)
+        with stoppable():
+            if isinstance(action, Measure):
+                return self.engine.measure(self.target, action.workload, ctx)
+            return self.engine.step(self.target, action, ctx)
+
+    def _keep(self, state: TestRecord, results: TestResults, action: Action, result: Measurement | StepResult,
+              ) -> tuple[TestRecord, TestResults]:
+        """The test with an action's result added, its measurement written to the bundle."""
+        if isinstance(result, Measurement):
+            assert isinstance(action, Measure)
+            ref = self.bundle.write_measurement(state.name, action.role, result)
             state = state.model_copy(update={"measurements": (*state.measurements, ref)})
-            return state, _add_measurement(results, measurement)
-        step_result = self.engine.step(self.target, action, ctx)
-        state = state.model_copy(update={"steps": (*state.steps, step_result)})
-        return state, _add_step(results, step_result)
+            return state, _add_measurement(results, result)
+        state = state.model_copy(update={"steps": (*state.steps, result)})
+        return state, _add_step(results, result)
 
     def _save(self, record: RunRecord, state: TestRecord) -> RunRecord:
         """Write the run with this test's latest state; the state is also kept for _fail."""
@@ -405,10 +461,13 @@ class Runner:
                 continue
             ctx = RunContext(raw_dir=self.bundle.raw_dir(pending.name, action.name), bundle_dir=self.bundle.path,
                              progress=lambda update: None)
-            if isinstance(action, Measure):
-                self.engine.measure(self.target, action.workload, ctx)
-            else:
-                self.engine.step(self.target, action, ctx)
+            with stoppable():
+                if isinstance(action, Measure):
+                    again = self.engine.measure(self.target, action.workload, ctx)
+                    if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
+                        raise Interrupted(again.error or "interrupted")
+                else:
+                    self.engine.step(self.target, action, ctx)
 
     def _save_drive(self) -> None:
         """Keep the last checkpoint in the bundle, so --resume continues this very drive."""
@@ -430,6 +489,11 @@ class Runner:
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
             f"resume with `ssdlab run --resume {self.bundle.path}`"
         )
+
+
+def completed_hint(bundle: Path, what: str) -> str:
+    """What a stop that came after the last measurement says: nothing is lost, nothing to resume."""
+    return f"{what} after the run completed; its bundle {bundle} is complete: `ssdlab report {bundle}` shows it"
 
 
 def _measured(test: TestRecord) -> bool:

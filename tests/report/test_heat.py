@@ -63,7 +63,8 @@ def test_a_throttled_test_section_says_so(tmp_path: Path) -> None:
     done = run_entries(tmp_path, parse_target("sim:sm951-nvme-256?capacity_gib=16&thermal.throttle_c=45,75,80"),
                        SimEngine(), [entry])
     section = build_section(Bundle(tmp_path), done.test("hot"))
-    assert any(n.startswith("Thermal throttling during measurement (share of each workload's time: torture") for n in section.notes), section.notes
+    noted = "Thermal throttling during measurement (share of each workload's time: torture"
+    assert any(n.startswith(noted) for n in section.notes), section.notes
 
 
 def _flags(name: str, levels: tuple[float, ...]) -> Measurement:

@@ -8,7 +8,6 @@ import line below.
 from __future__ import annotations
 
 import re
-import signal
 import sys
 
 import click
@@ -16,7 +15,16 @@ import click
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err, plain
-from ssdlab.errors import InternalError, Interrupted, SsdlabError, Stopped
+from ssdlab.errors import (
+    InternalError,
+    Interrupted,
+    SsdlabError,
+    signal_reason,
+    stop_reason,
+    stop_received,
+    stop_signals,
+    stops_held,
+)
 
 __all__ = ["app", "main"]
 
@@ -27,27 +35,22 @@ def version() -> None:
     print(f"ssdlab {__version__}")
 
 
-# The signal that stopped this process, if one did: an engine may swallow the Stopped it raised
-# (and keep what it measured), so the exit status is taken from here.
-_signals: list[int] = []
-
-
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    # A kill, a CI timeout or a closed terminal stops like Ctrl-C: engines halt and the bundle
-    # keeps its data and is marked stopped, so a report never shows a dead run as running.
-    _signals.append(signum)
-    raise Stopped(signum)
-
-
 def _stop_code(default: int) -> int:
-    """128 + the signal's number, as a shell reports a process a signal ended; else `default`."""
-    return 128 + _signals[0] if _signals else default
+    """128 + the number of the signal that stopped the program, as a shell reports a process a
+    signal ended (Ctrl-C: 130); else `default`."""
+    first = stop_received()
+    return 128 + first if first is not None else default
 
 
 def main() -> None:
     """Entry point: errors become one line on stderr and an exit code, never a traceback."""
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    signal.signal(signal.SIGHUP, _stop_on_sigterm)  # the terminal closed or ssh dropped: stop the same way
+    # A kill, a CI timeout or a closed terminal (SIGTERM, SIGHUP) stops like Ctrl-C: engines halt and
+    # the bundle keeps its data and is marked stopped, so a report never shows a dead run as running.
+    with stop_signals():
+        _main()
+
+
+def _main() -> None:
     try:
         code = app(standalone_mode=False)
     except Interrupted as error:
@@ -63,10 +66,8 @@ def main() -> None:
         _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
         _fail("[red]error:[/]", error.format_message(), error.exit_code)
-    except Stopped as error:
-        _fail("[yellow]stopped:[/]", str(error), _stop_code(130))
-    except KeyboardInterrupt:
-        _fail("[yellow]stopped by the user[/]", "", _stop_code(130))
+    except KeyboardInterrupt as error:  # a Stopped, too
+        _fail("[yellow]stopped:[/]", stop_reason(error), _stop_code(130))
     except OSError as error:  # the file system said no: say what and where, in one line
         where = f": {error.filename}" if error.filename else ""
         _fail("[red]error:[/]", f"{error.strerror or error}{where}; check the path, its permissions and free space", 2)
@@ -74,6 +75,10 @@ def main() -> None:
         where = _save_traceback(error)
         _fail("[red]internal error:[/]", f"{type(error).__name__}: {error} (details in {where}; please report it)",
               InternalError.exit_code)
+    first = stop_received()
+    if code == 130 and first is not None:
+        # typer turns a stop that reaches it (KeyboardInterrupt, Stopped) into a silent 130.
+        _fail("[yellow]stopped:[/]", signal_reason(first), _stop_code(130))
     sys.exit(code if isinstance(code, int) else 0)
 
 
@@ -85,7 +90,11 @@ def _fail(label: str, message: str, code: int) -> None:
     """Print `label` (markup) and `message` (plain: it quotes what the user typed, so a '[/x]' in
     it is text, not a rich tag) as one line, then exit."""
     line = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), message.replace("\n", " "))
-    err.print(f"{label} {plain(line)}" if line else label, highlight=False)
+    with stops_held():  # the line is printed whole, whatever signal comes now
+        if stop_received() is not None and err.is_terminal:
+            # From the line's start, over the terminal's "^C" echo (or output the stop cut short).
+            err.file.write("\r\x1b[2K")
+        err.print(f"{label} {plain(line)}" if line else label, highlight=False)
     sys.exit(code)
 
 

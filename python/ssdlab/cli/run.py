@@ -33,10 +33,21 @@ from ssdlab.cli.results import print_tables, write_report
 from ssdlab.device_rates import rates_for
 from ssdlab.engines import ENGINE_NAMES, engine_for
 from ssdlab.engines.base import Engine
-from ssdlab.errors import EngineError, InternalError, Interrupted, SafetyError, SsdlabError, UsageError
+from ssdlab.errors import (
+    EngineError,
+    InternalError,
+    Interrupted,
+    SafetyError,
+    SsdlabError,
+    UsageError,
+    check_stop,
+    hold_later_stops,
+    stop_reason,
+    stops_held,
+)
 from ssdlab.planning import given_rates, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
-from ssdlab.runner import Runner, load_for_resume, new_record
+from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
 from ssdlab.units import parse_rate
@@ -137,6 +148,7 @@ def run(
     rate: RateOpt = None,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
+    hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
     given = target if target is not None else target_opt
     device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
     if resume is not None:
@@ -150,14 +162,27 @@ def run(
         check_new_bundle(bundle)  # before the lock puts its file there
     Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind
     print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
-    with bundle.lock():
-        if resume is None and bundle.run_file.exists():  # another run got here first
-            check_new_bundle(bundle)
-        record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate)
-    if not no_library:
-        add_finished_run(bundle, record, quiet=as_json)
-    report_path = None if no_report else write_report_or_say(bundle)
-    _finish(bundle, record, report_path, as_json)
+    measured, added = False, no_library
+    try:
+        # From here to the run's end a stop signal is raised only where the runner can record it;
+        # one that comes as the display closes waits for check_stop() below.
+        with stops_held(), bundle.lock():
+            if resume is None and bundle.run_file.exists():  # another run got here first
+                check_new_bundle(bundle)
+            record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate)
+            measured = True
+        check_stop()
+        if not no_library:
+            add_finished_run(bundle, record, quiet=as_json)
+            added = True
+        report_path = None if no_report else write_report_or_say(bundle)
+        _finish(bundle, record, report_path, as_json)
+    except KeyboardInterrupt as stop:
+        if not measured:
+            raise
+        # The run is measured and recorded: say so, and what the stop left undone.
+        later = "" if added else f"; add it to the results library with `ssdlab library add {bundle.path}`"
+        raise Interrupted(completed_hint(bundle.path, stop_reason(stop)) + later) from None
     if not no_report and report_path is None:
         raise typer.Exit(2)
 

@@ -1,0 +1,233 @@
+"""Stopping `ssdlab run` in a terminal: Ctrl-C at any moment, and a second one while the first is
+being dealt with, gives one line, exit status 130, and a bundle that says where the run stopped.
+
+QA (in a pseudo-terminal, on sim:): a second Ctrl-C 0.3 s after the first exited 130 with no
+line, a Ctrl-C while the result tables printed cut them with no line, and once a Ctrl-C was
+ignored. The terminal runs here are the program as people run it; a hook run in the process
+before `main()` delivers a SIGINT at an exact point where typing could only hope to land.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import textwrap
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from pty_helpers import ANSI, TerminalRun
+from ssdlab.bundle import Bundle
+
+pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+
+# `ssdlab ARGS`, after running the hook in SSDLAB_TEST_HOOK with these helpers at hand.
+BOOT = '''
+import os, signal, sys
+
+def ctrl_c():
+    """Ctrl-C as the terminal sends it: SIGINT to this process."""
+    os.kill(os.getpid(), signal.SIGINT)
+
+def nth(n):
+    """A condition true on its n-th call only."""
+    calls = [0]
+    def when(*args, **kwargs):
+        calls[0] += 1
+        return calls[0] == n
+    return when
+
+def wrap(owner, name, before, when=lambda *args, **kwargs: True):
+    """Call before() the first time owner.name is called with arguments `when` accepts."""
+    original = getattr(owner, name)
+    fired = []
+    def wrapper(*args, **kwargs):
+        if not fired and when(*args, **kwargs):
+            fired.append(True)
+            before()
+        return original(*args, **kwargs)
+    setattr(owner, name, wrapper)
+
+exec(os.environ.get("SSDLAB_TEST_HOOK", ""))
+from ssdlab.cli import main
+sys.argv[0] = "ssdlab"
+sys.exit(main())
+'''
+
+QUICK = ("run", "--suite", "quick", "-t", "sim:?capacity_gib=16")
+# The first Ctrl-C: as the simulator reports its progress, which is where a typed one lands.
+FIRST = """
+from ssdlab.progress import LiveObserver
+wrap(LiveObserver, "progress", ctrl_c, nth(40))
+"""
+
+
+def terminal(args: Sequence[str], hook: str = "", ctrl_c_after: Sequence[tuple[str, float]] = (),
+             timeout_s: float = 240.0) -> TerminalRun:
+    """`ssdlab ARGS` in a pseudo-terminal that is its controlling terminal, so ^C typed there is
+    Ctrl-C (SIGINT from the terminal); `ctrl_c_after` types one when a text has appeared and a
+    delay has passed, in turn (an empty text: right after the one before)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "CI")}
+    env.update(TERM="xterm-256color", SSDLAB_TEST_HOOK=textwrap.dedent(hook))
+
+    def foreground_job() -> None:  # what a shell does for a command it runs in a terminal
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # pytest may have been started with it ignored
+
+    proc = subprocess.Popen([sys.executable, "-c", BOOT, *args], stdin=slave, stdout=slave, stderr=slave,
+                            env=env, preexec_fn=foreground_job)
+    os.close(slave)
+    output, keys = b"", list(ctrl_c_after)
+    since, seen, deadline = 0, None, time.monotonic() + timeout_s
+    try:
+        while True:
+            if keys and seen is None and keys[0][0].encode() in output[since:]:
+                seen = time.monotonic()
+            if keys and seen is not None and time.monotonic() - seen >= keys[0][1]:
+                os.write(master, b"\x03")
+                keys.pop(0)
+                since, seen = len(output), None
+            ready, _, _ = select.select([master], [], [], 0.01)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the program closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            elif proc.poll() is not None:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise TimeoutError(f"ssdlab did not finish within {timeout_s} s")
+    finally:
+        os.close(master)
+    return TerminalRun(proc.wait(), ANSI.sub("", output.decode("utf-8", errors="replace")))
+
+
+def resume_line(bundle: Path) -> str:
+    path = Bundle(bundle).path
+    return (f"stopped: interrupted by the user; measurements so far are kept in {path}; "
+            f"resume with `ssdlab run --resume {path}`")
+
+
+def assert_stopped(run: TerminalRun, bundle: Path) -> None:
+    """Exit 130, the one line that says where the measurements are, and a bundle marked so."""
+    assert run.code == 130, run.screen[-3000:]
+    assert "Traceback" not in run.screen and "internal error" not in run.screen, run.screen[-3000:]
+    assert run.lines[-1] == resume_line(bundle), run.screen[-3000:]
+    record = Bundle(bundle).load_run()
+    assert record.status == "interrupted"
+    assert not [t.name for t in record.tests if t.status == "running"]
+    assert any(t.status == "interrupted" and t.error == "interrupted by the user" for t in record.tests)
+
+
+@pytest.mark.parametrize("gap_s", [0.1, 0.3, 0.8])
+def test_a_second_ctrl_c_typed_while_the_run_stops_keeps_its_line_and_bundle(tmp_path: Path, gap_s: float) -> None:
+    """QA's case as typed: the second Ctrl-C comes while the drive is saved, run.json written or
+    the report of what was measured written (the default 256 GB drive takes a while to save)."""
+    out = tmp_path / "b"
+    run = terminal(("run", "--suite", "quick", "-t", "sim:", "-o", str(out)),
+                   ctrl_c_after=[("elapsed", 1.0), ("", gap_s)])
+    assert_stopped(run, out)
+
+
+SECOND = {
+    "saving the simulated drive": "from ssdlab.runner import Runner; wrap(Runner, '_save_drive', ctrl_c)",
+    "writing run.json": "from ssdlab.bundle import Bundle\n"
+                        "wrap(Bundle, 'write_run', ctrl_c, lambda self, record: record.status == 'interrupted')",
+    "writing the report": "import ssdlab.cli.run as run; wrap(run, 'write_report_or_say', ctrl_c)",
+    "closing the display": "from rich.live import Live; wrap(Live, 'stop', ctrl_c)",
+    "printing the line": "import ssdlab.cli as cli; wrap(cli, '_fail', ctrl_c)",
+}
+
+
+@pytest.mark.parametrize("moment", sorted(SECOND))
+def test_a_second_ctrl_c_at_each_step_of_stopping(tmp_path: Path, moment: str) -> None:
+    out = tmp_path / "b"
+    run = terminal((*QUICK, "-o", str(out)), hook=FIRST + SECOND[moment])
+    assert_stopped(run, out)
+
+
+def completed_line(bundle: Path) -> str:
+    path = Bundle(bundle).path
+    return (f"stopped: interrupted by the user after the run completed; its bundle {path} is complete: "
+            f"`ssdlab report {path}` shows it")
+
+
+@pytest.mark.parametrize("moment", ["printing the tables", "closing the display", "adding it to the library"])
+def test_ctrl_c_after_the_last_measurement_says_the_run_is_complete(tmp_path: Path, moment: str) -> None:
+    """QA: a Ctrl-C while the result tables printed cut them with no line."""
+    hook = {
+        "printing the tables": "import ssdlab.cli.run as run; wrap(run, 'print_tables', ctrl_c)",
+        "closing the display": "from rich.live import Live; wrap(Live, 'stop', ctrl_c)",
+        "adding it to the library": "import ssdlab.cli.run as run; wrap(run, 'add_finished_run', ctrl_c)",
+    }[moment]
+    out = tmp_path / "b"
+    run = terminal((*QUICK, "-o", str(out)), hook=hook)
+    assert run.code == 130, run.screen[-3000:]
+    assert "Traceback" not in run.screen
+    # What the stop left undone is said: adding the run to the library comes before the tables.
+    library = f"; add it to the results library with `ssdlab library add {Bundle(out).path}`"
+    assert run.lines[-1] == completed_line(out) + ("" if moment == "printing the tables" else library)
+    assert Bundle(out).load_run().status == "complete"
+
+
+def test_a_ctrl_c_a_display_swallows_still_stops_the_run(tmp_path: Path) -> None:
+    """A KeyboardInterrupt caught by a broad `except BaseException` on its way (here a display's)
+    was lost, and the run went on to finish "complete"; the run now stops before its next step."""
+    hook = """
+    from ssdlab.progress import LiveObserver
+    def swallow():
+        try:
+            ctrl_c()
+            sum(range(1000))  # the KeyboardInterrupt is raised here
+        except BaseException:
+            pass
+    wrap(LiveObserver, "action_started", swallow, nth(10))
+    """
+    out = tmp_path / "b"
+    run = terminal((*QUICK, "-o", str(out)), hook=hook)
+    assert_stopped(run, out)
+
+
+def test_ctrl_c_while_a_resumed_test_simulates_its_finished_steps_again(tmp_path: Path) -> None:
+    """--resume simulates the stopped test's finished actions again on its saved drive; the
+    simulator takes a Ctrl-C there as anywhere and returns early, and that was not looked at:
+    the Ctrl-C was ignored and the run finished "complete"."""
+    out = tmp_path / "b"
+    first = terminal((*QUICK, "-o", str(out)), hook=FIRST)
+    assert_stopped(first, out)
+    assert (out / "state").is_dir()  # the drive it stopped on, to continue from
+    # Ctrl-C while the simulator replays: from its progress call, where it takes one as it runs.
+    again = """
+    import dataclasses
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.runner import Runner
+    replaying, fired, measure = [], [], SimEngine.measure
+    def once(update):
+        if not fired:
+            fired.append(True)
+            ctrl_c()
+    def replayed(self, target, workload, ctx):
+        if replaying:
+            ctx = dataclasses.replace(ctx, progress=once)
+        return measure(self, target, workload, ctx)
+    SimEngine.measure = replayed
+    wrap(Runner, "_replay", lambda: replaying.append(True))
+    """
+    run = terminal(("run", "--resume", str(out)), hook=again)
+    assert_stopped(run, out)

@@ -75,8 +75,12 @@ def warm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli: Callable[..., Any
 
 @pytest.fixture
 def own_handlers() -> Iterator[None]:
-    """`main()` keeps its stop handler once a stop came (the program is ending): put pytest's back."""
+    """Ctrl-C as a program started from a terminal has it, then pytest's handlers back (`main()`
+    keeps its stop handler once a stop came: the program is ending). pytest started in the
+    background of a non-interactive shell inherits SIGINT ignored, which `main()` rightly keeps:
+    every Ctrl-C sent here was then ignored and each run ended "complete"."""
     before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     for sig, handler in before.items():
         signal.signal(sig, handler)

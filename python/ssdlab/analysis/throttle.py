@@ -163,13 +163,18 @@ class ThrottleAnalysis:
         return None if self.thermal_onset is None else self.thermal_onset * self.period_s
 
     @property
-    def throttled_levels(self) -> tuple[Level, ...]:
-        """Levels slower than the peak that the drive ran at from the onset on, fastest first."""
+    def throttled_indices(self) -> tuple[int, ...]:
+        """Indices of the levels slower than the peak that the drive ran at from the onset on,
+        fastest first."""
         if self.peak is None or self.onset is None:
             return ()
         onset, peak = self.onset, self.peak
-        indices = sorted({s.level for s in self.segments if s.start >= onset and s.level > peak})
-        return tuple(self.levels[i] for i in indices)
+        return tuple(sorted({s.level for s in self.segments if s.start >= onset and s.level > peak}))
+
+    @property
+    def throttled_levels(self) -> tuple[Level, ...]:
+        """The throttled levels themselves (throttled_indices)."""
+        return tuple(self.levels[i] for i in self.throttled_indices)
 
     def is_throttled(self, index: int) -> bool:
         """Whether period `index` is throttled: from the onset on, at a throttled level or in a
@@ -230,14 +235,11 @@ def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG)
     second, is a segment of its own rather than pulling a neighbouring level's mean. A busy
     segment that a stall interrupts is one segment in two or more pieces with one mean: the
     stretches between short stalls are not told apart by their noise alone."""
-    n = len(rates)
-    runs = stalls(rates, cfg)
-    stalled = [False] * n
-    for a, b in runs:
-        stalled[a:b] = [True] * (b - a)
-    keep = [i for i in range(n) if not stalled[i]]
+    stalled = [Segment(a, b, _mean(rates[a:b])) for a, b in stalls(rates, cfg)]
+    in_stall = _periods_of(len(rates), stalled)
+    keep = [i for i in range(len(rates)) if not in_stall[i]]
     busy = [rates[i] for i in keep]
-    out = [(Segment(a, b, _mean(rates[a:b])), True) for a, b in runs]
+    out = [(seg, True) for seg in stalled]
     bounds = [0, *_binary_segmentation(busy, cfg), len(busy)] if busy else []
     for a, b in pairwise(bounds):
         rate, held = _mean(busy[a:b]), b - a >= cfg.min_segment
@@ -399,11 +401,11 @@ def _periods_of(n: int, segments: Sequence[Segment]) -> list[bool]:
 def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence,
                   at_peak: Sequence[bool]) -> tuple[LevelCause, ...]:
     """Each throttled level judged over its own periods from the onset on, fastest level first."""
-    onset, peak = analysis.onset, analysis.peak
-    if onset is None or peak is None:
+    onset = analysis.onset
+    if onset is None:
         return ()
     out = []
-    for index in sorted({s.level for s in analysis.segments if s.start >= onset and s.level > peak}):
+    for index in analysis.throttled_indices:
         own = [s for s in analysis.segments if s.level == index and s.start >= onset]
         selected = _periods_of(len(rates), own)
         out.append(LevelCause(index, own[0].start, sum(selected),
@@ -480,7 +482,7 @@ def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool]) -> float 
     """% of the selected periods in which `flags` was on (None: no such data)."""
     if flags is None:
         return None
-    picked = [f for f, sel in zip(flags, selected, strict=True) if sel]
+    picked = _picked(flags, selected)
     return 100.0 * sum(picked) / len(picked) if picked else 0.0
 
 

@@ -53,7 +53,7 @@ class LevelGroup:
 def level_kind(result: ThrottleAnalysis, index: int) -> str:
     if index == result.peak:
         return "peak"
-    return "throttled" if result.levels[index] in result.throttled_levels else "before peak"
+    return "throttled" if index in result.throttled_indices else "before peak"
 
 
 def level_groups(result: ThrottleAnalysis, gap: float) -> list[LevelGroup]:

@@ -71,16 +71,17 @@ def _show(value: object) -> str:
 def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
     safety = info.safety
     state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
-    def each(field: str) -> str:  # an array's member facts: each member's (report/identity.py)
-        return member_text(info, lambda i: _show(getattr(i, field)))
+    member = member_text(info)  # an array's member facts: each member's (report/identity.py)
+
+    def each(field: str) -> str:
+        return member(lambda i: _show(getattr(i, field)))
 
     return [
         ("target", info.spec), ("kind", info.kind), ("path", _show(info.path)),
         ("model", _show(info.model)), ("serial", _show(info.serial)), ("firmware", each("firmware")),
         ("capacity", f"{info.capacity_bytes:,} bytes ({decimal_capacity(info.capacity_bytes)})"),
-        ("logical / physical block", member_text(info, lambda i: f"{i.logical_block_size} / "
-                                                                  f"{i.physical_block_size} bytes")),
-        ("transport", each("transport")), ("link", member_text(info, link_text)),
+        ("logical / physical block", member(lambda i: f"{i.logical_block_size} / {i.physical_block_size} bytes")),
+        ("transport", each("transport")), ("link", member(link_text)),
         ("write cache", each("write_cache")), ("FUA", each("fua")),
         ("discard", each("discard")), ("power-loss protection", each("plp")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),

@@ -2,8 +2,8 @@
 
 A RAID-0 target's facts that belong to its members (firmware, transport, link, cache...)
 are each member's: one value when the members agree, else every value with how many members
-have it. The target's own fields hold its first member's (md and the simulator inherit
-them), which a mixed array would show as the whole array's.
+have it. The array's own fields follow one rule for the whole array (targets/base.array_facts),
+which would hide that its members differ.
 """
 
 from __future__ import annotations
@@ -62,16 +62,19 @@ def block_sizes_text(info: TargetInfo) -> str:
     return f"{info.logical_block_size} B / {info.physical_block_size} B"
 
 
-def member_text(info: TargetInfo, text: Callable[[TargetInfo], str]) -> str:
-    """A member fact in words: every member's when the target is an array, else the drive's."""
+def member_text(info: TargetInfo) -> Callable[[Callable[[TargetInfo], str]], str]:
+    """How to say a member fact of `info` in words: every member's when it is an array, else
+    the drive's (the members are read once, for every fact said)."""
     members = [info.model_copy(update=facts) for facts in member_facts(info)]
-    return members_text([text(m) for m in members]) if members else text(info)
+
+    def each(text: Callable[[TargetInfo], str]) -> str:
+        return members_text([text(m) for m in members]) if members else text(info)
+
+    return each
 
 
 def drive_facts(info: TargetInfo) -> list[Fact]:
-    def each(text: Callable[[TargetInfo], str]) -> str:
-        return member_text(info, text)
-
+    each = member_text(info)
     return [
         ("Model", _text(info.model)),
         ("Serial", _text(info.serial)),

@@ -44,9 +44,9 @@ class SafetyState(BaseModel):
     root_device: bool = False
 
 
-# A RAID-0's identity fields that are each member's own: the array's are its first member's, so
-# md and simulated arrays record every member's in extra[MEMBER_FACTS], and the report shows
-# them per member where the members differ (report/identity.py).
+# A RAID-0's identity fields that are each member's own: the array's follow one rule for the
+# whole array (array_facts), so md and simulated arrays record every member's in
+# extra[MEMBER_FACTS], and the report shows them per member where they differ (report/identity.py).
 MEMBER_FIELDS = ("firmware", "logical_block_size", "physical_block_size", "transport", "pcie_link_speed",
                  "pcie_link_width", "write_cache", "fua", "discard", "plp")
 MEMBER_FACTS = "member_facts"

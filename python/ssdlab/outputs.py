@@ -33,6 +33,16 @@ def check_output_file(path: Path, example_name: str) -> None:
             raise UsageError(f"{path}: {parent} is a file, not a directory; give another path")
 
 
+def make_folder_for(path: Path, option: str = "") -> None:
+    """Make the missing folders of a file a command writes (report, compare, export), in one
+    line when that fails; `option` is how the user gave the path ('-o'), for the message."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        given = f"{option} {path}" if option else str(path)
+        raise UsageError(f"{given}: cannot make its folder ({e.strerror}); give another path") from None
+
+
 def _check_writable(path: Path, folder: Path) -> None:
     """The writers make a temporary file (and any missing folders) in `folder`, the nearest
     existing one: refuse now what they would be refused then."""

@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import LIBRARY_ENV, RUN_ID_SHOWN, Added, Library, LibraryRun, default_library_path
-from ssdlab.outputs import check_output_file
+from ssdlab.outputs import check_output_file, make_folder_for
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
                           no_args_is_help=True)
@@ -123,10 +123,7 @@ def export(
         raise UsageError(f"export writes csv or parquet, not {chosen!r}: name the file .csv or .parquet, or "
                          "pass --format")
     kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)  # as report, compare and trace do
-    except OSError as e:
-        raise UsageError(f"{output}: cannot make its folder ({e.strerror}); give another path") from None
+    make_folder_for(output)  # as report, compare and trace do
     count = open_library(library).export(output, kind)
     out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 

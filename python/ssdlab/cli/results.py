@@ -11,7 +11,7 @@ from ssdlab.bundle import Bundle
 from ssdlab.cli.app import app, err, out, plain
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV, Library, is_run_id_prefix
-from ssdlab.outputs import check_output_file
+from ssdlab.outputs import check_output_file, make_folder_for
 
 
 def existing_library(path: Path | None = None) -> Library | None:
@@ -76,10 +76,7 @@ def html_output(output: Path | None, example_name: str) -> Path | None:
     if output is None:
         return None
     check_output_file(output, example_name)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"-o {output}: cannot make its folder ({e.strerror}); give another path") from None
+    make_folder_for(output, "-o")
     return output
 
 

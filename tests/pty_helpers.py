@@ -12,6 +12,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,17 +40,22 @@ def run_in_terminal(*args: str, columns: int = 80, rows: int = 24, timeout_s: fl
     proc = subprocess.Popen([str(SSDLAB), *args], stdin=slave, stdout=slave, stderr=slave, close_fds=True,
                             env=env, cwd=cwd, start_new_session=True)
     os.close(slave)
-    chunks = _read_until_exit(master, proc, timeout_s)
+    output = read_until_exit(master, proc, timeout_s)
     os.close(master)
-    text = b"".join(chunks).decode("utf-8", errors="replace")
-    return TerminalRun(proc.wait(), ANSI.sub("", text))
+    return TerminalRun(proc.wait(), ANSI.sub("", output.decode("utf-8", errors="replace")))
 
 
-def _read_until_exit(master: int, proc: subprocess.Popen[bytes], timeout_s: float) -> list[bytes]:
-    chunks: list[bytes] = []
+def read_until_exit(master: int, proc: subprocess.Popen[bytes], timeout_s: float, poll_s: float = 0.2,
+                    watch: Callable[[bytearray], None] | None = None) -> bytearray:
+    """Everything the program writes to the terminal until it exits or closes it (killed and a
+    TimeoutError after `timeout_s`); `watch` sees the output so far before each wait (to type
+    into the terminal as a user would)."""
+    output = bytearray()
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
+        if watch is not None:
+            watch(output)
+        ready, _, _ = select.select([master], [], [], poll_s)
         if ready:
             try:
                 data = os.read(master, 65536)
@@ -57,10 +63,10 @@ def _read_until_exit(master: int, proc: subprocess.Popen[bytes], timeout_s: floa
                 break
             if not data:
                 break
-            chunks.append(data)
+            output += data
         elif proc.poll() is not None:
             break
     else:
         proc.kill()
         raise TimeoutError(f"ssdlab did not finish within {timeout_s} s")
-    return chunks
+    return output

@@ -12,7 +12,6 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import signal
 import struct
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from pty_helpers import ANSI, TerminalRun
+from pty_helpers import ANSI, TerminalRun, read_until_exit
 from ssdlab.bundle import Bundle
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
@@ -89,30 +88,20 @@ def terminal(args: Sequence[str], hook: str = "", ctrl_c_after: Sequence[tuple[s
     proc = subprocess.Popen([sys.executable, "-c", BOOT, *args], stdin=slave, stdout=slave, stderr=slave,
                             env=env, preexec_fn=foreground_job)
     os.close(slave)
-    output, keys = b"", list(ctrl_c_after)
-    since, seen, deadline = 0, None, time.monotonic() + timeout_s
+    keys = list(ctrl_c_after)
+    since, seen = 0, None
+
+    def type_ctrl_c(output: bytearray) -> None:
+        nonlocal since, seen
+        if keys and seen is None and keys[0][0].encode() in output[since:]:
+            seen = time.monotonic()
+        if keys and seen is not None and time.monotonic() - seen >= keys[0][1]:
+            os.write(master, b"\x03")
+            keys.pop(0)
+            since, seen = len(output), None
+
     try:
-        while True:
-            if keys and seen is None and keys[0][0].encode() in output[since:]:
-                seen = time.monotonic()
-            if keys and seen is not None and time.monotonic() - seen >= keys[0][1]:
-                os.write(master, b"\x03")
-                keys.pop(0)
-                since, seen = len(output), None
-            ready, _, _ = select.select([master], [], [], 0.01)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: the program closed the terminal
-                    break
-                if not chunk:
-                    break
-                output += chunk
-            elif proc.poll() is not None:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise TimeoutError(f"ssdlab did not finish within {timeout_s} s")
+        output = read_until_exit(master, proc, timeout_s, poll_s=0.01, watch=type_ctrl_c)
     finally:
         os.close(master)
     return TerminalRun(proc.wait(), ANSI.sub("", output.decode("utf-8", errors="replace")))

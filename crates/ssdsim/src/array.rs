@@ -259,9 +259,10 @@ impl Array {
 
     /// The array as a host sees it: capacity and name from the members.
     pub fn identity(&self) -> Identity {
-        let first = self.members[0].identity();
+        let idents: Vec<Identity> = self.members.iter().map(|d| d.identity()).collect();
+        let first = idents[0].clone();
         let models: Vec<String> = self.members.iter().map(|d| d.cfg.name.clone()).collect();
-        let serials: Vec<String> = self.members.iter().map(|d| d.identity().serial).collect();
+        let serials: Vec<&str> = idents.iter().map(|i| i.serial.as_str()).collect();
         let configs: Vec<serde_json::Value> = self
             .members
             .iter()
@@ -271,17 +272,12 @@ impl Array {
             "raid0": {"chunk_bytes": self.chunk_bytes, "md_request_ns": self.md_request_ns,
                       "md_piece_ns": self.md_piece_ns, "members": configs}
         });
-        let idents: Vec<Identity> = self.members.iter().map(|d| d.identity()).collect();
         Identity {
             model: array_model(&idents),
             serial: serials.join("+"),
             capacity_bytes: Device::capacity_bytes(self),
-            raw_bytes: self.members.iter().map(|d| d.identity().raw_bytes).sum(),
-            slc_cache_bytes: self
-                .members
-                .iter()
-                .map(|d| d.identity().slc_cache_bytes)
-                .sum(),
+            raw_bytes: idents.iter().map(|i| i.raw_bytes).sum(),
+            slc_cache_bytes: idents.iter().map(|i| i.slc_cache_bytes).sum(),
             preset: format!("raid0({})", models.join(",")),
             config_json: config.to_string(),
             members: idents
@@ -462,7 +458,8 @@ impl Array {
 /// "md RAID-0 2x MODEL", or "md RAID-0 1x A + 1x B" for unlike members (each model with its
 /// count, sorted), as the real md RAID-0 target names its arrays (python/ssdlab/targets/raid.py):
 /// naming a mixed array after its first member would hide the others, and "2x A + B" read as
-/// three drives. Transport and link stay the first member's, as there too.
+/// three drives. The identity's transport and link are its first member's; each member's are in
+/// `members`, from which python/ssdlab/targets/base.py (array_facts) gives the array its own.
 fn array_model(members: &[Identity]) -> String {
     let mut models: Vec<&str> = members.iter().map(|m| m.model.as_str()).collect();
     models.sort_unstable();

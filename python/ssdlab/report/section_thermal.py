@@ -227,12 +227,12 @@ def thermal_caption(view: MethodView) -> str:
 
 
 def phase_figures(key: str, found: dict[str, Measurement],
-                  view: MethodView) -> tuple[list[FigureLike], list[Table], list[str]]:
-    """The rate-and-temperature chart of each measured phase, its levels table, and the
-    evidence notes."""
+                  view: MethodView) -> tuple[list[FigureLike], dict[Phase, Table], list[str]]:
+    """The rate-and-temperature chart of each measured phase, its levels table by phase (for a
+    phase that throttled), and the evidence notes."""
     cfg = ThrottleConfig(level_tol_pct=view.params.level_tol_pct, min_step_pct=view.params.level_tol_pct)
     figures: list[FigureLike] = []
-    tables: list[Table] = []
+    tables: dict[Phase, Table] = {}
     notes: list[str] = []
     for phase in PHASES:
         m = found.get(f"thermal-{phase}")
@@ -243,7 +243,7 @@ def phase_figures(key: str, found: dict[str, Measurement],
         stale = stored_cause_note(view, phase, result)
         notes += [stale] if stale else []
         if result.level_causes:  # a phase that never throttled has its peak in the figures already
-            tables.append(level_table(key, phase, result))
+            tables[phase] = level_table(key, phase, result)
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
                               rate_temp_chart(m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "
@@ -262,7 +262,7 @@ def thermal_section(bundle: Bundle, record: TestRecord) -> Section:
     tables: list[Table] = []
     for phase in PHASES:
         tables += [phase_table(view, phase)] if record.metrics else []
-        tables += [t for t in levels if t.key == f"{record.name}-{phase}-levels"]
+        tables += [levels[phase]] if phase in levels else []
     return Section(key=record.name, title=section_title(record), caption=thermal_caption(view),
                    status=record.status, tables=tables, figures=figures, notes=(*status_notes(record), *evidence))
 

@@ -22,8 +22,25 @@ def test_members_parse() -> None:
     assert raid0_members("raid0(a,b,c)") == ("a", "b", "c")
     assert raid0_members("sm951-nvme-256") is None
     for bad in ("raid0(a)", "raid0(a,)", "raid0a,b", "raid0(a,b"):
-        with pytest.raises(UsageError, match="raid0\\(PRESET,PRESET"):
+        with pytest.raises(UsageError, match="bad RAID-0"):
             raid0_members(bad)
+
+
+@pytest.mark.parametrize(("spec", "says"), [
+    ("sim:raid0(a,b", "close the parenthesis: raid0(a,b)"),
+    ("sim:raid0(a?capacity_gib=16,b)", "options go after the closing parenthesis"),
+    ("sim:raid0(a,b)x", "nothing may follow the closing parenthesis"),
+    ("sim:raid0(a,,b)", "a member's name is empty"),
+    ("sim:raid0(a)", "with two or more presets"),
+])
+def test_a_bad_array_names_its_fault(spec: str, says: str) -> None:
+    """Each way of writing an array wrong gets its own advice: a missing ')' with no options in
+    the string once got "options go after the closing parenthesis", which fits only a '?' inside."""
+    with pytest.raises(UsageError) as err:
+        parse_target(spec)
+    assert says in str(err.value)
+    if "?" not in spec:
+        assert "options go after the closing" not in str(err.value)
 
 
 def test_array_target_identity_and_options() -> None:

@@ -61,18 +61,31 @@ def parse_spec(text: str) -> TargetSpec:
 
 
 RAID0_PATTERN = re.compile(r"^raid0\((?P<members>[^()]*)\)$")
+RAID0_FORM = "write raid0(PRESET,PRESET,...) with two or more presets"
 
 
-def raid0_members(base: str) -> tuple[str, ...] | None:
-    """'raid0(a,b)' -> ('a', 'b'); None when `base` is not a RAID-0; a UsageError when it is
-    one written wrong (fewer than two members, an empty name)."""
+def raid0_members(base: str, has_options: bool = False) -> tuple[str, ...] | None:
+    """'raid0(a,b)' -> ('a', 'b'); None when `base` is not a RAID-0; a UsageError naming what is
+    wrong when it is one written wrong. `has_options`: the target string had a '?' (the split at
+    it may have cut the array short)."""
     if not base.startswith("raid0"):
         return None
     found = RAID0_PATTERN.match(base.replace(" ", ""))
     members = tuple(found.group("members").split(",")) if found else ()
     if len(members) < 2 or not all(members):
-        # The query split at the first '?', so a member's own options cut the array short.
-        options = (" options go after the closing parenthesis and apply to every member, "
-                   "e.g. sim:raid0(A,B)?capacity_gib=16;" if "(" in base and ")" not in base else "")
-        raise UsageError(f"bad RAID-0 {base!r}:{options} write raid0(PRESET,PRESET,...) with two or more presets")
+        raise UsageError(f"bad RAID-0 {base!r}: {_raid0_fault(base, members, has_options)}")
     return members
+
+
+def _raid0_fault(base: str, members: tuple[str, ...], has_options: bool) -> str:
+    """What to do about a RAID-0 written wrong, the likeliest slip first."""
+    if "(" in base and ")" not in base:
+        if has_options:  # the query split at the first '?', inside the parentheses
+            return ("options go after the closing parenthesis and apply to every member, "
+                    "e.g. sim:raid0(A,B)?capacity_gib=16")
+        return f"close the parenthesis: {base.strip()})"
+    if not members and ")" in base and not base.rstrip().endswith(")"):
+        return f"nothing may follow the closing parenthesis (options go after '?'); {RAID0_FORM}"
+    if len(members) >= 2:
+        return f"a member's name is empty; {RAID0_FORM}"
+    return RAID0_FORM

@@ -32,7 +32,7 @@ POLL_S = 0.1
 def check_seconds(seconds: float) -> float:
     """A capture's duration: finite and above 0 (a negative one would end at once, NaN never)."""
     if not (math.isfinite(seconds) and seconds > 0):
-        raise UsageError(f"--seconds {seconds:g}: give a number of seconds above 0, e.g. 60")
+        raise UsageError(f"--seconds '{seconds:g}': give a number of seconds above 0, e.g. 60")
     return seconds
 
 

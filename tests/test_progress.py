@@ -176,12 +176,15 @@ def test_a_bug_inside_a_run_marks_the_bundle_failed_not_running(tmp_path: Path) 
     assert record.status == "failed" and "ZeroDivisionError" in (record.error or "")
 
 
-def test_done_line_figures_print_whole_numbers_whole() -> None:
-    """QA: the 'done:' line printed runs=1.0 and length_bytes=268,435,456.0."""
-    from ssdlab.progress import summary_figure
+def test_done_line_figures_read_as_the_tables_print_them() -> None:
+    """QA: the 'done:' line printed runs=1.0 and length_bytes=268,435,456.0, then IOPS with a
+    decimal (2,097.9) that no table shows, and a span as 17,179,869,184 bytes."""
+    from ssdlab.bundle import TestRecord
+    from ssdlab.progress import metric_summary
 
-    assert summary_figure(1.0) == "1" and summary_figure(268_435_456.0) == "268,435,456"
-    assert summary_figure(463.47) == "463.5" and summary_figure(float("nan")) == "nan"
+    metrics = {"runs": 1.0, "read_iops": 2097.9, "read_lat_us": 3812.04, "span_bytes": 17_179_869_184}
+    record = TestRecord(name="quick", test="quick", metrics=metrics)
+    assert metric_summary(record) == "runs=1, read_iops=2,098, read_lat_us=3,812.0, span_bytes=16 GiB"
 
 
 def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:

@@ -18,6 +18,7 @@ from rich.text import Text
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
+from ssdlab.report.formatting import format_metric
 from ssdlab.run_events import PendingTest, WorkClock
 from ssdlab.units import format_duration
 
@@ -162,13 +163,10 @@ def live_text(update: ProgressUpdate) -> str:
 
 
 def metric_summary(record: TestRecord, limit: int = 4) -> str:
+    """The first figures of a finished test, each as the results tables print it (by the unit
+    its name declares: 2,098 IOPS whole, 16 GiB as a size)."""
     shown = [(k, v) for k, v in record.metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)]
-    return ", ".join(f"{k}={summary_figure(v)}" for k, v in shown[:limit])
-
-
-def summary_figure(value: float) -> str:
-    """A whole number as one (runs=1, length_bytes=268,435,456), anything else to one decimal."""
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+    return ", ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit])
 
 
 def eta_text(clock: RunClock) -> str:

@@ -13,9 +13,11 @@ import pytest
 from report_bundles import make_bundle
 
 
-def writers(bundle: Path, out: Path) -> list[list[str]]:
+def writers(bundle: Path, out: Path, other: Path | None = None) -> list[list[str]]:
+    """Every command that writes a file the user names (compare gets `other` as its second
+    drive: the refusals come before compare looks at its bundles)."""
     return [["report", str(bundle), "-o", str(out / "x.html")],
-            ["compare", str(bundle), str(bundle), "-o", str(out / "x.html")],
+            ["compare", str(bundle), str(other or bundle), "-o", str(out / "x.html")],
             ["library", "export", str(out / "x.csv")],
             ["trace", "generate", "light", "--scale", "0.001", "-o", str(out / "x.parquet")]]
 
@@ -42,6 +44,26 @@ def test_an_output_that_is_a_link_to_nothing_is_refused(cli: Callable[..., Any],
         one_line(cli(*args), "is a link to", "which does not exist")
     assert not (tmp_path / "elsewhere").exists()
     assert all((out / name).is_symlink() for name in ("x.html", "x.csv", "x.parquet"))
+
+
+def test_a_link_to_an_existing_file_is_written_through_by_every_writer(cli: Callable[..., Any],
+                                                                      tmp_path: Path) -> None:
+    """QA: report, compare and library export wrote into the file a link names; trace generate
+    replaced the link with a file of its own: one path, two outcomes."""
+    bundle = make_bundle(tmp_path / "bundle")
+    other = make_bundle(tmp_path / "other", spec="fake:?capacity=4g")
+    out, kept = tmp_path / "out", tmp_path / "kept"
+    out.mkdir()
+    kept.mkdir()
+    for name in ("x.html", "x.csv", "x.parquet"):
+        (kept / name).write_text("old\n")
+        (out / name).symlink_to(kept / name)
+    for args in writers(bundle, out, other):
+        result = cli(*args)
+        assert result.code == 0, result.stderr
+    for name in ("x.html", "x.csv", "x.parquet"):
+        assert (out / name).is_symlink(), name
+        assert (kept / name).read_bytes() != b"old\n", name
 
 
 def test_an_output_below_a_link_to_nothing_says_so(cli: Callable[..., Any], tmp_path: Path) -> None:

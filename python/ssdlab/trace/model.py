@@ -141,10 +141,12 @@ class TraceWriter:
         import pyarrow.parquet as pq
 
         check_trace_output(path)
-        self.path = path
+        # A link to an existing file is written through, as report, compare and export do
+        # (replacing the file under it would turn the link into a file of its own).
+        self.path = path.resolve()
         self.records = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
         self._writer = pq.ParquetWriter(str(self._partial), _schema(), compression="zstd")
 
     def write(self, chunk: TraceChunk) -> None:

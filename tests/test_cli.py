@@ -130,8 +130,8 @@ def test_info_says_flags_as_words(cli: Callable) -> None:
 def test_info_of_a_mixed_array_names_each_members_transport(cli: Callable) -> None:
     """It printed the first member's firmware, transport and link as the array's."""
     text = " ".join(cli("info", "sim:raid0(840evo-250,sm951-nvme-256)?capacity_gib=8").stdout.split())
-    assert "mixed: sim-sata (1 member), sim-nvme (1 member)" in text
-    assert "mixed: EXT42B6Q (1 member), BXW7300Q (1 member)" in text
+    assert "mixed: sim-sata (member 1), sim-nvme (member 2)" in text
+    assert "mixed: EXT42B6Q (member 1), BXW7300Q (member 2)" in text
 
 
 def test_live_progress_renders(tmp_path: Path) -> None:

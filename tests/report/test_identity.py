@@ -25,17 +25,19 @@ def facts(spec: str) -> dict[str, str]:
 
 def test_members_text() -> None:
     assert members_text(["nvme", "nvme"]) == "nvme"
-    assert members_text(["a", "b", "a"]) == "mixed: a (2 members), b (1 member)"
+    assert members_text(["a", "b", "a"]) == "mixed: a (members 1, 3), b (member 2)"
 
 
 def test_a_mixed_simulated_array_shows_every_members_value() -> None:
-    """QA: "1x A + 1x B" showed the first member's transport, link and firmware."""
+    """QA: "1x A + 1x B" showed the first member's transport, link and firmware; then "mixed:
+    A (1 member), B (1 member)" did not say which member has which (the serials list them in
+    member order, so the members are numbered in that order)."""
     shown = facts(MIXED)
     assert shown["Model"] == "md RAID-0 2x INTEL SSDPEDMW400G4 + 1x Samsung SSD 840 EVO 250GB mSATA"
-    assert shown["Firmware"] == "mixed: 8EV10135 (2 members), EXT42B6Q (1 member)"
-    assert shown["Transport"] == "mixed: sim-nvme (2 members), sim-sata (1 member)"
-    assert shown["Link"] == "mixed: PCIe 3.0 x4 (2 members), SATA 6Gb/s (1 member)"
-    assert shown["Power-loss protection"] == "mixed: yes (2 members), no (1 member)"
+    assert shown["Firmware"] == "mixed: 8EV10135 (members 1, 3), EXT42B6Q (member 2)"
+    assert shown["Transport"] == "mixed: sim-nvme (members 1, 3), sim-sata (member 2)"
+    assert shown["Link"] == "mixed: PCIe 3.0 x4 (members 1, 3), SATA 6Gb/s (member 2)"
+    assert shown["Power-loss protection"] == "mixed: yes (members 1, 3), no (member 2)"
     assert shown["Write cache"] == "write back" and shown["FUA"] == "yes"
 
 
@@ -61,11 +63,11 @@ def test_report_and_compare_print_a_mixed_array(cli: Callable, tmp_path: Path) -
     quick = ("--test", "quick", "-p", "runs=1", "-p", "runtime_s=0.5", "-p", "size_bytes=16m")
     mixed, single = tmp_path / "mixed", tmp_path / "single"
     ran = cli("run", *quick, "-t", "sim:raid0(sm951-nvme-512,950pro-512)", "-o", str(mixed))
-    assert ran.code == 0 and "mixed: BXW7300Q (1 member), 1B0QBXX7 (1 member)" in ran.stdout  # terminal header
+    assert ran.code == 0 and "mixed: BXW7300Q (member 1), 1B0QBXX7 (member 2)" in ran.stdout  # terminal header
     drive = dict(tables((mixed / "report.html").read_text(encoding="utf-8"))["intro-drive"])
-    assert drive["Firmware"] == "mixed: BXW7300Q (1 member), 1B0QBXX7 (1 member)"
+    assert drive["Firmware"] == "mixed: BXW7300Q (member 1), 1B0QBXX7 (member 2)"
     assert cli("run", *quick, "-t", "sim:sm951-nvme-512", "-o", str(single)).code == 0
     assert cli("compare", str(single), str(mixed), "-o", str(tmp_path / "cmp.html")).code == 0
     drives = {row[0]: row[1:] for row in tables((tmp_path / "cmp.html").read_text(encoding="utf-8"))["intro-drives"]}
-    assert drives["Firmware"] == ["BXW7300Q", "mixed: BXW7300Q (1 member), 1B0QBXX7 (1 member)"]
+    assert drives["Firmware"] == ["BXW7300Q", "mixed: BXW7300Q (member 1), 1B0QBXX7 (member 2)"]
     assert drives["Transport"] == ["sim-nvme", "sim-nvme"]

@@ -9,7 +9,6 @@ which would hide that its members differ.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ssdlab.bundle import RunRecord
@@ -50,12 +49,16 @@ def member_facts(info: TargetInfo) -> list[dict[str, object]]:
 
 
 def members_text(values: Sequence[str]) -> str:
-    """The members' value when they agree; else each value with its member count, in member
-    order: 'mixed: PCIe 3.0 x4 (2 members), SATA 6Gb/s (1 member)'."""
-    counts = Counter(values)
-    if len(counts) == 1:
+    """The members' value when they agree; else each value with the members that have it,
+    numbered in member order as the serials are listed: 'mixed: PCIe 3.0 x4 (members 1, 3),
+    SATA 6Gb/s (member 2)'."""
+    holders: dict[str, list[int]] = {}
+    for number, value in enumerate(values, start=1):
+        holders.setdefault(value, []).append(number)
+    if len(holders) == 1:
         return values[0]
-    return "mixed: " + ", ".join(f"{value} ({n} member{'s' if n > 1 else ''})" for value, n in counts.items())
+    return "mixed: " + ", ".join(f"{value} (member{'s' if len(n) > 1 else ''} {', '.join(map(str, n))})"
+                                 for value, n in holders.items())
 
 
 def block_sizes_text(info: TargetInfo) -> str:

@@ -162,10 +162,10 @@ def test_a_mixed_array_shows_each_members_identity(tmp_path: Path) -> None:
     assert [(m["firmware"], m["transport"], m["fua"]) for m in members] == [("2B0QBXX7", "nvme", True),
                                                                               (None, "loop", False)]
     shown = dict(drive_facts(target.info()))
-    assert shown["Firmware"] == "mixed: 2B0QBXX7 (1 member), — (1 member)"
-    assert shown["Transport"] == "mixed: nvme (1 member), loop (1 member)"
-    assert shown["Link"] == "mixed: 8.0 GT/s PCIe x4 (1 member), — (1 member)"
-    assert shown["FUA"] == "mixed: yes (1 member), no (1 member)"
+    assert shown["Firmware"] == "mixed: 2B0QBXX7 (member 1), — (member 2)"
+    assert shown["Transport"] == "mixed: nvme (member 1), loop (member 2)"
+    assert shown["Link"] == "mixed: 8.0 GT/s PCIe x4 (member 1), — (member 2)"
+    assert shown["FUA"] == "mixed: yes (member 1), no (member 2)"
     assert shown["Write cache"] == "write back" and shown["Block size (logical / physical)"] == "512 B / 512 B"
     twins, _ = array(tmp_path, names=("nvme0n1", "nvme0n1"))
     agreed = dict(drive_facts(twins.info()))

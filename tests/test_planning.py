@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -165,3 +166,17 @@ def test_a_cache_switch_the_drive_cannot_do_is_refused_before_anything_runs(tran
             check_cache_switch(target, "write-cache-ab", plan)
     else:
         check_cache_switch(target, "write-cache-ab", plan)
+
+
+@pytest.mark.parametrize("target", ["sim:", "sim:raid0(sm951-nvme-256,sm951-nvme-256)", "file:{tmp}/x.img?size=64m"])
+def test_a_step_the_target_cannot_take_gets_a_way_out_that_works(cli: Any, tmp_path: Path, target: str) -> None:
+    """QA: on sim: the refusal said "change the test's parameters or the target" (no parameter
+    removes the switch) and worded itself "on sim targets on sim:"; a loop device was told to
+    run the test "on sim:", which refuses it too. The advice names what works there."""
+    result = cli("plan", "--test", "write-cache-ab", "-t", target.format(tmp=tmp_path))
+    line = result.stderr.strip()
+    assert result.code == 2 and "\n" not in line, line
+    assert "sim:PRESET?write_cache=0" in line and "parameters" not in line, line
+    assert "targets on " not in line, line
+    if not target.startswith("sim:"):
+        assert "NVMe drive" in line, line

@@ -108,8 +108,25 @@ def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) ->
     missing = engine.capabilities.refusals(info.kind, work)
     if missing:
         raise UsageError(f"test {name}: the {engine.name} engine cannot do {', '.join(missing)} "
-                         f"on {info.spec}; change the test's parameters or the target")
+                         f"({info.spec}); {refusal_advice(engine, info, plan)}")
     check_cache_switch(info, name, plan)
+
+
+# What to do instead of a step the target cannot take: no parameter of the test removes a step.
+WRITE_CACHE_ON_SIM = ("on sim:, set the cache in the target instead (sim:PRESET?write_cache=0) and compare two "
+                      "runs (docs/methods/write-cache-ab.md)")
+WRITE_CACHE_DRIVE = "run the test on an NVMe drive (nvme-cli) or a SATA drive (hdparm)"
+
+
+def refusal_advice(engine: Engine, info: TargetInfo, plan: TestPlan) -> str:
+    """The way out of a refusal: a target that can take the step, or (for a workload the engine
+    cannot run) other parameters."""
+    capabilities = engine.capabilities
+    refused = {capabilities.step_kind(a) for a in plan.actions if not isinstance(a, Measure)
+               and capabilities.step_kind(a) not in capabilities.steps.get(info.kind, frozenset())}
+    if "write_cache" in refused:
+        return WRITE_CACHE_ON_SIM if info.kind == "sim" else f"{WRITE_CACHE_DRIVE}, or {WRITE_CACHE_ON_SIM}"
+    return "change the test's parameters or the target"
 
 
 def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
@@ -120,8 +137,8 @@ def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
     if info.kind == "block" and any(isinstance(a, SetWriteCache) for a in plan.actions) \
             and not can_switch(info.transport):
         raise UsageError(f"test {name}: switching the volatile write cache needs an NVMe drive (nvme-cli) or a SATA "
-                         f"drive (hdparm); {info.spec} is on {info.transport or 'an unknown transport'}; run the "
-                         "test on such a drive, or on sim:")
+                         f"drive (hdparm); {info.spec} is on {info.transport or 'an unknown transport'}; "
+                         f"{WRITE_CACHE_DRIVE}, or {WRITE_CACHE_ON_SIM}")
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:

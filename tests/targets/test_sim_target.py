@@ -22,7 +22,7 @@ def test_a_request_below_the_smallest_drive_is_noted() -> None:
     info = parse_target("sim:sm951-nvme-256?capacity_gib=4").info()
     assert info.capacity_bytes > 8 * GIB  # the preset keeps 16 blocks per plane
     (note,) = info.notes
-    assert note.startswith("capacity_gib=4 is below the smallest drive") and \
+    assert note.startswith("capacity_gib=4 asks for less than the smallest drive") and \
         f"simulating {info.capacity_bytes / GIB:.1f} GiB" in note
     assert ("Note", note) in drive_facts(info)  # the report's drive facts carry it too
 
@@ -47,11 +47,23 @@ def test_every_capacity_is_about_the_request_or_says_what_it_is(gib: float) -> N
     assert made >= gib * 0.9  # never much smaller than asked
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.floats(min_value=0.0005, max_value=1.0))
+def test_every_scale_is_about_the_request_or_says_what_it_is(scale: float) -> None:
+    """QA: scale=0.01 and scale=0.001 both made the preset's smallest drive (11.3 GB, 4.4 % of
+    it) with no note, where capacity_gib=1 said so."""
+    info = parse_target(f"sim:sm951-nvme-256?scale={scale:.4f}").info()
+    asked = round(scale, 4) * parse_target("sim:sm951-nvme-256").info().capacity_bytes
+    assert info.capacity_bytes <= asked * CAPACITY_SLACK or (
+        len(info.notes) == 1 and info.notes[0].startswith(f"scale={scale:.4f} asks for less"))
+    assert info.capacity_bytes >= asked * 0.9
+
+
 def test_plan_and_info_print_the_note(cli: Callable[..., Any]) -> None:
     plan = cli("plan", "-t", "sim:?capacity_gib=2", "--test", "transfer-sweep")
-    assert plan.code == 0 and "note: capacity_gib=2 is below the smallest drive" in plan.stdout
+    assert plan.code == 0 and "note: capacity_gib=2 asks for less than the smallest drive" in plan.stdout
     shown = cli("info", "sim:?capacity_gib=2")
-    assert shown.code == 0 and "capacity_gib=2 is below" in " ".join(shown.stdout.split())
+    assert shown.code == 0 and "capacity_gib=2 asks for less" in " ".join(shown.stdout.split())
 
 
 def test_errors_list_the_presets_only_for_an_unknown_preset() -> None:

@@ -109,7 +109,8 @@ class SimTarget(Target):
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
             capacity_bytes=int(ident["capacity_bytes"]), **facts,
-            notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members)),
+            notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members),
+                                 full_bytes=sum(map(preset_user_bytes, self.members or (ident["preset"],)))),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
@@ -149,22 +150,42 @@ def identity_facts(ident: _ssdsim.Identity) -> dict[str, Any]:
             "fua": bool(ident["fua"]), "discard": bool(ident["discard"]), "plp": bool(ident["plp"])}
 
 
-def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0) -> tuple[str, ...]:
-    """Say so when `capacity_gib` asked for less than the preset can shrink to: the simulator
-    keeps the preset's channels, dies and planes and enough blocks per plane for GC's spare
-    blocks (docs/simulator.md, `capacity_gib`), so below that it makes its smallest drive."""
-    try:
-        asked_gib = float(options.get("capacity_gib", "nan"))
-    except ValueError:
-        return ()
+def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0,
+                   full_bytes: int | None = None) -> tuple[str, ...]:
+    """Say so when `capacity_gib` or `scale` asked for less than the preset can shrink to: the
+    simulator keeps the preset's channels, dies and planes and enough blocks per plane for GC's
+    spare blocks (docs/simulator.md, `capacity_gib`), so below that it makes its smallest drive.
+    `full_bytes`: the unshrunk drive's (or array's) capacity, which `scale` is a share of."""
     drive_bytes = capacity_bytes // max(1, members)  # a RAID-0's members each get the override
-    made_gib = drive_bytes / 2**30
-    if not made_gib > asked_gib * CAPACITY_SLACK:
+    asked = _asked_bytes(options, full_bytes // max(1, members) if full_bytes else None)
+    if asked is None or not drive_bytes > asked[1] * CAPACITY_SLACK:
         return ()
     each = " per member" if members else ""
-    return (f"capacity_gib={options['capacity_gib']} is below the smallest drive this preset shrinks to "
-            f"(it keeps its dies, planes and GC's spare blocks): simulating {made_gib:.1f} GiB "
+    return (f"{asked[0]} asks for less than the smallest drive this preset shrinks to "
+            f"(it keeps its dies, planes and GC's spare blocks): simulating {drive_bytes / 2**30:.1f} GiB "
             f"({drive_bytes / 1e9:.1f} GB){each}",)
+
+
+def _asked_bytes(options: dict[str, str], full_bytes: int | None) -> tuple[str, float] | None:
+    """('capacity_gib=1', bytes) or ('scale=0.01', bytes): the size a shrink option asked for
+    (one member's); None without one (the simulator refused a bad value already)."""
+    for key, per_unit in (("capacity_gib", 2**30), ("scale", full_bytes)):
+        if key in options and per_unit:
+            try:
+                return f"{key}={options[key]}", float(options[key]) * per_unit
+            except ValueError:
+                return None
+    return None
+
+
+def preset_user_bytes(preset: str) -> int:
+    """A preset's full user capacity (its `ftl.user_bytes`), before any shrink."""
+    import tomllib
+
+    for info in simulator().presets():
+        if info["name"] == preset:
+            return int(tomllib.loads(info["toml"])["ftl"]["user_bytes"])
+    return 0
 
 
 def _chunk_kib(text: str) -> int:

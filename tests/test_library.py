@@ -397,3 +397,17 @@ def test_export_makes_missing_folders(cli: CliRun, tmp_path: Path) -> None:
     for name in ("new1/e.csv", "new2/deeper/e.parquet"):
         done = cli("library", "export", str(tmp_path / name), "--library", str(tmp_path / "l.db"))
         assert done.code == 0 and (tmp_path / name).is_file(), done.stderr
+
+
+def test_run_and_plan_take_the_library_option_as_the_others_do(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """QA: docs/library.md says every command takes --library PATH; run and plan refused it
+    ("No such option"), so a run could only go to another library through $SSDLAB_LIBRARY."""
+    chosen, default = tmp_path / "lab.sqlite", Library()
+    before = len(default.runs()) if default.path.exists() else 0
+    quick = ("--test", "quick", "-p", "runs=1", "-p", "runtime_s=0.5", "-p", "size_bytes=16m")
+    ran = cli("run", *quick, "-t", "fake:", "-o", str(tmp_path / "b"), "--library", str(chosen))
+    assert ran.code == 0, ran.stderr
+    assert f"({chosen.resolve()})" in ran.stdout
+    assert [r.bundle for r in Library(chosen).runs()] == [(tmp_path / "b").resolve()]
+    assert (len(default.runs()) if default.path.exists() else 0) == before
+    assert cli("plan", *quick, "-t", "fake:", "--library", str(chosen)).code == 0

@@ -7,6 +7,7 @@ registers its commands on `app`. Only the CLI prints and exits.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,6 +16,7 @@ from rich.markup import escape
 
 from ssdlab import __version__
 from ssdlab.errors import UsageError
+from ssdlab.library import LIBRARY_ENV
 from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import TargetInfo
@@ -63,6 +65,8 @@ RateOpt = Annotated[str | None, typer.Option(
     "--rate", help="The device's write rate for estimates, e.g. 520MB/s or 520MB/s,90k (with 4 KiB random-write "
                    "IOPS): for a drive ssdlab cannot name (USB, virtual disk) or whose spec you know.",
     show_default=False)]
+LibraryOpt = Annotated[Path | None, typer.Option(
+    "--library", help=f"Results library (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
 
 
 def print_target_remarks(console: Console, info: TargetInfo) -> None:

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.cli.app import (
+    LibraryOpt,
     ParamOpt,
     RateOpt,
     SteadyOpt,
@@ -25,6 +26,7 @@ from ssdlab.cli.app import (
 )
 from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
+from ssdlab.library import Library
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
@@ -118,11 +120,12 @@ def plan(
     fio: Annotated[bool, typer.Option("--fio", help="Print the exact fio job files (or simulator jobs).")] = False,
     until_steady: SteadyOpt = False,
     rate: RateOpt = None,
+    library: LibraryOpt = None,
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     given_rate = parse_rate(rate) if rate is not None else None
     tgt = parse_target(one_target(target, target_opt))
-    facts = with_measured_rates(tgt.info())
+    facts = with_measured_rates(tgt.info(), Library(library))
     facts = facts.model_copy(update={"measured_rates": given_rates(given_rate, facts.measured_rates)})
     suite_name, entries = select_entries(suite, test or [])
     engine = engine_for(tgt)

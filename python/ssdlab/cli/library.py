@@ -12,17 +12,15 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.bundle import Bundle, RunRecord
-from ssdlab.cli.app import app, err, out, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import SsdlabError, UsageError
-from ssdlab.library import LIBRARY_ENV, RUN_ID_SHOWN, Added, Library, LibraryRun, default_library_path
+from ssdlab.library import RUN_ID_SHOWN, Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
                           no_args_is_help=True)
 app.add_typer(library_app, name="library")
 
-LibraryOpt = Annotated[Path | None, typer.Option(
-    "--library", help=f"Library file (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
 STATES = {"ok": "ok", "missing": "MISSING", "changed": "CHANGED"}
 PROBLEMS = {"missing": "moved or deleted", "changed": "now holds another run"}
 
@@ -128,16 +126,18 @@ def export(
     out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 
 
-def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool) -> None:
+def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Path | None = None) -> None:
     """`ssdlab run`'s last step: put a complete run in the library. A library that cannot be
     written never fails the run that was measured: it says so and how to add it later."""
     if record.status != "complete":
         return
     console: Console = err if quiet else out
+    where = Library(library)
+    given = f" --library {where.path}" if library is not None else ""
     try:
-        added = Library().add(bundle.path)
+        added = where.add(bundle.path)
     except (SsdlabError, OSError) as error:
         err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with `ssdlab "
-                  f"library add {plain(bundle.path)}`", highlight=False)
+                  f"library add{plain(given)} {plain(bundle.path)}`", highlight=False)
         return
-    console.print(f"Results library: {added.outcome} ({default_library_path()})", highlight=False, markup=False)
+    console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)

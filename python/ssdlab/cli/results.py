@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from ssdlab.bundle import Bundle
-from ssdlab.cli.app import app, err, out, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import UsageError
-from ssdlab.library import LIBRARY_ENV, Library, is_run_id_prefix
+from ssdlab.library import Library, is_run_id_prefix
 from ssdlab.outputs import check_output_file, make_folder_for
 
 
@@ -20,10 +20,10 @@ def existing_library(path: Path | None = None) -> Library | None:
     return library if library.path.exists() else None
 
 
-def write_report(bundle: Bundle) -> Path:
+def write_report(bundle: Bundle, library: Path | None = None) -> Path:
     from ssdlab.report import render_report
 
-    return render_report(bundle.path, library=existing_library()).html
+    return render_report(bundle.path, library=existing_library(library)).html
 
 
 def print_tables(bundle_dir: Path) -> None:
@@ -33,8 +33,6 @@ def print_tables(bundle_dir: Path) -> None:
         out.print(table)
 
 
-LibraryOpt = Annotated[Path | None, typer.Option(
-    "--library", help=f"Results library (default ${LIBRARY_ENV}, else ~/.local/share/ssdlab/library.sqlite).")]
 
 
 def bundle_or_run(given: Path, library: Library | None) -> Path:

@@ -13,6 +13,7 @@ import typer
 
 from ssdlab.bundle import LOCK_FILE, Bundle, RunRecord
 from ssdlab.cli.app import (
+    LibraryOpt,
     ParamOpt,
     RateOpt,
     SteadyOpt,
@@ -45,6 +46,7 @@ from ssdlab.errors import (
     stop_reason,
     stops_held,
 )
+from ssdlab.library import Library
 from ssdlab.planning import given_rates, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
@@ -146,6 +148,7 @@ def run(
     host: Annotated[list[str] | None, typer.Option(
         "--host", help="Run fio on HOST[:PORT] through `fio --server` there (repeatable; file: targets).")] = None,
     rate: RateOpt = None,
+    library: LibraryOpt = None,
 ) -> None:
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
@@ -169,29 +172,30 @@ def run(
         with stops_held(), bundle.lock():
             if resume is None and bundle.run_file.exists():  # another run got here first
                 check_new_bundle(bundle)
-            record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate)
+            record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate, library)
             measured = True
         check_stop()
         if not no_library:
-            add_finished_run(bundle, record, quiet=as_json)
+            add_finished_run(bundle, record, quiet=as_json, library=library)
             added = True
-        report_path = None if no_report else write_report_or_say(bundle)
+        report_path = None if no_report else write_report_or_say(bundle, library)
         _finish(bundle, record, report_path, as_json)
     except KeyboardInterrupt as stop:
         if not measured:
             raise
         # The run is measured and recorded: say so, and what the stop left undone.
-        later = "" if added else f"; add it to the results library with `ssdlab library add {bundle.path}`"
+        given = f" --library {library}" if library is not None else ""
+        later = "" if added else f"; add it to the results library with `ssdlab library add{given} {bundle.path}`"
         raise Interrupted(completed_hint(bundle.path, stop_reason(stop)) + later) from None
     if not no_report and report_path is None:
         raise typer.Exit(2)
 
 
-def write_report_or_say(bundle: Bundle) -> Path | None:
+def write_report_or_say(bundle: Bundle, library: Path | None = None) -> Path | None:
     """The report, or one line saying why not: a report that cannot be written does not
     change what the run measured, and the bundle already holds it all."""
     try:
-        return write_report(bundle)
+        return write_report(bundle, library)
     except (SsdlabError, OSError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
@@ -202,17 +206,18 @@ def write_report_or_say(bundle: Bundle) -> Path | None:
 
 
 def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
-             no_report: bool, device_rate: tuple[float, float | None] | None) -> RunRecord:
+             no_report: bool, device_rate: tuple[float, float | None] | None, library: Path | None) -> RunRecord:
     # Simulated device time says nothing about wall time until some work has run.
     rate = None if tgt.kind == "sim" else 1.0
     observer = QuietObserver(err, rate) if as_json or not out.is_terminal else LiveObserver(out, rate)
-    runner = Runner(bundle, tgt, engine, observer, rates=given_rates(device_rate, rates_for(record.target)))
+    measured = rates_for(record.target, Library(library))
+    runner = Runner(bundle, tgt, engine, observer, rates=given_rates(device_rate, measured))
     try:
         with observer:
             return runner.run(record)
     except (Interrupted, EngineError, InternalError):
         if not no_report:
-            write_report_or_say(bundle)  # an interrupted or failed run still shows what it measured
+            write_report_or_say(bundle, library)  # an interrupted or failed run still shows what it measured
         raise
     finally:
         failed = runner.display_error or getattr(observer, "error", None)

@@ -72,6 +72,13 @@ def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
 
 
+def test_a_path_that_is_not_there_is_not_called_a_bundle_without_run_json(cli: Callable, tmp_path: Path) -> None:
+    """QA: `ssdlab report 3ef2` (a run id too short to be one) said '…/3ef2 is not a result bundle
+    (no run.json in it)' of a path that does not exist."""
+    for args in (["report", str(tmp_path / "3ef2")], ["run", "--resume", str(tmp_path / "gone")]):
+        _one_line_error(cli(*args), 2, "does not exist", "run id from `ssdlab library list`")
+
+
 @pytest.mark.parametrize("typed", ["[/x]", "[red]x", "[bold]", "a[/]b"])
 def test_errors_quote_what_was_typed_even_when_it_looks_like_markup(cli: Callable, typed: str) -> None:
     """The error printer uses rich markup for its label; what the user typed is text. A '[/x]'

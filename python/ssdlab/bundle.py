@@ -448,6 +448,9 @@ class Bundle:
             # A bundle's own run.json given for the bundle: say which directory to give.
             hint = f"give its directory, {self.path.parent}" if self.path.name == RUN_FILE and self.path.is_file() \
                 else "give a directory made by `ssdlab run`"
+            if not self.path.exists():  # a mistyped path, or a run id too short to be one
+                raise BundleError(f"{self.path} does not exist; give a directory made by `ssdlab run`, or a run id "
+                                  "from `ssdlab library list` (8 or more of its hex digits)")
             raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); {hint}")
         data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:

@@ -78,6 +78,11 @@ class MetricRow:
     values: tuple[Value, ...]  # one per drive; None where the drive has no such metric/test
     difference_pct: tuple[float | None, ...]  # one per non-baseline drive; None where it means nothing
     spec: MetricSpec | None = None  # the method's declaration (None: a method this ssdlab does not know)
+    bounds: tuple[bool, ...] = ()  # per drive: the value is only a lower bound (MetricSpec.lower_bound)
+
+    def is_bound(self, index: int) -> bool:
+        """Whether drive `index`'s value is only a lower bound."""
+        return index < len(self.bounds) and self.bounds[index]
 
     @property
     def numeric(self) -> bool:
@@ -153,8 +158,11 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
             continue
         spec = specs.get(name) if specs is not None else None
         compared = spec.compared if spec is not None else True
-        diffs = tuple(difference_pct(v, values[0]) if compared else None for v in values[1:])
-        rows.append(MetricRow(name, values, diffs, spec))
+        # A lower bound is not a value: no Difference % from it or against it.
+        bounds = tuple(spec is not None and r is not None and spec.is_bound(r.metrics) for r in records)
+        diffs = tuple(difference_pct(v, values[0]) if compared and not (bound or bounds[0]) else None
+                      for v, bound in zip(values[1:], bounds[1:], strict=True))
+        rows.append(MetricRow(name, values, diffs, spec, bounds))
     return tuple(rows)
 
 

@@ -16,7 +16,7 @@ from ssdlab.compare import compare_bundles
 from ssdlab.engines.sim import SimEngine
 from ssdlab.measurement import Measurement, OpTotals, Series
 from ssdlab.methods import get_test
-from ssdlab.methods.thermal import phase_metrics, throttling_verdict
+from ssdlab.methods.thermal import phase_metrics, phase_specs, throttling_verdict
 from ssdlab.report import render_report
 from ssdlab.report.compare_page import render_comparison
 from ssdlab.report.sections import build_section
@@ -134,8 +134,8 @@ def test_no_written_at_peak_without_a_peak_level() -> None:
     assert metrics["seq_gb_at_peak"] == pytest.approx(400.0 * 6 / 1e3)
 
 
-def _check_figures(m: Mapping[str, object]) -> None:
-    """The figures of one phase agree with each other (QA's invariants)."""
+def _check_figures(m: Mapping[str, object], rates: list[float]) -> None:
+    """The figures of one phase agree with each other and with its per-second MB/s `rates` (QA's invariants)."""
     peak, share, when, gb = m["seq_peak_mb_s"], m["seq_throttled_share_pct"], m["seq_time_to_throttle_s"], \
         m["seq_gb_at_peak"]
     slowest, levels = m["seq_throttled_mb_s"], m["seq_throttled_levels"]
@@ -152,7 +152,12 @@ def _check_figures(m: Mapping[str, object]) -> None:
     assert isinstance(peak, float) and isinstance(gb, float)
     if throttled:
         assert isinstance(slowest, float) and isinstance(when, float) and slowest < peak
-        assert gb <= peak * (1 + DEFAULT_CONFIG.level_tol_pct / 100) * when / 1e3 + 1e-9
+    # Written before throttling: every second's data up to the time to throttle (all of it, a lower bound,
+    # when it never throttled).
+    upto = int(when) if isinstance(when, float) else len(rates)
+    assert gb == pytest.approx(sum(rates[:upto]) / 1e3)
+    spec = next(s for s in phase_specs("seq") if s.name == "seq_gb_at_peak")
+    assert spec.is_bound(m) == (not throttled)
 
 
 def test_a_short_fast_start_gives_figures_that_agree() -> None:
@@ -166,7 +171,7 @@ def test_a_short_fast_start_gives_figures_that_agree() -> None:
     assert m["seq_gb_at_peak"] == pytest.approx(952.0 * 3 / 1e3)
     assert m["seq_throttled_levels"] == "170, 147, 130" and m["seq_throttled_mb_s"] == pytest.approx(130.0)
     assert m["seq_throttled_share_pct"] == pytest.approx(100 * 117 / 120)
-    _check_figures(m)
+    _check_figures(m, rates)
 
 
 def test_a_stall_is_the_slowest_throttled_level() -> None:
@@ -176,7 +181,7 @@ def test_a_stall_is_the_slowest_throttled_level() -> None:
     assert m["seq_peak_mb_s"] == pytest.approx(273.0) and m["seq_time_to_throttle_s"] == 4.0
     assert m["seq_throttled_mb_s"] == 0.0 and str(m["seq_throttled_levels"]).endswith(", 0")
     assert m["seq_cause"] != "none"
-    _check_figures(m)
+    _check_figures(m, rates)
 
 
 @settings(max_examples=80, deadline=None)
@@ -184,4 +189,4 @@ def test_a_stall_is_the_slowest_throttled_level() -> None:
                           st.integers(min_value=1, max_value=30)), min_size=1, max_size=6))
 def test_phase_figures_agree_for_any_piecewise_constant_run(parts: list[tuple[float, int]]) -> None:
     rates = [rate for rate, n in parts for _ in range(n)]
-    _check_figures(phase_metrics("seq", _measurement(rates), DEFAULT_CONFIG))
+    _check_figures(phase_metrics("seq", _measurement(rates), DEFAULT_CONFIG), rates)

@@ -10,12 +10,16 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pty_helpers import run_in_terminal
 from ssdlab.analysis.throttle import Evidence, analyze_throttle
 from ssdlab.bundle import Bundle
 from ssdlab.engines.sim import SimEngine
+from ssdlab.library import Library
 from ssdlab.report.charts import HEIGHT_PX
+from ssdlab.report.library_rankings import rankings_section
 from ssdlab.report.section_thermal import LABEL_GAP_PX, level_rows, level_table, onset_marks
 from ssdlab.report.sections import build_section
 from ssdlab.runner import run_entries
@@ -59,10 +63,40 @@ def test_distinct_levels_keep_lines_and_labels_of_their_own() -> None:
 def test_the_levels_table_gives_each_level_its_cause_and_evidence() -> None:
     rates, ev = _cache_then_heat()
     table = level_table("thermal", "seq", analyze_throttle(rates, evidence=ev))
-    assert table.header == ("cause", "MB/s", "from", "time", "indicator", "Δ °C")
-    assert table.rows == (("peak", "1,500", "0", "20", "—", "—"),
-                          ("garbage collection / cache", "800", "20", "180", "0", "+23.0"),
-                          ("thermal throttling", "500", "200", "100", "100", "+45.0"))
+    assert table.header == ("cause", "MB/s", "from", "time", "share", "indicator", "Δ °C")
+    assert table.rows == (("peak", "1,500", "0", "20", "6.7", "—", "—"),
+                          ("garbage collection / cache", "800", "20", "180", "60.0", "0", "+23.0"),
+                          ("thermal throttling", "500", "200", "100", "33.3", "100", "+45.0"))
+
+
+# The simulated SM951's sequential phase, in short: the peak, a fall of two partial seconds into the
+# heat's level, back to the peak as the drive cools, one partial second, the heat's level again.
+FALLS = [1580.0] * 60 + [1300.0, 1100.0] + [834.0] * 40 + [1580.0] * 20 + [1200.0] + [834.0] * 30
+
+
+def test_the_chart_and_the_table_give_a_level_one_share_and_one_start() -> None:
+    """QA: the chart's band read 'throttled 834 MB/s, 35 %' (the level's own seconds) beside a share of
+    time throttled of 38.3 % (the transitions into it too), and the level's 'from' was a second or two
+    after the time to throttle (which counts the fall into it)."""
+    result = analyze_throttle(FALLS)
+    share, when = result.throttled_share_pct, result.time_to_throttle_s
+    assert when == 60.0 and share == pytest.approx(100 * (2 + 40 + 1 + 30) / len(FALLS))
+    assert [row["label"] for row in level_rows(result)] == [
+        "peak 1,580 MB/s (52 %)", f"throttled 834 MB/s ({share:.0f} %, cause unknown)"]
+    throttled = level_table("thermal", "seq", result).rows[1]
+    assert throttled[2:5] == (f"{when:g}", "73", f"{share:.1f}")  # from the time to throttle; its time; its share
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 35.0, 130.0, 500.0, 834.0, 1100.0, 1300.0, 1580.0]),
+                          st.integers(min_value=1, max_value=30)), min_size=1, max_size=8))
+def test_the_levels_table_adds_up_to_the_share_throttled_for_any_run(parts: list[tuple[float, int]]) -> None:
+    rates = [rate for rate, n in parts for _ in range(n)]
+    result = analyze_throttle(rates)
+    rows = level_table("thermal", "seq", result).rows[1:] if result.level_causes else ()
+    assert sum(float(row[3]) for row in rows) == pytest.approx(result.throttled_share_pct * len(rates) / 100)
+    assert sum(float(row[4]) for row in rows) == pytest.approx(result.throttled_share_pct, abs=0.05 * len(rows) + 1e-9)
+    assert min((float(row[2]) for row in rows), default=None) == result.time_to_throttle_s
 
 
 @pytest.fixture(scope="module")
@@ -86,9 +120,41 @@ def test_report_in_a_terminal_shows_the_cause_in_words(bundles: dict[str, Path])
     run = run_in_terminal("report", str(bundles["evo"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
     assert not CODE.search(run.screen), run.screen
-    assert "cause of the slowdown: garbage collection / cache" in run.screen  # the summary
+    assert "No thermal throttling (garbage collection / cache: sequential write slowed after" in run.screen  # summary
     assert re.search(r"Sequential write: cause of the slowdown\s*│\s*garbage collection / cache", run.screen)
     assert "Sequential write: each level and its cause" in run.screen
+
+
+def flat(screen: str) -> str:
+    """The terminal's text with the tables' rules and line breaks gone, so a wrapped cell reads as one."""
+    return " ".join(re.sub(r"[│┃┌┐└┘├┤┬┴┼─━┏┓┗┛┡┩╇┳┻╋]", " ", screen).split())
+
+
+def test_report_in_a_terminal_gives_the_phase_notes_a_short_summary_and_bounds(bundles: dict[str, Path]) -> None:
+    """QA: the terminal report left out each phase's cause and evidence (the HTML's notes); the summary
+    cell repeated every phase figure in one parenthesis; a phase that never throttled gave all it wrote
+    as 'written at peak before throttling', a value rather than the lower bound it is."""
+    run = run_in_terminal("report", str(bundles["evo"]), columns=160)
+    assert run.code == 0, run.screen[-3000:]
+    text = flat(run.screen)
+    assert "note Sequential write: garbage collection / cache — by throttled level: garbage collection / cache " \
+           "from 5 s (1 level, 145 s); over all throttled time:" in text
+    assert "note Random write: no throttling — it held its peak level throughout." in text
+    summary = text[text.index(" Summary "):text.index("verdicts")]
+    assert "peak level:" not in summary and "share of time throttled:" not in summary, summary
+    assert re.search(r"Random write: written before throttling\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│\s*GB",
+                     run.screen), run.screen
+
+
+def test_compare_in_a_terminal_gives_no_difference_from_a_lower_bound(bundles: dict[str, Path]) -> None:
+    """QA: 'written at peak' of a drive that never throttled (its whole run) against one that did read
+    '+575.4 %'. Here neither random phase throttled: two lower bounds, no % between them."""
+    run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
+    assert run.code == 0, run.screen[-3000:]
+    assert re.search(r"Random write: written before throttling \(GB\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
+                     r"\s*≥ [0-9.]+ \(never throttled\)\s*│\s*both never throttled", run.screen), run.screen
+    both = r"Sequential write: written before throttling \(GB\)\s*│\s*[0-9.]+\s*│\s*[0-9.]+\s*│\s*[-+][0-9.]+ %"
+    assert re.search(both, run.screen), run.screen  # both throttled: two values, a %
 
 
 def test_compare_in_a_terminal_shows_the_cause_in_words(bundles: dict[str, Path]) -> None:
@@ -120,3 +186,31 @@ def test_a_bundle_judged_over_all_throttled_time_shows_its_stored_cause_and_the_
                             "over all throttled time at once; judged level by level") for n in section.notes)
     levels = next(t for t in section.tables if t.title == "Sequential write: each level and its cause")
     assert [row[0] for row in levels.rows] == ["peak", "thermal throttling"]
+
+
+def test_a_bundle_whose_stored_share_counted_a_dip_says_what_its_levels_add_up_to(bundles: dict[str, Path]) -> None:
+    """A bundle analysed before each throttled level owned its transitions counted a dip between
+    stretches at the peak as throttled: its stored share stays, and a note gives the levels' sum."""
+    bundle = Bundle(bundles["sm951"])
+    record = bundle.load_run().test("thermal")
+    stored = record.metrics["seq_throttled_share_pct"]
+    assert isinstance(stored, float)
+    old = record.model_copy(update={"metrics": {**record.metrics, "seq_throttled_share_pct": stored + 0.7}})
+    notes = build_section(bundle, old).notes
+    assert f"Sequential write: the share of time throttled stored with this run, {stored + 0.7:.1f} %, counted every " \
+           f"transition below the peak level after the onset; the throttled levels (the table and the chart) add up " \
+           f"to {stored:.1f} %." in notes
+    assert not any("share of time throttled stored" in n for n in build_section(bundle, record).notes)
+
+
+def test_the_library_rankings_leave_a_lower_bound_out(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """Neither drive's short random phase throttled: its 'written before throttling' is two lower
+    bounds, not figures to rank; the sequential phase's (both throttled) ranks."""
+    library = Library(tmp_path / "library.sqlite")
+    for path in bundles.values():
+        library.add(path)
+    section = rankings_section(Bundle(bundles["evo"]).load_run(), library, bundles["evo"])
+    assert section is not None
+    header = next(t for t in section.tables).header
+    assert "Sequential write: written before throttling (GB)" in header
+    assert "Random write: written before throttling (GB)" not in header

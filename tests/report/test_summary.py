@@ -97,12 +97,12 @@ def test_nothing_measured_says_so_for_every_rule() -> None:
 
 def test_a_later_tests_throttling_verdict_plugs_in() -> None:
     """A method this ssdlab does not know yet (the thermal test) feeds the throttling finding
-    through its verdict alone; its figures are named by their keys until it declares labels."""
+    through its verdict alone: its summary (the verdict and its key figure) is the finding."""
     thermal = record("thermal", "thermal", {"time_to_throttle_s": 95.0}, verdicts=(
         verdict("throttling", "yes", "Throttles after 95 s", time_to_throttle_s=95.0, levels=3),))
     got = findings(thermal)["throttling"]
     assert got.measured and got.outcome == "yes" and got.section == "thermal"
-    assert got.text == "Throttles after 95 s (time to throttle (s): 95.0; levels: 3)"
+    assert got.text == "Throttles after 95 s"
     assert got.rule == "the throttling rule"
 
 

@@ -15,10 +15,12 @@ Pure code over per-period series (docs/methods/thermal.md):
    cache, is the peak, and the mean of the run cannot exceed it but by transitions). Time to
    throttle is where the first segment at a slower level after the first peak segment starts (or
    the transitions below the peak level that lead into it); the throttled levels are the slower
-   levels the drive ran at from then on, and the throttled time is theirs plus that of the
-   transitions below the peak level from then on. Seconds before the peak is first reached (a
-   ramp-up) are neither peak nor throttled. The amount written at peak is that of the peak
-   level's segments before the onset (mean rate x periods).
+   levels the drive ran at from then on. Each throttled level's time is its own periods from then
+   on, the transitions below the peak level that fall into them (or, when no throttled level
+   follows, climb out of them) included; the throttled time is the sum of the levels' times, so
+   each level's share and the phase's agree wherever they are shown. Seconds before the peak is
+   first reached (a ramp-up) are neither peak nor throttled; nor is a dip shorter than a level
+   between two stretches at the peak.
 4. The cause, with the evidence for it, per throttled level (over the level's periods from the
    onset on), since one phase can slow down for different reasons in turn (a write cache running
    out, then heat): "thermal" when the drive's own throttle indicator (simulator throttle level,
@@ -114,11 +116,13 @@ class Judgement:
 
 @dataclass(frozen=True)
 class LevelCause:
-    """Why the drive ran at one throttled level."""
+    """Why the drive ran at one throttled level, and its throttled time."""
 
     level: int  # index into ThrottleAnalysis.levels
-    start: int  # its first throttled period: the start of its first segment from the onset on
-    periods: int  # its periods from the onset on (the time judged)
+    start: int  # the start of its first segment from the onset on (its first judged period)
+    periods: int  # its own periods from the onset on (the time judged: the transitions are no level's)
+    since: int  # its first throttled period: the start of the fall into its first segment
+    throttled_periods: int  # its throttled time: its own periods and the transitions it owns
     judgement: Judgement
 
     @property
@@ -138,9 +142,9 @@ class ThrottleAnalysis:
     evidence: tuple[str, ...] = field(default_factory=tuple)
     temp_rise_c: float | None = None
     temp_rate_corr: float | None = None  # Pearson correlation of temperature and rate
-    throttled_mask: tuple[bool, ...] = ()  # per period: throttled (at a throttled level or a transition below peak)
-    peak_time_s: float | None = None  # time at the peak level before the onset (the whole run if never throttled)
-    peak_amount: float | None = None  # rate x seconds at the peak level before the onset (MB for MB/s)
+    # Per period: the throttled level it counts toward (its own period from the onset on, or a
+    # transition below the peak level falling into or climbing out of it); -1: not throttled.
+    throttled_level_at: tuple[int, ...] = ()
     level_causes: tuple[LevelCause, ...] = ()  # one per throttled level, in throttled_levels' order
     thermal_onset: int | None = None  # where heat throttling started (None: no thermal level)
     overall: Judgement | None = None  # the evidence over all throttled time (None: never throttled)
@@ -176,10 +180,34 @@ class ThrottleAnalysis:
         """The throttled levels themselves (throttled_indices)."""
         return tuple(self.levels[i] for i in self.throttled_indices)
 
+    @property
+    def throttled_mask(self) -> tuple[bool, ...]:
+        """Per period: whether it is throttled (throttled_level_at)."""
+        return tuple(level >= 0 for level in self.throttled_level_at)
+
     def is_throttled(self, index: int) -> bool:
-        """Whether period `index` is throttled: from the onset on, at a throttled level or in a
-        transition below the peak level."""
-        return bool(self.throttled_mask) and self.throttled_mask[index]
+        """Whether period `index` is throttled: it counts toward a throttled level's time."""
+        return bool(self.throttled_level_at) and self.throttled_level_at[index] >= 0
+
+    def level_since_s(self, index: int) -> float:
+        """When the drive first ran at level `index` as the report shows it: a throttled level
+        from the fall into it (the first one: the time to throttle), another from its first
+        segment."""
+        if index in self.throttled_level_at:
+            return self.throttled_level_at.index(index) * self.period_s
+        return next(s.start for s in self.segments if s.level == index) * self.period_s
+
+    def level_time_s(self, index: int) -> float:
+        """Level `index`'s seconds as the report shows them: a throttled level's throttled time
+        (they add up to the throttled time), another's own seconds."""
+        if index in self.throttled_indices:
+            return self.throttled_level_at.count(index) * self.period_s
+        return self.levels[index].duration_s
+
+    def level_share_pct(self, index: int) -> float:
+        """level_time_s as a share of the phase: the throttled levels' add up to throttled_share_pct."""
+        total = len(self.throttled_level_at) * self.period_s
+        return 100.0 * self.level_time_s(index) / total if total > 0 else 0.0
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -330,14 +358,38 @@ def _onset(segments: Sequence[Segment], peak: int, band: float) -> int | None:
     return segments[j].start
 
 
-def _throttled_mask(segments: Sequence[Segment], onset: int | None, peak: int | None,
-                    band: float) -> tuple[bool, ...]:
-    """Per period: from the onset on, at a throttled level or in a transition below the peak level."""
-    out: list[bool] = []
-    for seg in segments:
-        slow = peak is not None and (seg.level > peak or (seg.level < 0 and seg.rate < band))
-        out += [onset is not None and i >= onset and slow for i in range(seg.start, seg.stop)]
+def _throttled_level_at(segments: Sequence[Segment], onset: int | None, peak: int | None,
+                        band: float) -> tuple[int, ...]:
+    """Per period: the throttled level it counts toward, -1 for none. A throttled level's own
+    segments from the onset on, with the transitions below the peak level (`band`) that fall into
+    each of them (as the onset counts the fall from the peak), then those left that climb out of
+    one; a dip shorter than a level between stretches at the peak is no level's, so not throttled."""
+    out = [-1] * (segments[-1].stop if segments else 0)
+    if onset is None or peak is None:
+        return tuple(out)
+    throttled = [k for k, seg in enumerate(segments) if seg.start >= onset and seg.level > peak]
+    for k in throttled:
+        for j in (k, *_slow_transitions(segments, k, -1, band)):
+            _claim(out, segments[j], segments[k].level)
+    for k in throttled:
+        for j in _slow_transitions(segments, k, +1, band):
+            if out[segments[j].start] < 0:  # no throttled level falls from it: it climbs out of this one
+                _claim(out, segments[j], segments[k].level)
     return tuple(out)
+
+
+def _claim(level_at: list[int], seg: Segment, level: int) -> None:
+    level_at[seg.start:seg.stop] = [level] * (seg.stop - seg.start)
+
+
+def _slow_transitions(segments: Sequence[Segment], k: int, step: int, band: float) -> list[int]:
+    """Indices of the transitions below `band` next to segment `k`, before it (step -1) or after
+    it (+1), up to the first segment that is not one."""
+    out, j = [], k + step
+    while 0 <= j < len(segments) and segments[j].level < 0 and segments[j].rate < band:
+        out.append(j)
+        j += step
+    return out
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -366,28 +418,21 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     peak = 0 if levels else None  # the fastest level: a fast start held for min_segment periods is the peak
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
     onset = _onset(segments, peak, band) if peak is not None else None
-    mask = _throttled_mask(segments, onset, peak, band)
-    share = 100.0 * sum(mask) / len(rates)
-    # The peak level's segments before the onset; their amount by segment means (a busy segment a
-    # stall interrupts has one mean over its pieces), so it is the peak level x its seconds there.
-    at_peak = [s for s in segments if s.level == peak and peak is not None and (onset is None or s.start < onset)]
+    level_at = _throttled_level_at(segments, onset, peak, band)
+    share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, share, "none",
                             temp_rise_c=_temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
-                            throttled_mask=mask,
-                            peak_time_s=sum(s.stop - s.start for s in at_peak) * period_s if peak is not None else None,
-                            peak_amount=sum(s.rate * (s.stop - s.start) for s in at_peak) * period_s
-                            if peak is not None else None)
+                            throttled_level_at=level_at)
     if onset is None:
         return base
     peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
-    overall = judge(mask, peak_periods, onset, rates, evidence, PHASE_SCOPE)
+    overall = judge(base.throttled_mask, peak_periods, onset, rates, evidence, PHASE_SCOPE)
     by_level = _level_causes(base, rates, evidence, peak_periods)
     cause = phase_cause(by_level)
-    thermal = [lc.start for lc in by_level if lc.cause == "thermal"]
+    thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
     return replace(base, cause=cause, evidence=(_by_level_words(base, by_level), *overall.evidence),
-                   level_causes=by_level, overall=overall,
-                   thermal_onset=_fall_into(segments, min(thermal), mask) if thermal else None)
+                   level_causes=by_level, overall=overall, thermal_onset=min(thermal) if thermal else None)
 
 
 def _periods_of(n: int, segments: Sequence[Segment]) -> list[bool]:
@@ -405,10 +450,11 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
     if onset is None:
         return ()
     out = []
+    level_at = analysis.throttled_level_at
     for index in analysis.throttled_indices:
         own = [s for s in analysis.segments if s.level == index and s.start >= onset]
         selected = _periods_of(len(rates), own)
-        out.append(LevelCause(index, own[0].start, sum(selected),
+        out.append(LevelCause(index, own[0].start, sum(selected), level_at.index(index), level_at.count(index),
                               judge(selected, at_peak, own[0].start, rates, ev, LEVEL_SCOPE)))
     return tuple(out)
 
@@ -416,33 +462,25 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
 def phase_cause(by_level: Sequence[LevelCause]) -> Cause:
     """A phase's cause from its throttled levels': heat when any level is thermal (however much
     time a cache running out or GC took first), otherwise that of the levels holding the most
-    throttled time, unknown on a tie; none without a throttled level."""
+    throttled time (as the report shows it), unknown on a tie; none without a throttled level."""
     if not by_level:
         return "none"
     if any(lc.cause == "thermal" for lc in by_level):
         return "thermal"
-    gc = sum(lc.periods for lc in by_level if lc.cause == "gc-cache")
-    unknown = sum(lc.periods for lc in by_level if lc.cause != "gc-cache")
+    gc = sum(lc.throttled_periods for lc in by_level if lc.cause == "gc-cache")
+    unknown = sum(lc.throttled_periods for lc in by_level if lc.cause != "gc-cache")
     return "gc-cache" if gc > unknown else "unknown"
-
-
-def _fall_into(segments: Sequence[Segment], start: int, mask: Sequence[bool]) -> int:
-    """`start` (a level segment's) moved back over the throttled transitions that lead into it, as
-    the onset is: for the first throttled level this is the onset itself."""
-    j = next(i for i, s in enumerate(segments) if s.start == start)
-    while j > 0 and segments[j - 1].level < 0 and mask[segments[j - 1].start]:
-        j -= 1
-    return segments[j].start
 
 
 def _by_level_words(analysis: ThrottleAnalysis, by_level: Sequence[LevelCause]) -> str:
     """'by throttled level: garbage collection / cache from 5 s (1 level, 120 s); thermal
-    throttling from 300 s (2 levels, 240 s)': each cause, in the order it first appeared."""
+    throttling from 300 s (2 levels, 240 s)': each cause, in the order it first appeared, from
+    the fall into its first level, with its levels' throttled time (as the levels table shows)."""
     parts = []
-    for cause in dict.fromkeys(lc.cause for lc in sorted(by_level, key=lambda lc: lc.start)):
+    for cause in dict.fromkeys(lc.cause for lc in sorted(by_level, key=lambda lc: lc.since)):
         own = [lc for lc in by_level if lc.cause == cause]
-        start = _fall_into(analysis.segments, min(lc.start for lc in own), analysis.throttled_mask)
-        seconds = sum(lc.periods for lc in own) * analysis.period_s
+        start = min(lc.since for lc in own)
+        seconds = sum(lc.throttled_periods for lc in own) * analysis.period_s
         parts.append(f"{CAUSE_TEXT[cause]} from {start * analysis.period_s:g} s "
                      f"({len(own)} level{'s' if len(own) > 1 else ''}, {seconds:g} s)")
     return "by throttled level: " + "; ".join(parts)

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ssdlab.units import format_size
 
+V = TypeVar("V")
 MetricKind = Literal["figure", "setting", "count", "verdict"]
 Better = Literal["higher", "lower"]
 
@@ -36,6 +37,17 @@ BYTES = "bytes"
 
 
 @dataclass(frozen=True)
+class LowerBound:
+    """When a figure is only a lower bound: while metric `unless` has no value. The data a phase
+    wrote before it throttled is, in a phase that never throttled (no time to throttle), all it
+    wrote: the drive would have written at least that much. Tables show such a value as a bound
+    ('≥ 749.99 (never throttled)'); compare gives no Difference % from it, rankings leave it out."""
+
+    unless: str  # the metric whose value makes this one exact
+    why: str  # what a reader sees beside the bound: "never throttled"
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     name: str  # the key in run.json's metrics
     label: str  # what a reader sees, e.g. "4 KiB random read, QD 1"
@@ -46,6 +58,7 @@ class MetricSpec:
     # What a reader sees for each code the metric stores ('gc-cache' -> 'garbage collection / cache'):
     # the stored value stays a stable code, every table shows the words.
     value_text: Mapping[str, str] = field(default_factory=dict)
+    lower_bound: LowerBound | None = None  # when the value is only a lower bound (None: never)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))
@@ -54,6 +67,21 @@ class MetricSpec:
     def shown(self, value: object) -> object:
         """The value as a reader sees it: a stored code in words, anything else as it is."""
         return self.value_text.get(value, value) if isinstance(value, str) else value
+
+    def is_bound(self, metrics: Mapping[str, object]) -> bool:
+        """Whether this metric's value among one record's `metrics` is only a lower bound."""
+        bound = self.lower_bound
+        return bound is not None and metrics.get(self.name) is not None and metrics.get(bound.unless) is None
+
+    def exact(self, metrics: Mapping[str, V]) -> V | None:
+        """This metric's value among `metrics`, or None when it is only a lower bound: what may be
+        ranked or compared as a value."""
+        return None if self.is_bound(metrics) else metrics.get(self.name)
+
+    def bound_text(self, text: str) -> str:
+        """'≥ 749.99 (never throttled)': a value already formatted, shown as the bound it is."""
+        why = f" ({self.lower_bound.why})" if self.lower_bound is not None else ""
+        return f"≥ {text}{why}"
 
     @property
     def compared(self) -> bool:

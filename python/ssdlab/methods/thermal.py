@@ -3,7 +3,7 @@
 Sequence: optional purge; for each phase (sequential 128 KiB QD32 write, then 4 KiB QD32
 random write) an idle cool-down, then the write until its time or byte budget. Each phase's
 per-period rate goes through the throttle analysis (analysis/throttle.py): the peak level,
-time to throttle, GB written at peak, the throttled level(s), the share of time throttled,
+time to throttle, GB written before it, the throttled level(s), the share of time throttled,
 and whether the slowdown was heat or garbage collection / cache, with the evidence
 (temperature, the drive's throttle indicator, power on the simulator).
 """
@@ -24,7 +24,7 @@ from ssdlab.analysis.throttle import (
 )
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
-from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet, MetricSpec, metric_set
 from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
@@ -74,8 +74,9 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
         MetricSpec(f"{phase}_time_to_throttle_s", f"{text}: time to throttle", SECONDS, better="higher", dims=dims),
         MetricSpec(f"{phase}_time_to_heat_throttle_s", f"{text}: time to heat throttling", SECONDS, better="higher",
                    dims=dims),
-        MetricSpec(f"{phase}_gb_at_peak", f"{text}: written at peak before throttling", GB, better="higher",
-                   dims=dims),
+        # Named "at peak" when it was the peak level's data; the name stays so older runs still load.
+        MetricSpec(f"{phase}_gb_at_peak", f"{text}: written before throttling", GB, better="higher", dims=dims,
+                   lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time throttled", PCT, better="lower",
                    dims=dims),
         MetricSpec(f"{phase}_throttled_levels", f"{text}: throttled levels (MB/s)", kind="count", dims=dims),
@@ -90,7 +91,7 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
 class ThermalTest(MethodTest[ThermalParams]):
     name = "thermal"
     title = "Thermal throttling under sustained writes"
-    summary = ("sustained 128 KiB sequential and 4 KiB random writes from cool; time to throttle, GB at peak, "
+    summary = ("sustained 128 KiB sequential and 4 KiB random writes from cool; time to throttle, GB before it, "
                "throttled levels, share throttled, heat or GC / cache")
     params_model = ThermalParams
 
@@ -167,14 +168,23 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_time_to_throttle_s": result.time_to_throttle_s,
         # Where the first thermal level starts: a cache that ran out earlier is a throttle of its own.
         f"{phase}_time_to_heat_throttle_s": result.time_to_thermal_s,
-        # MB at the peak level before the onset; no level at all (a run shorter than a level): no "at peak".
-        f"{phase}_gb_at_peak": result.peak_amount / 1e3 if result.peak_amount is not None else None,
+        f"{phase}_gb_at_peak": written_before_throttle_gb(found, result),
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_cause": result.cause,
     }
+
+
+def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysis) -> float | None:
+    """GB the host wrote from the start up to the time to throttle, summed from the per-second
+    series (a ramp-up before the peak included); all the phase wrote when it never throttled (a
+    lower bound, as the metric declares); None without a peak level (a run shorter than a level)."""
+    if result.peak is None:
+        return None
+    upto = result.onset if result.onset is not None else len(measurement.series)
+    return sum(measurement.series.write_bytes[:upto]) / 1e9
 
 
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "time_to_throttle_s", "time_to_heat_throttle_s",
@@ -203,11 +213,20 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                        because="a sustained write phase is missing")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:
-        return Verdict(**base, outcome="inconclusive", summary="Slows down, cause not known",
+        return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",
                        because=f"{phase_because(metrics, unknown[0])}, but neither a throttle indicator nor "
                                "the temperature separates heat from GC / cache")
     text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
-    return Verdict(**base, outcome="no", summary="No thermal throttling", because=text)
+    when = slowed(metrics)
+    gc = f" (garbage collection / cache: {when})" if when else ""
+    return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def slowed(metrics: Mapping[str, object]) -> str:
+    """'sequential write slowed after 5 s, random write after 380 s': when each phase that left
+    its peak level did so; empty when none did."""
+    times = [(PHASE_TEXT[p].lower(), t) for p in PHASES if (t := metrics.get(f"{p}_time_to_throttle_s")) is not None]
+    return ", ".join(f"{name}{' slowed' if i == 0 else ''} after {_num(t)} s" for i, (name, t) in enumerate(times))
 
 
 def heat_start(metrics: Mapping[str, object], phase: Phase) -> object:
@@ -222,7 +241,7 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
     words = [f"{PHASE_TEXT[phase].lower()} fell from {_num(m.get('peak_mb_s'))} MB/s to "
              f"{_num(m.get('throttled_mb_s'))} MB/s after {_num(m.get('time_to_throttle_s'))} s "
-             f"({_num(m.get('gb_at_peak'))} GB at peak)"]
+             f"({_num(m.get('gb_at_peak'))} GB written before it)"]
     heat, first = m.get("time_to_heat_throttle_s"), m.get("time_to_throttle_s")
     if isinstance(heat, float | int) and isinstance(first, float | int) and heat > first:
         words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")

@@ -16,6 +16,7 @@ from rich.table import Table as RichTable
 
 from ssdlab.compare import Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
+from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
@@ -47,18 +48,36 @@ def comparison_header(c: Comparison) -> tuple[str, ...]:
 
 
 def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
-    """Label (with its declared unit), each drive's value, Difference % for figures only."""
+    """Label (with its declared unit), each drive's value (a lower bound shown as one),
+    Difference % for figures only (none from a lower bound: why instead)."""
     if row.spec is None:
         values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
                                                                                       strict=True)]
         label = row.name
     else:
-        unit = row.spec.unit
-        values = [format_in_unit(unit, row.spec.shown(v)) if here else MISSING
-                  for v, here in zip(row.values, present, strict=True)]
-        label = label_with_unit(row.label, unit)
-    diffs = [format_pct_change(d) if row.compared else "" for d in row.difference_pct]
+        values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
+                  for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
+        label = label_with_unit(row.label, row.spec.unit)
+    diffs = [(bound_difference(row, i) or format_pct_change(d)) if row.compared else ""
+             for i, d in enumerate(row.difference_pct, start=1)]
     return (label, *values, *diffs)
+
+
+def value_cell(spec: MetricSpec, value: object, bound: bool) -> str:
+    """A value in its declared unit, in words where it is a code, as a bound where it is one."""
+    text = format_in_unit(spec.unit, spec.shown(value))
+    return spec.bound_text(text) if bound else text
+
+
+def bound_difference(row: MetricRow, index: int) -> str | None:
+    """The Difference % cell of drive `index` when its value or the baseline's is only a lower
+    bound: why there is no %, e.g. 'never throttled', 'baseline never throttled'."""
+    bound = row.spec.lower_bound if row.spec is not None else None
+    mine, baseline = row.is_bound(index), row.is_bound(0)
+    if bound is None or not (mine or baseline):
+        return None
+    who = "both " if mine and baseline else "" if mine else "baseline "
+    return f"{who}{bound.why}"
 
 
 def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
@@ -121,7 +140,9 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTab
 
 
 def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
-    return [RankedMetric(row.spec, row.values) for row in t.rows if row.spec is not None]
+    """Each declared figure's values; a lower bound is not ranked as a value."""
+    return [RankedMetric(row.spec, tuple(None if row.is_bound(i) else v for i, v in enumerate(row.values)))
+            for row in t.rows if row.spec is not None]
 
 
 def comparison_section(c: Comparison, t: TestComparison) -> Section:

@@ -43,7 +43,8 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: P
         return [], [], []
     labels = unique_labels([run.target.label, *(t.label for t in found)],
                            [drive_id(run.target), *(t.drive_id for t in found)])
-    metrics = [RankedMetric(spec, (record.metrics.get(spec.name), *(t.values.get(spec.name) for t in found)))
+    # spec.exact: a lower bound (e.g. data written by a phase that never throttled) is not ranked as a value.
+    metrics = [RankedMetric(spec, (spec.exact(record.metrics), *(spec.exact(t.values) for t in found)))
                for spec in specs]
     title = method_title(record.test, record.name, record.params)
     figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,

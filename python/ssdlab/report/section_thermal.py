@@ -10,7 +10,7 @@ and the evidence for the phase's cause as notes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import altair as alt
@@ -18,12 +18,19 @@ import altair as alt
 from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, Judgement, ThrottleAnalysis, ThrottleConfig
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.methods.metrics import block_text
+from ssdlab.methods.metrics import MetricSpec, block_text
 from ssdlab.methods.thermal import PHASE_TEXT, PHASES, Phase, analyze_measurement, evidence_of
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import MISSING
-from ssdlab.report.section_generic import flat_table, generic_section, measured, section_title, status_notes
+from ssdlab.report.section_generic import (
+    flat_table,
+    generic_section,
+    measured,
+    section_title,
+    status_notes,
+    value_cells,
+)
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table
 from ssdlab.units import signed
@@ -72,9 +79,11 @@ def level_groups(result: ThrottleAnalysis, gap: float) -> list[LevelGroup]:
 
 
 def group_label(result: ThrottleAnalysis, group: LevelGroup) -> str:
-    """'throttled 1,012 MB/s (55 %, heat)', 'throttled 29 to 71 MB/s, 9 levels (84 %, heat)'."""
+    """'throttled 1,012 MB/s (55 %, heat)', 'throttled 29 to 71 MB/s, 9 levels (84 %, heat)'. The
+    share is the levels' share of the phase as the levels table gives it (level_share_pct): the
+    throttled ones' add up to the share of time throttled."""
     levels = [result.levels[i] for i in group.indices]
-    share = sum(lv.share_pct for lv in levels)
+    share = sum(result.level_share_pct(i) for i in group.indices)
     causes = {lc.level: lc.cause for lc in result.level_causes}
     why = " and ".join(dict.fromkeys(CAUSE_SHORT[causes[i]] for i in group.indices if i in causes))
     tail = f"({share:.0f} %{', ' + why if why else ''})"
@@ -144,7 +153,16 @@ def onset_marks(result: ThrottleAnalysis) -> list[tuple[float, str, str, list[in
 
 
 def phase_table(view: MethodView, phase: Phase) -> Table:
-    return flat_table(view, phase, PHASE_TEXT[phase], view.specs.where(phase=phase))
+    """The phase's stored figures; one that is only a lower bound (the data written before
+    throttling, in a phase that never throttled) shown as one."""
+    specs = view.specs.where(phase=phase)
+    return replace(flat_table(view, phase, PHASE_TEXT[phase], specs), rows=tuple(figure_row(view, s) for s in specs))
+
+
+def figure_row(view: MethodView, spec: MetricSpec) -> tuple[str, str, str]:
+    """(label, value, unit) as flat_table gives them, a lower bound shown as one: '≥ 749.99 (never throttled)'."""
+    value, unit = value_cells(spec, view.value(spec))
+    return spec.label, spec.bound_text(value) if spec.is_bound(view.record.metrics) else value, unit
 
 
 def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
@@ -158,12 +176,11 @@ def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
         if index != result.peak and index not in judged:
             continue  # a level of a ramp-up before the peak: neither peak nor throttled
         lc = judged.get(index)
-        first = lc.start if lc is not None else next(s.start for s in result.segments if s.level == index)
-        seconds = lc.periods * result.period_s if lc is not None else level.duration_s  # the seconds judged
         cells = [_cell(pick(lc.judgement)) if lc is not None else MISSING for _, pick in columns]
         rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause], f"{level.rate:,.0f}",
-                     f"{first * result.period_s:g}", f"{seconds:g}", *cells))
-    header = ("cause", "MB/s", "from", "time", *(t for t, _ in columns))
+                     f"{result.level_since_s(index):g}", f"{result.level_time_s(index):g}",
+                     f"{result.level_share_pct(index):.1f}", *cells))
+    header = ("cause", "MB/s", "from", "time", "share", *(t for t, _ in columns))
     return Table(key=f"{key}-{phase}-levels", title=f"{PHASE_TEXT[phase]}: each level and its cause", header=header,
                  rows=tuple(rows), caption=LEVEL_CAPTION)
 
@@ -175,15 +192,18 @@ EVIDENCE_COLUMNS: tuple[tuple[str, Callable[[Judgement], str | None]], ...] = (
     ("Δ energy", lambda j: None if j.energy_rise_pct is None else signed(j.energy_rise_pct)),
     ("GC", lambda j: None if j.gc_pct is None else f"{j.gc_pct:.0f}"),
 )
-LEVEL_CAPTION = ("MB/s: the level; from: when the drive first ran at it after the onset (s); time: its seconds; "
-                 "indicator: % of them the drive's throttle indicator was on; Δ °C: their mean temperature against "
-                 "the peak level's; Δ energy: their energy per byte written against the peak level's (%); GC: % of "
-                 "them in which garbage collection moved pages. Each throttled level is judged on its own seconds "
-                 "from the onset on: heat when the indicator was on for at least half of them; otherwise by votes, "
-                 "heat when the temperature had risen 10 °C or more up to the level and Δ °C ≥ 0, or the power fell "
-                 "with Δ energy under 20 %; garbage collection / cache when the temperature had risen less than 5 °C, "
-                 "Δ energy is 20 % or more, GC is 50 % or more, or the indicator was on for less than half. A phase "
-                 "throttles from heat when any of its levels does.")
+LEVEL_CAPTION = ("MB/s: the level; from: when the drive fell into it (s; the first throttled level's is the time to "
+                 "throttle); time: its throttled seconds, the transitions falling into it (or climbing out of it to "
+                 "the peak) included (the peak: all its seconds); share: time as a % of the phase (the throttled "
+                 "levels' add up to the share of time throttled, as on the chart). The evidence is over the level's "
+                 "own seconds, transitions left out: indicator: % of them the drive's throttle indicator was on; "
+                 "Δ °C: their mean temperature against the peak level's; Δ energy: their energy per byte written "
+                 "against the peak level's (%); GC: % of them in which garbage collection moved pages. Each throttled "
+                 "level is judged on its own seconds from the onset on: heat when the indicator was on for at least "
+                 "half of them; otherwise by votes, heat when the temperature had risen 10 °C or more up to the level "
+                 "and Δ °C ≥ 0, or the power fell with Δ energy under 20 %; garbage collection / cache when the "
+                 "temperature had risen less than 5 °C, Δ energy is 20 % or more, GC is 50 % or more, or the "
+                 "indicator was on for less than half. A phase throttles from heat when any of its levels does.")
 
 
 def _cell(value: str | None) -> str:
@@ -213,6 +233,18 @@ def stored_cause_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) 
             f"{CAUSE_TEXT[result.cause]}.")
 
 
+def stored_share_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:
+    """Said when the run's stored share of time throttled differs from what its levels add up to:
+    a run analysed before each throttled level owned the transitions into it counted every
+    transition below the peak level after the onset, a dip between stretches at the peak included."""
+    stored = view.record.metrics.get(f"{phase}_throttled_share_pct")
+    if not isinstance(stored, float | int) or round(stored, 1) == round(result.throttled_share_pct, 1):
+        return None
+    return (f"{PHASE_TEXT[phase]}: the share of time throttled stored with this run, {stored:.1f} %, counted every "
+            f"transition below the peak level after the onset; the throttled levels (the table and the chart) add "
+            f"up to {result.throttled_share_pct:.1f} %.")
+
+
 def thermal_caption(view: MethodView) -> str:
     p = view.params
     cool = f"idle {p.cooldown_s:g} s to cool, then " if p.cooldown_s is not None else ""
@@ -240,14 +272,14 @@ def phase_figures(key: str, found: dict[str, Measurement],
             continue
         result = analyze_measurement(m, cfg)
         notes.append(phase_note(phase, result))
-        stale = stored_cause_note(view, phase, result)
-        notes += [stale] if stale else []
+        notes += [n for n in (stored_cause_note(view, phase, result), stored_share_note(view, phase, result)) if n]
         if result.level_causes:  # a phase that never throttled has its peak in the figures already
             tables[phase] = level_table(key, phase, result)
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
                               rate_temp_chart(m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "
-                              "grey: the performance levels found, with their share of the time and the cause of "
+                              "grey: the performance levels found, with their share of the phase (as in the levels "
+                              "table: a throttled level's includes the transitions falling into it) and the cause of "
                               "throttled ones (levels too close to label apart: one shaded band); dotted red: where "
                               "throttling began; dash-dotted orange: where heat throttling began, when later."))
     return figures, tables, notes

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from ssdlab.bundle import RunRecord
-from ssdlab.effective import differences, effective_method, param_label
+from ssdlab.effective import differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
@@ -22,7 +22,6 @@ from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number, signed
-from ssdlab.verdicts import Verdict
 
 NOT_MEASURED = "not measured in this run"
 SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # standard deviation, as reviews write it
@@ -89,33 +88,16 @@ def absent(key: str, title: str, rule: str) -> Finding:
     return Finding(key=key, title=title, text=NOT_MEASURED, rule=rule, measured=False)
 
 
-def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str,
-                    with_figures: bool = False) -> Finding:
-    """A finding that is a method's verdict: its summary and rule (and its figures, when the
-    summary line alone does not carry what a review reports)."""
+def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str) -> Finding:
+    """A finding that is a method's verdict: its summary (the verdict and its key figure; the
+    other figures are in the method's section) and rule."""
     for view in views:
         verdict = view.verdict(verdict_key)
         if verdict is not None:
-            figures = verdict_figures(view, verdict) if with_figures else ""
-            text = verdict.summary + (f" ({figures})" if figures else "")
-            return Finding(key=key, title=title, text=text, rule=verdict.rule + (
+            return Finding(key=key, title=title, text=verdict.summary, rule=verdict.rule + (
                 f". Here: {verdict.because}" if verdict.because else ""), measured=True,
                 section=view.record.name, outcome=verdict.outcome)
     return absent(key, title, rule)
-
-
-def verdict_figures(view: MethodView, verdict: Verdict) -> str:
-    """The verdict's figures with the labels and units its method declares."""
-    parts = []
-    for name, value in verdict.figures.items():
-        spec = view.specs.get(name)
-        if value is None or isinstance(value, bool) or name in view.record.params:
-            continue
-        label = spec.label if spec is not None else param_label(name)
-        shown = quantity(spec, float(value)) if spec is not None and is_number(value) else \
-            str(spec.shown(value) if spec is not None else value)
-        parts.append(f"{label}: {shown}")
-    return "; ".join(parts)
 
 
 # ---- the rules ----------------------------------------------------------------------
@@ -225,9 +207,11 @@ def trim(views: Sequence[MethodView]) -> Finding:
 
 
 def throttling(views: Sequence[MethodView]) -> Finding:
+    """The thermal test's verdict: its summary carries the key figure (when heat throttling set
+    in, the share of time throttled); each phase's figures are in the test's section."""
     return verdict_finding("throttling", "Thermal throttling", views, "throttling",
-                           "time and data written to the first drop, throttling levels and the share of time "
-                           "throttled, from the drive's temperature and throughput series", with_figures=True)
+                           "when heat throttling set in and the share of time throttled, from the drive's "
+                           "temperature and throughput series")
 
 
 def write_cache(views: Sequence[MethodView]) -> Finding:

@@ -132,4 +132,6 @@ def terminal_tables(bundle_dir: Path) -> list[RichTable]:
         if not section.tables:
             tables.append(facts_table(section.title, [("status", section.status), *(
                 ("note", n) for n in section.notes)]))
+        elif section.notes:  # what the HTML gives below the tables (e.g. each thermal phase's cause and evidence)
+            tables.append(facts_table(f"{section.title}: notes", [("note", n) for n in section.notes]))
     return tables

@@ -50,6 +50,7 @@ pub struct Host {
     /// Commands the device accepts at once (AHCI: 32); deeper host queues wait.
     pub max_qd: u32,
     /// Fixed host-side latency per command (driver, interrupt), not a throughput limit.
+    /// Every command pays it, reads and writes alike (docs/simulator.md, "Host interface").
     pub cmd_latency_us: f64,
     /// Largest command the host sends (KiB): Linux splits a larger request into commands
     /// of at most this size (the queue's `max_sectors_kb`: the device limit, NVMe MDTS,
@@ -82,6 +83,13 @@ pub struct Ctrl {
     /// only for the dies. 0 where a preset does not state it (not modelled there).
     #[serde(default)]
     pub gc_page_us: f64,
+    /// Latency a host read pays beyond its command, its die's share of tR and its transfers
+    /// (mapping lookup, ECC decode, first data out), not serialised: it lengthens each read,
+    /// it does not limit read throughput. Writes do not pay it (they finish in the buffer).
+    /// 0 where a preset does not state it, and in drives saved before it existed, whose
+    /// `host.cmd_latency_us` held it (docs/simulator.md, "Host interface").
+    #[serde(default)]
+    pub read_latency_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -646,6 +654,7 @@ fn validate_scales(cfg: &Config) -> Result<(), SimError> {
         ("ctrl.write_cmd_us", c.write_cmd_us),
         ("ctrl.trim_cmd_us", c.trim_cmd_us),
         ("ctrl.gc_page_us", c.gc_page_us),
+        ("ctrl.read_latency_us", c.read_latency_us),
         ("host.cmd_latency_us", cfg.host.cmd_latency_us),
         ("slc.t_prog_us", cfg.slc.t_prog_us),
         ("slc.t_read_us", cfg.slc.t_read_us),

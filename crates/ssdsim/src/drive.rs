@@ -148,6 +148,8 @@ pub struct Drive {
     /// Host link: [read direction, write direction]; SATA uses index 0 for both.
     link: [Pipe; 2],
     host_lat: u64,
+    /// `ctrl.read_latency_us`: what a host read pays on top of `host_lat`.
+    read_lat: u64,
     buffer: WriteBuffer,
     next_die: u32,
     pub(crate) host_bytes_written: u64,
@@ -210,6 +212,7 @@ impl Drive {
             data_w: Pipe::new(cfg.ctrl.max_write_mb_s),
             link: [Pipe::new(cfg.host.link_mb_s); 2],
             host_lat: us(cfg.host.cmd_latency_us),
+            read_lat: us(cfg.ctrl.read_latency_us),
             buffer: WriteBuffer::new(&cfg.buffer, slots_per_unit as usize),
             next_die: 0,
             host_bytes_written: 0,
@@ -789,7 +792,7 @@ impl Drive {
     pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
         let cmd_done = self.command(Dir::Read, t);
         let sensed = self.read_nand(cmd_done, off, len);
-        self.transfer(Dir::Read, sensed, len) + self.host_lat
+        self.transfer(Dir::Read, sensed, len) + self.read_lat + self.host_lat
     }
 
     /// NAND reads of the mapped pages of `off..off+len` from `t0`; returns when the

@@ -296,8 +296,16 @@ fn times_and_rates_the_virtual_clock_cannot_hold_are_refused() {
 #[test]
 fn the_folded_last_period_ends_when_the_run_does() {
     let mut d = small("840evo-250", &[("heatsink", "1")]);
+    // Sized from this drive's own rate (measured on a twin), so the run lasts about 5.2 s
+    // whatever the preset's latencies: four whole periods and a 0.2 s tail.
+    let rate_b_s = run(
+        &mut small("840evo-250", &[("heatsink", "1")]),
+        &timed(Pattern::Read, 128 * KIB, 1, 0, 0.0, 1.0),
+    )
+    .read
+    .bytes as f64;
     let mut j = job(Pattern::Read, 128 * KIB, 1);
-    j.size_bytes = Some(17_568 * 128 * KIB); // about 5.2 s at QD1 (443 MB/s): a 0.2 s tail
+    j.size_bytes = Some((rate_b_s * 5.2 / (128 * KIB) as f64) as u64 * 128 * KIB);
     let r = run(&mut d, &j);
     let t = &r.series.t_s;
     let n = t.len();

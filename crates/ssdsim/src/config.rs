@@ -605,8 +605,16 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     if !["nvme", "ahci", "sata"].contains(&cfg.host.transport.as_str()) {
         return e("host.transport must be nvme, ahci or sata");
     }
-    if cfg.thermal.throttle_c.len() != cfg.thermal.throttle_factor.len() {
-        return e("thermal.throttle_c and thermal.throttle_factor differ in length");
+    let (levels, factors) = (
+        cfg.thermal.throttle_c.len(),
+        cfg.thermal.throttle_factor.len(),
+    );
+    if levels != factors {
+        return Err(SimError::Config(format!(
+            "invalid config: thermal.throttle_c has {levels} level(s) and thermal.throttle_factor \
+             {factors}: give one slowdown factor per threshold, e.g. \
+             thermal.throttle_c=70,75&thermal.throttle_factor=1.5,2.5 (both empty: no throttling)"
+        )));
     }
     for x in [
         n.t_read_us,

@@ -327,3 +327,22 @@ fn the_folded_last_period_ends_when_the_run_does() {
         "last {last} vs {steady}"
     );
 }
+
+/// Throttle thresholds and factors go in pairs: a refusal of one without the other says how
+/// to give both (it said only that they "differ in length").
+#[test]
+fn unpaired_throttle_levels_say_how_to_pair_them() {
+    let err = refusal("sm951-nvme-256", &[("thermal.throttle_c", "70")]);
+    assert!(
+        err.contains("has 1 level(s)") && err.contains("thermal.throttle_factor=1.5,2.5"),
+        "{err}"
+    );
+    drive(
+        "sm951-nvme-256",
+        &[
+            ("thermal.throttle_c", "70,75"),
+            ("thermal.throttle_factor", "1.5,2.5"),
+        ],
+        1,
+    );
+}

@@ -1,5 +1,5 @@
 """`python -m ssdlab`: the same command line as the `ssdlab` script."""
 
-from ssdlab.cli import main
+from ssdlab.entry import main
 
 main()

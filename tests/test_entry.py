@@ -49,3 +49,11 @@ def test_the_script_and_python_m_use_the_entry() -> None:
     root = Path(__file__).parents[1]
     assert 'ssdlab = "ssdlab.entry:main"' in (root / "pyproject.toml").read_text(encoding="utf-8")
     assert "from ssdlab.entry import main" in (root / "python" / "ssdlab" / "__main__.py").read_text(encoding="utf-8")
+
+
+def test_loading_the_entry_loads_nothing_heavy() -> None:
+    """Between the interpreter's start and entry.main's guard only `ssdlab` and `ssdlab.entry` load:
+    the package's version is looked up when asked for (it read the installed metadata at import)."""
+    done = run_python("import sys\nfrom ssdlab.entry import main\n"
+                      "print(sorted(m for m in sys.modules if m.startswith(('ssdlab', 'importlib.metadata'))))")
+    assert done.stdout.strip() == "['ssdlab', 'ssdlab.entry']", done.stdout + done.stderr

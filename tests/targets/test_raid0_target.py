@@ -188,3 +188,15 @@ def test_an_arrays_own_facts_do_not_depend_on_its_members_order(tmp_path: Path) 
     assert sims[0].model_dump(include=set(ARRAY_FIELDS)) == sims[1].model_dump(include=set(ARRAY_FIELDS))
     assert sims[0].transport == "sim-sata" and not sims[0].is_nvme
     assert parse_target("sim:raid0(sm951-nvme-256,sm951-nvme-256)?capacity_gib=8").info().is_nvme
+
+
+def test_mdadm_runs_out_of_reach_of_a_typed_ctrl_c() -> None:
+    """A Ctrl-C typed at the terminal reaches the whole foreground process group: mdadm, run in
+    ssdlab's group, died halfway through building or tearing down an array. It runs in a session
+    of its own (exec_command), so only ssdlab's own stop handling decides."""
+    import os
+
+    from ssdlab.targets.raid import exec_command
+
+    done = exec_command(["sh", "-c", "ps -o sid= -p $$"])
+    assert done.code == 0 and int(done.stdout) != os.getsid(0), done

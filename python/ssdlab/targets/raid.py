@@ -48,10 +48,13 @@ Exec = Callable[[Sequence[str]], CmdResult]
 
 
 def exec_command(argv: Sequence[str]) -> CmdResult:
-    """Run an administration command (mdadm) with no terminal input; never raises."""
+    """Run an administration command (mdadm) with no terminal input; never raises. It runs in a
+    session of its own: a Ctrl-C typed at the terminal goes to the whole foreground process group,
+    and would kill mdadm halfway through building or tearing down the array; ssdlab's own stop
+    handling waits for it to finish instead (the timeout bounds the wait)."""
     try:
         done = subprocess.run(list(argv), capture_output=True, text=True, timeout=120, check=False,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, start_new_session=True)
     except FileNotFoundError:
         return CmdResult(127, "", f"{argv[0]}: command not found (install mdadm)")
     except (OSError, subprocess.SubprocessError) as err:

@@ -195,3 +195,28 @@ def test_sigterm_and_sighup_stop_a_run_like_ctrl_c_and_are_named(tmp_path: Path,
     record = Bundle(out).load_run()
     assert record.status == "interrupted"
     assert any(t.error and f"({name})" in t.error for t in record.tests), "the bundle says which signal stopped it"
+
+
+def test_a_run_under_nohup_outlives_its_terminal(tmp_path: Path) -> None:
+    """`nohup ssdlab run …` starts with SIGHUP ignored so the run outlives a closed terminal; the
+    stop handling took SIGHUP over and stopped the run anyway."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "b"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
+    argv = [sys.executable, "-m", "ssdlab", "run", "-t", "sim:?capacity_gib=4", "--test", "quick", "-p", "runs=2",
+            "-p", "runtime_s=1", "-o", str(out), "--no-report", "--no-library"]
+    proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    for _ in range(200):  # until the run has started measuring
+        if any((out / "measurements").glob("*/*.json")):
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGHUP)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert Bundle(out).load_run().status == "complete"

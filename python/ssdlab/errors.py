@@ -106,15 +106,16 @@ def _on_stop(signum: int, frame: object) -> None:
 def stop_signals() -> Iterator[None]:
     """The CLI's handling of Ctrl-C, SIGTERM and SIGHUP: a stop is raised where the program is —
     a kill, a CI timeout or a closed terminal stop as Ctrl-C does, named — but inside
-    stops_held(), and after the first when hold_later_stops() was called. Ctrl-C stays ignored
-    when the program was started with it ignored (a background job), as Python leaves it. The
+    stops_held(), and after the first when hold_later_stops() was called. A signal the program
+    was started with ignored stays ignored: Ctrl-C in a background job, as Python leaves it, and
+    SIGHUP under `nohup`, whose whole point is a run that outlives its terminal. The
     handlers from before are put back if no stop came; after one, the program is on its way out
     and its last steps (the message, atexit hooks) are not cut short either."""
     global _stops
     _stops = _Stops()
     before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
     for sig, handler in before.items():
-        if not (sig == signal.SIGINT and handler is signal.SIG_IGN):
+        if handler is not signal.SIG_IGN:
             signal.signal(sig, _on_stop)
     try:
         yield

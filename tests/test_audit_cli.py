@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -269,3 +270,24 @@ def test_a_failing_command_on_a_loop_device_is_audited_then_its_status_passed_on
     result = cli("audit", "fua", "-d", loop, "--", "sh", "-c", "kill -TERM $$")
     one_line_error(result, 128 + 15, "killed by signal 15 (SIGTERM)")
     one_line_error(cli("audit", "fua", "-d", loop, "--seconds", "nan"), 2, "--seconds")
+
+
+@pytest.mark.root
+def test_the_kernels_flushes_are_flushes_not_preflushes(cli: Callable, loop: str) -> None:
+    """QA: `dd oflag=direct,sync` gave "writes 100, FUA 0, preflushes 200, flushes 200": each flush
+    request is marked PREFLUSH (RWBS `FF`), and was counted as a write's preflush too."""
+    result = cli("audit", "fua", "-d", loop, "--", "dd", "if=/dev/zero", f"of={loop}", "bs=4k", "count=100",
+                 "oflag=direct,sync", "status=none")
+    assert result.code == 0, result.stderr
+    every = re.search(r"│ all +│ +(\d+) │ +(\d+) │ +[\d.]+ │ +(\d+) │ +(\d+) │", result.stdout)
+    assert every is not None, result.stdout
+    writes, fua, preflushes, flushes = map(int, every.groups())
+    assert (writes, fua, preflushes) == (100, 0, 0) and flushes >= 100, result.stdout
+
+
+def test_a_source_file_is_refused_with_how_to_import_it(cli: Callable, tmp_path: Path) -> None:
+    """QA: the run path says to convert a file that is not a trace; `audit fua` did not."""
+    src = tmp_path / "t.csv"
+    src.write_text("1000000,hm,1,Read,0,4096,100\n")
+    one_line_error(cli("audit", "fua", str(src)), 2, "is not an ssdlab trace (Parquet)",
+                   "convert it with `ssdlab trace import`")

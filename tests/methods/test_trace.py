@@ -129,3 +129,73 @@ def test_a_generated_trace_file_reports_the_scale_it_was_generated_at(tmp_path: 
     inline = [entry("trace", scale=0.001, trace="generated:light")]
     done = run_entries(tmp_path / "g", parse_target("fake:?capacity=2g"), FakeEngine(), inline).test("trace")
     assert done.metrics["scale"] == pytest.approx(0.001)  # not 0.001 twice
+
+
+def _fake_run(tmp_path: Path, name: str, **params: Any) -> Any:
+    return run_entries(tmp_path / name, parse_target("fake:?capacity=2g"), FakeEngine(),
+                       [entry("trace", **params)]).test("trace")
+
+
+def _fua_share(path: Path) -> float:
+    from ssdlab.trace.audit import audit_fua
+    from ssdlab.trace.model import iter_trace
+
+    return audit_fua(iter_trace(path))[0].fua_pct
+
+
+def test_the_fua_share_is_counted_in_the_trace_not_taken_from_the_parameter(tmp_path: Path, cli: Any) -> None:
+    """QA: a trace file generated with --fua-pct 30 (27.8 % of its writes FUA, as `audit fua` says)
+    showed "Writes marked FUA 0.0 %": the fua_pct parameter, always 0 for a file."""
+    path = tmp_path / "light.parquet"
+    assert cli("trace", "generate", "light", "--scale", "0.001", "--fua-pct", "30", "-o", str(path)).code == 0
+    share = _fua_share(path)
+    assert 0 < share != 30
+    assert _fake_run(tmp_path, "f", trace=str(path)).metrics["fua_pct"] == pytest.approx(share)
+    inline = _fake_run(tmp_path, "g", trace="generated:light", scale=0.001, fua_pct=30)  # not the 30 asked for
+    assert inline.metrics["fua_pct"] == pytest.approx(share)
+    none = _fake_run(tmp_path, "h", trace="generated:light", scale=0.001)
+    assert none.metrics["fua_pct"] == 0.0 and none.metrics["fua_replay"] == "none"
+
+
+def test_an_engine_that_does_not_apply_fua_says_so(tmp_path: Path) -> None:
+    """The fake engine replays FUA writes as plain writes: its results say so, in the figure's row
+    and in a note, and never claim the FUA share was replayed."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.report.section_trace import trace_section
+
+    _fake_run(tmp_path, "f", trace="generated:light", scale=0.001, fua_pct=30)
+    bundle = Bundle(tmp_path / "f")
+    record = bundle.load_run().test("trace")
+    assert record.metrics["fua_replay"] == "not_applied"
+    section = trace_section(bundle, record)
+    rows = {row[0]: row[1] for table in section.tables for row in table.rows}
+    assert rows["FUA writes replayed as"] == "plain writes: FUA not applied"
+    assert any(note.startswith("FUA not applied: this engine replayed the trace's") for note in section.notes)
+
+
+def test_the_simulator_applies_fua(tmp_path: Path) -> None:
+    one = [entry("trace", scale=0.001, trace="generated:light", fua_pct=30)]
+    done = run_entries(tmp_path / "s", parse_target(SIM), SimEngine(), one).test("trace")
+    assert done.metrics["fua_replay"] == "native" and isinstance(done.metrics["fua_pct"], float)
+
+
+def test_a_trace_that_was_never_generated_shows_no_generated_scale(tmp_path: Path) -> None:
+    """QA: "Generated trace scale 1" showed for captured and imported traces."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.report.section_trace import trace_section
+    from ssdlab.trace.importers import import_trace
+
+    source = tmp_path / "t.csv"
+    source.write_text("1000000,hm,1,Read,0,4096,100\n2000000,hm,1,Write,8192,4096,100\n")
+    path = tmp_path / "t.parquet"
+    import_trace(source, "msr", path)
+    record = _fake_run(tmp_path, "f", trace=str(path))
+    assert record.metrics["scale"] is None
+    bundle = Bundle(tmp_path / "f")
+    labels = [row[0] for table in trace_section(bundle, bundle.load_run().test("trace")).tables for row in table.rows]
+    assert "Generated trace scale" not in labels and "Writes marked FUA in the trace" in labels
+    _fake_run(tmp_path, "g", trace="generated:light", scale=0.001)
+    generated = Bundle(tmp_path / "g")
+    labels = [row[0] for table in trace_section(generated, generated.load_run().test("trace")).tables
+              for row in table.rows]
+    assert "Generated trace scale" in labels

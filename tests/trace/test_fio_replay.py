@@ -1,7 +1,9 @@
-"""Trace -> fio iolog v3 conversion (exact), and a real fio replay on a file target."""
+"""Trace -> fio iolog v3 conversion (exact), and real fio replays on a file target and a loop
+device: flushes, preflushes and FUA writes reach the device, and the figures say how."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,20 +12,40 @@ import pytest
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fio import FioEngine
+from ssdlab.errors import EngineError
 from ssdlab.runner import run_entries
 from ssdlab.suites import entry
 from ssdlab.targets import parse_target
 from ssdlab.targets.file import allocated_bytes
-from ssdlab.trace.fio_replay import capped_times_ns, drift, max_outstanding, write_iolog
-from ssdlab.trace.importers import parse_text
-from ssdlab.trace.model import FLAG_FUA, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
+from ssdlab.trace.audit import audit_fua
+from ssdlab.trace.capture import capture
+from ssdlab.trace.fio_replay import (
+    START_US,
+    capped_times_ns,
+    drift,
+    fio_command,
+    max_outstanding,
+    replay_with_fio,
+    write_iologs,
+)
+from ssdlab.trace.importers import import_trace, parse_text
+from ssdlab.trace.model import (
+    FLAG_FUA,
+    FLAG_PREFLUSH,
+    OP_FLUSH,
+    OP_READ,
+    OP_TRIM,
+    OP_WRITE,
+    TraceChunk,
+    iter_trace,
+)
 
 
-def chunk(rows: list[tuple[int, int, int, int, int]]) -> TraceChunk:
+def chunk(rows: list[tuple[int, int, int, int, int]], flags: list[int] | None = None) -> TraceChunk:
     ts, op, off, ln, done = zip(*rows, strict=True)
     n = len(rows)
     return TraceChunk.from_columns({"timestamp_ns": ts, "op": op, "offset_bytes": off, "length_bytes": ln,
-                                    "flags": [FLAG_FUA] * n, "pid": [-1] * n, "completion_ns": done})
+                                    "flags": flags or [0] * n, "pid": [-1] * n, "completion_ns": done})
 
 
 def test_idle_cap_cuts_only_time_with_nothing_outstanding() -> None:
@@ -39,14 +61,102 @@ def test_iolog_v3_round_trip_with_remap_alignment_and_dropped_trims(tmp_path: Pa
     span = 1 << 20
     c = chunk([(0, OP_WRITE, 3 * span + 5000, 1000, 10_000), (20_000, OP_FLUSH, 0, 0, 30_000),
                (40_000, OP_TRIM, 0, 8192, 50_000), (60_000, OP_READ, 12288, 8192, 70_000)])
-    log = write_iolog(c, tmp_path / "t.iolog", "/dev/fake", span, idle_cap_us=None)
-    assert log.dropped_trims == 1 and log.ios == 3
-    back = parse_text(log.path.read_text(), "fio3")
+    log = write_iologs(c, tmp_path, "/dev/fake", span, idle_cap_us=None)
+    assert log.dropped_trims == 1 and log.ios == 3 and log.flushes == 1 and len(log.jobs) == 1
+    back = parse_text(log.jobs[0].path.read_text(), "fio3")
     assert back.op.tolist() == [OP_WRITE, OP_FLUSH, OP_READ]
     assert back.timestamp_ns.tolist() == [0, 20_000, 60_000]  # µs in the file, exact here
     assert back.length_bytes.tolist() == [4096, 0, 8192]  # rounded up to 4 KiB for O_DIRECT
     assert all(o % 4096 == 0 and o + n <= span for o, n in zip(back.offset_bytes, back.length_bytes, strict=True))
     assert back.offset_bytes[2] == 12288  # an offset already inside the span stays
+
+
+# Plain write, FUA write, flush, write with a preflush, read, FUA write with a preflush.
+MIXED = ([(0, OP_WRITE, 0, 4096, 10_000), (20_000, OP_WRITE, 8192, 4096, 30_000), (40_000, OP_FLUSH, 0, 0, 50_000),
+          (60_000, OP_WRITE, 16384, 4096, 70_000), (80_000, OP_READ, 0, 4096, 90_000),
+          (100_000, OP_WRITE, 24576, 4096, 110_000)],
+         [0, FLAG_FUA, 0, FLAG_PREFLUSH, 0, FLAG_FUA | FLAG_PREFLUSH])
+
+
+def io_lines(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()[1:] if line.split()[2] not in ("add", "open",
+                                                                                                  "close")]
+
+
+def test_flushes_preflushes_and_fua_writes_have_lines_fio_runs(tmp_path: Path) -> None:
+    """QA: FUA writes went out as plain writes, and flushes as `sync` lines without an offset
+    and a length, which fio's v3 parser drops ("bad iolog file action"): the device saw neither."""
+    log = write_iologs(chunk(*MIXED), tmp_path, "/dev/fake", 1 << 20, idle_cap_us=None)
+    assert (log.fua_writes, log.preflushes, log.flushes, log.dropped_trims) == (2, 2, 1, 0)
+    plain, fua = log.jobs
+    assert (plain.name, plain.dsync, fua.name, fua.dsync) == ("replay", False, "fua", True)
+    assert [(t, a, o, n) for t, _, a, o, n in io_lines(plain.path)] == [
+        ("1", "write", "0", "4096"), ("41", "datasync", "0", "0"), ("61", "datasync", "0", "0"),
+        ("61", "write", "16384", "4096"), ("81", "read", "0", "4096")]
+    assert [(t, a, o, n) for t, _, a, o, n in io_lines(fua.path)] == [
+        ("21", "write", "8192", "4096"), ("101", "datasync", "0", "0"), ("101", "write", "24576", "4096")]
+    # The FUA job's first line is not at 0: fio waits for an entry only when the one before was not at 0.
+    assert fua.path.read_text().splitlines()[1].startswith(f"{START_US} ")
+    assert (plain.ios, fua.ios, plain.planned_us.tolist(), fua.planned_us.tolist()) == (5, 3, [0, 60, 80], [20, 100])
+    command = fio_command("fio", log, "/dev/fake", tmp_path / "replay", ["io_uring", "libaio"])
+    fua_job = command[command.index("--name=fua"):]
+    assert "--sync=dsync" in fua_job and "--ioengine=libaio" in fua_job
+    assert "--sync=dsync" not in command[:command.index("--name=fua")]
+
+
+def test_a_trace_without_fua_writes_is_one_plain_job(tmp_path: Path) -> None:
+    log = write_iologs(chunk(MIXED[0][:2]), tmp_path, "/dev/fake", 1 << 20)
+    assert [job.name for job in log.jobs] == ["replay"] and not (tmp_path / "replay-fua.iolog").exists()
+
+
+def test_the_idle_time_cut_is_reported(tmp_path: Path) -> None:
+    """QA: fio replays always reported "Idle time cut by the cap 0.0 s"."""
+    c = chunk([(0, OP_READ, 0, 4096, 100_000), (5_000_000, OP_READ, 0, 4096, 5_100_000),
+               (5_050_000, OP_READ, 0, 4096, 5_150_000)])
+    assert write_iologs(c, tmp_path, "/dev/fake", 1 << 20, idle_cap_us=25.0).idle_cut_ns == 5_000_000 - 100_000 - 25_000
+    assert write_iologs(c, tmp_path, "/dev/fake", 1 << 20, idle_cap_us=None).idle_cut_ns == 0
+
+
+def test_lines_fio_skips_fail_the_replay(tmp_path: Path) -> None:
+    """fio skips an iolog line it cannot read and says so on stderr only, exiting 0: a replay of
+    part of the trace must not pass for the whole."""
+    fake = tmp_path / "fio"
+    fake.write_text("#!/bin/sh\n"  # empty latency logs, one line on stderr, exit 0: what fio does
+                    'for a in "$@"; do case "$a" in --write_lat_log=*) : > "${a#*=}_lat.1.log";; esac; done\n'
+                    "echo 'fio: bad iolog file action: sync' >&2\necho '{\"jobs\": []}'\n")
+    fake.chmod(0o755)
+    target = tmp_path / "target.bin"
+    target.write_bytes(b"")
+    with pytest.raises(EngineError, match="fio skipped lines of the replay's iolog: fio: bad iolog file action"):
+        replay_with_fio(chunk(*MIXED), target, 1 << 20, tmp_path / "work", ioengine_for=lambda depth: "io_uring",
+                        fio=str(fake))
+
+
+@pytest.mark.fio
+def test_fio_runs_the_flushes_and_the_fua_writes_with_o_dsync(tmp_path: Path) -> None:
+    target = tmp_path / "target.bin"
+    target.write_bytes(bytes(1 << 20))
+    r = replay_with_fio(chunk(*MIXED), target, 1 << 20, tmp_path / "work", idle_cap_us=None,
+                        ioengine_for=FioEngine().ioengine_for)
+    jobs = {job["jobname"]: job for job in r.result["jobs"]}
+    assert jobs["replay"]["sync"]["lat_ns"]["N"] == 2  # the flush and the preflush
+    assert jobs["fua"]["sync"]["lat_ns"]["N"] == 1  # the preflush of the FUA write
+    assert jobs["fua"]["write"]["total_ios"] == 2 and jobs["fua"]["job options"]["sync"] == "dsync"
+    assert jobs["replay"]["write"]["total_ios"] == 2 and "sync" not in jobs["replay"]["job options"]
+
+
+@pytest.mark.fio
+def test_a_late_first_io_is_issued_at_its_time(tmp_path: Path) -> None:
+    """fio issues an entry at once when the entry before it was at time 0: the first I/O after
+    a dropped trim, and the FUA job's first write, started at once, however late they were."""
+    target = tmp_path / "target.bin"
+    target.write_bytes(bytes(1 << 20))
+    c = chunk([(0, OP_TRIM, 0, 4096, 10_000), (200_000_000, OP_READ, 0, 4096, 200_100_000),
+               (300_000_000, OP_WRITE, 8192, 4096, 300_100_000)], flags=[0, 0, FLAG_FUA])
+    r = replay_with_fio(c, target, 1 << 20, tmp_path / "work", idle_cap_us=None,
+                        ioengine_for=FioEngine().ioengine_for)
+    read, write = r.issued_us.tolist()  # ±1 ms (fio's latency log times are in ms)
+    assert 190_000 <= read <= 260_000 and 290_000 <= write <= 360_000, (read, write)
 
 
 def test_drift_and_queue_depth() -> None:
@@ -65,6 +175,7 @@ def test_trace_replays_with_fio_on_a_file_and_reports_drift(tmp_path: Path) -> N
     assert isinstance(m["fio_drift_pct"], float)
     assert isinstance(m["avg_data_rate_mb_s"], float) and m["avg_data_rate_mb_s"] > 0
     assert isinstance(m["trace_ios"], int) and m["trace_ios"] > 900  # 1000 I/Os in the trace
+    assert isinstance(m["idle_cut_s"], float) and m["idle_cut_s"] > 0  # the trace's idle gaps, cut to 25 µs
 
 
 @pytest.mark.fio
@@ -87,6 +198,31 @@ def test_trace_replays_with_fio_on_a_loop_device(cli: Callable, loop_device: tup
     assert isinstance(test.metrics["trace_ios"], int) and test.metrics["trace_ios"] > 480
     assert isinstance(test.metrics["fio_drift_pct"], float)
     assert allocated_bytes(backing) > 0  # purged, then the trace's writes reached the device
+
+
+@pytest.mark.fio
+@pytest.mark.root
+def test_fua_writes_reach_a_loop_device_and_the_results_say_how(loop_device: tuple[str, Path],
+                                                                 tmp_path: Path) -> None:
+    """QA: the trace test replayed with fio dropped FUA, yet its results said "Writes marked FUA
+    30.0 %". A loop device has a volatile cache and no FUA: the kernel sends each O_DSYNC write to
+    it as a write and a flush (concurrent ones may share a flush)."""
+    name, _ = loop_device
+    bundle = tmp_path / "b"
+    ssdlab = Path(sys.executable).parent / "ssdlab"
+    run = [str(ssdlab), "run", "--test", "trace", "-p", "trace=generated:light", "-p", "scale=0.001", "-p",
+           "fua_pct=30", "-t", f"/dev/{name}", "--destroy", f"--yes={name}", "--no-library", "-o", str(bundle)]
+    raw = tmp_path / "cap.txt"
+    assert capture(f"/dev/{name}", raw, command=run).command_status == 0
+    import_trace(raw, "capture", tmp_path / "cap.parquet")
+    seen = audit_fua(iter_trace(tmp_path / "cap.parquet"))[0]
+    assert seen.writes == 200 and seen.flushes > 0, seen  # before: no flush reached the device
+    test = Bundle(bundle).load_run().test("trace")
+    detail = next(s for s in test.steps if s.step.name == "replay").detail
+    fua = detail["trace_fua_writes"]
+    assert 0 < fua == detail["fio_fua_writes"] and detail["fio_ios"] == 500
+    assert test.metrics["fua_replay"] == "o_dsync"
+    assert test.metrics["fua_pct"] == pytest.approx(100 * fua / detail["trace_writes"])
 
 
 @pytest.mark.parametrize(("depth", "engine"), [(1, "io_uring"), (4, "io_uring"), (3, "libaio"), (6, "libaio")])

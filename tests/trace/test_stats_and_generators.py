@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ssdlab.trace.audit import audit_fua
 from ssdlab.trace.generate import PROFILES, generate, tilted_mix
+from ssdlab.trace.importers import parse_text
 from ssdlab.trace.metrics import BusyClock, busy_time_ns
-from ssdlab.trace.model import FLAG_FUA, OP_FLUSH, OP_READ, OP_WRITE, TraceChunk
+from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_WRITE, TraceChunk
 from ssdlab.trace.stats import trace_stats
 
 
@@ -15,6 +17,31 @@ def chunk(rows: list[tuple[int, int, int, int, int, int]]) -> TraceChunk:
     ts, op, off, ln, flags, done = zip(*rows, strict=True)
     return TraceChunk.from_columns({"timestamp_ns": ts, "op": op, "offset_bytes": off, "length_bytes": ln,
                                     "flags": flags, "pid": [-1] * len(rows), "completion_ns": done})
+
+
+def test_stats_take_records_in_time_order() -> None:
+    """QA: a trace out of time order gave a span of 0.1 s (really 0.2 s) and an inter-arrival mean
+    of 50 ms with CV 3 (a negative gap). Imports now sort; a file that is not sorted (from an
+    older ssdlab) is summarised in time order too, as replay takes it."""
+    s = trace_stats([chunk([(100_000_000, OP_READ, 0, 4096, 0, -1), (300_000_000, OP_WRITE, 8192, 4096, 0, -1),
+                            (200_000_000, OP_WRITE, 4096, 4096, 0, -1)])])
+    assert s.duration_s == pytest.approx(0.2)
+    assert s.interarrival_mean_us == pytest.approx(100_000) and s.interarrival_cv == pytest.approx(0)
+    assert s.sequential_pct == pytest.approx(200 / 3)  # 0, 4096, 8192 in time order
+
+
+def test_a_preflush_counts_on_writes_only() -> None:
+    """QA: `audit fua` of `dd oflag=direct,sync` said "preflushes 200, flushes 200": the kernel marks
+    its flush requests PREFLUSH too (RWBS `FF`), and those are flushes, not writes with a preflush."""
+    lines = ("  kworker/0:1H-97 [000] ..... 10.000000: block_rq_issue: 252,0 FF 0 () 0 + 0 none,0,0 [kw]\n"
+             "  jbd2/vda1-8-205 [001] ..... 10.000100: block_rq_issue: 252,0 FWFS 4096 () 2048 + 8 none,0,0 [jbd2]\n"
+             "  dd-4242 [000] ..... 10.000200: block_rq_issue: 252,0 WS 4096 () 16 + 8 none,0,0 [dd]\n")
+    c = parse_text(lines, "capture")
+    assert c.op.tolist() == [OP_FLUSH, OP_WRITE, OP_WRITE] and c.flags[0] & FLAG_PREFLUSH
+    every = audit_fua([c])[0]
+    assert (every.writes, every.fua, every.preflush, every.flushes) == (2, 1, 1, 1)
+    s = trace_stats([c])
+    assert (s.fua_writes, s.preflush_writes, s.flushes) == (1, 1, 1)
 
 
 def test_stats_of_a_small_trace() -> None:

@@ -448,3 +448,43 @@ def test_paths_print_as_named_not_as_rich_markup(cli: Callable, tmp_path: Path) 
     assert generated.code == 0 and f"into {out}" in generated.stdout, generated.stderr
     replay = cli("trace", "replay", str(out), "-t", "sim:?scale=0.05")
     assert replay.code == 0 and "Replay of x][bold].parquet" in replay.stdout, replay.stderr
+
+
+# --- 7. what was not measured shows "—", and an empty trace is refused as the `trace` test does ----
+
+
+def test_a_metric_not_measured_is_a_dash() -> None:
+    from ssdlab.cli.trace import metric_row
+
+    assert metric_row("read_lat_p99_us", None) == ("read_lat_p99", "—")
+    assert metric_row("read_over_10ms_pct", None) == ("read_over_10ms", "—")
+    assert metric_row("avg_data_rate_mb_s", None) == ("avg_data_rate", "—")
+
+
+def test_replay_of_a_write_only_trace_shows_no_read_figures(cli: Callable, tmp_path: Path) -> None:
+    """QA: `trace replay` of a write-only trace printed read_avg_service 0.0 µs, read_lat_p99 0.0 µs."""
+    src = tmp_path / "w.csv"
+    src.write_text("1000000,hm,1,Write,0,4096,100\n2000000,hm,1,Write,8192,4096,100\n")
+    assert cli("trace", "import", "-f", "msr", str(src), "-o", str(tmp_path / "w.parquet")).code == 0
+    text = cli("trace", "replay", str(tmp_path / "w.parquet"), "-t", "sim:?scale=0.05").stdout
+    for name in ("read_avg_service", "read_lat_p50", "read_lat_p99", "read_lat_p99_9", "read_over_10ms"):
+        assert re.search(rf"│ {name} +│ — +│", text), text
+    assert re.search(r"│ write_lat_p99 +│ [\d,.]+ µs", text), text
+
+
+def test_replay_of_an_empty_trace_is_refused_as_the_trace_test_refuses_it(cli: Callable, tmp_path: Path) -> None:
+    """QA: an empty capture replayed to a table of 0.0 with exit 0; `run --test trace` refuses it."""
+    from ssdlab.methods import get_test
+
+    path = tmp_path / "idle.parquet"
+    write_trace(path, iter(()), Provenance(source_format="capture", source="idle"))
+    one_line_error(cli("trace", "replay", str(path)), "the trace holds no I/Os")
+    with pytest.raises(UsageError, match="the trace holds no I/Os"):
+        get_test("trace").parse_params({"trace": str(path)})
+
+
+def test_commands_given_a_source_file_say_to_import_it(cli: Callable) -> None:
+    """QA: `audit fua` of a CSV did not suggest `trace import`, as the run path does."""
+    src = str(FIXTURES / "msr.csv")
+    for command in (("trace", "stats", src), ("trace", "replay", src), ("audit", "fua", src)):
+        one_line_error(cli(*command), "is not an ssdlab trace (Parquet)", "convert it with `ssdlab trace import`")

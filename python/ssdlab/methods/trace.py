@@ -37,6 +37,14 @@ PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
 DEFAULT_SCALE = 0.02  # of a generated trace's published counts: seconds on sim:
 FIO_KINDS = ("file", "block")  # targets the fio engine replays on (drift is measured there)
 SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
+# How the engine applied the trace's FUA writes (the replay's `fua_replay`, ssdlab.trace.sim_step;
+# docs/traces.md, "FUA in a replay"), and "none" for a trace without FUA writes.
+FUA_REPLAY_TEXT = {
+    "native": "FUA writes (simulator)",
+    "o_dsync": "O_DSYNC direct writes (fio): FUA, or write + flush",
+    "not_applied": "plain writes: FUA not applied",
+    "none": "no FUA writes in the trace",
+}
 
 
 class TraceParams(Params):
@@ -53,7 +61,7 @@ class TraceParams(Params):
     def _check_trace(self) -> TraceParams:
         """A bad trace is refused when the plan is made, not halfway through a run."""
         from ssdlab.trace.generate import PROFILES
-        from ssdlab.trace.model import check_trace
+        from ssdlab.trace.model import EMPTY_TRACE, check_trace
 
         if self.trace.startswith("generated:"):
             if self.trace.removeprefix("generated:") not in PROFILES:
@@ -64,9 +72,9 @@ class TraceParams(Params):
         try:
             records = check_trace(Path(self.trace)).metadata.num_rows
         except UsageError as error:
-            raise ValueError(f"{error}; convert it with `ssdlab trace import`") from None
+            raise ValueError(str(error)) from None  # it says how to convert a file that is not a trace
         if records == 0:
-            raise ValueError("the trace holds no I/Os; give a trace with records")
+            raise ValueError(EMPTY_TRACE)
         if self.scale not in (None, 1.0) or self.fua_pct:
             raise ValueError("scale and fua_pct apply to generated traces only; a trace file is replayed whole")
         return self
@@ -113,7 +121,8 @@ class TraceTest(MethodTest[TraceParams]):
             MetricSpec("idle_cut_s", "Idle time cut by the cap", SECONDS, kind="count"),
             MetricSpec("trace_ios", "I/Os replayed", kind="count"),
             MetricSpec("scale", "Generated trace scale", kind="setting"),
-            MetricSpec("fua_pct", "Writes marked FUA", PCT, kind="setting"),
+            MetricSpec("fua_pct", "Writes marked FUA in the trace", PCT, kind="setting"),
+            MetricSpec("fua_replay", "FUA writes replayed as", kind="count", value_text=FUA_REPLAY_TEXT),
         ]
         if target.kind in FIO_KINDS:
             specs.append(MetricSpec("fio_drift_pct", "fio replay timing drift (issued span vs trace)", PCT,
@@ -161,17 +170,30 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
             m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
     m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), trace_ios=int(ios),
              scale=params.effective_scale if params.trace.startswith("generated:") else file_scale(d),
-             fua_pct=params.fua_pct)
+             **fua_metrics(d))
     return m
 
 
-def file_scale(d: dict[str, Any]) -> float:
+def fua_metrics(d: dict[str, Any]) -> Metrics:
+    """The share of the replayed trace's writes that carry FUA, counted in the trace (not the
+    `fua_pct` parameter: a trace file has its own), and how the engine applied them. None
+    where the record does not say (a replay recorded before ssdlab counted them)."""
+    writes, fua, how = d.get("trace_writes"), d.get("trace_fua_writes"), d.get("fua_replay")
+    applied = how if isinstance(how, str) else None
+    if not (isinstance(writes, int) and isinstance(fua, int)):
+        return {"fua_pct": None, "fua_replay": applied}
+    return {"fua_pct": 100.0 * fua / writes if writes else None, "fua_replay": applied if fua else "none"}
+
+
+def file_scale(d: dict[str, Any]) -> float | None:
     """The scale a trace file was generated at (`ssdlab trace generate --scale`), from the
-    provenance the replay recorded; 1 for a trace that was not generated, or scaled nothing."""
+    provenance the replay recorded; None for a trace that was not generated (a capture, an
+    import), which has no scale to show."""
     provenance = _part(d, "trace")
+    if provenance.get("source_format") != "generated":
+        return None
     params = provenance.get("params")
-    scale = params.get("scale") if isinstance(params, dict) and provenance.get("source_format") == "generated" \
-        else None
+    scale = params.get("scale") if isinstance(params, dict) else None
     return float(scale) if isinstance(scale, (int, float)) and scale > 0 else 1.0
 
 

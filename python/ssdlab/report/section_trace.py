@@ -3,9 +3,11 @@ percentiles and slow-I/O shares by direction, and the replay over virtual time."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.metrics import MetricSet
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import generic_section, metrics_tables, section_title, status_notes
@@ -75,14 +77,38 @@ def trace_caption(view: MethodView, detail: dict[str, Any]) -> str:
             "(time with at least one I/O outstanding); see docs/traces.md.")
 
 
+def shown_view(view: MethodView) -> MethodView:
+    """The view whose tables the section shows: without the generated trace's scale for a trace
+    that was never generated (a capture, an import), which has none."""
+    if view.record.metrics.get("scale") is not None:
+        return view
+    return replace(view, specs=MetricSet(tuple(s for s in view.specs if s.name != "scale")))
+
+
+def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
+    """What became of the trace's FUA writes where the engine did not send them as FUA writes."""
+    fua = detail.get("trace_fua_writes")
+    how = view.record.metrics.get("fua_replay")
+    if not isinstance(fua, int) or not fua:
+        return ()
+    if how == "not_applied":
+        return (f"FUA not applied: this engine replayed the trace's {fua:,} FUA writes as plain writes, so "
+                "\"Writes marked FUA in the trace\" describes the trace, not what the drive was asked to do.",)
+    if how == "o_dsync":
+        return (f"FUA on fio: the trace's {fua:,} FUA writes ran as O_DSYNC direct writes in a fio job of their own, "
+                "which the kernel sends as FUA writes, as a write and a flush where the device has no FUA, or as "
+                "plain writes where it has no volatile write cache (docs/traces.md, \"Replay on fio\").",)
+    return ()
+
+
 def trace_section(bundle: Bundle, record: TestRecord) -> Section:
     view = method_view(bundle, record)
     if view is None:
         return generic_section(bundle, record)
     detail = replay_detail(record)
     return Section(key=record.name, title=section_title(record), caption=trace_caption(view, detail),
-                   status=record.status, tables=metrics_tables(view, record), figures=trace_figures(view, detail),
-                   notes=status_notes(record))
+                   status=record.status, tables=metrics_tables(shown_view(view), record),
+                   figures=trace_figures(view, detail), notes=(*status_notes(record), *fua_notes(view, detail)))
 
 
 register_section("trace", trace_section)

@@ -1,4 +1,4 @@
-"""FUA / flush audit of a trace: how many writes carried Force Unit Access, how many
+"""FUA / flush audit of a trace: how many writes carried Force Unit Access, how many writes
 came with a preflush, how many flushes, overall and by process where the trace has it."""
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ def _count(c: TraceChunk, mask: np.ndarray, into: dict[int, np.ndarray]) -> None
 
 def _tally(c: TraceChunk, mask: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
     writes = mask & (c.op == OP_WRITE)
+    # A preflush counts on a write only: the kernel marks its flush requests PREFLUSH too (RWBS
+    # `FF`), and those are flushes, counted as such.
     return np.array([
         np.count_nonzero(writes), np.count_nonzero(writes & ((c.flags & FLAG_FUA) != 0)),
-        np.count_nonzero(mask & ((c.flags & FLAG_PREFLUSH) != 0)), np.count_nonzero(mask & (c.op == OP_FLUSH)),
+        np.count_nonzero(writes & ((c.flags & FLAG_PREFLUSH) != 0)), np.count_nonzero(mask & (c.op == OP_FLUSH)),
     ], dtype=np.int64)
 
 

@@ -7,6 +7,11 @@ read, write or trim of 0 bytes: it moves nothing, so it is not an I/O (replay re
 File content quoted in an error is escaped and cut short (quoted), so a binary file gives a
 readable line. Memory is bounded: records leave in chunks of IMPORT_CHUNK, and a line may
 hold at most MAX_LINE_CHARS characters.
+
+Records are written in time order (stable: equal times keep the source's order), with times
+relative to the earliest: block traces from several CPUs come slightly out of order, and
+blkparse users expect them sorted (_TimeOrder). One chunk is held back to sort in, so a record
+may come up to a chunk of records late; one later than that is refused with its line.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from ssdlab.errors import UsageError
 from ssdlab.trace.model import (
@@ -376,6 +382,64 @@ def _check_row(row: list[int]) -> None:
             raise ValueError(f"{name.rsplit('_', 1)[0]} {value} is out of range ({low}..{high})")
 
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+# A completion time not known (yet) while records are sorted: times are relative to the first
+# record read until then, so a known one may be negative, even -1, the column's "unknown".
+_NO_COMPLETION = int(np.iinfo(np.int64).min)
+
+
+class _TimeOrder:
+    """Hands chunks on in time order (see the module docstring): each chunk is sorted with the
+    one held back before it, and the older half goes on. Times come relative to the first record
+    read and leave relative to the earliest."""
+
+    def __init__(self, path: Path, fmt: str, window: int) -> None:
+        self.path, self.fmt, self.window = path, fmt, window
+        self.held: TraceChunk | None = None
+        self.held_lines: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.released_ns: int | None = None  # the latest time handed on
+        self.shift_ns = 0  # the earliest time (the first handed on)
+
+    def push(self, chunk: TraceChunk, lines: npt.NDArray[np.int64]) -> TraceChunk | None:
+        merged = TraceChunk.concat([c for c in (self.held, chunk) if c is not None])
+        lines = np.concatenate([self.held_lines, lines])
+        order = np.argsort(merged.timestamp_ns, kind="stable")
+        merged, lines = _take(merged, order), lines[order]
+        if self.released_ns is not None:
+            late = merged.timestamp_ns < self.released_ns
+            if late.any():
+                raise TraceFormatError(
+                    f"{self.path}:{int(lines[late].min())}: {self.fmt}: the record is earlier than records "
+                    f"already imported, more than {self.window:,} records out of time order (an import sorts that "
+                    "far); sort the source by time first")
+        cut = len(merged) - len(chunk)  # the newest len(chunk) records wait for the next chunk
+        self.held, self.held_lines = _take(merged, np.arange(cut, len(merged))), lines[cut:]
+        return self._hand_on(_take(merged, np.arange(cut)), lines[:cut])
+
+    def finish(self) -> TraceChunk | None:
+        held, self.held = self.held, None
+        return self._hand_on(held, self.held_lines) if held is not None else None
+
+    def _hand_on(self, c: TraceChunk, lines: npt.NDArray[np.int64]) -> TraceChunk | None:
+        if not len(c):
+            return None
+        if self.released_ns is None:
+            self.shift_ns = int(c.timestamp_ns[0])
+        self.released_ns = int(c.timestamp_ns[-1])
+        known = c.completion_ns != _NO_COMPLETION
+        latest = max(self.released_ns, int(c.completion_ns[known].max()) if known.any() else self.released_ns)
+        if latest - self.shift_ns > _INT64_MAX:
+            raise TraceFormatError(f"{self.path}:{int(lines[-1])}: {self.fmt}: the trace spans more than 2^63 ns "
+                                   "(292 years); check the timestamps")
+        done = np.where(known, c.completion_ns - self.shift_ns, -1)
+        return TraceChunk.from_columns({**c.columns(), "timestamp_ns": c.timestamp_ns - self.shift_ns,
+                                        "completion_ns": done})
+
+
+def _take(c: TraceChunk, index: npt.NDArray[np.int64]) -> TraceChunk:
+    return TraceChunk.from_columns({name: column[index] for name, column in c.columns().items()})
+
+
 class _Import:
     """One import in progress: relative time, completion matching, chunking."""
 
@@ -389,6 +453,10 @@ class _Import:
         self.open: dict[tuple[int, int], list[int]] = {}
         self.held: list[list[int]] = []
         self.skipped = 0
+        self.lineno = 0  # the line being read
+        self.lines: list[int] = []  # the line of each record in the builder
+        self.held_lines: list[int] = []
+        self.order = _TimeOrder(path, fmt.name, chunk_records)
 
     def feed(self, rec: Record) -> None:
         """Take one parsed record; a value its column cannot hold is a ValueError (the
@@ -397,13 +465,11 @@ class _Import:
             self._complete(rec)
             return
         if self.t0 is None:
-            self.t0 = rec.ts_ns
-        if rec.ts_ns < self.t0:
-            raise ValueError("timestamp is before the first record's")
+            self.t0 = rec.ts_ns  # times are relative to it until _TimeOrder makes them relative to the earliest
         if rec.length == 0 and rec.op != OP_FLUSH:
             raise ValueError(f"a {OP_NAMES[rec.op]} of 0 bytes moves nothing, so it is not an I/O; "
                              "remove the line or give its real size")
-        done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else -1
+        done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else _NO_COMPLETION
         row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
         _check_row(row)
         if rec.process and rec.pid >= 0:
@@ -411,8 +477,12 @@ class _Import:
         if self.fmt.state is _Blk:
             self.open.setdefault(self._key(rec.op, rec.offset, rec.length), []).append(len(self.held))
             self.held.append(row)
+            self.held_lines.append(self.lineno)
+            if len(self.held) >= self.chunk_records:  # a trace without completions: memory stays bounded
+                self.release()
         else:
             self.builder.add(*row)
+            self.lines.append(self.lineno)
 
     @staticmethod
     def _key(op: int, offset: int, length: int) -> tuple[int, int]:
@@ -431,7 +501,15 @@ class _Import:
     def release(self) -> None:
         for row in self.held:
             self.builder.add(*row)
-        self.held, self.open = [], {}
+        self.lines += self.held_lines
+        self.held, self.held_lines, self.open = [], [], {}
+
+    def _sorted(self) -> Iterator[TraceChunk]:
+        """The builder's records, on through _TimeOrder."""
+        lines, self.lines = np.array(self.lines, dtype=np.int64), []
+        out = self.order.push(self.builder.take(), lines)
+        if out is not None:
+            yield out
 
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.fmt.state()
@@ -446,6 +524,7 @@ class _Import:
             if not line:
                 continue
             try:
+                self.lineno = lineno
                 rec = self.fmt.parse(line, state)
                 if rec is not None:
                     self.feed(rec)
@@ -454,10 +533,13 @@ class _Import:
                 hint = "; the line is not text: give the trace as an uncompressed text file" if "\ufffd" in raw else ""
                 raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
             if len(self.builder) >= self.chunk_records:
-                yield self.builder.take()
+                yield from self._sorted()
         self.release()
         if len(self.builder):
-            yield self.builder.take()
+            yield from self._sorted()
+        last = self.order.finish()
+        if last is not None:
+            yield last
 
 
 def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tuple[_Import, Iterator[TraceChunk]]:

@@ -68,22 +68,25 @@ def busy_time_ns(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class ReplayMetrics:
+    """None where nothing was measured (no reads: no read latency; no busy time: no data
+    rate), as the `trace` test's results show "—", never 0."""
+
     ios: int
     bytes_moved: int
     busy_s: float
     elapsed_s: float
-    avg_data_rate_mb_s: float
-    avg_service_us: float
-    read_avg_service_us: float
-    write_avg_service_us: float
-    read_lat_us: dict[str, float]  # "p50", "p99", "p99.9"
-    write_lat_us: dict[str, float]
-    over_10ms_pct: float
-    over_100ms_pct: float
-    read_over_10ms_pct: float
-    read_over_100ms_pct: float
-    write_over_10ms_pct: float
-    write_over_100ms_pct: float
+    avg_data_rate_mb_s: float | None
+    avg_service_us: float | None
+    read_avg_service_us: float | None
+    write_avg_service_us: float | None
+    read_lat_us: dict[str, float | None]  # "p50", "p99", "p99.9"
+    write_lat_us: dict[str, float | None]
+    over_10ms_pct: float | None
+    over_100ms_pct: float | None
+    read_over_10ms_pct: float | None
+    read_over_100ms_pct: float | None
+    write_over_10ms_pct: float | None
+    write_over_100ms_pct: float | None
 
     def flat(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: getattr(self, k) for k in self.__dataclass_fields__
@@ -94,19 +97,19 @@ class ReplayMetrics:
         return out
 
 
-def _pct_over(lat_ns: npt.NDArray[np.int64], ms: int) -> float:
-    return 100.0 * float(np.count_nonzero(lat_ns > ms * 1_000_000)) / len(lat_ns) if len(lat_ns) else 0.0
+def _pct_over(lat_ns: npt.NDArray[np.int64], ms: int) -> float | None:
+    return 100.0 * float(np.count_nonzero(lat_ns > ms * 1_000_000)) / len(lat_ns) if len(lat_ns) else None
 
 
-def _percentiles(lat_ns: npt.NDArray[np.int64]) -> dict[str, float]:
+def _percentiles(lat_ns: npt.NDArray[np.int64]) -> dict[str, float | None]:
     if not len(lat_ns):
-        return {f"p{p:g}": 0.0 for p in PERCENTILES}
+        return {f"p{p:g}": None for p in PERCENTILES}
     vals = np.percentile(lat_ns, PERCENTILES, method="inverted_cdf")
     return {f"p{p:g}": float(v) / 1e3 for p, v in zip(PERCENTILES, vals, strict=True)}
 
 
-def _mean_us(lat_ns: npt.NDArray[np.int64]) -> float:
-    return float(lat_ns.mean()) / 1e3 if len(lat_ns) else 0.0
+def _mean_us(lat_ns: npt.NDArray[np.int64]) -> float | None:
+    return float(lat_ns.mean()) / 1e3 if len(lat_ns) else None
 
 
 def replay_metrics(op: npt.NDArray[np.uint8], length_bytes: npt.NDArray[np.int64],
@@ -119,7 +122,7 @@ def replay_metrics(op: npt.NDArray[np.uint8], length_bytes: npt.NDArray[np.int64
     elapsed = int(done_ns.max() - issue_ns.min()) if len(op) else 0
     return ReplayMetrics(
         ios=len(op), bytes_moved=moved, busy_s=busy_ns / 1e9, elapsed_s=elapsed / 1e9,
-        avg_data_rate_mb_s=moved / busy_ns * 1e3 if busy_ns else 0.0,
+        avg_data_rate_mb_s=moved / busy_ns * 1e3 if busy_ns else None,
         avg_service_us=_mean_us(lat), read_avg_service_us=_mean_us(lat[rd]),
         write_avg_service_us=_mean_us(lat[wr]),
         read_lat_us=_percentiles(lat[rd]), write_lat_us=_percentiles(lat[wr]),

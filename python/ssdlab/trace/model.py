@@ -41,6 +41,7 @@ COLUMNS: dict[str, type[np.generic]] = {
     "flags": np.uint8, "pid": np.int32, "completion_ns": np.int64,
 }
 PROVENANCE_KEY = b"ssdlab.trace.provenance"
+IMPORT_HINT = "convert it with `ssdlab trace import`"  # what to do with a file that is not a trace
 TRACE_SUFFIX = ".parquet"
 CHUNK_RECORDS = 1 << 20  # records per chunk in memory and per Parquet row group
 
@@ -198,7 +199,8 @@ def _open(path: Path) -> Any:
     except FileNotFoundError:
         raise UsageError(f"no trace at {path}; import one with `ssdlab trace import`") from None
     except Exception as error:  # pyarrow raises ArrowInvalid and friends for non-Parquet files
-        raise UsageError(f"{path} is not an ssdlab trace (Parquet): {str(error).splitlines()[0]}") from None
+        why = str(error).splitlines()[0].rstrip(".")
+        raise UsageError(f"{path} is not an ssdlab trace (Parquet): {why}; {IMPORT_HINT}") from None
 
 
 def read_provenance(path: Path) -> Provenance:
@@ -215,8 +217,18 @@ def check_trace(path: Path) -> Any:
     pf = _open(path)
     missing = [name for name in COLUMNS if name not in pf.schema_arrow.names]
     if missing:
-        raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing")
+        raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing; {IMPORT_HINT}")
     return pf
+
+
+EMPTY_TRACE = "the trace holds no I/Os; give a trace with records"
+
+
+def check_replayable(path: Path) -> None:
+    """Refuse a trace no replay can measure: not an ssdlab trace, or one with no records (a
+    capture of an idle device). The `trace` test and `trace replay` refuse alike."""
+    if check_trace(path).metadata.num_rows == 0:
+        raise UsageError(f"{path}: {EMPTY_TRACE}")
 
 
 def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:

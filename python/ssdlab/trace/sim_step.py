@@ -15,7 +15,16 @@ from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.errors import UsageError
 from ssdlab.steps import ReplayTrace
 from ssdlab.trace.metrics import busy_time_ns
-from ssdlab.trace.model import OP_READ, OP_WRITE, Provenance, TraceChunk, load_trace, read_provenance, write_trace
+from ssdlab.trace.model import (
+    FLAG_FUA,
+    OP_READ,
+    OP_WRITE,
+    Provenance,
+    TraceChunk,
+    load_trace,
+    read_provenance,
+    write_trace,
+)
 from ssdlab.trace.replay import replay_on_drive
 
 if TYPE_CHECKING:
@@ -24,6 +33,10 @@ if TYPE_CHECKING:
 
 GENERATED = "generated:"
 PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge with fio's
+# How a replay applied the trace's FUA writes (`fua_replay` in its record; docs/traces.md):
+FUA_NATIVE = "native"  # the simulator: the drive model sees each FUA write as one
+FUA_DSYNC = "o_dsync"  # fio: O_DSYNC direct writes, which the kernel sends as FUA (or write + flush)
+FUA_NOT_APPLIED = "not_applied"  # replayed as plain writes (the fake engine models no FUA)
 
 
 def fio_bins(lat_ns: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
@@ -94,11 +107,14 @@ def _series(issue: npt.NDArray[np.int64], done: npt.NDArray[np.int64], length: n
 
 
 def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.int64],
-                  done_ns: npt.NDArray[np.int64], summary: dict[str, Any], ctx: RunContext,
+                  done_ns: npt.NDArray[np.int64], summary: dict[str, Any], ctx: RunContext, fua_replay: str,
                   executed: TraceChunk | None = None) -> dict[str, Any]:
     """The raw record of one replay (issue/done in the order of `executed`, by default the
-    trace in issue order) and the trace kept beside it."""
+    trace in issue order), what the trace holds (its writes and FUA writes, counted here, not
+    taken from a parameter), how the engine applied FUA, and the trace kept beside it."""
     stored = write_trace(ctx.raw_path("trace.parquet"), [chunk], prov)
+    writes = chunk.op == OP_WRITE
+    fua_writes = int(np.count_nonzero(writes & ((chunk.flags & FLAG_FUA) != 0)))
     if executed is not None:
         chunk = executed
     order = np.argsort(chunk.timestamp_ns, kind="stable")
@@ -111,6 +127,7 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
         "over_10ms": int((lat > 10_000_000).sum()), "over_100ms": int((lat > 100_000_000).sum()),
         "read": _direction(op, length, lat, OP_READ), "write": _direction(op, length, lat, OP_WRITE),
         "series": _series(issue_ns, done_ns, length, rw),
+        "trace_writes": int(np.count_nonzero(writes)), "trace_fua_writes": fua_writes, "fua_replay": fua_replay,
         "trace_file": ctx.relative(ctx.raw_path("trace.parquet")),
         "trace": stored.model_dump(mode="json"),
     }
@@ -123,19 +140,20 @@ def replay_step(drive: _ssdsim.Drive, step: ReplayTrace, ctx: RunContext) -> dic
     r = replay_on_drive(drive, chunk, idle_cap_us=step.idle_cap_us, remap=step.remap)
     ctx.progress(ProgressUpdate(label=step.name, fraction=1.0, elapsed_s=float(r.summary["elapsed_s"]),
                                 sim_time_s=float(drive.now_s)))
-    return replay_detail(chunk, prov, r.issue_ns, r.done_ns, dict(r.summary), ctx)
+    return replay_detail(chunk, prov, r.issue_ns, r.done_ns, dict(r.summary), ctx, FUA_NATIVE)
 
 
 def fake_replay_step(step: ReplayTrace, ctx: RunContext, read_lat_us: float, write_lat_us: float) -> dict[str, Any]:
     """The step on the fake engine (exact tests): every read takes read_lat_us, every
-    other I/O write_lat_us, issued at the trace's own times (idle not capped)."""
+    other I/O write_lat_us, issued at the trace's own times (idle not capped). A FUA write
+    costs what any write does: FUA is not applied, and the record says so."""
     chunk, prov = load_step_trace(step)
     order = np.argsort(chunk.timestamp_ns, kind="stable")
     issue = chunk.timestamp_ns[order] - (int(chunk.timestamp_ns.min()) if len(chunk) else 0)
     lat = np.where(chunk.op[order] == OP_READ, round(read_lat_us * 1e3), round(write_lat_us * 1e3))
     done = issue + lat
     elapsed = float(done.max() - issue.min()) / 1e9 if len(chunk) else 0.0
-    return replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx)
+    return replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx, FUA_NOT_APPLIED)
 
 
 def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
@@ -157,21 +175,26 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
     r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us,
                         ioengine_for=ioengine_for)
-    executed, issue, done = executed_from_lat_log(ctx.raw_dir / "replay_lat.1.log")
+    executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
-    detail = replay_detail(chunk, prov, issue, done, {"elapsed_s": elapsed, "idle_cut_s": 0.0}, ctx, executed)
-    job = r.result.get("jobs", [{}])[0]
-    fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for d in ("read", "write"))
+    summary = {"elapsed_s": elapsed, "idle_cut_s": r.iolog.idle_cut_ns / 1e9}
+    detail = replay_detail(chunk, prov, issue, done, summary, ctx, FUA_DSYNC, executed)
+    jobs = r.result.get("jobs", [])
+    fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for job in jobs for d in ("read", "write"))
     detail.update(fio_ios=fio_ios, fio_drift_pct=r.drift_pct, fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
-                  fio_dropped_trims=r.iolog.dropped_trims, fio_iodepth=r.iolog.max_outstanding)
+                  fio_dropped_trims=r.iolog.dropped_trims, fio_iodepth=r.iolog.max_outstanding,
+                  fio_fua_writes=r.iolog.fua_writes, fio_preflushes=r.iolog.preflushes, fio_flushes=r.iolog.flushes,
+                  fio_jobs=[{"name": job.name, "ios": job.ios, "iodepth": job.iodepth, "ioengine": engine,
+                             "dsync": job.dsync} for job, engine in zip(r.iolog.jobs, r.ioengines, strict=True)])
     return detail
 
 
-def executed_from_lat_log(path: Path) -> tuple[TraceChunk, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The I/Os fio ran, from its per-I/O latency log (`time_ms, lat_ns, ddir, bs, ...`), in
-    issue order, with issue and completion times in ns (issue known to ±1 ms)."""
-    rows = np.loadtxt(path, delimiter=",", usecols=(0, 1, 2, 3), dtype=np.int64, ndmin=2)
-    rows = rows[rows[:, 2] <= 1] if len(rows) else np.zeros((0, 4), dtype=np.int64)
+def executed_from_lat_log(*paths: Path) -> tuple[TraceChunk, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The I/Os fio ran, from its per-I/O latency logs (`time_ms, lat_ns, ddir, bs, ...`; one
+    per job), in issue order, with issue and completion times in ns (issue known to ±1 ms)."""
+    from ssdlab.trace.fio_replay import lat_rows
+
+    rows = lat_rows(paths)
     done = rows[:, 0] * 1_000_000
     issue = done - rows[:, 1]
     order = np.argsort(issue, kind="stable")

@@ -4,6 +4,8 @@ Definitions (the ones `ssdlab trace stats` prints and the generators are tested 
 - size mix: share of read+write I/Os per size class; a class holds sizes from its
   bound up to the next one (the "4K" class is 4 KiB up to 8 KiB, exclusive), as in the
   size tables of the client-bench reviews this lab follows.
+- order: records are taken in issue-time order (a trace file is written sorted; a chunk that
+  is not is sorted, so inter-arrival gaps are never negative).
 - sequential: a read or write whose offset is the end of the previous read or write.
 - burstiness: coefficient of variation of inter-arrival times (1 for Poisson arrivals)
   and the peak-second to mean-second I/O count ratio.
@@ -106,6 +108,7 @@ class StatsAccumulator:
     def add(self, c: TraceChunk) -> None:
         if not len(c):
             return
+        c = in_time_order(c)
         self.records += len(c)
         np.add.at(self.ios, c.op, 1)
         np.add.at(self.nbytes, c.op, c.length_bytes)
@@ -119,7 +122,8 @@ class StatsAccumulator:
         self.ext_s, self.ext_e = s, e
         writes = c.op == OP_WRITE
         self.fua += int(np.count_nonzero(writes & ((c.flags & FLAG_FUA) != 0)))
-        self.preflush += int(np.count_nonzero((c.flags & FLAG_PREFLUSH) != 0))
+        # on writes only: a flush request is marked PREFLUSH too (RWBS `FF`), and counts as a flush
+        self.preflush += int(np.count_nonzero(writes & ((c.flags & FLAG_PREFLUSH) != 0)))
 
     def _sizes_and_sequence(self, c: TraceChunk, rw: npt.NDArray[np.bool_]) -> None:
         off, ln = c.offset_bytes[rw], c.length_bytes[rw]
@@ -138,11 +142,14 @@ class StatsAccumulator:
             self.first_ts = int(ts[0])
             prev = ts[:1]
         else:
+            self.first_ts = min(self.first_ts, int(ts[0]))
             prev = np.array([self.last_ts])
-        gaps = np.diff(np.concatenate([prev, ts])).astype(np.float64)
+        # A chunk that starts before the last one ended (a file written before imports sorted)
+        # gives a gap of 0 there, never a negative one.
+        gaps = np.maximum(np.diff(np.concatenate([prev, ts])), 0).astype(np.float64)
         self.gap_sum += float(gaps.sum())
         self.gap_sq += float((gaps * gaps).sum())
-        self.last_ts = int(ts[-1])
+        self.last_ts = max(self.last_ts, int(ts[-1]))
         secs, counts = np.unique(ts // 1_000_000_000, return_counts=True)
         for s, n in zip(secs.tolist(), counts.tolist(), strict=True):
             self.per_second[s] = self.per_second.get(s, 0) + n
@@ -185,6 +192,17 @@ class StatsAccumulator:
             fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
             avg_qd=qd, qd_per_second=qd_series,
         )
+
+
+def in_time_order(c: TraceChunk) -> TraceChunk:
+    """The chunk sorted by issue time, stably (equal times keep the file's order). Imports
+    write traces in time order (docs/traces.md, "Time order"); a file from before that, or
+    from elsewhere, is summarised as replay sees it: in issue order."""
+    ts = c.timestamp_ns
+    if len(ts) < 2 or bool((ts[1:] >= ts[:-1]).all()):
+        return c
+    order = np.argsort(ts, kind="stable")
+    return TraceChunk.from_columns({name: column[order] for name, column in c.columns().items()})
 
 
 def _group_sum(keys: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> tuple[list[int], list[float]]:

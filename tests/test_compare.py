@@ -459,3 +459,56 @@ def test_every_comparison_chart_is_valid_vega_lite(tmp_path: Path) -> None:
             figure.chart.to_dict(validate=True)
             drawn += 1
     assert drawn >= len(entries)
+
+
+def stopped_in(source: Path, path: Path, *names: str, status: str = "interrupted") -> Path:
+    """A copy of bundle `source` whose tests `names` did not finish, as a stopped run leaves them."""
+    import shutil
+
+    shutil.copytree(source, path)
+    bundle = Bundle(path)
+    record = bundle.load_run()
+    for name in names:
+        record = record.with_test(record.test(name).model_copy(update={"status": status, "metrics": {},
+                                                                       "verdicts": ()}))
+    bundle.write_run(record.model_copy(update={"status": "interrupted"}))
+    return path
+
+
+@pytest.mark.parametrize("status", ["interrupted", "failed", "pending"])
+def test_a_test_a_run_did_not_finish_counts_as_not_run_there(
+        unlike: dict[str, Path], tmp_path: Path, status: str, cli: Callable[..., Any]) -> None:
+    """QA: a run stopped in consistency-op25 was refused as 'methods differ (Analysed window: (not recorded)
+    vs 400; …)' against a complete one, so the test both runs finished was not compared either, and
+    --force flagged a method difference that was only a missing test."""
+    stopped = stopped_in(unlike["torture-2g"], tmp_path / "stopped", "consistency-op25", status=status)
+    c = compare_bundles([stopped, unlike["torture-4g"]])
+    tests = {t.name: t for t in c.tests}
+    assert not any(t.flagged for t in c.tests)
+    assert tests["consistency"].present == (True, True) and tests["trim-validation"].present == (True, True)
+    op25 = tests["consistency-op25"]
+    assert op25.present == (False, True) and op25.unfinished == ((0, status),) and not op25.excluded
+    assert next(r for r in op25.rows if r.name == "window_iops_mean").values[0] is None
+    assert not any(t.flagged for t in compare_bundles([stopped, unlike["torture-4g"]], force=True).tests)
+    console = Console(record=True, width=400)
+    for table in comparison_tables(c):
+        console.print(table)
+    text = console.export_text()
+    assert f"did not finish on {c.drives[0].label} (" in text and "so it counts as not run there" in text
+    assert "not run on" not in text  # it was run, and the caption says how it ended instead
+    shown = cli("compare", str(stopped), str(unlike["torture-4g"]))
+    assert shown.code == 0 and shown.stderr == "" and "did not finish on" in shown.stdout
+
+
+def test_a_test_no_run_finished_is_shown_with_no_figures(unlike: dict[str, Path], tmp_path: Path) -> None:
+    a = stopped_in(unlike["torture-2g"], tmp_path / "a", "trim-validation")
+    b = stopped_in(unlike["torture-4g"], tmp_path / "b", "trim-validation", "consistency-op25")
+    c = compare_bundles([a, b])
+    trim = next(t for t in c.tests if t.name == "trim-validation")
+    assert trim.present == (False, False) and trim.rows == () and trim.unfinished == ((0, "interrupted"),
+                                                                                       (1, "interrupted"))
+    assert trim.test == "trim-validation" and trim.params["seq_runtime_s"] == 2
+    render_comparison(c, tmp_path / "cmp.html")  # a section with no figures still draws
+    only = stopped_in(unlike["torture-4g"], tmp_path / "only", "consistency", "consistency-op25")
+    with pytest.raises(UsageError, match=r"no test these runs share has figures on two of them"):
+        compare_bundles([stopped_in(unlike["torture-2g"], tmp_path / "c", "trim-validation"), only])

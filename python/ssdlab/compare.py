@@ -9,7 +9,9 @@ parameters, and what `auto` and automatic scaling made of them). Unlike runs are
 - shown and flagged in the table and the page (policy "force", `--force`), or
 - left out of that test, and named in its caption (policy "exclude", for drives picked
   from the results library, so one odd run does not stop a dozen-drive comparison).
-Tests missing from some drives are shown with gaps.
+Tests missing from some drives are shown with gaps. A test a run did not finish (stopped,
+failed, never started) has no figures and no method to compare: it counts as not run on that
+drive, and the test's caption says it did not finish there.
 
 A drive may draw on several runs (the results library holds, say, a quick-suite run and a
 consistency-suite run of one drive): each test comes from the newest run that has it.
@@ -67,9 +69,15 @@ class Drive:
         return " / ".join(statuses)
 
     def find(self, name: str) -> tuple[Source, TestRecord] | None:
-        """The test named `name` from the newest run that measured it (else the newest that lists it)."""
+        """The test named `name` from the newest run that finished it (else the newest that lists it)."""
         found = [(s, t) for s in self.sources for t in s.run.tests if t.name == name]
-        return next(((s, t) for s, t in found if t.metrics), found[0] if found else None)
+        return next(((s, t) for s, t in found if finished(t)), found[0] if found else None)
+
+
+def finished(record: TestRecord) -> bool:
+    """Whether the test ran to its end. One that was stopped, failed or never started has no
+    figures, and none of the settings its method records, so there is nothing to compare."""
+    return record.status == "complete"
 
 
 @dataclass(frozen=True)
@@ -111,6 +119,7 @@ class TestComparison:
     sources: tuple[Path | None, ...] = ()  # per drive: the bundle the test came from
     excluded: tuple[tuple[int, tuple[Difference, ...]], ...] = ()  # (drive index, how it differs)
     method: EffectiveMethod | None = None  # the reference run's effective method
+    unfinished: tuple[tuple[int, str], ...] = ()  # (drive index, test status): listed, not finished
 
     @property
     def differing_params(self) -> tuple[str, ...]:
@@ -189,6 +198,13 @@ def _split(name: str, found: Sequence[Found], methods: Sequence[EffectiveMethod 
 
 def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComparison:
     found: list[Found] = [d.find(name) for d in drives]
+    listed = next(f[1] for f in found if f is not None)
+    unfinished = tuple((i, f[1].status) for i, f in enumerate(found) if f is not None and not finished(f[1]))
+    for index, _ in unfinished:  # not run, as far as comparing goes: no figures, no method
+        found[index] = None
+    if all(f is None for f in found):
+        return TestComparison(name=name, test=listed.test, present=(False,) * len(drives), params=dict(listed.params),
+                              differences=(), rows=(), sources=(None,) * len(drives), unfinished=unfinished)
     methods = [effective_method(f[1], f[0].run.target) if f is not None else None for f in found]
     diff, excluded = _split(name, found, methods, policy)
     for index, _ in excluded:
@@ -201,7 +217,7 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
         name=name, test=reference.test, present=tuple(r is not None for r in records),
         params=dict(reference.params), differences=diff, rows=metric_rows(records, specs),
         sources=tuple(f[0].bundle if f is not None else None for f in found), excluded=excluded,
-        method=methods[first],
+        method=methods[first], unfinished=unfinished,
     )
 
 
@@ -272,7 +288,7 @@ def _nothing_compared(drives: Sequence[Drive], tests: Sequence[TestComparison]) 
 
 
 def _finished_tests(drive: Drive) -> list[str]:
-    return [name for name in _tests_of(drive) if (found := drive.find(name)) is not None and found[1].metrics]
+    return [name for name in _tests_of(drive) if (found := drive.find(name)) is not None and finished(found[1])]
 
 
 def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:

@@ -35,6 +35,8 @@ from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 
 RANKED_MIN_DRIVES = 3  # two drives read best from the Difference % column
+UNFINISHED = {"interrupted": "stopped", "failed": "failed", "pending": "never started",
+              "running": "still running, or stopped without saying so"}  # a test's status, in a caption
 
 
 def difference_headers(c: Comparison) -> list[str]:
@@ -87,10 +89,14 @@ def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
 def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
     """What the reader must know beside the test's table; `heat` is its heat_note."""
     notes = []
+    told = {*dict(t.excluded), *dict(t.unfinished)}
     missing = [d.label for i, (d, here) in enumerate(zip(c.drives, t.present, strict=True))
-               if not here and i not in dict(t.excluded)]
+               if not here and i not in told]
     if missing:
         notes.append("not run on " + ", ".join(missing))
+    for index, status in t.unfinished:
+        notes.append(f"did not finish on {c.drives[index].label} ({UNFINISHED.get(status, status)}), so it counts "
+                     "as not run there")
     for index, found in t.excluded:
         notes.append(f"left out {c.drives[index].label}: its method differs ("
                      + "; ".join(d.describe() for d in found) + ")")

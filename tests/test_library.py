@@ -212,6 +212,44 @@ def test_cli_add_list_remove_export(cli: CliRun, tmp_path: Path) -> None:
     assert nothing.code != 0 and "no run in the library matches 'zzz'" in nothing.stderr
 
 
+def test_cli_add_tries_every_bundle_and_says_what_became_of_each(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `library add GOOD1 GOOD2 broken/ nonexist GOOD3` stopped at broken/: GOOD3 was never
+    added nor mentioned, so `ssdlab library add results/*` could not rebuild a library."""
+    lib = str(tmp_path / "library.sqlite")
+    good = [make_bundle(tmp_path / name, f"fake:?capacity={size}") for name, size in (("a", "2g"), ("b", "4g"),
+                                                                                       ("c", "8g"))]
+    (tmp_path / "broken").mkdir()
+    args = [str(good[0]), str(good[1]), str(tmp_path / "broken"), str(tmp_path / "nonexist"), str(good[2])]
+    added = cli("library", "add", *args, "--library", lib)
+    assert added.code == 2
+    assert [line.split(":")[0] for line in added.stdout.splitlines()[:3]] == [str(p.resolve()) for p in good]
+    assert all(": added (run " in line for line in added.stdout.splitlines()[:3])
+    errors = added.stderr.strip().splitlines()
+    assert len(errors) == 2 and all(line.startswith("error: ") for line in errors), added.stderr
+    assert "broken is not a result bundle" in errors[0] and "nonexist does not exist" in errors[1]
+    assert sorted(r.bundle for r in Library(Path(lib)).runs()) == sorted(p.resolve() for p in good)
+    again = cli("library", "add", str(good[0]), "--library", lib)
+    assert again.code == 0 and again.stderr == ""
+
+
+def test_cli_remove_finds_every_run_before_removing_any(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `library remove ID1 BADID` removed ID1, then printed only the error for BADID (no
+    'removed' line), exit 2; `remove ID1 ID1` did the same."""
+    lib = str(tmp_path / "library.sqlite")
+    for name, size in (("a", "2g"), ("b", "4g")):
+        cli("library", "add", str(make_bundle(tmp_path / name, f"fake:?capacity={size}")), "--library", lib)
+    ids = {r.bundle.name: r.run_id[:8] for r in Library(Path(lib)).runs()}
+    refused = cli("library", "remove", ids["a"], "deadbeefdead", "ffffffff", "--library", lib)
+    assert refused.code == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
+    assert ("no run in the library matches 'deadbeefdead'; no run in the library matches 'ffffffff'"
+            in refused.stderr) and "nothing was removed" in refused.stderr
+    assert len(Library(Path(lib)).runs()) == 2
+    twice = cli("library", "remove", ids["a"], ids["a"], str(tmp_path / "a"), "--library", lib)
+    assert twice.code == 0 and twice.stderr == ""
+    assert twice.stdout.count("removed run") == 1 and f"{(tmp_path / 'a').resolve()})" in twice.stdout
+    assert [r.bundle.name for r in Library(Path(lib)).runs()] == ["b"]
+
+
 def test_run_adds_to_the_library_unless_told(cli: CliRun, tmp_path: Path) -> None:
     lib = Library()  # the test's own, from $SSDLAB_LIBRARY (tests/conftest.py)
     done = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",

@@ -164,12 +164,17 @@ class Library:
     def __init__(self, path: Path | None = None) -> None:
         self.path = (path or default_library_path()).expanduser().resolve()
 
-    @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        """The library to change (created when missing, brought up to this schema)."""
+    def check_writable(self) -> None:
+        """UsageError when the library exists but may not be changed here (a read-only share,
+        another user's file): said once, before a command that changes it starts."""
         if self.path.exists() and not _writable(self.path):
             raise UsageError(f"results library {self.path} is read-only here: it can be listed and compared "
                              f"against, not changed; give a writable one with --library or {LIBRARY_ENV}")
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """The library to change (created when missing, brought up to this schema)."""
+        self.check_writable()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with closing(sqlite3.connect(self.path)) as db, db:
@@ -217,12 +222,14 @@ class Library:
         outcome, previous = _outcome(before, other, bundle.path)
         return Added(self.run(rid), outcome, previous)
 
-    def remove(self, which: str) -> LibraryRun:
-        """Remove one run, named by its id (or a unique prefix) or its bundle path."""
-        run = self.find_run(which)
+    def remove(self, *which: str) -> list[LibraryRun]:
+        """Remove runs, each named by its id (or a unique prefix) or its bundle path. Every name is
+        resolved first: one that names no run, or several, removes nothing (find_runs). A run
+        named twice is removed once."""
+        runs = list({run.run_id: run for run in self.find_runs(which)}.values())
         with self._db() as db:
-            db.execute("DELETE FROM runs WHERE run_id = ?", (run.run_id,))
-        return run
+            db.executemany("DELETE FROM runs WHERE run_id = ?", [(run.run_id,) for run in runs])
+        return runs
 
     def remove_missing(self) -> list[LibraryRun]:
         gone = [r for r in self.runs() if r.state() != "ok"]
@@ -242,13 +249,25 @@ class Library:
         return next(r for r in self.runs() if r.run_id == rid)
 
     def find_run(self, which: str) -> LibraryRun:
+        (run,) = self.find_runs([which])
+        return run
+
+    def find_runs(self, names: Sequence[str]) -> list[LibraryRun]:
+        """The run each name gives (a run id, a unique prefix of one, or a bundle path), in order;
+        one UsageError naming every name that gives no run or several."""
         runs = self.runs()
-        as_path = str(Path(which).expanduser().resolve())
-        found = [r for r in runs if r.run_id.startswith(which) or str(r.bundle) == as_path]
-        if len(found) != 1:
-            what = "no run in the library matches" if not found else f"{len(found)} runs in the library match"
-            raise UsageError(f"{what} {which!r}; give a run id from `ssdlab library list` or a bundle path")
-        return found[0]
+        found, problems = [], []
+        for which in names:
+            as_path = str(Path(which).expanduser().resolve())
+            matches = [r for r in runs if r.run_id.startswith(which) or str(r.bundle) == as_path]
+            if len(matches) == 1:
+                found.append(matches[0])
+            else:
+                what = "no run in the library matches" if not matches else f"{len(matches)} runs in the library match"
+                problems.append(f"{what} {which!r}")
+        if problems:
+            raise UsageError(f"{'; '.join(problems)}; give a run id from `ssdlab library list` or a bundle path")
+        return found
 
     def drives(self, query: str) -> list[list[LibraryRun]]:
         """The drives a query names, each as its runs (newest first) on one engine.

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
-from ssdlab.errors import SsdlabError, UsageError
+from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.library import RUN_ID_SHOWN, Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 
@@ -41,11 +41,23 @@ def add(
     bundles: Annotated[list[Path], typer.Argument(help="Bundle directories made by `ssdlab run`.")],
     library: LibraryOpt = None,
 ) -> None:
-    """Add runs to the library (again: refreshes them; a moved bundle: updates its path)."""
+    """Add runs to the library (again: refreshes them; a moved bundle: updates its path). Every
+    bundle is tried: one line each, added or why not; the exit status is 2 when any was not."""
     lib = open_library(library)
+    lib.check_writable()  # said once, not once per bundle
+    failed = 0
     for bundle in bundles:
-        out.print(added_text(lib.add(bundle)), highlight=False, markup=False)
-    out.print(f"Library: {lib.path}", highlight=False, markup=False)
+        try:
+            added = lib.add(bundle)
+        except BundleError as error:  # this bundle's fault: the others are still added (`add results/*`)
+            err.print(f"[red]error:[/] {plain(error)}", highlight=False)
+            failed += 1
+            continue
+        out.print(added_text(added), highlight=False, markup=False)
+    if failed < len(bundles):
+        out.print(f"Library: {lib.path}", highlight=False, markup=False)
+    if failed:
+        raise typer.Exit(2)
 
 
 def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
@@ -96,11 +108,16 @@ def remove(
     = False,
     library: LibraryOpt = None,
 ) -> None:
-    """Forget runs (their bundles are left alone)."""
+    """Forget runs (their bundles are left alone). Every run named is found first: a name that
+    gives no run, or several, removes nothing."""
     if not runs and not missing:
         raise UsageError("name runs to remove (see `ssdlab library list`) or pass --missing")
     lib = open_library(library)
-    gone = [lib.remove(which) for which in runs or []] + (lib.remove_missing() if missing else [])
+    try:
+        gone = lib.remove(*runs) if runs else []
+    except UsageError as error:
+        raise UsageError(f"{error}; nothing was removed") from None
+    gone += lib.remove_missing() if missing else []
     for run in gone:
         out.print(f"removed run {run.run_id} ({run.label}, {run.bundle})", highlight=False, markup=False)
     if not gone:

@@ -72,6 +72,49 @@ def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     _one_line_error(cli("run", "--resume", str(tmp_path)), 2, "not a result bundle")
 
 
+def stopped_run(cli: Callable, out: Path, *extra: str) -> Path:
+    """A fake-engine run of quick and mixed whose second test was stopped, as Ctrl-C leaves it."""
+    done = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "--test", "iometer-mixed", "-p", "runs=1",
+               "-p", "runtime_s=1", "--engine", "fake", "--out", str(out), "--no-report", "--no-library", *extra)
+    assert done.code == 0, done.stderr
+    bundle = Bundle(out)
+    record = bundle.load_run()
+    stopped = record.test("iometer-mixed").model_copy(update={"status": "interrupted", "metrics": {}})
+    bundle.write_run(record.with_test(stopped).model_copy(update={"status": "interrupted"}))
+    return out
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (["-o", "{other}"], ["continues in its own bundle", "drop -o"]),
+    (["--engine", "sim"], ["was run with the fake engine, not sim", "drop --engine"]),
+    (["--host", "node1"], ["ran on this machine, not on node1", "drop --host"]),
+    (["--until-steady"], ["did not run until steady", "drop --until-steady"]),
+    (["-p", "runtime_s=2"], ["keeps its parameters", "drop --param"]),
+    (["-t", "fake:?capacity=4g"], ["was run on 'fake:?capacity=2g'", "drop -t"]),
+    (["--suite", "quick"], ["ran suite (tests), not 'quick'", "drop --suite"]),
+    (["--test", "quick"], ["ran other tests", "drop --test"]),
+])
+def test_resume_refuses_options_that_would_change_the_run(cli: Callable, tmp_path: Path, args: list[str],
+                                                          needles: list[str]) -> None:
+    """QA: `run --resume B -o elsewhere` resumed into B, and `--resume B --engine fake` kept B's engine, both
+    without a word; -t, --suite, --test and --param were already refused. Nothing is run or written."""
+    out = stopped_run(cli, tmp_path / "b")
+    before = (out / "run.json").read_bytes()
+    other = tmp_path / "elsewhere"
+    _one_line_error(cli("run", "--resume", str(out), *[a.format(other=other) for a in args], "--no-report"), 2,
+                    *needles)
+    assert (out / "run.json").read_bytes() == before and not other.exists()
+
+
+@pytest.mark.parametrize("args", [["-o", "{out}/"], ["--engine", "fake"], ["--engine", "auto"],
+                                  ["-t", "fake:?capacity=2g", "--test", "quick", "--test", "iometer-mixed"]])
+def test_resume_takes_options_that_repeat_the_run(cli: Callable, tmp_path: Path, args: list[str]) -> None:
+    out = stopped_run(cli, tmp_path / "b")
+    again = cli("run", "--resume", str(out), *[a.format(out=out) for a in args], "--no-report", "--no-library")
+    assert again.code == 0, again.stderr
+    assert Bundle(out).load_run().status == "complete"
+
+
 def test_a_path_that_is_not_there_is_not_called_a_bundle_without_run_json(cli: Callable, tmp_path: Path) -> None:
     """QA: `ssdlab report 3ef2` (a run id too short to be one) said '…/3ef2 is not a result bundle
     (no run.json in it)' of a path that does not exist."""

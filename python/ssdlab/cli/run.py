@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -75,16 +76,55 @@ def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     return typed
 
 
-def _resumed(path: Path, target: str | None, suite: str | None, tests: list[str], destroy: bool,
-             yes: str | None) -> tuple[Bundle, RunRecord, Target, Engine]:
+@dataclass(frozen=True)
+class Asked:
+    """What this invocation asked of the run, beside --resume: each must be what the run already
+    is (or not given), or the resume is refused in one line, never silently ignored."""
+
+    target: str | None = None
+    suite: str | None = None
+    tests: tuple[str, ...] = ()
+    param: tuple[str, ...] = ()
+    out_dir: Path | None = None
+    engine_name: str = "auto"
+    hosts: tuple[str, ...] = ()
+    until_steady: bool = False
+
+
+def check_resume_options(bundle: Bundle, record: RunRecord, asked: Asked) -> None:
+    """A resumed run keeps its target, tests, parameters, engine, hosts and bundle: an option
+    that would change one of them is refused, naming it (one that repeats the run's own is fine)."""
+    path = bundle.path
+    if asked.param:
+        raise UsageError("a resumed run keeps its parameters; drop --param")
+    if asked.target is not None and asked.target != record.target.spec:
+        raise UsageError(f"{path} was run on {record.target.spec!r}, not {asked.target!r}; drop -t to resume it")
+    if asked.suite is not None and asked.suite != record.suite:
+        raise UsageError(f"{path} ran suite {record.suite or '(tests)'}, not {asked.suite!r}; drop --suite to "
+                         "resume it")
+    if asked.tests and list(asked.tests) != [t.name for t in record.tests]:
+        raise UsageError(f"{path} ran other tests; drop --test to resume it")
+    if asked.out_dir is not None and asked.out_dir.expanduser().resolve() != path:
+        raise UsageError(f"a resumed run continues in its own bundle, {path}, not in {asked.out_dir}; drop -o "
+                         "(to keep the stopped run as it is, copy its bundle and resume the copy)")
+    if asked.engine_name not in ("auto", record.engine):
+        raise UsageError(f"{path} was run with the {record.engine} engine, not {asked.engine_name}; a resumed run "
+                         "keeps its engine: drop --engine")
+    hosts = list(record.options.get("hosts") or [])
+    if asked.hosts and list(asked.hosts) != hosts:
+        ran = ", ".join(hosts) if hosts else "this machine"
+        raise UsageError(f"{path} ran on {ran}, not on {', '.join(asked.hosts)}; a resumed run keeps its hosts: "
+                         "drop --host")
+    steady = [t.params["until_steady"] for t in record.tests if "until_steady" in t.params]
+    if asked.until_steady and not (steady and all(value is True for value in steady)):
+        raise UsageError("a resumed run keeps its parameters, and this one did not run until steady; drop "
+                         "--until-steady")
+
+
+def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None) -> tuple[Bundle, RunRecord, Target, Engine]:
     """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones."""
     bundle, record = load_for_resume(path)
-    if target is not None and target != record.target.spec:
-        raise UsageError(f"{path} was run on {record.target.spec!r}, not {target!r}; drop -t to resume it")
-    if suite is not None and suite != record.suite:
-        raise UsageError(f"{path} ran suite {record.suite or '(tests)'}, not {suite!r}; drop --suite to resume it")
-    if tests and tests != [t.name for t in record.tests]:
-        raise UsageError(f"{path} ran other tests; drop --test to resume it")
+    check_resume_options(bundle, record, asked)
     tgt = parse_target(record.target.spec)
     confirmed = confirm_serial(tgt, destroy, yes)
     options = {**record.options, "destroy": destroy, "confirmed_serial": confirmed}
@@ -155,9 +195,9 @@ def run(
     given = target if target is not None else target_opt
     device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
     if resume is not None:
-        if param:
-            raise UsageError("a resumed run keeps its parameters; drop --param")
-        bundle, record, tgt, engine = _resumed(resume, given, suite, test or [], destroy, yes)
+        asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
+                      until_steady)
+        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes)
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                              until_steady, destroy, yes, engine_name, out_dir, host)

@@ -126,8 +126,8 @@ def test_fallback_sources() -> None:
     got = findings(quick)
     assert got["qd1_random_read"].text == "9,000 IOPS (110.0 µs mean latency); CrystalDiskMark RND4K Q1T1"
     # The 4 KiB entries are not sequential, however fast: the peak is SEQ1M Q8T1.
-    assert got["peak_sequential"].text == ("read 540.0 MB/s (CrystalDiskMark-style), write 510.0 MB/s "
-                                           "(CrystalDiskMark-style)")
+    assert got["peak_sequential"].text == ("read 540.0 MB/s (CrystalDiskMark-style SEQ1M Q8T1), write 510.0 MB/s "
+                                           "(CrystalDiskMark-style SEQ1M Q8T1)")
     assert got["fresh_vs_steady"].text == NOT_MEASURED
 
 
@@ -197,3 +197,67 @@ def test_fresh_vs_steady_and_consistency_say_when_heat_is_part_of_them(
     assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.0 over the last 400 s (mean 20,000 "
                                        "IOPS, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS; \N{GREEK SMALL LETTER SIGMA} "
                                        "is 5.0 % of the mean)" + spread)
+
+
+def review_sweeps(as_ssd_write: float = 1231.8, mixed_write: float = 1060.5) -> tuple[TestRecord, ...]:
+    """The sequential figures of the default simulated drive's review (`run --suite review -t 'sim:?scale=0.01'`)."""
+    return (
+        record("qd-sweep", "qd-sweep", {"seq128k_read_qd1_mb_s": 787.5, "seq128k_read_qd4_mb_s": 2200.0,
+                                        "seq128k_read_qd32_mb_s": 2200.0, "seq128k_write_qd4_mb_s": 1091.6},
+               {"queue_depths": [1, 4, 32], "seq_block_bytes": 131072}),
+        record("transfer-sweep", "transfer-sweep", {"read_peak_mb_s": 2085.0, "read_peak_block_bytes": 131072,
+                                                    "write_peak_mb_s": 1274.9, "write_peak_block_bytes": 16384}),
+        record("as-ssd", "as-ssd", {"seq_read_mb_s": 2038.3, "seq_write_mb_s": as_ssd_write}),
+        record("mixed-seq", "mixed-seq", {"r100w0_mb_s": 649.6, "r0w100_mb_s": mixed_write,
+                                          # a part of a mix is not a figure of its own: never the peak
+                                          "r0w100_write_mb_s": mixed_write + 500}),
+    )
+
+
+@pytest.mark.parametrize(("as_ssd_write", "mixed_write", "write"), [
+    (1231.8, 1060.5, "write 1,274.9 MB/s (transfer-size sweep, 16 KiB)"),
+    (1300.0, 1060.5, "write 1,300.0 MB/s (AS SSD Seq, 16 MiB)"),
+    (1231.8, 1400.0, "write 1,400.0 MB/s (sequential mix, writes only)"),
+])
+def test_peak_sequential_is_the_highest_any_test_measured(as_ssd_write: float, mixed_write: float,
+                                                          write: str) -> None:
+    """QA: a review's summary gave 'Peak sequential read 2,085.0 MB/s (transfer-size sweep)' under the rule
+    'the highest sequential throughput measured' while its QD sweep measured 2,200 MB/s."""
+    got = findings(*review_sweeps(as_ssd_write, mixed_write))["peak_sequential"]
+    assert got.text == f"read 2,200.0 MB/s (queue-depth sweep, 128 KiB QD 4), {write}"  # a tie: the first point
+    assert got.section == "qd-sweep" and got.rule.startswith("the highest sequential throughput any test")
+
+
+def linear_pass(verdict_: Verdict, **metrics: Any) -> TestRecord:
+    return record("linear", "linear", {"span_gb": 11.25, "write_avg_mb_s": 1238.1, "write_periods": 9, **metrics},
+                  verdicts=(verdict_.model_copy(update={"because": "the write pass logged 9 periods; at least 10 "
+                                                                  "are needed"}),))
+
+
+@pytest.mark.parametrize(("metrics", "figures"), [
+    ({"write_drop_detected": False}, "average 1,238.1 MB/s over the 11.25 GB pass"),
+    ({"write_drop_detected": True, "write_peak_region_gb": 2.0, "write_peak_level_mb_s": 1550.0,
+      "write_after_drop_mb_s": 420.0, "write_throttled_at_drop": False},
+     "the rate fell from 1,550.0 MB/s to 420.0 MB/s after 2.00 GB"),
+])
+def test_an_inconclusive_cache_verdict_is_not_read_as_a_finding(metrics: dict[str, Any], figures: str) -> None:
+    """QA: 'SLC / write cache: Too short to see a cache — no lasting drop over the whole 11.25 GB pass: no
+    cache ran out' stated what the linear test's own verdict (INCONCLUSIVE) said it could not."""
+    got = findings(linear_pass(verdict("slc_cache", "inconclusive", "Too short to see a cache"), **metrics))
+    cache = got["write_cache"]
+    assert cache.outcome == "inconclusive" and cache.text == f"Too short to see a cache — {figures}"
+    assert "cache ran out" not in cache.text
+    assert cache.rule == "the slc_cache rule. Here: the write pass logged 9 periods; at least 10 are needed"
+
+
+@pytest.mark.parametrize(("steady", "said"), [
+    (("no", "yes"), " — the default window is not steady state"),
+    (("yes", "inconclusive"), " — the 25 % over-provisioning window may not be steady state"),
+])
+def test_spare_area_says_steady_only_where_the_verdicts_do(steady: tuple[str, str], said: str) -> None:
+    """The spare-area finding called both windows' means 'steady' whatever the runs' steady_state verdicts."""
+    default = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0, steady=steady[0])
+    spare = consistency("consistency-op25", 25, mean=30_000.0, fresh=100_000.0, stddev=600.0, steady=steady[1])
+    got = findings(default, spare)["spare_area"]
+    assert got.text == ("4 KiB random write over the analysed windows 20,000 IOPS → 30,000 IOPS (+50 %); "
+                        "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %" + said)

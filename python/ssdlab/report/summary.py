@@ -112,10 +112,8 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         if fresh is None or steady is None or fresh <= 0:
             continue
         window = view.number("window_s")
-        verdict = view.verdict("steady_state")
         where = f"the last {window:g} s" if window else "the analysed window"
-        state = ("" if verdict is None or verdict.outcome == "yes"
-                 else f" — {where} {'is not' if verdict.outcome == 'no' else 'may not be'} steady state")
+        state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
         text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where} "
                 f"({100 * steady / fresh:.0f} % of fresh){state}{fall_heat_caveat(view)}")
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
@@ -124,6 +122,15 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
                            view.record.name, cliff.outcome)
         return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
     return absent("fresh_vs_steady", title, rule)
+
+
+def not_steady(view: MethodView) -> str:
+    """'is not' or 'may not be' when the run's steady_state verdict says its window is not (or
+    may not be) steady state; "" when it is, or when the run gives no verdict."""
+    verdict = view.verdict("steady_state")
+    if verdict is None or verdict.outcome == "yes":
+        return ""
+    return "is not" if verdict.outcome == "no" else "may not be"
 
 
 def fall_heat_caveat(view: MethodView) -> str:
@@ -183,8 +190,14 @@ def spare_area(views: RunViews) -> Finding:
     base, more = default.number("window_iops_mean") or 0.0, extra.number("window_iops_mean") or 0.0
     cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
     steadier = f"; {SIGMA}/mean {cv[0]:.1f} % → {cv[1]:.1f} %" if cv[0] is not None and cv[1] is not None else ""
-    text = (f"steady 4 KiB random write {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
-            f"({signed(100 * (more / base - 1))} %){steadier}{heat_caveat(default, extra)}")
+    # "Steady" only where the runs' own steady_state verdicts allow it.
+    unsteady = [f"the {name} window {not_steady(view)} steady state"
+                for name, view in (("default", default), (f"{op_pct(extra):g} % over-provisioning", extra))
+                if not_steady(view)]
+    what = "4 KiB random write over the analysed windows" if unsteady else "steady 4 KiB random write"
+    state = f" — {' and '.join(unsteady)}" if unsteady else ""
+    text = (f"{what} {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
+            f"({signed(100 * (more / base - 1))} %){steadier}{heat_caveat(default, extra)}{state}")
     return Finding("spare_area", title, text, rule, True, extra.record.name)
 
 
@@ -216,15 +229,29 @@ def throttling(views: Sequence[MethodView]) -> Finding:
 
 def write_cache(views: Sequence[MethodView]) -> Finding:
     """The linear pass's `slc_cache` verdict when it has one (its outcome and rule, with the
-    figures beside it), else the rule below over its declared metrics."""
+    figures beside it), else the rule below over its declared metrics. An inconclusive verdict
+    gets the figures alone, never the metrics rule's reading of them ("no cache ran out"): the
+    summary says no more than the verdict does."""
     found = metrics_write_cache(views)
     for view in of_method(views, "linear"):
         verdict = view.verdict("slc_cache")
         if verdict is not None:
-            figures = f" — {found.text}" if found.measured and found.section == view.record.name else ""
-            return Finding("write_cache", found.title, verdict.summary + figures, verdict.rule, True,
-                           view.record.name, verdict.outcome)
+            figures = ("" if not (found.measured and found.section == view.record.name)
+                       else found.text if verdict.conclusive else pass_figures(view))
+            text = verdict.summary + (f" — {figures}" if figures else "")
+            rule = verdict.rule + (f". Here: {verdict.because}" if verdict.because else "")
+            return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome)
     return found
+
+
+def pass_figures(view: MethodView) -> str:
+    """What the linear write pass measured, without a reading of it (cache or none)."""
+    if view.record.metrics.get("write_drop_detected") is True:
+        heat = (", the drive reporting thermal throttling at the drop"
+                if view.record.metrics.get("write_throttled_at_drop") is True else "")
+        return (f"the rate fell from {fig(view, 'write_peak_level_mb_s')} to {fig(view, 'write_after_drop_mb_s')} "
+                f"after {fig(view, 'write_peak_region_gb')}{heat}")
+    return f"average {fig(view, 'write_avg_mb_s')} over the {fig(view, 'span_gb')} pass"
 
 
 def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
@@ -256,8 +283,6 @@ QD1_SOURCES: tuple[tuple[str, dict[str, object], str], ...] = (
     ("quick", {"entry": "rnd4k_q1t1", "direction": "read"}, "CrystalDiskMark RND4K Q1T1"),
     ("as-ssd", {"run": "rnd4k_read"}, "AS SSD 4K read"),
 )
-SOURCE_NAMES = {"transfer-sweep": "transfer-size sweep", "qd-sweep": "queue-depth sweep",
-                "quick": "CrystalDiskMark-style"}
 
 
 def qd1_random_read(views: Sequence[MethodView]) -> Finding:
@@ -277,35 +302,64 @@ def qd1_random_read(views: Sequence[MethodView]) -> Finding:
 
 def peak_sequential(views: Sequence[MethodView]) -> Finding:
     title = "Peak sequential read / write"
-    rule = ("the highest sequential throughput measured: the transfer-size sweep's peak, else the highest "
-            "point of the 128 KiB QD sweep, else of the CrystalDiskMark sequential entries")
+    rule = ("the highest sequential throughput any test of the run measured, and where: the transfer-size "
+            "sweep's peak, every point of the QD sweep's sequential curve, CrystalDiskMark's SEQ entries, AS SSD's "
+            "Seq, the sequential mix's reads-only and writes-only points (a linear pass's figures are averages over "
+            "the drive, not peaks); a tie goes to the first of these")
     parts, source = [], None
     for direction in ("read", "write"):
         found = peak_of(views, direction)
         if found is not None:
-            view, spec, value = found
-            at = spec.dims.get("block_bytes") or view.number(f"{direction}_peak_block_bytes")
-            size = f", {human_size(int(at))}" if is_number(at) else ""
-            parts.append(f"{direction} {quantity(spec, value)} ({SOURCE_NAMES.get(view.record.test, view.record.test)}"
-                         f"{size})")
+            view, spec, value, where = found
+            parts.append(f"{direction} {quantity(spec, value)} ({where})")
             source = source or view.record.name
     if not parts:
         return absent("peak_sequential", title, rule)
     return Finding("peak_sequential", title, ", ".join(parts), rule, True, source)
 
 
-def peak_of(views: Sequence[MethodView], direction: str) -> tuple[MethodView, MetricSpec, float] | None:
-    for view in of_method(views, "transfer-sweep"):
-        found = view.numbers(direction=direction, summary="peak")
-        if found:
-            return view, *found[0]
-    for method, dims in (("qd-sweep", {"curve": "seq"}), ("quick", {})):
-        for view in of_method(views, method):
-            found = [(s, v) for s, v in view.numbers(**dims, direction=direction, rate="mb_s")
-                     if method != "quick" or str(s.dims.get("entry", "")).startswith("seq")]
-            if found:
-                return view, *max(found, key=lambda pair: pair[1])
-    return None
+SeqPoint = tuple[MetricSpec, float, str]  # a sequential throughput figure, its value, where it was measured
+SEQ_SOURCES = ("transfer-sweep", "qd-sweep", "quick", "as-ssd", "mixed-seq")  # a tie goes to the first
+
+
+def peak_of(views: Sequence[MethodView], direction: str) -> tuple[MethodView, MetricSpec, float, str] | None:
+    """The highest sequential `direction` throughput of every test that measures one."""
+    points = [(view, *point) for method in SEQ_SOURCES for view in of_method(views, method)
+              for point in seq_points(view, direction)]
+    return max(points, key=lambda found: found[2]) if points else None
+
+
+def seq_points(view: MethodView, direction: str) -> list[SeqPoint]:
+    """The test's sequential throughput figures in `direction`, each with where it was measured."""
+    test = view.record.test
+    if test == "transfer-sweep":
+        at = view.number(f"{direction}_peak_block_bytes")
+        return [(s, v, "transfer-size sweep" + (f", {human_size(at)}" if at else ""))
+                for s, v in view.numbers(direction=direction, summary="peak")]
+    if test == "qd-sweep":
+        block = sized(getattr(view.params, "seq_block_bytes", None))
+        return [(s, v, f"queue-depth sweep, {block}QD {s.dims['qd']}")
+                for s, v in view.numbers(curve="seq", direction=direction, rate="mb_s") if "qd" in s.dims]
+    if test == "quick":
+        return [(s, v, f"CrystalDiskMark-style {str(s.dims['entry']).replace('_', ' ').upper()}")
+                for s, v in view.numbers(direction=direction, rate="mb_s")
+                if str(s.dims.get("entry", "")).startswith("seq")]
+    if test == "as-ssd":
+        block = sized(getattr(view.params, "seq_block_bytes", None))
+        return [(s, v, f"AS SSD Seq{', ' + block.strip() if block else ''}")
+                for s, v in view.numbers(run=f"seq_{direction}", rate="mb_s")]
+    if test == "mixed-seq":
+        return [(s, v, f"sequential mix, {direction}s only")
+                for s, v in view.numbers(read_pct=100 if direction == "read" else 0, rate="mb_s")
+                if "part" not in s.dims]
+    return []
+
+
+def sized(size_bytes: object) -> str:
+    """'128 KiB ' for a block size in bytes, '' when it is not known."""
+    if not isinstance(size_bytes, int | float) or isinstance(size_bytes, bool) or size_bytes <= 0:
+        return ""
+    return f"{human_size(size_bytes)} "
 
 
 RULES: tuple[Rule, ...] = (

@@ -176,7 +176,8 @@ def test_a_step_the_target_cannot_take_gets_a_way_out_that_works(cli: Any, tmp_p
     result = cli("plan", "--test", "write-cache-ab", "-t", target.format(tmp=tmp_path))
     line = result.stderr.strip()
     assert result.code == 2 and "\n" not in line, line
-    assert "sim:PRESET?write_cache=0" in line and "parameters" not in line, line
+    assert "sim:PRESET?write_cache=0, then `ssdlab compare`" in line and "parameters" not in line, line
+    assert "qd-sweep" in line, line  # QA: "set the cache in the target instead" was circular on ?write_cache=0
     assert "targets on " not in line, line
     if not target.startswith("sim:"):
         assert "NVMe drive" in line, line

@@ -113,8 +113,8 @@ def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) ->
 
 
 # What to do instead of a step the target cannot take: no parameter of the test removes a step.
-WRITE_CACHE_ON_SIM = ("on sim:, set the cache in the target instead (sim:PRESET?write_cache=0) and compare two "
-                      "runs (docs/methods/write-cache-ab.md)")
+WRITE_CACHE_ON_SIM = ("on sim:, run a test with random writes (e.g. qd-sweep) on sim:PRESET and on "
+                      "sim:PRESET?write_cache=0, then `ssdlab compare` the two (docs/methods/write-cache-ab.md)")
 WRITE_CACHE_DRIVE = "run the test on an NVMe drive (nvme-cli) or a SATA drive (hdparm)"
 
 

@@ -32,6 +32,10 @@ def test_members_parse() -> None:
     ("sim:raid0(a,b)x", "nothing may follow the closing parenthesis"),
     ("sim:raid0(a,,b)", "a member's name is empty"),
     ("sim:raid0(a)", "with two or more presets"),
+    ("sim:raid0(", "raid0(PRESET,PRESET"),  # QA: "close the parenthesis: raid0()", refused in turn
+    ("sim:raid0(a,b))", "nothing may follow the closing parenthesis"),
+    ("sim:raid1(a,b)", "only RAID-0"),  # QA: both read "unknown preset 'raid1(a'"
+    ("sim:RAID0(a,b)", "write raid0 in lower case"),
 ])
 def test_a_bad_array_names_its_fault(spec: str, says: str) -> None:
     """Each way of writing an array wrong gets its own advice: a missing ')' with no options in
@@ -39,6 +43,8 @@ def test_a_bad_array_names_its_fault(spec: str, says: str) -> None:
     with pytest.raises(UsageError) as err:
         parse_target(spec)
     assert says in str(err.value)
+    assert f"'{spec}'" in str(err.value)  # the whole string quoted, not the part before a '?'
+    assert "close the parenthesis: raid0()" not in str(err.value)
     if "?" not in spec:
         assert "options go after the closing" not in str(err.value)
 

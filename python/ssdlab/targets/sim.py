@@ -80,7 +80,7 @@ class SimTarget(Target):
         raw_seed = options.pop("seed", "1")
         if not is_whole_number(raw_seed) or int(raw_seed) >= 1 << 64:
             raise UsageError(f"sim target: seed must be a whole number below 2^64, not {raw_seed!r}")
-        members = raid0_members(preset, has_options="?" in spec) or ()
+        members = raid0_members(preset, has_options="?" in spec, shown=spec) or ()
         chunk_kib = _chunk_kib(options.pop("chunk_kib", str(DEFAULT_CHUNK_KIB))) if members else DEFAULT_CHUNK_KIB
         target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed), members=members,
                      chunk_kib=chunk_kib)

@@ -64,27 +64,39 @@ RAID0_PATTERN = re.compile(r"^raid0\((?P<members>[^()]*)\)$")
 RAID0_FORM = "write raid0(PRESET,PRESET,...) with two or more presets"
 
 
-def raid0_members(base: str, has_options: bool = False) -> tuple[str, ...] | None:
+# Another RAID level or a capitalised name: taken for a preset's name, it got "unknown preset".
+OTHER_RAID = re.compile(r"^raid(\d*)\s*\(", re.IGNORECASE)
+
+
+def raid0_members(base: str, has_options: bool = False, shown: str | None = None) -> tuple[str, ...] | None:
     """'raid0(a,b)' -> ('a', 'b'); None when `base` is not a RAID-0; a UsageError naming what is
     wrong when it is one written wrong. `has_options`: the target string had a '?' (the split at
-    it may have cut the array short)."""
+    it may have cut the array short); `shown`: the text to quote (default `base`)."""
     if not base.startswith("raid0"):
+        other = OTHER_RAID.match(base)
+        if other:
+            level0 = other.group(1) == "0"
+            why = "write raid0 in lower case" if level0 else "only RAID-0 of simulated drives is modelled"
+            raise UsageError(f"bad RAID {shown or base!r}: {why}; {RAID0_FORM}")
         return None
     found = RAID0_PATTERN.match(base.replace(" ", ""))
     members = tuple(found.group("members").split(",")) if found else ()
     if len(members) < 2 or not all(members):
-        raise UsageError(f"bad RAID-0 {base!r}: {_raid0_fault(base, members, has_options)}")
+        raise UsageError(f"bad RAID-0 {shown or base!r}: {_raid0_fault(base, members, has_options)}")
     return members
 
 
 def _raid0_fault(base: str, members: tuple[str, ...], has_options: bool) -> str:
     """What to do about a RAID-0 written wrong, the likeliest slip first."""
-    if "(" in base and ")" not in base:
+    text = base.replace(" ", "")
+    if "(" in text and ")" not in text:
         if has_options:  # the query split at the first '?', inside the parentheses
             return ("options go after the closing parenthesis and apply to every member, "
                     "e.g. sim:raid0(A,B)?capacity_gib=16")
-        return f"close the parenthesis: {base.strip()})"
-    if not members and ")" in base and not base.rstrip().endswith(")"):
+        if text.rstrip("(").endswith("raid0"):  # nothing inside yet: closing it would not help
+            return RAID0_FORM
+        return f"close the parenthesis: {text})"
+    if ")" in text and text.index(")") != len(text) - 1:
         return f"nothing may follow the closing parenthesis (options go after '?'); {RAID0_FORM}"
     if len(members) >= 2:
         return f"a member's name is empty; {RAID0_FORM}"

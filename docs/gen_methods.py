@@ -240,7 +240,8 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "iodepth": "Queue depth of both phases.",
         "cooldown_s": ("Idle seconds before each phase, so it starts from a cool drive (none: no idle; the "
                        "random phase then starts as hot as the sequential one left the drive)."),
-        "purge": "TRIM the whole target first, so a slowdown is not garbage collection of earlier data.",
+        "purge": ("TRIM the whole target before each phase, so a slowdown is not garbage collection of earlier data "
+                  "(the phase before's included)."),
         "level_tol_pct": ("Periods within this % of a level belong to it, and a change smaller than this is not a "
                           "new level."),
         "seed": SEED,
@@ -302,6 +303,8 @@ def type_text(model: type[BaseModel], name: str, info: FieldInfo) -> str:
         return "list of sizes" if name.endswith("_bytes") else "list of integers"
     optional = type(None) in args
     base = next((a for a in args if a is not type(None)), annotation) if args else annotation
+    if typing.get_origin(base) is typing.Annotated:  # `Seconds | None`: the type under its bounds
+        base = typing.get_args(base)[0]
     if name.endswith("_bytes"):
         text = "size (`4k`, `16g`, …)" if accepts_size_text(model, name) else "bytes (an integer)"
     else:

@@ -78,3 +78,13 @@ def test_notes_on_how_a_run_went_leave_the_method_alike() -> None:
     # A note on what ran still tells methods apart.
     reduced = plain.model_copy(update={"notes": (*plain.notes, "test region reduced from 16GiB to 1GiB")})
     assert effective_method(reduced, target).key != key
+
+
+def test_a_thermal_run_that_purged_once_is_unlike_one_that_purges_before_each_phase() -> None:
+    """The thermal test now purges before each phase (QA: its random phase started on a drive the
+    sequential one had filled 1.7 times over, and measured GC); a run recorded before has no
+    `purges` setting, so it never ranks with one recorded after."""
+    target, record = next((t, r) for t, r in recorded() if r.test == "thermal")
+    assert "purges" not in record.metrics
+    now = record.model_copy(update={"metrics": {**record.metrics, "purges": 2}})
+    assert effective_method(now, target).key != effective_method(record, target).key

@@ -49,8 +49,12 @@ def _record(path: Path) -> TestRecord:
 def test_plan_cools_down_before_each_phase() -> None:
     test = get_test("thermal")
     plan = test.plan(test.parse_params({"cooldown_s": 120}), parse_target(BARE).info())
-    assert [a.name for a in plan.actions] == ["purge", "cooldown-seq", "thermal-seq", "cooldown-rnd", "thermal-rnd"]
+    # QA: one purge before both phases left the random phase a drive the sequential one had filled
+    # ~1.7 times over, so it measured garbage collection of the sequential phase's data.
+    assert [a.name for a in plan.actions] == ["purge-seq", "cooldown-seq", "thermal-seq",
+                                              "purge-rnd", "cooldown-rnd", "thermal-rnd"]
     assert isinstance(plan.actions[0], Purge) and isinstance(plan.actions[1], Idle)
+    assert isinstance(plan.actions[3], Purge)
     seq, rnd = (m.workload for m in plan.measures())
     assert (seq.pattern, seq.block_size_bytes, seq.iodepth) == ("write", 128 * 1024, 32)
     assert (rnd.pattern, rnd.block_size_bytes) == ("randwrite", 4096)
@@ -139,6 +143,10 @@ def _check_figures(m: Mapping[str, object], rates: list[float]) -> None:
     peak, share, when, gb = m["seq_peak_mb_s"], m["seq_throttled_share_pct"], m["seq_time_to_throttle_s"], \
         m["seq_gb_at_peak"]
     slowest, levels = m["seq_throttled_mb_s"], m["seq_throttled_levels"]
+    if peak is None:  # too short for a level: neither throttled nor not, no cause
+        assert share is None and when is None and gb is None and m["seq_cause"] is None
+        assert isinstance(m["seq_mean_mb_s"], float)
+        return
     assert isinstance(share, float)
     throttled = share > 0
     assert (when is not None) == throttled == (slowest is not None) == (levels != "none")
@@ -146,9 +154,6 @@ def _check_figures(m: Mapping[str, object], rates: list[float]) -> None:
     heat, cause = m["seq_time_to_heat_throttle_s"], m["seq_cause"]
     assert (heat is not None) == (cause == "thermal") and (cause == "none") == (not throttled)
     assert heat is None or (isinstance(heat, float) and isinstance(when, float) and heat >= when)
-    if peak is None:
-        assert gb is None and not throttled
-        return
     assert isinstance(peak, float) and isinstance(gb, float)
     if throttled:
         assert isinstance(slowest, float) and isinstance(when, float) and slowest < peak

@@ -20,7 +20,7 @@ from ssdlab.engines.sim import SimEngine
 from ssdlab.library import Library
 from ssdlab.report.charts import HEIGHT_PX
 from ssdlab.report.library_rankings import rankings_section
-from ssdlab.report.section_thermal import LABEL_GAP_PX, level_rows, level_table, onset_marks
+from ssdlab.report.section_thermal import LABEL_GAP_PX, level_rows, level_table, onset_marks, phase_note
 from ssdlab.report.sections import build_section
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
@@ -44,7 +44,7 @@ def test_a_long_ramp_is_labelled_readably_and_every_level_is_still_drawn() -> No
     labels = sorted(row.get("label_mb_s", row["mb_s"]) for row in rows)
     assert all(b - a >= gap - 1e-9 for a, b in pairwise(labels)), labels  # none overlap
     assert len(rows) == 2  # the peak, and one band for the ramp
-    assert rows[1]["label"] == "throttled 29 to 74 MB/s, 9 levels (69 %, cause unknown)"
+    assert rows[1]["label"] == "throttled 29 to 74 MB/s, 9 levels (69.2 %, cause unknown)"
     # Every level is inside a drawn line or band, and the shares add up: no figure changes.
     for level in result.levels:
         assert any(row["low_mb_s"] - 1e-9 <= level.rate <= row["mb_s"] + 1e-9 for row in rows)
@@ -55,7 +55,7 @@ def test_distinct_levels_keep_lines_and_labels_of_their_own() -> None:
     rates, ev = _cache_then_heat()
     result = analyze_throttle(rates, evidence=ev)
     assert [row["label"] for row in level_rows(result)] == [
-        "peak 1,500 MB/s (7 %)", "throttled 800 MB/s (60 %, GC / cache)", "throttled 500 MB/s (33 %, heat)"]
+        "peak 1,500 MB/s (6.7 %)", "throttled 800 MB/s (60.0 %, GC / cache)", "throttled 500 MB/s (33.3 %, heat)"]
     assert [(when, label) for when, label, _, _ in onset_marks(result)] == [
         (20.0, "throttled from 20 s"), (200.0, "heat throttling from 200 s")]
 
@@ -82,7 +82,7 @@ def test_the_chart_and_the_table_give_a_level_one_share_and_one_start() -> None:
     share, when = result.throttled_share_pct, result.time_to_throttle_s
     assert when == 60.0 and share == pytest.approx(100 * (2 + 40 + 1 + 30) / len(FALLS))
     assert [row["label"] for row in level_rows(result)] == [
-        "peak 1,580 MB/s (52 %)", f"throttled 834 MB/s ({share:.0f} %, cause unknown)"]
+        "peak 1,580 MB/s (52.3 %)", f"throttled 834 MB/s ({share:.1f} %, cause unknown)"]
     throttled = level_table("thermal", "seq", result).rows[1]
     assert throttled[2:5] == (f"{when:g}", "73", f"{share:.1f}")  # from the time to throttle; its time; its share
 
@@ -138,7 +138,7 @@ def test_report_in_a_terminal_gives_the_phase_notes_a_short_summary_and_bounds(b
     assert run.code == 0, run.screen[-3000:]
     text = flat(run.screen)
     assert "note Sequential write: garbage collection / cache — by throttled level: garbage collection / cache " \
-           "from 5 s (1 level, 145 s); over all throttled time:" in text
+           "from 5 s (1 level, 145 s); over all throttled levels:" in text
     assert "note Random write: no throttling — it held its peak level throughout." in text
     summary = text[text.index(" Summary "):text.index("verdicts")]
     assert "peak level:" not in summary and "share of time throttled:" not in summary, summary
@@ -182,8 +182,9 @@ def test_a_bundle_judged_over_all_throttled_time_shows_its_stored_cause_and_the_
     section = build_section(bundle, old)
     seq = next(t for t in section.tables if t.title == "Sequential write")
     assert ("Sequential write: cause of the slowdown", "garbage collection / cache", "") in seq.rows
-    assert any(n.startswith("Sequential write: the cause stored with this run, garbage collection / cache, was judged "
-                            "over all throttled time at once; judged level by level") for n in section.notes)
+    assert any(n.startswith("Sequential write: the cause stored with this run, garbage collection / cache, is not what "
+                            "its series gives analysed again level by level (the table and the chart): thermal "
+                            "throttling; the run was analysed by an earlier ssdlab") for n in section.notes)
     levels = next(t for t in section.tables if t.title == "Sequential write: each level and its cause")
     assert [row[0] for row in levels.rows] == ["peak", "thermal throttling"]
 
@@ -197,9 +198,10 @@ def test_a_bundle_whose_stored_share_counted_a_dip_says_what_its_levels_add_up_t
     assert isinstance(stored, float)
     old = record.model_copy(update={"metrics": {**record.metrics, "seq_throttled_share_pct": stored + 0.7}})
     notes = build_section(bundle, old).notes
-    assert f"Sequential write: the share of time throttled stored with this run, {stored + 0.7:.1f} %, counted every " \
-           f"transition below the peak level after the onset; the throttled levels (the table and the chart) add up " \
-           f"to {stored:.1f} %." in notes
+    assert f"Sequential write: the share of time throttled stored with this run, {stored + 0.7:.1f} %, is not what " \
+           f"its throttled levels (the table and the chart) add up to analysed again, {stored:.1f} %; the run was " \
+           "analysed by an earlier ssdlab, which counted every transition below the peak level after the onset or " \
+           "found other levels." in notes
     assert not any("share of time throttled stored" in n for n in build_section(bundle, record).notes)
 
 
@@ -214,3 +216,72 @@ def test_the_library_rankings_leave_a_lower_bound_out(bundles: dict[str, Path], 
     header = next(t for t in section.tables).header
     assert "Sequential write: written before throttling (GB)" in header
     assert "Random write: written before throttling (GB)" not in header
+
+
+def test_compare_gives_no_difference_from_a_temperature_rise_that_never_reached_throttling(
+        bundles: dict[str, Path]) -> None:
+    """QA: compare set one drive's rise to throttling beside another's rise to its hottest second
+    and gave a Difference % between them. A phase that never throttled has a lower bound."""
+    run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
+    assert run.code == 0, run.screen[-3000:]
+    assert re.search(r"Random write: temperature rise to throttling \(°C\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
+                     r"\s*≥ [0-9.]+ \(never throttled\)\s*│\s*both never throttled", run.screen), run.screen
+
+
+def test_a_chart_label_gives_a_share_as_the_levels_table_does() -> None:
+    """QA: the chart read '2 %' and '10 %' beside the table's 2.5 and 9.5 (round half to even)."""
+    rates = [1500.0] * 100 + [900.0] * 5 + [1500.0] * 76 + [700.0] * 19
+    result = analyze_throttle(rates)
+    labels = [row["label"] for row in level_rows(result)]
+    shares = [row[4] for row in level_table("thermal", "seq", result).rows]
+    assert shares == ["88.0", "2.5", "9.5"]
+    assert labels == ["peak 1,500 MB/s (88.0 %)", "throttled 900 MB/s (2.5 %, cause unknown)",
+                      "throttled 700 MB/s (9.5 %, cause unknown)"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 35.0, 130.0, 500.0, 834.0, 1100.0, 1580.0]),
+                          st.integers(min_value=1, max_value=30)), min_size=1, max_size=8))
+def test_a_single_level_label_and_its_table_row_give_one_share_for_any_run(parts: list[tuple[float, int]]) -> None:
+    rates = [rate for rate, n in parts for _ in range(n)]
+    result = analyze_throttle(rates)
+    table = {row[1]: row[4] for row in level_table("thermal", "seq", result).rows}
+    for row in level_rows(result):
+        label = str(row["label"])
+        if "levels" in label:  # a band of several levels: its share is theirs together
+            continue
+        rate = re.search(r" ([0-9,]+) MB/s", label)
+        assert rate is not None
+        if rate.group(1) in table:
+            assert f"({table[rate.group(1)]} %" in label, (label, table)
+
+
+def test_a_phase_too_short_for_a_level_says_so() -> None:
+    """QA: a 2-s phase read 'no throttling — it held its peak level throughout' with no peak."""
+    assert phase_note("seq", analyze_throttle([520.0, 300.0])) == (
+        "Sequential write: no verdict — too short for a level: no rate held for 3 periods, so no peak to "
+        "throttle from.")
+
+
+def test_the_note_of_a_phase_with_one_throttled_level_gives_the_tables_evidence() -> None:
+    """QA: +1.5 °C and +209 % energy in the note beside +1.4 and +206 in the levels table, the note
+    counting the transitions into the level."""
+    rates = [500.0] * 60 + [300.0, 200.0] + [160.0] * 100 + [330.0] + [500.0] * 20 + [250.0] + [160.0] * 60
+    temp = [40.0 + 0.02 * i for i in range(len(rates))]
+    temp[60:62] = [55.0, 55.0]
+    power = [5.0 if r >= 450 else 7.0 if r > 160 else 4.0 for r in rates]
+    result = analyze_throttle(rates, evidence=Evidence(temp_c=temp, power_w=power))
+    row = level_table("thermal", "seq", result).rows[1]
+    note = phase_note("seq", result)
+    assert f"averaged {row[5]} °C against peak-level ones" in note, (row, note)
+    assert f"energy per unit of host work {row[6]} %" in note, (row, note)
+
+
+def test_the_caption_says_each_phase_starts_purged(bundles: dict[str, Path]) -> None:
+    """A purge before each phase (the random phase measured GC of the sequential one's data after
+    one purge first); a run recorded with one purge says so."""
+    bundle = Bundle(bundles["evo"])
+    record = bundle.load_run().test("thermal")
+    assert build_section(bundle, record).caption.startswith("For each phase a purge, a sustained write at QD32")
+    once = record.model_copy(update={"steps": tuple(s for s in record.steps if s.step.name != "purge-rnd")})
+    assert build_section(bundle, once).caption.startswith("Purge once, first; for each phase a sustained write")

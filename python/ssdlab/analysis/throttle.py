@@ -6,7 +6,10 @@ Pure code over per-period series (docs/methods/thermal.md):
    periods) is a segment of its own; the other periods (stalls left out, so a stall does not cut
    a level in two) go through binary segmentation at single-period resolution, which keeps a split
    when it lowers the squared error by more than a penalty set from their own noise (the spread
-   of successive differences) and the two sides differ by at least `min_step_pct`.
+   of successive differences) and the two sides differ by at least `min_step_pct`; where no single
+   split does, a run of at least `min_segment` periods inside the stretch that differs from the
+   rest of it by `min_step_pct` is cut out at both ends (circular binary segmentation), so short
+   excursions spread over a phase (throttled spells between which the drive recovers) are found.
 2. Segments shorter than `min_segment` periods are transitions (the seconds in which the drive
    passes from one rate to another, or a one-off second), not levels. The other segments' means
    are clustered into levels: sorted from fastest, a segment joins the current level while it is
@@ -32,8 +35,9 @@ Pure code over per-period series (docs/methods/thermal.md):
    two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
    (heat throttling then starts where the first thermal level does, the fall into it included),
    otherwise the cause of the levels that hold the most throttled time ("unknown" on a tie);
-   "none" when there was no throttled level. The same evidence over all throttled time is kept
-   as the phase's evidence in words.
+   "none" when there was no throttled level, "unknown" when no rate held for `min_segment`
+   periods (no peak). The same evidence over all throttled levels' own periods (as each level's:
+   one throttled level gives the same figures) is kept as the phase's evidence in words.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Literal
+
+import numpy as np
 
 from ssdlab.units import signed
 
@@ -147,7 +153,7 @@ class ThrottleAnalysis:
     throttled_level_at: tuple[int, ...] = ()
     level_causes: tuple[LevelCause, ...] = ()  # one per throttled level, in throttled_levels' order
     thermal_onset: int | None = None  # where heat throttling started (None: no thermal level)
-    overall: Judgement | None = None  # the evidence over all throttled time (None: never throttled)
+    overall: Judgement | None = None  # the evidence over all throttled levels (None: never throttled)
 
     @property
     def throttled(self) -> bool:
@@ -203,6 +209,16 @@ class ThrottleAnalysis:
         if index in self.throttled_indices:
             return self.throttled_level_at.count(index) * self.period_s
         return self.levels[index].duration_s
+
+    def cause_share_pct(self, cause: Cause) -> float:
+        """The share of the phase throttled for `cause`: the throttled time of the levels judged
+        so (they add up to throttled_share_pct over all causes)."""
+        periods = sum(lc.throttled_periods for lc in self.level_causes if lc.cause == cause)
+        return 100.0 * periods / len(self.throttled_level_at) if self.throttled_level_at else 0.0
+
+    def cause_slowest_rate(self, cause: Cause) -> float | None:
+        """The slowest level throttled for `cause` (None: no level was)."""
+        return min((self.levels[lc.level].rate for lc in self.level_causes if lc.cause == cause), default=None)
 
     def level_share_pct(self, index: int) -> float:
         """level_time_s as a share of the phase: the throttled levels' add up to throttled_share_pct."""
@@ -296,10 +312,58 @@ def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig) -> list[in
     while stack:
         a, b = stack.pop()
         split = _best_split(prefix, prefix_sq, a, b, cfg, penalty)
-        if split is not None:
-            found.append(split)
-            stack += [(a, split), (split, b)]
+        cuts = (split,) if split is not None else _best_run(prefix, a, b, cfg, _run_penalty(rates[a:b], n, penalty))
+        found += cuts
+        stack += pairwise((a, *cuts, b)) if cuts else []
     return sorted(found)
+
+
+def _run_penalty(stretch: Sequence[float], n: int, penalty: float) -> float:
+    """The penalty of one change point for a run inside `stretch`: the series' own, or higher where
+    the stretch is noisier than the series (GC chatter after a flat peak, whose zero differences
+    set the series' noise), so a few noisy periods are not a run."""
+    return max(penalty, PENALTY_PER_LOG_N * math.log(n) * noise_sigma(stretch) ** 2)
+
+
+# Rows of the (start, stop) grid _best_run scores at once: bounds its memory on long runs.
+RUN_GRID_CELLS = 1 << 18
+
+
+def _best_run(prefix: Sequence[float], a: int, b: int, cfg: ThrottleConfig, penalty: float) -> tuple[int, ...]:
+    """(start, stop) of the run inside [a, b), neither end included, that differs most from the
+    periods around it, or () when none does. A run of `min_segment` periods or more counts when
+    its mean and that of the rest of [a, b) differ by `min_step_pct` and telling them apart
+    lowers the squared error by more than the penalty of its two change points (circular binary
+    segmentation). No single split finds short excursions spread over a run (a drive that
+    throttles for 14 s now and then): every cut leaves both sides near the same mean."""
+    m, least = b - a, cfg.min_segment
+    if m < least + 2:
+        return ()
+    sums = np.asarray(prefix[a:b + 1], dtype=float) - prefix[a]
+    total = sums[-1]
+    best: tuple[int, ...] = ()
+    best_gain = 2.0 * penalty
+    rows_per_chunk = max(1, RUN_GRID_CELLS // m)
+    starts = np.arange(1, m - least)  # relative to a: the run starts after a's first period ...
+    stops = np.arange(1 + least, m)  # ... and ends before b
+    for chunk in range(0, len(starts), rows_per_chunk):
+        i = starts[chunk:chunk + rows_per_chunk, None]
+        j = stops[None, :]
+        inside_n = (j - i).astype(float)
+        valid = inside_n >= least
+        inside_n = np.where(valid, inside_n, 1.0)
+        outside_n = m - inside_n
+        inside = sums[j] - sums[i]
+        outside = total - inside
+        gain = inside * inside / inside_n + outside * outside / outside_n - total * total / m
+        in_mean, out_mean = inside / inside_n, outside / outside_n
+        step = 100.0 * np.abs(in_mean - out_mean) / np.maximum(np.maximum(np.abs(in_mean), np.abs(out_mean)), 1e-12)
+        gain = np.where(valid & (step >= cfg.min_step_pct), gain, -np.inf)
+        k = int(np.argmax(gain))
+        if gain.flat[k] > best_gain:
+            row, col = divmod(k, gain.shape[1])
+            best, best_gain = (a + int(i[row, 0]), a + int(j[0, col])), float(gain.flat[k])
+    return best
 
 
 def _best_split(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int, cfg: ThrottleConfig,
@@ -346,9 +410,9 @@ def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] 
 
 
 def _onset(segments: Sequence[Segment], peak: int, band: float) -> int | None:
-    """Where the drive left the peak for good: the start of the first segment at a slower level
-    after the first peak segment, or of the transitions below the peak level (`band`) that lead
-    into it (the fall from the peak)."""
+    """Where the drive first left the peak (it may return to it between throttled spells): the
+    start of the first segment at a slower level after the first peak segment, or of the
+    transitions below the peak level (`band`) that lead into it (the fall from the peak)."""
     first = next(i for i, s in enumerate(segments) if s.level == peak)
     j = next((k for k in range(first + 1, len(segments)) if segments[k].level > peak), None)
     if j is None:
@@ -424,11 +488,16 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
                             temp_rise_c=_temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
                             throttled_level_at=level_at)
+    if peak is None:  # no rate held for min_segment periods: nothing to judge a throttle against
+        return replace(base, cause="unknown", evidence=(TOO_SHORT.format(n=cfg.min_segment),))
     if onset is None:
         return base
     peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
-    overall = judge(base.throttled_mask, peak_periods, onset, rates, evidence, PHASE_SCOPE)
     by_level = _level_causes(base, rates, evidence, peak_periods)
+    # Over the throttled levels' own periods from where the first starts, as each level is judged
+    # over its own: a phase with one throttled level gives the same evidence as that level.
+    own = _periods_of(len(rates), [s for s in segments if s.start >= onset and s.level in base.throttled_indices])
+    overall = judge(own, peak_periods, min(lc.start for lc in by_level), rates, evidence, PHASE_SCOPE)
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
     return replace(base, cause=cause, evidence=(_by_level_words(base, by_level), *overall.evidence),
@@ -511,8 +580,10 @@ class Scope:
     there: str  # "throttled"
 
 
-PHASE_SCOPE = Scope("the throttled time", "the first throttled period", "throttled periods", "throttled")
+PHASE_SCOPE = Scope("the throttled levels' time", "the first throttled level", "throttled levels' periods",
+                    "throttled")
 LEVEL_SCOPE = Scope("the level's time", "the level's first period", "the level's periods", "at the level")
+TOO_SHORT = "too short for a level: no rate held for {n} periods, so no peak to throttle from"
 NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSet
+from ssdlab.methods.params import none_from_text
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size
@@ -189,6 +190,11 @@ class Params(BaseModel):
     value twice (each value names its measurements and metrics, which must be distinct)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _none_from_text(cls, data: Any) -> Any:
+        return none_from_text(cls.model_fields, data)
 
     @model_validator(mode="after")
     def _no_repeated_values(self) -> Self:

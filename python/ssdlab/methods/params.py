@@ -11,9 +11,12 @@ it) is checked against the plan in planning.check_workloads.
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic.fields import FieldInfo
 
 from ssdlab.errors import UsageError
 from ssdlab.units import GIB, MAX_SIZE_BYTES, parse_size
@@ -28,6 +31,27 @@ MAX_JOBS = 256
 # Methods add a point's number to the seed (seed + qd, + round, + read share) so points differ;
 # 32 bits leave that sum far inside the 64 bits fio's randseed and the simulator carry.
 MAX_SEED = (1 << 32) - 1
+
+
+# What `--param NAME=none` gives a parameter that may be none (the docs say what none means for each).
+NONE_WORDS = frozenset({"none", "null"})
+
+
+def none_from_text(fields: Mapping[str, FieldInfo], data: Any) -> Any:
+    """Let `--param cooldown_s=none` arrive as text: 'none' is None for a parameter that may be
+    none, as the docs write it; for any other parameter it stays text and is refused as such."""
+    if not isinstance(data, Mapping):
+        return data
+    return {name: None if _is_none_word(value) and _may_be_none(fields.get(name)) else value
+            for name, value in data.items()}
+
+
+def _is_none_word(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() in NONE_WORDS
+
+
+def _may_be_none(info: FieldInfo | None) -> bool:
+    return info is not None and type(None) in typing.get_args(info.annotation)
 
 
 def _split(value: str) -> list[str]:

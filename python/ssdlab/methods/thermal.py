@@ -1,7 +1,9 @@
 """Thermal throttling under sustained writes (docs/methods/thermal.md).
 
-Sequence: optional purge; for each phase (sequential 128 KiB QD32 write, then 4 KiB QD32
-random write) an idle cool-down, then the write until its time or byte budget. Each phase's
+Sequence, for each phase (sequential 128 KiB QD32 write, then 4 KiB QD32 random write): a purge
+(optional), so the phase starts on an empty drive as a review's test on a freshly erased one does,
+not on the data the phase before wrote; an idle cool-down; then the write until its time or byte
+budget. Each phase's
 per-period rate goes through the throttle analysis (analysis/throttle.py): the peak level,
 time to throttle, GB written before it, the throttled level(s), the share of time throttled,
 and whether the slowdown was heat or garbage collection / cache, with the evidence
@@ -48,7 +50,7 @@ class ThermalParams(Params):
     rnd_block_size_bytes: BlockBytes = 4 * KIB
     iodepth: QueueDepth = 32
     cooldown_s: Seconds | None = 300.0  # idle before each phase so it starts cool; None: no idle
-    purge: bool = True  # a clean drive, so a first slowdown is not GC of earlier data
+    purge: bool = True  # before each phase: a clean drive, so a slowdown is not GC of earlier data
     level_tol_pct: Percent = 8.0  # periods within this of a level belong to it
     seed: Seed = 1
 
@@ -79,10 +81,18 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
                    lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time throttled", PCT, better="lower",
                    dims=dims),
+        # The throttled share by cause: a cache running out or GC can hold most of it beside a little heat.
+        MetricSpec(f"{phase}_heat_share_pct", f"{text}: share of time throttled from heat", PCT, better="lower",
+                   dims=dims),
+        MetricSpec(f"{phase}_gc_share_pct", f"{text}: share of time throttled by GC / cache", PCT, better="lower",
+                   dims=dims),
+        MetricSpec(f"{phase}_heat_throttled_mb_s", f"{text}: slowest heat-throttled level", MB_S, better="higher",
+                   dims={**dims, "stat": "heat"}),
         MetricSpec(f"{phase}_throttled_levels", f"{text}: throttled levels (MB/s)", kind="count", dims=dims),
         MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
-        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling (or the hottest)", CELSIUS,
-                   better="lower", dims=dims),
+        # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
+        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling", CELSIUS, better="lower",
+                   dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
     ]
@@ -96,8 +106,10 @@ class ThermalTest(MethodTest[ThermalParams]):
     params_model = ThermalParams
 
     def plan(self, params: ThermalParams, target: TargetInfo) -> TestPlan:
-        actions: list[Action] = [Purge()] if params.purge else []
+        actions: list[Action] = []
         for phase in PHASES:
+            if params.purge:  # each phase on an empty drive: the one before filled it ~1.7 times over
+                actions.append(Purge(name=f"purge-{phase}"))
             if params.cooldown_s is not None:
                 actions.append(Idle(name=f"cooldown-{phase}", seconds=params.cooldown_s))
             actions.append(Measure(workload=phase_workload(params, phase)))
@@ -106,6 +118,10 @@ class ThermalTest(MethodTest[ThermalParams]):
     def metric_specs(self, params: ThermalParams, target: TargetInfo) -> MetricSet:
         specs = [spec for phase in PHASES for spec in phase_specs(phase)]
         specs.append(MetricSpec("cooldown_s", "Idle cool-down before each phase", SECONDS, kind="setting"))
+        # Runs recorded when the test purged once, before the first phase, have no value here:
+        # their random phase started on a drive the sequential one had filled, so they compare
+        # as another method (effective.py), never as like runs.
+        specs.append(MetricSpec("purges", "Purges (one before each phase)", kind="setting"))
         return metric_set(specs)
 
     def analyze(self, params: ThermalParams, target: TargetInfo, results: TestResults) -> Metrics:
@@ -115,6 +131,7 @@ class ThermalTest(MethodTest[ThermalParams]):
             found = results.measurements.get(f"thermal-{phase}")
             metrics.update(phase_metrics(phase, found, cfg))
         metrics["cooldown_s"] = params.cooldown_s
+        metrics["purges"] = len(PHASES) if params.purge else 0
         return metrics
 
     def verdicts(self, params: ThermalParams, metrics: Metrics) -> tuple[Verdict, ...]:
@@ -161,6 +178,9 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     result = analyze_measurement(found, cfg)
     temp = evidence_of(found).temp_c
     levels = result.throttled_levels
+    if result.peak is None:  # too short for a level: no peak, so neither a throttle nor its absence
+        return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
+                f"{phase}_max_temp_c": max(temp) if temp else None}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -170,6 +190,9 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_time_to_heat_throttle_s": result.time_to_thermal_s,
         f"{phase}_gb_at_peak": written_before_throttle_gb(found, result),
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
+        f"{phase}_heat_share_pct": result.cause_share_pct("thermal"),
+        f"{phase}_gc_share_pct": result.cause_share_pct("gc-cache"),
+        f"{phase}_heat_throttled_mb_s": result.cause_slowest_rate("thermal"),
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,
         f"{phase}_temp_rise_c": result.temp_rise_c,
@@ -187,8 +210,9 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
     return sum(measurement.series.write_bytes[:upto]) / 1e9
 
 
-VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "time_to_throttle_s", "time_to_heat_throttle_s",
-                   "throttled_share_pct", "max_temp_c", "cause")
+VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "time_to_throttle_s",
+                   "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
+                   "cause")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
@@ -204,13 +228,19 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     thermal = [p for p, c in causes.items() if c == "thermal"]
     if thermal:
         first = thermal[0]
-        when, share = heat_start(metrics, first), metrics.get(f"{first}_throttled_share_pct")
-        summary = (f"Throttles from heat after {_num(when)} s of {PHASE_TEXT[first].lower()} "
-                   f"({_num(share)} % of the time throttled)")
+        summary = (f"Throttles from heat after {_num(heat_start(metrics, first))} s of {PHASE_TEXT[first].lower()} "
+                   f"({'; '.join(shares_by_cause(metrics, first))})")
         return Verdict(**base, outcome="yes", summary=summary, because=phase_because(metrics, first))
-    if any(c is None for c in causes.values()):
+    # A phase measured too briefly for any level has a mean but no cause: neither throttled nor not.
+    short = [p for p, c in causes.items() if c is None and metrics.get(f"{p}_mean_mb_s") is not None]
+    if any(c is None for p, c in causes.items() if p not in short):
         return Verdict(**base, outcome="inconclusive", summary="No verdict: a phase was not measured",
                        because="a sustained write phase is missing")
+    if short:
+        names = " and ".join(PHASE_TEXT[p].lower() for p in short)
+        return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} phase was too short",
+                       because=f"no rate of the {names} phase held for {DEFAULT_CONFIG.min_segment} periods, so "
+                               "there is no peak level to throttle from: run it longer")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:
         return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",
@@ -220,6 +250,23 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     when = slowed(metrics)
     gc = f" (garbage collection / cache: {when})" if when else ""
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def shares_by_cause(metrics: Mapping[str, object], phase: Phase) -> list[str]:
+    """['heat 2.5 % of the time', 'GC / cache 88.0 %']: a thermal phase's throttled share by cause, so
+    time a cache or GC held is not read as heat; a run recorded before the shares by cause were
+    figures gives its whole throttled share."""
+    m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
+    heat, gc, total = m.get("heat_share_pct"), m.get("gc_share_pct"), m.get("throttled_share_pct")
+    if not isinstance(heat, float | int):
+        return [f"{_pct(total)} % of the time throttled"]
+    parts = [f"heat {_pct(heat)} % of the time"]
+    if isinstance(gc, float | int) and gc > 0:
+        parts.append(f"GC / cache {_pct(gc)} %")
+    rest = total - heat - (gc if isinstance(gc, float | int) else 0.0) if isinstance(total, float | int) else 0.0
+    if rest >= 0.05:  # what shows as 0.1 % or more
+        parts.append(f"cause unknown {_pct(rest)} %")
+    return parts
 
 
 def slowed(metrics: Mapping[str, object]) -> str:
@@ -237,14 +284,25 @@ def heat_start(metrics: Mapping[str, object], phase: Phase) -> object:
 
 
 def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
-    """The figures behind a phase's cause, in words."""
+    """The figures behind a phase's cause, in words: where it left its peak, and for a phase with
+    heat-throttled levels, how low heat took it and for how long apart from how low it went in
+    all (a cache or GC can take it lower, for longer)."""
     m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
-    words = [f"{PHASE_TEXT[phase].lower()} fell from {_num(m.get('peak_mb_s'))} MB/s to "
-             f"{_num(m.get('throttled_mb_s'))} MB/s after {_num(m.get('time_to_throttle_s'))} s "
-             f"({_num(m.get('gb_at_peak'))} GB written before it)"]
+    text, heat_mb, slowest = PHASE_TEXT[phase].lower(), m.get("heat_throttled_mb_s"), m.get("throttled_mb_s")
+    left = f"after {_num(m.get('time_to_throttle_s'))} s ({_num(m.get('gb_at_peak'))} GB written before it)"
+    if not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
+        words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
+    else:
+        words = [f"{text} left its {_num(m.get('peak_mb_s'))} MB/s peak {left}"]
     heat, first = m.get("time_to_heat_throttle_s"), m.get("time_to_throttle_s")
     if isinstance(heat, float | int) and isinstance(first, float | int) and heat > first:
         words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")
+    if isinstance(heat_mb, float | int):
+        words.append(f"heat throttled it to {_num(heat_mb)} MB/s at the slowest, "
+                     f"{_pct(m.get('heat_share_pct'))} % of the time")
+        words += [f"{share} of the time" for share in shares_by_cause(metrics, phase)[1:]]
+        if isinstance(slowest, float | int) and slowest < heat_mb:
+            words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
     if isinstance(m.get("temp_rise_c"), float | int):
         words.append(f"the temperature had risen {_num(m.get('temp_rise_c'))} °C to "
                      f"{_num(m.get('max_temp_c'))} °C")
@@ -253,6 +311,11 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
 
 def _num(value: object) -> str:
     return f"{value:.0f}" if isinstance(value, float | int) and math.isfinite(value) else "?"
+
+
+def _pct(value: object) -> str:
+    """A share as the report's tables and chart labels give it: one decimal."""
+    return f"{value:.1f}" if isinstance(value, float | int) and math.isfinite(value) else "?"
 
 
 TESTS = (ThermalTest(),)

@@ -18,11 +18,11 @@ import altair as alt
 from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, Judgement, ThrottleAnalysis, ThrottleConfig
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.methods.metrics import MetricSpec, block_text
+from ssdlab.methods.metrics import PCT, MetricSpec, block_text
 from ssdlab.methods.thermal import PHASE_TEXT, PHASES, Phase, analyze_measurement, evidence_of
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
 from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.formatting import MISSING
+from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.section_generic import (
     flat_table,
     generic_section,
@@ -79,14 +79,14 @@ def level_groups(result: ThrottleAnalysis, gap: float) -> list[LevelGroup]:
 
 
 def group_label(result: ThrottleAnalysis, group: LevelGroup) -> str:
-    """'throttled 1,012 MB/s (55 %, heat)', 'throttled 29 to 71 MB/s, 9 levels (84 %, heat)'. The
-    share is the levels' share of the phase as the levels table gives it (level_share_pct): the
-    throttled ones' add up to the share of time throttled."""
+    """'throttled 1,012 MB/s (55.3 %, heat)', 'throttled 29 to 71 MB/s, 9 levels (84.0 %, heat)'. The
+    share is the levels' share of the phase as the levels table gives it (level_share_pct, written
+    as the table writes it): the throttled ones' add up to the share of time throttled."""
     levels = [result.levels[i] for i in group.indices]
     share = sum(result.level_share_pct(i) for i in group.indices)
     causes = {lc.level: lc.cause for lc in result.level_causes}
     why = " and ".join(dict.fromkeys(CAUSE_SHORT[causes[i]] for i in group.indices if i in causes))
-    tail = f"({share:.0f} %{', ' + why if why else ''})"
+    tail = f"({share_text(share)} %{', ' + why if why else ''})"
     if len(levels) == 1:
         return f"{group.kind} {levels[0].rate:,.0f} MB/s {tail}"
     return f"{group.kind} {levels[-1].rate:,.0f} to {levels[0].rate:,.0f} MB/s, {len(levels)} levels {tail}"
@@ -179,7 +179,7 @@ def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
         cells = [_cell(pick(lc.judgement)) if lc is not None else MISSING for _, pick in columns]
         rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause], f"{level.rate:,.0f}",
                      f"{result.level_since_s(index):g}", f"{result.level_time_s(index):g}",
-                     f"{result.level_share_pct(index):.1f}", *cells))
+                     share_text(result.level_share_pct(index)), *cells))
     header = ("cause", "MB/s", "from", "time", "share", *(t for t, _ in columns))
     return Table(key=f"{key}-{phase}-levels", title=f"{PHASE_TEXT[phase]}: each level and its cause", header=header,
                  rows=tuple(rows), caption=LEVEL_CAPTION)
@@ -206,6 +206,11 @@ LEVEL_CAPTION = ("MB/s: the level; from: when the drive fell into it (s; the fir
                  "indicator was on for less than half. A phase throttles from heat when any of its levels does.")
 
 
+def share_text(pct: float) -> str:
+    """A share of the phase as every table, label and verdict gives it (one decimal, as % figures are)."""
+    return format_in_unit(PCT, pct)
+
+
 def _cell(value: str | None) -> str:
     return MISSING if value is None else value
 
@@ -214,48 +219,62 @@ def phase_note(phase: Phase, result: ThrottleAnalysis) -> str:
     """The cause the analysis found and its evidence, in words."""
     heat = result.time_to_thermal_s
     when = f" from {heat:g} s" if heat is not None else ""
-    if result.overall is None:  # never throttled (or nothing measured)
+    if result.peak is None:  # no level at all: nothing to say it throttled, or that it did not
+        return f"{PHASE_TEXT[phase]}: no verdict — {'; '.join(result.evidence)}."
+    if result.overall is None:  # never throttled
         evidence = "; ".join(result.evidence) or "it held its peak level throughout"
     else:
         by_level = [e for e in result.evidence if e not in result.overall.evidence]
-        evidence = "; ".join(by_level) + "; over all throttled time: " + "; ".join(result.overall.evidence)
+        evidence = "; ".join(by_level) + "; over all throttled levels: " + "; ".join(result.overall.evidence)
     return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}."
 
 
 def stored_cause_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:
-    """Said when the run's stored cause differs from the levels': a run analysed before each
-    throttled level had its own cause was judged over all its throttled time at once."""
+    """Said when the run's stored cause differs from its series analysed again: an earlier ssdlab
+    judged a run over all its throttled time at once, or found its levels otherwise (a drive
+    throttling in short spells was read as one level)."""
     stored = view.record.metrics.get(f"{phase}_cause")
     if not isinstance(stored, str) or stored == result.cause or stored not in CAUSE_TEXT:
         return None
-    return (f"{PHASE_TEXT[phase]}: the cause stored with this run, {CAUSE_TEXT[stored]}, was judged over all "
-            f"throttled time at once; judged level by level (the table and the chart) it is "
-            f"{CAUSE_TEXT[result.cause]}.")
+    return (f"{PHASE_TEXT[phase]}: the cause stored with this run, {CAUSE_TEXT[stored]}, is not what its series "
+            f"gives analysed again level by level (the table and the chart): {CAUSE_TEXT[result.cause]}; the run "
+            "was analysed by an earlier ssdlab, which judged all throttled time at once or found other levels.")
 
 
 def stored_share_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:
-    """Said when the run's stored share of time throttled differs from what its levels add up to:
-    a run analysed before each throttled level owned the transitions into it counted every
-    transition below the peak level after the onset, a dip between stretches at the peak included."""
+    """Said when the run's stored share of time throttled differs from what its levels add up to
+    analysed again: an earlier ssdlab counted every transition below the peak level after the
+    onset (a dip between stretches at the peak included), or found its levels otherwise."""
     stored = view.record.metrics.get(f"{phase}_throttled_share_pct")
     if not isinstance(stored, float | int) or round(stored, 1) == round(result.throttled_share_pct, 1):
         return None
-    return (f"{PHASE_TEXT[phase]}: the share of time throttled stored with this run, {stored:.1f} %, counted every "
-            f"transition below the peak level after the onset; the throttled levels (the table and the chart) add "
-            f"up to {result.throttled_share_pct:.1f} %.")
+    return (f"{PHASE_TEXT[phase]}: the share of time throttled stored with this run, {stored:.1f} %, is not what its "
+            f"throttled levels (the table and the chart) add up to analysed again, "
+            f"{result.throttled_share_pct:.1f} %; the run was analysed by an earlier ssdlab, which counted every "
+            "transition below the peak level after the onset or found other levels.")
 
 
 def thermal_caption(view: MethodView) -> str:
     p = view.params
     cool = f"idle {p.cooldown_s:g} s to cool, then " if p.cooldown_s is not None else ""
     budget = f" or {p.budget_bytes / 1e9:g} GB" if p.budget_bytes else ""
-    return (f"{'Purge; ' if p.purge else ''}for each phase {cool}a sustained write at QD{p.iodepth}: "
+    return (f"{purge_text(view)}{cool}a sustained write at QD{p.iodepth}: "
             f"{block_text(p.seq_block_size_bytes)} sequential for {p.seq_runtime_s:g} s{budget}, "
             f"{block_text(p.rnd_block_size_bytes)} random for {p.rnd_runtime_s:g} s{budget}. Levels: change points "
             f"of the per-second rate clustered within {p.level_tol_pct:g} %, a stall (no writes) included; the peak "
             f"is the fastest level held {DEFAULT_CONFIG.min_segment} s or more (a write cache's fast start included), "
             "throttling a slower level after it; temperature from the drive (simulator model, or the telemetry "
             "sampler on real drives).")
+
+
+def purge_text(view: MethodView) -> str:
+    """How each phase began: with a purge, or (a run recorded before each phase had its own) after
+    one purge before the first."""
+    if not view.params.purge:
+        return "For each phase "
+    if any(step.step.name == "purge-rnd" for step in view.record.steps):
+        return "For each phase a purge, "
+    return "Purge once, first; for each phase "
 
 
 def phase_figures(key: str, found: dict[str, Measurement],

@@ -221,10 +221,10 @@ def trim(views: Sequence[MethodView]) -> Finding:
 
 def throttling(views: Sequence[MethodView]) -> Finding:
     """The thermal test's verdict: its summary carries the key figure (when heat throttling set
-    in, the share of time throttled); each phase's figures are in the test's section."""
+    in, the share of time heat throttled it); each phase's figures are in the test's section."""
     return verdict_finding("throttling", "Thermal throttling", views, "throttling",
-                           "when heat throttling set in and the share of time throttled, from the drive's "
-                           "temperature and throughput series")
+                           "when heat throttling set in and the share of time heat throttled it (and garbage "
+                           "collection / cache, when they did too), from the drive's temperature and throughput series")
 
 
 def write_cache(views: Sequence[MethodView]) -> Finding:

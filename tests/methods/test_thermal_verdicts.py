@@ -1,0 +1,108 @@
+"""The thermal verdict's words and the parameters people type (QA: an Intel 750's random phase
+read 'Throttles from heat after 57 s (90 % of the time throttled)' where heat held 2.5 % of it and
+GC the rest, and its reason 'fell from 952 MB/s to 80 MB/s after 57 s' put heat's onset beside
+GC's level; a 2-s phase read 'no throttling'; `cooldown_s=none`, as documented, was refused)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_thermal_levels import CACHE_ONLY, HEAT_ONLY, Piece, measurement, metrics_of
+
+from conftest import CliResult
+from ssdlab.analysis.throttle import DEFAULT_CONFIG
+from ssdlab.methods import get_test
+from ssdlab.methods.thermal import phase_metrics, phase_specs, throttling_verdict
+from ssdlab.steps import Idle
+from ssdlab.targets import parse_target
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+# The simulated Intel 750 400 GB's random phase on a drive the sequential phase had filled: the peak
+# for 57 s, heat for 15 s (the drive's throttle flag on), then garbage collection for the rest.
+HEAT_THEN_GC: list[Piece] = [(952, 57, 42, 72, False, False, 6.0), (635, 15, 72, 75, True, False, 4.0),
+                             (145, 100, 75, 60, False, True, 6.0), (80, 428, 60, 55, False, True, 6.0)]
+
+
+def test_the_summary_gives_the_share_throttled_by_cause() -> None:
+    m = metrics_of(HEAT_THEN_GC)
+    assert m["seq_cause"] == "thermal" and m["seq_heat_share_pct"] == pytest.approx(2.5)
+    assert m["seq_gc_share_pct"] == pytest.approx(88.0) and m["seq_heat_throttled_mb_s"] == pytest.approx(635.0)
+    verdict = throttling_verdict(m)
+    assert verdict.summary == "Throttles from heat after 57 s of sequential write (heat 2.5 % of the time; " \
+                              "GC / cache 88.0 %)"
+    assert verdict.because.startswith(
+        "sequential write left its 952 MB/s peak after 57 s (54 GB written before it); heat throttled it to 635 "
+        "MB/s at the slowest, 2.5 % of the time; GC / cache 88.0 % of the time; its slowest throttled level was "
+        "80 MB/s"), verdict.because
+    assert "to 80 MB/s after 57 s" not in verdict.because
+
+
+def test_a_phase_of_heat_alone_gives_its_share_once() -> None:
+    verdict = throttling_verdict(metrics_of(HEAT_ONLY))
+    assert verdict.summary == "Throttles from heat after 100 s of sequential write (heat 50.0 % of the time)"
+    assert "GC" not in verdict.because and "slowest throttled level" not in verdict.because
+
+
+def test_a_run_recorded_before_the_shares_by_cause_keeps_its_share() -> None:
+    verdict = throttling_verdict({"seq_cause": "thermal", "seq_time_to_throttle_s": 65.0, "rnd_cause": "none",
+                                  "seq_throttled_share_pct": 60.0, "seq_peak_mb_s": 1580.0,
+                                  "seq_throttled_mb_s": 1016.0})
+    assert verdict.summary == "Throttles from heat after 65 s of sequential write (60.0 % of the time throttled)"
+    assert verdict.because.startswith("sequential write fell from 1580 MB/s to 1016 MB/s after 65 s")
+
+
+def test_a_phase_too_short_for_a_level_gives_no_verdict() -> None:
+    """A 2-s phase has no level, so neither a throttle nor its absence: inconclusive, saying why."""
+    short = phase_metrics("seq", measurement([(520, 1, 30, 30, False, False, 5.0),
+                                              (300, 1, 30, 30, False, False, 5.0)]), DEFAULT_CONFIG)
+    assert short["seq_peak_mb_s"] is None and short["seq_cause"] is None
+    assert short["seq_throttled_share_pct"] is None and isinstance(short["seq_mean_mb_s"], float)
+    verdict = throttling_verdict({**short, **phase_metrics("rnd", measurement(CACHE_ONLY), DEFAULT_CONFIG)})
+    assert verdict.outcome == "inconclusive"
+    assert verdict.summary == "No verdict: the sequential write phase was too short"
+    assert "no rate of the sequential write phase held for 3 periods" in verdict.because
+    # Heat found in the other phase is still an answer.
+    hot = throttling_verdict({**short, **phase_metrics("rnd", measurement(HEAT_ONLY), DEFAULT_CONFIG)})
+    assert hot.outcome == "yes"
+
+
+def test_the_temperature_rise_of_a_phase_that_never_throttled_is_a_lower_bound() -> None:
+    spec = next(s for s in phase_specs("seq") if s.name == "seq_temp_rise_c")
+    assert spec.is_bound({"seq_temp_rise_c": 39.0, "seq_time_to_throttle_s": None})
+    assert not spec.is_bound({"seq_temp_rise_c": 39.0, "seq_time_to_throttle_s": 170.0})
+
+
+@pytest.mark.parametrize("word", ["none", "None", "NONE", "null"])
+def test_parameters_that_may_be_none_take_none_as_typed(word: str) -> None:
+    params = get_test("thermal").parse_params({"cooldown_s": word, "budget_bytes": word})
+    assert params.cooldown_s is None and params.budget_bytes is None  # type: ignore[attr-defined]
+    assert get_test("linear").parse_params({"span_bytes": word}).span_bytes is None  # type: ignore[attr-defined]
+
+
+def test_the_cli_takes_none_for_a_parameter_that_may_be_none(cli: Callable[..., CliResult]) -> None:
+    result = cli("plan", "--test", "thermal", "-t", "sim:950pro-512", "-p", "cooldown_s=none",
+                 "-p", "budget_bytes=none")
+    assert result.code == 0, result.stderr
+    assert "idle" not in result.stdout and "thermal-rnd" in result.stdout
+    refused = cli("plan", "--test", "thermal", "-t", "sim:950pro-512", "-p", "seq_runtime_s=none")
+    assert refused.code != 0 and refused.stderr.strip().count("\n") == 0  # one line, no traceback
+    assert "parameter seq_runtime_s" in refused.stderr
+    test = get_test("thermal")
+    plan = test.plan(test.parse_params({"cooldown_s": "none"}), parse_target("sim:950pro-512").info())
+    assert not any(isinstance(a, Idle) for a in plan.actions)
+
+
+def test_the_parameters_table_names_the_type_of_an_optional_bounded_parameter() -> None:
+    """QA: docs/methods/thermal.md gave cooldown_s's type as 'Annotated or none'."""
+    spec = importlib.util.spec_from_file_location("gen_methods", DOCS / "gen_methods.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["gen_methods"] = gen
+    spec.loader.exec_module(gen)
+    model = get_test("thermal").params_model
+    assert gen.type_text(model, "cooldown_s", model.model_fields["cooldown_s"]) == "float or none"
+    assert "Annotated" not in "".join(p.read_text(encoding="utf-8") for p in (DOCS / "methods").glob("*.md"))

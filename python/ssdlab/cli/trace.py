@@ -26,6 +26,11 @@ MAX_IDLE_CAP_US = 3.6e9  # an hour, as the `trace` test's idle_cap_us
 # --- options: each checked where it is parsed (typer's parser=), before any work ---------------
 
 
+def counted(n: int, noun: str) -> str:
+    """`1 record`, `2 records`: a count with its noun in the number it takes."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _seed(value: str | int) -> int:
     from ssdlab.trace.generate import SEED_LIMIT
 
@@ -130,7 +135,7 @@ def trace_import(
     from ssdlab.trace.importers import import_trace
 
     prov = import_trace(source, fmt, output)
-    out.print(f"Imported {prov.records:,} records from {source} ({fmt}) into {output}", markup=False,
+    out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}", markup=False,
               highlight=False)
 
 
@@ -152,7 +157,8 @@ def trace_generate(
 
     prov, chunks = generate(profile, seed=seed, scale=scale, fua_pct=fua_pct)
     final = write_trace(output, chunks, prov)
-    out.print(f"Generated {final.records:,} I/Os ({final.source}) into {output}", markup=False, highlight=False)
+    out.print(f"Generated {counted(final.records, 'I/O')} ({final.source}) into {output}", markup=False,
+              highlight=False)
 
 
 def stats_table(path: Path) -> Table:
@@ -216,8 +222,8 @@ def trace_capture(
         result = None
     prov = import_trace(raw, "capture", output, empty_ok=True)
     how = f" in {_secs(result.seconds)}" if result else ""
-    out.print(f"Captured {prov.records:,} I/Os of {device}{how} into {output} (raw events: {raw})", markup=False,
-              highlight=False)
+    out.print(f"Captured {counted(prov.records, 'I/O')} of {device}{how} into {output} (raw events: {raw})",
+              markup=False, highlight=False)
     raise_if_failed(command, result.command_status if result else None)
 
 

@@ -42,9 +42,23 @@ SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
 FUA_REPLAY_TEXT = {
     "native": "FUA writes (simulator)",
     "o_dsync": "O_DSYNC direct writes (fio): FUA, or write + flush",
+    # the same, where the target's queue/fua and queue/write_cache say which (FUA_DEVICE_PATHS)
+    "o_dsync_fua": "O_DSYNC direct writes (fio): FUA writes (the device has FUA)",
+    "o_dsync_flush": "O_DSYNC direct writes (fio): write + flush (volatile cache, no FUA)",
+    "o_dsync_plain": "O_DSYNC direct writes (fio): plain writes (no volatile cache)",
     "not_applied": "plain writes: FUA not applied",
     "none": "no FUA writes in the trace",
 }
+
+
+def fua_device_path(write_cache: str | None, fua: bool | None) -> str:
+    """What the kernel made of an O_DSYNC direct write on this target (ssdlab.trace.writecache):
+    `o_dsync_*`, or `o_dsync` where the kernel does not say."""
+    if write_cache == "write through":
+        return "o_dsync_plain"
+    if write_cache == "write back" and fua is not None:
+        return "o_dsync_fua" if fua else "o_dsync_flush"
+    return "o_dsync"
 
 
 class TraceParams(Params):
@@ -119,7 +133,10 @@ class TraceTest(MethodTest[TraceParams]):
         specs += [
             MetricSpec("busy_s", "Busy time (≥ 1 I/O outstanding)", SECONDS, kind="count"),
             MetricSpec("idle_cut_s", "Idle time cut by the cap", SECONDS, kind="count"),
-            MetricSpec("trace_ios", "I/Os replayed", kind="count"),
+            MetricSpec("trace_ios", "I/Os replayed (reads and writes)", kind="count"),
+            MetricSpec("flushes", "Flushes replayed", kind="count"),
+            MetricSpec("trims", "Trims replayed", kind="count"),
+            MetricSpec("dropped_trims", "Trims dropped (fio cannot trim a file)", kind="count"),
             MetricSpec("scale", "Generated trace scale", kind="setting"),
             MetricSpec("fua_pct", "Writes marked FUA in the trace", PCT, kind="setting"),
             MetricSpec("fua_replay", "FUA writes replayed as", kind="count", value_text=FUA_REPLAY_TEXT),
@@ -127,6 +144,7 @@ class TraceTest(MethodTest[TraceParams]):
         if target.kind in FIO_KINDS:
             specs.append(MetricSpec("fio_drift_pct", "fio replay timing drift (issued span vs trace)", PCT,
                                     kind="count"))
+            specs.append(MetricSpec("fio_ios", "Reads and writes fio counted", kind="count"))
         return metric_set(specs)
 
     def analyze(self, params: TraceParams, target: TargetInfo, results: TestResults) -> Metrics:
@@ -134,9 +152,12 @@ class TraceTest(MethodTest[TraceParams]):
         if step is None:
             return {s.name: None for s in self.metric_specs(params, target)}
         metrics = analyze_replay(dict(step.detail), params)
+        if metrics["fua_replay"] == "o_dsync":  # the target's facts say which it was
+            metrics["fua_replay"] = fua_device_path(target.write_cache, target.fua)
         if target.kind in FIO_KINDS:
-            drift = step.detail.get("fio_drift_pct")
+            drift, fio_ios = step.detail.get("fio_drift_pct"), step.detail.get("fio_ios")
             metrics["fio_drift_pct"] = float(drift) if isinstance(drift, (int, float)) else None
+            metrics["fio_ios"] = fio_ios if isinstance(fio_ios, int) else None
         return metrics
 
 
@@ -168,9 +189,22 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
             m[f"{name}_lat_{key}_us"] = hist.percentile_ns(pct) / 1e3 if n else None
         for ms in (10, 100):
             m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
-    m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), trace_ios=int(ios),
+    m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), **count_metrics(d, parts),
              scale=params.effective_scale if params.trace.startswith("generated:") else file_scale(d),
              **fua_metrics(d))
+    return m
+
+
+def count_metrics(d: dict[str, Any], parts: dict[str, dict[str, Any]]) -> Metrics:
+    """What the replay counted, the same on every engine: its reads and writes ("I/Os
+    replayed"), then the trace's flushes and trims apart, trims dropped (fio) apart from those
+    replayed. None where the record does not say (a replay recorded before ssdlab counted them)."""
+    held, dropped = _part(d, "trace_counts"), d.get("dropped_trims")
+    flushes, trims = held.get("flushes"), held.get("trims")
+    m: Metrics = {"trace_ios": int(sum(_num(p.get("ios")) for p in parts.values())),
+                  "flushes": None, "trims": None, "dropped_trims": None}
+    if isinstance(flushes, int) and isinstance(trims, int) and isinstance(dropped, int):
+        m.update(flushes=flushes, trims=trims - dropped, dropped_trims=dropped)
     return m
 
 

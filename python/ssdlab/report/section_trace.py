@@ -72,9 +72,35 @@ def trace_caption(view: MethodView, detail: dict[str, Any]) -> str:
     p = view.params
     trace = detail.get("trace") or {}
     cap = "idle time kept" if p.idle_cap_us is None else f"idle time cut to {p.idle_cap_us:g} µs"
-    return (f"Open-loop replay of {trace.get('source', p.trace)} ({trace.get('records', '?')} I/Os) on the purged "
+    return (f"Open-loop replay of {trace.get('source', p.trace)} ({held_text(detail, trace)}) on the purged "
             f"drive, {cap}, offsets remapped by {p.remap}. Average data rate = bytes moved / busy time "
             "(time with at least one I/O outstanding); see docs/traces.md.")
+
+
+def held_text(detail: dict[str, Any], trace: dict[str, Any]) -> str:
+    """What the trace holds, in the words of the results: its reads and writes (the I/Os
+    replayed), then its flushes and trims apart."""
+    held = detail.get("trace_counts")
+    if not isinstance(held, dict):  # a replay recorded before ssdlab counted them
+        return f"{trace.get('records', '?')} records"
+    parts = [f"{held.get('reads', 0) + held.get('writes', 0):,} reads and writes"]
+    parts += [f"{held[k]:,} {k}" for k in ("flushes", "trims") if held.get(k)]
+    return ", ".join(parts)
+
+
+def count_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
+    """What the replay left out, said where the figures are: trims fio dropped, and reads and
+    writes fio counted that its per-I/O log does not hold (the figures come from the log)."""
+    notes = []
+    dropped = detail.get("dropped_trims")
+    if isinstance(dropped, int) and dropped:
+        notes.append(f"{dropped:,} trims of the trace dropped: fio cannot trim a file (docs/traces.md, "
+                     "\"Replay on fio\"); the figures are of its reads, writes and flushes.")
+    fio_ios, logged = detail.get("fio_ios"), view.record.metrics.get("trace_ios")
+    if isinstance(fio_ios, int) and isinstance(logged, int) and logged < fio_ios:
+        notes.append(f"The per-I/O figures cover {logged:,} of the {fio_ios:,} reads and writes fio counted: fio's "
+                     "latency log holds no more.")
+    return tuple(notes)
 
 
 def shown_view(view: MethodView) -> MethodView:
@@ -83,6 +109,17 @@ def shown_view(view: MethodView) -> MethodView:
     if view.record.metrics.get("scale") is not None:
         return view
     return replace(view, specs=MetricSet(tuple(s for s in view.specs if s.name != "scale")))
+
+
+# What the kernel made of the FUA job's O_DSYNC direct writes (the `fua_replay` value: the
+# target's queue/fua and queue/write_cache, ssdlab.methods.trace.fua_device_path).
+DSYNC_BECAME = {
+    "o_dsync": "which the kernel sends as FUA writes, as a write and a flush where the device has no FUA, or as "
+               "plain writes where it has no volatile write cache; this device does not say which",
+    "o_dsync_fua": "which the kernel sent as FUA writes: the device has a volatile cache and FUA",
+    "o_dsync_flush": "which the kernel sent as a write and a flush each: the device has a volatile cache and no FUA",
+    "o_dsync_plain": "which the kernel sent as plain writes: the device has no volatile write cache",
+}
 
 
 def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
@@ -94,10 +131,9 @@ def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     if how == "not_applied":
         return (f"FUA not applied: this engine replayed the trace's {fua:,} FUA writes as plain writes, so "
                 "\"Writes marked FUA in the trace\" describes the trace, not what the drive was asked to do.",)
-    if how == "o_dsync":
-        return (f"FUA on fio: the trace's {fua:,} FUA writes ran as O_DSYNC direct writes in a fio job of their own, "
-                "which the kernel sends as FUA writes, as a write and a flush where the device has no FUA, or as "
-                "plain writes where it has no volatile write cache (docs/traces.md, \"Replay on fio\").",)
+    if isinstance(how, str) and how in DSYNC_BECAME:
+        return (f"FUA on fio: the trace's {fua:,} FUA writes ran as O_DSYNC direct writes in fio jobs of their own, "
+                f"{DSYNC_BECAME[how]} (docs/traces.md, \"Replay on fio\").",)
     return ()
 
 
@@ -108,7 +144,8 @@ def trace_section(bundle: Bundle, record: TestRecord) -> Section:
     detail = replay_detail(record)
     return Section(key=record.name, title=section_title(record), caption=trace_caption(view, detail),
                    status=record.status, tables=metrics_tables(shown_view(view), record),
-                   figures=trace_figures(view, detail), notes=(*status_notes(record), *fua_notes(view, detail)))
+                   figures=trace_figures(view, detail),
+                   notes=(*status_notes(record), *count_notes(view, detail), *fua_notes(view, detail)))
 
 
 register_section("trace", trace_section)

@@ -25,15 +25,34 @@ Conversion:
   START_US: fio waits no time before an entry whenever the entry before it was at time 0
   (iolog.c delay_since_ttime, in 3.33 and still in 3.42), so the FUA job's first write would
   start at once, however late the trace has it.
+Lanes: each job runs as lanes, one fio job per lane at iodepth 1, as many lanes as the trace had
+I/Os in flight at once (UNKNOWN_DEPTH without completion times); each I/O goes to a lane the
+trace had free at its time (the one free the longest), so the lanes together keep the trace's
+concurrency. Not one job at that iodepth, for two faults of fio 3.33's replay at iodepth > 1:
+- it reaps completions only when the queue is full (iolog_delay sleeps without reaping; fixed
+  in fio 3.36, commit b85c01f7 "iolog.c: fix inaccurate clat when replay trace"), so an I/O's
+  latency ran on until the queue filled: 929 µs against 100 µs at iodepth 1 for 4 KiB writes
+  25 µs apart on a file;
+- the I/Os not reaped when the iolog runs out are never accounted (read_iolog_get sets
+  td->done, and td_io_getevents reaps nothing once done): iodepth - 1 I/Os were missing from
+  the latency logs and from fio's own latency figures (a 1-write trace logged nothing).
+At iodepth 1 fio reaps each I/O as soon as it is queued, so every I/O is logged with its own
+completion time. A lane of flushes alone is folded into a lane with reads or writes: fio
+refuses an iolog that holds no read, write or wait ("failed initializing iolog").
 Drift: fio 3.33 cannot log an iolog while it replays one, so issue times come from its
-per-I/O latency logs (write_lat_log, log_avg_msec=0; one per job): completion time (ms) minus
-total latency (ns), so each issue time is known to ±1 ms. Drift compares those with the iologs'
+per-I/O latency logs (write_lat_log, log_avg_msec=0; one per job): `time_ms, lat_ns, ...`,
+the time the I/O completed, in whole ms since the job started (truncated), so the completion
+lies in [time_ms, time_ms + 1 ms); an I/O was not issued before its job started, so it completed
+no earlier than its latency: the completion taken is the earliest the log allows,
+max(time_ms, lat_ns), and the issue time that less the latency (never before the start,
+known to ±1 ms; the latency is exact). Drift compares those with the iologs'
 read and write times: `drift_pct` = (issued span - planned span) / planned span, and the per-I/O
 lag (issued - planned, both in issue order) at p50 and p99.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import shutil
 import subprocess
@@ -52,8 +71,8 @@ from ssdlab.trace.replay import DEFAULT_IDLE_CAP_US, Remap, remap_offsets
 ALIGN = 4096
 FIO_ACTIONS = {OP_READ: "read", OP_WRITE: "write", OP_FLUSH: "datasync"}
 START_US = 1  # every iolog time is this much late (see the module docstring)
-UNKNOWN_DEPTH = 32  # a job's iodepth when the trace has no completion times
-MAX_DEPTH = 256
+UNKNOWN_DEPTH = 32  # a job's lanes when the trace has no completion times
+MAX_DEPTH = 256  # most lanes of a job
 LAT_LOG = "replay_lat.{job}.log"  # fio's per-I/O latency log of job N (1, 2, ...)
 
 
@@ -81,15 +100,17 @@ class IologJob:
     path: Path
     ios: int  # lines fio runs: reads, writes and datasyncs
     planned_us: npt.NDArray[np.int64]  # the times of its read and write lines, in order
-    iodepth: int  # most of its I/Os in flight at once on the traced device
+    iodepth: int  # 1: one lane (see the module docstring)
     dsync: bool  # opened with O_DSYNC: the trace's FUA writes
 
 
 @dataclass(frozen=True)
 class Iolog:
-    """The iologs of one replay (the FUA job only when the trace has FUA writes)."""
+    """The iologs of one replay: the lanes of the plain job, then those of the FUA job (only
+    when the trace has FUA writes)."""
 
     jobs: tuple[IologJob, ...]
+    lanes: int  # most I/Os in flight at once: the lanes of the larger job
     dropped_trims: int
     fua_writes: int  # replayed as O_DSYNC writes by the `fua` job
     preflushes: int  # writes with a preflush: each has a datasync beside it
@@ -108,7 +129,12 @@ class Iolog:
 
     @property
     def max_outstanding(self) -> int:
-        return max((job.iodepth for job in self.jobs), default=1)
+        return self.lanes
+
+    @property
+    def reads_writes(self) -> int:
+        """Reads and writes in the iologs: what fio counts and logs."""
+        return sum(len(job.planned_us) for job in self.jobs)
 
 
 def max_outstanding(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> int:
@@ -132,52 +158,106 @@ class _Lines:
     preflush: npt.NDArray[np.bool_]
 
 
-def _job(name: str, path: Path, filename: str, t: _Lines, sel: npt.NDArray[np.bool_], dsync: bool) -> IologJob:
-    """The iolog of the records `sel` of the trace: a datasync before each write with a
-    preflush, then the I/O (see the module docstring)."""
-    lines = ["fio version 3 iolog", f"{START_US} {filename} add", f"{START_US} {filename} open"]
+def assign_lanes(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64] | None, lanes: int) -> list[int]:
+    """The lane of each entry (in issue order): one the trace had free at its time, the one free
+    the longest, a lane never used before that; without completion times, in turn."""
+    if done_ns is None:
+        return [i % lanes for i in range(len(issue_ns))]
+    unused = list(range(lanes))
+    busy: list[tuple[int, int]] = []  # (free from, lane)
+    out = []
+    for t, done in zip(issue_ns.tolist(), done_ns.tolist(), strict=True):
+        if busy and busy[0][0] <= t:
+            lane = heapq.heappop(busy)[1]
+        elif unused:
+            lane = unused.pop(0)
+        else:  # more in flight than lanes (ties): the lane that frees first
+            lane = heapq.heappop(busy)[1]
+        heapq.heappush(busy, (done, lane))
+        out.append(lane)
+    return out
+
+
+def _fold_sync_lanes(lane: list[int], rw: list[bool]) -> list[int]:
+    """Each entry of a lane without reads or writes moved to the lane of the read or write
+    before it (after it, for flushes before the first): fio refuses an iolog of syncs alone."""
+    with_rw = {k for k, is_rw in zip(lane, rw, strict=True) if is_rw}
+    rw_at = [i for i, is_rw in enumerate(rw) if is_rw]
+    out = list(lane)
+    for i, k in enumerate(lane):
+        if k not in with_rw:
+            before = int(np.searchsorted(rw_at, i)) - 1
+            out[i] = lane[rw_at[max(before, 0)]]
+    return out
+
+
+def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray[np.bool_],
+          dsync: bool) -> tuple[list[IologJob], int]:
+    """The lanes of the records `sel` of the trace, each its own iolog: a datasync beside each
+    write with a preflush, then the I/O (see the module docstring); and the number of lanes."""
     op, pre = t.c.op.tolist(), t.preflush.tolist()
-    picked = np.flatnonzero(sel).tolist()
-    for i in picked:
+    entries: list[tuple[int, bool]] = []  # (record, is it the datasync of a preflush)
+    for i in np.flatnonzero(sel).tolist():
         if pre[i]:
-            lines.append(f"{t.t_us[i]} {filename} datasync 0 0")
-        n = 0 if op[i] == OP_FLUSH else t.length[i]
-        lines.append(f"{t.t_us[i]} {filename} {FIO_ACTIONS[op[i]]} {t.offset[i] if n else 0} {n}")
-    last = max((t.t_us[i] for i in picked), default=START_US)
-    lines.append(f"{last} {filename} close")
-    path.write_text("\n".join(lines) + "\n")
-    issue, done = t.c.timestamp_ns[sel], t.c.completion_ns[sel]
-    extra = t.preflush[sel]  # a preflush's datasync is in flight beside its write
-    issue, done = np.concatenate([issue, issue[extra]]), np.concatenate([done, done[extra]])
-    depth = max_outstanding(issue, done) if (done >= 0).all() else UNKNOWN_DEPTH
-    rw = sel & ((t.c.op == OP_READ) | (t.c.op == OP_WRITE))
-    planned = np.asarray(t.t_us, dtype=np.int64)[rw] - START_US
-    return IologJob(name, path, len(picked) + int(extra.sum()), planned, min(depth, MAX_DEPTH), dsync)
+            entries.append((i, True))
+        entries.append((i, False))
+    index = np.array([i for i, _ in entries], dtype=np.int64)
+    issue, done = t.c.timestamp_ns[index], t.c.completion_ns[index]
+    known = bool((done >= 0).all())
+    lanes = min(max_outstanding(issue, done) if known else UNKNOWN_DEPTH, MAX_DEPTH)
+    rw = [not sync and op[i] in (OP_READ, OP_WRITE) for i, sync in entries]
+    lane = _fold_sync_lanes(assign_lanes(issue, done if known else None, lanes), rw)
+    jobs = []
+    for n, k in enumerate(sorted(set(lane), key=lane.index), start=1):
+        mine = [(i, sync) for (i, sync), kk in zip(entries, lane, strict=True) if kk == k]
+        lines = ["fio version 3 iolog", f"{START_US} {filename} add", f"{START_US} {filename} open"]
+        for i, sync in mine:
+            size = 0 if sync or op[i] == OP_FLUSH else t.length[i]
+            action = "datasync" if sync else FIO_ACTIONS[op[i]]
+            lines.append(f"{t.t_us[i]} {filename} {action} {t.offset[i] if size else 0} {size}")
+        lines.append(f"{t.t_us[mine[-1][0]]} {filename} close")
+        path = work_dir / f"{group}-{n}.iolog"
+        path.write_text("\n".join(lines) + "\n")
+        planned = np.array([t.t_us[i] for i, sync in mine if not sync and op[i] != OP_FLUSH], dtype=np.int64)
+        jobs.append(IologJob(f"{group}-{n}", path, len(mine), planned - START_US, 1, dsync))
+    return jobs, len(jobs)
 
 
 def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, *, remap: Remap = "modulo",
                  idle_cap_us: float | None = DEFAULT_IDLE_CAP_US) -> Iolog:
-    """The trace as fio iologs v3 replaying onto `filename`, in `work_dir`: replay.iolog, and
-    replay-fua.iolog for the FUA writes (see the module docstring)."""
+    """The trace as fio iologs v3 replaying onto `filename`, in `work_dir`: replay-N.iolog for
+    lane N of the plain job, fua-N.iolog for those of the FUA writes (see the module docstring).
+    A trace of flushes with no read or write is refused: fio replays no iolog of syncs alone."""
     order = np.argsort(c.timestamp_ns, kind="stable")
     c = TraceChunk.from_columns({k: v[order] for k, v in c.columns().items()})
+    rw = (c.op == OP_READ) | (c.op == OP_WRITE)
+    flushes, trims = int((c.op == OP_FLUSH).sum()), int((c.op == OP_TRIM).sum())
+    if not rw.any():
+        raise EngineError(f"fio cannot replay a trace without reads or writes (it holds {flushes:,} flushes and "
+                          f"{trims:,} trims): fio refuses an iolog of flushes alone, and drops trims; replay it on "
+                          "a sim: target")
     length = np.where(c.op == OP_FLUSH, 0, -(-c.length_bytes // ALIGN) * ALIGN)
     off = remap_offsets(TraceChunk.from_columns({**c.columns(), "length_bytes": length}), span_bytes - ALIGN, remap)
     off = off // ALIGN * ALIGN
     capped = capped_times_ns(c, idle_cap_us)
-    span_ns = int(c.timestamp_ns.max() - c.timestamp_ns.min()) if len(c) else 0
+    span_ns = int(c.timestamp_ns.max() - c.timestamp_ns.min())
     writes = c.op == OP_WRITE
     fua = writes & ((c.flags & FLAG_FUA) != 0)
     lines = _Lines(c, (capped // 1000 + START_US).tolist(), off.tolist(), length.tolist(),
                    writes & ((c.flags & FLAG_PREFLUSH) != 0))
     name = filename.replace(" ", "_")
     plain = (c.op != OP_TRIM) & ~fua
+    if not (plain & rw).any():  # its flushes alone: an fdatasync is the same on the O_DSYNC file descriptor
+        fua, plain = fua | plain, np.zeros_like(plain)
     work_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [_job("replay", work_dir / "replay.iolog", name, lines, plain, dsync=False)] if plain.any() else []
+    for old in [*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog")]:
+        old.unlink()
+    jobs, lanes = _jobs("replay", work_dir, name, lines, plain, dsync=False) if plain.any() else ([], 0)
     if fua.any():
-        jobs.append(_job("fua", work_dir / "replay-fua.iolog", name, lines, fua, dsync=True))
-    return Iolog(tuple(jobs), int((c.op == OP_TRIM).sum()), int(fua.sum()), int(lines.preflush.sum()),
-                 int((c.op == OP_FLUSH).sum()), span_ns - (int(capped[-1]) if len(c) else 0))
+        fua_jobs, fua_lanes = _jobs("fua", work_dir, name, lines, fua, dsync=True)
+        jobs, lanes = jobs + fua_jobs, max(lanes, fua_lanes)
+    return Iolog(tuple(jobs), lanes, trims, int((writes & ((c.flags & FLAG_FUA) != 0)).sum()),
+                 int(lines.preflush.sum()), flushes, span_ns - int(capped[-1]))
 
 
 @dataclass(frozen=True)
@@ -193,8 +273,9 @@ class FioReplay:
 
 
 def fio_command(fio: str, iolog: Iolog, target_file: str, log_prefix: Path, ioengines: Sequence[str]) -> list[str]:
-    """One fio run of every job of `iolog` (each with its engine), started together."""
-    command = [fio, "--output-format=json"]
+    """One fio run of every job of `iolog` (each with its engine), started together; as threads,
+    since a replay may run a few hundred lanes."""
+    command = [fio, "--output-format=json", "--thread"]
     for job, engine in zip(iolog.jobs, ioengines, strict=True):
         command += [f"--name={job.name}", f"--read_iolog={job.path}", f"--replay_redirect={target_file}",
                     f"--ioengine={engine}", "--direct=1", f"--iodepth={job.iodepth}",
@@ -202,19 +283,34 @@ def fio_command(fio: str, iolog: Iolog, target_file: str, log_prefix: Path, ioen
     return command
 
 
+def lat_times_ns(rows: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(issue, completion) in ns of latency-log rows `time_ms, lat_ns, ...`: the earliest
+    completion the log allows, max(time_ms, lat_ns), and that less the latency, so no I/O is
+    issued before its job started (see the module docstring)."""
+    done = np.maximum(rows[:, 0] * 1_000_000, rows[:, 1])
+    return done - rows[:, 1], done
+
+
 def issued_from_lat_log(*paths: Path) -> npt.NDArray[np.int64]:
     """Issue times (µs, sorted) of the reads and writes in fio's per-I/O latency logs:
     lines `time_ms, lat_ns, ddir, bs[, ...]`."""
-    rows = lat_rows(paths)
-    return np.sort(rows[:, 0] * 1000 - rows[:, 1] // 1000)
+    issue, _ = lat_times_ns(lat_rows(paths))
+    return np.sort(issue // 1000)
 
 
 def lat_rows(paths: Sequence[Path]) -> npt.NDArray[np.int64]:
     """The read and write lines (ddir 0 and 1) of the latency logs, as rows of int64."""
     parts = [np.loadtxt(p, delimiter=",", usecols=(0, 1, 2, 3), dtype=np.int64, ndmin=2)
-             for p in paths if p.is_file() and p.stat().st_size]  # a job may log nothing (all in flight at the end)
+             for p in paths if p.is_file() and p.stat().st_size]
     rows = np.concatenate([p.reshape(-1, 4) for p in parts]) if parts else np.zeros((0, 4), dtype=np.int64)
     return rows[rows[:, 2] <= 1]
+
+
+def fio_messages(stdout: str, stderr: str) -> list[str]:
+    """What fio said besides its JSON: its errors go to stdout before the JSON (`fio: pid=…,
+    err=22/file:iolog.c:795, func=failed initializing iolog, …`) or to stderr."""
+    head = stdout[:stdout.index("{")] if "{" in stdout else stdout
+    return [line.strip() for line in (*head.splitlines(), *stderr.splitlines()) if line.strip()]
 
 
 def drift(planned_us: npt.NDArray[np.int64], issued_us: npt.NDArray[np.int64]) -> tuple[float, float, float]:
@@ -242,19 +338,20 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     if binary is None:
         raise EngineError("fio is not installed; apt-get install fio")
     iolog = write_iologs(c, work_dir, str(target_file), span_bytes, remap=remap, idle_cap_us=idle_cap_us)
-    if not iolog.jobs:
-        raise EngineError(f"the trace holds nothing fio can replay: its {iolog.dropped_trims} I/Os are all trims")
     lat_logs = tuple(work_dir / LAT_LOG.format(job=n) for n in range(1, len(iolog.jobs) + 1))
-    for old in work_dir.glob(LAT_LOG.format(job="*")):
+    for old in work_dir.glob("replay_*.log"):  # fio's latency logs of an earlier try
         old.unlink()
     engines = tuple(ioengine_for(job.iodepth) for job in iolog.jobs)
     done = subprocess.run(fio_command(binary, iolog, str(target_file), work_dir / "replay", engines),
                           capture_output=True, text=True, timeout=timeout_s, check=False)
+    said = fio_messages(done.stdout, done.stderr)
     if done.returncode != 0:
-        raise EngineError(f"fio replay failed: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
-    refused = [line for line in done.stderr.splitlines() if "iolog" in line]
+        errors = [line for line in said if "err=" in line or "error" in line.lower()] or said
+        raise EngineError(f"fio replay failed (exit status {done.returncode}): "
+                          f"{'; '.join(errors[:2]) or 'fio said nothing'}")
+    refused = [line for line in said if "iolog" in line]
     if refused:  # fio skips an iolog line it cannot read, and says so only here: never a silent partial replay
-        raise EngineError(f"fio skipped lines of the replay's iolog: {refused[0].strip()}")
+        raise EngineError(f"fio skipped lines of the replay's iolog: {refused[0]}")
     result = json.loads(done.stdout[done.stdout.index("{"):])
     issued_us = issued_from_lat_log(*lat_logs)
     pct, p50, p99 = drift(iolog.planned_us, issued_us)

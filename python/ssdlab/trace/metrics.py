@@ -25,39 +25,37 @@ SLOW_MS = (10, 100)
 
 @dataclass
 class BusyClock:
-    """Union of [issue, completion) intervals, fed in issue order, chunk by chunk."""
+    """Union of [issue, completion) intervals, fed in issue order, chunk by chunk.
+
+    Times may be any int64, negative too (an issue time estimated from a log), so "nothing
+    open yet" is None, never a marker value a time could take."""
 
     busy_ns: int = 0
-    open_end: int = -1  # end of the interval still open from earlier chunks
-    open_start: int = -1
+    open_interval: tuple[int, int] | None = None  # (start, end) still open from earlier chunks
 
     def add(self, issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> None:
         if not len(issue_ns):
             return
-        order = np.argsort(issue_ns, kind="stable")
-        s, e = issue_ns[order], done_ns[order]
-        run_end = np.maximum.accumulate(np.maximum(e, self.open_end))
-        prev_end = np.empty_like(run_end)
-        prev_end[0] = self.open_end
-        prev_end[1:] = run_end[:-1]
-        new = s > prev_end  # an interval starts where nothing was outstanding
+        s, e = np.asarray(issue_ns, dtype=np.int64), np.asarray(done_ns, dtype=np.int64)
+        if self.open_interval is not None:  # the open interval goes on as one more I/O
+            s, e = np.append(s, self.open_interval[0]), np.append(e, self.open_interval[1])
+        order = np.argsort(s, kind="stable")
+        s, e = s[order], e[order]
+        run_end = np.maximum.accumulate(e)
+        new = np.ones(len(s), dtype=np.bool_)
+        new[1:] = s[1:] > run_end[:-1]  # an interval starts where nothing was outstanding
         starts = np.flatnonzero(new)
-        if self.open_start < 0 or new[0]:
-            if self.open_start >= 0:
-                self.busy_ns += self.open_end - self.open_start
-        else:
-            starts = np.concatenate([[0], starts])  # the open interval goes on
-            s = s.copy()
-            s[0] = self.open_start
         ends = np.append(starts[1:] - 1, len(s) - 1)
         spans = run_end[ends] - s[starts]
         self.busy_ns += int(spans[:-1].sum())
-        self.open_start, self.open_end = int(s[starts[-1]]), int(run_end[-1])
+        self.open_interval = (int(s[starts[-1]]), int(run_end[-1]))
 
     @property
     def total_ns(self) -> int:
         """Busy time including the interval still open."""
-        return self.busy_ns + (self.open_end - self.open_start if self.open_start >= 0 else 0)
+        if self.open_interval is None:
+            return self.busy_ns
+        return self.busy_ns + self.open_interval[1] - self.open_interval[0]
 
 
 def busy_time_ns(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64]) -> int:

@@ -17,7 +17,9 @@ from ssdlab.steps import ReplayTrace
 from ssdlab.trace.metrics import busy_time_ns
 from ssdlab.trace.model import (
     FLAG_FUA,
+    OP_FLUSH,
     OP_READ,
+    OP_TRIM,
     OP_WRITE,
     Provenance,
     TraceChunk,
@@ -115,6 +117,10 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
     stored = write_trace(ctx.raw_path("trace.parquet"), [chunk], prov)
     writes = chunk.op == OP_WRITE
     fua_writes = int(np.count_nonzero(writes & ((chunk.flags & FLAG_FUA) != 0)))
+    # What the trace holds, by kind, counted here: "I/Os replayed" are its reads and writes on
+    # every engine; flushes and trims are counted apart (a trim fio cannot replay is dropped).
+    held = {name: int(np.count_nonzero(chunk.op == code))
+            for name, code in (("reads", OP_READ), ("writes", OP_WRITE), ("flushes", OP_FLUSH), ("trims", OP_TRIM))}
     if executed is not None:
         chunk = executed
     order = np.argsort(chunk.timestamp_ns, kind="stable")
@@ -128,6 +134,7 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
         "read": _direction(op, length, lat, OP_READ), "write": _direction(op, length, lat, OP_WRITE),
         "series": _series(issue_ns, done_ns, length, rw),
         "trace_writes": int(np.count_nonzero(writes)), "trace_fua_writes": fua_writes, "fua_replay": fua_replay,
+        "trace_counts": held, "dropped_trims": 0,
         "trace_file": ctx.relative(ctx.raw_path("trace.parquet")),
         "trace": stored.model_dump(mode="json"),
     }
@@ -181,8 +188,9 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     detail = replay_detail(chunk, prov, issue, done, summary, ctx, FUA_DSYNC, executed)
     jobs = r.result.get("jobs", [])
     fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for job in jobs for d in ("read", "write"))
-    detail.update(fio_ios=fio_ios, fio_drift_pct=r.drift_pct, fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
-                  fio_dropped_trims=r.iolog.dropped_trims, fio_iodepth=r.iolog.max_outstanding,
+    detail.update(fio_ios=fio_ios, dropped_trims=r.iolog.dropped_trims, fio_drift_pct=r.drift_pct,
+                  fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us, fio_dropped_trims=r.iolog.dropped_trims,
+                  fio_iodepth=r.iolog.max_outstanding, fio_lanes=len(r.iolog.jobs),
                   fio_fua_writes=r.iolog.fua_writes, fio_preflushes=r.iolog.preflushes, fio_flushes=r.iolog.flushes,
                   fio_jobs=[{"name": job.name, "ios": job.ios, "iodepth": job.iodepth, "ioengine": engine,
                              "dsync": job.dsync} for job, engine in zip(r.iolog.jobs, r.ioengines, strict=True)])
@@ -191,12 +199,12 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
 
 def executed_from_lat_log(*paths: Path) -> tuple[TraceChunk, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The I/Os fio ran, from its per-I/O latency logs (`time_ms, lat_ns, ddir, bs, ...`; one
-    per job), in issue order, with issue and completion times in ns (issue known to ±1 ms)."""
-    from ssdlab.trace.fio_replay import lat_rows
+    per job), in issue order, with issue and completion times in ns (known to ±1 ms; never before
+    the replay started: ssdlab.trace.fio_replay.lat_times_ns)."""
+    from ssdlab.trace.fio_replay import lat_rows, lat_times_ns
 
     rows = lat_rows(paths)
-    done = rows[:, 0] * 1_000_000
-    issue = done - rows[:, 1]
+    issue, done = lat_times_ns(rows)
     order = np.argsort(issue, kind="stable")
     issue, done = issue[order], done[order]
     n = len(issue)

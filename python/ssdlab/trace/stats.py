@@ -90,7 +90,7 @@ class StatsAccumulator:
     nbytes: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(4, dtype=np.int64))
     size_counts: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(len(SIZE_CLASSES), dtype=np.int64))
     seq: int = 0
-    prev_end: int = -1
+    prev_end: int | None = None  # end of the last read or write of earlier chunks
     first_ts: int | None = None
     last_ts: int = 0
     gap_sum: float = 0.0
@@ -130,10 +130,11 @@ class StatsAccumulator:
         if not len(off):
             return
         self.size_counts += np.bincount(np.searchsorted(_EDGES, ln, side="right"), minlength=len(SIZE_CLASSES))
-        prev = np.empty_like(off)
-        prev[0] = self.prev_end
-        prev[1:] = (off + ln)[:-1]
-        self.seq += int(np.count_nonzero(off == prev))
+        # the first I/O of the trace follows nothing: no marker value stands in for "nothing"
+        sequential = np.zeros(len(off), dtype=np.bool_)
+        sequential[1:] = off[1:] == (off + ln)[:-1]
+        sequential[0] = self.prev_end is not None and int(off[0]) == self.prev_end
+        self.seq += int(np.count_nonzero(sequential))
         self.prev_end = int(off[-1] + ln[-1])
 
     def _timing(self, c: TraceChunk) -> None:

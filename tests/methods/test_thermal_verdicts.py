@@ -9,11 +9,11 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_thermal_levels import CACHE_ONLY, HEAT_ONLY, Piece, measurement, metrics_of
 
-from conftest import CliResult
 from ssdlab.analysis.throttle import DEFAULT_CONFIG
 from ssdlab.methods import get_test
 from ssdlab.methods.thermal import phase_metrics, phase_specs, throttling_verdict
@@ -83,7 +83,7 @@ def test_parameters_that_may_be_none_take_none_as_typed(word: str) -> None:
     assert get_test("linear").parse_params({"span_bytes": word}).span_bytes is None  # type: ignore[attr-defined]
 
 
-def test_the_cli_takes_none_for_a_parameter_that_may_be_none(cli: Callable[..., CliResult]) -> None:
+def test_the_cli_takes_none_for_a_parameter_that_may_be_none(cli: Callable[..., Any]) -> None:
     result = cli("plan", "--test", "thermal", "-t", "sim:950pro-512", "-p", "cooldown_s=none",
                  "-p", "budget_bytes=none")
     assert result.code == 0, result.stderr

@@ -57,3 +57,19 @@ def test_loading_the_entry_loads_nothing_heavy() -> None:
     done = run_python("import sys\nfrom ssdlab.entry import main\n"
                       "print(sorted(m for m in sys.modules if m.startswith(('ssdlab', 'importlib.metadata'))))")
     assert done.stdout.strip() == "['ssdlab', 'ssdlab.entry']", done.stdout + done.stderr
+
+
+def test_a_ctrl_c_the_command_line_lets_through_is_still_one_line() -> None:
+    """QA: once in ~300 tries a Ctrl-C at ~0.7 s printed a traceback from inside typer's command
+    set-up; whatever lets a KeyboardInterrupt out of the command line, the script ends in one line."""
+    done = run_python(textwrap.dedent("""
+        import sys
+        import ssdlab.cli
+        def interrupted():
+            raise KeyboardInterrupt
+        ssdlab.cli.main = interrupted
+        from ssdlab.entry import main
+        main()
+    """))
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "stopped: interrupted by the user\n"

@@ -192,9 +192,9 @@ def _fold_sync_lanes(lane: list[int], rw: list[bool]) -> list[int]:
 
 
 def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray[np.bool_],
-          dsync: bool) -> tuple[list[IologJob], int]:
+          dsync: bool) -> list[IologJob]:
     """The lanes of the records `sel` of the trace, each its own iolog: a datasync beside each
-    write with a preflush, then the I/O (see the module docstring); and the number of lanes."""
+    write with a preflush, then the I/O (see the module docstring)."""
     op, pre = t.c.op.tolist(), t.preflush.tolist()
     entries: list[tuple[int, bool]] = []  # (record, is it the datasync of a preflush)
     for i in np.flatnonzero(sel).tolist():
@@ -207,9 +207,11 @@ def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray
     lanes = min(max_outstanding(issue, done) if known else UNKNOWN_DEPTH, MAX_DEPTH)
     rw = [not sync and op[i] in (OP_READ, OP_WRITE) for i, sync in entries]
     lane = _fold_sync_lanes(assign_lanes(issue, done if known else None, lanes), rw)
+    by_lane: dict[int, list[tuple[int, bool]]] = {}  # in order of each lane's first entry
+    for entry, k in zip(entries, lane, strict=True):
+        by_lane.setdefault(k, []).append(entry)
     jobs = []
-    for n, k in enumerate(sorted(set(lane), key=lane.index), start=1):
-        mine = [(i, sync) for (i, sync), kk in zip(entries, lane, strict=True) if kk == k]
+    for n, mine in enumerate(by_lane.values(), start=1):
         lines = ["fio version 3 iolog", f"{START_US} {filename} add", f"{START_US} {filename} open"]
         for i, sync in mine:
             size = 0 if sync or op[i] == OP_FLUSH else t.length[i]
@@ -220,7 +222,7 @@ def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray
         path.write_text("\n".join(lines) + "\n")
         planned = np.array([t.t_us[i] for i, sync in mine if not sync and op[i] != OP_FLUSH], dtype=np.int64)
         jobs.append(IologJob(f"{group}-{n}", path, len(mine), planned - START_US, 1, dsync))
-    return jobs, len(jobs)
+    return jobs
 
 
 def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, *, remap: Remap = "modulo",
@@ -243,6 +245,7 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     span_ns = int(c.timestamp_ns.max() - c.timestamp_ns.min())
     writes = c.op == OP_WRITE
     fua = writes & ((c.flags & FLAG_FUA) != 0)
+    fua_writes = int(fua.sum())
     lines = _Lines(c, (capped // 1000 + START_US).tolist(), off.tolist(), length.tolist(),
                    writes & ((c.flags & FLAG_PREFLUSH) != 0))
     name = filename.replace(" ", "_")
@@ -252,11 +255,9 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     work_dir.mkdir(parents=True, exist_ok=True)
     for old in [*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog")]:
         old.unlink()
-    jobs, lanes = _jobs("replay", work_dir, name, lines, plain, dsync=False) if plain.any() else ([], 0)
-    if fua.any():
-        fua_jobs, fua_lanes = _jobs("fua", work_dir, name, lines, fua, dsync=True)
-        jobs, lanes = jobs + fua_jobs, max(lanes, fua_lanes)
-    return Iolog(tuple(jobs), lanes, trims, int((writes & ((c.flags & FLAG_FUA) != 0)).sum()),
+    plain_jobs = _jobs("replay", work_dir, name, lines, plain, dsync=False) if plain.any() else []
+    fua_jobs = _jobs("fua", work_dir, name, lines, fua, dsync=True) if fua.any() else []
+    return Iolog((*plain_jobs, *fua_jobs), max(len(plain_jobs), len(fua_jobs)), trims, fua_writes,
                  int(lines.preflush.sum()), flushes, span_ns - int(capped[-1]))
 
 
@@ -341,7 +342,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     lat_logs = tuple(work_dir / LAT_LOG.format(job=n) for n in range(1, len(iolog.jobs) + 1))
     for old in work_dir.glob("replay_*.log"):  # fio's latency logs of an earlier try
         old.unlink()
-    engines = tuple(ioengine_for(job.iodepth) for job in iolog.jobs)
+    by_depth = {depth: ioengine_for(depth) for depth in dict.fromkeys(job.iodepth for job in iolog.jobs)}
+    engines = tuple(by_depth[job.iodepth] for job in iolog.jobs)
     done = subprocess.run(fio_command(binary, iolog, str(target_file), work_dir / "replay", engines),
                           capture_output=True, text=True, timeout=timeout_s, check=False)
     said = fio_messages(done.stdout, done.stderr)

@@ -230,8 +230,7 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     """The trace as fio iologs v3 replaying onto `filename`, in `work_dir`: replay-N.iolog for
     lane N of the plain job, fua-N.iolog for those of the FUA writes (see the module docstring).
     A trace of flushes with no read or write is refused: fio replays no iolog of syncs alone."""
-    order = np.argsort(c.timestamp_ns, kind="stable")
-    c = TraceChunk.from_columns({k: v[order] for k, v in c.columns().items()})
+    c = c.in_time_order()
     rw = (c.op == OP_READ) | (c.op == OP_WRITE)
     flushes, trims = int((c.op == OP_FLUSH).sum()), int((c.op == OP_TRIM).sum())
     if not rw.any():

@@ -404,7 +404,7 @@ class _TimeOrder:
         merged = TraceChunk.concat([c for c in (self.held, chunk) if c is not None])
         lines = np.concatenate([self.held_lines, lines])
         order = np.argsort(merged.timestamp_ns, kind="stable")
-        merged, lines = _take(merged, order), lines[order]
+        merged, lines = merged.take(order), lines[order]
         if self.released_ns is not None:
             late = merged.timestamp_ns < self.released_ns
             if late.any():
@@ -413,8 +413,8 @@ class _TimeOrder:
                     f"already imported, more than {self.window:,} records out of time order (an import sorts that "
                     "far); sort the source by time first")
         cut = len(merged) - len(chunk)  # the newest len(chunk) records wait for the next chunk
-        self.held, self.held_lines = _take(merged, np.arange(cut, len(merged))), lines[cut:]
-        return self._hand_on(_take(merged, np.arange(cut)), lines[:cut])
+        self.held, self.held_lines = merged.take(np.arange(cut, len(merged))), lines[cut:]
+        return self._hand_on(merged.take(np.arange(cut)), lines[:cut])
 
     def finish(self) -> TraceChunk | None:
         held, self.held = self.held, None
@@ -434,10 +434,6 @@ class _TimeOrder:
         done = np.where(known, c.completion_ns - self.shift_ns, -1)
         return TraceChunk.from_columns({**c.columns(), "timestamp_ns": c.timestamp_ns - self.shift_ns,
                                         "completion_ns": done})
-
-
-def _take(c: TraceChunk, index: npt.NDArray[np.int64]) -> TraceChunk:
-    return TraceChunk.from_columns({name: column[index] for name, column in c.columns().items()})
 
 
 class _Import:

@@ -78,6 +78,18 @@ class TraceChunk:
     def columns(self) -> dict[str, np.ndarray[Any, Any]]:
         return {name: getattr(self, name) for name in COLUMNS}
 
+    def take(self, index: npt.NDArray[np.int64]) -> TraceChunk:
+        """The records at `index`, in its order."""
+        return TraceChunk.from_columns({name: column[index] for name, column in self.columns().items()})
+
+    def in_time_order(self) -> TraceChunk:
+        """The records sorted by issue time, stably (equal times keep their order); this chunk
+        when it already is."""
+        ts = self.timestamp_ns
+        if len(ts) < 2 or bool((ts[1:] >= ts[:-1]).all()):
+            return self
+        return self.take(np.argsort(ts, kind="stable"))
+
     @classmethod
     def from_columns(cls, cols: Mapping[str, Any]) -> TraceChunk:
         return cls(**{name: np.asarray(cols[name], dtype=dtype) for name, dtype in COLUMNS.items()})

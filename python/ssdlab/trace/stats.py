@@ -108,7 +108,9 @@ class StatsAccumulator:
     def add(self, c: TraceChunk) -> None:
         if not len(c):
             return
-        c = in_time_order(c)
+        # Imports write traces in time order (docs/traces.md, "Time order"); a file from before
+        # that, or from elsewhere, is summarised as replay sees it: in issue order.
+        c = c.in_time_order()
         self.records += len(c)
         np.add.at(self.ios, c.op, 1)
         np.add.at(self.nbytes, c.op, c.length_bytes)
@@ -193,17 +195,6 @@ class StatsAccumulator:
             fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
             avg_qd=qd, qd_per_second=qd_series,
         )
-
-
-def in_time_order(c: TraceChunk) -> TraceChunk:
-    """The chunk sorted by issue time, stably (equal times keep the file's order). Imports
-    write traces in time order (docs/traces.md, "Time order"); a file from before that, or
-    from elsewhere, is summarised as replay sees it: in issue order."""
-    ts = c.timestamp_ns
-    if len(ts) < 2 or bool((ts[1:] >= ts[:-1]).all()):
-        return c
-    order = np.argsort(ts, kind="stable")
-    return TraceChunk.from_columns({name: column[order] for name, column in c.columns().items()})
 
 
 def _group_sum(keys: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> tuple[list[int], list[float]]:

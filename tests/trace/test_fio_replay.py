@@ -234,7 +234,7 @@ def test_fua_writes_reach_a_loop_device_and_the_results_say_how(loop_device: tup
     fua = detail["trace_fua_writes"]
     assert 0 < fua == detail["fio_fua_writes"] and detail["fio_ios"] == 500
     assert test.metrics["fua_replay"] == "o_dsync_flush"  # what the loop device's queue/fua=0 makes of it
-    assert test.metrics["fua_pct"] == pytest.approx(100 * fua / detail["trace_writes"])
+    assert test.metrics["fua_pct"] == pytest.approx(100 * fua / detail["trace_counts"]["writes"])
 
 
 @pytest.mark.parametrize(("depth", "engine"), [(1, "io_uring"), (4, "io_uring"), (3, "libaio"), (6, "libaio")])

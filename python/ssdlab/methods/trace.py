@@ -212,7 +212,7 @@ def fua_metrics(d: dict[str, Any]) -> Metrics:
     """The share of the replayed trace's writes that carry FUA, counted in the trace (not the
     `fua_pct` parameter: a trace file has its own), and how the engine applied them. None
     where the record does not say (a replay recorded before ssdlab counted them)."""
-    writes, fua, how = d.get("trace_writes"), d.get("trace_fua_writes"), d.get("fua_replay")
+    writes, fua, how = _part(d, "trace_counts").get("writes"), d.get("trace_fua_writes"), d.get("fua_replay")
     applied = how if isinstance(how, str) else None
     if not (isinstance(writes, int) and isinstance(fua, int)):
         return {"fua_pct": None, "fua_replay": applied}

@@ -115,8 +115,7 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
     trace in issue order), what the trace holds (its writes and FUA writes, counted here, not
     taken from a parameter), how the engine applied FUA, and the trace kept beside it."""
     stored = write_trace(ctx.raw_path("trace.parquet"), [chunk], prov)
-    writes = chunk.op == OP_WRITE
-    fua_writes = int(np.count_nonzero(writes & ((chunk.flags & FLAG_FUA) != 0)))
+    fua_writes = int(np.count_nonzero((chunk.op == OP_WRITE) & ((chunk.flags & FLAG_FUA) != 0)))
     # What the trace holds, by kind, counted here: "I/Os replayed" are its reads and writes on
     # every engine; flushes and trims are counted apart (a trim fio cannot replay is dropped).
     held = {name: int(np.count_nonzero(chunk.op == code))
@@ -133,7 +132,7 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
         "over_10ms": int((lat > 10_000_000).sum()), "over_100ms": int((lat > 100_000_000).sum()),
         "read": _direction(op, length, lat, OP_READ), "write": _direction(op, length, lat, OP_WRITE),
         "series": _series(issue_ns, done_ns, length, rw),
-        "trace_writes": int(np.count_nonzero(writes)), "trace_fua_writes": fua_writes, "fua_replay": fua_replay,
+        "trace_fua_writes": fua_writes, "fua_replay": fua_replay,
         "trace_counts": held, "dropped_trims": 0,
         "trace_file": ctx.relative(ctx.raw_path("trace.parquet")),
         "trace": stored.model_dump(mode="json"),

@@ -256,7 +256,7 @@ def shares_by_cause(metrics: Mapping[str, object], phase: Phase) -> list[str]:
     """['heat 2.5 % of the time', 'GC / cache 88.0 %']: a thermal phase's throttled share by cause, so
     time a cache or GC held is not read as heat; a run recorded before the shares by cause were
     figures gives its whole throttled share."""
-    m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
+    m = of_phase(metrics, phase)
     heat, gc, total = m.get("heat_share_pct"), m.get("gc_share_pct"), m.get("throttled_share_pct")
     if not isinstance(heat, float | int):
         return [f"{_pct(total)} % of the time throttled"]
@@ -267,6 +267,11 @@ def shares_by_cause(metrics: Mapping[str, object], phase: Phase) -> list[str]:
     if rest >= 0.05:  # what shows as 0.1 % or more
         parts.append(f"cause unknown {_pct(rest)} %")
     return parts
+
+
+def of_phase(metrics: Mapping[str, object], phase: Phase) -> dict[str, object]:
+    """One phase's metrics by their names without the phase: {"heat_share_pct": 2.5, ...}."""
+    return {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
 
 
 def slowed(metrics: Mapping[str, object]) -> str:
@@ -287,7 +292,7 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     """The figures behind a phase's cause, in words: where it left its peak, and for a phase with
     heat-throttled levels, how low heat took it and for how long apart from how low it went in
     all (a cache or GC can take it lower, for longer)."""
-    m = {k.removeprefix(f"{phase}_"): v for k, v in metrics.items() if k.startswith(f"{phase}_")}
+    m = of_phase(metrics, phase)
     text, heat_mb, slowest = PHASE_TEXT[phase].lower(), m.get("heat_throttled_mb_s"), m.get("throttled_mb_s")
     left = f"after {_num(m.get('time_to_throttle_s'))} s ({_num(m.get('gb_at_peak'))} GB written before it)"
     if not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure

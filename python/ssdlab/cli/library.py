@@ -143,6 +143,12 @@ def export(
     out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 
 
+def library_add_command(bundle: Path, library: Path | None = None) -> str:
+    """How to add `bundle` to the library later (`library`: the one --library named, if any)."""
+    given = f" --library {Library(library).path}" if library is not None else ""
+    return f"ssdlab library add{given} {bundle}"
+
+
 def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Path | None = None) -> None:
     """`ssdlab run`'s last step: put a complete run in the library. A library that cannot be
     written never fails the run that was measured: it says so and how to add it later."""
@@ -150,11 +156,10 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
         return
     console: Console = err if quiet else out
     where = Library(library)
-    given = f" --library {where.path}" if library is not None else ""
     try:
         added = where.add(bundle.path)
     except (SsdlabError, OSError) as error:
-        err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with `ssdlab "
-                  f"library add{plain(given)} {plain(bundle.path)}`", highlight=False)
+        err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with "
+                  f"`{plain(library_add_command(bundle.path, library))}`", highlight=False)
         return
     console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)

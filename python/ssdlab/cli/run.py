@@ -30,7 +30,7 @@ from ssdlab.cli.app import (
     plain,
     print_target_remarks,
 )
-from ssdlab.cli.library import add_finished_run
+from ssdlab.cli.library import add_finished_run, library_add_command
 from ssdlab.cli.results import print_tables, write_report
 from ssdlab.device_rates import rates_for
 from ssdlab.engines import ENGINE_NAMES, engine_for
@@ -224,8 +224,7 @@ def run(
         if not measured:
             raise
         # The run is measured and recorded: say so, and what the stop left undone.
-        given = f" --library {library}" if library is not None else ""
-        later = "" if added else f"; add it to the results library with `ssdlab library add{given} {bundle.path}`"
+        later = "" if added else f"; add it to the results library with `{library_add_command(bundle.path, library)}`"
         raise Interrupted(completed_hint(bundle.path, stop_reason(stop)) + later) from None
     if not no_report and report_path is None:
         raise typer.Exit(2)

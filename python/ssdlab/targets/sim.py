@@ -6,6 +6,7 @@ the real sequence. `sim:` alone is the embedded default drive.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -100,6 +101,13 @@ class SimTarget(Target):
                 raise UsageError(f"sim target {self.spec!r}: {err}") from None
         return self._drive
 
+    def _full_bytes(self, preset: str) -> int | None:
+        """The unshrunk drive's (or array's) user capacity, which `scale` is a share of; None
+        when no scale was asked for (nothing to read the presets for)."""
+        if "scale" not in self.options:
+            return None
+        return sum(map(preset_user_bytes, self.members or (preset,)))
+
     def info(self) -> TargetInfo:
         ident = self.drive().identity()
         config = json.loads(ident.get("config_json") or "{}")
@@ -110,7 +118,7 @@ class SimTarget(Target):
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
             capacity_bytes=int(ident["capacity_bytes"]), **facts,
             notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members),
-                                 full_bytes=sum(map(preset_user_bytes, self.members or (ident["preset"],)))),
+                                 full_bytes=self._full_bytes(str(ident["preset"]))),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
@@ -178,8 +186,10 @@ def _asked_bytes(options: dict[str, str], full_bytes: int | None) -> tuple[str, 
     return None
 
 
+@functools.cache
 def preset_user_bytes(preset: str) -> int:
-    """A preset's full user capacity (its `ftl.user_bytes`), before any shrink."""
+    """A preset's full user capacity (its `ftl.user_bytes`), before any shrink (read once: the
+    presets are built into the simulator)."""
     import tomllib
 
     for info in simulator().presets():

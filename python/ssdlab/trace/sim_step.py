@@ -188,7 +188,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     jobs = r.result.get("jobs", [])
     fio_ios = sum(int(job.get(d, {}).get("total_ios", 0)) for job in jobs for d in ("read", "write"))
     detail.update(fio_ios=fio_ios, dropped_trims=r.iolog.dropped_trims, fio_drift_pct=r.drift_pct,
-                  fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us, fio_dropped_trims=r.iolog.dropped_trims,
+                  fio_lag_p50_us=r.lag_p50_us, fio_lag_p99_us=r.lag_p99_us,
                   fio_iodepth=r.iolog.max_outstanding, fio_lanes=len(r.iolog.jobs),
                   fio_fua_writes=r.iolog.fua_writes, fio_preflushes=r.iolog.preflushes, fio_flushes=r.iolog.flushes,
                   fio_jobs=[{"name": job.name, "ios": job.ios, "iodepth": job.iodepth, "ioengine": engine,

@@ -162,8 +162,10 @@ def test_a_cache_switch_the_drive_cannot_do_is_refused_before_anything_runs(tran
     test = get_test("write-cache-ab")
     plan = test.plan(test.parse_params({"runtime_s": 2, "span_bytes": "64m"}), target)
     if refused:
-        with pytest.raises(UsageError, match="switching the volatile write cache needs an NVMe drive"):
+        with pytest.raises(UsageError, match="switches a volatile write cache only on NVMe and SATA drives") as refusal:
             check_cache_switch(target, "write-cache-ab", plan)
+        # QA: the drive kinds that can switch were named twice in the one line
+        assert str(refusal.value).count("nvme-cli") == 1, refusal.value
     else:
         check_cache_switch(target, "write-cache-ab", plan)
 

@@ -136,8 +136,8 @@ def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
 
     if info.kind == "block" and any(isinstance(a, SetWriteCache) for a in plan.actions) \
             and not can_switch(info.transport):
-        raise UsageError(f"test {name}: switching the volatile write cache needs an NVMe drive (nvme-cli) or a SATA "
-                         f"drive (hdparm); {info.spec} is on {info.transport or 'an unknown transport'}; "
+        raise UsageError(f"test {name}: {info.spec} is on {info.transport or 'an unknown transport'}, and ssdlab "
+                         f"switches a volatile write cache only on NVMe and SATA drives; "
                          f"{WRITE_CACHE_DRIVE}, or {WRITE_CACHE_ON_SIM}")
 
 

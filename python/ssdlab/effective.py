@@ -45,7 +45,9 @@ from ssdlab.units import format_size, is_number
 # steady state) leave the notes: a warm review ranked apart from a cold one of the same drive.
 # 5 (2026-11-25): a percentage setting compares in whole percent: a consistency run on a 16 GiB drive
 # spans 99.9967 % of it, one with more spare area 99.9943 %, and the two were refused as unlike.
-RULES_VERSION = 5
+# 6 (2026-11-26): a read-only linear run records purge=false (it never purges), so linear-read's key
+# changed; libraries re-read it, and old and new linear-read runs stay alike.
+RULES_VERSION = 6
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"

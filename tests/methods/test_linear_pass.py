@@ -32,6 +32,16 @@ def test_plan_purges_then_writes_and_reads_everything() -> None:
     assert not isinstance(part.actions[0], Purge) and "8.59 of 68.72 GB" in part.notes[0]
 
 
+@pytest.mark.parametrize("given", [{"passes": "read"}, {"passes": "read", "purge": "true"}, {"passes": ["read"]}])
+def test_a_read_only_run_records_that_it_did_not_purge(given: dict[str, object]) -> None:
+    """QA: `linear-read` and `linear -p passes=read` ran no purge and recorded purge=True."""
+    test = get_test("linear")
+    params = test.parse_params(given)
+    plan = test.plan(params, parse_target("fake:?capacity=64g").info())
+    assert params.purge is False and not any(isinstance(a, Purge) for a in plan.actions)
+    assert test.parse_params({"passes": "write,read"}).purge is True
+
+
 def test_flat_fake_drive(tmp_path: Path) -> None:
     target = parse_target("fake:?capacity=16g")
     engine = FakeEngine()

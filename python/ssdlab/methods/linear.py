@@ -11,9 +11,9 @@ Requests are issued one at a time (QD1) by default; `iodepth` changes that.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
 from ssdlab.measurement import Measurement
@@ -38,12 +38,22 @@ class LinearParams(Params):
     span_bytes: Bytes | None = None  # None: first to last LBA
     log_period_s: float = Field(default=1.0, ge=0.01, le=3600, allow_inf_nan=False)
     drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
-    purge: bool = True
+    purge: bool = True  # before a write pass; a read-only run never purges
     # "read" alone is a read-only pass: it may run on a drive in use, as AIDA64's linear read does.
     passes: tuple[PassName, ...] = PASSES
     seed: Seed = 1
 
     _passes = field_validator("passes", mode="before")(text_tuple)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_purge_without_a_write_pass(cls, data: Any) -> Any:
+        """A read-only run changes nothing, so it never purges: its record says purge=false
+        (QA: `linear-read` recorded purge=true, the default, though nothing was purged)."""
+        passes = text_tuple(data.get("passes", PASSES)) if isinstance(data, dict) else None
+        if isinstance(passes, tuple | list) and "write" not in passes:
+            return {**data, "purge": False}
+        return data
 
     @field_validator("passes")
     @classmethod

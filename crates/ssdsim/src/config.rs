@@ -137,11 +137,13 @@ pub struct Nand {
     pub t_erase_us: f64,
     pub channel_mb_s: f64,
     /// Host reads overlap this many tR per die (multi-plane and cache read): a host
-    /// read holds the die for `t_read_us / read_ways`. GC reads pay the full tR.
+    /// read holds the die for `t_read_us / read_ways`. GC reads pay the full tR. Time only:
+    /// every read costs a whole sense's energy (`thermal.die_read_w`).
     pub read_ways: f64,
     /// Host programs overlap this many tPROG per die (cache programming, LUN
     /// interleave, fast LSB pages): a host unit holds the die for
-    /// `t_prog_us / prog_ways`. GC copies pay the full tPROG per unit.
+    /// `t_prog_us / prog_ways`. GC copies pay the full tPROG per unit. Time only: every
+    /// unit costs a whole program's energy (`thermal.die_prog_w`).
     pub prog_ways: f64,
     /// On-die copyback: GC copies stay on the die (no channel transfer). Only where a
     /// source states the controller uses it.
@@ -202,7 +204,10 @@ pub struct Thermal {
     pub idle_w: f64,
     /// Controller power while its command path is busy.
     pub ctrl_active_w: f64,
-    /// Power of one die while programming, reading, erasing.
+    /// Power of one die while programming, reading, erasing. NAND energy is charged per
+    /// operation: this power for the operation's datasheet time (`nand.t_prog_us`,
+    /// `t_read_us`, `t_erase_us`, or the SLC times), whoever issues it (docs/simulator.md,
+    /// "Thermal").
     pub die_prog_w: f64,
     pub die_read_w: f64,
     pub die_erase_w: f64,

@@ -29,6 +29,14 @@ enum Dir {
     Write,
 }
 
+/// The cells a program unit goes to: the SLC cache's (SLC program time and energy) or
+/// native ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cells {
+    Slc,
+    Native,
+}
+
 /// SLC cache policy, decoded once from the config string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum SlcMode {
@@ -43,7 +51,9 @@ enum SlcMode {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct GcDebt {
     die_ns: u64,
-    /// Die energy of the owed work, watt-nanoseconds.
+    /// Energy of the owed work, watt-nanoseconds (nJ): that of its NAND operations and
+    /// mapping updates (`Drive::victim_work`), not its die time at some power, so a
+    /// throttle level that changes between collecting and paying does not change it.
     energy_wns: f64,
     chan_bytes: u64,
     ctrl_ns: u64,
@@ -64,7 +74,8 @@ const PACE_VICTIMS: u64 = 4;
 #[derive(Debug, Clone, Copy)]
 struct GcShare {
     die_ns: u64,
-    watts: f64,
+    /// Energy of the work (NAND operations and mapping updates), watt-nanoseconds (nJ).
+    energy_wns: f64,
     chan_bytes: u64,
     ctrl_ns: u64,
 }
@@ -73,7 +84,7 @@ impl GcDebt {
     /// Owe a collected victim's work; its space takes `freed_units` host units.
     fn owe(&mut self, work: GcShare, freed_units: u64) {
         self.die_ns += work.die_ns;
-        self.energy_wns += work.watts * work.die_ns as f64;
+        self.energy_wns += work.energy_wns;
         self.chan_bytes += work.chan_bytes;
         self.ctrl_ns += work.ctrl_ns;
         self.credit_units += freed_units;
@@ -104,20 +115,14 @@ impl GcDebt {
 
     /// Take 1/`n` of every part of the debt.
     fn take(&mut self, n: u64) -> GcShare {
-        let die_ns = self.die_ns / n;
-        let watts = if self.die_ns > 0 {
-            self.energy_wns / self.die_ns as f64
-        } else {
-            0.0
-        };
         let share = GcShare {
-            die_ns,
-            watts,
+            die_ns: self.die_ns / n,
+            energy_wns: self.energy_wns / n as f64,
             chan_bytes: self.chan_bytes / n,
             ctrl_ns: self.ctrl_ns / n,
         };
-        self.energy_wns -= watts * die_ns as f64;
-        self.die_ns -= die_ns;
+        self.energy_wns -= share.energy_wns;
+        self.die_ns -= share.die_ns;
         self.chan_bytes -= share.chan_bytes;
         self.ctrl_ns -= share.ctrl_ns;
         share
@@ -313,12 +318,70 @@ impl Drive {
 
     /// Advance the thermal model up to virtual time `t`. A new throttle level
     /// rescales NAND and controller times (same energy per operation, see
-    /// `Thermal::spend`).
+    /// `Thermal::spend` and `Thermal::spend_work`).
     #[inline]
     pub(crate) fn thermal_until(&mut self, t: u64) {
         if self.thermal.advance(t, &self.cfg.thermal) {
             self.cur = Timing::new(&self.cfg, self.thermal.factor());
         }
+    }
+
+    // ----- NAND energy ---------------------------------------------------------
+    //
+    // A NAND operation's energy is a property of the operation, not of the time the model
+    // lets it hold its die: the die's power for the operation's datasheet time (tR, tPROG,
+    // tBERS), charged once per operation, whoever issues it (host, GC, folding, journal) and
+    // whatever throttle level is in force.
+    //
+    // The host path's die times are shorter than the datasheet's (`nand.read_ways`,
+    // `nand.prog_ways`): cache programming, LUN interleave and cache or multi-plane reads
+    // overlap one operation with the next, which hides time, but every page is still
+    // programmed or sensed in full, with the charge pumps and bit lines working the whole
+    // tPROG or tR. Charging the die's power for the host's share of the time undercounted
+    // a host program `prog_ways` times (2.8 on the 950 PRO) against a GC copy of the same
+    // unit, so sequential writes (all host programs) ran cooler than random ones (mostly GC).
+    //
+    // One operation is what the model counts as one: a program unit is one multi-plane
+    // program (a page on each plane at once, in one tPROG: `nand.t_prog_us`), and
+    // `thermal.die_prog_w` is the die's power while doing it, so a unit costs
+    // `die_prog_w × t_prog_us`, not that times the planes; a partly filled unit is padded
+    // and programmed whole. A read is one sense (tR) of one page group on the die, costing
+    // `die_read_w × t_read_us` whether it senses one plane's page (a lone 4 KiB read) or
+    // the page on each plane (GC reads a plane pair at a time, a long host read a whole
+    // unit): the planes share the die's pumps and sense in the same tR, no source at hand
+    // splits a read's power by plane, and counting senses keeps a host read and a GC read
+    // of the same page the same. An erase is one block (a block on each plane) in tBERS.
+    // SLC-mode programs and reads are genuinely shorter operations (fewer program pulses,
+    // one sense level), so they cost the die's power for the SLC times.
+
+    /// Energy of one native program unit, watt-nanoseconds (nJ).
+    #[inline]
+    fn prog_wns(&self) -> f64 {
+        self.cfg.thermal.die_prog_w * self.cfg.nand.t_prog_us * 1e3
+    }
+
+    /// Energy of one SLC-mode program unit (nJ).
+    #[inline]
+    fn prog_slc_wns(&self) -> f64 {
+        self.cfg.thermal.die_prog_w * self.cfg.slc.t_prog_us * 1e3
+    }
+
+    /// Energy of one sense of native cells (nJ).
+    #[inline]
+    fn read_wns(&self) -> f64 {
+        self.cfg.thermal.die_read_w * self.cfg.nand.t_read_us * 1e3
+    }
+
+    /// Energy of one sense of SLC-mode cells (nJ).
+    #[inline]
+    fn read_slc_wns(&self) -> f64 {
+        self.cfg.thermal.die_read_w * self.cfg.slc.t_read_us * 1e3
+    }
+
+    /// Energy of one block erase (nJ).
+    #[inline]
+    fn erase_wns(&self) -> f64 {
+        self.cfg.thermal.die_erase_w * self.cfg.nand.t_erase_us * 1e3
     }
 
     // ----- NAND primitives -----------------------------------------------------
@@ -337,8 +400,8 @@ impl Drive {
     fn nand_read(&mut self, die: u32, bytes: u64, t: u64) -> u64 {
         let d = die as usize;
         let sensed = self.reserve_read(d, t);
-        self.thermal
-            .spend(self.cfg.thermal.die_read_w, self.cur.t_read);
+        // One full sense, however much of tR the host's overlap hides (`read_wns`).
+        self.thermal.spend_work(self.read_wns());
         let c = self.channel_of(die);
         let (cs, ce) = self.channels[c].reserve(t, bytes);
         sensed.max(cs) + (ce - cs)
@@ -372,29 +435,37 @@ impl Drive {
         sensed
     }
 
-    /// Transfer a unit over the channel and program it; returns the completion time.
-    fn nand_program(&mut self, die: u32, bytes: u64, t_prog: u64, t: u64) -> u64 {
+    /// Transfer a host or journal unit over the channel and program it into `cells`; returns
+    /// the completion time. The die is held for the host path's share of the program time
+    /// (`nand.prog_ways`), the energy is the whole program's (`prog_wns`).
+    fn nand_program(&mut self, die: u32, bytes: u64, cells: Cells, t: u64) -> u64 {
+        let (t_prog, energy_wns) = match cells {
+            Cells::Slc => (self.cur.t_prog_slc, self.prog_slc_wns()),
+            Cells::Native => (self.cur.t_prog, self.prog_wns()),
+        };
         let d = die as usize;
         let c = self.channel_of(die);
         let (_, moved) = self.channels[c].reserve(t, bytes);
         let start = moved.max(self.die_free[d]);
         self.die_free[d] = start + t_prog;
-        self.thermal.spend(self.cfg.thermal.die_prog_w, t_prog);
+        self.thermal.spend_work(energy_wns);
         self.die_free[d]
     }
 
-    /// Reserve `busy` ns of die time for internal work (GC, folding) from `t`.
-    fn die_busy(&mut self, die: u32, busy: u64, watts: f64, t: u64) {
+    /// Reserve `busy` ns of die time for internal work (GC, folding, erases) from `t`. The
+    /// caller charges the work's energy per operation ("NAND energy" above).
+    fn hold_die(&mut self, die: u32, busy: u64, t: u64) {
         let d = die as usize;
         let start = t.max(self.die_free[d]);
         self.die_free[d] = start + busy;
-        self.thermal.spend(watts, busy);
     }
 
     /// Die time to collect one victim with `moved` valid slots, from the mechanisms:
     /// a multi-plane read (datasheet tR) of every page holding valid data, the
     /// datasheet program time per program unit (one page on each plane), and the
     /// erase. GC copies get none of the overlap host writes get (`nand.prog_ways`).
+    /// Returns the die time and the energy of those operations (nJ), each costing what the
+    /// same operation costs the host ("NAND energy" above).
     fn gc_cost(&self, moved: u32) -> (u64, f64) {
         let n = &self.cfg.nand;
         let spp = n.page_bytes as u64 / LPN_BYTES;
@@ -402,24 +473,30 @@ impl Drive {
         let frac_valid = moved as f64 / self.ftl.slots_per_block as f64;
         // Expected physical pages holding at least one valid slot, read a plane-pair at a time.
         let touched = pages * (1.0 - (1.0 - frac_valid).powi(spp as i32));
-        let reads = (touched / n.planes as f64).ceil() as u64 * self.cur.t_read_gc;
+        let senses = (touched / n.planes as f64).ceil() as u64;
+        let reads = senses * self.cur.t_read_gc;
         let progs = (moved as u64 * self.cur.t_prog_gc).div_ceil(self.ftl.slots_per_unit as u64);
         let busy = reads + progs + self.cur.t_erase;
-        let th = &self.cfg.thermal;
-        let energy_w = (reads as f64 * th.die_read_w
-            + progs as f64 * th.die_prog_w
-            + self.cur.t_erase as f64 * th.die_erase_w)
-            / busy.max(1) as f64;
-        (busy, energy_w)
+        // The copies fill `moved / slots_per_unit` units: GC packs them into its own append
+        // point, so a victim's fraction of a unit is that fraction of one program.
+        let units = moved as f64 / self.ftl.slots_per_unit as f64;
+        let energy_wns =
+            senses as f64 * self.read_wns() + units * self.prog_wns() + self.erase_wns();
+        (busy, energy_wns)
     }
 
     /// All the work of one victim with `moved` valid slots: its die time (`gc_cost`);
     /// without on-die copyback every moved 4 KiB crossing the die's channel twice (out to
     /// the controller for ECC, back in to program) at the interface rate; and the mapping
     /// updates of the moved pages on the controller's write path (`ctrl.gc_page_us` each),
-    /// delaying the host write commands behind them.
+    /// delaying the host write commands behind them. Its energy is that of its NAND
+    /// operations and of the mapping updates at the controller's active power, both fixed
+    /// here, so paced GC paid later, at another throttle level, costs the same.
     fn victim_work(&self, moved: u32) -> GcShare {
-        let (die_ns, watts) = self.gc_cost(moved);
+        let (die_ns, nand_wns) = self.gc_cost(moved);
+        let th = &self.cfg.thermal;
+        let ctrl_wns = th.ctrl_active_w * moved as f64 * self.cfg.ctrl.gc_page_us * 1e3;
+        let energy_wns = nand_wns + ctrl_wns;
         let chan_bytes = if self.cfg.nand.copyback {
             0
         } else {
@@ -427,7 +504,7 @@ impl Drive {
         };
         GcShare {
             die_ns,
-            watts,
+            energy_wns,
             chan_bytes,
             ctrl_ns: moved as u64 * self.cur.gc_page,
         }
@@ -500,16 +577,15 @@ impl Drive {
     /// Charge GC work to the die, its channel and the controller's write path from `t`.
     fn pay_gc(&mut self, die: u32, share: GcShare, t: u64) {
         if share.die_ns > 0 {
-            self.die_busy(die, share.die_ns, share.watts, t);
+            self.hold_die(die, share.die_ns, t);
         }
+        self.thermal.spend_work(share.energy_wns);
         if share.chan_bytes > 0 {
             let c = self.channel_of(die);
             self.channels[c].reserve(t, share.chan_bytes);
         }
         if share.ctrl_ns > 0 {
             self.ctrl_w_free = self.ctrl_w_free.max(t) + share.ctrl_ns;
-            self.thermal
-                .spend(self.cfg.thermal.ctrl_active_w, share.ctrl_ns);
         }
     }
 
@@ -550,12 +626,12 @@ impl Drive {
             self.journal_pending -= unit;
             let die = self.journal_die;
             self.journal_die = (die + 1) % self.ftl.dies;
-            self.nand_program(die, unit, self.cur.t_prog, t);
+            self.nand_program(die, unit, Cells::Native, t);
             self.journal_bytes += unit;
             self.journal_units += 1;
             if self.journal_units.is_multiple_of(units_per_block) {
-                let w = self.cfg.thermal.die_erase_w;
-                self.die_busy(die, self.cur.t_erase, w, t);
+                self.hold_die(die, self.cur.t_erase, t);
+                self.thermal.spend_work(self.erase_wns());
             }
         }
     }
@@ -583,35 +659,37 @@ impl Drive {
     }
 
     /// Fold one unit of SLC data into native cells on `die` from time `t`: an internal
-    /// copy, so it pays the datasheet program time as GC copies do.
+    /// copy, so it pays the datasheet program time as GC copies do, and the energy of one
+    /// SLC sense and one native program.
     fn fold_unit(&mut self, die: u32, t: u64) {
         let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
         let bytes = unit.min(self.slc_used);
         let busy = self.cur.t_read_slc + self.cur.t_prog_gc;
-        let w = self.cfg.thermal.die_prog_w;
-        self.die_busy(die, busy, w, t);
+        self.hold_die(die, busy, t);
+        self.thermal
+            .spend_work(self.read_slc_wns() + self.prog_wns());
         self.slc_used -= bytes;
         self.fold_bytes += bytes;
     }
 
-    /// Program time of the next host unit: SLC speed while the cache has room (the
-    /// unit is then counted in it), else native. A dynamic cache shrinking under its
-    /// contents folds the excess first.
-    fn unit_t_prog(&mut self, unit_bytes: u64, t: u64) -> u64 {
+    /// The cells of the next host unit: SLC while the cache has room (the unit is then
+    /// counted in it), else native. A dynamic cache shrinking under its contents folds the
+    /// excess first.
+    fn unit_cells(&mut self, unit_bytes: u64, t: u64) -> Cells {
         if self.slc_mode == SlcMode::None {
-            return self.cur.t_prog;
+            return Cells::Native;
         }
         let cap = self.slc_cap();
         if self.slc_used + unit_bytes <= cap {
             self.slc_used += unit_bytes;
-            return self.cur.t_prog_slc;
+            return Cells::Slc;
         }
         while self.slc_used > cap {
             let d = self.next_die;
             self.next_die = (self.next_die + 1) % self.ftl.dies;
             self.fold_unit(d, t);
         }
-        self.cur.t_prog
+        Cells::Native
     }
 
     /// A firmware command cost drawn uniformly from [½, 1½] × its mean: real command
@@ -717,9 +795,9 @@ impl Drive {
         }
         let die = self.pick_ready_die(t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
-        let t_prog = self.unit_t_prog(unit_bytes, t);
+        let cells = self.unit_cells(unit_bytes, t);
         self.ftl.program_unit(die, self.buffer.pending());
-        let rel = self.nand_program(die, unit_bytes, t_prog, t);
+        let rel = self.nand_program(die, unit_bytes, cells, t);
         let updates = self.buffer.pending().len() as u64;
         self.buffer.programmed(rel);
         self.journal(updates, t);

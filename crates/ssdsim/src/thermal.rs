@@ -55,12 +55,25 @@ impl Thermal {
         self.energy_total
     }
 
-    /// Account the energy of `ns` of activity at `watts`. Throttling stretches the
-    /// same work over more time (duty-cycling), so the energy is that of the
-    /// unthrottled duration: power drops by the throttle factor.
+    /// Account the energy of `ns` of activity at `watts` (the controller's command paths,
+    /// whose energy follows their busy time). Throttling stretches the same work over more
+    /// time (duty-cycling), so the energy is that of the unthrottled duration: power drops
+    /// by the throttle factor.
     #[inline]
     pub fn spend(&mut self, watts: f64, ns: u64) {
-        let j = watts * ns as f64 / NS / self.factor;
+        self.add_joules(watts * ns as f64 / NS / self.factor);
+    }
+
+    /// Account the energy of work whose cost is per operation, watt-nanoseconds (nJ): NAND
+    /// programs, reads and erases (`Drive::prog_wns` and beside it). It is the same at any
+    /// throttle level, as `spend`'s is: throttling spaces the operations out.
+    #[inline]
+    pub fn spend_work(&mut self, energy_wns: f64) {
+        self.add_joules(energy_wns / NS);
+    }
+
+    #[inline]
+    fn add_joules(&mut self, j: f64) {
         self.energy_tick += j;
         self.energy_total += j;
     }

@@ -168,7 +168,11 @@ fn thermal_throttle_without_heatsink_only() {
             .count();
         let peak = r.telemetry.temp_c.iter().cloned().fold(0.0, f64::max);
         let first = r.series.write_bytes[5] as f64 / 1e6;
-        let last = r.series.write_bytes[r.series.write_bytes.len() - 2] as f64 / 1e6;
+        // The mean of the last minute, not its last second: throttle levels come and go
+        // (hysteresis), and one second may fall in an unthrottled spell.
+        let n = r.series.write_bytes.len();
+        let tail = &r.series.write_bytes[n - 61..n - 1];
+        let last = tail.iter().sum::<u64>() as f64 / tail.len() as f64 / 1e6;
         println!("heatsink={heatsink}: peak {peak:.1} C, {throttled} s throttled, {first:.0} -> {last:.0} MB/s");
         (throttled, last / first)
     };

@@ -9,6 +9,25 @@ use std::collections::VecDeque;
 use crate::config;
 use crate::ftl::LPN_BYTES;
 
+/// The unit of a partial write: a 4 KiB page holds eight 512 B sectors.
+pub const SECTOR_BYTES: u64 = 512;
+/// Every sector of a page written (the bit mask of `WriteBuffer::gather`).
+pub const WHOLE_PAGE: u8 = 0xFF;
+
+/// The sectors of page `lpn` that a write of `off..off+len` covers whole, as the bit mask
+/// of `WriteBuffer::gather`. A sector written only in part counts as not written: its
+/// old data is still needed.
+pub fn sectors_written(off: u64, len: u64, lpn: u64) -> u8 {
+    let page = lpn * LPN_BYTES;
+    let first = off.max(page) - page;
+    let end = (off + len).min(page + LPN_BYTES).saturating_sub(page);
+    let (s0, s1) = (first.div_ceil(SECTOR_BYTES), end / SECTOR_BYTES);
+    if s1 <= s0 {
+        return 0;
+    }
+    ((1u16 << s1) - (1u16 << s0)) as u8
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct WriteBuffer {
     capacity: u64,
@@ -22,6 +41,10 @@ pub(crate) struct WriteBuffer {
     releases: VecDeque<(u64, u64)>,
     /// LPNs admitted but not yet assigned to a NAND unit.
     pending: Vec<u64>,
+    /// The sectors of each pending LPN the host wrote (bit i: bytes 512·i ..), so that a
+    /// page written in pieces is merged with its old data only if it is still partial
+    /// when its unit goes to NAND.
+    written: Vec<u8>,
     unit_lpns: usize,
     /// Latest completion of any NAND program (what a flush waits for).
     last_release: u64,
@@ -37,6 +60,7 @@ impl WriteBuffer {
             used: 0,
             releases: VecDeque::new(),
             pending: Vec::with_capacity(unit_lpns),
+            written: Vec::with_capacity(unit_lpns),
             unit_lpns,
             last_release: 0,
         }
@@ -57,27 +81,53 @@ impl WriteBuffer {
         t
     }
 
-    /// Add an admitted LPN to the unit being gathered; true when the unit is full.
+    /// Add an admitted LPN, of which the host wrote the sectors in `sectors`, to the unit
+    /// being gathered; true when the unit is full and its newest page whole (see `full_before`).
     ///
     /// A rewrite of an LPN the unit already holds replaces it in DRAM (write coalescing): the
-    /// unit does not grow and the space admitted for the copy comes back at once. Without it,
-    /// 512 B sequential writes programmed each 4 KiB page eight times and filled an SLC cache
-    /// with 2 GB from 256 MiB of host data (docs/simulator.md, "Write buffer").
+    /// unit does not grow, the sectors written add up, and the space admitted for the copy
+    /// comes back at once. Without it, 512 B sequential writes programmed each 4 KiB page
+    /// eight times and filled an SLC cache with 2 GB from 256 MiB of host data
+    /// (docs/simulator.md, "Write buffer").
     #[inline]
-    pub fn gather(&mut self, lpn: u64) -> bool {
-        if self.holds(lpn) {
+    pub fn gather(&mut self, lpn: u64, sectors: u8) -> bool {
+        if let Some(i) = self.position(lpn) {
+            self.written[i] |= sectors;
             self.used -= LPN_BYTES;
-            return false;
+        } else {
+            self.pending.push(lpn);
+            self.written.push(sectors);
         }
-        self.pending.push(lpn);
-        self.pending.len() == self.unit_lpns
+        self.pending.len() == self.unit_lpns && self.written.last() == Some(&WHOLE_PAGE)
+    }
+
+    /// Whether the unit must go to NAND before `lpn` can join it: it is full, its newest page
+    /// still partial, and `lpn` is another page. A full unit waits for the rest of a partial
+    /// newest page (the next pieces of a sequential stream) so that the page is programmed
+    /// whole, with no read of its old data; a new page shows the rest is not coming.
+    #[inline]
+    pub fn full_before(&self, lpn: u64) -> bool {
+        self.pending.len() == self.unit_lpns && self.position(lpn).is_none()
+    }
+
+    /// Where `lpn` waits in the unit being gathered, if it does.
+    #[inline]
+    fn position(&self, lpn: u64) -> Option<usize> {
+        // Newest first: a rewrite usually follows the write it replaces (sub-page sequential).
+        self.pending.iter().rposition(|&l| l == lpn)
     }
 
     /// Whether `lpn` waits in the unit being gathered: its newest data is in DRAM.
-    #[inline]
+    #[cfg(test)]
     pub fn holds(&self, lpn: u64) -> bool {
-        // Newest first: a rewrite usually follows the write it replaces (sub-page sequential).
-        self.pending.iter().rev().any(|&l| l == lpn)
+        self.position(lpn).is_some()
+    }
+
+    /// The `i`-th gathered LPN when the host wrote only part of it: the rest of the page
+    /// is old data the unit's program must read first.
+    #[inline]
+    pub fn partial_at(&self, i: usize) -> Option<u64> {
+        (self.written[i] != WHOLE_PAGE).then_some(self.pending[i])
     }
 
     /// The LPNs gathered for the next program unit (maybe fewer than a unit).
@@ -90,6 +140,7 @@ impl WriteBuffer {
     pub fn programmed(&mut self, release: u64) {
         let held = self.pending.len() as u64 * LPN_BYTES;
         self.pending.clear();
+        self.written.clear();
         self.releases.push_back((release, held));
         self.last_release = self.last_release.max(release);
     }
@@ -98,8 +149,18 @@ impl WriteBuffer {
     /// buffer space comes back at once: nothing will program them.
     pub fn discard(&mut self, lpn0: u64, lpn1: u64) {
         let before = self.pending.len();
-        self.pending.retain(|&l| l < lpn0 || l >= lpn1);
-        self.used -= (before - self.pending.len()) as u64 * LPN_BYTES;
+        let mut kept = 0;
+        for i in 0..before {
+            let lpn = self.pending[i];
+            if lpn < lpn0 || lpn >= lpn1 {
+                self.pending[kept] = lpn;
+                self.written[kept] = self.written[i];
+                kept += 1;
+            }
+        }
+        self.pending.truncate(kept);
+        self.written.truncate(kept);
+        self.used -= (before - kept) as u64 * LPN_BYTES;
     }
 
     /// Bytes admitted and not yet given back (tests).
@@ -140,7 +201,7 @@ mod tests {
         let mut b = WriteBuffer::new(&cfg(), 8);
         for lpn in 0..4 {
             b.admit(0, LPN_BYTES);
-            b.gather(lpn);
+            b.gather(lpn, WHOLE_PAGE);
         }
         b.discard(1, 3);
         assert_eq!(b.used_bytes(), 2 * LPN_BYTES);
@@ -155,9 +216,9 @@ mod tests {
     #[test]
     fn a_rewrite_of_a_gathered_page_replaces_it() {
         let mut b = WriteBuffer::new(&cfg(), 8);
-        for lpn in [0, 0, 0, 0, 0, 0, 0, 0, 1, 1] {
+        for (i, lpn) in [0, 0, 0, 0, 0, 0, 0, 0, 1, 1].into_iter().enumerate() {
             b.admit(0, LPN_BYTES);
-            assert!(!b.gather(lpn));
+            assert!(!b.gather(lpn, 1 << (i % 8)));
         }
         assert_eq!(b.pending(), &[0, 1]);
         assert_eq!(b.used_bytes(), 2 * LPN_BYTES);
@@ -165,7 +226,40 @@ mod tests {
         b.programmed(10);
         assert!(!b.holds(0));
         b.admit(20, LPN_BYTES);
-        b.gather(0);
+        b.gather(0, WHOLE_PAGE);
         assert_eq!(b.pending(), &[0]);
+    }
+
+    #[test]
+    fn sectors_written_are_the_whole_sectors_of_the_page() {
+        assert_eq!(sectors_written(0, 4096, 0), WHOLE_PAGE);
+        assert_eq!(sectors_written(0, 8192, 1), WHOLE_PAGE);
+        assert_eq!(sectors_written(0, 1024, 0), 0b0000_0011);
+        assert_eq!(sectors_written(4096 + 3072, 1024, 1), 0b1100_0000);
+        assert_eq!(sectors_written(4096 + 3072, 2048, 1), 0b1100_0000);
+        assert_eq!(sectors_written(4096 + 3072, 2048, 2), 0b0000_0011);
+        assert_eq!(sectors_written(100, 1000, 0), 0b0000_0010); // bytes 512..1024 only
+        assert_eq!(sectors_written(100, 300, 0), 0);
+    }
+
+    /// The sectors written add up: page 0 written in eight pieces is whole, page 1 in two
+    /// is not; a discard keeps each remaining page's sectors with it.
+    #[test]
+    fn pieces_of_a_page_add_up_to_a_whole_page() {
+        let mut b = WriteBuffer::new(&cfg(), 8);
+        for (i, lpn) in [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 2].into_iter().enumerate() {
+            b.admit(0, LPN_BYTES);
+            b.gather(lpn, if lpn == 2 { WHOLE_PAGE } else { 1 << (i % 8) });
+        }
+        assert_eq!(
+            (0..3).map(|i| b.partial_at(i)).collect::<Vec<_>>(),
+            [None, Some(1), None]
+        );
+        b.discard(0, 1);
+        assert_eq!(b.pending(), &[1, 2]);
+        assert_eq!(
+            (0..2).map(|i| b.partial_at(i)).collect::<Vec<_>>(),
+            [Some(1), None]
+        );
     }
 }

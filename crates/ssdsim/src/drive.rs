@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::buffer::WriteBuffer;
+use crate::buffer::{sectors_written, WriteBuffer};
 use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
@@ -793,6 +793,7 @@ impl Drive {
         if self.buffer.pending().is_empty() {
             return t;
         }
+        let t = self.read_for_merge(t);
         let die = self.pick_ready_die(t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
         let cells = self.unit_cells(unit_bytes, t);
@@ -807,15 +808,17 @@ impl Drive {
     /// A host write submitted at `t`; returns its completion time.
     pub fn write(&mut self, t: u64, off: u64, len: u64, fua: bool) -> u64 {
         let cmd_done = self.command(Dir::Write, t);
-        let arrived = self.transfer(Dir::Write, cmd_done, len);
-        let t = self.read_partial_pages(arrived, off, len);
+        let t = self.transfer(Dir::Write, cmd_done, len);
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
         let t = self.buffer.admit(t, (lpn1 - lpn0) * LPN_BYTES);
         self.host_bytes_written += len;
         let mut durable = t;
         for lpn in lpn0..lpn1 {
-            if self.buffer.gather(lpn) {
+            if self.buffer.full_before(lpn) {
+                durable = durable.max(self.flush_pending(t));
+            }
+            if self.buffer.gather(lpn, sectors_written(off, len, lpn)) {
                 durable = durable.max(self.flush_pending(t));
             }
         }
@@ -827,30 +830,24 @@ impl Drive {
         }
     }
 
-    /// Sub-4 KiB head or tail of a write at `t`: read the rest of its 4 KiB page
-    /// first. Returns when the data is ready to enter the buffer.
-    fn read_partial_pages(&mut self, t: u64, off: u64, len: u64) -> u64 {
-        let mut t = t;
-        let lpn0 = off / LPN_BYTES;
-        let lpn1 = (off + len).div_ceil(LPN_BYTES);
-        if !off.is_multiple_of(LPN_BYTES) {
-            t = t.max(self.read_lpn_for_rmw(lpn0, t));
+    /// Old data of the pages the unit being sent holds only in part (a sub-4 KiB write's
+    /// head or tail that no later write completed), read from NAND from `t`: firmware
+    /// merges a partial page with its old data when it writes the page, not when the host's
+    /// piece arrives, so a page written in pieces by a sequential stream needs no read.
+    /// Returns when the reads are done.
+    fn read_for_merge(&mut self, t: u64) -> u64 {
+        let mut ready = t;
+        for i in 0..self.buffer.pending().len() {
+            let Some(lpn) = self.buffer.partial_at(i) else {
+                continue;
+            };
+            let slot = self.ftl.lookup(lpn);
+            if slot != NONE {
+                let die = self.ftl.die_of_slot(slot);
+                ready = ready.max(self.nand_read(die, LPN_BYTES, t));
+            }
         }
-        if !(off + len).is_multiple_of(LPN_BYTES)
-            && (lpn1 - 1 != lpn0 || off.is_multiple_of(LPN_BYTES))
-        {
-            t = t.max(self.read_lpn_for_rmw(lpn1 - 1, t));
-        }
-        t
-    }
-
-    fn read_lpn_for_rmw(&mut self, lpn: u64, t: u64) -> u64 {
-        let slot = self.ftl.lookup(lpn);
-        if slot == NONE || self.buffer.holds(lpn) {
-            return t; // nothing on NAND, or its newest data waits in the write buffer
-        }
-        let die = self.ftl.die_of_slot(slot);
-        self.nand_read(die, LPN_BYTES, t)
+        ready
     }
 
     /// A flush (cache sync) submitted at `t`.

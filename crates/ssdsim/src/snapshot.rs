@@ -46,8 +46,9 @@ impl Snapshot for Array {
 /// "SSDSNAP" and the format number (2: datasheet NAND times and host overlap in the
 /// config; 3: GC policy, map journal, the host's maximum transfer and NAND suspend in the
 /// config; paced GC debt, journal state and per-die read ends in the drive; 4: the read path's
-/// own latency, `ctrl.read_latency_us`, apart from the host's per-command latency).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x04";
+/// own latency, `ctrl.read_latency_us`, apart from the host's per-command latency; 5: the
+/// sectors the host wrote of each page in the write buffer).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x05";
 
 const STREAM_BUF_BYTES: usize = 1 << 16;
 const SCRATCH_BYTES: usize = 1 << 20;

@@ -93,7 +93,8 @@ fn sequential_wa(bs: u64, sync: ssdsim::job::SyncMode) -> f64 {
 }
 
 /// A write cache coalesces rewrites of a page it still holds (docs/simulator.md, "Write
-/// buffer"): 512 B sequential writes program each 4 KiB page about once, like 4 KiB writes;
+/// buffer"): 512 B sequential writes program each 4 KiB page once, like 4 KiB writes (a full
+/// unit waits for the rest of its newest page, which once went to the next unit: WA 1.14);
 /// when each write must reach NAND (FUA on a drive without PLP) every one programs its page.
 #[test]
 fn sub_page_sequential_writes_coalesce_in_the_write_cache() {
@@ -102,7 +103,7 @@ fn sub_page_sequential_writes_coalesce_in_the_write_cache() {
     let aligned = sequential_wa(4 * KIB, SyncMode::None);
     let durable = sequential_wa(512, SyncMode::Dsync);
     println!("840evo-250 WA: 512 B {cached:.2}, 4 KiB {aligned:.2}, 512 B FUA {durable:.2}");
-    assert!(cached < 1.2 * aligned, "{cached} vs {aligned}");
+    assert!(cached < 1.01 * aligned, "{cached} vs {aligned}");
     assert!(durable > 6.0, "{durable}");
 }
 

@@ -20,17 +20,19 @@ import json
 import os
 import re
 import socket
+import stat
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ssdlab.errors import BundleError
 from ssdlab.measurement import Measurement
+from ssdlab.outputs import what_is
 from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.verdicts import Verdict
@@ -261,30 +263,94 @@ def upgrade(data: object, source: str = RUN_FILE) -> dict[str, Any]:
     return data
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def make_dirs_inside(root: Path, directory: Path) -> Path:
+    """Make `directory` and its missing folders below `root` (a bundle, the cache), none of them
+    a link: a bundle someone else made (shared, downloaded) may hold a link where ssdlab makes a
+    folder, and writing through it would write outside the bundle. `root` itself is the user's
+    and may be reached through links. Returns `directory`."""
+    root.mkdir(parents=True, exist_ok=True)
+    current = root
+    for part in directory.relative_to(root).parts:
+        current = current / part
+        with contextlib.suppress(FileExistsError):
+            current.mkdir()
+        if not stat.S_ISDIR(current.lstat().st_mode):
+            raise BundleError(f"{current} is {what_is(current)}, not a folder ssdlab made: ssdlab writes nothing "
+                              f"through it; remove it (or use another bundle)")
+    return directory
+
+
+def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | None, sync: bool) -> None:
+    """Write a temporary file beside `path` and rename it over `path`: a link or a device node
+    at `path` is replaced, never written through. `inside`: the folders up to `path` are made
+    below that root, none of them a link (make_dirs_inside). `mode`: the file's permissions
+    (a temporary file is private), set before the rename."""
+    if inside is not None:
+        make_dirs_inside(inside, path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, inside: Path | None = None, mode: int | None = None) -> None:
+    _write_replacing(path, data, inside, mode, sync=False)
+
+
+def atomic_write_text(path: Path, text: str, *, inside: Path | None = None, mode: int | None = None) -> None:
+    _write_replacing(path, text.encode("utf-8"), inside, mode, sync=True)
+
+
+@contextlib.contextmanager
+def replacing_text_file(path: Path) -> Iterator[IO[str]]:
+    """A text file written over a while (a capture's events): a temporary file beside `path`,
+    renamed to `path` when the block ends however it ends (what was written is kept, as a
+    file opened for writing would keep it), so a link or device node at `path` is replaced,
+    never written through."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.fchmod(fd, 0o666 & ~current_umask())  # as open() would have made it
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            yield handle
+    finally:
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Open flags of a file that must be new: O_EXCL refuses anything already there, a link to
+# nothing included, so nothing is written through a link or into a device node.
+NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def clear_for_writer(*paths: Path) -> None:
+    """Remove what is at each path before a program that follows links writes there (fio's
+    --output and logs): an earlier attempt's file, or a link or device node planted in a bundle
+    someone else made, which fio would write through. A folder there is refused, not emptied."""
+    for path in paths:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            raise BundleError(f"{path} is a directory where ssdlab writes a file; remove it "
+                              "(or use another bundle)") from None
 
 
 def series_csv_text(measurement: Measurement) -> str:
@@ -366,7 +432,7 @@ class BundleLock:
     def __enter__(self) -> BundleLock:
         self.made = not self.path.parent.exists()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        fd = _open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -393,6 +459,25 @@ class BundleLock:
                 self.path.parent.rmdir()  # only if nothing else is in it
 
 
+def _open_lock_file(path: Path) -> int:
+    """The lock file, opened to write who holds it: never through a link or into a device node
+    or FIFO planted in a bundle someone else made (O_NOFOLLOW, and a regular file or nothing)."""
+    if (path.is_symlink() or path.exists()) and not stat.S_ISREG(path.lstat().st_mode):
+        raise BundleError(f"{path} is {what_is(path)}, not the lock file ssdlab makes: ssdlab writes nothing "
+                          "through it; remove it (or use another bundle)")
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as err:
+        raise BundleError(f"{path}: cannot open the bundle's lock file ({err.strerror}); remove it "
+                          "(or use another bundle)") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was looked at
+        os.close(fd)
+        raise BundleError(f"{path} is not a regular file, not the lock file ssdlab makes; remove it "
+                          "(or use another bundle)")
+    return fd
+
+
 def _holder_text(fd: int) -> str:
     try:
         data = json.loads(os.pread(fd, 4096, 0) or b"{}")
@@ -407,7 +492,8 @@ def _holder_text(fd: int) -> str:
 def lock_holder(path: Path) -> str | None:
     """Who holds a bundle's lock now, or None when no run is using it."""
     try:
-        fd = os.open(path / LOCK_FILE, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # Not through a link, and a FIFO planted there must not block the reader.
+        fd = os.open(path / LOCK_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
@@ -441,7 +527,7 @@ class Bundle:
         return MEASUREMENTS_DIR / test, SERIES_DIR / test, RAW_DIR / test
 
     def write_run(self, record: RunRecord) -> None:
-        atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n")
+        atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n", inside=self.path)
 
     def load_run(self) -> RunRecord:
         if not self.run_file.is_file():
@@ -460,8 +546,9 @@ class Bundle:
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
-        atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data)
-        atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n")
+        atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data, inside=self.path)
+        atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n",
+                          inside=self.path)
 
     def drop_drive_state(self) -> None:
         """A finished run needs no saved drive (it can be large): remove it."""
@@ -498,8 +585,8 @@ class Bundle:
         name = m.workload.name
         rel_json = MEASUREMENTS_DIR / test / f"{name}.json"
         rel_csv = SERIES_DIR / test / f"{name}.csv"
-        atomic_write_text(self.path / rel_json, m.model_dump_json() + "\n")
-        atomic_write_text(self.path / rel_csv, series_csv_text(m))
+        atomic_write_text(self.path / rel_json, m.model_dump_json() + "\n", inside=self.path)
+        atomic_write_text(self.path / rel_csv, series_csv_text(m), inside=self.path)
         return MeasurementRef(
             name=name, role=role, file=str(rel_json), series_csv=str(rel_csv),
             interrupted=m.interrupted,

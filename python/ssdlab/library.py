@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import sqlite3
@@ -32,9 +33,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ssdlab.bundle import Bundle, RunRecord, TestRecord
+from ssdlab.bundle import Bundle, RunRecord, TestRecord, atomic_write_bytes, current_umask
 from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
 from ssdlab.errors import BundleError, UsageError
+from ssdlab.outputs import what_is
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
 
@@ -164,9 +166,18 @@ class Library:
     def __init__(self, path: Path | None = None) -> None:
         self.path = (path or default_library_path()).expanduser().resolve()
 
+    def check_file(self) -> None:
+        """UsageError when the library path is something other than a file (a device, a FIFO, a
+        folder, a socket; self.path is past any link): SQLite would write a database over a
+        device, whatever the command, so it never opens one."""
+        if self.path.exists() and not self.path.is_file():
+            raise UsageError(f"results library {self.path} is {what_is(self.path)}, not a library file: ssdlab "
+                             f"never opens it; give a file with --library or {LIBRARY_ENV}")
+
     def check_writable(self) -> None:
-        """UsageError when the library exists but may not be changed here (a read-only share,
-        another user's file): said once, before a command that changes it starts."""
+        """UsageError when the library is not a file, or exists but may not be changed here (a
+        read-only share, another user's file): said once, before a command that changes it starts."""
+        self.check_file()
         if self.path.exists() and not _writable(self.path):
             raise UsageError(f"results library {self.path} is read-only here: it can be listed and compared "
                              f"against, not changed; give a writable one with --library or {LIBRARY_ENV}")
@@ -188,6 +199,7 @@ class Library:
         """The library to read. A missing one reads as empty and is not created; one this process
         may not write (a read-only share, another user's file) is read from a copy in memory, so
         an older schema still reads as this one."""
+        self.check_file()
         if self.path.exists() and _writable(self.path):
             with self._db() as db:
                 yield db
@@ -313,19 +325,27 @@ class Library:
             return [dict(row) for row in db.execute(EXPORT_SELECT)]
 
     def export(self, out: Path, fmt: Literal["csv", "parquet"]) -> int:
+        """Write the export to `out`, whole or not at all. A link to a file is written through
+        (as report, compare and trace do); anything else there — a link or device node put
+        there after the command checked the path — is replaced, never written into."""
         rows = self.export_rows()
         columns = EXPORT_COLUMNS
         if fmt == "csv":
-            with out.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=columns)
-                writer.writeheader()
-                writer.writerows(rows)
+            text = io.StringIO(newline="")
+            writer = csv.DictWriter(text, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+            data = text.getvalue().encode("utf-8")
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
             table = pa.table({c: [r[c] for r in rows] for c in columns}, schema=export_schema(pa))
-            pq.write_table(table, out)
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink)
+            data = sink.getvalue().to_pybytes()
+        target = out.resolve() if out.is_symlink() and out.is_file() else out
+        atomic_write_bytes(target, data, mode=0o666 & ~current_umask())
         return len(rows)
 
 

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ssdlab.bundle import DRIVE_SNAPSHOT, DRIVE_STATE, RAN_AHEAD_NOTE, Bundle, RunRecord, TestRecord
+from ssdlab.bundle import (
+    DRIVE_SNAPSHOT,
+    DRIVE_STATE,
+    RAN_AHEAD_NOTE,
+    Bundle,
+    RunRecord,
+    TestRecord,
+    make_dirs_inside,
+)
 from ssdlab.engines.base import Engine, ProgressUpdate
 from ssdlab.errors import (
     USER_STOP,
@@ -172,7 +180,12 @@ class RunAhead:
 
     @property
     def private(self) -> Bundle:
-        return Bundle(self.bundle.path / AHEAD_DIR)
+        # Bundle() resolves links: one planted at .ahead in a bundle someone else made would have
+        # the second runner write, and the clean-up delete, the folder it points to. It goes.
+        path = self.bundle.path / AHEAD_DIR
+        if path.is_symlink():
+            path.unlink()
+        return Bundle(path)
 
     @classmethod
     def begin(cls, engine: Engine, bundle: Bundle, target: Target, record: RunRecord,
@@ -319,8 +332,11 @@ class RunAhead:
     def _move_file(self, rel: Path) -> None:
         source, dest = self.private.path / rel, self.bundle.path / rel
         if source.exists():
-            shutil.rmtree(dest, ignore_errors=True) if dest.is_dir() else dest.unlink(missing_ok=True)
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.is_dir() and not dest.is_symlink():
+                shutil.rmtree(dest, ignore_errors=True)
+            else:  # a file, or a link (removed, not followed)
+                dest.unlink(missing_ok=True)
+            make_dirs_inside(self.bundle.path, dest.parent)
             source.rename(dest)
 
     def close(self, wait_store: bool) -> None:

@@ -48,6 +48,7 @@ from ssdlab.errors import (
     stops_held,
 )
 from ssdlab.library import Library
+from ssdlab.outputs import what_is
 from ssdlab.planning import given_rates, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
@@ -161,7 +162,7 @@ def check_new_bundle(bundle: Bundle) -> None:
     if bundle.run_file.exists():
         raise UsageError(f"{bundle.path} already holds a run; choose another --out or use --resume")
     if bundle.path.exists() and not bundle.path.is_dir():
-        raise UsageError(f"--out {bundle.path} is a file; give a directory for the bundle")
+        raise UsageError(f"--out {bundle.path} is {what_is(bundle.path)}; give a directory for the bundle")
     others = [p.name for p in bundle.path.iterdir() if p.name != LOCK_FILE] if bundle.path.is_dir() else []
     if others:
         raise UsageError(f"--out {bundle.path} already holds other files ({', '.join(sorted(others)[:3])}); "

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from ssdlab.bundle import make_dirs_inside
 from ssdlab.measurement import Measurement
 from ssdlab.steps import Purge, Step, StepResult
 from ssdlab.targets.base import Target
@@ -86,9 +87,13 @@ class RunContext:
     bundle_dir: Path  # raw_files in a Measurement are relative to this
     progress: ProgressFn = field(default=_no_progress)
 
+    def make_raw_dir(self) -> Path:
+        """The action's raw folder, made below the bundle with no link on the way: a bundle
+        someone else made may hold one, and the engine would write through it (docs/safety.md)."""
+        return make_dirs_inside(self.bundle_dir, self.raw_dir)
+
     def raw_path(self, name: str) -> Path:
-        self.raw_dir.mkdir(parents=True, exist_ok=True)
-        return self.raw_dir / name
+        return self.make_raw_dir() / name
 
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.bundle_dir))

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ssdlab.bundle import NEW_FILE, atomic_write_bytes, atomic_write_text, clear_for_writer
 from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.fio_parse import (
     complete_series,
@@ -93,7 +94,7 @@ def probe_ioengine(binary: str) -> str:
     engine = "libaio"
     with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
         data = Path(tmp) / "probe"
-        data.write_bytes(b"\0" * 4096)
+        atomic_write_bytes(data, b"\0" * 4096)
         argv = [binary, "--name=probe", f"--filename={fio_escape(str(data))}", "--size=4k",
                 "--rw=read", "--bs=4k", "--ioengine=io_uring", "--output-format=terse"]
         try:
@@ -220,12 +221,10 @@ def stop_with_parent() -> Callable[[], None]:
 
 
 def _remove_stale(directory: Path, prefix: str, files: tuple[Path, ...]) -> None:
-    """A resumed run reuses the raw directory: old logs would merge into the new series."""
-    for paths in log_files(directory, prefix).values():
-        for path in paths:
-            path.unlink()
-    for path in files:
-        path.unlink(missing_ok=True)
+    """A resumed run reuses the raw directory: old logs would merge into the new series. fio
+    opens its output and logs following links, so whatever is at those names goes, a link
+    planted in a bundle someone else made included (bundle.clear_for_writer)."""
+    clear_for_writer(*(path for paths in log_files(directory, prefix).values() for path in paths), *files)
 
 
 @dataclass
@@ -312,7 +311,7 @@ class FioEngine:
         output = ctx.raw_path(f"{workload.name}.json")
         stderr_path = ctx.raw_path(f"{workload.name}.stderr")
         _remove_stale(ctx.raw_dir, workload.name, (output, stderr_path))
-        job.write_text(self.job_text(target, workload, log_prefix=workload.name))
+        atomic_write_text(job, self.job_text(target, workload, log_prefix=workload.name), inside=ctx.bundle_dir)
         sampler = telemetry_sampler(target.kind, target.spec) if self.telemetry else None
         if sampler is not None:
             sampler.start()
@@ -348,7 +347,8 @@ class FioEngine:
         # a pseudo-terminal makes it write each update as it happens.
         master, slave = pty.openpty()
         try:
-            with stderr_path.open("wb") as err:
+            # A new file (cleared above): never through a link planted since.
+            with os.fdopen(os.open(stderr_path, NEW_FILE, 0o644), "wb") as err:
                 # Own session: the terminal's Ctrl-C reaches us only, and we tell fio once.
                 proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=slave, stderr=err,
                                         stdin=subprocess.DEVNULL, start_new_session=True,

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import MIN_VERSION, FioEngine, parse_version, stop_with_parent
 from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
@@ -168,7 +169,7 @@ class MultiHostFioEngine(FioEngine):
         address = f"{host}:{port}"
         with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
             job = Path(tmp) / "probe.fio"
-            job.write_text(PROBE_JOB)
+            atomic_write_text(job, PROBE_JOB)
             argv = [self.binary, f"--client={host},{port}", str(job), "--output-format=normal,json"]
             try:
                 done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
@@ -191,7 +192,10 @@ class MultiHostFioEngine(FioEngine):
             local = self.job_text_for(target, workload, prefix, self.ioengine or fio.ioengine,
                                       parse_version(fio.version))
             job = ctx.raw_path(f"{prefix}.fio")
-            job.write_text(remote_job_text(local, f"{target.fio_filename}.ssdlab-{self.run_id}-h{index}"))
+            # fio's client writes the host's logs (PREFIX_KIND.N.log.HOST) following links: clear old ones.
+            clear_for_writer(*ctx.raw_dir.glob(f"{prefix}_*.log*"))
+            atomic_write_text(job, remote_job_text(local, f"{target.fio_filename}.ssdlab-{self.run_id}-h{index}"),
+                              inside=ctx.bundle_dir)
             jobs.append(job)
         done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
         text = output.read_text(errors="replace") if output.exists() else ""

@@ -15,6 +15,7 @@ from typing import Any
 
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.errors import EngineError, SafetyError
+from ssdlab.outputs import write_attribute
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
@@ -135,7 +136,7 @@ def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:
     path = target.sysroot.block(facts.disk) / "queue" / "write_cache"
     wanted = "write back" if step.enabled else "write through"
     try:
-        path.write_text(wanted)
+        write_attribute(path, wanted)
     except OSError as err:
         raise EngineError(f"write cache: cannot write {path} ({err.strerror})") from None
     now = read_attr(path)

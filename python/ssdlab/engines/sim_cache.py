@@ -28,6 +28,7 @@ from typing import Any
 
 from ssdlab.bundle import atomic_write_bytes, atomic_write_text
 from ssdlab.errors import UsageError
+from ssdlab.outputs import what_is
 
 DEFAULT_MAX_BYTES = 4 * 10**9
 MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
@@ -88,7 +89,13 @@ class SimCache:
 
     @classmethod
     def default(cls) -> SimCache:
-        return cls(cache_dir(), max_bytes())
+        """The cache the settings give; a folder that is something else (a device, a FIFO, a
+        file) is refused in one line, before a run starts, rather than failing a store later."""
+        path = cache_dir()
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"the sim cache {path} is not a directory ({what_is(path)}); point SSDLAB_SIM_CACHE at "
+                             "a directory (or unset it for ~/.cache/ssdlab/sim)")
+        return cls(path, max_bytes())
 
     def get(self, key: str) -> tuple[bytes, dict[str, Any]] | None:
         snap, meta = self.path / f"{key}.snap", self.path / f"{key}.json"

@@ -13,6 +13,7 @@ import altair as alt
 import vl_convert as vlc
 from altair.utils.schemapi import debug_mode
 
+from ssdlab.bundle import atomic_write_bytes, current_umask
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
 
@@ -166,10 +167,11 @@ def spec_json(spec: Mapping[str, Any]) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def write_png(spec: Mapping[str, Any], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -> Path:
+    """The chart as a PNG at `path`, replacing whatever is there (a link planted in a bundle is
+    replaced, not written through); `inside`: the bundle it goes in (no link on the way)."""
     png: bytes = vlc.vegalite_to_png(_clean(dict(spec)), vl_version=VL_VERSION, scale=PNG_SCALE)
-    path.write_bytes(png)
+    atomic_write_bytes(path, png, inside=inside, mode=0o666 & ~current_umask())
     return path
 
 

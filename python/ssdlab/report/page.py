@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-from ssdlab.bundle import atomic_write_text
+from ssdlab.bundle import atomic_write_text, current_umask, make_dirs_inside
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.template import PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
@@ -60,12 +60,6 @@ class Page:
     summary: Sequence[Finding] = ()  # the conclusion, first on the page (id "summary")
 
 
-def current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
 
@@ -92,16 +86,23 @@ def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
     return path
 
 
-def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, html_dir: Path) -> RenderedFigure:
-    write_png(spec, png)
+def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, html_dir: Path,
+                   inside: Path | None) -> RenderedFigure:
+    write_png(spec, png, inside=inside)
     return RenderedFigure(
         element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
         png_href=Path(os.path.relpath(png, html_dir)).as_posix(),
     )
 
 
-def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
-    out_html = out_html.resolve()
+def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | None = None) -> ReportFiles:
+    """Write the page and its charts. `inside`: a bundle they are written into (its own report),
+    with no link on the way or at their names followed (a bundle someone else made may hold
+    some); else the paths are the user's, and a link to a file there is written through."""
+    if inside is None:
+        out_html, charts_dir = out_html.resolve(), charts_dir.resolve()
+    else:
+        make_dirs_inside(inside, charts_dir)
     html_dir = out_html.parent
     pngs: list[Path] = []
     sections: list[RenderedSection] = []
@@ -111,11 +112,11 @@ def render_page(page: Page, out_html: Path, charts_dir: Path) -> ReportFiles:
             spec = chart_spec(fig.chart)
             if not has_data(spec):
                 continue  # nothing measured to draw (e.g. a pass too short to log one period)
-            png = png_path(charts_dir.resolve(), fig.key, pngs)
-            figures.append(_render_figure(fig, spec, len(pngs), png, html_dir))
+            png = png_path(charts_dir, fig.key, pngs)
+            figures.append(_render_figure(fig, spec, len(pngs), png, html_dir, inside))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
     html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(), collapse_rows=COLLAPSE_ROWS)
-    atomic_write_text(out_html, html)
-    out_html.chmod(0o666 & ~current_umask())  # a report is for sharing, not private like a temp file
+    # A report is for sharing, not private like a temp file.
+    atomic_write_text(out_html, html, inside=inside, mode=0o666 & ~current_umask())
     return ReportFiles(html=out_html, pngs=tuple(pngs))

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ssdlab.bundle import replacing_text_file
 from ssdlab.errors import UsageError
+from ssdlab.outputs import write_attribute
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
@@ -60,7 +62,7 @@ def device_dev(device: str) -> tuple[int, int]:
 
 
 def _write(path: Path, text: str) -> None:
-    path.write_text(text)
+    write_attribute(path, text)
 
 
 @contextmanager
@@ -126,7 +128,9 @@ def capture(device: str, out_path: Path, *, seconds: float | None = None, comman
     out_path.parent.mkdir(parents=True, exist_ok=True)  # as the trace file's writer does
     start = time.monotonic()
     status: int | None = None
-    with tracefs_instance(root) as inst, out_path.open("w") as out:
+    # A temporary file renamed to out_path at the end, Ctrl-C included: a link or device node
+    # put there after the command's check is replaced, never written through.
+    with tracefs_instance(root) as inst, replacing_text_file(out_path) as out:
         _write(inst / "trace", "")  # start empty
         _enable(inst, major, minor)
         fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)

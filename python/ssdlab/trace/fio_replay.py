@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
 from ssdlab.trace.replay import DEFAULT_IDLE_CAP_US, Remap, remap_offsets
@@ -219,7 +220,7 @@ def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray
             lines.append(f"{t.t_us[i]} {filename} {action} {t.offset[i] if size else 0} {size}")
         lines.append(f"{t.t_us[mine[-1][0]]} {filename} close")
         path = work_dir / f"{group}-{n}.iolog"
-        path.write_text("\n".join(lines) + "\n")
+        atomic_write_text(path, "\n".join(lines) + "\n")  # replaces a link there, never writes through it
         planned = np.array([t.t_us[i] for i, sync in mine if not sync and op[i] != OP_FLUSH], dtype=np.int64)
         jobs.append(IologJob(f"{group}-{n}", path, len(mine), planned - START_US, 1, dsync))
     return jobs
@@ -252,8 +253,7 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     if not (plain & rw).any():  # its flushes alone: an fdatasync is the same on the O_DSYNC file descriptor
         fua, plain = fua | plain, np.zeros_like(plain)
     work_dir.mkdir(parents=True, exist_ok=True)
-    for old in [*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog")]:
-        old.unlink()
+    clear_for_writer(*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog"))
     plain_jobs = _jobs("replay", work_dir, name, lines, plain, dsync=False) if plain.any() else []
     fua_jobs = _jobs("fua", work_dir, name, lines, fua, dsync=True) if fua.any() else []
     return Iolog((*plain_jobs, *fua_jobs), max(len(plain_jobs), len(fua_jobs)), trims, fua_writes,
@@ -339,8 +339,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
         raise EngineError("fio is not installed; apt-get install fio")
     iolog = write_iologs(c, work_dir, str(target_file), span_bytes, remap=remap, idle_cap_us=idle_cap_us)
     lat_logs = tuple(work_dir / LAT_LOG.format(job=n) for n in range(1, len(iolog.jobs) + 1))
-    for old in work_dir.glob("replay_*.log"):  # fio's latency logs of an earlier try
-        old.unlink()
+    # fio's latency logs of an earlier try, or links planted there (fio writes through them)
+    clear_for_writer(*work_dir.glob("replay_*.log"))
     by_depth = {depth: ioengine_for(depth) for depth in dict.fromkeys(job.iodepth for job in iolog.jobs)}
     engines = tuple(by_depth[job.iodepth] for job in iolog.jobs)
     done = subprocess.run(fio_command(binary, iolog, str(target_file), work_dir / "replay", engines),

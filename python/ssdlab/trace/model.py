@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
+from ssdlab.bundle import clear_for_writer
 from ssdlab.errors import UsageError
 from ssdlab.outputs import check_output_file
 
@@ -160,6 +161,7 @@ class TraceWriter:
         self.records = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+        clear_for_writer(self._partial)  # a predictable name: a link there would be written through
         self._writer = pq.ParquetWriter(str(self._partial), _schema(), compression="zstd")
 
     def write(self, chunk: TraceChunk) -> None:

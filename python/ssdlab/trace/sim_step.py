@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from ssdlab.bundle import clear_for_writer
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.errors import UsageError
 from ssdlab.steps import ReplayTrace
@@ -114,7 +115,9 @@ def replay_detail(chunk: TraceChunk, prov: Provenance, issue_ns: npt.NDArray[np.
     """The raw record of one replay (issue/done in the order of `executed`, by default the
     trace in issue order), what the trace holds (its writes and FUA writes, counted here, not
     taken from a parameter), how the engine applied FUA, and the trace kept beside it."""
-    stored = write_trace(ctx.raw_path("trace.parquet"), [chunk], prov)
+    kept = ctx.raw_path("trace.parquet")
+    clear_for_writer(kept)  # the trace writer writes through a link (as for -o): not in a bundle
+    stored = write_trace(kept, [chunk], prov)
     fua_writes = int(np.count_nonzero((chunk.op == OP_WRITE) & ((chunk.flags & FLAG_FUA) != 0)))
     # What the trace holds, by kind, counted here: "I/Os replayed" are its reads and writes on
     # every engine; flushes and trims are counted apart (a trim fio cannot replay is dropped).
@@ -179,7 +182,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     else:
         path, span = Path(target.fio_filename), target.info().capacity_bytes
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
-    r = replay_with_fio(chunk, path, span, ctx.raw_dir, remap=step.remap, idle_cap_us=step.idle_cap_us,
+    r = replay_with_fio(chunk, path, span, ctx.make_raw_dir(), remap=step.remap, idle_cap_us=step.idle_cap_us,
                         ioengine_for=ioengine_for)
     executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0

@@ -347,8 +347,16 @@ def params_block(test: MethodTest[Any]) -> str:
     for name, info in model.model_fields.items():
         rows.append(f"| `{name}` | {type_text(model, name, info)} | {value_text(name, info.default)} | "
                     f"{limits_text(info)} | {meanings[name]} |")
+    variants = [v.name for v in VARIANTS.values() if v.test == test.name]
+    only = "this test only"
+    if variants:  # planning.override_field: a scope is a test's name; the method's only where none has it
+        named = ", ".join(f"`{v}`" for v in variants)
+        which = f"variants {named} by their own names" if len(variants) > 1 else f"variant {named} by its own name"
+        them = "them" if len(variants) > 1 else "it"
+        only += (f"; its {which}, and `{test.name}.NAME` reaches {them} too when no test named `{test.name}` is "
+                 "selected")
     intro = (f"Set any of them with `--param NAME=VALUE` (every selected test that has the parameter) or "
-             f"`--param {test.name}.NAME=VALUE` (this test only); `ssdlab list --params` prints the defaults.")
+             f"`--param {test.name}.NAME=VALUE` ({only}); `ssdlab list --params` prints the defaults.")
     return "\n".join([intro, "", *rows])
 
 

@@ -183,3 +183,33 @@ def test_a_step_the_target_cannot_take_gets_a_way_out_that_works(cli: Any, tmp_p
     assert "targets on " not in line, line
     if not target.startswith("sim:"):
         assert "NVMe drive" in line, line
+
+
+@pytest.mark.parametrize(("suite", "key", "reached"), [
+    ("review", "consistency.runtime_s", {"consistency"}),
+    ("review", "consistency-op25.runtime_s", {"consistency-op25"}),
+    ("review", "runtime_s", {"consistency", "consistency-op25"}),
+    ("traces", "trace.scale", {"trace-light", "trace-heavy", "trace-destroyer"}),
+    ("traces", "trace-light.scale", {"trace-light"}),
+])
+def test_a_test_scoped_param_reaches_the_test_of_that_name(suite: str, key: str, reached: set[str]) -> None:
+    """QA: `-p consistency.op_pct=0` reached the review's consistency-op25 as well (both are the
+    consistency method), taking away the spare area that test exists to add. A scope is a test's
+    name as the plan lists it; a method's name reaches all its tests only where none has it."""
+    from ssdlab.planning import resolve_params, select_entries
+
+    _, entries = select_entries(suite, [])
+    field = key.rpartition(".")[2]
+    value = 3.0 if field == "runtime_s" else 0.5
+    of_method = [e for e in entries if e.test in ("consistency", "trace")]
+    changed = {e.name for e in of_method if resolve_params(e, {key: str(value)}, entries).get(field) == value}
+    assert changed == reached
+
+
+def test_a_method_scope_with_no_test_of_its_name_selected_reaches_its_variant() -> None:
+    from ssdlab.methods import get_entry
+    from ssdlab.planning import check_overrides, resolve_params
+
+    op25 = [get_entry("consistency-op25")]
+    check_overrides(op25, {"consistency.runtime_s": "3"})
+    assert resolve_params(op25[0], {"consistency.runtime_s": "3"}, op25)["runtime_s"] == 3.0

@@ -59,7 +59,9 @@ TargetOpt = Annotated[str | None, typer.Option("--target", "-t", help=f"The targ
                                                show_default=False)]
 SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
-ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="key=value or test.key=value (repeatable).")]
+ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help=(
+    "key=value (every test that has the key) or test.key=value (the test of that name, as `plan` lists it); "
+    "repeatable."))]
 SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
 RateOpt = Annotated[str | None, typer.Option(
     "--rate", help="The device's write rate for estimates, e.g. 520MB/s or 520MB/s,90k (with 4 KiB random-write "

@@ -75,3 +75,19 @@ def test_errors_list_the_presets_only_for_an_unknown_preset() -> None:
     with pytest.raises(UsageError) as unknown:
         parse_target("sim:nosuch")
     assert str(unknown.value).count("sm951-nvme-256") == 1
+
+
+@pytest.mark.parametrize(("spec", "wanted"), [
+    ("sim:?heatsnk=1", "did you mean 'heatsink'"),
+    ("sim:?bogus=1", "seed=N"),
+    ("sim:?nand.zzz=1", "the fields of nand are"),
+])
+def test_an_unknown_override_key_gets_a_short_line_that_says_what_is_taken(spec: str, wanted: str) -> None:
+    """QA: the line listed all ~80 preset fields (1,500 characters), the preset's name and title
+    among them, and not `seed`, which the target string takes."""
+    from ssdlab.errors import UsageError
+
+    with pytest.raises(UsageError) as refusal:
+        parse_target(spec).info()
+    text = str(refusal.value)
+    assert wanted in text and len(text) < 500 and "\n" not in text, text

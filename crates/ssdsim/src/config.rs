@@ -517,17 +517,67 @@ fn apply_paths(cfg: &Config, paths: &[(&str, &str)]) -> Result<Config, SimError>
             .try_fold(&mut root, |node, part| node.get_mut(part))
             .filter(|n| !n.is_object());
         let Some(slot) = slot else {
-            let mut valid: Vec<String> = SPECIAL_KEYS.iter().map(|s| s.to_string()).collect();
-            valid.extend(leaf_paths(cfg));
-            return Err(SimError::Config(format!(
-                "unknown override key '{key}'; valid keys: {}",
-                valid.join(", ")
-            )));
+            return Err(SimError::Config(unknown_key(key, cfg)));
         };
         *slot = parse_like(slot, key, val)?;
     }
     serde_json::from_value(root)
         .map_err(|e| SimError::Config(format!("override produced an invalid config: {e}")))
+}
+
+/// One line for an override key the config does not have: the nearest key when one is close
+/// (a typo), then what may be given — the short keys, and a field of a section by its path
+/// (that section's fields when the section was right). Listing every field (about 80) made a
+/// line of 1,500 characters in which the short keys were lost.
+fn unknown_key(key: &str, cfg: &Config) -> String {
+    let paths = leaf_paths(cfg);
+    let sectioned = || paths.iter().filter_map(|p| p.split_once('.'));
+    let nearest = SPECIAL_KEYS
+        .iter()
+        .copied()
+        .chain(paths.iter().filter(|p| p.contains('.')).map(String::as_str))
+        .map(|k| (edit_distance(key, k), k))
+        .min()
+        .filter(|&(d, _)| d <= (key.chars().count() / 4).max(2));
+    let hint = nearest.map_or(String::new(), |(_, k)| format!(" (did you mean '{k}'?)"));
+    let (section, _) = key.split_once('.').unwrap_or((key, ""));
+    let fields: Vec<&str> = sectioned()
+        .filter(|(s, _)| *s == section)
+        .map(|(_, f)| f)
+        .collect();
+    if !fields.is_empty() {
+        return format!(
+            "unknown override key '{key}'{hint}; the fields of {section} are {}",
+            fields.join(", ")
+        );
+    }
+    let mut sections: Vec<&str> = sectioned().map(|(s, _)| s).collect();
+    sections.sort_unstable();
+    sections.dedup();
+    format!(
+        "unknown override key '{key}'{hint}; give one of {}, or a preset field as SECTION.FIELD, \
+         SECTION one of {} (e.g. nand.t_prog_us)",
+        SPECIAL_KEYS.join(", "),
+        sections.join(", ")
+    )
+}
+
+/// Levenshtein distance in characters (short keys: the quadratic table is nothing).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn parse_like(

@@ -203,6 +203,22 @@ fn overrides_are_checked() {
         err.contains("nand.t_prg_us") && err.contains("nand.t_prog_us"),
         "{err}"
     );
+    assert!(err.contains("did you mean 'nand.t_prog_us'"), "{err}");
+    // A key far from any: the short keys and the sections, in one short line (it listed all
+    // ~80 fields, 1,500 characters, the preset's name and title among them).
+    let err = refusal("sm951-nvme-256", &[("bogus", "1")]);
+    assert!(!err.contains("did you mean"), "{err}");
+    assert!(
+        err.contains("heatsink") && err.contains("thermal") && err.len() < 400,
+        "{err}"
+    );
+    assert!(!err.contains("title"), "{err}");
+    // The right section, a wrong field: that section's fields.
+    let err = refusal("sm951-nvme-256", &[("thermal.zzz", "1")]);
+    assert!(
+        err.contains("fields of thermal") && err.contains("die_prog_w"),
+        "{err}"
+    );
     let err = refusal("sm951-nvme-256", &[("op", "lots")]);
     assert!(err.contains("op=lots"), "{err}");
     let err = refusal("nope", &[]);

@@ -98,7 +98,9 @@ class SimTarget(Target):
                 else:
                     self._drive = module.Drive(self.preset, dict(self.options), self.seed)
             except ValueError as err:  # an unknown preset's error lists the valid ones itself
-                raise UsageError(f"sim target {self.spec!r}: {err}") from None
+                # The simulator knows its own keys; `seed` is the target string's, taken here.
+                taken_here = "; seed=N (the drive's random seed) is taken too" if "give one of" in str(err) else ""
+                raise UsageError(f"sim target {self.spec!r}: {err}{taken_here}") from None
         return self._drive
 
     def _full_bytes(self, preset: str) -> int | None:

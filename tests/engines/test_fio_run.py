@@ -239,3 +239,27 @@ def test_trim_workload_on_a_file(scratch: FileTarget, ctx: RunContext) -> None:
     m = FioEngine().measure(scratch, w, ctx)
     assert (m.trim.ios, m.trim.bytes) == (8, 8 * MIB)
     assert allocated_bytes(scratch.path) == pytest.approx(24 * MIB, abs=MIB)
+
+
+@pytest.mark.root
+def test_a_device_mounted_after_the_checks_fails_the_workload(loop: tuple[BlockTarget, Path], ctx: RunContext,
+                                                              tmp_path: Path) -> None:
+    """QA: a device mounted mid-test made fio abort the job ("appears mounted, and
+    'allow_mounted_write' isn't set. Aborting.") and exit 0; the workload was recorded as
+    measured at 0.0 MB/s and its test as complete. A workload fio ran no I/O for fails."""
+    import hashlib
+    import subprocess
+
+    target, backing = loop
+    target.authorize_writes(destroy=True, confirmed_serial=target.name)  # the checks, then a mount
+    subprocess.run(["mkfs.ext4", "-q", target.spec], check=True)
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", target.spec, str(mnt)], check=True)
+    try:
+        before = hashlib.sha256(backing.read_bytes()).hexdigest()
+        with pytest.raises(EngineError, match=r"fio did no I/O for w: .*appears mounted"):
+            FioEngine().measure(target, workload(name="w", pattern="write", block_size_bytes=MIB, runtime_s=1), ctx)
+        assert hashlib.sha256(backing.read_bytes()).hexdigest() == before
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)

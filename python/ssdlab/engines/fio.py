@@ -220,6 +220,19 @@ def stop_with_parent() -> Callable[[], None]:
     return hook
 
 
+def check_it_ran(m: Measurement, stderr: str, ctx: RunContext) -> None:
+    """fio aborts a job it will not start and still exits 0 with a result of no I/O: a device
+    that became mounted since the run's checks ("appears mounted, and 'allow_mounted_write' isn't
+    set. Aborting."), a file it cannot lay out. QA: such a workload was recorded as measured, at
+    0.0 MB/s, and its test as complete. A workload that did no I/O at all failed."""
+    if m.read.ios or m.write.ios or m.trim.ios:
+        return
+    aborted = next((line.strip() for line in stderr.splitlines() if line.rstrip().endswith("Aborting.")), None)
+    why = aborted or first_error_line(stderr, "")
+    raise EngineError(f"fio did no I/O for {m.workload.name}: {why}; nothing of it was measured (raw files in "
+                      f"{ctx.raw_dir})")
+
+
 def _remove_stale(directory: Path, prefix: str, files: tuple[Path, ...]) -> None:
     """A resumed run reuses the raw directory: old logs would merge into the new series. fio
     opens its output and logs following links, so whatever is at those names goes, a link
@@ -327,7 +340,9 @@ class FioEngine:
             return with_telemetry(self._partial(workload, ctx, text, raw, stopped), sampler)
         if code != 0:
             raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
-        return with_telemetry(self._measurement(workload, ctx, text, raw), sampler)
+        measured = self._measurement(workload, ctx, text, raw)
+        check_it_ran(measured, stderr, ctx)
+        return with_telemetry(measured, sampler)
 
     def _check_write_lock(self, target: Target, workload: Workload) -> None:
         # The second lock: the runner authorised the target; check again right before fio.

@@ -237,3 +237,23 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
     child.wait()
     assert wait_until(lambda: not fio_pids(str(raw)), 15), "the fio client ran on"
     assert wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"
+
+
+@pytest.mark.fio
+def test_a_host_that_did_no_io_fails_the_workload(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """The multi-host form of a job fio aborted and reported (e.g. its device got mounted): a host
+    with no I/O fails the workload instead of being averaged in at zero."""
+    import json
+
+    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
+    target.prepare()
+    engine = MultiHostFioEngine(hosts=tuple(servers))
+    workload = Workload(name="mh", pattern="randwrite", block_size_bytes=4096, runtime_s=1, span_bytes=16 << 20)
+    ctx = RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path)
+    engine.measure(target, workload, ctx)
+    data = dict(load_json_plus((tmp_path / "raw" / "mh.json").read_text()))
+    host = next(s for s in data["client_stats"] if s.get("jobname") != "All clients")
+    for direction in ("read", "write", "trim"):
+        host[direction].update(total_ios=0, io_bytes=0, io_kbytes=0, short_ios=0, drop_ios=0)
+    with pytest.raises(EngineError, match=f"fio did no I/O for mh on {host['hostname']}"):
+        engine._hosts_measurement(workload, ctx, json.dumps(data), {})

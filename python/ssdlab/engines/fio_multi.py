@@ -240,6 +240,11 @@ class MultiHostFioEngine(FioEngine):
         if len(hosts) != len(self.hosts):
             raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
         hosts = self._in_asked_order(hosts)
+        idle = [h.address for h in hosts if not (h.summary.read.ios or h.summary.write.ios or h.summary.trim.ios)]
+        if idle:  # fio aborts a job it will not start and still reports it (engines/fio.py, check_it_ran)
+            raise EngineError(f"fio did no I/O for {w.name} on {', '.join(idle)}: that host's fio refused the job "
+                              f"(its server's output says why); nothing of it was measured (raw files in "
+                              f"{ctx.raw_dir})")
         series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
         telemetry: dict[str, tuple[float, ...]] = {}
         joined = sum_series(series)

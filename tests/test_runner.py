@@ -116,3 +116,98 @@ def test_a_device_put_in_use_between_tests_stops_the_run_and_the_bundle_says_why
     record = Bundle(tmp_path / "b").load_run()
     assert record.status == "interrupted" and "mounted at /mnt" in (record.error or "")
     assert [t.status for t in record.tests] == ["complete", "pending"]
+
+
+# ---- a real device put in use during a run (docs/safety.md: checked again before every write) ----
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.root
+def test_a_device_mounted_between_two_workloads_stops_the_run_before_the_next_write(
+        loop_device: tuple[str, Path], tmp_path: Path) -> None:
+    """QA (A6): a device mounted during a test was written by the test's next workloads; only the
+    authorised flag was checked again within a test, not the device."""
+    import subprocess
+
+    from ssdlab.errors import SafetyError
+    from ssdlab.targets.block import BlockTarget
+
+    name, backing = loop_device
+    subprocess.run(["mkfs.ext4", "-q", "-F", f"/dev/{name}"], check=True, capture_output=True)
+    point = tmp_path / "mnt"
+    point.mkdir()
+
+    class MountsAfterTwo(FakeEngine):  # what someone else does while the run goes on
+        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+            done = super().measure(target, workload, ctx)
+            if workload.name == "seq1m_q8t1-read-r1":
+                subprocess.run(["mount", "-o", "ro", f"/dev/{name}", str(point)], check=True)
+            return done
+
+    target = BlockTarget.from_spec(f"/dev/{name}")
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 1})
+    record = new_record(target, FakeEngine(), None, [entry], {}, {"destroy": True, "confirmed_serial": name})
+    bundle = Bundle(tmp_path / "b")
+    before = _sha256(backing)
+    try:
+        with pytest.raises(SafetyError) as refused:
+            Runner(bundle, target, MountsAfterTwo(), NullObserver()).run(record)
+        message = str(refused.value)
+        assert message.startswith(f"quick: /dev/{name} is in use ({name} is mounted at {point})")
+        assert f"resume with `ssdlab run --resume {bundle.path}` once it is free" in message and "\n" not in message
+        stopped = bundle.load_run()
+        assert stopped.status == "interrupted" and "mounted at" in (stopped.error or "")
+        test = stopped.test("quick")
+        assert test.status == "interrupted" and [m.name for m in test.measurements] == [
+            "prepare-fill", "seq1m_q8t1-read-r1"]  # kept; the write after the mount never started
+        assert _sha256(backing) == before
+    finally:
+        subprocess.run(["umount", str(point)], check=False)
+    finished = Runner(bundle, BlockTarget.from_spec(f"/dev/{name}"), FakeEngine(), NullObserver()).run(stopped)
+    assert finished.status == "complete" and finished.test("quick").status == "complete"
+
+
+@pytest.mark.root
+def test_a_purge_refused_as_busy_is_an_in_use_refusal_not_an_engine_failure(
+        loop_device: tuple[str, Path], tmp_path: Path) -> None:
+    """QA (B1): blkdiscard failed with "Device or resource busy" and the run said "resume with …",
+    as if the engine had failed; the device was in use (held O_EXCL by another program)."""
+    import subprocess
+    import sys
+
+    from ssdlab.errors import SafetyError
+    from ssdlab.steps import Step, StepResult
+    from ssdlab.targets.block import BlockTarget
+
+    name, _ = loop_device
+    holder: list[subprocess.Popen[str]] = []
+
+    class TakenDuringPurge(FakeEngine):  # the device is taken between the runner's check and blkdiscard
+        def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
+            code = "import os,sys,time; os.open(sys.argv[1], os.O_RDONLY|os.O_EXCL); print('held', flush=True); " \
+                   "time.sleep(600)"
+            proc = subprocess.Popen([sys.executable, "-c", code, f"/dev/{name}"], stdout=subprocess.PIPE, text=True)
+            holder.append(proc)
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+            raise EngineError(f"purge: blkdiscard failed on /dev/{name}: blkdiscard: /dev/{name}: BLKDISCARD "
+                              "ioctl failed: Device or resource busy")
+
+    target = BlockTarget.from_spec(f"/dev/{name}")
+    entry = SuiteEntry(name="linear", test="linear", params={"passes": "write"})
+    record = new_record(target, FakeEngine(), None, [entry], {}, {"destroy": True, "confirmed_serial": name})
+    bundle = Bundle(tmp_path / "b")
+    try:
+        with pytest.raises(SafetyError) as refused:
+            Runner(bundle, target, TakenDuringPurge(), NullObserver()).run(record)
+    finally:
+        for proc in holder:
+            proc.kill()
+            proc.wait()
+    assert f"/dev/{name} is in use ({name} is held exclusively; pid {holder[0].pid}" in str(refused.value)
+    assert "once it is free" in str(refused.value)
+    assert bundle.load_run().status == "interrupted"

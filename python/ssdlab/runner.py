@@ -41,7 +41,7 @@ from ssdlab.errors import (
 from ssdlab.host import host_facts
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
-from ssdlab.methods.base import Action, Measure, TestPlan, TestResults
+from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes
 from ssdlab.planning import (
     check_engine,
     check_workloads,
@@ -56,6 +56,11 @@ from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
+
+
+class InUse(SafetyError):
+    """The target became in use during the run (mounted, held, mapped): the run stops before it
+    writes again, keeping what it measured; it resumes once the target is free."""
 
 
 @runtime_checkable
@@ -332,6 +337,9 @@ class Runner:
         except KeyboardInterrupt as stop:
             self._fail(record, "interrupted", stop_reason(stop))
             raise Interrupted(self._resume_hint(stop_reason(stop))) from None
+        except InUse as err:  # nothing failed: the run waits for the device to be free
+            self._fail(record, "interrupted", str(err))
+            raise InUse(f"{pending.name}: {err}; {self._resume_hint('')} once it is free") from None
         except Interrupted as err:
             self._fail(record, "interrupted", str(err))
             raise Interrupted(self._resume_hint(str(err))) from None
@@ -373,8 +381,16 @@ class Runner:
             skipped = test.skip(params, action, results.measurements)
             result = None
             if not skipped:
+                writes = action_writes(action)
+                if writes:
+                    self._check_free()
                 self.guard.action_started(state.name, action, number, len(actions))
-                result = self._do(state.name, action)
+                try:
+                    result = self._do(state.name, action)
+                except EngineError:
+                    if writes:  # e.g. blkdiscard "Device or resource busy": the device is in use, not broken
+                        self._check_free()
+                    raise
             if result is not None:
                 state, results = self._keep(state, results, action, result)
                 if isinstance(result, Measurement) and result.interrupted:
@@ -388,6 +404,13 @@ class Runner:
                 records = prep_records(actions[:prep], state, results)
                 cache.store_prep(self.target, key, records, time.perf_counter() - began)
         return results
+
+    def _check_free(self) -> None:
+        """Right before an action that writes, read again whether the target is in use: a device
+        may have been mounted (or held, or mapped) since the test began."""
+        refusal = self.target.write_refusal()
+        if refusal:
+            raise InUse(refusal)
 
     def _from_cache(self, state: TestRecord, results: TestResults, prep: Sequence[Action],
                     records: Sequence[dict[str, Any]]) -> tuple[TestRecord, TestResults]:

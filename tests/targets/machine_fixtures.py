@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ssdlab.targets.sysinfo import SysRoot
+from ssdlab.targets.sysinfo import LoopStatus, SysRoot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MACHINE = FIXTURES / "sysfs" / "machine"
@@ -20,9 +20,19 @@ RECORDED_OUTPUTS = {
 }
 
 
+# What LOOP_GET_STATUS64 said of the machine's loop devices: each maps a regular file of its own
+# (/var/tmp/scratch.img, /var/tmp/fs.img; a made-up file system number no file here has).
+RECORDED_LOOPS = {"loop3": LoopStatus(device=0xFFFFF, inode=3, rdevice=0),
+                  "loop4": LoopStatus(device=0xFFFFF, inode=4, rdevice=0)}
+
+
+def recorded_loop_status(node: Path) -> LoopStatus | None:
+    return RECORDED_LOOPS.get(node.name) if node.parent == MACHINE / "dev" else None
+
+
 def machine_root(mountinfo: str = "mountinfo") -> SysRoot:
     return SysRoot(sys=MACHINE / "sys", mountinfo=MACHINE / "proc" / mountinfo,
-                   swaps=MACHINE / "proc" / "swaps", dev=MACHINE / "dev")
+                   swaps=MACHINE / "proc" / "swaps", dev=MACHINE / "dev", loop_status=recorded_loop_status)
 
 
 class RecordedRunner:

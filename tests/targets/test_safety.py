@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 from collections.abc import Callable
@@ -100,7 +101,7 @@ def test_state_is_read_again_at_authorization(tmp_path: Path, machine: SysRoot) 
     """A device that becomes busy after info() is still refused."""
     mountinfo = tmp_path / "mountinfo"
     mountinfo.write_text((machine.mountinfo).read_text())
-    root = SysRoot(sys=machine.sys, mountinfo=mountinfo, swaps=machine.swaps, dev=machine.dev)
+    root = dataclasses.replace(machine, mountinfo=mountinfo)
     target = nvme(root)
     assert target.info().safety.writable
     mountinfo.write_text(mountinfo.read_text() + "40 21 259:2 / /data rw - ext4 /dev/nvme0n1p2 rw\n")

@@ -70,7 +70,14 @@ def _show(value: object) -> str:
     return "—" if value is None else str(value)
 
 
-def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
+def confirm_text(info: TargetInfo, token: str) -> str:
+    """What writing needs typed, as `run` checks it: the serial, or for a device without one (a loop
+    device) its kernel name; a refusal of a wrong --yes points here."""
+    without = " (no serial: its kernel name)" if info.kind == "block" and not info.serial else ""
+    return f"--destroy --yes={token}{without}"
+
+
+def info_rows(info: TargetInfo, token: str | None = None) -> list[tuple[str, str]]:
     safety = info.safety
     state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
     member = member_text(info)  # an array's member facts: each member's (report/identity.py)
@@ -87,7 +94,7 @@ def info_rows(info: TargetInfo) -> list[tuple[str, str]]:
         ("write cache", each("write_cache")), ("FUA", each("fua")),
         ("discard", each("discard")), ("power-loss protection", each("plp")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
-        ("safety", state),
+        ("safety", state), *((("writes need", confirm_text(info, token)),) if token is not None else ()),
         *(("note", note) for note in info.notes),
     ]
 
@@ -100,12 +107,13 @@ def info(
 ) -> None:
     """Show a target's identity, capabilities and safety state."""
     spec = one_target(target, target_opt, default=None)
-    facts = parse_target(spec).info()
+    tgt = parse_target(spec)
+    facts = tgt.info()
     if as_json:
         print(facts.model_dump_json(indent=2))
         return
     table = Table(show_header=False, title=Text(f"ssdlab info {spec}"))
-    for key, value in info_rows(facts):
+    for key, value in info_rows(facts, tgt.confirmation_token()):
         table.add_row(Text(key), Text(value))
     out.print(table)
 

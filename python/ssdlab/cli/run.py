@@ -64,10 +64,14 @@ def default_out(suite: str | None, tests: list[str], target: str) -> Path:
 
 
 def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
-    """Ask for the confirmation token interactively when --destroy is given without --yes."""
+    """Ask for the confirmation token interactively when --destroy is given without --yes; a
+    target in use is refused first: nobody is asked to confirm what ssdlab will not do."""
     token = tgt.confirmation_token()
     if token is None or not destroy or yes is not None:
         return yes
+    refusal = tgt.write_refusal()
+    if refusal:
+        raise SafetyError(refusal)
     facts = tgt.info()
     if not sys.stdin.isatty():
         raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
@@ -75,6 +79,15 @@ def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     if typed.strip() != token:  # said here: the target's own check would speak of a --yes never given
         raise SafetyError(f"{facts.spec}: you typed {typed.strip()!r}, not {token!r}; nothing was written")
     return typed
+
+
+def confirmed(runner: Runner, record: RunRecord, tgt: Target, destroy: bool, yes: str | None) -> RunRecord:
+    """The record with the confirmation typed at the prompt, asked only when a test writes (and
+    after the in-use check: confirm_serial)."""
+    if not any(p.plan.destructive for p in runner.pending(record)):
+        return record
+    typed = confirm_serial(tgt, destroy, yes)
+    return record.model_copy(update={"options": {**record.options, "confirmed_serial": typed}})
 
 
 @dataclass(frozen=True)
@@ -127,8 +140,7 @@ def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None) -> tuple[
     bundle, record = load_for_resume(path)
     check_resume_options(bundle, record, asked)
     tgt = parse_target(record.target.spec)
-    confirmed = confirm_serial(tgt, destroy, yes)
-    options = {**record.options, "destroy": destroy, "confirmed_serial": confirmed}
+    options = {**record.options, "destroy": destroy, "confirmed_serial": yes}  # asked later if it writes
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
     return bundle, record, tgt, hosts_engine(tgt, hosts) if hosts else engine_for(tgt, record.engine)
@@ -151,8 +163,7 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
     tgt = parse_target(spec)
     engine = hosts_engine(tgt, hosts) if hosts else engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
-    confirmed = confirm_serial(tgt, destroy, yes)
-    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": confirmed, **({"hosts": hosts} if hosts else {})}
+    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": yes, **({"hosts": hosts} if hosts else {})}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
 
@@ -204,7 +215,9 @@ def run(
                                              until_steady, destroy, yes, engine_name, out_dir, host)
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
-    Runner(bundle, tgt, engine).preflight(record)  # a refused run leaves nothing behind
+    runner = Runner(bundle, tgt, engine)
+    record = confirmed(runner, record, tgt, destroy, yes)
+    runner.preflight(record)  # a refused run leaves nothing behind
     print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
     measured, added = False, no_library
     try:

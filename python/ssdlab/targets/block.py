@@ -27,6 +27,8 @@ class BlockTarget(Target):
     sysroot: SysRoot = field(default_factory=SysRoot)
     run: CommandRunner = field(default=run_command, repr=False)
     kind = "block"
+    # md arrays ssdlab itself built on this device (a RAID-0 member): their hold is expected.
+    own_holders: frozenset[str] = field(default=frozenset(), repr=False)
     _authorized: bool = field(default=False, repr=False)
 
     @classmethod
@@ -61,7 +63,7 @@ class BlockTarget(Target):
         return enrich(block_facts(self.sysroot, self.name), self.run, str(self.device_path))
 
     def safety(self) -> SafetyState:
-        return safety_state(self.sysroot, self.name)
+        return safety_state(self.sysroot, self.name, own=self.own_holders)
 
     def info(self) -> TargetInfo:
         facts = self.facts()
@@ -115,7 +117,7 @@ class BlockTarget(Target):
             what = "serial" if facts.serial else "kernel name"
             raise SafetyError(
                 f"{self.spec}: --yes={confirmed_serial.strip()!r} does not match the device's {what}; "
-                f"check it with `ssdlab info {self.spec}`"
+                f"`ssdlab info {self.spec}` shows what to type (its \"writes need\" line)"
             )
         self._authorized = True
 

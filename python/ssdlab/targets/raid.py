@@ -127,19 +127,23 @@ class Raid0Target(Target):
                            swap=any(s.swap for _, s in states), root_device=any(s.root_device for _, s in states))
 
     def write_refusal(self) -> str | None:
+        """Any member in use, and once built the array itself (mounted, held, mapped by a loop)."""
         refusals = [r for m in self.members if (r := m.write_refusal())]
+        if self._md is not None and (refusal := self._md.write_refusal()):
+            refusals.append(refusal)
         return "; ".join(refusals) if refusals else None
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
-        """Every member through a single device's checks, each confirmed by its own serial."""
+        """Every member through a single device's checks, each confirmed by its own serial. A member
+        in use is said first, before anything about the confirmation (docs/safety.md)."""
         self._authorized = False
+        refusal = self.write_refusal()
+        if refusal:
+            raise SafetyError(refusal)
         tokens = [m.confirmation_token() for m in self.members]
         given = [t.strip() for t in (confirmed_serial or "").split(",") if t.strip()]
         how = ",".join(tokens)
         if not destroy or not given:
-            refusal = self.write_refusal()
-            if refusal:
-                raise SafetyError(refusal)
             raise SafetyError(f"{self.spec}: building a RAID-0 writes md metadata to every member and the tests "
                               f"destroy their data; add --destroy --yes={how} (each member's serial)")
         strangers = [g for g in given if g not in tokens]
@@ -221,6 +225,8 @@ class Raid0Target(Target):
         except Exception:
             self.release()
             raise
+        for member in self.members:  # the array holds them now: expected, and the array is checked instead
+            member.own_holders = frozenset({md.name})
         return md
 
     def _teardown(self) -> list[str]:
@@ -236,6 +242,8 @@ class Raid0Target(Target):
         if not self._built:
             return
         self._built, self._md = False, None
+        for member in self.members:
+            member.own_holders = frozenset()
         atexit.unregister(self.release)
         problems = self._teardown()
         if problems:

@@ -1,6 +1,8 @@
 """Whether a block device or a scratch file is in use (docs/safety.md): mounted, swap, held by
-md/dm/LVM, backing the root file system; for files, swap, a loop device's backing file, or open
-for writing by another process.
+md/dm/LVM, backing the root file system, held open exclusively (a mount in another mount
+namespace, a RAID/btrfs/ZFS member, an external journal, a program), mapped by a loop device,
+or writing through a loop device to something in use; for files, swap, a loop device's backing
+file, or open for writing by another process.
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.
@@ -8,9 +10,13 @@ second ago is not. A whole disk counts as in use when any of its partitions is.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ssdlab.targets.base import SafetyState
 from ssdlab.targets.sysinfo import (
@@ -24,6 +30,11 @@ from ssdlab.targets.sysinfo import (
     read_attr,
     swap_devices,
 )
+
+DELETED = " (deleted)"  # what the kernel's d_path appends to the path of an unlinked file
+# How long an exclusive holder may take to let go before the device counts as held: udev and
+# blkid open a device for a moment after it was written; a mount or a RAID member does not let go.
+EXCLUSIVE_RETRY_S = (0.05, 0.1, 0.2, 0.4, 0.5)
 
 
 def in_use_refusal(spec: str, what: str, reasons: Sequence[str]) -> str:
@@ -40,13 +51,24 @@ def members_of(root: SysRoot, name: str) -> list[str]:
     return [name, *partitions_of(root, name)]
 
 
-def safety_state(root: SysRoot, name: str, depth: int = 0) -> SafetyState:
+def devnum_text(rdev: int) -> str:
+    """A device number as sysfs and mountinfo write it: 'major:minor'."""
+    return f"{os.major(rdev)}:{os.minor(rdev)}"
+
+
+def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] = frozenset(),
+                 above: frozenset[str] = frozenset(), node: Path | None = None) -> SafetyState:
+    """Whether `name` may be written. `own`: md arrays ssdlab built on it itself (their hold is
+    expected, the array is checked on its own); `above`: the loop devices this check came down
+    through (a loop on `name` is in use only when it is not the target itself); `node`: a device
+    node that opens it when /dev has none (a loop's backing node outside /dev)."""
     members = members_of(root, name)
     holders = holders_of(root, members)
     involved = set(members) | set(holders)
     numbers = devnum_names(root)
     mounted: list[str] = []
     reasons: list[str] = []
+    explained: set[str] = set()  # members whose use is said already: no exclusive probe needed
     root_device = False
     for devnum, point, _fstype, source in mount_entries(root):
         # major:minor identifies the device even when the source is a /dev/mapper alias;
@@ -56,46 +78,263 @@ def safety_state(root: SysRoot, name: str, depth: int = 0) -> SafetyState:
             continue
         mounted.append(point)
         reasons.append(f"{who} is mounted at {point}")
+        explained.add(who)
         root_device = root_device or point == "/"
     swap = False
     for path in swap_devices(root):
-        who = dev_name(root, path)
+        who = _block_name(root, numbers, path)
         if who in involved:
             swap = True
             reasons.append(f"{who} is in use as swap")
-    if holders:
-        reasons.append(f"held by {', '.join(holders)} (md/dm/LVM)")
+            explained.add(who)
+    foreign = [h for h in holders if h not in own]
+    if foreign:
+        reasons.append(f"held by {', '.join(foreign)} (md/dm/LVM)")
+    explained.update(m for m in members if holders_of(root, [m]))
     if root_device:
         reasons.append("backs the root file system")
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
         reasons.append(f"{name} is read-only (its ro flag is set)")
-    reasons += loop_reasons(root, disk_of(root, name), depth)
+    if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
+        reasons += exclusive_reasons(root, members, explained, node)
+    reasons += mapped_by_loops(root, name, members, above)
+    reasons += loop_reasons(root, disk_of(root, name), depth, above)
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),
         holders=tuple(holders), swap=swap, root_device=root_device,
     )
 
 
+def _block_name(root: SysRoot, numbers: dict[str, str], path: str) -> str | None:
+    """The kernel name behind a device path, also a node outside /dev (by its device number)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return dev_name(root, path)
+    if stat.S_ISBLK(found.st_mode):
+        return numbers.get(devnum_text(found.st_rdev))
+    return dev_name(root, path)
+
+
+# ---- held exclusively ----------------------------------------------------------------------
+
+
+def held_exclusively(node: Path) -> bool:
+    """Whether the kernel or another process holds the device open exclusively (O_EXCL): a mount
+    in any mount namespace, an md/dm/btrfs/ZFS member, an ext4/XFS external journal, swap, mkfs
+    or blkdiscard at work. Our own O_EXCL open fails with EBUSY then; it is closed at once, so
+    ssdlab never holds the device after (blkdiscard and mdadm must be able to take it)."""
+    for pause in (*EXCLUSIVE_RETRY_S, None):
+        try:
+            fd = os.open(node, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError as err:
+            if err.errno != errno.EBUSY:
+                return False  # cannot be opened at all (not root): then it cannot be written either
+            if pause is None:
+                return True
+            time.sleep(pause)
+            continue
+        os.close(fd)
+        return False
+    return True
+
+
+def probe_node(root: SysRoot, name: str, hint: Path | None = None) -> Path | None:
+    """A device node that opens `name` (its device number checked), or None in a recorded tree."""
+    devnum = read_attr(root.block(name) / "dev")
+    if not devnum:
+        return None
+    for candidate in (hint, root.device_path(name), root.dev / "block" / devnum):
+        if candidate is None:
+            continue
+        try:
+            found = os.stat(candidate)
+        except OSError:
+            continue
+        if stat.S_ISBLK(found.st_mode) and devnum_text(found.st_rdev) == devnum:
+            return candidate
+    return None
+
+
+def exclusive_reasons(root: SysRoot, members: Sequence[str], explained: set[str], hint: Path | None) -> list[str]:
+    """Members held exclusively by something mountinfo, holders and swaps do not show. The
+    partitions first: a whole disk is busy while any partition is claimed, and then the
+    partition says why."""
+    reasons: list[str] = []
+    for member in [*members[1:], members[0]]:
+        if member in explained or (member == members[0] and (reasons or explained)):
+            continue
+        node = probe_node(root, member, hint if member == members[0] else None)
+        if node is not None and held_exclusively(node):
+            reasons.append(exclusive_holder(root, member, node))
+    return reasons
+
+
+def exclusive_holder(root: SysRoot, name: str, node: Path) -> str:
+    """What holds the device, as far as /proc tells, and what to do: one reason."""
+    devnum = devnum_text(os.stat(node).st_rdev)
+    for pid, comm, point in foreign_mounts(root, name, devnum):
+        return (f"{name} is mounted at {point} in another mount namespace (pid {pid}, {comm}); "
+                "unmount it there first")
+    for pid, comm in openers(root, devnum):
+        return f"{name} is held exclusively; pid {pid} ({comm}) has it open: stop that program first"
+    return (f"{name} is held exclusively by the kernel (a RAID, LVM, btrfs or ZFS member, the external journal or "
+            f"log of a mounted file system, or a mount ssdlab cannot see); free it first (`lsblk`, "
+            f"`fuser -v /dev/{name}`)")
+
+
+def foreign_mounts(root: SysRoot, name: str, devnum: str) -> list[tuple[int, str, str]]:
+    """(pid, command, mount point) of mounts of the device in other mount namespaces, one
+    process per namespace."""
+    ours = _namespace(root.proc / "self")
+    seen = {ours}
+    found = []
+    for proc in _processes(root):
+        space = _namespace(proc)
+        if space is None or space in seen:
+            continue
+        seen.add(space)
+        for mount in mount_entries(root, proc / "mountinfo"):
+            if mount.devnum == devnum or dev_name(root, mount.source) == name:
+                found.append((int(proc.name), read_attr(proc / "comm") or "?", mount.point))
+                break
+    return found
+
+
+def openers(root: SysRoot, devnum: str) -> list[tuple[int, str]]:
+    """Other processes that have the device open (any way: O_EXCL does not show in fdinfo)."""
+    found = []
+    for proc in _processes(root):
+        for fd in _fds(proc):
+            try:
+                there = os.stat(fd)
+            except OSError:
+                continue
+            if stat.S_ISBLK(there.st_mode) and devnum_text(there.st_rdev) == devnum:
+                found.append((int(proc.name), read_attr(proc / "comm") or "?"))
+                break
+    return found
+
+
+def _processes(root: SysRoot) -> list[Path]:
+    return sorted((p for p in root.proc.glob("[0-9]*") if p.name != str(os.getpid())), key=lambda p: int(p.name))
+
+
+def _namespace(proc: Path) -> str | None:
+    try:
+        return os.readlink(proc / "ns" / "mnt")
+    except OSError:
+        return None
+
+
+# ---- loop devices --------------------------------------------------------------------------
+
+
+class Backing(NamedTuple):
+    """What a loop device writes to."""
+
+    path: str  # as the kernel shows it, without " (deleted)"
+    deleted: bool
+    rdev: int | None  # the block device's number, when the backing file is a device node
+    file_id: tuple[int, int] | None  # (st_dev, st_ino) of a regular backing file
+
+    @property
+    def known(self) -> bool:
+        return self.rdev is not None or self.file_id is not None
+
+    @property
+    def shown(self) -> str:
+        return f"{self.path}{DELETED}" if self.deleted else self.path
+
+
+def parse_backing_file(text: str) -> tuple[str, bool]:
+    """sysfs loop/backing_file: the path the loop device was set up with, and whether it was
+    unlinked since (the kernel then appends " (deleted)")."""
+    return (text.removesuffix(DELETED), True) if text.endswith(DELETED) else (text, False)
+
+
+def loop_backing(root: SysRoot, loop: str) -> Backing | None:
+    """What `loop` maps, None when it maps nothing. Asked of the kernel (LOOP_GET_STATUS64) first:
+    its answer holds for a deleted path, a node outside /dev and a file in another mount namespace;
+    else the path, when it still names a file; else unknown."""
+    text = read_attr(root.block(loop) / "loop" / "backing_file")
+    if not text:
+        return None
+    path, deleted = parse_backing_file(text)
+    status = root.loop_status(root.device_path(loop))
+    if status is not None:
+        if status.rdevice:
+            return Backing(path, deleted, status.rdevice, None)
+        return Backing(path, deleted, None, (status.device, status.inode))
+    if not deleted:
+        try:
+            found = os.stat(path)
+        except OSError:
+            found = None
+        if found is not None and stat.S_ISBLK(found.st_mode):
+            return Backing(path, deleted, found.st_rdev, None)
+        if found is not None and stat.S_ISREG(found.st_mode):
+            return Backing(path, deleted, None, (found.st_dev, found.st_ino))
+    return Backing(path, deleted, None, None)
+
+
+def attached_loops(root: SysRoot) -> list[tuple[str, Backing]]:
+    """(loop device, what it maps) for every attached loop device."""
+    found = []
+    for entry in sorted((root.sys / "class" / "block").glob("loop*")):
+        backing = loop_backing(root, entry.name)
+        if backing is not None:
+            found.append((entry.name, backing))
+    return found
+
+
+def mapped_by_loops(root: SysRoot, name: str, members: Sequence[str], above: frozenset[str]) -> list[str]:
+    """Loop devices that map the device or one of its partitions: the kernel does not hold a
+    loop's backing device, so nothing else shows that writing it changes what the loop holds
+    (and whatever is mounted from the loop). For a partition, a loop on its whole disk as well
+    (it holds the partition). A loop whose backing cannot be identified might be this device, so
+    it counts too."""
+    numbers = {read_attr(root.block(m) / "dev"): m for m in (*members, disk_of(root, name))}
+    reasons = []
+    for loop, backing in attached_loops(root):
+        if loop in above or loop in members:
+            continue
+        if backing.rdev is not None and devnum_text(backing.rdev) in numbers:
+            member = numbers[devnum_text(backing.rdev)]
+            reasons.append(f"{member} backs {loop} (a loop device: writing {name} changes what is on {loop}); "
+                           f"detach it first with `losetup -d /dev/{loop}`")
+        elif not backing.known:
+            reasons.append(f"{loop} maps {backing.shown}, which ssdlab cannot identify (run ssdlab as root), so it "
+                           f"may be {name}; detach it first with `losetup -d /dev/{loop}`")
+    return reasons
+
+
 # Loop devices stacked on loop devices: deeper than this is refused rather than followed.
 MAX_LOOP_DEPTH = 8
 
 
-def loop_reasons(root: SysRoot, disk: str, depth: int) -> list[str]:
+def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = frozenset()) -> list[str]:
     """Why a loop device is in use through what it writes to: a block device in use (a loop on
-    a mounted loop writes into the mounted file system), or a backing file in use, which
-    includes a file another loop device also maps. Empty for anything that is not a loop."""
-    backing = read_attr(root.block(disk) / "loop" / "backing_file")
-    if not backing:
+    a mounted loop writes into the mounted file system; the device is found by its number, so a
+    node outside /dev counts), or a backing file in use, which includes a file another loop
+    device also maps. Empty for anything that is not a loop."""
+    backing = loop_backing(root, disk)
+    if backing is None:
         return []
-    backing = backing.removesuffix(" (deleted)")
     if depth >= MAX_LOOP_DEPTH:
         return [f"{disk} writes through {MAX_LOOP_DEPTH} stacked loop devices"]
-    below = dev_name(root, backing)
-    if below is not None:  # a loop on a block device: that device's state is this one's
-        state = safety_state(root, below, depth + 1)
+    if backing.rdev is not None:  # a loop on a block device: that device's state is this one's
+        devnum = devnum_text(backing.rdev)
+        below = devnum_names(root).get(devnum)
+        if below is None:
+            return [f"{disk} writes to block device {devnum} ({backing.shown}), which sysfs does not know"]
+        hint = None if backing.deleted else Path(backing.path)
+        state = safety_state(root, below, depth + 1, above=above | {disk}, node=hint)
         return [f"{disk} writes to {below}, which is in use ({'; '.join(state.reasons)})"] if state.reasons else []
+    if backing.file_id is None:
+        return [f"{disk} writes to {backing.shown}, which ssdlab cannot identify (run ssdlab as root)"]
     # The file's other users: swap, another loop device mapping it, a process writing it.
-    return [r for r in file_in_use(root, Path(backing)) if f" backs {disk} " not in r]
+    return file_users(root, backing.shown, backing.file_id, skip_loop=disk)
 
 
 def file_in_use(root: SysRoot, path: Path) -> list[str]:
@@ -105,33 +344,28 @@ def file_in_use(root: SysRoot, path: Path) -> list[str]:
         here = os.stat(path)
     except OSError:
         return []
-    same = _same_file(here)
-    reasons = [f"{path} is in use as swap" for swap in swap_devices(root) if same(swap)]
-    reasons += [f"{path} backs {loop} (a loop device; an image mounted from it is mounted through it)"
-                for loop, backing in loop_backing_files(root) if same(backing)]
-    reasons += [f"{path} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
+    return file_users(root, str(path), (here.st_dev, here.st_ino))
+
+
+def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: str | None = None) -> list[str]:
+    """file_in_use for a file known by (st_dev, st_ino), also one whose path was deleted."""
+    same = _same_file(file_id)
+    reasons = [f"{shown} is in use as swap" for swap in swap_devices(root) if same(swap)]
+    reasons += [f"{shown} backs {loop} (a loop device; an image mounted from it is mounted through it)"
+                for loop, backing in attached_loops(root) if loop != skip_loop and backing.file_id == file_id]
+    reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
     return reasons
 
 
-def _same_file(here: os.stat_result) -> Callable[[str], bool]:
+def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
     def same(other: str) -> bool:
         try:
-            there = os.stat(other.removesuffix(" (deleted)"))
+            there = os.stat(other.removesuffix(DELETED))
         except OSError:
             return False
-        return (there.st_dev, there.st_ino) == (here.st_dev, here.st_ino)
+        return (there.st_dev, there.st_ino) == file_id
 
     return same
-
-
-def loop_backing_files(root: SysRoot) -> list[tuple[str, str]]:
-    """(loop device, its backing file) for every attached loop device."""
-    found = []
-    for entry in sorted((root.sys / "class" / "block").glob("loop*")):
-        backing = read_attr(entry / "loop" / "backing_file")
-        if backing:
-            found.append((entry.name, backing))
-    return found
 
 
 def writers_of(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str]]:

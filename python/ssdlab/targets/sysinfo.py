@@ -7,9 +7,12 @@ outputs instead of this machine's devices.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+import stat
+import struct
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +23,40 @@ SECTOR = 512  # sysfs `size` is always in 512-byte sectors, whatever the logical
 
 # argv -> stdout, or None when the tool is missing or said nothing useful.
 CommandRunner = Callable[[Sequence[str]], str | None]
+
+LOOP_GET_STATUS64 = 0x4C05  # linux/loop.h
+# struct loop_info64: lo_device, lo_inode, lo_rdevice, lo_offset, lo_sizelimit (u64), lo_number,
+# lo_encrypt_type, lo_encrypt_key_size, lo_flags (u32), lo_file_name[64], lo_crypt_name[64],
+# lo_encrypt_key[32], lo_init[2] (u64).
+_LOOP_INFO64 = struct.Struct("=5Q4I64s64s32s2Q")
+
+
+class LoopStatus(NamedTuple):
+    """What the kernel says a loop device maps (LOOP_GET_STATUS64): its backing file's identity,
+    known even when the file's path was deleted, lies outside /dev, or is in another mount namespace."""
+
+    device: int  # st_dev of the backing file (the file system it is on)
+    inode: int
+    rdevice: int  # st_rdev: the block device's number when the backing file is a device node, else 0
+
+
+def read_loop_status(node: Path) -> LoopStatus | None:
+    """LOOP_GET_STATUS64 on a loop device node; None when it is not a block device node (a recorded
+    tree), cannot be opened (not root) or maps nothing. Opened read-only, closed at once."""
+    try:
+        if not stat.S_ISBLK(os.stat(node).st_mode):
+            return None
+        fd = os.open(node, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        raw = fcntl.ioctl(fd, LOOP_GET_STATUS64, bytes(_LOOP_INFO64.size))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    device, inode, rdevice = _LOOP_INFO64.unpack(raw)[:3]
+    return LoopStatus(device, inode, rdevice)
 
 
 def run_command(argv: Sequence[str]) -> str | None:
@@ -43,6 +80,8 @@ class SysRoot:
     swaps: Path = Path("/proc/swaps")
     dev: Path = Path("/dev")
     proc: Path = Path("/proc")
+    # Asks the kernel what a loop device node maps; tests of recorded trees play it back.
+    loop_status: Callable[[Path], LoopStatus | None] = field(default=read_loop_status, compare=False, repr=False)
 
     def block(self, name: str) -> Path:
         return self.sys / "class" / "block" / name
@@ -305,10 +344,11 @@ class Mount(NamedTuple):
     source: str
 
 
-def mount_entries(root: SysRoot) -> list[Mount]:
-    """Every mount in mountinfo, in mount order."""
+def mount_entries(root: SysRoot, mountinfo: Path | None = None) -> list[Mount]:
+    """Every mount in mountinfo (this process's, or the given one: another mount namespace's), in
+    mount order."""
     try:
-        lines = root.mountinfo.read_text().splitlines()
+        lines = (mountinfo or root.mountinfo).read_text().splitlines()
     except OSError:
         return []
     entries = []

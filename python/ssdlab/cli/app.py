@@ -52,11 +52,13 @@ def _root(
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-TARGET_HELP = "file:PATH[?size=4g], /dev/NAME, sim:PRESET[?op=25] or fake:"
-TargetArg = Annotated[str | None, typer.Argument(help=f"The target: {TARGET_HELP} (or give it with -t).",
-                                                 show_default=False)]
-TargetOpt = Annotated[str | None, typer.Option("--target", "-t", help=f"The target: {TARGET_HELP}.",
-                                               show_default=False)]
+TARGET_HELP = ("file:PATH[?size=4g], /dev/NAME, raid0:/dev/A,/dev/B[?chunk_kib=64], sim:PRESET[?op=25], "
+               "sim:raid0(PRESET,PRESET) or fake:")
+DEFAULT_TARGET_HELP = f"run and plan take {DEFAULT_SIM_SPEC}, the simulated drive, when none is given"
+TargetArg = Annotated[str | None, typer.Argument(
+    help=f"The target: {TARGET_HELP} (or give it with -t; {DEFAULT_TARGET_HELP}).", show_default=False)]
+TargetOpt = Annotated[str | None, typer.Option(
+    "--target", "-t", help=f"The target: {TARGET_HELP} ({DEFAULT_TARGET_HELP}).", show_default=False)]
 SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help=(

@@ -16,7 +16,8 @@ from ssdlab.errors import UsageError
 from ssdlab.outputs import check_output_file
 from ssdlab.units import format_duration, is_whole_number
 
-trace_app = typer.Typer(help="Block I/O traces: import, generate, stats (docs/traces.md).", no_args_is_help=True)
+trace_app = typer.Typer(help="Block I/O traces: import, generate, stats, capture, replay (docs/traces.md).",
+                        no_args_is_help=True)
 app.add_typer(trace_app, name="trace")
 
 FORMAT_HELP = "msr, alibaba, tencent, systor17, fiu, blkparse, fio2, fio3 or capture"

@@ -1,0 +1,26 @@
+"""What `--help` says of targets and commands matches what they take (QA: the docs named target
+forms, defaults and subcommands the help left out)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # rich folds the help to the terminal; keep phrases on one line
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_the_target_help_names_every_form_and_the_default(cli: Any, command: str) -> None:
+    shown = " ".join(cli(command, "--help").stdout.split())
+    for form in ("file:PATH", "/dev/NAME", "raid0:/dev/A,/dev/B", "sim:PRESET", "sim:raid0(PRESET,PRESET)", "fake:"):
+        assert form in shown, form
+    assert "run and plan take sim:, the simulated drive, when none is given" in shown
+
+
+def test_the_trace_help_names_every_subcommand(cli: Any) -> None:
+    shown = cli("trace", "--help").stdout
+    assert "import, generate, stats, capture, replay" in " ".join(shown.split())

@@ -383,7 +383,8 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
 
 
 def run_refusal(target: Target, planned: Sequence[PlannedTest]) -> str | None:
-    """Why `run` would refuse this plan whatever the flags (a device in use), or None."""
+    """Why `run` would refuse this plan whatever the flags (a device in use, a kernel that cannot
+    build the array), or None."""
     if not any(item.plan.destructive for item in planned):
         return None
-    return target.write_refusal()
+    return target.write_refusal() or target.unavailable()

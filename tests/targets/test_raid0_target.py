@@ -108,11 +108,18 @@ def test_a_failed_create_is_torn_down_and_said_in_one_line(tmp_path: Path) -> No
 
 
 def test_no_md_in_the_kernel_is_refused_before_any_command(tmp_path: Path) -> None:
+    """QA: `plan` did not say so, and `run` refused only when it came to build the array."""
+    from ssdlab.methods import get_entry
+    from ssdlab.planning import plan_run, run_refusal
+
     target, runner = array(tmp_path, md=False)
-    target.authorize_writes(True, f"{SERIAL},loop3")
+    planned = plan_run([get_entry("quick")], {}, target.info())
+    assert "no md (software RAID) support" in (run_refusal(target, planned) or "")
     with pytest.raises(TargetError, match="no md \\(software RAID\\) support"):
-        target.prepare()
+        target.authorize_writes(True, f"{SERIAL},loop3")
     assert runner.calls == []
+    (tmp_path / "md").mkdir()
+    assert run_refusal(array(tmp_path / "md", md=True)[0], planned) is None
 
 
 def test_runner_releases_the_array_on_ctrl_c(tmp_path: Path) -> None:

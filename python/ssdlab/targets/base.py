@@ -148,6 +148,11 @@ class Target(ABC):
         """Why writing is refused whatever the flags (the target is in use), else None."""
         return None
 
+    def unavailable(self) -> str | None:
+        """Why this machine cannot write the target at all, whatever the flags (a kernel feature
+        it lacks), else None: `plan` says so and `run` refuses before anything is made."""
+        return None
+
     def confirmation_token(self) -> str | None:
         """What `--yes` must name to write this target (docs/safety.md): a drive's serial, a
         file's path. `run` asks for it, `plan` says it up front; None when writing needs no

@@ -133,13 +133,25 @@ class Raid0Target(Target):
             refusals.append(refusal)
         return "; ".join(refusals) if refusals else None
 
+    def unavailable(self) -> str | None:
+        """A kernel without md cannot build the array (QA: `plan` did not say so; `run` refused
+        only at the build)."""
+        if (self.sysroot.proc / "mdstat").exists():
+            return None
+        return (f"{self.spec}: this kernel has no md (software RAID) support: no {self.sysroot.proc / 'mdstat'}; "
+                "load the md_mod and raid0 modules")
+
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Every member through a single device's checks, each confirmed by its own serial. A member
-        in use is said first, before anything about the confirmation (docs/safety.md)."""
+        in use is said first, before anything about the confirmation (docs/safety.md); a kernel
+        that cannot build the array next."""
         self._authorized = False
         refusal = self.write_refusal()
         if refusal:
             raise SafetyError(refusal)
+        missing = self.unavailable()
+        if missing:
+            raise TargetError(missing)
         tokens = [m.confirmation_token() for m in self.members]
         given = [t.strip() for t in (confirmed_serial or "").split(",") if t.strip()]
         how = ",".join(tokens)
@@ -201,9 +213,9 @@ class Raid0Target(Target):
         if not self._authorized:
             raise SafetyError(f"{self.spec}: the array is built only after every member is confirmed "
                               "(--destroy --yes=SERIAL,SERIAL)")
-        if not (self.sysroot.proc / "mdstat").exists():
-            raise TargetError(f"{self.spec}: this kernel has no md (software RAID) support: no "
-                              f"{self.sysroot.proc / 'mdstat'}; load the md_mod and raid0 modules")
+        missing = self.unavailable()
+        if missing:
+            raise TargetError(missing)
         refusal = self.write_refusal()  # fresh, right before the members are written
         if refusal:
             raise SafetyError(refusal)

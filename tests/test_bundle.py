@@ -87,3 +87,17 @@ def test_a_bundles_run_json_given_for_the_bundle_names_its_directory(tmp_path: P
     (tmp_path / "b" / "run.json").write_text("{}")
     with pytest.raises(BundleError, match="give its directory"):
         Bundle(tmp_path / "b" / "run.json").load_run()
+
+
+def test_dropping_the_drive_state_leaves_no_empty_state_folder(tmp_path: Path) -> None:
+    """Audit: a finished resumed run left an empty `state/` in its bundle."""
+    bundle = Bundle(tmp_path / "b")
+    bundle.write_run(_record())
+    bundle.write_drive_state(b"snapshot", "quick", 3)
+    bundle.drop_drive_state()
+    assert sorted(p.name for p in bundle.path.iterdir()) == ["run.json"]
+    bundle.drop_drive_state()  # nothing saved: nothing to do
+    bundle.write_drive_state(b"snapshot", "quick", 3)
+    (bundle.path / "state" / "notes.txt").write_text("kept")  # not ssdlab's: never removed
+    bundle.drop_drive_state()
+    assert [p.name for p in (bundle.path / "state").iterdir()] == ["notes.txt"]

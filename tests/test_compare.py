@@ -89,6 +89,16 @@ def test_drive_labels(comparison: Comparison, bundles: dict[str, Path]) -> None:
                                               "ssdlab fake drive 2.15 GB (fake:?capacity=2g) #2"]
 
 
+def test_drives_sharing_a_label_are_numbered_from_1_among_themselves(bundles: dict[str, Path]) -> None:
+    """Audit: `compare` of a drive and two `sim:` drives whose ids differ labelled them "(sim:) #2"
+    and "(sim:) #3", with no #1: the number was the drive's place in the whole list."""
+    mixed = compare_bundles([bundles["faster"], bundles["base"], bundles["twin"], bundles["base"], bundles["base"]])
+    assert [d.label for d in mixed.drives] == [
+        "ssdlab fake drive 4.29 GB", "ssdlab fake drive 2.15 GB (fake:?capacity=2g) #1",
+        "ssdlab fake drive 2.15 GB (fake:?capacity=2g&nvme=1)", "ssdlab fake drive 2.15 GB (fake:?capacity=2g) #2",
+        "ssdlab fake drive 2.15 GB (fake:?capacity=2g) #3"]
+
+
 def test_differing_parameters_are_refused(bundles: dict[str, Path]) -> None:
     with pytest.raises(UsageError) as err:
         compare_bundles([bundles["base"], bundles["longer"]])

@@ -449,3 +449,51 @@ def test_run_and_plan_take_the_library_option_as_the_others_do(cli: Callable[...
     assert [r.bundle for r in Library(chosen).runs()] == [(tmp_path / "b").resolve()]
     assert (len(default.runs()) if default.path.exists() else 0) == before
     assert cli("plan", *quick, "-t", "fake:", "--library", str(chosen)).code == 0
+
+
+def test_every_command_that_takes_a_run_id_takes_it_by_one_rule(cli: CliRun, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit: `library remove 8e` removed run 8ea972f487c2 while `report 5367` was refused: a run id
+    is 8 or more of its hex digits (docs/library.md), for the command that forgets runs too."""
+    monkeypatch.chdir(tmp_path)
+    lib = str(tmp_path / "library.sqlite")
+    cli("library", "add", str(make_bundle(tmp_path / "a", "fake:?capacity=2g")), "--library", lib)
+    (rid,) = [r.run_id for r in Library(Path(lib)).runs()]
+    for short in (rid[:2], rid[:7], rid[:2].upper()):
+        removed = cli("library", "remove", short, "--library", lib)
+        assert removed.code == 2 and removed.stdout == "" and "nothing was removed" in removed.stderr
+        assert f"no run in the library matches {short!r} (a run id is 8 or more of its hex digits)" in removed.stderr
+        assert cli("report", short, "--library", lib).code == 2
+        assert cli("compare", short, "--library", lib).code == 2
+    assert len(Library(Path(lib)).runs()) == 1
+    shown = rid[:8].upper()  # any case, as the compare query always took it
+    assert cli("report", shown, "-o", str(tmp_path / "a.html"), "--library", lib).code == 0
+    other = make_bundle(tmp_path / "b", "fake:?capacity=4g")
+    assert cli("compare", shown, str(other), "--library", lib).code == 0
+    assert cli("library", "remove", shown, "--library", lib).code == 0 and not Library(Path(lib)).runs()
+
+
+def test_a_run_id_given_where_a_bundle_is_taken_names_the_bundle(cli: CliRun, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit: `run --resume 02ea55e3` and `library add 02ea55e3` said "give a directory made by `ssdlab
+    run`, or a run id from `ssdlab library list`": neither takes a run id. Each says so, and names
+    the bundle of the run whose id it was given, to paste."""
+    monkeypatch.chdir(tmp_path)
+    lib = Library()  # the test's own, which `run` reads (tests/conftest.py)
+    lib.add(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
+    rid = lib.runs()[0].run_id[:8]
+    for args in (("library", "add", rid), ("library", "add", rid, "--library", str(lib.path)),
+                 ("run", "--resume", rid)):
+        given = cli(*args)
+        assert given.code == 2 and given.stderr.count("\n") == 1, args
+        assert "run id from" not in given.stderr, args
+        assert given.stderr.rstrip().endswith(f"not a run id: run {lib.runs()[0].run_id}'s bundle is "
+                                              f"{(tmp_path / 'a').resolve()}"), given.stderr
+    unknown = cli("run", "--resume", "deadbeef")
+    assert unknown.code == 2 and unknown.stderr.rstrip().endswith(
+        "give a directory made by `ssdlab run` (a run id is not taken here)"), unknown.stderr
+    typo = cli("library", "add", "resultz")
+    assert typo.code == 2 and typo.stderr.rstrip().endswith("resultz does not exist; give a directory made by "
+                                                           "`ssdlab run`"), typo.stderr
+    report = cli("report", "5367")  # report takes run ids: its message offers one
+    assert report.code == 2 and "or a run id from `ssdlab library list` (8 or more of its hex digits)" in report.stderr

@@ -155,7 +155,7 @@ def test_a_simulated_run_resumed_on_its_saved_drive_measures_what_an_uninterrupt
     assert trim.start is not None and trim.start.shared_from == "consistency"
     stopped = got.test("consistency" if stop.startswith("torture") else "trim-validation")
     assert any("restored as the run saved it" in n for n in stopped.notes)
-    assert not (resumed.path / "state" / "drive.snap").exists()  # a finished run drops its saved drive
+    assert not (resumed.path / "state").exists()  # a finished run drops its saved drive, folder and all
 
 
 def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: Path) -> None:

@@ -509,6 +509,7 @@ class Bundle:
     """A result bundle directory."""
 
     def __init__(self, path: Path) -> None:
+        self.given = path  # as typed: a run id given where a path is taken is named back (load_run)
         self.path = path.resolve()
 
     @property
@@ -529,20 +530,39 @@ class Bundle:
     def write_run(self, record: RunRecord) -> None:
         atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n", inside=self.path)
 
-    def load_run(self) -> RunRecord:
+    def load_run(self, *, takes_run_id: bool = False, library: Path | None = None) -> RunRecord:
+        """The run record. A missing path's error offers only what the command takes:
+        `takes_run_id` for one that also takes a run id (report, compare); otherwise (run --resume,
+        library add) a run id given for the path is said not to be taken there, and named by its
+        bundle when `library` (default: the user's) holds it."""
         if not self.run_file.is_file():
             # A bundle's own run.json given for the bundle: say which directory to give.
             hint = f"give its directory, {self.path.parent}" if self.path.name == RUN_FILE and self.path.is_file() \
                 else "give a directory made by `ssdlab run`"
-            if not self.path.exists():  # a mistyped path, or a run id too short to be one
-                raise BundleError(f"{self.path} does not exist; give a directory made by `ssdlab run`, or a run id "
-                                  "from `ssdlab library list` (8 or more of its hex digits)")
+            if not self.path.exists():
+                raise BundleError(self._missing_text(takes_run_id, library))
             raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); {hint}")
         data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:
             return RunRecord.model_validate(data)
         except ValidationError as err:
             raise BundleError(f"{self.run_file} is malformed ({first_problem(err)}); {FIX_RUN}") from None
+
+    def _missing_text(self, takes_run_id: bool, library: Path | None) -> str:
+        """Why a path that does not exist is no bundle: a mistyped path, a run id too short to be
+        one, or a run id given to a command that takes none."""
+        from ssdlab.library import RUN_ID_SHOWN, is_run_id_prefix, run_with_id  # the library reads bundles
+
+        missing = f"{self.path} does not exist"
+        if takes_run_id:
+            return (f"{missing}; give a directory made by `ssdlab run`, or a run id from `ssdlab library list` "
+                    f"({RUN_ID_SHOWN} or more of its hex digits)")
+        if not is_run_id_prefix(str(self.given)):
+            return f"{missing}; give a directory made by `ssdlab run`"
+        run = run_with_id(str(self.given), library)
+        if run is None:
+            return f"{missing}; give a directory made by `ssdlab run` (a run id is not taken here)"
+        return f"{missing}; a bundle directory is taken here, not a run id: run {run.run_id}'s bundle is {run.bundle}"
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
@@ -551,9 +571,12 @@ class Bundle:
                           inside=self.path)
 
     def drop_drive_state(self) -> None:
-        """A finished run needs no saved drive (it can be large): remove it."""
+        """A finished run needs no saved drive (it can be large): remove it, and its folder, which
+        holds nothing else (an empty `state/` in a finished bundle only raises the question why)."""
         for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
             (self.path / rel).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # absent, or something else was put there: kept
+            (self.path / DRIVE_STATE.parent).rmdir()
 
     def drive_state_position(self) -> tuple[str, int]:
         """Where the saved drive stands (test name, actions done), from state/drive.json;

@@ -222,10 +222,17 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
 
 
 def drive_labels(targets: Sequence[TargetInfo]) -> list[str]:
-    """model + capacity; + target spec when that collides; + #n when even that collides."""
+    """model + capacity; + target spec when that collides; + #1, #2... when even that collides,
+    counted among the drives that share the label, in the order compared (not their places in
+    the whole list: a third and fourth drive sharing one were #3 and #4, with no #1)."""
     labels = [t.label for t in targets]
     labels = [f"{lab} ({t.spec})" if labels.count(lab) > 1 else lab for lab, t in zip(labels, targets, strict=True)]
-    return [f"{lab} #{i + 1}" if labels.count(lab) > 1 else lab for i, lab in enumerate(labels)]
+    seen: dict[str, int] = {}
+    numbered: list[str] = []
+    for lab in labels:
+        seen[lab] = seen.get(lab, 0) + 1
+        numbered.append(f"{lab} #{seen[lab]}" if labels.count(lab) > 1 else lab)
+    return numbered
 
 
 def test_names(drives: Sequence[Drive]) -> list[str]:

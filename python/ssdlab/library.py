@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from ssdlab.bundle import Bundle, RunRecord, TestRecord, atomic_write_bytes, current_umask
 from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
-from ssdlab.errors import BundleError, UsageError
+from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import what_is
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number
@@ -221,7 +221,7 @@ class Library:
         its figures, a moved bundle updates its path, a bundle reused for another run
         replaces the run that was there."""
         bundle = Bundle(bundle_dir)
-        run = bundle.load_run()
+        run = bundle.load_run(library=self.path)
         rid = run_id(run)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
@@ -235,7 +235,7 @@ class Library:
         return Added(self.run(rid), outcome, previous)
 
     def remove(self, *which: str) -> list[LibraryRun]:
-        """Remove runs, each named by its id (or a unique prefix) or its bundle path. Every name is
+        """Remove runs, each named by its run id (with_id) or its bundle path. Every name is
         resolved first: one that names no run, or several, removes nothing (find_runs). A run
         named twice is removed once."""
         runs = list({run.run_id: run for run in self.find_runs(which)}.values())
@@ -265,18 +265,20 @@ class Library:
         return run
 
     def find_runs(self, names: Sequence[str]) -> list[LibraryRun]:
-        """The run each name gives (a run id, a unique prefix of one, or a bundle path), in order;
+        """The run each name gives (a run id as `with_id` takes it, or a bundle path), in order;
         one UsageError naming every name that gives no run or several."""
         runs = self.runs()
         found, problems = [], []
         for which in names:
             as_path = str(Path(which).expanduser().resolve())
-            matches = [r for r in runs if r.run_id.startswith(which) or str(r.bundle) == as_path]
+            by_id = {r.run_id for r in with_id(runs, which)}
+            matches = [r for r in runs if r.run_id in by_id or str(r.bundle) == as_path]
             if len(matches) == 1:
                 found.append(matches[0])
             else:
                 what = "no run in the library matches" if not matches else f"{len(matches)} runs in the library match"
-                problems.append(f"{what} {which!r}")
+                problems.append(f"{what} {which!r}" + (f" (a run id is {RUN_ID_SHOWN} or more of its hex digits)"
+                                                      if is_short_run_id(which) else ""))
         if problems:
             raise UsageError(f"{'; '.join(problems)}; give a run id from `ssdlab library list` or a bundle path")
         return found
@@ -297,7 +299,7 @@ class Library:
             if query == "sim:":  # the default preset, as `run -t sim:` takes it, not every simulated drive
                 query = f"sim:{default_sim_preset()}"
             exact = [r for r in runs if r.named_by(query)]
-            by_id = [r for r in runs if r.run_id.startswith(query.lower())] if is_run_id_prefix(query) else []
+            by_id = with_id(runs, query)
             if not exact and len(by_id) == 1:
                 return [by_id]
             picked = exact or [r for r in runs if r.mentions(query)]
@@ -511,10 +513,34 @@ def default_sim_preset() -> str:
 
 # A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.
 RUN_ID_SHOWN = 8
+HEX_DIGITS = frozenset("0123456789abcdef")
 
 
 def is_run_id_prefix(text: str) -> bool:
-    return len(text) >= RUN_ID_SHOWN and all(c in "0123456789abcdef" for c in text.lower())
+    return len(text) >= RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
+
+
+def is_short_run_id(text: str) -> bool:
+    """Hex digits too few to be taken as a run id (`8e`): worth saying why they name no run."""
+    return 0 < len(text) < RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
+
+
+def with_id(runs: Sequence[LibraryRun], text: str) -> list[LibraryRun]:
+    """The runs whose id `text` gives: every command that takes a run id (report, compare,
+    library remove) takes it by this one rule, RUN_ID_SHOWN or more of its hex digits in any case.
+    A shorter prefix names nothing: `remove 8e` must not forget a run `report 8e` would refuse."""
+    return [r for r in runs if r.run_id.startswith(text.lower())] if is_run_id_prefix(text) else []
+
+
+def run_with_id(text: str, library: Path | None = None) -> LibraryRun | None:
+    """The one run of `library` (default: the user's) whose id `text` gives, or None: also for
+    a library that does not exist or cannot be read, as this only adds a hint to another error."""
+    lib = Library(library)
+    try:
+        found = with_id(lib.runs(), text) if lib.path.is_file() else []
+    except (SsdlabError, OSError, sqlite3.Error):
+        return None
+    return found[0] if len(found) == 1 else None
 
 
 def select_drives(args: Sequence[str], library: Library | None) -> Selection:
@@ -525,7 +551,7 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
     queried = False
     for arg in args:
         if is_bundle_arg(arg):
-            Bundle(Path(arg)).load_run()  # a clear error for a path that is not a bundle
+            Bundle(Path(arg)).load_run(takes_run_id=True)  # a clear error for a path that is not a bundle
             groups[(Path(arg).expanduser().resolve(),)] = None
             continue
         found = library.drives(arg) if library is not None and library.path.exists() else []

@@ -110,12 +110,15 @@ class Series(BaseModel):
 
     def durations_s(self) -> list[float]:
         """Each period's real length, from the period ends: a run's last period can be cut short
-        by its end, or (the simulator) hold a short tail of draining commands folded into it, so
-        it need not last `period_s`. The first period is taken as whole unless it ends sooner."""
+        by its end, or hold a short tail folded into it (the simulator; fio's complete_series),
+        so it need not last `period_s`. The first period starts at 0 when it ends within one
+        period and a half (a run that is one period, tail folded in, ends past `period_s`);
+        one ending later is taken as whole (a series that starts later: a slice)."""
         out: list[float] = []
         previous: float | None = None
         for end in self.t_s:
-            length = min(end, self.period_s) if previous is None else end - previous
+            first = end if end < 1.5 * self.period_s else self.period_s
+            length = first if previous is None else end - previous
             out.append(length if length > 0 else self.period_s)
             previous = end
         return out

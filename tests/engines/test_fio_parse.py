@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from fio_helpers import FIO_FIXTURES
 
+from ssdlab.analysis.linear import curve_from_series
+from ssdlab.analysis.linear import summarize as linear_summary
 from ssdlab.engines.fio_parse import (
     complete_series,
     first_error_line,
@@ -49,7 +51,7 @@ def test_series_merges_jobs_and_matches_totals() -> None:
     summary = summarize(load_json_plus((directory / "randrw-2jobs.json").read_text()))
     series = complete_series(series_from_logs(directory, "randrw-2jobs", 0.5), summary.read, summary.write,
                              summary.runtime_s)
-    assert series.t_s == (0.5, 1.0, 1.5, 2.0)
+    assert series.t_s == (0.5, 1.0, 1.5, 2.001)  # the 1 ms tail folded into the last period
     assert sum(series.read_ios) == pytest.approx(summary.read.ios, rel=0.01)
     assert sum(series.write_ios) == pytest.approx(summary.write.ios, rel=0.01)
     assert sum(series.write_bytes) == pytest.approx(summary.write.bytes, rel=0.01)
@@ -60,6 +62,48 @@ def test_series_merges_jobs_and_matches_totals() -> None:
     lat = series.mean_lat_us()
     assert all(0 < value < 10_000 for value in lat)
     assert sum(series.read_lat_sum_ns) == pytest.approx(summary.read.lat_sum_ns, rel=0.05)
+
+
+RECORDED = ["randrw-2jobs", "randread-int", "seqwrite-ss", "linear-write", "linear-read"]
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_the_series_ends_when_the_run_did_and_each_period_is_over_its_real_length(name: str) -> None:
+    """Audit: a 1.6 s linear write pass (fio 3.33 on a loop device, `linear-write`) logged one whole
+    second; the 0.6 s tail was added as a whole second (t_s 1.0, 2.0), so it read 1,005.6 MB/s and
+    the pass's average, 1,339.7 MB/s, exceeded its fastest period, 1,141.9. Tails shorter than half
+    a period (`randread-int`, `linear-read`) were dropped. As the simulator does, a tail is now
+    folded into the last period (under half a period) or is a period of its own, ending at the
+    run's end: the periods hold every I/O and the average lies between the slowest and fastest."""
+    directory, data = raw(name)
+    summary = summarize(data)
+    period_s = 0.5 if name == "randrw-2jobs" else 1.0
+    series = complete_series(series_from_logs(directory, name, period_s), summary.read, summary.write,
+                             summary.runtime_s)
+    assert series.t_s[-1] == summary.runtime_s
+    starts = (0.0, *series.t_s[:-1])
+    assert series.durations_s() == pytest.approx([end - start for start, end in zip(starts, series.t_s, strict=True)])
+    ios = [r + w for r, w in zip(series.read_ios, series.write_ios, strict=True)]
+    assert sum(ios) == pytest.approx(summary.read.ios + summary.write.ios, rel=0.001)
+    rates = series.iops()
+    average = (summary.read.ios + summary.write.ios) / summary.runtime_s
+    assert min(rates) <= average <= max(rates), (rates, average)
+    mb_s = series.mb_s()
+    assert min(mb_s) <= (summary.read.bytes + summary.write.bytes) / summary.runtime_s / 1e6 <= max(mb_s)
+
+
+def test_a_linear_passs_figures_from_fio_logs() -> None:
+    """The audit's figures: before, write min 1,005.6, max 1,141.9, average 1,339.7 MB/s."""
+    figures = {}
+    for direction in ("write", "read"):
+        directory, data = raw(f"linear-{direction}")
+        summary = summarize(data)
+        series = complete_series(series_from_logs(directory, f"linear-{direction}", 1.0), summary.read,
+                                 summary.write, summary.runtime_s)
+        figures[direction] = linear_summary(curve_from_series(series, direction), series.period_s)
+    assert (figures["write"].min_mb_s, figures["write"].max_mb_s, figures["write"].avg_mb_s) == pytest.approx(
+        (1141.9, 1667.6, 1339.7), abs=0.05)
+    assert figures["read"].min_mb_s == figures["read"].max_mb_s == pytest.approx(figures["read"].avg_mb_s)
 
 
 def test_steady_state_verdict_is_kept() -> None:

@@ -488,3 +488,22 @@ def test_commands_given_a_source_file_say_to_import_it(cli: Callable) -> None:
     src = str(FIXTURES / "msr.csv")
     for command in (("trace", "stats", src), ("trace", "replay", src), ("audit", "fua", src)):
         one_line_error(cli(*command), "is not an ssdlab trace (Parquet)", "convert it with `ssdlab trace import`")
+
+
+def test_a_path_that_is_no_trace_file_is_named_with_what_is_expected(cli: Callable, tmp_path: Path) -> None:
+    """Audit: `plan --test trace -p trace=nosuch.parquet` said "no such trace file" without the path;
+    `trace stats adir` said to convert a directory with `ssdlab trace import`. Every command that
+    reads a trace names the path and says a trace file is expected, not a conversion."""
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    (tmp_path / "alink").symlink_to(folder)
+    for path, what in ((folder, "is a directory"), (tmp_path / "alink", "is a link to"), (Path("/dev/null"),
+                                                                                       "is a character device")):
+        for command in (("trace", "stats", str(path)), ("trace", "replay", str(path)), ("audit", "fua", str(path)),
+                        ("plan", "--test", "trace", "-t", "sim:", "-p", f"trace={path}")):
+            line = one_line_error(cli(*command), f"{path} {what}", "not a trace file; give an ssdlab trace file")
+            assert "convert" not in line, line
+    missing = tmp_path / "nosuch.parquet"
+    one_line_error(cli("plan", "--test", "trace", "-t", "sim:", "-p", f"trace={missing}"),
+                   f"no such trace file: {missing}; give an ssdlab trace file or generated:heavy")
+    one_line_error(cli("trace", "stats", str(missing)), f"no trace at {missing}")

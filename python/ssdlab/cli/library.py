@@ -103,7 +103,9 @@ def list_runs(library: LibraryOpt = None) -> None:
 
 @library_app.command("remove")
 def remove(
-    runs: Annotated[list[str] | None, typer.Argument(help="Run ids (or unique prefixes) or bundle paths.")] = None,
+    runs: Annotated[list[str] | None, typer.Argument(
+        help=f"Run ids as `library list` shows them ({RUN_ID_SHOWN} or more of their hex digits), or bundle "
+             "paths.")] = None,
     missing: Annotated[bool, typer.Option("--missing", help="Remove every run whose bundle moved or vanished.")]
     = False,
     library: LibraryOpt = None,

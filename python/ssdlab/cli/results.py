@@ -60,7 +60,7 @@ def report(
     ranks the drive against comparable runs in the results library."""
     lib = existing_library(library)
     bundle = bundle_or_run(bundle, lib)
-    Bundle(bundle).load_run()  # a clear error for a non-bundle before any rendering
+    Bundle(bundle).load_run(takes_run_id=True)  # a clear error for a non-bundle before any rendering
     from ssdlab.report import render_report
 
     files = render_report(bundle, html_output(output, "report.html"), library=lib)

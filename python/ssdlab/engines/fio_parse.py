@@ -336,14 +336,21 @@ def first_error_line(stderr: str, output: str = "") -> str:
 
 
 def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: float) -> Series:
-    """Add the last period fio's iops/bw logs leave out.
+    """End the series where the run ended, with the I/Os fio's iops/bw logs leave out.
 
-    fio samples rates on a timer that stops with the job, so the final window is often
-    missing from the iops and bw logs (json+ `iops_samples` is one short too). When exactly
-    one period is missing, the json+ totals minus the logged periods are that period.
+    fio samples rates on a timer that stops with the job: the logs hold whole periods only, and
+    the time from the last of them to the end of the run (json+ runtime) is missing from them
+    (json+ `iops_samples` is one short too). The json+ totals minus the logged periods are that
+    time's I/Os. As the simulator does, a tail shorter than half a period is folded into the
+    last period and a longer one is a period of its own; either way that period ends at the
+    run's end, so its rate is over its real length (Series.durations_s): a 0.6 s tail counted
+    as a whole second made a pass's average exceed its fastest period. A run longer than the
+    logs by more than one period and a half is left as logged: the logs do not describe it.
+    A run shorter than a period, which logs nothing, is one period ending when it did.
     """
-    count, period = len(series), series.period_s
-    if not count or not count * period + period / 2 <= runtime_s < (count + 1) * period + period / 2:
+    logged_end, period = (series.t_s[-1] if len(series) else 0.0), series.period_s
+    tail_s = runtime_s - logged_end
+    if not 0 < tail_s < 1.5 * period:
         return series
     rest = {
         "read_ios": read.ios - sum(series.read_ios), "write_ios": write.ios - sum(series.write_ios),
@@ -351,9 +358,12 @@ def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: 
         "read_lat_sum_ns": read.lat_sum_ns - sum(series.read_lat_sum_ns),
         "write_lat_sum_ns": write.lat_sum_ns - sum(series.write_lat_sum_ns),
     }
-    if rest["read_ios"] + rest["write_ios"] <= 0:
-        return series
-    update: dict[str, tuple[float, ...]] = {"t_s": (*series.t_s, (count + 1) * period)}
+    fold = tail_s < period / 2 and len(series) > 0  # a run shorter than half a period is one short period
+    if not fold and rest["read_ios"] + rest["write_ios"] <= 0:
+        return series  # the logs already hold every I/O: no empty period (a false dip) at the end
+    update: dict[str, tuple[float, ...]] = {}
     for key, value in rest.items():
-        update[key] = (*getattr(series, key), max(0.0, float(value)))
+        column, more = getattr(series, key), max(0.0, float(value))
+        update[key] = (*column[:-1], column[-1] + more) if fold else (*column, more)
+    update["t_s"] = (*series.t_s[:-1], runtime_s) if fold else (*series.t_s, runtime_s)
     return series.model_copy(update=update)

@@ -81,9 +81,10 @@ class TraceParams(Params):
             if self.trace.removeprefix("generated:") not in PROFILES:
                 raise ValueError(f"unknown generated trace; give generated:{' / generated:'.join(PROFILES)}")
             return self
-        if not Path(self.trace).is_file():
-            raise ValueError("no such trace file; give an ssdlab trace file or generated:heavy / destroyer / light")
-        try:
+        if not Path(self.trace).exists():  # named: the path as given, so a typo or the wrong folder shows
+            raise ValueError(f"no such trace file: {self.trace}; give an ssdlab trace file or "
+                             f"generated:{' / '.join(PROFILES)}")
+        try:  # check_trace says what a path that is no trace file is, and what to do with it
             records = check_trace(Path(self.trace)).metadata.num_rows
         except UsageError as error:
             raise ValueError(str(error)) from None  # it says how to convert a file that is not a trace

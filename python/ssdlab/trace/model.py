@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ssdlab.bundle import clear_for_writer
 from ssdlab.errors import UsageError
-from ssdlab.outputs import check_output_file
+from ssdlab.outputs import check_output_file, what_is
 
 OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
 OP_NAMES = ("read", "write", "trim", "flush")
@@ -208,6 +208,9 @@ def write_trace(path: Path, chunks: Iterable[TraceChunk],
 def _open(path: Path) -> Any:
     import pyarrow.parquet as pq
 
+    if path.exists() and not path.is_file():  # nothing to convert; and pyarrow would block on a FIFO
+        raise UsageError(f"{path} is {what_is(path)}, not a trace file; give an ssdlab trace file ({TRACE_SUFFIX}, "
+                         "made by `ssdlab trace import`, `generate` or `capture`)")
     try:
         return pq.ParquetFile(str(path))
     except FileNotFoundError:

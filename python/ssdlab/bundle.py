@@ -263,6 +263,23 @@ def upgrade(data: object, source: str = RUN_FILE) -> dict[str, Any]:
     return data
 
 
+# A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.
+RUN_ID_SHOWN = 8
+HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+def is_run_id_prefix(text: str) -> bool:
+    return len(text) >= RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
+
+
+class MissingBundle(BundleError):
+    """A bundle path that does not exist; `given` is it as typed (perhaps a run id)."""
+
+    def __init__(self, message: str, path: Path, given: str) -> None:
+        super().__init__(message)
+        self.path, self.given = path, given
+
+
 def make_dirs_inside(root: Path, directory: Path) -> Path:
     """Make `directory` and its missing folders below `root` (a bundle, the cache), none of them
     a link: a bundle someone else made (shared, downloaded) may hold a link where ssdlab makes a
@@ -530,17 +547,17 @@ class Bundle:
     def write_run(self, record: RunRecord) -> None:
         atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n", inside=self.path)
 
-    def load_run(self, *, takes_run_id: bool = False, library: Path | None = None) -> RunRecord:
-        """The run record. A missing path's error offers only what the command takes:
-        `takes_run_id` for one that also takes a run id (report, compare); otherwise (run --resume,
-        library add) a run id given for the path is said not to be taken there, and named by its
-        bundle when `library` (default: the user's) holds it."""
+    def load_run(self, *, takes_run_id: bool = False) -> RunRecord:
+        """The run record. A missing path's error (MissingBundle) offers only what the command
+        takes: `takes_run_id` for one that also takes a run id (report, compare); otherwise (run
+        --resume, library add) a run id given for the path is said not to be taken there (the
+        library names its bundle: library.with_bundle_named)."""
         if not self.run_file.is_file():
             # A bundle's own run.json given for the bundle: say which directory to give.
             hint = f"give its directory, {self.path.parent}" if self.path.name == RUN_FILE and self.path.is_file() \
                 else "give a directory made by `ssdlab run`"
             if not self.path.exists():
-                raise BundleError(self._missing_text(takes_run_id, library))
+                raise MissingBundle(self._missing_text(takes_run_id), self.path, str(self.given))
             raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); {hint}")
         data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:
@@ -548,21 +565,16 @@ class Bundle:
         except ValidationError as err:
             raise BundleError(f"{self.run_file} is malformed ({first_problem(err)}); {FIX_RUN}") from None
 
-    def _missing_text(self, takes_run_id: bool, library: Path | None) -> str:
-        """Why a path that does not exist is no bundle: a mistyped path, a run id too short to be
-        one, or a run id given to a command that takes none."""
-        from ssdlab.library import RUN_ID_SHOWN, is_run_id_prefix, run_with_id  # the library reads bundles
-
+    def _missing_text(self, takes_run_id: bool) -> str:
+        """Why a path that does not exist is no bundle: a mistyped path, or a run id given to a
+        command that takes none."""
         missing = f"{self.path} does not exist"
         if takes_run_id:
             return (f"{missing}; give a directory made by `ssdlab run`, or a run id from `ssdlab library list` "
                     f"({RUN_ID_SHOWN} or more of its hex digits)")
         if not is_run_id_prefix(str(self.given)):
             return f"{missing}; give a directory made by `ssdlab run`"
-        run = run_with_id(str(self.given), library)
-        if run is None:
-            return f"{missing}; give a directory made by `ssdlab run` (a run id is not taken here)"
-        return f"{missing}; a bundle directory is taken here, not a run id: run {run.run_id}'s bundle is {run.bundle}"
+        return f"{missing}; give a directory made by `ssdlab run` (a run id is not taken here)"
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""

@@ -33,7 +33,17 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ssdlab.bundle import Bundle, RunRecord, TestRecord, atomic_write_bytes, current_umask
+from ssdlab.bundle import (
+    HEX_DIGITS,
+    RUN_ID_SHOWN,
+    Bundle,
+    MissingBundle,
+    RunRecord,
+    TestRecord,
+    atomic_write_bytes,
+    current_umask,
+    is_run_id_prefix,
+)
 from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import what_is
@@ -221,7 +231,10 @@ class Library:
         its figures, a moved bundle updates its path, a bundle reused for another run
         replaces the run that was there."""
         bundle = Bundle(bundle_dir)
-        run = bundle.load_run(library=self.path)
+        try:
+            run = bundle.load_run()
+        except MissingBundle as missing:
+            raise with_bundle_named(missing, self.path) from None
         rid = run_id(run)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
@@ -511,13 +524,6 @@ def default_sim_preset() -> str:
         return ""
 
 
-# A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.
-RUN_ID_SHOWN = 8
-HEX_DIGITS = frozenset("0123456789abcdef")
-
-
-def is_run_id_prefix(text: str) -> bool:
-    return len(text) >= RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
 
 
 def is_short_run_id(text: str) -> bool:
@@ -541,6 +547,16 @@ def run_with_id(text: str, library: Path | None = None) -> LibraryRun | None:
     except (SsdlabError, OSError, sqlite3.Error):
         return None
     return found[0] if len(found) == 1 else None
+
+
+def with_bundle_named(missing: MissingBundle, library: Path | None) -> BundleError:
+    """A run id given where a bundle directory is taken (run --resume, library add): the error
+    names the run's bundle when `library` (default: the user's) holds the run."""
+    run = run_with_id(missing.given, library) if is_run_id_prefix(missing.given) else None
+    if run is None:
+        return missing
+    return BundleError(f"{missing.path} does not exist; a bundle directory is taken here, not a run id: "
+                       f"run {run.run_id}'s bundle is {run.bundle}")
 
 
 def select_drives(args: Sequence[str], library: Library | None) -> Selection:

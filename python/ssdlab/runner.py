@@ -20,6 +20,7 @@ from ssdlab.bundle import (
     RESUMED_NOTE,
     ActionOutcome,
     Bundle,
+    MissingBundle,
     RunRecord,
     StartState,
     TestRecord,
@@ -39,6 +40,7 @@ from ssdlab.errors import (
     stops_held,
 )
 from ssdlab.host import host_facts
+from ssdlab.library import with_bundle_named
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes
@@ -561,9 +563,14 @@ def run_entries(
     return Runner(Bundle(bundle_dir), target, engine, observer or NullObserver()).run(record)
 
 
-def load_for_resume(path: Path) -> tuple[Bundle, RunRecord]:
+def load_for_resume(path: Path, library: Path | None = None) -> tuple[Bundle, RunRecord]:
+    """The stopped run to resume; a run id given for the bundle is answered with its bundle's path
+    when `library` (default: the user's) holds it."""
     bundle = Bundle(path)
-    record = bundle.load_run()
+    try:
+        record = bundle.load_run()
+    except MissingBundle as missing:
+        raise with_bundle_named(missing, library) from None
     if record.status == "complete":
         raise BundleError(f"{path} is complete; nothing to resume (start a new run instead)")
     return bundle, record

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import os
 import shutil
 import signal
@@ -92,8 +93,9 @@ def test_hosts_and_job_files() -> None:
             parse_host(bad)
     argv = client_argv("fio", Path("o.json"), [("a", 1), ("b", 2)], [Path("a.fio"), Path("b.fio")])
     assert argv[3:] == ["--client=a,1", "a.fio", "--client=b,2", "b.fio"]
-    text = remote_job_text("[global]\nfilename=/x\nbs=4k\n", "/x.ssdlab-1-h0")
-    assert text.splitlines()[:3] == ["[global]", "unlink=1", "filename=/x.ssdlab-1-h0"]
+    text = remote_job_text("[global]\nfilename=/x\nbs=4k\n", "/srv/a:b/x.ssdlab-1-h0")
+    assert text.splitlines()[:5] == ["[global]", "unlink=1", "directory=/srv/a\\:b", "filename=x.ssdlab-1-h0",
+                                     "unique_filename=0"]
     one = Series(t_s=(1.0, 2.0), read_ios=(1.0, 2.0), write_ios=(0.0, 0.0), read_bytes=(1.0, 1.0),
                  write_bytes=(0.0, 0.0), read_lat_sum_ns=(0.0, 0.0), write_lat_sum_ns=(0.0, 0.0))
     assert sum_series([one, one]).read_ios == (2.0, 4.0)
@@ -125,6 +127,11 @@ def test_remote_block_devices_are_refused() -> None:
         engine.check_target(block)
     with pytest.raises(UsageError, match="file: target"):
         engine.check_target(parse_target("sim:"))
+    for device in ("/dev/nvme0n1", "raid0:/dev/a,/dev/b"):  # refused by their kind, nothing looked at
+        with pytest.raises(SafetyError, match="remote block devices are refused"):
+            engine.target_for(device)
+    with pytest.raises(UsageError, match="a file on this machine"):  # a local target never reaches the hosts
+        engine.check_target(parse_target("file:/srv/x.img"))
 
 
 def _free_port() -> int:
@@ -156,9 +163,8 @@ def servers(tmp_path: Path) -> Iterator[list[tuple[str, int]]]:
 
 @pytest.mark.fio
 def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) -> None:
-    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
-    target.prepare()
     engine = MultiHostFioEngine(hosts=tuple(servers))
+    target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
     workload = Workload(name="mh", pattern="randwrite", block_size_bytes=4096, runtime_s=2.5, span_bytes=16 << 20)
     m = engine.measure(target, workload, RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path))
     hosts, total = client_summaries(load_json_plus((tmp_path / "raw" / "mh.json").read_text()))
@@ -171,15 +177,16 @@ def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) ->
     assert len(m.series) >= 1 and "host0_iops" in m.telemetry and "host1_iops" in m.telemetry
     assert sum(m.series.write_ios) <= m.write.ios
     assert not list(tmp_path.glob("scratch.ssdlab-*"))  # every host's file was removed by fio (unlink=1)
+    assert not (tmp_path / "scratch").exists()  # and PATH itself was never made
+    assert m.engine_facts["host1_file"] == f"{tmp_path / 'scratch'}.ssdlab-{engine.run_id}-h1"
 
 
 @pytest.mark.fio
 def test_each_hosts_job_is_written_for_the_fio_it_runs(servers: list[tuple[str, int]], tmp_path: Path) -> None:
     """Depth 3 on io_uring ran at 4 on a host older than fio 3.39 whenever this machine's fio was
     newer: the job file followed the local version. It now follows each host's own."""
-    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
-    target.prepare()
     engine = MultiHostFioEngine(hosts=tuple(servers), ioengine=None, _version="fio-3.40")  # a newer local fio
+    target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
     assert [f.version for f in engine.host_fio()] == [LOCAL_FIO] * 2  # the servers here run this machine's fio
     workload = Workload(name="qd3", pattern="randread", block_size_bytes=4096, iodepth=3, runtime_s=1,
                         span_bytes=16 << 20)
@@ -220,12 +227,10 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
         "from pathlib import Path\n"
         "from ssdlab.engines.base import RunContext\n"
         "from ssdlab.engines.fio_multi import MultiHostFioEngine\n"
-        "from ssdlab.targets import parse_target\n"
         "from ssdlab.workload import Workload\n"
-        f"t = parse_target({f'file:{scratch}?size=64m'!r}); t.prepare()\n"
+        f"e = MultiHostFioEngine(hosts={tuple(servers)!r}); t = e.target_for({f'file:{scratch}?size=64m'!r})\n"
         "w = Workload(name='orphan', pattern='randwrite', block_size_bytes=4096, runtime_s=120, span_bytes=16 << 20)\n"
-        f"MultiHostFioEngine(hosts={tuple(servers)!r}).measure("
-        f"t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
+        f"e.measure(t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
     )
     child = start_python(code)
 
@@ -243,11 +248,8 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
 def test_a_host_that_did_no_io_fails_the_workload(servers: list[tuple[str, int]], tmp_path: Path) -> None:
     """The multi-host form of a job fio aborted and reported (e.g. its device got mounted): a host
     with no I/O fails the workload instead of being averaged in at zero."""
-    import json
-
-    target = parse_target(f"file:{tmp_path / 'scratch'}?size=64m")
-    target.prepare()
     engine = MultiHostFioEngine(hosts=tuple(servers))
+    target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
     workload = Workload(name="mh", pattern="randwrite", block_size_bytes=4096, runtime_s=1, span_bytes=16 << 20)
     ctx = RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path)
     engine.measure(target, workload, ctx)
@@ -257,3 +259,135 @@ def test_a_host_that_did_no_io_fails_the_workload(servers: list[tuple[str, int]]
         host[direction].update(total_ios=0, io_bytes=0, io_kbytes=0, short_ios=0, drop_ios=0)
     with pytest.raises(EngineError, match=f"fio did no I/O for mh on {host['hostname']}"):
         engine._hosts_measurement(workload, ctx, json.dumps(data), {})
+
+
+# ---- the file: path of a --host run is a path on the hosts (never looked at or made here) ----
+
+QUICK = ("--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=8m", "--no-report", "--no-library")
+
+
+def _hosts(servers: list[tuple[str, int]]) -> list[str]:
+    return [a for h, p in servers for a in ("--host", f"{h}:{p}")]
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def ns_server(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
+    """A fio server in its own mount namespace, with a tmpfs on DIR there only: DIR/remote-only
+    exists on that "host" and not on this machine, as a directory on another machine would."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare(1) for a mount namespace")
+    base, port = tmp_path / "ns", _free_port()
+    base.mkdir()
+    script = f'mount -t tmpfs -o size=64m tmpfs "$1" && mkdir "$1/remote-only" && exec fio --server=ip:127.0.0.1,{port}'
+    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def listening() -> bool:
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        return False
+
+    try:
+        if not wait_until(lambda: proc.poll() is not None or listening(), 20) or proc.poll() is not None:
+            pytest.skip("cannot start fio --server in a mount namespace here")
+        yield "127.0.0.1", port, base / "remote-only"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.mark.fio
+def test_the_file_is_on_the_host_not_here(ns_server: tuple[str, int, Path], tmp_path: Path, cli: Any) -> None:
+    """C1: the path was checked on this machine ("directory … does not exist; create it first")
+    though the I/O goes to the host, where the directory exists."""
+    host, port, remote_dir = ns_server
+    assert not remote_dir.exists()  # not here: only in the server's namespace
+    done = cli("run", f"file:{remote_dir / 'x.img'}?size=16m", *QUICK, "--host", f"{host}:{port}",
+               "-o", str(tmp_path / "b"))
+    assert done.code == 0, done.stderr
+    assert not remote_dir.exists()  # nothing was made here either
+    record = json.loads((tmp_path / "b" / "run.json").read_text())
+    assert record["target"]["extra"]["remote_hosts"] == [f"{host}:{port}"]
+    assert "scratch file on 127.0.0.1" in record["target"]["model"]
+    facts = json.loads(next((tmp_path / "b" / "measurements").rglob("*.json")).read_text())["engine_facts"]
+    assert facts["host0_file"].startswith(f"{remote_dir / 'x.img'}.ssdlab-")  # where its I/O went
+
+
+@pytest.mark.fio
+def test_a_host_run_leaves_the_local_path_alone(servers: list[tuple[str, int]], tmp_path: Path, cli: Any) -> None:
+    """C2: the local PATH was created and allocated; someone's file there needed --destroy, was
+    grown (1 -> 16 MiB) and marked as ssdlab's scratch file, and a purge punched its blocks out."""
+    from ssdlab.targets.file import OWNED_XATTR
+
+    new = tmp_path / "new.img"
+    done = cli("run", f"file:{new}?size=16m", *QUICK, *_hosts(servers), "-o", str(tmp_path / "b1"))
+    assert done.code == 0, done.stderr
+    assert not new.exists()
+    theirs = tmp_path / "theirs.img"
+    theirs.write_bytes(os.urandom(1 << 20))
+    before = _sha256(theirs)
+    done = cli("run", f"file:{theirs}?size=16m", *QUICK, *_hosts(servers), "-o", str(tmp_path / "b2"))
+    assert done.code == 0, done.stderr  # no --destroy: nothing of it is written
+    done = cli("run", f"file:{theirs}?size=16m", "--test", "linear", "--no-report", "--no-library",  # purges
+               *_hosts(servers[:1]), "--destroy", f"--yes={theirs}", "-o", str(tmp_path / "b3"))
+    assert done.code == 0, done.stderr
+    assert _sha256(theirs) == before and theirs.stat().st_size == 1 << 20
+    with pytest.raises(OSError):
+        os.getxattr(theirs, OWNED_XATTR)
+    step = json.loads((tmp_path / "b3" / "run.json").read_text())["tests"][0]["steps"][0]
+    assert step["step"]["kind"] == "purge" and step["detail"]["method"] == "none (remote file)"
+    local = cli("run", f"file:{theirs}?size=16m", *QUICK, "-o", str(tmp_path / "b4"))  # still not ssdlab's
+    assert local.code != 0 and "was not created by ssdlab" in local.stderr
+
+
+@pytest.mark.fio
+def test_a_directory_missing_on_a_host_is_refused_never_made(servers: list[tuple[str, int]], tmp_path: Path,
+                                                             cli: Any) -> None:
+    """Said by the host (fio drops a job whose directory= is missing), not by this machine; fio
+    given a whole path in filename= would create the directories there (mode 0700)."""
+    missing = tmp_path / "no" / "such"
+    done = cli("run", f"file:{missing / 'x.img'}?size=16m", *QUICK, *_hosts(servers), "-o", str(tmp_path / "b"))
+    assert done.code == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert f"{missing} is not a directory there" in done.stderr and "creates no directory on a host" in done.stderr
+    assert not (tmp_path / "no").exists() and not (tmp_path / "b").exists()
+    # the workload's own job files name it by directory= too: a directory gone since is not made
+    engine = MultiHostFioEngine(hosts=tuple(servers))
+    workload = Workload(name="w", pattern="write", block_size_bytes=1 << 20, runtime_s=1, span_bytes=8 << 20)
+    with pytest.raises(EngineError):
+        engine.measure(engine.target_for(f"file:{missing / 'x.img'}?size=16m"), workload,
+                       RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path))
+    assert not (tmp_path / "no").exists()
+    relative = cli("run", "file:x.img", *QUICK, *_hosts(servers), "-o", str(tmp_path / "b"))
+    assert relative.code == 2 and "absolute path of the file on the hosts" in relative.stderr
+    other = cli("run", f"file:{tmp_path / 'x.img'}", *QUICK, *_hosts(servers), "--engine", "sim")
+    assert other.code == 2 and "drop --engine sim" in other.stderr
+
+
+@pytest.mark.fio
+def test_plan_shows_what_a_host_run_would_do(servers: list[tuple[str, int]], tmp_path: Path, cli: Any) -> None:
+    """`plan --host` was "No such option": it shows each host's file and job files, and what run refuses."""
+    work = tmp_path / "plan"  # the servers' pid files are in tmp_path
+    work.mkdir()
+    path = work / "x.img"
+    done = cli("plan", f"file:{path}?size=16m", "--test", "quick", "-p", "runs=1", *_hosts(servers), "--fio")
+    assert done.code == 0, done.stderr
+    for index, (_, port) in enumerate(servers):
+        assert f"host {index} 127.0.0.1:{port} (fio-" in done.stdout
+        assert f"{path}.ssdlab-RUNID-h{index}" in done.stdout
+        assert f"/ prepare-fill / host {index} 127.0.0.1:{port} ---" in done.stdout
+        assert f"filename=x.img.ssdlab-RUNID-h{index}" in done.stdout
+    assert f"directory={work}" in done.stdout and "unlink=1" in done.stdout
+    assert list(work.iterdir()) == []  # plan wrote nothing, here or on the (loopback) hosts
+    block = cli("plan", "/dev/null", "--test", "quick", *_hosts(servers))
+    assert block.code != 0 and "remote block devices are refused" in block.stderr
+    missing = cli("plan", f"file:{work / 'no' / 'x.img'}", "--test", "quick", *_hosts(servers), "--fio")
+    assert missing.code == 0, missing.stderr
+    assert "run would refuse this:" in missing.stdout and "is not a directory there" in missing.stdout
+    assert list(work.iterdir()) == []

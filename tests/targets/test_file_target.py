@@ -194,3 +194,40 @@ def test_two_runs_on_one_target_are_refused_not_mixed(tmp_path: Path, cli: Calla
     assert refused.code == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert f"another ssdlab run is using {scratch}" in refused.stderr
     assert not (tmp_path / "two").exists()  # a refused run leaves no empty bundle folder behind
+
+
+def test_a_remote_file_is_never_looked_at_or_made_here(tmp_path: Path) -> None:
+    """With --host, file:PATH is a path on the hosts: no local directory, ownership mark, free
+    space, confirmation or lock applies, and nothing at PATH here is created or changed."""
+    from ssdlab.engines.base import RunContext
+    from ssdlab.engines.fio import FioEngine
+    from ssdlab.engines.fio_steps import run_step
+    from ssdlab.errors import EngineError
+    from ssdlab.steps import Purge
+    from ssdlab.targets.file import RemoteFileTarget
+    from ssdlab.workload import Workload
+
+    hosts = ("node1:8765",)
+    elsewhere = RemoteFileTarget.from_spec("file:/no-such-dir-here/x.img?size=64t", hosts)
+    info = elsewhere.info()  # no "directory does not exist", no free-space note for a 64 TiB file
+    assert info.path == "/no-such-dir-here/x.img" and info.capacity_bytes == 64 << 40 and info.safety.writable
+    assert "node1:8765" in (info.model or "") and info.extra["remote_hosts"] == ["node1:8765"]
+    assert "not on this machine" in info.notes[0]
+    theirs = tmp_path / "theirs.img"
+    theirs.write_bytes(b"someone's data")
+    target = RemoteFileTarget.from_spec(f"file:{theirs}?size=16m", hosts)
+    assert target.confirmation_token() is None and target.write_refusal() is None
+    assert target.exclusive_paths() == () and not target.keeps_state()
+    target.authorize_writes(destroy=False, confirmed_serial=None)  # nothing of it is written here
+    target.prepare()
+    assert theirs.read_bytes() == b"someone's data" and not (tmp_path / "new.img").exists()
+    workload = Workload(name="w", pattern="write", block_size_bytes=4096, runtime_s=1)
+    with pytest.raises(TargetError, match="not on this machine"):  # no local engine or step can reach it
+        FioEngine().job_text_for(target, workload, None, "libaio", None)
+    with pytest.raises(EngineError, match="cannot purge"):
+        run_step(target, Purge(), RunContext(tmp_path / "r", tmp_path), lambda depth: "libaio")
+    assert theirs.read_bytes() == b"someone's data"
+    assert target.for_host("abc", 1).fio_filename == f"{theirs}.ssdlab-abc-h1"
+    for spec in ("file:x.img", "file:~/x.img", "file:/srv/", "file:/srv/${X}"):
+        with pytest.raises(UsageError):
+            RemoteFileTarget.from_spec(spec, hosts)

@@ -26,6 +26,8 @@ from ssdlab.cli.app import (
 )
 from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
+from ssdlab.engines.base import Engine
+from ssdlab.errors import EngineError, UsageError
 from ssdlab.library import Library
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
@@ -129,21 +131,25 @@ def plan(
     until_steady: SteadyOpt = False,
     rate: RateOpt = None,
     library: LibraryOpt = None,
+    host: Annotated[list[str] | None, typer.Option(
+        "--host", help="Plan a run on HOST[:PORT] as `run --host` would (asks each host's fio; writes nothing).")]
+    = None,
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     given_rate = parse_rate(rate) if rate is not None else None
-    tgt = parse_target(one_target(target, target_opt))
+    tgt, engine, host_refusal = _plan_target(one_target(target, target_opt), host or [])
     facts = with_measured_rates(tgt.info(), Library(library))
     facts = facts.model_copy(update={"measured_rates": given_rates(given_rate, facts.measured_rates)})
     suite_name, entries = select_entries(suite, test or [])
-    engine = engine_for(tgt)
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     capacity = decimal_capacity(facts.capacity_bytes)
     out.print(f"[bold]Plan[/] for {plain(facts.spec)} ({plain(facts.model)}, {capacity}), "
               f"suite {suite_name or '-'}, engine {engine.name}")
     out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False, markup=False)
-    refusal = run_refusal(tgt, planned)
+    if host:
+        _print_hosts(tgt, engine, host_refusal)
+    refusal = host_refusal or run_refusal(tgt, planned)
     if refusal:
         out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
     elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
@@ -153,8 +159,42 @@ def plan(
     for item in planned:
         _print_plan(item, clock)
         if fio:
-            _print_jobs(item, tgt, facts)
+            _print_jobs(item, tgt, engine, host_refusal)
     _print_totals(planned, clock)
+
+
+PLAN_RUN_ID = "RUNID"  # each run draws its own id for its hosts' file names
+
+
+def _plan_target(spec: str, hosts: list[str]) -> tuple[Target, Engine, str | None]:
+    """The target and engine `run` would use, and why `run` would refuse the hosts (unreachable,
+    a directory missing there), asked of each host's fio without writing anything there.
+    A device with --host is refused in one line, as `run` refuses it."""
+    if not hosts:
+        tgt = parse_target(spec)
+        return tgt, engine_for(tgt), None
+    from ssdlab.engines.fio_multi import MultiHostFioEngine, parse_host
+
+    engine = MultiHostFioEngine(hosts=tuple(parse_host(h) for h in hosts), run_id=PLAN_RUN_ID)
+    tgt = engine.target_for(spec)
+    try:
+        engine.check_reachable(tgt, writes=False)
+    except (UsageError, EngineError) as refusal:
+        return tgt, engine, str(refusal)
+    return tgt, engine, None
+
+
+def _print_hosts(target: Target, engine: Engine, refusal: str | None) -> None:
+    """Where a --host run's I/O goes: a new file per workload on each host, none here."""
+    from ssdlab.engines.fio_multi import MultiHostFioEngine
+
+    assert isinstance(engine, MultiHostFioEngine)
+    remote = engine.check_target(target)
+    out.print(f"  each workload's I/O, on each host ({PLAN_RUN_ID}: each run draws its own id):", highlight=False)
+    for index, address in enumerate(engine.addresses):
+        fio = "" if refusal else f" ({engine.host_fio()[index].version}, {engine.host_fio()[index].ioengine})"
+        out.print(f"    host {index} {plain(address)}{plain(fio)}: {plain(remote.host_file_name(PLAN_RUN_ID, index))}",
+                  highlight=False)
 
 
 def _print_totals(planned: list[PlannedTest], clock: str) -> None:
@@ -184,9 +224,21 @@ def _print_plan(item: PlannedTest, clock: str) -> None:
         out.print(f"  {number:3d}. {action.describe()}", highlight=False, markup=False)
 
 
-def _print_jobs(item: PlannedTest, target: Target, facts: TargetInfo) -> None:
-    engine = engine_for(target)
+def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal: str | None) -> None:
+    from ssdlab.engines.fio_multi import MultiHostFioEngine
+
     for action in item.plan.actions:
-        if isinstance(action, Measure):
+        if not isinstance(action, Measure):
+            continue
+        if not isinstance(engine, MultiHostFioEngine):
             out.print(f"\n# --- {item.entry.name} / {action.name} ---", markup=False)
             out.print(engine.job_text(target, action.workload), markup=False, highlight=False)
+            continue
+        if host_refusal:  # each host's job file is written for the fio it runs, which did not answer
+            out.print(f"\n# --- {item.entry.name} / {action.name}: no job files (the hosts were not asked) ---",
+                      markup=False)
+            continue
+        for index, text in enumerate(engine.host_job_texts(target, action.workload)):
+            out.print(f"\n# --- {item.entry.name} / {action.name} / host {index} {engine.addresses[index]} ---",
+                      markup=False)
+            out.print(text, markup=False, highlight=False)

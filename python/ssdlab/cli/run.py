@@ -139,29 +139,37 @@ def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None) -> tuple[
     """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones."""
     bundle, record = load_for_resume(path)
     check_resume_options(bundle, record, asked)
-    tgt = parse_target(record.target.spec)
     options = {**record.options, "destroy": destroy, "confirmed_serial": yes}  # asked later if it writes
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
-    return bundle, record, tgt, hosts_engine(tgt, hosts) if hosts else engine_for(tgt, record.engine)
+    if hosts:
+        return bundle, record, *on_hosts(record.target.spec, hosts)
+    tgt = parse_target(record.target.spec)
+    return bundle, record, tgt, engine_for(tgt, record.engine)
 
 
-def hosts_engine(tgt: Target, hosts: list[str]) -> Engine:
-    """fio in client/server mode on the given hosts (engines/fio_multi.py); refuses unsafe targets and
-    unreachable hosts now."""
+def on_hosts(spec: str, hosts: list[str]) -> tuple[Target, Engine]:
+    """fio in client/server mode on the given hosts (engines/fio_multi.py), and the target as the
+    hosts see it: file:PATH is a file on each host, never looked at or made on this machine.
+    Refuses unsafe targets, unreachable hosts and a directory missing on a host now."""
     from ssdlab.engines.fio_multi import MultiHostFioEngine, parse_host
 
     engine = MultiHostFioEngine(hosts=tuple(parse_host(h) for h in hosts))
-    engine.check_target(tgt)
-    engine.check_reachable()
-    return engine
+    tgt = engine.target_for(spec)
+    engine.check_reachable(tgt)
+    return tgt, engine
 
 
 def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | None, until_steady: bool,
            destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None, hosts: list[str] | None = None,
            ) -> tuple[Bundle, RunRecord, Target, Engine]:
-    tgt = parse_target(spec)
-    engine = hosts_engine(tgt, hosts) if hosts else engine_for(tgt, engine_name)
+    if hosts:
+        if engine_name not in ("auto", "fio"):
+            raise UsageError(f"--host runs fio's client/server mode; drop --engine {engine_name}")
+        tgt, engine = on_hosts(spec, hosts)
+    else:
+        tgt = parse_target(spec)
+        engine = engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
     options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": yes, **({"hosts": hosts} if hosts else {})}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)

@@ -15,13 +15,20 @@ IO_URING_EXACT_DEPTH), and a host's kernel may have io_uring disabled.
 
 Safety: ssdlab cannot look at a remote machine's devices (mounts, holders, swap, serial)
 through fio's connection, so a block device is refused for remote runs, never written
-unchecked. A file target gets a fresh name on every host (`PATH.ssdlab-<id>-hN`, deleted by
-fio at the end: unlink=1), so no existing remote file is ever overwritten.
+unchecked. A file target's PATH is a path on the hosts (targets/file.RemoteFileTarget): nothing
+is created, checked or marked at PATH on this machine. Every workload gets a fresh name on every
+host (`PATH.ssdlab-<id>-hN`, deleted by fio at the end: unlink=1), so no existing remote file is
+ever overwritten. Job files name the file as `directory=` + `filename=`: given a whole path, fio
+creates missing directories (mode 0700) on the host, while a `directory=` that is not one makes
+it drop the job. Before the run, a probe job per host writes 4 KiB to such a fresh file and
+deletes it: the directory exists there and takes new files with direct I/O (`plan` asks the same
+without writing: allow_file_create=0).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import posixpath
 import re
 import socket
 import subprocess
@@ -32,12 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
-from ssdlab.engines.base import RunContext
-from ssdlab.engines.fio import MIN_VERSION, FioEngine, parse_version, stop_with_parent
+from ssdlab.engines.base import Capabilities, RunContext
+from ssdlab.engines.fio import MIN_VERSION, FioEngine, fio_escape, parse_version, stop_with_parent
 from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
+from ssdlab.steps import Idle, Purge, Step, StepResult
 from ssdlab.targets.base import Target
+from ssdlab.targets.file import RemoteFileTarget
+from ssdlab.targets.spec import parse_spec
 from ssdlab.units import is_whole_number
 from ssdlab.workload import Workload
 
@@ -46,6 +56,11 @@ CONNECT_TIMEOUT_S = 5.0  # a fio server on a reachable host answers a connect at
 PROBE_TIMEOUT_S = 60.0  # the probe job reads 4 KiB; a server answers in about a second
 # Reading /dev/zero writes nothing on the host and works on any Linux; io_uring runs it or fails.
 PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=4k\nsize=4k\n"
+# A host's file: writes 4 KiB to a new file in its directory with direct I/O, then deletes it.
+FILE_PROBE = "ssdlab-file"
+# Purge: each workload runs on a new remote file, so there is nothing to purge; a trace replay
+# runs a local fio (fio_steps.replay_trace) and is not offered for remote runs.
+REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})})
 SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
@@ -80,11 +95,51 @@ def client_argv(binary: str, output: Path, hosts: Sequence[tuple[str, int]], job
     return argv
 
 
+def file_lines(remote_file: str) -> list[str]:
+    """directory= and filename= for a file on a host: fio refuses a directory= that is missing
+    instead of creating it, as it would for the directories of a whole path in filename=.
+    unique_filename=0: else a server names a file in directory= CLIENTADDRESS.NAME."""
+    directory, name = posixpath.split(remote_file)
+    return [f"directory={fio_escape(directory)}", f"filename={fio_escape(name)}", "unique_filename=0"]
+
+
 def remote_job_text(local_text: str, remote_file: str) -> str:
     """The job file with the remote file name, deleted by fio when the job ends."""
-    lines = [f"filename={remote_file}" if line.startswith("filename=") else line for line in local_text.splitlines()]
+    lines: list[str] = []
+    for line in local_text.splitlines():
+        lines += file_lines(remote_file) if line.startswith("filename=") else [line]
     at = lines.index("[global]") + 1
     return "\n".join([*lines[:at], "unlink=1", *lines[at:]]) + "\n"
+
+
+def file_probe_job(remote_file: str, writes: bool) -> str:
+    """A job that finds a host's directory for `remote_file` without creating anything there but
+    that (fresh) file: writing 4 KiB with direct I/O and deleting it; or, when it may not write
+    (plan), reading with file creation disallowed (fio then says so, which means the directory is there)."""
+    io = (["rw=write", "bs=4k", "size=4k", "direct=1", "unlink=1"] if writes
+          else ["rw=read", "bs=4k", "size=4k", "allow_file_create=0"])
+    return "\n".join([f"[{FILE_PROBE}]", *file_lines(remote_file), *io]) + "\n"
+
+
+def file_probe_problem(output: str, writes: bool) -> str | None:
+    """What a host's fio said against the file probe, or None when the directory is usable."""
+    lines = [line.split("> ", 1)[-1].strip() for line in output.splitlines() if "fio: " in line]
+    missing = next((line for line in lines if line.endswith("is not a directory")), None)
+    if missing is not None:
+        return missing.removeprefix("fio: ")
+    if not writes:
+        disallowed = any("allow_file_create" in line for line in lines)
+        return None if disallowed else (first_error_line(output, "") or "its fio did not answer the probe")
+    try:
+        stats = load_json_plus(output).get("client_stats", [])
+    except EngineError:
+        stats = []
+    for s in stats:
+        if isinstance(s, dict) and s.get("jobname") == FILE_PROBE and s.get("error") == 0 \
+                and (s.get("write") or {}).get("io_bytes"):
+            return None
+    said = lines[0].removeprefix("fio: ") if lines else first_error_line(output, "")
+    return said or "the probe file was not written"
 
 
 @dataclass(frozen=True)
@@ -118,6 +173,16 @@ def host_fio(address: str, output: str) -> HostFio:
     return HostFio(version=version, io_uring=ran)
 
 
+def refuse_kind(spec: str, kind: str) -> None:
+    """Only file: targets run on remote hosts; a device there cannot be checked (docs/safety.md)."""
+    if kind in ("block", "raid0"):
+        raise SafetyError(f"{spec}: remote block devices are refused: ssdlab cannot check a remote "
+                          "device (mounted, swap, holders, serial) through fio's connection; run ssdlab on "
+                          "that host instead, or use a file: target")
+    if kind != "file":
+        raise UsageError(f"{spec}: --host runs fio on other machines: give a file: target")
+
+
 def sum_series(parts: Sequence[Series]) -> Series:
     """Hosts' series added period by period, over the periods every host logged (none when
     a host logged none: a sum without it would not be the aggregate)."""
@@ -132,6 +197,7 @@ def sum_series(parts: Sequence[Series]) -> Series:
 class MultiHostFioEngine(FioEngine):
     hosts: tuple[tuple[str, int], ...] = ()
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    capabilities: Capabilities = field(default=REMOTE_STEPS)
     _host_fio: tuple[HostFio, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -139,17 +205,29 @@ class MultiHostFioEngine(FioEngine):
             raise UsageError("multi-host runs need at least one --host HOST[:PORT]")
         self.telemetry = False  # the local sampler sees this machine, not the hosts
 
-    def check_target(self, target: Target) -> None:
-        if target.kind == "block":
-            raise SafetyError(f"{target.spec}: remote block devices are refused: ssdlab cannot check a remote "
-                              "device (mounted, swap, holders, serial) through fio's connection; run ssdlab on "
-                              "that host instead, or use a file: target")
-        if target.kind != "file":
-            raise UsageError(f"{target.spec}: --host runs fio on other machines: give a file: target")
+    @property
+    def addresses(self) -> tuple[str, ...]:
+        return tuple(f"{host}:{port}" for host, port in self.hosts)
 
-    def check_reachable(self, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-        """Refuse before the run when a host's fio server cannot be reached: otherwise the run
-        makes its bundle, prepares the target, and fails at its first measurement."""
+    def target_for(self, spec: str) -> RemoteFileTarget:
+        """The target a --host run uses: `file:PATH` names the file on the hosts. Refused by its
+        kind alone, before anything looks at PATH (or at a device) on this machine."""
+        refuse_kind(spec, parse_spec(spec).kind)
+        return RemoteFileTarget.from_spec(spec, self.addresses)
+
+    def check_target(self, target: Target) -> RemoteFileTarget:
+        """The second lock: only a target made for the hosts (target_for) reaches them."""
+        refuse_kind(target.spec, target.kind)
+        if not isinstance(target, RemoteFileTarget):
+            raise UsageError(f"{target.spec}: a file on this machine; a --host run takes the file on the hosts "
+                             "(MultiHostFioEngine.target_for)")
+        return target
+
+    def check_reachable(self, target: RemoteFileTarget | None = None, writes: bool = True,
+                        timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+        """Refuse before the run when a host's fio server cannot be reached, or (given the
+        target) its file's directory is missing there or takes no new file: otherwise the run
+        makes its bundle and fails at its first measurement. `writes=False` (plan) writes nothing."""
         for host, port in self.hosts:
             try:
                 socket.create_connection((host, port), timeout=timeout_s).close()
@@ -158,6 +236,19 @@ class MultiHostFioEngine(FioEngine):
                 raise UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
                                  "there or check the name and port") from None
         self.host_fio()
+        if target is not None:
+            for index, (host, port) in enumerate(self.hosts):
+                self._probe_file(host, port, target.host_file_name(f"{self.run_id}-probe", index), writes)
+
+    def _probe_file(self, host: str, port: int, remote_file: str, writes: bool) -> None:
+        output = self._client_probe(host, port, file_probe_job(remote_file, writes), "--output-format=json")
+        problem = file_probe_problem(output, writes)
+        if problem is not None and problem.endswith("is not a directory"):
+            raise UsageError(f"--host {host}:{port}: {problem} there; ssdlab creates no directory on a host: "
+                             "create it there first, or give a directory that exists there")
+        if problem is not None:
+            raise UsageError(f"--host {host}:{port}: cannot make a new file in {posixpath.dirname(remote_file)} "
+                             f"there ({problem})")
 
     def host_fio(self) -> tuple[HostFio, ...]:
         """Each host's fio, asked once (a probe job per host, in one client run each)."""
@@ -166,11 +257,15 @@ class MultiHostFioEngine(FioEngine):
         return self._host_fio
 
     def _probe(self, host: str, port: int) -> HostFio:
+        return host_fio(f"{host}:{port}", self._client_probe(host, port, PROBE_JOB, "--output-format=normal,json"))
+
+    def _client_probe(self, host: str, port: int, job_text: str, output_format: str) -> str:
+        """What a host's fio printed for a small probe job (its stdout and stderr)."""
         address = f"{host}:{port}"
         with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
             job = Path(tmp) / "probe.fio"
-            atomic_write_text(job, PROBE_JOB)
-            argv = [self.binary, f"--client={host},{port}", str(job), "--output-format=normal,json"]
+            atomic_write_text(job, job_text)
+            argv = [self.binary, f"--client={host},{port}", str(job), output_format]
             try:
                 done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
                                       stdin=subprocess.DEVNULL)
@@ -179,31 +274,52 @@ class MultiHostFioEngine(FioEngine):
                                   "check that `fio --server` there is idle") from None
             except OSError as err:
                 raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
-        return host_fio(address, done.stdout + done.stderr)
+        return done.stdout + done.stderr
+
+    def host_job_texts(self, target: Target, workload: Workload) -> list[str]:
+        """Each host's job file for a workload, written for the fio it runs (plan --fio prints them)."""
+        remote = self.check_target(target)
+        texts = []
+        for index, fio in enumerate(self.host_fio()):
+            mine = remote.for_host(self.run_id, index)
+            local = self.job_text_for(mine, workload, f"{workload.name}-h{index}", self.ioengine or fio.ioengine,
+                                      parse_version(fio.version))
+            texts.append(remote_job_text(local, mine.fio_filename))
+        return texts
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         self.version()
-        self.check_target(target)
         output = ctx.raw_path(f"{workload.name}.json")
         output.unlink(missing_ok=True)
         jobs = []
-        for index, fio in enumerate(self.host_fio()):
+        for index, text in enumerate(self.host_job_texts(target, workload)):
             prefix = f"{workload.name}-h{index}"
-            local = self.job_text_for(target, workload, prefix, self.ioengine or fio.ioengine,
-                                      parse_version(fio.version))
             job = ctx.raw_path(f"{prefix}.fio")
             # fio's client writes the host's logs (PREFIX_KIND.N.log.HOST) following links: clear old ones.
             clear_for_writer(*ctx.raw_dir.glob(f"{prefix}_*.log*"))
-            atomic_write_text(job, remote_job_text(local, f"{target.fio_filename}.ssdlab-{self.run_id}-h{index}"),
-                              inside=ctx.bundle_dir)
+            atomic_write_text(job, text, inside=ctx.bundle_dir)
             jobs.append(job)
         done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
         text = output.read_text(errors="replace") if output.exists() else ""
         if done.returncode != 0 or not text:
             raise EngineError(f"fio client run failed (exit {done.returncode}): "
                               f"{first_error_line(done.stderr, done.stdout)}; is `fio --server` running on "
-                              f"{', '.join(f'{h}:{p}' for h, p in self.hosts)}?")
-        return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)})
+                              f"{', '.join(self.addresses)}?")
+        files = {f"host{i}_file": self.check_target(target).host_file_name(self.run_id, i)
+                 for i in range(len(self.hosts))}
+        return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)}, files)
+
+    def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
+        """Idle as on one machine; a purge has nothing to do: every workload on a host runs on a
+        new file, deleted when it ends. Never the local steps on PATH here (fio_steps.py)."""
+        remote = self.check_target(target)
+        if isinstance(step, Purge) and not step.secure_erase:
+            why = "each workload runs on a new file on each host, deleted by fio when it ends"
+            return StepResult(step=step, elapsed_s=0.0, detail={"method": "none (remote file)", "why": why,
+                                                                "hosts": ", ".join(remote.hosts)})
+        if isinstance(step, Idle):
+            return super().step(target, step, ctx)
+        raise EngineError(f"{target.spec}: the {step.kind} step cannot run on the --host hosts")
 
     def _run_clients(self, argv: list[str], ctx: RunContext) -> subprocess.CompletedProcess[str]:
         # If ssdlab is killed outright, the client gets SIGINT and tells its servers to quit.
@@ -235,7 +351,8 @@ class MultiHostFioEngine(FioEngine):
             path.replace(path.with_name(path.name[: path.name.index(".log.") + 4]))
         return series_from_logs(ctx.raw_dir, prefix, workload.log_period_s)
 
-    def _hosts_measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str]) -> Measurement:
+    def _hosts_measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str],
+                           files: dict[str, str] | None = None) -> Measurement:
         hosts, total = client_summaries(load_json_plus(text))
         if len(hosts) != len(self.hosts):
             raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
@@ -258,6 +375,8 @@ class MultiHostFioEngine(FioEngine):
         for i, h in enumerate(hosts):
             runtime = h.summary.runtime_s
             facts[f"host{i}"] = h.address
+            if files and f"host{i}_file" in files:  # where this host's I/O went
+                facts[f"host{i}_file"] = files[f"host{i}_file"]
             facts[f"host{i}_fio_version"] = self.host_fio()[i].version
             facts[f"host{i}_iops"] = (h.summary.read.ios + h.summary.write.ios) / runtime if runtime else 0.0
             facts[f"host{i}_mb_s"] = (h.summary.read.bytes + h.summary.write.bytes) / runtime / 1e6 if runtime else 0.0

@@ -3,6 +3,9 @@
 A file target never touches anything but its own file (docs/safety.md): it refuses paths that
 exist and are not regular files (directories, devices, symlinks), never creates
 directories, and only ever grows the file it owns.
+
+With `--host`, the path names a file on each remote host, not on this machine: RemoteFileTarget
+looks at, creates and marks nothing here (engines/fio_multi.py checks what it can on the hosts).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import posixpath
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
@@ -267,3 +271,74 @@ class FileTarget(Target):
                    "exists": self.path.exists(), "owned": self.owned()},
         )
 
+
+
+@dataclass(frozen=True)
+class RemoteFileTarget(Target):
+    """`file:PATH` run with `--host`: the path is on each host, where every workload gets a new
+    file `PATH.ssdlab-<run id>-hN` that fio deletes at its end (engines/fio_multi.py).
+
+    Nothing here is looked at or touched: no local parent directory, ownership mark, free space,
+    in-use check or lock applies to a file this machine never opens. fio_filename is only set on
+    the copy for one host's job file (for_host), so no local engine or step can reach PATH here."""
+
+    spec: str
+    path: str  # absolute, as the hosts see it
+    size_bytes: int
+    hosts: tuple[str, ...]  # HOST:PORT of each fio server
+    host_file: str | None = None  # one host's file, on the copy made for its job file
+    kind = "file"
+
+    @classmethod
+    def from_spec(cls, spec: str, hosts: tuple[str, ...]) -> RemoteFileTarget:
+        raw_path, options = split_query(spec.removeprefix("file:"))
+        unknown = set(options) - {"size"}
+        if unknown:
+            raise UsageError(f"file target: unknown option {sorted(unknown)[0]!r}; the only option is size=")
+        check_job_safe(raw_path)
+        # This machine's working directory and home mean nothing on a host: fio --server there
+        # would resolve a relative path from its own working directory.
+        if not raw_path.startswith("/") or raw_path.endswith("/"):
+            raise UsageError(f"{spec}: with --host, give the absolute path of the file on the hosts, "
+                             "e.g. file:/srv/scratch/ssdlab.dat")
+        size = parse_size(options.get("size", "1g"))
+        if size < MIB:
+            raise UsageError("file target: size must be at least 1m (one MiB)")
+        return cls(spec=spec, path=raw_path, size_bytes=size, hosts=hosts)
+
+    @property
+    def directory(self) -> str:
+        return posixpath.dirname(self.path)
+
+    def host_file_name(self, run_id: str, index: int) -> str:
+        return f"{self.path}.ssdlab-{run_id}-h{index}"
+
+    def for_host(self, run_id: str, index: int) -> RemoteFileTarget:
+        """This target as host `index`'s job file names it."""
+        return replace(self, host_file=self.host_file_name(run_id, index))
+
+    @property
+    def fio_filename(self) -> str:
+        if self.host_file is None:
+            raise TargetError(f"{self.spec}: the file is on the --host hosts ({', '.join(self.hosts)}), not on "
+                              "this machine; only fio's client reaches it")
+        return self.host_file
+
+    def prepare(self) -> None:
+        """Nothing to make: each host's fio creates its own new file for each workload."""
+        return None
+
+    def keeps_state(self) -> bool:
+        return False  # every workload starts on a new file: nothing carries to a resumed run
+
+    def info(self) -> TargetInfo:
+        where = ", ".join(self.hosts)
+        return TargetInfo(
+            spec=self.spec, kind="file", path=self.path,
+            model=f"scratch file on {where} (fio --server)",
+            capacity_bytes=self.size_bytes, transport="file",
+            notes=(f"the file is on the hosts, not on this machine: each workload writes a new file "
+                   f"{self.path}.ssdlab-<run id>-h<N> on host N ({where}), deleted when it ends; "
+                   f"{self.path} on this machine is not used",),
+            extra={"remote_hosts": list(self.hosts), "remote_files": f"{self.path}.ssdlab-<run id>-h<N>"},
+        )

@@ -91,7 +91,7 @@ def stopped_run(cli: Callable, out: Path, *extra: str) -> Path:
     (["--until-steady"], ["did not run until steady", "drop --until-steady"]),
     (["-p", "runtime_s=2"], ["keeps its parameters", "drop --param"]),
     (["-t", "fake:?capacity=4g"], ["was run on 'fake:?capacity=2g'", "drop -t"]),
-    (["--suite", "quick"], ["ran suite (tests), not 'quick'", "drop --suite"]),
+    (["--suite", "quick"], ["ran --test quick, iometer-mixed, not suite 'quick'", "drop --suite"]),
     (["--test", "quick"], ["ran other tests", "drop --test"]),
 ])
 def test_resume_refuses_options_that_would_change_the_run(cli: Callable, tmp_path: Path, args: list[str],

@@ -24,3 +24,11 @@ def test_the_target_help_names_every_form_and_the_default(cli: Any, command: str
 def test_the_trace_help_names_every_subcommand(cli: Any) -> None:
     shown = cli("trace", "--help").stdout
     assert "import, generate, stats, capture, replay" in " ".join(shown.split())
+
+
+def test_the_destroy_and_yes_help_covers_what_they_confirm(cli: Any) -> None:
+    """QA: the help said --destroy allows writes "to a block device" and --yes takes "its serial";
+    they also confirm RAID-0 members, existing files and devices without a serial (docs/safety.md)."""
+    shown = " ".join(cli("run", "--help").stdout.split())
+    assert "a RAID-0's members, or an existing file ssdlab did not make" in shown
+    assert "its kernel name, e.g. loop3, when it has none" in shown and "SERIAL_A,SERIAL_B" in shown

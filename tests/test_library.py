@@ -489,6 +489,12 @@ def test_a_run_id_given_where_a_bundle_is_taken_names_the_bundle(cli: CliRun, tm
         assert "run id from" not in given.stderr, args
         assert given.stderr.rstrip().endswith(f"not a run id: run {lib.runs()[0].run_id}'s bundle is "
                                               f"{(tmp_path / 'a').resolve()}"), given.stderr
+    # A run id is looked up in the library the command names (--library), not only the user's.
+    elsewhere = Library(tmp_path / "other.sqlite")
+    elsewhere.add(make_bundle(tmp_path / "b", "fake:?capacity=4g"))
+    other = next(r for r in elsewhere.runs() if r.run_id[:8] != rid)
+    named = cli("run", "--resume", other.run_id[:8], "--library", str(elsewhere.path))
+    assert named.stderr.rstrip().endswith(f"bundle is {(tmp_path / 'b').resolve()}"), named.stderr
     unknown = cli("run", "--resume", "deadbeef")
     assert unknown.code == 2 and unknown.stderr.rstrip().endswith(
         "give a directory made by `ssdlab run` (a run id is not taken here)"), unknown.stderr

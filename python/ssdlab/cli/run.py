@@ -114,8 +114,8 @@ def check_resume_options(bundle: Bundle, record: RunRecord, asked: Asked) -> Non
     if asked.target is not None and asked.target != record.target.spec:
         raise UsageError(f"{path} was run on {record.target.spec!r}, not {asked.target!r}; drop -t to resume it")
     if asked.suite is not None and asked.suite != record.suite:
-        raise UsageError(f"{path} ran suite {record.suite or '(tests)'}, not {asked.suite!r}; drop --suite to "
-                         "resume it")
+        ran = f"suite {record.suite}" if record.suite else f"--test {', '.join(t.name for t in record.tests)}"
+        raise UsageError(f"{path} ran {ran}, not suite {asked.suite!r}; drop --suite to resume it")
     if asked.tests and list(asked.tests) != [t.name for t in record.tests]:
         raise UsageError(f"{path} ran other tests; drop --test to resume it")
     if asked.out_dir is not None and asked.out_dir.expanduser().resolve() != path:
@@ -135,9 +135,11 @@ def check_resume_options(bundle: Bundle, record: RunRecord, asked: Asked) -> Non
                          "--until-steady")
 
 
-def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None) -> tuple[Bundle, RunRecord, Target, Engine]:
-    """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones."""
-    bundle, record = load_for_resume(path)
+def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, library: Path | None = None,
+             ) -> tuple[Bundle, RunRecord, Target, Engine]:
+    """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones;
+    `library`: where a run id given for the bundle is looked up, to name its bundle."""
+    bundle, record = load_for_resume(path, library)
     check_resume_options(bundle, record, asked)
     options = {**record.options, "destroy": destroy, "confirmed_serial": yes}  # asked later if it writes
     record = record.model_copy(update={"options": options})
@@ -197,8 +199,12 @@ def run(
     param: ParamOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Bundle directory (default results/…).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end.")] = False,
-    destroy: Annotated[bool, typer.Option("--destroy", help="Allow writes to a block device.")] = False,
-    yes: Annotated[str | None, typer.Option("--yes", help="Confirm a block device by its serial.")] = None,
+    destroy: Annotated[bool, typer.Option("--destroy", help=(
+        "Allow writes that destroy data: to a block device, a RAID-0's members, or an existing file ssdlab did "
+        "not make (docs/safety.md)."))] = False,
+    yes: Annotated[str | None, typer.Option("--yes", help=(
+        "Confirm what --destroy writes: a device's serial (its kernel name, e.g. loop3, when it has none; "
+        "`ssdlab info` shows it), a file's path, or SERIAL_A,SERIAL_B for RAID-0 members."))] = None,
     engine_name: Annotated[str, typer.Option("--engine", help=f"One of {', '.join(ENGINE_NAMES)}.")] = "auto",
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue an interrupted bundle.")] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report.")] = False,
@@ -217,7 +223,7 @@ def run(
     if resume is not None:
         asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
                       until_steady)
-        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes)
+        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, library)
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                              until_steady, destroy, yes, engine_name, out_dir, host)

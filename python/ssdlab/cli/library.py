@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.bundle import RUN_ID_SHOWN, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError
-from ssdlab.library import RUN_ID_SHOWN, Added, Library, LibraryRun
+from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from ssdlab.bundle import Bundle
+from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import UsageError
-from ssdlab.library import Library, is_run_id_prefix
+from ssdlab.library import Library
 from ssdlab.outputs import check_output_file, make_folder_for
 
 

@@ -301,14 +301,13 @@ def test_a_hosts_job_file_is_never_written_through_a_link(tmp_path: Path, victim
     pidfile = tmp_path / "server.pid"
     subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
     try:
-        target = parse_target(f"file:{tmp_path / 'scratch'}?size=16m")
-        target.prepare()
         raw = tmp_path / "bundle" / "raw"
         raw.mkdir(parents=True)
         for name in ("mh-h0.fio", "mh.json"):
             (raw / name).symlink_to(victim)
         before = digest(victim)
         engine = MultiHostFioEngine(hosts=(("127.0.0.1", port),))
+        target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=16m")  # the file on the host
         _wait_for_server(engine)
         engine.measure(target, _fio_workload("mh"), RunContext(raw_dir=raw, bundle_dir=tmp_path / "bundle"))
         assert digest(victim) == before

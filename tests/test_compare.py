@@ -522,3 +522,25 @@ def test_a_test_no_run_finished_is_shown_with_no_figures(unlike: dict[str, Path]
     only = stopped_in(unlike["torture-4g"], tmp_path / "only", "consistency", "consistency-op25")
     with pytest.raises(UsageError, match=r"no test these runs share has figures on two of them"):
         compare_bundles([stopped_in(unlike["torture-2g"], tmp_path / "c", "trim-validation"), only])
+
+
+@pytest.mark.parametrize("noted", [0, 1])
+def test_drives_with_different_facts_are_tabled_side_by_side(comparison: Comparison, noted: int) -> None:
+    """QA: `compare -o` crashed (IndexError) when one drive had fewer notes than the first (a
+    --host run against a local one), and rows the first drive lacked were dropped."""
+    from dataclasses import replace
+
+    from ssdlab.compare import Source
+    from ssdlab.report.compare_page import drives_table
+
+    def with_notes(drive: Any, notes: tuple[str, ...]) -> Any:
+        source = drive.sources[0]
+        run = source.run.model_copy(update={"target": source.run.target.model_copy(update={"notes": notes})})
+        return replace(drive, sources=(Source(source.bundle, run), *drive.sources[1:]))
+
+    drives = list(comparison.drives)
+    drives[noted] = with_notes(drives[noted], ("first note", "second note"))
+    table = drives_table(replace(comparison, drives=tuple(drives)))
+    notes = [r for r in table.rows if r[0] == "Note"]
+    assert [r[1 + noted] for r in notes] == ["first note", "second note"]
+    assert [r[2 - noted] for r in notes] == ["—", "—"]

@@ -181,11 +181,26 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
 
 
 def drives_table(c: Comparison) -> Table:
-    facts = [drive_facts(d.target) for d in c.drives]
-    rows = tuple((name, *(f[i][1] for f in facts)) for i, (name, _) in enumerate(facts[0]))
+    """Each drive's facts side by side, a row per fact any drive has ("—" where one has none): a
+    drive may have facts another lacks (each of its notes is a row). QA: rows were taken from the
+    first drive's list by position, so compare -o crashed (IndexError) when another drive had
+    fewer notes, and would have dropped the notes of a drive that had more."""
+    facts = [numbered_facts(drive_facts(d.target)) for d in c.drives]
+    keys = list(dict.fromkeys(key for f in facts for key in f))
+    rows = tuple((key[0], *(f.get(key, "—") for f in facts)) for key in keys)
     rows += (("Run status", *(d.run_status for d in c.drives)),
              ("Bundles", *(", ".join(s.bundle.name for s in d.sources) for d in c.drives)))
     return Table(key="drives", title="Drives", header=("", *(d.label for d in c.drives)), rows=rows)
+
+
+def numbered_facts(facts: Sequence[tuple[str, str]]) -> dict[tuple[str, int], str]:
+    """(name, its n-th occurrence) -> value: a name given twice (notes) keeps both rows."""
+    seen: dict[str, int] = {}
+    numbered = {}
+    for name, value in facts:
+        seen[name] = seen.get(name, -1) + 1
+        numbered[(name, seen[name])] = value
+    return numbered
 
 
 def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:

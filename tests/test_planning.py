@@ -213,3 +213,15 @@ def test_a_method_scope_with_no_test_of_its_name_selected_reaches_its_variant() 
     op25 = [get_entry("consistency-op25")]
     check_overrides(op25, {"consistency.runtime_s": "3"})
     assert resolve_params(op25[0], {"consistency.runtime_s": "3"}, op25)["runtime_s"] == 3.0
+
+
+@pytest.mark.parametrize("order", [("consistency.runtime_s", "runtime_s"), ("runtime_s", "consistency.runtime_s")])
+def test_a_test_scoped_param_wins_over_a_plain_one_in_any_order(order: tuple[str, str]) -> None:
+    """QA: `-p consistency.op_pct=10 -p op_pct=5` gave consistency 5; the other order 10."""
+    from ssdlab.planning import resolve_params, select_entries
+
+    _, entries = select_entries("review", [])
+    values = {"consistency.runtime_s": "7", "runtime_s": "3"}
+    overrides = {key: values[key] for key in order}
+    got = {e.name: resolve_params(e, overrides, entries)["runtime_s"] for e in entries if e.test == "consistency"}
+    assert got == {"consistency": 7.0, "consistency-op25": 3.0}

@@ -48,7 +48,9 @@ def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any], selected: Se
     for one test (override_field); `selected`: the run's tests (default: this one alone)."""
     names = {e.name for e in selected} or {entry.name}
     params = dict(entry.params)
-    for key, value in overrides.items():
+    # A scoped key is the more specific: it wins over a plain one whatever their order on the
+    # command line (QA: `-p consistency.op_pct=10 -p op_pct=5` gave consistency 5).
+    for key, value in sorted(overrides.items(), key=lambda item: "." in item[0]):
         field = override_field(entry, key, names)
         if field is not None:
             params[field] = value

@@ -101,3 +101,21 @@ def test_dropping_the_drive_state_leaves_no_empty_state_folder(tmp_path: Path) -
     (bundle.path / "state" / "notes.txt").write_text("kept")  # not ssdlab's: never removed
     bundle.drop_drive_state()
     assert [p.name for p in (bundle.path / "state").iterdir()] == ["notes.txt"]
+
+
+def test_files_ssdlab_writes_get_the_mode_open_would_give(tmp_path: Path) -> None:
+    """QA: files written through a temporary file (run.json, measurements, job files, iologs,
+    cache entries) came out 0600, beside others at 0644: they get 0666 less the umask now."""
+    import os
+    import stat
+
+    from ssdlab.bundle import atomic_write_bytes, atomic_write_text
+
+    before = os.umask(0o027)
+    try:
+        atomic_write_text(tmp_path / "a.json", "{}\n")
+        atomic_write_bytes(tmp_path / "b.bin", b"x", inside=tmp_path)
+    finally:
+        os.umask(before)
+    for name in ("a.json", "b.bin"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o640, name

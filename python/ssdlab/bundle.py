@@ -300,8 +300,11 @@ def make_dirs_inside(root: Path, directory: Path) -> Path:
 def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | None, sync: bool) -> None:
     """Write a temporary file beside `path` and rename it over `path`: a link or a device node
     at `path` is replaced, never written through. `inside`: the folders up to `path` are made
-    below that root, none of them a link (make_dirs_inside). `mode`: the file's permissions
-    (a temporary file is private), set before the rename."""
+    below that root, none of them a link (make_dirs_inside). `mode`: the file's permissions, set
+    before the rename; by default what open() would have given (0666 less the umask): a temporary
+    file is private, and bundle files came out 0600 beside others at 0644 (QA)."""
+    if mode is None:
+        mode = 0o666 & ~current_umask()
     if inside is not None:
         make_dirs_inside(inside, path.parent)
     else:
@@ -311,8 +314,7 @@ def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | N
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
+            os.fchmod(handle.fileno(), mode)
             if sync:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)

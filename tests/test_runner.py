@@ -159,7 +159,9 @@ def test_a_device_mounted_between_two_workloads_stops_the_run_before_the_next_wr
             Runner(bundle, target, MountsAfterTwo(), NullObserver()).run(record)
         message = str(refused.value)
         assert message.startswith(f"quick: /dev/{name} is in use ({name} is mounted at {point})")
-        assert f"resume with `ssdlab run --resume {bundle.path}` once it is free" in message and "\n" not in message
+        # QA: the hint left out the confirmation a resume needs again, so it was refused as printed
+        assert f"resume with `ssdlab run --resume {bundle.path} --destroy --yes={name}` once it is free" in message
+        assert "\n" not in message
         stopped = bundle.load_run()
         assert stopped.status == "interrupted" and "mounted at" in (stopped.error or "")
         test = stopped.test("quick")

@@ -126,6 +126,8 @@ class Runner:
     exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
     replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
     lost_drive: str | None = field(init=False, default=None)  # why a saved drive could not be restored
+    # What a resume must confirm again (docs/safety.md): `--destroy --yes=TOKEN` when this run writes.
+    resume_flags: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -192,6 +194,8 @@ class Runner:
             self.target.authorize_writes(
                 bool(record.options.get("destroy")), record.options.get("confirmed_serial")
             )
+            token = self.target.confirmation_token()
+            self.resume_flags = f" --destroy --yes={token}" if token else ""
 
     def preflight(self, record: RunRecord) -> None:
         """Everything that could refuse the run, checked before anything is written."""
@@ -512,7 +516,7 @@ class Runner:
         prefix = f"{what}; " if what else ""
         return (
             f"{prefix}measurements so far are kept in {self.bundle.path}; "
-            f"resume with `ssdlab run --resume {self.bundle.path}`"
+            f"resume with `ssdlab run --resume {self.bundle.path}{self.resume_flags}`"
         )
 
 

@@ -224,6 +224,12 @@ def test_the_wrong_yes_points_to_info_and_info_shows_what_to_type(cli: Callable[
     nvme = BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", sysroot=machine_root(), run=RecordedRunner())
     monkeypatch.setattr(inspect, "parse_target", lambda spec: nvme)
     assert "--destroy --yes=S2GLNCAGB12345W " in cli("info", "/dev/nvme0n1").stdout
+    # A device in use is refused whatever is typed: info shows no confirmation to type (QA)
+    busy = BlockTarget(spec="/dev/nvme0n1", name="nvme0n1", sysroot=machine_root("mountinfo.nvme-busy"),
+                       run=RecordedRunner())
+    monkeypatch.setattr(inspect, "parse_target", lambda spec: busy)
+    shown_busy = cli("info", "/dev/nvme0n1").stdout
+    assert "IN USE" in shown_busy and "writes need" not in shown_busy
     from ssdlab.targets import parse_target
 
     monkeypatch.setattr(inspect, "parse_target", parse_target)

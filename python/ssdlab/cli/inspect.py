@@ -96,7 +96,9 @@ def info_rows(info: TargetInfo, token: str | None = None) -> list[tuple[str, str
         ("write cache", each("write_cache")), ("FUA", each("fua")),
         ("discard", each("discard")), ("power-loss protection", each("plp")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
-        ("safety", state), *((("writes need", confirm_text(info, token)),) if token is not None else ()),
+        ("safety", state),
+        # what to type only where it can work: a device in use is refused whatever is typed (QA)
+        *((("writes need", confirm_text(info, token)),) if token is not None and safety.writable else ()),
         *(("note", note) for note in info.notes),
     ]
 

@@ -297,14 +297,12 @@ def make_dirs_inside(root: Path, directory: Path) -> Path:
     return directory
 
 
-def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | None, sync: bool) -> None:
+def _write_replacing(path: Path, data: bytes, inside: Path | None, sync: bool) -> None:
     """Write a temporary file beside `path` and rename it over `path`: a link or a device node
     at `path` is replaced, never written through. `inside`: the folders up to `path` are made
-    below that root, none of them a link (make_dirs_inside). `mode`: the file's permissions, set
-    before the rename; by default what open() would have given (0666 less the umask): a temporary
-    file is private, and bundle files came out 0600 beside others at 0644 (QA)."""
-    if mode is None:
-        mode = 0o666 & ~current_umask()
+    below that root, none of them a link (make_dirs_inside). The file gets the permissions open()
+    would have given (new_file_mode), set before the rename: a temporary file is private, and
+    bundle files came out 0600 beside others at 0644 (QA)."""
     if inside is not None:
         make_dirs_inside(inside, path.parent)
     else:
@@ -314,7 +312,7 @@ def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | N
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fchmod(handle.fileno(), mode)
+            os.fchmod(handle.fileno(), new_file_mode())
             if sync:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -323,12 +321,12 @@ def _write_replacing(path: Path, data: bytes, inside: Path | None, mode: int | N
         raise
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, inside: Path | None = None, mode: int | None = None) -> None:
-    _write_replacing(path, data, inside, mode, sync=False)
+def atomic_write_bytes(path: Path, data: bytes, *, inside: Path | None = None) -> None:
+    _write_replacing(path, data, inside, sync=False)
 
 
-def atomic_write_text(path: Path, text: str, *, inside: Path | None = None, mode: int | None = None) -> None:
-    _write_replacing(path, text.encode("utf-8"), inside, mode, sync=True)
+def atomic_write_text(path: Path, text: str, *, inside: Path | None = None) -> None:
+    _write_replacing(path, text.encode("utf-8"), inside, sync=True)
 
 
 @contextlib.contextmanager
@@ -339,7 +337,7 @@ def replacing_text_file(path: Path) -> Iterator[IO[str]]:
     never written through."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.fchmod(fd, 0o666 & ~current_umask())  # as open() would have made it
+    os.fchmod(fd, new_file_mode())
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             yield handle
@@ -351,6 +349,11 @@ def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def new_file_mode() -> int:
+    """The permissions open() gives a new file: 0666 less the umask."""
+    return 0o666 & ~current_umask()
 
 
 # Open flags of a file that must be new: O_EXCL refuses anything already there, a link to

@@ -41,7 +41,6 @@ from ssdlab.bundle import (
     RunRecord,
     TestRecord,
     atomic_write_bytes,
-    current_umask,
     is_run_id_prefix,
 )
 from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
@@ -360,7 +359,7 @@ class Library:
             pq.write_table(table, sink)
             data = sink.getvalue().to_pybytes()
         target = out.resolve() if out.is_symlink() and out.is_file() else out
-        atomic_write_bytes(target, data, mode=0o666 & ~current_umask())
+        atomic_write_bytes(target, data)
         return len(rows)
 
 

@@ -13,7 +13,7 @@ import altair as alt
 import vl_convert as vlc
 from altair.utils.schemapi import debug_mode
 
-from ssdlab.bundle import atomic_write_bytes, current_umask
+from ssdlab.bundle import atomic_write_bytes
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
 
@@ -171,7 +171,7 @@ def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -
     """The chart as a PNG at `path`, replacing whatever is there (a link planted in a bundle is
     replaced, not written through); `inside`: the bundle it goes in (no link on the way)."""
     png: bytes = vlc.vegalite_to_png(_clean(dict(spec)), vl_version=VL_VERSION, scale=PNG_SCALE)
-    atomic_write_bytes(path, png, inside=inside, mode=0o666 & ~current_umask())
+    atomic_write_bytes(path, png, inside=inside)
     return path
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-from ssdlab.bundle import atomic_write_text, current_umask, make_dirs_inside
+from ssdlab.bundle import atomic_write_text, make_dirs_inside
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.template import PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
@@ -117,6 +117,5 @@ def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | Non
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
     html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(), collapse_rows=COLLAPSE_ROWS)
-    # A report is for sharing, not private like a temp file.
-    atomic_write_text(out_html, html, inside=inside, mode=0o666 & ~current_umask())
+    atomic_write_text(out_html, html, inside=inside)
     return ReportFiles(html=out_html, pngs=tuple(pngs))

@@ -18,6 +18,14 @@ fn pass(bs: u64, sync: SyncMode, qd: u32) -> JobSpec {
     j
 }
 
+/// `size_bytes` of 1 KiB writes at random places in the region.
+fn random_pieces(sync: SyncMode, qd: u32, size_bytes: u64) -> JobSpec {
+    let mut j = pass(KIB, sync, qd);
+    j.pattern = Pattern::Randwrite;
+    j.size_bytes = Some(size_bytes);
+    j
+}
+
 /// A drive whose region holds data (`written`) or has never been written.
 fn drive_with_region(written: bool) -> Drive {
     let mut d = drive("950pro-512", &NO_THROTTLE, 1);
@@ -65,10 +73,10 @@ fn sequential_pieces_run_at_the_command_rate() {
 #[test]
 fn a_durable_piece_of_a_written_page_reads_its_old_data() {
     let mean_us = |written: bool| {
-        let mut j = pass(KIB, SyncMode::Dsync, 1);
-        j.pattern = Pattern::Randwrite;
-        j.size_bytes = Some(4 * MIB);
-        let r = run(&mut drive_with_region(written), &j);
+        let r = run(
+            &mut drive_with_region(written),
+            &random_pieces(SyncMode::Dsync, 1, 4 * MIB),
+        );
         r.write.lat_sum_ns as f64 / r.write.ios as f64 / 1e3
     };
     let (fresh, over) = (mean_us(false), mean_us(true));
@@ -83,9 +91,7 @@ fn a_durable_piece_of_a_written_page_reads_its_old_data() {
 #[test]
 fn random_pieces_of_written_pages_cost_reads() {
     let rate = |written: bool| {
-        let mut j = pass(KIB, SyncMode::None, 32);
-        j.pattern = Pattern::Randwrite;
-        j.size_bytes = Some(REGION / 4);
+        let j = random_pieces(SyncMode::None, 32, REGION / 4);
         iops(&run(&mut drive_with_region(written), &j), true)
     };
     let (fresh, over) = (rate(false), rate(true));

@@ -33,10 +33,10 @@ from ssdlab.runahead import Relay, RunAhead
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 from ssdlab.engines import sim as sim_engine
 
-SIM = "sim:sm951-nvme-256?capacity_gib=4"
+SIM = "sim:sm951-nvme-256?capacity_gib=1"
 AHEAD = "trim-validation"  # the second half
-RUN = ("run", "-t", SIM, "--test", "consistency", "--test", AHEAD, "-p", "runtime_s=60", "-p", "torture_runtime_s=60",
-       "-p", "seq_runtime_s=3", "--no-library", "--no-report")
+RUN = ("run", "-t", SIM, "--test", "consistency", "--test", AHEAD, "-p", "runtime_s=15", "-p", "torture_runtime_s=15",
+       "-p", "seq_runtime_s=1", "--no-library", "--no-report")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 WATCHED = {runahead.__file__, runner.__file__}  # the lines a Ctrl-C is sent on
 RUN_LIMIT_S = 120  # a stopped run that has not ended by then hangs

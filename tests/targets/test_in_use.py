@@ -20,7 +20,7 @@ import sys
 import termios
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -316,23 +316,38 @@ def node_outside_dev(folder: Path, device: str) -> Iterator[Path]:
 
 
 @contextmanager
-def held_in(argv: list[str]) -> Iterator[subprocess.Popen[str]]:
-    """A process that holds something until the test ends; it prints "held" once it does."""
+def lasting_hold() -> Iterator[None]:
+    """The exclusive-open probe without its grace for short holds (udev, blkid): a hold that lasts
+    the whole check is refused either way, and each check would otherwise wait the grace out."""
+    grace = safety.EXCLUSIVE_RETRY_S
+    safety.EXCLUSIVE_RETRY_S = ()
+    try:
+        yield
+    finally:
+        safety.EXCLUSIVE_RETRY_S = grace
+
+
+@contextmanager
+def held_in(argv: list[str], lasting: bool = True) -> Iterator[subprocess.Popen[str]]:
+    """A process that holds something until the test ends (`lasting`) or for a moment; it prints
+    "held" once it does."""
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         assert line.strip() == "held", line
-        yield proc
+        with lasting_hold() if lasting else nullcontext():
+            yield proc
     finally:
         proc.kill()
         proc.wait()
 
 
-def held_exclusively_by_a_process(device: str) -> Any:
+def held_exclusively_by_a_process(device: str, hold_s: float | None = None) -> Any:
+    """Held until the test ends, or for `hold_s` (the probe's grace then stays)."""
     code = ("import os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); "
-            "time.sleep(600)")
-    return held_in([sys.executable, "-c", code, device])
+            "time.sleep(float(sys.argv[2]))")
+    return held_in([sys.executable, "-c", code, device, str(hold_s or 600)], lasting=hold_s is None)
 
 
 def mounted_in_another_namespace(device: str, point: Path) -> Any:
@@ -477,13 +492,26 @@ def test_a_process_holding_the_device_exclusively_is_named(loop_device: tuple[st
 
 
 @pytest.mark.root
+def test_a_hold_shorter_than_the_grace_is_waited_out(loop_device: tuple[str, Path]) -> None:
+    """udev and blkid open a device O_EXCL for moments after a change: such a hold is not "in use"
+    (the probe retries for about EXCLUSIVE_RETRY_S), one that outlasts the retries is."""
+    name, _ = loop_device
+    node = Path(f"/dev/{name}")
+    grace_s = sum(safety.EXCLUSIVE_RETRY_S)
+    with held_exclusively_by_a_process(str(node), hold_s=grace_s / 3):
+        assert not safety.held_exclusively(node)
+    with held_exclusively_by_a_process(str(node), hold_s=grace_s * 3):
+        assert safety.held_exclusively(node)
+
+
+@pytest.mark.root
 def test_an_external_journal_is_in_use(tmp_path: Path) -> None:
     """QA (A4): the external journal of a mounted ext4 is held by the kernel, shown nowhere else."""
     journal_img, fs_img = image(tmp_path / "journal.img", 16 * MIB), image(tmp_path / "fs.img")
     with attached_loop(journal_img, size_bytes=None) as journal, attached_loop(fs_img, size_bytes=None) as fs:
         mkfs(journal, "-b", "4096", "-O", "journal_dev")
         mkfs(fs, "-b", "4096", "-J", f"device={journal}")
-        with mounted(fs, tmp_path / "mnt", make=False):
+        with mounted(fs, tmp_path / "mnt", make=False), lasting_hold():
             before = sha256(journal_img)
             refused(journal, f"{Path(journal).name} is held exclusively by the kernel")
             assert sha256(journal_img) == before

@@ -44,7 +44,8 @@ class LatencyHistogram(BaseModel):
         return sum(count for _, count in self.bins)
 
     def percentile_ns(self, pct: float) -> float:
-        """Smallest bin value at or below which pct % of the samples fall (fio's rule)."""
+        """Smallest bin value at or below which pct % of the samples fall (the nearest rank, over fio's
+        bin values; fio itself takes one sample more where count x pct / 100 is a whole number)."""
         total = self.count
         if total == 0:
             return float("nan")

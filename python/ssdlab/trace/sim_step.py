@@ -15,7 +15,7 @@ from ssdlab.bundle import clear_for_writer
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.errors import UsageError
 from ssdlab.steps import ReplayTrace
-from ssdlab.trace.metrics import busy_time_ns
+from ssdlab.trace.metrics import busy_time_ns, fio_bins
 from ssdlab.trace.model import (
     FLAG_FUA,
     OP_FLUSH,
@@ -35,33 +35,10 @@ if TYPE_CHECKING:
     from ssdlab.targets.base import Target
 
 GENERATED = "generated:"
-PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge with fio's
 # How a replay applied the trace's FUA writes (`fua_replay` in its record; docs/traces.md):
 FUA_NATIVE = "native"  # the simulator: the drive model sees each FUA write as one
 FUA_DSYNC = "o_dsync"  # fio: O_DSYNC direct writes, which the kernel sends as FUA (or write + flush)
 FUA_NOT_APPLIED = "not_applied"  # replayed as plain writes (the fake engine models no FUA)
-
-
-def fio_bins(lat_ns: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
-    """(bin value ns, count) pairs in fio's bin scheme (crates/ssdsim/src/hist.rs)."""
-    v = np.maximum(lat_ns, 0).astype(np.uint64)
-    msb = np.zeros(len(v), dtype=np.int64)
-    nz = v > 0
-    msb[nz] = np.floor(np.log2(v[nz].astype(np.float64))).astype(np.int64)
-    small = msb <= PLAT_BITS
-    err = np.maximum(msb - PLAT_BITS, 0)
-    offset = (v >> err.astype(np.uint64)).astype(np.int64) & (PLAT_VAL - 1)
-    idx = np.where(small, v.astype(np.int64), ((err + 1) << PLAT_BITS) + offset)
-    uniq, counts = np.unique(idx, return_counts=True)
-    return [(_idx_to_val(int(i)), int(c)) for i, c in zip(uniq, counts, strict=True)]
-
-
-def _idx_to_val(idx: int) -> int:
-    if idx < (PLAT_VAL << 1):
-        return idx
-    error_bits = (idx >> PLAT_BITS) - 1
-    base = 1 << (error_bits + PLAT_BITS)
-    return base + int(((idx % PLAT_VAL) + 0.5) * (1 << error_bits))
 
 
 def load_step_trace(step: ReplayTrace) -> tuple[TraceChunk, Provenance]:

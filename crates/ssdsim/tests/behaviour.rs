@@ -348,6 +348,43 @@ fn the_folded_last_period_ends_when_the_run_does() {
     );
 }
 
+/// A ramp's work is not logged: the first period after it counts its own energy and GC moves,
+/// as every later one does. (Its marks were taken when the job started, so with a ramp as long
+/// as a period the first period's power and GC moves came out about twice the others'.)
+#[test]
+fn the_first_period_after_a_ramp_counts_its_own_work_only() {
+    let mut d = drive("sm951-nvme-256", &[("scale", "0.02"), ("heatsink", "1")], 3);
+    let cap = d.capacity_bytes();
+    fill(&mut d);
+    run(&mut d, &torture_job(cap));
+    let r = run(&mut d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 1.0, 4.0));
+    let tel = &r.telemetry;
+    println!(
+        "power {:?} W, GC moves {:?} per period",
+        tel.power_w, tel.gc_pages_moved
+    );
+    let (p, g) = (&tel.power_w, &tel.gc_pages_moved);
+    assert!(
+        g[1] > 0,
+        "the drive collects garbage in steady random writes"
+    );
+    // The last period also holds the commands draining after the time limit: not compared.
+    for i in 1..p.len() - 1 {
+        assert!(
+            (p[0] / p[i] - 1.0).abs() < 0.05,
+            "the first period draws {:.2} W, period {i} {:.2} W",
+            p[0],
+            p[i]
+        );
+        assert!(
+            (g[0] as f64 / g[i] as f64 - 1.0).abs() < 0.1,
+            "the first period moves {} pages, period {i} {}",
+            g[0],
+            g[i]
+        );
+    }
+}
+
 /// Throttle thresholds and factors go in pairs: a refusal of one without the other says how
 /// to give both (it said only that they "differ in length").
 #[test]

@@ -151,6 +151,10 @@ struct Runner<'a, D: Device> {
     period_t0: u64,
     gc_mark: u64,
     energy_mark: f64,
+    /// The marks above still hold the job's start: the first completion after the ramp moves
+    /// them to its end, so the first logged period counts its own GC and energy, not the
+    /// ramp's too.
+    ramp_unmarked: bool,
     last_done: u64,
 }
 
@@ -196,6 +200,7 @@ impl<'a, D: Device> Runner<'a, D> {
             period_t0: ramp_end,
             gc_mark,
             energy_mark,
+            ramp_unmarked: ramp_end > start,
             last_done: start,
         })
     }
@@ -415,6 +420,11 @@ impl<'a, D: Device> Runner<'a, D> {
     #[inline]
     fn on_completion(&mut self, slot: u32, t: u64) {
         self.d.thermal_until(t);
+        if self.ramp_unmarked && t > self.ramp_end {
+            self.ramp_unmarked = false;
+            self.gc_mark = self.d.gc_moved();
+            self.energy_mark = self.d.energy_total();
+        }
         while t >= self.period_end {
             let end = self.period_end;
             self.close_period(end);

@@ -24,6 +24,7 @@ from ssdlab.bundle import (
     RunRecord,
     StartState,
     TestRecord,
+    is_run_id_prefix,
     utc_now,
 )
 from ssdlab.engines.base import Engine, RunContext
@@ -34,13 +35,14 @@ from ssdlab.errors import (
     Interrupted,
     SafetyError,
     SsdlabError,
+    UsageError,
     check_stop,
     stop_reason,
     stoppable,
     stops_held,
 )
 from ssdlab.host import host_facts
-from ssdlab.library import with_bundle_named
+from ssdlab.library import Library, with_bundle_named
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes
@@ -329,33 +331,38 @@ class Runner:
                 self.authorize(record, [pending])
             except SafetyError as err:  # the run stops before this test; the bundle says why
                 self.bundle.write_run(record.model_copy(update={"status": "interrupted", "error": str(err)}))
-                raise SafetyError(f"{pending.name}: {err}; {self._resume_hint('')} once it is free") from None
+                raise SafetyError(f"{pending.name}: {err}; {self._resume_hint('', when=' once it is free')}") from None
         state, results = self._restore(test_record, pending)
         record = self._save(record, state)
+        analysing = False  # a failure in the analysis comes back on resume: it analyses the same measurements
         try:
             if self.exact == pending.name:
                 self._replay(pending, test_record.action_outcomes)
             self._checkpoint(pending.name, pending.start.index)
             self.guard.test_started(index, pending)
             results = self._actions(record, results, pending)
+            analysing = True
             metrics = test.analyze(params, self.target.info(), results)
             verdicts = test.verdicts(params, metrics)
         except KeyboardInterrupt as stop:
-            self._fail(record, "interrupted", stop_reason(stop))
-            raise Interrupted(self._resume_hint(stop_reason(stop))) from None
+            unsaved = self._fail(record, "interrupted", stop_reason(stop))
+            raise Interrupted(self._resume_hint(stop_reason(stop), unsaved=unsaved)) from None
         except InUse as err:  # nothing failed: the run waits for the device to be free
-            self._fail(record, "interrupted", str(err))
-            raise InUse(f"{pending.name}: {err}; {self._resume_hint('')} once it is free") from None
+            unsaved = self._fail(record, "interrupted", str(err))
+            raise InUse(f"{pending.name}: {err}; {self._resume_hint('', unsaved=unsaved, when=' once it is free')}",
+                        ) from None
         except Interrupted as err:
-            self._fail(record, "interrupted", str(err))
-            raise Interrupted(self._resume_hint(str(err))) from None
+            unsaved = self._fail(record, "interrupted", str(err))
+            raise Interrupted(self._resume_hint(str(err), unsaved=unsaved)) from None
         except SsdlabError as err:
-            self._fail(record, "failed", str(err))
-            raise type(err)(f"{pending.name}: {err}; {self._resume_hint('')}") from None
+            unsaved = self._fail(record, "failed", str(err))
+            hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
+            raise type(err)(f"{pending.name}: {err}; {hint}") from None
         except Exception as err:
             what = f"internal error: {type(err).__name__}: {err}"
-            self._fail(record, "failed", what)
-            raise InternalError(f"{pending.name}: {what}; {self._resume_hint('')}") from err
+            unsaved = self._fail(record, "failed", what)
+            hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
+            raise InternalError(f"{pending.name}: {what}; {hint}") from err
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
             "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes)),
@@ -505,19 +512,58 @@ class Runner:
             if data is not None:
                 self.bundle.write_drive_state(data, *self.checkpoint_at)
 
-    def _fail(self, record: RunRecord, status: str, error: str) -> None:
-        """Mark the current test and the run as stopped, keeping everything saved so far."""
-        self._save_drive()
+    def _fail(self, record: RunRecord, status: str, error: str) -> str | None:
+        """Mark the current test and the run as stopped, keeping everything saved so far; returns
+        why the simulated drive could not be kept for a resume, if it could not. That never keeps
+        the stop from being recorded (QA: a link planted at state/ left run.json "running")."""
+        unsaved = None
+        try:
+            self._save_drive()
+        except BundleError as err:  # a link or a file planted at state/: nothing is written through it
+            unsaved = str(err)
+        except OSError as err:  # a full disk: the snapshot is the largest file a run writes
+            unsaved = f"{err.strerror or type(err).__name__}: {err.filename}"
+        if unsaved is not None:
+            error = f"{error}; the simulated drive was not kept: {unsaved}"
         state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         self.bundle.write_run(record)
+        return unsaved
 
-    def _resume_hint(self, what: str) -> str:
+    def _resume_hint(self, what: str, cause: BaseException | None = None, *, analysing: bool = False,
+                     unsaved: str | None = None, when: str = "") -> str:
+        """What a stop says after `what`: where the measurements are, and the resume command, unless
+        the resume would stop the same way (resume_blocker): then what it would do, and why, so the
+        user puts that right first instead of running a command that cannot get past it."""
         prefix = f"{what}; " if what else ""
-        return (
-            f"{prefix}measurements so far are kept in {self.bundle.path}; "
-            f"resume with `ssdlab run --resume {self.bundle.path}{self.resume_flags}`"
-        )
+        command = f"`ssdlab run --resume {self.bundle.path}{self.resume_flags}`"
+        kept = f"measurements so far are kept in {self.bundle.path}"
+        blocker = resume_blocker(cause, analysing) if cause is not None else None
+        if unsaved is not None:
+            kept = f"{kept}, but not the simulated drive: {unsaved}"
+        if blocker is not None:
+            return f"{prefix}{kept}; {command} {blocker}"
+        if unsaved is not None:
+            return f"{prefix}{kept}; once that is put right, resume with {command}{when} (the test may start over)"
+        return f"{prefix}{kept}; resume with {command}{when}"
+
+
+def resume_blocker(cause: BaseException, analysing: bool) -> str | None:
+    """What a resume would do about the error that stopped a test, when it cannot get past it; None
+    when it can (a stop, a device in use, a target or engine that failed and may not next time).
+    A resume writes into the same bundle, keeps the run's parameters and analyses the same
+    measurements again, so a failure in one of those comes back until it is put right."""
+    if analysing:
+        if isinstance(cause, SsdlabError) and not isinstance(cause, InternalError):
+            return "analyses the same measurements again and stops the same way until that is put right"
+        return "analyses the same measurements again and fails the same way: it is a bug in ssdlab; please report it"
+    if isinstance(cause, BundleError):  # e.g. a link planted where ssdlab writes: it is never written through
+        return "stops the same way until the bundle is put right"
+    if isinstance(cause, UsageError):  # e.g. a trace file gone since the run was planned
+        return "keeps the run's parameters and stops the same way until that is put right"
+    if isinstance(cause, OSError):  # the file system said no: permissions, a read-only or full disk
+        return "stops the same way until that is put right (check the path, its permissions and free space)"
+    return None
 
 
 def completed_hint(bundle: Path, what: str) -> str:
@@ -574,6 +620,8 @@ def load_for_resume(path: Path, library: Path | None = None) -> tuple[Bundle, Ru
     try:
         record = bundle.load_run()
     except MissingBundle as missing:
+        if is_run_id_prefix(missing.given):  # looked up there: a device, FIFO or folder is refused, never ignored
+            Library(library).check_file()
         raise with_bundle_named(missing, library) from None
     if record.status == "complete":
         raise BundleError(f"{path} is complete; nothing to resume (start a new run instead)")

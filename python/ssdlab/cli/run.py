@@ -220,6 +220,8 @@ def run(
     hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
     given = target if target is not None else target_opt
     device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
+    if not no_library:  # the run is added to it at the end: refused now, not after hours of measuring
+        Library(library).check_file()
     if resume is not None:
         asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
                       until_steady)

@@ -1,0 +1,101 @@
+"""`ssdlab run` refuses a results library that is not a file (a device, a FIFO, a folder) in the one
+line the library's own commands give, before it looks anything up there or measures anything.
+
+QA: `run --resume RUN_ID --library /dev/loopN` used the bad library only to look up the run id's
+bundle, and ignored it in silence ("a run id is not taken here", without the bundle it names);
+`run --resume BUNDLE --library BAD` (and a new run) measured to the end and then said the run
+was "not added", offering `ssdlab library add --library BAD …`, which is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loop_helpers import attached_loop
+from ssdlab.bundle import Bundle
+from ssdlab.library import Library
+
+QUICK = ["--test", "quick", "-t", "fake:?capacity=2g", "-p", "runs=1", "-p", "runtime_s=1", "--no-report"]
+
+
+def stopped_run(cli: Callable[..., Any], tmp_path: Path) -> tuple[Path, str]:
+    """A run in the (good) results library, its bundle marked stopped half-way: (bundle, run id)."""
+    bundle = tmp_path / "b"
+    assert cli("run", *QUICK, "-o", str(bundle)).code == 0
+    run = Bundle(bundle).load_run()
+    test = run.tests[0]
+    Bundle(bundle).write_run(run.model_copy(update={"status": "interrupted", "tests": (test.model_copy(update={
+        "status": "interrupted", "action_outcomes": test.action_outcomes[:3]}),)}))
+    return bundle, Library().runs()[0].run_id[:8]
+
+
+def refusals(cli: Callable[..., Any], tmp_path: Path, library: Path, words: str) -> None:
+    """Every way `run` is given the library refuses it in one line, and nothing is run or made (the
+    working directory is tmp_path: a run id is no folder there)."""
+    bundle, run_id = stopped_run(cli, tmp_path)
+    before = (bundle / "run.json").read_bytes()
+    for args in (["--resume", run_id], ["--resume", str(bundle)], ["--resume", run_id, "--no-library"],
+                 [*QUICK, "-o", str(tmp_path / "new")]):
+        result = cli("run", *args, "--library", str(library))
+        assert result.code == 2, (args, result.stderr)
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), (args, result.stderr)
+        assert f"{words}, not a library file: ssdlab never opens it" in result.stderr, (args, result.stderr)
+    assert (bundle / "run.json").read_bytes() == before  # nothing resumed
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "char-device", "link-to-fifo"])
+def test_run_refuses_a_library_that_is_not_a_file(cli: Callable[..., Any], tmp_path: Path, kind: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "lib.sqlite"
+    if kind in ("fifo", "link-to-fifo"):
+        os.mkfifo(tmp_path / "fifo")
+        path = tmp_path / "fifo" if kind == "fifo" else path
+        if kind == "link-to-fifo":
+            path.symlink_to(tmp_path / "fifo")
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/null")
+    words = {"fifo": "is a FIFO (named pipe)", "link-to-fifo": "is a FIFO (named pipe)",
+             "directory": "is a directory", "char-device": "is a character device"}[kind]
+    refusals(cli, tmp_path, path, words)
+    if kind == "directory":
+        assert list(path.iterdir()) == []
+
+
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    backing = tmp_path / "loop-backing.img"
+    backing.write_bytes(bytes(range(256)) * 4096)
+    with attached_loop(backing, size_bytes=None) as device:
+        yield Path(device), backing
+
+
+@pytest.mark.root
+def test_run_refuses_a_library_that_is_a_loop_device(cli: Callable[..., Any], tmp_path: Path,
+                                                     loop: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    device, backing = loop
+    before = hashlib.sha256(backing.read_bytes()).hexdigest()
+    refusals(cli, tmp_path, device, f"results library {device} is a block device")
+    assert hashlib.sha256(backing.read_bytes()).hexdigest() == before
+
+
+def test_a_run_id_still_names_its_bundle_and_no_library_still_runs(cli: Callable[..., Any], tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the refusal must not take away: a good library names a run id's bundle, and a run
+    that adds nothing (--no-library) is not refused for an unusable default library."""
+    monkeypatch.chdir(tmp_path)
+    bundle, run_id = stopped_run(cli, tmp_path)
+    said = cli("run", "--resume", run_id)
+    assert said.code == 2 and f"run {run_id}" in said.stderr and f"bundle is {bundle}" in said.stderr
+    (tmp_path / "folder").mkdir()
+    monkeypatch.setenv("SSDLAB_LIBRARY", str(tmp_path / "folder"))
+    assert cli("run", "--resume", str(bundle), "--no-library", "--no-report").code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from statistics import fmean, pstdev
 
 import numpy as np
 import pytest
@@ -10,11 +11,15 @@ import pytest
 from ssdlab.analysis.consistency import (
     RunSeries,
     consistency_metrics,
+    free_space_written_s,
+    fresh_iops,
     join_series,
+    judge_run,
     percentile,
     window_metrics,
 )
-from ssdlab.measurement import Measurement, Series
+from ssdlab.analysis.steady_state import round_means
+from ssdlab.measurement import Measurement, OpTotals, Series
 from ssdlab.workload import Workload
 
 BS = 4096
@@ -130,3 +135,115 @@ def test_write_amplification_per_period_and_over_a_window() -> None:
     assert window_write_amplification(nand, host, 99) == pytest.approx(9.5 / 3)  # the series is shorter
     assert window_write_amplification(nand[:1], host[:1], 4) is None
     assert window_write_amplification([1.0, 2.0], [5.0, 5.0], 1) is None  # the host wrote nothing
+
+
+# ---- time is the periods' real lengths, not their count (a measurement's last period is short) ----
+
+
+def _rounds(round_s: float, rates: list[float], period_s: float = 1.0) -> list[Measurement]:
+    """Rounds of `round_s` at 1 s periods as the engines give them: a round's last period ends at
+    its runtime, so 80.5 s rounds end in a 0.5 s period; round n runs at rates[n] IOPS, and its
+    short period at twice that (a rate: over 0.5 s it holds as many I/Os as half a second would)."""
+    out = []
+    for n, rate in enumerate(rates):
+        ends = [period_s * i for i in range(1, int(round_s / period_s) + 1)]
+        if ends[-1] < round_s:
+            ends.append(round_s)
+        lengths = [b - a for a, b in zip([0.0, *ends[:-1]], ends, strict=True)]
+        ios = [rate * d * (2.0 if d < period_s else 1.0) for d in lengths]
+        workload = Workload(name=f"torture-r{n + 1:03d}", pattern="randwrite", block_size_bytes=BS, runtime_s=round_s)
+        series = Series(period_s=period_s, t_s=tuple(ends), read_ios=(0.0,) * len(ends), write_ios=tuple(ios),
+                        read_bytes=(0.0,) * len(ends), write_bytes=tuple(i * BS for i in ios),
+                        read_lat_sum_ns=(0.0,) * len(ends), write_lat_sum_ns=(0.0,) * len(ends))
+        out.append(Measurement(workload=workload, engine="test", runtime_s=round_s, series=series,
+                               write=OpTotals(ios=round(sum(ios)), bytes=round(sum(ios)) * BS)))
+    return out
+
+
+CLIFF = [90_000.0, 60_000.0, 40_000.0, 30_000.0] + [20_000.0] * 8
+
+
+def test_rounds_with_a_short_last_period_are_timed_and_judged_as_they_ran() -> None:
+    """QA: 80.5 s rounds (1 s periods) were counted as 81 whole seconds each, and judged as
+    rounds of 80 periods that drifted one period a round across the real ones."""
+    ran = _rounds(80.5, CLIFF)
+    series = join_series(ran)
+    m = consistency_metrics(series, 400.0, 80.5, BS)
+    assert m["runtime_s"] == pytest.approx(12 * 80.5)  # was 972 (81 periods a round)
+    assert m["steady_round_s"] == 80.5 and m["steady_rounds_judged"] == 12
+    # The judged rounds are the rounds that ran, at the rate each measured (the early stop's).
+    judged = judge_run(series, 80.5)
+    assert judged.rounds == pytest.approx([r.iops() for r in ran])
+    assert m["time_to_steady_s"] == pytest.approx(4 * 80.5) and m["steady_detected_s"] == pytest.approx(9 * 80.5)
+    assert m["steady_range_pct"] == pytest.approx(0.0, abs=1e-9)  # every steady round ran at 20k
+    # The window is the last 400 s as near as whole periods make it (here 399.5 s, five of its
+    # periods short), and its mean is over time: the short periods' double rate counts for
+    # their half second only (a mean over periods: 20,249).
+    assert m["window_s"] == pytest.approx(399.5)
+    assert m["window_iops_mean"] == pytest.approx((20_000.0 * 397.0 + 40_000.0 * 2.5) / 399.5)
+    total_ios = sum(sum(r.series.write_ios) for r in ran)
+    assert m["run_iops_mean"] == pytest.approx(total_ios / (12 * 80.5))
+    assert m["window_iops_min"] == 20_000.0 and m["window_iops_max"] == 40_000.0  # rates, whatever the length
+
+
+def test_the_fresh_seconds_and_the_free_space_are_times_not_counts() -> None:
+    ran = _rounds(2.5, [1000.0, 500.0, 250.0])  # periods of 1, 1, 0.5 s
+    series = join_series(ran)
+    first_5_s = sum(sum(r.series.write_ios) for r in ran[:2])
+    assert fresh_iops(series) == pytest.approx(first_5_s / 5.0)  # was the mean of 5 periods (4.5 s)
+    assert series.head_count(5.0) == 6  # 1 + 1 + 0.5 + 1 + 1 + 0.5 s
+    # Written by the end of the second round's first period: 3.5 s, not "the 4th period" (4 s).
+    free = sum(ran[0].series.write_bytes) + ran[1].series.write_bytes[0]
+    assert free_space_written_s(series, free) == pytest.approx(3.5)
+
+
+def test_the_window_percentiles_and_spread_weigh_each_period_by_its_length() -> None:
+    from ssdlab.analysis.consistency import time_percentile
+
+    values, lengths = [10.0, 20.0, 30.0], [1.0, 1.0, 0.5]
+    metrics = window_metrics(values, "w", lengths)
+    mean = (10 + 20 + 15) / 2.5
+    assert metrics["w_iops_mean"] == pytest.approx(mean)
+    assert metrics["w_iops_stddev"] == pytest.approx(math.sqrt((100 + 400 + 0.5 * 900) / 2.5 - mean ** 2))
+    assert metrics["w_iops_p1"] >= 10.0 and metrics["w_iops_p99"] <= 30.0
+    # Equal weights are numpy's linear percentile; a value weighed half counts half.
+    assert time_percentile([1.0, 2.0, 3.0, 4.0], [2.0, 2.0, 2.0, 2.0], 30) == percentile([1.0, 2.0, 3.0, 4.0], 30)
+    assert time_percentile([1.0, 2.0, 3.0], [1.0, 1.0, 0.5], 50) < percentile([1.0, 2.0, 3.0], 50)
+
+
+@pytest.mark.parametrize("period_s", [1.0, 0.5, 0.1])
+def test_whole_periods_give_the_figures_they_always_did(period_s: float) -> None:
+    """Where every period is whole nothing changes, to the last bit: periods worked out from their
+    ends (n x 0.1 s, a little off in the last bits) are whole too."""
+    rng = np.random.default_rng(7)
+    n = round(1200 / period_s)
+    per_period = list(15_000 + 60_000 * np.exp(-np.arange(n) * period_s / 300) * rng.normal(1.0, 0.02, n))
+    ends = tuple(period_s * (i + 1) for i in range(n))
+    plain = RunSeries(period_s=period_s, t_s=ends, iops=tuple(per_period),
+                      write_bytes=tuple(v * BS * period_s for v in per_period), durations_s=(period_s,) * n)
+    from_ends = RunSeries(period_s=period_s, t_s=ends, iops=plain.iops, write_bytes=plain.write_bytes)
+    assert from_ends.lengths_s != plain.lengths_s or period_s != 0.1  # 0.1: the lengths are a little off
+    for series in (plain, from_ends):
+        m = consistency_metrics(series, 400.0, 80.0, BS, free_bytes=1e9)
+        count = round(400.0 / period_s)
+        tail = per_period[-count:]
+        assert m["window_s"] == count * period_s and m["runtime_s"] == n * period_s
+        assert m["window_iops_mean"] == fmean(tail) and m["window_iops_stddev"] == pstdev(tail)
+        assert (m["window_iops_p1"], m["window_iops_p99"]) == (percentile(tail, 1), percentile(tail, 99))
+        assert m["fresh_iops"] == fmean(per_period[:max(1, round(5.0 / period_s))])
+        assert m["run_iops_mean"] == fmean(per_period)
+        reached = int(np.searchsorted(np.cumsum(series.write_bytes), 1e9))
+        assert m["free_space_written_s"] == (reached + 1) * period_s
+        per_round = round(80.0 / period_s)
+        assert judge_run(series, 80.0).rounds == tuple(round_means(per_period, per_round))
+        assert m["steady_round_s"] == per_round * period_s
+
+
+def test_wsat_places_the_data_written_to_steady_state_by_time() -> None:
+    from ssdlab.methods.consistency import wsat_extras
+
+    series = join_series(_rounds(80.5, CLIFF))
+    settle = 4 * 80.5  # the steady window began with the fifth round
+    extras = wsat_extras(series, {"fresh_iops": 90_000.0, "window_iops_mean": 20_000.0, "time_to_steady_s": settle})
+    written = sum(m.series.write_bytes[i] for m in _rounds(80.5, CLIFF)[:4] for i in range(len(m.series)))
+    assert extras["gb_written_to_steady"] == pytest.approx(written / 1e9)  # was 322 periods in: mid-round 4

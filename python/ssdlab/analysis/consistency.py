@@ -2,39 +2,91 @@
 
 A torture run may be one long measurement or many rounds (early stop); either way it is
 joined into one time axis first, so the metrics do not depend on how it was cut.
+
+Time is the periods' real lengths, not their count: a measurement's last period ends at its
+runtime and may be short (or hold a short tail), so rounds joined by an early stop hold a short
+period each. Means over time weigh each period's IOPS (a rate) by its length; where every
+period is whole the figures are the plain ones, computed as they always were.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import fmean, pstdev
+from statistics import pstdev
 
 import numpy as np
 
-from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, SeriesVerdict, judge_series
-from ssdlab.measurement import Measurement
+from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, SeriesVerdict, all_whole, judge_series, time_mean
+from ssdlab.measurement import Measurement, Series
 
 Metric = float | int | bool | str | None
 
 
 @dataclass(frozen=True)
 class RunSeries:
-    """One time axis over consecutive measurements; t_s is the end of each period."""
+    """One time axis over consecutive measurements; t_s is the end of each period, durations_s
+    its real length (Series.durations_s; empty: worked out from t_s)."""
 
     period_s: float
     t_s: tuple[float, ...]
     iops: tuple[float, ...]
     write_bytes: tuple[float, ...]
+    durations_s: tuple[float, ...] = ()
+
+    @property
+    def lengths_s(self) -> tuple[float, ...]:
+        """Each period's real length."""
+        if len(self.durations_s) == len(self.iops):
+            return self.durations_s
+        return tuple(Series(period_s=self.period_s, t_s=self.t_s).durations_s())
+
+    @property
+    def runtime_s(self) -> float:
+        """The time the periods cover."""
+        return covered_s(self.lengths_s, self.period_s)
 
     def cumulative_gb_written(self) -> list[float]:
         """Host GB (10^9 bytes) written by the end of each period: the WSAT x axis."""
         return [float(v) / 1e9 for v in np.cumsum(self.write_bytes)]
 
+    def tail_count(self, seconds: float) -> int:
+        """How many periods make the last `seconds` (at least one; all of a shorter run)."""
+        return _covering(self.lengths_s[::-1], seconds, self.period_s)
+
+    def head_count(self, seconds: float) -> int:
+        """How many periods make the first `seconds` (at least one; all of a shorter run)."""
+        return _covering(self.lengths_s, seconds, self.period_s)
+
     def tail(self, seconds: float) -> tuple[float, ...]:
         """The last `seconds` of IOPS (the whole run if shorter)."""
-        count = max(1, round(seconds / self.period_s))
-        return self.iops[-count:]
+        return self.iops[-self.tail_count(seconds):]
+
+    def periods_before(self, at_s: float) -> int:
+        """How many periods lie before the time `at_s` (a period counts when its middle does)."""
+        ends = np.cumsum(self.lengths_s)
+        middles = ends - np.asarray(self.lengths_s) / 2
+        return int(np.searchsorted(middles, at_s, side="left"))
+
+
+def covered_s(lengths_s: Sequence[float], period_s: float) -> float:
+    """The time periods of these lengths cover (whole periods: their count times the period,
+    to the last bit as before)."""
+    return len(lengths_s) * period_s if all_whole(lengths_s, period_s) else math.fsum(lengths_s)
+
+
+def _covering(lengths: Sequence[float], seconds: float, period_s: float) -> int:
+    """How many of `lengths`, in order, make `seconds`: whole periods round to the nearest count,
+    as the window always did; otherwise a period counts while its first half lies within."""
+    if all_whole(lengths, period_s):
+        return min(len(lengths), max(1, round(seconds / period_s)))
+    count, covered = 0, 0.0
+    for length in lengths:
+        if count and covered + length / 2 >= seconds:
+            break
+        count, covered = count + 1, covered + length
+    return count
 
 
 def join_series(measurements: Sequence[Measurement]) -> RunSeries:
@@ -42,6 +94,7 @@ def join_series(measurements: Sequence[Measurement]) -> RunSeries:
     t_s: list[float] = []
     iops: list[float] = []
     written: list[float] = []
+    lengths: list[float] = []
     offset_s = 0.0
     period_s = measurements[0].series.period_s if measurements else 1.0
     for m in measurements:
@@ -49,9 +102,11 @@ def join_series(measurements: Sequence[Measurement]) -> RunSeries:
         t_s.extend(offset_s + t for t in series.t_s)
         iops.extend(series.iops("total"))
         written.extend(series.write_bytes)
+        lengths.extend(series.durations_s())  # each piece's own: its first period starts at its start
         # The next piece starts where this one ended (its last period end, or its runtime).
         offset_s += series.t_s[-1] if series.t_s else m.runtime_s
-    return RunSeries(period_s=period_s, t_s=tuple(t_s), iops=tuple(iops), write_bytes=tuple(written))
+    return RunSeries(period_s=period_s, t_s=tuple(t_s), iops=tuple(iops), write_bytes=tuple(written),
+                     durations_s=tuple(lengths))
 
 
 # The simulator's cumulative NAND and host byte counters (docs/simulator.md, "Telemetry"):
@@ -87,14 +142,42 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return float(np.percentile(values, pct)) if len(values) else float("nan")
 
 
-def window_metrics(values: Sequence[float], prefix: str) -> dict[str, Metric]:
-    """Mean, spread and extremes of per-period IOPS in one window.
+def time_pstdev(values: Sequence[float], lengths_s: Sequence[float]) -> float:
+    """Population standard deviation of per-period rates over time: each weighed by its
+    period's length (equal lengths: the plain one)."""
+    if all_whole(lengths_s, lengths_s[0] if lengths_s else 1.0):
+        return pstdev(values)
+    mean = time_mean(values, lengths_s)
+    return math.sqrt(math.fsum(d * (v - mean) ** 2 for v, d in zip(values, lengths_s, strict=True))
+                     / math.fsum(lengths_s))
+
+
+def time_percentile(values: Sequence[float], lengths_s: Sequence[float], pct: float) -> float:
+    """Linear-interpolated percentile of per-period rates over time: each sorted value stands at
+    the middle of its period's share of the time, the first at 0 and the last at 1, so equal
+    lengths give numpy's default (and are computed by it); NaN when empty."""
+    if not len(values) or all_whole(lengths_s, lengths_s[0]):
+        return percentile(values, pct)
+    order = np.argsort(values, kind="stable")
+    ranked, weights = np.asarray(values, float)[order], np.asarray(lengths_s, float)[order]
+    middles = np.cumsum(weights) - weights / 2
+    span = middles[-1] - middles[0]
+    if span <= 0:
+        return float(ranked[0])
+    return float(np.interp(pct / 100.0, (middles - middles[0]) / span, ranked))
+
+
+def window_metrics(values: Sequence[float], prefix: str, lengths_s: Sequence[float] = ()) -> dict[str, Metric]:
+    """Mean, spread and extremes of per-period IOPS in one window; `lengths_s`: each period's
+    real length (default: all alike), the weight of its IOPS in the mean, spread and percentiles.
+    The extremes are rates, whatever a period's length.
 
     The ratio is mean / stddev as docs/methods/consistency.md defines it (higher = steadier; None for a
     perfectly flat line); cv_pct is its inverse in percent, the usual spread measure.
     """
-    mean = fmean(values)
-    stddev = pstdev(values)
+    lengths = tuple(lengths_s) if len(lengths_s) == len(values) else (1.0,) * len(values)
+    mean = time_mean(values, lengths)
+    stddev = time_pstdev(values, lengths)
     return {
         f"{prefix}_iops_mean": mean,
         f"{prefix}_iops_stddev": stddev,
@@ -102,8 +185,8 @@ def window_metrics(values: Sequence[float], prefix: str) -> dict[str, Metric]:
         f"{prefix}_cv_pct": 100.0 * stddev / mean if mean > 0 else None,
         f"{prefix}_iops_min": min(values),
         f"{prefix}_iops_max": max(values),
-        f"{prefix}_iops_p1": percentile(values, 1),
-        f"{prefix}_iops_p99": percentile(values, 99),
+        f"{prefix}_iops_p1": time_percentile(values, lengths, 1),
+        f"{prefix}_iops_p99": time_percentile(values, lengths, 99),
     }
 
 
@@ -111,9 +194,9 @@ FRESH_S = 5.0  # the fresh-drive figure's first seconds
 
 
 def fresh_iops(series: RunSeries, seconds: float = FRESH_S) -> float:
-    """Mean IOPS of the first seconds of the run: the fresh-drive (or post-fill) figure."""
-    count = max(1, round(seconds / series.period_s))
-    return fmean(series.iops[:count])
+    """Mean IOPS over the first seconds of the run: the fresh-drive (or post-fill) figure."""
+    count = series.head_count(seconds)
+    return time_mean(series.iops[:count], series.lengths_s[:count])
 
 
 def free_space_written_s(series: RunSeries, free_bytes: float) -> float | None:
@@ -125,14 +208,14 @@ def free_space_written_s(series: RunSeries, free_bytes: float) -> float | None:
         return 0.0
     written = np.cumsum(series.write_bytes)
     reached = int(np.searchsorted(written, free_bytes))
-    return None if reached >= len(written) else (reached + 1) * series.period_s
+    return None if reached >= len(written) else series.t_s[reached]
 
 
 def judge_run(series: RunSeries, round_s: float, free_bytes: float = 0.0,
               window_rounds: int = PTS_WINDOW_ROUNDS) -> SeriesVerdict:
     """The PTS rule over the run's rounds, no window starting before the free space is written."""
     return judge_series(series.iops, series.period_s, round_s, window_rounds,
-                        written=series.write_bytes, after_bytes=free_bytes)
+                        written=series.write_bytes, after_bytes=free_bytes, durations_s=series.lengths_s)
 
 
 def consistency_metrics(
@@ -143,18 +226,20 @@ def consistency_metrics(
     if not series.iops:
         return {"samples": 0}
     verdict = judge_run(series, round_s, free_bytes)
-    tail = series.tail(steady_window_s)
+    count = series.tail_count(steady_window_s)
+    tail, tail_lengths = series.iops[-count:], series.lengths_s[-count:]
+    tail_mean = time_mean(tail, tail_lengths)
     fresh = fresh_iops(series)
     metrics: dict[str, Metric] = {
-        "window_s": len(tail) * series.period_s,
-        **window_metrics(tail, "window"),
-        "window_mb_s": fmean(tail) * block_size_bytes / 1e6,
+        "window_s": covered_s(tail_lengths, series.period_s),
+        **window_metrics(tail, "window", tail_lengths),
+        "window_mb_s": tail_mean * block_size_bytes / 1e6,
         "fresh_iops": fresh,
-        "window_fresh_pct": 100.0 * fmean(tail) / fresh if fresh > 0 else None,
+        "window_fresh_pct": 100.0 * tail_mean / fresh if fresh > 0 else None,
         "run_iops_min": min(series.iops),
         "run_iops_max": max(series.iops),
-        "run_iops_mean": fmean(series.iops),
-        "runtime_s": len(series.iops) * series.period_s,
+        "run_iops_mean": time_mean(series.iops, series.lengths_s),
+        "runtime_s": series.runtime_s,
         "host_gb_written": sum(series.write_bytes) / 1e9,
         "steady_attained": verdict.steady,
         "steady_rounds_judged": verdict.verdict.rounds_judged,

@@ -11,14 +11,19 @@ The PTS stops after 25 rounds when no window qualifies and then reports the last
 rounds as the measurement window; `max_rounds` carries that rule.
 
 A per-second series is judged by cutting it into fixed rounds (e.g. 80 s means, so a
-5-round window is the 400 s a consistency review reports) and applying the same rule.
+5-round window is the 400 s a consistency review reports) and applying the same rule. The
+rounds are cut by time, not by counting periods: a measurement's last period ends at its
+runtime and can be short, so rounds an early stop joined hold one short period each.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
+
+import numpy as np
 
 PTS_WINDOW_ROUNDS = 5
 PTS_MAX_RANGE_PCT = 20.0
@@ -121,6 +126,25 @@ def pts_steady_state(
     return SteadyVerdict(False, len(judged), window_rounds, last, stats, **limits)
 
 
+# Period lengths this close (relative) to the logging period are whole: lengths worked out from
+# period ends (n x 0.1 s) differ from it in the last bits.
+WHOLE_REL_TOL = 1e-9
+
+
+def all_whole(lengths_s: Sequence[float], period_s: float) -> bool:
+    """Whether every period lasts `period_s` (then a count of periods is a time, and means over
+    time are plain means)."""
+    return all(math.isclose(length, period_s, rel_tol=WHOLE_REL_TOL) for length in lengths_s)
+
+
+def time_mean(values: Sequence[float], lengths_s: Sequence[float]) -> float:
+    """Mean over time of per-period rates, each weighed by its period's length: the rate over
+    their whole time. Periods of one length give the plain mean, computed as such (to the bit)."""
+    if all_whole(lengths_s, lengths_s[0] if lengths_s else 1.0):
+        return fmean(values)
+    return math.fsum(v * d for v, d in zip(values, lengths_s, strict=True)) / math.fsum(lengths_s)
+
+
 def round_means(values: Sequence[float], samples_per_round: int) -> list[float]:
     """Means of consecutive fixed rounds; a trailing partial round is dropped."""
     if samples_per_round < 1:
@@ -162,20 +186,47 @@ def judge_series(
     max_rounds: int | None = None,
     written: Sequence[float] = (),
     after_bytes: float = 0.0,
+    durations_s: Sequence[float] = (),
 ) -> SeriesVerdict:
     """Cut a per-period series into rounds of `round_s` and apply the PTS rule.
 
     A timed test bounds itself, so by default every round is judged (max_rounds=None);
     pass PTS_MAX_ROUNDS to give up after 25 rounds as the PTS does. `written`: bytes written
     in each period, beside `values`; no window begins before the rounds wrote `after_bytes`.
+    `durations_s`: each period's real length (default: all `period_s`). Of whole periods a round
+    is the whole number of them nearest `round_s`; otherwise a round is `round_s` of time, holding
+    the periods whose middle falls in it, and its mean is over time (round_cuts).
     """
-    per_round = max(1, round(round_s / period_s))
-    means = round_means(values, per_round)
+    lengths = list(durations_s) if len(durations_s) == len(values) else [period_s] * len(values)
+    whole = all_whole(lengths, period_s)
+    length_s = max(1, round(round_s / period_s)) * period_s if whole else max(round_s, period_s)
+    cuts = round_cuts(lengths, length_s, period_s)
+    means = [time_mean(values[a:b], lengths[a:b]) for a, b in cuts]
     first = 0
     if after_bytes > 0:
-        first = first_round_after([mean * per_round for mean in round_means(written, per_round)], after_bytes)
+        first = first_round_after([math.fsum(written[a:b]) for a, b in cuts], after_bytes)
     verdict = pts_steady_state(means, window_rounds, max_rounds=max_rounds, first_start=first)
-    return SeriesVerdict(verdict=verdict, round_s=per_round * period_s, rounds=tuple(means))
+    return SeriesVerdict(verdict=verdict, round_s=length_s, rounds=tuple(means))
+
+
+def round_cuts(lengths_s: Sequence[float], round_s: float, period_s: float) -> list[tuple[int, int]]:
+    """The periods (start, end index) of each whole round of `round_s` seconds: a period belongs
+    to the round its middle falls in, and a trailing partial round (one the series ends more
+    than half a logging period short of) is dropped. Each round holds at least one period."""
+    if not len(lengths_s):
+        return []
+    ends = np.cumsum(lengths_s)
+    middles = ends - np.asarray(lengths_s) / 2
+    rounds = int((ends[-1] + period_s / 2) // round_s)
+    bounds = np.searchsorted(middles, [r * round_s for r in range(1, rounds + 1)], side="left")
+    cuts, start = [], 0
+    for bound in bounds:
+        end = min(len(lengths_s), max(int(bound), start + 1))
+        if end <= start:
+            break
+        cuts.append((start, end))
+        start = end
+    return cuts
 
 
 def first_round_after(written_per_round: Sequence[float], after_bytes: float) -> int:

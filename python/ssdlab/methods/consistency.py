@@ -436,7 +436,7 @@ def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
     settle = metrics.get("time_to_steady_s")
     out: Metrics = {"fob_iops": fresh, "gb_written_to_steady": None, "cliff_gb_written": None}
     if isinstance(settle, float) and gb:
-        periods = round(settle / series.period_s)  # periods before the steady window began
+        periods = series.periods_before(settle)  # before the steady window began (by time: periods can be short)
         out["gb_written_to_steady"] = gb[min(len(gb), periods) - 1] if periods else 0.0
     # Only a fall the cliff verdict would call one has a cliff to place: half-way down a 1 % dip
     # is wherever the noise first crosses it.

@@ -251,6 +251,45 @@ def test_run_ahead_never_removes_what_a_planted_link_points_to(tmp_path: Path) -
     assert not (bundle.path / ".ahead").is_symlink()
 
 
+def _outside_with(folder: Path, *names: str) -> Path:
+    folder.mkdir()
+    for name in names:
+        (folder / name).write_text("mine")
+    return folder
+
+
+def test_a_finished_run_never_removes_a_saved_drive_through_a_planted_state_link(tmp_path: Path) -> None:
+    """state/ -> a folder outside: dropping the saved drive (every finished simulated run does)
+    removed that folder's drive.snap and drive.json, and a resume read them as its drive."""
+    bundle = Bundle(make_bundle(tmp_path / "bundle"))
+    outside = _outside_with(tmp_path / "precious", "drive.snap", "drive.json")
+    (bundle.path / "state").symlink_to(outside)
+    assert bundle.load_drive_state() is None  # not this run's drive: the test starts over
+    bundle.drop_drive_state()
+    assert sorted(p.name for p in outside.iterdir()) == ["drive.json", "drive.snap"]
+    assert (bundle.path / "state").is_symlink()
+
+
+def test_run_ahead_never_removes_a_file_through_a_folder_link_in_the_bundle(tmp_path: Path) -> None:
+    """measurements/ -> a folder outside: moving the second half's files in removed the file of
+    the same name there before the folder was found to be a link."""
+    from ssdlab.runahead import RunAhead
+
+    bundle = Bundle(make_bundle(tmp_path / "bundle"))
+    ahead = RunAhead(engine=None, bundle=bundle, split=1, key="k", names=())  # type: ignore[arg-type]
+    rel = Path("measurements") / "t" / "w.json"
+    (ahead.private.path / rel).parent.mkdir(parents=True)
+    (ahead.private.path / rel).write_text("{}")
+    outside = _outside_with(tmp_path / "precious", "w.json")
+    if (bundle.path / "measurements").exists():
+        shutil.rmtree(bundle.path / "measurements")
+    (bundle.path / "measurements").mkdir()
+    (bundle.path / "measurements" / "t").symlink_to(outside)
+    with pytest.raises(BundleError, match="is a link"):
+        ahead._move_file(rel)
+    assert (outside / "w.json").read_text() == "mine"
+
+
 # ---- A5: files the fio engine writes ------------------------------------------------------
 
 

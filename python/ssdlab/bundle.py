@@ -589,11 +589,28 @@ class Bundle:
 
     def drop_drive_state(self) -> None:
         """A finished run needs no saved drive (it can be large): remove it, and its folder, which
-        holds nothing else (an empty `state/` in a finished bundle only raises the question why)."""
+        holds nothing else (an empty `state/` in a finished bundle only raises the question why).
+        A `state/` that is not a folder of the bundle's own (a link planted there) is left alone:
+        removing through it removed files outside the bundle (QA)."""
+        if not self._own_folder(DRIVE_STATE.parent):
+            return
         for rel in (DRIVE_SNAPSHOT, DRIVE_STATE):
             (self.path / rel).unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # absent, or something else was put there: kept
             (self.path / DRIVE_STATE.parent).rmdir()
+
+    def _own_folder(self, rel: Path) -> bool:
+        """Whether `rel` and every folder above it up to the bundle are real folders, none a link
+        (make_dirs_inside makes them so): only then is a path in it the bundle's own file."""
+        current = self.path
+        for part in rel.parts:
+            current = current / part
+            try:
+                if not stat.S_ISDIR(current.lstat().st_mode):
+                    return False
+            except OSError:
+                return False
+        return True
 
     def drive_state_position(self) -> tuple[str, int]:
         """Where the saved drive stands (test name, actions done), from state/drive.json;
@@ -615,6 +632,8 @@ class Bundle:
     def load_drive_state(self) -> tuple[bytes, str, int] | None:
         """The saved drive and where it stands, or None when there is none or it is unreadable:
         the run then starts its test over, which costs time but never a wrong result."""
+        if not self._own_folder(DRIVE_STATE.parent):  # a link planted at state/: not this run's drive
+            return None
         try:
             test, done = self.drive_state_position()
             return (self.path / DRIVE_SNAPSHOT).read_bytes(), test, done

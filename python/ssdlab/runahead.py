@@ -332,11 +332,13 @@ class RunAhead:
     def _move_file(self, rel: Path) -> None:
         source, dest = self.private.path / rel, self.bundle.path / rel
         if source.exists():
+            # The folders first, none a link (BundleError): a link planted at a folder above
+            # `dest` had the removal below delete a file outside the bundle (QA).
+            make_dirs_inside(self.bundle.path, dest.parent)
             if dest.is_dir() and not dest.is_symlink():
                 shutil.rmtree(dest, ignore_errors=True)
             else:  # a file, or a link (removed, not followed)
                 dest.unlink(missing_ok=True)
-            make_dirs_inside(self.bundle.path, dest.parent)
             source.rename(dest)
 
     def close(self, wait_store: bool) -> None:

@@ -53,6 +53,22 @@ def test_scatter_whole_run_and_last_400s(bundle: Bundle) -> None:
     assert charts.iops_scatter(default, 400, log_y=True).to_dict()["encoding"]["y"]["scale"]["type"] == "log"
 
 
+def test_the_last_400s_scatter_is_400s_of_time_when_rounds_end_short() -> None:
+    """Rounds of 80.5 s at 1 s periods end in a half-second period each: 400 periods are 397.5 s,
+    the chart's "last 400 s" was not the window the figures beside it describe (RunSeries.tail_count)."""
+    from ssdlab.analysis.consistency import RunSeries
+
+    lengths = [*[1.0] * 80, 0.5] * 10
+    ends = [sum(lengths[:i + 1]) for i in range(len(lengths))]
+    series = RunSeries(period_s=1.0, t_s=tuple(ends), iops=tuple(1000.0 for _ in ends),
+                       write_bytes=tuple(0.0 for _ in ends), durations_s=tuple(lengths))
+    run = charts.TortureRun(label="c", series=series, telemetry={}, metrics={})
+    last = charts.iops_rows(run, last_s=400)
+    covered = ends[-1] - (last[0]["t_s"] - lengths[len(ends) - len(last)])
+    assert covered == pytest.approx(400, abs=0.5)
+    assert len(last) == series.tail_count(400)
+
+
 def test_long_runs_are_thinned() -> None:
     rows = [{"i": i} for i in range(10_001)]
     thinned = charts.thin(rows)

@@ -49,7 +49,9 @@ def thin(rows: Sequence[Row], limit: int = MAX_POINTS) -> list[Row]:
 
 def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
     series = run.series
-    count = len(series.iops) if last_s is None else max(1, round(last_s / series.period_s))
+    # By time, as the window figures are taken (RunSeries.tail_count): rounds an early stop joined
+    # end in a short period each, so a count of periods is not a time.
+    count = len(series.iops) if last_s is None else series.tail_count(last_s)
     pairs = list(zip(series.t_s, series.iops, strict=True))[-count:]
     return thin([{"t_s": t, "iops": v, "run": run.label} for t, v in pairs])
 

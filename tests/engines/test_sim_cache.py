@@ -140,7 +140,8 @@ def test_any_cache_bound_setting_is_a_bound_or_a_one_line_error(raw: str) -> Non
             assert "\n" not in str(err) and "SSDLAB_SIM_CACHE_MAX_GB" in str(err)
             return
     assert 0 <= bound <= 10**15
-    assert bound == (DEFAULT_MAX_BYTES if not raw.strip() else int(float(raw) * 1e9))
+    # the setting is read stripped as str.strip() strips (\x1c-\x1f too, which float() alone refuses)
+    assert bound == (DEFAULT_MAX_BYTES if not raw.strip() else int(float(raw.strip()) * 1e9))
 
 
 def test_a_bad_cache_bound_refuses_the_run_before_anything_is_written(  # type: ignore[no-untyped-def]

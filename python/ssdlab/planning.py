@@ -21,6 +21,7 @@ from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
+from ssdlab.workload import MIXED_PATTERNS, READ_PATTERNS, Workload
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -30,6 +31,17 @@ _TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA"}
 # EBS volume is an NVMe device named by its model (AWS EC2 user guide, "Amazon EBS and NVMe":
 # `mn : Amazon Elastic Block Store`), and a gp3 volume defaults to 125 MiB/s (docs/architecture.md).
 NETWORK_VOLUME_MODELS = frozenset({"Amazon Elastic Block Store"})
+# A --host workload (engines/fio_multi.py) is a fio client run, whose server sees the new job up
+# to a second late: fio's server waits on a semaphore for up to 1000 ms while its connection is
+# idle, instead of polling the socket (fio 3.33 server.c, handle_connection: `timeout = 1000`,
+# then `fio_sem_down_timeout(&sk_out->wait, timeout)`), and checks a running job every 100 ms.
+# Measured with fio 3.33 servers on 127.0.0.2 and 127.0.0.3 (the 2-core CI VM): a 1 s write job
+# took 2.4 s as a client run, with one host or two at once, and 1.3 s run by a local fio:
+#   fio --server=ip:127.0.0.2,8765 --daemonize=s.pid
+#   time fio --client=127.0.0.2,8765 JOB.fio   # vs  time fio JOB.fio
+# This is its time beyond the job's runtime (fio's own start included, which a local run's
+# estimate leaves out as a few tenths of a second).
+HOST_WORKLOAD_OVERHEAD_S = 1.4
 
 
 def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
@@ -131,6 +143,9 @@ def refusal_advice(engine: Engine, info: TargetInfo, plan: TestPlan) -> str:
     """The way out of a refusal: a target that can take the step, or (for a workload the engine
     cannot run) other parameters."""
     capabilities = engine.capabilities
+    instead = capabilities.instead(info.kind, [a for a in plan.actions if not isinstance(a, Measure)])
+    if instead:  # the engine's own reason (a trace replay with --host): no other target helps
+        return "; ".join(instead)
     refused = {capabilities.step_kind(a) for a in plan.actions if not isinstance(a, Measure)
                and capabilities.step_kind(a) not in capabilities.steps.get(info.kind, frozenset())}
     if "write_cache" in refused:
@@ -370,18 +385,39 @@ def assumed_bytes(action: Measure, info: TargetInfo) -> float:
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
-    """Device time for one action: exact for timed work, a rough rate for byte limits."""
+    """Device time for one action: exact for timed work, a rough rate for byte limits; on --host
+    hosts, with what a client run and a new file cost each workload (host_overhead_s)."""
     if isinstance(action, Idle):
         return action.seconds
     if isinstance(action, Purge):
+        if is_remote(info):
+            return 0.0  # nothing to purge on the hosts: every workload runs on a new file there
         return 1.0 if info.kind in ("sim", "fake", "file") else 10.0
     if not isinstance(action, Measure):
         return 0.0
     w = action.workload
+    extra = host_overhead_s(w, info) if is_remote(info) else 0.0
     if w.runtime_s is not None:
-        return w.runtime_s + w.ramp_s
+        return w.runtime_s + w.ramp_s + extra
     rate = assumed_rate(info, w.block_size_bytes)
-    return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s
+    return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s + extra
+
+
+def is_remote(info: TargetInfo) -> bool:
+    """A file on --host hosts (targets/file.RemoteFileTarget)."""
+    return bool(info.extra.get("remote_hosts"))
+
+
+def host_overhead_s(w: Workload, info: TargetInfo) -> float:
+    """A --host workload's time beyond its I/O: its fio client run (HOST_WORKLOAD_OVERHEAD_S) and,
+    for a job that reads, the new file fio writes in full before it starts: fio lays a file out
+    "for operations involving reads" (fio 3.33 filesetup.c, extend_file), and every --host
+    workload runs on a new file (docs/safety.md, "Remote hosts"). A job that only writes gets
+    the file allocated, not written. The hosts lay out their files at once."""
+    if w.pattern not in READ_PATTERNS | MIXED_PATTERNS:
+        return HOST_WORKLOAD_OVERHEAD_S
+    file_bytes = w.offset_bytes + w.resolve_span(info.capacity_bytes)
+    return HOST_WORKLOAD_OVERHEAD_S + file_bytes / assumed_rates(info).bytes_s
 
 
 def run_refusal(target: Target, planned: Sequence[PlannedTest]) -> str | None:

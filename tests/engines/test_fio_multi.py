@@ -23,23 +23,30 @@ from fio_helpers import FIO_FIXTURES, fio_pids, start_python, wait_until
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
 from ssdlab.engines.fio_multi import (
+    NO_RESULT,
     HostFio,
     MultiHostFioEngine,
     client_argv,
+    failed_hosts,
     host_fio,
     parse_host,
     remote_job_text,
     sum_series,
 )
-from ssdlab.engines.fio_parse import client_summaries, load_json_plus, summarize, summarize_groups
+from ssdlab.engines.fio_parse import client_summaries, load_json_plus, messages, summarize, summarize_groups
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Series
+from ssdlab.methods.base import Measure
 from ssdlab.targets import parse_target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.workload import Workload
 
 LOCAL_FIO = subprocess.run(["fio", "--version"], capture_output=True, text=True, check=False).stdout.strip() \
     if shutil.which("fio") else ""
+
+QUICK = ("--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=8m", "--no-report", "--no-library")
+# One client run: a --host workload costs over a second beyond its I/O (planning.HOST_WORKLOAD_OVERHEAD_S).
+WRITE_PASS = ("--test", "linear", "-p", "passes=write", "-p", "purge=false", "--no-report", "--no-library")
 
 
 def fixture_json(name: str = "randrw-2jobs") -> dict[str, Any]:
@@ -200,10 +207,13 @@ def test_each_hosts_job_is_written_for_the_fio_it_runs(servers: list[tuple[str, 
 
 @pytest.mark.fio
 def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path: Path, cli: Any) -> None:
+    """A --host run from the command line, on both hosts: one short write workload (quick's nine
+    client runs took 26 s and checked nothing more: each runs the same way)."""
     hosts = [a for h, p in servers for a in ("--host", f"{h}:{p}")]
-    done = cli("run", f"file:{tmp_path / 't'}?size=32m", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",
-               "-p", "size_bytes=8m", *hosts, "-o", str(tmp_path / "b"), "--no-report", "--no-library")
+    done = cli("run", f"file:{tmp_path / 't'}?size=8m", *WRITE_PASS, *hosts, "-o", str(tmp_path / "b"))
     assert done.code == 0, done.stderr
+    facts = json.loads(next((tmp_path / "b" / "measurements").rglob("*.json")).read_text())["engine_facts"]
+    assert facts["hosts"] == ", ".join(f"{h}:{p}" for h, p in servers)  # measured on both, in --host order
     refused = cli("run", "/dev/null", "--test", "quick", "--host", "127.0.0.1:1", "-o", str(tmp_path / "c"))
     assert refused.code != 0
 
@@ -244,26 +254,166 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
     assert wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"
 
 
-@pytest.mark.fio
-def test_a_host_that_did_no_io_fails_the_workload(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+def test_a_host_that_did_no_io_fails_the_workload(tmp_path: Path) -> None:
     """The multi-host form of a job fio aborted and reported (e.g. its device got mounted): a host
-    with no I/O fails the workload instead of being averaged in at zero."""
-    engine = MultiHostFioEngine(hosts=tuple(servers))
-    target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
+    with no I/O fails the workload instead of being averaged in at zero, with what its server
+    said (in the client's --output, before the JSON)."""
+    engine = MultiHostFioEngine(hosts=(("127.0.0.1", 8001), ("127.0.0.1", 8002)))
     workload = Workload(name="mh", pattern="randwrite", block_size_bytes=4096, runtime_s=1, span_bytes=16 << 20)
     ctx = RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path)
-    engine.measure(target, workload, ctx)
-    data = dict(load_json_plus((tmp_path / "raw" / "mh.json").read_text()))
-    host = next(s for s in data["client_stats"] if s.get("jobname") != "All clients")
+    job = fixture_json()["jobs"][0]  # a client_stats entry is a job's, with its server's name and port
+    stats = [{**copy.deepcopy(job), "hostname": "127.0.0.1", "port": port} for port in (8002, 8001)]
     for direction in ("read", "write", "trim"):
-        host[direction].update(total_ios=0, io_bytes=0, io_kbytes=0, short_ios=0, drop_ios=0)
-    with pytest.raises(EngineError, match=f"fio did no I/O for mh on {host['hostname']}"):
-        engine._hosts_measurement(workload, ctx, json.dumps(data), {})
+        stats[1][direction].update(total_ios=0, io_bytes=0, io_kbytes=0, short_ios=0, drop_ios=0)
+    said = "<box> fio: /srv/x appears mounted, and 'allow_mounted_write' isn't set. Aborting.\n"
+    text = said + json.dumps({"fio version": "fio-3.33", "client_stats": [*stats, {**job, "jobname": "All clients"}]},
+                             indent=2)
+    with pytest.raises(EngineError, match=r"^fio did no I/O for mh on 127\.0\.0\.1:8001: <box> fio: /srv/x appears "
+                                          r"mounted.*Aborting\.; nothing of it was measured"):
+        engine._hosts_measurement(workload, ctx, text, {})
+
+
+# fio 3.33's client, as it ran here: one of two servers killed mid-run (fio exits 1), and one
+# down when the run starts (fio exits 0 with the other host's results): all of it in --output.
+KILLED_MID_RUN = ("<vm> w-h0: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, ioengine=io_uring, iodepth=8\n"
+                  "<vm> Starting 1 process\nclient: host=127.0.0.5 disconnected\n<vm> \n\n{\n  \"fio version\" : "
+                  "\"fio-3.33\",\n  \"client_stats\" : []\n}\n")
+DOWN_AT_START = "fio: connect: Connection refused\nfio: failed to connect to 127.0.0.5:8765\n<vm> Starting 1 process\n"
+
+
+def _stat(host: str, port: int, error: int = 0) -> dict[str, Any]:
+    return {"jobname": "w", "hostname": host, "port": port, "error": error}
+
+
+def test_the_hosts_that_failed_are_named_from_what_fio_said() -> None:
+    """QA: a host killed mid-run gave "fio client run failed (exit 1): no message; is `fio
+    --server` running on A, B?": fio's client writes what happened to --output, naming the host."""
+    asked = [("127.0.0.4", 8765), ("127.0.0.5", 8765)]
+    ok = _stat("127.0.0.4", 8765)
+    assert [(f.address, f.why, f.cut_short) for f in failed_hosts(asked, messages(KILLED_MID_RUN), [ok])] == [
+        ("127.0.0.5:8765", "its fio server disconnected during the workload", True)]
+    down = failed_hosts(asked, DOWN_AT_START, [ok])
+    assert [(f.index, f.why, f.cut_short) for f in down] == [
+        (1, "fio cannot connect to its server (Connection refused)", False)]
+    both_down = failed_hosts(asked, "fio: connect: No route to host\nfio: failed to connect to 127.0.0.4:8765\n"
+                             + DOWN_AT_START, [])  # each with its own reason
+    assert [f.why.split("(")[1] for f in both_down] == ["No route to host)", "Connection refused)"]
+    said = "fio: failed to resolve <nowhere> (Name or service not known)\nclient <127.0.0.4>: exited with error 28\n"
+    both = failed_hosts([("127.0.0.4", 8765), ("nowhere", 8765)], said, [_stat("127.0.0.4", 8765, error=28)])
+    assert [f.why for f in both] == ["its job failed: No space left on device (error 28)",
+                                     "its name does not resolve (Name or service not known)"]
+    # said of a name alone (no port): the server on that name that reported nothing is the one
+    same = [("127.0.0.1", 9001), ("127.0.0.1", 9002)]
+    lost = failed_hosts(same, "client: host=127.0.0.1 disconnected\n", [_stat("127.0.0.1", 9002)])
+    assert [(f.address, f.cut_short) for f in lost] == [("127.0.0.1:9001", True)]
+    silent = failed_hosts(asked, "", [ok])  # missing, and fio said nothing of it
+    assert [(f.address, f.why) for f in silent] == [("127.0.0.5:8765", NO_RESULT)]
+    assert failed_hosts(asked, "", [ok, _stat("127.0.0.5", 8765)]) == []
+
+
+def _kill_server(port: int) -> None:
+    """SIGKILL one loopback fio server (started by the servers fixture) and its forks: a host
+    that dies. Its forks carry the server's own command line."""
+    for pid in fio_pids(f"--server=ip:127.0.0.1,{port}"):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.fio
+def test_a_host_that_dies_is_named(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """A server killed while its job runs, then gone when the next workload starts: each failure
+    names that host (and the file it may leave there), not "no message" for all of them."""
+    import threading
+
+    engine = MultiHostFioEngine(hosts=tuple(servers))
+    target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
+    dead = f"127.0.0.1:{servers[1][1]}"
+    workload = Workload(name="mh", pattern="write", block_size_bytes=1 << 20, runtime_s=2, span_bytes=16 << 20)
+
+    def kill_when_running() -> None:
+        if wait_until(lambda: list(tmp_path.glob("scratch.ssdlab-*-h1")), 20):
+            _kill_server(servers[1][1])
+
+    killer = threading.Thread(target=kill_when_running)
+    killer.start()
+    try:
+        with pytest.raises(EngineError) as mid_run:
+            engine.measure(target, workload, RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path))
+    finally:
+        killer.join()
+    said = str(mid_run.value)
+    assert f"fio failed for mh: --host {dead}: its fio server disconnected" in said, said
+    alive = f"127.0.0.1:{servers[0][1]}"
+    assert f"scratch.ssdlab-{engine.run_id}-h1 may be left there" in said and alive not in said, said
+    with pytest.raises(EngineError) as at_start:  # fio itself exits 0 with the other host's results
+        engine.measure(target, workload.model_copy(update={"runtime_s": 0.5}),
+                       RunContext(raw_dir=tmp_path / "raw2", bundle_dir=tmp_path))
+    said = str(at_start.value)
+    assert f"--host {dead}: fio cannot connect to its server (Connection refused)" in said, said
+    assert alive not in said and "\n" not in said, said
+
+
+def test_a_trace_replay_with_host_is_refused_for_that_reason(tmp_path: Path, cli: Any) -> None:
+    """QA: the refusal said "cannot do the replay trace step on file targets", though a trace
+    replays on a file target; the reason is --host (the replay runs a local fio)."""
+    closed = f"127.0.0.1:{_free_port()}"  # plan refuses the test before it asks any host
+    for selection in (("--test", "trace"), ("--suite", "traces")):
+        done = cli("plan", f"file:{tmp_path / 'x.img'}", *selection, "--host", closed)
+        line = done.stderr.strip()
+        assert done.code == 2 and "\n" not in line, line
+        assert "a trace replay with --host" in line and "run the trace test without --host" in line, line
+        assert "on file targets" not in line and "parameters" not in line, line
+    local = cli("plan", f"file:{tmp_path / 'x.img'}", "--test", "trace")  # the same test without --host
+    assert local.code == 0, local.stderr
+
+
+def test_the_no_io_check_names_the_workload_the_host_and_why(tmp_path: Path) -> None:
+    """One check for a local fio and for each host of a client run (engines/fio.py, check_it_ran):
+    the workload, the host when there is one, and what fio said, from stderr or from the
+    client's --output, where the servers' lines are (QA: the hosts' form dropped the reason)."""
+    from ssdlab.engines.fio import check_it_ran
+    from ssdlab.measurement import OpTotals
+
+    ctx = RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path)
+    wrote, none = (OpTotals(), OpTotals(ios=8, bytes=8 << 20), OpTotals()), (OpTotals(),) * 3
+    mounted = "fio: /dev/loop9 appears mounted, and 'allow_mounted_write' isn't set. Aborting."
+    check_it_ran("w", {"": wrote}, "", ctx)
+    with pytest.raises(EngineError, match=r"^fio did no I/O for w: fio: /dev/loop9 appears mounted.*Aborting\.; "
+                                          r"nothing of it was measured \(raw files in "):
+        check_it_ran("w", {"": none}, f"note\n{mounted}\n", ctx)
+    with pytest.raises(EngineError, match=r"fio did no I/O for w: no message;"):
+        check_it_ran("w", {"": none}, "", ctx)
+    hosts = {"a:1": wrote, "b:2": none}
+    with pytest.raises(EngineError, match=r"^fio did no I/O for w on b:2: <box> fio: /dev/loop9 appears mounted"):
+        check_it_ran("w", hosts, f"<box> w: (g=0): rw=write\n<box> {mounted}\n", ctx)
+    with pytest.raises(EngineError, match=r"fio did no I/O for w on b:2: that host's fio refused the job"):
+        check_it_ran("w", hosts, "<box> w: (g=0): rw=write\n", ctx)  # its settings are no reason
+
+
+def test_host_runs_are_estimated_with_their_client_runs_and_new_files(tmp_path: Path) -> None:
+    """QA: `run --test quick -p runtime_s=1 --host …` took 112.7 s against 44 s planned: each
+    workload is a client run (about 1.4 s beyond its runtime, measured) and a job that reads
+    starts by writing its new file in full on each host. A purge there does nothing."""
+    from ssdlab.planning import HOST_WORKLOAD_OVERHEAD_S, assumed_rates, plan_run, select_entries
+    from ssdlab.targets.file import RemoteFileTarget
+
+    _, entries = select_entries(None, ["quick"])
+    spec = f"file:{tmp_path / 'x.img'}"
+    remote = RemoteFileTarget.from_spec(spec, ("a:1", "b:2")).info()
+    local = remote.model_copy(update={"extra": {}})  # the same file and rates, on this machine
+    [here], [there] = (plan_run(entries, {"runtime_s": "1"}, info) for info in (local, remote))
+    workloads = [a.workload for a in there.plan.actions if isinstance(a, Measure)]
+    reads = [w for w in workloads if w.effective_read_pct()]
+    assert len(workloads) == 41 and len(reads) == 20
+    layout_s = len(reads) * (1 << 30) / assumed_rates(remote).bytes_s
+    assert there.estimate_s == pytest.approx(here.estimate_s + len(workloads) * HOST_WORKLOAD_OVERHEAD_S + layout_s)
+    linear = plan_run([e for e in select_entries(None, ["linear"])[1]], {"passes": "write"}, remote)[0]
+    assert linear.plan.actions[0].kind == "purge" and linear.estimate_s == pytest.approx(
+        (1 << 30) / assumed_rates(remote).bytes_s + HOST_WORKLOAD_OVERHEAD_S)  # the write pass alone
 
 
 # ---- the file: path of a --host run is a path on the hosts (never looked at or made here) ----
 
-QUICK = ("--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=8m", "--no-report", "--no-library")
 
 
 def _hosts(servers: list[tuple[str, int]]) -> list[str]:
@@ -309,7 +459,7 @@ def test_the_file_is_on_the_host_not_here(ns_server: tuple[str, int, Path], tmp_
     though the I/O goes to the host, where the directory exists."""
     host, port, remote_dir = ns_server
     assert not remote_dir.exists()  # not here: only in the server's namespace
-    done = cli("run", f"file:{remote_dir / 'x.img'}?size=16m", *QUICK, "--host", f"{host}:{port}",
+    done = cli("run", f"file:{remote_dir / 'x.img'}?size=16m", *WRITE_PASS, "--host", f"{host}:{port}",
                "-o", str(tmp_path / "b"))
     assert done.code == 0, done.stderr
     assert not remote_dir.exists()  # nothing was made here either

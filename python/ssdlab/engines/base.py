@@ -31,12 +31,23 @@ ALL_FEATURES = frozenset(FEATURES)
 
 
 @dataclass(frozen=True)
+class StepRefusal:
+    """Why an engine itself cannot do a step that the target's kind would allow (a --host run's
+    trace replay), and what to do instead: said in place of "the … step on file targets"."""
+
+    why: str  # completes "the fio engine cannot do …"
+    instead: str  # what works
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """What an engine can do, declared once, so a plan is refused before anything runs."""
 
     # target kind -> the step kinds (purge, idle, write_cache, secure_erase) it can do there
     steps: Mapping[str, frozenset[str]]
     features: frozenset[str] = ALL_FEATURES
+    # step kind -> the engine's own reason for not doing it, for a step not left out by the kind of target
+    refused_steps: Mapping[str, StepRefusal] = field(default_factory=dict)
 
     @property
     def target_kinds(self) -> frozenset[str]:
@@ -54,8 +65,16 @@ class Capabilities:
             if isinstance(action, Workload):
                 found.update((f, None) for f, used in FEATURES.items() if used(action) and f not in self.features)
             elif self.step_kind(action) not in self.steps[target_kind]:
-                found[f"the {self.step_kind(action).replace('_', ' ')} step on {target_kind} targets"] = None
+                kind = self.step_kind(action)
+                refused = self.refused_steps.get(kind)
+                found[refused.why if refused else f"the {kind.replace('_', ' ')} step on {target_kind} targets"] = None
         return list(found)
+
+    def instead(self, target_kind: str, actions: Sequence[Step | Workload]) -> list[str]:
+        """What to do instead of the steps in `actions` the engine itself refuses (refused_steps)."""
+        kinds = {self.step_kind(a) for a in actions if not isinstance(a, Workload)}
+        return [r.instead for kind, r in self.refused_steps.items()
+                if kind in kinds and kind not in self.steps.get(target_kind, frozenset())]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from ssdlab.bundle import NEW_FILE, atomic_write_bytes, atomic_write_text, clear
 from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.fio_parse import (
     complete_series,
+    error_line,
     first_error_line,
     load_json_plus,
     log_files,
@@ -35,7 +36,7 @@ from ssdlab.engines.fio_parse import (
 )
 from ssdlab.engines.fio_steps import run_step
 from ssdlab.errors import EngineError, SafetyError, stop_reason
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.steps import Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
@@ -220,16 +221,26 @@ def stop_with_parent() -> Callable[[], None]:
     return hook
 
 
-def check_it_ran(m: Measurement, stderr: str, ctx: RunContext) -> None:
+def check_it_ran(workload: str, done: Mapping[str, Sequence[OpTotals]], said: str, ctx: RunContext) -> None:
     """fio aborts a job it will not start and still exits 0 with a result of no I/O: a device
     that became mounted since the run's checks ("appears mounted, and 'allow_mounted_write' isn't
     set. Aborting."), a file it cannot lay out. QA: such a workload was recorded as measured, at
-    0.0 MB/s, and its test as complete. A workload that did no I/O at all failed."""
-    if m.read.ios or m.write.ios or m.trim.ios:
+    0.0 MB/s, and its test as complete. A workload that did no I/O at all failed; so does one
+    whose I/O a --host run's host did not do (its zero would be averaged into the hosts' sum).
+
+    `done`: the read, write and trim totals of each place the job ran, by address (fio_multi),
+    or under "" for this machine's fio; `said`: fio's messages (stderr, or the client's output:
+    its servers' lines are in it)."""
+    idle = [where for where, totals in done.items() if not any(t.ios for t in totals)]
+    if not idle:
         return
-    aborted = next((line.strip() for line in stderr.splitlines() if line.rstrip().endswith("Aborting.")), None)
-    why = aborted or first_error_line(stderr, "")
-    raise EngineError(f"fio did no I/O for {m.workload.name}: {why}; nothing of it was measured (raw files in "
+    on = f" on {', '.join(idle)}" if any(idle) else ""
+    lines = [line.strip() for line in said.splitlines()]
+    aborted = next((line for line in lines if line.endswith("Aborting.")), None)
+    # A host's fio prints its job's settings first: the first line is no reason there.
+    unsaid = "that host's fio refused the job (its server's output says why)" if any(idle) else None
+    why = aborted or error_line(said) or unsaid or first_error_line(said)
+    raise EngineError(f"fio did no I/O for {workload}{on}: {why}; nothing of it was measured (raw files in "
                       f"{ctx.raw_dir})")
 
 
@@ -341,7 +352,7 @@ class FioEngine:
         if code != 0:
             raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
         measured = self._measurement(workload, ctx, text, raw)
-        check_it_ran(measured, stderr, ctx)
+        check_it_ran(workload.name, {"": (measured.read, measured.write, measured.trim)}, stderr, ctx)
         return with_telemetry(measured, sampler)
 
     def _check_write_lock(self, target: Target, workload: Workload) -> None:

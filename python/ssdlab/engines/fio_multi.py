@@ -22,26 +22,40 @@ ever overwritten. Job files name the file as `directory=` + `filename=`: given a
 creates missing directories (mode 0700) on the host, while a `directory=` that is not one makes
 it drop the job. Before the run, a probe job per host writes 4 KiB to such a fresh file and
 deletes it: the directory exists there and takes new files with direct I/O (`plan` asks the same
-without writing: allow_file_create=0).
+without writing: allow_file_create=0). The probes of all hosts run at once.
+
+A host that fails during a workload (its server killed, unreachable when the workload starts, its
+job in error) fails the workload naming it: fio's client says which in its --output file
+(failed_hosts), and may exit 0 with the other hosts' results.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import posixpath
 import re
 import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
-from ssdlab.engines.base import Capabilities, RunContext
-from ssdlab.engines.fio import MIN_VERSION, FioEngine, fio_escape, parse_version, stop_with_parent
-from ssdlab.engines.fio_parse import HostSummary, client_summaries, first_error_line, load_json_plus, series_from_logs
+from ssdlab.engines.base import Capabilities, RunContext, StepRefusal
+from ssdlab.engines.fio import MIN_VERSION, FioEngine, check_it_ran, fio_escape, parse_version, stop_with_parent
+from ssdlab.engines.fio_parse import (
+    ALL_CLIENTS,
+    HostSummary,
+    client_summaries,
+    first_error_line,
+    load_json_plus,
+    messages,
+    series_from_logs,
+)
 from ssdlab.errors import EngineError, SafetyError, UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.steps import Idle, Purge, Step, StepResult
@@ -56,11 +70,17 @@ CONNECT_TIMEOUT_S = 5.0  # a fio server on a reachable host answers a connect at
 PROBE_TIMEOUT_S = 60.0  # the probe job reads 4 KiB; a server answers in about a second
 # Reading /dev/zero writes nothing on the host and works on any Linux; io_uring runs it or fails.
 PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=4k\nsize=4k\n"
+PROBE_FORMAT = "--output-format=normal,json"  # normal: the server's probe reply, which names its fio
 # A host's file: writes 4 KiB to a new file in its directory with direct I/O, then deletes it.
 FILE_PROBE = "ssdlab-file"
 # Purge: each workload runs on a new remote file, so there is nothing to purge; a trace replay
-# runs a local fio (fio_steps.replay_trace) and is not offered for remote runs.
-REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})})
+# runs a local fio (fio_steps.replay_trace) and is not offered for remote runs: the refusal says
+# so, not "on file targets", which a trace replay runs on without --host.
+REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})}, refused_steps={
+    "replay_trace": StepRefusal(
+        why="a trace replay with --host: it replays with a fio on this machine, and the file is on the hosts",
+        instead="run the trace test without --host: with ssdlab on each host, or on a file: target here"),
+})
 SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
@@ -173,6 +193,92 @@ def host_fio(address: str, output: str) -> HostFio:
     return HostFio(version=version, io_uring=ran)
 
 
+@dataclass(frozen=True)
+class HostFailure:
+    """A host whose share of a client run is missing or failed, and why."""
+    index: int  # its place in --host order (its job file, its file hN)
+    address: str  # HOST:PORT
+    why: str
+    cut_short: bool  # its job may have stopped midway, before fio deleted its file there
+
+
+NO_RESULT = "its fio reported no result (is `fio --server` still running there?)"
+
+
+def client_said(host: str, port: int, said: str) -> tuple[str, bool] | None:
+    """Why fio's client says a server failed (client.c, fio 3.33, in its --output file), and
+    whether its job may have been cut short. fio names the host as given in --client=, with the
+    port only when it cannot connect."""
+    name = re.escape(host)
+    lines = [line.strip() for line in said.splitlines()]
+    refused = next((i for i, line in enumerate(lines) if line == f"fio: failed to connect to {host}:{port}"), None)
+    if refused is not None:  # after "fio: connect: STRERROR", its reason
+        reason = next((line[len("fio: connect: "):] for line in reversed(lines[:refused])
+                       if line.startswith(("fio: connect: ", "fio: connect; "))), "no answer")
+        return f"fio cannot connect to its server ({reason})", False
+    resolve = re.search(rf"failed to resolve <{name}> \(([^)]*)\)", said)
+    if resolve:
+        return f"its name does not resolve ({resolve[1]})", False
+    if re.search(rf"client: host={name} disconnected", said):
+        return "its fio server disconnected during the workload", True
+    if re.search(rf"client {name}(?: timed out|, timeout on cmd)", said):
+        return "its fio server stopped answering (timed out)", True
+    error = re.search(rf"client <{name}>: exited with error (\d+)", said)
+    if error:
+        return f"its job failed: {os.strerror(int(error[1]))} (error {error[1]})", False
+    return None
+
+
+def failed_hosts(asked: Sequence[tuple[str, int]], said: str, stats: Sequence[Mapping[str, object]]
+                 ) -> list[HostFailure]:
+    """The hosts of a client run that did not report a result, or reported an error: fio's
+    client leaves a host it lost out of client_stats and may still exit 0 (one host down at the
+    start), or exits 1 with the reason in its --output file only. `said`: what fio printed;
+    `stats`: client_stats of its JSON (empty when it wrote none)."""
+    failures = []
+    for index, (host, port) in enumerate(asked):
+        entry = _stats_entry(asked, index, stats)
+        error = entry.get("error") if entry is not None else None
+        bad = entry is None or bool(error)
+        told = client_said(host, port, said)
+        siblings = [i for i, (h, _) in enumerate(asked) if h == host and i != index]
+        if told is not None and not bad and any(_failed_entry(asked, i, stats) for i in siblings):
+            told = None  # said of HOST alone, and another server on HOST is the one missing
+        if told is None and isinstance(error, int) and error:
+            told = (f"its job failed: {os.strerror(error)} (error {error})", False)
+        if told is None and entry is None:
+            told = (NO_RESULT, True)
+        if told is not None:
+            failures.append(HostFailure(index, f"{host}:{port}", *told))
+    return failures
+
+
+def _stats_entry(asked: Sequence[tuple[str, int]], index: int, stats: Sequence[Mapping[str, object]]
+                 ) -> Mapping[str, object] | None:
+    """Host `index`'s entry in client_stats: by name and port, else by a port no other host has."""
+    host, port = asked[index]
+    entries = [s for s in stats if s.get("jobname") != ALL_CLIENTS and s.get("port") == port]
+    named = [s for s in entries if s.get("hostname") == host]
+    if named:
+        return named[0]
+    alone = sum(1 for _, p in asked if p == port) == 1
+    return entries[0] if alone and len(entries) == 1 else None
+
+
+def _failed_entry(asked: Sequence[tuple[str, int]], index: int, stats: Sequence[Mapping[str, object]]) -> bool:
+    entry = _stats_entry(asked, index, stats)
+    return entry is None or bool(entry.get("error"))
+
+
+def client_stats(text: str) -> list[Mapping[str, object]]:
+    """client_stats of a client run's output, or none when it wrote no JSON."""
+    try:
+        stats = load_json_plus(text).get("client_stats") or []
+    except EngineError:
+        return []
+    return [s for s in stats if isinstance(s, dict)]
+
+
 def refuse_kind(spec: str, kind: str) -> None:
     """Only file: targets run on remote hosts; a device there cannot be checked (docs/safety.md)."""
     if kind in ("block", "raid0"):
@@ -235,45 +341,60 @@ class MultiHostFioEngine(FioEngine):
                 why = err.strerror or str(err) or type(err).__name__
                 raise UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
                                  "there or check the name and port") from None
-        self.host_fio()
+        count = len(self.hosts)
+        versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
+        files = [] if target is None else [
+            (i, file_probe_job(target.host_file_name(f"{self.run_id}-probe", i), writes), "--output-format=json")
+            for i in range(count)]
+        said = self._client_probes([*versions, *files])
+        if versions:
+            self._host_fio = tuple(host_fio(a, out) for a, out in zip(self.addresses, said[:count], strict=True))
         if target is not None:
-            for index, (host, port) in enumerate(self.hosts):
-                self._probe_file(host, port, target.host_file_name(f"{self.run_id}-probe", index), writes)
+            for (host, port), output in zip(self.hosts, said[len(versions):], strict=True):
+                self._check_file_probe(host, port, output, target.directory, writes)
 
-    def _probe_file(self, host: str, port: int, remote_file: str, writes: bool) -> None:
-        output = self._client_probe(host, port, file_probe_job(remote_file, writes), "--output-format=json")
+    def _check_file_probe(self, host: str, port: int, output: str, directory: str, writes: bool) -> None:
+        """Refuse a host whose fio said no to the file probe (file_probe_problem)."""
         problem = file_probe_problem(output, writes)
         if problem is not None and problem.endswith("is not a directory"):
             raise UsageError(f"--host {host}:{port}: {problem} there; ssdlab creates no directory on a host: "
                              "create it there first, or give a directory that exists there")
         if problem is not None:
-            raise UsageError(f"--host {host}:{port}: cannot make a new file in {posixpath.dirname(remote_file)} "
-                             f"there ({problem})")
+            raise UsageError(f"--host {host}:{port}: cannot make a new file in {directory} there ({problem})")
 
     def host_fio(self) -> tuple[HostFio, ...]:
         """Each host's fio, asked once (a probe job per host, in one client run each)."""
         if not self._host_fio:
-            self._host_fio = tuple(self._probe(host, port) for host, port in self.hosts)
+            said = self._client_probes([(i, PROBE_JOB, PROBE_FORMAT) for i in range(len(self.hosts))])
+            self._host_fio = tuple(host_fio(address, out) for address, out in zip(self.addresses, said, strict=True))
         return self._host_fio
 
-    def _probe(self, host: str, port: int) -> HostFio:
-        return host_fio(f"{host}:{port}", self._client_probe(host, port, PROBE_JOB, "--output-format=normal,json"))
-
-    def _client_probe(self, host: str, port: int, job_text: str, output_format: str) -> str:
-        """What a host's fio printed for a small probe job (its stdout and stderr)."""
-        address = f"{host}:{port}"
+    def _client_probes(self, probes: Sequence[tuple[int, str, str]]) -> list[str]:
+        """What each host's fio printed (stdout and stderr) for a small probe job, given as (host
+        index, job text, output format): all at once, as a client run each. A fio server takes up
+        to a second to notice a new client (planning.HOST_WORKLOAD_OVERHEAD_S), so probing the
+        hosts in turn cost a second or more per host and probe before a run or plan."""
         with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
-            job = Path(tmp) / "probe.fio"
-            atomic_write_text(job, job_text)
-            argv = [self.binary, f"--client={host},{port}", str(job), output_format]
-            try:
-                done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
-                                      stdin=subprocess.DEVNULL)
-            except subprocess.TimeoutExpired:
-                raise EngineError(f"--host {address}: its fio server did not answer in {PROBE_TIMEOUT_S:.0f} s; "
-                                  "check that `fio --server` there is idle") from None
-            except OSError as err:
-                raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
+            jobs = []
+            for n, (_, text, _) in enumerate(probes):
+                jobs.append(Path(tmp) / f"probe{n}.fio")
+                atomic_write_text(jobs[-1], text)
+            with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:
+                runs = [pool.submit(self._client_probe, *self.hosts[index], job, output_format)
+                        for (index, _, output_format), job in zip(probes, jobs, strict=True)]
+                return [run.result() for run in runs]
+
+    def _client_probe(self, host: str, port: int, job: Path, output_format: str) -> str:
+        """What a host's fio printed for a small probe job (its stdout and stderr)."""
+        argv = [self.binary, f"--client={host},{port}", str(job), output_format]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise EngineError(f"--host {host}:{port}: its fio server did not answer in {PROBE_TIMEOUT_S:.0f} s; "
+                              "check that `fio --server` there is idle") from None
+        except OSError as err:
+            raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
         return done.stdout + done.stderr
 
     def host_job_texts(self, target: Target, workload: Workload) -> list[str]:
@@ -301,13 +422,26 @@ class MultiHostFioEngine(FioEngine):
             jobs.append(job)
         done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
         text = output.read_text(errors="replace") if output.exists() else ""
-        if done.returncode != 0 or not text:
-            raise EngineError(f"fio client run failed (exit {done.returncode}): "
-                              f"{first_error_line(done.stderr, done.stdout)}; is `fio --server` running on "
-                              f"{', '.join(self.addresses)}?")
         files = {f"host{i}_file": self.check_target(target).host_file_name(self.run_id, i)
                  for i in range(len(self.hosts))}
+        said = "\n".join([done.stdout, done.stderr, messages(text)])
+        self._check_hosts(workload, ctx, said, text, files)
+        if done.returncode != 0 or not text:
+            raise EngineError(f"fio client run failed (exit {done.returncode}): {first_error_line(said)}; is "
+                              f"`fio --server` running on {', '.join(self.addresses)}?")
         return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)}, files)
+
+    def _check_hosts(self, w: Workload, ctx: RunContext, said: str, text: str, files: dict[str, str]) -> None:
+        """Fail the workload naming each host whose share is missing or failed (failed_hosts);
+        a run where every host is missing for no reason fio gave is left to the caller's message."""
+        failures = failed_hosts(self.hosts, said, client_stats(text))
+        unexplained = len(failures) == len(self.hosts) and all(f.why == NO_RESULT for f in failures)
+        if not failures or unexplained:
+            return
+        parts = [f"--host {f.address}: {f.why}" + (f" (its file {files[f'host{f.index}_file']} may be left there)"
+                                                    if f.cut_short else "") for f in failures]
+        raise EngineError(f"fio failed for {w.name}: {'; '.join(parts)}; nothing of it was measured (raw files in "
+                          f"{ctx.raw_dir})")
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
         """Idle as on one machine; a purge has nothing to do: every workload on a host runs on a
@@ -357,11 +491,8 @@ class MultiHostFioEngine(FioEngine):
         if len(hosts) != len(self.hosts):
             raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
         hosts = self._in_asked_order(hosts)
-        idle = [h.address for h in hosts if not (h.summary.read.ios or h.summary.write.ios or h.summary.trim.ios)]
-        if idle:  # fio aborts a job it will not start and still reports it (engines/fio.py, check_it_ran)
-            raise EngineError(f"fio did no I/O for {w.name} on {', '.join(idle)}: that host's fio refused the job "
-                              f"(its server's output says why); nothing of it was measured (raw files in "
-                              f"{ctx.raw_dir})")
+        check_it_ran(w.name, {h.address: (h.summary.read, h.summary.write, h.summary.trim) for h in hosts},
+                     messages(text), ctx)
         series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
         telemetry: dict[str, tuple[float, ...]] = {}
         joined = sum_series(series)

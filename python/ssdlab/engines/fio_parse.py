@@ -325,14 +325,29 @@ def parse_eta(line: str) -> EtaStatus | None:
     )
 
 
-def first_error_line(stderr: str, output: str = "") -> str:
-    """The line of fio's chatter that says what went wrong."""
-    lines = [line.strip() for line in (stderr + "\n" + output).splitlines() if line.strip()]
-    for line in lines:
+def error_line(text: str) -> str | None:
+    """The first line of fio's chatter that says what went wrong, or None when none does."""
+    for line in (line.strip() for line in text.splitlines()):
         low = line.lower()
         if line.startswith("fio:") or "error" in low or "failed" in low or "invalid" in low:
             return line
-    return lines[0] if lines else "no message"
+    return None
+
+
+def first_error_line(stderr: str, output: str = "") -> str:
+    """The line of fio's chatter that says what went wrong, else its first line."""
+    text = stderr + "\n" + output
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return error_line(text) or (lines[0] if lines else "no message")
+
+
+def messages(output: str) -> str:
+    """What fio said in its --output file before the JSON document: a client run writes its own
+    lines there ("client: host=H disconnected") and its servers' ("<name> fio: ..."), not to
+    stdout or stderr. The JSON's own lines ("error" : 0) are left out."""
+    lines = output.splitlines()
+    end = next((i for i, line in enumerate(lines) if line.rstrip() == "{"), len(lines))
+    return "\n".join(lines[:end])
 
 
 def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: float) -> Series:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -544,3 +545,69 @@ def test_drives_with_different_facts_are_tabled_side_by_side(comparison: Compari
     notes = [r for r in table.rows if r[0] == "Note"]
     assert [r[1 + noted] for r in notes] == ["first note", "second note"]
     assert [r[2 - noted] for r in notes] == ["—", "—"]
+
+
+# ---- differences in the unit they mean something in -------------------------------------------
+
+def test_differences_of_temperatures_and_percentages_are_not_ratios() -> None:
+    """70.0 against 54.3 °C is 15.7 °C cooler, not "-22.4 %" (Celsius is an interval scale); a share
+    of 76.5 % against 0 % is 76.5 points, not "-100.0 %"; a CV of 2.5 % against 0.8 % is 1.7 points,
+    not "-68 %". Ratio-scale figures keep their Difference %."""
+    from ssdlab.compare import difference, difference_unit
+
+    assert (difference_unit("°C"), difference_unit("%"), difference_unit("MB/s"), difference_unit("")) == \
+        ("°C", "pp", "%", "%")
+    assert difference(54.3, 70.0, "°C") == pytest.approx(-15.7)
+    assert difference(0.0, 76.5, "%") == pytest.approx(-76.5)
+    assert difference(0.8, 2.5, "%") == pytest.approx(-1.7)
+    assert difference(5.0, 0.0, "%") == pytest.approx(5.0)  # a share from zero still has a difference
+    assert difference(110.0, 100.0, "MB/s") == pytest.approx(10.0)
+    assert difference(None, 1.0, "°C") is None and difference(True, 1.0, "%") is None
+
+
+THERMAL = SuiteEntry(name="thermal", test="thermal", params={"seq_runtime_s": 80, "rnd_runtime_s": 5,
+                                                             "cooldown_s": None})
+
+
+@pytest.fixture(scope="module")
+def thermal_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The bare simulated SM951 throttles within 80 s; with a heatsink it does not (1-2 s each)."""
+    from ssdlab.engines.sim import SimEngine
+
+    root = tmp_path_factory.mktemp("thermal-compare")
+    for key, spec in (("bare", "sim:sm951-ahci-512"), ("heatsink", "sim:sm951-ahci-512?heatsink=1")):
+        run_entries(root / key, parse_target(spec), SimEngine(), [THERMAL])
+    return root / "bare", root / "heatsink"
+
+
+def test_thermal_compare_gives_degrees_and_points(thermal_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    c = compare_bundles(list(thermal_pair))
+    rows = {r.name: r for r in c.tests[0].rows}
+    temp, share, mean = rows["seq_max_temp_c"], rows["seq_throttled_share_pct"], rows["seq_mean_mb_s"]
+    assert isinstance(temp.values[0], float) and isinstance(temp.values[1], float) and temp.values[0] > temp.values[1]
+    assert (temp.difference_unit, share.difference_unit, mean.difference_unit) == ("°C", "pp", "%")
+    assert temp.differences[0] == pytest.approx(temp.values[1] - temp.values[0])
+    assert share.values[0] > 10 and share.differences[0] == pytest.approx(share.values[1] - share.values[0])  # type: ignore[operator]
+    assert mean.differences[0] == pytest.approx(difference_pct(mean.values[1], mean.values[0]))
+    assert temp.difference_pct == (None,)  # no % of a temperature
+    console = Console(record=True, width=220)
+    for table in comparison_tables(c):
+        console.print(table)
+    text = console.export_text()
+    cells = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in text.splitlines() if "│" in line}
+    assert cells["Sequential write: highest temperature (°C)"] == f"{temp.differences[0]:+.1f} °C"
+    assert cells["Sequential write: share of time throttled (%)"] == f"{share.differences[0]:+.1f} pp"
+    assert cells["Sequential write: mean over the run (MB/s)"].endswith(" %")
+    assert "Difference %" not in text.splitlines()[2]  # the header: cells carry their own units
+    assert "in °C for temperatures" in text and "in points (pp) for percentages" in text
+    html = render_comparison(c, tmp_path / "cmp.html").html.read_text(encoding="utf-8")
+    assert f"{temp.differences[0]:+.1f} °C" in html and f"{share.differences[0]:+.1f} pp" in html
+
+
+def test_the_compare_command_prints_degrees(thermal_pair: tuple[Path, Path], cli: Callable[..., Any]) -> None:
+    result = cli("compare", *map(str, thermal_pair))
+    assert result.code == 0, result.stderr
+    # the difference column (the last, whatever the terminal's width wraps): degrees and points
+    last = [x.split("│")[-2].strip() for x in result.stdout.splitlines() if x.count("│") >= 4]
+    assert any(re.fullmatch(r"-\d+\.\d °C", cell) for cell in last), last
+    assert any(re.fullmatch(r"-\d+\.\d pp", cell) for cell in last), last

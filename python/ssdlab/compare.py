@@ -1,4 +1,4 @@
-"""Drives side by side: per test, per metric, with a Difference % column (docs/architecture.md, "compare").
+"""Drives side by side: per test, per metric, with a Difference column (docs/architecture.md, "compare").
 
 The comparison model only; report/compare_page.py draws it (terminal tables, HTML page).
 Bundles are read only. The first drive is the baseline (and the drive under review).
@@ -12,6 +12,11 @@ parameters, and what `auto` and automatic scaling made of them). Unlike runs are
 Tests missing from some drives are shown with gaps. A test a run did not finish (stopped,
 failed, never started) has no figures and no method to compare: it counts as not run on that
 drive, and the test's caption says it did not finish there.
+
+The difference of a measured figure from the baseline's is in % of it, except where a ratio
+means nothing: temperatures in °C are on an interval scale (70.0 against 54.3 °C is 15.7 °C
+hotter, not 22.4 % hotter: in kelvin it would be 4.6 %), so their difference is in °C; a
+percentage (a share of time, a % of clean, a coefficient of variation) differs in points (pp).
 
 A drive may draw on several runs (the results library holds, say, a quick-suite run and a
 consistency-suite run of one drive): each test comes from the newest run that has it.
@@ -80,11 +85,31 @@ def finished(record: TestRecord) -> bool:
     return record.status == "complete"
 
 
+# A figure's unit -> the unit of its difference from the baseline's, where that is not % of it.
+DIFFERENCE_UNITS = {"°C": "°C", "%": "pp"}
+RELATIVE = "%"  # the difference in % of the baseline (any unit not in DIFFERENCE_UNITS)
+
+
+def difference_unit(unit: str) -> str:
+    """The unit a difference of figures in `unit` is given in: '°C' for temperatures, 'pp'
+    (percentage points) for percentages, '%' (of the baseline) for every ratio-scale unit."""
+    return DIFFERENCE_UNITS.get(unit, RELATIVE)
+
+
+def unit_of(name: str, spec: MetricSpec | None) -> str:
+    """A metric's unit: as declared, or for a method this ssdlab does not know, as its name says
+    (the report's rule for such metrics: `_pct` is %, a temperature ends in `_c`)."""
+    if spec is not None:
+        return spec.unit
+    return "%" if name.endswith("_pct") else "°C" if name.endswith("_temp_c") else ""
+
+
 @dataclass(frozen=True)
 class MetricRow:
     name: str
     values: tuple[Value, ...]  # one per drive; None where the drive has no such metric/test
-    difference_pct: tuple[float | None, ...]  # one per non-baseline drive; None where it means nothing
+    # One per non-baseline drive, in difference_unit; None where it means nothing.
+    differences: tuple[float | None, ...]
     spec: MetricSpec | None = None  # the method's declaration (None: a method this ssdlab does not know)
     bounds: tuple[bool, ...] = ()  # per drive: the value is only a lower bound (MetricSpec.lower_bound)
 
@@ -93,12 +118,23 @@ class MetricRow:
         return index < len(self.bounds) and self.bounds[index]
 
     @property
+    def difference_unit(self) -> str:
+        """'%' of the baseline, or '°C' / 'pp' for temperatures and percentages (difference_unit)."""
+        return difference_unit(unit_of(self.name, self.spec))
+
+    @property
+    def difference_pct(self) -> tuple[float | None, ...]:
+        """The differences that are % of the baseline; None where they are °C or points."""
+        relative = self.difference_unit == RELATIVE
+        return tuple(d if relative else None for d in self.differences)
+
+    @property
     def numeric(self) -> bool:
         return any(is_number(v) for v in self.values)
 
     @property
     def compared(self) -> bool:
-        """Difference % belongs to measured figures, never to settings, counts or verdicts."""
+        """A difference from the baseline belongs to measured figures, never to settings, counts or verdicts."""
         return self.numeric and (self.spec.compared if self.spec is not None else True)
 
     @property
@@ -151,6 +187,17 @@ def difference_pct(value: Value, baseline: Value) -> float | None:
     return (value - baseline) / abs(baseline) * 100.0
 
 
+def difference(value: Value, baseline: Value, unit: str) -> float | None:
+    """`value`'s difference from `baseline`, figures in `unit`: in % of the baseline, or plainly
+    value - baseline where a ratio means nothing (°C, percentages: difference_unit)."""
+    if difference_unit(unit) == RELATIVE:
+        return difference_pct(value, baseline)
+    if not is_number(value) or not is_number(baseline):
+        return None
+    assert isinstance(value, int | float) and isinstance(baseline, int | float)
+    return float(value - baseline)
+
+
 def describe_difference(name: str, found: Sequence[Difference]) -> str:
     return f"test {name!r}: methods differ ({'; '.join(d.describe() for d in found)})"
 
@@ -167,9 +214,10 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
             continue
         spec = specs.get(name) if specs is not None else None
         compared = spec.compared if spec is not None else True
-        # A lower bound is not a value: no Difference % from it or against it.
+        # A lower bound is not a value: no difference from it or against it.
         bounds = tuple(spec is not None and r is not None and spec.is_bound(r.metrics) for r in records)
-        diffs = tuple(difference_pct(v, values[0]) if compared and not (bound or bounds[0]) else None
+        unit = unit_of(name, spec)
+        diffs = tuple(difference(v, values[0], unit) if compared and not (bound or bounds[0]) else None
                       for v, bound in zip(values[1:], bounds[1:], strict=True))
         rows.append(MetricRow(name, values, diffs, spec, bounds))
     return tuple(rows)

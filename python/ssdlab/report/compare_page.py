@@ -3,8 +3,10 @@
 Per test: the test's own kind of chart with a mark per drive (report/compare_figures.py),
 a ranking of every drive per metric when three or more are compared (report/rankings.py),
 the side-by-side table (labels and units from the methods' declarations, each figure in
-its declared unit as the report shows it, Difference % for measured figures only) and a sortable table of drives. Runs
-whose methods differ are flagged in the table caption, the section and the page banner.
+its declared unit as the report shows it, the difference from the baseline for measured figures
+only: in %, or in °C for temperatures and points for percentages, compare.difference_unit) and a
+sortable table of drives. Runs whose methods differ are flagged in the table caption, the section
+and the page banner.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ from pathlib import Path
 
 from rich.table import Table as RichTable
 
-from ssdlab.compare import Comparison, MetricRow, TestComparison
+from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
+    format_difference,
     format_in_unit,
     format_metric,
-    format_pct_change,
     label_with_unit,
 )
 from ssdlab.report.heat import heat_comparison_note
@@ -34,24 +36,34 @@ from ssdlab.report.section_generic import method_title, params_caption
 from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 
-RANKED_MIN_DRIVES = 3  # two drives read best from the Difference % column
+RANKED_MIN_DRIVES = 3  # two drives read best from the Difference column
 UNFINISHED = {"interrupted": "stopped", "failed": "failed", "pending": "never started",
               "running": "still running, or stopped without saying so"}  # a test's status, in a caption
 
 
-def difference_headers(c: Comparison) -> list[str]:
+def difference_units(t: TestComparison) -> list[str]:
+    """The units of the test's differences from the baseline, '%' first: ['%', '°C', 'pp']."""
+    units = dict.fromkeys(row.difference_unit for row in t.rows if row.compared)
+    return sorted(units, key=lambda unit: unit != RELATIVE)
+
+
+def difference_headers(c: Comparison, t: TestComparison) -> list[str]:
+    """'Difference %' where every difference of the test is one in %; 'Difference' where some are
+    in °C or points (each cell then says its unit)."""
+    head = "Difference %" if difference_units(t) in ([], [RELATIVE]) else "Difference"
     if len(c.drives) == 2:
-        return ["Difference %"]
-    return [f"Difference % ({d.label})" for d in c.drives[1:]]
+        return [head]
+    return [f"{head} ({d.label})" for d in c.drives[1:]]
 
 
-def comparison_header(c: Comparison) -> tuple[str, ...]:
-    return ("", *(d.label for d in c.drives), *difference_headers(c))
+def comparison_header(c: Comparison, t: TestComparison) -> tuple[str, ...]:
+    return ("", *(d.label for d in c.drives), *difference_headers(c, t))
 
 
 def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
-    """Label (with its declared unit), each drive's value (a lower bound shown as one),
-    Difference % for figures only (none from a lower bound: why instead)."""
+    """Label (with its declared unit), each drive's value (a lower bound shown as one), the
+    difference from the baseline for figures only, with its unit (none from a lower bound: why
+    instead)."""
     if row.spec is None:
         values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
                                                                                       strict=True)]
@@ -60,8 +72,8 @@ def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
         values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
-    diffs = [(bound_difference(row, i) or format_pct_change(d)) if row.compared else ""
-             for i, d in enumerate(row.difference_pct, start=1)]
+    diffs = [(bound_difference(row, i) or format_difference(d, row.difference_unit)) if row.compared else ""
+             for i, d in enumerate(row.differences, start=1)]
     return (label, *values, *diffs)
 
 
@@ -72,8 +84,8 @@ def value_cell(spec: MetricSpec, value: object, bound: bool) -> str:
 
 
 def bound_difference(row: MetricRow, index: int) -> str | None:
-    """The Difference % cell of drive `index` when its value or the baseline's is only a lower
-    bound: why there is no %, e.g. 'never throttled', 'baseline never throttled'."""
+    """The difference cell of drive `index` when its value or the baseline's is only a lower
+    bound: why there is no difference, e.g. 'never throttled', 'baseline never throttled'."""
     bound = row.spec.lower_bound if row.spec is not None else None
     mine, baseline = row.is_bound(index), row.is_bound(0)
     if bound is None or not (mine or baseline):
@@ -104,8 +116,22 @@ def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
         notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
     if heat:
         notes.append(heat)
-    notes.append(f"Difference % against {c.baseline.label}")
+    notes.append(difference_note(c, t))
     return "; ".join(notes)
+
+
+# How each kind of difference is worked out, for the caption of a table that has it.
+DIFFERENCE_WORDS = {"°C": "in °C for temperatures", "pp": "in points (pp) for percentages"}
+
+
+def difference_note(c: Comparison, t: TestComparison) -> str:
+    """'Difference % against X', or, where some differences are not in %, how each is given:
+    'Difference against X: in % of it; in °C for temperatures; in points (pp) for percentages'."""
+    units = difference_units(t)
+    if units in ([], [RELATIVE]):
+        return f"Difference % against {c.baseline.label}"
+    words = [DIFFERENCE_WORDS.get(unit, "in % of it") for unit in units]
+    return f"Difference against {c.baseline.label}: {'; '.join(words)}"
 
 
 def measured(t: TestComparison) -> list[dict[str, Measurement]]:
@@ -136,11 +162,11 @@ def section_title(t: TestComparison) -> str:
 
 
 def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTable]:
-    """One table per test: each metric side by side, then Difference % against the baseline
+    """One table per test: each metric side by side, then the difference from the baseline
     (the terminal's way of laying out any report table: labels wrap, figures keep their digits).
     `found`: measured_tests(c) when the caller has them, else they are read here."""
     found = measured_tests(c) if found is None else found
-    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c),
+    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c, t),
                              rows=tuple(comparison_cells(t)),
                              caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in c.tests]
 
@@ -162,7 +188,7 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     """comparison_section with the measurements and heat note already at hand."""
     labels = [d.label for d in c.drives]
     caption = test_caption(c, t, heat)
-    table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c),
+    table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c, t),
                   rows=tuple(comparison_cells(t)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
     specs = [row.spec for row in t.rows if row.spec is not None]
@@ -233,7 +259,7 @@ def render_comparison(c: Comparison, out_html: Path, found: Found | None = None)
         title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else
         f"{c.baseline.label} against {len(c.drives) - 1} drives",
         subtitle=f"Drive under review and baseline: {c.baseline.label} · Difference % = (drive - baseline) / "
-                 "baseline",
+                 "baseline; temperatures differ in °C and percentages in points (pp)",
         banner=banner(c, heat), intro=[drives_table(c)], sections=sections,
         footer="Generated by ssdlab compare from " + ", ".join(str(s.bundle) for d in c.drives for s in d.sources)
                + ". MB/s are decimal (10^6 bytes/s); sizes in KiB/MiB/GiB are binary.",

@@ -110,6 +110,16 @@ def format_pct_change(value: float | None) -> str:
     return f"{signed(value, 1)} %"
 
 
+def format_difference(value: float | None, unit: str = "%") -> str:
+    """A difference from the baseline with its unit: '+2.3 %' (of the baseline), '-15.7 °C',
+    '-76.5 pp' (percentage points)."""
+    if unit == "%":
+        return format_pct_change(value)
+    if value is None or math.isnan(value):
+        return MISSING
+    return f"{signed(value, 1)} {unit}"
+
+
 def format_bytes_decimal(size_bytes: int | None) -> str:
     """Capacity as drive labels print it (decimal), with the binary size and bytes beside."""
     if size_bytes is None:

@@ -146,14 +146,16 @@ def test_method_verdicts_lead_their_findings_when_given() -> None:
                                          "write_throttled_at_drop": False},
                     verdicts=(verdict("slc_cache", "yes", "A write cache of about 38.2 GB"),))
     default = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
-    default = default.model_copy(update={"verdicts": (*default.verdicts, verdict("cliff", "yes", "Falls off a cliff"))})
+    default = default.model_copy(update={"verdicts": (*default.verdicts,
+                                                      verdict("cliff", "yes", "Falls to 20 % of its fresh rate"))})
     got = findings(linear, default)
     assert got["write_cache"].outcome == "yes" and got["write_cache"].rule == "the slc_cache rule"
     assert got["write_cache"].text == ("A write cache of about 38.2 GB — 38.20 GB written at 1,550.0 MB/s, then "
                                        "420.0 MB/s (no throttling at the drop: a cache ran out)")
     assert got["fresh_vs_steady"].outcome == "yes"
-    assert got["fresh_vs_steady"].text == ("Falls off a cliff: 100,000 IOPS fresh, 20,000 IOPS over the last 400 s "
-                                           "(20 % of fresh)")
+    # the verdict gives the ratio (on its side of the cliff threshold); the finding does not repeat it rounded
+    assert got["fresh_vs_steady"].text == ("Falls to 20 % of its fresh rate: 100,000 IOPS fresh, 20,000 IOPS over "
+                                           "the last 400 s")
     assert got["fresh_vs_steady"].rule.endswith("; the cliff rule")
 
 

@@ -28,11 +28,12 @@ Pure code over per-period series (docs/methods/thermal.md):
    onset on), since one phase can slow down for different reasons in turn (a write cache running
    out, then heat): "thermal" when the drive's own throttle indicator (simulator throttle level,
    NVMe thermal-management time) was active during most of the level's time, or when the
-   temperature had risen up to the level's first period and the level ran hotter than the peak
-   while the energy per byte stayed put; "gc-cache" when the rate fell without the temperature
-   rising, or while garbage collection moved pages / the energy per host byte rose (the drive
-   works as hard but the host sees less: internal writes); "unknown" when nothing separates the
-   two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
+   temperature had risen up to the fall into the level (the level's first throttled period, as the
+   phase's rise to throttling is up to its onset) and the level ran hotter than the peak while the
+   energy per byte (energy over the data written) stayed put; "gc-cache" when the rate fell
+   without the temperature rising, or while garbage collection moved pages / the energy per host
+   byte rose (the drive works as hard but the host sees less: internal writes); "unknown" when
+   nothing separates the two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
    (heat throttling then starts where the first thermal level does, the fall into it included),
    otherwise the cause of the levels that hold the most throttled time ("unknown" on a tie);
    "none" when there was no throttled level, "unknown" when no rate held for `min_segment`
@@ -50,7 +51,7 @@ from typing import Literal
 
 import numpy as np
 
-from ssdlab.units import signed
+from ssdlab.thresholds import beside, keep_reading, side, signed_beside
 
 Cause = Literal["thermal", "gc-cache", "none", "unknown"]
 CAUSE_TEXT = {"thermal": "thermal throttling", "gc-cache": "garbage collection / cache",
@@ -66,6 +67,10 @@ HEATING_C = 10.0
 FLAT_C = 5.0
 # Energy per host byte this much higher when throttled means the drive is busy with internal work.
 ENERGY_RISE_PCT = 20.0
+# The drive's throttle indicator on for at least this share of a level's time decides it is heat (%).
+DECISIVE_INDICATOR_PCT = 50.0
+# Garbage collection moving pages for at least this share of a level's time is a vote for GC (%).
+GC_MAJORITY_PCT = 50.0
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class Segment:
 
 @dataclass(frozen=True)
 class Level:
-    rate: float  # duration-weighted mean rate
+    rate: float  # duration-weighted mean rate: the level's data over its time (a short last period weighs less)
     duration_s: float
     share_pct: float
     mean_temp_c: float | None = None
@@ -114,7 +119,7 @@ class Judgement:
     cause: Cause
     evidence: tuple[str, ...] = ()  # in words
     indicator_pct: float | None = None  # the drive's throttle indicator was on, % of the periods
-    temp_rise_c: float | None = None  # from the first period up to the first judged one
+    temp_rise_c: float | None = None  # from the first period up to where the judged throttled time begins
     hotter_c: float | None = None  # the judged periods' mean temperature minus the peak level's
     energy_rise_pct: float | None = None  # energy per unit of host work against the peak level's
     gc_pct: float | None = None  # garbage collection moved pages, % of the periods
@@ -396,13 +401,19 @@ def cluster_levels(segments: Sequence[Segment], tol_pct: float, floor: float = 0
     return labels
 
 
-def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] | None) -> list[Level]:
+def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] | None, rates: Sequence[float],
+            lengths: Sequence[float]) -> list[Level]:
+    """Each level's rate over its time: its periods' rates weighed by their lengths (a last period
+    cut short counts for its length, not as a whole period)."""
     total = sum(s.stop - s.start for s in segments)
     out = []
     for index in range(max((s.level for s in segments), default=-1) + 1):
         own = [s for s in segments if s.level == index]
         periods = sum(s.stop - s.start for s in own)
-        rate = sum(s.rate * (s.stop - s.start) for s in own) / periods
+        spans = [range(s.start, s.stop) for s in own]
+        time_s = math.fsum(lengths[i] for span in spans for i in span)
+        rate = math.fsum(rates[i] * lengths[i] for span in spans for i in span) / time_s if time_s > 0 else \
+            sum(s.rate * (s.stop - s.start) for s in own) / periods
         temps = [temp[i] for s in own for i in range(s.start, s.stop)] if temp else []
         out.append(Level(rate=rate, duration_s=periods * period_s, share_pct=100.0 * periods / total,
                          mean_temp_c=_mean(temps) if temps else None))
@@ -466,11 +477,14 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Evidence | None = None,
-                     cfg: ThrottleConfig = DEFAULT_CONFIG) -> ThrottleAnalysis:
-    """Levels, onset, throttled share and cause of one sustained run's rate series."""
+                     cfg: ThrottleConfig = DEFAULT_CONFIG, durations_s: Sequence[float] = ()) -> ThrottleAnalysis:
+    """Levels, onset, throttled share and cause of one sustained run's rate series; `durations_s`:
+    each period's real length (Series.durations_s; default all `period_s`), the weight of its rate
+    in a level's rate and of its power and data in the energy per byte."""
     rates = [float(r) for r in rates]
     evidence = evidence if evidence is not None else Evidence()
     _check_lengths(len(rates), evidence)
+    lengths = _lengths(durations_s, len(rates), period_s)
     if not rates:
         return ThrottleAnalysis(period_s, (), (), None, None, 0.0, "unknown", ("no periods were measured",))
     raw = segment_series(rates, cfg)
@@ -478,7 +492,7 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     labels = cluster_levels(held, cfg.level_tol_pct, noise_floor(rates))
     label_of = dict(zip((seg.start for seg in held), labels, strict=True))
     segments = tuple(Segment(seg.start, seg.stop, seg.rate, label_of.get(seg.start, -1)) for seg, _ in raw)
-    levels = _levels(segments, period_s, evidence.temp_c)
+    levels = _levels(segments, period_s, evidence.temp_c, rates, lengths)
     peak = 0 if levels else None  # the fastest level: a fast start held for min_segment periods is the peak
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
     onset = _onset(segments, peak, band) if peak is not None else None
@@ -493,11 +507,12 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     if onset is None:
         return base
     peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
-    by_level = _level_causes(base, rates, evidence, peak_periods)
-    # Over the throttled levels' own periods from where the first starts, as each level is judged
-    # over its own: a phase with one throttled level gives the same evidence as that level.
+    by_level = _level_causes(base, rates, evidence, peak_periods, lengths)
+    # Over the throttled levels' own periods from the onset, as each level is judged over its own
+    # from the fall into it: a phase with one throttled level gives the same evidence as that level,
+    # and the phase's temperature rise is the table's (both up to the onset).
     own = _periods_of(len(rates), [s for s in segments if s.start >= onset and s.level in base.throttled_indices])
-    overall = judge(own, peak_periods, min(lc.start for lc in by_level), rates, evidence, PHASE_SCOPE)
+    overall = judge(own, peak_periods, onset, rates, evidence, PHASE_SCOPE, lengths)
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
     return replace(base, cause=cause, evidence=(_by_level_words(base, by_level), *overall.evidence),
@@ -512,9 +527,15 @@ def _periods_of(n: int, segments: Sequence[Segment]) -> list[bool]:
     return out
 
 
+def _lengths(durations_s: Sequence[float], n: int, period_s: float) -> list[float]:
+    """Each period's length: `durations_s` when it has one per period, else `period_s` each."""
+    return [float(d) for d in durations_s] if len(durations_s) == n else [period_s] * n
+
+
 def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Evidence,
-                  at_peak: Sequence[bool]) -> tuple[LevelCause, ...]:
-    """Each throttled level judged over its own periods from the onset on, fastest level first."""
+                  at_peak: Sequence[bool], lengths: Sequence[float]) -> tuple[LevelCause, ...]:
+    """Each throttled level judged over its own periods from the onset on, fastest level first; its
+    temperature rise up to its first throttled period (the fall into it included, as the onset is)."""
     onset = analysis.onset
     if onset is None:
         return ()
@@ -523,8 +544,9 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
     for index in analysis.throttled_indices:
         own = [s for s in analysis.segments if s.level == index and s.start >= onset]
         selected = _periods_of(len(rates), own)
-        out.append(LevelCause(index, own[0].start, sum(selected), level_at.index(index), level_at.count(index),
-                              judge(selected, at_peak, own[0].start, rates, ev, LEVEL_SCOPE)))
+        since = level_at.index(index)
+        out.append(LevelCause(index, own[0].start, sum(selected), since, level_at.count(index),
+                              judge(selected, at_peak, since, rates, ev, LEVEL_SCOPE, lengths)))
     return tuple(out)
 
 
@@ -563,7 +585,9 @@ def _check_lengths(n: int, evidence: Evidence) -> None:
 
 
 def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
-    """Temperature rise from the first period to the onset of throttling (or to the hottest)."""
+    """Temperature rise from the first period up to period `onset` (the hottest before it, that
+    period included), or over the whole series without one: the one definition of a rise to
+    throttling, for the phase (to its onset) and for each level (to the fall into it)."""
     if not temp:
         return None
     upto = temp[: onset + 1] if onset is not None else temp
@@ -575,14 +599,14 @@ class Scope:
     """How the evidence over a set of periods is worded."""
 
     time: str  # "the throttled time"
-    first: str  # "the first throttled period"
+    first: str  # "the onset of throttling": where the rise to throttling is measured to
     periods: str  # "throttled periods"
     there: str  # "throttled"
 
 
-PHASE_SCOPE = Scope("the throttled levels' time", "the first throttled level", "throttled levels' periods",
+PHASE_SCOPE = Scope("the throttled levels' time", "the onset of throttling", "throttled levels' periods",
                     "throttled")
-LEVEL_SCOPE = Scope("the level's time", "the level's first period", "the level's periods", "at the level")
+LEVEL_SCOPE = Scope("the level's time", "the fall into the level", "the level's periods", "at the level")
 TOO_SHORT = "too short for a level: no rate held for {n} periods, so no peak to throttle from"
 NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
 
@@ -600,33 +624,69 @@ def _picked(values: Sequence[float], selected: Sequence[bool]) -> list[float]:
 
 
 def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: Sequence[float], ev: Evidence,
-          scope: Scope = PHASE_SCOPE) -> Judgement:
+          scope: Scope = PHASE_SCOPE, durations_s: Sequence[float] = ()) -> Judgement:
     """'thermal' or 'gc-cache' (or 'unknown') for the `selected` periods, which slowed from the
-    peak level's (`at_peak`), from `first` on; with the evidence in words and figures."""
+    peak level's (`at_peak`), their throttled time beginning at period `first`; with the evidence in
+    words and figures. `durations_s`: each period's length (default: all alike)."""
     indicator, gc = _share_pct(ev.throttle_active, selected), _share_pct(ev.gc_active, selected)
     rise = hotter = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
         rise, hotter = _temp_rise(ev.temp_c, first) or 0.0, _mean(hot) - _mean(peak) if hot and peak else 0.0
-    energy = _energy(rates, ev.power_w, selected, at_peak) if ev.power_w is not None else None
+    lengths = _lengths(durations_s, len(rates), 1.0)
+    energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
-    on = [f"the drive's throttle indicator was on during {indicator:.0f} % of {scope.time}"] \
+    # Each figure printed on its own side of the threshold its vote reads (a 49.6 % indicator never "50 %").
+    on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
-    heat = [f"temperature rose {rise:.1f} °C up to {scope.first}",
-            f"{scope.periods} averaged {signed(hotter, 1)} °C against peak-level ones"] \
+    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}",
+            f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] \
         if rise is not None and hotter is not None else []
-    moved = [f"garbage collection moved pages during {gc:.0f} % of {scope.time}"] if gc is not None else []
-    if indicator is not None and indicator >= 50:  # decisive; GC that heated the drive is still named
+    moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
+    if indicator is not None and indicator >= DECISIVE_INDICATOR_PCT:  # decisive; GC that heated it is still named
         return replace(figures, cause="thermal", evidence=(*on, *heat, *moved))
-    power = [f"power {energy[0]:.2f} W at peak, {energy[1]:.2f} W {scope.there}; energy per unit of host work "
-             f"{signed(energy[2])} %"] if energy else []
+    watts = power_text(energy[0], energy[1]) if energy else ("", "")
+    power = [f"power {watts[0]} W at peak, {watts[1]} W {scope.there}; energy per unit of host work "
+             f"{energy_text(energy[2])} %"] if energy else []
     thermal_votes, gc_votes = _votes(figures, energy)
     notes = (*on, *heat, *power, *moved)
     if not notes:
         return replace(figures, evidence=(NO_DATA,))
     cause: Cause = "thermal" if thermal_votes > gc_votes else "gc-cache" if gc_votes > thermal_votes else "unknown"
     return replace(figures, cause=cause, evidence=notes)
+
+
+def indicator_text(pct: float) -> str:
+    """The throttle indicator's share of a level's time, on its side of the decisive half."""
+    return beside(pct, DECISIVE_INDICATOR_PCT)
+
+
+def rise_text(rise_c: float) -> str:
+    """A temperature rise to a tenth, on its side of the heating and the flat thresholds."""
+    return beside(rise_c, FLAT_C, HEATING_C, decimals=1)
+
+
+def hotter_text(hotter_c: float) -> str:
+    """How much hotter than at the peak level, signed, on its side of zero (the vote reads >= 0)."""
+    return signed_beside(hotter_c, 0.0, decimals=1)
+
+
+def energy_text(rise_pct: float) -> str:
+    """The change in energy per unit of host work, signed, on its side of ENERGY_RISE_PCT."""
+    return signed_beside(rise_pct, ENERGY_RISE_PCT)
+
+
+def gc_text(pct: float) -> str:
+    """The share of a level's time garbage collection moved pages, on its side of the majority."""
+    return beside(pct, GC_MAJORITY_PCT)
+
+
+def power_text(peak_w: float, throttled_w: float) -> tuple[str, str]:
+    """The peak and throttled power, to a hundredth or more: a throttled power a hair under the
+    peak's (a vote for duty cycling) never prints as the same figure."""
+    peak, throttled = keep_reading((peak_w, throttled_w), lambda v: side(v[1], v[0]), 2)
+    return peak, throttled
 
 
 def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int, int]:
@@ -644,19 +704,26 @@ def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int
             gc += 1
         elif energy[1] < energy[0]:  # duty cycling: less power, the same energy per byte
             thermal += 1
-    if j.gc_pct is not None and j.gc_pct >= 50:
+    if j.gc_pct is not None and j.gc_pct >= GC_MAJORITY_PCT:
         gc += 1
     return thermal, gc
 
 
-def _energy(rates: Sequence[float], power: Sequence[float], selected: Sequence[bool],
-            at_peak: Sequence[bool]) -> tuple[float, float, float] | None:
+def _energy(rates: Sequence[float], power: Sequence[float], selected: Sequence[bool], at_peak: Sequence[bool],
+            lengths: Sequence[float]) -> tuple[float, float, float] | None:
     """(peak W, selected W, energy per unit of host work against the peak's in %): unchanged when
     throttling only stretches the same work (duty cycling), higher when the drive spends its power
-    on internal writes. None when either side wrote nothing."""
-    per_unit = [p / r if r > 0 else math.nan for p, r in zip(power, rates, strict=True)]
-    hot = [v for v in _picked(per_unit, selected) if math.isfinite(v)]
-    peak = [v for v in _picked(per_unit, at_peak) if math.isfinite(v)]
-    if not hot or not peak:
+    on internal writes. Each side's energy per unit is its energy over the data it wrote, sum of
+    power x time over sum of rate x time (a mean of per-period ratios is not, and a near-stalled
+    period, whose ratio is huge, swings it); each side's power is its mean over time. Periods
+    without a power reading are left out of both sums. None when either side wrote nothing."""
+
+    def totals(picked: Sequence[bool]) -> tuple[float, float, float]:
+        keep = [i for i, sel in enumerate(picked) if sel and math.isfinite(power[i]) and math.isfinite(rates[i])]
+        return (math.fsum(lengths[i] for i in keep), math.fsum(power[i] * lengths[i] for i in keep),
+                math.fsum(rates[i] * lengths[i] for i in keep))
+
+    (hot_s, hot_j, hot_data), (peak_s, peak_j, peak_data) = totals(selected), totals(at_peak)
+    if hot_data <= 0 or peak_data <= 0:
         return None
-    return _mean(_picked(power, at_peak)), _mean(_picked(power, selected)), 100.0 * (_mean(hot) / _mean(peak) - 1.0)
+    return peak_j / peak_s, hot_j / hot_s, 100.0 * ((hot_j / hot_data) / (peak_j / peak_data) - 1.0)

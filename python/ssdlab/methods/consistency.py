@@ -30,7 +30,7 @@ from ssdlab.analysis.consistency import (
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
-from ssdlab.measurement import Measurement, heat_apart, throttled_pct
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_pct
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -62,6 +62,7 @@ from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
+from ssdlab.thresholds import apart, beside
 from ssdlab.units import KIB
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -205,7 +206,8 @@ def heat_in_fall(metrics: Metrics) -> str:
     fresh, window = metrics.get("fresh_throttled_pct"), metrics.get("window_throttled_pct")
     if not isinstance(fresh, float) or not isinstance(window, float) or not heat_apart(fresh, window):
         return ""
-    return (f"the drive ran throttled {fresh:.0f} % of the fresh seconds and {window:.0f} % of the steady window, "
+    printed = apart((fresh, window), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    return (f"the drive ran throttled {printed[0]} % of the fresh seconds and {printed[1]} % of the steady window, "
             "so the ratio holds its heat as well as its garbage collection")
 
 
@@ -297,11 +299,43 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
                        because=f"the torture ran {ran}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of "
                                f"{params.round_s:g} s the method needs to judge steady state")
     if metrics.get("steady_attained"):
+        stretch = judged_stretch(params, metrics)
         return Verdict(**base, outcome="yes", summary=f"Steady state from {metrics.get('time_to_steady_s'):g} s",
-                       because=f"range {metrics.get('steady_range_pct'):.1f} %, slope excursion "
-                               f"{metrics.get('steady_slope_excursion_pct'):.1f} % of the mean")
+                       because=f"{f'the rounds from {stretch}: ' if stretch else ''}range "
+                               f"{_within(metrics.get('steady_range_pct'), PTS_MAX_RANGE_PCT)} %, slope excursion "
+                               f"{_within(metrics.get('steady_slope_excursion_pct'), PTS_MAX_SLOPE_PCT)} % of the "
+                               f"mean{_figures_elsewhere(params, metrics)}")
     return Verdict(**base, outcome="no", summary=f"Not steady: the last {window:g} s are not steady state",
-                   because=_unsteady_because(metrics))
+                   because=_unsteady_because(params, metrics))
+
+
+def judged_stretch(params: TortureParams, metrics: Metrics) -> str:
+    """'400 to 800 s': the run's seconds the steady-state figures judged, the first steady window or
+    else the last window judged (a timed run's first steady window can lie well before the last
+    `steady_window_s` its tables give); "" when the run does not say."""
+    length = metrics.get("steady_round_s")
+    length = length if isinstance(length, int | float) else params.round_s
+    judged, start = metrics.get("steady_rounds_judged"), metrics.get("time_to_steady_s")
+    if not metrics.get("steady_attained"):
+        start = (judged - PTS_WINDOW_ROUNDS) * length if isinstance(judged, int) else None
+    if not isinstance(start, int | float):
+        return ""
+    return f"{start:g} to {start + PTS_WINDOW_ROUNDS * length:g} s"
+
+
+def _figures_elsewhere(params: TortureParams, metrics: Metrics) -> str:
+    """Said when the judged window is not the stretch the run's window figures describe."""
+    runtime, window = metrics.get("runtime_s"), metrics.get("window_s")
+    stretch = judged_stretch(params, metrics)
+    if not isinstance(runtime, int | float) or not isinstance(window, int | float) or not stretch:
+        return ""
+    last = f"{runtime - window:g} to {runtime:g} s"
+    return "" if last == stretch else f" (the window figures are for the last {window:g} s, from {last})"
+
+
+def _within(pct: object, limit: float) -> str:
+    """A steady-state criterion's figure on its own side of the limit (20.04, never 20.0, above 20)."""
+    return beside(pct, limit, decimals=1) if isinstance(pct, int | float) else "?"
 
 
 # Steady state at or below this share of the fresh rate is a cliff (the fall reviews show).
@@ -323,10 +357,11 @@ def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
     after = f" after {where:.1f} GB written" if isinstance(where, float) else ""
     heat = heat_in_fall(metrics)
     heat = f"; {heat}" if heat else ""
+    shown = beside(share, CLIFF_SHARE_PCT)  # 80.04 (no cliff) and 79.96 (a cliff) never print as 80
     if share <= CLIFF_SHARE_PCT:
-        return Verdict(**base, outcome="yes", summary=f"Falls to {share:.0f} % of its fresh rate{after}",
+        return Verdict(**base, outcome="yes", summary=f"Falls to {shown} % of its fresh rate{after}",
                        because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
-    return Verdict(**base, outcome="no", summary=f"No cliff: holds {share:.0f} % of its fresh rate",
+    return Verdict(**base, outcome="no", summary=f"No cliff: holds {shown} % of its fresh rate",
                    because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
 
 
@@ -335,12 +370,14 @@ def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, 
     return steady, cliff_verdict(metrics, steady)
 
 
-def _unsteady_because(metrics: Metrics) -> str:
+def _unsteady_because(params: TortureParams, metrics: Metrics) -> str:
     range_pct, slope_pct = metrics.get("steady_range_pct"), metrics.get("steady_slope_excursion_pct")
     if not isinstance(range_pct, float) or not isinstance(slope_pct, float):
         return "the round means average zero (the drive stalled)"
-    return (f"in the last window judged the range is {range_pct:.1f} % (limit {PTS_MAX_RANGE_PCT:g} %) and the "
-            f"slope excursion {slope_pct:.1f} % (limit {PTS_MAX_SLOPE_PCT:g} %)")
+    stretch = judged_stretch(params, metrics)
+    return (f"in the last window judged{f' (from {stretch})' if stretch else ''} the range is "
+            f"{_within(range_pct, PTS_MAX_RANGE_PCT)} % (limit {PTS_MAX_RANGE_PCT:g} %) and the slope excursion "
+            f"{_within(slope_pct, PTS_MAX_SLOPE_PCT)} % (limit {PTS_MAX_SLOPE_PCT:g} %)")
 
 
 def filled_bytes(params: ConsistencyParams, span: int) -> int:

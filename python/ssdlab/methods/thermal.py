@@ -23,6 +23,7 @@ from ssdlab.analysis.throttle import (
     ThrottleAnalysis,
     ThrottleConfig,
     analyze_throttle,
+    rise_text,
 )
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
@@ -30,6 +31,7 @@ from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet
 from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
+from ssdlab.thresholds import significant
 from ssdlab.units import KIB
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -168,7 +170,8 @@ def evidence_of(measurement: Measurement) -> Evidence:
 
 def analyze_measurement(measurement: Measurement, cfg: ThrottleConfig = DEFAULT_CONFIG) -> ThrottleAnalysis:
     series = measurement.series
-    return analyze_throttle(series.mb_s("write"), series.period_s, evidence_of(measurement), cfg)
+    return analyze_throttle(series.mb_s("write"), series.period_s, evidence_of(measurement), cfg,
+                            durations_s=series.durations_s())
 
 
 def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) -> Metrics:
@@ -294,7 +297,7 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     all (a cache or GC can take it lower, for longer)."""
     m = of_phase(metrics, phase)
     text, heat_mb, slowest = PHASE_TEXT[phase].lower(), m.get("heat_throttled_mb_s"), m.get("throttled_mb_s")
-    left = f"after {_num(m.get('time_to_throttle_s'))} s ({_num(m.get('gb_at_peak'))} GB written before it)"
+    left = f"after {_num(m.get('time_to_throttle_s'))} s ({_gb(m.get('gb_at_peak'))} GB written before it)"
     if not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
         words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
     else:
@@ -308,14 +311,22 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
         words += [f"{share} of the time" for share in shares_by_cause(metrics, phase)[1:]]
         if isinstance(slowest, float | int) and slowest < heat_mb:
             words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
-    if isinstance(m.get("temp_rise_c"), float | int):
-        words.append(f"the temperature had risen {_num(m.get('temp_rise_c'))} °C to "
-                     f"{_num(m.get('max_temp_c'))} °C")
+    rise, hottest = m.get("temp_rise_c"), m.get("max_temp_c")
+    if isinstance(rise, float | int):
+        # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
+        # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
+        top = f"{hottest:.1f}" if isinstance(hottest, float | int) and math.isfinite(hottest) else "?"
+        words.append(f"the temperature had risen {rise_text(rise)} °C to {top} °C")
     return "; ".join(words)
 
 
 def _num(value: object) -> str:
     return f"{value:.0f}" if isinstance(value, float | int) and math.isfinite(value) else "?"
+
+
+def _gb(value: object) -> str:
+    """GB to two significant figures at least: 0.45 GB is not '0 GB'."""
+    return significant(value) if isinstance(value, float | int) and math.isfinite(value) else "?"
 
 
 def _pct(value: object) -> str:

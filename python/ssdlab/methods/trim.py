@@ -27,6 +27,7 @@ from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, bl
 from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
+from ssdlab.thresholds import apart, beside
 from ssdlab.units import KIB
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -151,24 +152,31 @@ def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
     if not isinstance(after, float):
         return Verdict(**base, outcome="inconclusive", summary="No verdict: the writes were not all measured",
                        because="the clean or the after-TRIM write is missing")
+
+    def of_clean(pct: float, decimals: int) -> str:
+        """A share of clean on its own side of the threshold (89.96, never 90, when below)."""
+        return beside(pct, threshold_pct, decimals=decimals)
+
     heat = heat_differs(metrics)
     if heat:
         return Verdict(**base, outcome="inconclusive",
-                       summary=f"Inconclusive: the drive ran hotter in one write ({after:.0f} % of clean)",
+                       summary=f"Inconclusive: the drive ran hotter in one write ({of_clean(after, 0)} % of clean)",
                        because=heat)
     if after < threshold_pct:
-        return Verdict(**base, outcome="no", summary=f"TRIM does not restore performance ({after:.0f} % of clean)",
-                       because=f"after TRIM the drive writes at {after:.1f} % of its clean speed")
+        return Verdict(**base, outcome="no",
+                       summary=f"TRIM does not restore performance ({of_clean(after, 0)} % of clean)",
+                       because=f"after TRIM the drive writes at {of_clean(after, 1)} % of its clean speed")
     if not isinstance(dirty, float):
-        return Verdict(**base, outcome="inconclusive", summary=f"After TRIM {after:.0f} % of clean, but no reference",
+        return Verdict(**base, outcome="inconclusive",
+                       summary=f"After TRIM {of_clean(after, 0)} % of clean, but no reference",
                        because="the drive was not measured tortured without TRIM, so it is unknown whether "
                                "there was a slowdown to restore")
     if dirty >= threshold_pct:
         return Verdict(**base, outcome="inconclusive", summary="Inconclusive: nothing to restore",
-                       because=f"without TRIM the tortured drive still wrote at {dirty:.1f} % of clean, so the "
-                               "torture left no slowdown for TRIM to undo")
-    return Verdict(**base, outcome="yes", summary=f"TRIM restores performance ({after:.0f} % of clean)",
-                   because=f"without TRIM {dirty:.1f} % of clean, after TRIM {after:.1f} %")
+                       because=f"without TRIM the tortured drive still wrote at {of_clean(dirty, 1)} % of clean, so "
+                               "the torture left no slowdown for TRIM to undo")
+    return Verdict(**base, outcome="yes", summary=f"TRIM restores performance ({of_clean(after, 0)} % of clean)",
+                   because=f"without TRIM {of_clean(dirty, 1)} % of clean, after TRIM {of_clean(after, 1)} %")
 
 
 def heat_differs(metrics: Metrics) -> str:
@@ -178,7 +186,8 @@ def heat_differs(metrics: Metrics) -> str:
     clean, after = metrics.get("clean_throttled_pct"), metrics.get("after_trim_throttled_pct")
     if not isinstance(clean, float) or not isinstance(after, float) or not heat_apart(clean, after):
         return ""
-    return (f"the after-TRIM write ran throttled {after:.0f} % of its time and the clean write {clean:.0f} %, so "
+    hot, cool = apart((after, clean), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    return (f"the after-TRIM write ran throttled {hot} % of its time and the clean write {cool} %, so "
             "the drive's heat, not TRIM, may explain the difference; cool the drive (airflow, a heatsink) "
             "and run the test again")
 

@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any
 
+from ssdlab.thresholds import whole_times
 from ssdlab.units import decimal_capacity, is_number, signed
 
 MISSING = "—"
@@ -96,6 +97,8 @@ def format_in_unit(unit: str, value: Any) -> str:
         return human_size(value)
     if isinstance(value, int) and unit not in FRACTIONAL_UNITS:
         return f"{value:,d}"
+    if unit == "times" and math.isfinite(value):  # 0.996 drive capacities are not "1.00 times"
+        return whole_times(value, 2)
     return format_number(float(value), UNIT_FORMATS.get(unit, ""))
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import Measurement, heat_apart, throttled_pct
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_pct
+from ssdlab.thresholds import apart, keep_reading, side
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
 
@@ -63,7 +64,8 @@ def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Mea
              if (pct := measured_throttled_pct(f)) is not None]
     if not heat_apart(*(p for _, p in known)):
         return None
-    listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in known)
+    shares = apart([pct for _, pct in known], HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    listed = ", ".join(f"{label} {share} %" for (label, _), share in zip(known, shares, strict=True))
     return (f"heat differs — share of the measured time spent throttled: {listed}; the differences include "
             "the drives' heat (their cooling, what ran before), not only their speed")
 
@@ -75,10 +77,13 @@ def heat_ranking_note(title: str, labels: Sequence[str], found: Sequence[Mapping
     mine = measured_throttled_pct(found[0]) if found else None
     if mine is None:
         return None
-    apart = [(label, pct) for label, f in zip(labels[1:], found[1:], strict=True)
-             if (pct := measured_throttled_pct(f)) is not None and heat_apart(mine, pct)]
-    if not apart:
+    far = [(label, pct) for label, f in zip(labels[1:], found[1:], strict=True)
+           if (pct := measured_throttled_pct(f)) is not None and heat_apart(mine, pct)]
+    if not far:
         return None
-    listed = ", ".join(f"{label} {pct:.0f} %" for label, pct in apart)
-    return (f"{title}: heat differs — share of the measured time spent throttled: this drive {mine:.0f} %; {listed}; "
+    # Each listed share more than 10 points from this drive's, as printed too.
+    mine_text, *theirs = keep_reading([mine, *(pct for _, pct in far)],
+                                      lambda v: [side(abs(p - v[0]), HEAT_MARGIN_PCT) for p in v[1:]])
+    listed = ", ".join(f"{label} {share} %" for (label, _), share in zip(far, theirs, strict=True))
+    return (f"{title}: heat differs — share of the measured time spent throttled: this drive {mine_text} %; {listed}; "
             "those places are partly the drives' heat (their cooling, what ran before), not only their speed")

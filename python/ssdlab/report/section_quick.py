@@ -41,7 +41,9 @@ def entry_cells(view: MethodView, entry: CdmEntry) -> tuple[str, ...]:
 def quick_table(view: MethodView) -> Table:
     rows = tuple(entry_cells(view, e) for e in quick_entries(run_profile(view)))
     return Table(key=f"{view.record.name}-cdm", title="CrystalDiskMark-style results", header=table_header(),
-                 rows=rows, caption="MB/s are decimal (10^6 bytes/s); latency is the mean completion latency per I/O.")
+                 rows=rows, caption="MB/s are decimal (10^6 bytes/s); latency is the mean latency per I/O from "
+                                    "submission to completion (fio's total latency, lat, not its completion latency, "
+                                    "clat; the simulator counts from host submission too).")
 
 
 def mb_s_rows(view: MethodView) -> list[Row]:

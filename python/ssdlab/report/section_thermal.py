@@ -15,7 +15,17 @@ from typing import Any
 
 import altair as alt
 
-from ssdlab.analysis.throttle import CAUSE_TEXT, DEFAULT_CONFIG, Judgement, ThrottleAnalysis, ThrottleConfig
+from ssdlab.analysis.throttle import (
+    CAUSE_TEXT,
+    DEFAULT_CONFIG,
+    Judgement,
+    ThrottleAnalysis,
+    ThrottleConfig,
+    energy_text,
+    gc_text,
+    hotter_text,
+    indicator_text,
+)
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import PCT, MetricSpec, block_text
@@ -33,7 +43,6 @@ from ssdlab.report.section_generic import (
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table
-from ssdlab.units import signed
 
 RATE_COLOR, TEMP_COLOR, LEVEL_COLOR, HEAT_COLOR = "#1f77b4", "#d62728", "#555555", "#ff7f0e"
 # A level label's height on the chart and a little: labels closer than this overlap, so levels
@@ -185,12 +194,13 @@ def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
                  rows=tuple(rows), caption=LEVEL_CAPTION)
 
 
-# Short headings, so that the table fits a terminal; LEVEL_CAPTION says what each is.
+# Short headings, so that the table fits a terminal; LEVEL_CAPTION says what each is. Each figure
+# on its side of the threshold its vote reads, as in the evidence's words (analysis/throttle.py).
 EVIDENCE_COLUMNS: tuple[tuple[str, Callable[[Judgement], str | None]], ...] = (
-    ("indicator", lambda j: None if j.indicator_pct is None else f"{j.indicator_pct:.0f}"),
-    ("Δ °C", lambda j: None if j.hotter_c is None else signed(j.hotter_c, 1)),
-    ("Δ energy", lambda j: None if j.energy_rise_pct is None else signed(j.energy_rise_pct)),
-    ("GC", lambda j: None if j.gc_pct is None else f"{j.gc_pct:.0f}"),
+    ("indicator", lambda j: None if j.indicator_pct is None else indicator_text(j.indicator_pct)),
+    ("Δ °C", lambda j: None if j.hotter_c is None else hotter_text(j.hotter_c)),
+    ("Δ energy", lambda j: None if j.energy_rise_pct is None else energy_text(j.energy_rise_pct)),
+    ("GC", lambda j: None if j.gc_pct is None else gc_text(j.gc_pct)),
 )
 LEVEL_CAPTION = ("MB/s: the level; from: when the drive fell into it (s; the first throttled level's is the time to "
                  "throttle); time: its throttled seconds, the transitions falling into it (or climbing out of it to "

@@ -11,6 +11,7 @@ from ssdlab.report.formatting import format_number
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.thresholds import beside
 
 STATES = {CLEAN: "clean (purged)", AFTER_TRIM: "after torture and TRIM", DIRTY: "after torture, no TRIM"}
 
@@ -25,9 +26,11 @@ def trim_rows(view: MethodView) -> list[Row]:
 
 
 def trim_table(view: MethodView, rows: list[Row]) -> Table:
+    # % of clean on its side of the verdict's threshold, as the verdict in the title prints it (89.96, not 90.0).
+    threshold = float(view.params.effective_pct)
     cells = tuple(
         (r["state"], format_number(float(r["mb_s"]), ",.1f"),
-         "—" if r["pct_of_clean"] is None else format_number(float(r["pct_of_clean"]), ",.1f"))
+         "—" if r["pct_of_clean"] is None else beside(float(r["pct_of_clean"]), threshold, decimals=1))
         for r in rows
     )
     verdict = next((v for v in view.record.verdicts if v.key == "trim_restores"), None)

@@ -21,6 +21,7 @@ from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
+from ssdlab.thresholds import apart, beside
 from ssdlab.units import is_number, signed
 
 NOT_MEASURED = "not measured in this run"
@@ -105,8 +106,9 @@ def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_k
 
 def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
     title = "4 KiB random write: fresh vs steady state"
-    rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture on the purged drive; "
-            "steady = mean over the analysed window at its end; ratio = steady / fresh")
+    rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: on the "
+            "just-filled drive; WSAT: on the purged drive); steady = mean over the analysed window at its end; "
+            "ratio = steady / fresh")
     for view in default_tortures(views):
         fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
         if fresh is None or steady is None or fresh <= 0:
@@ -114,9 +116,12 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         window = view.number("window_s")
         where = f"the last {window:g} s" if window else "the analysed window"
         state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
-        text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where} "
-                f"({100 * steady / fresh:.0f} % of fresh){state}{fall_heat_caveat(view)}")
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
+        # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
+        # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
+        ratio = "" if cliff is not None and cliff.conclusive else f" ({100 * steady / fresh:.0f} % of fresh)"
+        text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
+                f"{ratio}{state}{fall_heat_caveat(view)}")
         if cliff is not None:
             return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
                            view.record.name, cliff.outcome)
@@ -139,7 +144,8 @@ def fall_heat_caveat(view: MethodView) -> str:
     hot = view.number("fresh_throttled_pct"), view.number("window_throttled_pct")
     if hot[0] is None or hot[1] is None or not heat_apart(*hot):
         return ""
-    return (f"; the fresh seconds ran throttled {hot[0]:.0f} % of their time and the window {hot[1]:.0f} %, so "
+    fresh, window = apart((hot[0], hot[1]), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    return (f"; the fresh seconds ran throttled {fresh} % of their time and the window {window} %, so "
             "heat is part of the change")
 
 
@@ -149,7 +155,8 @@ def spread_heat_caveat(view: MethodView) -> str:
     hot = view.number("window_throttled_pct")
     if hot is None or not HEAT_MARGIN_PCT < hot < 100 - HEAT_MARGIN_PCT:
         return ""
-    return (f"; the window ran throttled {hot:.0f} % of its time: throttling that comes and goes adds to {SIGMA}, "
+    return (f"; the window ran throttled {beside(hot, HEAT_MARGIN_PCT, 100 - HEAT_MARGIN_PCT)} % of its time: "
+            f"throttling that comes and goes adds to {SIGMA}, "
             "so part of the spread is the drive's heat")
 
 
@@ -209,7 +216,8 @@ def heat_caveat(default: MethodView, extra: MethodView) -> str:
     if hot[0] is None or hot[1] is None or not heat_apart(*hot):
         return ""
     hotter = f"{op_pct(extra):g} % over-provisioning" if hot[1] > hot[0] else "default"
-    return (f"; the windows ran throttled {hot[0]:.0f} % and {hot[1]:.0f} % of their time, so heat holds back "
+    shares = apart((hot[0], hot[1]), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    return (f"; the windows ran throttled {shares[0]} % and {shares[1]} % of their time, so heat holds back "
             f"the {hotter} figure more")
 
 

@@ -97,6 +97,13 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h{rest // 60:02d}m{rest % 60:02d}s" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
+def seconds_text(seconds: float) -> str:
+    """A measured time in a sentence, to a tenth of a second: '560', '80.5', '2012.5'. A run's
+    time is its periods' real lengths, and the simulator's last period holds the commands that
+    complete just after the runtime: a 560 s torture covers 560.003 s, which is not worth saying."""
+    return f"{round(seconds, 1):g}"
+
+
 DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
 
 

@@ -146,3 +146,17 @@ def test_verdict_metrics_are_flat_and_one_based() -> None:
     assert metrics["ss_range_pct"] == 0.0 and metrics["ss_window_mean"] == 1000.0
     empty = verdict_metrics(pts_steady_state([1.0]), "x")
     assert empty["x_window_mean"] is None and empty["x_attained"] is False
+
+
+def test_no_window_after_the_guard_is_no_window_judged() -> None:
+    """QA (statistics audit): with the free space written by round 6 of 7, no 5-round window can
+    begin after it; the verdict described "the last window" with no figures, which the method read
+    as a stalled drive. Now it says none was judged."""
+    flat = [70_000.0] * 7
+    none = pts_steady_state(flat, first_start=5, max_rounds=None)
+    assert (none.steady, none.window_start, none.stats, none.windows_judged) == (False, None, None, 0)
+    assert none.rounds_judged == 7
+    some = pts_steady_state(flat, first_start=2, max_rounds=None)
+    assert (some.steady, some.window_start, some.windows_judged) == (True, 2, 1)
+    unsteady = pts_steady_state([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], first_start=1, max_rounds=None)
+    assert (unsteady.steady, unsteady.window_start, unsteady.windows_judged) == (False, 2, 2)

@@ -207,3 +207,31 @@ def test_the_linear_caveat_keeps_its_fastest_period_above_the_margin() -> None:
     assert "1,254 MB/s, 25.4 % above the average" in said
     assert within_one_period(LinearParams(), {"write_max_mb_s": 1249.6, "write_avg_mb_s": 1000.0}) == ""
     assert "50 % above" in within_one_period(LinearParams(), {"write_max_mb_s": 1500.0, "write_avg_mb_s": 1000.0})
+
+
+def test_a_run_whose_rounds_all_come_before_the_free_space_is_written_is_not_judged() -> None:
+    """QA (statistics audit): a 560 s WSAT whose free space was written by 400 s said "no: the round
+    means average zero (the drive stalled)" beside 70,766 IOPS in its window: nothing was judged."""
+    from ssdlab.analysis.consistency import RunSeries, consistency_metrics
+
+    ends = tuple(float(t) for t in range(1, 561))
+    series = RunSeries(period_s=1.0, t_s=ends, iops=tuple(70_000.0 for _ in ends),
+                       write_bytes=tuple(70_000.0 * 4096 for _ in ends))
+    free_bytes = 400 * 70_000.0 * 4096  # written by the end of second 400
+    metrics = consistency_metrics(series, 400.0, 80.0, 4096, free_bytes=free_bytes)
+    metrics["free_space_written_s"] = 400.0
+    assert metrics["steady_windows_judged"] == 0 and metrics["steady_rounds_judged"] == 7
+    v = steady_verdict(PARAMS, metrics)
+    assert v.outcome == "inconclusive" and "stalled" not in v.because
+    assert v.summary == "Not judged: no 5-round window after the free space was written"
+    assert "the torture ran 560 s and wrote the drive's free space by 400 s" in v.because
+    assert "judging needs at least 800 s" in v.because
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(560.003, "560"), (400.0, "400"), (80.5, "80.5"), (2012.5, "2012.5"),
+                                               (399.56, "399.6"), (0.04, "0")])
+def test_measured_seconds_in_a_sentence(seconds: float, text: str) -> None:
+    """A run's time is its periods' real lengths: the simulator's drain made 'the torture ran 560.003 s'."""
+    from ssdlab.units import seconds_text
+
+    assert seconds_text(seconds) == text

@@ -243,6 +243,7 @@ def consistency_metrics(
         "host_gb_written": sum(series.write_bytes) / 1e9,
         "steady_attained": verdict.steady,
         "steady_rounds_judged": verdict.verdict.rounds_judged,
+        "steady_windows_judged": verdict.verdict.windows_judged,
         "steady_range_pct": _finite_pct(verdict.verdict.stats.range_pct if verdict.verdict.stats else None),
         "steady_slope_excursion_pct": _finite_pct(
             verdict.verdict.stats.slope_excursion_pct if verdict.verdict.stats else None),

@@ -60,6 +60,9 @@ class SteadyVerdict:
     stats: WindowStats | None  # of the steady window, else of the last window judged
     max_range_pct: float = PTS_MAX_RANGE_PCT
     max_slope_pct: float = PTS_MAX_SLOPE_PCT
+    # Windows the rule was applied to: 0 when none could begin after `first_start` (the rounds
+    # then say nothing of steady state, however many there are).
+    windows_judged: int = 0
 
     @property
     def window_end(self) -> int | None:
@@ -112,18 +115,20 @@ def pts_steady_state(
     the verdict describes the last full window judged, as the PTS reports it.
     """
     judged = list(values if max_rounds is None else values[:max_rounds])
-    limits = {"max_range_pct": max_range_pct, "max_slope_pct": max_slope_pct}
     if window_rounds < 2:
         raise ValueError("a steady-state window needs at least 2 rounds")
     if len(judged) < window_rounds:
-        return SteadyVerdict(False, len(judged), window_rounds, None, None, **limits)
+        return SteadyVerdict(False, len(judged), window_rounds, None, None, max_range_pct, max_slope_pct)
+    starts = range(max(0, first_start), len(judged) - window_rounds + 1)
+    if not starts:  # no window begins after the guard: nothing was judged (not "the last window")
+        return SteadyVerdict(False, len(judged), window_rounds, None, None, max_range_pct, max_slope_pct)
     stats = None
-    for start in range(max(0, first_start), len(judged) - window_rounds + 1):
+    for count, start in enumerate(starts, 1):
         stats = window_stats(judged[start:start + window_rounds])
         if is_steady(stats, max_range_pct, max_slope_pct):
-            return SteadyVerdict(True, len(judged), window_rounds, start, stats, **limits)
+            return SteadyVerdict(True, len(judged), window_rounds, start, stats, max_range_pct, max_slope_pct, count)
     last = len(judged) - window_rounds
-    return SteadyVerdict(False, len(judged), window_rounds, last, stats, **limits)
+    return SteadyVerdict(False, len(judged), window_rounds, last, stats, max_range_pct, max_slope_pct, len(starts))
 
 
 # Period lengths this close (relative) to the logging period are whole: lengths worked out from

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -63,7 +63,7 @@ from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import apart, beside
-from ssdlab.units import KIB
+from ssdlab.units import KIB, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -255,6 +255,8 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         MetricSpec("host_gb_written", "Host data written", GB, kind="count"),
         MetricSpec("steady_attained", "Steady state reached (SNIA PTS rule)", kind="verdict"),
         MetricSpec("steady_rounds_judged", "Rounds judged for steady state", kind="count"),
+        MetricSpec("steady_windows_judged", "Windows of rounds judged (none before the free space is written)",
+                   kind="count"),
         fig("steady_range_pct", "Range of round means in the judged window", PCT, "lower", {}),
         fig("steady_slope_excursion_pct", "Slope excursion in the judged window", PCT, "lower", {}),
         fig("time_to_steady_s", "Time to steady state", SECONDS, "lower", {}),
@@ -290,17 +292,21 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
     base = {"key": "steady_state", "question": "Did the drive reach steady state?", "rule": rule, "figures": figures}
     if not isinstance(runtime, int | float) or runtime < window or not isinstance(judged, int) \
             or judged < PTS_WINDOW_ROUNDS:
-        ran = f"{runtime:g} s" if isinstance(runtime, int | float) else "no data"
+        ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "no data"
         span = metrics.get("window_s")  # what the figures cover: the last window, or all of a shorter run
-        covered = f"{span:g} s" if isinstance(span, int | float) else ran
+        covered = f"{seconds_text(span)} s" if isinstance(span, int | float) else ran
         rounds = judged if isinstance(judged, int) else 0
         return Verdict(**base, outcome="inconclusive",
                        summary=f"Too short to judge: figures are for the last {covered}, not steady state",
                        because=f"the torture ran {ran}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of "
                                f"{params.round_s:g} s the method needs to judge steady state")
+    if metrics.get("steady_windows_judged") == 0:  # bundles before it carry no such count
+        return unjudged_verdict(params, metrics, base)
     if metrics.get("steady_attained"):
         stretch = judged_stretch(params, metrics)
-        return Verdict(**base, outcome="yes", summary=f"Steady state from {metrics.get('time_to_steady_s'):g} s",
+        since = metrics.get("time_to_steady_s")
+        since_s = seconds_text(since) if isinstance(since, int | float) else "?"
+        return Verdict(**base, outcome="yes", summary=f"Steady state from {since_s} s",
                        because=f"{f'the rounds from {stretch}: ' if stretch else ''}range "
                                f"{_within(metrics.get('steady_range_pct'), PTS_MAX_RANGE_PCT)} %, slope excursion "
                                f"{_within(metrics.get('steady_slope_excursion_pct'), PTS_MAX_SLOPE_PCT)} % of the "
@@ -320,7 +326,7 @@ def judged_stretch(params: TortureParams, metrics: Metrics) -> str:
         start = (judged - PTS_WINDOW_ROUNDS) * length if isinstance(judged, int) else None
     if not isinstance(start, int | float):
         return ""
-    return f"{start:g} to {start + PTS_WINDOW_ROUNDS * length:g} s"
+    return f"{seconds_text(start)} to {seconds_text(start + PTS_WINDOW_ROUNDS * length)} s"
 
 
 def _figures_elsewhere(params: TortureParams, metrics: Metrics) -> str:
@@ -329,8 +335,8 @@ def _figures_elsewhere(params: TortureParams, metrics: Metrics) -> str:
     stretch = judged_stretch(params, metrics)
     if not isinstance(runtime, int | float) or not isinstance(window, int | float) or not stretch:
         return ""
-    last = f"{runtime - window:g} to {runtime:g} s"
-    return "" if last == stretch else f" (the window figures are for the last {window:g} s, from {last})"
+    last = f"{seconds_text(runtime - window)} to {seconds_text(runtime)} s"
+    return "" if last == stretch else f" (the window figures are for the last {seconds_text(window)} s, from {last})"
 
 
 def _within(pct: object, limit: float) -> str:
@@ -368,6 +374,23 @@ def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
 def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
     steady = steady_verdict(params, metrics)
     return steady, cliff_verdict(metrics, steady)
+
+
+def unjudged_verdict(params: TortureParams, metrics: Metrics, base: dict[str, Any]) -> Verdict:
+    """Enough rounds, but none of their windows begins after the drive's free space was written
+    (before that, random writes land in free blocks and a flat stretch is no steady state): the
+    rule judged nothing, so the run says nothing of steady state (QA: it said "no, the drive stalled")."""
+    runtime, free_s = metrics.get("runtime_s"), metrics.get("free_space_written_s")
+    ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "the whole run"
+    needed = ""
+    if isinstance(free_s, int | float):
+        needed = (f"; judging needs at least {seconds_text(free_s + PTS_WINDOW_ROUNDS * params.round_s)} s "
+                  f"(or until_steady, which runs rounds until it can judge)")
+    written = f"by {seconds_text(free_s)} s" if isinstance(free_s, int | float) else "late in the run"
+    return Verdict(**base, outcome="inconclusive",
+                   summary=f"Not judged: no {PTS_WINDOW_ROUNDS}-round window after the free space was written",
+                   because=f"the torture ran {ran} and wrote the drive's free space {written}, so no window of "
+                           f"{PTS_WINDOW_ROUNDS} rounds of {params.round_s:g} s begins after it{needed}")
 
 
 def _unsteady_because(params: TortureParams, metrics: Metrics) -> str:

@@ -25,6 +25,7 @@ from ssdlab.report.section_generic import (
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import seconds_text
 
 # The rows of the window table, by metric: headline figures first (names are the method's).
 WINDOW_TABLE = (
@@ -51,9 +52,10 @@ def window_s(view: MethodView) -> float:
 def window_title(view: MethodView) -> str:
     """'Steady state (last 400 s)' only when the window was judged steady."""
     verdict = next((v for v in view.record.verdicts if v.key == "steady_state"), None)
+    last = f"last {seconds_text(window_s(view))} s"
     if verdict is not None and verdict.outcome == "yes":
-        return f"Steady state (last {window_s(view):g} s)"
-    return f"Last {window_s(view):g} s (not steady state)" if verdict else f"Last {window_s(view):g} s"
+        return f"Steady state ({last})"
+    return f"{last.capitalize()} (not steady state)" if verdict else last.capitalize()
 
 
 def scatter_figures(run: charts.TortureRun, window: float) -> list[FigureLike]:
@@ -109,7 +111,7 @@ def consistency_caption(view: MethodView) -> str:
     return (
         f"Purge, sequential 128 KiB QD32 fill ({p.fill_passes} pass), then {block_text(p.block_size_bytes)} random "
         f"writes QD{p.iodepth}, {data}, over {span} for {p.runtime_s:g} s, IOPS logged every second. Figures: mean "
-        f"and standard deviation of the last {window_s(view):g} s; steady state by the SNIA PTS rule on "
+        f"and standard deviation of the last {seconds_text(window_s(view))} s; steady state by the SNIA PTS rule on "
         f"{p.round_s:g} s rounds."
     )
 

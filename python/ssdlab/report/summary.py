@@ -22,7 +22,7 @@ from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import apart, beside
-from ssdlab.units import is_number, signed
+from ssdlab.units import is_number, seconds_text, signed
 
 NOT_MEASURED = "not measured in this run"
 SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # standard deviation, as reviews write it
@@ -114,7 +114,7 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         if fresh is None or steady is None or fresh <= 0:
             continue
         window = view.number("window_s")
-        where = f"the last {window:g} s" if window else "the analysed window"
+        where = f"the last {seconds_text(window)} s" if window else "the analysed window"
         state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
         # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
@@ -170,7 +170,8 @@ def consistency(views: Sequence[MethodView]) -> Finding:
             continue
         window = view.number("window_s")
         spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
-        text = (f"mean / {SIGMA} = {ratio:,.1f} over the last {window:g} s (mean {fig(view, 'window_iops_mean')}, "
+        last = f"the last {seconds_text(window)} s" if window else "the analysed window"
+        text = (f"mean / {SIGMA} = {ratio:,.1f} over {last} (mean {fig(view, 'window_iops_mean')}, "
                 f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
         return Finding("consistency", title, text, rule, True, view.record.name)
     return absent("consistency", title, rule)

@@ -144,7 +144,8 @@ class Series(BaseModel):
         return [r + w for r, w in zip(reads, writes, strict=True)]
 
     def mean_lat_us(self) -> list[float]:
-        """Mean completion latency per period across both directions (NaN when idle)."""
+        """Mean latency per period across both directions (NaN when idle): what the engine logs, fio's
+        total latency (submission to completion, its lat log) or the simulator's."""
         out = []
         for rios, wios, rlat, wlat in zip(
             self.read_ios, self.write_ios, self.read_lat_sum_ns, self.write_lat_sum_ns,

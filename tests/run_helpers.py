@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ssdlab.engines.base import RunContext
@@ -54,3 +56,25 @@ def stopping(base: type[Any], stop: str | None) -> Any:
             return done
 
     return Stopping()
+
+
+# Library paths that are not a library file, and the words the refusal names them by.
+ODD_LIBRARIES = ("fifo", "directory", "char-device", "link-to-fifo")
+ODD_LIBRARY_WORDS = {"fifo": "is a FIFO (named pipe)", "link-to-fifo": "is a FIFO (named pipe)",
+                     "directory": "is a directory", "char-device": "is a character device"}
+
+
+def odd_library(folder: Path, kind: str) -> Path:
+    """A --library path in `folder` that is not a library file: a FIFO, a folder, /dev/null, or a
+    link to a FIFO (one of ODD_LIBRARIES)."""
+    path = folder / "lib.sqlite"
+    if kind in ("fifo", "link-to-fifo"):
+        os.mkfifo(folder / "fifo")
+        if kind == "fifo":
+            return folder / "fifo"
+        path.symlink_to(folder / "fifo")
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/null")
+    return path

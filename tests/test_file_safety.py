@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from loop_helpers import attached_loop
+from run_helpers import ODD_LIBRARIES, ODD_LIBRARY_WORDS, odd_library
 from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
@@ -110,19 +111,11 @@ def test_a_library_that_is_a_loop_device_is_refused_and_never_written(cli: Calla
     assert not (tmp_path / "e.csv").exists()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "directory", "char-device", "link-to-fifo"])
+@pytest.mark.parametrize("kind", ODD_LIBRARIES)
 def test_a_library_that_is_not_a_file_is_one_line(cli: Callable[..., Any], tmp_path: Path, kind: str) -> None:
     bundle = make_bundle(tmp_path / "bundle")
-    path = tmp_path / "lib.sqlite"
-    if kind in ("fifo", "link-to-fifo"):
-        os.mkfifo(tmp_path / "fifo")
-        path.symlink_to(tmp_path / "fifo")
-    elif kind == "directory":
-        path.mkdir()
-    else:
-        path = Path("/dev/null")
-    words = {"fifo": "is a FIFO (named pipe)", "link-to-fifo": "is a FIFO (named pipe)",
-             "directory": "is a directory", "char-device": "is a character device"}[kind]
+    path = odd_library(tmp_path, kind)
+    words = ODD_LIBRARY_WORDS[kind]
     for args in _library_commands(tmp_path, bundle):
         one_line(cli(*args, "--library", str(path)), words, "not a library file")
     if kind == "directory":

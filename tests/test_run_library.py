@@ -9,7 +9,6 @@ was "not added", offering `ssdlab library add --library BAD …`, which is refus
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from loop_helpers import attached_loop
+from run_helpers import ODD_LIBRARIES, ODD_LIBRARY_WORDS, odd_library
 from ssdlab.bundle import Bundle
 from ssdlab.library import Library
 
@@ -49,23 +49,12 @@ def refusals(cli: Callable[..., Any], tmp_path: Path, library: Path, words: str)
     assert not (tmp_path / "new").exists()
 
 
-@pytest.mark.parametrize("kind", ["fifo", "directory", "char-device", "link-to-fifo"])
+@pytest.mark.parametrize("kind", ODD_LIBRARIES)
 def test_run_refuses_a_library_that_is_not_a_file(cli: Callable[..., Any], tmp_path: Path, kind: str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "lib.sqlite"
-    if kind in ("fifo", "link-to-fifo"):
-        os.mkfifo(tmp_path / "fifo")
-        path = tmp_path / "fifo" if kind == "fifo" else path
-        if kind == "link-to-fifo":
-            path.symlink_to(tmp_path / "fifo")
-    elif kind == "directory":
-        path.mkdir()
-    else:
-        path = Path("/dev/null")
-    words = {"fifo": "is a FIFO (named pipe)", "link-to-fifo": "is a FIFO (named pipe)",
-             "directory": "is a directory", "char-device": "is a character device"}[kind]
-    refusals(cli, tmp_path, path, words)
+    path = odd_library(tmp_path, kind)
+    refusals(cli, tmp_path, path, ODD_LIBRARY_WORDS[kind])
     if kind == "directory":
         assert list(path.iterdir()) == []
 

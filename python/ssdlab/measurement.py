@@ -98,6 +98,10 @@ class Series(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     period_s: float = 1.0
+    # Where the first period starts, when the engine knows it: fio's series start at its job's
+    # start (0.0), however long fio's first logging window ran (about 0.14 s on a new file, also at
+    # 0.05 s periods). None: worked out from the first period's end (durations_s).
+    start_s: float | None = None
     t_s: tuple[float, ...] = ()
     read_ios: tuple[float, ...] = ()
     write_ios: tuple[float, ...] = ()
@@ -112,13 +116,17 @@ class Series(BaseModel):
     def durations_s(self) -> list[float]:
         """Each period's real length, from the period ends: a run's last period can be cut short
         by its end, or hold a short tail folded into it (the simulator; fio's complete_series),
-        so it need not last `period_s`. The first period starts at 0 when it ends within one
-        period and a half (a run that is one period, tail folded in, ends past `period_s`);
-        one ending later is taken as whole (a series that starts later: a slice)."""
+        so it need not last `period_s`; fio's are its own logging windows, each as long as it
+        ran. The first period starts at `start_s` when the engine says; else at 0 when it ends
+        within one period and a half (a run that is one period, tail folded in, ends past
+        `period_s`), and one ending later is taken as whole (a series that starts later: a slice)."""
         out: list[float] = []
         previous: float | None = None
         for end in self.t_s:
-            first = end if end < 1.5 * self.period_s else self.period_s
+            if self.start_s is not None:
+                first = end - self.start_s
+            else:
+                first = end if end < 1.5 * self.period_s else self.period_s
             length = first if previous is None else end - previous
             out.append(length if length > 0 else self.period_s)
             previous = end

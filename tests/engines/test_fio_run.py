@@ -42,6 +42,27 @@ def test_random_read_run(scratch: FileTarget, ctx: RunContext, updates: list[Pro
     assert updates and all(u.label == "rr" and 0 <= u.fraction <= 1 for u in updates)
 
 
+def test_the_series_periods_are_fios_own_windows(scratch: FileTarget, ctx: RunContext) -> None:
+    """Audit (a linear write at 0.1 s periods): fio stamps its windows on its helper thread's clock
+    (here about 145, 245, ... ms), not at multiples of the period; matched to period numbers, one
+    window of a pair stamped 550 and 650 ms was dropped, a period left at zero and the tail given
+    the rest: "minimum 0.0, maximum 4,159.9 MB/s" where fio's windows ran at 325.1 .. 1,709.2. Each
+    period is now one window, ending at its stamp, at the rate fio logged for it."""
+    w = workload(name="win", pattern="write", block_size_bytes=MIB, iodepth=1, runtime_s=1.2, log_period_s=0.1)
+    m = FioEngine().measure(scratch, w, ctx)
+    lines = [line.split(",") for line in (ctx.bundle_dir / m.raw_files["bw_log.1"]).read_text().splitlines()]
+    rates = [int(rate) * 1024 / 1e6 for _, rate, *_ in lines]
+    stamps = [int(t) / 1000 for t, *_ in
+              (line.split(",") for line in (ctx.bundle_dir / m.raw_files["iops_log.1"]).read_text().splitlines())]
+    assert len(stamps) >= 8 and sum(m.series.write_bytes) == pytest.approx(m.write.bytes)
+    *windows, last = m.series.mb_s("write")
+    # at the rates fio logged, give or take the totals' reconciliation (the ms fio's clock rounds away)
+    assert min(rates) * 0.98 <= min(windows) and max(windows) <= max(rates) * 1.02
+    assert last <= max(rates) * 1.02  # the tail after the last sample: never a peak the drive did not run
+    assert m.series.t_s[-1] == m.runtime_s and m.series.t_s[: len(stamps) - 1] == pytest.approx(stamps[:-1])
+    assert m.series.durations_s()[0] == pytest.approx(stamps[0])  # the first window runs from the job's start
+
+
 def test_mixed_write_run_with_two_jobs(scratch: FileTarget, ctx: RunContext) -> None:
     w = workload(name="mix", pattern="randrw", read_pct=60, iodepth=4, jobs=2, runtime_s=1, ramp_s=0.5)
     m = FioEngine().measure(scratch, w, ctx)

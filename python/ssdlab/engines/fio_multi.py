@@ -50,10 +50,12 @@ from ssdlab.engines.fio import MIN_VERSION, FioEngine, check_it_ran, fio_escape,
 from ssdlab.engines.fio_parse import (
     ALL_CLIENTS,
     HostSummary,
+    add_series,
     client_summaries,
     first_error_line,
     load_json_plus,
     messages,
+    on_periods,
     series_from_logs,
 )
 from ssdlab.errors import EngineError, SafetyError, UsageError
@@ -81,7 +83,6 @@ REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})}, refuse
         why="a trace replay with --host: it replays with a fio on this machine, and the file is on the hosts",
         instead="run the trace test without --host: with ssdlab on each host, or on a file: target here"),
 })
-SERIES_FIELDS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
 
 
 def parse_host(text: str) -> tuple[str, int]:
@@ -290,13 +291,12 @@ def refuse_kind(spec: str, kind: str) -> None:
 
 
 def sum_series(parts: Sequence[Series]) -> Series:
-    """Hosts' series added period by period, over the periods every host logged (none when
-    a host logged none: a sum without it would not be the aggregate)."""
+    """Hosts' series added over time, as a run's jobs are (fio_parse.add_series: each host stamps
+    its own windows), over the time every host logged (none when a host logged none: a sum
+    without it would not be the aggregate)."""
     if not parts or any(not len(p) for p in parts):
         return Series()
-    count = min(len(p) for p in parts)
-    columns = {name: tuple(sum(getattr(p, name)[i] for p in parts) for i in range(count)) for name in SERIES_FIELDS}
-    return Series(period_s=parts[0].period_s, t_s=parts[0].t_s[:count], **columns)
+    return add_series(parts)
 
 
 @dataclass
@@ -499,8 +499,9 @@ class MultiHostFioEngine(FioEngine):
         if len(joined):
             telemetry["t_s"] = joined.t_s
             for i, part in enumerate(series):
-                telemetry[f"host{i}_iops"] = tuple(part.iops()[: len(joined)])
-                telemetry[f"host{i}_mb_s"] = tuple(part.mb_s()[: len(joined)])
+                mine = on_periods(part, joined)  # this host's share of each joined period
+                telemetry[f"host{i}_iops"] = tuple(mine.iops())
+                telemetry[f"host{i}_mb_s"] = tuple(mine.mb_s())
         facts: dict[str, float | int | bool | str | None] = {"fio_version": self._version,
                                                               "hosts": ", ".join(h.address for h in hosts)}
         for i, h in enumerate(hosts):

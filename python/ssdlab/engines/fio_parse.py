@@ -7,9 +7,12 @@ quantity the simulator reports; `lat_percentiles=1` makes json+ carry its histog
 from __future__ import annotations
 
 import json
+import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -217,70 +220,208 @@ def read_log(path: Path) -> Iterable[tuple[int, float, str]]:
                 yield t_ms, value, DDIR_NAMES[ddir]
 
 
-def _bucketed(paths: Iterable[Path], period_ms: int) -> dict[tuple[int, str], float]:
-    """Sum values across jobs per (period number, direction).
+# With log_avg_msec, fio's helper thread samples each job about once a period (stat.c,
+# __add_samples): a bw or iops line is the job's average rate (KiB/s, I/Os per s) since its sample
+# before, stamped in ms since the job's I/O started (its epoch). The helper keeps its own clock, not
+# the job's: the first sample comes one period or more after the start (about 140 ms on a new file
+# at 0.05 and at 0.1 s periods alike), the later ones keep that phase, a few ms either way, so the
+# stamps are no multiples of the period (149, 249, ... 550, 650 ms). A sample in which nothing
+# completed writes no line: the line after it holds the rate of its own period only. The lat log is
+# per I/O: each line is the mean of one direction's I/Os completed since that direction's line
+# before (the last at the job's end), on windows of the job's own clock.
 
-    fio stamps each averaged sample at the end of its window, a millisecond or two off the
-    exact multiple, so samples are matched to the nearest period end.
-    """
-    sums: dict[tuple[int, str], float] = {}
-    for path in paths:
-        for key, value in _per_period(path, period_ms).items():
-            sums[key] = sums.get(key, 0.0) + value
-    return sums
+LOG_SLACK_MS = 2  # fio's LOG_MSEC_SLACK: a sample may be taken this much before its period is up
+LOG_ROUNDING_S = 0.001  # fio times windows to the ms and rounds rates down: a line is about a ms off
+SERIES_COLUMNS = ("read_ios", "write_ios", "read_bytes", "write_bytes", "read_lat_sum_ns", "write_lat_sum_ns")
+
+# A rate over a stretch of time: (start s, end s, amount per second) over (start, end].
+Step = tuple[float, float, float]
+Window = tuple[float, float, dict[str, float]]  # a log line's window: start, end, rate by direction
 
 
-def _per_period(path: Path, period_ms: int) -> dict[tuple[int, str], float]:
-    """One job's log by (period number, direction).
-
-    At exit fio flushes a last, partial window stamped like the full one before it; that
-    tail (a handful of draining I/Os) is dropped rather than counted as a second period.
-    """
-    values: dict[tuple[int, str], float] = {}
+def _samples(path: Path) -> list[tuple[int, dict[str, float]]]:
+    """A bw or iops log's samples: (stamp ms, rate by direction). The lines of one sample (one per
+    direction that moved) share its stamp, or are a tick of fio's ms clock apart."""
+    samples: list[tuple[int, dict[str, float]]] = []
     for t_ms, value, ddir in read_log(path):
-        values.setdefault((max(1, round(t_ms / period_ms)), ddir), value)
-    return values
+        if samples and ddir not in samples[-1][1] and 0 <= t_ms - samples[-1][0] <= 1:
+            samples[-1][1][ddir] = value
+        else:
+            samples.append((t_ms, {ddir: value}))
+    return samples
 
 
-def _lat_sums(paths: Iterable[Path], iops_by_job: dict[str, dict[tuple[int, str], float]],
-              period_ms: int) -> dict[tuple[int, str], float]:
-    """Latency sum per period = each job's mean latency in that period x its I/Os then."""
-    sums: dict[tuple[int, str], float] = {}
-    for path in paths:
-        job = path.name.rsplit(".", 2)[-2]
-        ios = iops_by_job.get(job, {})
-        for key, value in _per_period(path, period_ms).items():
-            sums[key] = sums.get(key, 0.0) + value * ios.get(key, 0.0) * period_ms / 1000.0
-    return sums
+def _windows(samples: Sequence[tuple[int, dict[str, float]]], period_s: float,
+             ticks_ms: Sequence[int] = ()) -> list[Window]:
+    """Each line's window: it ends at the line's stamp and starts at the stamp before, the first at
+    the job's start (0), however long. Where nothing completed in a sample, fio wrote no line; the
+    line after it is its own period's rate:
+    - the run's other jobs are sampled at the same ticks (`ticks_ms`: all jobs' stamps; jobs that
+      start together stamp alike): a tick of theirs in between, half a period or more from either
+      stamp, was this job's sample too (a job that waited 216 ms for its first I/O on a new file);
+    - a gap of two periods (less fio's slack) held one (a gap of 1.6 periods is one late sample,
+      fio's helper running behind); the time before the last period moved nothing.
+    A line stamped like the one before (a flush at exit) has no time of its own and is left out:
+    its I/Os are in fio's totals (complete_series)."""
+    idle_gap_s = max(1.5 * period_s, 2 * period_s - 2 * LOG_SLACK_MS / 1000)
+    half_ms = period_s * 500
+    out: list[Window] = []
+    previous_ms = 0
+    for t_ms, rates in samples:
+        if t_ms <= previous_ms:
+            continue
+        start = previous_ms / 1000
+        between = bisect_right(ticks_ms, t_ms - half_ms)
+        if between and ticks_ms[between - 1] > previous_ms + half_ms:
+            start = ticks_ms[between - 1] / 1000
+        end = t_ms / 1000
+        if start > 0 and end - start >= idle_gap_s:
+            start = end - period_s
+        out.append((start, end, rates))
+        previous_ms = t_ms
+    return out
+
+
+def _periods(windows: Sequence[Window], period_s: float) -> list[tuple[float, float]]:
+    """The series' periods: the windows, and each stretch between them (nothing moved) cut into
+    periods of about `period_s`, so a stall shows as periods at zero, as long as it lasted."""
+    out: list[tuple[float, float]] = []
+    previous = 0.0
+    for start, end, _ in windows:
+        if start > previous:
+            pieces = max(1, round((start - previous) / period_s))
+            cuts = [previous + (start - previous) * i / pieces for i in range(pieces)] + [start]
+            out.extend(pairwise(cuts))
+        out.append((start, end))
+        previous = end
+    return out
+
+
+def _amounts(steps: Sequence[Step], periods: Sequence[tuple[float, float]]) -> list[float]:
+    """What rates holding over steps amount to within each period (both in time order, neither
+    overlapping itself): rate x the time a step and a period share, summed."""
+    out: list[float] = []
+    first = 0
+    for lo, hi in periods:
+        while first < len(steps) and steps[first][1] <= lo:
+            first += 1
+        total, i = 0.0, first
+        while i < len(steps) and steps[i][0] < hi:
+            start, end, rate = steps[i]
+            total += rate * max(0.0, min(end, hi) - max(start, lo))
+            i += 1
+        out.append(total)
+    return out
+
+
+def _rate_steps(windows: Sequence[Window], ddir: str, scale: float = 1.0) -> list[Step]:
+    return [(start, end, rates.get(ddir, 0.0) * scale) for start, end, rates in windows]
+
+
+def _lat_means(path: Path | None, ddir: str) -> list[Step]:
+    """One direction's mean total latency (ns) over time from a lat log: each line's mean holds
+    from that direction's line before (the first from the start); the last holds on (a log cut
+    short at a kill)."""
+    out: list[Step] = []
+    previous = 0.0
+    for t_ms, value, direction in read_log(path) if path else ():
+        end = t_ms / 1000
+        if direction == ddir and end > previous:
+            out.append((previous, end, value))
+            previous = end
+    if out:
+        out[-1] = (out[-1][0], math.inf, out[-1][2])
+    return out
+
+
+def _job_series(logs: Mapping[str, Path], period_s: float, ticks_ms: Sequence[int] = ()) -> Series:
+    """One job's series, over its own iops log's windows. It ends where every one of its rate
+    logs still speaks (a log fio cut short leaves later periods unknown, not zero)."""
+    iops = _windows(_samples(logs["iops"]), period_s, ticks_ms) if "iops" in logs else []
+    bw = _windows(_samples(logs["bw"]), period_s, ticks_ms) if "bw" in logs else []
+    ends = [windows[-1][1] if windows else 0.0 for kind, windows in (("iops", iops), ("bw", bw)) if kind in logs]
+    end = min(ends, default=0.0) + LOG_SLACK_MS / 1000
+    periods = [p for p in _periods(iops, period_s) if p[1] <= end]
+    if not periods:
+        return Series(period_s=period_s, start_s=0.0)
+    columns: dict[str, tuple[float, ...]] = {}
+    for ddir in ("read", "write"):
+        ios = _amounts(_rate_steps(iops, ddir), periods)
+        columns[f"{ddir}_ios"] = tuple(ios)
+        columns[f"{ddir}_bytes"] = tuple(_amounts(_rate_steps(bw, ddir, 1024.0), periods))
+        columns[f"{ddir}_lat_sum_ns"] = tuple(_lat_sums(ios, _lat_means(logs.get("lat"), ddir), periods))
+    return Series(period_s=period_s, start_s=0.0, t_s=tuple(e for _, e in periods), **columns)
+
+
+def _lat_sums(ios: Sequence[float], means: Sequence[Step], periods: Sequence[tuple[float, float]]) -> list[float]:
+    """Each period's latency sum: its I/Os times the mean latency of the lat log's windows over it,
+    each weighted by the I/Os it saw there. fio logs no such counts; by Little's law, at a fixed
+    depth (ssdlab's fio jobs) I/Os complete at a rate inversely proportional to their latency, so
+    the period's mean is the time-weighted harmonic mean of the windows' means. Weighted by time
+    alone, a period that ends a 216 ms wait of a job's first two I/Os gave its 19 I/Os a mean of
+    190 ms."""
+    known = [(start, end, mean) for start, end, mean in means if mean > 0]
+    covered = _amounts([(start, end, 1.0) for start, end, _ in known], periods)
+    inverse = _amounts([(start, end, 1.0 / mean) for start, end, mean in known], periods)
+    return [n * c / i if i > 0 else 0.0 for n, c, i in zip(ios, covered, inverse, strict=True)]
+
+
+def on_periods(series: Series, like: Series) -> Series:
+    """`series` counted over the periods of `like`: each of its periods' counts spread evenly over
+    that period's time and taken where it overlaps one of `like`'s. Jobs and hosts that ran
+    together stamp their own periods (each from its own start, at its own phase)."""
+    periods, own = _bounds(like), _bounds(series)
+    columns: dict[str, tuple[float, ...]] = {}
+    for name in SERIES_COLUMNS:
+        rates = [(start, end, count / (end - start))
+                 for (start, end), count in zip(own, getattr(series, name), strict=True) if end > start]
+        columns[name] = tuple(_amounts(rates, periods))
+    return Series(period_s=like.period_s, start_s=like.start_s, t_s=like.t_s, **columns)
+
+
+def _bounds(series: Series) -> list[tuple[float, float]]:
+    return [(end - length, end) for end, length in zip(series.t_s, series.durations_s(), strict=True)]
+
+
+def add_series(parts: Sequence[Series]) -> Series:
+    """Series of jobs or hosts that ran together, added over the first one's periods (on_periods),
+    up to where the first of them ends: later, a part's share is unknown, and a sum without it
+    would end on a false dip. A part that logged nothing makes the sum empty."""
+    if not parts:
+        return Series()
+    first = parts[0]
+    if len(parts) == 1 or any(not len(p) for p in parts):
+        return first if len(parts) == 1 else Series(period_s=first.period_s, start_s=first.start_s)
+    # Jobs' clocks start within a ms or two of each other: a period ending that much past the
+    # others' end is kept (the sliver it lacks is in fio's totals: complete_series).
+    end = min(p.t_s[-1] for p in parts) + max(LOG_SLACK_MS / 1000, first.period_s / 50)
+    count = sum(1 for t in first.t_s if t <= end)
+    axis = Series(period_s=first.period_s, start_s=first.start_s, t_s=first.t_s[:count],
+                  **{name: getattr(first, name)[:count] for name in SERIES_COLUMNS})
+    shares = [on_periods(p, axis) for p in parts]
+    return axis.model_copy(update={name: tuple(math.fsum(values) for values in
+                                               zip(*(getattr(s, name) for s in shares), strict=True))
+                                   for name in SERIES_COLUMNS})
 
 
 def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
-    """Merge the per-job iops/bw/lat logs into one per-period Series.
+    """Merge the per-job iops/bw/lat logs into one Series whose periods are fio's own windows.
 
-    iops logs hold each window's rate (I/Os per second), bw logs KiB/s, lat logs the mean
-    total latency in ns; rates times the period give counts per period.
+    Each line's window ends at its stamp (t_s) and starts at the stamp before (the first at the
+    job's start), whatever its length: a rate times its window's length is what moved in it. iops
+    logs hold I/Os per second, bw logs KiB/s; a period's latency sum is its I/Os times the lat
+    log's mean latency over it. Several jobs are added over the first job's windows (add_series).
     """
     files = log_files(directory, prefix)
-    period_ms = max(1, round(period_s * 1000))
-    iops = _bucketed(files.get("iops", []), period_ms)
-    bw = _bucketed(files.get("bw", []), period_ms)
-    iops_by_job = {p.name.rsplit(".", 2)[-2]: _bucketed([p], period_ms) for p in files.get("iops", [])}
-    lat = _lat_sums(files.get("lat", []), iops_by_job, period_ms)
-    # A job that ended a moment early leaves the last period short: keep the periods all
-    # jobs reported, so the series never ends on a false dip.
-    count = min((max((n for n, _ in table), default=0) for table in iops_by_job.values()), default=0)
-    periods = range(1, count + 1)
-
-    def column(table: dict[tuple[int, str], float], ddir: str, scale: float) -> tuple[float, ...]:
-        return tuple(table.get((n, ddir), 0.0) * scale for n in periods)
-
-    seconds = period_ms / 1000.0
-    return Series(
-        period_s=seconds, t_s=tuple(n * seconds for n in periods),
-        read_ios=column(iops, "read", seconds), write_ios=column(iops, "write", seconds),
-        read_bytes=column(bw, "read", 1024 * seconds), write_bytes=column(bw, "write", 1024 * seconds),
-        read_lat_sum_ns=column(lat, "read", 1.0), write_lat_sum_ns=column(lat, "write", 1.0),
-    )
+    period_s = max(1, round(period_s * 1000)) / 1000.0
+    by_job: dict[int, dict[str, Path]] = {}
+    for kind, paths in files.items():
+        for path in paths:
+            by_job.setdefault(int(path.name.rsplit(".", 2)[-2]), {})[kind] = path
+    ticks_ms = sorted({t_ms for kind in ("iops", "bw") for path in files.get(kind, [])
+                       for t_ms, _ in _samples(path)})
+    jobs = [_job_series(by_job[job], period_s, ticks_ms) for job in sorted(by_job) if "iops" in by_job[job]]
+    return add_series(jobs) if jobs else Series(period_s=period_s, start_s=0.0)
 
 
 # ---- live ETA lines ----------------------------------------------------------------------
@@ -351,34 +492,81 @@ def messages(output: str) -> str:
 
 
 def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: float) -> Series:
-    """End the series where the run ended, with the I/Os fio's iops/bw logs leave out.
+    """End the series where the run ended, its periods adding up to fio's json+ totals.
 
-    fio samples rates on a timer that stops with the job: the logs hold whole periods only, and
-    the time from the last of them to the end of the run (json+ runtime) is missing from them
-    (json+ `iops_samples` is one short too). The json+ totals minus the logged periods are that
-    time's I/Os. As the simulator does, a tail shorter than half a period is folded into the
-    last period and a longer one is a period of its own; either way that period ends at the
-    run's end, so its rate is over its real length (Series.durations_s): a 0.6 s tail counted
-    as a whole second made a pass's average exceed its fastest period. A run longer than the
-    logs by more than one period and a half is left as logged: the logs do not describe it.
-    A run shorter than a period, which logs nothing, is one period ending when it did.
+    fio samples rates on a timer that stops with the job: the time from the last sample to the
+    end of the run (json+ runtime) is in no log line (json+ `iops_samples` is one short too). The
+    json+ totals minus the logged periods are that tail's I/Os. As the simulator does, a tail
+    shorter than half a period is folded into the last period and a longer one is a period of its
+    own; either way that period ends at the run's end, so its rate is over its real length
+    (Series.durations_s): a 0.6 s tail counted as a whole second made a pass's average exceed its
+    fastest period. A run longer than the logs by more than one period and a half is left as
+    logged: the logs do not describe it. A run shorter than a period, which logs nothing, is one
+    period ending when it did.
+
+    The subtraction also holds what the lines get wrong: fio times each window to the ms and rounds
+    its rate down, so the logged periods are off by up to about a ms of each at its rate (a few ms
+    over a pass), which a short tail cannot hold (a run here left 7.3 MB for a 1 ms tail beside
+    windows of 1,700-1,800 MB/s). So when the rest exceeds the tail's length at the fastest logged
+    rate by no more than that ms a period, the tail moves at most that rate and the excess is the
+    logged periods' (in proportion, as what the logs hold beyond the totals is taken from them); a
+    larger excess is no rounding: the tail's own (a pass that sped up at its end). The periods'
+    I/Os and bytes add up to the totals. Latency sums are estimates (the lat log's means times
+    I/Os) and are left as they are; the tail's is fio's total less theirs (_tail_mean).
     """
     logged_end, period = (series.t_s[-1] if len(series) else 0.0), series.period_s
     tail_s = runtime_s - logged_end
     if not 0 < tail_s < 1.5 * period:
         return series
-    rest = {
-        "read_ios": read.ios - sum(series.read_ios), "write_ios": write.ios - sum(series.write_ios),
-        "read_bytes": read.bytes - sum(series.read_bytes), "write_bytes": write.bytes - sum(series.write_bytes),
-        "read_lat_sum_ns": read.lat_sum_ns - sum(series.read_lat_sum_ns),
-        "write_lat_sum_ns": write.lat_sum_ns - sum(series.write_lat_sum_ns),
-    }
     fold = tail_s < period / 2 and len(series) > 0  # a run shorter than half a period is one short period
-    if not fold and rest["read_ios"] + rest["write_ios"] <= 0:
-        return series  # the logs already hold every I/O: no empty period (a false dip) at the end
+    lengths = series.durations_s()
     update: dict[str, tuple[float, ...]] = {}
-    for key, value in rest.items():
-        column, more = getattr(series, key), max(0.0, float(value))
+    tail: dict[str, float] = {}
+    for ddir, totals in (("read", read), ("write", write)):
+        for key, total in ((f"{ddir}_ios", totals.ios), (f"{ddir}_bytes", totals.bytes)):
+            update[key], tail[key] = _reconciled(getattr(series, key), lengths, float(total), tail_s)
+        ios, lat = getattr(series, f"{ddir}_ios"), getattr(series, f"{ddir}_lat_sum_ns")
+        update[f"{ddir}_lat_sum_ns"] = lat
+        tail[f"{ddir}_lat_sum_ns"] = tail[f"{ddir}_ios"] * _tail_mean(ios, lat, totals, tail[f"{ddir}_ios"])
+    if not fold and tail["read_ios"] + tail["write_ios"] <= 0:
+        return series.model_copy(update=update)  # the logs hold every I/O: no empty period (a false dip) at the end
+    for key, more in tail.items():
+        column = update[key]
         update[key] = (*column[:-1], column[-1] + more) if fold else (*column, more)
     update["t_s"] = (*series.t_s[:-1], runtime_s) if fold else (*series.t_s, runtime_s)
     return series.model_copy(update=update)
+
+
+def _reconciled(column: tuple[float, ...], lengths: Sequence[float], total: float,
+                tail_s: float) -> tuple[tuple[float, ...], float]:
+    """A count column and its tail's share of `total` (complete_series): the rest beyond the
+    logged periods, less what of it is their rounding; the logged periods take what is left."""
+    logged = math.fsum(column)
+    rest = total - logged
+    if logged <= 0:
+        return column, max(0.0, rest)
+    fastest = max(count / length for count, length in zip(column, lengths, strict=True))
+    at_fastest = fastest * tail_s
+    rounding = fastest * LOG_ROUNDING_S * len(column)
+    # Beyond the rounding's reach the excess is no error: the pass sped up at its end.
+    tail = rest if rest > at_fastest + rounding else min(max(0.0, rest), at_fastest)
+    return _scaled(column, total - tail), tail
+
+
+def _tail_mean(ios: Sequence[float], lat: Sequence[float], totals: OpTotals, tail_ios: float) -> float:
+    """The tail's mean latency: fio's total latency less the periods', over the tail's I/Os, when
+    that lies within half the lowest and twice the highest period mean (a pass's last 0.6 s at
+    626 us after 918); else the periods' estimates were off by more than the tail holds, and it is
+    the last period's mean (the run's, when no period moved anything in this direction)."""
+    means = [sum_ns / count for sum_ns, count in zip(lat, ios, strict=True) if count > 0]
+    if not means or not tail_ios:
+        return totals.lat_sum_ns / totals.ios if totals.ios else 0.0
+    rest = (totals.lat_sum_ns - math.fsum(lat)) / tail_ios
+    last = next(sum_ns / count for sum_ns, count in zip(lat[::-1], ios[::-1], strict=True) if count > 0)
+    return rest if min(means) / 2 <= rest <= 2 * max(means) else last
+
+
+def _scaled(column: tuple[float, ...], total: float) -> tuple[float, ...]:
+    """The column in proportion, adding up to `total` (unchanged when it holds nothing)."""
+    logged = math.fsum(column)
+    return tuple(value * total / logged for value in column) if logged > 0 else column

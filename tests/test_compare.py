@@ -611,3 +611,22 @@ def test_the_compare_command_prints_degrees(thermal_pair: tuple[Path, Path], cli
     last = [x.split("│")[-2].strip() for x in result.stdout.splitlines() if x.count("│") >= 4]
     assert any(re.fullmatch(r"-\d+\.\d °C", cell) for cell in last), last
     assert any(re.fullmatch(r"-\d+\.\d pp", cell) for cell in last), last
+
+
+def test_early_stop_runs_of_one_method_compare_though_their_windows_differ_by_a_period(tmp_path: Path) -> None:
+    """QA: two until-steady consistency runs (round_s 80.5) were refused, "methods differ (Analysed
+    window: 399.6 vs 399.7)": the window is measured time (its periods' real lengths), not a setting."""
+    import json
+    import shutil
+
+    entry = SuiteEntry(name="consistency", test="consistency",
+                       params={"runtime_s": 30, "round_s": 2, "steady_window_s": 10, "until_steady": True})
+    first = make_bundle(tmp_path / "a", [entry])
+    second = tmp_path / "b"
+    shutil.copytree(first, second)
+    record = json.loads((second / "run.json").read_text())
+    metrics = record["tests"][0]["metrics"]
+    metrics["window_s"] = metrics["window_s"] + 0.1  # an early stop's rounds: a period short by tenths
+    (second / "run.json").write_text(json.dumps(record))
+    c = compare_bundles([first, second])
+    assert [t.name for t in c.tests] == ["consistency"]

@@ -47,7 +47,9 @@ from ssdlab.units import format_size, is_number
 # spans 99.9967 % of it, one with more spare area 99.9943 %, and the two were refused as unlike.
 # 6 (2026-11-26): a read-only linear run records purge=false (it never purges), so linear-read's key
 # changed; libraries re-read it, and old and new linear-read runs stay alike.
-RULES_VERSION = 6
+# 7 (2026-11-26): the consistency tests' analysed window is a count, measured time (its periods'
+# real lengths since b2ef7bc), not a setting: early-stop runs of one method were refused as unlike.
+RULES_VERSION = 7
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"

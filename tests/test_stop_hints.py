@@ -174,8 +174,39 @@ def test_a_trace_file_gone_mid_run_says_a_resume_stops_the_same_way(cli: Callabl
         Runner(bundle, target, engine, DeletesTrace(trace)).run(new_record(target, engine, None, [entry], {}, {}))
     said = str(failed.value)
     assert str(trace) in said and OFFERED not in said
-    assert "keeps the run's parameters and stops the same way until that is put right" in said
+    assert "keeps the run's parameters (--param cannot change them) and stops the same way" in said
     assert "no such trace file" in error_line(cli("run", "--resume", str(bundle.path), "--no-report"))
+
+
+class DeletesTraceEarlier(NullObserver):
+    """Removes the trace file as the test before the trace test starts."""
+
+    def __init__(self, trace: Path) -> None:
+        self.trace = trace
+
+    def test_started(self, index: int, test: PendingTest) -> None:
+        if test.name != "trace":
+            self.trace.unlink()
+
+
+def test_a_trace_file_gone_while_a_test_before_it_runs_is_recorded(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """QA: deleted while wsat ran, the trace test's parameters were refused before anything kept the
+    stop: exit 2 with no hint, and run.json said "running"."""
+    trace = tmp_path / "light.parquet"
+    assert cli("trace", "generate", "light", "--scale", "0.001", "-o", str(trace)).code == 0
+    target, engine = parse_target("fake:?capacity=2g"), FakeEngine()
+    entries = [SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 1}),
+               SuiteEntry(name="trace", test="trace", params={"trace": str(trace)})]
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(UsageError) as failed:
+        Runner(bundle, target, engine, DeletesTraceEarlier(trace)).run(new_record(target, engine, None, entries, {},
+                                                                                  {}))
+    said = str(failed.value)
+    assert said.startswith("test trace: no such trace file") and f"kept in {bundle.path}" in said
+    assert "put back what it names, or start a new run" in said and OFFERED not in said
+    run = bundle.load_run()
+    assert run.status == "failed" and "no such trace file" in (run.error or "")
+    assert run.test("quick").status == "complete"
 
 
 def test_a_file_system_that_refuses_the_bundle_says_a_resume_stops_the_same_way(

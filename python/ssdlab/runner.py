@@ -325,7 +325,11 @@ class Runner:
     def _run_test(self, record: RunRecord, pending: PendingTest, index: int) -> RunRecord:
         test_record = record.test(pending.name)
         test = get_test(test_record.test)
-        params = test.parse_params(test_record.params)
+        try:
+            params = test.parse_params(test_record.params)
+        except SsdlabError as err:  # e.g. its trace file gone while a test before it ran
+            self.bundle.write_run(record.model_copy(update={"status": "failed", "error": str(err)}))
+            raise type(err)(f"{err}; {self._resume_hint('', err)}") from None  # it names the test
         if pending.plan.destructive:  # again, fresh: a device may have been mounted since
             try:
                 self.authorize(record, [pending])
@@ -560,7 +564,8 @@ def resume_blocker(cause: BaseException, analysing: bool) -> str | None:
     if isinstance(cause, BundleError):  # e.g. a link planted where ssdlab writes: it is never written through
         return "stops the same way until the bundle is put right"
     if isinstance(cause, UsageError):  # e.g. a trace file gone since the run was planned
-        return "keeps the run's parameters and stops the same way until that is put right"
+        return ("keeps the run's parameters (--param cannot change them) and stops the same way until that is "
+                "put right: put back what it names, or start a new run")
     if isinstance(cause, OSError):  # the file system said no: permissions, a read-only or full disk
         return "stops the same way until that is put right (check the path, its permissions and free space)"
     return None

@@ -321,3 +321,26 @@ def test_the_cli_says_what_is_wrong_with_a_damaged_run_json_in_one_line(
     assert result.code == 2 and len(lines) == 1, result.stderr
     assert lines[0].startswith("error:") and str(bad.run_file) in lines[0]
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_link_planted_at_a_measurement_is_not_read_as_the_runs_data(fresh: Callable[[], Bundle],
+                                                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    """QA: a measurement file replaced by a link to another run's round was read and analysed with
+    no note; a link at the folder above it was refused, one at the file was not."""
+    bundle = fresh()
+    ref = measurement_ref(bundle)
+    path = bundle.path / ref.file
+    other = tmp_path_factory.mktemp("other") / "round.json"
+    other.write_bytes(path.read_bytes())  # a measurement that reads well: only the link is wrong
+    path.unlink()
+    path.symlink_to(other)
+    assert bundle.measurement_problem(ref) == "it is a link, not the file ssdlab wrote"
+    with pytest.raises(BundleError, match="it is a link"):
+        bundle.load_measurement(ref)
+    path.unlink()
+    other.rename(path)  # the file back, and its folder moved out and linked to
+    moved = tmp_path_factory.mktemp("folder") / path.parent.name
+    path.parent.rename(moved)
+    path.parent.symlink_to(moved)
+    assert (path.parent / path.name).is_file()
+    assert bundle.measurement_problem(ref) == "it is a link, not the file ssdlab wrote"

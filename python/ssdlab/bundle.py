@@ -658,6 +658,10 @@ class Bundle:
         if rel.is_absolute() or ".." in rel.parts:
             return "its path leads outside the bundle"
         try:
+            # A link (at the file or a folder above it) is not the file ssdlab wrote: one planted in a
+            # bundle was read as the run's data (QA: another run's round, analysed with no note).
+            if (self.path / rel).is_symlink() or not self._own_folder(rel.parent):
+                return "it is a link, not the file ssdlab wrote"
             if (self.path / rel).exists() and not (self.path / rel).is_file():  # a FIFO would block for ever
                 return "it is not a regular file"
             # Bytes, not text: pydantic's own parser says where the UTF-8 or the JSON goes wrong.

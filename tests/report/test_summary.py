@@ -263,3 +263,13 @@ def test_spare_area_says_steady_only_where_the_verdicts_do(steady: tuple[str, st
     got = findings(default, spare)["spare_area"]
     assert got.text == ("4 KiB random write over the analysed windows 20,000 IOPS → 30,000 IOPS (+50 %); "
                         "\N{GREEK SMALL LETTER SIGMA}/mean 5.0 % → 2.0 %" + said)
+
+
+def test_a_share_of_fresh_beside_the_cliff_rule_is_on_its_own_side_of_it() -> None:
+    """QA: a 600 s WSAT, not steady (no cliff verdict), said "(80 % of fresh)" for 79.64 %, printed
+    beside the 80 % cliff rule; and the window's 400.023 s (its periods' real length) as 400.023."""
+    unsteady = consistency("consistency", 0, mean=79_640.0, fresh=100_000.0, stddev=1_000.0, steady="no")
+    unsteady = unsteady.model_copy(update={"metrics": {**unsteady.metrics, "window_s": 400.023}})
+    got = findings(unsteady)
+    assert got["fresh_vs_steady"].text.startswith(
+        "100,000 IOPS fresh, 79,640 IOPS over the last 400 s (79.6 % of fresh) — the last 400 s is not steady state")

@@ -16,6 +16,7 @@ from typing import overload
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart
+from ssdlab.methods.consistency import CLIFF_SHARE_PCT
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_in_unit, human_size
@@ -119,7 +120,9 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
         # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
         # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
-        ratio = "" if cliff is not None and cliff.conclusive else f" ({100 * steady / fresh:.0f} % of fresh)"
+        # Not judged, it stands beside the 80 % rule all the same: on its own side of it (79.64, not 80).
+        shown = beside(100 * steady / fresh, CLIFF_SHARE_PCT)
+        ratio = "" if cliff is not None and cliff.conclusive else f" ({shown} % of fresh)"
         text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
                 f"{ratio}{state}{fall_heat_caveat(view)}")
         if cliff is not None:

@@ -97,10 +97,11 @@ def compare(
     force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write an HTML comparison.")] = None,
     baseline: Annotated[str | None, typer.Option(
-        "--baseline", help="The drive under review and Difference % baseline: text from its label.")] = None,
+        "--baseline", help="The drive under review, the baseline of every difference: text from its label.")] = None,
     library: LibraryOpt = None,
 ) -> None:
-    """Put drives side by side with a Difference % column; rank them in the HTML page."""
+    """Put drives side by side with a Difference column (in % of the first drive's figure, °C for temperatures,
+    points for percentages); rank them in the HTML page."""
     output = html_output(output, "compare.html")  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives

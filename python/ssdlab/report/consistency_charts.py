@@ -21,6 +21,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.charts import thin as thin_rows
 from ssdlab.report.types import AltChart
+from ssdlab.units import seconds_text
 
 MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
 PANEL_WIDTH = 360
@@ -59,7 +60,7 @@ def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
 def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False) -> AltChart:
     """Per-second IOPS against time: the whole run, or its last `last_s` seconds."""
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_s:g} s")
+    title = f"{run.label}: " + ("whole run" if last_s is None else f"last {seconds_text(last_s)} s")
     return alt.Chart(_data(iops_rows(run, last_s)), title=title).mark_circle(size=6).encode(
         x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS", scale=scale),
         tooltip=["t_s:Q", "iops:Q"],

@@ -63,7 +63,8 @@ def scatter_figures(run: charts.TortureRun, window: float) -> list[FigureLike]:
     return [
         Figure(f"{key}-scatter", "IOPS per second, whole run", charts.iops_scatter(run),
                "Each dot is one second of 4 KiB random writes; the cliff is where the spare area ran out."),
-        Figure(f"{key}-scatter-window", f"IOPS per second, last {window:g} s", charts.iops_scatter(run, window),
+        Figure(f"{key}-scatter-window", f"IOPS per second, last {seconds_text(window)} s",
+               charts.iops_scatter(run, window),
                "The analysed window: its mean and standard deviation are the steady-state figures."),
         Figure(f"{key}-scatter-log", "IOPS per second, whole run (log scale)", charts.iops_scatter(run, log_y=True),
                "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show."),
@@ -96,7 +97,7 @@ def comparison_figures(bundle: Bundle, view: MethodView) -> list[FigureLike]:
     return [
         Figure(f"{record.name}-variants", "Variants side by side, whole run", charts.side_by_side(runs),
                "Same IOPS scale in every panel, so levels compare directly."),
-        Figure(f"{record.name}-variants-window", f"Variants side by side, last {window:g} s",
+        Figure(f"{record.name}-variants-window", f"Variants side by side, last {seconds_text(window)} s",
                charts.side_by_side(runs, window), "The analysed windows of each variant."),
         Figure(f"{record.name}-variants-bars", "Steady-state mean and stddev per variant", charts.steady_bars(bars),
                "Higher mean is faster; lower stddev is steadier."),

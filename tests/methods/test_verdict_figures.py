@@ -235,3 +235,15 @@ def test_measured_seconds_in_a_sentence(seconds: float, text: str) -> None:
     from ssdlab.units import seconds_text
 
     assert seconds_text(seconds) == text
+
+
+def test_a_torture_that_stops_at_steady_state_is_not_captioned_with_its_budget() -> None:
+    """QA: an until-steady consistency run (and every trim-validation torture) stopped after 10
+    rounds was captioned "for 3600 s"."""
+    from ssdlab.methods.consistency import torture_time
+    from ssdlab.methods.trim import TrimParams, torture_params
+
+    assert torture_time(TortureParams(runtime_s=3600)) == "for 3600 s"
+    steady = TortureParams(runtime_s=3600, until_steady=True)
+    assert torture_time(steady) == "in rounds of 80 s until steady state (at most 25)"
+    assert torture_time(torture_params(TrimParams())) == "in rounds of 80 s until steady state (at most 25)"

@@ -407,6 +407,15 @@ def _unsteady_because(params: TortureParams, metrics: Metrics) -> str:
             f"{_within(slope_pct, PTS_MAX_SLOPE_PCT)} % (limit {PTS_MAX_SLOPE_PCT:g} %)")
 
 
+def torture_time(p: TortureParams) -> str:
+    """How long the torture ran: its runtime, or, stopping at steady state, its rounds (QA: an
+    until-steady run that stopped after 10 rounds was captioned "for 3600 s")."""
+    if not p.until_steady:
+        return f"for {p.runtime_s:g} s"
+    rounds = round_count(p.runtime_s, p.round_s, p.max_rounds)
+    return f"in rounds of {p.round_s:g} s until steady state (at most {rounds})"
+
+
 def filled_bytes(params: ConsistencyParams, span: int) -> int:
     """Data on the drive when the torture begins: the span, unless the method skips the fill."""
     return span if params.fill_passes else 0

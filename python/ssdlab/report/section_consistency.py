@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.consistency import torture_time
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, method_view, record_view
@@ -111,7 +112,7 @@ def consistency_caption(view: MethodView) -> str:
     data = "incompressible" if not p.compress_pct else f"{p.compress_pct} % compressible"
     return (
         f"Purge, sequential 128 KiB QD32 fill ({p.fill_passes} pass), then {block_text(p.block_size_bytes)} random "
-        f"writes QD{p.iodepth}, {data}, over {span} for {p.runtime_s:g} s, IOPS logged every second. Figures: mean "
+        f"writes QD{p.iodepth}, {data}, over {span} {torture_time(p)}, IOPS logged every second. Figures: mean "
         f"and standard deviation of the last {seconds_text(window_s(view))} s; steady state by the SNIA PTS rule on "
         f"{p.round_s:g} s rounds."
     )
@@ -157,7 +158,7 @@ def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
     tables = [metric_table(view, "wsat", "Write saturation", WSAT_TABLE)]
     p = view.params
     caption = (f"SNIA PTS write saturation: purge, then {block_text(p.block_size_bytes)} random writes "
-               f"QD{p.iodepth} from the fresh drive for {p.runtime_s:g} s, no preconditioning, IOPS every second.")
+               f"QD{p.iodepth} from the fresh drive {torture_time(p)}, no preconditioning, IOPS every second.")
     return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
                    tables=tables if record.metrics else [], figures=figures, notes=status_notes(record))
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.methods.consistency import torture_time
 from ssdlab.methods.metrics import block_text
-from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY
+from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, torture_params
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import format_number
@@ -44,8 +45,9 @@ def trim_caption(view: MethodView) -> str:
     reference = (" The same torture without TRIM gives the dirty reference." if p.reference else "")
     return (
         f"{block_text(p.seq_block_size_bytes)} sequential writes QD{p.seq_iodepth} for {p.seq_runtime_s:g} s on the "
-        f"purged drive (clean); then fill and {p.torture_runtime_s:g} s of {block_text(p.torture_block_size_bytes)} "
-        f"QD{p.torture_iodepth} random writes, TRIM of the whole span and the sequential write again (after TRIM)."
+        f"purged drive (clean); then fill and {block_text(p.torture_block_size_bytes)} QD{p.torture_iodepth} random "
+        f"writes {torture_time(torture_params(p))}, TRIM of the whole span and the sequential write again (after "
+        "TRIM)."
         + reference
     )
 

@@ -247,3 +247,10 @@ def test_a_torture_that_stops_at_steady_state_is_not_captioned_with_its_budget()
     steady = TortureParams(runtime_s=3600, until_steady=True)
     assert torture_time(steady) == "in rounds of 80 s until steady state (at most 25)"
     assert torture_time(torture_params(TrimParams())) == "in rounds of 80 s until steady state (at most 25)"
+
+
+def test_a_not_steady_verdict_names_the_seconds_the_figures_cover() -> None:
+    """QA: "the last 400 s are not steady state" beside a summary of "the last 399.5 s" (an early
+    stop's rounds of 80.5 s: the window is its periods' real length)."""
+    metrics = {**steady_metrics(25.0, 12.0), "window_s": 399.52}
+    assert steady_verdict(PARAMS, metrics).summary == "Not steady: the last 399.5 s are not steady state"

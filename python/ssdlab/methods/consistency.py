@@ -315,7 +315,9 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
                                f"{_within(metrics.get('steady_range_pct'), PTS_MAX_RANGE_PCT)} %, slope excursion "
                                f"{_within(metrics.get('steady_slope_excursion_pct'), PTS_MAX_SLOPE_PCT)} % of the "
                                f"mean{_figures_elsewhere(params, metrics)}")
-    return Verdict(**base, outcome="no", summary=f"Not steady: the last {window:g} s are not steady state",
+    measured = metrics.get("window_s")  # the seconds the figures cover, as the summary names them
+    last = seconds_text(measured) if isinstance(measured, int | float) else f"{window:g}"
+    return Verdict(**base, outcome="no", summary=f"Not steady: the last {last} s are not steady state",
                    because=_unsteady_because(params, metrics))
 
 

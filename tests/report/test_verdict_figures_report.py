@@ -110,3 +110,20 @@ def test_the_summarys_heat_caveats_keep_their_margins() -> None:
     assert "the windows ran throttled 12.40 % and 2.35 % of their time" in heat_caveat(view, other)
     spread = spread_heat_caveat(consistency_view("consistency", window_throttled_pct=10.04))
     assert "the window ran throttled 10.04 % of its time" in spread
+
+
+def test_a_figure_with_a_threshold_is_printed_on_its_own_side_of_it_in_tables() -> None:
+    """QA: under "Falls to 79.96 %" the window table's "as % of fresh" read 80.0, as it did under
+    "holds 80.04 %"; a spec names the thresholds its verdicts use and every table cell keeps to them."""
+    from ssdlab.methods.consistency import TortureParams, torture_specs
+    from ssdlab.report.compare_page import value_cell
+    from ssdlab.report.contract import spec_text
+    from ssdlab.report.section_generic import value_cells
+
+    specs = {s.name: s for s in torture_specs(TortureParams())}
+    share = specs["window_fresh_pct"]
+    assert (spec_text(share, 79.96), spec_text(share, 80.04), spec_text(share, 80.0)) == ("79.96", "80.04", "80.0")
+    assert spec_text(share, 63.27) == "63.3"  # away from it: the unit's own digits
+    assert value_cells(share, 79.96)[0] == "79.96" and value_cell(share, 80.04, bound=False) == "80.04"
+    assert spec_text(specs["steady_range_pct"], 20.04) == "20.04"
+    assert spec_text(specs["steady_slope_excursion_pct"], 9.96) == "9.96"

@@ -59,6 +59,9 @@ class MetricSpec:
     # the stored value stays a stable code, every table shows the words.
     value_text: Mapping[str, str] = field(default_factory=dict)
     lower_bound: LowerBound | None = None  # when the value is only a lower bound (None: never)
+    # Thresholds the method's verdicts hold this figure against: tables print it on its own side of
+    # each (79.96 % of fresh beside an 80 % cliff rule is not "80.0"; ssdlab.thresholds).
+    thresholds: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))

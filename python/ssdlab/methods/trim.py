@@ -98,7 +98,8 @@ class TrimValidationTest(MethodTest[TrimParams]):
             MetricSpec("clean_mb_s", f"{label}, clean drive", MB_S, better="higher", dims={"state": CLEAN}),
             MetricSpec("after_trim_mb_s", f"{label}, after torture and TRIM", MB_S, better="higher",
                        dims={"state": AFTER_TRIM}),
-            MetricSpec("after_trim_pct", "After TRIM as % of clean", PCT, better="higher"),
+            MetricSpec("after_trim_pct", "After TRIM as % of clean", PCT, better="higher",
+                       thresholds=(params.effective_pct,)),
             MetricSpec("clean_throttled_pct", "Clean write: share of time throttled", PCT, kind="count"),
             MetricSpec("after_trim_throttled_pct", "After-TRIM write: share of time throttled", PCT, kind="count"),
         ]

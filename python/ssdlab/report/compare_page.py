@@ -20,11 +20,11 @@ from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.compare_figures import kind_figures
+from ssdlab.report.contract import spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
     format_difference,
-    format_in_unit,
     format_metric,
     label_with_unit,
 )
@@ -87,7 +87,7 @@ def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
 
 def value_cell(spec: MetricSpec, value: object, bound: bool) -> str:
     """A value in its declared unit, in words where it is a code, as a bound where it is one."""
-    text = format_in_unit(spec.unit, spec.shown(value))
+    text = spec_text(spec, spec.shown(value))
     return spec.bound_text(text) if bound else text
 
 

@@ -7,6 +7,7 @@ renamed metric or parameter shows up as an error, not as a chart that is silentl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from ssdlab.methods import get_test
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.formatting import format_in_unit
 from ssdlab.targets.base import TargetInfo
+from ssdlab.thresholds import beside, read_figure, side
 from ssdlab.units import is_number
 from ssdlab.verdicts import Verdict
 
@@ -66,7 +68,23 @@ def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
 
 def format_value(spec: MetricSpec, value: Metric) -> str:
     """A metric as a table cell, by its declared unit (without the unit: the column says it)."""
-    return format_in_unit(spec.unit, spec.shown(value))
+    return spec_text(spec, spec.shown(value))
+
+
+def spec_text(spec: MetricSpec, value: object) -> str:
+    """A value of `spec` in its unit, on its own side of each threshold the spec names: with the
+    digits its unit gives, or as many more as that takes."""
+    text = format_in_unit(spec.unit, value)
+    if not spec.thresholds or not is_number(value) or isinstance(value, bool) or not math.isfinite(value):
+        return text
+    try:
+        printed = read_figure(text)
+    except ValueError:
+        return text
+    if all(side(printed, t) == side(value, t) for t in spec.thresholds):
+        return text
+    decimals = len(text.rpartition(".")[2]) if "." in text else 0
+    return beside(value, *spec.thresholds, decimals=decimals)
 
 
 def params_of(metrics: Mapping[str, Metric], specs: MetricSet) -> dict[str, Metric]:

@@ -15,8 +15,8 @@ from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
-from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.formatting import MISSING, format_in_unit, format_metric, human_size, metric_unit
+from ssdlab.report.contract import MethodView, method_view, spec_text
+from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 MAX_OVERLAID_WORKLOADS = 6
@@ -126,7 +126,7 @@ def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}
     for spec in specs:
-        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = format_in_unit(spec.unit, view.value(spec))
+        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = spec_text(spec, view.value(spec))
         keys.setdefault(row_label(spec), []).append(spec.name)
     body = tuple((label, *(cells.get(rate, MISSING) for rate, _ in columns)) for label, cells in rows.items())
     header = ("", *(column_title(name, units[rate]) for rate, name in columns))
@@ -137,7 +137,7 @@ def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
 def value_cells(spec: MetricSpec, value: object) -> tuple[str, str]:
     """(value, unit) of one figure in its declared unit; sizes carry their unit in the value."""
     value = spec.shown(value)  # a stored code ('gc-cache') in words
-    return format_in_unit(spec.unit, value), "" if spec.unit == "bytes" else spec.unit
+    return spec_text(spec, value), "" if spec.unit == "bytes" else spec.unit
 
 
 def flat_table(view: MethodView, key: str, title: str, specs: Sequence[MetricSpec]) -> Table:

@@ -127,3 +127,17 @@ def test_a_figure_with_a_threshold_is_printed_on_its_own_side_of_it_in_tables() 
     assert value_cells(share, 79.96)[0] == "79.96" and value_cell(share, 80.04, bound=False) == "80.04"
     assert spec_text(specs["steady_range_pct"], 20.04) == "20.04"
     assert spec_text(specs["steady_slope_excursion_pct"], 9.96) == "9.96"
+
+
+def test_trims_shares_of_clean_print_on_their_side_of_the_threshold_the_run_used() -> None:
+    """The after-TRIM and without-TRIM shares are held against effective_pct (90 % unless given)."""
+    from ssdlab.methods.trim import TrimParams, TrimValidationTest
+    from ssdlab.report.contract import spec_text
+    from ssdlab.targets.base import TargetInfo
+
+    target = TargetInfo(spec="fake:", kind="fake", capacity_bytes=1 << 30)
+    for threshold in (90.0, 75.0):
+        specs = {s.name: s for s in TrimValidationTest().metric_specs(TrimParams(effective_pct=threshold), target)}
+        for name in ("after_trim_pct", "dirty_pct"):
+            assert spec_text(specs[name], threshold - 0.04) == f"{threshold - 0.04:.2f}"
+            assert spec_text(specs[name], threshold + 0.04) == f"{threshold + 0.04:.2f}"

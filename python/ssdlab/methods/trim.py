@@ -107,7 +107,8 @@ class TrimValidationTest(MethodTest[TrimParams]):
             specs += [
                 MetricSpec("dirty_mb_s", f"{label}, after torture without TRIM", MB_S, better="higher",
                            dims={"state": DIRTY}),
-                MetricSpec("dirty_pct", "Without TRIM as % of clean", PCT, better="higher"),
+                MetricSpec("dirty_pct", "Without TRIM as % of clean", PCT, better="higher",
+                           thresholds=(params.effective_pct,)),
             ]
         specs += [
             MetricSpec("effective_threshold_pct", "Threshold for 'TRIM restores'", PCT, kind="setting"),

@@ -182,6 +182,21 @@ def test_report_and_compare_output_that_cannot_be_a_file_is_one_line(cli: Callab
     assert list((tmp_path / "empty").iterdir()) == [] and not (tmp_path / "empty-charts").exists()
 
 
+def test_a_failed_runs_banner_does_not_promise_a_resume_gets_past_the_failure(tmp_path: Path) -> None:
+    """QA: the banner said "resume with …" for every stopped run, also for a failure every resume
+    meets again (a link planted in the bundle); the stop's own message says which it is."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.report import interruption_banner
+
+    bundle = Bundle(make_interrupted_bundle(tmp_path / "bundle"))
+    run = bundle.load_run()
+    assert f"resume with `ssdlab run --resume {bundle.path}`" in (interruption_banner(bundle, run) or "")
+    failed = run.model_copy(update={"status": "failed", "error": "x is a link; remove it"})
+    said = interruption_banner(bundle, failed) or ""
+    assert "resume with" not in said
+    assert f"once what stopped it is put right, `ssdlab run --resume {bundle.path}` continues it" in said
+
+
 def test_interrupted_run_renders_what_it_has(tmp_path: Path) -> None:
     bundle = make_interrupted_bundle(tmp_path / "bundle")
     files = render_report(bundle)

@@ -7,7 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings
+import pytest
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from pytest import TempPathFactory
 
@@ -111,8 +112,20 @@ TARGETS = st.builds(
 
 @FUZZ
 @given(spec=st.one_of(TARGETS, st.text(max_size=30)))
+@example(spec="/dev/?size=\x00")  # found by this test in CI: os.stat's ValueError was an internal error
+@example(spec="file:/tmp/x\x00y")
+@example(spec="sim:?capacity_gib=\x00")
 def test_any_target_string(cli: Callable, spec: str) -> None:
     result_or_one_line_error(cli("info", spec, "--json"))
+
+
+def test_a_device_path_with_a_nul_is_no_device() -> None:
+    """A device path reached without the target parser (a RAID-0 member's) is refused in one line."""
+    from ssdlab.errors import TargetError
+    from ssdlab.targets.block import BlockTarget
+
+    with pytest.raises(TargetError, match="no such device"):
+        BlockTarget.from_spec("/dev/loop\x000")
 
 
 @FUZZ

@@ -41,6 +41,8 @@ class BlockTarget(Target):
             raise TargetError(f"{spec}: no such device; `lsblk` lists the block devices") from None
         except OSError as err:
             raise TargetError(f"{spec}: cannot inspect it ({err.strerror})") from None
+        except ValueError:  # a NUL in the path, which no device has
+            raise TargetError(f"{spec!r}: no such device (a path cannot hold a NUL character)") from None
         if not stat.S_ISBLK(mode):
             raise TargetError(f"{spec} is not a block device; for a scratch file use file:PATH")
         # /dev/disk/by-id/... links resolve to the kernel name sysfs knows.

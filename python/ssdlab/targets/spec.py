@@ -51,6 +51,8 @@ def split_query(rest: str) -> tuple[str, dict[str, str]]:
 def parse_spec(text: str) -> TargetSpec:
     """Split a target string, or raise a one-line UsageError naming the accepted forms."""
     text = text.strip()
+    if "\x00" in text:  # no path or option holds one; the OS refuses it in a path (ValueError)
+        raise UsageError(f"bad target {text!r}: it holds a NUL character; {TARGET_HELP}")
     if text.startswith("/dev/"):
         return TargetSpec(text=text, kind="block", base=text, options={})
     kind, sep, rest = text.partition(":")

@@ -105,6 +105,12 @@ def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_k
 # ---- the rules ----------------------------------------------------------------------
 
 
+def window_words(view: MethodView) -> str:
+    """'the last 400 s' (the seconds the window figures cover, to a tenth), or 'the analysed window'."""
+    window = view.number("window_s")
+    return f"the last {seconds_text(window)} s" if window else "the analysed window"
+
+
 def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
     title = "4 KiB random write: fresh vs steady state"
     rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: on the "
@@ -114,8 +120,7 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
         fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
         if fresh is None or steady is None or fresh <= 0:
             continue
-        window = view.number("window_s")
-        where = f"the last {seconds_text(window)} s" if window else "the analysed window"
+        where = window_words(view)
         state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
         # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
@@ -171,10 +176,8 @@ def consistency(views: Sequence[MethodView]) -> Finding:
         ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
         if ratio is None:
             continue
-        window = view.number("window_s")
         spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
-        last = f"the last {seconds_text(window)} s" if window else "the analysed window"
-        text = (f"mean / {SIGMA} = {ratio:,.1f} over {last} (mean {fig(view, 'window_iops_mean')}, "
+        text = (f"mean / {SIGMA} = {ratio:,.1f} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
                 f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
         return Finding("consistency", title, text, rule, True, view.record.name)
     return absent("consistency", title, rule)

@@ -151,7 +151,7 @@ def file_probe_problem(output: str, writes: bool) -> str | None:
         return missing.removeprefix("fio: ")
     if not writes:
         disallowed = any("allow_file_create" in line for line in lines)
-        return None if disallowed else (first_error_line(output, "") or "its fio did not answer the probe")
+        return None if disallowed else first_error_line(output)  # "no message" when it said nothing
     try:
         stats = load_json_plus(output).get("client_stats", [])
     except EngineError:
@@ -182,7 +182,7 @@ def host_fio(address: str, output: str) -> HostFio:
     match = re.search(r"\bfio=(\S+?),", output)
     if match is None:
         raise EngineError(f"--host {address}: its fio server did not say its version "
-                          f"({first_error_line(output, '') or 'no output'}); is `fio --server` running there?")
+                          f"({first_error_line(output)}); is `fio --server` running there?")
     version = match.group(1)
     if parse_version(version) < MIN_VERSION:
         need = ".".join(map(str, MIN_VERSION))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,7 +120,8 @@ SIM_SUITE = [
 SIM = "sim:sm951-nvme-256?capacity_gib=16"
 
 
-def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False, spoil: bool = False) -> tuple[Any, Bundle]:
+def _sim_run(tmp_path: Path, stop: str | None, damage: Callable[[Path], None] | None = None,
+             ) -> tuple[Any, Bundle]:
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
     target, engine, bundle = parse_target(SIM), SimStop.make(stop), Bundle(tmp_path / "b")
     if stop is None:
@@ -128,10 +130,8 @@ def _sim_run(tmp_path: Path, stop: str | None, forget: bool = False, spoil: bool
     with pytest.raises(Interrupted):
         Runner(bundle, target, engine).run(new_record(target, engine, None, SIM_SUITE, {}, {}))
     assert (bundle.path / "state" / "drive.snap").is_file()  # the stopped run kept its drive
-    if forget:
-        shutil.rmtree(bundle.path / "state")
-    if spoil:  # e.g. saved by a simulator of another snapshot format
-        (bundle.path / "state" / "drive.snap").write_bytes(b"not a snapshot of this format")
+    if damage is not None:
+        damage(bundle.path / "state")
     engine.ran.clear()
     Runner(bundle, parse_target(SIM), engine).run(bundle.load_run())  # a new process: a fresh drive object
     return engine, bundle
@@ -158,19 +158,61 @@ def test_a_simulated_run_resumed_on_its_saved_drive_measures_what_an_uninterrupt
     assert not (resumed.path / "state").exists()  # a finished run drops its saved drive, folder and all
 
 
-def test_a_simulated_drive_without_its_saved_state_restarts_the_test(tmp_path: Path) -> None:
-    engine, bundle = _sim_run(tmp_path, "torture-r002", forget=True)
-    assert engine.ran[0] == "fill-p1"
-    test = bundle.load_run().test("consistency")
-    # QA: it said the target's state "is not kept between runs"; a simulated drive's is, and its
-    # save is what went missing.
-    assert test.status == "complete"
-    assert any("missing or cannot be read" in n and "restarts from its first step" in n for n in test.notes)
+def _moved_out(rel: str) -> Callable[[Path], None]:
+    """Move state/ (or a file in it) out of the bundle and leave a link to it in its place."""
+    def damage(state: Path) -> None:
+        path = state / rel if rel else state
+        outside = state.parent.parent / f"outside-{path.name}"
+        path.rename(outside)
+        path.symlink_to(outside)
+    return damage
 
 
-def test_a_saved_drive_that_cannot_be_restored_restarts_the_test_and_says_why(tmp_path: Path) -> None:
-    engine, bundle = _sim_run(tmp_path, "torture-r002", spoil=True)
+def _a_file_for_state(state: Path) -> None:
+    shutil.rmtree(state)
+    state.write_text("not a folder")
+
+
+def _writes(name: str, data: bytes) -> Callable[[Path], None]:
+    return lambda state: (state / name).write_bytes(data)
+
+
+# Each way the saved drive cannot be used, and what the resume says about it: its own cause, never
+# another's. QA: a state/ that is a link (refused: not the bundle's own) was "missing or cannot be
+# read"; a save of another point in the run said the target's state "is not kept between runs".
+LOST_DRIVES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
+    "removed": (shutil.rmtree, ["no simulated drive was saved", "state does not exist"]),
+    "state link": (_moved_out(""), ["state is a link to", "not the folder ssdlab wrote", "put that folder itself"]),
+    "state file": (_a_file_for_state, ["state is a file, not the folder ssdlab wrote", "remove it"]),
+    "snapshot link": (_moved_out("drive.snap"), ["drive.snap is a link to", "not the file ssdlab wrote"]),
+    "snapshot gone": (lambda state: (state / "drive.snap").unlink(), ["drive.snap does not exist"]),
+    "position damaged": (_writes("drive.json", b"[]"), ["drive.json is not a saved drive's position",
+                                                        "expected a JSON object"]),
+    "another point": (_writes("drive.json", b'{"test": "trim-validation", "done": 0}'),
+                      ["saved in the bundle is where trim-validation stood after 0 steps",
+                       "not where the run stopped (consistency after"]),
+    # e.g. saved by a simulator of another snapshot format
+    "not a snapshot": (_writes("drive.snap", b"not a snapshot of this format"), ["cannot be restored"]),
+}
+
+
+@pytest.mark.parametrize("how", LOST_DRIVES)
+def test_a_saved_drive_a_resume_cannot_use_restarts_the_test_and_says_why(tmp_path: Path, how: str) -> None:
+    damage, says = LOST_DRIVES[how]
+    engine, bundle = _sim_run(tmp_path, "torture-r002", damage)
     assert engine.ran[0] == "fill-p1"
     test = bundle.load_run().test("consistency")
     assert test.status == "complete"
-    assert any("cannot be restored" in n and "restarts from its first step" in n for n in test.notes)
+    note = next(n for n in test.notes if "restarts from its first step" in n)
+    assert all(part in note for part in says), note
+    assert "missing or cannot be read" not in note and "not kept between runs" not in note, note
+
+
+def test_a_shared_start_whose_saved_drive_is_behind_a_link_says_so(tmp_path: Path) -> None:
+    """The test after another, resumed without the drive that one left: the link is the cause,
+    not a drive "lost when the run stopped" (it was saved)."""
+    _, bundle = _sim_run(tmp_path, "after-trim", _moved_out(""))
+    trim = bundle.load_run().test("trim-validation")
+    assert trim.status == "complete" and trim.start is not None and trim.start.shared_from is None
+    assert "the state consistency left cannot be restored" in trim.start.reason, trim.start.reason
+    assert "state is a link to" in trim.start.reason and "lost when the run stopped" not in trim.start.reason

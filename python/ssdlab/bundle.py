@@ -402,6 +402,14 @@ DRIVE_SNAPSHOT = Path("state") / "drive.snap"
 DRIVE_STATE = Path("state") / "drive.json"
 
 
+def _lstat_mode(path: Path) -> int:
+    """The mode of `path` itself (a link is not followed); 0 when there is nothing there."""
+    try:
+        return path.lstat().st_mode
+    except OSError:
+        return 0
+
+
 def first_problem(err: Exception) -> str:
     """The first thing wrong with a file, in one line: pydantic's own first line only counts
     the errors ("1 validation error for Measurement"), so say the first one and where."""
@@ -612,11 +620,11 @@ class Bundle:
                 return False
         return True
 
-    def drive_state_position(self) -> tuple[str, int]:
+    def drive_state_position(self, fix: str = "delete it, and the resumed test starts over") -> tuple[str, int]:
         """Where the saved drive stands (test name, actions done), from state/drive.json;
         BundleError when that file is missing or is not what write_drive_state writes."""
         path = self.path / DRIVE_STATE
-        what, fix = "is not a saved drive's position", "delete it, and the resumed test starts over"
+        what = "is not a saved drive's position"
         where = read_json(path, what, fix)
         if not isinstance(where, dict):
             raise BundleError(f"{path} {what} (expected a JSON object, found {json_kind(where)}); {fix}")
@@ -632,13 +640,42 @@ class Bundle:
     def load_drive_state(self) -> tuple[bytes, str, int] | None:
         """The saved drive and where it stands, or None when there is none or it is unreadable:
         the run then starts its test over, which costs time but never a wrong result."""
-        if not self._own_folder(DRIVE_STATE.parent):  # a link planted at state/: not this run's drive
-            return None
+        saved = self.saved_drive()
+        return None if isinstance(saved, str) else saved
+
+    def saved_drive(self) -> tuple[bytes, str, int] | str:
+        """The saved drive and where it stands, or why a resume cannot continue on it, named as
+        it is (a clause the resume note goes on from): none was saved, a link or another kind
+        of file stands where ssdlab wrote its own (never read: QA planted one at state/ and it
+        was taken for this run's drive), or a file is damaged."""
+        folder = self.path / DRIVE_STATE.parent
+        if not self._own_folder(DRIVE_STATE.parent):
+            return self._not_own(folder, "folder")
+        for rel in (DRIVE_STATE, DRIVE_SNAPSHOT):
+            if not stat.S_ISREG(_lstat_mode(self.path / rel)):
+                return self._not_own(self.path / rel, "file")
+        fix = "a resume cannot continue on the drive saved beside it"
         try:
-            test, done = self.drive_state_position()
+            test, done = self.drive_state_position(fix)
             return (self.path / DRIVE_SNAPSHOT).read_bytes(), test, done
-        except (BundleError, OSError):
-            return None
+        except BundleError as err:
+            return str(err)
+        except OSError as err:  # e.g. no permission to read it
+            return f"cannot read {self.path / DRIVE_SNAPSHOT} ({first_problem(err)}); a resume cannot continue on it"
+
+    @staticmethod
+    def _not_own(path: Path, kind: Literal["folder", "file"]) -> str:
+        """Why `path` (state/ or a file in it) holds no drive a resume can use, and what to do."""
+        if _lstat_mode(path) == 0:
+            if kind == "folder":
+                return (f"no simulated drive was saved in the bundle ({path} does not exist: the run ended "
+                        f"without saving it, or it was removed)")
+            return f"{path} does not exist, so the bundle holds no whole saved simulated drive"
+        mine = f"{path} is {what_is(path)}, not the {kind} ssdlab wrote"
+        if path.is_symlink():
+            return (f"{mine}: a saved drive is never read through a link (to continue on the drive it leads to, "
+                    f"stop, put that {kind} itself in its place and resume)")
+        return f"{mine} (remove it: a stopped run saves its drive there)"
 
     def write_measurement(self, test: str, role: Literal["measure", "precondition"], m: Measurement) -> MeasurementRef:
         name = m.workload.name

@@ -170,7 +170,7 @@ class Runner:
                 return shared_plan(plan), test_record.start, point
             before = test_record.start.shared_from if test_record.start else ""
             why = (f"{damaged}, so the test restarts and cannot trust the state {before} left" if damaged
-                   else f"the state {before} left was lost when the run stopped")
+                   else self._shared_state_lost(before))
             lost = StartState(state=plan.entry.describe() if plan.entry else "",
                               reason=f"own preparation: {why}, so the test prepares the drive itself")
             return plan, lost, resume_point(plan.actions, 0, keeps)
@@ -180,6 +180,13 @@ class Runner:
         elif self.lost_drive and first and done and point.index == 0:
             point = ResumePoint(0, f"{self.lost_drive}, so the test restarts from its first step")
         return plan, test_record.start, point
+
+    def _shared_state_lost(self, before: str | None) -> str:
+        """Why the state the test before left is gone: the simulated drive saved with it cannot be
+        used (said why: a link at state/ is not "lost"), or the drive lived in the stopped process."""
+        if self.lost_drive:
+            return f"the state {before} left cannot be restored: {self.lost_drive}"
+        return f"the state {before} left was lost when the run stopped"
 
     def _unreadable(self, test_record: TestRecord) -> str | None:
         """Why the stopped test cannot continue from its measurements (one is damaged or gone:
@@ -205,22 +212,26 @@ class Runner:
 
     def restore_drive(self, record: RunRecord) -> None:
         """Continue a stopped simulated run on the drive saved in its bundle, when the save is
-        where the run stopped (the first unfinished test, with as many actions done)."""
-        saved = self.bundle.load_drive_state() if isinstance(self.engine, SavesDriveState) else None
+        where the run stopped (the first unfinished test, with as many actions done); otherwise
+        keep why not (lost_drive), for the note of a test that must start over."""
         first = next((t for t in record.tests if t.status != "complete"), None)
-        if saved is None and first is not None and first.action_outcomes and isinstance(self.engine, SavesDriveState):
-            # Say why the test starts over: the drive was saveable, but no save can be read.
-            self.lost_drive = "the simulated drive saved in the bundle (state/) is missing or cannot be read"
-        if saved is None or first is None or not isinstance(self.engine, SavesDriveState):
+        if first is None or not isinstance(self.engine, SavesDriveState):
+            return
+        saved = self.bundle.saved_drive()
+        if isinstance(saved, str):  # none, a link, damaged: said as it is
+            self.lost_drive = saved
             return
         data, test, at = saved
-        if test == first.name and at <= len(first.action_outcomes):
-            try:
-                self.engine.restore_state(self.target, data)
-            except EngineError as err:  # e.g. saved by another simulator version: start the test over
-                self.lost_drive = str(err)
-                return
-            self.exact, self.replay_from = test, at
+        if test != first.name or at > len(first.action_outcomes):  # e.g. an older save a failed one left
+            self.lost_drive = (f"the simulated drive saved in the bundle is where {test} stood after {at} steps, "
+                               f"not where the run stopped ({first.name} after {len(first.action_outcomes)})")
+            return
+        try:
+            self.engine.restore_state(self.target, data)
+        except EngineError as err:  # e.g. saved by another simulator version: start the test over
+            self.lost_drive = str(err)
+            return
+        self.exact, self.replay_from = test, at
 
     def run(self, record: RunRecord) -> RunRecord:
         """Run the pending tests. A stop signal is raised only where the run can record it (stops_held):

@@ -273,3 +273,38 @@ def test_a_share_of_fresh_beside_the_cliff_rule_is_on_its_own_side_of_it() -> No
     got = findings(unsteady)
     assert got["fresh_vs_steady"].text.startswith(
         "100,000 IOPS fresh, 79,640 IOPS over the last 400 s (79.6 % of fresh) — the last 400 s is not steady state")
+
+
+def wsat(mean: float, fresh: float, stddev: float, cliff_gb: float | None, **params: Any) -> TestRecord:
+    run = consistency("wsat", 0, mean=mean, fresh=fresh, stddev=stddev)
+    metrics = {**run.metrics, "fob_iops": fresh, "cliff_gb_written": cliff_gb, "window_fresh_pct": 100 * mean / fresh}
+    return run.model_copy(update={"test": "wsat", "metrics": metrics, "params": {**run.params, **params}})
+
+
+def test_a_wsat_run_is_summed_up_as_what_it_measured() -> None:
+    """QA: a WSAT run's figures came under the default consistency run's title and rule ("Consistency",
+    "of the default consistency run", the torture "on the just-filled drive"); WSAT starts from the
+    purged drive, has its own window and places its cliff in host GB written."""
+    got = findings(wsat(mean=17_103.0, fresh=101_022.0, stddev=699.0, cliff_gb=61.53, steady_window_s=300.0))
+    steadiness, fall = got["consistency"], got["fresh_vs_steady"]
+    assert steadiness.title == "Write saturation (WSAT)" and steadiness.section == "wsat"
+    assert steadiness.text.endswith("; the cliff came after 61.53 GB of host writes"), steadiness.text
+    for finding in (steadiness, fall):
+        assert "WSAT (write saturation) run's 4 KiB QD32 random write from the purged drive" in finding.rule
+        assert "its steady_window_s, the last 300 s" in finding.rule, finding.rule
+        assert "consistency run" not in finding.rule and "just-filled" not in finding.rule, finding.rule
+    assert "cliff = host GB written when a 10-second running mean" in steadiness.rule
+    held = findings(wsat(mean=90_000.0, fresh=100_000.0, stddev=900.0, cliff_gb=None))["consistency"]
+    assert held.text.endswith("; no cliff to place: the window holds 90 % of the fresh level"), held.text
+
+
+def test_a_consistency_run_is_summed_up_as_its_own_torture() -> None:
+    """Its rule names its own torture and window (a 200 s window is not 'the last 400 s by default'),
+    never WSAT's."""
+    run = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    run = run.model_copy(update={"params": {**run.params, "steady_window_s": 200.0, "iodepth": 8}})
+    got = findings(run)
+    for finding in (got["consistency"], got["fresh_vs_steady"]):
+        assert "the default consistency run's 4 KiB QD8 random write on the just-filled drive" in finding.rule
+        assert "its steady_window_s, the last 200 s" in finding.rule and "WSAT" not in finding.rule, finding.rule
+    assert got["consistency"].title == "Consistency"

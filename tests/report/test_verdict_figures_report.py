@@ -87,10 +87,14 @@ def consistency_view(test: str, verdicts: tuple[Verdict, ...] = (), **extra: flo
 
 
 def test_the_fresh_figures_drive_state_is_said_per_method() -> None:
-    """consistency's fresh seconds come after the fill, WSAT's on the purged drive."""
+    """consistency's fresh seconds come after the fill, WSAT's on the purged drive: each rule says
+    its own run's, never the other's."""
     rule = fresh_vs_steady([consistency_view("consistency")]).rule
-    assert "on the purged drive;" not in rule
-    assert "consistency: on the just-filled drive" in rule and "WSAT: on the purged drive" in rule
+    assert "consistency run's 4 KiB QD32 random write on the just-filled drive" in rule
+    assert "purged" not in rule and "WSAT" not in rule
+    rule = fresh_vs_steady([consistency_view("wsat")]).rule
+    assert "WSAT (write saturation) run's 4 KiB QD32 random write from the purged drive" in rule
+    assert "just-filled" not in rule and "consistency" not in rule
 
 
 def test_a_cliff_verdicts_share_is_not_repeated_rounded_onto_its_threshold() -> None:

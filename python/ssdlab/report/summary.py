@@ -111,15 +111,49 @@ def window_words(view: MethodView) -> str:
     return f"the last {seconds_text(window)} s" if window else "the analysed window"
 
 
+@dataclass(frozen=True)
+class Torture:
+    """How the summary names a 4 KiB random-write torture: the default consistency run and WSAT
+    share their figures' names, not what they measured (QA: WSAT's figures were given under the
+    consistency run's title and rule). `run`: the test; `start`: the drive it starts on."""
+
+    run: str
+    start: str
+
+
+TORTURES = {
+    "consistency": Torture("the default consistency run", "on the just-filled drive"),
+    "wsat": Torture("the WSAT (write saturation) run", "from the purged drive (fresh out of box), with no fill"),
+}
+
+
+def torture_words(view: MethodView) -> str:
+    """'the default consistency run's 4 KiB QD32 random write on the just-filled drive'."""
+    torture = TORTURES[view.record.test]
+    block, depth = getattr(view.params, "block_size_bytes", None), getattr(view.params, "iodepth", None)
+    load = " ".join(part for part in (sized(block).strip(), f"QD{depth}" if depth else "", "random write") if part)
+    return f"{torture.run}'s {load} {torture.start}"
+
+
+def own_window(view: MethodView) -> str:
+    """The run's own analysed window, as its rule says it: 'its steady_window_s, the last 400 s'."""
+    window = getattr(view.params, "steady_window_s", None)
+    return f"its steady_window_s, the last {window:g} s" if isinstance(window, float) else "its last window"
+
+
+FRESH_VS_STEADY_RULE = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: "
+                        "on the just-filled drive; WSAT: on the purged drive); steady = mean over the analysed window "
+                        "at its end; ratio = steady / fresh")
+
+
 def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
     title = "4 KiB random write: fresh vs steady state"
-    rule = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: on the "
-            "just-filled drive; WSAT: on the purged drive); steady = mean over the analysed window at its end; "
-            "ratio = steady / fresh")
     for view in default_tortures(views):
         fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
         if fresh is None or steady is None or fresh <= 0:
             continue
+        rule = (f"fresh = mean IOPS over the first 5 s of {torture_words(view)}; "
+                f"steady = mean over its analysed window at its end ({own_window(view)}); ratio = steady / fresh")
         where = window_words(view)
         state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
         cliff = view.verdict("cliff")  # the method's own answer, when it gives one
@@ -134,7 +168,7 @@ def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
             return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
                            view.record.name, cliff.outcome)
         return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
-    return absent("fresh_vs_steady", title, rule)
+    return absent("fresh_vs_steady", title, FRESH_VS_STEADY_RULE)
 
 
 def not_steady(view: MethodView) -> str:
@@ -168,10 +202,16 @@ def spread_heat_caveat(view: MethodView) -> str:
             "so part of the spread is the drive's heat")
 
 
+CONSISTENCY_RULE = ("mean / standard deviation of the per-second IOPS over the analysed window (the last 400 s by "
+                    "default) of the default consistency run, else of the WSAT run; higher is steadier")
+CLIFF_RULE = ("cliff = host GB written when a 10-second running mean of the IOPS first falls below half-way between "
+              "the fresh-out-of-box level and the window mean (placed only when the window is at most "
+              f"{CLIFF_SHARE_PCT:g} % of the fresh level)")
+
+
 def consistency(views: Sequence[MethodView]) -> Finding:
-    title = "Consistency"
-    rule = ("mean / standard deviation of the per-second IOPS over the analysed window (the last 400 s by "
-            "default) of the default consistency run; higher is steadier")
+    """How steady the default torture's window is; from WSAT (a run with no default consistency
+    run), titled and ruled as write saturation, with where its cliff came."""
     for view in default_tortures(views):
         ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
         if ratio is None:
@@ -179,8 +219,23 @@ def consistency(views: Sequence[MethodView]) -> Finding:
         spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
         text = (f"mean / {SIGMA} = {ratio:,.1f} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
                 f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
-        return Finding("consistency", title, text, rule, True, view.record.name)
-    return absent("consistency", title, rule)
+        rule = (f"mean / standard deviation of the per-second IOPS over the analysed window ({own_window(view)}) of "
+                f"{torture_words(view)}; higher is steadier")
+        if view.record.test == "wsat":
+            return Finding("consistency", "Write saturation (WSAT)", f"{text}{cliff_words(view)}",
+                           f"{rule}; {CLIFF_RULE}", True, view.record.name)
+        return Finding("consistency", "Consistency", text, rule, True, view.record.name)
+    return absent("consistency", "Consistency", CONSISTENCY_RULE)
+
+
+def cliff_words(view: MethodView) -> str:
+    """Where WSAT's fall came, in host GB written; that there is none to place when it held."""
+    if view.number("cliff_gb_written") is not None:
+        return f"; the cliff came after {fig(view, 'cliff_gb_written')} of host writes"
+    share = view.number("window_fresh_pct")
+    if share is not None and share > CLIFF_SHARE_PCT:
+        return f"; no cliff to place: the window holds {beside(share, CLIFF_SHARE_PCT)} % of the fresh level"
+    return ""
 
 
 def spare_area(views: RunViews) -> Finding:

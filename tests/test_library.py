@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pty_helpers import run_in_terminal
+from pty_helpers import SSDLAB, run_in_terminal
 from ssdlab.bundle import Bundle
 from ssdlab.effective import effective_method
 from ssdlab.engines.fake import FakeEngine
@@ -304,8 +304,9 @@ def test_library_list_in_a_terminal(tmp_path: Path) -> None:
     assert any("ssdlab fake drive 2.15 GB (fake)" in line and "quick" in line for line in shown.lines)
     assert "1 run in" in shown.screen
     narrow = run_in_terminal("library", "list", "--library", str(lib), columns=80)
-    # At 80 columns the drive's name folds; the id, the date and the state stay whole.
-    started = Library(lib).runs()[0].created_utc.replace("T", " ")[:16]
+    # At 80 columns the drive's name may wrap, the time go below the date; the id, the date and the
+    # state stay whole on the run's first line.
+    started = Library(lib).runs()[0].created_utc[:10]
     row = next(line for line in narrow.lines if started in line)
     assert "complete" in row and Library(lib).runs()[0].run_id[:8] in row, narrow.screen
 
@@ -503,3 +504,80 @@ def test_a_run_id_given_where_a_bundle_is_taken_names_the_bundle(cli: CliRun, tm
                                                            "`ssdlab run`"), typo.stderr
     report = cli("report", "5367")  # report takes run ids: its message offers one
     assert report.code == 2 and "or a run id from `ssdlab library list` (8 or more of its hex digits)" in report.stderr
+
+
+# A drive name and a bundle folder as long as real ones (an md array of two SM951s, a suite's
+# descriptive folder), and the words that must stay whole on a line whatever the width.
+LONG_RUNS = (("a-long-bundle-folder-name-for-the-raid-run", "md RAID-0 2x SAMSUNG MZVPV512HDGL-00000",
+              "raid-scaling"), ("q", "SAMSUNG MZVPV256HDGL-00000", "quick"))
+
+
+def long_library(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A library of runs with long names, and their run ids as `library list` shows them."""
+    lib, ids = tmp_path / "library.sqlite", []
+    for folder, model, suite in LONG_RUNS:
+        bundle = Bundle(make_bundle(tmp_path / folder, "fake:?capacity=2g"))
+        record = bundle.load_run()
+        bundle.write_run(record.model_copy(update={
+            "suite": suite, "target": record.target.model_copy(update={"model": model})}))
+        ids.append(Library(lib).add(bundle.path).run.run_id[:8])
+    return lib, ids
+
+
+def table_of(lines: list[str]) -> list[str]:
+    """The table's lines of `library list` (its title to its last row; the count and paths follow)."""
+    return lines[:next(n for n, line in enumerate(lines) if " in " in line and "runs" in line)]
+
+
+def listed_rows(lines: list[str], ids: list[str]) -> dict[str, list[str]]:
+    """Each run's lines of the table: its first (which starts with its id) and those below it."""
+    rows: dict[str, list[str]] = {}
+    current = None
+    for line in table_of(lines):
+        current = next((i for i in ids if line.startswith(i)), current)
+        if current is not None:
+            rows.setdefault(current, []).append(line)
+    return rows
+
+
+def piped_list(lib: Path) -> list[str]:
+    """`ssdlab library list` piped (no terminal, no COLUMNS): as `| less` or a file gets it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    done = subprocess.run([str(SSDLAB), "library", "list", "--library", str(lib)], capture_output=True, text=True,
+                          env=env, check=True)
+    return done.stdout.splitlines()
+
+
+@pytest.mark.parametrize("how", ["terminal", "piped"])
+def test_library_list_is_readable_at_80_columns(tmp_path: Path, how: str) -> None:
+    """QA: at 80 columns the table folded the drive's name a few letters a line ("MZVPV51" / "2HDGL-0")
+    and the bundle's folder the same. Ids, suites, dates and states stay whole on the run's first line;
+    the drive's name wraps at its spaces; a long folder name is cut with an ellipsis."""
+    lib, ids = long_library(tmp_path)
+    lines = run_in_terminal("library", "list", "--library", str(lib), columns=80).lines if how == "terminal" \
+        else piped_list(lib)
+    assert all(len(line.rstrip()) <= 80 for line in table_of(lines)), "\n".join(lines)
+    rows = listed_rows(lines, ids)
+    assert sorted(rows) == sorted(ids), "\n".join(lines)
+    raid, quick_run = rows[ids[0]], rows[ids[1]]
+    for row, suite in ((raid, "raid-scaling"), (quick_run, "quick")):
+        assert f" {suite} " in row[0] and "complete" in row[0] and " 1 " in row[0], "\n".join(lines)
+    assert any("MZVPV512HDGL-00000" in line for line in raid) and any("md RAID-0" in line for line in raid)
+    assert "a-lo" in raid[0] and "\N{HORIZONTAL ELLIPSIS}" in raid[0], "\n".join(lines)
+
+
+def test_library_list_uses_a_wide_terminal(tmp_path: Path) -> None:
+    """At 160 columns each run is one line, every name in full."""
+    lib, ids = long_library(tmp_path)
+    lines = run_in_terminal("library", "list", "--library", str(lib), columns=160).lines
+    rows = listed_rows(lines, ids)
+    assert all(len(row) == 1 for row in rows.values()), "\n".join(lines)
+    assert "md RAID-0 2x SAMSUNG MZVPV512HDGL-00000 2.15 GB (fake)" in rows[ids[0]][0]
+    assert "a-long-bundle-folder-name-for-the-raid-run" in rows[ids[0]][0]
+    assert all(len(line.rstrip()) <= 160 for line in table_of(lines))
+
+
+def test_library_list_on_a_screen_too_narrow_for_it_never_cuts_a_run_id(tmp_path: Path) -> None:
+    lib, ids = long_library(tmp_path)
+    shown = run_in_terminal("library", "list", "--library", str(lib), columns=40)
+    assert shown.code == 0 and all(i in shown.screen for i in ids), shown.screen

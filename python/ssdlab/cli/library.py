@@ -3,10 +3,13 @@ every finished run to it (docs/library.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -60,25 +63,75 @@ def add(
         raise typer.Exit(2)
 
 
-def runs_table(runs: list[LibraryRun]) -> tuple[Table, list[str]]:
-    """The runs (bundles by folder name, run status or where the bundle went), and one line
-    with the full path for each bundle that is not where the library says."""
-    table = Table(title="Results library", title_justify="left")
-    # Figures and words that must not break keep their width (a run id's first 8 characters name
-    # it anywhere a run id is taken); the drive, suite and bundle names fold.
-    for heading in ("run", "drive (engine)", "suite", "tests", "started UTC", "bundle", "state"):
-        folds = heading in ("drive (engine)", "suite", "bundle")
-        table.add_column(heading, no_wrap=not folds, overflow="fold",
-                         ratio=(2 if heading.startswith("drive") else 1) if folds else None)
-    problems = []
+@dataclass(frozen=True)
+class Column:
+    """A column of `library list` and how it gives way on a narrow screen: not at all (no
+    `floors`: a run id or a suite is copied, a count or a state read whole), or down to each of
+    its `floors` in turn, wrapping onto more lines at its spaces (`wrap`) or cut with an ellipsis."""
+
+    heading: str
+    floors: tuple[int, ...] = ()
+    wrap: bool = False
+    justify: Literal["left", "right"] = "left"
+
+
+# The floors, stage by stage: the drive's name keeps a model number ("MZVPV256HDGL-00000") on one
+# line, then the bundle's folder name is cut shorter, before the drive's name folds a word.
+RUN_COLUMNS = (
+    Column("run"),
+    Column("drive (engine)", (20, 18, 18, 10), wrap=True),
+    Column("suite"),
+    Column("tests", justify="right"),
+    Column("started UTC", (16, 10, 10, 10), wrap=True),  # then the date above the time
+    Column("bundle", (16, 8, 4, 4)),  # its folder's name; a moved bundle's full path is printed below the table
+    Column("state"),
+)
+GAP = 2  # between columns: a padding space and the box's blank vertical line
+EDGE = 1  # the last column's padding, which rich keeps
+
+
+def column_widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
+    """Each column's width for a table at most `width` characters wide where it can be: its widest
+    cell when they all fit (a wider screen shows each run on one line); else, stage by stage, the
+    widest column that may give way gives one character at a time, down to its floor for the stage."""
+    natural = [max(len(c.heading), *(len(row[i]) for row in rows)) for i, c in enumerate(columns)]
+    widths = list(natural)
+    room = width - GAP * (len(columns) - 1) - EDGE
+    for stage in range(max(len(c.floors) for c in columns)):
+        floor = [min(natural[i], max(c.floors[stage], *map(len, c.heading.split()))) if c.floors else natural[i]
+                 for i, c in enumerate(columns)]
+        while sum(widths) > room:
+            giving = [i for i in range(len(columns)) if widths[i] > floor[i]]
+            if not giving:
+                break
+            widths[max(giving, key=lambda i: widths[i])] -= 1
+    return widths
+
+
+def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
+    """The runs (bundles by folder name, run status or where the bundle went) in a table for a
+    screen `width` characters wide, and one line with the full path for each bundle that is not
+    where the library says. Box lines cost room a narrow screen needs (QA: at 80 columns the
+    drive's name folded a few letters a line), so only the heading is ruled."""
+    problems, rows = [], []
     for run in runs:
         state = run.state()
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
-        started = run.created_utc.replace("T", " ")[:16]
-        table.add_row(*(Text(cell) for cell in (
-            run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
-            started, run.bundle.name, run.status if state == "ok" else STATES[state])))
+        rows.append((run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
+                     run.created_utc.replace("T", " ")[:16], run.bundle.name,
+                     run.status if state == "ok" else STATES[state]))
+    widths = column_widths(RUN_COLUMNS, rows, width)
+    total = sum(widths) + GAP * (len(widths) - 1) + EDGE
+    # Narrower than the columns that never give way: the table is as wide as they need (the terminal
+    # wraps its lines), never cutting a run id.
+    table = Table(title="Results library", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False, padding=(0, GAP - 1, 0, 0), width=total if total > width else None)
+    for column, size in zip(RUN_COLUMNS, widths, strict=True):
+        table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.wrap,
+                         overflow="fold" if column.wrap else "ellipsis")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
     return table, problems
 
 
@@ -91,8 +144,8 @@ def list_runs(library: LibraryOpt = None) -> None:
         out.print(f"The library {lib.path} is empty: `ssdlab run` adds finished runs, `ssdlab library add` others.",
                   highlight=False, markup=False)
         return
-    table, problems = runs_table(runs)
-    out.print(table)
+    table, problems = runs_table(runs, out.width)
+    out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
     for line in problems:
         out.print(line, highlight=False, markup=False)

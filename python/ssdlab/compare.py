@@ -34,7 +34,7 @@ from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differ
 from ssdlab.errors import UsageError
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import is_number
+from ssdlab.units import is_number, unit_from_name
 
 Value = float | int | bool | str | None
 Policy = Literal["refuse", "force", "exclude"]
@@ -98,10 +98,10 @@ def difference_unit(unit: str) -> str:
 
 def unit_of(name: str, spec: MetricSpec | None) -> str:
     """A metric's unit: as declared, or for a method this ssdlab does not know, as its name says
-    (the report's rule for such metrics: `_pct` is %, a temperature ends in `_c`)."""
+    (the report's rule for such metrics, units.unit_from_name)."""
     if spec is not None:
         return spec.unit
-    return "%" if name.endswith("_pct") else "°C" if name.endswith("_temp_c") else ""
+    return unit_from_name(name)
 
 
 @dataclass(frozen=True)

@@ -137,3 +137,23 @@ def is_whole_number(text: str) -> bool:
     """Whether `text` is ASCII digits only: str.isdigit() also takes '²' and other digits that
     int() refuses, which then escaped input checks as a ValueError."""
     return text.isascii() and text.isdigit()
+
+
+# What a metric's name says its unit is, for a metric no method declares (a method this ssdlab
+# does not know, an older bundle's extra figure): the first suffix it ends with (or is, without
+# its underscore: `mb_s`). One rule for the report's tables and compare's differences, which
+# read it apart and differently (QA: the report had no °C, so a `max_temp_c` printed as a bare
+# number beside compare's °C difference). `_mb_s` comes before `_s`, which it also ends with.
+NAME_UNITS: tuple[tuple[str, str], ...] = (
+    ("_mb_s", "MB/s"), ("_iops", "IOPS"), ("_us", "µs"), ("_ms", "ms"), ("_pct", "%"), ("_gb", "GB"),
+    ("_c", "°C"),  # a temperature or a change in it: `max_temp_c`, `temp_rise_c`
+    ("_bytes", "bytes"), ("_s", "s"),
+)
+
+
+def unit_from_name(name: str) -> str:
+    """A metric's unit as its name says it (NAME_UNITS); "" when it says none."""
+    for suffix, unit in NAME_UNITS:
+        if name.endswith(suffix) or name == suffix[1:]:
+            return unit
+    return ""

@@ -16,33 +16,15 @@ import re
 from typing import Any
 
 from ssdlab.thresholds import whole_times
-from ssdlab.units import decimal_capacity, is_number, signed
+from ssdlab.units import decimal_capacity, is_number, signed, unit_from_name
 
 MISSING = "—"
 
-# Metric-name suffix -> (format spec, unit shown after the number).
-SUFFIX_FORMATS: tuple[tuple[str, str, str], ...] = (
-    ("_mb_s", ",.1f", "MB/s"),
-    ("_iops", ",.0f", "IOPS"),
-    ("_lat_us", ",.1f", "µs"),
-    ("_us", ",.1f", "µs"),
-    ("_ms", ",.2f", "ms"),
-    ("_pct", ",.1f", "%"),
-    ("_gb", ",.2f", "GB"),
-    ("_s", ",.1f", "s"),
-)
-
-
-def has_suffix(name: str, suffix: str) -> bool:
-    """`read_mb_s` and plain `mb_s` both end in the unit `_mb_s`."""
-    return name.endswith(suffix) or name == suffix[1:]
-
-
 def metric_unit(name: str) -> str:
-    for suffix, _, unit in SUFFIX_FORMATS:
-        if has_suffix(name, suffix):
-            return unit
-    return ""
+    """The unit column of a metric no method declares, as its name says it (units.unit_from_name);
+    none for a size, which carries its unit in its cell (16 GiB)."""
+    unit = unit_from_name(name)
+    return "" if unit == "bytes" else unit
 
 
 def format_number(value: float, spec: str = "") -> str:
@@ -104,7 +86,7 @@ def format_in_unit(unit: str, value: Any) -> str:
 
 def format_metric(name: str, value: Any) -> str:
     """A metric of a method this ssdlab does not know, by the unit its name ends with."""
-    return format_in_unit("bytes" if name.endswith("_bytes") else metric_unit(name), value)
+    return format_in_unit(unit_from_name(name), value)
 
 
 def format_pct_change(value: float | None) -> str:

@@ -199,3 +199,41 @@ def test_a_trace_that_was_never_generated_shows_no_generated_scale(tmp_path: Pat
     labels = [row[0] for table in trace_section(generated, generated.load_run().test("trace")).tables
               for row in table.rows]
     assert "Generated trace scale" in labels
+
+
+@pytest.mark.parametrize(("path", "says"), [
+    ("o_dsync_fua", ["FUA writes", "the device has a volatile cache and FUA"]),
+    ("o_dsync_flush", ["a write and a flush each", "the device has a volatile cache and no FUA"]),
+    ("o_dsync_plain", ["plain writes", "the device has no volatile write cache"]),
+    ("o_dsync", ["FUA writes", "a write and a flush each", "plain writes", "does not say which"]),
+])
+def test_what_o_dsync_became_reads_the_same_in_the_results_and_the_note(tmp_path: Path, path: str,
+                                                                         says: list[str]) -> None:
+    """QA: the results' row and the report's note explained what the kernel made of a fio replay's
+    O_DSYNC writes in two wordings ("FUA writes (the device has FUA)" beside "the device has a
+    volatile cache and FUA"; "FUA, or write + flush" beside a note that also named plain writes)."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.report.section_trace import trace_section
+
+    _fake_run(tmp_path, "f", trace="generated:light", scale=0.001, fua_pct=30)
+    bundle = Bundle(tmp_path / "f")
+    run = bundle.load_run()
+    record = run.test("trace")  # as a fio replay records it, on a device whose kernel says `path`
+    record = record.model_copy(update={"metrics": {**record.metrics, "fua_replay": path}})
+    bundle.write_run(run.with_test(record))
+    section = trace_section(bundle, record)
+    row = {row[0]: row[1] for table in section.tables for row in table.rows}["FUA writes replayed as"]
+    note = next(note for note in section.notes if note.startswith("FUA on fio:"))
+    for words in says:
+        assert words in row and words in note, (row, note)
+
+
+def test_the_docs_say_what_o_dsync_became_in_the_results_words() -> None:
+    """docs/traces.md quotes each "FUA writes replayed as" of a fio replay, and the rule, as they read."""
+    from ssdlab.methods.trace import DSYNC_BECOMES, FUA_REPLAY_TEXT, dsync_sentence
+
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "traces.md").read_text(encoding="utf-8").split())
+    for path in ("o_dsync", *DSYNC_BECOMES):
+        assert f'"{FUA_REPLAY_TEXT[path]}"' in docs, path
+    rule = dsync_sentence("o_dsync").removeprefix("the kernel sends them ").split(";")[0]
+    assert f"the kernel sends them {rule} — what it did with the traced FUA writes" in docs

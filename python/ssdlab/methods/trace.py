@@ -16,6 +16,7 @@ target (sim:PRESET?write_cache=0), so the switch steps are refused there.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,15 +38,43 @@ PERCENTILES = (("p50", 50.0), ("p99", 99.0), ("p99_9", 99.9))
 DEFAULT_SCALE = 0.02  # of a generated trace's published counts: seconds on sim:
 FIO_KINDS = ("file", "block")  # targets the fio engine replays on (drift is measured there)
 SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
+# What the kernel makes of an O_DSYNC direct write (fio's form of a traced FUA write) on a device,
+# by its queue/write_cache and queue/fua (fua_device_path): the writes it sends, and where. The one
+# wording of it: the results' "FUA writes replayed as" and the report's note on a fio replay both
+# say it from here (they said it apart, and the results' left the plain writes out).
+DSYNC_BECOMES: dict[str, tuple[str, str]] = {
+    "o_dsync_fua": ("FUA writes", "the device has a volatile cache and FUA"),
+    "o_dsync_flush": ("a write and a flush each", "the device has a volatile cache and no FUA"),
+    "o_dsync_plain": ("plain writes", "the device has no volatile write cache"),
+}
+
+
+def dsync_sentence(path: str) -> str:
+    """What the kernel made of the O_DSYNC direct writes (`path`: a `fua_replay` value), as a
+    clause: 'the kernel sent them as FUA writes: the device has a volatile cache and FUA'; where
+    the device does not say (`o_dsync`), every way it sends them, and where."""
+    if path in DSYNC_BECOMES:
+        writes, where = DSYNC_BECOMES[path]
+        return f"the kernel sent them as {writes}: {where}"
+    ways = either(f"as {writes} where {where}" for writes, where in DSYNC_BECOMES.values())
+    return f"the kernel sends them {ways}; this device does not say which"
+
+
+def either(choices: Iterable[str]) -> str:
+    """'a, b, or c'."""
+    *first, last = choices
+    return f"{', '.join(first)}, or {last}" if first else last
+
+
 # How the engine applied the trace's FUA writes (the replay's `fua_replay`, ssdlab.trace.sim_step;
 # docs/traces.md, "FUA in a replay"), and "none" for a trace without FUA writes.
 FUA_REPLAY_TEXT = {
     "native": "FUA writes (simulator)",
-    "o_dsync": "O_DSYNC direct writes (fio): FUA, or write + flush",
-    # the same, where the target's queue/fua and queue/write_cache say which (FUA_DEVICE_PATHS)
-    "o_dsync_fua": "O_DSYNC direct writes (fio): FUA writes (the device has FUA)",
-    "o_dsync_flush": "O_DSYNC direct writes (fio): write + flush (volatile cache, no FUA)",
-    "o_dsync_plain": "O_DSYNC direct writes (fio): plain writes (no volatile cache)",
+    "o_dsync": f"O_DSYNC direct writes (fio): {either(w for w, _ in DSYNC_BECOMES.values())} "
+               "(the device does not say which)",
+    # the same, where the target's queue/fua and queue/write_cache say which
+    **{path: f"O_DSYNC direct writes (fio), sent as {writes}: {where}" for path, (writes, where) in
+       DSYNC_BECOMES.items()},
     "not_applied": "plain writes: FUA not applied",
     "none": "no FUA writes in the trace",
 }

@@ -8,6 +8,7 @@ from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import MetricSet
+from ssdlab.methods.trace import DSYNC_BECOMES, dsync_sentence
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import generic_section, metrics_tables, section_title, status_notes
@@ -111,17 +112,6 @@ def shown_view(view: MethodView) -> MethodView:
     return replace(view, specs=MetricSet(tuple(s for s in view.specs if s.name != "scale")))
 
 
-# What the kernel made of the FUA job's O_DSYNC direct writes (the `fua_replay` value: the
-# target's queue/fua and queue/write_cache, ssdlab.methods.trace.fua_device_path).
-DSYNC_BECAME = {
-    "o_dsync": "which the kernel sends as FUA writes, as a write and a flush where the device has no FUA, or as "
-               "plain writes where it has no volatile write cache; this device does not say which",
-    "o_dsync_fua": "which the kernel sent as FUA writes: the device has a volatile cache and FUA",
-    "o_dsync_flush": "which the kernel sent as a write and a flush each: the device has a volatile cache and no FUA",
-    "o_dsync_plain": "which the kernel sent as plain writes: the device has no volatile write cache",
-}
-
-
 def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     """What became of the trace's FUA writes where the engine did not send them as FUA writes."""
     fua = detail.get("trace_fua_writes")
@@ -131,9 +121,9 @@ def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     if how == "not_applied":
         return (f"FUA not applied: this engine replayed the trace's {fua:,} FUA writes as plain writes, so "
                 "\"Writes marked FUA in the trace\" describes the trace, not what the drive was asked to do.",)
-    if isinstance(how, str) and how in DSYNC_BECAME:
-        return (f"FUA on fio: the trace's {fua:,} FUA writes ran as O_DSYNC direct writes in fio jobs of their own, "
-                f"{DSYNC_BECAME[how]} (docs/traces.md, \"Replay on fio\").",)
+    if isinstance(how, str) and how in ("o_dsync", *DSYNC_BECOMES):  # what the kernel made of them, as the results say
+        return (f"FUA on fio: the trace's {fua:,} FUA writes ran as O_DSYNC direct writes in fio jobs of their own; "
+                f"{dsync_sentence(how)} (docs/traces.md, \"Replay on fio\").",)
     return ()
 
 

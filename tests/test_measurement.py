@@ -72,3 +72,38 @@ def test_a_run_of_one_period_with_its_tail_folded_in_is_over_its_real_length() -
     assert one.durations_s() == [1.151]
     assert one.mb_s("read") == pytest.approx([2147483648 / 1.151 / 1e6])
     assert Series(period_s=1.0, t_s=(0.4,)).durations_s() == [0.4]  # cut short
+
+
+def _flagged(ends: tuple[float, ...], flags: tuple[float, ...], sample_times: tuple[float, ...] | None = None,
+             channel: str = "throttle_level") -> Measurement:
+    n = len(ends)
+    series = Series(t_s=ends, read_ios=(0.0,) * n, write_ios=(1.0,) * n, read_bytes=(0.0,) * n,
+                    write_bytes=(4096.0,) * n, read_lat_sum_ns=(0.0,) * n, write_lat_sum_ns=(0.0,) * n)
+    w = Workload(name="w", pattern="write", block_size_bytes=4096, runtime_s=round(ends[-1]))
+    times = sample_times if sample_times is not None else ends
+    return Measurement(workload=w, engine="sim", runtime_s=ends[-1], series=series,
+                       telemetry={"t_s": times, channel: flags})
+
+
+def test_the_share_of_time_throttled_weighs_each_sample_by_the_time_it_stands_for() -> None:
+    """The simulator's last period ends with the run (here 0.5 s) and a sampler samples on its own
+    clock: a count of throttled samples was no share of the time (25 % here, and the trim test's
+    clean and after-TRIM shares, the report's heat notes, from it)."""
+    from ssdlab.measurement import throttled_time_pct
+    from ssdlab.methods.trim import _throttled_pct
+    from ssdlab.report.heat import measured_throttled_pct
+
+    short_end = _flagged((1.0, 2.0, 3.0, 3.5), (0.0, 0.0, 0.0, 1.0))
+    assert short_end.throttled_share() == pytest.approx(0.5 / 3.5)  # was 0.25
+    assert short_end.throttled_pct() == _throttled_pct(short_end) == pytest.approx(100 * 0.5 / 3.5)
+    # a sampler late by 0.4 s, its second sample 1.6 s after the first; unjudged (NaN) does not count
+    sampled = _flagged((1.0, 2.0, 3.0), (math.nan, 1.0, 0.0), sample_times=(1.4, 3.0, 3.5),
+                       channel="throttle_active")
+    assert sampled.throttled_pct() == pytest.approx(100 * 1.6 / 2.1)  # was 50.0
+    # together, each measurement weighs by its time
+    together = measured_throttled_pct({"a": short_end, "b": sampled})
+    assert together == throttled_time_pct([short_end, sampled]) == pytest.approx(100 * 2.1 / 5.6)  # was 33.3
+    # whole periods (simulator ends, n x 0.1 s in ns) are counted, as they always were
+    ends = tuple((i + 1) * 100_000_000 / 1e9 for i in range(7))
+    whole = _flagged(ends, (0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0))
+    assert whole.throttled_share() == 3 / 7 and whole.throttled_pct() == 100.0 * (3 / 7)

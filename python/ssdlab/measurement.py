@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ssdlab.analysis.steady_state import all_whole
 from ssdlab.workload import Workload
 
 Direction = Literal["read", "write", "trim"]
@@ -226,22 +227,91 @@ class Measurement(BaseModel):
         return self.read.hist.merge(self.write.hist)
 
     def throttled_share(self) -> float | None:
-        """Share of the logged periods in which the drive was throttling, or None when its
-        telemetry cannot say."""
-        return throttled_share(self.throttle_flags())
+        """Share of the measured time in which the drive was throttling, each telemetry sample
+        weighed by the time it stands for (sample_spans), or None when its telemetry cannot say."""
+        return throttled_time_share([self])
+
+    def throttled_pct(self) -> float | None:
+        """throttled_share in percent, the unit of the *_throttled_pct metrics."""
+        share = self.throttled_share()
+        return None if share is None else 100.0 * share
 
     def throttle_flags(self) -> tuple[float, ...]:
-        """Per logged period, whether the drive was throttling (> 0) from the first channel
+        """Per telemetry sample, whether the drive was throttling (> 0) from the first channel
         that has it; NaN where the sampler could not judge; empty when no channel has it."""
-        for channel in THROTTLE_CHANNELS:
-            if self.telemetry.get(channel):
-                return tuple(self.telemetry[channel])
-        return ()
+        channel = self.throttle_channel()
+        return tuple(self.telemetry[channel]) if channel else ()
+
+    def throttle_channel(self) -> str | None:
+        """The first of THROTTLE_CHANNELS this measurement's telemetry has samples of."""
+        return next((c for c in THROTTLE_CHANNELS if self.telemetry.get(c)), None)
+
+    def telemetry_samples(self, channel: str) -> list[tuple[float, float, float]]:
+        """(start s, end s, value) of each sample of a telemetry channel: the stretch of the
+        measurement it stands for (sample_spans) on the telemetry's own clock ("t_s"; the
+        simulator samples at each period's end, so its samples are the series' periods; the
+        sampler once a second on its own clock). Without a clock of its own a channel as long as
+        the series is at the periods' ends, any other one a sample a logging period."""
+        values = self.telemetry.get(channel, ())
+        times = self.telemetry.get("t_s", ())
+        if len(times) != len(values):
+            period = self.series.period_s
+            times = self.series.t_s if len(self.series) == len(values) else \
+                tuple(period * (i + 1) for i in range(len(values)))
+        spans = sample_spans(times, self.series.period_s)
+        return [(start, end, float(v)) for (start, end), v in zip(spans, values, strict=True)]
+
+
+def sample_spans(times_s: Sequence[float], period_s: float) -> list[tuple[float, float]]:
+    """The stretch of time each telemetry sample stands for: from the sample before (the first
+    from 0, the measurement's start) to its own time. A sample is a reading at its time (a
+    temperature, a counter) or over the time since the one before (the sampler's throttle flag
+    compares the counters of two samples; the simulator's GC pages, power); either way it is
+    the drive's state over that stretch. A sample no later than the one before stands for the
+    logging period up to it (as Series.durations_s gives a period of no length)."""
+    out: list[tuple[float, float]] = []
+    previous = 0.0
+    for t in times_s:
+        out.append((previous if t > previous else t - period_s, t))
+        previous = t
+    return out
+
+
+def time_share(flags: Sequence[float], seconds: Sequence[float]) -> float | None:
+    """Share of time flagged (> 0): each flag weighed by the seconds it stands for; a flag that
+    could not be judged (NaN) or stands for no time does not count; None when none counts.
+    Flags that stand for equal times are counted, as throttled_share counts them (to the bit)."""
+    judged = [(flag, s) for flag, s in zip(flags, seconds, strict=True) if not math.isnan(flag) and s > 0]
+    if not judged:
+        return None
+    if all_whole([s for _, s in judged], judged[0][1]):
+        return throttled_share([flag for flag, _ in judged])
+    return math.fsum(s for flag, s in judged if flag > 0) / math.fsum(s for _, s in judged)
+
+
+def throttled_time_share(measurements: Iterable[Measurement]) -> float | None:
+    """Share of the measurements' time, together, in which the drive was throttling (a long one
+    weighs by its length), from the time each throttle sample stands for; None when no
+    telemetry can say."""
+    flags: list[float] = []
+    seconds: list[float] = []
+    for m in measurements:
+        channel = m.throttle_channel()
+        for start, end, flag in m.telemetry_samples(channel) if channel else ():
+            flags.append(flag)
+            seconds.append(end - start)
+    return time_share(flags, seconds)
+
+
+def throttled_time_pct(measurements: Iterable[Measurement]) -> float | None:
+    """throttled_time_share in percent."""
+    share = throttled_time_share(measurements)
+    return None if share is None else 100.0 * share
 
 
 def throttled_share(flags: Sequence[float]) -> float | None:
-    """Share of periods flagged throttling; a period that could not be judged (NaN) does not
-    count; None when none could."""
+    """Share of flags set: a flag that could not be judged (NaN) does not count; None when
+    none could. Over time, each flag weighed by its seconds: time_share."""
     judged = [v for v in flags if not math.isnan(v)]
     return sum(1 for v in judged if v > 0) / len(judged) if judged else None
 

@@ -137,12 +137,14 @@ def check_invariants(result: ThrottleAnalysis, rates: list[float]) -> None:
     first_peak = next(s for s in result.segments if s.level == result.peak)
     if result.onset is not None:
         assert first_peak.stop <= result.onset < n  # never before the peak level is reached
-        assert result.time_to_throttle_s == result.onset * result.period_s
+        assert result.time_to_throttle_s == result.start_s(result.onset)  # whole periods: onset x period_s
         assert not any(result.is_throttled(i) for i in range(result.onset))
     check_level_times(result)
     # The mean over the run exceeds the peak only through transitions faster than it.
+    lengths = _lengths_of(result, n)
     if all(s.rate <= peak for s in result.segments if s.level < 0):
-        assert sum(rates) / n <= peak * (1 + 1e-9) + 1e-9
+        mean = math.fsum(r * d for r, d in zip(rates, lengths, strict=True)) / math.fsum(lengths)
+        assert mean <= peak * (1 + 1e-9) + 1e-9
     check_cause_invariants(result)
 
 
@@ -174,13 +176,18 @@ def check_cause_invariants(result: ThrottleAnalysis) -> None:
         assert all(result.is_throttled(i) for i in range(result.thermal_onset, start))  # the fall into it
         first = min(by_level, key=lambda lc: lc.start)
         assert (result.thermal_onset == result.onset) == (first.cause == "thermal")
-        assert result.time_to_thermal_s == result.thermal_onset * result.period_s
+        assert result.time_to_thermal_s == result.start_s(result.thermal_onset)  # whole periods: x period_s
         # Where the first thermal level starts in the levels table.
         assert result.thermal_onset == min(lc.since for lc in thermal)
     elif by_level:  # then the cause of the most throttled time (the levels table's), unknown on a tie
         gc = sum(lc.throttled_periods for lc in by_level if lc.cause == "gc-cache")
         total = sum(lc.throttled_periods for lc in by_level)
         assert result.cause == ("gc-cache" if gc > total - gc else "unknown")
+
+
+def _lengths_of(result: ThrottleAnalysis, n: int) -> list[float]:
+    """Each period's length, as the analysis took them."""
+    return list(result.durations_s) if len(result.durations_s) == n else [result.period_s] * n
 
 
 def check_level_times(result: ThrottleAnalysis) -> None:
@@ -190,14 +197,19 @@ def check_level_times(result: ThrottleAnalysis) -> None:
     throttled = result.throttled_indices
     shares = sum(result.level_share_pct(i) for i in throttled)
     assert shares == pytest.approx(result.throttled_share_pct, abs=1e-9)
-    assert sum(result.level_time_s(i) for i in throttled) == pytest.approx(sum(result.throttled_mask) * result.period_s)
+    lengths = _lengths_of(result, len(result.throttled_mask))
+    throttled_s = math.fsum(d for d, hot in zip(lengths, result.throttled_mask, strict=True) if hot)
+    assert sum(result.level_time_s(i) for i in throttled) == pytest.approx(throttled_s)
+    assert result.throttled_share_pct == pytest.approx(100 * throttled_s / math.fsum(lengths) if lengths else 0.0)
     if result.onset is None:
         assert not throttled and not any(result.throttled_mask)
         return
     assert min(result.level_since_s(i) for i in throttled) == result.time_to_throttle_s
     for lc in result.level_causes:
         # From the fall into it, which is its own: its own seconds from the onset on and that fall are its time.
-        assert lc.since <= lc.start and result.level_since_s(lc.level) == lc.since * result.period_s
+        assert lc.since <= lc.start and result.level_since_s(lc.level) == result.start_s(lc.since)
+        assert result.start_s(lc.since) == pytest.approx(math.fsum(lengths[:lc.since]))
+        assert lc.throttled_s == result.level_time_s(lc.level)
         assert all(result.throttled_level_at[i] == lc.level for i in range(lc.since, lc.start))
         assert lc.periods <= lc.throttled_periods == result.throttled_level_at.count(lc.level)
 

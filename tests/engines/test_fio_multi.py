@@ -275,6 +275,41 @@ def test_a_host_that_did_no_io_fails_the_workload(tmp_path: Path) -> None:
         engine._hosts_measurement(workload, ctx, text, {})
 
 
+def test_hosts_that_end_apart_are_added_up_to_the_last_hosts_end(tmp_path: Path) -> None:
+    """Hosts of other speeds (or sizes) end apart. The recorded two-job run's jobs as two hosts, one
+    ending at 331 ms and one at 789: the hosts' sum ended where the first host's log did (300 ms),
+    and complete_series left the 490 ms after it out as too long a tail (541.6 of 1,280 I/Os). Each
+    host's runtime now ends its share: the series goes on to the last host's end and adds up."""
+    name = "write-2jobs-uneven"
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    for host, job in ((0, 1), (1, 2)):  # as fio's client writes them: PREFIX_KIND.N.log.HOST
+        for kind in ("iops", "bw", "lat"):
+            shutil.copy(FIO_FIXTURES / name / f"{name}_{kind}.{job}.log", raw / f"mh-h{host}_{kind}.1.log.127.0.0.1")
+    job = fixture_json(name)["jobs"][0]
+
+    def stat(port: int, ios: int, runtime_ms: int, jobname: str = "mh") -> dict[str, Any]:
+        out = {**copy.deepcopy(job), "jobname": jobname, "hostname": "127.0.0.1", "port": port}
+        out["write"].update(total_ios=ios, io_bytes=ios << 20, io_kbytes=ios << 10, runtime=runtime_ms)
+        return out
+
+    text = json.dumps({"fio version": "fio-3.33", "client_stats": [
+        stat(8001, 256, 331), stat(8002, 1024, 789), stat(0, 1280, 790, "All clients")]})
+    engine = MultiHostFioEngine(hosts=(("127.0.0.1", 8001), ("127.0.0.1", 8002)),
+                                _host_fio=(HostFio("fio-3.33", True),) * 2)
+    workload = Workload(name="mh", pattern="write", block_size_bytes=1 << 20, size_bytes=1 << 30, runtime_s=10,
+                        log_period_s=0.1)
+    m = engine._hosts_measurement(workload, RunContext(raw_dir=raw, bundle_dir=tmp_path), text, {})
+    assert m.series.t_s == (0.201, 0.3, 0.4, 0.5, 0.6, 0.7, 0.79)  # was (0.201, 0.3)
+    assert sum(m.series.write_ios) == pytest.approx(1280, rel=1e-9)
+    # each host's share of each period: host 0's last 31 ms at its last rate, nothing after its end
+    shares = [a * d + b * d for a, b, d in zip(m.telemetry["host0_iops"], m.telemetry["host1_iops"],
+                                                  m.series.durations_s(), strict=False)]
+    assert shares == pytest.approx(list(m.series.write_ios[:6]))
+    assert m.telemetry["host0_iops"][2] == pytest.approx(1646 * 0.031 / 0.1)
+    assert m.telemetry["host0_iops"][3:] == (0.0,) * 3
+
+
 # fio 3.33's client, as it ran here: one of two servers killed mid-run (fio exits 1), and one
 # down when the run starts (fio exits 0 with the other host's results): all of it in --output.
 KILLED_MID_RUN = ("<vm> w-h0: (g=0): rw=write, bs=(R) 1024KiB-1024KiB, ioengine=io_uring, iodepth=8\n"

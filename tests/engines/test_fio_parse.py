@@ -90,7 +90,7 @@ def test_series_merges_jobs_and_matches_totals() -> None:
 
 
 RECORDED = ["randrw-2jobs", "randread-int", "seqwrite-ss", "linear-write", "linear-read", "write-new-file",
-            "write-new-file-50ms"]
+            "write-new-file-50ms", "write-2jobs-new-file", "write-2jobs-uneven"]
 
 
 @pytest.mark.parametrize("name", RECORDED)
@@ -265,15 +265,36 @@ def test_jobs_are_sampled_together_and_added_over_time() -> None:
     sample (128 ms, job 1's first line) wrote no line and its first line (229 ms, 190 IOPS) is the
     rate of (128, 229] only; job 1 then stalled for two samples. Before, lines were matched to
     period numbers and the lat log's means to the nearest one: period 2 read 27.6 ms of mean
-    latency, job 2's 216 ms wait given to all its 19 I/Os there."""
+    latency, job 2's 216 ms wait given to all its 19 I/Os there. Job 1 ended at 562 ms (its lat log's
+    last line), job 2 at 691: the sum goes on to job 2's last line (629 ms), job 1's 33 ms after its
+    last line at its last rate (it ended 130 ms before the run did, which ended the sum at 529 ms)."""
     name = "write-2jobs-new-file"
     directory, data = raw(name)
     series = series_from_logs(directory, name, period_of(name))
     assert summarize(data).write.mean_lat_us == pytest.approx(2445, abs=1)
     assert max(series.mean_lat_us()) < 5_000  # fio's whole-run mean: 2,445 us
     assert series.write_ios == pytest.approx((1585 * 0.128, 1360 * 0.101 + 190 * 0.101, 1500 * 0.1, 1400 * 0.1,
-                                              1260 * 0.1 + 190 * 0.1))
-    assert series.t_s == (0.128, 0.229, 0.329, 0.429, 0.529)  # job 1's windows and its silence
+                                              1260 * 0.1 + 190 * 0.1, 1260 * 0.033 + 970 * 0.1))
+    assert series.t_s == (0.128, 0.229, 0.329, 0.429, 0.529, 0.629)  # job 1's windows and its silence, then job 2's
+
+
+def test_jobs_that_end_apart_are_added_up_to_the_last_ones_end() -> None:
+    """Two jobs of one group, the second writing four times as much (`write-2jobs-uneven`): job 1
+    ended at 331 ms, job 2 at 789. The sum ended where job 1's log did (300 ms), and the 490 ms
+    after it was too long a tail for complete_series: the series held 501.6 of fio's 1,280 I/Os and
+    ended at 0.3 of 0.79 s. It now goes on with job 2 alone once job 1 has ended, and ends with
+    the run, adding up to fio's totals."""
+    name = "write-2jobs-uneven"
+    directory, data = raw(name)
+    summary = summarize(data)
+    series = series_from_logs(directory, name, period_of(name))
+    assert series.t_s == (0.1, 0.201, 0.3, 0.4, 0.5, 0.6, 0.7)
+    # (0.3, 0.4]: job 1's last 31 ms at its last rate (1,646 IOPS), then job 2 alone (1,020 IOPS over it)
+    assert series.write_ios[3:] == pytest.approx((1646 * 0.031 + 1020 * 0.1, 1730 * 0.1, 1690 * 0.1, 1520 * 0.1))
+    done = completed(name)
+    assert done.t_s[-1] == summary.runtime_s == 0.79
+    assert sum(done.write_ios) == pytest.approx(summary.write.ios, rel=1e-9)
+    assert sum(done.write_bytes) == pytest.approx(summary.write.bytes, rel=1e-9)
 
 
 def test_a_short_tail_is_not_given_the_logs_rounding() -> None:
@@ -310,7 +331,16 @@ def test_series_stamped_at_their_own_phases_add_over_time() -> None:
     for joined in (add_series([host0, host1]), sum_series([host0, host1])):
         assert joined.t_s == host0.t_s and joined.read_ios == pytest.approx((200.0, 200.0, 300.0))
     assert on_periods(host1, host0).read_ios == pytest.approx((100.0, 100.0, 200.0))
-    # a part that ends sooner ends the sum: later, its share is unknown
-    assert add_series([host0, Series(period_s=0.1, start_s=0.0, t_s=(0.1, 0.2), read_ios=(1.0, 1.0),
-                                     write_ios=(0.0, 0.0), read_bytes=(0.0, 0.0), write_bytes=(0.0, 0.0),
-                                     read_lat_sum_ns=(0.0, 0.0), write_lat_sum_ns=(0.0, 0.0))]).t_s == (0.1, 0.2)
+    # a part that ends sooner, its end not known, ends the sum: later, its share is unknown
+    short = Series(period_s=0.1, start_s=0.0, t_s=(0.1, 0.2), read_ios=(1.0, 1.0), write_ios=(0.0, 0.0),
+                   read_bytes=(0.0, 0.0), write_bytes=(0.0, 0.0), read_lat_sum_ns=(0.0, 0.0),
+                   write_lat_sum_ns=(0.0, 0.0))
+    assert add_series([host0, short]).t_s == (0.1, 0.2)
+    assert add_series([short, host0], [None, 0.3]).t_s == (0.1, 0.2)
+    # known to have ended (at 0.25 s): the sum goes on to the last part's end, the ended part's 50 ms
+    # after its log at its last rate, nothing after
+    for joined in (add_series([short, host0], [0.25, 0.3]), sum_series([short, host0], [0.25, 0.3])):
+        assert joined.t_s == (0.1, 0.2, 0.3) and joined.read_ios == pytest.approx((101.0, 101.0, 100.5))
+    assert add_series([host0, short], [0.3, 0.25]).read_ios == pytest.approx((101.0, 101.0, 100.5))
+    # a part that went past the others' logs: its own periods carry the sum on
+    assert add_series([short, host1], [0.2, 0.4]).t_s == (0.1, 0.2, 0.25, 0.35)

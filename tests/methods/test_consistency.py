@@ -185,12 +185,22 @@ def test_a_run_shorter_than_the_window_says_so_in_the_plan() -> None:
     assert any("shorter than the 400 s steady-state window" in n for n in plan.notes)
 
 
+def _flagged_round(flags: tuple[float, ...], channel: str = "throttle_level") -> Measurement:
+    """A round of 1 s periods (at least one), a throttle sample at each period's end as the
+    simulator logs them."""
+    n = max(1, len(flags))
+    w = Workload(name="torture", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=n)
+    ends = tuple(float(i + 1) for i in range(n))
+    series = Series(period_s=1.0, t_s=ends, read_ios=(0.0,) * n, write_ios=(1.0,) * n, read_bytes=(0.0,) * n,
+                    write_bytes=(4096.0,) * n, read_lat_sum_ns=(0.0,) * n, write_lat_sum_ns=(0.0,) * n)
+    return Measurement(workload=w, engine="t", runtime_s=float(n), series=series,
+                       telemetry={"t_s": ends[:len(flags)], channel: flags})
+
+
 def test_the_window_says_how_much_of_it_ran_throttled() -> None:
     """Across rounds, the last `seconds` only; the simulator's level or NVMe's flag, NaN unjudged."""
     def round_of(flags: tuple[float, ...], channel: str = "throttle_level") -> Measurement:
-        w = Workload(name="torture", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=5)
-        return Measurement(workload=w, engine="t", runtime_s=5.0, series=Series(period_s=1.0),
-                           telemetry={"t_s": tuple(float(i) for i in range(len(flags))), channel: flags})
+        return _flagged_round(flags, channel)
     cool, hot = round_of((0.0,) * 5), round_of((0.0, 0.0, 2.0, 1.0, 1.0))
     assert window_throttled_pct([cool, hot], 4) == pytest.approx(75.0)
     assert window_throttled_pct([hot, cool], 4) == 0.0
@@ -202,9 +212,7 @@ def test_the_fresh_seconds_say_how_much_of_them_ran_throttled_and_the_cliff_says
     """The first 5 s of the torture, across rounds; the cliff verdict's reason names the two
     shares when they lie more than 10 points apart (the bare default drive: 0 % and 40 %)."""
     def round_of(flags: tuple[float, ...]) -> Measurement:
-        w = Workload(name="torture", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=32, runtime_s=3)
-        return Measurement(workload=w, engine="t", runtime_s=3.0, series=Series(period_s=1.0),
-                           telemetry={"t_s": tuple(float(i) for i in range(len(flags))), "throttle_level": flags})
+        return _flagged_round(flags)
     assert fresh_throttled_pct([round_of((1.0, 0.0, 0.0)), round_of((0.0, 1.0, 1.0))]) == pytest.approx(40.0)
     assert fresh_throttled_pct([round_of(())]) is None
     steady = Verdict(key="steady_state", question="?", outcome="yes", summary="steady", rule="r")

@@ -57,6 +57,7 @@ from ssdlab.engines.fio_parse import (
     load_json_plus,
     messages,
     on_periods,
+    ran_until,
     series_from_logs,
 )
 from ssdlab.errors import EngineError, SafetyError, UsageError
@@ -291,13 +292,14 @@ def refuse_kind(spec: str, kind: str) -> None:
         raise UsageError(f"{spec}: --host runs fio on other machines: give a file: target")
 
 
-def sum_series(parts: Sequence[Series]) -> Series:
+def sum_series(parts: Sequence[Series], ends_s: Sequence[float | None] = ()) -> Series:
     """Hosts' series added over time, as a run's jobs are (fio_parse.add_series: each host stamps
-    its own windows), over the time every host logged (none when a host logged none: a sum
-    without it would not be the aggregate)."""
+    its own windows), up to the last host's end where `ends_s` says when each host ended (its
+    runtime), else over the time every host logged (none when a host logged none: a sum without
+    it would not be the aggregate)."""
     if not parts or any(not len(p) for p in parts):
         return Series()
-    return add_series(parts)
+    return add_series(parts, ends_s)
 
 
 @dataclass
@@ -496,11 +498,12 @@ class MultiHostFioEngine(FioEngine):
                      messages(text), ctx)
         series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
         telemetry: dict[str, tuple[float, ...]] = {}
-        joined = sum_series(series)
+        ends: list[float | None] = [h.summary.runtime_s for h in hosts]  # hosts of other speeds end apart
+        joined = sum_series(series, ends)
         if len(joined):
             telemetry["t_s"] = joined.t_s
-            for i, part in enumerate(series):
-                mine = on_periods(part, joined)  # this host's share of each joined period
+            for i, (part, end) in enumerate(zip(series, ends, strict=True)):
+                mine = on_periods(ran_until(part, end), joined)  # this host's share of each joined period
                 telemetry[f"host{i}_iops"] = tuple(mine.iops())
                 telemetry[f"host{i}_mb_s"] = tuple(mine.mb_s())
         facts: dict[str, float | int | bool | str | None] = {"fio_version": self._version,

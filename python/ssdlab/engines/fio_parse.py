@@ -383,25 +383,53 @@ def _bounds(series: Series) -> list[tuple[float, float]]:
     return [(end - length, end) for end, length in zip(series.t_s, series.durations_s(), strict=True)]
 
 
-def add_series(parts: Sequence[Series]) -> Series:
-    """Series of jobs or hosts that ran together, added over the first one's periods (on_periods),
-    up to where the first of them ends: later, a part's share is unknown, and a sum without it
-    would end on a false dip. A part that logged nothing makes the sum empty."""
+def add_series(parts: Sequence[Series], ends_s: Sequence[float | None] = ()) -> Series:
+    """Series of jobs or hosts that ran together, added over time (on_periods), up to where the
+    last of them logged: jobs of several sizes, or hosts of several speeds, end at their own times.
+
+    `ends_s`: when each part really ended, where known (a job's lat log ends with it; a host's
+    runtime). fio samples rates on a timer, so a part's log stops up to a period before its end;
+    that stretch is taken at its last period's rate (complete_series then makes the sum add up
+    to fio's totals), and after it the part moved nothing. A part whose end is not known may have
+    gone on past its log: the sum ends where its log does (later, its share is unknown, and a sum
+    without it would end on a false dip). The periods are the first part's, then, past its end,
+    those of the parts that logged longer. A part that logged nothing makes the sum empty."""
     if not parts:
         return Series()
     first = parts[0]
     if len(parts) == 1 or any(not len(p) for p in parts):
         return first if len(parts) == 1 else Series(period_s=first.period_s, start_s=first.start_s)
+    known = [ends_s[i] if i < len(ends_s) else None for i in range(len(parts))]
+    logged = [p.t_s[-1] for p in parts]
     # Jobs' clocks start within a ms or two of each other: a period ending that much past the
-    # others' end is kept (the sliver it lacks is in fio's totals: complete_series).
-    end = min(p.t_s[-1] for p in parts) + max(LOG_SLACK_MS / 1000, first.period_s / 50)
-    count = sum(1 for t in first.t_s if t <= end)
-    axis = Series(period_s=first.period_s, start_s=first.start_s, t_s=first.t_s[:count],
-                  **{name: getattr(first, name)[:count] for name in SERIES_COLUMNS})
-    shares = [on_periods(p, axis) for p in parts]
+    # end is kept (the sliver it lacks is in fio's totals: complete_series).
+    slack = max(LOG_SLACK_MS / 1000, first.period_s / 50)
+    end = min([max(logged), *(t for t, e in zip(logged, known, strict=True) if e is None)]) + slack
+    ends = [t for t in first.t_s if t <= end]
+    for part in sorted(parts, key=lambda p: p.t_s[-1]):  # past the first's end: the longer parts' periods
+        ends += [t for t in part.t_s if (ends[-1] if ends else 0.0) + slack < t <= end]
+    axis = Series(period_s=first.period_s, start_s=first.start_s, t_s=tuple(ends))
+    shares = [on_periods(ran_until(p, e), axis) for p, e in zip(parts, known, strict=True)]
     return axis.model_copy(update={name: tuple(math.fsum(values) for values in
                                                zip(*(getattr(s, name) for s in shares), strict=True))
                                    for name in SERIES_COLUMNS})
+
+
+def ran_until(series: Series, end_s: float | None) -> Series:
+    """A part's series with the stretch from its log's end to when it ended (`end_s`, None: not
+    known) as one more period at its last period's rate: fio's timer logged none of it."""
+    if end_s is None or not len(series) or end_s <= series.t_s[-1]:
+        return series
+    scale = (end_s - series.t_s[-1]) / series.durations_s()[-1]
+    return series.model_copy(update={"t_s": (*series.t_s, end_s), **{
+        name: (*getattr(series, name), getattr(series, name)[-1] * scale) for name in SERIES_COLUMNS}})
+
+
+def job_end_s(lat_log: Path | None) -> float | None:
+    """When a job ended, from its lat log (the last line is written at the job's end, for the
+    I/Os since the line before), None without one."""
+    stamps = [t_ms for t_ms, _, _ in read_log(lat_log)] if lat_log else []
+    return max(stamps) / 1000 if stamps else None
 
 
 def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
@@ -410,7 +438,8 @@ def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
     Each line's window ends at its stamp (t_s) and starts at the stamp before (the first at the
     job's start), whatever its length: a rate times its window's length is what moved in it. iops
     logs hold I/Os per second, bw logs KiB/s; a period's latency sum is its I/Os times the lat
-    log's mean latency over it. Several jobs are added over the first job's windows (add_series).
+    log's mean latency over it. Several jobs are added over time up to the last one's end, each
+    ending when its lat log says (add_series).
     """
     files = log_files(directory, prefix)
     period_s = max(1, round(period_s * 1000)) / 1000.0
@@ -420,8 +449,10 @@ def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
             by_job.setdefault(int(path.name.rsplit(".", 2)[-2]), {})[kind] = path
     ticks_ms = sorted({t_ms for kind in ("iops", "bw") for path in files.get(kind, [])
                        for t_ms, _ in _samples(path)})
-    jobs = [_job_series(by_job[job], period_s, ticks_ms) for job in sorted(by_job) if "iops" in by_job[job]]
-    return add_series(jobs) if jobs else Series(period_s=period_s, start_s=0.0)
+    numbers = [job for job in sorted(by_job) if "iops" in by_job[job]]
+    jobs = [_job_series(by_job[job], period_s, ticks_ms) for job in numbers]
+    ends = [job_end_s(by_job[job].get("lat")) for job in numbers]
+    return add_series(jobs, ends) if jobs else Series(period_s=period_s, start_s=0.0)
 
 
 # ---- live ETA lines ----------------------------------------------------------------------

@@ -14,10 +14,12 @@ window is the 400 s window) and stops at the first steady window, or after `max_
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import Field, model_validator
 
 from ssdlab.analysis.consistency import (
@@ -29,8 +31,16 @@ from ssdlab.analysis.consistency import (
     join_series,
     window_write_amplification,
 )
-from ssdlab.analysis.steady_state import PTS_MAX_RANGE_PCT, PTS_MAX_ROUNDS, PTS_MAX_SLOPE_PCT, PTS_WINDOW_ROUNDS
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_pct
+from ssdlab.analysis.steady_state import (
+    PTS_MAX_RANGE_PCT,
+    PTS_MAX_ROUNDS,
+    PTS_MAX_SLOPE_PCT,
+    PTS_WINDOW_ROUNDS,
+    WHOLE_REL_TOL,
+    all_whole,
+    time_mean,
+)
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, time_share
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -173,30 +183,88 @@ def run_facts(params: TortureParams, info: TargetInfo, series: RunSeries, ran: S
 
 
 def window_wa(ran: Sequence[Measurement], seconds: float) -> float | None:
-    """The simulator's write amplification over the last `seconds` of the torture."""
-    nand = [v for m in ran for v in m.telemetry.get(NAND_BYTES, ())]
-    host = [v for m in ran for v in m.telemetry.get(HOST_BYTES, ())]
-    period_s = ran[0].series.period_s if ran else 1.0
-    return window_write_amplification(nand, host, max(1, round(seconds / (period_s or 1.0))))
+    """The simulator's write amplification over the last `seconds` of the torture, the window
+    IOPS figures' time (window_span): NAND bytes over host bytes written from the counters' last
+    reading at or before the window's start (the first reading, for a window reaching the
+    start) to their last."""
+    nand, host = _on_run_clock(ran, NAND_BYTES), _on_run_clock(ran, HOST_BYTES)
+    span = window_span(join_series(ran), seconds)
+    if span is None or len(nand) != len(host):
+        return None
+    ends = [end for _, end, _ in nand]
+    last = _reading_at(ends, span[1])
+    first = max(0, _reading_at(ends, span[0]))
+    return window_write_amplification([v for *_, v in nand[:last + 1]], [v for *_, v in host[:last + 1]],
+                                      last - first)
 
 
 def window_throttled_pct(ran: Sequence[Measurement], seconds: float) -> float | None:
-    """Share of the last `seconds` of the torture the drive spent throttling, in percent: a
-    window measured hot says as much about the drive's cooling as its spare area."""
-    flags = [v for m in ran for v in m.throttle_flags()]
-    return throttled_pct(flags[-_periods(ran, seconds):])
+    """Share of the last `seconds` of the torture (the window IOPS figures' time, window_span)
+    the drive spent throttling, in percent: a window measured hot says as much about the
+    drive's cooling as its spare area."""
+    return _throttled_pct_within(ran, window_span(join_series(ran), seconds))
 
 
 def fresh_throttled_pct(ran: Sequence[Measurement], seconds: float = FRESH_S) -> float | None:
-    """Share of the torture's first `seconds` (the fresh figure's) the drive spent throttling,
-    in percent: set against the window's, it says how much of the fall is heat."""
-    flags = [v for m in ran for v in m.throttle_flags()]
-    return throttled_pct(flags[:_periods(ran, seconds)])
+    """Share of the torture's first `seconds` (the fresh figure's, fresh_span) the drive spent
+    throttling, in percent: set against the window's, it says how much of the fall is heat."""
+    return _throttled_pct_within(ran, fresh_span(join_series(ran), seconds))
 
 
-def _periods(ran: Sequence[Measurement], seconds: float) -> int:
-    period_s = ran[0].series.period_s if ran else 1.0
-    return max(1, round(seconds / (period_s or 1.0)))
+def window_span(series: RunSeries, seconds: float) -> tuple[float, float] | None:
+    """(start s, end s) of the last `seconds` of the run as the window IOPS figures take it
+    (RunSeries.tail_count: whole periods, by their real lengths); None for a run of no periods."""
+    if not series.t_s:
+        return None
+    count = series.tail_count(seconds)
+    return _start_of(series, len(series.t_s) - count), series.t_s[-1]
+
+
+def fresh_span(series: RunSeries, seconds: float = FRESH_S) -> tuple[float, float] | None:
+    """(start s, end s) of the first `seconds` of the run as the fresh figure takes it
+    (RunSeries.head_count); None for a run of no periods."""
+    if not series.t_s:
+        return None
+    return _start_of(series, 0), series.t_s[series.head_count(seconds) - 1]
+
+
+def _start_of(series: RunSeries, index: int) -> float:
+    """When period `index` of the joined series starts: the end of the one before (the first:
+    its end less its length)."""
+    return series.t_s[index - 1] if index > 0 else series.t_s[0] - series.lengths_s[0]
+
+
+def _on_run_clock(ran: Sequence[Measurement], channel: str | None) -> list[tuple[float, float, float]]:
+    """(start s, end s, value) of each sample of a telemetry channel (Measurement.telemetry_samples; None:
+    each measurement's throttle channel) on the torture's joined clock: each measurement's shifted
+    by the time before it, as join_series shifts its periods (so the simulator's samples are the
+    joined periods, to the bit)."""
+    out: list[tuple[float, float, float]] = []
+    offset_s = 0.0
+    for m in ran:
+        name = channel or m.throttle_channel()
+        samples = m.telemetry_samples(name) if name else []
+        out.extend((offset_s + start, offset_s + end, value) for start, end, value in samples)
+        offset_s += m.series.t_s[-1] if m.series.t_s else m.runtime_s
+    return out
+
+
+def _reading_at(ends: Sequence[float], at_s: float) -> int:
+    """Index of the last reading at or before `at_s` (-1: none); a reading a rounding off it is at it."""
+    return bisect_right(ends, at_s + 1e-9 * max(1.0, abs(at_s))) - 1
+
+
+def _throttled_pct_within(ran: Sequence[Measurement], span: tuple[float, float] | None) -> float | None:
+    """Share of the time between span's start and end the drive spent throttling, in percent:
+    each throttle sample (the simulator's level or NVMe's flag, per Measurement.throttle_channel)
+    weighed by the time it stands for within it."""
+    if span is None:
+        return None
+    samples = _on_run_clock(ran, None)
+    flags = [flag for *_, flag in samples]
+    seconds = [min(end, span[1]) - max(start, span[0]) for start, end, _ in samples]
+    share = time_share(flags, seconds)
+    return None if share is None else 100.0 * share
 
 
 def heat_in_fall(metrics: Metrics) -> str:
@@ -519,14 +587,38 @@ def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
     # Only a fall the cliff verdict would call one has a cliff to place: half-way down a 1 % dip
     # is wherever the noise first crosses it.
     if isinstance(fresh, float) and isinstance(steady, float) and steady <= CLIFF_SHARE_PCT / 100 * fresh:
-        out["cliff_gb_written"] = cliff_gb(series.iops, gb, (fresh + steady) / 2)
+        out["cliff_gb_written"] = cliff_gb(series, (fresh + steady) / 2)
     return out
 
 
-def cliff_gb(iops: Sequence[float], gb: Sequence[float], threshold: float, smooth: int = 10) -> float | None:
-    """GB written when a 10-period running mean first drops below the threshold."""
-    for end in range(smooth, len(iops) + 1):
-        if fmean(iops[end - smooth:end]) < threshold:
+# The cliff is placed by a running mean over this many logging periods' time (10 s at 1 s
+# periods): long enough that one slow period (a GC pause) does not place it where the noise
+# first crosses half-way, short against the minutes a drive takes to fall. By time, not by
+# count: rounds an early stop joined end a period short each, and such a period is no whole one.
+CLIFF_SMOOTH_PERIODS = 10
+
+
+def cliff_gb(series: RunSeries, threshold: float, smooth: int = CLIFF_SMOOTH_PERIODS) -> float | None:
+    """GB written when the running mean over the last `smooth` logging periods' time, each
+    period's IOPS weighed by its length, first drops below the threshold (at the end of the
+    period that ends that stretch). A stretch is the periods whose middle lies within that time
+    of its end (as RunSeries.tail_count takes a window), and the first one ends once the run
+    has lasted that long; whole periods make it `smooth` of them, as it always was."""
+    gb = series.cumulative_gb_written()
+    iops, lengths = series.iops, series.lengths_s
+    if all_whole(lengths, series.period_s):
+        for end in range(smooth, len(iops) + 1):
+            if fmean(iops[end - smooth:end]) < threshold:
+                return gb[end - 1]
+        return None
+    span_s = smooth * series.period_s
+    ends = np.cumsum(lengths)
+    middles = ends - np.asarray(lengths) / 2
+    for end in range(1, len(iops) + 1):
+        if ends[end - 1] < span_s * (1 - WHOLE_REL_TOL):
+            continue  # the run has not lasted one stretch yet
+        start = min(end - 1, int(np.searchsorted(middles, ends[end - 1] - span_s, side="right")))
+        if time_mean(iops[start:end], lengths[start:end]) < threshold:
             return gb[end - 1]
     return None
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from pydantic import Field
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_pct
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart
 from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
@@ -195,7 +195,7 @@ def heat_differs(metrics: Metrics) -> str:
 
 
 def _throttled_pct(measurement: Measurement | None) -> float | None:
-    return None if measurement is None else throttled_pct(measurement.throttle_flags())
+    return None if measurement is None else measurement.throttled_pct()
 
 
 def _mb_s(measurement: Measurement | None) -> float | None:

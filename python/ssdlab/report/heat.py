@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_pct
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_time_pct
 from ssdlab.thresholds import apart, keep_reading, side
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
@@ -50,9 +50,9 @@ def heat_notes(found: Mapping[str, Measurement], names: Mapping[str, str] | None
 
 
 def measured_throttled_pct(found: Mapping[str, Measurement]) -> float | None:
-    """Percentage of the measured workloads' logged periods that ran throttled, together (a
-    long workload weighs by its length), or None when no telemetry can say."""
-    return throttled_pct([flag for m in found.values() for flag in m.throttle_flags()])
+    """Percentage of the measured workloads' time that ran throttled, together (a long workload
+    weighs by its length), or None when no telemetry can say."""
+    return throttled_time_pct(found.values())
 
 
 def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Measurement]]) -> str | None:

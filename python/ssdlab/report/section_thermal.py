@@ -43,6 +43,7 @@ from ssdlab.report.section_generic import (
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table
+from ssdlab.units import seconds_text
 
 RATE_COLOR, TEMP_COLOR, LEVEL_COLOR, HEAT_COLOR = "#1f77b4", "#d62728", "#555555", "#ff7f0e"
 # A level label's height on the chart and a little: labels closer than this overlap, so levels
@@ -152,12 +153,12 @@ def onset_marks(result: ThrottleAnalysis) -> list[tuple[float, str, str, list[in
     """(time, label, colour, dash) of the onset of throttling and, when it set in later, of heat
     throttling."""
     marks = []
-    if result.time_to_throttle_s is not None:
-        marks.append((result.time_to_throttle_s, f"throttled from {result.time_to_throttle_s:g} s", TEMP_COLOR,
-                      [2, 2]))
+    onset = result.time_to_throttle_s
+    if onset is not None:
+        marks.append((onset, f"throttled from {seconds_text(onset)} s", TEMP_COLOR, [2, 2]))
     heat = result.time_to_thermal_s
     if heat is not None and heat != result.time_to_throttle_s:
-        marks.append((heat, f"heat throttling from {heat:g} s", HEAT_COLOR, [8, 3, 2, 3]))
+        marks.append((heat, f"heat throttling from {seconds_text(heat)} s", HEAT_COLOR, [8, 3, 2, 3]))
     return marks
 
 
@@ -187,7 +188,7 @@ def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
         lc = judged.get(index)
         cells = [_cell(pick(lc.judgement)) if lc is not None else MISSING for _, pick in columns]
         rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause], f"{level.rate:,.0f}",
-                     f"{result.level_since_s(index):g}", f"{result.level_time_s(index):g}",
+                     seconds_text(result.level_since_s(index)), seconds_text(result.level_time_s(index)),
                      share_text(result.level_share_pct(index)), *cells))
     header = ("cause", "MB/s", "from", "time", "share", *(t for t, _ in columns))
     return Table(key=f"{key}-{phase}-levels", title=f"{PHASE_TEXT[phase]}: each level and its cause", header=header,
@@ -228,7 +229,7 @@ def _cell(value: str | None) -> str:
 def phase_note(phase: Phase, result: ThrottleAnalysis) -> str:
     """The cause the analysis found and its evidence, in words."""
     heat = result.time_to_thermal_s
-    when = f" from {heat:g} s" if heat is not None else ""
+    when = f" from {seconds_text(heat)} s" if heat is not None else ""
     if result.peak is None:  # no level at all: nothing to say it throttled, or that it did not
         return f"{PHASE_TEXT[phase]}: no verdict — {'; '.join(result.evidence)}."
     if result.overall is None:  # never throttled

@@ -117,3 +117,16 @@ def test_gc_chatter_after_a_flat_peak_is_one_level() -> None:
     result = analyze_throttle(rates)
     assert [round(lv.rate) for lv in result.throttled_levels] == [84] and result.time_to_throttle_s == 380.0
     check_invariants(result, rates)
+
+
+def test_a_short_spell_with_partial_seconds_at_both_sides_keeps_its_own_rate() -> None:
+    """Found by hypothesis (lead=20, two 3 s dips 18.75 % down with a half-way second at each
+    side): the two half-way seconds stayed inside the spell's segment, whose mean they pulled 5 %
+    up, because a short run's penalty is set from its own noise, which its steps raise. They are
+    transitions: the level is the dips' rate, and the throttled time still counts them."""
+    low = 1500.0 * (1 - 0.1875)
+    rates, _ = spells(20, [(3, 20), (3, 20)], base=1500.0, low=low)
+    result = analyze_throttle(rates)
+    assert [lv.rate for lv in result.throttled_levels] == [pytest.approx(low)]
+    assert sum(result.throttled_mask) == 2 * (3 + 2)
+    check_invariants(result, rates)

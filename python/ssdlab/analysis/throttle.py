@@ -1,6 +1,8 @@
 """Throttle analysis: discrete performance levels of a sustained run, and why the drive slowed.
 
-Pure code over per-period series (docs/methods/thermal.md):
+Pure code over per-period series (docs/methods/thermal.md). Times and shares are over the periods'
+real lengths (a time is where its period starts; a short last period counts for its length);
+segments and levels are found on the periods themselves:
 
 1. Change points: a stall (the rate at zero, within the noise floor, for at least `min_segment`
    periods) is a segment of its own; the other periods (stalls left out, so a stall does not cut
@@ -10,6 +12,8 @@ Pure code over per-period series (docs/methods/thermal.md):
    split does, a run of at least `min_segment` periods inside the stretch that differs from the
    rest of it by `min_step_pct` is cut out at both ends (circular binary segmentation), so short
    excursions spread over a phase (throttled spells between which the drive recovers) are found.
+   A segment's end period that lies between it and its neighbour, further from the segment's
+   inside than the inside's noise allows, is then cut off: a partial second at the step.
 2. Segments shorter than `min_segment` periods are transitions (the seconds in which the drive
    passes from one rate to another, or a one-off second), not levels. The other segments' means
    are clustered into levels: sorted from fastest, a segment joins the current level while it is
@@ -44,14 +48,16 @@ Pure code over per-period series (docs/methods/thermal.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Literal
 
 import numpy as np
 
+from ssdlab.analysis.steady_state import all_whole
 from ssdlab.thresholds import beside, keep_reading, side, signed_beside
+from ssdlab.units import seconds_text
 
 Cause = Literal["thermal", "gc-cache", "none", "unknown"]
 CAUSE_TEXT = {"thermal": "thermal throttling", "gc-cache": "garbage collection / cache",
@@ -134,6 +140,7 @@ class LevelCause:
     periods: int  # its own periods from the onset on (the time judged: the transitions are no level's)
     since: int  # its first throttled period: the start of the fall into its first segment
     throttled_periods: int  # its throttled time: its own periods and the transitions it owns
+    throttled_s: float  # that time in seconds (the periods' real lengths)
     judgement: Judgement
 
     @property
@@ -159,6 +166,9 @@ class ThrottleAnalysis:
     level_causes: tuple[LevelCause, ...] = ()  # one per throttled level, in throttled_levels' order
     thermal_onset: int | None = None  # where heat throttling started (None: no thermal level)
     overall: Judgement | None = None  # the evidence over all throttled levels (None: never throttled)
+    # Each period's real length (Series.durations_s; empty: all period_s). Times and shares are
+    # over them: a run's last period may be short, fio's are its own windows.
+    durations_s: tuple[float, ...] = ()
 
     @property
     def throttled(self) -> bool:
@@ -169,13 +179,34 @@ class ThrottleAnalysis:
         return None if self.peak is None else self.levels[self.peak].rate
 
     @property
+    def whole(self) -> bool:
+        """Whether every period lasts period_s: then a time is a count of periods times it, as it
+        always was (to the bit)."""
+        return all_whole(self.durations_s, self.period_s)
+
+    def start_s(self, index: int) -> float:
+        """When period `index` starts, from the start of the run: the real lengths of the periods
+        before it."""
+        return index * self.period_s if self.whole else math.fsum(self.durations_s[:index])
+
+    def seconds(self, indices: Iterable[int]) -> float:
+        """The time periods `indices` (each once) take together."""
+        picked = list(indices)
+        return len(picked) * self.period_s if self.whole else math.fsum(self.durations_s[i] for i in picked)
+
+    @property
+    def run_s(self) -> float:
+        """The time all the periods take."""
+        return self.seconds(range(len(self.throttled_level_at)))
+
+    @property
     def time_to_throttle_s(self) -> float | None:
-        return None if self.onset is None else self.onset * self.period_s
+        return None if self.onset is None else self.start_s(self.onset)
 
     @property
     def time_to_thermal_s(self) -> float | None:
         """When heat throttling started: the first thermal level, the fall into it included."""
-        return None if self.thermal_onset is None else self.thermal_onset * self.period_s
+        return None if self.thermal_onset is None else self.start_s(self.thermal_onset)
 
     @property
     def throttled_indices(self) -> tuple[int, ...]:
@@ -205,21 +236,27 @@ class ThrottleAnalysis:
         from the fall into it (the first one: the time to throttle), another from its first
         segment."""
         if index in self.throttled_level_at:
-            return self.throttled_level_at.index(index) * self.period_s
-        return next(s.start for s in self.segments if s.level == index) * self.period_s
+            return self.start_s(self.throttled_level_at.index(index))
+        return self.start_s(next(s.start for s in self.segments if s.level == index))
 
     def level_time_s(self, index: int) -> float:
         """Level `index`'s seconds as the report shows them: a throttled level's throttled time
         (they add up to the throttled time), another's own seconds."""
         if index in self.throttled_indices:
-            return self.throttled_level_at.count(index) * self.period_s
+            return self.seconds(i for i, level in enumerate(self.throttled_level_at) if level == index)
         return self.levels[index].duration_s
 
     def cause_share_pct(self, cause: Cause) -> float:
         """The share of the phase throttled for `cause`: the throttled time of the levels judged
         so (they add up to throttled_share_pct over all causes)."""
-        periods = sum(lc.throttled_periods for lc in self.level_causes if lc.cause == cause)
-        return 100.0 * periods / len(self.throttled_level_at) if self.throttled_level_at else 0.0
+        if not self.throttled_level_at:
+            return 0.0
+        if self.whole:
+            periods = sum(lc.throttled_periods for lc in self.level_causes if lc.cause == cause)
+            return 100.0 * periods / len(self.throttled_level_at)
+        levels = {lc.level for lc in self.level_causes if lc.cause == cause}
+        seconds = self.seconds(i for i, level in enumerate(self.throttled_level_at) if level in levels)
+        return 100.0 * seconds / self.run_s
 
     def cause_slowest_rate(self, cause: Cause) -> float | None:
         """The slowest level throttled for `cause` (None: no level was)."""
@@ -227,12 +264,20 @@ class ThrottleAnalysis:
 
     def level_share_pct(self, index: int) -> float:
         """level_time_s as a share of the phase: the throttled levels' add up to throttled_share_pct."""
-        total = len(self.throttled_level_at) * self.period_s
+        total = self.run_s
         return 100.0 * self.level_time_s(index) / total if total > 0 else 0.0
 
 
 def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else math.nan
+
+
+def _time_mean(values: Sequence[float], lengths: Sequence[float]) -> float:
+    """Mean over time of per-period values, each weighed by its period's length; periods of one
+    length give the plain mean, as computed before (to the bit)."""
+    if not values or all_whole(lengths, lengths[0]):
+        return _mean(values)
+    return math.fsum(v * d for v, d in zip(values, lengths, strict=True)) / math.fsum(lengths)
 
 
 def _sse(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int) -> float:
@@ -289,7 +334,7 @@ def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG)
     keep = [i for i in range(len(rates)) if not in_stall[i]]
     busy = [rates[i] for i in keep]
     out = [(seg, True) for seg in stalled]
-    bounds = [0, *_binary_segmentation(busy, cfg), len(busy)] if busy else []
+    bounds = _edge_cuts(busy, [0, *_binary_segmentation(busy, cfg), len(busy)], cfg) if busy else []
     for a, b in pairwise(bounds):
         rate, held = _mean(busy[a:b]), b - a >= cfg.min_segment
         piece_start = keep[a]
@@ -299,6 +344,49 @@ def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG)
                 if j < b:
                     piece_start = keep[j]
     return sorted(out, key=lambda item: item[0].start)
+
+
+def _edge_cuts(rates: Sequence[float], bounds: list[int], cfg: ThrottleConfig) -> list[int]:
+    """`bounds` with a segment's first or last period cut off as one of its own wherever it is a
+    partial second at the step from the segment next to it (_partial), while a level's worth is
+    left. The segmentation can keep such a second inside a short run, because a run's penalty is
+    set from the run's own noise, which that very step raises (a 3 s spell with a half-way second
+    at each side was one 5 s segment whose mean was 5 % above the spell's)."""
+    out = [bounds[0]]
+    for k, (a, end) in enumerate(pairwise(bounds)):
+        before = _mean(rates[bounds[k - 1]:a]) if k > 0 else None
+        after = _mean(rates[end:bounds[k + 2]]) if k + 2 < len(bounds) else None
+        b, tail = end, []
+        while b - a > cfg.min_segment:
+            inside = rates[a + 1:b - 1]
+            left, right = _partial(rates[a], inside, before), _partial(rates[b - 1], inside, after)
+            if not (left or right):
+                break
+            if left:
+                a += 1
+                out.append(a)
+            if right and b - a > cfg.min_segment:
+                b -= 1
+                tail.append(b)
+        out += [*reversed(tail), end]
+    return out
+
+
+def _partial(rate: float, inside: Sequence[float], neighbour: float | None) -> bool:
+    """Whether an end period is a partial second at a step: between the segment's inside and the
+    neighbouring segment's mean, and further from the inside than its own noise allows
+    (EDGE_SIGMAS; in a segment that swings, such as GC chatter alternating 520 / 280, an end
+    period is one more swing, not a step)."""
+    if neighbour is None:
+        return False
+    mean = _mean(inside)
+    between = min(mean, neighbour) < rate < max(mean, neighbour)
+    return between and abs(rate - mean) > EDGE_SIGMAS * noise_sigma(inside)
+
+
+# An end period further than this many noise sigmas from its segment's inside is not noise
+# (about 3 in 1000 of normal noise is).
+EDGE_SIGMAS = 3.0
 
 
 def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig) -> list[int]:
@@ -403,9 +491,12 @@ def cluster_levels(segments: Sequence[Segment], tol_pct: float, floor: float = 0
 
 def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] | None, rates: Sequence[float],
             lengths: Sequence[float]) -> list[Level]:
-    """Each level's rate over its time: its periods' rates weighed by their lengths (a last period
-    cut short counts for its length, not as a whole period)."""
+    """Each level's rate, time, share of the run and mean temperature over its time: its periods
+    each weighed by its length (a last period cut short counts for its length, not as a whole
+    period); periods all whole count, as they always did."""
     total = sum(s.stop - s.start for s in segments)
+    whole = all_whole(lengths, period_s)
+    total_s = math.fsum(lengths)
     out = []
     for index in range(max((s.level for s in segments), default=-1) + 1):
         own = [s for s in segments if s.level == index]
@@ -414,9 +505,13 @@ def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] 
         time_s = math.fsum(lengths[i] for span in spans for i in span)
         rate = math.fsum(rates[i] * lengths[i] for span in spans for i in span) / time_s if time_s > 0 else \
             sum(s.rate * (s.stop - s.start) for s in own) / periods
-        temps = [temp[i] for s in own for i in range(s.start, s.stop)] if temp else []
-        out.append(Level(rate=rate, duration_s=periods * period_s, share_pct=100.0 * periods / total,
-                         mean_temp_c=_mean(temps) if temps else None))
+        picked = [i for span in spans for i in span]
+        mean_temp = _time_mean([temp[i] for i in picked], [lengths[i] for i in picked]) if temp and picked else None
+        if whole:
+            out.append(Level(rate=rate, duration_s=periods * period_s, share_pct=100.0 * periods / total,
+                             mean_temp_c=mean_temp))
+        else:
+            out.append(Level(rate=rate, duration_s=time_s, share_pct=100.0 * time_s / total_s, mean_temp_c=mean_temp))
     return out
 
 
@@ -497,11 +592,15 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
     onset = _onset(segments, peak, band) if peak is not None else None
     level_at = _throttled_level_at(segments, onset, peak, band)
-    share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
-    base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, share, "none",
+    base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
                             temp_rise_c=_temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
-                            throttled_level_at=level_at)
+                            throttled_level_at=level_at, durations_s=tuple(lengths))
+    if base.whole:
+        share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
+    else:
+        share = 100.0 * base.seconds(i for i, level in enumerate(level_at) if level >= 0) / base.run_s
+    base = replace(base, throttled_share_pct=share)
     if peak is None:  # no rate held for min_segment periods: nothing to judge a throttle against
         return replace(base, cause="unknown", evidence=(TOO_SHORT.format(n=cfg.min_segment),))
     if onset is None:
@@ -546,6 +645,7 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
         selected = _periods_of(len(rates), own)
         since = level_at.index(index)
         out.append(LevelCause(index, own[0].start, sum(selected), since, level_at.count(index),
+                              analysis.level_time_s(index),
                               judge(selected, at_peak, since, rates, ev, LEVEL_SCOPE, lengths)))
     return tuple(out)
 
@@ -558,9 +658,10 @@ def phase_cause(by_level: Sequence[LevelCause]) -> Cause:
         return "none"
     if any(lc.cause == "thermal" for lc in by_level):
         return "thermal"
-    gc = sum(lc.throttled_periods for lc in by_level if lc.cause == "gc-cache")
-    unknown = sum(lc.throttled_periods for lc in by_level if lc.cause != "gc-cache")
-    return "gc-cache" if gc > unknown else "unknown"
+    gc = math.fsum(lc.throttled_s for lc in by_level if lc.cause == "gc-cache")
+    unknown = math.fsum(lc.throttled_s for lc in by_level if lc.cause != "gc-cache")
+    # Whole periods: as many of them is a tie, however the seconds round.
+    return "gc-cache" if gc > unknown and not math.isclose(gc, unknown, rel_tol=1e-9) else "unknown"
 
 
 def _by_level_words(analysis: ThrottleAnalysis, by_level: Sequence[LevelCause]) -> str:
@@ -571,9 +672,10 @@ def _by_level_words(analysis: ThrottleAnalysis, by_level: Sequence[LevelCause]) 
     for cause in dict.fromkeys(lc.cause for lc in sorted(by_level, key=lambda lc: lc.since)):
         own = [lc for lc in by_level if lc.cause == cause]
         start = min(lc.since for lc in own)
-        seconds = sum(lc.throttled_periods for lc in own) * analysis.period_s
-        parts.append(f"{CAUSE_TEXT[cause]} from {start * analysis.period_s:g} s "
-                     f"({len(own)} level{'s' if len(own) > 1 else ''}, {seconds:g} s)")
+        seconds = sum(lc.throttled_periods for lc in own) * analysis.period_s if analysis.whole else \
+            math.fsum(lc.throttled_s for lc in own)
+        parts.append(f"{CAUSE_TEXT[cause]} from {seconds_text(analysis.start_s(start))} s "
+                     f"({len(own)} level{'s' if len(own) > 1 else ''}, {seconds_text(seconds)} s)")
     return "by throttled level: " + "; ".join(parts)
 
 
@@ -611,12 +713,18 @@ TOO_SHORT = "too short for a level: no rate held for {n} periods, so no peak to 
 NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
 
 
-def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool]) -> float | None:
-    """% of the selected periods in which `flags` was on (None: no such data)."""
+def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool], lengths: Sequence[float]) -> float | None:
+    """% of the selected periods' time in which `flags` was on, each period weighed by its length
+    (None: no such data)."""
     if flags is None:
         return None
     picked = _picked(flags, selected)
-    return 100.0 * sum(picked) / len(picked) if picked else 0.0
+    if not picked:
+        return 0.0
+    seconds = _picked(lengths, selected)
+    if all_whole(seconds, seconds[0]):
+        return 100.0 * sum(picked) / len(picked)
+    return 100.0 * math.fsum(d for on, d in zip(picked, seconds, strict=True) if on) / math.fsum(seconds)
 
 
 def _picked(values: Sequence[float], selected: Sequence[bool]) -> list[float]:
@@ -628,12 +736,14 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     """'thermal' or 'gc-cache' (or 'unknown') for the `selected` periods, which slowed from the
     peak level's (`at_peak`), their throttled time beginning at period `first`; with the evidence in
     words and figures. `durations_s`: each period's length (default: all alike)."""
-    indicator, gc = _share_pct(ev.throttle_active, selected), _share_pct(ev.gc_active, selected)
+    lengths = _lengths(durations_s, len(rates), 1.0)
+    indicator, gc = _share_pct(ev.throttle_active, selected, lengths), _share_pct(ev.gc_active, selected, lengths)
     rise = hotter = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
-        rise, hotter = _temp_rise(ev.temp_c, first) or 0.0, _mean(hot) - _mean(peak) if hot and peak else 0.0
-    lengths = _lengths(durations_s, len(rates), 1.0)
+        hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak)) \
+            if hot and peak else 0.0
+        rise = _temp_rise(ev.temp_c, first) or 0.0
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)

@@ -164,11 +164,13 @@ def _seconds(value: float) -> str:
 
 
 def _data_lines(w: Workload) -> list[str]:
-    """Incompressible by default without paying for fresh random data on every I/O.
+    """Incompressible by default, nearly, without paying for fresh random data on every I/O.
 
-    fio fills buffers with random data once; scramble_buffers then rewrites a few bytes per
-    I/O (cheap) so blocks never repeat, which defeats dedupe, while random content defeats
-    compression. refill_buffers would regenerate every buffer: real CPU at high IOPS.
+    fio fills buffers with random data once; scramble_buffers then stamps each 512 B sector with
+    its offset and the submit time (cheap) so blocks never repeat, which defeats dedupe. The
+    stamps are partly zeros: zlib packs a 4 KiB block to ~0.91 (docs/methods/README.md,
+    bench/fio_data.py). refill_buffers would make it 1.00 but regenerates every buffer: one job
+    then tops out near 4.3 GB/s at 4 KiB on the development machine, below fast drives.
     buffer_compress_percentage makes fio refill by itself, the price of exact ratios.
     """
     if not w.is_write:

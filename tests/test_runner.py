@@ -7,11 +7,12 @@ import pytest
 from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
-from ssdlab.errors import EngineError, Interrupted
+from ssdlab.errors import EngineError, Interrupted, TargetError
 from ssdlab.measurement import Measurement
 from ssdlab.runner import NullObserver, Runner, new_record, run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target
+from ssdlab.targets.fake import FakeTarget
 from ssdlab.workload import Workload
 
 QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
@@ -78,6 +79,33 @@ def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> No
     assert record.status == "failed"
     assert record.test("quick").error == "fio exited 1: boom"
     assert len(record.test("quick").measurements) == 3
+
+
+class LeavesWork(FakeTarget):
+    """A target whose release cannot take down all it built (a --host run's file on a host gone)."""
+
+    def release(self) -> None:
+        raise TargetError("file:/srv/x: the run could not delete its file /srv/x.ssdlab-1-h1 on b:1: delete it there")
+
+
+def test_what_releasing_the_target_left_is_said_with_why_the_run_stopped(tmp_path: Path) -> None:
+    """A release that raised replaced the run's own error (a workload that failed lost its reason and
+    its resume hint), and was the only word of a run that completed: it is said after either."""
+    left = "; file:/srv/x: the run could not delete its file /srv/x.ssdlab-1-h1 on b:1: delete it there"
+    with pytest.raises(EngineError) as failed:
+        _run(tmp_path / "failed", LeavesWork("fake:"), StopAfter(3, "fail"))
+    assert str(failed.value).startswith("quick: fio exited 1: boom; measurements so far are kept in ")
+    assert str(failed.value).endswith(f"--resume {tmp_path / 'failed'}`{left}")
+    with pytest.raises(Interrupted) as stopped:
+        _run(tmp_path / "stopped", LeavesWork("fake:"), StopAfter(3, "interrupt"))
+    assert "resume with" in str(stopped.value) and str(stopped.value).endswith(left)
+    # A run that completed is not failed by it (that skipped its report and library entry): the
+    # runner keeps it for the CLI to say beside them.
+    target, engine = LeavesWork("fake:"), FakeEngine()
+    runner = Runner(Bundle(tmp_path / "done"), target, engine, NullObserver())
+    runner.run(new_record(target, engine, "quick", [QUICK], {}, {}))
+    assert runner.left_behind == left.removeprefix("; ")
+    assert Bundle(tmp_path / "done").load_run().status == "complete"
 
 
 def test_the_eta_times_fills_at_the_rate_measured_on_the_device(tmp_path: Path, fake_target: Target) -> None:

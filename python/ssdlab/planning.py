@@ -21,7 +21,6 @@ from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
 from ssdlab.steps import Idle, Purge, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
-from ssdlab.workload import MIXED_PATTERNS, READ_PATTERNS, Workload
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -42,6 +41,13 @@ NETWORK_VOLUME_MODELS = frozenset({"Amazon Elastic Block Store"})
 # This is its time beyond the job's runtime (fio's own start included, which a local run's
 # estimate leaves out as a few tenths of a second).
 HOST_WORKLOAD_OVERHEAD_S = 1.4
+# A --host run makes its file on each host at its first workload and deletes it when it ends
+# (engines/fio_multi.py): a client run each, all hosts at once. Making it allocates its whole size
+# (posix_fallocate, which writes no data on a file system that allocates: ext4, xfs, btrfs), so
+# no workload lays the file out (fio writes a file in full before a read only when it is short).
+# Measured as above (fio 3.33, two servers on 127.0.0.1, a 1 GiB file on ext4, 3 runs): making
+# it took 1.4 s, deleting it 1.6 s (its job, then one that asks whether the file is gone).
+HOST_FILE_RUNS_S = 3.0
 
 
 def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
@@ -216,7 +222,20 @@ def plan_run(
             check_engine(engine, info, entry.name, plan)
         alone = plan_estimate_s(plan, info)
         planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=alone, alone_s=alone))
-    return share_preparation(planned, info)
+    return with_host_files(share_preparation(planned, info), info)
+
+
+def with_host_files(planned: Sequence[PlannedTest], info: TargetInfo) -> list[PlannedTest]:
+    """A --host run's file on each host, made and deleted once for the run (HOST_FILE_RUNS_S),
+    counted in the first test that measures: the file is made at the run's first workload."""
+    first = next((i for i, item in enumerate(planned) if any(isinstance(a, Measure) for a in item.plan.actions)),
+                 None)
+    if not is_remote(info) or first is None:
+        return list(planned)
+    item = planned[first]
+    counted = replace(item, estimate_s=item.estimate_s + HOST_FILE_RUNS_S, alone_s=item.alone_s + HOST_FILE_RUNS_S,
+                      least_s=item.least_s + HOST_FILE_RUNS_S)
+    return [*planned[:first], counted, *planned[first + 1:]]
 
 
 def check_distinct(entries: Sequence[SuiteEntry]) -> None:
@@ -386,17 +405,18 @@ def assumed_bytes(action: Measure, info: TargetInfo) -> float:
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
     """Device time for one action: exact for timed work, a rough rate for byte limits; on --host
-    hosts, with what a client run and a new file cost each workload (host_overhead_s)."""
+    hosts, with what a client run costs each workload (HOST_WORKLOAD_OVERHEAD_S; the run's file
+    there is counted once for the run, with_host_files)."""
     if isinstance(action, Idle):
         return action.seconds
     if isinstance(action, Purge):
         if is_remote(info):
-            return 0.0  # nothing to purge on the hosts: every workload runs on a new file there
+            return 0.0  # not done on the hosts: the run's file there is new to it (MultiHostFioEngine.step)
         return 1.0 if info.kind in ("sim", "fake", "file") else 10.0
     if not isinstance(action, Measure):
         return 0.0
     w = action.workload
-    extra = host_overhead_s(w, info) if is_remote(info) else 0.0
+    extra = HOST_WORKLOAD_OVERHEAD_S if is_remote(info) else 0.0
     if w.runtime_s is not None:
         return w.runtime_s + w.ramp_s + extra
     rate = assumed_rate(info, w.block_size_bytes)
@@ -406,18 +426,6 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
 def is_remote(info: TargetInfo) -> bool:
     """A file on --host hosts (targets/file.RemoteFileTarget)."""
     return bool(info.extra.get("remote_hosts"))
-
-
-def host_overhead_s(w: Workload, info: TargetInfo) -> float:
-    """A --host workload's time beyond its I/O: its fio client run (HOST_WORKLOAD_OVERHEAD_S) and,
-    for a job that reads, the new file fio writes in full before it starts: fio lays a file out
-    "for operations involving reads" (fio 3.33 filesetup.c, extend_file), and every --host
-    workload runs on a new file (docs/safety.md, "Remote hosts"). A job that only writes gets
-    the file allocated, not written. The hosts lay out their files at once."""
-    if w.pattern not in READ_PATTERNS | MIXED_PATTERNS:
-        return HOST_WORKLOAD_OVERHEAD_S
-    file_bytes = w.offset_bytes + w.resolve_span(info.capacity_bytes)
-    return HOST_WORKLOAD_OVERHEAD_S + file_bytes / assumed_rates(info).bytes_s
 
 
 def run_refusal(target: Target, planned: Sequence[PlannedTest]) -> str | None:

@@ -128,6 +128,9 @@ class Runner:
     exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
     replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
     lost_drive: str | None = field(init=False, default=None)  # why a saved drive could not be restored
+    # What taking the target down left after a run that completed (a --host run's file it could not
+    # delete, a RAID-0 it could not stop): the CLI says it beside the report, which the run earned.
+    left_behind: str = field(init=False, default="")
     # What a resume must confirm again (docs/safety.md): `--destroy --yes=TOKEN` when this run writes.
     resume_flags: str = field(init=False, default="")
 
@@ -265,30 +268,45 @@ class Runner:
                 record = self._run_test(record, test, index)
             self.bundle.drop_drive_state()
         except KeyboardInterrupt as stop:  # outside a test, which records its own (no stop handler installed)
-            self._tidy(ahead, locks, wait_store=False)
+            left = self._tidy(ahead, locks, wait_store=False)
             self.bundle.write_run(stopped_record(self._written(record), stop_reason(stop)))
-            raise Interrupted(self._resume_hint(stop_reason(stop))) from None
+            raise Interrupted(self._resume_hint(stop_reason(stop)) + left) from None
+        except SsdlabError as err:
+            left = self._tidy(ahead, locks, wait_store=False)
+            if left:  # said with why the run stopped, never instead of it
+                raise with_left(err, left) from None
+            raise
         except BaseException:
             self._tidy(ahead, locks, wait_store=False)
             raise
         record = self._ended(record)
-        self._tidy(ahead, locks, wait_store=True)
+        self.left_behind = self._tidy(ahead, locks, wait_store=True).removeprefix("; ")
         try:
             check_stop()  # one that came as the last test was recorded, or the run tidied up
         except KeyboardInterrupt as stop:
             raise Interrupted(completed_hint(self.bundle.path, stop_reason(stop))) from None
         return record
 
-    def _tidy(self, ahead: RunAhead | None, locks: TargetLocks, wait_store: bool) -> None:
-        """Stop a second runner, take down what the target built (e.g. a RAID-0), free the locks."""
+    def _tidy(self, ahead: RunAhead | None, locks: TargetLocks, wait_store: bool) -> str:
+        """Stop a second runner, take down what the target built (e.g. a RAID-0, a --host run's
+        files), free the locks; returns "; " and what the target could not take down, or "": the
+        run's own message says it, as a release that failed must not hide why the run stopped."""
         try:
             if ahead is not None:
                 ahead.close(wait_store=wait_store)
         finally:
             try:
-                self.target.release()
+                left = self._release()
             finally:
                 locks.close()
+        return left
+
+    def _release(self) -> str:
+        try:
+            self.target.release()
+        except SsdlabError as err:
+            return f"; {err}"
+        return ""
 
     def _written(self, record: RunRecord) -> RunRecord:
         """The run as run.json has it, else `record`: a stop can come after a step wrote its record
@@ -561,6 +579,14 @@ class Runner:
         if unsaved is not None:
             return f"{prefix}{kept}; once that is put right, resume with {command}{when} (the test may start over)"
         return f"{prefix}{kept}; resume with {command}{when}"
+
+
+def with_left(err: SsdlabError, left: str) -> SsdlabError:
+    """The error that stopped the run, with what tidying up left (Runner._tidy) after it."""
+    try:
+        return type(err)(f"{err}{left}")
+    except TypeError:  # an error made with more than its message: said as it is
+        return err
 
 
 def resume_blocker(cause: BaseException, analysing: bool) -> str | None:

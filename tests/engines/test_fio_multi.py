@@ -12,6 +12,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +35,7 @@ from ssdlab.engines.fio_multi import (
     sum_series,
 )
 from ssdlab.engines.fio_parse import client_summaries, load_json_plus, messages, summarize, summarize_groups
-from ssdlab.errors import EngineError, SafetyError, UsageError
+from ssdlab.errors import EngineError, SafetyError, TargetError, UsageError
 from ssdlab.measurement import Series
 from ssdlab.methods.base import Measure
 from ssdlab.targets import parse_target
@@ -101,7 +102,7 @@ def test_hosts_and_job_files() -> None:
     argv = client_argv("fio", Path("o.json"), [("a", 1), ("b", 2)], [Path("a.fio"), Path("b.fio")])
     assert argv[3:] == ["--client=a,1", "a.fio", "--client=b,2", "b.fio"]
     text = remote_job_text("[global]\nfilename=/x\nbs=4k\n", "/srv/a:b/x.ssdlab-1-h0")
-    assert text.splitlines()[:5] == ["[global]", "unlink=1", "directory=/srv/a\\:b", "filename=x.ssdlab-1-h0",
+    assert text.splitlines()[:5] == ["[global]", "unlink=0", "directory=/srv/a\\:b", "filename=x.ssdlab-1-h0",
                                      "unique_filename=0"]
     one = Series(t_s=(1.0, 2.0), read_ios=(1.0, 2.0), write_ios=(0.0, 0.0), read_bytes=(1.0, 1.0),
                  write_bytes=(0.0, 0.0), read_lat_sum_ns=(0.0, 0.0), write_lat_sum_ns=(0.0, 0.0))
@@ -185,9 +186,70 @@ def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) ->
     # the series ends when the run did and adds up to fio's totals (QA: the last partial period was left out)
     assert sum(m.series.write_ios) == pytest.approx(m.write.ios, rel=1e-6)
     assert m.series.t_s[-1] == pytest.approx(m.runtime_s, abs=1e-6)
-    assert not list(tmp_path.glob("scratch.ssdlab-*"))  # every host's file was removed by fio (unlink=1)
-    assert not (tmp_path / "scratch").exists()  # and PATH itself was never made
     assert m.engine_facts["host1_file"] == f"{tmp_path / 'scratch'}.ssdlab-{engine.run_id}-h1"
+    assert not (tmp_path / "scratch").exists()  # PATH itself is never made
+
+
+def _server_pids(tmp_path: Path) -> list[int]:
+    """The loopback fio servers (the servers fixture's pid files)."""
+    return [int((tmp_path / f"server{index}.pid").read_text()) for index in range(2)]
+
+
+def _written_with_write_calls(pid: int) -> int:
+    """Bytes a fio server wrote with write() calls (/proc/PID/io wchar), its jobs' once it reaped
+    them: fio lays a file out that way, while a workload's own I/O (io_uring, libaio) is not counted."""
+    def reaped() -> bool:
+        return not any(line.startswith("PPid:") and int(line.split()[1]) == pid
+                       for status in Path("/proc").glob("[0-9]*/status") for line in _lines(status))
+
+    assert wait_until(reaped, 15), "the server's jobs did not end"
+    return next(int(line.split()[1]) for line in _lines(Path(f"/proc/{pid}/io")) if line.startswith("wchar:"))
+
+
+def _lines(path: Path) -> list[str]:
+    with contextlib.suppress(OSError):
+        return path.read_text().splitlines()
+    return []
+
+
+@pytest.mark.fio
+def test_the_run_has_one_file_per_host_laid_out_once(servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """Every workload got a new file on every host, deleted when it ended, so each one that read
+    had fio write its whole file first: quick at size=1g wrote about 20 GiB a host for nothing.
+    The run now has one file per host that every workload uses, made at its first workload as a
+    local file target's is (its whole size allocated, nothing written): a read, a write, then a
+    read write no layout at all; each finds the same file at its full size, and reads what the
+    workloads before it left there, as on a local file; the run's end deletes it."""
+    from ssdlab.targets.file import FileTarget, allocated_bytes
+
+    if not Path(f"/proc/{_server_pids(tmp_path)[0]}/io").exists():
+        pytest.skip("needs /proc/PID/io (task I/O accounting) to count what the servers wrote")
+    engine = MultiHostFioEngine(hosts=tuple(servers))
+    target = engine.target_for(f"file:{tmp_path / 'x.img'}?size=16m")
+    local = FileTarget.from_spec(f"file:{tmp_path / 'local.img'}?size=16m")
+    local.prepare()  # a local file target's file, as a run makes it
+    files = [tmp_path / f"x.img.ssdlab-{engine.run_id}-h{i}" for i in range(2)]
+    before = [_written_with_write_calls(pid) for pid in _server_pids(tmp_path)]
+    mib16 = 16 << 20
+    workloads = [Workload(name="rr", pattern="randread", block_size_bytes=4096, runtime_s=0.3, span_bytes=8 << 20),
+                 Workload(name="w", pattern="write", block_size_bytes=1 << 20, size_bytes=mib16, span_bytes=mib16),
+                 Workload(name="r", pattern="read", block_size_bytes=1 << 20, runtime_s=0.3, span_bytes=mib16)]
+    made: list[tuple[int, int, int]] = []
+    for w in workloads:
+        m = engine.measure(target, w, RunContext(raw_dir=tmp_path / "raw" / w.name, bundle_dir=tmp_path))
+        now = [(f.stat().st_ino, f.stat().st_size, allocated_bytes(f)) for f in files]
+        made = made or now
+        assert now == made, w.name  # the same file, at its whole size, allocated as the local one is
+        assert "Laying out" not in (tmp_path / "raw" / w.name / f"{w.name}.json").read_text()  # fio's own words
+        assert m.engine_facts["host0_file"] == str(files[0]) and (m.read.bytes or m.write.bytes == 2 * mib16)
+    assert [(size, allocated) for _, size, allocated in made] == [(mib16, allocated_bytes(local.path))] * 2
+    after = [_written_with_write_calls(pid) for pid in _server_pids(tmp_path)]
+    extra = sum(a - b for a, b in zip(after, before, strict=True))
+    assert extra < 8 << 20, f"the hosts wrote {extra} bytes beyond the workloads' own"  # each read laid its span out
+    target.release()  # the run's end
+    assert not list(tmp_path.glob("x.img.ssdlab-*"))  # deleted on every host
+    target.release()  # once: nothing left to delete, no client run
+    assert not (tmp_path / "x.img").exists()
 
 
 @pytest.mark.fio
@@ -216,6 +278,7 @@ def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path
     assert done.code == 0, done.stderr
     facts = json.loads(next((tmp_path / "b" / "measurements").rglob("*.json")).read_text())["engine_facts"]
     assert facts["hosts"] == ", ".join(f"{h}:{p}" for h, p in servers)  # measured on both, in --host order
+    assert Path(facts["host1_file"]).name.startswith("t.ssdlab-") and not list(tmp_path.glob("t.ssdlab-*"))  # deleted
     refused = cli("run", "/dev/null", "--test", "quick", "--host", "127.0.0.1:1", "-o", str(tmp_path / "c"))
     assert refused.code != 0
 
@@ -245,15 +308,24 @@ def test_client_and_servers_stop_when_ssdlab_is_killed(servers: list[tuple[str, 
         f"e.measure(t, w, RunContext(raw_dir=Path({str(raw)!r}), bundle_dir=Path({str(tmp_path)!r})))\n"
     )
     child = start_python(code)
+    files = [tmp_path / f"scratch.ssdlab-{i}" for i in range(2)]
 
-    def running() -> list[Path]:  # each host's job file, removed when its job ends
-        return list(tmp_path.glob("scratch.ssdlab-*"))
+    def running() -> bool:  # each host's job writes its file (the file stays: nobody is left to delete it)
+        files[:] = sorted(tmp_path.glob("scratch.ssdlab-*"))
+        return len(files) == 2 and _written(files, 0.5)
 
-    assert wait_until(lambda: fio_pids(str(raw)) and len(running()) == 2, 20), "the hosts' jobs did not start"
+    assert wait_until(lambda: fio_pids(str(raw)) and running(), 20), "the hosts' jobs did not start"
     child.kill()
     child.wait()
     assert wait_until(lambda: not fio_pids(str(raw)), 15), "the fio client ran on"
-    assert wait_until(lambda: not running(), 15), "a server's job ran on (its file is still there)"
+    assert wait_until(lambda: not _written(files, 1.0), 15), "a server's job ran on (its file is still written)"
+
+
+def _written(files: list[Path], within_s: float) -> bool:
+    """Whether any of the files is written to within `within_s` (its mtime moves)."""
+    before = [f.stat().st_mtime_ns for f in files]
+    time.sleep(within_s)
+    return [f.stat().st_mtime_ns for f in files] != before
 
 
 def test_a_host_that_did_no_io_fails_the_workload(tmp_path: Path) -> None:
@@ -327,11 +399,10 @@ def test_the_hosts_that_failed_are_named_from_what_fio_said() -> None:
     --server` running on A, B?": fio's client writes what happened to --output, naming the host."""
     asked = [("127.0.0.4", 8765), ("127.0.0.5", 8765)]
     ok = _stat("127.0.0.4", 8765)
-    assert [(f.address, f.why, f.cut_short) for f in failed_hosts(asked, messages(KILLED_MID_RUN), [ok])] == [
-        ("127.0.0.5:8765", "its fio server disconnected during the workload", True)]
+    assert [(f.address, f.why) for f in failed_hosts(asked, messages(KILLED_MID_RUN), [ok])] == [
+        ("127.0.0.5:8765", "its fio server disconnected during the workload")]
     down = failed_hosts(asked, DOWN_AT_START, [ok])
-    assert [(f.index, f.why, f.cut_short) for f in down] == [
-        (1, "fio cannot connect to its server (Connection refused)", False)]
+    assert [(f.index, f.why) for f in down] == [(1, "fio cannot connect to its server (Connection refused)")]
     both_down = failed_hosts(asked, "fio: connect: No route to host\nfio: failed to connect to 127.0.0.4:8765\n"
                              + DOWN_AT_START, [])  # each with its own reason
     assert [f.why.split("(")[1] for f in both_down] == ["No route to host)", "Connection refused)"]
@@ -342,7 +413,7 @@ def test_the_hosts_that_failed_are_named_from_what_fio_said() -> None:
     # said of a name alone (no port): the server on that name that reported nothing is the one
     same = [("127.0.0.1", 9001), ("127.0.0.1", 9002)]
     lost = failed_hosts(same, "client: host=127.0.0.1 disconnected\n", [_stat("127.0.0.1", 9002)])
-    assert [(f.address, f.cut_short) for f in lost] == [("127.0.0.1:9001", True)]
+    assert [f.address for f in lost] == ["127.0.0.1:9001"]
     silent = failed_hosts(asked, "", [ok])  # missing, and fio said nothing of it
     assert [(f.address, f.why) for f in silent] == [("127.0.0.5:8765", NO_RESULT)]
     assert failed_hosts(asked, "", [ok, _stat("127.0.0.5", 8765)]) == []
@@ -359,16 +430,19 @@ def _kill_server(port: int) -> None:
 @pytest.mark.fio
 def test_a_host_that_dies_is_named(servers: list[tuple[str, int]], tmp_path: Path) -> None:
     """A server killed while its job runs, then gone when the next workload starts: each failure
-    names that host (and the file it may leave there), not "no message" for all of them."""
+    names that host, not "no message" for all of them; and the run's end, which deletes the
+    run's files, names the one it could not delete there."""
     import threading
 
     engine = MultiHostFioEngine(hosts=tuple(servers))
     target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=64m")
     dead = f"127.0.0.1:{servers[1][1]}"
     workload = Workload(name="mh", pattern="write", block_size_bytes=1 << 20, runtime_s=2, span_bytes=16 << 20)
+    engine._make_files(target)  # as the first workload does: the job below then writes it
+    files = [tmp_path / f"scratch.ssdlab-{engine.run_id}-h{i}" for i in range(2)]
 
     def kill_when_running() -> None:
-        if wait_until(lambda: list(tmp_path.glob("scratch.ssdlab-*-h1")), 20):
+        if wait_until(lambda: _written(files[1:], 0.1), 20):
             _kill_server(servers[1][1])
 
     killer = threading.Thread(target=kill_when_running)
@@ -381,13 +455,19 @@ def test_a_host_that_dies_is_named(servers: list[tuple[str, int]], tmp_path: Pat
     said = str(mid_run.value)
     assert f"fio failed for mh: --host {dead}: its fio server disconnected" in said, said
     alive = f"127.0.0.1:{servers[0][1]}"
-    assert f"scratch.ssdlab-{engine.run_id}-h1 may be left there" in said and alive not in said, said
+    assert alive not in said, said
     with pytest.raises(EngineError) as at_start:  # fio itself exits 0 with the other host's results
         engine.measure(target, workload.model_copy(update={"runtime_s": 0.5}),
                        RunContext(raw_dir=tmp_path / "raw2", bundle_dir=tmp_path))
     said = str(at_start.value)
     assert f"--host {dead}: fio cannot connect to its server (Connection refused)" in said, said
     assert alive not in said and "\n" not in said, said
+    with pytest.raises(TargetError) as left:
+        target.release()
+    said = str(left.value)
+    assert f"could not delete its file {files[1]} on {dead} (its fio server did not delete it: fio cannot " \
+           "connect to its server (Connection refused)): delete it there by hand" in said, said
+    assert alive not in said and "\n" not in said and not files[0].exists(), said
 
 
 def test_a_trace_replay_with_host_is_refused_for_that_reason(tmp_path: Path, cli: Any) -> None:
@@ -427,11 +507,13 @@ def test_the_no_io_check_names_the_workload_the_host_and_why(tmp_path: Path) -> 
         check_it_ran("w", hosts, "<box> w: (g=0): rw=write\n", ctx)  # its settings are no reason
 
 
-def test_host_runs_are_estimated_with_their_client_runs_and_new_files(tmp_path: Path) -> None:
+def test_host_runs_are_estimated_with_their_client_runs_and_one_file(tmp_path: Path) -> None:
     """QA: `run --test quick -p runtime_s=1 --host …` took 112.7 s against 44 s planned: each
-    workload is a client run (about 1.4 s beyond its runtime, measured) and a job that reads
-    starts by writing its new file in full on each host. A purge there does nothing."""
-    from ssdlab.planning import HOST_WORKLOAD_OVERHEAD_S, assumed_rates, plan_run, select_entries
+    workload is a client run (about 1.4 s beyond its runtime, measured). The run's file on each
+    host is made once, its whole size allocated, at its first workload, and deleted at its end
+    (a client run each): no read lays it out again, as each read's new file was, written in full
+    (quick at 1 GiB: 20 layouts, 20 GiB a host). A purge there does nothing."""
+    from ssdlab.planning import HOST_FILE_RUNS_S, HOST_WORKLOAD_OVERHEAD_S, assumed_rates, plan_run, select_entries
     from ssdlab.targets.file import RemoteFileTarget
 
     _, entries = select_entries(None, ["quick"])
@@ -442,11 +524,15 @@ def test_host_runs_are_estimated_with_their_client_runs_and_new_files(tmp_path: 
     workloads = [a.workload for a in there.plan.actions if isinstance(a, Measure)]
     reads = [w for w in workloads if w.effective_read_pct()]
     assert len(workloads) == 41 and len(reads) == 20
-    layout_s = len(reads) * (1 << 30) / assumed_rates(remote).bytes_s
-    assert there.estimate_s == pytest.approx(here.estimate_s + len(workloads) * HOST_WORKLOAD_OVERHEAD_S + layout_s)
+    once = len(workloads) * HOST_WORKLOAD_OVERHEAD_S + HOST_FILE_RUNS_S
+    assert there.estimate_s == pytest.approx(here.estimate_s + once)
+    assert there.alone_s == pytest.approx(here.alone_s + once) and there.least_s == pytest.approx(here.least_s + once)
     linear = plan_run([e for e in select_entries(None, ["linear"])[1]], {"passes": "write"}, remote)[0]
     assert linear.plan.actions[0].kind == "purge" and linear.estimate_s == pytest.approx(
-        (1 << 30) / assumed_rates(remote).bytes_s + HOST_WORKLOAD_OVERHEAD_S)  # the write pass alone
+        (1 << 30) / assumed_rates(remote).bytes_s + HOST_WORKLOAD_OVERHEAD_S + HOST_FILE_RUNS_S)  # the write pass
+    # several tests: the file is made and deleted once for the run, counted in the first that measures
+    both = plan_run([*select_entries(None, ["linear"])[1], *entries], {"runtime_s": "1", "passes": "write"}, remote)
+    assert [b.estimate_s for b in both] == pytest.approx([linear.estimate_s, there.estimate_s - HOST_FILE_RUNS_S])
 
 
 # ---- the file: path of a --host run is a path on the hosts (never looked at or made here) ----
@@ -558,10 +644,15 @@ def test_a_directory_missing_on_a_host_is_refused_never_made(servers: list[tuple
 
 @pytest.mark.fio
 def test_plan_shows_what_a_host_run_would_do(servers: list[tuple[str, int]], tmp_path: Path, cli: Any) -> None:
-    """`plan --host` was "No such option": it shows each host's file and job files, and what run refuses."""
+    """`plan --host` was "No such option": it shows each host's file and job files, and what run
+    refuses. Its directory probe writes nothing: it read with allow_file_create=0, and fio first
+    "lays out" (unlinks and rewrites) a file shorter than the job, so a short file at the probe's
+    name was deleted."""
     work = tmp_path / "plan"  # the servers' pid files are in tmp_path
     work.mkdir()
     path = work / "x.img"
+    theirs = work / "x.img.ssdlab-RUNID-probe-h1"
+    theirs.write_bytes(b"someone's")
     done = cli("plan", f"file:{path}?size=16m", "--test", "quick", "-p", "runs=1", *_hosts(servers), "--fio")
     assert done.code == 0, done.stderr
     for index, (_, port) in enumerate(servers):
@@ -569,11 +660,107 @@ def test_plan_shows_what_a_host_run_would_do(servers: list[tuple[str, int]], tmp
         assert f"{path}.ssdlab-RUNID-h{index}" in done.stdout
         assert f"/ prepare-fill / host {index} 127.0.0.1:{port} ---" in done.stdout
         assert f"filename=x.img.ssdlab-RUNID-h{index}" in done.stdout
-    assert f"directory={work}" in done.stdout and "unlink=1" in done.stdout
-    assert list(work.iterdir()) == []  # plan wrote nothing, here or on the (loopback) hosts
+    assert f"directory={work}" in done.stdout and "unlink=0" in done.stdout and "unlink=1" not in done.stdout
+    assert list(work.iterdir()) == [theirs] and theirs.read_bytes() == b"someone's"  # plan wrote nothing
+    theirs.unlink()
     block = cli("plan", "/dev/null", "--test", "quick", *_hosts(servers))
     assert block.code != 0 and "remote block devices are refused" in block.stderr
     missing = cli("plan", f"file:{work / 'no' / 'x.img'}", "--test", "quick", *_hosts(servers), "--fio")
     assert missing.code == 0, missing.stderr
     assert "run would refuse this:" in missing.stdout and "is not a directory there" in missing.stdout
     assert list(work.iterdir()) == []
+
+
+# ---- one file per host for the whole run: made at its first workload, deleted at its end ----
+
+
+def _server_pids(tmp_path: Path) -> list[int]:
+    """The loopback fio servers (the servers fixture's pid files)."""
+    return [int((tmp_path / f"server{index}.pid").read_text()) for index in range(2)]
+
+
+def _written_with_write_calls(pid: int) -> int:
+    """Bytes a fio server wrote with write() calls (/proc/PID/io wchar), its jobs' once it reaped
+    them: fio lays a file out that way, while a workload's own I/O (io_uring, libaio) is not counted."""
+    def reaped() -> bool:
+        return not any(line.startswith("PPid:") and int(line.split()[1]) == pid
+                       for status in Path("/proc").glob("[0-9]*/status") for line in _lines(status))
+
+    assert wait_until(reaped, 15), "the server's jobs did not end"
+    return next(int(line.split()[1]) for line in _lines(Path(f"/proc/{pid}/io")) if line.startswith("wchar:"))
+
+
+def _lines(path: Path) -> list[str]:
+    with contextlib.suppress(OSError):
+        return path.read_text().splitlines()
+    return []
+
+
+@pytest.mark.fio
+def test_a_file_at_the_runs_name_is_refused_before_anything_is_written(
+        servers: list[tuple[str, int]], tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run writes no file it did not create: a file that already has its name on a host (its
+    name carries the run's id) is refused by the start-up probe, which reads and creates nothing
+    (fio would unlink and lay out a file shorter than its job). A resumed run's file is its own."""
+    import uuid
+
+    work = tmp_path / "work"
+    work.mkdir()
+    theirs = work / "x.img.ssdlab-7a4e1000-h1"
+    theirs.write_bytes(b"someone's data")  # shorter than the probe's 4 KiB read
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(hex="7a4e1000" + "0" * 24))  # the run's id
+    done = cli("run", f"file:{work / 'x.img'}?size=16m", *WRITE_PASS, *_hosts(servers), "-o", str(tmp_path / "b"))
+    assert done.code == 3 and done.stderr.strip() == (
+        f"error: --host 127.0.0.1:{servers[1][1]}: {theirs}, this run's file name, is taken there: a run writes no "
+        "file it did not create; nothing was written (a new run draws a new name)"), done.stderr
+    assert theirs.read_bytes() == b"someone's data" and list(work.iterdir()) == [theirs]
+    assert not (tmp_path / "b").exists()
+    resumed = MultiHostFioEngine(hosts=tuple(servers), run_id="7a4e1000", resumed=True)
+    resumed.check_reachable(resumed.target_for(f"file:{work / 'x.img'}?size=16m"))  # its own, from before the stop
+    for bad in ("../x", "a/b", ""):  # a resumed run's id comes from run.json
+        with pytest.raises(UsageError, match="cannot name a file on the hosts"):
+            MultiHostFioEngine(hosts=tuple(servers), run_id=bad, resumed=True)
+
+
+LINEAR = ("--test", "linear", "-p", "purge=false", "--no-report", "--no-library")  # a write pass, then a read pass
+
+
+@pytest.mark.fio
+def test_the_runs_files_are_deleted_when_it_fails_or_is_stopped_and_a_resume_keeps_their_name(
+        servers: list[tuple[str, int]], tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's files stay on the hosts from workload to workload, so the run deletes them when
+    it ends: after a workload that failed, and after Ctrl-C (the terminal's, which the fio client
+    gets too); a resumed run has the same run id, so it makes its files under the same names."""
+    work, bundle = tmp_path / "work", tmp_path / "b"
+    work.mkdir()
+
+    def failing(*args: Any) -> Any:  # the client run of the first workload, once its files are made
+        assert len(list(work.iterdir())) == 2
+        raise EngineError("fio failed for write-pass: injected")
+
+    monkeypatch.setattr(MultiHostFioEngine, "_run_clients", failing)
+    failed = cli("run", f"file:{work / 'x.img'}?size=8m", *LINEAR, *_hosts(servers), "-o", str(bundle))
+    assert failed.code == 4 and "injected" in failed.stderr and "could not delete" not in failed.stderr, failed.stderr
+    assert list(work.iterdir()) == []  # deleted at the run's end
+    run_id = json.loads((bundle / "run.json").read_text())["target"]["extra"]["remote_run_id"]
+    monkeypatch.undo()
+
+    # The resume, in a terminal's place: Ctrl-C goes to its process group, the fio client's too.
+    names = [work / f"x.img.ssdlab-{run_id}-h{i}" for i in range(2)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = [sys.executable, "-m", "ssdlab", "run", "--resume", str(bundle), "--no-report", "--no-library"]
+    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        workload = str(bundle / "raw" / "linear" / "write-pass")
+        assert wait_until(lambda: fio_pids(workload) and sorted(work.iterdir()) == names, 60), "no workload ran"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("stopped: interrupted by the user; measurements so far are "
+                                                      "kept in "), stderr
+    assert list(work.iterdir()) == []
+    assert json.loads((bundle / "run.json").read_text())["target"]["extra"]["remote_run_id"] == run_id

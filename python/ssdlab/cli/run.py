@@ -144,19 +144,23 @@ def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, library: 
     options = {**record.options, "destroy": destroy, "confirmed_serial": yes}  # asked later if it writes
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
-    if hosts:
-        return bundle, record, *on_hosts(record.target.spec, hosts)
+    if hosts:  # the run's id names its files on the hosts: the resumed run uses the same ones
+        run_id = record.target.extra.get("remote_run_id")
+        return bundle, record, *on_hosts(record.target.spec, hosts, str(run_id) if run_id else None)
     tgt = parse_target(record.target.spec)
     return bundle, record, tgt, engine_for(tgt, record.engine)
 
 
-def on_hosts(spec: str, hosts: list[str]) -> tuple[Target, Engine]:
+def on_hosts(spec: str, hosts: list[str], resumed_id: str | None = None) -> tuple[Target, Engine]:
     """fio in client/server mode on the given hosts (engines/fio_multi.py), and the target as the
     hosts see it: file:PATH is a file on each host, never looked at or made on this machine.
-    Refuses unsafe targets, unreachable hosts and a directory missing on a host now."""
+    Refuses unsafe targets, unreachable hosts and a directory missing on a host now.
+    `resumed_id`: the run id of the run resumed, which names its files there."""
     from ssdlab.engines.fio_multi import MultiHostFioEngine, parse_host
 
-    engine = MultiHostFioEngine(hosts=tuple(parse_host(h) for h in hosts))
+    parsed = tuple(parse_host(h) for h in hosts)
+    engine = MultiHostFioEngine(hosts=parsed) if resumed_id is None else \
+        MultiHostFioEngine(hosts=parsed, run_id=resumed_id, resumed=True)
     tgt = engine.target_for(spec)
     engine.check_reachable(tgt)
     return tgt, engine
@@ -289,6 +293,8 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
             write_report_or_say(bundle, library)  # an interrupted or failed run still shows what it measured
         raise
     finally:
+        if runner.left_behind:
+            err.print(f"[yellow]note:[/] {plain(runner.left_behind)}", highlight=False)
         failed = runner.display_error or getattr(observer, "error", None)
         if failed:
             err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",

@@ -16,13 +16,17 @@ IO_URING_EXACT_DEPTH), and a host's kernel may have io_uring disabled.
 Safety: ssdlab cannot look at a remote machine's devices (mounts, holders, swap, serial)
 through fio's connection, so a block device is refused for remote runs, never written
 unchecked. A file target's PATH is a path on the hosts (targets/file.RemoteFileTarget): nothing
-is created, checked or marked at PATH on this machine. Every workload gets a fresh name on every
-host (`PATH.ssdlab-<id>-hN`, deleted by fio at the end: unlink=1), so no existing remote file is
-ever overwritten. Job files name the file as `directory=` + `filename=`: given a whole path, fio
-creates missing directories (mode 0700) on the host, while a `directory=` that is not one makes
-it drop the job. Before the run, a probe job per host writes 4 KiB to such a fresh file and
-deletes it: the directory exists there and takes new files with direct I/O (`plan` asks the same
-without writing: allow_file_create=0). The probes of all hosts run at once.
+is created, checked or marked at PATH on this machine. No file is written that the run did not
+create: the run has one file per host, `PATH.ssdlab-<run id>-hN`, whose name carries the run's
+id; the start-up probe makes sure no file has that name yet (a read that may not create it:
+FILE_ABSENT), the run's first workload makes it with its whole size allocated (FILE_MAKE, as a
+local file target is made), every workload runs on it (unlink=0), and the run deletes it when it
+ends (remove_files: normally, on failure, on Ctrl-C). A resumed run keeps its run id, so it
+reuses the file or makes it again. Job files name the file as `directory=` + `filename=`: given
+a whole path, fio creates missing directories (mode 0700) on the host, while a `directory=` that
+is not one makes it drop the job. Before the run, a probe job per host writes 4 KiB to a fresh
+file of its own and deletes it: the directory exists there and takes new files with direct I/O
+(`plan` asks the same without writing, as FILE_ABSENT does). The probes of all hosts run at once.
 
 A host that fails during a workload (its server killed, unreachable when the workload starts, its
 job in error) fails the workload naming it: fio's client says which in its --output file
@@ -31,6 +35,7 @@ job in error) fails the workload naming it: fio's client says which in its --out
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import posixpath
@@ -60,7 +65,7 @@ from ssdlab.engines.fio_parse import (
     ran_until,
     series_from_logs,
 )
-from ssdlab.errors import EngineError, SafetyError, UsageError
+from ssdlab.errors import EngineError, SafetyError, TargetError, UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.steps import Idle, Purge, Step, StepResult
 from ssdlab.targets.base import Target
@@ -77,7 +82,20 @@ PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=
 PROBE_FORMAT = "--output-format=normal,json"  # normal: the server's probe reply, which names its fio
 # A host's file: writes 4 KiB to a new file in its directory with direct I/O, then deletes it.
 FILE_PROBE = "ssdlab-file"
-# Purge: each workload runs on a new remote file, so there is nothing to purge; a trace replay
+# Whether a file is there, changing nothing: fio opens it when the job starts (create_on_open)
+# and may not create it, so it fails with ENOENT only when there is none. Without create_on_open
+# fio would "lay out" a file shorter than size= first, and unlink it to do so (fio 3.33
+# filesetup.c, extend_file), even with allow_file_create=0.
+FILE_ABSENT = "ssdlab-absent"
+# The run's file on a host, its whole size allocated with posix_fallocate (as a local file
+# target's, targets/file.py) and nothing written: a job that writes only sets files up
+# (create_only) lays the file out without data (extend_file). Every workload then finds it at
+# its full size, so fio never lays it out again, nor unlinks and recreates it for a job whose
+# span reaches further than an earlier one's.
+FILE_MAKE = "ssdlab-make"
+FILE_REMOVE = "ssdlab-remove"  # fio unlinks a job's file when it ends (unlink=1), also a create_only job's
+REMOVE_TIMEOUT_S = 30.0  # deleting answers in about a second; a host that does not is named, not waited on
+# Purge: the hosts' files are the run's own, made for it and deleted at its end; a trace replay
 # runs a local fio (fio_steps.replay_trace) and is not offered for remote runs: the refusal says
 # so, not "on file targets", which a trace replay runs on without --host.
 REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})}, refused_steps={
@@ -127,21 +145,61 @@ def file_lines(remote_file: str) -> list[str]:
 
 
 def remote_job_text(local_text: str, remote_file: str) -> str:
-    """The job file with the remote file name, deleted by fio when the job ends."""
+    """The job file with the run's file on the host, which every workload of the run uses: fio
+    keeps it when the job ends (unlink=0); the run deletes it when it ends (remove_files)."""
     lines: list[str] = []
     for line in local_text.splitlines():
         lines += file_lines(remote_file) if line.startswith("filename=") else [line]
     at = lines.index("[global]") + 1
-    return "\n".join([*lines[:at], "unlink=1", *lines[at:]]) + "\n"
+    return "\n".join([*lines[:at], "unlink=0", *lines[at:]]) + "\n"
 
 
-def file_probe_job(remote_file: str, writes: bool) -> str:
+def file_probe_job(remote_file: str, writes: bool, run_file: str | None = None) -> str:
     """A job that finds a host's directory for `remote_file` without creating anything there but
     that (fresh) file: writing 4 KiB with direct I/O and deleting it; or, when it may not write
-    (plan), reading with file creation disallowed (fio then says so, which means the directory is there)."""
-    io = (["rw=write", "bs=4k", "size=4k", "direct=1", "unlink=1"] if writes
-          else ["rw=read", "bs=4k", "size=4k", "allow_file_create=0"])
-    return "\n".join([f"[{FILE_PROBE}]", *file_lines(remote_file), *io]) + "\n"
+    (plan), asking whether that file is there, which changes nothing (absent_job: fio gets as far
+    as opening it only in a directory that is there). `run_file`: then asks whether that file is
+    there too, in the same client run (a server takes a new client's job up to a second late)."""
+    if not writes:
+        return absent_job(remote_file, FILE_PROBE)
+    io = ["rw=write", "bs=4k", "size=4k", "direct=1", "unlink=1"]
+    job = "\n".join([f"[{FILE_PROBE}]", *file_lines(remote_file), *io]) + "\n"
+    return job if run_file is None else f"{job}\n{absent_job(run_file)}stonewall\n"
+
+
+def absent_job(remote_file: str, name: str = FILE_ABSENT) -> str:
+    """A job that fails with ENOENT when `remote_file` is not there, and otherwise reads 4 KiB of
+    it (buffered), changing nothing: see FILE_ABSENT."""
+    io = ["rw=read", "bs=4k", "size=4k", "create_on_open=1", "allow_file_create=0", "invalidate=0"]
+    return "\n".join([f"[{name}]", *file_lines(remote_file), *io]) + "\n"
+
+
+def make_job(remote_file: str, size_bytes: int) -> str:
+    """The run's file on a host, made at its whole size (FILE_MAKE)."""
+    io = ["rw=write", "bs=1m", f"size={size_bytes}", "fallocate=posix", "create_only=1"]
+    return "\n".join([f"[{FILE_MAKE}]", *file_lines(remote_file), *io]) + "\n"
+
+
+def remove_job(remote_file: str) -> str:
+    """Deletes `remote_file` on a host, then asks whether it is gone (FILE_ABSENT, after it)."""
+    remove = ["[global]", *file_lines(remote_file), "rw=read", "bs=4k", "size=4k", "create_on_open=1",
+              "allow_file_create=0", "invalidate=0", "", f"[{FILE_REMOVE}]", "create_only=1", "unlink=1", ""]
+    return "\n".join([*remove, f"[{FILE_ABSENT}]", "stonewall"]) + "\n"
+
+
+def job_error(output: str, jobname: str) -> int | None:
+    """The error fio reported for a job of a client run (0: none), or None when it reported none."""
+    for s in client_stats(output):
+        error = s.get("error")
+        if s.get("jobname") == jobname and isinstance(error, int):
+            return error
+    return None
+
+
+def absent(output: str) -> bool | None:
+    """Whether the FILE_ABSENT job found no file (its open failed with ENOENT); None when it did not run."""
+    error = job_error(output, FILE_ABSENT)
+    return None if error is None else error == errno.ENOENT
 
 
 def file_probe_problem(output: str, writes: bool) -> str | None:
@@ -150,9 +208,9 @@ def file_probe_problem(output: str, writes: bool) -> str | None:
     missing = next((line for line in lines if line.endswith("is not a directory")), None)
     if missing is not None:
         return missing.removeprefix("fio: ")
-    if not writes:
-        disallowed = any("allow_file_create" in line for line in lines)
-        return None if disallowed else first_error_line(output)  # "no message" when it said nothing
+    if not writes:  # it opened the file, or found none to open: either way in a directory that is there
+        opened = job_error(output, FILE_PROBE) in (0, errno.ENOENT)
+        return None if opened else first_error_line(output)  # "no message" when it said nothing
     try:
         stats = load_json_plus(output).get("client_stats", [])
     except EngineError:
@@ -202,33 +260,31 @@ class HostFailure:
     index: int  # its place in --host order (its job file, its file hN)
     address: str  # HOST:PORT
     why: str
-    cut_short: bool  # its job may have stopped midway, before fio deleted its file there
 
 
 NO_RESULT = "its fio reported no result (is `fio --server` still running there?)"
 
 
-def client_said(host: str, port: int, said: str) -> tuple[str, bool] | None:
-    """Why fio's client says a server failed (client.c, fio 3.33, in its --output file), and
-    whether its job may have been cut short. fio names the host as given in --client=, with the
-    port only when it cannot connect."""
+def client_said(host: str, port: int, said: str) -> str | None:
+    """Why fio's client says a server failed (client.c, fio 3.33, in its --output file). fio
+    names the host as given in --client=, with the port only when it cannot connect."""
     name = re.escape(host)
     lines = [line.strip() for line in said.splitlines()]
     refused = next((i for i, line in enumerate(lines) if line == f"fio: failed to connect to {host}:{port}"), None)
     if refused is not None:  # after "fio: connect: STRERROR", its reason
         reason = next((line[len("fio: connect: "):] for line in reversed(lines[:refused])
                        if line.startswith(("fio: connect: ", "fio: connect; "))), "no answer")
-        return f"fio cannot connect to its server ({reason})", False
+        return f"fio cannot connect to its server ({reason})"
     resolve = re.search(rf"failed to resolve <{name}> \(([^)]*)\)", said)
     if resolve:
-        return f"its name does not resolve ({resolve[1]})", False
+        return f"its name does not resolve ({resolve[1]})"
     if re.search(rf"client: host={name} disconnected", said):
-        return "its fio server disconnected during the workload", True
+        return "its fio server disconnected during the workload"
     if re.search(rf"client {name}(?: timed out|, timeout on cmd)", said):
-        return "its fio server stopped answering (timed out)", True
+        return "its fio server stopped answering (timed out)"
     error = re.search(rf"client <{name}>: exited with error (\d+)", said)
     if error:
-        return f"its job failed: {os.strerror(int(error[1]))} (error {error[1]})", False
+        return f"its job failed: {os.strerror(int(error[1]))} (error {error[1]})"
     return None
 
 
@@ -248,11 +304,11 @@ def failed_hosts(asked: Sequence[tuple[str, int]], said: str, stats: Sequence[Ma
         if told is not None and not bad and any(_failed_entry(asked, i, stats) for i in siblings):
             told = None  # said of HOST alone, and another server on HOST is the one missing
         if told is None and isinstance(error, int) and error:
-            told = (f"its job failed: {os.strerror(error)} (error {error})", False)
+            told = f"its job failed: {os.strerror(error)} (error {error})"
         if told is None and entry is None:
-            told = (NO_RESULT, True)
+            told = NO_RESULT
         if told is not None:
-            failures.append(HostFailure(index, f"{host}:{port}", *told))
+            failures.append(HostFailure(index, f"{host}:{port}", told))
     return failures
 
 
@@ -305,14 +361,21 @@ def sum_series(parts: Sequence[Series], ends_s: Sequence[float | None] = ()) -> 
 @dataclass
 class MultiHostFioEngine(FioEngine):
     hosts: tuple[tuple[str, int], ...] = ()
-    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex[:8])  # names the run's files on the hosts
+    resumed: bool = False  # a resumed run's files are its own from before: they may be there already
     capabilities: Capabilities = field(default=REMOTE_STEPS)
     _host_fio: tuple[HostFio, ...] = field(default=(), repr=False)
+    _made: bool = field(default=False, repr=False)  # the run's files were made on the hosts
+    _may_be_there: bool = field(default=False, repr=False)  # so the run's end deletes them
 
     def __post_init__(self) -> None:
         if not self.hosts:
             raise UsageError("multi-host runs need at least one --host HOST[:PORT]")
+        # A resumed run's id comes from its run.json: it names files on the hosts, so it is never a path.
+        if not re.fullmatch(r"[A-Za-z0-9]{1,32}", self.run_id):
+            raise UsageError(f"the run id {self.run_id!r} cannot name a file on the hosts; start a new run")
         self.telemetry = False  # the local sampler sees this machine, not the hosts
+        self._may_be_there = self.resumed
 
     @property
     def addresses(self) -> tuple[str, ...]:
@@ -322,7 +385,7 @@ class MultiHostFioEngine(FioEngine):
         """The target a --host run uses: `file:PATH` names the file on the hosts. Refused by its
         kind alone, before anything looks at PATH (or at a device) on this machine."""
         refuse_kind(spec, parse_spec(spec).kind)
-        return RemoteFileTarget.from_spec(spec, self.addresses)
+        return RemoteFileTarget.from_spec(spec, self.addresses, run_id=self.run_id, files=self)
 
     def check_target(self, target: Target) -> RemoteFileTarget:
         """The second lock: only a target made for the hosts (target_for) reaches them."""
@@ -335,8 +398,9 @@ class MultiHostFioEngine(FioEngine):
     def check_reachable(self, target: RemoteFileTarget | None = None, writes: bool = True,
                         timeout_s: float = CONNECT_TIMEOUT_S) -> None:
         """Refuse before the run when a host's fio server cannot be reached, or (given the
-        target) its file's directory is missing there or takes no new file: otherwise the run
-        makes its bundle and fails at its first measurement. `writes=False` (plan) writes nothing."""
+        target) its file's directory is missing there or takes no new file, or (a new run) a file
+        has the run's file name there already: otherwise the run makes its bundle and fails at
+        its first measurement. `writes=False` (plan) writes nothing."""
         for host, port in self.hosts:
             try:
                 socket.create_connection((host, port), timeout=timeout_s).close()
@@ -346,15 +410,30 @@ class MultiHostFioEngine(FioEngine):
                                  "there or check the name and port") from None
         count = len(self.hosts)
         versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
+        fresh = target is not None and writes and not self.resumed  # a resumed run's file is its own
         files = [] if target is None else [
-            (i, file_probe_job(target.host_file_name(f"{self.run_id}-probe", i), writes), "--output-format=json")
+            (i, file_probe_job(target.host_file_name(f"{self.run_id}-probe", i), writes,
+                               target.host_file_name(self.run_id, i) if fresh else None), "--output-format=json")
             for i in range(count)]
         said = self._client_probes([*versions, *files])
         if versions:
             self._host_fio = tuple(host_fio(a, out) for a, out in zip(self.addresses, said[:count], strict=True))
         if target is not None:
-            for (host, port), output in zip(self.hosts, said[len(versions):], strict=True):
-                self._check_file_probe(host, port, output, target.directory, writes)
+            for index, output in enumerate(said[len(versions):]):
+                self._check_file_probe(*self.hosts[index], output, target.directory, writes)
+                if fresh:
+                    self._check_absent(index, output, target.host_file_name(self.run_id, index))
+
+    def _check_absent(self, index: int, output: str, name: str) -> None:
+        """Refuse a new run whose file name is taken on a host: the run writes no file it did not make."""
+        address = self.addresses[index]
+        found = absent(output)
+        if found is None:
+            raise EngineError(f"--host {address}: cannot ask whether {name} is there ({first_error_line(output)}); "
+                              "nothing was written")
+        if not found:
+            raise SafetyError(f"--host {address}: {name}, this run's file name, is taken there: a run writes no "
+                              "file it did not create; nothing was written (a new run draws a new name)")
 
     def _check_file_probe(self, host: str, port: int, output: str, directory: str, writes: bool) -> None:
         """Refuse a host whose fio said no to the file probe (file_probe_problem)."""
@@ -372,33 +451,84 @@ class MultiHostFioEngine(FioEngine):
             self._host_fio = tuple(host_fio(address, out) for address, out in zip(self.addresses, said, strict=True))
         return self._host_fio
 
-    def _client_probes(self, probes: Sequence[tuple[int, str, str]]) -> list[str]:
-        """What each host's fio printed (stdout and stderr) for a small probe job, given as (host
+    def _client_probes(self, probes: Sequence[tuple[int, str, str]], timeout_s: float | None = PROBE_TIMEOUT_S,
+                       tidying: bool = False) -> list[str]:
+        """What each host's fio printed (stdout and stderr) for a small job, given as (host
         index, job text, output format): all at once, as a client run each. A fio server takes up
         to a second to notice a new client (planning.HOST_WORKLOAD_OVERHEAD_S), so probing the
-        hosts in turn cost a second or more per host and probe before a run or plan."""
+        hosts in turn cost a second or more per host and probe before a run or plan. `tidying`:
+        the run is ending (remove_files): a host that does not answer is said, not raised."""
         with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
             jobs = []
             for n, (_, text, _) in enumerate(probes):
                 jobs.append(Path(tmp) / f"probe{n}.fio")
                 atomic_write_text(jobs[-1], text)
             with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:
-                runs = [pool.submit(self._client_probe, *self.hosts[index], job, output_format)
+                runs = [pool.submit(self._client_probe, *self.hosts[index], job, output_format, timeout_s, tidying)
                         for (index, _, output_format), job in zip(probes, jobs, strict=True)]
                 return [run.result() for run in runs]
 
-    def _client_probe(self, host: str, port: int, job: Path, output_format: str) -> str:
-        """What a host's fio printed for a small probe job (its stdout and stderr)."""
+    def _client_probe(self, host: str, port: int, job: Path, output_format: str,
+                      timeout_s: float | None = PROBE_TIMEOUT_S, tidying: bool = False) -> str:
+        """What a host's fio printed for a small job (its stdout and stderr). While tidying, the
+        client has its own session: a second Ctrl-C at the terminal, which the run holds while it
+        tidies up (errors.hold_later_stops), does not cut the deleting of the run's files short."""
         argv = [self.binary, f"--client={host},{port}", str(job), output_format]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False,
-                                  stdin=subprocess.DEVNULL)
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
+                                  stdin=subprocess.DEVNULL, start_new_session=tidying)
         except subprocess.TimeoutExpired:
-            raise EngineError(f"--host {host}:{port}: its fio server did not answer in {PROBE_TIMEOUT_S:.0f} s; "
+            if tidying:
+                return f"fio: its fio server did not answer in {timeout_s:.0f} s"
+            raise EngineError(f"--host {host}:{port}: its fio server did not answer in {timeout_s:.0f} s; "
                               "check that `fio --server` there is idle") from None
         except OSError as err:
             raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
         return done.stdout + done.stderr
+
+    def _make_files(self, remote: RemoteFileTarget) -> None:
+        """The run's file on every host, at its whole size (FILE_MAKE), before its first workload;
+        a file a resumed run left there is used as it is (fio sizes only a file that is short)."""
+        if self._made:
+            return
+        self._may_be_there = True  # from here on the run's end deletes them, even if making them fails
+        names = [remote.host_file_name(self.run_id, i) for i in range(len(self.hosts))]
+        said = self._client_probes([(i, make_job(name, remote.size_bytes), "--output-format=json")
+                                    for i, name in enumerate(names)], timeout_s=None)
+        for index, (output, name) in enumerate(zip(said, names, strict=True)):
+            failed = re.search(r"fio: posix_fallocate fails: (.+)", output)
+            if failed:
+                raise EngineError(f"--host {self.addresses[index]}: cannot allocate {remote.size_bytes} bytes for "
+                                  f"{name} there ({failed[1].strip()}); free space there or give a smaller size=")
+            error = job_error(output, FILE_MAKE)
+            if error != 0:
+                why = (client_said(*self.hosts[index], output) or NO_RESULT) if error is None else \
+                    f"{os.strerror(error)} (error {error})"
+                raise EngineError(f"--host {self.addresses[index]}: cannot make {name} there: {why}")
+        self._made = True
+
+    def remove_files(self, target: RemoteFileTarget) -> None:
+        """Delete the run's file on every host and ask that it is gone (remove_job), all hosts at
+        once; raises TargetError naming each file still there and why. Nothing to do when the
+        run never made them (nor a run before it, resumed)."""
+        if not self._may_be_there:
+            return
+        names = [target.host_file_name(self.run_id, i) for i in range(len(self.hosts))]
+        said = self._client_probes([(i, remove_job(name), "--output-format=json") for i, name in enumerate(names)],
+                                   timeout_s=REMOVE_TIMEOUT_S, tidying=True)
+        left = []
+        for index, (output, name) in enumerate(zip(said, names, strict=True)):
+            gone = absent(output)
+            if gone is None:
+                why = client_said(*self.hosts[index], output) or first_error_line(output)
+                left.append(f"{name} on {self.addresses[index]} (its fio server did not delete it: {why})")
+            elif not gone:
+                left.append(f"{name} on {self.addresses[index]} (still there after fio deleted it)")
+        self._made = False
+        self._may_be_there = bool(left)
+        if left:
+            raise TargetError(f"{target.spec}: the run could not delete its file{'s' if len(left) > 1 else ''} "
+                              f"{'; '.join(left)}: delete {'them' if len(left) > 1 else 'it'} there by hand")
 
     def host_job_texts(self, target: Target, workload: Workload) -> list[str]:
         """Each host's job file for a workload, written for the fio it runs (plan --fio prints them)."""
@@ -413,6 +543,8 @@ class MultiHostFioEngine(FioEngine):
 
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         self.version()
+        remote = self.check_target(target)
+        self._make_files(remote)
         output = ctx.raw_path(f"{workload.name}.json")
         output.unlink(missing_ok=True)
         jobs = []
@@ -425,33 +557,32 @@ class MultiHostFioEngine(FioEngine):
             jobs.append(job)
         done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
         text = output.read_text(errors="replace") if output.exists() else ""
-        files = {f"host{i}_file": self.check_target(target).host_file_name(self.run_id, i)
-                 for i in range(len(self.hosts))}
+        files = {f"host{i}_file": remote.host_file_name(self.run_id, i) for i in range(len(self.hosts))}
         said = "\n".join([done.stdout, done.stderr, messages(text)])
-        self._check_hosts(workload, ctx, said, text, files)
+        self._check_hosts(workload, ctx, said, text)
         if done.returncode != 0 or not text:
             raise EngineError(f"fio client run failed (exit {done.returncode}): {first_error_line(said)}; is "
                               f"`fio --server` running on {', '.join(self.addresses)}?")
         return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)}, files)
 
-    def _check_hosts(self, w: Workload, ctx: RunContext, said: str, text: str, files: dict[str, str]) -> None:
+    def _check_hosts(self, w: Workload, ctx: RunContext, said: str, text: str) -> None:
         """Fail the workload naming each host whose share is missing or failed (failed_hosts);
         a run where every host is missing for no reason fio gave is left to the caller's message."""
         failures = failed_hosts(self.hosts, said, client_stats(text))
         unexplained = len(failures) == len(self.hosts) and all(f.why == NO_RESULT for f in failures)
         if not failures or unexplained:
             return
-        parts = [f"--host {f.address}: {f.why}" + (f" (its file {files[f'host{f.index}_file']} may be left there)"
-                                                    if f.cut_short else "") for f in failures]
+        parts = [f"--host {f.address}: {f.why}" for f in failures]
         raise EngineError(f"fio failed for {w.name}: {'; '.join(parts)}; nothing of it was measured (raw files in "
                           f"{ctx.raw_dir})")
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
-        """Idle as on one machine; a purge has nothing to do: every workload on a host runs on a
-        new file, deleted when it ends. Never the local steps on PATH here (fio_steps.py)."""
+        """Idle as on one machine; a purge is not done: the run's file on a host is its own, made
+        for it and deleted when it ends, and no drive state on a host is meant to carry from one
+        run to another. Never the local steps on PATH here (fio_steps.py)."""
         remote = self.check_target(target)
         if isinstance(step, Purge) and not step.secure_erase:
-            why = "each workload runs on a new file on each host, deleted by fio when it ends"
+            why = "the run's file on each host is new to this run and deleted when it ends; it is not purged"
             return StepResult(step=step, elapsed_s=0.0, detail={"method": "none (remote file)", "why": why,
                                                                 "hosts": ", ".join(remote.hosts)})
         if isinstance(step, Idle):

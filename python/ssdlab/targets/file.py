@@ -19,6 +19,7 @@ import posixpath
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name
@@ -273,10 +274,20 @@ class FileTarget(Target):
 
 
 
+class HostFiles(Protocol):
+    """What deletes a --host run's files on the hosts when the run ends (engines/fio_multi.py):
+    this machine cannot, only fio's connection to each host's server reaches them."""
+
+    def remove_files(self, target: RemoteFileTarget) -> None:
+        """Delete the run's file on every host, or raise TargetError naming each one left there."""
+        ...
+
+
 @dataclass(frozen=True)
 class RemoteFileTarget(Target):
-    """`file:PATH` run with `--host`: the path is on each host, where every workload gets a new
-    file `PATH.ssdlab-<run id>-hN` that fio deletes at its end (engines/fio_multi.py).
+    """`file:PATH` run with `--host`: the path is on each host, where the run has one file,
+    `PATH.ssdlab-<run id>-hN` on host N, for all its workloads: made (its whole size allocated)
+    at the run's first workload and deleted when the run ends (engines/fio_multi.py).
 
     Nothing here is looked at or touched: no local parent directory, ownership mark, free space,
     in-use check or lock applies to a file this machine never opens. fio_filename is only set on
@@ -286,11 +297,14 @@ class RemoteFileTarget(Target):
     path: str  # absolute, as the hosts see it
     size_bytes: int
     hosts: tuple[str, ...]  # HOST:PORT of each fio server
+    run_id: str = "RUNID"  # names the run's files on the hosts; kept in run.json for a resume
     host_file: str | None = None  # one host's file, on the copy made for its job file
+    files: HostFiles | None = field(default=None, compare=False, repr=False)  # deletes them at the run's end
     kind = "file"
 
     @classmethod
-    def from_spec(cls, spec: str, hosts: tuple[str, ...]) -> RemoteFileTarget:
+    def from_spec(cls, spec: str, hosts: tuple[str, ...], run_id: str = "RUNID", files: HostFiles | None = None,
+                  ) -> RemoteFileTarget:
         raw_path, options = split_query(spec.removeprefix("file:"))
         unknown = set(options) - {"size"}
         if unknown:
@@ -304,13 +318,14 @@ class RemoteFileTarget(Target):
         size = parse_size(options.get("size", "1g"))
         if size < MIB:
             raise UsageError("file target: size must be at least 1m (one MiB)")
-        return cls(spec=spec, path=raw_path, size_bytes=size, hosts=hosts)
+        return cls(spec=spec, path=raw_path, size_bytes=size, hosts=hosts, run_id=run_id, files=files)
 
     @property
     def directory(self) -> str:
         return posixpath.dirname(self.path)
 
     def host_file_name(self, run_id: str, index: int) -> str:
+        """A run's file on host `index`: its name carries the run's id, so it is the run's own."""
         return f"{self.path}.ssdlab-{run_id}-h{index}"
 
     def for_host(self, run_id: str, index: int) -> RemoteFileTarget:
@@ -325,20 +340,27 @@ class RemoteFileTarget(Target):
         return self.host_file
 
     def prepare(self) -> None:
-        """Nothing to make: each host's fio creates its own new file for each workload."""
+        """Nothing to make here: the hosts' files are made at the run's first workload, by fio there."""
         return None
 
+    def release(self) -> None:
+        """Delete the run's file on every host (the runner calls this when the run ends, also on
+        Ctrl-C or failure); raises TargetError naming the files it could not delete."""
+        if self.files is not None:
+            self.files.remove_files(self)
+
     def keeps_state(self) -> bool:
-        return False  # every workload starts on a new file: nothing carries to a resumed run
+        return False  # the hosts' files are deleted when the run stops: nothing carries to a resumed run
 
     def info(self) -> TargetInfo:
         where = ", ".join(self.hosts)
+        files = [self.host_file_name(self.run_id, index) for index in range(len(self.hosts))]
         return TargetInfo(
             spec=self.spec, kind="file", path=self.path,
             model=f"scratch file on {where} (fio --server)",
             capacity_bytes=self.size_bytes, transport="file",
-            notes=(f"the file is on the hosts, not on this machine: each workload writes a new file "
-                   f"{self.path}.ssdlab-<run id>-h<N> on host N ({where}), deleted when it ends; "
-                   f"{self.path} on this machine is not used",),
-            extra={"remote_hosts": list(self.hosts), "remote_files": f"{self.path}.ssdlab-<run id>-h<N>"},
+            notes=(f"the file is on the hosts, not on this machine: the run writes one new file "
+                   f"{self.path}.ssdlab-{self.run_id}-h<N> on host N ({where}) for all its workloads, and "
+                   f"deletes it when it ends; {self.path} on this machine is not used",),
+            extra={"remote_hosts": list(self.hosts), "remote_run_id": self.run_id, "remote_files": files},
         )

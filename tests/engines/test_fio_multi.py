@@ -674,28 +674,6 @@ def test_plan_shows_what_a_host_run_would_do(servers: list[tuple[str, int]], tmp
 # ---- one file per host for the whole run: made at its first workload, deleted at its end ----
 
 
-def _server_pids(tmp_path: Path) -> list[int]:
-    """The loopback fio servers (the servers fixture's pid files)."""
-    return [int((tmp_path / f"server{index}.pid").read_text()) for index in range(2)]
-
-
-def _written_with_write_calls(pid: int) -> int:
-    """Bytes a fio server wrote with write() calls (/proc/PID/io wchar), its jobs' once it reaped
-    them: fio lays a file out that way, while a workload's own I/O (io_uring, libaio) is not counted."""
-    def reaped() -> bool:
-        return not any(line.startswith("PPid:") and int(line.split()[1]) == pid
-                       for status in Path("/proc").glob("[0-9]*/status") for line in _lines(status))
-
-    assert wait_until(reaped, 15), "the server's jobs did not end"
-    return next(int(line.split()[1]) for line in _lines(Path(f"/proc/{pid}/io")) if line.startswith("wchar:"))
-
-
-def _lines(path: Path) -> list[str]:
-    with contextlib.suppress(OSError):
-        return path.read_text().splitlines()
-    return []
-
-
 @pytest.mark.fio
 def test_a_file_at_the_runs_name_is_refused_before_anything_is_written(
         servers: list[tuple[str, int]], tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:

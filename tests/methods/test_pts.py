@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.methods import get_test
 from ssdlab.methods._prep import size_label
 from ssdlab.methods.pts import PTS_BLOCK_SIZES, PTS_READ_PCTS
@@ -98,3 +100,59 @@ def test_max_rounds_below_the_window_is_refused() -> None:
 
     with pytest.raises(UsageError, match="max_rounds"):
         get_test("pts-iops").parse_params({"max_rounds": 4})
+
+
+def test_a_4kn_target_runs_the_matrix_without_its_0_5_kib_row() -> None:
+    """QA: on a 4Kn drive pts-iops stopped ("round01-bs512b-rd100 uses 512 B blocks…") without
+    naming the parameter to change, where transfer-sweep and as-ssd adapt. A 0.5 KiB I/O cannot
+    be sent to such a drive at all: the row is left out, and the plan (and so the report) says so."""
+    test = get_test("pts-iops")
+    info = parse_target(TARGET).info().model_copy(update={"logical_block_size": 4096})
+    plan = test.plan(test.parse_params({}), info)
+    sizes = {m.workload.block_size_bytes for m in plan.measures() if m.group}
+    assert sizes == set(PTS_BLOCK_SIZES) - {512}
+    assert len([m for m in plan.measures() if m.group == "round01"]) == 7 * 7
+    assert any("block sizes 512 B left out of the matrix" in note and "(4096 B)" in note for note in plan.notes)
+    names = set(test.metric_specs(test.parse_params({}), info).names)
+    assert "bs4k_rd0_iops" in names and not any(name.startswith("bs512b") for name in names)
+    default = test.plan(test.parse_params({}), parse_target(TARGET).info())  # 512 B blocks: the whole matrix
+    assert not any("left out" in note for note in default.notes)
+
+
+def test_a_matrix_with_no_size_the_target_takes_names_the_parameter() -> None:
+    from ssdlab.errors import UsageError
+
+    test = get_test("pts-iops")
+    info = parse_target(TARGET).info().model_copy(update={"logical_block_size": 4096})
+    with pytest.raises(UsageError, match=r"--param block_sizes_bytes=1048576,4096$"):
+        test.plan(test.parse_params({"block_sizes_bytes": [512, 2048]}), info)
+
+
+def test_steady_state_is_judged_on_the_cells_that_ran() -> None:
+    """A tracking cell the plan left out (never run) does not keep the test from its window."""
+    from ssdlab.methods.pts import cell_name, common_window
+
+    test = get_test("pts-iops")
+    params = test.parse_params({"block_sizes_bytes": [2048, 512], "read_pcts": [0]})  # no PTS tracking cell
+    m = Measurement(workload=Workload(name="x", pattern="randwrite", block_size_bytes=2048, runtime_s=1.0),
+                    engine="fake", runtime_s=1.0, write=OpTotals(ios=1000, bytes=2048 * 1000))
+    done = {cell_name(r, (2048, 0)): m for r in range(1, 6)}  # the 512 B cells never ran (a 2 KiB-block drive)
+    assert common_window(params, done) == (5, 5)
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("what", [("--test", "pts-iops"), ("--suite", "pts")])
+def test_a_4kn_loop_device_plans_pts(cli: Callable, tmp_path: Path, what: tuple[str, str]) -> None:
+    backing = tmp_path / "4kn.img"
+    with backing.open("ab") as handle:
+        handle.truncate(64 * 1024 * 1024)
+    device = subprocess.run(["losetup", "--find", "--show", "--sector-size", "4096", str(backing)], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    try:
+        plan = cli("plan", *what, "-t", device)
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+    assert plan.code == 0, plan.stderr
+    assert "block sizes 512 B left out of the matrix: not a multiple of the target's logical block (4096 B)" \
+        in plan.stdout
+    assert "bs512b" not in plan.stdout and "round01-bs4k-rd0" in plan.stdout

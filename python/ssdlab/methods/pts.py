@@ -17,6 +17,7 @@ from statistics import fmean
 from pydantic import Field
 
 from ssdlab.analysis.steady_state import PTS_MAX_ROUNDS, PTS_WINDOW_ROUNDS, pts_steady_state, verdict_metrics
+from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_actions, size_label, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
@@ -63,16 +64,33 @@ def cell_tag(cell: Cell) -> str:
     return f"ss_bs{size_label(cell[0])}_rd{cell[1]}"
 
 
-def cells(params: PtsIopsParams) -> list[Cell]:
+def block_sizes(params: PtsIopsParams, logical_block_bytes: int | None = None) -> list[int]:
+    """The matrix's block sizes the target can take: multiples of its logical block (a 4Kn
+    drive cannot be sent the PTS's 0.5 KiB I/O at all); all of them when it is not known."""
+    return [bs for bs in params.block_sizes_bytes if not logical_block_bytes or bs % logical_block_bytes == 0]
+
+
+def cells(params: PtsIopsParams, logical_block_bytes: int | None = None) -> list[Cell]:
     """Read share outer, block size inner, as the PTS orders a round."""
-    return [(bs, pct) for pct in params.read_pcts for bs in params.block_sizes_bytes]
+    return [(bs, pct) for pct in params.read_pcts for bs in block_sizes(params, logical_block_bytes)]
 
 
-def tracking_cells(params: PtsIopsParams) -> list[Cell]:
+def tracking_cells(params: PtsIopsParams, logical_block_bytes: int | None = None) -> list[Cell]:
     """The PTS tracking variables that are in the matrix; every cell if none is."""
-    matrix = set(cells(params))
+    matrix = cells(params, logical_block_bytes)
     chosen = [cell for cell in PTS_TRACKING if cell in matrix]
-    return chosen or cells(params)
+    return chosen or matrix
+
+
+def block_size_note(params: PtsIopsParams, target: TargetInfo) -> str | None:
+    """Why the plan leaves block sizes out (a deviation from the PTS matrix, said in the plan
+    and the report), or None when it keeps them all."""
+    left_out = [bs for bs in params.block_sizes_bytes if bs not in block_sizes(params, target.logical_block_size)]
+    if not left_out:
+        return None
+    return (f"block sizes {', '.join(block_text(bs) for bs in left_out)} left out of the matrix: not a multiple "
+            f"of the target's logical block ({target.logical_block_size} B); the PTS matrix has 0.5 KiB, which "
+            "only a drive with 512 B logical blocks can run")
 
 
 def cell_workload(params: PtsIopsParams, round_number: int, cell: Cell, span: int) -> Workload:
@@ -86,8 +104,11 @@ def cell_workload(params: PtsIopsParams, round_number: int, cell: Cell, span: in
 
 
 def tracked_rounds(params: PtsIopsParams, done: Mapping[str, Measurement]) -> dict[Cell, list[float]]:
-    """Per tracking cell, IOPS of every complete round so far, in round order."""
-    tracked = tracking_cells(params)
+    """Per tracking cell, IOPS of every complete round so far, in round order. A cell that never
+    ran (a block size the plan left out, see block_sizes) is no tracking cell: only every
+    cell is tracked when the matrix has no PTS one, and the round-1 cells have run by the time
+    any window is judged (PTS_WINDOW_ROUNDS rounds)."""
+    tracked = [cell for cell in tracking_cells(params) if cell_name(1, cell) in done] or tracking_cells(params)
     out: dict[Cell, list[float]] = {cell: [] for cell in tracked}
     for number in range(1, params.max_rounds + 1):
         names = [cell_name(number, cell) for cell in tracked]
@@ -117,11 +138,18 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
 
     def plan(self, params: PtsIopsParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, 100.0 - params.active_range_pct, None)
+        matrix = cells(params, target.logical_block_size)
+        if not matrix:
+            block = target.logical_block_size
+            raise UsageError(f"pts-iops: no block size of the matrix is a multiple of the target's logical block "
+                             f"({block} B); give some, e.g. --param block_sizes_bytes={block * 256},{block}")
         actions: list[Action] = [Purge(), *fill_actions(span, params.wipc_passes, prefix="wipc", seed=params.seed)]
         for number in range(1, params.max_rounds + 1):
             actions += [Measure(group=f"round{number:02d}", workload=cell_workload(params, number, cell, span))
-                        for cell in cells(params)]
-        notes = (f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)",)
+                        for cell in matrix]
+        notes = [f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)"]
+        if (left_out := block_size_note(params, target)) is not None:
+            notes.append(left_out)
         return self.make_plan(params, actions, notes)
 
     def skip(self, params: PtsIopsParams, action: Action, done: Mapping[str, Measurement]) -> bool:
@@ -139,8 +167,8 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
         ]
         specs += [MetricSpec(cell_metric(cell), f"{block_text(cell[0])} random, {cell[1]} % reads", IOPS,
                              better="higher", dims={"block_bytes": cell[0], "read_pct": cell[1]})
-                  for cell in cells(params)]
-        for cell in tracking_cells(params):
+                  for cell in cells(params, target.logical_block_size)]
+        for cell in tracking_cells(params, target.logical_block_size):
             tag, what = cell_tag(cell), f"{block_text(cell[0])} {cell[1]} % reads"
             specs += [
                 MetricSpec(f"{tag}_window_mean", f"Tracking {what}: window mean", IOPS, better="higher",
@@ -161,7 +189,7 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
             "ss_attained": steady_at is not None, "ss_round": steady_at, "rounds_run": complete,
             "window_first_round": first, "window_last_round": last,
         }
-        for cell in cells(params):
+        for cell in cells(params, target.logical_block_size):
             window = [found[n] for r in range(first, last + 1) if (n := cell_name(r, cell)) in found]
             metrics[cell_metric(cell)] = _mean_iops(window)
         for cell, values in tracked_rounds(params, found).items():

@@ -237,3 +237,17 @@ def test_the_docs_say_what_o_dsync_became_in_the_results_words() -> None:
         assert f'"{FUA_REPLAY_TEXT[path]}"' in docs, path
     rule = dsync_sentence("o_dsync").removeprefix("the kernel sends them ").split(";")[0]
     assert f"the kernel sends them {rule} — what it did with the traced FUA writes" in docs
+
+
+@pytest.mark.parametrize(("given", "shown"), [
+    ((), "scale=None: the default, 0.02"),
+    (("-p", "scale=0.05"), "generated trace scaled to 0.05 of its published counts and bytes"),
+])
+def test_the_plan_names_the_scale_its_params_line_shows(cli: Any, given: tuple[str, ...], shown: str) -> None:
+    """QA: the params line said `scale=None` beside a note "scaled to 0.02", which did not say
+    that the None is the default 0.02."""
+    plan = cli("plan", "--test", "trace", *given, "-t", SIM)
+    assert plan.code == 0, plan.stderr
+    params = next(line for line in plan.stdout.splitlines() if line.strip().startswith("params:"))
+    note = next(line for line in plan.stdout.splitlines() if "generated trace" in line)
+    assert shown in note and ("scale=None" in params) == (not given)

@@ -129,6 +129,16 @@ class TraceParams(Params):
         return self.scale if self.scale is not None else (DEFAULT_SCALE if generated else 1.0)
 
 
+def scale_note(params: TraceParams) -> str:
+    """The scale the replay uses, said the way the params line shows it: `scale=None` there is
+    the default, whose value is named here."""
+    if not params.trace.startswith("generated:"):
+        return "trace file replayed whole" + (" (scale=None)" if params.scale is None else "")
+    scaled = (f"generated trace scaled to {params.effective_scale:g} of its published counts and bytes"
+              if params.effective_scale < 1 else "generated trace at its published counts and bytes")
+    return f"{scaled} (scale=None: the default, {DEFAULT_SCALE:g})" if params.scale is None else scaled
+
+
 class TraceTest(MethodTest[TraceParams]):
     name = "trace"
     title = "Trace replay"
@@ -141,8 +151,7 @@ class TraceTest(MethodTest[TraceParams]):
         notes = [f"offsets remapped into the drive's capacity by {params.remap}",
                  "idle time kept as in the trace" if params.idle_cap_us is None
                  else f"idle time capped at {params.idle_cap_us:g} µs"]
-        if params.trace.startswith("generated:") and params.effective_scale < 1:
-            notes.append(f"generated trace scaled to {params.effective_scale:g} of its published counts and bytes")
+        notes.append(scale_note(params))
         actions: list[Action] = [Purge(), replay] if params.purge else [replay]
         return self.make_plan(params, actions, notes)
 

@@ -3,6 +3,8 @@ device: flushes, preflushes and FUA writes reach the device, and the figures say
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -248,3 +250,56 @@ def test_a_replay_keeps_its_traced_depth_as_the_workloads_do(tmp_path: Path, dep
     monkeypatch.setattr(fio_engine.FioEngine, "version_tuple", lambda self: (3, 33))
     assert fio_engine.FioEngine().ioengine_for(depth) == engine
     assert fio_engine.FioEngine(ioengine="libaio").ioengine_for(depth) == "libaio"  # a pinned engine stays
+
+
+def planned_command(plan_out: str) -> str:
+    """The fio command `ssdlab plan --fio` printed for a replay: from fio's path to the line
+    that does not continue."""
+    lines = plan_out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{shutil.which('fio')} --output-format="))
+    end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
+    return "\n".join(lines[start:end + 1]) + "\n"
+
+
+AUDIT_PARAMS = ("-p", "trace=generated:light", "-p", "scale=0.002", "-p", "fua_pct=20")
+
+
+def test_plan_fio_shows_a_replays_fio_command(cli: Callable, tmp_path: Path) -> None:
+    """QA: `plan --fio` printed no fio job for a trace replay. It prints the command the step
+    will run, with the lanes (FUA ones with O_DSYNC) and the iologs' paths in the bundle, and
+    writes nothing (the iologs are written when the step starts)."""
+    target = f"file:{tmp_path / 'target.bin'}?size=64m"
+    plan = cli("plan", "--test", "trace", *AUDIT_PARAMS, "--fio", "-t", target)
+    assert plan.code == 0, plan.stderr
+    assert "iologs v3 that ssdlab writes in BUNDLE/raw/trace/replay when the step starts" in plan.stdout
+    command = planned_command(plan.stdout)
+    assert "--output=BUNDLE/raw/trace/replay/replay.json" in command and "--output-format=json+" in command
+    assert "--read_iolog=BUNDLE/raw/trace/replay/replay-1.iolog" in command
+    assert f"--replay_redirect={tmp_path / 'target.bin'}" in command
+    fua = command[command.index("--name=fua-1"):]
+    assert "--sync=dsync" in fua and "--sync=dsync" not in command[:command.index("--name=fua-1")]
+    assert list(tmp_path.iterdir()) == []  # not even the target file
+
+
+@pytest.mark.fio
+def test_a_replay_on_fio_keeps_its_command_and_json_as_planned(cli: Callable, tmp_path: Path) -> None:
+    """QA: a replay's bundle kept neither the fio command nor fio's JSON. raw/ keeps both: the
+    command is the one `plan --fio` printed (the bundle's path for BUNDLE), and the JSON has the
+    figures the results give."""
+    target = f"file:{tmp_path / 'target.bin'}?size=64m"
+    bundle = tmp_path / "b"
+    run = cli("run", "--test", "trace", *AUDIT_PARAMS, "-t", target, "--no-library", "-o", str(bundle))
+    assert run.code == 0, run.stderr
+    raw = bundle / "raw" / "trace" / "replay"
+    test = Bundle(bundle).load_run().test("trace")
+    detail = next(s for s in test.steps if s.step.name == "replay").detail
+    jobs = json.loads((raw / "replay.json").read_text())["jobs"]
+    assert len(jobs) == len(detail["fio_jobs"]) and any("bins" in job["write"]["clat_ns"] for job in jobs)  # json+
+    ios = sum(job[d]["total_ios"] for job in jobs for d in ("read", "write"))
+    moved = sum(job[d]["io_bytes"] for job in jobs for d in ("read", "write"))
+    assert ios == detail["fio_ios"] == test.metrics["trace_ios"] == 1000
+    assert moved == detail["read"]["bytes"] + detail["write"]["bytes"] > 0
+    assert (detail["fio_command_file"], detail["fio_output_file"]) == ("raw/trace/replay/replay.cmd",
+                                                                        "raw/trace/replay/replay.json")
+    plan = cli("plan", "--test", "trace", *AUDIT_PARAMS, "--fio", "-t", target)
+    assert (raw / "replay.cmd").read_text() == planned_command(plan.stdout).replace("BUNDLE/", f"{bundle}/")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
+from ssdlab.bundle import RAW_DIR
 from ssdlab.cli.app import (
     LibraryOpt,
     ParamOpt,
@@ -33,9 +35,13 @@ from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
 from ssdlab.report.identity import link_text, member_text
+from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.units import decimal_capacity, format_duration, parse_rate
+
+if TYPE_CHECKING:
+    from ssdlab.engines.fio import FioEngine
 
 
 @app.command("list")
@@ -226,10 +232,17 @@ def _print_plan(item: PlannedTest, clock: str) -> None:
         out.print(f"  {number:3d}. {action.describe()}", highlight=False, markup=False)
 
 
+PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)
+
+
 def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal: str | None) -> None:
+    from ssdlab.engines.fio import FioEngine
     from ssdlab.engines.fio_multi import MultiHostFioEngine
 
     for action in item.plan.actions:
+        if isinstance(action, ReplayTrace) and type(engine) is FioEngine:  # a --host run refuses a trace
+            _print_replay(item, action, target, engine)
+            continue
         if not isinstance(action, Measure):
             continue
         if not isinstance(engine, MultiHostFioEngine):
@@ -244,3 +257,13 @@ def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal:
             out.print(f"\n# --- {item.entry.name} / {action.name} / host {index} {engine.addresses[index]} ---",
                       markup=False)
             out.print(text, markup=False, highlight=False)
+
+
+def _print_replay(item: PlannedTest, step: ReplayTrace, target: Target, engine: FioEngine) -> None:
+    """A trace replay's fio command (the run keeps it, and fio's JSON, in raw/ beside the iologs)."""
+    from ssdlab.trace.sim_step import fio_replay_plan
+
+    raw_dir = PLAN_BUNDLE / RAW_DIR / item.entry.name / step.name
+    out.print(f"\n# --- {item.entry.name} / {step.name} (BUNDLE: the run's bundle) ---", markup=False)
+    out.print(fio_replay_plan(target, step, raw_dir, engine.ioengine_for, engine.binary), markup=False,
+              highlight=False, end="")

@@ -53,7 +53,7 @@ lag (issued - planned, both in issue order) at p50 and p99.
 from __future__ import annotations
 
 import heapq
-import json
+import shlex
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
@@ -65,6 +65,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
+from ssdlab.engines.fio_parse import load_json_plus
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
 from ssdlab.trace.replay import DEFAULT_IDLE_CAP_US, Remap, remap_offsets
@@ -75,6 +76,10 @@ START_US = 1  # every iolog time is this much late (see the module docstring)
 UNKNOWN_DEPTH = 32  # a job's lanes when the trace has no completion times
 MAX_DEPTH = 256  # most lanes of a job
 LAT_LOG = "replay_lat.{job}.log"  # fio's per-I/O latency log of job N (1, 2, ...)
+# Kept beside the iologs for audit, as an ordinary workload keeps its job file and fio's output:
+COMMAND_FILE = "replay.cmd"  # the fio command line the replay ran (one shell line)
+OUTPUT_FILE = "replay.json"  # fio's json+ output
+STDERR_FILE = "replay.stderr"  # what fio said on stderr, when it said anything
 
 
 def capped_times_ns(c: TraceChunk, idle_cap_us: float | None) -> npt.NDArray[np.int64]:
@@ -193,9 +198,10 @@ def _fold_sync_lanes(lane: list[int], rw: list[bool]) -> list[int]:
 
 
 def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray[np.bool_],
-          dsync: bool) -> list[IologJob]:
+          dsync: bool, write: bool) -> list[IologJob]:
     """The lanes of the records `sel` of the trace, each its own iolog: a datasync beside each
-    write with a preflush, then the I/O (see the module docstring)."""
+    write with a preflush, then the I/O (see the module docstring); the files written only if
+    `write`."""
     op, pre = t.c.op.tolist(), t.preflush.tolist()
     entries: list[tuple[int, bool]] = []  # (record, is it the datasync of a preflush)
     for i in np.flatnonzero(sel).tolist():
@@ -220,17 +226,19 @@ def _jobs(group: str, work_dir: Path, filename: str, t: _Lines, sel: npt.NDArray
             lines.append(f"{t.t_us[i]} {filename} {action} {t.offset[i] if size else 0} {size}")
         lines.append(f"{t.t_us[mine[-1][0]]} {filename} close")
         path = work_dir / f"{group}-{n}.iolog"
-        atomic_write_text(path, "\n".join(lines) + "\n")  # replaces a link there, never writes through it
+        if write:
+            atomic_write_text(path, "\n".join(lines) + "\n")  # replaces a link there, never writes through it
         planned = np.array([t.t_us[i] for i, sync in mine if not sync and op[i] != OP_FLUSH], dtype=np.int64)
         jobs.append(IologJob(f"{group}-{n}", path, len(mine), planned - START_US, 1, dsync))
     return jobs
 
 
 def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, *, remap: Remap = "modulo",
-                 idle_cap_us: float | None = DEFAULT_IDLE_CAP_US) -> Iolog:
+                 idle_cap_us: float | None = DEFAULT_IDLE_CAP_US, write: bool = True) -> Iolog:
     """The trace as fio iologs v3 replaying onto `filename`, in `work_dir`: replay-N.iolog for
     lane N of the plain job, fua-N.iolog for those of the FUA writes (see the module docstring).
-    A trace of flushes with no read or write is refused: fio replays no iolog of syncs alone."""
+    A trace of flushes with no read or write is refused: fio replays no iolog of syncs alone.
+    `write=False`: the iologs as they would be, no file written (`ssdlab plan --fio`)."""
     c = c.in_time_order()
     rw = (c.op == OP_READ) | (c.op == OP_WRITE)
     flushes, trims = int((c.op == OP_FLUSH).sum()), int((c.op == OP_TRIM).sum())
@@ -252,10 +260,11 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     plain = (c.op != OP_TRIM) & ~fua
     if not (plain & rw).any():  # its flushes alone: an fdatasync is the same on the O_DSYNC file descriptor
         fua, plain = fua | plain, np.zeros_like(plain)
-    work_dir.mkdir(parents=True, exist_ok=True)
-    clear_for_writer(*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog"))
-    plain_jobs = _jobs("replay", work_dir, name, lines, plain, dsync=False) if plain.any() else []
-    fua_jobs = _jobs("fua", work_dir, name, lines, fua, dsync=True) if fua.any() else []
+    if write:
+        work_dir.mkdir(parents=True, exist_ok=True)
+        clear_for_writer(*work_dir.glob("replay*.iolog"), *work_dir.glob("fua*.iolog"))
+    plain_jobs = _jobs("replay", work_dir, name, lines, plain, dsync=False, write=write) if plain.any() else []
+    fua_jobs = _jobs("fua", work_dir, name, lines, fua, dsync=True, write=write) if fua.any() else []
     return Iolog((*plain_jobs, *fua_jobs), max(len(plain_jobs), len(fua_jobs)), trims, fua_writes,
                  int(lines.preflush.sum()), flushes, span_ns - int(capped[-1]))
 
@@ -272,15 +281,34 @@ class FioReplay:
     lag_p99_us: float
 
 
-def fio_command(fio: str, iolog: Iolog, target_file: str, log_prefix: Path, ioengines: Sequence[str]) -> list[str]:
+def fio_command(fio: str, iolog: Iolog, target_file: str, work_dir: Path, ioengines: Sequence[str]) -> list[str]:
     """One fio run of every job of `iolog` (each with its engine), started together; as threads,
-    since a replay may run a few hundred lanes."""
-    command = [fio, "--output-format=json", "--thread"]
+    since a replay may run a few hundred lanes. fio writes its json+ output (the format of an
+    ordinary workload's, engines/fio.py) and its latency logs in `work_dir`."""
+    log_prefix = work_dir / "replay"
+    command = [fio, "--output-format=json+", f"--output={work_dir / OUTPUT_FILE}", "--thread"]
     for job, engine in zip(iolog.jobs, ioengines, strict=True):
         command += [f"--name={job.name}", f"--read_iolog={job.path}", f"--replay_redirect={target_file}",
                     f"--ioengine={engine}", "--direct=1", f"--iodepth={job.iodepth}",
                     f"--write_lat_log={log_prefix}", "--log_avg_msec=0", *(["--sync=dsync"] if job.dsync else [])]
     return command
+
+
+def replay_engines(iolog: Iolog, ioengine_for: Callable[[int], str]) -> tuple[str, ...]:
+    """The engine of each job, by its depth (see replay_with_fio)."""
+    by_depth = {depth: ioengine_for(depth) for depth in dict.fromkeys(job.iodepth for job in iolog.jobs)}
+    return tuple(by_depth[job.iodepth] for job in iolog.jobs)
+
+
+def command_text(command: Sequence[str]) -> str:
+    """A command as a shell line, one fio job to a line (`\\` continues it): what COMMAND_FILE
+    holds and `ssdlab plan --fio` prints."""
+    lines: list[list[str]] = [[]]
+    for arg in command:
+        if arg.startswith("--name="):
+            lines.append([])
+        lines[-1].append(arg)
+    return " \\\n  ".join(shlex.join(line) for line in lines) + "\n"
 
 
 def lat_times_ns(rows: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -339,13 +367,18 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
         raise EngineError("fio is not installed; apt-get install fio")
     iolog = write_iologs(c, work_dir, str(target_file), span_bytes, remap=remap, idle_cap_us=idle_cap_us)
     lat_logs = tuple(work_dir / LAT_LOG.format(job=n) for n in range(1, len(iolog.jobs) + 1))
-    # fio's latency logs of an earlier try, or links planted there (fio writes through them)
-    clear_for_writer(*work_dir.glob("replay_*.log"))
-    by_depth = {depth: ioengine_for(depth) for depth in dict.fromkeys(job.iodepth for job in iolog.jobs)}
-    engines = tuple(by_depth[job.iodepth] for job in iolog.jobs)
-    done = subprocess.run(fio_command(binary, iolog, str(target_file), work_dir / "replay", engines),
-                          capture_output=True, text=True, timeout=timeout_s, check=False)
-    said = fio_messages(done.stdout, done.stderr)
+    output, stderr_file = work_dir / OUTPUT_FILE, work_dir / STDERR_FILE
+    # fio's logs and output of an earlier try, or links planted there (fio writes through them)
+    clear_for_writer(*work_dir.glob("replay_*.log"), output, stderr_file)
+    engines = replay_engines(iolog, ioengine_for)
+    command = fio_command(binary, iolog, str(target_file), work_dir, engines)
+    atomic_write_text(work_dir / COMMAND_FILE, command_text(command))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+    if done.stderr:
+        atomic_write_text(stderr_file, done.stderr)
+    text = output.read_text(errors="replace") if output.is_file() else ""
+    # fio writes its messages to the output file, before the JSON, as well as to stderr
+    said = list(dict.fromkeys([*fio_messages(text, done.stderr), *fio_messages(done.stdout, "")]))
     if done.returncode != 0:
         errors = [line for line in said if "err=" in line or "error" in line.lower()] or said
         raise EngineError(f"fio replay failed (exit status {done.returncode}): "
@@ -353,7 +386,7 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     refused = [line for line in said if "iolog" in line]
     if refused:  # fio skips an iolog line it cannot read, and says so only here: never a silent partial replay
         raise EngineError(f"fio skipped lines of the replay's iolog: {refused[0]}")
-    result = json.loads(done.stdout[done.stdout.index("{"):])
+    result = load_json_plus(text)
     issued_us = issued_from_lat_log(*lat_logs)
     pct, p50, p99 = drift(iolog.planned_us, issued_us)
     return FioReplay(iolog, result, lat_logs, engines, issued_us, pct, p50, p99)

@@ -149,15 +149,11 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
 
     The path is the one fio's jobs use (`fio_filename`, a property on every target: a block
     device, an assembled RAID-0); typed as a Target so mypy checks what is asked of it."""
-    from ssdlab.targets.file import FileTarget
-    from ssdlab.trace.fio_replay import replay_with_fio
+    from ssdlab.trace.fio_replay import COMMAND_FILE, OUTPUT_FILE, replay_with_fio
 
     chunk, prov = load_step_trace(step)
     target.prepare()
-    if isinstance(target, FileTarget):
-        path, span = target.path, target.size_bytes
-    else:
-        path, span = Path(target.fio_filename), target.info().capacity_bytes
+    path, span = replay_file(target)
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
     r = replay_with_fio(chunk, path, span, ctx.make_raw_dir(), remap=step.remap, idle_cap_us=step.idle_cap_us,
                         ioengine_for=ioengine_for)
@@ -172,8 +168,48 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
                   fio_iodepth=r.iolog.max_outstanding, fio_lanes=len(r.iolog.jobs),
                   fio_fua_writes=r.iolog.fua_writes, fio_preflushes=r.iolog.preflushes, fio_flushes=r.iolog.flushes,
                   fio_jobs=[{"name": job.name, "ios": job.ios, "iodepth": job.iodepth, "ioengine": engine,
-                             "dsync": job.dsync} for job, engine in zip(r.iolog.jobs, r.ioengines, strict=True)])
+                             "dsync": job.dsync} for job, engine in zip(r.iolog.jobs, r.ioengines, strict=True)],
+                  fio_command_file=ctx.relative(ctx.raw_dir / COMMAND_FILE),
+                  fio_output_file=ctx.relative(ctx.raw_dir / OUTPUT_FILE))
     return detail
+
+
+def replay_file(target: Target) -> tuple[Path, int]:
+    """The path fio's jobs replay onto (`fio_filename`, a property on every target: a block
+    device, an assembled RAID-0) and the span the trace is remapped into."""
+    from ssdlab.targets.file import FileTarget
+
+    if isinstance(target, FileTarget):
+        return target.path, target.size_bytes
+    return Path(target.fio_filename), target.info().capacity_bytes
+
+
+def fio_replay_plan(target: Target, step: ReplayTrace, raw_dir: Path, ioengine_for: Callable[[int], str],
+                    fio: str = "fio") -> str:
+    """What `ssdlab plan --fio` prints for a replay on fio: the exact command the step will run,
+    its iologs as they will be written in `raw_dir` when the step starts (none is written
+    now), and where the command and fio's JSON are kept."""
+    import shutil
+
+    from ssdlab.trace.fio_replay import (
+        COMMAND_FILE,
+        OUTPUT_FILE,
+        command_text,
+        fio_command,
+        replay_engines,
+        write_iologs,
+    )
+
+    chunk, _ = load_step_trace(step)
+    path, span = replay_file(target)
+    iolog = write_iologs(chunk, raw_dir, str(path), span, remap=step.remap, idle_cap_us=step.idle_cap_us, write=False)
+    engines = replay_engines(iolog, ioengine_for)
+    lanes = ", ".join(f"{group} {n}" for group, n in (("plain", sum(not j.dsync for j in iolog.jobs)),
+                                                     ("FUA (O_DSYNC)", sum(j.dsync for j in iolog.jobs))) if n)
+    command = fio_command(shutil.which(fio) or fio, iolog, str(path), raw_dir, engines)
+    return (f"# fio replays the trace from iologs v3 that ssdlab writes in {raw_dir} when the step starts\n"
+            f"# (one job per lane at iodepth 1; lanes: {lanes}); {COMMAND_FILE} (this command) and {OUTPUT_FILE}\n"
+            f"# (fio's json+ output) are kept beside them\n{command_text(command)}")
 
 
 def executed_from_lat_log(*paths: Path) -> tuple[TraceChunk, npt.NDArray[np.int64], npt.NDArray[np.int64]]:

@@ -20,6 +20,7 @@ READ_PATTERNS = frozenset({"read", "randread"})
 WRITE_PATTERNS = frozenset({"write", "randwrite"})
 MIXED_PATTERNS = frozenset({"randrw", "rw"})
 SEQUENTIAL_PATTERNS = frozenset({"read", "write", "rw"})
+RANDOM_PATTERNS = frozenset({"randread", "randwrite", "randrw"})
 
 
 class Workload(BaseModel):

@@ -49,6 +49,7 @@ def test_random_write_snapshot() -> None:
         "bs=4096",
         "iodepth=32",
         "numjobs=1",
+        "norandommap=1",
         "offset=0",
         "size=1g",
         "time_based=1",
@@ -229,3 +230,29 @@ def test_plan_prints_the_fio_jobs(cli: Callable[..., Any], tmp_path: Path) -> No
     assert f"filename={tmp_path}/plan.dat" in result.stdout
     assert "lat_percentiles=1" in result.stdout
     assert not (tmp_path / "plan.dat").exists()
+
+
+@pytest.mark.parametrize("pattern", ["read", "write", "randread", "randwrite", "randrw", "rw"])
+def test_random_offsets_are_independent_draws_and_sequential_ones_are_not_touched(pattern: str) -> None:
+    """QA: no random job set norandommap, so fio's random map wrote every block once per pass (a
+    permutation, not the independent uniform draws of Iometer and the simulator) and kept a bit per
+    block in memory."""
+    text = ENGINE.job_text(file_target(), workload(name="w", pattern=pattern, iodepth=4, runtime_s=1))
+    assert options(text).get("norandommap") == ("1" if pattern.startswith("rand") else None)
+
+
+@pytest.mark.fio
+def test_a_random_pass_of_the_job_file_repeats_blocks_as_independent_draws_do() -> None:
+    """The job file ssdlab writes, run by the real fio for one pass of a 256-block file: independent
+    draws touch about 1 - 1/e of the blocks (162 of 256), fio's random map all 256."""
+    import subprocess
+
+    target = file_target("pass.dat", MIB)
+    Path("pass.dat").write_bytes(bytes(MIB))
+    w = workload(name="pass", pattern="randwrite", iodepth=1, runtime_s=None, size_bytes=MIB, seed=3)
+    job = Path("pass.fio")
+    job.write_text(ENGINE.job_text(target, w).replace("[pass]", "[pass]\nwrite_iolog=pass.iolog"))
+    subprocess.run(["fio", "--output=/dev/null", str(job)], check=True, capture_output=True)
+    offsets = [line.split()[-2] for line in Path("pass.iolog").read_text().splitlines() if " write " in line]
+    assert len(offsets) == 256
+    assert 120 <= len(set(offsets)) <= 200

@@ -44,7 +44,7 @@ from ssdlab.targets.file import FileTarget
 from ssdlab.targets.sysinfo import block_facts
 from ssdlab.telemetry.sampler import telemetry_sampler, with_telemetry
 from ssdlab.units import fio_size
-from ssdlab.workload import MIXED_PATTERNS, Workload
+from ssdlab.workload import MIXED_PATTERNS, RANDOM_PATTERNS, Workload
 
 # sync=dsync (O_DSYNC) arrived in fio 3.24 (axboe/fio PR #1080, Sept 2020); json+ total-latency
 # bins with lat_percentiles=1 and the io_uring engine are older than that.
@@ -191,6 +191,11 @@ def _io_lines(w: Workload, ioengine: str, file_target: bool, fio_version: tuple[
                         "the next power of two")
     if w.pattern in MIXED_PATTERNS:
         lines.append(f"rwmixread={w.read_pct}")
+    if w.pattern in RANDOM_PATTERNS:
+        # Each offset an independent uniform draw, as Iometer's and the simulator's are: fio's
+        # default random map writes every block once per pass (another workload, with another
+        # write amplification) and takes a bit per block (1 GB for 512 B blocks on 4 TB).
+        lines.append("norandommap=1")
     if w.sync == "dsync":
         lines.append("sync=dsync")
     elif w.sync == "fsync":

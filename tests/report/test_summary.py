@@ -298,6 +298,16 @@ def test_a_wsat_run_is_summed_up_as_what_it_measured() -> None:
     assert held.text.endswith("; no cliff to place: the window holds 90 % of the fresh level"), held.text
 
 
+def test_a_wsat_cliff_its_verdict_did_not_judge_is_not_placed() -> None:
+    """QA: an unsteady WSAT said "the cliff came after 14.90 GB of host writes" beside its own verdict
+    "Cliff not judged: no steady state": half-way to a level the drive had not settled at is no cliff."""
+    run = wsat(mean=17_103.0, fresh=101_022.0, stddev=699.0, cliff_gb=14.9)
+    unjudged = verdict("cliff", "inconclusive", "Cliff not judged: no steady state")
+    run = run.model_copy(update={"verdicts": (*run.verdicts, unjudged)})
+    text = findings(run)["consistency"].text
+    assert "the cliff came" not in text and text.endswith("; cliff not judged: no steady state"), text
+
+
 def test_a_consistency_run_is_summed_up_as_its_own_torture() -> None:
     """Its rule names its own torture and window (a 200 s window is not 'the last 400 s by default'),
     never WSAT's."""

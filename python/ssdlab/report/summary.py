@@ -229,7 +229,12 @@ def consistency(views: Sequence[MethodView]) -> Finding:
 
 
 def cliff_words(view: MethodView) -> str:
-    """Where WSAT's fall came, in host GB written; that there is none to place when it held."""
+    """Where WSAT's fall came, in host GB written; that there is none to place when it held; nothing
+    when its cliff verdict judged none (QA: "the cliff came after 14.90 GB" sat beside "Cliff not
+    judged: no steady state", the GB being half-way to a level the drive had not settled at)."""
+    cliff = view.verdict("cliff")
+    if cliff is not None and cliff.outcome == "inconclusive":
+        return f"; {cliff.summary[0].lower()}{cliff.summary[1:]}"
     if view.number("cliff_gb_written") is not None:
         return f"; the cliff came after {fig(view, 'cliff_gb_written')} of host writes"
     share = view.number("window_fresh_pct")

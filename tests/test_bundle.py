@@ -68,7 +68,7 @@ def test_a_version_1_bundle_loads_renamed_and_reports(tmp_path: Path) -> None:
     from ssdlab.report import render_report
 
     html = render_report(bundle.path).html.read_text()
-    assert "Mean IOPS, last 400 s" in html and "15,000" in html
+    assert "Mean IOPS, analysed window" in html and "15,000" in html
 
 
 def test_a_version_2_bundle_records_every_test_as_self_prepared(tmp_path: Path) -> None:

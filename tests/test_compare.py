@@ -404,7 +404,7 @@ def test_no_internal_metric_names_in_compare_tables(unlike: dict[str, Path]) -> 
     text = console.export_text()
     names = {r.name for t in c.tests for r in t.rows if "_" in r.name}
     assert names and not [n for n in names if n in text]
-    assert "Mean IOPS, last 2 s" in text and "IOPS (IOPS)" not in text
+    assert "Mean IOPS, analysed window" in text and "IOPS (IOPS)" not in text
 
 
 @pytest.mark.parametrize(("speed", "width", "shown"), [

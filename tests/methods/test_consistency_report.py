@@ -138,7 +138,7 @@ def test_sections_are_registered_and_built(bundle: Bundle) -> None:
                     "consistency-variants", "consistency-variants-window", "consistency-variants-bars"]
     assert "variants" not in " ".join(f.key for f in sections["consistency-op25"].figures)
     steady = dict((row[0], row[1]) for row in default.tables[0].rows)
-    assert steady["Mean IOPS, last 400 s"] == "15,000" and steady["Span as % of capacity"] == "100.0"
+    assert steady["Mean IOPS, analysed window"] == "15,000" and steady["Span as % of capacity"] == "100.0"
     assert default.tables[0].title == "Steady state (last 400 s)"  # the fake settles by the PTS rule
     assert [(v.key, v.outcome) for v in default.verdicts] == [("steady_state", "yes"), ("cliff", "yes")]
     assert "last 400 s" in default.caption and "full span" in sections["consistency"].caption

@@ -285,13 +285,14 @@ def test_a_wsat_run_is_summed_up_as_what_it_measured() -> None:
     """QA: a WSAT run's figures came under the default consistency run's title and rule ("Consistency",
     "of the default consistency run", the torture "on the just-filled drive"); WSAT starts from the
     purged drive, has its own window and places its cliff in host GB written."""
-    got = findings(wsat(mean=17_103.0, fresh=101_022.0, stddev=699.0, cliff_gb=61.53, steady_window_s=300.0))
+    run = wsat(mean=17_103.0, fresh=101_022.0, stddev=699.0, cliff_gb=61.53, steady_window_s=300.0)
+    got = findings(run.model_copy(update={"metrics": {**run.metrics, "window_s": 300.0}}))
     steadiness, fall = got["consistency"], got["fresh_vs_steady"]
     assert steadiness.title == "Write saturation (WSAT)" and steadiness.section == "wsat"
     assert steadiness.text.endswith("; the cliff came after 61.53 GB of host writes"), steadiness.text
     for finding in (steadiness, fall):
         assert "WSAT (write saturation) run's 4 KiB QD32 random write from the purged drive" in finding.rule
-        assert "its steady_window_s, the last 300 s" in finding.rule, finding.rule
+        assert "(here the last 300 s)" in finding.rule, finding.rule
         assert "consistency run" not in finding.rule and "just-filled" not in finding.rule, finding.rule
     assert "cliff = host GB written when a 10-second running mean" in steadiness.rule
     held = findings(wsat(mean=90_000.0, fresh=100_000.0, stddev=900.0, cliff_gb=None))["consistency"]
@@ -312,9 +313,23 @@ def test_a_consistency_run_is_summed_up_as_its_own_torture() -> None:
     """Its rule names its own torture and window (a 200 s window is not 'the last 400 s by default'),
     never WSAT's."""
     run = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
-    run = run.model_copy(update={"params": {**run.params, "steady_window_s": 200.0, "iodepth": 8}})
+    run = run.model_copy(update={"params": {**run.params, "steady_window_s": 200.0, "iodepth": 8},
+                                 "metrics": {**run.metrics, "window_s": 200.0}})
     got = findings(run)
     for finding in (got["consistency"], got["fresh_vs_steady"]):
         assert "the default consistency run's 4 KiB QD8 random write on the just-filled drive" in finding.rule
-        assert "its steady_window_s, the last 200 s" in finding.rule and "WSAT" not in finding.rule, finding.rule
+        assert "(here the last 200 s)" in finding.rule and "WSAT" not in finding.rule, finding.rule
     assert got["consistency"].title == "Consistency"
+
+
+def test_the_rule_names_the_window_the_figures_cover() -> None:
+    """QA: rounds of 20.5 s make a 100 s steady_window_s 99.5 s of periods; the text said "the last
+    99.5 s" and its rule "(its steady_window_s, the last 100 s)", two windows for one."""
+    run = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0)
+    run = run.model_copy(update={"params": {**run.params, "steady_window_s": 100.0, "round_s": 20.5},
+                                 "metrics": {**run.metrics, "window_s": 99.5}})
+    got = findings(run)
+    for finding in (got["consistency"], got["fresh_vs_steady"]):
+        assert "the last 99.5 s" in finding.text, finding.text
+        assert "(here the last 99.5 s)" in finding.rule, finding.rule
+        assert "100 s" not in finding.rule and "100 s" not in finding.text, finding

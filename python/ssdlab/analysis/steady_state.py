@@ -245,6 +245,21 @@ def first_round_after(written_per_round: Sequence[float], after_bytes: float) ->
     return len(written_per_round)
 
 
+def first_round_from(guard_s: float, round_s: float) -> int:
+    """Index of the first round of `round_s` that begins once `guard_s` have passed: the first a
+    window may start at when the guard (first_round_after's bytes) was written by then. Rounds
+    are cut where their periods end, so the rounds before a boundary at or after `guard_s` hold
+    the period that ends there (a rounding off it is at it)."""
+    return max(0, math.ceil(guard_s / round_s - WHOLE_REL_TOL * max(1.0, guard_s / round_s)))
+
+
+def least_judged_s(guard_s: float, round_s: float, window_rounds: int = PTS_WINDOW_ROUNDS) -> float:
+    """The shortest run whose rounds of `round_s` hold a window of `window_rounds` beginning at or
+    after `guard_s` (pts_steady_state's first_start, from first_round_from): every round up to
+    that window's end, whole (round_cuts drops a partial one)."""
+    return (first_round_from(guard_s, round_s) + window_rounds) * round_s
+
+
 def verdict_metrics(verdict: SteadyVerdict, prefix: str = "ss") -> dict[str, float | int | bool | None]:
     """Flat metrics of a verdict for run.json (round numbers 1-based, as the PTS counts)."""
     stats = verdict.stats

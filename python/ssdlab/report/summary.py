@@ -136,9 +136,10 @@ def torture_words(view: MethodView) -> str:
 
 
 def own_window(view: MethodView) -> str:
-    """The run's own analysed window, as its rule says it: 'its steady_window_s, the last 400 s'."""
-    window = getattr(view.params, "steady_window_s", None)
-    return f"its steady_window_s, the last {window:g} s" if isinstance(window, float) else "its last window"
+    """The run's own analysed window, as its rule says it: 'here the last 399.5 s', the seconds the
+    figures cover as window_words names them (QA: the rule said "its steady_window_s, the last
+    100 s" beside a text of "the last 99.5 s", the periods that make up 100 s in rounds of 20.5 s)."""
+    return f"here {window_words(view)}" if view.number("window_s") else "its last window"
 
 
 FRESH_VS_STEADY_RULE = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: "

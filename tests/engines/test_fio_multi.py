@@ -25,6 +25,7 @@ from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
 from ssdlab.engines.fio_multi import (
     NO_RESULT,
+    PROBE_GONE,
     HostFio,
     MultiHostFioEngine,
     client_argv,
@@ -742,3 +743,70 @@ def test_the_runs_files_are_deleted_when_it_fails_or_is_stopped_and_a_resume_kee
                                                       "kept in "), stderr
     assert list(work.iterdir()) == []
     assert json.loads((bundle / "run.json").read_text())["target"]["extra"]["remote_run_id"] == run_id
+
+
+# The probe's write job on host 0 keeps its file (unlink=0), and every host's lasts 2 s (a
+# second block after thinktime), so a stop lands while the probes run, their files there.
+SLOW_PROBE = """
+import sys
+import ssdlab.engines.fio_multi as fio_multi
+from ssdlab.entry import main
+before = fio_multi.file_probe_job
+def slow(remote_file, writes, run_file=None):
+    keep = "unlink=0" if remote_file.endswith("-probe-h0") else "unlink=1"
+    return before(remote_file, writes, run_file).replace(
+        "direct=1\\nunlink=1\\n", f"direct=1\\n{keep}\\nsize=8k\\nthinktime=2s\\n", 1)
+fio_multi.file_probe_job = slow
+sys.argv = ["ssdlab", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.fio
+def test_ctrl_c_during_the_start_up_probe_leaves_no_probe_file_unsaid(
+        servers: list[tuple[str, int]], tmp_path: Path) -> None:
+    """Ctrl-C goes to the terminal's whole process group (QA: it killed the probe's fio clients
+    before their unlink=1, and a probe file stayed on every host, unsaid). The clients that write
+    on a host run in their own session: they end as they would have, then the run stops, and
+    names a probe file still there, with its host; any number of Ctrl-C."""
+    work, bundle = tmp_path / "work", tmp_path / "b"
+    work.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = [sys.executable, "-c", SLOW_PROBE, "run", f"file:{work / 'x.img'}?size=16m", *WRITE_PASS,
+            *_hosts(servers), "-o", str(bundle)]
+    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        probes = lambda: sorted(work.glob("x.img.ssdlab-*-probe-h*"))  # noqa: E731
+        assert wait_until(lambda: len(probes()) == 2, 20), "the probes did not start"
+        h0, h1 = probes()
+        for _ in range(3):  # the user presses Ctrl-C again while it stops
+            os.killpg(proc.pid, signal.SIGINT)
+            time.sleep(0.2)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert not h1.exists() and list(work.iterdir()) == [h0], stderr  # h0: the one its job kept, named below
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == (
+        f"stopped: interrupted by the user; the start-up probe could not delete its file {h0} on "
+        f"127.0.0.1:{servers[0][1]} (still there after fio deleted it): delete it there by hand"), stderr
+    assert not bundle.exists()
+
+
+def test_a_probe_file_that_may_be_left_is_named_with_its_host() -> None:
+    """From the probe's own check (PROBE_GONE): there (it read it), gone or never made (an error
+    opening it), or not asked (its server said nothing: named, with why)."""
+    engine = MultiHostFioEngine(hosts=(("box", 8765),))
+
+    def said(error: int | None) -> str:
+        stats = [] if error is None else [{"jobname": PROBE_GONE, "error": error}]
+        return json.dumps({"fio version": "fio-3.33", "client_stats": stats})
+
+    assert engine._probe_left(0, said(0), "/d/p") == "/d/p on box:8765 (still there after fio deleted it)"
+    assert engine._probe_left(0, said(2), "/d/p") is None and engine._probe_left(0, said(13), "/d/p") is None
+    assert engine._probe_left(0, "<box> fio: /d is not a directory\n" + said(None), "/d/p") is None
+    lost = engine._probe_left(0, "client: host=box disconnected\n" + said(None), "/d/p")
+    assert lost == "/d/p on box:8765 (its fio server did not say whether it is gone: its fio server disconnected " \
+        "during the workload)"

@@ -27,6 +27,9 @@ a whole path, fio creates missing directories (mode 0700) on the host, while a `
 is not one makes it drop the job. Before the run, a probe job per host writes 4 KiB to a fresh
 file of its own and deletes it: the directory exists there and takes new files with direct I/O
 (`plan` asks the same without writing, as FILE_ABSENT does). The probes of all hosts run at once.
+The fio clients that write on a host (the probe, FILE_MAKE, remove_files) run in a session of
+their own: a Ctrl-C, which goes to the terminal's whole process group, lets them end as they
+would, then stops the run (_client_runs); a probe file still there is named (PROBE_GONE).
 
 A host that fails during a workload (its server killed, unreachable when the workload starts, its
 job in error) fails the workload naming it: fio's client says which in its --output file
@@ -45,7 +48,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,7 +68,7 @@ from ssdlab.engines.fio_parse import (
     ran_until,
     series_from_logs,
 )
-from ssdlab.errors import EngineError, SafetyError, TargetError, UsageError
+from ssdlab.errors import EngineError, Interrupted, SafetyError, SsdlabError, TargetError, UsageError, stop_reason
 from ssdlab.measurement import Measurement, Series
 from ssdlab.steps import Idle, Purge, Step, StepResult
 from ssdlab.targets.base import Target
@@ -82,6 +85,9 @@ PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=
 PROBE_FORMAT = "--output-format=normal,json"  # normal: the server's probe reply, which names its fio
 # A host's file: writes 4 KiB to a new file in its directory with direct I/O, then deletes it.
 FILE_PROBE = "ssdlab-file"
+# After it, in the same client run: whether that file is gone (as FILE_ABSENT), so a probe file
+# that stayed on a host is named, not left there unsaid.
+PROBE_GONE = "ssdlab-probe-gone"
 # Whether a file is there, changing nothing: fio opens it when the job starts (create_on_open)
 # and may not create it, so it fails with ENOENT only when there is none. Without create_on_open
 # fio would "lay out" a file shorter than size= first, and unlink it to do so (fio 3.33
@@ -159,12 +165,17 @@ def file_probe_job(remote_file: str, writes: bool, run_file: str | None = None) 
     that (fresh) file: writing 4 KiB with direct I/O and deleting it; or, when it may not write
     (plan), asking whether that file is there, which changes nothing (absent_job: fio gets as far
     as opening it only in a directory that is there). `run_file`: then asks whether that file is
-    there too, in the same client run (a server takes a new client's job up to a second late)."""
+    there too, in the same client run (a server takes a new client's job up to a second late).
+    A writing probe then asks whether its file is gone (PROBE_GONE)."""
     if not writes:
         return absent_job(remote_file, FILE_PROBE)
     io = ["rw=write", "bs=4k", "size=4k", "direct=1", "unlink=1"]
     job = "\n".join([f"[{FILE_PROBE}]", *file_lines(remote_file), *io]) + "\n"
-    return job if run_file is None else f"{job}\n{absent_job(run_file)}stonewall\n"
+    gone = absent_job(remote_file, PROBE_GONE)
+    if run_file is None:
+        return f"{job}\n{gone}stonewall\n"
+    # Both after the write job (the first one's stonewall), at once: a group each cost 0.3 s more.
+    return f"{job}\n{absent_job(run_file)}stonewall\n\n{gone}"
 
 
 def absent_job(remote_file: str, name: str = FILE_ABSENT) -> str:
@@ -358,6 +369,37 @@ def sum_series(parts: Sequence[Series], ends_s: Sequence[float | None] = ()) -> 
     return add_series(parts, ends_s)
 
 
+def outlast_stops(runs: Sequence[Future[str]]) -> KeyboardInterrupt | None:
+    """Wait for every client run, whatever stop signals come while they run (each raised here
+    as a KeyboardInterrupt: a run measuring takes every Ctrl-C, errors.stoppable); the first."""
+    stop: KeyboardInterrupt | None = None
+    while True:
+        try:
+            wait(runs)
+            return stop
+        except KeyboardInterrupt as error:
+            stop = stop or error
+
+
+def said_or_raise(run: Future[str], stop: KeyboardInterrupt | None) -> str:
+    """A client run's output; its error as a line of output when a stop is to be raised anyway."""
+    error = run.exception()
+    if error is None:
+        return run.result()
+    if stop is None or not isinstance(error, SsdlabError):
+        raise error
+    return f"fio: {error}"
+
+
+def probe_left_words(left: Sequence[str]) -> str:
+    """"; " and the start-up probe's files that may still be on the hosts, or ""."""
+    if not left:
+        return ""
+    files = "file" if len(left) == 1 else "files"
+    return (f"; the start-up probe could not delete its {files} {'; '.join(left)}: delete "
+            f"{'it' if len(left) == 1 else 'them'} there by hand")
+
+
 @dataclass
 class MultiHostFioEngine(FioEngine):
     hosts: tuple[tuple[str, int], ...] = ()
@@ -415,14 +457,43 @@ class MultiHostFioEngine(FioEngine):
             (i, file_probe_job(target.host_file_name(f"{self.run_id}-probe", i), writes,
                                target.host_file_name(self.run_id, i) if fresh else None), "--output-format=json")
             for i in range(count)]
-        said = self._client_probes([*versions, *files])
-        if versions:
-            self._host_fio = tuple(host_fio(a, out) for a, out in zip(self.addresses, said[:count], strict=True))
-        if target is not None:
-            for index, output in enumerate(said[len(versions):]):
-                self._check_file_probe(*self.hosts[index], output, target.directory, writes)
-                if fresh:
-                    self._check_absent(index, output, target.host_file_name(self.run_id, index))
+        # The probe writes (writes=True): its clients finish whatever stop comes (_client_runs).
+        said, stop = self._client_runs([*versions, *files], writes=target is not None and writes)
+        probes = said[len(versions):]
+        left = [] if target is None or not writes else [
+            self._probe_left(index, output, target.host_file_name(f"{self.run_id}-probe", index))
+            for index, output in enumerate(probes)]
+        left_words = probe_left_words([name for name in left if name is not None])
+        if stop is not None:
+            raise Interrupted(stop_reason(stop) + left_words) from None
+        try:
+            if versions:
+                self._host_fio = tuple(host_fio(a, out) for a, out in zip(self.addresses, said[:count], strict=True))
+            if target is not None:
+                for index, output in enumerate(probes):
+                    self._check_file_probe(*self.hosts[index], output, target.directory, writes)
+                    if fresh:
+                        self._check_absent(index, output, target.host_file_name(self.run_id, index))
+        except SsdlabError as err:
+            if left_words:  # said with why the run was refused, never instead of it
+                raise type(err)(f"{err}{left_words}") from None
+            raise
+        if left_words:
+            raise EngineError(left_words.removeprefix("; "))
+
+    def _probe_left(self, index: int, output: str, name: str) -> str | None:
+        """The start-up probe's file on host `index` when it may still be there (PROBE_GONE), and
+        why; None when it is gone or was never made (its directory is missing there)."""
+        error = job_error(output, PROBE_GONE)
+        if error == 0:
+            return f"{name} on {self.addresses[index]} (still there after fio deleted it)"
+        if error is not None:  # ENOENT: gone; another error: not even reachable, so never made
+            return None
+        problem = file_probe_problem(output, writes=True)
+        if problem is not None and problem.endswith("is not a directory"):
+            return None
+        why = client_said(*self.hosts[index], output) or first_error_line(output)
+        return f"{name} on {self.addresses[index]} (its fio server did not say whether it is gone: {why})"
 
     def _check_absent(self, index: int, output: str, name: str) -> None:
         """Refuse a new run whose file name is taken on a host: the run writes no file it did not make."""
@@ -452,31 +523,51 @@ class MultiHostFioEngine(FioEngine):
         return self._host_fio
 
     def _client_probes(self, probes: Sequence[tuple[int, str, str]], timeout_s: float | None = PROBE_TIMEOUT_S,
-                       tidying: bool = False) -> list[str]:
+                       writes: bool = False, tidying: bool = False) -> list[str]:
+        """What each host's fio printed for a small job (_client_runs); a stop that came while
+        they ran is raised once they have ended."""
+        said, stop = self._client_runs(probes, timeout_s, writes, tidying)
+        if stop is not None:
+            raise stop
+        return said
+
+    def _client_runs(self, probes: Sequence[tuple[int, str, str]], timeout_s: float | None = PROBE_TIMEOUT_S,
+                     writes: bool = False, tidying: bool = False) -> tuple[list[str], KeyboardInterrupt | None]:
         """What each host's fio printed (stdout and stderr) for a small job, given as (host
         index, job text, output format): all at once, as a client run each. A fio server takes up
         to a second to notice a new client (planning.HOST_WORKLOAD_OVERHEAD_S), so probing the
-        hosts in turn cost a second or more per host and probe before a run or plan. `tidying`:
-        the run is ending (remove_files): a host that does not answer is said, not raised."""
+        hosts in turn cost a second or more per host and probe before a run or plan.
+
+        `writes`: the jobs write on the hosts (the start-up probe, making the run's files,
+        deleting them). Their clients then run in a session of their own, so the terminal's
+        Ctrl-C does not kill them halfway (QA: a killed probe never reached its unlink=1 and left
+        its file on every host), and are waited for to their end through any number of stops;
+        the first stop is handed back with what they printed, for the caller to say what they
+        left and then stop. `tidying`: the run is ending (remove_files): a host that does not
+        answer is said, not raised."""
+        own = writes or tidying
         with tempfile.TemporaryDirectory(prefix="ssdlab-probe-") as tmp:
             jobs = []
             for n, (_, text, _) in enumerate(probes):
                 jobs.append(Path(tmp) / f"probe{n}.fio")
                 atomic_write_text(jobs[-1], text)
             with ThreadPoolExecutor(max_workers=max(1, len(probes))) as pool:
-                runs = [pool.submit(self._client_probe, *self.hosts[index], job, output_format, timeout_s, tidying)
+                runs = [pool.submit(self._client_probe, *self.hosts[index], job, output_format, timeout_s, tidying, own)
                         for (index, _, output_format), job in zip(probes, jobs, strict=True)]
-                return [run.result() for run in runs]
+                if not own:
+                    return [run.result() for run in runs], None
+                stop = outlast_stops(runs)
+                return [said_or_raise(run, stop) for run in runs], stop
 
     def _client_probe(self, host: str, port: int, job: Path, output_format: str,
-                      timeout_s: float | None = PROBE_TIMEOUT_S, tidying: bool = False) -> str:
-        """What a host's fio printed for a small job (its stdout and stderr). While tidying, the
-        client has its own session: a second Ctrl-C at the terminal, which the run holds while it
-        tidies up (errors.hold_later_stops), does not cut the deleting of the run's files short."""
+                      timeout_s: float | None = PROBE_TIMEOUT_S, tidying: bool = False, own_session: bool = False,
+                      ) -> str:
+        """What a host's fio printed for a small job (its stdout and stderr). `own_session`: a
+        Ctrl-C at the terminal does not reach the client (_client_runs)."""
         argv = [self.binary, f"--client={host},{port}", str(job), output_format]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
-                                  stdin=subprocess.DEVNULL, start_new_session=tidying)
+                                  stdin=subprocess.DEVNULL, start_new_session=own_session or tidying)
         except subprocess.TimeoutExpired:
             if tidying:
                 return f"fio: its fio server did not answer in {timeout_s:.0f} s"
@@ -493,8 +584,9 @@ class MultiHostFioEngine(FioEngine):
             return
         self._may_be_there = True  # from here on the run's end deletes them, even if making them fails
         names = [remote.host_file_name(self.run_id, i) for i in range(len(self.hosts))]
+        # It writes: a stop while it runs lets it finish, then stops the run, whose end deletes them.
         said = self._client_probes([(i, make_job(name, remote.size_bytes), "--output-format=json")
-                                    for i, name in enumerate(names)], timeout_s=None)
+                                    for i, name in enumerate(names)], timeout_s=None, writes=True)
         for index, (output, name) in enumerate(zip(said, names, strict=True)):
             failed = re.search(r"fio: posix_fallocate fails: (.+)", output)
             if failed:

@@ -191,6 +191,14 @@ def test_two_loopback_servers(servers: list[tuple[str, int]], tmp_path: Path) ->
     assert not (tmp_path / "scratch").exists()  # PATH itself is never made
 
 
+def _terminal_job() -> None:
+    """A process group of its own with Ctrl-C as a terminal's job has it: pytest may run with
+    SIGINT ignored (a background job of a non-interactive shell, as CI's may be), and a child keeps
+    that, so the CLI would never see the stop (and fio's client, with handlers of its own, would)."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _server_pids(tmp_path: Path) -> list[int]:
     """The loopback fio servers (the servers fixture's pid files)."""
     return [int((tmp_path / f"server{index}.pid").read_text()) for index in range(2)]
@@ -728,7 +736,7 @@ def test_the_runs_files_are_deleted_when_it_fails_or_is_stopped_and_a_resume_kee
     names = [work / f"x.img.ssdlab-{run_id}-h{i}" for i in range(2)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     argv = [sys.executable, "-m", "ssdlab", "run", "--resume", str(bundle), "--no-report", "--no-library"]
-    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, preexec_fn=_terminal_job, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         workload = str(bundle / "raw" / "linear" / "write-pass")
@@ -774,7 +782,7 @@ def test_ctrl_c_during_the_start_up_probe_leaves_no_probe_file_unsaid(
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     argv = [sys.executable, "-c", SLOW_PROBE, "run", f"file:{work / 'x.img'}?size=16m", *WRITE_PASS,
             *_hosts(servers), "-o", str(bundle)]
-    proc = subprocess.Popen(argv, env=env, start_new_session=True, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(argv, env=env, preexec_fn=_terminal_job, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         probes = lambda: sorted(work.glob("x.img.ssdlab-*-probe-h*"))  # noqa: E731

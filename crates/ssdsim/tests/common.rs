@@ -31,6 +31,15 @@ pub fn refusal(preset: &str, overrides: &[(&str, &str)]) -> String {
         .to_string()
 }
 
+/// The last `n` whole periods of a per-period series, as floats: the run's last period, cut
+/// short at its end, is left out.
+pub fn last_whole(series: &[u64], n: usize) -> Vec<f64> {
+    series[series.len() - n - 1..series.len() - 1]
+        .iter()
+        .map(|&x| x as f64)
+        .collect()
+}
+
 pub fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }

@@ -28,9 +28,7 @@ fn fresh_and_steady(extra: &[(&str, &str)]) -> (f64, f64) {
         &mut d,
         &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 30.0),
     );
-    let s = &r.series.write_ios;
-    let tail = &s[s.len() - 21..s.len() - 1];
-    let steady = tail.iter().sum::<u64>() as f64 / tail.len() as f64;
+    let steady = mean(&last_whole(&r.series.write_ios, 20));
     (fresh, steady)
 }
 

@@ -27,11 +27,7 @@ fn steady(preset: &str, span_frac: f64) -> (f64, f64) {
     let mut j = timed(Pattern::Randwrite, 4 * KIB, 32, span, 0.0, 45.0);
     j.seed = 4;
     let r = run(&mut d, &j);
-    let s = &r.series.write_ios;
-    let last: Vec<f64> = s[s.len() - 41..s.len() - 1]
-        .iter()
-        .map(|&x| x as f64)
-        .collect();
+    let last = last_whole(&r.series.write_ios, 40);
     (mean(&last), cv_pct(&last))
 }
 

@@ -29,12 +29,7 @@ fn steady(preset: &str, extra: &[(&str, &str)]) -> f64 {
     let mut j = timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 30.0);
     j.seed = 3;
     let r = run(&mut d, &j);
-    let s = &r.series.write_ios;
-    let tail: Vec<f64> = s[s.len() - 21..s.len() - 1]
-        .iter()
-        .map(|&x| x as f64)
-        .collect();
-    mean(&tail)
+    mean(&last_whole(&r.series.write_ios, 20))
 }
 
 /// `a / b - 1` in %.

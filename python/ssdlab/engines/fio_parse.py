@@ -205,7 +205,10 @@ def log_files(directory: Path, prefix: str) -> dict[str, list[Path]]:
     return found
 
 
-def read_log(path: Path) -> Iterable[tuple[int, float, str]]:
+LogRow = tuple[int, float, str]  # a log line: its stamp (ms), its value, its direction
+
+
+def read_log(path: Path) -> Iterable[LogRow]:
     """(time ms, value, direction) per line; lines fio cut short at a kill are skipped."""
     with path.open() as handle:
         for line in handle:
@@ -239,7 +242,10 @@ Step = tuple[float, float, float]
 Window = tuple[float, float, dict[str, float]]  # a log line's window: start, end, rate by direction
 
 
-def _samples(path: Path) -> list[tuple[int, dict[str, float]]]:
+Sample = tuple[int, dict[str, float]]  # a rate log's stamp (ms) and its rates by direction
+
+
+def _samples(path: Path) -> list[Sample]:
     """A bw or iops log's samples: (stamp ms, rate by direction). The lines of one sample (one per
     direction that moved) share its stamp, or are a tick of fio's ms clock apart."""
     samples: list[tuple[int, dict[str, float]]] = []
@@ -318,13 +324,13 @@ def _rate_steps(windows: Sequence[Window], ddir: str, scale: float = 1.0) -> lis
     return [(start, end, rates.get(ddir, 0.0) * scale) for start, end, rates in windows]
 
 
-def _lat_means(path: Path | None, ddir: str) -> list[Step]:
+def _lat_means(rows: Iterable[LogRow], ddir: str) -> list[Step]:
     """One direction's mean total latency (ns) over time from a lat log: each line's mean holds
     from that direction's line before (the first from the start); the last holds on (a log cut
     short at a kill)."""
     out: list[Step] = []
     previous = 0.0
-    for t_ms, value, direction in read_log(path) if path else ():
+    for t_ms, value, direction in rows:
         end = t_ms / 1000
         if direction == ddir and end > previous:
             out.append((previous, end, value))
@@ -334,11 +340,13 @@ def _lat_means(path: Path | None, ddir: str) -> list[Step]:
     return out
 
 
-def _job_series(logs: Mapping[str, Path], period_s: float, ticks_ms: Sequence[int] = ()) -> Series:
-    """One job's series, over its own iops log's windows. It ends where every one of its rate
-    logs still speaks (a log fio cut short leaves later periods unknown, not zero)."""
-    iops = _windows(_samples(logs["iops"]), period_s, ticks_ms) if "iops" in logs else []
-    bw = _windows(_samples(logs["bw"]), period_s, ticks_ms) if "bw" in logs else []
+def _job_series(logs: Mapping[str, list[Sample]], lat: Sequence[LogRow], period_s: float,
+                ticks_ms: Sequence[int] = ()) -> Series:
+    """One job's series, over its own iops log's windows (`logs`: its iops and bw logs' samples;
+    `lat`: its lat log's rows). It ends where every one of its rate logs still speaks (a log fio
+    cut short leaves later periods unknown, not zero)."""
+    iops = _windows(logs["iops"], period_s, ticks_ms) if "iops" in logs else []
+    bw = _windows(logs["bw"], period_s, ticks_ms) if "bw" in logs else []
     ends = [windows[-1][1] if windows else 0.0 for kind, windows in (("iops", iops), ("bw", bw)) if kind in logs]
     end = min(ends, default=0.0) + LOG_SLACK_MS / 1000
     periods = [p for p in _periods(iops, period_s) if p[1] <= end]
@@ -349,7 +357,7 @@ def _job_series(logs: Mapping[str, Path], period_s: float, ticks_ms: Sequence[in
         ios = _amounts(_rate_steps(iops, ddir), periods)
         columns[f"{ddir}_ios"] = tuple(ios)
         columns[f"{ddir}_bytes"] = tuple(_amounts(_rate_steps(bw, ddir, 1024.0), periods))
-        columns[f"{ddir}_lat_sum_ns"] = tuple(_lat_sums(ios, _lat_means(logs.get("lat"), ddir), periods))
+        columns[f"{ddir}_lat_sum_ns"] = tuple(_lat_sums(ios, _lat_means(lat, ddir), periods))
     return Series(period_s=period_s, start_s=0.0, t_s=tuple(e for _, e in periods), **columns)
 
 
@@ -425,11 +433,10 @@ def ran_until(series: Series, end_s: float | None) -> Series:
         name: (*getattr(series, name), getattr(series, name)[-1] * scale) for name in SERIES_COLUMNS}})
 
 
-def job_end_s(lat_log: Path | None) -> float | None:
-    """When a job ended, from its lat log (the last line is written at the job's end, for the
-    I/Os since the line before), None without one."""
-    stamps = [t_ms for t_ms, _, _ in read_log(lat_log)] if lat_log else []
-    return max(stamps) / 1000 if stamps else None
+def job_end_s(lat: Sequence[LogRow]) -> float | None:
+    """When a job ended, from its lat log's rows (the last line is written at the job's end, for
+    the I/Os since the line before), None without any."""
+    return max(t_ms for t_ms, _, _ in lat) / 1000 if lat else None
 
 
 def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
@@ -447,11 +454,14 @@ def series_from_logs(directory: Path, prefix: str, period_s: float) -> Series:
     for kind, paths in files.items():
         for path in paths:
             by_job.setdefault(int(path.name.rsplit(".", 2)[-2]), {})[kind] = path
-    ticks_ms = sorted({t_ms for kind in ("iops", "bw") for path in files.get(kind, [])
-                       for t_ms, _ in _samples(path)})
+    # Each log read once: the rate logs' stamps make the shared ticks, and their samples the series.
+    samples = {path: _samples(path) for kind in ("iops", "bw") for path in files.get(kind, [])}
+    ticks_ms = sorted({t_ms for rows in samples.values() for t_ms, _ in rows})
     numbers = [job for job in sorted(by_job) if "iops" in by_job[job]]
-    jobs = [_job_series(by_job[job], period_s, ticks_ms) for job in numbers]
-    ends = [job_end_s(by_job[job].get("lat")) for job in numbers]
+    lat = {job: list(read_log(by_job[job]["lat"])) if "lat" in by_job[job] else [] for job in numbers}
+    jobs = [_job_series({kind: samples[path] for kind, path in by_job[job].items() if kind in ("iops", "bw")},
+                        lat[job], period_s, ticks_ms) for job in numbers]
+    ends = [job_end_s(lat[job]) for job in numbers]
     return add_series(jobs, ends) if jobs else Series(period_s=period_s, start_s=0.0)
 
 

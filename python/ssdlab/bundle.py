@@ -613,10 +613,7 @@ class Bundle:
         current = self.path
         for part in rel.parts:
             current = current / part
-            try:
-                if not stat.S_ISDIR(current.lstat().st_mode):
-                    return False
-            except OSError:
+            if not stat.S_ISDIR(_lstat_mode(current)):  # 0 (nothing there) is no folder either
                 return False
         return True
 

@@ -193,3 +193,12 @@ class InternalError(SsdlabError):
     """A bug in ssdlab itself: the run is marked failed and the details are saved."""
 
     exit_code = 70
+
+
+def with_left(err: SsdlabError, left: str) -> SsdlabError:
+    """The error that stopped the run (or refused it), with what tidying up left after it ("; "
+    and the words: Runner._tidy, a --host probe's files), never instead of it."""
+    try:
+        return type(err)(f"{err}{left}")
+    except TypeError:  # an error made with more than its message: said as it is
+        return err

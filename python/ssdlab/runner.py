@@ -40,6 +40,7 @@ from ssdlab.errors import (
     stop_reason,
     stoppable,
     stops_held,
+    with_left,
 )
 from ssdlab.host import host_facts
 from ssdlab.library import Library, with_bundle_named
@@ -579,14 +580,6 @@ class Runner:
         if unsaved is not None:
             return f"{prefix}{kept}; once that is put right, resume with {command}{when} (the test may start over)"
         return f"{prefix}{kept}; resume with {command}{when}"
-
-
-def with_left(err: SsdlabError, left: str) -> SsdlabError:
-    """The error that stopped the run, with what tidying up left (Runner._tidy) after it."""
-    try:
-        return type(err)(f"{err}{left}")
-    except TypeError:  # an error made with more than its message: said as it is
-        return err
 
 
 def resume_blocker(cause: BaseException, analysing: bool) -> str | None:

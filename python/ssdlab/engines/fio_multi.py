@@ -68,7 +68,16 @@ from ssdlab.engines.fio_parse import (
     ran_until,
     series_from_logs,
 )
-from ssdlab.errors import EngineError, Interrupted, SafetyError, SsdlabError, TargetError, UsageError, stop_reason
+from ssdlab.errors import (
+    EngineError,
+    Interrupted,
+    SafetyError,
+    SsdlabError,
+    TargetError,
+    UsageError,
+    stop_reason,
+    with_left,
+)
 from ssdlab.measurement import Measurement, Series
 from ssdlab.steps import Idle, Purge, Step, StepResult
 from ssdlab.targets.base import Target
@@ -178,11 +187,15 @@ def file_probe_job(remote_file: str, writes: bool, run_file: str | None = None) 
     return f"{job}\n{absent_job(run_file)}stonewall\n\n{gone}"
 
 
+# Read 4 KiB of a file that must be there, buffered, changing nothing: fio then fails with ENOENT
+# when it is not (create_on_open: without it fio deletes a file shorter than the job even so).
+ABSENT_IO = ("rw=read", "bs=4k", "size=4k", "create_on_open=1", "allow_file_create=0", "invalidate=0")
+
+
 def absent_job(remote_file: str, name: str = FILE_ABSENT) -> str:
     """A job that fails with ENOENT when `remote_file` is not there, and otherwise reads 4 KiB of
     it (buffered), changing nothing: see FILE_ABSENT."""
-    io = ["rw=read", "bs=4k", "size=4k", "create_on_open=1", "allow_file_create=0", "invalidate=0"]
-    return "\n".join([f"[{name}]", *file_lines(remote_file), *io]) + "\n"
+    return "\n".join([f"[{name}]", *file_lines(remote_file), *ABSENT_IO]) + "\n"
 
 
 def make_job(remote_file: str, size_bytes: int) -> str:
@@ -193,8 +206,8 @@ def make_job(remote_file: str, size_bytes: int) -> str:
 
 def remove_job(remote_file: str) -> str:
     """Deletes `remote_file` on a host, then asks whether it is gone (FILE_ABSENT, after it)."""
-    remove = ["[global]", *file_lines(remote_file), "rw=read", "bs=4k", "size=4k", "create_on_open=1",
-              "allow_file_create=0", "invalidate=0", "", f"[{FILE_REMOVE}]", "create_only=1", "unlink=1", ""]
+    remove = ["[global]", *file_lines(remote_file), *ABSENT_IO, "", f"[{FILE_REMOVE}]", "create_only=1", "unlink=1",
+              ""]
     return "\n".join([*remove, f"[{FILE_ABSENT}]", "stonewall"]) + "\n"
 
 
@@ -453,16 +466,16 @@ class MultiHostFioEngine(FioEngine):
         count = len(self.hosts)
         versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
         fresh = target is not None and writes and not self.resumed  # a resumed run's file is its own
+        probe_names = [] if target is None else [target.host_file_name(f"{self.run_id}-probe", i) for i in range(count)]
         files = [] if target is None else [
-            (i, file_probe_job(target.host_file_name(f"{self.run_id}-probe", i), writes,
-                               target.host_file_name(self.run_id, i) if fresh else None), "--output-format=json")
+            (i, file_probe_job(probe_names[i], writes, target.host_file_name(self.run_id, i) if fresh else None),
+             "--output-format=json")
             for i in range(count)]
         # The probe writes (writes=True): its clients finish whatever stop comes (_client_runs).
         said, stop = self._client_runs([*versions, *files], writes=target is not None and writes)
         probes = said[len(versions):]
         left = [] if target is None or not writes else [
-            self._probe_left(index, output, target.host_file_name(f"{self.run_id}-probe", index))
-            for index, output in enumerate(probes)]
+            self._probe_left(index, output, probe_names[index]) for index, output in enumerate(probes)]
         left_words = probe_left_words([name for name in left if name is not None])
         if stop is not None:
             raise Interrupted(stop_reason(stop) + left_words) from None
@@ -476,7 +489,7 @@ class MultiHostFioEngine(FioEngine):
                         self._check_absent(index, output, target.host_file_name(self.run_id, index))
         except SsdlabError as err:
             if left_words:  # said with why the run was refused, never instead of it
-                raise type(err)(f"{err}{left_words}") from None
+                raise with_left(err, left_words) from None
             raise
         if left_words:
             raise EngineError(left_words.removeprefix("; "))
@@ -567,7 +580,7 @@ class MultiHostFioEngine(FioEngine):
         argv = [self.binary, f"--client={host},{port}", str(job), output_format]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
-                                  stdin=subprocess.DEVNULL, start_new_session=own_session or tidying)
+                                  stdin=subprocess.DEVNULL, start_new_session=own_session)
         except subprocess.TimeoutExpired:
             if tidying:
                 return f"fio: its fio server did not answer in {timeout_s:.0f} s"

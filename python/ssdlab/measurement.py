@@ -233,8 +233,7 @@ class Measurement(BaseModel):
 
     def throttled_pct(self) -> float | None:
         """throttled_share in percent, the unit of the *_throttled_pct metrics."""
-        share = self.throttled_share()
-        return None if share is None else 100.0 * share
+        return throttled_time_pct([self])
 
     def throttle_flags(self) -> tuple[float, ...]:
         """Per telemetry sample, whether the drive was throttling (> 0) from the first channel

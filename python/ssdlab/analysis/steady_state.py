@@ -117,10 +117,8 @@ def pts_steady_state(
     judged = list(values if max_rounds is None else values[:max_rounds])
     if window_rounds < 2:
         raise ValueError("a steady-state window needs at least 2 rounds")
-    if len(judged) < window_rounds:
-        return SteadyVerdict(False, len(judged), window_rounds, None, None, max_range_pct, max_slope_pct)
     starts = range(max(0, first_start), len(judged) - window_rounds + 1)
-    if not starts:  # no window begins after the guard: nothing was judged (not "the last window")
+    if not starts:  # too few rounds, or no window begins after the guard: nothing was judged (not "the last window")
         return SteadyVerdict(False, len(judged), window_rounds, None, None, max_range_pct, max_slope_pct)
     stats = None
     for count, start in enumerate(starts, 1):
@@ -257,7 +255,12 @@ def least_judged_s(guard_s: float, round_s: float, window_rounds: int = PTS_WIND
     """The shortest run whose rounds of `round_s` hold a window of `window_rounds` beginning at or
     after `guard_s` (pts_steady_state's first_start, from first_round_from): every round up to
     that window's end, whole (round_cuts drops a partial one)."""
-    return (first_round_from(guard_s, round_s) + window_rounds) * round_s
+    return least_judged_rounds(guard_s, round_s, window_rounds) * round_s
+
+
+def least_judged_rounds(guard_s: float, round_s: float, window_rounds: int = PTS_WINDOW_ROUNDS) -> int:
+    """How many rounds least_judged_s is."""
+    return first_round_from(guard_s, round_s) + window_rounds
 
 
 def verdict_metrics(verdict: SteadyVerdict, prefix: str = "ss") -> dict[str, float | int | bool | None]:

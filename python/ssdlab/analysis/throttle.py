@@ -55,7 +55,7 @@ from typing import Literal
 
 import numpy as np
 
-from ssdlab.analysis.steady_state import all_whole
+from ssdlab.analysis.steady_state import all_whole, time_mean
 from ssdlab.thresholds import beside, keep_reading, side, signed_beside
 from ssdlab.units import seconds_text
 
@@ -275,9 +275,7 @@ def _mean(values: Sequence[float]) -> float:
 def _time_mean(values: Sequence[float], lengths: Sequence[float]) -> float:
     """Mean over time of per-period values, each weighed by its period's length; periods of one
     length give the plain mean, as computed before (to the bit)."""
-    if not values or all_whole(lengths, lengths[0]):
-        return _mean(values)
-    return math.fsum(v * d for v, d in zip(values, lengths, strict=True)) / math.fsum(lengths)
+    return _mean(values) if not values or all_whole(lengths, lengths[0]) else time_mean(values, lengths)
 
 
 def _sse(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int) -> float:

@@ -38,7 +38,7 @@ from ssdlab.analysis.steady_state import (
     PTS_WINDOW_ROUNDS,
     WHOLE_REL_TOL,
     all_whole,
-    least_judged_s,
+    least_judged_rounds,
     time_mean,
 )
 from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, time_share
@@ -252,7 +252,7 @@ def _on_run_clock(ran: Sequence[Measurement], channel: str | None) -> list[tuple
 
 def _reading_at(ends: Sequence[float], at_s: float) -> int:
     """Index of the last reading at or before `at_s` (-1: none); a reading a rounding off it is at it."""
-    return bisect_right(ends, at_s + 1e-9 * max(1.0, abs(at_s))) - 1
+    return bisect_right(ends, at_s + WHOLE_REL_TOL * max(1.0, abs(at_s))) - 1
 
 
 def _throttled_pct_within(ran: Sequence[Measurement], span: tuple[float, float] | None) -> float | None:
@@ -484,8 +484,8 @@ def least_judged_words(params: TortureParams, free_s: float, round_s: float) -> 
     rule's own rounds (least_judged_s), and what to raise. QA: it said "at least 38.5 s" of a 40 s
     run (the guard plus 5 rounds, not the rounds after the guard) and offered until_steady to a run
     that had it; until_steady only stops early, within runtime_s and max_rounds."""
-    least_s = least_judged_s(free_s, round_s)
-    rounds = round(least_s / round_s)
+    rounds = least_judged_rounds(free_s, round_s)
+    least_s = rounds * round_s
     raise_ = []
     if params.runtime_s < least_s * (1 - WHOLE_REL_TOL):
         raise_.append(f"runtime_s of at least {seconds_text(least_s)}")

@@ -108,7 +108,8 @@ def tracked_rounds(params: PtsIopsParams, done: Mapping[str, Measurement]) -> di
     ran (a block size the plan left out, see block_sizes) is no tracking cell: only every
     cell is tracked when the matrix has no PTS one, and the round-1 cells have run by the time
     any window is judged (PTS_WINDOW_ROUNDS rounds)."""
-    tracked = [cell for cell in tracking_cells(params) if cell_name(1, cell) in done] or tracking_cells(params)
+    cells = tracking_cells(params)
+    tracked = [cell for cell in cells if cell_name(1, cell) in done] or cells
     out: dict[Cell, list[float]] = {cell: [] for cell in tracked}
     for number in range(1, params.max_rounds + 1):
         names = [cell_name(number, cell) for cell in tracked]

@@ -262,13 +262,13 @@ def shares_by_cause(metrics: Mapping[str, object], phase: Phase) -> list[str]:
     m = of_phase(metrics, phase)
     heat, gc, total = m.get("heat_share_pct"), m.get("gc_share_pct"), m.get("throttled_share_pct")
     if not isinstance(heat, float | int):
-        return [f"{_pct(total)} % of the time throttled"]
-    parts = [f"heat {_pct(heat)} % of the time"]
+        return [f"{_tenth(total)} % of the time throttled"]
+    parts = [f"heat {_tenth(heat)} % of the time"]
     if isinstance(gc, float | int) and gc > 0:
-        parts.append(f"GC / cache {_pct(gc)} %")
+        parts.append(f"GC / cache {_tenth(gc)} %")
     rest = total - heat - (gc if isinstance(gc, float | int) else 0.0) if isinstance(total, float | int) else 0.0
     if rest >= 0.05:  # what shows as 0.1 % or more
-        parts.append(f"cause unknown {_pct(rest)} %")
+        parts.append(f"cause unknown {_tenth(rest)} %")
     return parts
 
 
@@ -307,7 +307,7 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
         words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")
     if isinstance(heat_mb, float | int):
         words.append(f"heat throttled it to {_num(heat_mb)} MB/s at the slowest, "
-                     f"{_pct(m.get('heat_share_pct'))} % of the time")
+                     f"{_tenth(m.get('heat_share_pct'))} % of the time")
         words += [f"{share} of the time" for share in shares_by_cause(metrics, phase)[1:]]
         if isinstance(slowest, float | int) and slowest < heat_mb:
             words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
@@ -315,8 +315,7 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     if isinstance(rise, float | int):
         # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
         # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
-        top = f"{hottest:.1f}" if isinstance(hottest, float | int) and math.isfinite(hottest) else "?"
-        words.append(f"the temperature had risen {rise_text(rise)} °C to {top} °C")
+        words.append(f"the temperature had risen {rise_text(rise)} °C to {_tenth(hottest)} °C")
     return "; ".join(words)
 
 
@@ -329,8 +328,8 @@ def _gb(value: object) -> str:
     return significant(value) if isinstance(value, float | int) and math.isfinite(value) else "?"
 
 
-def _pct(value: object) -> str:
-    """A share as the report's tables and chart labels give it: one decimal."""
+def _tenth(value: object) -> str:
+    """A share or a temperature as the report's tables and chart labels give it: one decimal."""
     return f"{value:.1f}" if isinstance(value, float | int) and math.isfinite(value) else "?"
 
 

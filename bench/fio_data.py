@@ -67,6 +67,10 @@ def main() -> None:
     parser.add_argument("--size-mib", type=int, default=64, help="scratch file size, MiB")
     parser.add_argument("--seconds", type=float, default=4.0, help="runtime of each ceiling run")
     args = parser.parse_args()
+    if not Path(args.dir).is_dir():
+        parser.error(f"--dir {args.dir}: not a folder; give one the scratch file can go in")
+    if args.size_mib < 1 or args.seconds <= 0:
+        parser.error("--size-mib must be at least 1 and --seconds above 0")
     setups = {"scramble": as_args(ssdlab_lines()), "refill": ["--refill_buffers=1"]}
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:

@@ -303,3 +303,30 @@ def test_a_replay_on_fio_keeps_its_command_and_json_as_planned(cli: Callable, tm
                                                                         "raw/trace/replay/replay.json")
     plan = cli("plan", "--test", "trace", *AUDIT_PARAMS, "--fio", "-t", target)
     assert (raw / "replay.cmd").read_text() == planned_command(plan.stdout).replace("BUNDLE/", f"{bundle}/")
+
+
+@pytest.mark.fio
+def test_a_replay_runs_the_engines_fio_program(tmp_path: Path) -> None:
+    """Review: `plan --fio` printed the engine's fio program for a replay, but the replay ran
+    plain `fio` from PATH (the step was not given the engine's binary). The replay runs the
+    program the engine's workloads run, and replay.cmd names it."""
+    from ssdlab.engines.base import RunContext
+    from ssdlab.steps import ReplayTrace
+
+    calls = tmp_path / "calls.txt"
+    program = tmp_path / "bin" / "lab-fio"
+    program.parent.mkdir()
+    program.write_text(f"#!/bin/sh\necho \"$0\" >> {calls}\nexec {shutil.which('fio')} \"$@\"\n")
+    program.chmod(0o755)
+    engine = FioEngine(binary=str(program))
+    target = parse_target(f"file:{tmp_path / 'target.bin'}?size=64m")
+    raw = tmp_path / "bundle" / "raw" / "trace" / "replay"
+    ctx = RunContext(raw_dir=raw, bundle_dir=tmp_path / "bundle")
+    step = ReplayTrace(trace="generated:light", scale=0.002)
+    try:
+        result = engine.step(target, step, ctx)
+    finally:
+        target.release()
+    assert result.detail["fio_ios"] > 0
+    assert str(program) in calls.read_text().splitlines()  # the replay ran it (the probe may too)
+    assert (raw / "replay.cmd").read_text().startswith(f"{program} --output-format=json+")

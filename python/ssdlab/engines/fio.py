@@ -496,7 +496,7 @@ class FioEngine:
     # ---- steps -------------------------------------------------------------------------
 
     def step(self, target: Target, step: Step, ctx: RunContext) -> StepResult:
-        return run_step(target, step, ctx, self.ioengine_for)
+        return run_step(target, step, ctx, self.ioengine_for, self.binary)
 
     def ioengine_for(self, iodepth: int) -> str:
         """The engine this fio runs `iodepth` I/Os in flight on exactly (a trace replay's depth

@@ -25,8 +25,10 @@ from ssdlab.targets.sysinfo import block_facts, read_attr
 IDLE_SLICE_S = 0.2  # short sleeps so Ctrl-C is felt at once
 
 
-def run_step(target: Target, step: Step, ctx: RunContext, ioengine_for: Callable[[int], str]) -> StepResult:
-    """A step on fio; `ioengine_for` names the engine for a queue depth (FioEngine.ioengine_for)."""
+def run_step(target: Target, step: Step, ctx: RunContext, ioengine_for: Callable[[int], str],
+             fio: str = "fio") -> StepResult:
+    """A step on fio; `ioengine_for` names the engine for a queue depth (FioEngine.ioengine_for),
+    `fio` the program a trace replay runs (the engine's binary, as its workloads do)."""
     start = time.monotonic()
     if isinstance(step, Purge):
         detail = purge(target, step)
@@ -35,7 +37,7 @@ def run_step(target: Target, step: Step, ctx: RunContext, ioengine_for: Callable
     elif isinstance(step, SetWriteCache):
         detail = set_write_cache(target, step)
     elif isinstance(step, ReplayTrace):
-        detail = replay_trace(target, step, ctx, ioengine_for)
+        detail = replay_trace(target, step, ctx, ioengine_for, fio)
     else:
         raise EngineError(f"the fio engine cannot do step {step!r}")
     return StepResult(step=step, elapsed_s=time.monotonic() - start, detail=detail)
@@ -109,13 +111,13 @@ def idle(step: Idle, ctx: RunContext) -> dict[str, Any]:
 
 
 def replay_trace(target: Target, step: ReplayTrace, ctx: RunContext,
-                 ioengine_for: Callable[[int], str]) -> dict[str, Any]:
+                 ioengine_for: Callable[[int], str], fio: str = "fio") -> dict[str, Any]:
     """Replay a trace with fio (ssdlab.trace.fio_replay); it writes, so a device must be ours."""
     if isinstance(target, BlockTarget) and not target.writes_authorized():
         raise SafetyError(f"{target.spec}: replaying a trace writes to it; needs --destroy --yes=SERIAL")
     from ssdlab.trace.sim_step import fio_replay_step
 
-    return fio_replay_step(target, step, ctx, ioengine_for)
+    return fio_replay_step(target, step, ctx, ioengine_for, fio)
 
 
 def set_write_cache(target: Target, step: SetWriteCache) -> dict[str, Any]:

@@ -143,9 +143,10 @@ def fake_replay_step(step: ReplayTrace, ctx: RunContext, read_lat_us: float, wri
 
 
 def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
-                    ioengine_for: Callable[[int], str]) -> dict[str, Any]:
+                    ioengine_for: Callable[[int], str], fio: str = "fio") -> dict[str, Any]:
     """The step on fio: iolog v3 onto the target's file or device (ssdlab.trace.fio_replay),
-    on the engine the fio engine names for the iolog's depth (`ioengine_for`).
+    on the engine the fio engine names for the iolog's depth (`ioengine_for`), run by the
+    engine's fio program (`fio`: the one `plan --fio` prints, fio_replay_plan).
 
     The path is the one fio's jobs use (`fio_filename`, a property on every target: a block
     device, an assembled RAID-0); typed as a Target so mypy checks what is asked of it."""
@@ -156,7 +157,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     path, span = replay_file(target)
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
     r = replay_with_fio(chunk, path, span, ctx.make_raw_dir(), remap=step.remap, idle_cap_us=step.idle_cap_us,
-                        ioengine_for=ioengine_for)
+                        ioengine_for=ioengine_for, fio=fio)
     executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     summary = {"elapsed_s": elapsed, "idle_cut_s": r.iolog.idle_cut_ns / 1e9}

@@ -96,3 +96,38 @@ def test_a_full_disk_keeps_the_measurements_and_the_status(cli: Callable, small_
     record = Bundle(out).load_run()
     assert record.status == "complete" and record.test("quick").metrics
     assert Bundle(out).measurements(record.test("quick"))
+
+
+@pytest.fixture
+def full_fs(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs: a write that needs more fails with ENOSPC, whose error names no file."""
+    where = tmp_path / "tiny"
+    where.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def test_a_refused_output_names_the_file_asked_for_not_its_hidden_temporary(cli: Callable) -> None:
+    """QA: `trace generate -o /proc/x.parquet` said "Failed to open local file
+    '/proc/.x.parquet.26604.partial'": the hidden file the writer writes first, not the one asked for."""
+    result = cli("trace", "generate", "light", "--scale", "0.01", "-o", "/proc/x.parquet")
+    one_line_error(result, "/proc/x.parquet")
+    assert ".partial" not in result.stderr and ".tmp" not in result.stderr
+
+
+@pytest.mark.root
+def test_a_full_disk_names_the_file_and_leaves_nothing(cli: Callable, full_fs: Path) -> None:
+    """A trace, a report table or any file written through a temporary beside it, on a full disk:
+    one line naming the file (a write's ENOSPC carries no file name), and no hidden file left."""
+    one_line_error(cli("trace", "generate", "light", "--scale", "0.01", "-o", str(full_fs / "x.parquet")),
+                   "No space left on device", str(full_fs / "x.parquet"))
+    assert list(full_fs.iterdir()) == []
+    from ssdlab.bundle import atomic_write_text
+
+    with pytest.raises(OSError) as err:
+        atomic_write_text(full_fs / "table.csv", "x" * (1 << 20))
+    assert err.value.filename == str(full_fs / "table.csv")
+    assert list(full_fs.iterdir()) == []

@@ -307,18 +307,32 @@ def _write_replacing(path: Path, data: bytes, inside: Path | None, sync: bool) -
         make_dirs_inside(inside, path.parent)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with named_for(path):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fchmod(handle.fileno(), new_file_mode())
+                if sync:
+                    os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@contextlib.contextmanager
+def named_for(path: Path) -> Iterator[None]:
+    """An OSError while writing `path` through a hidden temporary file beside it names `path`,
+    the file asked for: QA saw "/proc/.x.parquet.26604.partial" for `-o /proc/x.parquet`, and a
+    full disk (a write's error has no file name) named no file at all."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fchmod(handle.fileno(), new_file_mode())
-            if sync:
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        yield
+    except OSError as err:
+        if err.filename is not None and Path(err.filename) == path:
+            raise
+        raise OSError(err.errno, err.strerror or str(err), str(path)) from err
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, inside: Path | None = None) -> None:
@@ -336,7 +350,8 @@ def replacing_text_file(path: Path) -> Iterator[IO[str]]:
     file opened for writing would keep it), so a link or device node at `path` is replaced,
     never written through."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with named_for(path):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.fchmod(fd, new_file_mode())
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -18,6 +18,7 @@ renamed into place when complete, so a failed write leaves an existing file as i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -29,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ssdlab.bundle import clear_for_writer
+from ssdlab.bundle import clear_for_writer, named_for
 from ssdlab.errors import UsageError
 from ssdlab.outputs import check_output_file, what_is
 
@@ -162,31 +163,37 @@ class TraceWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
         clear_for_writer(self._partial)  # a predictable name: a link there would be written through
-        self._writer = pq.ParquetWriter(str(self._partial), _schema(), compression="zstd")
+        with named_for(self.path):  # opened here, not by Arrow, so a refusal names the file asked for
+            self._sink = open(self._partial, "wb")  # noqa: SIM115 (closed in close/abort)
+        self._writer = pq.ParquetWriter(self._sink, _schema(), compression="zstd")
 
     def write(self, chunk: TraceChunk) -> None:
         import pyarrow as pa
 
         if len(chunk):
-            self._writer.write_table(pa.table(chunk.columns(), schema=_schema()))
+            with named_for(self.path):  # a full disk: the error names the trace, not the hidden file
+                self._writer.write_table(pa.table(chunk.columns(), schema=_schema()))
             self.records += len(chunk)
 
     def abort(self) -> None:
         """Stop and remove the partial file (a failed or interrupted import); a file that
-        was at `path` before stays as it was."""
-        try:
-            self._writer.close()
-        finally:
-            self._partial.unlink(missing_ok=True)
+        was at `path` before stays as it was. Closing may fail again (a full disk, the failure
+        being handled): the partial goes all the same, and the first failure is the one told."""
+        for close in (self._writer.close, self._sink.close):
+            with contextlib.suppress(OSError):
+                close()
+        self._partial.unlink(missing_ok=True)
 
     def close(self, provenance: Provenance) -> Provenance:
         final = provenance.model_copy(update={"records": self.records})
         try:
-            self._writer.add_key_value_metadata({PROVENANCE_KEY: final.model_dump_json().encode()})
-            self._writer.close()
-            os.replace(self._partial, self.path)
+            with named_for(self.path):
+                self._writer.add_key_value_metadata({PROVENANCE_KEY: final.model_dump_json().encode()})
+                self._writer.close()
+                self._sink.close()
+                os.replace(self._partial, self.path)
         except BaseException:
-            self._partial.unlink(missing_ok=True)
+            self.abort()
             raise
         return final
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from run_helpers import stopping
-from ssdlab.bundle import Bundle, MeasurementRef
+from ssdlab.bundle import Bundle, MeasurementRef, RunRecord
 from ssdlab.engines.fake import FakeEngine
-from ssdlab.errors import BundleError, EngineError, InternalError, Interrupted, SsdlabError, UsageError
+from ssdlab.errors import BundleError, EngineError, FileSystemError, InternalError, Interrupted, SsdlabError, UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.run_events import NullObserver, PendingTest
@@ -217,11 +217,41 @@ def test_a_file_system_that_refuses_the_bundle_says_a_resume_stops_the_same_way(
 
     bundle = stopped_bundle(tmp_path / "b")
     monkeypatch.setattr(Bundle, "write_measurement", full)
-    with pytest.raises(InternalError) as failed:
+    with pytest.raises(FileSystemError) as failed:  # was an InternalError: "internal error: OSError"
         Runner(bundle, parse_target("fake:"), FakeEngine()).run(bundle.load_run())
     said = str(failed.value)
-    assert "No space left on device" in said and OFFERED not in said
+    assert f"No space left on device: {bundle.path / 'measurements'}" in said and OFFERED not in said
+    assert "internal error" not in said
     assert "stops the same way until that is put right (check the path, its permissions and free space)" in said
+
+
+def test_a_stop_that_cannot_be_recorded_still_tells_the_failure_and_the_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """QA (a 256 KiB tmpfs): the disk filled while a measurement was written, then again while the
+    stop was recorded in run.json; the run said only "No space left on device: run.json", not what
+    had failed, what was kept, nor the resume. run.json keeps what it last held, which a resume
+    takes up once there is room."""
+    def full(self: Bundle, test: str, role: str, m: Measurement) -> MeasurementRef:
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.path / "measurements" / "m.json"))
+
+    write_run = Bundle.write_run
+
+    def full_at_the_stop(self: Bundle, record: RunRecord) -> None:
+        if record.status == "failed":
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.run_file))
+        write_run(self, record)
+
+    bundle = stopped_bundle(tmp_path / "b")
+    monkeypatch.setattr(Bundle, "write_measurement", full)
+    monkeypatch.setattr(Bundle, "write_run", full_at_the_stop)
+    with pytest.raises(FileSystemError) as failed:
+        Runner(bundle, parse_target("fake:"), FakeEngine()).run(bundle.load_run())
+    said = str(failed.value)
+    assert said.startswith(f"c: No space left on device: {bundle.path / 'measurements' / 'm.json'}; ")
+    assert f"kept in {bundle.path}, but not this stop's record (No space left on device: {bundle.run_file})" in said
+    assert f"`ssdlab run --resume {bundle.path}`" in said
+    assert bundle.load_run().status == "running"
 
 
 @pytest.mark.parametrize("error", [EngineError("fio exited 1: boom"), BundleError("x")])
@@ -235,3 +265,28 @@ def test_only_what_a_resume_meets_again_drops_the_offer(tmp_path: Path, error: S
     with pytest.raises(type(error)) as failed:
         Runner(Bundle(tmp_path / "b"), target, engine).run(new_record(target, engine, None, [ROUNDS], {}, {}))
     assert (OFFERED in str(failed.value)) is isinstance(error, EngineError)
+
+
+def test_a_full_disk_between_tests_says_where_the_measurements_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A write of run.json outside a test's own handler (the next test's start) that the disk
+    refuses: one error with what was kept and the resume, not the bare "No space left on device"."""
+    write_run = Bundle.write_run
+
+    def full_at_the_second(self: Bundle, record: RunRecord) -> None:
+        if any(t.name == "q2" and t.status == "running" for t in record.tests):
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.run_file))
+        write_run(self, record)
+
+    quick = {"runs": 1, "runtime_s": 1}
+    entries = [SuiteEntry(name="q1", test="quick", params=quick), SuiteEntry(name="q2", test="quick", params=quick)]
+    target, engine = parse_target("fake:?capacity=2g"), FakeEngine()
+    bundle = Bundle(tmp_path / "b")
+    monkeypatch.setattr(Bundle, "write_run", full_at_the_second)
+    with pytest.raises(FileSystemError) as failed:
+        Runner(bundle, target, engine).run(new_record(target, engine, None, entries, {}, {}))
+    said = str(failed.value)
+    assert said.startswith(f"No space left on device: {bundle.run_file}; measurements so far are kept in {bundle.path}")
+    assert f"`ssdlab run --resume {bundle.path}` stops the same way until that is put right" in said
+    assert bundle.load_run().test("q1").status == "complete"

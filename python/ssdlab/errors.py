@@ -189,6 +189,17 @@ def check_stop() -> None:
         raise stop_error(first)
 
 
+class FileSystemError(SsdlabError):
+    """The file system refused what ssdlab needed of it (a full disk, permissions, a read-only
+    mount): nothing to do with ssdlab's code, and put right outside it."""
+
+
+def os_error_text(err: OSError) -> str:
+    """'No space left on device: /path/run.json': what the system said, and where when known."""
+    where = f": {err.filename}" if err.filename else ""
+    return f"{err.strerror or err}{where}"
+
+
 class InternalError(SsdlabError):
     """A bug in ssdlab itself: the run is marked failed and the details are saved."""
 

@@ -31,12 +31,14 @@ from ssdlab.engines.base import Engine, RunContext
 from ssdlab.errors import (
     BundleError,
     EngineError,
+    FileSystemError,
     InternalError,
     Interrupted,
     SafetyError,
     SsdlabError,
     UsageError,
     check_stop,
+    os_error_text,
     stop_reason,
     stoppable,
     stops_held,
@@ -277,6 +279,9 @@ class Runner:
             if left:  # said with why the run stopped, never instead of it
                 raise with_left(err, left) from None
             raise
+        except OSError as err:  # outside a test's own handler (between tests, run.json): where things are
+            left = self._tidy(ahead, locks, wait_store=False)
+            raise FileSystemError(f"{os_error_text(err)}; {self._resume_hint('', err)}{left}") from None
         except BaseException:
             self._tidy(ahead, locks, wait_store=False)
             raise
@@ -392,6 +397,10 @@ class Runner:
             unsaved = self._fail(record, "failed", str(err))
             hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
             raise type(err)(f"{pending.name}: {err}; {hint}") from None
+        except OSError as err:  # a full disk, permissions: the system said no, not a bug in ssdlab
+            unsaved = self._fail(record, "failed", os_error_text(err))
+            hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
+            raise FileSystemError(f"{pending.name}: {os_error_text(err)}; {hint}") from None
         except Exception as err:
             what = f"internal error: {type(err).__name__}: {err}"
             unsaved = self._fail(record, "failed", what)
@@ -548,21 +557,27 @@ class Runner:
 
     def _fail(self, record: RunRecord, status: str, error: str) -> str | None:
         """Mark the current test and the run as stopped, keeping everything saved so far; returns
-        why the simulated drive could not be kept for a resume, if it could not. That never keeps
-        the stop from being recorded (QA: a link planted at state/ left run.json "running")."""
+        what could not be kept ("not the simulated drive: why"), if anything. The simulated drive
+        never keeps the stop from being recorded (QA: a link planted at state/ left run.json
+        "running"); a record that cannot be written (the disk is full) is said, never instead of
+        the failure that stopped the run."""
         unsaved = None
         try:
             self._save_drive()
         except BundleError as err:  # a link or a file planted at state/: nothing is written through it
             unsaved = str(err)
         except OSError as err:  # a full disk: the snapshot is the largest file a run writes
-            unsaved = f"{err.strerror or type(err).__name__}: {err.filename}"
+            unsaved = os_error_text(err)
         if unsaved is not None:
             error = f"{error}; the simulated drive was not kept: {unsaved}"
+        lost = None if unsaved is None else [f"not the simulated drive: {unsaved}"]
         state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
-        self.bundle.write_run(record)
-        return unsaved
+        try:
+            self.bundle.write_run(record)
+        except OSError as err:  # run.json keeps what it last held ("running"), which a resume takes up
+            lost = [*(lost or []), f"not this stop's record ({os_error_text(err)})"]
+        return None if lost is None else " and ".join(lost)
 
     def _resume_hint(self, what: str, cause: BaseException | None = None, *, analysing: bool = False,
                      unsaved: str | None = None, when: str = "") -> str:
@@ -574,7 +589,7 @@ class Runner:
         kept = f"measurements so far are kept in {self.bundle.path}"
         blocker = resume_blocker(cause, analysing) if cause is not None else None
         if unsaved is not None:
-            kept = f"{kept}, but not the simulated drive: {unsaved}"
+            kept = f"{kept}, but {unsaved}"
         if blocker is not None:
             return f"{prefix}{kept}; {command} {blocker}"
         if unsaved is not None:

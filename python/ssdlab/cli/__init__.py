@@ -19,6 +19,7 @@ from ssdlab.errors import (
     InternalError,
     Interrupted,
     SsdlabError,
+    os_error_text,
     signal_reason,
     stop_reason,
     stop_received,
@@ -69,8 +70,7 @@ def _main() -> None:
     except KeyboardInterrupt as error:  # a Stopped, too
         _fail("[yellow]stopped:[/]", stop_reason(error), _stop_code(130))
     except OSError as error:  # the file system said no: say what and where, in one line
-        where = f": {error.filename}" if error.filename else ""
-        _fail("[red]error:[/]", f"{error.strerror or error}{where}; check the path, its permissions and free space", 2)
+        _fail("[red]error:[/]", f"{os_error_text(error)}; check the path, its permissions and free space", 2)
     except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
         where = _save_traceback(error)
         _fail("[red]internal error:[/]", f"{type(error).__name__}: {error} (details in {where}; please report it)",

@@ -284,15 +284,17 @@ fn random_write_throttle_episodes(name: &str) -> (usize, f64, f64) {
 
 #[test]
 fn the_950pro_512_throttles_in_random_writes() {
-    // Reviews: in the hour-long QD32 random-write test the 512 GB drops to a lower
-    // discrete level at intervals (thermal, with lower power).
+    // Reviews: in the hour-long QD32 random-write test the 512 GB moves between a baseline and
+    // "frequent jumps in performance above" it, the lower periods with lower power: thermal
+    // (anandtech.com/show/9702/3).
     let (big, free_w, throttled_w) = random_write_throttle_episodes("950pro-512");
     assert!(big >= 2, "expected repeated throttle episodes, got {big}");
     assert!(throttled_w < free_w);
 }
 
-/// Reviews: the 256 GB shows no such pattern (docs/drives.md, "Behaviour reported by
-/// reviews"). Not reproduced since the UBX family's GC became controller-bound
+/// Reviews: the 256 GB is "performing much better" there, and with a heatsink had "only a little
+/// bit of room for improvement" (anandtech.com/show/9702/3, show/9856/8; docs/drives.md,
+/// "Behaviour reported by reviews"). Not reproduced since the UBX family's GC became controller-bound
 /// (`ctrl.gc_page_us`, fitted on the SM951-AHCI 512 GB): both capacities now settle at the
 /// same IOPS and write amplification, so the same NAND energy per second, and the
 /// controller, busy all the time with GC's mapping updates, draws its `ctrl_active_w`

@@ -16,6 +16,7 @@ from ssdlab.analysis.consistency import (
     join_series,
     judge_run,
     percentile,
+    run_offsets,
     window_metrics,
 )
 from ssdlab.analysis.steady_state import round_means
@@ -119,6 +120,18 @@ def test_join_series_shifts_time_and_keeps_order() -> None:
     assert joined.cumulative_gb_written() == pytest.approx([v * BS / 1e9 for v in (1, 3, 6, 10, 15)])
     assert joined.tail(2) == (4.0, 5.0)
     assert join_series([]).iops == ()
+
+
+def test_each_piece_starts_where_the_one_before_ended() -> None:
+    """run_offsets, the one clock of the joined series, its telemetry and the charts: a piece ends
+    at its last period's end (2.5 s here, though its runtime says 3), one that logged no period
+    at its runtime."""
+    cut = _measurement("a", [1.0, 2.0, 3.0])
+    cut = cut.model_copy(update={"series": cut.series.model_copy(update={"t_s": (1.0, 2.0, 2.5)})})
+    none = _measurement("b", [1.0]).model_copy(update={"series": Series(period_s=1.0), "runtime_s": 7.0})
+    assert run_offsets([cut, none, _measurement("c", [4.0])]) == (0.0, 2.5, 9.5)
+    assert run_offsets([]) == ()
+    assert join_series([cut, none, _measurement("c", [4.0])]).t_s == (1.0, 2.0, 2.5, 10.5)
 
 
 def test_write_amplification_per_period_and_over_a_window() -> None:

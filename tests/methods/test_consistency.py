@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ssdlab.analysis.consistency import join_series
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import UsageError
@@ -201,11 +202,13 @@ def test_the_window_says_how_much_of_it_ran_throttled() -> None:
     """Across rounds, the last `seconds` only; the simulator's level or NVMe's flag, NaN unjudged."""
     def round_of(flags: tuple[float, ...], channel: str = "throttle_level") -> Measurement:
         return _flagged_round(flags, channel)
+    def window(ran: list[Measurement], seconds: float) -> float | None:
+        return window_throttled_pct(ran, join_series(ran), seconds)  # as torture_metrics joins them
     cool, hot = round_of((0.0,) * 5), round_of((0.0, 0.0, 2.0, 1.0, 1.0))
-    assert window_throttled_pct([cool, hot], 4) == pytest.approx(75.0)
-    assert window_throttled_pct([hot, cool], 4) == 0.0
-    assert window_throttled_pct([round_of((1.0, float("nan")), "throttle_active")], 2) == 100.0
-    assert window_throttled_pct([round_of(())], 4) is None
+    assert window([cool, hot], 4) == pytest.approx(75.0)
+    assert window([hot, cool], 4) == 0.0
+    assert window([round_of((1.0, float("nan")), "throttle_active")], 2) == 100.0
+    assert window([round_of(())], 4) is None
 
 
 def test_the_fresh_seconds_say_how_much_of_them_ran_throttled_and_the_cliff_says_what_heat_did() -> None:
@@ -213,8 +216,10 @@ def test_the_fresh_seconds_say_how_much_of_them_ran_throttled_and_the_cliff_says
     shares when they lie more than 10 points apart (the bare default drive: 0 % and 40 %)."""
     def round_of(flags: tuple[float, ...]) -> Measurement:
         return _flagged_round(flags)
-    assert fresh_throttled_pct([round_of((1.0, 0.0, 0.0)), round_of((0.0, 1.0, 1.0))]) == pytest.approx(40.0)
-    assert fresh_throttled_pct([round_of(())]) is None
+    def fresh(ran: list[Measurement]) -> float | None:
+        return fresh_throttled_pct(ran, join_series(ran))  # as torture_metrics joins them
+    assert fresh([round_of((1.0, 0.0, 0.0)), round_of((0.0, 1.0, 1.0))]) == pytest.approx(40.0)
+    assert fresh([round_of(())]) is None
     steady = Verdict(key="steady_state", question="?", outcome="yes", summary="steady", rule="r")
     base = {"fresh_iops": 100_000.0, "window_iops_mean": 12_000.0, "window_fresh_pct": 12.0}
     hot = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 40.0}, steady)

@@ -15,7 +15,7 @@ from statistics import fmean
 import pytest
 
 from ssdlab.analysis.consistency import HOST_BYTES, NAND_BYTES, RunSeries, join_series, window_write_amplification
-from ssdlab.measurement import Measurement, Series, throttled_pct
+from ssdlab.measurement import Measurement, Series, throttled_share
 from ssdlab.methods.consistency import (
     cliff_gb,
     fresh_throttled_pct,
@@ -65,10 +65,11 @@ def test_the_windows_share_throttled_is_of_the_window_iops_figures_seconds() -> 
     1 + 0.5 s): 2.5 s of them throttled. Four samples (3 s) were taken, three of them throttled."""
     flags = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0]
     ran = _torture([SHORT_END] * 3, [1000.0] * 9, flags)
-    assert window_span(join_series(ran), 4.0) == (3.5, 7.5)
-    assert window_throttled_pct(ran, 4.0) == pytest.approx(100 * 2.5 / 4.0)  # was 75.0
+    series = join_series(ran)
+    assert window_span(series, 4.0) == (3.5, 7.5)
+    assert window_throttled_pct(ran, series, 4.0) == pytest.approx(100 * 2.5 / 4.0)  # was 75.0
     # the first 5 s: the first six periods (4.5 s is the first five), the last 0.5 s of them throttled
-    assert fresh_throttled_pct(ran, 5.0) == pytest.approx(100 * 0.5 / 5.0)  # was 0.0
+    assert fresh_throttled_pct(ran, series, 5.0) == pytest.approx(100 * 0.5 / 5.0)  # was 0.0
 
 
 def test_a_sampler_on_its_own_clock_is_weighed_by_the_time_each_sample_stands_for() -> None:
@@ -78,12 +79,13 @@ def test_a_sampler_on_its_own_clock_is_weighed_by_the_time_each_sample_stands_fo
     (m,) = _torture([lengths], [1000.0] * 16, period_s=0.5)
     flags = (0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0)  # the sampler's, at 1, 2, ... 8 s
     m = m.model_copy(update={"telemetry": {"t_s": tuple(float(t) for t in range(1, 9)), "throttle_active": flags}})
-    assert window_throttled_pct([m], 4.0) == pytest.approx(50.0)  # the samples at 5 and 6 s of (4, 8]: was 25.0
-    assert window_throttled_pct([m], 3.0) == pytest.approx(100 * 1 / 3)
+    joined = join_series([m])
+    assert window_throttled_pct([m], joined, 4.0) == pytest.approx(50.0)  # the samples at 5 and 6 s of (4, 8]: was 25.0
+    assert window_throttled_pct([m], joined, 3.0) == pytest.approx(100 * 1 / 3)
     # a sample half in the window counts for its half: the last 1.5 s end in one sample of 1 s, then half of one
     half = m.model_copy(update={"telemetry": {"t_s": (2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5),
                                               "throttle_active": (0.0,) * 5 + (1.0, 0.0)}})
-    assert window_throttled_pct([half], 1.5) == pytest.approx(100 * 1.0 / 1.5)
+    assert window_throttled_pct([half], join_series([half]), 1.5) == pytest.approx(100 * 1.0 / 1.5)
 
 
 def test_the_windows_write_amplification_is_over_its_seconds() -> None:
@@ -91,9 +93,10 @@ def test_the_windows_write_amplification_is_over_its_seconds() -> None:
     five periods (1 s at WA 3, then four at 1), the last four samples held 3 s (all at 1)."""
     wa = [1.0, 1.0, 1.0, 1.0, 3.0, 1.0, 1.0, 1.0, 1.0]
     ran = _torture([SHORT_END] * 3, [1000.0] * 9, wa=wa)
-    assert window_wa(ran, 4.0) == pytest.approx((3 * 1000 + 3000) / 4000)  # was 1.0
+    series = join_series(ran)
+    assert window_wa(ran, series, 4.0) == pytest.approx((3 * 1000 + 3000) / 4000)  # was 1.0
     # a window longer than the run: from the first reading (it stands in for the start)
-    assert window_wa(ran, 100.0) == pytest.approx((5 * 1000 + 3000 + 500) / (6 * 1000 + 500))
+    assert window_wa(ran, series, 100.0) == pytest.approx((5 * 1000 + 3000 + 500) / (6 * 1000 + 500))
 
 
 def test_the_cliff_is_placed_by_a_running_mean_over_time() -> None:
@@ -126,6 +129,13 @@ def test_the_cliff_is_placed_by_a_running_mean_over_time() -> None:
     assert cliff_gb(join_series(_torture([[1.0, 0.5]] * 6, [1.0] * 12)), 2.0) is None
 
 
+def _counted_pct(flags: list[float]) -> float | None:
+    """The share of the samples set, in percent: how the figures were counted before they were
+    over time (throttled_share, which time_share still counts whole periods with)."""
+    share = throttled_share(flags)
+    return None if share is None else 100.0 * share
+
+
 @pytest.mark.parametrize("period_s", [1.0, 0.5, 0.1])
 def test_whole_periods_give_the_figures_they_always_did(period_s: float) -> None:
     """Where every period is whole, nothing changes to the last bit: the shares counted over the
@@ -147,14 +157,14 @@ def test_whole_periods_give_the_figures_they_always_did(period_s: float) -> None
                                         "telemetry": {**r.telemetry, "t_s": tuple(r_ends)}}))
     series = join_series(ran)
     assert all(math.isclose(d, period_s, rel_tol=1e-9) for d in series.lengths_s)
-    all_flags = [v for r in ran for v in r.throttle_flags()]
+    all_flags = [v for r in ran for v in r.telemetry["throttle_level"]]
     nand = [v for r in ran for v in r.telemetry[NAND_BYTES]]
     host = [v for r in ran for v in r.telemetry[HOST_BYTES]]
     for seconds in (100.0, 40.0, 1000.0):
         count = max(1, round(seconds / period_s))
-        assert window_throttled_pct(ran, seconds) == throttled_pct(all_flags[-count:])
-        assert window_wa(ran, seconds) == window_write_amplification(nand, host, count)
-    assert fresh_throttled_pct(ran) == throttled_pct(all_flags[:max(1, round(5.0 / period_s))])
+        assert window_throttled_pct(ran, series, seconds) == _counted_pct(all_flags[-count:])
+        assert window_wa(ran, series, seconds) == window_write_amplification(nand, host, count)
+    assert fresh_throttled_pct(ran, series) == _counted_pct(all_flags[:max(1, round(5.0 / period_s))])
     gb = series.cumulative_gb_written()
     threshold = 40_000.0
     old = next((gb[e - 1] for e in range(10, len(gb) + 1) if fmean(series.iops[e - 10:e]) < threshold), None)

@@ -89,22 +89,31 @@ def _covering(lengths: Sequence[float], seconds: float, period_s: float) -> int:
     return count
 
 
+def run_offsets(measurements: Sequence[Measurement]) -> tuple[float, ...]:
+    """Where each of consecutive measurements starts on their joined clock, in s: the time
+    before it. Each piece ends where its last period ends (at its runtime when it logged none),
+    so the joined series, its telemetry and the report's charts share one clock to the bit."""
+    offsets_s: list[float] = []
+    offset_s = 0.0
+    for m in measurements:
+        offsets_s.append(offset_s)
+        offset_s += m.series.t_s[-1] if m.series.t_s else m.runtime_s
+    return tuple(offsets_s)
+
+
 def join_series(measurements: Sequence[Measurement]) -> RunSeries:
     """Concatenate measurements in order, shifting each one's clock by the time before it."""
     t_s: list[float] = []
     iops: list[float] = []
     written: list[float] = []
     lengths: list[float] = []
-    offset_s = 0.0
     period_s = measurements[0].series.period_s if measurements else 1.0
-    for m in measurements:
+    for m, offset_s in zip(measurements, run_offsets(measurements), strict=True):
         series = m.series
         t_s.extend(offset_s + t for t in series.t_s)
         iops.extend(series.iops("total"))
         written.extend(series.write_bytes)
         lengths.extend(series.durations_s())  # each piece's own: its first period starts at its start
-        # The next piece starts where this one ended (its last period end, or its runtime).
-        offset_s += series.t_s[-1] if series.t_s else m.runtime_s
     return RunSeries(period_s=period_s, t_s=tuple(t_s), iops=tuple(iops), write_bytes=tuple(written),
                      durations_s=tuple(lengths))
 

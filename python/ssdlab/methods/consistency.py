@@ -29,6 +29,7 @@ from ssdlab.analysis.consistency import (
     RunSeries,
     consistency_metrics,
     join_series,
+    run_offsets,
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import (
@@ -183,13 +184,13 @@ def run_facts(params: TortureParams, info: TargetInfo, series: RunSeries, ran: S
     return facts
 
 
-def window_wa(ran: Sequence[Measurement], seconds: float) -> float | None:
+def window_wa(ran: Sequence[Measurement], series: RunSeries, seconds: float) -> float | None:
     """The simulator's write amplification over the last `seconds` of the torture, the window
-    IOPS figures' time (window_span): NAND bytes over host bytes written from the counters' last
-    reading at or before the window's start (the first reading, for a window reaching the
-    start) to their last."""
+    IOPS figures' time (window_span of `series`, the rounds joined): NAND bytes over host bytes
+    written from the counters' last reading at or before the window's start (the first reading,
+    for a window reaching the start) to their last."""
     nand, host = _on_run_clock(ran, NAND_BYTES), _on_run_clock(ran, HOST_BYTES)
-    span = window_span(join_series(ran), seconds)
+    span = window_span(series, seconds)
     if span is None or len(nand) != len(host):
         return None
     ends = [end for _, end, _ in nand]
@@ -199,17 +200,18 @@ def window_wa(ran: Sequence[Measurement], seconds: float) -> float | None:
                                       last - first)
 
 
-def window_throttled_pct(ran: Sequence[Measurement], seconds: float) -> float | None:
-    """Share of the last `seconds` of the torture (the window IOPS figures' time, window_span)
-    the drive spent throttling, in percent: a window measured hot says as much about the
-    drive's cooling as its spare area."""
-    return _throttled_pct_within(ran, window_span(join_series(ran), seconds))
+def window_throttled_pct(ran: Sequence[Measurement], series: RunSeries, seconds: float) -> float | None:
+    """Share of the last `seconds` of the torture (the window IOPS figures' time, window_span of
+    `series`, the rounds joined) the drive spent throttling, in percent: a window measured hot
+    says as much about the drive's cooling as its spare area."""
+    return _throttled_pct_within(ran, window_span(series, seconds))
 
 
-def fresh_throttled_pct(ran: Sequence[Measurement], seconds: float = FRESH_S) -> float | None:
-    """Share of the torture's first `seconds` (the fresh figure's, fresh_span) the drive spent
-    throttling, in percent: set against the window's, it says how much of the fall is heat."""
-    return _throttled_pct_within(ran, fresh_span(join_series(ran), seconds))
+def fresh_throttled_pct(ran: Sequence[Measurement], series: RunSeries, seconds: float = FRESH_S) -> float | None:
+    """Share of the torture's first `seconds` (the fresh figure's, fresh_span of `series`, the
+    rounds joined) the drive spent throttling, in percent: set against the window's, it says how
+    much of the fall is heat."""
+    return _throttled_pct_within(ran, fresh_span(series, seconds))
 
 
 def window_span(series: RunSeries, seconds: float) -> tuple[float, float] | None:
@@ -238,15 +240,13 @@ def _start_of(series: RunSeries, index: int) -> float:
 def _on_run_clock(ran: Sequence[Measurement], channel: str | None) -> list[tuple[float, float, float]]:
     """(start s, end s, value) of each sample of a telemetry channel (Measurement.telemetry_samples; None:
     each measurement's throttle channel) on the torture's joined clock: each measurement's shifted
-    by the time before it, as join_series shifts its periods (so the simulator's samples are the
-    joined periods, to the bit)."""
+    by the time before it (run_offsets, as join_series shifts its periods: so the simulator's
+    samples are the joined periods, to the bit)."""
     out: list[tuple[float, float, float]] = []
-    offset_s = 0.0
-    for m in ran:
+    for m, offset_s in zip(ran, run_offsets(ran), strict=True):
         name = channel or m.throttle_channel()
         samples = m.telemetry_samples(name) if name else []
         out.extend((offset_s + start, offset_s + end, value) for start, end, value in samples)
-        offset_s += m.series.t_s[-1] if m.series.t_s else m.runtime_s
     return out
 
 
@@ -290,9 +290,9 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     metrics = consistency_metrics(series, params.steady_window_s, params.round_s, params.block_size_bytes,
                                   free_space_bytes(target, valid_bytes))
     metrics.update(run_facts(params, target, series, ran))
-    metrics["window_wa"] = window_wa(ran, params.steady_window_s)
-    metrics["window_throttled_pct"] = window_throttled_pct(ran, params.steady_window_s)
-    metrics["fresh_throttled_pct"] = fresh_throttled_pct(ran)
+    metrics["window_wa"] = window_wa(ran, series, params.steady_window_s)
+    metrics["window_throttled_pct"] = window_throttled_pct(ran, series, params.steady_window_s)
+    metrics["fresh_throttled_pct"] = fresh_throttled_pct(ran, series)
     return series, metrics
 
 

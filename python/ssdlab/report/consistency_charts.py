@@ -15,7 +15,14 @@ from typing import Any
 
 import altair as alt
 
-from ssdlab.analysis.consistency import HOST_BYTES, NAND_BYTES, RunSeries, join_series, period_write_amplification
+from ssdlab.analysis.consistency import (
+    HOST_BYTES,
+    NAND_BYTES,
+    RunSeries,
+    join_series,
+    period_write_amplification,
+    run_offsets,
+)
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data
@@ -140,14 +147,12 @@ def torture_measurements(found: Mapping[str, Measurement]) -> list[Measurement]:
 
 
 def joined_telemetry(ran: Sequence[Measurement]) -> dict[str, tuple[float, ...]]:
-    """Telemetry of consecutive runs on one clock, like join_series does for the series."""
+    """Telemetry of consecutive runs on one clock (run_offsets), the clock join_series puts the series on."""
     out: dict[str, list[float]] = {}
-    offset = 0.0
-    for m in ran:
+    for m, offset_s in zip(ran, run_offsets(ran), strict=True):
         for key, values in m.telemetry.items():
-            shifted = [offset + v for v in values] if key == "t_s" else list(values)
+            shifted = [offset_s + v for v in values] if key == "t_s" else list(values)
             out.setdefault(key, []).extend(shifted)
-        offset += m.series.t_s[-1] if m.series.t_s else m.runtime_s
     joined = {key: tuple(values) for key, values in out.items()}
     if NAND_BYTES in joined and HOST_BYTES in joined:  # each period's own, not the lifetime ratio
         joined["wa"] = period_write_amplification(joined[NAND_BYTES], joined[HOST_BYTES])

@@ -257,7 +257,8 @@ def test_a_finished_run_never_removes_a_saved_drive_through_a_planted_state_link
     bundle = Bundle(make_bundle(tmp_path / "bundle"))
     outside = _outside_with(tmp_path / "precious", "drive.snap", "drive.json")
     (bundle.path / "state").symlink_to(outside)
-    assert bundle.load_drive_state() is None  # not this run's drive: the test starts over
+    saved = bundle.saved_drive()  # what a resume reads (Runner.restore_drive)
+    assert isinstance(saved, str) and "never read through a link" in saved  # not this run's drive: the test starts over
     bundle.drop_drive_state()
     assert sorted(p.name for p in outside.iterdir()) == ["drive.json", "drive.snap"]
     assert (bundle.path / "state").is_symlink()

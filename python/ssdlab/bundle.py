@@ -649,12 +649,6 @@ class Bundle:
             raise BundleError(f"{path} {what} (its done, {one_line(str(done), 20)}, is below zero); {fix}")
         return test, done
 
-    def load_drive_state(self) -> tuple[bytes, str, int] | None:
-        """The saved drive and where it stands, or None when there is none or it is unreadable:
-        the run then starts its test over, which costs time but never a wrong result."""
-        saved = self.saved_drive()
-        return None if isinstance(saved, str) else saved
-
     def saved_drive(self) -> tuple[bytes, str, int] | str:
         """The saved drive and where it stands, or why a resume cannot continue on it, named as
         it is (a clause the resume note goes on from): none was saved, a link or another kind

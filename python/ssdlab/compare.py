@@ -123,12 +123,6 @@ class MetricRow:
         return difference_unit(unit_of(self.name, self.spec))
 
     @property
-    def difference_pct(self) -> tuple[float | None, ...]:
-        """The differences that are % of the baseline; None where they are °C or points."""
-        relative = self.difference_unit == RELATIVE
-        return tuple(d if relative else None for d in self.differences)
-
-    @property
     def numeric(self) -> bool:
         return any(is_number(v) for v in self.values)
 

@@ -235,12 +235,6 @@ class Measurement(BaseModel):
         """throttled_share in percent, the unit of the *_throttled_pct metrics."""
         return throttled_time_pct([self])
 
-    def throttle_flags(self) -> tuple[float, ...]:
-        """Per telemetry sample, whether the drive was throttling (> 0) from the first channel
-        that has it; NaN where the sampler could not judge; empty when no channel has it."""
-        channel = self.throttle_channel()
-        return tuple(self.telemetry[channel]) if channel else ()
-
     def throttle_channel(self) -> str | None:
         """The first of THROTTLE_CHANNELS this measurement's telemetry has samples of."""
         return next((c for c in THROTTLE_CHANNELS if self.telemetry.get(c)), None)
@@ -313,9 +307,3 @@ def throttled_share(flags: Sequence[float]) -> float | None:
     none could. Over time, each flag weighed by its seconds: time_share."""
     judged = [v for v in flags if not math.isnan(v)]
     return sum(1 for v in judged if v > 0) / len(judged) if judged else None
-
-
-def throttled_pct(flags: Sequence[float]) -> float | None:
-    """throttled_share in percent, the unit of the *_throttled_pct metrics and of heat_apart."""
-    share = throttled_share(flags)
-    return None if share is None else 100.0 * share

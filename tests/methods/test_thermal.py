@@ -89,8 +89,9 @@ def test_compare_gives_difference_pct_per_metric(bundles: dict[str, Path], tmp_p
     comparison = compare_bundles([bundles["bare"], bundles["heatsink"]])
     rows = {r.name: r for r in comparison.tests[0].rows}
     mean = rows["seq_mean_mb_s"]
-    assert mean.difference_pct[0] is not None and mean.difference_pct[0] > 5  # the heatsink writes faster on average
-    assert rows["seq_cause"].difference_pct == (None,)  # a verdict, not a figure
+    assert mean.difference_unit == "%"
+    assert mean.differences[0] is not None and mean.differences[0] > 5  # the heatsink writes faster on average
+    assert rows["seq_cause"].differences == (None,)  # a verdict, not a figure
     files = render_comparison(comparison, tmp_path / "compare.html")
     assert "Difference %" in files.html.read_text()
 

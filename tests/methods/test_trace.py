@@ -60,8 +60,8 @@ def test_compare_two_presets_gives_difference_pct(tmp_path: Path) -> None:
     c = compare_bundles([a, b])
     rows = {r.name: r for t in c.tests for r in t.rows}
     rate = rows["avg_data_rate_mb_s"]
-    assert rate.compared and rate.difference_pct[0] is not None
-    assert rate.difference_pct[0] == pytest.approx(100 * (rate.values[1] / rate.values[0] - 1))  # type: ignore[operator]
+    assert rate.compared and rate.difference_unit == "%" and rate.differences[0] is not None
+    assert rate.differences[0] == pytest.approx(100 * (rate.values[1] / rate.values[0] - 1))  # type: ignore[operator]
 
 
 def rate(bundle: Path) -> float:

@@ -107,3 +107,18 @@ def test_the_share_of_time_throttled_weighs_each_sample_by_the_time_it_stands_fo
     ends = tuple((i + 1) * 100_000_000 / 1e9 for i in range(7))
     whole = _flagged(ends, (0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0))
     assert whole.throttled_share() == 3 / 7 and whole.throttled_pct() == 100.0 * (3 / 7)
+
+
+@pytest.mark.parametrize(("shares", "printed"), [
+    ((2.35, 12.4), ("2.35", "12.40")),  # 10.05 points apart: more than 10 as printed, too
+    ((12.4, 2.35), ("12.40", "2.35")),  # in the order given
+    ((0.0, 100.0), ("0", "100")),
+    ((2.0, 12.0), None),  # 10 points: not more than the margin
+    ((None, 50.0), None), ((50.0, None), None), ((True, 50.0), None), (("50", 0.0), None),  # one not known
+])
+def test_heat_apart_printed(shares: tuple[object, ...], printed: tuple[str, ...] | None) -> None:
+    """The throttled shares as the heat caveats print them, only when every one is known and they
+    lie more than HEAT_MARGIN_PCT points apart."""
+    from ssdlab.measurement import heat_apart_printed
+
+    assert heat_apart_printed(*shares) == printed

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ssdlab.analysis.steady_state import all_whole
+from ssdlab.thresholds import apart
 from ssdlab.workload import Workload
 
 Direction = Literal["read", "write", "trim"]
@@ -180,6 +181,17 @@ def heat_apart(*throttled_pct: object) -> bool:
     that are unknown (None, not a number) are left out, and fewer than two known say no."""
     known = [float(p) for p in throttled_pct if isinstance(p, int | float) and not isinstance(p, bool)]
     return len(known) >= 2 and max(known) - min(known) > HEAT_MARGIN_PCT
+
+
+def heat_apart_printed(*throttled_pct: object) -> tuple[str, ...] | None:
+    """The throttled shares (percent) as a sentence prints them, when every one is known (a
+    number) and they lie more than HEAT_MARGIN_PCT points apart (heat_apart); None otherwise.
+    Printed so they lie more than the margin apart as printed, too (thresholds.apart: 12.4 and
+    2.35, not 12 and 2)."""
+    known = [float(p) for p in throttled_pct if isinstance(p, int | float) and not isinstance(p, bool)]
+    if len(known) < len(throttled_pct) or not heat_apart(*known):
+        return None
+    return apart(known, HEAT_MARGIN_PCT)
 
 
 class Measurement(BaseModel):

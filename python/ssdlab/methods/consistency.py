@@ -42,7 +42,7 @@ from ssdlab.analysis.steady_state import (
     least_judged_rounds,
     time_mean,
 )
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, time_share
+from ssdlab.measurement import Measurement, heat_apart_printed, time_share
 from ssdlab.methods._prep import (
     done_rounds,
     fill_actions,
@@ -74,7 +74,7 @@ from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
-from ssdlab.thresholds import apart, beside
+from ssdlab.thresholds import beside
 from ssdlab.units import KIB, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -272,10 +272,9 @@ def heat_in_fall(metrics: Metrics) -> str:
     """Said when the fresh seconds and the steady window ran throttled for shares of their time
     far apart: the fresh-to-steady ratio then holds the drive's heat (its cooling, what ran
     before) as well as its garbage collection; "" otherwise."""
-    fresh, window = metrics.get("fresh_throttled_pct"), metrics.get("window_throttled_pct")
-    if not isinstance(fresh, float) or not isinstance(window, float) or not heat_apart(fresh, window):
+    printed = heat_apart_printed(metrics.get("fresh_throttled_pct"), metrics.get("window_throttled_pct"))
+    if printed is None:
         return ""
-    printed = apart((fresh, window), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
     return (f"the drive ran throttled {printed[0]} % of the fresh seconds and {printed[1]} % of the steady window, "
             "so the ratio holds its heat as well as its garbage collection")
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from pydantic import Field
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart_printed
 from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, span_notes, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
@@ -27,7 +27,7 @@ from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, bl
 from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.thresholds import apart, beside
+from ssdlab.thresholds import beside
 from ssdlab.units import KIB
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -185,10 +185,10 @@ def heat_differs(metrics: Metrics) -> str:
     """Why the clean and after-TRIM writes cannot be compared, or "" when they can: a drive
     throttling in one of them for a larger share of its time than in the other writes slower
     for its heat, whatever TRIM did (a drive near its throttle point after the torture)."""
-    clean, after = metrics.get("clean_throttled_pct"), metrics.get("after_trim_throttled_pct")
-    if not isinstance(clean, float) or not isinstance(after, float) or not heat_apart(clean, after):
+    printed = heat_apart_printed(metrics.get("after_trim_throttled_pct"), metrics.get("clean_throttled_pct"))
+    if printed is None:
         return ""
-    hot, cool = apart((after, clean), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    hot, cool = printed
     return (f"the after-TRIM write ran throttled {hot} % of its time and the clean write {cool} %, so "
             "the drive's heat, not TRIM, may explain the difference; cool the drive (airflow, a heatsink) "
             "and run the test again")

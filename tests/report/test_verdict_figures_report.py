@@ -89,10 +89,10 @@ def consistency_view(test: str, verdicts: tuple[Verdict, ...] = (), **extra: flo
 def test_the_fresh_figures_drive_state_is_said_per_method() -> None:
     """consistency's fresh seconds come after the fill, WSAT's on the purged drive: each rule says
     its own run's, never the other's."""
-    rule = fresh_vs_steady([consistency_view("consistency")]).rule
+    rule = fresh_vs_steady([consistency_view("consistency")])[0].rule
     assert "consistency run's 4 KiB QD32 random write on the just-filled drive" in rule
     assert "purged" not in rule and "WSAT" not in rule
-    rule = fresh_vs_steady([consistency_view("wsat")]).rule
+    rule = fresh_vs_steady([consistency_view("wsat")])[0].rule
     assert "WSAT (write saturation) run's 4 KiB QD32 random write from the purged drive" in rule
     assert "just-filled" not in rule and "consistency" not in rule
 
@@ -100,7 +100,7 @@ def test_the_fresh_figures_drive_state_is_said_per_method() -> None:
 def test_a_cliff_verdicts_share_is_not_repeated_rounded_onto_its_threshold() -> None:
     cliff = Verdict(key="cliff", question="?", outcome="yes", rule="at most 80 %",
                     summary="Falls to 79.96 % of its fresh rate")
-    text = fresh_vs_steady([consistency_view("consistency", (cliff,))]).text
+    text = fresh_vs_steady([consistency_view("consistency", (cliff,))])[0].text
     assert text.startswith("Falls to 79.96 % of its fresh rate: ")
     assert "80 % of fresh" not in text
 

@@ -17,6 +17,7 @@ the bundles the comparison names.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,16 @@ import altair as alt
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.compare import Comparison, TestComparison
 from ssdlab.measurement import Measurement
+from ssdlab.methods.consistency import TortureParams
 from ssdlab.methods.linear import PASSES, pass_name
+from ssdlab.methods.metrics import block_text
 from ssdlab.methods.quick import quick_specs
 from ssdlab.methods.thermal import evidence_of
 from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY
 from ssdlab.report.charts import Row, alt_data, grouped_bars, line_chart, thin, top_legend
-from ssdlab.report.consistency_charts import load_torture_run
+from ssdlab.report.consistency_charts import TortureRun, load_torture_run
+from ssdlab.report.contract import method_view
+from ssdlab.report.section_consistency import each_dot, iops_per_dot
 from ssdlab.report.section_linear import position_rows
 from ssdlab.report.section_quick import DIRECTIONS, quick_entries
 from ssdlab.report.types import AltChart, Figure, FigureLike
@@ -172,23 +177,56 @@ def variant_label(record: TestRecord) -> str:
     return f"{op:g} % spare area" if is_number(op) and op > 0 else "default"
 
 
-def scatter_rows(c: Comparison, tests: Sequence[TestComparison]) -> list[Row]:
-    """Per-second IOPS of each drive and variant: the whole run thinned (`part` whole), and
-    the analysed window, the last `window_s` of the run, every second of it (`part` window)."""
-    rows: list[Row] = []
+@dataclass(frozen=True)
+class Plotted:
+    """One drive's run of a torture in the comparison's scatter."""
+
+    drive: str
+    record: TestRecord
+    run: TortureRun
+    params: TortureParams | None  # None: a method this ssdlab does not know
+
+
+def plotted_runs(c: Comparison, tests: Sequence[TestComparison]) -> list[Plotted]:
+    """Each drive's run of each variant, as far as the scatter plots them (MAX_SCATTER_DRIVES)."""
+    out = []
     for t in tests:
         for label, bundle, record in present_records(c, t)[:MAX_SCATTER_DRIVES]:
             run = load_torture_run(bundle, record)
             if run is None:
                 continue
-            times = run.series.t_s
-            window = record.metrics.get("window_s")
-            start = times[-1] - float(window) if times and is_number(window) else float("inf")
-            points: list[Row] = [{"drive": label, "variant": variant_label(record), "t_s": ts, "iops": v}
-                                 for ts, v in zip(times, run.series.iops, strict=True)]
-            rows += [{**p, "part": "whole"} for p in thin(points, SCATTER_POINTS)]
-            rows += [{**p, "part": "window"} for p, ts in zip(points, times, strict=True) if ts > start]
+            view = method_view(bundle, record)
+            params = view.params if view is not None and isinstance(view.params, TortureParams) else None
+            out.append(Plotted(label, record, run, params))
+    return out
+
+
+def scatter_rows(plotted: Sequence[Plotted]) -> list[Row]:
+    """Per-second IOPS of each drive and variant: the whole run thinned (`part` whole), and
+    the analysed window, the last `window_s` of the run, every second of it (`part` window)."""
+    rows: list[Row] = []
+    for p in plotted:
+        times = p.run.series.t_s
+        window = p.record.metrics.get("window_s")
+        start = times[-1] - float(window) if times and is_number(window) else float("inf")
+        points: list[Row] = [{"drive": p.drive, "variant": variant_label(p.record), "t_s": ts, "iops": v}
+                             for ts, v in zip(times, p.run.series.iops, strict=True)]
+        rows += [{**point, "part": "whole"} for point in thin(points, SCATTER_POINTS)]
+        rows += [{**point, "part": "window"} for point, ts in zip(points, times, strict=True) if ts > start]
     return rows
+
+
+def plotted_writes(plotted: Sequence[Plotted]) -> str:
+    """'4 KiB random writes' when every plotted run wrote one block size; else each size with its
+    drives, '16 KiB on A, 4 KiB on B' (a forced comparison of unlike runs)."""
+    drives: dict[str, list[str]] = {}
+    for p in plotted:
+        if p.params is not None:
+            drives.setdefault(block_text(p.params.block_size_bytes), []).append(p.drive)
+    if len(drives) <= 1:
+        return f"{next(iter(drives))} random writes" if drives else "random writes"
+    return "random writes (" + ", ".join(f"{block} on {' and '.join(dict.fromkeys(labels))}"
+                                         for block, labels in drives.items()) + ")"
 
 
 def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[str]) -> AltChart:
@@ -213,17 +251,20 @@ def consistency_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     family = [x for x in c.tests if x.test == t.test]
     if family[0] is not t:
         return []
-    rows = scatter_rows(c, family)
+    plotted = plotted_runs(c, family)
+    rows = scatter_rows(plotted)
     if not rows:
         return []
     variants = list(dict.fromkeys(str(r["variant"]) for r in rows))
     switch = " Use the switch to show each variant." if len(variants) > 1 else ""
     cut = (f" The first {MAX_SCATTER_DRIVES} drives are plotted; the ranking has them all."
            if len(c.drives) > MAX_SCATTER_DRIVES else "")
-    how = "Each dot is one second of 4 KiB random writes; right: the analysed window, zoomed." + switch + cut
+    series = [p.run.series for p in plotted]
+    how = f"{each_dot(series, plotted_writes(plotted))}; right: the analysed window, zoomed." + switch + cut
+    per = iops_per_dot(series)
     return [
-        Figure(f"{t.name}-scatter", "IOPS per second", scatter(rows, c, False, variants), how),
-        Figure(f"{t.name}-scatter-log", "IOPS per second (log scale)", scatter(rows, c, True, variants),
+        Figure(f"{t.name}-scatter", per, scatter(rows, c, False, variants), how),
+        Figure(f"{t.name}-scatter-log", f"{per} (log scale)", scatter(rows, c, True, variants),
                "The same on a logarithmic IOPS axis, so stalls far below the mean show." + switch),
     ]
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods.consistency import torture_time
+from ssdlab.methods._prep import FILL_BLOCK_BYTES, FILL_IODEPTH
+from ssdlab.methods.consistency import TortureParams, torture_time
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, method_view, record_view
@@ -38,6 +40,56 @@ WSAT_TABLE = ("fob_iops", "window_iops_mean", "window_iops_stddev", "cliff_gb_wr
               "time_to_steady_s", "host_gb_written", "capacity_writes")
 
 
+def queue_words(p: TortureParams) -> str:
+    """'QD32', or 'QD8 in each of 4 jobs': the I/Os the torture kept outstanding (fio's depth is per job)."""
+    return f"QD{p.iodepth}" if p.jobs == 1 else f"QD{p.iodepth} in each of {p.jobs} jobs"
+
+
+def load_words(p: TortureParams) -> str:
+    """'4 KiB QD32 random write', '16 KiB random write at QD8 in each of 4 jobs': the torture as it
+    ran, from its parameters (QA: the report said 4 KiB QD32 of a 16 KiB QD4 torture)."""
+    block = block_text(p.block_size_bytes)
+    return f"{block} QD{p.iodepth} random write" if p.jobs == 1 else f"{block} random write at {queue_words(p)}"
+
+
+def _printed_periods(runs: Sequence[RunSeries]) -> tuple[list[str], list[float], int]:
+    """The runs' logging periods as a sentence prints them, the period lengths that print unlike
+    their run's period, and how many periods there are. A length is read as printed: the
+    simulator's last period holds the commands that complete just after the runtime (1.001 s),
+    which is no other length; a round that ends half-way through a second is."""
+    periods = sorted({seconds_text(r.period_s) for r in runs}, key=float)
+    odd = [length for r in runs for length in r.lengths_s if seconds_text(length) != seconds_text(r.period_s)]
+    return periods, odd, sum(len(r.lengths_s) for r in runs)
+
+
+def each_dot(runs: Sequence[RunSeries], writes: str = "") -> str:
+    """'Each dot is one second of 4 KiB random writes': what one dot of a per-period IOPS scatter
+    stands for, as the periods ran (QA: "one second" of rounds that ended half-way through one).
+    Periods of another length, or some of other lengths: 'Each dot is one logging period of …
+    (1 s, but 10 of the 205 last 0.5 s)'."""
+    of = f" of {writes}" if writes else ""
+    periods, odd, count = _printed_periods(runs)
+    if len(periods) == 1 and not odd:
+        return f"Each dot is {'one second' if periods[0] == '1' else f'one {periods[0]} s period'}{of}"
+    lasting = sorted({seconds_text(length) for length in odd}, key=float)
+    span = lasting[0] if len(lasting) == 1 else f"{lasting[0]} to {lasting[-1]}"
+    but = f", but {len(odd)} of the {count} last {span} s" if odd else ""
+    return f"Each dot is one logging period{of} ({' or '.join(periods)} s{but})"
+
+
+def iops_per_dot(runs: Sequence[RunSeries]) -> str:
+    """'IOPS per second' when each dot is one (each_dot), else 'IOPS per period'."""
+    periods, odd, _ = _printed_periods(runs)
+    return "IOPS per second" if periods == ["1"] and not odd else "IOPS per period"
+
+
+def torture_title(record: TestRecord, p: TortureParams) -> str:
+    """The section's title with the load as it ran: the catalogue's title names the method's
+    default block size ("Performance consistency (4 KiB random write, steady state)")."""
+    default = f"{block_text(type(p)().block_size_bytes)} random write"
+    return section_title(record).replace(default, f"{block_text(p.block_size_bytes)} random write")
+
+
 def metric_table(view: MethodView, key: str, title: str, names: Sequence[str]) -> Table:
     """Label, value and unit of each named metric the method declares and the run has."""
     specs = [spec for name in names if (spec := view.specs.get(name)) is not None and view.value(spec) is not None]
@@ -59,15 +111,16 @@ def window_title(view: MethodView) -> str:
     return f"{last.capitalize()} (not steady state)" if verdict else last.capitalize()
 
 
-def scatter_figures(run: charts.TortureRun, window: float) -> list[FigureLike]:
-    key = run.label
+def scatter_figures(run: charts.TortureRun, window: float, p: TortureParams) -> list[FigureLike]:
+    key, per = run.label, iops_per_dot([run.series])
     return [
-        Figure(f"{key}-scatter", "IOPS per second, whole run", charts.iops_scatter(run),
-               "Each dot is one second of 4 KiB random writes; the cliff is where the spare area ran out."),
-        Figure(f"{key}-scatter-window", f"IOPS per second, last {seconds_text(window)} s",
+        Figure(f"{key}-scatter", f"{per}, whole run", charts.iops_scatter(run),
+               f"{each_dot([run.series], f'{block_text(p.block_size_bytes)} random writes')}; the cliff is where "
+               "the spare area ran out."),
+        Figure(f"{key}-scatter-window", f"{per}, last {seconds_text(window)} s",
                charts.iops_scatter(run, window),
                "The analysed window: its mean and standard deviation are the steady-state figures."),
-        Figure(f"{key}-scatter-log", "IOPS per second, whole run (log scale)", charts.iops_scatter(run, log_y=True),
+        Figure(f"{key}-scatter-log", f"{per}, whole run (log scale)", charts.iops_scatter(run, log_y=True),
                "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show."),
     ]
 
@@ -105,14 +158,23 @@ def comparison_figures(bundle: Bundle, view: MethodView) -> list[FigureLike]:
     ]
 
 
+def fill_words(passes: int) -> str:
+    """'Purge, sequential 128 KiB QD32 fill (1 pass)', from the fill _prep runs; 'Purge, no fill'
+    for fill_passes=0 (it was captioned "fill (0 pass)")."""
+    if not passes:
+        return "Purge, no fill"
+    return (f"Purge, sequential {block_text(FILL_BLOCK_BYTES)} QD{FILL_IODEPTH} fill ({passes} "
+            f"pass{'es' if passes > 1 else ''})")
+
+
 def consistency_caption(view: MethodView) -> str:
     p = view.params
     op = p.op_pct
     span = f"the first {100 - op:g} % of the purged drive ({op:g} % over-provisioning)" if op else "the full span"
     data = "incompressible" if not p.compress_pct else f"{p.compress_pct} % compressible"
     return (
-        f"Purge, sequential 128 KiB QD32 fill ({p.fill_passes} pass), then {block_text(p.block_size_bytes)} random "
-        f"writes QD{p.iodepth}, {data}, over {span} {torture_time(p)}, IOPS logged every second. Figures: mean "
+        f"{fill_words(p.fill_passes)}, then {block_text(p.block_size_bytes)} random "
+        f"writes {queue_words(p)}, {data}, over {span} {torture_time(p)}, IOPS logged every second. Figures: mean "
         f"and standard deviation of the last {seconds_text(window_s(view))} s; steady state by the SNIA PTS rule on "
         f"{p.round_s:g} s rounds."
     )
@@ -135,13 +197,13 @@ def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     run = charts.load_torture_run(bundle, record)
     figures: list[FigureLike] = []
     if run is not None:
-        figures += [*scatter_figures(run, window_s(view)), *telemetry_figure(run)]
+        figures += [*scatter_figures(run, window_s(view), view.params), *telemetry_figure(run)]
         figures += comparison_figures(bundle, view)
     else:
         figures += series_figures(record.name, measured(bundle, record))
     tables = [metric_table(view, "steady", window_title(view), WINDOW_TABLE)]
     level = (SIM_LEVEL_NOTE,) if record.metrics and target.kind == "sim" else ()
-    return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
+    return Section(key=record.name, title=torture_title(record, view.params), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
                    notes=(*status_notes(record), *level))
 
@@ -154,13 +216,14 @@ def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
     figures: list[FigureLike] = []
     if run is not None:
         figures.append(Figure(f"{record.name}-wsat", "WSAT: IOPS against time and host GB written",
-                              charts.wsat_charts(run), "Each dot is one second; right: the same against data written."))
+                              charts.wsat_charts(run),
+                              f"{each_dot([run.series])}; right: the same against data written."))
         figures += telemetry_figure(run)
     tables = [metric_table(view, "wsat", "Write saturation", WSAT_TABLE)]
     p = view.params
     caption = (f"SNIA PTS write saturation: purge, then {block_text(p.block_size_bytes)} random writes "
-               f"QD{p.iodepth} from the fresh drive {torture_time(p)}, no preconditioning, IOPS every second.")
-    return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
+               f"{queue_words(p)} from the fresh drive {torture_time(p)}, no preconditioning, IOPS every second.")
+    return Section(key=record.name, title=torture_title(record, p), caption=caption, status=record.status,
                    tables=tables if record.metrics else [], figures=figures, notes=status_notes(record))
 
 

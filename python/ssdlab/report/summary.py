@@ -10,19 +10,20 @@ When a run has no input for a rule, the finding says "not measured in this run".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import overload
 
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import differences, effective_method
-from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart
-from ssdlab.methods.consistency import CLIFF_SHARE_PCT
-from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
+from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams
+from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_in_unit, human_size
+from ssdlab.report.section_consistency import load_words, queue_words
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
-from ssdlab.thresholds import apart, beside
+from ssdlab.thresholds import beside
 from ssdlab.units import is_number, seconds_text, signed
 
 NOT_MEASURED = "not measured in this run"
@@ -47,7 +48,8 @@ class RunViews(Sequence[MethodView]):
         return len(self.views)
 
 
-Rule = Callable[[RunViews], Finding]
+# A rule gives one finding, or one per test it reads (the fresh-vs-steady fall of each torture).
+Rule = Callable[[RunViews], Finding | list[Finding]]
 # Settings in which the default and spare-area consistency runs differ by design.
 SPARE_AREA_KEYS = frozenset({"op_pct", "span_pct", "span_bytes", "plan notes"})
 
@@ -70,9 +72,26 @@ def op_pct(view: MethodView) -> float:
 
 
 def default_tortures(views: Sequence[MethodView]) -> list[MethodView]:
-    """The 4 KiB random-write tortures over the whole drive: consistency without extra spare
-    area first, then WSAT."""
+    """The random-write tortures over the whole drive: consistency without extra spare area
+    first, then WSAT."""
     return [v for v in of_method(views, "consistency") if op_pct(v) == 0] + of_method(views, "wsat")
+
+
+def torture_rows(views: Sequence[MethodView], finding: Callable[[MethodView], Finding | None],
+                 name_each: bool = False) -> list[Finding]:
+    """`finding` of each kind of torture the run holds, the default consistency run's and WSAT's,
+    each from the first run of its kind that has the figures (QA: a run holding both gave the
+    consistency run's alone: WSAT's fall from the fresh drive and its cliff were in no finding).
+    The first keeps the rule's key, the others add their test's name to it (one id per row);
+    `name_each`: rows beside one another add their torture's name to the title too."""
+    found: dict[str, tuple[MethodView, Finding]] = {}
+    for view in default_tortures(views):
+        if view.record.test not in found and (row := finding(view)) is not None:
+            found[view.record.test] = view, row
+    named = name_each and len(found) > 1
+    return [replace(row, key=f"{row.key}-{view.record.name}" if n else row.key,
+                    title=f"{row.title} ({TORTURES[view.record.test].short})" if named else row.title)
+            for n, (view, row) in enumerate(found.values())]
 
 
 def quantity(spec: MetricSpec, value: float) -> str:
@@ -113,26 +132,30 @@ def window_words(view: MethodView) -> str:
 
 @dataclass(frozen=True)
 class Torture:
-    """How the summary names a 4 KiB random-write torture: the default consistency run and WSAT
+    """How the summary names a random-write torture: the default consistency run and WSAT
     share their figures' names, not what they measured (QA: WSAT's figures were given under the
-    consistency run's title and rule). `run`: the test; `start`: the drive it starts on."""
+    consistency run's title and rule). `run`: the test; `start`: the drive it starts on;
+    `short`: its name in a title beside the other's."""
 
     run: str
     start: str
+    short: str
 
 
 TORTURES = {
-    "consistency": Torture("the default consistency run", "on the just-filled drive"),
-    "wsat": Torture("the WSAT (write saturation) run", "from the purged drive (fresh out of box), with no fill"),
+    "consistency": Torture("the default consistency run", "on the just-filled drive", "consistency"),
+    "wsat": Torture("the WSAT (write saturation) run", "from the purged drive (fresh out of box), with no fill",
+                    "WSAT"),
 }
+UNFILLED = "on the purged drive, with no fill"  # a consistency run with fill_passes=0
 
 
 def torture_words(view: MethodView) -> str:
-    """'the default consistency run's 4 KiB QD32 random write on the just-filled drive'."""
+    """'the default consistency run's 4 KiB QD32 random write on the just-filled drive': the load
+    and the drive as they ran, from the run's parameters."""
     torture = TORTURES[view.record.test]
-    block, depth = getattr(view.params, "block_size_bytes", None), getattr(view.params, "iodepth", None)
-    load = " ".join(part for part in (sized(block).strip(), f"QD{depth}" if depth else "", "random write") if part)
-    return f"{torture.run}'s {load} {torture.start}"
+    start = UNFILLED if getattr(view.params, "fill_passes", None) == 0 else torture.start
+    return f"{torture.run}'s {load_words(view.params)} {start}"
 
 
 def own_window(view: MethodView) -> str:
@@ -142,34 +165,53 @@ def own_window(view: MethodView) -> str:
     return f"here {window_words(view)}" if view.number("window_s") else "its last window"
 
 
-FRESH_VS_STEADY_RULE = ("fresh = mean IOPS over the first 5 s of the 4 KiB QD32 random-write torture (consistency: "
-                        "on the just-filled drive; WSAT: on the purged drive); steady = mean over the analysed window "
-                        "at its end; ratio = steady / fresh")
+def fresh_vs_steady_rule(p: TortureParams) -> str:
+    """The rule of a run with no fall to give, for its torture's load (the method's default load
+    when no torture ran)."""
+    block = block_text(p.block_size_bytes)
+    torture = (f"{block} QD{p.iodepth} random-write torture" if p.jobs == 1
+               else f"{block} random-write torture at {queue_words(p)}")
+    return (f"fresh = mean IOPS over the first 5 s of the {torture} (consistency: on the just-filled drive; WSAT: "
+            "on the purged drive); steady = mean over the analysed window at its end; ratio = steady / fresh")
 
 
-def fresh_vs_steady(views: Sequence[MethodView]) -> Finding:
-    title = "4 KiB random write: fresh vs steady state"
-    for view in default_tortures(views):
-        fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
-        if fresh is None or steady is None or fresh <= 0:
-            continue
-        rule = (f"fresh = mean IOPS over the first 5 s of {torture_words(view)}; "
-                f"steady = mean over its analysed window at its end ({own_window(view)}); ratio = steady / fresh")
-        where = window_words(view)
-        state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
-        cliff = view.verdict("cliff")  # the method's own answer, when it gives one
-        # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
-        # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
-        # Not judged, it stands beside the 80 % rule all the same: on its own side of it (79.64, not 80).
-        shown = beside(100 * steady / fresh, CLIFF_SHARE_PCT)
-        ratio = "" if cliff is not None and cliff.conclusive else f" ({shown} % of fresh)"
-        text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
-                f"{ratio}{state}{fall_heat_caveat(view)}")
-        if cliff is not None:
-            return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
-                           view.record.name, cliff.outcome)
-        return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
-    return absent("fresh_vs_steady", title, FRESH_VS_STEADY_RULE)
+def fresh_vs_steady_title(p: TortureParams) -> str:
+    """'4 KiB random write: fresh vs steady state', for the block size the torture wrote."""
+    return f"{block_text(p.block_size_bytes)} random write: fresh vs steady state"
+
+
+def fresh_vs_steady(views: Sequence[MethodView]) -> list[Finding]:
+    """The fall from fresh to steady of each torture the run holds; beside one another, each
+    title names its test."""
+    rows = torture_rows(views, torture_fall, name_each=True)
+    if rows:
+        return rows
+    ran = next((v.params for v in default_tortures(views)), TortureParams())
+    return [absent("fresh_vs_steady", fresh_vs_steady_title(ran), fresh_vs_steady_rule(ran))]
+
+
+def torture_fall(view: MethodView) -> Finding | None:
+    """One torture's fresh and steady IOPS, with its cliff verdict; None when it has not both."""
+    fresh, steady = view.number("fresh_iops"), view.number("window_iops_mean")
+    if fresh is None or steady is None or fresh <= 0:
+        return None
+    title = fresh_vs_steady_title(view.params)
+    rule = (f"fresh = mean IOPS over the first 5 s of {torture_words(view)}; "
+            f"steady = mean over its analysed window at its end ({own_window(view)}); ratio = steady / fresh")
+    where = window_words(view)
+    state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
+    cliff = view.verdict("cliff")  # the method's own answer, when it gives one
+    # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
+    # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
+    # Not judged, it stands beside the 80 % rule all the same: on its own side of it (79.64, not 80).
+    shown = beside(100 * steady / fresh, CLIFF_SHARE_PCT)
+    ratio = "" if cliff is not None and cliff.conclusive else f" ({shown} % of fresh)"
+    text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
+            f"{ratio}{state}{fall_heat_caveat(view)}")
+    if cliff is not None:
+        return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
+                       view.record.name, cliff.outcome)
+    return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
 
 
 def not_steady(view: MethodView) -> str:
@@ -184,10 +226,10 @@ def not_steady(view: MethodView) -> str:
 def fall_heat_caveat(view: MethodView) -> str:
     """Said when the fresh seconds and the steady window ran throttled for shares of their time
     far apart: the ratio then holds the drive's heat as well as its garbage collection."""
-    hot = view.number("fresh_throttled_pct"), view.number("window_throttled_pct")
-    if hot[0] is None or hot[1] is None or not heat_apart(*hot):
+    printed = heat_apart_printed(view.number("fresh_throttled_pct"), view.number("window_throttled_pct"))
+    if printed is None:
         return ""
-    fresh, window = apart((hot[0], hot[1]), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
+    fresh, window = printed
     return (f"; the fresh seconds ran throttled {fresh} % of their time and the window {window} %, so "
             "heat is part of the change")
 
@@ -204,29 +246,33 @@ def spread_heat_caveat(view: MethodView) -> str:
 
 
 CONSISTENCY_RULE = ("mean / standard deviation of the per-second IOPS over the analysed window (the last 400 s by "
-                    "default) of the default consistency run, else of the WSAT run; higher is steadier")
+                    "default) of the default consistency run, and of the WSAT run in a row of its own; higher is "
+                    "steadier")
 CLIFF_RULE = ("cliff = host GB written when a 10-second running mean of the IOPS first falls below half-way between "
               "the fresh-out-of-box level and the window mean (placed only when the window is at most "
               f"{CLIFF_SHARE_PCT:g} % of the fresh level)")
 
 
-def consistency(views: Sequence[MethodView]) -> Finding:
-    """How steady the default torture's window is; from WSAT (a run with no default consistency
-    run), titled and ruled as write saturation, with where its cliff came."""
-    for view in default_tortures(views):
-        ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
-        if ratio is None:
-            continue
-        spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
-        text = (f"mean / {SIGMA} = {ratio:,.1f} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
-                f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
-        rule = (f"mean / standard deviation of the per-second IOPS over the analysed window ({own_window(view)}) of "
-                f"{torture_words(view)}; higher is steadier")
-        if view.record.test == "wsat":
-            return Finding("consistency", "Write saturation (WSAT)", f"{text}{cliff_words(view)}",
-                           f"{rule}; {CLIFF_RULE}", True, view.record.name)
-        return Finding("consistency", "Consistency", text, rule, True, view.record.name)
-    return absent("consistency", "Consistency", CONSISTENCY_RULE)
+def consistency(views: Sequence[MethodView]) -> list[Finding]:
+    """How steady each default torture's window is: the default consistency run's, and WSAT's,
+    titled and ruled as write saturation, with where its cliff came."""
+    return torture_rows(views, steadiness) or [absent("consistency", "Consistency", CONSISTENCY_RULE)]
+
+
+def steadiness(view: MethodView) -> Finding | None:
+    """One torture's mean / standard deviation over its window; None when it has none."""
+    ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
+    if ratio is None:
+        return None
+    spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
+    text = (f"mean / {SIGMA} = {ratio:,.1f} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
+            f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
+    rule = (f"mean / standard deviation of the per-second IOPS over the analysed window ({own_window(view)}) of "
+            f"{torture_words(view)}; higher is steadier")
+    if view.record.test == "wsat":
+        return Finding("consistency", "Write saturation (WSAT)", f"{text}{cliff_words(view)}",
+                       f"{rule}; {CLIFF_RULE}", True, view.record.name)
+    return Finding("consistency", "Consistency", text, rule, True, view.record.name)
 
 
 def cliff_words(view: MethodView) -> str:
@@ -269,7 +315,8 @@ def spare_area(views: RunViews) -> Finding:
     unsteady = [f"the {name} window {not_steady(view)} steady state"
                 for name, view in (("default", default), (f"{op_pct(extra):g} % over-provisioning", extra))
                 if not_steady(view)]
-    what = "4 KiB random write over the analysed windows" if unsteady else "steady 4 KiB random write"
+    load = f"{block_text(default.params.block_size_bytes)} random write"  # the runs differ in no more than span
+    what = f"{load} over the analysed windows" if unsteady else f"steady {load}"
     state = f" — {' and '.join(unsteady)}" if unsteady else ""
     text = (f"{what} {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
             f"({signed(100 * (more / base - 1))} %){steadier}{heat_caveat(default, extra)}{state}")
@@ -281,10 +328,10 @@ def heat_caveat(default: MethodView, extra: MethodView) -> str:
     difference then holds the drive's heat (what ran before, its cooling) as well as its spare
     area, and throttling holds back the hotter window's figure."""
     hot = default.number("window_throttled_pct"), extra.number("window_throttled_pct")
-    if hot[0] is None or hot[1] is None or not heat_apart(*hot):
+    shares = heat_apart_printed(*hot)
+    if shares is None or hot[0] is None or hot[1] is None:
         return ""
     hotter = f"{op_pct(extra):g} % over-provisioning" if hot[1] > hot[0] else "default"
-    shares = apart((hot[0], hot[1]), HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
     return (f"; the windows ran throttled {shares[0]} % and {shares[1]} % of their time, so heat holds back "
             f"the {hotter} figure more")
 
@@ -446,4 +493,5 @@ RULES: tuple[Rule, ...] = (
 def summary_findings(run: RunRecord) -> list[Finding]:
     """Every rule's finding for this run, in the order a review's conclusion gives them."""
     views = measured_views(run)
-    return [rule(views) for rule in RULES]
+    found = [rule(views) for rule in RULES]
+    return [finding for one in found for finding in (one if isinstance(one, list) else [one])]

@@ -4,11 +4,13 @@ The comparison model only; report/compare_page.py draws it (terminal tables, HTM
 Bundles are read only. The first drive is the baseline (and the drive under review).
 
 Runs of a test are alike only when their effective methods are (ssdlab.effective: the
-parameters, and what `auto` and automatic scaling made of them). Unlike runs are
+parameters, what `auto` and automatic scaling made of them, the fio job conventions the bundles'
+job files show, and a simulated preset's model). Unlike runs are
 - refused (policy "refuse", the default for bundles named on the command line),
 - shown and flagged in the table and the page (policy "force", `--force`), or
 - left out of that test, and named in its caption (policy "exclude", for drives picked
-  from the results library, so one odd run does not stop a dozen-drive comparison).
+  from the results library, so one odd run does not stop a dozen-drive comparison): a drive
+  unlike the baseline or unlike a drive already in (an older model of the same simulated preset).
 Tests missing from some drives are shown with gaps. A test a run did not finish (stopped,
 failed, never started) has no figures and no method to compare: it counts as not run on that
 drive, and the test's caption says it did not finish there.
@@ -224,18 +226,33 @@ def _split(name: str, found: Sequence[Found], methods: Sequence[EffectiveMethod 
            policy: Policy) -> tuple[tuple[Difference, ...], tuple[tuple[int, tuple[Difference, ...]], ...]]:
     """(differences among the compared runs, drives left out and why) under `policy`."""
     here = [i for i, f in enumerate(found) if f is not None]
-    ref = here[0]
     if policy != "exclude":
         diff = differences([m for m in methods if m is not None])
         if diff and policy == "refuse":
-            raise UsageError(describe_difference(name, diff) + "; re-run with the same parameters or pass --force")
+            raise UsageError(describe_difference(name, diff) + "; " + refusal_advice(diff))
         return diff, ()
+    # Each drive against the baseline and every drive kept before it: a simulated preset's model is
+    # compared within the preset only, so two drives unlike each other may each be like the baseline.
+    known = [m for m in methods if m is not None]  # the drives that ran the test, as `here` lists them
+    kept: list[int] = [0]
     excluded = []
-    for i in here[1:]:
-        pair = differences([methods[ref], methods[i]])  # type: ignore[list-item]
+    for place, i in enumerate(here[1:], start=1):
+        pair = next((d for d in (differences([known[k], known[place]]) for k in kept) if d), ())
         if pair:
             excluded.append((i, pair))
+        else:
+            kept.append(place)
     return (), tuple(excluded)
+
+
+def refusal_advice(found: Sequence[Difference]) -> str:
+    """What to do about a refused comparison: the same parameters, or, where only conventions of
+    the ssdlab that made the runs differ (a fio job convention, a simulated preset's model), a run
+    made with this ssdlab, whose parameters could not have made the older one alike."""
+    if all(d.convention for d in found):
+        return ("the runs were made by ssdlab versions that measure differently: re-run the older one with this "
+                "ssdlab, or pass --force")
+    return "re-run with the same parameters or pass --force"
 
 
 def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComparison:
@@ -247,7 +264,7 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
     if all(f is None for f in found):
         return TestComparison(name=name, test=listed.test, present=(False,) * len(drives), params=dict(listed.params),
                               differences=(), rows=(), sources=(None,) * len(drives), unfinished=unfinished)
-    methods = [effective_method(f[1], f[0].run.target) if f is not None else None for f in found]
+    methods = [effective_method(f[1], f[0].run.target, f[0].bundle) if f is not None else None for f in found]
     diff, excluded = _split(name, found, methods, policy)
     for index, _ in excluded:
         found[index] = None

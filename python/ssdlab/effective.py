@@ -15,6 +15,19 @@ Normalisation keeps like runs on drives of different sizes alike:
   as large, while a note present on one run only (a region was reduced) still differs;
   notes about how the run went (resumed, run ahead, restored from the cache, stopped at steady
   state) say nothing of the method and are left out.
+
+Two things no parameter says change what a run measured, and are read from what the bundle holds:
+- the conventions of its fio jobs (job_conventions): random writes drew each offset independently
+  (norandommap=1) only from 1509096 on; before, fio's random map wrote every block once per pass,
+  another workload for garbage collection. The job files in raw/ say which a run did; a run whose
+  conventions are today's keeps the key it had, one under older ones gets another;
+- the model of a simulated drive (simulated_drive): the same preset resolves to another
+  configuration after ssdsim's presets change (ctrl.gc_page_us for the Samsung UBX family, 2996c16,
+  settles ~2.5x lower), so runs of one preset whose recorded configurations differ where the target
+  spec's overrides do not reach ran different models. This is a pair's difference, not a key: a key
+  cannot tell an older model of one preset from another preset (library.py filters its rankings).
+Both are method differences (Difference.convention: the runs came from ssdlab versions that measure
+differently), so compare refuses, flags or leaves them out as it does every other.
 """
 
 from __future__ import annotations
@@ -22,11 +35,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from ssdlab.bundle import TestRecord, how_it_ran
+from ssdlab.bundle import RAW_DIR, TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
@@ -49,7 +63,11 @@ from ssdlab.units import format_size, is_number
 # changed; libraries re-read it, and old and new linear-read runs stay alike.
 # 7 (2026-11-26): the consistency tests' analysed window is a count, measured time (its periods'
 # real lengths since b2ef7bc), not a setting: early-stop runs of one method were refused as unlike.
-RULES_VERSION = 7
+# 8 (2026-11-26): a fio run whose random writes used fio's random map (its job files lack norandommap=1,
+# as every run's did before 1509096) holds that convention in its key: it hit each block once per pass,
+# another workload than today's independent draws, and ranked with them. Keys of runs under today's
+# conventions are unchanged; libraries re-read their runs so the older ones get theirs.
+RULES_VERSION = 8
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
@@ -70,17 +88,24 @@ class EffectiveMethod:
     raw_notes: tuple[str, ...] = field(default=(), compare=False)  # as the plan wrote them, for messages
     labels: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> label
     shown: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> value for readers
+    # Job conventions the run's job files show where they are not today's (job_conventions): name -> what ran.
+    conventions: Mapping[str, str] = field(default_factory=dict)
+    simulated: SimulatedDrive | None = field(default=None, compare=False)  # a simulated drive's model
+
+    def _parts(self) -> dict[str, Any]:
+        parts: dict[str, Any] = {"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
+                                 "notes": list(self.notes)}
+        if self.conventions:  # only when not today's: the keys of runs under today's stay as they were
+            parts["conventions"] = dict(self.conventions)
+        return parts
 
     @property
     def key(self) -> str:
         """A short stable digest: equal keys, like methods (the results library's index)."""
-        text = json.dumps({"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
-                           "notes": list(self.notes)}, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return hashlib.sha256(self.as_json().encode()).hexdigest()[:16]
 
     def as_json(self) -> str:
-        return json.dumps({"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
-                           "notes": list(self.notes)}, sort_keys=True)
+        return json.dumps(self._parts(), sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -90,6 +115,9 @@ class Difference:
     what: str
     key: str
     values: tuple[str, ...]
+    # A convention of the ssdlab (or simulator) that made the runs, not a parameter: re-running with
+    # the same parameters here gives today's, so the advice differs (compare.py).
+    convention: bool = False
 
     def describe(self) -> str:
         return f"{self.what}: " + " vs ".join(self.values)
@@ -170,7 +198,216 @@ def method_params(record: TestRecord) -> dict[str, Any]:
         return dict(record.params)
 
 
-def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:
+# ---- job conventions, from the job files a run kept (raw/<test>/<action>/*.fio) -------------------
+
+RANDOM_WRITES = "random write offsets"
+# Each convention as runs follow it today; a run that does is said to only where another differs.
+TODAY_CONVENTIONS = {RANDOM_WRITES: "independent uniform draws (fio's norandommap=1, as the simulator draws)"}
+RANDOM_MAP = "fio's random map: each block once per pass (job files before norandommap=1)"
+JOB_SUFFIX = ".fio"
+JOB_BYTES = 1 << 16  # an ssdlab job file is under 1 KiB: a larger one is not read whole
+WRITING_RANDOM = frozenset({"randwrite", "randrw"})  # fio's rw= values that write at random offsets
+FIO_TRUE = frozenset({"", "1", "true", "yes", "on"})  # a bare option is set, as fio reads it
+
+
+def job_conventions(bundle: Path, record: TestRecord) -> dict[str, str]:
+    """The conventions the test's recorded fio job files followed where they are not today's.
+
+    Random writes: a job without norandommap=1 let fio keep its random map, which writes every
+    block once per pass (a permutation): the drive's GC sees another workload than independent
+    draws, and steady states differ. Reads are left out: a block read twice costs what two
+    reads cost. A run that kept no job files (the simulator's, the fake's) has none to show."""
+    jobs = [job for job in recorded_jobs(bundle, record.name) if writes_randomly(job)]
+    mapped = sum(random_map(job) for job in jobs)
+    if not mapped:
+        return {}
+    if mapped == len(jobs):
+        return {RANDOM_WRITES: RANDOM_MAP}
+    # A run resumed across the change ran some of its jobs one way and the rest the other.
+    return {RANDOM_WRITES: f"fio's random map in {mapped} of {len(jobs)} random-write jobs, independent draws "
+                           "in the others"}
+
+
+def recorded_jobs(bundle: Path, test: str) -> Iterator[dict[str, str]]:
+    """Each job of the test's recorded fio job files (sorted by path), with its options as fio
+    reads them: the [global] options given before it, then its own."""
+    if not test or test in (".", "..") or "/" in test:  # a damaged run.json: never read outside raw/
+        return
+    folder = bundle / RAW_DIR / test
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.rglob(f"*{JOB_SUFFIX}")):
+        if not path.is_file():  # a FIFO or a device under that name would block or never end
+            continue
+        try:
+            with path.open("rb") as handle:
+                text = handle.read(JOB_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        yield from job_sections(text)
+
+
+def job_sections(text: str) -> list[dict[str, str]]:
+    """The jobs of a fio job file, each with the [global] options given before it and its own."""
+    common: dict[str, str] = {}
+    jobs: list[dict[str, str]] = []
+    current: dict[str, str] | None = None
+    for line in (raw.strip() for raw in text.splitlines()):
+        if not line or line.startswith((";", "#")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = common if line[1:-1].strip() == "global" else dict(common)
+            if current is not common:
+                jobs.append(current)
+        elif current is not None:
+            key, _, value = line.partition("=")
+            current[key.strip()] = value.strip()
+    return jobs
+
+
+def writes_randomly(job: Mapping[str, str]) -> bool:
+    """Whether a fio job writes at random offsets (randwrite, or randrw with a share of writes)."""
+    rw = job.get("rw", job.get("readwrite", "read")).partition(":")[0].strip()
+    if rw not in WRITING_RANDOM:
+        return False
+    return rw == "randwrite" or (job.get("rwmixread", "50") != "100" and job.get("rwmixwrite") != "0")
+
+
+def random_map(job: Mapping[str, str]) -> bool:
+    """Whether fio kept its random map for the job: unless norandommap is set (fio's default)."""
+    value = job.get("norandommap")
+    return value is None or value.strip().lower() not in FIO_TRUE
+
+
+# ---- a simulated drive's model, from the configuration its run recorded -------------------------
+
+# The configuration keys each of ssdsim's special overrides sets (crates/ssdsim/src/config.rs,
+# resolve); an override SECTION.FIELD sets that key, and one under nand. also the sizes, which
+# scale, capacity_gib and op derive from the NAND.
+SIZE_KEYS = ("nand.blocks_per_plane", "ftl.user_bytes", "slc.bytes")
+OVERRIDE_REACH: dict[str, tuple[str, ...]] = {
+    "heatsink": ("thermal.heatsink",), "plp": ("buffer.plp",), "write_cache": ("buffer.write_cache",),
+    "ambient_c": ("thermal.ambient_c",), "fua_policy": ("buffer.fua_policy",), "op": ("ftl.user_bytes",),
+    "scale": SIZE_KEYS, "capacity_gib": SIZE_KEYS,
+}
+CHUNK_KEY = "raid0.chunk_bytes"  # an array's chunk_kib
+# Names, not behaviour: a renamed preset or firmware string simulates the same drive.
+NAMES_ONLY = frozenset({"name", "title", "identity.model", "identity.serial_prefix", "identity.firmware"})
+# A key the simulator gained after a run was recorded is missing from its record; ssdsim gives a
+# field a preset does not state a default that keeps what the drive did before (0, false: config.rs),
+# so a missing key is alike such a value and unlike any other.
+NEUTRAL = frozenset({"0", "false", "", "[]"})
+NOT_RECORDED = "(not recorded)"
+MODEL_KEYS_SHOWN = 6  # differing keys named one by one; more are counted
+_MEMBER = re.compile(r"^raid0\.members\.\d+\.")  # an array member's keys, as a drive's
+
+
+@dataclass(frozen=True)
+class SimulatedDrive:
+    """What a simulated drive was built from, as its run recorded it (TargetInfo.extra)."""
+
+    preset: str  # the preset, or raid0(A,B) for an array
+    overrides: Mapping[str, str]  # as the target spec gave them
+    chunk_kib: int | None  # an array's chunk
+    config: Mapping[str, str]  # the resolved configuration, flattened: "ctrl.gc_page_us" -> "12.4"
+
+
+def simulated_drive(target: TargetInfo) -> SimulatedDrive | None:
+    """The simulated drive of a run, or None: not simulated, or recorded before its configuration was."""
+    extra = target.extra
+    preset, config, overrides = extra.get("preset"), extra.get("config"), extra.get("overrides", {})
+    if target.kind != "sim" or not isinstance(preset, str) or not isinstance(config, dict) or not config \
+            or not isinstance(overrides, dict):
+        return None
+    chunk = extra.get("chunk_kib")
+    return SimulatedDrive(preset, {str(k): str(v) for k, v in overrides.items()},
+                          chunk if isinstance(chunk, int) else None, dict(flat_config(config)))
+
+
+def flat_config(value: object, prefix: str = "") -> Iterator[tuple[str, str]]:
+    """A nested configuration as (dotted key, value as text) pairs; an array's members by index."""
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            yield from flat_config(sub, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+        for index, sub in enumerate(value):
+            yield from flat_config(sub, f"{prefix}.{index}")
+    else:
+        yield prefix, config_text(value)
+
+
+def config_text(value: object) -> str:
+    """A configuration value as a reader sees it: 12.4, 0 (for 0.0), true, [70.0, 75.0]."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value
+    return json.dumps(value) if isinstance(value, list | dict) else str(value)
+
+
+def _reached(a: SimulatedDrive, b: SimulatedDrive) -> frozenset[str] | None:
+    """The keys the overrides the two runs gave differently set, or None where one is an override
+    this ssdlab does not know (what it sets is then not known)."""
+    keys: set[str] = set()
+    for name in a.overrides.keys() | b.overrides.keys():
+        if a.overrides.get(name) == b.overrides.get(name):
+            continue
+        if name in OVERRIDE_REACH:
+            keys.update(OVERRIDE_REACH[name])
+        elif "." in name:
+            keys.update((name, *(SIZE_KEYS if name.startswith("nand.") else ())))
+        else:
+            return None
+    if a.chunk_kib != b.chunk_kib:
+        keys.add(CHUNK_KEY)
+    return frozenset(keys)
+
+
+def _alike(a: str | None, b: str | None) -> bool:
+    return a == b or (a is None and b in NEUTRAL) or (b is None and a in NEUTRAL)
+
+
+def model_differences(a: SimulatedDrive, b: SimulatedDrive) -> tuple[str, ...]:
+    """The configuration keys in which two runs of one preset differ where neither's overrides
+    reach: the simulator's model of that preset was another when one of them ran. None for two
+    presets (another drive, not another model), nor where an override's reach is not known."""
+    if a.preset != b.preset:
+        return ()
+    reached = _reached(a, b)
+    if reached is None:
+        return ()
+    found = []
+    for key in dict.fromkeys([*a.config, *b.config]):
+        path = _MEMBER.sub("", key)
+        if path in NAMES_ONLY or path in reached or key in reached:
+            continue
+        if not _alike(a.config.get(key), b.config.get(key)):
+            found.append(key)
+    return tuple(found)
+
+
+def model_difference_list(methods: Sequence[EffectiveMethod]) -> list[Difference]:
+    """How the simulated drives of one preset among `methods` differ in model: each differing key
+    with every such run's value (a preset's runs in the order given)."""
+    found: list[Difference] = []
+    drives = [m.simulated for m in methods if m.simulated is not None]
+    for preset in dict.fromkeys(d.preset for d in drives):
+        group = [d for d in drives if d.preset == preset]
+        keys = dict.fromkeys(k for i, a in enumerate(group) for b in group[i + 1:] for k in model_differences(a, b))
+        shown = list(keys)[:MODEL_KEYS_SHOWN]
+        found += [Difference(f"simulated {preset}, {key}", key,
+                             tuple(d.config.get(key, NOT_RECORDED) for d in group), convention=True) for key in shown]
+        if len(keys) > len(shown):
+            found.append(Difference(f"simulated {preset}", "simulator configuration",
+                                    (f"{len(keys) - len(shown)} more configuration keys differ",), convention=True))
+    return found
+
+
+def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None = None) -> EffectiveMethod:
+    """The test's effective method; `bundle`: the run's bundle, whose job files show its conventions
+    (without it they are taken as today's)."""
     specs = declared_specs(record, target)
     settings: dict[str, str] = {}
     labels: dict[str, str] = {}
@@ -184,7 +421,8 @@ def effective_method(record: TestRecord, target: TargetInfo) -> EffectiveMethod:
     return EffectiveMethod(
         test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},
         settings=settings, notes=masked_notes(record.notes), raw_notes=method_notes(record.notes), labels=labels,
-        shown=shown,
+        shown=shown, conventions=job_conventions(bundle, record) if bundle is not None else {},
+        simulated=simulated_drive(target),
     )
 
 
@@ -209,7 +447,8 @@ def _shown(text: str) -> str:
 
 
 def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
-    """How the methods differ: the method itself, then parameters, settings and plan notes."""
+    """How the methods differ: the method itself, then parameters, settings, plan notes, job
+    conventions and a simulated preset's model."""
     if len({m.test for m in methods}) > 1:
         return (Difference(METHOD_KEY, METHOD_KEY, tuple(m.test for m in methods)),)
     found: list[Difference] = []
@@ -226,4 +465,9 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
                                                                                            strict=True))))
     if len({m.notes for m in methods}) > 1:
         found.append(Difference(NOTES_KEY, NOTES_KEY, tuple("; ".join(m.raw_notes) or "none" for m in methods)))
+    for name in sorted({k for m in methods for k in m.conventions}):
+        followed = tuple(m.conventions.get(name, TODAY_CONVENTIONS.get(name, "today's")) for m in methods)
+        if len(set(followed)) > 1:
+            found.append(Difference(name, name, followed, convention=True))
+    found += model_difference_list(methods)
     return tuple(found)

@@ -10,8 +10,10 @@ Keys:
 - a run: its start time, target, host, engine and suite (a resumed run is the same run);
 - a drive: model, serial, firmware and capacity; for simulated, fake and file targets also
   the target spec, whose options define the "hardware";
-- likeness: engine, catalogue method and effective method (ssdlab.effective). Tests rank
-  together only when all three are equal, so unlike runs are never ranked together.
+- likeness: engine, catalogue method and effective method (ssdlab.effective, with the fio job
+  conventions the bundle's job files show). Tests rank together only when all three are equal,
+  and runs of one simulated preset only under one model of it (comparable), so unlike runs are
+  never ranked together.
 
 Standard library sqlite3 only: no server, one file, safe to copy.
 """
@@ -43,7 +45,14 @@ from ssdlab.bundle import (
     atomic_write_bytes,
     is_run_id_prefix,
 )
-from ssdlab.effective import RULES_VERSION, declared_specs, effective_method
+from ssdlab.effective import (
+    RULES_VERSION,
+    SimulatedDrive,
+    declared_specs,
+    effective_method,
+    model_differences,
+    simulated_drive,
+)
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import what_is
 from ssdlab.targets.base import TargetInfo
@@ -320,17 +329,20 @@ class Library:
             groups.setdefault((run.drive_id, run.engine), []).append(run)
         return list(groups.values())
 
-    def comparable(self, engine: str, method: str, method_key: str) -> list[RankedTest]:
-        """The newest like test of every drive: same engine, method and effective method."""
+    def comparable(self, engine: str, method: str, method_key: str, like: TargetInfo | None = None) -> list[RankedTest]:
+        """The newest like test of every drive: same engine, method and effective method. A simulated
+        drive ranks only under the model of its preset that `like` (the drive ranked against them)
+        has, else the newest one: runs of one preset under two versions of ssdsim's model of it
+        measured two simulators, not two drives (effective.model_differences)."""
         with self._reader() as db:
             rows = db.execute(COMPARABLE_SELECT, (engine, method, method_key)).fetchall()
-            newest: dict[str, RankedTest] = {}
-            for rid, drive, label, bundle, created, name in rows:
+            newest: dict[str, tuple[RankedTest, str]] = {}
+            for rid, drive, label, bundle, created, name, target_json in rows:
                 if drive not in newest:
                     values = dict(db.execute("SELECT metric, COALESCE(value, text) FROM metrics WHERE run_id = ? "
                                              "AND test = ?", (rid, name)).fetchall())
-                    newest[drive] = RankedTest(rid, drive, label, Path(bundle), created, values, name)
-        return list(newest.values())
+                    newest[drive] = (RankedTest(rid, drive, label, Path(bundle), created, values, name), target_json)
+        return one_model_each(list(newest.values()), simulated_drive(like) if like is not None else None)
 
     def export_rows(self) -> list[dict[str, Any]]:
         """One row per figure of every test: the long table `export` writes."""
@@ -366,7 +378,8 @@ class Library:
 RUNS_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label, r.spec, r.engine, r.suite, r.status, r.created_utc,
     COUNT(t.name), json_extract(r.target_json, '$.extra.preset')
     FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
-COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created_utc, t.name FROM tests t
+COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created_utc, t.name, r.target_json
+    FROM tests t
     JOIN runs r ON r.run_id = t.run_id
     WHERE r.engine = ? AND t.method = ? AND t.method_key = ? AND t.status = 'complete'
     ORDER BY r.created_utc DESC, r.run_id"""
@@ -378,6 +391,23 @@ EXPORT_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label AS drive, r.mo
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
     FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
     ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
+
+
+def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
+    """The tests (newest first, each with its run's stored target) whose simulated drive is not of
+    a preset `like` or a newer test's drive has under another model; other drives pass as they are."""
+    kept: list[RankedTest] = []
+    models: list[SimulatedDrive] = [like] if like is not None else []
+    for test, target_json in found:
+        try:
+            model = simulated_drive(TargetInfo.model_validate_json(target_json))
+        except ValidationError:
+            model = None  # a row this ssdlab cannot read: `library add` refreshes it
+        if model is not None and any(model_differences(other, model) for other in models):
+            continue
+        kept.append(test)
+        models += [model] if model is not None else []
+    return kept
 
 
 def export_schema(pa: Any) -> Any:
@@ -474,11 +504,11 @@ def _insert_run(db: sqlite3.Connection, rid: str, path: Path, run: RunRecord) ->
         t.model_dump_json()))
     for record in run.tests:
         if record.metrics:
-            _insert_test(db, rid, record, t)
+            _insert_test(db, rid, record, t, path)
 
 
-def _insert_test(db: sqlite3.Connection, rid: str, record: TestRecord, target: TargetInfo) -> None:
-    method = effective_method(record, target)
+def _insert_test(db: sqlite3.Connection, rid: str, record: TestRecord, target: TargetInfo, path: Path) -> None:
+    method = effective_method(record, target, path)  # the bundle's job files show its conventions
     db.execute("INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?)", (
         rid, record.name, record.test, method.key, method.as_json(), json.dumps(record.params, sort_keys=True,
                                                                                  default=str), record.status))

@@ -313,7 +313,9 @@ class WriteCacheTest(MethodTest[WriteCacheParams]):
                   for case, label in AB_CASES]
         specs += [MetricSpec(f"{case}_diff_pct", f"Difference vs plain, {label}", PCT, better="higher")
                   for case, label in AB_CASES[1:]]
-        # The drive's answer (its cache and FUA), which drives are compared on, not a setting.
+        # The drive's answer (its cache and FUA): a fact of the device, not a setting (drives that differ in
+        # it are compared on it) nor a measured figure. A count is shown, never diffed or ranked; compare
+        # says "differs" where two drives' words differ (report/compare_page.text_difference).
         specs.append(MetricSpec("dsync_path", "What O_DSYNC became on the device", kind="count"))
         return metric_set(specs)
 

@@ -4,7 +4,8 @@ Per test: the test's own kind of chart with a mark per drive (report/compare_fig
 a ranking of every drive per metric when three or more are compared (report/rankings.py),
 the side-by-side table (labels and units from the methods' declarations, each figure in
 its declared unit as the report shows it, the difference from the baseline for measured figures
-only: in %, or in °C for temperatures and points for percentages, compare.difference_unit) and a
+only: in %, or in °C for temperatures and points for percentages, compare.difference_unit; a word
+unlike the baseline's says "differs") and a
 sortable table of drives. Runs whose methods differ are flagged in the table caption, the section
 and the page banner.
 """
@@ -35,6 +36,7 @@ from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption
 from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
+from ssdlab.units import is_number
 
 RANKED_MIN_DRIVES = 3  # two drives read best from the Difference column
 UNFINISHED = {"interrupted": "stopped", "failed": "failed", "pending": "never started",
@@ -80,9 +82,23 @@ def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
         values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
-    diffs = [(bound_difference(row, i) or format_difference(d, row.difference_unit)) if row.compared else ""
-             for i, d in enumerate(row.differences, start=1)]
+    diffs = [(bound_difference(row, i) or format_difference(d, row.difference_unit)) if row.compared
+             else text_difference(row, i) for i, d in enumerate(row.differences, start=1)]
     return (label, *values, *diffs)
+
+
+DIFFERS = "differs"  # the difference cell of a word that is not the baseline's
+
+
+def text_difference(row: MetricRow, index: int) -> str:
+    """The difference cell of a row of words (a device fact such as what O_DSYNC became, a verdict's
+    cause, a code) for drive `index`: 'differs' where its word is not the baseline's, else empty.
+    Words are told apart, never diffed or ranked; numbers that are not figures (settings, counts)
+    keep an empty cell."""
+    value, baseline = row.values[index], row.values[0]
+    if value is None or baseline is None or is_number(value) or is_number(baseline):
+        return ""
+    return DIFFERS if value != baseline else ""
 
 
 def value_cell(spec: MetricSpec, value: object, bound: bool) -> str:

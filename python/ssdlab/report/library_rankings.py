@@ -19,11 +19,12 @@ from ssdlab.report.types import FigureLike, Section, TableLike
 SECTION_KEY = "rankings"
 
 
-def others(library: Library, run: RunRecord, record: TestRecord) -> list[RankedTest]:
-    """The other drives' newest like tests (this drive's other runs left out)."""
-    key = effective_method(record, run.target).key
+def others(library: Library, run: RunRecord, record: TestRecord, bundle: Path | None = None) -> list[RankedTest]:
+    """The other drives' newest like tests (this drive's other runs left out); `bundle`: the run's,
+    whose job files show its conventions (effective.job_conventions)."""
+    key = effective_method(record, run.target, bundle).key
     mine = drive_id(run.target)
-    return [t for t in library.comparable(run.engine, record.test, key) if t.drive_id != mine]
+    return [t for t in library.comparable(run.engine, record.test, key, run.target) if t.drive_id != mine]
 
 
 def unique_labels(labels: Sequence[str], ids: Sequence[str]) -> list[str]:
@@ -37,7 +38,7 @@ Ranked = tuple[list[FigureLike], list[TableLike], list[str]]
 
 def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: Path) -> Ranked:
     """The test's ranked chart and table, and a note when the drives ran it at different heat."""
-    found = others(library, run, record)
+    found = others(library, run, record, bundle)
     specs = declared_specs(record, run.target)
     if not found or specs is None:
         return [], [], []

@@ -83,7 +83,7 @@ def test_no_evidence_is_unknown_and_no_drop_is_none() -> None:
 
 
 def test_a_burst_shorter_than_a_level_is_not_the_peak() -> None:
-    """One or two fast first seconds are a transition (shorter than min_segment), not the peak."""
+    """One or two fast first seconds are a transition (shorter than min_segment_s), not the peak."""
     for seconds in (1, 2):
         result = analyze_throttle(noisy([(3000, seconds), (1500, 100)], noise_pct=1))
         assert result.peak_rate == pytest.approx(1500, rel=0.02)

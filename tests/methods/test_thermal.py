@@ -130,7 +130,7 @@ def _measurement(rates: list[float]) -> Measurement:
 def test_no_written_at_peak_without_a_peak_level() -> None:
     """QA: 'peak level —' sat beside 'written at peak before throttling 2.81 GB' when no level
     lasted long enough to be the peak; there is then no 'at peak' to report. A level holds for
-    min_segment (3) seconds: a 2-s phase has none."""
+    min_segment_s (3 s): a 2-s phase has none."""
     metrics = phase_metrics("seq", _measurement([520.0, 300.0]), DEFAULT_CONFIG)
     assert metrics["seq_peak_mb_s"] is None and metrics["seq_gb_at_peak"] is None
     # A 6-s phase alternating 520 / 280 holds its mean as its one level: peak and GB agree.

@@ -64,7 +64,7 @@ def test_a_phase_too_short_for_a_level_gives_no_verdict() -> None:
     verdict = throttling_verdict({**short, **phase_metrics("rnd", measurement(CACHE_ONLY), DEFAULT_CONFIG)})
     assert verdict.outcome == "inconclusive"
     assert verdict.summary == "No verdict: the sequential write phase was too short"
-    assert "no rate of the sequential write phase held for 3 periods" in verdict.because
+    assert "no rate of the sequential write phase held for 3 s" in verdict.because
     # Heat found in the other phase is still an answer.
     hot = throttling_verdict({**short, **phase_metrics("rnd", measurement(HEAT_ONLY), DEFAULT_CONFIG)})
     assert hot.outcome == "yes"

@@ -259,7 +259,7 @@ def test_a_single_level_label_and_its_table_row_give_one_share_for_any_run(parts
 def test_a_phase_too_short_for_a_level_says_so() -> None:
     """QA: a 2-s phase read 'no throttling — it held its peak level throughout' with no peak."""
     assert phase_note("seq", analyze_throttle([520.0, 300.0])) == (
-        "Sequential write: no verdict — too short for a level: no rate held for 3 periods, so no peak to "
+        "Sequential write: no verdict — too short for a level: no rate held for 3 s, so no peak to "
         "throttle from.")
 
 

@@ -2,23 +2,24 @@
 
 Pure code over per-period series (docs/methods/thermal.md). Times and shares are over the periods'
 real lengths (a time is where its period starts; a short last period counts for its length);
-segments and levels are found on the periods themselves:
+segments and levels are found on the periods themselves, and how long one held is its periods'
+measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s periods, two 2-s ones):
 
-1. Change points: a stall (the rate at zero, within the noise floor, for at least `min_segment`
-   periods) is a segment of its own; the other periods (stalls left out, so a stall does not cut
-   a level in two) go through binary segmentation at single-period resolution, which keeps a split
+1. Change points: a stall (the rate at zero, within the noise floor, for at least `min_segment_s`)
+   is a segment of its own; the other periods (stalls left out, so a stall does not cut a level
+   in two) go through binary segmentation at single-period resolution, which keeps a split
    when it lowers the squared error by more than a penalty set from their own noise (the spread
    of successive differences) and the two sides differ by at least `min_step_pct`; where no single
-   split does, a run of at least `min_segment` periods inside the stretch that differs from the
+   split does, a run of at least `min_segment_s` inside the stretch that differs from the
    rest of it by `min_step_pct` is cut out at both ends (circular binary segmentation), so short
    excursions spread over a phase (throttled spells between which the drive recovers) are found.
    A segment's end period that lies between it and its neighbour, further from the segment's
    inside than the inside's noise allows, is then cut off: a partial second at the step.
-2. Segments shorter than `min_segment` periods are transitions (the seconds in which the drive
+2. Segments shorter than `min_segment_s` are transitions (the seconds in which the drive
    passes from one rate to another, or a one-off second), not levels. The other segments' means
    are clustered into levels: sorted from fastest, a segment joins the current level while it is
    within `level_tol_pct` of the level's fastest segment.
-3. The peak is the fastest level (so a fast start held for `min_segment` periods, e.g. a write
+3. The peak is the fastest level (so a fast start held for `min_segment_s`, e.g. a write
    cache, is the peak, and the mean of the run cannot exceed it but by transitions). Time to
    throttle is where the first segment at a slower level after the first peak segment starts (or
    the transitions below the peak level that lead into it); the throttled levels are the slower
@@ -40,8 +41,8 @@ segments and levels are found on the periods themselves:
    nothing separates the two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
    (heat throttling then starts where the first thermal level does, the fall into it included),
    otherwise the cause of the levels that hold the most throttled time ("unknown" on a tie);
-   "none" when there was no throttled level, "unknown" when no rate held for `min_segment`
-   periods (no peak). The same evidence over all throttled levels' own periods (as each level's:
+   "none" when there was no throttled level, "unknown" when no rate held for `min_segment_s`
+   (no peak). The same evidence over all throttled levels' own periods (as each level's:
    one throttled level gives the same figures) is kept as the phase's evidence in words.
 """
 
@@ -55,7 +56,7 @@ from typing import Literal
 
 import numpy as np
 
-from ssdlab.analysis.steady_state import all_whole, time_mean
+from ssdlab.analysis.steady_state import WHOLE_REL_TOL, all_whole, time_mean
 from ssdlab.thresholds import beside, keep_reading, side, signed_beside
 from ssdlab.units import seconds_text
 
@@ -83,10 +84,18 @@ GC_MAJORITY_PCT = 50.0
 class ThrottleConfig:
     min_step_pct: float = 8.0  # smallest change between neighbouring segments that counts as a level change
     level_tol_pct: float = 8.0  # segments within this of a level's fastest belong to that level
-    # Periods: a segment (or stall) shorter than this is a transition or a one-off second, not a level.
-    # Three, because one second at either side of a step is routinely a partial one (the step falls inside
-    # a period): a level must hold for at least one whole period beyond those two.
-    min_segment: int = 3
+    # Seconds of measured time (the periods' real lengths, whatever the period): a segment (or stall)
+    # held for less is a transition or a one-off, not a level. Three, because at 1-s periods one second
+    # at either side of a step is routinely a partial one (the step falls inside a period): a level must
+    # hold for at least one whole second beyond those two. In seconds, not periods, so the rule is the
+    # one the report quotes at any period: six 0.5-s periods, two 2-s ones, and a short last period
+    # counts for its length.
+    min_segment_s: float = 3.0
+
+    def holds(self, seconds: float) -> bool:
+        """Whether `seconds` of measured time is long enough for a level (a rounding short of
+        min_segment_s counts: three periods of 1 s as the simulator times them are 3 s)."""
+        return seconds >= self.min_segment_s * (1 - WHOLE_REL_TOL)
 
 
 DEFAULT_CONFIG = ThrottleConfig()
@@ -296,45 +305,63 @@ def noise_sigma(rates: Sequence[float]) -> float:
     return max(sigma, noise_floor(rates), 1e-12)
 
 
-def stalls(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[tuple[int, int]]:
-    """Runs of at least `min_segment` periods at zero rate (within the noise floor): (start, stop).
+def stalls(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG,
+           lengths_s: Sequence[float] = ()) -> list[tuple[int, int]]:
+    """Runs at zero rate (within the noise floor) that last `min_segment_s` or more of measured
+    time: (start, stop). `lengths_s`: each period's length (default: 1 s each).
 
     A stalled drive has no noise of its own, so the series-wide noise (set by the busy periods,
     large when garbage collection makes the rate jump) must not hide it in the segmentation."""
     floor = noise_floor(rates)  # within the noise floor of zero is zero
+    ends = _time_prefix(_lengths(lengths_s, len(rates), 1.0))
     runs, start = [], None
     for i, rate in enumerate([*rates, math.inf]):
         if rate <= floor and start is None:
             start = i
         elif rate > floor and start is not None:
-            if i - start >= cfg.min_segment:
+            if cfg.holds(ends[i] - ends[start]):
                 runs.append((start, i))
             start = None
     return runs
 
 
-def change_points(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[int]:
+def _time_prefix(lengths_s: Sequence[float]) -> list[float]:
+    """When each period starts, and the last one ends: [0, l0, l0 + l1, ...]; the time periods
+    a to b take is prefix[b] - prefix[a]."""
+    out = [0.0]
+    for length in lengths_s:
+        out.append(out[-1] + length)
+    return out
+
+
+def change_points(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG,
+                  lengths_s: Sequence[float] = ()) -> list[int]:
     """Indices where the mean level changes, sorted (the starts of `segment_series`' segments)."""
-    return [seg.start for seg, _ in segment_series(rates, cfg)[1:]]
+    return [seg.start for seg, _ in segment_series(rates, cfg, lengths_s)[1:]]
 
 
-def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG) -> list[tuple[Segment, bool]]:
+def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG,
+                   lengths_s: Sequence[float] = ()) -> list[tuple[Segment, bool]]:
     """The series cut into segments, in order, each with whether it is a level (held for at least
-    `min_segment` periods) rather than a transition.
+    `min_segment_s` of measured time: `lengths_s`, each period's length, default 1 s each) rather
+    than a transition.
 
     Stalls are segments of their own. The busy periods (the rest, stalls left out) are cut by
     binary segmentation at single-period resolution, so a partial second at a step, or a one-off
     second, is a segment of its own rather than pulling a neighbouring level's mean. A busy
     segment that a stall interrupts is one segment in two or more pieces with one mean: the
-    stretches between short stalls are not told apart by their noise alone."""
-    stalled = [Segment(a, b, _mean(rates[a:b])) for a, b in stalls(rates, cfg)]
+    stretches between short stalls are not told apart by their noise alone; its time is its
+    pieces' together."""
+    lengths = _lengths(lengths_s, len(rates), 1.0)
+    stalled = [Segment(a, b, _mean(rates[a:b])) for a, b in stalls(rates, cfg, lengths)]
     in_stall = _periods_of(len(rates), stalled)
     keep = [i for i in range(len(rates)) if not in_stall[i]]
     busy = [rates[i] for i in keep]
+    ends = _time_prefix([lengths[i] for i in keep])
     out = [(seg, True) for seg in stalled]
-    bounds = _edge_cuts(busy, [0, *_binary_segmentation(busy, cfg), len(busy)], cfg) if busy else []
+    bounds = _edge_cuts(busy, [0, *_binary_segmentation(busy, cfg, ends), len(busy)], cfg, ends) if busy else []
     for a, b in pairwise(bounds):
-        rate, held = _mean(busy[a:b]), b - a >= cfg.min_segment
+        rate, held = _mean(busy[a:b]), cfg.holds(ends[b] - ends[a])
         piece_start = keep[a]
         for j in range(a + 1, b + 1):  # pieces: contiguous runs of original indices
             if j == b or keep[j] != keep[j - 1] + 1:
@@ -344,26 +371,32 @@ def segment_series(rates: Sequence[float], cfg: ThrottleConfig = DEFAULT_CONFIG)
     return sorted(out, key=lambda item: item[0].start)
 
 
-def _edge_cuts(rates: Sequence[float], bounds: list[int], cfg: ThrottleConfig) -> list[int]:
+def _edge_cuts(rates: Sequence[float], bounds: list[int], cfg: ThrottleConfig, ends: Sequence[float]) -> list[int]:
     """`bounds` with a segment's first or last period cut off as one of its own wherever it is a
-    partial second at the step from the segment next to it (_partial), while a level's worth is
-    left. The segmentation can keep such a second inside a short run, because a run's penalty is
-    set from the run's own noise, which that very step raises (a 3 s spell with a half-way second
-    at each side was one 5 s segment whose mean was 5 % above the spell's)."""
+    partial second at the step from the segment next to it (_partial), while a level's worth of
+    time (`ends`: _time_prefix of the periods' lengths) is left. The segmentation can keep such a
+    second inside a short run, because a run's penalty is set from the run's own noise, which
+    that very step raises (a 3 s spell with a half-way second at each side was one 5 s segment
+    whose mean was 5 % above the spell's)."""
     out = [bounds[0]]
     for k, (a, end) in enumerate(pairwise(bounds)):
         before = _mean(rates[bounds[k - 1]:a]) if k > 0 else None
         after = _mean(rates[end:bounds[k + 2]]) if k + 2 < len(bounds) else None
         b, tail = end, []
-        while b - a > cfg.min_segment:
+        while True:
+            # Each cut leaves a level's worth: at whole periods, either does when the segment is longer than one.
+            left_ok, right_ok = cfg.holds(ends[b] - ends[a + 1]), cfg.holds(ends[b - 1] - ends[a])
+            if not (left_ok or right_ok):
+                break
             inside = rates[a + 1:b - 1]
-            left, right = _partial(rates[a], inside, before), _partial(rates[b - 1], inside, after)
+            left = left_ok and _partial(rates[a], inside, before)
+            right = right_ok and _partial(rates[b - 1], inside, after)
             if not (left or right):
                 break
             if left:
                 a += 1
                 out.append(a)
-            if right and b - a > cfg.min_segment:
+            if right and cfg.holds(ends[b - 1] - ends[a]):
                 b -= 1
                 tail.append(b)
         out += [*reversed(tail), end]
@@ -387,9 +420,10 @@ def _partial(rate: float, inside: Sequence[float], neighbour: float | None) -> b
 EDGE_SIGMAS = 3.0
 
 
-def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig) -> list[int]:
+def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig, ends: Sequence[float]) -> list[int]:
     """Cut indices of binary segmentation at single-period resolution, sorted: a split is kept when
-    it lowers the squared error by more than the penalty and the sides differ by min_step_pct."""
+    it lowers the squared error by more than the penalty and the sides differ by min_step_pct.
+    `ends`: _time_prefix of the periods' lengths, which a run (_best_run) must hold for."""
     n = len(rates)
     if n < 2:
         return []
@@ -403,7 +437,8 @@ def _binary_segmentation(rates: Sequence[float], cfg: ThrottleConfig) -> list[in
     while stack:
         a, b = stack.pop()
         split = _best_split(prefix, prefix_sq, a, b, cfg, penalty)
-        cuts = (split,) if split is not None else _best_run(prefix, a, b, cfg, _run_penalty(rates[a:b], n, penalty))
+        cuts = (split,) if split is not None else _best_run(prefix, ends, a, b, cfg,
+                                                              _run_penalty(rates[a:b], n, penalty))
         found += cuts
         stack += pairwise((a, *cuts, b)) if cuts else []
     return sorted(found)
@@ -420,28 +455,32 @@ def _run_penalty(stretch: Sequence[float], n: int, penalty: float) -> float:
 RUN_GRID_CELLS = 1 << 18
 
 
-def _best_run(prefix: Sequence[float], a: int, b: int, cfg: ThrottleConfig, penalty: float) -> tuple[int, ...]:
+def _best_run(prefix: Sequence[float], ends: Sequence[float], a: int, b: int, cfg: ThrottleConfig,
+              penalty: float) -> tuple[int, ...]:
     """(start, stop) of the run inside [a, b), neither end included, that differs most from the
-    periods around it, or () when none does. A run of `min_segment` periods or more counts when
-    its mean and that of the rest of [a, b) differ by `min_step_pct` and telling them apart
-    lowers the squared error by more than the penalty of its two change points (circular binary
-    segmentation). No single split finds short excursions spread over a run (a drive that
-    throttles for 14 s now and then): every cut leaves both sides near the same mean."""
-    m, least = b - a, cfg.min_segment
-    if m < least + 2:
+    periods around it, or () when none does. A run that lasts `min_segment_s` or more (`ends`:
+    _time_prefix of the periods' lengths) counts when its mean and that of the rest of [a, b)
+    differ by `min_step_pct` and telling them apart lowers the squared error by more than the
+    penalty of its two change points (circular binary segmentation). No single split finds short
+    excursions spread over a run (a drive that throttles for 14 s now and then): every cut leaves
+    both sides near the same mean."""
+    m = b - a
+    if m < 3:  # a period on either side of a run of one at least
         return ()
     sums = np.asarray(prefix[a:b + 1], dtype=float) - prefix[a]
+    times = np.asarray(ends[a:b + 1], dtype=float)
+    shortest = cfg.min_segment_s * (1 - WHOLE_REL_TOL)  # as ThrottleConfig.holds reads it
     total = sums[-1]
     best: tuple[int, ...] = ()
     best_gain = 2.0 * penalty
     rows_per_chunk = max(1, RUN_GRID_CELLS // m)
-    starts = np.arange(1, m - least)  # relative to a: the run starts after a's first period ...
-    stops = np.arange(1 + least, m)  # ... and ends before b
+    starts = np.arange(1, m - 1)  # relative to a: the run starts after a's first period ...
+    stops = np.arange(2, m)  # ... and ends before b
     for chunk in range(0, len(starts), rows_per_chunk):
         i = starts[chunk:chunk + rows_per_chunk, None]
         j = stops[None, :]
         inside_n = (j - i).astype(float)
-        valid = inside_n >= least
+        valid = (inside_n >= 1) & (times[j] - times[i] >= shortest)
         inside_n = np.where(valid, inside_n, 1.0)
         outside_n = m - inside_n
         inside = sums[j] - sums[i]
@@ -580,13 +619,13 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     lengths = _lengths(durations_s, len(rates), period_s)
     if not rates:
         return ThrottleAnalysis(period_s, (), (), None, None, 0.0, "unknown", ("no periods were measured",))
-    raw = segment_series(rates, cfg)
+    raw = segment_series(rates, cfg, lengths)
     held = [seg for seg, is_level in raw if is_level]  # the rest are transitions
     labels = cluster_levels(held, cfg.level_tol_pct, noise_floor(rates))
     label_of = dict(zip((seg.start for seg in held), labels, strict=True))
     segments = tuple(Segment(seg.start, seg.stop, seg.rate, label_of.get(seg.start, -1)) for seg, _ in raw)
     levels = _levels(segments, period_s, evidence.temp_c, rates, lengths)
-    peak = 0 if levels else None  # the fastest level: a fast start held for min_segment periods is the peak
+    peak = 0 if levels else None  # the fastest level: a fast start held for min_segment_s is the peak
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
     onset = _onset(segments, peak, band) if peak is not None else None
     level_at = _throttled_level_at(segments, onset, peak, band)
@@ -599,8 +638,8 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     else:
         share = 100.0 * base.seconds(i for i, level in enumerate(level_at) if level >= 0) / base.run_s
     base = replace(base, throttled_share_pct=share)
-    if peak is None:  # no rate held for min_segment periods: nothing to judge a throttle against
-        return replace(base, cause="unknown", evidence=(TOO_SHORT.format(n=cfg.min_segment),))
+    if peak is None:  # no rate held for min_segment_s: nothing to judge a throttle against
+        return replace(base, cause="unknown", evidence=(too_short(cfg),))
     if onset is None:
         return base
     peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
@@ -707,7 +746,13 @@ class Scope:
 PHASE_SCOPE = Scope("the throttled levels' time", "the onset of throttling", "throttled levels' periods",
                     "throttled")
 LEVEL_SCOPE = Scope("the level's time", "the fall into the level", "the level's periods", "at the level")
-TOO_SHORT = "too short for a level: no rate held for {n} periods, so no peak to throttle from"
+
+
+def too_short(cfg: ThrottleConfig = DEFAULT_CONFIG) -> str:
+    """Why a phase has no peak, in words: no rate held for `min_segment_s`."""
+    return f"too short for a level: no rate held for {seconds_text(cfg.min_segment_s)} s, so no peak to throttle from"
+
+
 NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
 
 
@@ -722,7 +767,8 @@ def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool], lengths: 
     seconds = _picked(lengths, selected)
     if all_whole(seconds, seconds[0]):
         return 100.0 * sum(picked) / len(picked)
-    return 100.0 * math.fsum(d for on, d in zip(picked, seconds, strict=True) if on) / math.fsum(seconds)
+    # The ratio first: 100 x the seconds on, then divided, came out a rounding above 100 when all were.
+    return 100.0 * (math.fsum(d for on, d in zip(picked, seconds, strict=True) if on) / math.fsum(seconds))
 
 
 def _picked(values: Sequence[float], selected: Sequence[bool]) -> list[float]:

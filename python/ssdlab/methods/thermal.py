@@ -13,6 +13,7 @@ and whether the slowdown was heat or garbage collection / cache, with the eviden
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Mapping
 from typing import Literal
 
@@ -32,7 +33,7 @@ from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Second
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import significant
-from ssdlab.units import KIB
+from ssdlab.units import KIB, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -141,30 +142,81 @@ class ThermalTest(MethodTest[ThermalParams]):
 
 
 def aligned(measurement: Measurement, key: str) -> list[float] | None:
-    """Telemetry channel `key` at the rate series' periods (nearest sample at or before each
-    period's end), or None when the engine did not record it."""
+    """Telemetry channel `key` on the rate series' periods, or None when the engine did not record
+    it: each period's value is the samples' that stand for its time (period_samples), weighed by
+    how much of it each stands for; samples without a value (NaN: a failed read) are left out, and
+    a period none of whose samples has one is NaN. The simulator samples at each period's end, so
+    a period's value is its own sample's, to the bit."""
+    per_period = period_samples(measurement, key)
+    return None if per_period is None else [_time_weighted(samples) for samples in per_period]
+
+
+def aligned_flags(measurement: Measurement, key: str) -> list[bool] | None:
+    """Whether channel `key` was on (> 0) during at least half of each period's judged time, the
+    samples weighed as in `aligned` (a flag that could not be judged, NaN, left out; none judged:
+    off); None when the engine did not record it. The sampler's throttle flag stands for the time
+    since the sample before, so a 1-s period takes the flag of the sample read just after its end."""
+    per_period = period_samples(measurement, key)
+    if per_period is None:
+        return None
+    return [_time_weighted([(s, v if math.isnan(v) else float(v > 0)) for s, v in samples]) >= 0.5
+            for samples in per_period]
+
+
+def period_samples(measurement: Measurement, key: str) -> list[list[tuple[float, float]]] | None:
+    """Per period of the rate series: (seconds of the period it stands for, value) of each
+    telemetry sample of `key` that stands for some of the period, or None when the engine did not
+    record the channel on its clock.
+
+    A sample stands for the time since the sample before (Measurement.telemetry_samples): the
+    simulator's are the periods themselves (drive state at each period's end, GC pages and power
+    over it); the real-drive sampler stamps each after reading it, about a second after the one
+    before, and its throttle flag says whether the thermal-management counters grew since then.
+    Taking the sample at or before a period's end gave a period the sampler's reading of the
+    second before it. A period after the last sample takes the last one (the sampler stopped
+    before the series' last period ended)."""
     tel = measurement.telemetry
     times, values = tel.get("t_s", ()), tel.get(key, ())
     if not values or len(values) != len(times):
         return None
-    out, j = [], 0
-    for t in measurement.series.t_s:
-        while j + 1 < len(times) and times[j + 1] <= t + 1e-9:
-            j += 1
-        out.append(float(values[j]))
+    samples = measurement.telemetry_samples(key)
+    ends = [end for _, end, _ in samples]
+    out = []
+    t_s = measurement.series.t_s
+    for i, (end, length) in enumerate(zip(t_s, measurement.series.durations_s(), strict=True)):
+        # From the end of the period before (the first: its end less its length), so the
+        # simulator's periods and samples meet exactly, not a rounding apart.
+        start = t_s[i - 1] if i > 0 else end - length
+        first = bisect_right(ends, start)  # the first sample that ends after the period starts
+        found = []
+        for k in range(first, len(samples)):
+            s_start, s_end, value = samples[k]
+            if s_start >= end:
+                break
+            found.append((min(s_end, end) - max(s_start, start), value))
+        out.append([(s, v) for s, v in found if s > 0] or [(length, samples[min(first, len(samples) - 1)][2])])
     return out
+
+
+def _time_weighted(samples: list[tuple[float, float]]) -> float:
+    """The mean of (seconds, value) samples over their seconds, NaN values left out: one sample's
+    value as it is."""
+    known = [(s, v) for s, v in samples if not math.isnan(v)]
+    if not known:
+        return math.nan
+    if len(known) == 1:
+        return known[0][1]
+    return math.fsum(s * v for s, v in known) / math.fsum(s for s, _ in known)
 
 
 def evidence_of(measurement: Measurement) -> Evidence:
     """What beside the rate tells heat from GC: the engine's or the sampler's telemetry."""
-    active = aligned(measurement, ACTIVE)
-    indicator = active if active is not None else aligned(measurement, LEVEL)
-    gc = aligned(measurement, GC)
+    active = aligned_flags(measurement, ACTIVE)
     return Evidence(
         temp_c=aligned(measurement, TEMP),
-        throttle_active=[v > 0 for v in indicator] if indicator is not None else None,
+        throttle_active=active if active is not None else aligned_flags(measurement, LEVEL),
         power_w=aligned(measurement, POWER),
-        gc_active=[v > 0 for v in gc] if gc is not None else None,
+        gc_active=aligned_flags(measurement, GC),
     )
 
 
@@ -241,9 +293,10 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                        because="a sustained write phase is missing")
     if short:
         names = " and ".join(PHASE_TEXT[p].lower() for p in short)
+        held = seconds_text(DEFAULT_CONFIG.min_segment_s)
         return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} phase was too short",
-                       because=f"no rate of the {names} phase held for {DEFAULT_CONFIG.min_segment} periods, so "
-                               "there is no peak level to throttle from: run it longer")
+                       because=f"no rate of the {names} phase held for {held} s, so there is no peak level to "
+                               "throttle from: run it longer")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:
         return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",

@@ -269,11 +269,12 @@ def thermal_caption(view: MethodView) -> str:
     p = view.params
     cool = f"idle {p.cooldown_s:g} s to cool, then " if p.cooldown_s is not None else ""
     budget = f" or {p.budget_bytes / 1e9:g} GB" if p.budget_bytes else ""
+    held = seconds_text(DEFAULT_CONFIG.min_segment_s)
     return (f"{purge_text(view)}{cool}a sustained write at QD{p.iodepth}: "
             f"{block_text(p.seq_block_size_bytes)} sequential for {p.seq_runtime_s:g} s{budget}, "
             f"{block_text(p.rnd_block_size_bytes)} random for {p.rnd_runtime_s:g} s{budget}. Levels: change points "
             f"of the per-second rate clustered within {p.level_tol_pct:g} %, a stall (no writes) included; the peak "
-            f"is the fastest level held {DEFAULT_CONFIG.min_segment} s or more (a write cache's fast start included), "
+            f"is the fastest level held {held} s or more (a write cache's fast start included), "
             "throttling a slower level after it; temperature from the drive (simulator model, or the telemetry "
             "sampler on real drives).")
 

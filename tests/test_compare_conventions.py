@@ -240,6 +240,33 @@ def test_library_rankings_hold_one_model_of_a_preset(sim_runs: dict[str, Path], 
     assert sorted(t.bundle.name for t in library.comparable("fake", "quick", key)) == ["heatsink", "new", "other"]
 
 
+def without_revision(bundle: Path) -> Path:
+    """A simulated run as recorded before the simulator's model revision was (ssdsim::MODEL_REVISION)."""
+    data = json.loads((bundle / "run.json").read_text())
+    del data["target"]["extra"]["model_revision"]
+    (bundle / "run.json").write_text(json.dumps(data))
+    return bundle
+
+
+def test_runs_under_two_model_revisions_are_refused_even_of_two_presets(sim_runs: dict[str, Path],
+                                                                        tmp_path: Path) -> None:
+    """A mechanism that changed (14c8f0d moved every preset's transfer-size sweep by 2-3 %) leaves
+    every preset's configuration as it was: only the revision the run recorded tells the two
+    simulators apart, for two presets as for one."""
+    unrecorded = without_revision(copy_of(sim_runs["other"], tmp_path / "other-unrecorded"))
+    assert "(simulator model revision: 1 vs (not recorded));" in refusal([sim_runs["new"], unrecorded])
+    forced = compare_bundles([sim_runs["new"], unrecorded], force=True)
+    assert forced.tests[0].differing_params == ("model_revision",)
+    assert not compare_bundles([sim_runs["new"], sim_runs["other"]]).tests[0].flagged
+
+
+def test_library_rankings_leave_out_another_model_revision(sim_runs: dict[str, Path], tmp_path: Path) -> None:
+    library = Library(tmp_path / "library.sqlite")
+    library.add(without_revision(copy_of(sim_runs["other"], tmp_path / "other-unrecorded")))
+    library.add(sim_runs["heatsink"])
+    assert ranked_drives(library, sim_runs["new"]) == ["new", "heatsink"]
+
+
 # ---- the CLI, in a pipe ----------------------------------------------------------------------
 
 

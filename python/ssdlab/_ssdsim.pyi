@@ -9,7 +9,7 @@ when a function, class or method here no longer matches the compiled module.
 from collections.abc import Callable
 from typing import Literal, NotRequired, TypedDict, final, type_check_only
 
-__all__ = ["Drive", "__version__", "default_preset", "presets"]
+__all__ = ["Drive", "__version__", "default_preset", "model_revision", "presets"]
 
 __version__: str
 
@@ -173,6 +173,9 @@ def presets() -> list[PresetInfo]:
     """Every embedded preset: name, title, whether it is the default, and its TOML text."""
 
 def default_preset() -> str: ...
+
+def model_revision() -> int:
+    """The revision of the simulator's model (ssdsim::MODEL_REVISION), recorded with every run."""
 
 @final
 class Drive:

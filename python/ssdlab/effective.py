@@ -16,7 +16,7 @@ Normalisation keeps like runs on drives of different sizes alike:
   notes about how the run went (resumed, run ahead, restored from the cache, stopped at steady
   state) say nothing of the method and are left out.
 
-Two things no parameter says change what a run measured, and are read from what the bundle holds:
+Three things no parameter says change what a run measured, and are read from what the bundle holds:
 - the conventions of its fio jobs (job_conventions): random writes drew each offset independently
   (norandommap=1) only from 1509096 on; before, fio's random map wrote every block once per pass,
   another workload for garbage collection. The job files in raw/ say which a run did; a run whose
@@ -26,7 +26,10 @@ Two things no parameter says change what a run measured, and are read from what 
   settles ~2.5x lower), so runs of one preset whose recorded configurations differ where the target
   spec's overrides do not reach ran different models. This is a pair's difference, not a key: a key
   cannot tell an older model of one preset from another preset (library.py filters its rankings).
-Both are method differences (Difference.convention: the runs came from ssdlab versions that measure
+- the revision of the simulator's model (revision_difference): a mechanism can change with no
+  preset's configuration changing, so runs under two revisions, of one preset or of two, measured
+  two simulators; a run from before the revision was recorded has none.
+All are method differences (Difference.convention: the runs came from ssdlab versions that measure
 differently), so compare refuses, flags or leaves them out as it does every other.
 """
 
@@ -46,6 +49,7 @@ from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
 from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import format_size, is_number
 
 # What makes two records' methods alike: bump it whenever a change makes a record's key differ
@@ -310,6 +314,7 @@ class SimulatedDrive:
     overrides: Mapping[str, str]  # as the target spec gave them
     chunk_kib: int | None  # an array's chunk
     config: Mapping[str, str]  # the resolved configuration, flattened: "ctrl.gc_page_us" -> "12.4"
+    revision: int | None = None  # the simulator's model revision (targets/sim.py); None: not recorded
 
 
 def simulated_drive(target: TargetInfo) -> SimulatedDrive | None:
@@ -319,9 +324,10 @@ def simulated_drive(target: TargetInfo) -> SimulatedDrive | None:
     if target.kind != "sim" or not isinstance(preset, str) or not isinstance(config, dict) or not config \
             or not isinstance(overrides, dict):
         return None
-    chunk = extra.get("chunk_kib")
+    chunk, revision = extra.get("chunk_kib"), extra.get(MODEL_REVISION)
     return SimulatedDrive(preset, {str(k): str(v) for k, v in overrides.items()},
-                          chunk if isinstance(chunk, int) else None, dict(flat_config(config)))
+                          chunk if isinstance(chunk, int) else None, dict(flat_config(config)),
+                          revision if isinstance(revision, int) and not isinstance(revision, bool) else None)
 
 
 def flat_config(value: object, prefix: str = "") -> Iterator[tuple[str, str]]:
@@ -470,4 +476,22 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
         if len(set(followed)) > 1:
             found.append(Difference(name, name, followed, convention=True))
     found += model_difference_list(methods)
+    found += revision_difference(methods)
     return tuple(found)
+
+
+def revision_text(drive: SimulatedDrive | None) -> str:
+    if drive is None:
+        return "not simulated"
+    return NOT_RECORDED if drive.revision is None else str(drive.revision)
+
+
+def revision_difference(methods: Sequence[EffectiveMethod]) -> list[Difference]:
+    """The simulator's model revisions, when the simulated runs among `methods` were made under
+    more than one: a mechanism or a preset constant changed in between, even for two presets
+    (their figures then come from two simulators); a run without one predates the record."""
+    simulated = [m.simulated for m in methods if m.simulated is not None]
+    if len({d.revision for d in simulated}) < 2:
+        return []
+    return [Difference("simulator model revision", MODEL_REVISION,
+                       tuple(revision_text(m.simulated) for m in methods), convention=True)]

@@ -395,7 +395,9 @@ EXPORT_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label AS drive, r.mo
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
     """The tests (newest first, each with its run's stored target) whose simulated drive is not of
-    a preset `like` or a newer test's drive has under another model; other drives pass as they are."""
+    a preset `like` or a newer test's drive has under another model, nor made under another
+    revision of the simulator's model than theirs (effective.revision_difference); other drives
+    pass as they are."""
     kept: list[RankedTest] = []
     models: list[SimulatedDrive] = [like] if like is not None else []
     for test, target_json in found:
@@ -403,7 +405,9 @@ def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive
             model = simulated_drive(TargetInfo.model_validate_json(target_json))
         except ValidationError:
             model = None  # a row this ssdlab cannot read: `library add` refreshes it
-        if model is not None and any(model_differences(other, model) for other in models):
+        # Another model of its preset, or another revision of the simulator's model: two simulators.
+        if model is not None and any(model_differences(other, model) or other.revision != model.revision
+                                     for other in models):
             continue
         kept.append(test)
         models += [model] if model is not None else []

@@ -28,6 +28,12 @@ fn default_preset() -> &'static str {
     ssdsim::DEFAULT_PRESET
 }
 
+/// The revision of the simulator's model (ssdsim::MODEL_REVISION), recorded with every run.
+#[pyfunction]
+fn model_revision() -> u32 {
+    ssdsim::MODEL_REVISION
+}
+
 /// What a Drive object simulates: one SSD, or a RAID-0 of several.
 #[derive(Clone)]
 enum Sim {
@@ -304,6 +310,7 @@ fn describe(py: Python<'_>, e: PyErr) -> String {
 fn _ssdsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(default_preset, m)?)?;
+    m.add_function(wrap_pyfunction!(model_revision, m)?)?;
     m.add_class::<PyDrive>()?;
     // The bundle records the simulator version beside fio's, so runs stay comparable.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

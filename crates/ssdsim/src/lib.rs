@@ -29,6 +29,13 @@ pub use job::{JobSpec, Pattern, Progress, RunResult, SyncMode};
 pub use replay::{replay, ReplayIo, ReplaySummary};
 pub use snapshot::{restore, snapshot};
 
+/// The revision of the simulator's model of a drive: raised with every change that moves a
+/// simulated figure (a mechanism, a preset's constant), so results made under two revisions are
+/// never taken for one drive's (ssdlab's compare and results library, docs/simulator.md, "Model
+/// revision"). `tests/engines/test_model_revision.py` fails when simulated results change
+/// without a raise. 1 (2026-11-26): the first revision recorded; runs before it have none.
+pub const MODEL_REVISION: u32 = 1;
+
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.
 pub fn theoretical_wa(op: f64) -> f64 {

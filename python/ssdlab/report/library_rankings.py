@@ -71,6 +71,7 @@ def rankings_section(run: RunRecord, library: Library, bundle: Path) -> Section 
         return None
     caption = (f"This drive ({run.target.label}) against every other drive in the results library "
                f"{library.path} whose newest run of a test used the same engine and the same effective method; "
-               "runs whose methods differ are never ranked together.")
+               "runs whose methods differ are never ranked together, nor simulated drives made under different "
+               "revisions of the simulator's model.")
     return Section(key=SECTION_KEY, title="Rankings against the results library", caption=caption, status="ranked",
                    tables=tables, figures=figures, figures_first=True, notes=tuple(notes))

@@ -23,6 +23,9 @@ DEFAULT_SIM_SPEC = "sim:"
 # md's chunk sizes a review sweeps (KiB); 128 KiB is the default here.
 RAID0_CHUNKS_KIB = (8, 16, 32, 64, 128)
 DEFAULT_CHUNK_KIB = 128
+# TargetInfo.extra key: the simulator model revision the run was made under (ssdsim::MODEL_REVISION;
+# effective.py: runs under two revisions measured two simulators, not two drives).
+MODEL_REVISION = "model_revision"
 
 
 class Simulator(Protocol):
@@ -36,6 +39,8 @@ class Simulator(Protocol):
     def presets(self) -> list[_ssdsim.PresetInfo]: ...
 
     def default_preset(self) -> str: ...
+
+    def model_revision(self) -> int: ...
 
 
 def simulator() -> Simulator:
@@ -125,6 +130,7 @@ class SimTarget(Target):
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
                 "slc_cache_bytes": ident.get("slc_cache_bytes"), "config": config,
+                MODEL_REVISION: simulator().model_revision(),
                 **(array if self.members else {}),
             },
         )

@@ -18,6 +18,7 @@ from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
 from ssdlab.methods import get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
+from ssdlab.run_events import PendingTest
 from ssdlab.steps import Idle, Purge, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
@@ -45,9 +46,18 @@ HOST_WORKLOAD_OVERHEAD_S = 1.4
 # (engines/fio_multi.py): a client run each, all hosts at once. Making it allocates its whole size
 # (posix_fallocate, which writes no data on a file system that allocates: ext4, xfs, btrfs), so
 # no workload lays the file out (fio writes a file in full before a read only when it is short).
-# Measured as above (fio 3.33, two servers on 127.0.0.1, a 1 GiB file on ext4, 3 runs): making
-# it took 1.4 s, deleting it 1.6 s (its job, then one that asks whether the file is gone).
-HOST_FILE_RUNS_S = 3.0
+# Measured on the 2-core development VM (fio 3.33, two servers on 127.0.0.1, the default 1 GiB file on
+# ext4, 8 runs, other jobs running: load average 4), medians; one server: 1.45 s and 1.8 s:
+#   fio --server=ip:127.0.0.1,18765 --daemonize=a.pid; fio --server=ip:127.0.0.1,18766 --daemonize=b.pid
+#   PYTHONPATH=python python -c 'import time; from ssdlab.engines.fio_multi import MultiHostFioEngine as E
+#   e = E(hosts=(("127.0.0.1", 18765), ("127.0.0.1", 18766))); t = e.target_for("file:/srv/x.img")
+#   e.host_fio(); a = time.monotonic(); e._make_files(t); b = time.monotonic(); t.release()
+#   print(f"make {b - a:.2f} s, delete {time.monotonic() - b:.2f} s")'
+# Making took 1.5 s (1.36-1.65), deleting 1.9 s (1.71-1.97: its job, then one that asks whether
+# the file is gone, a group each).
+HOST_FILE_MAKE_S = 1.5
+HOST_FILE_DELETE_S = 1.9
+HOST_FILE_RUNS_S = HOST_FILE_MAKE_S + HOST_FILE_DELETE_S
 
 
 def select_entries(suite: str | None, tests: Sequence[str]) -> tuple[str | None, list[SuiteEntry]]:
@@ -236,6 +246,27 @@ def with_host_files(planned: Sequence[PlannedTest], info: TargetInfo) -> list[Pl
     counted = replace(item, estimate_s=item.estimate_s + HOST_FILE_RUNS_S, alone_s=item.alone_s + HOST_FILE_RUNS_S,
                       least_s=item.least_s + HOST_FILE_RUNS_S)
     return [*planned[:first], counted, *planned[first + 1:]]
+
+
+def with_host_file_runs(pending: Sequence[PendingTest], info: TargetInfo) -> list[PendingTest]:
+    """The live clock's estimates (Runner.pending) with a --host run's file on each host, as
+    with_host_files counts them for `plan`: made in the first workload this process runs
+    (MultiHostFioEngine._make_files, a resumed run's too: there its first workload takes that much
+    longer, not the run's pace), deleted when the run ends, after its last test whatever its steps
+    do (PendingTest.closing_s: the clock keeps it to the end)."""
+    out = list(pending)
+    if not is_remote(info):
+        return out
+    for index, test in enumerate(out):
+        actions = test.plan.actions
+        first = next((i for i in range(test.start.index, len(actions)) if isinstance(actions[i], Measure)), None)
+        if first is not None:
+            estimates = list(test.estimates_s)
+            estimates[first] += HOST_FILE_MAKE_S
+            out[index] = replace(test, estimates_s=tuple(estimates))
+            out[-1] = replace(out[-1], closing_s=HOST_FILE_DELETE_S)
+            break
+    return out
 
 
 def check_distinct(entries: Sequence[SuiteEntry]) -> None:

@@ -62,7 +62,9 @@ class RunClock:
             for ti, test in enumerate(self.tests)
             for ai, est in enumerate(test.estimates_s) if ai >= test.start.index
         }
-        self.total_s = sum(self.remaining.values())
+        # What the run does after its tests (a --host run deleting its files) stays in the total
+        # until the run ends: no skip or stop takes it out, and the ETA waits for it.
+        self.total_s = sum(self.remaining.values()) + sum(test.closing_s for test in self.tests)
 
     def test_index(self, name: str) -> int:
         return next(i for i, t in enumerate(self.tests) if t.name == name)

@@ -37,6 +37,9 @@ class PendingTest:
     estimates_s: tuple[float, ...]
     start: ResumePoint
     start_state: StartState | None = None
+    # The run's own work after this test whatever its steps do, counted until the run ends (a
+    # --host run deletes its hosts' files after its last test: planning.with_host_file_runs).
+    closing_s: float = 0.0
 
 
 class RunObserver(Protocol):

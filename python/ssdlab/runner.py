@@ -56,6 +56,7 @@ from ssdlab.planning import (
     plan_entry,
     plan_run,
     shared_plan,
+    with_host_file_runs,
 )
 from ssdlab.resume import ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
@@ -159,7 +160,7 @@ class Runner:
                                                    exact=self.exact == test_record.name)
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
             pending.append(PendingTest(test_record.name, plan, estimates, start, start_state))
-        return pending
+        return with_host_file_runs(pending, info)
 
     def _start(self, plan: TestPlan, test_record: TestRecord, first: bool, exact: bool,
                ) -> tuple[TestPlan, StartState | None, ResumePoint]:

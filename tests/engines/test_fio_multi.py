@@ -637,6 +637,8 @@ def test_a_directory_missing_on_a_host_is_refused_never_made(servers: list[tuple
     done = cli("run", f"file:{missing / 'x.img'}?size=16m", *QUICK, *_hosts(servers), "-o", str(tmp_path / "b"))
     assert done.code == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert f"{missing} is not a directory there" in done.stderr and "creates no directory on a host" in done.stderr
+    both = ", ".join(f"{h}:{p}" for h, p in servers)  # one directory for both: the refusal names both (was the first)
+    assert done.stderr.startswith(f"error: --host {both}: {missing} is not a directory there;"), done.stderr
     assert not (tmp_path / "no").exists() and not (tmp_path / "b").exists()
     # the workload's own job files name it by directory= too: a directory gone since is not made
     engine = MultiHostFioEngine(hosts=tuple(servers))

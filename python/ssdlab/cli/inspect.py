@@ -176,7 +176,7 @@ PLAN_RUN_ID = "RUNID"  # each run draws its own id for its hosts' file names
 
 def _plan_target(spec: str, hosts: list[str]) -> tuple[Target, Engine, str | None]:
     """The target and engine `run` would use, and why `run` would refuse the hosts (unreachable,
-    a directory missing there), asked of each host's fio without writing anything there.
+    a directory missing or read-only there), asked of each host's fio without writing anything there.
     A device with --host is refused in one line, as `run` refuses it."""
     if not hosts:
         tgt = parse_target(spec)
@@ -193,7 +193,8 @@ def _plan_target(spec: str, hosts: list[str]) -> tuple[Target, Engine, str | Non
 
 
 def _print_hosts(target: Target, engine: Engine, refusal: str | None) -> None:
-    """Where a --host run's I/O goes: a new file per workload on each host, none here."""
+    """Where a --host run's I/O goes: one file on each host for the whole run (made at its first
+    workload, deleted when it ends), none here."""
     from ssdlab.engines.fio_multi import MultiHostFioEngine
 
     assert isinstance(engine, MultiHostFioEngine)
@@ -203,6 +204,9 @@ def _print_hosts(target: Target, engine: Engine, refusal: str | None) -> None:
         fio = "" if refusal else f" ({engine.host_fio()[index].version}, {engine.host_fio()[index].ioengine})"
         out.print(f"    host {index} {plain(address)}{plain(fio)}: {plain(remote.host_file_name(PLAN_RUN_ID, index))}",
                   highlight=False)
+    if not refusal:  # what a check that writes nothing cannot see (MultiHostFioEngine.check_reachable)
+        out.print(f"  plan wrote nothing there, so it cannot see whether each fio server may create files in "
+                  f"{plain(remote.directory)} (its permissions): run's probe writes 4 KiB there first", highlight=False)
 
 
 def _print_totals(planned: list[PlannedTest], clock: str) -> None:

@@ -18,7 +18,7 @@ through fio's connection, so a block device is refused for remote runs, never wr
 unchecked. A file target's PATH is a path on the hosts (targets/file.RemoteFileTarget): nothing
 is created, checked or marked at PATH on this machine. No file is written that the run did not
 create: the run has one file per host, `PATH.ssdlab-<run id>-hN`, whose name carries the run's
-id; the start-up probe makes sure no file has that name yet (a read that may not create it:
+id; the start-up probe makes sure nothing has that name yet, a symlink neither (an lstat:
 FILE_ABSENT), the run's first workload makes it with its whole size allocated (FILE_MAKE, as a
 local file target is made), every workload runs on it (unlink=0), and the run deletes it when it
 ends (remove_files: normally, on failure, on Ctrl-C). A resumed run keeps its run id, so it
@@ -26,7 +26,10 @@ reuses the file or makes it again. Job files name the file as `directory=` + `fi
 a whole path, fio creates missing directories (mode 0700) on the host, while a `directory=` that
 is not one makes it drop the job. Before the run, a probe job per host writes 4 KiB to a fresh
 file of its own and deletes it: the directory exists there and takes new files with direct I/O
-(`plan` asks the same without writing, as FILE_ABSENT does). The probes of all hosts run at once.
+(`plan` writes nothing: it asks whether the directory is there, as FILE_ABSENT does, and finds a
+read-only file system, FILE_READ_ONLY, but not permissions that keep the server from creating
+files). The probes of all hosts run at once, and a refusal names every host it is about
+(hosts_error): hosts whose paths are one directory (a shared file system) fail alike.
 The fio clients that write on a host (the probe, FILE_MAKE, remove_files) run in a session of
 their own: a Ctrl-C, which goes to the terminal's whole process group, lets them end as they
 would, then stops the run (_client_runs); a probe file still there is named (PROBE_GONE).
@@ -47,7 +50,7 @@ import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,11 +100,18 @@ FILE_PROBE = "ssdlab-file"
 # After it, in the same client run: whether that file is gone (as FILE_ABSENT), so a probe file
 # that stayed on a host is named, not left there unsaid.
 PROBE_GONE = "ssdlab-probe-gone"
-# Whether a file is there, changing nothing: fio opens it when the job starts (create_on_open)
-# and may not create it, so it fails with ENOENT only when there is none. Without create_on_open
-# fio would "lay out" a file shorter than size= first, and unlink it to do so (fio 3.33
-# filesetup.c, extend_file), even with allow_file_create=0.
+# Whether anything has a name there, changing nothing: fio's filestat engine lstat()s it when the
+# job opens it (KEEP_IO: fio lays nothing out first), so the job fails with ENOENT only when there
+# is no entry at all: a symlink at the name is there even when it points nowhere (a read opens
+# through it, and found a dangling one "absent": FILE_MAKE then unlinked it, as fio does to lay a
+# file out, and made the run's file in its place; someone's link was gone).
 FILE_ABSENT = "ssdlab-absent"
+# `plan` writes nothing, so it cannot write a probe file; it finds a read-only file system
+# (EROFS) with a job fio would "lay out" a file for (a read of a file shorter than size=): fio
+# unlinks the name first (fio 3.33 filesetup.c, extend_file), which the kernel refuses on a
+# read-only mount before it looks the name up, and then may not create it (allow_file_create=0).
+# Only ever run on a name FILE_ABSENT found free: on a file there, the unlink would delete it.
+FILE_READ_ONLY = "ssdlab-read-only"
 # The run's file on a host, its whole size allocated with posix_fallocate (as a local file
 # target's, targets/file.py) and nothing written: a job that writes only sets files up
 # (create_only) lays the file out without data (extend_file). Every workload then finds it at
@@ -187,15 +197,24 @@ def file_probe_job(remote_file: str, writes: bool, run_file: str | None = None) 
     return f"{job}\n{absent_job(run_file)}stonewall\n\n{gone}"
 
 
-# Read 4 KiB of a file that must be there, buffered, changing nothing: fio then fails with ENOENT
-# when it is not (create_on_open: without it fio deletes a file shorter than the job even so).
-ABSENT_IO = ("rw=read", "bs=4k", "size=4k", "create_on_open=1", "allow_file_create=0", "invalidate=0")
+# A job on a file that must be there, reading, creating nothing: opened when the job starts
+# (create_on_open: without it fio "lays out" a file shorter than the job, unlinking it first).
+KEEP_IO = ("rw=read", "bs=4k", "size=4k", "create_on_open=1", "allow_file_create=0", "invalidate=0")
+# lstat() of the name, no I/O (FILE_ABSENT).
+LSTAT_IO = ("ioengine=filestat", "stat_type=lstat")
 
 
 def absent_job(remote_file: str, name: str = FILE_ABSENT) -> str:
-    """A job that fails with ENOENT when `remote_file` is not there, and otherwise reads 4 KiB of
-    it (buffered), changing nothing: see FILE_ABSENT."""
-    return "\n".join([f"[{name}]", *file_lines(remote_file), *ABSENT_IO]) + "\n"
+    """A job that fails with ENOENT when nothing has the name `remote_file` (not even a symlink),
+    changing nothing: see FILE_ABSENT."""
+    return "\n".join([f"[{name}]", *file_lines(remote_file), *LSTAT_IO, *KEEP_IO]) + "\n"
+
+
+def read_only_job(free_name: str) -> str:
+    """A job that fails with EROFS when the directory of `free_name` is on a read-only file
+    system, writing nothing: see FILE_READ_ONLY (`free_name` must be one FILE_ABSENT found free)."""
+    io = ["rw=read", "bs=4k", "size=4k", "allow_file_create=0", "invalidate=0"]
+    return "\n".join([f"[{FILE_READ_ONLY}]", *file_lines(free_name), *io]) + "\n"
 
 
 def make_job(remote_file: str, size_bytes: int) -> str:
@@ -206,9 +225,9 @@ def make_job(remote_file: str, size_bytes: int) -> str:
 
 def remove_job(remote_file: str) -> str:
     """Deletes `remote_file` on a host, then asks whether it is gone (FILE_ABSENT, after it)."""
-    remove = ["[global]", *file_lines(remote_file), *ABSENT_IO, "", f"[{FILE_REMOVE}]", "create_only=1", "unlink=1",
+    remove = ["[global]", *file_lines(remote_file), *KEEP_IO, "", f"[{FILE_REMOVE}]", "create_only=1", "unlink=1",
               ""]
-    return "\n".join([*remove, f"[{FILE_ABSENT}]", "stonewall"]) + "\n"
+    return "\n".join([*remove, f"[{FILE_ABSENT}]", "stonewall", *LSTAT_IO]) + "\n"
 
 
 def job_error(output: str, jobname: str) -> int | None:
@@ -232,9 +251,12 @@ def file_probe_problem(output: str, writes: bool) -> str | None:
     missing = next((line for line in lines if line.endswith("is not a directory")), None)
     if missing is not None:
         return missing.removeprefix("fio: ")
-    if not writes:  # it opened the file, or found none to open: either way in a directory that is there
-        opened = job_error(output, FILE_PROBE) in (0, errno.ENOENT)
-        return None if opened else first_error_line(output)  # "no message" when it said nothing
+    # What the kernel said, in its own words: `plan` says what `run` will refuse, the same words.
+    error = job_error(output, FILE_PROBE)
+    if not writes:  # it found the name, or nothing at it: either way in a directory that is there
+        if error in (0, errno.ENOENT):
+            return None
+        return os.strerror(error) if error else first_error_line(output)  # "no message" when it said nothing
     try:
         stats = load_json_plus(output).get("client_stats", [])
     except EngineError:
@@ -243,8 +265,51 @@ def file_probe_problem(output: str, writes: bool) -> str | None:
         if isinstance(s, dict) and s.get("jobname") == FILE_PROBE and s.get("error") == 0 \
                 and (s.get("write") or {}).get("io_bytes"):
             return None
+    if error:
+        return os.strerror(error)
     said = lines[0].removeprefix("fio: ") if lines else first_error_line(output, "")
     return said or "the probe file was not written"
+
+
+def read_only_problem(output: str) -> str | None:
+    """What the kernel said against FILE_READ_ONLY (its strerror: "Read-only file system", as
+    run's probe gets it writing there), or None: a directory that is not read-only, or no answer."""
+    error = job_error(output, FILE_READ_ONLY)
+    return os.strerror(error) if error else None
+
+
+HOST_PREFIX = re.compile(r"--host (\S+): (.*)", re.DOTALL)
+
+
+def hosts_error(errors: Sequence[SsdlabError]) -> SsdlabError:
+    """One line for what several hosts said (each error "--host ADDRESS: WHY"): hosts that said
+    the same are named together ("--host A, B: WHY"), so a directory two hosts share is refused
+    naming both; the first error's kind (and exit code)."""
+    groups: dict[str, list[str]] = {}
+    for error in errors:
+        match = HOST_PREFIX.fullmatch(str(error))
+        address, why = (match[1], match[2]) if match else ("", str(error))
+        groups.setdefault(why, []).append(address)
+    parts = [f"--host {', '.join(addresses)}: {why}" if all(addresses) else why
+             for why, addresses in groups.items()]
+    try:
+        return type(errors[0])("; ".join(parts))
+    except TypeError:  # an error made with more than its message: said as it is
+        return errors[0]
+
+
+def raise_for_hosts(errors: Iterable[SsdlabError | None]) -> None:
+    """One refusal for every host that has one (hosts_error); nothing when none has."""
+    found = [error for error in errors if error is not None]
+    if found:
+        raise hosts_error(found) from None
+
+
+@dataclass(frozen=True)
+class MakeFailure:
+    """Why a host's file could not be made (FILE_MAKE)."""
+    why: str
+    allocating: bool = False  # posix_fallocate failed (fio opened the file, so it is there)
 
 
 @dataclass(frozen=True)
@@ -455,14 +520,11 @@ class MultiHostFioEngine(FioEngine):
         """Refuse before the run when a host's fio server cannot be reached, or (given the
         target) its file's directory is missing there or takes no new file, or (a new run) a file
         has the run's file name there already: otherwise the run makes its bundle and fails at
-        its first measurement. `writes=False` (plan) writes nothing."""
-        for host, port in self.hosts:
-            try:
-                socket.create_connection((host, port), timeout=timeout_s).close()
-            except OSError as err:
-                why = err.strerror or str(err) or type(err).__name__
-                raise UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
-                                 "there or check the name and port") from None
+        its first measurement. Every host is asked, and the refusal names each one it is about
+        (hosts that share a directory fail alike). `writes=False` (plan) writes nothing: it
+        finds a read-only file system without writing (FILE_READ_ONLY), in the words run's probe
+        is refused with."""
+        raise_for_hosts(self._unreachable(host, port, timeout_s) for host, port in self.hosts)
         count = len(self.hosts)
         versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
         fresh = target is not None and writes and not self.resumed  # a resumed run's file is its own
@@ -481,18 +543,55 @@ class MultiHostFioEngine(FioEngine):
             raise Interrupted(stop_reason(stop) + left_words) from None
         try:
             if versions:
-                self._host_fio = tuple(host_fio(a, out) for a, out in zip(self.addresses, said[:count], strict=True))
+                self._host_fio = self._versions(said[:count])
             if target is not None:
-                for index, output in enumerate(probes):
-                    self._check_file_probe(*self.hosts[index], output, target.directory, writes)
-                    if fresh:
-                        self._check_absent(index, output, target.host_file_name(self.run_id, index))
+                read_only = [None] * count if writes else self._read_only(probes, probe_names)
+                raise_for_hosts(self._file_probe_error(i, output, target.directory, writes, read_only[i])
+                                for i, output in enumerate(probes))
+                if fresh:
+                    raise_for_hosts(self._absent_error(i, output, target.host_file_name(self.run_id, i))
+                                    for i, output in enumerate(probes))
         except SsdlabError as err:
             if left_words:  # said with why the run was refused, never instead of it
                 raise with_left(err, left_words) from None
             raise
         if left_words:
             raise EngineError(left_words.removeprefix("; "))
+
+    @staticmethod
+    def _unreachable(host: str, port: int, timeout_s: float) -> UsageError | None:
+        try:
+            socket.create_connection((host, port), timeout=timeout_s).close()
+        except OSError as err:
+            why = err.strerror or str(err) or type(err).__name__
+            return UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
+                              "there or check the name and port")
+        return None
+
+    def _versions(self, said: Sequence[str]) -> tuple[HostFio, ...]:
+        """Each host's fio from its probe reply; one refusal naming every host that failed it."""
+        found: list[HostFio] = []
+        errors: list[SsdlabError] = []
+        for address, output in zip(self.addresses, said, strict=True):
+            try:
+                found.append(host_fio(address, output))
+            except SsdlabError as error:
+                errors.append(error)
+        raise_for_hosts(errors)
+        return tuple(found)
+
+    def _read_only(self, probes: Sequence[str], names: Sequence[str]) -> list[str | None]:
+        """For `plan`: what each host said against FILE_READ_ONLY (read_only_problem), asked
+        only where FILE_PROBE found nothing at its name in a directory that is there (after it,
+        as a client run of its own: on a file at the name, its unlink would delete it)."""
+        free = [i for i, output in enumerate(probes)
+                if job_error(output, FILE_PROBE) == errno.ENOENT and file_probe_problem(output, writes=False) is None]
+        problems: list[str | None] = [None] * len(probes)
+        if free:
+            said = self._client_probes([(i, read_only_job(names[i]), "--output-format=json") for i in free])
+            for index, output in zip(free, said, strict=True):
+                problems[index] = read_only_problem(output)
+        return problems
 
     def _probe_left(self, index: int, output: str, name: str) -> str | None:
         """The start-up probe's file on host `index` when it may still be there (PROBE_GONE), and
@@ -508,25 +607,32 @@ class MultiHostFioEngine(FioEngine):
         why = client_said(*self.hosts[index], output) or first_error_line(output)
         return f"{name} on {self.addresses[index]} (its fio server did not say whether it is gone: {why})"
 
-    def _check_absent(self, index: int, output: str, name: str) -> None:
-        """Refuse a new run whose file name is taken on a host: the run writes no file it did not make."""
+    def _absent_error(self, index: int, output: str, name: str) -> SsdlabError | None:
+        """Why a new run may not use its file name on host `index`: taken there (anything at the
+        name, a symlink too: the run writes no file it did not make), or not asked."""
         address = self.addresses[index]
         found = absent(output)
         if found is None:
-            raise EngineError(f"--host {address}: cannot ask whether {name} is there ({first_error_line(output)}); "
-                              "nothing was written")
+            return EngineError(f"--host {address}: cannot ask whether {name} is there ({first_error_line(output)}); "
+                               "nothing was written")
         if not found:
-            raise SafetyError(f"--host {address}: {name}, this run's file name, is taken there: a run writes no "
-                              "file it did not create; nothing was written (a new run draws a new name)")
+            return SafetyError(f"--host {address}: {name}, this run's file name, is taken there: a run writes no "
+                               "file it did not create; nothing was written (a new run draws a new name)")
+        return None
 
-    def _check_file_probe(self, host: str, port: int, output: str, directory: str, writes: bool) -> None:
-        """Refuse a host whose fio said no to the file probe (file_probe_problem)."""
-        problem = file_probe_problem(output, writes)
+    def _file_probe_error(self, index: int, output: str, directory: str, writes: bool,
+                          read_only: str | None = None) -> UsageError | None:
+        """Why host `index` said no to the file probe (file_probe_problem; `read_only`: what it
+        said against FILE_READ_ONLY, for plan), in the same words for `run` and `plan`."""
+        address = self.addresses[index]
+        problem = file_probe_problem(output, writes) or read_only
         if problem is not None and problem.endswith("is not a directory"):
-            raise UsageError(f"--host {host}:{port}: {problem} there; ssdlab creates no directory on a host: "
-                             "create it there first, or give a directory that exists there")
+            return UsageError(f"--host {address}: {problem} there; ssdlab creates no directory on a host: "
+                              "create it there first, or give a directory that exists there")
         if problem is not None:
-            raise UsageError(f"--host {host}:{port}: cannot make a new file in {directory} there ({problem})")
+            return UsageError(f"--host {address}: cannot make a new file in {directory} there ({problem}); give a "
+                              "directory there that its fio server can create files in (on a read-write file system)")
+        return None
 
     def host_fio(self) -> tuple[HostFio, ...]:
         """Each host's fio, asked once (a probe job per host, in one client run each)."""
@@ -592,7 +698,9 @@ class MultiHostFioEngine(FioEngine):
 
     def _make_files(self, remote: RemoteFileTarget) -> None:
         """The run's file on every host, at its whole size (FILE_MAKE), before its first workload;
-        a file a resumed run left there is used as it is (fio sizes only a file that is short)."""
+        a file a resumed run left there is used as it is (fio sizes only a file that is short).
+        A refusal names every host that failed, and the hosts that share a directory with one
+        that ran out of space (_make_refusal)."""
         if self._made:
             return
         self._may_be_there = True  # from here on the run's end deletes them, even if making them fails
@@ -600,17 +708,67 @@ class MultiHostFioEngine(FioEngine):
         # It writes: a stop while it runs lets it finish, then stops the run, whose end deletes them.
         said = self._client_probes([(i, make_job(name, remote.size_bytes), "--output-format=json")
                                     for i, name in enumerate(names)], timeout_s=None, writes=True)
-        for index, (output, name) in enumerate(zip(said, names, strict=True)):
-            failed = re.search(r"fio: posix_fallocate fails: (.+)", output)
-            if failed:
-                raise EngineError(f"--host {self.addresses[index]}: cannot allocate {remote.size_bytes} bytes for "
-                                  f"{name} there ({failed[1].strip()}); free space there or give a smaller size=")
+        failed: dict[int, MakeFailure] = {}
+        for index, output in enumerate(said):
+            fallocate = re.search(r"fio: posix_fallocate fails: (.+)", output)
             error = job_error(output, FILE_MAKE)
-            if error != 0:
-                why = (client_said(*self.hosts[index], output) or NO_RESULT) if error is None else \
-                    f"{os.strerror(error)} (error {error})"
-                raise EngineError(f"--host {self.addresses[index]}: cannot make {name} there: {why}")
+            if fallocate:
+                failed[index] = MakeFailure(fallocate[1].strip(), allocating=True)
+            elif error != 0:
+                failed[index] = MakeFailure((client_said(*self.hosts[index], output) or NO_RESULT) if error is None
+                                            else f"{os.strerror(error)} (error {error})")
+        if failed:
+            raise self._make_refusal(remote, names, failed)
         self._made = True
+
+    def _make_refusal(self, remote: RemoteFileTarget, names: Sequence[str], failed: Mapping[int, MakeFailure],
+                      ) -> SsdlabError:
+        """One line naming every host whose file could not be made. Hosts whose paths are one
+        directory (two servers on one machine, a shared file system) hold all their files on one
+        file system, so a host that ran out of space there is named with the hosts it shares it
+        with (_sharing), and the space they need together."""
+        size = remote.size_bytes
+        full = [i for i, f in failed.items() if f.allocating and f.why == os.strerror(errno.ENOSPC)]
+        groups = self._sharing(names) if full and len(self.hosts) > 1 else []
+        errors: list[SsdlabError] = []
+        said: set[int] = set()
+        for index, failure in sorted(failed.items()):
+            if index in said:  # named with a host it shares its directory with
+                continue
+            shared = sorted(next((g for g in groups if index in g), {index})) if index in full else [index]
+            said.update(shared)
+            if len(shared) > 1:
+                errors.append(EngineError(
+                    f"--host {', '.join(self.addresses[i] for i in shared)}: cannot allocate {size} bytes for each "
+                    f"of their files in {remote.directory} there ({failure.why}): those hosts share that directory "
+                    f"(each sees the others' files), so the run needs {len(shared)} x {size} bytes there; free "
+                    "space there, give a smaller size=, or give --host for one of them only"))
+            elif failure.allocating:
+                errors.append(EngineError(f"--host {self.addresses[index]}: cannot allocate {size} bytes for "
+                                          f"{names[index]} there ({failure.why}); free space there or give a "
+                                          "smaller size="))
+            else:
+                errors.append(EngineError(f"--host {self.addresses[index]}: cannot make {names[index]} there: "
+                                          f"{failure.why}"))
+        return hosts_error(errors)
+
+    def _sharing(self, names: Sequence[str]) -> list[set[int]]:
+        """The hosts whose directories are one, in groups: host i and host j share it when i
+        sees j's file there (FILE_ABSENT for every other host's file, all hosts at once: each
+        file is there once its make job opened it, whatever its allocation did). A host that
+        does not answer shares with none it cannot see."""
+        count = len(names)
+        jobs = ["\n".join(absent_job(names[j], f"{FILE_ABSENT}-h{j}") for j in range(count) if j != i)
+                for i in range(count)]
+        said = self._client_probes([(i, job, "--output-format=json") for i, job in enumerate(jobs)],
+                                   timeout_s=REMOVE_TIMEOUT_S, tidying=True)
+        groups = [{i} for i in range(count)]
+        for i, output in enumerate(said):
+            for j in range(count):
+                if j != i and job_error(output, f"{FILE_ABSENT}-h{j}") == 0:
+                    merged = next(g for g in groups if i in g) | next(g for g in groups if j in g)
+                    groups = [g for g in groups if not g & merged] + [merged]
+        return groups
 
     def remove_files(self, target: RemoteFileTarget) -> None:
         """Delete the run's file on every host and ask that it is gone (remove_job), all hosts at

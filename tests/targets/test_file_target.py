@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -227,7 +228,7 @@ def test_a_remote_file_is_never_looked_at_or_made_here(tmp_path: Path) -> None:
     with pytest.raises(EngineError, match="cannot purge"):
         run_step(target, Purge(), RunContext(tmp_path / "r", tmp_path), lambda depth: "libaio")
     assert theirs.read_bytes() == b"someone's data"
-    assert target.for_host("abc", 1).fio_filename == f"{theirs}.ssdlab-abc-h1"
+    assert replace(target, run_id="abc").for_host(1).fio_filename == f"{theirs}.ssdlab-abc-h1"
     for spec in ("file:x.img", "file:~/x.img", "file:/srv/", "file:/srv/${X}"):
         with pytest.raises(UsageError):
             RemoteFileTarget.from_spec(spec, hosts)

@@ -202,7 +202,7 @@ def _print_hosts(target: Target, engine: Engine, refusal: str | None) -> None:
     out.print(f"  each workload's I/O, on each host ({PLAN_RUN_ID}: each run draws its own id):", highlight=False)
     for index, address in enumerate(engine.addresses):
         fio = "" if refusal else f" ({engine.host_fio()[index].version}, {engine.host_fio()[index].ioengine})"
-        out.print(f"    host {index} {plain(address)}{plain(fio)}: {plain(remote.host_file_name(PLAN_RUN_ID, index))}",
+        out.print(f"    host {index} {plain(address)}{plain(fio)}: {plain(remote.host_file_name(index))}",
                   highlight=False)
     if not refusal:  # what a check that writes nothing cannot see (MultiHostFioEngine.check_reachable)
         out.print(f"  plan wrote nothing there, so it cannot see whether each fio server may create files in "

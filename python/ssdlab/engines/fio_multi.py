@@ -528,9 +528,9 @@ class MultiHostFioEngine(FioEngine):
         count = len(self.hosts)
         versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
         fresh = target is not None and writes and not self.resumed  # a resumed run's file is its own
-        probe_names = [] if target is None else [target.host_file_name(f"{self.run_id}-probe", i) for i in range(count)]
+        probe_names = [] if target is None else [target.host_file_name(i, f"{self.run_id}-probe") for i in range(count)]
         files = [] if target is None else [
-            (i, file_probe_job(probe_names[i], writes, target.host_file_name(self.run_id, i) if fresh else None),
+            (i, file_probe_job(probe_names[i], writes, target.host_file_name(i) if fresh else None),
              "--output-format=json")
             for i in range(count)]
         # The probe writes (writes=True): its clients finish whatever stop comes (_client_runs).
@@ -549,7 +549,7 @@ class MultiHostFioEngine(FioEngine):
                 raise_for_hosts(self._file_probe_error(i, output, target.directory, writes, read_only[i])
                                 for i, output in enumerate(probes))
                 if fresh:
-                    raise_for_hosts(self._absent_error(i, output, target.host_file_name(self.run_id, i))
+                    raise_for_hosts(self._absent_error(i, output, target.host_file_name(i))
                                     for i, output in enumerate(probes))
         except SsdlabError as err:
             if left_words:  # said with why the run was refused, never instead of it
@@ -704,7 +704,7 @@ class MultiHostFioEngine(FioEngine):
         if self._made:
             return
         self._may_be_there = True  # from here on the run's end deletes them, even if making them fails
-        names = [remote.host_file_name(self.run_id, i) for i in range(len(self.hosts))]
+        names = remote.host_file_names()
         # It writes: a stop while it runs lets it finish, then stops the run, whose end deletes them.
         said = self._client_probes([(i, make_job(name, remote.size_bytes), "--output-format=json")
                                     for i, name in enumerate(names)], timeout_s=None, writes=True)
@@ -776,7 +776,7 @@ class MultiHostFioEngine(FioEngine):
         run never made them (nor a run before it, resumed)."""
         if not self._may_be_there:
             return
-        names = [target.host_file_name(self.run_id, i) for i in range(len(self.hosts))]
+        names = target.host_file_names()
         said = self._client_probes([(i, remove_job(name), "--output-format=json") for i, name in enumerate(names)],
                                    timeout_s=REMOVE_TIMEOUT_S, tidying=True)
         left = []
@@ -798,7 +798,7 @@ class MultiHostFioEngine(FioEngine):
         remote = self.check_target(target)
         texts = []
         for index, fio in enumerate(self.host_fio()):
-            mine = remote.for_host(self.run_id, index)
+            mine = remote.for_host(index)
             local = self.job_text_for(mine, workload, f"{workload.name}-h{index}", self.ioengine or fio.ioengine,
                                       parse_version(fio.version))
             texts.append(remote_job_text(local, mine.fio_filename))
@@ -820,7 +820,7 @@ class MultiHostFioEngine(FioEngine):
             jobs.append(job)
         done = self._run_clients(client_argv(self.binary, output, self.hosts, jobs), ctx)
         text = output.read_text(errors="replace") if output.exists() else ""
-        files = {f"host{i}_file": remote.host_file_name(self.run_id, i) for i in range(len(self.hosts))}
+        files = {f"host{i}_file": name for i, name in enumerate(remote.host_file_names())}
         said = "\n".join([done.stdout, done.stderr, messages(text)])
         self._check_hosts(workload, ctx, said, text)
         if done.returncode != 0 or not text:

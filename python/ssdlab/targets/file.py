@@ -324,13 +324,18 @@ class RemoteFileTarget(Target):
     def directory(self) -> str:
         return posixpath.dirname(self.path)
 
-    def host_file_name(self, run_id: str, index: int) -> str:
-        """A run's file on host `index`: its name carries the run's id, so it is the run's own."""
-        return f"{self.path}.ssdlab-{run_id}-h{index}"
+    def host_file_name(self, index: int, run_id: str | None = None) -> str:
+        """The run's file on host `index`: its name carries the run's id, so it is the run's own
+        (`run_id`: another of the run's names, its start-up probe's)."""
+        return f"{self.path}.ssdlab-{run_id or self.run_id}-h{index}"
 
-    def for_host(self, run_id: str, index: int) -> RemoteFileTarget:
+    def host_file_names(self) -> list[str]:
+        """The run's file on each host, in the hosts' order."""
+        return [self.host_file_name(index) for index in range(len(self.hosts))]
+
+    def for_host(self, index: int) -> RemoteFileTarget:
         """This target as host `index`'s job file names it."""
-        return replace(self, host_file=self.host_file_name(run_id, index))
+        return replace(self, host_file=self.host_file_name(index))
 
     @property
     def fio_filename(self) -> str:
@@ -354,7 +359,7 @@ class RemoteFileTarget(Target):
 
     def info(self) -> TargetInfo:
         where = ", ".join(self.hosts)
-        files = [self.host_file_name(self.run_id, index) for index in range(len(self.hosts))]
+        files = self.host_file_names()
         return TargetInfo(
             spec=self.spec, kind="file", path=self.path,
             model=f"scratch file on {where} (fio --server)",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ssdlab.measurement import Measurement, Series
 from ssdlab.report.heat import heat_comparison_note, heat_notes, heat_ranking_note, measured_throttled_pct
 from ssdlab.workload import Workload
@@ -160,3 +162,24 @@ def test_the_rankings_against_the_library_say_when_heat_differs(tmp_path: Path) 
     share = float(note.split("this drive ")[1].split(" %")[0])
     assert share > 10 and note.endswith(" 0 %; those places are partly the drives' heat (their cooling, what ran "
                                         "before), not only their speed")
+
+
+def test_a_comparisons_heat_note_is_the_shared_apart_as_printed_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """heat_comparison_note asks measurement.heat_apart_printed (known shares, more than 10
+    points apart, as printed) rather than writing the check out again."""
+    from ssdlab.report import heat
+
+    asked: list[tuple[object, ...]] = []
+
+    def printed(*shares: object) -> tuple[str, ...] | None:
+        asked.append(shares)
+        return None
+
+    monkeypatch.setattr(heat, "measured_throttled_pct", lambda found: found["pct"])
+    monkeypatch.setattr(heat, "heat_apart_printed", printed)
+    assert heat.heat_comparison_note(["A", "B", "C"], [{"pct": 40.0}, {"pct": None}, {"pct": 2.0}]) is None
+    assert asked == [(40.0, 2.0)]
+    monkeypatch.undo()
+    monkeypatch.setattr(heat, "measured_throttled_pct", lambda found: found["pct"])
+    note = heat.heat_comparison_note(["A", "B", "C"], [{"pct": 12.4}, {"pct": None}, {"pct": 2.35}])
+    assert note is not None and "A 12.40 %, C 2.35 %" in note

@@ -223,3 +223,156 @@ def test_the_caption_says_the_fill_that_ran(passes: int, said: str) -> None:
 
     view = record_view(torture("consistency", "consistency", {"fill_passes": passes}), TARGET)
     assert view is not None and consistency_caption(view).startswith(said)
+
+
+# ---- titles and labels as the runs ran, wherever they are printed ----------------------------
+
+
+def compared(*paths: Path, force: bool = False) -> tuple[Any, Any]:
+    c = compare_bundles(list(paths), force=force)
+    return c, next(t for t in c.tests if t.name == "consistency")
+
+
+def test_compare_titles_the_torture_as_the_compared_runs_ran_it(bundles: dict[str, Path]) -> None:
+    """QA: compare's page titled a comparison of two 16 KiB runs "Performance consistency (4 KiB
+    random write, steady state)": the catalogue's title, which names the method's default."""
+    from ssdlab.report.compare_page import comparison_section, comparison_tables
+
+    c, t = compared(bundles["16k"], bundles["16k-950"])
+    assert comparison_section(c, t).title == "Performance consistency (16 KiB random write, steady state)"
+    titles = [str(table.title) for table in comparison_tables(c)]
+    assert "Performance consistency (16 KiB random write, steady state)" in titles
+    assert not any("4 KiB" in title for title in titles)
+
+
+def test_a_forced_comparison_of_unlike_block_sizes_titles_each_drives(bundles: dict[str, Path]) -> None:
+    from ssdlab.report.compare_page import banner, comparison_section
+
+    c, t = compared(bundles["default"], bundles["16k-950"], force=True)
+    a, b = (d.label for d in c.drives)
+    title = f"Performance consistency (4 KiB random write on {a}, 16 KiB on {b}, steady state)"
+    assert comparison_section(c, t).title == title
+    assert title in (banner(c, {}) or "")
+
+
+def test_the_library_rankings_title_the_torture_as_it_ran(bundles: dict[str, Path], tmp_path: Path) -> None:
+    from ssdlab.library import Library
+    from ssdlab.report.library_rankings import rankings_section
+
+    library = Library(tmp_path / "library.sqlite")
+    library.add(bundles["16k-950"])
+    section = rankings_section(Bundle(bundles["16k"]).load_run(), library, bundles["16k"])
+    assert section is not None
+    titles = [str(table.title) for table in section.tables]
+    assert "Performance consistency (16 KiB random write, steady state): drives by figure" in titles, titles
+
+
+def test_the_title_reads_the_parameters_this_ssdlab_knows() -> None:
+    """A run with a parameter of a later ssdlab is still titled by the block size it wrote; the
+    catalogue's title is the method at its defaults."""
+    from ssdlab.methods import get_test
+    from ssdlab.report.section_generic import method_title
+
+    assert get_test("consistency").title == "Performance consistency (4 KiB random write, steady state)"
+    assert method_title("consistency", "consistency", {}) == get_test("consistency").title
+    later = {"block_size_bytes": 16384, "a_later_knob": 1}
+    assert method_title("consistency", "consistency", later) == (
+        "Performance consistency (16 KiB random write, steady state)")
+    assert method_title("consistency", "c16", {"block_size_bytes": 16384}) == (
+        "Performance consistency (16 KiB random write, steady state) — c16")
+    assert method_title("wsat", "wsat", {"block_size_bytes": 16384}) == "Write saturation (SNIA PTS WSAT)"
+
+
+def test_the_catalogues_summary_beside_a_run_says_it_is_the_methods_defaults() -> None:
+    """The generic section (a run this ssdlab cannot read through its method) gives the
+    catalogue's summary, "4 KiB QD32 … 3600 s", then the run's parameters: said to be the
+    method's defaults where the run gave others."""
+    from ssdlab.report.section_generic import catalogue_summary
+
+    def summary(params: dict[str, Any]) -> str:
+        return catalogue_summary(TestRecord(name="consistency", test="consistency", params=params))
+
+    default = "purge, fill, 4 KiB QD32 random write 3600 s; steady mean/stddev of the last 400 s."
+    assert summary({}) == summary({"block_size_bytes": 4096, "runtime_s": 3600.0}) == default
+    assert summary({"block_size_bytes": 16384}) == default[:-1] + " (the method at its defaults)."
+    assert summary({"a_later_knob": 1}) == default[:-1] + " (the method at its defaults)."
+
+
+def labels(view_params: dict[str, Any]) -> dict[str, str]:
+    from ssdlab.methods import get_test
+
+    test = get_test("consistency")
+    return {s.name: s.label for s in test.metric_specs(test.parse_params(view_params), TARGET)}
+
+
+def test_a_run_whose_periods_are_not_seconds_names_no_second() -> None:
+    """QA: rounds of 10.5 s end in a half-second period each, and the table said "Slowest second"
+    of a slowest period that may be one. At the defaults the labels read as they did."""
+    at_defaults = labels({})
+    assert at_defaults["window_iops_min"] == "Slowest second, analysed window"
+    assert at_defaults["window_iops_p1"] == "1st percentile of seconds, analysed window"
+    assert at_defaults["run_iops_max"] == "Fastest second, whole run"
+    assert labels({"until_steady": True, "round_s": 20, "runtime_s": 90})["window_iops_min"] == (
+        "Slowest second, analysed window")  # a short last round of 10 s is still whole seconds
+    for odd in ({"until_steady": True, "round_s": 10.5}, {"runtime_s": 120.5}):
+        said = labels(odd)
+        assert said["window_iops_min"] == "Slowest logging period, analysed window"
+        assert said["window_iops_max"] == "Fastest logging period, analysed window"
+        assert said["window_iops_p1"] == "1st percentile of logging periods weighed by length, analysed window"
+        assert said["window_iops_p99"] == "99th percentile of logging periods weighed by length, analysed window"
+        assert said["run_iops_min"] == "Slowest logging period, whole run"
+        assert not any("second" in label for label in said.values())
+
+
+def test_the_report_and_compare_label_periods_as_they_ran(bundles: dict[str, Path]) -> None:
+    from ssdlab.report.compare_page import comparison_section
+
+    assert "Slowest logging period, analysed window" in page_text(bundles["rounds"])
+    assert "Slowest second" not in page_text(bundles["rounds"])
+    assert "Slowest second, analysed window" in page_text(bundles["default"])
+    # Forced beside a run of 10 s rounds, the labels are the rounds-of-10.5-s run's too.
+    c, t = compared(bundles["default"], bundles["rounds"], force=True)
+    rows = [row[0] for table in comparison_section(c, t).tables for row in table.rows]
+    assert "Slowest logging period, analysed window (IOPS)" in rows, rows
+    assert not any("second" in str(row) for row in rows), rows
+    c, t = compared(bundles["16k"], bundles["16k-950"])
+    rows = [row[0] for table in comparison_section(c, t).tables for row in table.rows]
+    assert "Slowest second, analysed window (IOPS)" in rows, rows
+
+
+def spare_area_run() -> TestRecord:
+    """The 25 % over-provisioning consistency run, 25,000 IOPS in its window."""
+    run = torture("consistency-op25", "consistency", {"op_pct": 25})
+    return TestRecord(name=run.name, test=run.test, params=run.params, status=run.status,
+                      metrics={**run.metrics, "op_pct": 25.0, "window_iops_mean": 25_000.0}, verdicts=run.verdicts)
+
+
+def test_two_default_consistency_runs_are_each_summed_up() -> None:
+    """QA: a run holding two default consistency runs (the test twice under two names, or one
+    with no fill beside one with the default fill) gave the first alone in the summary. Each has
+    its rows, titled by its name, keyed apart and linked to its section."""
+    found = findings(torture("consistency", "consistency", {"fill_passes": 0}),
+                     torture("consistency-filled", "consistency"), torture("wsat", "wsat"))
+    rows = {k: (f.title, f.section) for k, f in found.items() if f.measured}
+    assert rows == {
+        "fresh_vs_steady": ("4 KiB random write: fresh vs steady state (consistency)", "consistency"),
+        "fresh_vs_steady-consistency-filled": ("4 KiB random write: fresh vs steady state (consistency-filled)",
+                                               "consistency-filled"),
+        "fresh_vs_steady-wsat": ("4 KiB random write: fresh vs steady state (WSAT)", "wsat"),
+        "consistency": ("Consistency (consistency)", "consistency"),
+        "consistency-consistency-filled": ("Consistency (consistency-filled)", "consistency-filled"),
+        "consistency-wsat": ("Write saturation (WSAT)", "wsat"),
+    }
+    assert "on the purged drive, with no fill" in found["consistency"].rule
+    assert "on the just-filled drive" in found["consistency-consistency-filled"].rule
+    alone = findings(torture("consistency", "consistency"), spare_area_run())
+    assert alone["consistency"].title == "Consistency"  # one default run: as it was
+
+
+def test_the_spare_area_gain_is_against_the_default_run_alike_with_it() -> None:
+    """Of two default runs, the spare-area gain compares the one that differs from the 25 % run
+    in its span alone (it took the first, which had no fill: "not comparable")."""
+    nofill = torture("consistency-nofill", "consistency", {"fill_passes": 0})
+    found = findings(nofill, torture("consistency", "consistency"), spare_area_run())["spare_area"]
+    assert "not comparable" not in found.text, found.text
+    assert found.text.startswith("steady 4 KiB random write 20,000 IOPS → 25,000 IOPS (+25"), found.text

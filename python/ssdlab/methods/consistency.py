@@ -14,6 +14,7 @@ window is the 400 s window) and stops at the first steady window, or after `max_
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from statistics import fmean
@@ -67,6 +68,7 @@ from ssdlab.methods.metrics import (
     Better,
     MetricSet,
     MetricSpec,
+    block_text,
     metric_set,
 )
 from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, Seconds, Seed
@@ -119,15 +121,19 @@ def torture_names(params: TortureParams) -> list[str]:
     return [round_name(TORTURE, n) for n in range(1, rounds + 1)]
 
 
+def torture_lengths_s(params: TortureParams) -> list[float]:
+    """How long each workload of the torture runs: the one long run, or each round."""
+    if not params.until_steady:
+        return [params.runtime_s]
+    return round_runtimes_s(params.runtime_s, params.round_s, len(torture_names(params)))
+
+
 def torture_actions(params: TortureParams, span: int, free_bytes: int,
                     role: Literal["measure", "precondition"] = "measure") -> list[Measure]:
     """One long run, or rounds sharing a group so `skip` can stop them once steady, but not
     before they have written the drive's `free_bytes` (its fresh plateau)."""
     names = torture_names(params)
-    lengths = (
-        [params.runtime_s] if not params.until_steady
-        else round_runtimes_s(params.runtime_s, params.round_s, len(names))
-    )
+    lengths = torture_lengths_s(params)
     group = TORTURE if params.until_steady else None
     after = free_bytes if params.until_steady else 0
     return [
@@ -297,16 +303,47 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
 
 # How a window figure's label names the window (torture_specs).
 WINDOW_WORDS = "analysed window"
+# The torture's IOPS are logged every period of the workload's default (1 s).
+LOG_PERIOD_S: float = Workload.model_fields["log_period_s"].default
+
+
+def whole_periods(params: TortureParams) -> bool:
+    """Whether every logging period of the torture lasts the logging period (a second): each of
+    its workloads, the one long run or each round, runs for a whole number of periods. Rounds of
+    10.5 s end in a half-second period each (and a runtime of 120.5 s in one): their slowest
+    "second" may be a half-second's rate."""
+    return all(math.isclose(length, round(length / LOG_PERIOD_S) * LOG_PERIOD_S, rel_tol=WHOLE_REL_TOL)
+               for length in torture_lengths_s(params))
+
+
+def period_labels(whole: bool) -> dict[str, str]:
+    """The labels of the per-period figures: 'Slowest second, analysed window' where each period
+    is a second (whole_periods), else 'Slowest logging period, …', and percentiles of the periods
+    weighed by their length (time_percentile), which of whole seconds are percentiles of seconds."""
+    w = WINDOW_WORDS
+    one, many = ("second", "seconds") if whole else ("logging period", "logging periods weighed by length")
+    return {
+        "window_iops_min": f"Slowest {one}, {w}",
+        "window_iops_max": f"Fastest {one}, {w}",
+        "window_iops_p1": f"1st percentile of {many}, {w}",
+        "window_iops_p99": f"99th percentile of {many}, {w}",
+        "run_iops_min": f"Slowest {one}, whole run",
+        "run_iops_max": f"Fastest {one}, whole run",
+    }
 
 
 def torture_specs(params: TortureParams) -> list[MetricSpec]:
-    """What consistency and WSAT both report of the torture (analysis/consistency.py)."""
+    """What consistency and WSAT both report of the torture (analysis/consistency.py). A label is
+    declared once per method and parameters, for the report, compare and the library alike: the
+    per-period figures name a second only where the parameters make every period one (QA:
+    "Slowest second" of rounds of 10.5 s, whose slowest period lasted half a second)."""
     # The window's figures are named by the window, never by a length: a label is one per method
     # and parameters (compare gives it to every drive), while the window's length is measured, the
     # periods covering steady_window_s (window_s; 99.5 s of a 100 s setting in rounds of 20.5 s).
     # "last 100 s" beside a title of "last 99.5 s" read as two windows (QA); the title, summary,
     # rule and window_s give the length.
     w = WINDOW_WORDS
+    per = period_labels(whole_periods(params))
     window: Mapping[str, object] = {"window": True}
 
     def fig(name: str, label: str, unit: str, better: Better | None, dims: Mapping[str, object] = window) -> MetricSpec:
@@ -322,16 +359,16 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         fig("window_iops_stddev", f"Standard deviation of IOPS, {w}", IOPS, "lower"),
         fig("window_mean_stddev_ratio", f"Mean / standard deviation, {w}", "", "higher"),
         fig("window_cv_pct", f"Coefficient of variation, {w}", PCT, "lower"),
-        fig("window_iops_min", f"Slowest second, {w}", IOPS, "higher"),
-        fig("window_iops_max", f"Fastest second, {w}", IOPS, "higher"),
-        fig("window_iops_p1", f"1st percentile of seconds, {w}", IOPS, "higher"),
-        fig("window_iops_p99", f"99th percentile of seconds, {w}", IOPS, "higher"),
+        fig("window_iops_min", per["window_iops_min"], IOPS, "higher"),
+        fig("window_iops_max", per["window_iops_max"], IOPS, "higher"),
+        fig("window_iops_p1", per["window_iops_p1"], IOPS, "higher"),
+        fig("window_iops_p99", per["window_iops_p99"], IOPS, "higher"),
         fig("window_mb_s", f"Throughput, {w}", MB_S, "higher"),
         fig("fresh_iops", "Fresh drive (first 5 s)", IOPS, "higher", {}),
         MetricSpec("window_fresh_pct", f"{w.capitalize()} as % of fresh", PCT, better="higher", dims=window,
                    thresholds=(CLIFF_SHARE_PCT,)),
-        fig("run_iops_min", "Slowest second, whole run", IOPS, "higher", {}),
-        fig("run_iops_max", "Fastest second, whole run", IOPS, "higher", {}),
+        fig("run_iops_min", per["run_iops_min"], IOPS, "higher", {}),
+        fig("run_iops_max", per["run_iops_max"], IOPS, "higher", {}),
         fig("run_iops_mean", "Mean IOPS, whole run", IOPS, "higher", {}),
         MetricSpec("runtime_s", "Torture time", SECONDS, kind="count"),
         MetricSpec("host_gb_written", "Host data written", GB, kind="count"),
@@ -531,9 +568,15 @@ def short_run_notes(params: TortureParams) -> tuple[str, ...]:
             f"figures will be for the last {params.runtime_s:g} s and cannot be called steady state",)
 
 
+# The load the catalogue's title names: the method's default. A run's title names its own in its
+# place (report/section_generic.run_title); the catalogue (`ssdlab list`, docs/methods) describes
+# the method at its defaults.
+DEFAULT_LOAD = f"{block_text(TortureParams.model_fields['block_size_bytes'].default)} random write"
+
+
 class ConsistencyTest(MethodTest[ConsistencyParams]):
     name = "consistency"
-    title = "Performance consistency (4 KiB random write, steady state)"
+    title = f"Performance consistency ({DEFAULT_LOAD}, steady state)"
     summary = "purge, fill, 4 KiB QD32 random write 3600 s; steady mean/stddev of the last 400 s"
     params_model = ConsistencyParams
 

@@ -13,13 +13,16 @@ and the page banner.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rich.table import Table as RichTable
 
 from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
-from ssdlab.methods.metrics import MetricSpec
+from ssdlab.methods.base import Params
+from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods
+from ssdlab.methods.metrics import MetricSpec, block_text
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
@@ -33,7 +36,7 @@ from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
-from ssdlab.report.section_generic import method_title, params_caption
+from ssdlab.report.section_generic import method_title, params_caption, run_params
 from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 from ssdlab.units import is_number
@@ -181,8 +184,49 @@ def heat_note(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Mea
     return heat_comparison_note([label for label, _ in here], [f for _, f in here])
 
 
-def section_title(t: TestComparison) -> str:
-    return method_title(t.test, t.name, t.params)
+def compared_params(c: Comparison, t: TestComparison) -> list[tuple[str, Params]]:
+    """(drive label, its run's parameters through the method) of each drive the test is compared
+    on, as far as this ssdlab reads them."""
+    out = []
+    for drive, here in zip(c.drives, t.present, strict=True):
+        found = drive.find(t.name) if here else None
+        ran = run_params(t.test, found[1].params) if found is not None else None
+        if ran is not None:
+            out.append((drive.label, ran))
+    return out
+
+
+def compared_load(c: Comparison, t: TestComparison) -> str | None:
+    """'4 KiB random write on A, 16 KiB on B': the torture's load on each drive where the compared
+    runs wrote unlike block sizes (a forced comparison, as its scatter's caption says); None where
+    they wrote one, which the reference run's title names."""
+    drives: dict[str, list[str]] = {}
+    for label, ran in compared_params(c, t):
+        if isinstance(ran, TortureParams):
+            drives.setdefault(block_text(ran.block_size_bytes), []).append(label)
+    if len(drives) < 2:
+        return None
+    (first, on), *rest = ((block, " and ".join(dict.fromkeys(labels))) for block, labels in drives.items())
+    return ", ".join([f"{first} random write on {on}", *(f"{block} on {labels}" for block, labels in rest)])
+
+
+def section_title(c: Comparison, t: TestComparison) -> str:
+    """The test's title as the compared runs ran it (section_generic.run_title)."""
+    return method_title(t.test, t.name, t.params, compared_load(c, t))
+
+
+def with_run_labels(c: Comparison, t: TestComparison) -> TestComparison:
+    """The test with its figures labelled for every compared run: the labels are the reference
+    run's declaration, and a torture's name a second only where its periods are seconds
+    (consistency.whole_periods); beside a run whose periods are not (a forced comparison of
+    10.5 s rounds with 10 s ones), "Slowest second" would be the reference's word for both."""
+    tortures = [ran for _, ran in compared_params(c, t) if isinstance(ran, TortureParams)]
+    if all(whole_periods(ran) for ran in tortures):
+        return t
+    labels = period_labels(whole=False)
+    rows = tuple(replace(row, spec=replace(row.spec, label=labels[row.name]))
+                 if row.spec is not None and row.name in labels else row for row in t.rows)
+    return replace(t, rows=rows)
 
 
 def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTable]:
@@ -190,9 +234,10 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTab
     (the terminal's way of laying out any report table: labels wrap, figures keep their digits).
     `found`: measured_tests(c) when the caller has them, else they are read here."""
     found = measured_tests(c) if found is None else found
-    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(t), header=comparison_header(c, t),
+    tests = [with_run_labels(c, t) for t in c.tests]
+    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
                              rows=tuple(comparison_cells(t)),
-                             caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in c.tests]
+                             caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in tests]
 
 
 def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
@@ -210,6 +255,7 @@ def comparison_section(c: Comparison, t: TestComparison) -> Section:
 def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]],
              heat: str | None) -> Section:
     """comparison_section with the measurements and heat note already at hand."""
+    t = with_run_labels(c, t)
     labels = [d.label for d in c.drives]
     caption = test_caption(c, t, heat)
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c, t),
@@ -226,7 +272,7 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
         tables += [by_drive] if by_drive else []
     figures += kind_figures(c, t)
     status = "methods differ" if t.flagged else "in all runs" if all(t.present) else "gaps"
-    return Section(key=t.name, title=section_title(t), caption=f"{caption}. {params_caption(t.params)}",
+    return Section(key=t.name, title=section_title(c, t), caption=f"{caption}. {params_caption(t.params)}",
                    status=status, tables=tables, figures=figures, figures_first=True)
 
 
@@ -256,14 +302,14 @@ def numbered_facts(facts: Sequence[tuple[str, str]]) -> dict[tuple[str, int], st
 def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
     """The page's warnings; `heat` is each test's heat_note by test name."""
     notes = []
-    forced = [section_title(t) for t in c.tests if t.flagged]
+    forced = [section_title(c, t) for t in c.tests if t.flagged]
     if forced:
         notes.append(f"Forced comparison: methods differ in {', '.join(forced)}; those numbers do not measure the "
                      "same thing.")
-    left_out = [section_title(t) for t in c.tests if t.excluded]
+    left_out = [section_title(c, t) for t in c.tests if t.excluded]
     if left_out:
         notes.append(f"Some drives are left out of {', '.join(left_out)}: their methods differ (see each caption).")
-    hot = [section_title(t) for t in c.tests if heat.get(t.name)]
+    hot = [section_title(c, t) for t in c.tests if heat.get(t.name)]
     if hot:
         notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
                      "each caption).")

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, throttled_time_pct
-from ssdlab.thresholds import apart, keep_reading, side
+from ssdlab.measurement import HEAT_MARGIN_PCT, Measurement, heat_apart, heat_apart_printed, throttled_time_pct
+from ssdlab.thresholds import keep_reading, side
 
 MAX_LISTED = 4  # workloads named one by one; more are counted
 
@@ -62,9 +62,9 @@ def heat_comparison_note(labels: Sequence[str], found: Sequence[Mapping[str, Mea
     than two drives have telemetry that can say (real drives without a temperature sampler)."""
     known = [(label, pct) for label, f in zip(labels, found, strict=True)
              if (pct := measured_throttled_pct(f)) is not None]
-    if not heat_apart(*(p for _, p in known)):
+    shares = heat_apart_printed(*(pct for _, pct in known))  # more than 10 points apart as printed, too
+    if shares is None:
         return None
-    shares = apart([pct for _, pct in known], HEAT_MARGIN_PCT)  # more than 10 points apart as printed, too
     listed = ", ".join(f"{label} {share} %" for (label, _), share in zip(known, shares, strict=True))
     return (f"heat differs — share of the measured time spent throttled: {listed}; the differences include "
             "the drives' heat (their cooling, what ran before), not only their speed")

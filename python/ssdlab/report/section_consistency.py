@@ -83,13 +83,6 @@ def iops_per_dot(runs: Sequence[RunSeries]) -> str:
     return "IOPS per second" if periods == ["1"] and not odd else "IOPS per period"
 
 
-def torture_title(record: TestRecord, p: TortureParams) -> str:
-    """The section's title with the load as it ran: the catalogue's title names the method's
-    default block size ("Performance consistency (4 KiB random write, steady state)")."""
-    default = f"{block_text(type(p)().block_size_bytes)} random write"
-    return section_title(record).replace(default, f"{block_text(p.block_size_bytes)} random write")
-
-
 def metric_table(view: MethodView, key: str, title: str, names: Sequence[str]) -> Table:
     """Label, value and unit of each named metric the method declares and the run has."""
     specs = [spec for name in names if (spec := view.specs.get(name)) is not None and view.value(spec) is not None]
@@ -203,7 +196,7 @@ def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
         figures += series_figures(record.name, measured(bundle, record))
     tables = [metric_table(view, "steady", window_title(view), WINDOW_TABLE)]
     level = (SIM_LEVEL_NOTE,) if record.metrics and target.kind == "sim" else ()
-    return Section(key=record.name, title=torture_title(record, view.params), caption=consistency_caption(view),
+    return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
                    notes=(*status_notes(record), *level))
 
@@ -223,7 +216,7 @@ def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
     p = view.params
     caption = (f"SNIA PTS write saturation: purge, then {block_text(p.block_size_bytes)} random writes "
                f"{queue_words(p)} from the fresh drive {torture_time(p)}, no preconditioning, IOPS every second.")
-    return Section(key=record.name, title=torture_title(record, p), caption=caption, status=record.status,
+    return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
                    tables=tables if record.metrics else [], figures=figures, notes=status_notes(record))
 
 

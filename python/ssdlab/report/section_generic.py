@@ -13,7 +13,9 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
-from ssdlab.methods.metrics import MetricSpec
+from ssdlab.methods.base import Params
+from ssdlab.methods.consistency import DEFAULT_LOAD, TortureParams
+from ssdlab.methods.metrics import MetricSpec, block_text
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, method_view, spec_text
 from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
@@ -35,23 +37,62 @@ def catalogue_title(record: TestRecord) -> str:
         return record.test
 
 
-def method_title(test: str, name: str, params: Mapping[str, Any]) -> str:
-    """The method's title; a variant (a second run of one method) adds what sets it apart:
-    its spare area when it has one, else its name in the run."""
-    title = catalogue_title(TestRecord(name=name, test=test))
+def run_params(test: str, params: Mapping[str, Any]) -> Params | None:
+    """A run's parameters through its method, as far as this ssdlab reads them (keys it does not
+    know, a later ssdlab's, left out); None for a method it does not know or values it refuses."""
+    from ssdlab.methods import get_test
+
+    try:
+        method = get_test(test)
+        ran: Params = method.parse_params({k: v for k, v in params.items() if k in method.params_model.model_fields})
+    except SsdlabError:
+        return None
+    return ran
+
+
+def run_title(test: str, params: Mapping[str, Any], load: str | None = None) -> str:
+    """The method's title as the run ran it. The catalogue's describes the method at its
+    defaults: a torture's names its default load, "Performance consistency (4 KiB random write,
+    steady state)", which a run of another block size puts its own in place of (QA: a 16 KiB run
+    was titled 4 KiB in its report, on compare's page and in the library's rankings). `load`:
+    the load in the title's words, where the caller says it (compare: each drive's)."""
+    title = catalogue_title(TestRecord(name=test, test=test))
+    ran = run_params(test, params)
+    if isinstance(ran, TortureParams):
+        return title.replace(DEFAULT_LOAD, load or f"{block_text(ran.block_size_bytes)} random write")
+    return title
+
+
+def method_title(test: str, name: str, params: Mapping[str, Any], load: str | None = None) -> str:
+    """The method's title as the run ran it (run_title); a variant (a second run of one method)
+    adds what sets it apart: its spare area when it has one, else its name in the run."""
+    title = run_title(test, params, load)
     if name == test:
         return title
     op = params.get("op_pct")
     return f"{title} — {op:g} % spare area" if isinstance(op, int | float) and op > 0 else f"{title} — {name}"
 
 
+def at_defaults(test: str, params: Mapping[str, Any]) -> bool:
+    """Whether a run of a catalogue method ran it at its defaults: every parameter it gives is
+    the default (a key this ssdlab does not know, or a value it refuses, is not)."""
+    ran = run_params(test, params)
+    if ran is None or any(k not in type(ran).model_fields for k in params):
+        return False
+    fields = type(ran).model_fields
+    return all(getattr(ran, k) == fields[k].get_default(call_default_factory=True) for k in params)
+
+
 def catalogue_summary(record: TestRecord) -> str:
+    """The catalogue's summary of the method, which describes it at its defaults ("4 KiB QD32 …
+    3600 s"): said so beside a run that gave other parameters (they follow in the caption)."""
     from ssdlab.methods import get_test
 
     try:
-        return get_test(record.test).summary.rstrip(".") + "."
+        summary = get_test(record.test).summary.rstrip(".")
     except SsdlabError:
         return f"Method {record.test!r}."
+    return f"{summary}." if at_defaults(record.test, record.params) else f"{summary} (the method at its defaults)."
 
 
 def section_title(record: TestRecord) -> str:

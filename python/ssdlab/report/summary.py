@@ -9,12 +9,13 @@ When a run has no input for a rule, the finding says "not measured in this run".
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
 from ssdlab.bundle import RunRecord
-from ssdlab.effective import differences, effective_method
+from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
 from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
@@ -79,19 +80,24 @@ def default_tortures(views: Sequence[MethodView]) -> list[MethodView]:
 
 def torture_rows(views: Sequence[MethodView], finding: Callable[[MethodView], Finding | None],
                  name_each: bool = False) -> list[Finding]:
-    """`finding` of each kind of torture the run holds, the default consistency run's and WSAT's,
-    each from the first run of its kind that has the figures (QA: a run holding both gave the
-    consistency run's alone: WSAT's fall from the fresh drive and its cliff were in no finding).
-    The first keeps the rule's key, the others add their test's name to it (one id per row);
-    `name_each`: rows beside one another add their torture's name to the title too."""
-    found: dict[str, tuple[MethodView, Finding]] = {}
-    for view in default_tortures(views):
-        if view.record.test not in found and (row := finding(view)) is not None:
-            found[view.record.test] = view, row
-    named = name_each and len(found) > 1
-    return [replace(row, key=f"{row.key}-{view.record.name}" if n else row.key,
-                    title=f"{row.title} ({TORTURES[view.record.test].short})" if named else row.title)
-            for n, (view, row) in enumerate(found.values())]
+    """`finding` of each torture over the whole drive the run holds that has the figures
+    (default_tortures): the default consistency run's and WSAT's (QA: a run holding both gave the
+    consistency run's alone: WSAT's fall from the fresh drive and its cliff were in no finding),
+    and every default consistency run of a run that holds several (QA: one with no fill beside one
+    with the default fill, or the test twice under two names, gave the first alone). The first
+    keeps the rule's key, the others add their test's name to it (one id per row). A title names
+    its torture where rows beside it would read alike: by its test's name where the run holds
+    more than one of its kind, else (`name_each`, consistency beside WSAT) by its kind."""
+    found = [(view, row) for view in default_tortures(views) if (row := finding(view)) is not None]
+    kinds = Counter(view.record.test for view, _ in found)
+
+    def title(view: MethodView, row: Finding) -> str:
+        if kinds[view.record.test] > 1:
+            return f"{row.title} ({view.record.name})"
+        return f"{row.title} ({TORTURES[view.record.test].short})" if name_each and len(found) > 1 else row.title
+
+    return [replace(row, key=f"{row.key}-{view.record.name}" if n else row.key, title=title(view, row))
+            for n, (view, row) in enumerate(found)]
 
 
 def quantity(spec: MetricSpec, value: float) -> str:
@@ -295,16 +301,23 @@ def spare_area(views: RunViews) -> Finding:
     rule = ("gain = steady mean with the spare area / steady mean without - 1, from two consistency runs alike "
             "but for the span (the 25 % variant leaves the last quarter of the purged drive unwritten)")
     runs = of_method(views, "consistency")
-    default = next((v for v in runs if op_pct(v) == 0 and v.number("window_iops_mean")), None)
+    defaults = [v for v in runs if op_pct(v) == 0 and v.number("window_iops_mean")]
     spare = sorted((v for v in runs if op_pct(v) > 0 and v.number("window_iops_mean")),
                    key=lambda v: abs(op_pct(v) - 25))
-    if default is None or not spare:
+    if not defaults or not spare:
         return absent("spare_area", title, rule)
     extra = spare[0]
     title = f"Extra spare area ({op_pct(extra):g} % over-provisioning)"
-    unlike = [d for d in differences([effective_method(default.record, views.target),
-                                      effective_method(extra.record, views.target)])
-              if d.key not in SPARE_AREA_KEYS]
+
+    def unlike_extra(default: MethodView) -> list[Difference]:
+        return [d for d in differences([effective_method(default.record, views.target),
+                                        effective_method(extra.record, views.target)])
+                if d.key not in SPARE_AREA_KEYS]
+
+    # Of several default runs, the one alike with the spare-area run but for its span (QA: a run
+    # with no fill listed first made the gain "not comparable" beside a default run that was).
+    default = next((d for d in defaults if not unlike_extra(d)), defaults[0])
+    unlike = unlike_extra(default)
     if unlike:
         text = "not comparable: the runs differ in " + "; ".join(d.describe() for d in unlike)
         return Finding("spare_area", title, text, rule, True, extra.record.name, "inconclusive")

@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bigmap::BigVec;
+
 /// The mapping unit: one logical page (LPN) of 4 KiB.
 pub const LPN_BYTES: u64 = 4096;
 
@@ -74,6 +76,11 @@ impl FastDiv {
 
     #[inline(always)]
     pub fn div(&self, n: u32) -> u32 {
+        // A power of two (every preset's slots per block) has the magic 2^32 + 1, and the
+        // quotient is a shift: cheaper than the 128-bit product and its variable shift.
+        if self.magic == (1 << 32) + 1 {
+            return n >> (self.shift - 32);
+        }
         ((n as u128 * self.magic as u128) >> self.shift) as u32
     }
 
@@ -107,7 +114,7 @@ struct GcBatch {
     queue: Vec<Vec<u32>>,
     /// (block, start, end) into `lpns`.
     victims: Vec<(u32, u32, u32)>,
-    lpns: Vec<u32>,
+    lpns: BigVec,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -120,7 +127,7 @@ pub struct Ftl {
     pub slots_per_unit: u32,
     block_of: FastDiv,
     /// LPN → slot.
-    l2p: Vec<u32>,
+    l2p: BigVec,
     valid: Vec<u32>,
     /// Valid count of closed blocks (GC candidates); NONE for free and open blocks.
     gc_key: Vec<u32>,
@@ -131,7 +138,8 @@ pub struct Ftl {
     batch: GcBatch,
     /// Victims gathered per die and batch.
     batch_per_die: u32,
-    /// Block → its index in `batch.victims` while gathering (NONE otherwise).
+    /// Block → the next free place in its page list in `batch.lpns` while a batch is
+    /// gathered (NONE otherwise).
     batch_slot: Vec<u32>,
     /// Number of LPNs currently mapped.
     pub mapped: u64,
@@ -169,7 +177,7 @@ impl Ftl {
             slots_per_block,
             slots_per_unit,
             block_of: FastDiv::new(slots_per_block),
-            l2p: vec![NONE; user_lpns as usize],
+            l2p: BigVec::filled(user_lpns as usize, NONE),
             valid: vec![0; blocks],
             gc_key: vec![NONE; blocks],
             free,
@@ -356,58 +364,90 @@ impl Ftl {
             q.clear();
             for b in picked {
                 q.push(batch.victims.len() as u32);
-                self.batch_slot[b as usize] = batch.victims.len() as u32;
                 let n = self.valid[b as usize];
                 batch.victims.push((b, total, total));
                 total += n;
             }
         }
-        batch.lpns.clear();
-        batch.lpns.resize(total as usize, NONE);
+        batch.lpns.refill(total as usize, NONE);
         // Victims with no valid page (sequential overwrites leave whole blocks empty)
         // need no page list: skip the forward-map scan when every one is empty.
         if total > 0 {
             self.scan_into(&mut batch);
             self.gc_scans += 1;
         }
-        for &(b, _, _) in &batch.victims {
-            self.batch_slot[b as usize] = NONE;
-        }
         self.batch = batch;
     }
 
-    /// The forward-map scan: each LPN mapped into a batch victim goes to its list.
+    /// The forward-map scan: each LPN mapped into a batch victim goes to its list, in
+    /// LPN order.
     ///
     /// Most mapped LPNs are in no victim, and after sequential overwrites nearly every
     /// victim is empty and the scan only looks for the few pages left in one or two.
-    /// A bit per block with pages to find answers "victim?" from L1 cache (a few KiB,
-    /// where `batch_slot` takes 32 bits per block), so only the hits look further.
-    fn scan_into(&self, batch: &mut GcBatch) {
-        let mut wanted = vec![0u64; self.valid.len().div_ceil(64)];
-        for &(b, _, _) in &batch.victims {
+    /// A bit per block with pages to find answers "victim?" from L1 cache (a few KiB),
+    /// so only the hits look further. While scanning, `batch_slot` holds each victim's
+    /// next free place in `lpns` (NONE again afterwards).
+    fn scan_into(&mut self, batch: &mut GcBatch) {
+        // One more word than the blocks need, always zero: where an unmapped entry's
+        // (out-of-range) block is looked up, so the scan needs no branch for it.
+        let mut wanted = vec![0u64; self.valid.len().div_ceil(64) + 1];
+        let mut cursor = std::mem::take(&mut self.batch_slot);
+        for &(b, start, _) in &batch.victims {
             if self.valid[b as usize] > 0 {
                 wanted[(b / 64) as usize] |= 1 << (b % 64);
+                cursor[b as usize] = start;
             }
         }
+        // Every preset's block holds a power of two of slots: a shift is the cheapest
+        // exact division, and the scan divides every entry.
+        let spb = self.slots_per_block;
         match self.block_of.high_half() {
-            Some(div) => self.scan_wanted(batch, &wanted, |slot| div.quotient(slot)),
-            None => self.scan_wanted(batch, &wanted, |slot| self.block_of.div(slot)),
+            _ if spb.is_power_of_two() => {
+                let shift = spb.trailing_zeros();
+                self.scan_wanted(batch, &wanted, &mut cursor, |slot| slot >> shift)
+            }
+            Some(div) => self.scan_wanted(batch, &wanted, &mut cursor, |slot| div.quotient(slot)),
+            None => self.scan_wanted(batch, &wanted, &mut cursor, |slot| self.block_of.div(slot)),
         }
+        for v in &mut batch.victims {
+            let b = v.0 as usize;
+            if cursor[b] != NONE {
+                v.2 = std::mem::replace(&mut cursor[b], NONE);
+            }
+        }
+        self.batch_slot = cursor;
     }
 
+    /// The scan proper, a chunk of the map at a time: first the offsets of the chunk's
+    /// hits, without a branch per entry (about one entry in ten hits at random under
+    /// random writes, a branch the CPU mispredicts each time), then each hit to its
+    /// victim's list.
     #[inline(always)]
-    fn scan_wanted(&self, batch: &mut GcBatch, wanted: &[u64], block_of: impl Fn(u32) -> u32) {
-        for (lpn, &slot) in self.l2p.iter().enumerate() {
-            if slot == NONE {
-                continue;
+    fn scan_wanted(
+        &self,
+        batch: &mut GcBatch,
+        wanted: &[u64],
+        cursor: &mut [u32],
+        block_of: impl Fn(u32) -> u32,
+    ) {
+        const CHUNK: usize = 1024;
+        let spare = wanted.len() - 1;
+        let mut hits = [0u16; CHUNK];
+        for (c, chunk) in self.l2p.chunks(CHUNK).enumerate() {
+            let mut n = 0;
+            for (i, &slot) in chunk.iter().enumerate() {
+                let block = block_of(slot);
+                let word = wanted[((block / 64) as usize).min(spare)];
+                let hit = (slot != NONE) & (word >> (block % 64) & 1 != 0);
+                hits[n] = i as u16;
+                n += hit as usize;
             }
-            let block = block_of(slot);
-            if wanted[(block / 64) as usize] & (1 << (block % 64)) == 0 {
-                continue;
+            let base = (c * CHUNK) as u32;
+            for &i in &hits[..n] {
+                let e = &mut cursor[block_of(chunk[i as usize]) as usize];
+                batch.lpns[*e as usize] = base + i as u32;
+                *e += 1;
             }
-            let e = &mut batch.victims[self.batch_slot[block as usize] as usize].2;
-            batch.lpns[*e as usize] = lpn as u32;
-            *e += 1;
         }
     }
 

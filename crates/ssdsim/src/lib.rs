@@ -7,6 +7,7 @@
 //! a torture behaves like the real sequence. Same seed, same results.
 
 pub mod array;
+mod bigmap;
 mod buffer;
 pub mod config;
 pub mod drive;

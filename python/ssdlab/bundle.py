@@ -31,7 +31,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ssdlab.errors import BundleError
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, period_values
 from ssdlab.outputs import what_is
 from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
@@ -391,7 +391,12 @@ def clear_for_writer(*paths: Path) -> None:
 
 
 def series_csv_text(measurement: Measurement) -> str:
-    """Per-period series (and telemetry, when the engine has it) as one CSV table."""
+    """Per-period series (and telemetry, when the engine has it) as one CSV table. Each telemetry
+    channel is put on the periods by time, as the analyses do (measurement.period_values): a
+    period's value is that of the samples standing for its time, weighed by how much of it each
+    stands for (a flag: the share of the period it was on). The simulator's samples are its
+    periods, so its values are written as sampled; the real-drive sampler's rows (once a second
+    on their own cadence, fewer or more than the periods) were paired by row number, or left out."""
     series = measurement.series
     columns: dict[str, list[float]] = {
         "t_s": list(series.t_s),
@@ -401,9 +406,10 @@ def series_csv_text(measurement: Measurement) -> str:
         "write_mb_s": series.mb_s("write"),
         "mean_lat_us": series.mean_lat_us(),
     }
-    telemetry = measurement.telemetry
-    if telemetry and len(telemetry.get("t_s", ())) == len(series):
-        columns.update({k: list(v) for k, v in telemetry.items() if k != "t_s"})
+    for key in measurement.telemetry:
+        values = period_values(measurement, key) if key != "t_s" else None
+        if values is not None:
+            columns[key] = values
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(columns)

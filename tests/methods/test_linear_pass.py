@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,28 @@ def test_drop_with_throttling_telemetry_is_attributed() -> None:
     cool = m.model_copy(update={"telemetry": {"throttle_level": tuple([0.0] * 50)}})
     cool_metrics = test.analyze(params, info, TestResults(measurements={"write-pass": cool}))
     assert cool_metrics["write_throttled_at_drop"] is False
+
+
+def test_a_real_drives_throttle_flag_attributes_the_drop() -> None:
+    """On a real NVMe drive the sampler's flag (throttle_active: the thermal-management counters
+    grew since the row before) says the drive throttled, on the sampler's own clock: rows 30 ms
+    after each second, one fewer than the periods. Only the simulator's throttle_level was read,
+    row for row with the periods: the drop had no cause (None) however hot the drive ran."""
+    test = get_test("linear")
+    params = test.parse_params({})
+    info = parse_target("fake:?capacity=256g").info()
+    m = _pass([1500.0] * 10 + [300.0] * 40)
+    t_s = tuple(k + 0.03 for k in range(1, 50))
+    # flags the sampler could not judge (NaN: failed reads) say nothing either way near the drop
+    gap = [0.0] * 7 + [math.nan] * 6 + [1.0] * 36
+    cases: list[tuple[list[float], bool | None]] = [
+        ([0.0] * 10 + [1.0] * 39, True),  # was None
+        ([0.0] * 49, False),  # was None
+        (gap, None),
+        (gap[:10] + [1.0] * 39, True),
+    ]
+    for flags, expected in cases:
+        sampled = m.model_copy(update={"telemetry": {"t_s": t_s, "throttle_active": tuple(flags),
+                                                     "temp_c": tuple(60.0 for _ in t_s)}})
+        metrics = test.analyze(params, info, TestResults(measurements={"write-pass": sampled}))
+        assert metrics["write_throttled_at_drop"] is expected

@@ -5,7 +5,7 @@ takes the samples that stand for its time, as each engine stamps them.
   the period's end, to the bit (its temperature and throttle level the state then, its GC pages
   and power over the period; a short tail folded into the last period moves both). A period's
   value is its own sample's.
-- The real-drive sampler reads the drive about once a second on its own thread and stamps a row
+- The real-drive sampler reads the drive once a second on its own thread and stamps a row
   after the read returns; its throttle flag says whether the NVMe thermal-management counters grew
   since the row before. A row stamped a little after a period's end therefore describes that
   period, and "the nearest sample at or before the period's end" gave each period the row of the
@@ -97,8 +97,9 @@ def test_the_samplers_row_after_a_periods_end_describes_that_period() -> None:
 
 
 def test_a_drifting_sampler_still_lands_on_its_periods() -> None:
-    """The sampler's thread waits a second after each read, so its rows drift later against fio's
-    periods (195 rows for 200 s): each period still takes the rows standing for most of it."""
+    """Rows that drift later against fio's periods (195 rows for 200 s, as the sampler's thread
+    gave when it waited a second after each read; it now reads at whole seconds): each period
+    still takes the rows standing for most of it."""
     m = sampled(1.0, 200, drift=True)
     assert len(m.telemetry["t_s"]) == 195
     temp = aligned(m, TEMP)

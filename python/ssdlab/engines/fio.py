@@ -42,7 +42,7 @@ from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget
 from ssdlab.targets.sysinfo import block_facts
-from ssdlab.telemetry.sampler import telemetry_sampler, with_telemetry
+from ssdlab.telemetry.sampler import Sampler, telemetry_sampler, with_telemetry
 from ssdlab.units import fio_size
 from ssdlab.workload import MIXED_PATTERNS, RANDOM_PATTERNS, Workload
 
@@ -258,6 +258,37 @@ def _remove_stale(directory: Path, prefix: str, files: tuple[Path, ...]) -> None
     clear_for_writer(*(path for paths in log_files(directory, prefix).values() for path in paths), *files)
 
 
+def fio_start_wall_s(output: str, runtime_s: float) -> float | None:
+    """When fio's clock started, in wall-clock seconds since the epoch: the zero of its logs' stamps,
+    which the series' t_s count from (its job's start, again after a ramp); None when its output
+    cannot say. fio 3.36 and newer give it as json+ `job_start` (ms, CLOCK_REALTIME unless a job
+    sets job_start_clock_id; ssdlab's do not), read as the logs' clock starts. Older fio (3.33
+    here) gives only `timestamp_ms`, when it wrote its output, after its job's end: less the run's
+    runtime_s (where its series ends), that is the start plus the time fio takes between its last
+    I/O and its output, writing its logs (about 20 ms here with averaged logs)."""
+    try:
+        data = load_json_plus(output)
+    except EngineError:
+        return None
+    starts = [job.get("job_start") for job in data.get("jobs") or [] if isinstance(job, dict)]
+    known = [float(ms) for ms in starts if isinstance(ms, int | float) and not isinstance(ms, bool) and ms > 0]
+    if known:
+        return min(known) / 1000.0
+    written_ms = data.get("timestamp_ms")
+    if isinstance(written_ms, int | float) and not isinstance(written_ms, bool) and written_ms > 0:
+        return written_ms / 1000.0 - runtime_s
+    return None
+
+
+def _fio_start_on(sampler: Sampler | None, output: str, runtime_s: float) -> float | None:
+    """fio's start (fio_start_wall_s) on the telemetry sampler's clock, None without either: the
+    sampler starts before fio does, and its rows go onto fio's clock (with_telemetry)."""
+    if sampler is None:
+        return None
+    start_wall_s = fio_start_wall_s(output, runtime_s)
+    return None if start_wall_s is None else sampler.at_wall(start_wall_s)
+
+
 @dataclass
 class FioEngine:
     binary: str = "fio"
@@ -355,12 +386,13 @@ class FioEngine:
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""
         if stopped is not None:
-            return with_telemetry(self._partial(workload, ctx, text, raw, stopped), sampler)
+            partial = self._partial(workload, ctx, text, raw, stopped)
+            return with_telemetry(partial, sampler, _fio_start_on(sampler, text, partial.runtime_s))
         if code != 0:
             raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
         measured = self._measurement(workload, ctx, text, raw)
         check_it_ran(workload.name, {"": (measured.read, measured.write, measured.trim)}, stderr, ctx)
-        return with_telemetry(measured, sampler)
+        return with_telemetry(measured, sampler, _fio_start_on(sampler, text, measured.runtime_s))
 
     def _check_write_lock(self, target: Target, workload: Workload) -> None:
         # The second lock: the runner authorised the target; check again right before fio.

@@ -11,12 +11,13 @@ Requests are issued one at a time (QD1) by default; `iodepth` changes that.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, period_flags, period_values
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, MetricSet, MetricSpec, metric_set
@@ -83,15 +84,22 @@ def pass_metrics(m: Measurement, direction: PassName) -> Metrics:
 
 
 def throttled_near(m: Measurement, period: int, window: int = 2) -> bool | None:
-    """Whether the engine reported thermal throttling within `window` periods of the drop.
+    """Whether the drive was throttling within `window` periods of the drop.
 
-    Tells a cache running out from the drive slowing itself down, where the engine knows
-    (the simulator's throttle_level telemetry); None when it does not.
+    Tells a cache running out from the drive slowing itself down, where the telemetry can say:
+    the simulator's throttle level or a real NVMe drive's thermal-management flag (the sampler's),
+    whichever Measurement.throttle_channel names, each period flagged as the thermal analysis
+    flags it (measurement.period_flags: the samples standing for its time); None when it cannot,
+    and when no sample near the drop could be judged (the sampler's failed reads).
     """
-    levels = m.telemetry.get("throttle_level")
-    if not levels or len(levels) != len(m.series):
+    channel = m.throttle_channel()
+    flags = period_flags(m, channel) if channel else None
+    values = period_values(m, channel) if channel else None
+    if not flags or values is None:
         return None
-    return any(level > 0 for level in levels[max(0, period - window):period + window + 1])
+    near = range(max(0, period - window), min(len(flags), period + window + 1))
+    judged = [i for i in near if not math.isnan(values[i])]
+    return any(flags[i] for i in judged) if judged else None
 
 
 def peak_region_metrics(m: Measurement, drop_fraction: float) -> Metrics:

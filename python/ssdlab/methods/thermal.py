@@ -13,7 +13,6 @@ and whether the slowdown was heat or garbage collection / cache, with the eviden
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Mapping
 from typing import Literal
 
@@ -26,7 +25,7 @@ from ssdlab.analysis.throttle import (
     analyze_throttle,
     rise_text,
 )
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, period_flags, period_values
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet, MetricSpec, metric_set
 from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Seconds, Seed
@@ -141,72 +140,9 @@ class ThermalTest(MethodTest[ThermalParams]):
         return (throttling_verdict(metrics),)
 
 
-def aligned(measurement: Measurement, key: str) -> list[float] | None:
-    """Telemetry channel `key` on the rate series' periods, or None when the engine did not record
-    it: each period's value is the samples' that stand for its time (period_samples), weighed by
-    how much of it each stands for; samples without a value (NaN: a failed read) are left out, and
-    a period none of whose samples has one is NaN. The simulator samples at each period's end, so
-    a period's value is its own sample's, to the bit."""
-    per_period = period_samples(measurement, key)
-    return None if per_period is None else [_time_weighted(samples) for samples in per_period]
-
-
-def aligned_flags(measurement: Measurement, key: str) -> list[bool] | None:
-    """Whether channel `key` was on (> 0) during at least half of each period's judged time, the
-    samples weighed as in `aligned` (a flag that could not be judged, NaN, left out; none judged:
-    off); None when the engine did not record it. The sampler's throttle flag stands for the time
-    since the sample before, so a 1-s period takes the flag of the sample read just after its end."""
-    per_period = period_samples(measurement, key)
-    if per_period is None:
-        return None
-    return [_time_weighted([(s, v if math.isnan(v) else float(v > 0)) for s, v in samples]) >= 0.5
-            for samples in per_period]
-
-
-def period_samples(measurement: Measurement, key: str) -> list[list[tuple[float, float]]] | None:
-    """Per period of the rate series: (seconds of the period it stands for, value) of each
-    telemetry sample of `key` that stands for some of the period, or None when the engine did not
-    record the channel on its clock.
-
-    A sample stands for the time since the sample before (Measurement.telemetry_samples): the
-    simulator's are the periods themselves (drive state at each period's end, GC pages and power
-    over it); the real-drive sampler stamps each after reading it, about a second after the one
-    before, and its throttle flag says whether the thermal-management counters grew since then.
-    Taking the sample at or before a period's end gave a period the sampler's reading of the
-    second before it. A period after the last sample takes the last one (the sampler stopped
-    before the series' last period ended)."""
-    tel = measurement.telemetry
-    times, values = tel.get("t_s", ()), tel.get(key, ())
-    if not values or len(values) != len(times):
-        return None
-    samples = measurement.telemetry_samples(key)
-    ends = [end for _, end, _ in samples]
-    out = []
-    t_s = measurement.series.t_s
-    for i, (end, length) in enumerate(zip(t_s, measurement.series.durations_s(), strict=True)):
-        # From the end of the period before (the first: its end less its length), so the
-        # simulator's periods and samples meet exactly, not a rounding apart.
-        start = t_s[i - 1] if i > 0 else end - length
-        first = bisect_right(ends, start)  # the first sample that ends after the period starts
-        found = []
-        for k in range(first, len(samples)):
-            s_start, s_end, value = samples[k]
-            if s_start >= end:
-                break
-            found.append((min(s_end, end) - max(s_start, start), value))
-        out.append([(s, v) for s, v in found if s > 0] or [(length, samples[min(first, len(samples) - 1)][2])])
-    return out
-
-
-def _time_weighted(samples: list[tuple[float, float]]) -> float:
-    """The mean of (seconds, value) samples over their seconds, NaN values left out: one sample's
-    value as it is."""
-    known = [(s, v) for s, v in samples if not math.isnan(v)]
-    if not known:
-        return math.nan
-    if len(known) == 1:
-        return known[0][1]
-    return math.fsum(s * v for s, v in known) / math.fsum(s for s, _ in known)
+# Telemetry on the rate series' periods (measurement.py, shared with the linear test's
+# throttled_near and the bundle's series CSV).
+aligned, aligned_flags = period_values, period_flags
 
 
 def evidence_of(measurement: Measurement) -> Evidence:

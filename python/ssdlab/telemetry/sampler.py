@@ -1,6 +1,14 @@
 """A sampler beside a measurement on a real drive: drive temperature and throttle counters,
 host CPU, one sample a second, stored as per-second telemetry next to IOPS and MB/s.
 
+The sampler reads on a fixed cadence, at whole multiples of its period from its start (a
+read that overruns skips the ticks it covered), so its rows keep their place against fio's
+one-second periods over a long run. Each row is stamped on the sampler's clock; the engine
+then puts the rows on the measurement's own clock (with_telemetry): fio's series count from
+its job's start, which comes after the sampler's by fio's start-up (0.1-0.3 s here, seconds
+when fio lays out a file), and rows from before that start or after the run's end are left
+out, as they stand for none of the measured time.
+
 Drive sources, first that works: `nvme smart-log -o json` for NVMe; `smartctl -j -A` for
 SATA; hwmon temp1_input. Reading any of them makes the drive answer a SMART / log-page
 command, so the sampler asks at most once a second. Host CPU comes from /proc/stat. What is
@@ -10,9 +18,10 @@ error: the measurement itself does not depend on the sampler.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +47,9 @@ DriveReader = Callable[[], Sample | None]
 class DriveSource:
     name: str  # what the report names, e.g. "nvme smart-log"
     read: DriveReader
+    # The reading drive_source probed the drive with: the sampler's first baseline, so the drive
+    # answers no second command within a second of it.
+    probe: Sample | None = None
 
 
 def drive_source(device: str | None, run: CommandRunner = run_command, sys_root: Path = Path("/sys")) -> tuple[
@@ -49,25 +61,29 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
     tried = []
     if name.startswith("nvme"):
         source = DriveSource("nvme smart-log", lambda: nvme_reader(run, device))
-        if source.read() is not None:
+        source.probe = source.read()
+        if source.probe is not None:
             return source, None
         tried.append("nvme smart-log (missing nvme-cli, or no permission)")
     else:
         source = DriveSource("smartctl -A", lambda: smartctl_reader(run, device))
-        if source.read() is not None:
+        source.probe = source.read()
+        if source.probe is not None:
             return source, None
         tried.append("smartctl -A (missing smartmontools, or no permission)")
     hwmon = find_hwmon(sys_root, name)
-    if hwmon is not None and read_hwmon(hwmon) is not None:
-        return DriveSource(f"hwmon {hwmon}", lambda: read_hwmon(hwmon)), None
+    probe = read_hwmon(hwmon) if hwmon is not None else None
+    if hwmon is not None and probe is not None:
+        return DriveSource(f"hwmon {hwmon}", lambda: read_hwmon(hwmon), probe), None
     tried.append("hwmon temp1_input (none for this device)")
     return None, f"drive temperature: not sampled; tried {', '.join(tried)}"
 
 
 @dataclass
 class Sampler:
-    """Samples once a second in a thread from `start()` to `stop()`; `series()` gives the
-    channels with their t_s axis (seconds since start), `notes` what could not be sampled."""
+    """Samples once a period in a thread from `start()` to `stop()`, at whole multiples of the
+    period from the start; `series()` gives the channels with their t_s axis (seconds since
+    start), `notes` what could not be sampled."""
 
     drive: DriveSource | None
     proc_stat: Path = Path("/proc/stat")
@@ -75,9 +91,16 @@ class Sampler:
     notes: list[str] = field(default_factory=list)
     rows: list[tuple[float, Sample]] = field(default_factory=list)
     clock: Callable[[], float] = time.monotonic
+    # The wall clock fio stamps its output with (job_start, timestamp_ms): read beside `clock` at
+    # start and stop, so at_wall can put a time fio gives onto the sampler's clock.
+    wall_clock: Callable[[], float] = time.time
+    # Sleeps up to the seconds given, True when stop() asked to end; None: the stop event's wait,
+    # which stop() wakes at once (tests pass one that moves a fake clock).
+    wait: Callable[[float], bool] | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _t0: float = 0.0
+    _pairs: list[tuple[float, float]] = field(default_factory=list)  # (s since start, wall s)
     _cpu: CpuTimes | None = None
     _last_drive: Sample | None = None
 
@@ -86,9 +109,14 @@ class Sampler:
 
     def start(self) -> None:
         self._t0 = self.clock()
+        self._pairs = [(0.0, self.wall_clock())]
         self._cpu = self._read_cpu()
         if self._cpu is None:
             self.notes.append(f"host CPU: not sampled ({self.proc_stat} unreadable)")
+        if self.drive is not None and self.drive.probe is not None:
+            # The first row's throttle flag is judged against this; read again when it is gone
+            # (the thread does, so a slow drive command does not hold up fio's launch).
+            self._last_drive, self.drive.probe = dict(self.drive.probe), None
         self._thread = threading.Thread(target=self._loop, name="ssdlab-telemetry", daemon=True)
         self._thread.start()
 
@@ -96,10 +124,31 @@ class Sampler:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5 * self.period_s)
+        self._pairs.append((self.clock() - self._t0, self.wall_clock()))
+
+    def at_wall(self, wall_s: float) -> float:
+        """A wall-clock time (s since the epoch) as seconds since start() on the sampler's clock,
+        through the (clock, wall clock) pair read nearest it, start's or stop's: a wall-clock
+        step during a long run then moves neither the run's start nor its end."""
+        since_s, wall_then = min(self._pairs, key=lambda pair: abs(pair[1] - wall_s))
+        return since_s + wall_s - wall_then
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.period_s):
+        wait = self.wait or self._stop.wait
+        if self.drive is not None and self._last_drive is None:
+            self._last_drive = self.drive.read()  # the baseline (start() had no probe reading)
+        tick = 1
+        while not self._stop.is_set():
+            early_s = tick * self.period_s - (self.clock() - self._t0)
+            if early_s > 0:
+                if wait(early_s):
+                    return
+                continue  # re-read the clock: a wait may end a little early
             self.sample_once()
+            # The next whole multiple of the period: rows keep their place over a long run (a
+            # period after each read made 195 rows of 200 s), and a read that overran skips the
+            # ticks it covered rather than bunching rows after it.
+            tick = max(tick + 1, math.floor((self.clock() - self._t0) / self.period_s) + 1)
 
     def _read_cpu(self) -> CpuTimes | None:
         try:
@@ -150,12 +199,32 @@ def telemetry_sampler(kind: str, spec: str, run: CommandRunner = run_command) ->
     return Sampler(drive=source, notes=[note] if note else [])
 
 
-def with_telemetry(measurement: Measurement, sampler: Sampler | None) -> Measurement:
-    """The measurement with the sampler's per-second channels and its notes as an engine fact."""
+def with_telemetry(measurement: Measurement, sampler: Sampler | None, start_s: float | None = None) -> Measurement:
+    """The measurement with the sampler's per-second channels and its notes as an engine fact.
+
+    `start_s`: when the measurement's clock (its series' t_s) starts, in seconds on the sampler's
+    (Sampler.at_wall of fio's job start): the rows are put on the measurement's clock
+    (on_measurement_clock). None: the rows stay on the sampler's clock, which starts with it."""
     if sampler is None:
         return measurement
     facts = dict(measurement.engine_facts)
     if sampler.notes:
         facts[TELEMETRY_NOTE] = "; ".join(sampler.notes)
-    return measurement.model_copy(update={"telemetry": {**measurement.telemetry, **sampler.series()},
+    channels = sampler.series()
+    if start_s is not None:
+        end_s = max(measurement.series.t_s[-1] if len(measurement.series) else 0.0, measurement.runtime_s)
+        channels = on_measurement_clock(channels, start_s, end_s)
+    return measurement.model_copy(update={"telemetry": {**measurement.telemetry, **channels},
                                           "engine_facts": facts})
+
+
+def on_measurement_clock(channels: Mapping[str, tuple[float, ...]], start_s: float,
+                         end_s: float) -> dict[str, tuple[float, ...]]:
+    """The sampler's channels on a measurement's clock that starts at `start_s` on the sampler's
+    and ends at `end_s` on its own: each row's t_s less `start_s`, and only the rows that stand for
+    some of the measured time (from the row before, Measurement.telemetry_samples): none read at
+    or before the start (fio was still starting up), none after a row read at or after the end."""
+    times = [t - start_s for t in channels.get("t_s", ())]
+    keep = [i for i, t in enumerate(times) if t > 0 and (i == 0 or times[i - 1] < end_s)]
+    out = {key: tuple(values[i] for i in keep) for key, values in channels.items() if key != "t_s"}
+    return {"t_s": tuple(times[i] for i in keep), **out} if keep else {}

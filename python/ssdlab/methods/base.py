@@ -141,6 +141,15 @@ class MethodTest(ABC, Generic[P]):
     summary: ClassVar[str]
     params_model: ClassVar[type[BaseModel]]
 
+    def run_title(self, params: P, load: str | None = None) -> str:
+        """The title of a run with these parameters. `title` is the catalogue's, which describes
+        the method at its defaults; a method whose title names its load (a block size, a queue
+        depth) says a run's own here, and gives `title` as this at its defaults, so a run of
+        another load is never titled with the default's (QA: a 16 KiB QD8 mixed sweep titled
+        "(4 KiB, QD3)"). `load`: the load in the title's words where a caller says it (compare:
+        each drive's, when the compared runs ran unlike loads)."""
+        return self.title
+
     def parse_params(self, raw: Mapping[str, Any]) -> P:
         """Validate user parameters; unknown keys are errors so typos don't pass silently."""
         try:

@@ -312,8 +312,19 @@ def whole_periods(params: TortureParams) -> bool:
     its workloads, the one long run or each round, runs for a whole number of periods. Rounds of
     10.5 s end in a half-second period each (and a runtime of 120.5 s in one): their slowest
     "second" may be a half-second's rate."""
+    return whole_periods_of(torture_lengths_s(params))
+
+
+def whole_periods_of(lengths_s: Sequence[float]) -> bool:
+    """Whether workloads of these lengths, logged every LOG_PERIOD_S, log whole periods only:
+    each runs a whole number of periods (a figure of "seconds" is one of seconds)."""
     return all(math.isclose(length, round(length / LOG_PERIOD_S) * LOG_PERIOD_S, rel_tol=WHOLE_REL_TOL)
-               for length in torture_lengths_s(params))
+               for length in lengths_s)
+
+
+def period_word(whole: bool) -> str:
+    """What one logged period is called: a second where every period is one (whole_periods_of)."""
+    return "second" if whole else "logging period"
 
 
 def period_labels(whole: bool) -> dict[str, str]:
@@ -321,7 +332,7 @@ def period_labels(whole: bool) -> dict[str, str]:
     is a second (whole_periods), else 'Slowest logging period, …', and percentiles of the periods
     weighed by their length (time_percentile), which of whole seconds are percentiles of seconds."""
     w = WINDOW_WORDS
-    one, many = ("second", "seconds") if whole else ("logging period", "logging periods weighed by length")
+    one, many = period_word(whole), "seconds" if whole else "logging periods weighed by length"
     return {
         "window_iops_min": f"Slowest {one}, {w}",
         "window_iops_max": f"Fastest {one}, {w}",
@@ -571,14 +582,26 @@ def short_run_notes(params: TortureParams) -> tuple[str, ...]:
 # The load the catalogue's title names: the method's default. A run's title names its own in its
 # place (report/section_generic.run_title); the catalogue (`ssdlab list`, docs/methods) describes
 # the method at its defaults.
-DEFAULT_LOAD = f"{block_text(TortureParams.model_fields['block_size_bytes'].default)} random write"
+def torture_load(params: TortureParams) -> str:
+    """The torture's load in its title's words: '4 KiB random write'."""
+    return f"{block_text(params.block_size_bytes)} random write"
+
+
+DEFAULT_LOAD = torture_load(TortureParams())
+
+
+def consistency_title(load: str) -> str:
+    return f"Performance consistency ({load}, steady state)"
 
 
 class ConsistencyTest(MethodTest[ConsistencyParams]):
     name = "consistency"
-    title = f"Performance consistency ({DEFAULT_LOAD}, steady state)"
+    title = consistency_title(DEFAULT_LOAD)
     summary = "purge, fill, 4 KiB QD32 random write 3600 s; steady mean/stddev of the last 400 s"
     params_model = ConsistencyParams
+
+    def run_title(self, params: ConsistencyParams, load: str | None = None) -> str:
+        return consistency_title(load or torture_load(params))
 
     def plan(self, params: ConsistencyParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)

@@ -124,11 +124,20 @@ def _qd_workload(params: QdSweepParams, kind: Kind, direction: Direction, qd: in
     )
 
 
+def qd_sweep_title(params: QdSweepParams) -> str:
+    """'Queue-depth sweeps (4 KiB random, 128 KiB sequential)': the block sizes the run swept."""
+    return (f"Queue-depth sweeps ({block_text(params.random_block_bytes)} random, "
+            f"{block_text(params.seq_block_bytes)} sequential)")
+
+
 class QdSweepTest(MethodTest[QdSweepParams]):
     name = "qd-sweep"
-    title = "Queue-depth sweeps (4 KiB random, 128 KiB sequential)"
+    title = qd_sweep_title(QdSweepParams())
     summary = "4 KiB random and 128 KiB sequential read/write at QD 1-32 over 16 GiB; score = mean of QD1/2/4"
     params_model = QdSweepParams
+
+    def run_title(self, params: QdSweepParams, load: str | None = None) -> str:
+        return qd_sweep_title(params)
 
     def plan(self, params: QdSweepParams, target: TargetInfo) -> TestPlan:
         span, notes = fit_region(params.span_bytes, target, "test region")
@@ -237,11 +246,20 @@ def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Litera
     return metrics
 
 
+def mixed_title(params: MixedRandomParams | MixedSeqParams) -> str:
+    """'Mixed random read/write sweep (4 KiB, QD3)': the block size and queue depth the run mixed at."""
+    kind = "sequential" if isinstance(params, MixedSeqParams) else "random"
+    return f"Mixed {kind} read/write sweep ({block_text(params.block_size_bytes)}, QD{params.iodepth})"
+
+
 class MixedRandomTest(MethodTest[MixedRandomParams]):
     name = "mixed-random"
-    title = "Mixed random read/write sweep (4 KiB, QD3)"
+    title = mixed_title(MixedRandomParams())
     summary = "4 KiB random QD3 over 16 GiB, read share 100 -> 0 % in 20 % steps, 180 s each"
     params_model = MixedRandomParams
+
+    def run_title(self, params: MixedRandomParams, load: str | None = None) -> str:
+        return mixed_title(params)
 
     def plan(self, params: MixedRandomParams, target: TargetInfo) -> TestPlan:
         span, notes = fit_region(params.span_bytes, target, "test region")
@@ -259,9 +277,12 @@ class MixedRandomTest(MethodTest[MixedRandomParams]):
 
 class MixedSeqTest(MethodTest[MixedSeqParams]):
     name = "mixed-seq"
-    title = "Mixed sequential read/write sweep (128 KiB, QD1)"
+    title = mixed_title(MixedSeqParams())
     summary = "128 KiB sequential QD1 over the filled drive, read share 100 -> 0 % in 20 % steps: the bathtub"
     params_model = MixedSeqParams
+
+    def run_title(self, params: MixedSeqParams, load: str | None = None) -> str:
+        return mixed_title(params)
 
     def plan(self, params: MixedSeqParams, target: TargetInfo) -> TestPlan:
         span = whole_span(target, params.span_bytes)

@@ -27,6 +27,7 @@ from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metric
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_action, fit_region, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
+from ssdlab.methods.consistency import period_word, whole_periods_of
 from ssdlab.methods.metrics import BYTES, IOPS, MetricSet, MetricSpec, block_text, metric_set, point_specs, split_specs
 from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, ReadPct, Seconds, Seed
 from ssdlab.targets.base import TargetInfo
@@ -162,11 +163,25 @@ class IometerParams(Params):
 MIXED_RUN = "mixed"
 
 
+def iometer_block(block_bytes: int) -> str:
+    """A block size as Iometer's presets name it: '4K', or '512 B' for what is not whole KiB."""
+    return f"{block_bytes // KIB}K" if block_bytes % KIB == 0 else block_text(block_bytes)
+
+
+def iometer_title(params: IometerParams) -> str:
+    """'Iometer 4K 50/50 mixed random (QD32)': the block size, mix and queue depth the run ran."""
+    return (f"Iometer {iometer_block(params.block_size_bytes)} {params.read_pct}/{100 - params.read_pct} "
+            f"mixed random (QD{params.iodepth})")
+
+
 class IometerMixedTest(MethodTest[IometerParams]):
     name = "iometer-mixed"
-    title = "Iometer 4K 50/50 mixed random (QD32)"
+    title = iometer_title(IometerParams())
     summary = "4 KiB random, 50 % reads, QD32, 120 s over the written drive; combined IOPS"
     params_model = IometerParams
+
+    def run_title(self, params: IometerParams, load: str | None = None) -> str:
+        return iometer_title(params)
 
     def plan(self, params: IometerParams, target: TargetInfo) -> TestPlan:
         span = whole_span(target, params.span_bytes)
@@ -184,7 +199,10 @@ class IometerMixedTest(MethodTest[IometerParams]):
                  for spec in point_specs("all", label, {}) + split_specs("all", label, {})]
         return metric_set([
             MetricSpec("span_bytes", "Span", BYTES, kind="setting"), *rates,
-            MetricSpec("min_period_iops", f"{label}: lowest second", IOPS, better="higher", dims={"rate": "min"}),
+            # The lowest of the periods that lasted half a period or more (full_period_iops): a
+            # second only where the run lasts whole ones (120.5 s ends in a half-second period).
+            MetricSpec("min_period_iops", f"{label}: lowest {period_word(whole_periods_of([params.runtime_s]))}",
+                       IOPS, better="higher", dims={"rate": "min"}),
         ])
 
     def analyze(self, params: IometerParams, target: TargetInfo, results: TestResults) -> Metrics:

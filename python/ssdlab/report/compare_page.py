@@ -20,9 +20,11 @@ from rich.table import Table as RichTable
 
 from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
+from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
-from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods
+from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods, whole_periods_of
 from ssdlab.methods.metrics import MetricSpec, block_text
+from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
@@ -36,7 +38,7 @@ from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
-from ssdlab.report.section_generic import method_title, params_caption, run_params
+from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
 from ssdlab.report.terminal import rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 from ssdlab.units import is_number
@@ -211,19 +213,40 @@ def compared_load(c: Comparison, t: TestComparison) -> str | None:
 
 
 def section_title(c: Comparison, t: TestComparison) -> str:
-    """The test's title as the compared runs ran it (section_generic.run_title)."""
-    return method_title(t.test, t.name, t.params, compared_load(c, t))
+    """The test's title as the compared runs ran it (section_generic.run_title); where the runs'
+    titles differ (a forced comparison of a 4 KiB QD3 mixed sweep with a 16 KiB QD8 one), each
+    drive's: "… (4 KiB, QD3) on A; … (16 KiB, QD8) on B", not the reference run's for both."""
+    load = compared_load(c, t)
+    titles: dict[str, list[str]] = {}
+    for label, ran in compared_params(c, t) if load is None else ():
+        titles.setdefault(get_test(t.test).run_title(ran), []).append(label)
+    if len(titles) < 2:
+        return method_title(t.test, t.name, t.params, load)
+    each = "; ".join(f"{title} on {' and '.join(dict.fromkeys(labels))}" for title, labels in titles.items())
+    return variant_title(each, t.test, t.name, t.params)
+
+
+def period_relabelled(c: Comparison, t: TestComparison) -> dict[str, str]:
+    """Labels of the test's per-period figures in every compared run's words (with_run_labels):
+    a torture's (consistency.period_labels), Iometer's lowest period; {} where every compared run's
+    periods are seconds."""
+    ran = [p for _, p in compared_params(c, t)]
+    if any(isinstance(p, TortureParams) and not whole_periods(p) for p in ran):
+        return period_labels(whole=False)
+    if any(isinstance(p, IometerParams) and not whole_periods_of([p.runtime_s]) for p in ran):
+        return {row.name: row.spec.label.removesuffix(" second") + " logging period"
+                for row in t.rows if row.spec is not None and row.name == "min_period_iops"}
+    return {}
 
 
 def with_run_labels(c: Comparison, t: TestComparison) -> TestComparison:
     """The test with its figures labelled for every compared run: the labels are the reference
-    run's declaration, and a torture's name a second only where its periods are seconds
-    (consistency.whole_periods); beside a run whose periods are not (a forced comparison of
-    10.5 s rounds with 10 s ones), "Slowest second" would be the reference's word for both."""
-    tortures = [ran for _, ran in compared_params(c, t) if isinstance(ran, TortureParams)]
-    if all(whole_periods(ran) for ran in tortures):
+    run's declaration, and a torture's (or Iometer's) name a second only where its periods are
+    seconds (consistency.whole_periods); beside a run whose periods are not (a forced comparison
+    of 10.5 s rounds with 10 s ones), "Slowest second" would be the reference's word for both."""
+    labels = period_relabelled(c, t)
+    if not labels:
         return t
-    labels = period_labels(whole=False)
     rows = tuple(replace(row, spec=replace(row.spec, label=labels[row.name]))
                  if row.spec is not None and row.name in labels else row for row in t.rows)
     return replace(t, rows=rows)

@@ -14,8 +14,7 @@ from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Params
-from ssdlab.methods.consistency import DEFAULT_LOAD, TortureParams
-from ssdlab.methods.metrics import MetricSpec, block_text
+from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, method_view, spec_text
 from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
@@ -51,22 +50,28 @@ def run_params(test: str, params: Mapping[str, Any]) -> Params | None:
 
 
 def run_title(test: str, params: Mapping[str, Any], load: str | None = None) -> str:
-    """The method's title as the run ran it. The catalogue's describes the method at its
-    defaults: a torture's names its default load, "Performance consistency (4 KiB random write,
-    steady state)", which a run of another block size puts its own in place of (QA: a 16 KiB run
-    was titled 4 KiB in its report, on compare's page and in the library's rankings). `load`:
-    the load in the title's words, where the caller says it (compare: each drive's)."""
-    title = catalogue_title(TestRecord(name=test, test=test))
+    """The method's title as the run ran it (MethodTest.run_title). The catalogue's describes the
+    method at its defaults: "Performance consistency (4 KiB random write, steady state)", "Mixed
+    random read/write sweep (4 KiB, QD3)", which a run of another load says its own in place of
+    (QA: a 16 KiB run was titled 4 KiB in its report, on compare's page and in the library's
+    rankings). `load`: the load in the title's words, where the caller says it (compare: each
+    drive's). A method this ssdlab does not know, or values it refuses: the catalogue's."""
+    from ssdlab.methods import get_test
+
     ran = run_params(test, params)
-    if isinstance(ran, TortureParams):
-        return title.replace(DEFAULT_LOAD, load or f"{block_text(ran.block_size_bytes)} random write")
-    return title
+    if ran is None:
+        return catalogue_title(TestRecord(name=test, test=test))
+    return get_test(test).run_title(ran, load)
 
 
 def method_title(test: str, name: str, params: Mapping[str, Any], load: str | None = None) -> str:
     """The method's title as the run ran it (run_title); a variant (a second run of one method)
     adds what sets it apart: its spare area when it has one, else its name in the run."""
-    title = run_title(test, params, load)
+    return variant_title(run_title(test, params, load), test, name, params)
+
+
+def variant_title(title: str, test: str, name: str, params: Mapping[str, Any]) -> str:
+    """`title` of a run named `name`: a variant's adds what sets it apart (method_title)."""
     if name == test:
         return title
     op = params.get("op_pct")
@@ -159,10 +164,19 @@ def column_title(name: str, unit: str) -> str:
     return name if not unit or unit == name else f"{name} {unit}"
 
 
+def column_name(rate: str, name: str, specs: Sequence[MetricSpec]) -> str:
+    """A column's name; the slowest-period column names a second only where its figures are of
+    seconds (their labels say so: a run of 120.5 s ends in a half-second period)."""
+    if rate != "min" or all(s.label.endswith(" second") for s in specs if s.dims["rate"] == rate):
+        return name
+    return "slowest logging period"
+
+
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
     in its declared unit (latencies in µs, as everywhere in the report)."""
-    columns = [(rate, name) for rate, name in RATE_COLUMNS if any(s.dims["rate"] == rate for s in specs)]
+    columns = [(rate, column_name(rate, name, specs)) for rate, name in RATE_COLUMNS
+               if any(s.dims["rate"] == rate for s in specs)]
     units = {str(s.dims["rate"]): s.unit for s in reversed(specs)}  # each column's (its first metric's)
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}

@@ -15,7 +15,7 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
-from ssdlab.methods.synthetic import MIXED_RUN, access_write_bytes
+from ssdlab.methods.synthetic import MIXED_RUN, access_write_bytes, iometer_block
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import human_size
@@ -106,7 +106,7 @@ def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
         ("all", "iops", "IOPS"), ("read", "read_iops", "read"), ("write", "write_iops", "write"))}
     caption = (f"{block_text(p.block_size_bytes)} random, {p.read_pct} % reads, QD{p.iodepth}, {p.runtime_s:g} s over "
                f"the whole written drive: {totals['all']} combined ({totals['read']}, {totals['write']}).")
-    return Figure(f"{record.name}-iops", "Iometer 4K mixed: IOPS over the run",
+    return Figure(f"{record.name}-iops", f"Iometer {iometer_block(p.block_size_bytes)} mixed: IOPS over the run",
                   iometer_chart(iometer_rows(bundle, record)), caption)
 
 

@@ -141,3 +141,19 @@ def test_a_forced_comparison_of_unlike_loads_titles_each_drives(bundles: dict[st
     rows = iometer.tables[0].rows
     assert any(str(row[0]).endswith("lowest logging period (IOPS)") for row in rows), rows
     assert not any("lowest second" in str(row[0]) for row in rows)
+
+
+def test_iometers_caption_says_the_load_and_span_it_ran(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """The Iometer section's caption said "4 KiB random mix, half reads, at QD32 over the whole
+    written drive" whatever the run's load, span or fill were."""
+    assert ("Iometer-style 4 KiB random mix, half reads, at QD32 over the whole written drive; combined IOPS."
+            in page_text(bundles["default"]))
+    assert ("Iometer-style 16 KiB random mix, 70 % reads, at QD8 over the whole written drive; combined IOPS."
+            in page_text(bundles["load"]))
+    from ssdlab.engines.sim import SimEngine
+
+    spanned = tmp_path / "spanned"
+    run_entries(spanned, parse_target(SPEC), SimEngine(), [SuiteEntry(
+        name="iometer-mixed", test="iometer-mixed", params={"runtime_s": 2, "span_bytes": 256 << 20, "fill": False})])
+    assert ("Iometer-style 4 KiB random mix, half reads, at QD32 over a 256 MiB span of the drive, as written "
+            "before it (no fill); combined IOPS." in page_text(spanned))

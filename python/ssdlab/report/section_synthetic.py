@@ -15,14 +15,15 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
-from ssdlab.methods.synthetic import MIXED_RUN, access_write_bytes, iometer_block
+from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import human_size
-from ssdlab.report.section_generic import metrics_tables
+from ssdlab.report.section_generic import metrics_tables, run_params
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
+from ssdlab.units import is_number
 
 AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))
 
@@ -134,8 +135,21 @@ def as_ssd_section(bundle: Bundle, record: TestRecord) -> Section:
     return dedicated_section(bundle, record, caption, figures(bundle, record), tables(bundle, record))
 
 
+def iometer_caption(record: TestRecord) -> str:
+    """'Iometer-style 4 KiB random mix, half reads, at QD32 over the whole written drive; combined
+    IOPS.': the load and the span the run ran (QA: that text was printed whatever they were)."""
+    ran = run_params(record.test, record.params)
+    p = ran if isinstance(ran, IometerParams) else IometerParams()
+    mix = "half reads" if p.read_pct == 50 else f"{p.read_pct} % reads"
+    span = record.metrics.get("span_bytes")
+    where = "the whole" if p.span_bytes is None or not is_number(span) else f"a {human_size(float(span))} span of the"
+    written = "written drive" if p.fill else "drive, as written before it (no fill)"
+    return (f"Iometer-style {block_text(p.block_size_bytes)} random mix, {mix}, at QD{p.iodepth} over {where} "
+            f"{written}; combined IOPS.")
+
+
 def iometer_section(bundle: Bundle, record: TestRecord) -> Section:
-    caption = "Iometer-style 4 KiB random mix, half reads, at QD32 over the whole written drive; combined IOPS."
+    caption = iometer_caption(record)
     extra = metrics_tables(method_view(bundle, record), record) if record.metrics else []
     return dedicated_section(bundle, record, caption, figures(bundle, record), extra)
 

@@ -72,10 +72,26 @@ def drive_results(preset: str, overrides: dict[str, str]) -> list[Any]:
     return out
 
 
+# Figures are hashed at this many significant digits: a model change moves them far more, while
+# the last bit of a float may differ between builds of the C library's exp/pow on other CPUs
+# (glibc picks an FMA variant where the CPU has one), which is no change of the model.
+DIGITS = 10
+
+
+def rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.{DIGITS}g}")
+    if isinstance(value, dict):
+        return {key: rounded(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v) for v in value]
+    return value
+
+
 def model_digest() -> str:
     digest = hashlib.sha256()
     for preset, overrides in DRIVES:
-        digest.update(json.dumps(drive_results(preset, overrides), sort_keys=True).encode())
+        digest.update(json.dumps(rounded(drive_results(preset, overrides)), sort_keys=True).encode())
     return digest.hexdigest()[:24]
 
 

@@ -1,4 +1,4 @@
-"""Telemetry on the rate series' periods (methods/thermal.py aligned, aligned_flags): each period
+"""Telemetry on the rate series' periods (measurement.py period_values, period_flags): each period
 takes the samples that stand for its time, as each engine stamps them.
 
 - The simulator closes a period and samples the drive at the same instant: the sample's t_s is
@@ -22,8 +22,8 @@ import pytest
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.sim import SimEngine
-from ssdlab.measurement import Measurement, Series
-from ssdlab.methods.thermal import GC, LEVEL, POWER, TEMP, aligned, aligned_flags, analyze_measurement, evidence_of
+from ssdlab.measurement import Measurement, Series, period_flags, period_values
+from ssdlab.methods.thermal import GC, LEVEL, POWER, TEMP, analyze_measurement, evidence_of
 from ssdlab.targets import parse_target
 from ssdlab.telemetry.sampler import DriveSource, Sampler, with_telemetry
 from ssdlab.telemetry.sources import Sample
@@ -102,11 +102,11 @@ def test_a_drifting_sampler_still_lands_on_its_periods() -> None:
     still takes the rows standing for most of it."""
     m = sampled(1.0, 200, drift=True)
     assert len(m.telemetry["t_s"]) == 195
-    temp = aligned(m, TEMP)
+    temp = period_values(m, TEMP)
     assert temp is not None
     ends_c = [40.0 + HEATING_C_PER_S * end for end in m.series.t_s]
     assert max(abs(a - b) for a, b in zip(temp, ends_c, strict=True)) < 0.02  # was 0.51
-    flags, hot = aligned_flags(m, "throttle_active"), truth(m)
+    flags, hot = period_flags(m, "throttle_active"), truth(m)
     assert flags is not None
     # The flag's whole-second counter ticks late in a row's second: off by a period at a spell's edge at most.
     edges = {i for i in range(1, len(hot)) if hot[i] != hot[i - 1]}  # a spell's first period, or the one after it
@@ -132,13 +132,13 @@ def test_a_failed_read_and_the_periods_after_the_last_row() -> None:
     temps[5] = math.nan
     telemetry[TEMP] = tuple(temps)
     telemetry = {key: values[:15] for key, values in telemetry.items()}
-    temp = aligned(m.model_copy(update={"telemetry": telemetry}), TEMP)
+    temp = period_values(m.model_copy(update={"telemetry": telemetry}), TEMP)
     assert temp is not None and len(temp) == 20
     # (4, 5]: 0.97 s of it the row read at 5.03, 0.03 s the one at 4.03
     assert temp[4] == pytest.approx(40.0 + HEATING_C_PER_S * (0.97 * 5.03 + 0.03 * 4.03))
     assert temp[5] == pytest.approx(40.0 + HEATING_C_PER_S * 5.03)  # its own row (6.03) failed: the one before
     assert temp[15:] == [40.0 + HEATING_C_PER_S * 15.03] * 5
-    assert aligned(m, POWER) is None and aligned_flags(m, GC) is None
+    assert period_values(m, POWER) is None and period_flags(m, GC) is None
 
 
 def test_a_flag_the_sampler_could_not_judge_is_left_out() -> None:
@@ -149,7 +149,7 @@ def test_a_flag_the_sampler_could_not_judge_is_left_out() -> None:
     assert flags[69] == 1.0 and math.isnan(flags[0])  # the first row has no row before it to compare with
     flags[69] = math.nan
     unjudged = m.model_copy(update={"telemetry": {**m.telemetry, "throttle_active": tuple(flags)}})
-    assert aligned_flags(unjudged, "throttle_active") == truth(m)
+    assert period_flags(unjudged, "throttle_active") == truth(m)
 
 
 @pytest.fixture(scope="module")
@@ -173,6 +173,6 @@ def test_the_simulators_rows_are_its_periods(simulated: list[Measurement]) -> No
         lengths = m.series.durations_s()
         assert m.telemetry["t_s"] == m.series.t_s and not math.isclose(lengths[-1], m.series.period_s)
         for key in (TEMP, LEVEL, POWER, GC):
-            assert aligned(m, key) == list(m.telemetry[key])
-        assert aligned_flags(m, LEVEL) == [v > 0 for v in m.telemetry[LEVEL]]
+            assert period_values(m, key) == list(m.telemetry[key])
+        assert period_flags(m, LEVEL) == [v > 0 for v in m.telemetry[LEVEL]]
     assert any(v > 0 for v in simulated[0].telemetry[LEVEL])  # the 1-s run throttled

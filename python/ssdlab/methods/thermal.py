@@ -140,19 +140,15 @@ class ThermalTest(MethodTest[ThermalParams]):
         return (throttling_verdict(metrics),)
 
 
-# Telemetry on the rate series' periods (measurement.py, shared with the linear test's
-# throttled_near and the bundle's series CSV).
-aligned, aligned_flags = period_values, period_flags
-
-
 def evidence_of(measurement: Measurement) -> Evidence:
-    """What beside the rate tells heat from GC: the engine's or the sampler's telemetry."""
-    active = aligned_flags(measurement, ACTIVE)
+    """What beside the rate tells heat from GC: the engine's or the sampler's telemetry, on the
+    rate series' periods (measurement.period_values / period_flags)."""
+    active = period_flags(measurement, ACTIVE)
     return Evidence(
-        temp_c=aligned(measurement, TEMP),
-        throttle_active=active if active is not None else aligned_flags(measurement, LEVEL),
-        power_w=aligned(measurement, POWER),
-        gc_active=aligned_flags(measurement, GC),
+        temp_c=period_values(measurement, TEMP),
+        throttle_active=active if active is not None else period_flags(measurement, LEVEL),
+        power_w=period_values(measurement, POWER),
+        gc_active=period_flags(measurement, GC),
     )
 
 

@@ -569,16 +569,17 @@ class Runner:
             unsaved = str(err)
         except OSError as err:  # a full disk: the snapshot is the largest file a run writes
             unsaved = os_error_text(err)
+        lost: list[str] = []
         if unsaved is not None:
             error = f"{error}; the simulated drive was not kept: {unsaved}"
-        lost = None if unsaved is None else [f"not the simulated drive: {unsaved}"]
+            lost.append(f"not the simulated drive: {unsaved}")
         state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         try:
             self.bundle.write_run(record)
         except OSError as err:  # run.json keeps what it last held ("running"), which a resume takes up
-            lost = [*(lost or []), f"not this stop's record ({os_error_text(err)})"]
-        return None if lost is None else " and ".join(lost)
+            lost.append(f"not this stop's record ({os_error_text(err)})")
+        return " and ".join(lost) or None
 
     def _resume_hint(self, what: str, cause: BaseException | None = None, *, analysing: bool = False,
                      unsaved: str | None = None, when: str = "") -> str:

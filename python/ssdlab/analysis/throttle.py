@@ -92,10 +92,15 @@ class ThrottleConfig:
     # counts for its length.
     min_segment_s: float = 3.0
 
+    @property
+    def shortest_s(self) -> float:
+        """The least measured time a level holds: a rounding short of min_segment_s counts (three
+        periods of 1 s as the simulator times them are 3 s)."""
+        return self.min_segment_s * (1 - WHOLE_REL_TOL)
+
     def holds(self, seconds: float) -> bool:
-        """Whether `seconds` of measured time is long enough for a level (a rounding short of
-        min_segment_s counts: three periods of 1 s as the simulator times them are 3 s)."""
-        return seconds >= self.min_segment_s * (1 - WHOLE_REL_TOL)
+        """Whether `seconds` of measured time is long enough for a level (shortest_s)."""
+        return seconds >= self.shortest_s
 
 
 DEFAULT_CONFIG = ThrottleConfig()
@@ -469,7 +474,6 @@ def _best_run(prefix: Sequence[float], ends: Sequence[float], a: int, b: int, cf
         return ()
     sums = np.asarray(prefix[a:b + 1], dtype=float) - prefix[a]
     times = np.asarray(ends[a:b + 1], dtype=float)
-    shortest = cfg.min_segment_s * (1 - WHOLE_REL_TOL)  # as ThrottleConfig.holds reads it
     total = sums[-1]
     best: tuple[int, ...] = ()
     best_gain = 2.0 * penalty
@@ -480,7 +484,7 @@ def _best_run(prefix: Sequence[float], ends: Sequence[float], a: int, b: int, cf
         i = starts[chunk:chunk + rows_per_chunk, None]
         j = stops[None, :]
         inside_n = (j - i).astype(float)
-        valid = (inside_n >= 1) & (times[j] - times[i] >= shortest)
+        valid = (inside_n >= 1) & (times[j] - times[i] >= cfg.shortest_s)
         inside_n = np.where(valid, inside_n, 1.0)
         outside_n = m - inside_n
         inside = sums[j] - sums[i]

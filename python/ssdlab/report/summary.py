@@ -17,7 +17,7 @@ from typing import overload
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
-from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams
+from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, torture_load
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_in_unit, human_size
@@ -183,7 +183,7 @@ def fresh_vs_steady_rule(p: TortureParams) -> str:
 
 def fresh_vs_steady_title(p: TortureParams) -> str:
     """'4 KiB random write: fresh vs steady state', for the block size the torture wrote."""
-    return f"{block_text(p.block_size_bytes)} random write: fresh vs steady state"
+    return f"{torture_load(p)}: fresh vs steady state"
 
 
 def fresh_vs_steady(views: Sequence[MethodView]) -> list[Finding]:
@@ -328,7 +328,7 @@ def spare_area(views: RunViews) -> Finding:
     unsteady = [f"the {name} window {not_steady(view)} steady state"
                 for name, view in (("default", default), (f"{op_pct(extra):g} % over-provisioning", extra))
                 if not_steady(view)]
-    load = f"{block_text(default.params.block_size_bytes)} random write"  # the runs differ in no more than span
+    load = torture_load(default.params)  # the runs differ in no more than span
     what = f"{load} over the analysed windows" if unsteady else f"steady {load}"
     state = f" — {' and '.join(unsteady)}" if unsteady else ""
     text = (f"{what} {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "

@@ -558,7 +558,7 @@ def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: 
     logged_end, period = (series.t_s[-1] if len(series) else 0.0), series.period_s
     tail_s = runtime_s - logged_end
     if not 0 < tail_s < 1.5 * period:
-        return series
+        return _at_most(series, read, write)
     fold = tail_s < period / 2 and len(series) > 0  # a run shorter than half a period is one short period
     lengths = series.durations_s()
     update: dict[str, tuple[float, ...]] = {}
@@ -576,6 +576,18 @@ def complete_series(series: Series, read: OpTotals, write: OpTotals, runtime_s: 
         update[key] = (*column[:-1], column[-1] + more) if fold else (*column, more)
     update["t_s"] = (*series.t_s[:-1], runtime_s) if fold else (*series.t_s, runtime_s)
     return series.model_copy(update=update)
+
+
+def _at_most(series: Series, read: OpTotals, write: OpTotals) -> Series:
+    """The series with no count column holding more than fio's totals: logs that describe only
+    part of the run (complete_series leaves them as logged) may still hold more than all of it, by
+    their windows' rounding (a test run here, nine 0.1 s windows of a 1.2 s write: 3.3 MB beyond
+    fio's 2,648 MB); the periods give back the excess in proportion, as the reconciled ones do."""
+    update = {key: _scaled(getattr(series, key), float(total))
+              for ddir, totals in (("read", read), ("write", write))
+              for key, total in ((f"{ddir}_ios", totals.ios), (f"{ddir}_bytes", totals.bytes))
+              if math.fsum(getattr(series, key)) > total}
+    return series.model_copy(update=update) if update else series
 
 
 def _reconciled(column: tuple[float, ...], lengths: Sequence[float], total: float,

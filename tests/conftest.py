@@ -25,6 +25,11 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="ssdlab-test-library-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     os.environ["SSDLAB_LIBRARY"] = str(Path(folder) / "library.sqlite")
+    # The CLI's consoles take a terminal size from the environment when they are made (at import),
+    # and keep it: an exported COLUMNS (pytest-xdist's workers set 80x24) would fix every test's
+    # width, whatever a test sets. Tests that need a size set it themselves.
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
 
 
 @pytest.fixture(autouse=True)

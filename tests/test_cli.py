@@ -31,9 +31,9 @@ def test_list_shows_suites_and_tests(cli: Callable) -> None:
 
 def test_list_at_80_columns_folds_instead_of_cutting(cli: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
     """QA: at 80 columns `list --params` cut parameters and titles to '…'."""
-    from ssdlab.cli.app import out
-
-    monkeypatch.setattr(out, "width", 80)
+    # The terminal's width as the console reads it. Patching `out.width` left it fixed at 80 for
+    # every later test in the process (monkeypatch restores the getter's value through the setter).
+    monkeypatch.setenv("COLUMNS", "80")
     result = cli("list", "--params")
     assert result.code == 0 and "…" not in result.stdout
 

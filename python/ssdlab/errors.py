@@ -206,10 +206,16 @@ class InternalError(SsdlabError):
     exit_code = 70
 
 
+def reworded(err: SsdlabError, text: str) -> SsdlabError:
+    """An error of `err`'s kind (so its exit code) that says `text`; `err` itself, said as it is,
+    when its kind is made with more than a message."""
+    try:
+        return type(err)(text)
+    except TypeError:
+        return err
+
+
 def with_left(err: SsdlabError, left: str) -> SsdlabError:
     """The error that stopped the run (or refused it), with what tidying up left after it ("; "
     and the words: Runner._tidy, a --host probe's files), never instead of it."""
-    try:
-        return type(err)(f"{err}{left}")
-    except TypeError:  # an error made with more than its message: said as it is
-        return err
+    return reworded(err, f"{err}{left}")

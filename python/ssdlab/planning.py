@@ -6,7 +6,7 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -238,14 +238,14 @@ def plan_run(
 def with_host_files(planned: Sequence[PlannedTest], info: TargetInfo) -> list[PlannedTest]:
     """A --host run's file on each host, made and deleted once for the run (HOST_FILE_RUNS_S),
     counted in the first test that measures: the file is made at the run's first workload."""
-    first = next((i for i, item in enumerate(planned) if any(isinstance(a, Measure) for a in item.plan.actions)),
-                 None)
-    if not is_remote(info) or first is None:
+    first = first_measure((item.plan, 0) for item in planned) if is_remote(info) else None
+    if first is None:
         return list(planned)
-    item = planned[first]
+    index, _ = first  # the test counts it as a whole
+    item = planned[index]
     counted = replace(item, estimate_s=item.estimate_s + HOST_FILE_RUNS_S, alone_s=item.alone_s + HOST_FILE_RUNS_S,
                       least_s=item.least_s + HOST_FILE_RUNS_S)
-    return [*planned[:first], counted, *planned[first + 1:]]
+    return [*planned[:index], counted, *planned[index + 1:]]
 
 
 def with_host_file_runs(pending: Sequence[PendingTest], info: TargetInfo) -> list[PendingTest]:
@@ -254,19 +254,26 @@ def with_host_file_runs(pending: Sequence[PendingTest], info: TargetInfo) -> lis
     (MultiHostFioEngine._make_files, a resumed run's too: there its first workload takes that much
     longer, not the run's pace), deleted when the run ends, after its last test whatever its steps
     do (PendingTest.closing_s: the clock keeps it to the end)."""
+    first = first_measure((test.plan, test.start.index) for test in pending) if is_remote(info) else None
     out = list(pending)
-    if not is_remote(info):
+    if first is None:
         return out
-    for index, test in enumerate(out):
-        actions = test.plan.actions
-        first = next((i for i in range(test.start.index, len(actions)) if isinstance(actions[i], Measure)), None)
-        if first is not None:
-            estimates = list(test.estimates_s)
-            estimates[first] += HOST_FILE_MAKE_S
-            out[index] = replace(test, estimates_s=tuple(estimates))
-            out[-1] = replace(out[-1], closing_s=HOST_FILE_DELETE_S)
-            break
+    index, action = first
+    estimates = list(out[index].estimates_s)
+    estimates[action] += HOST_FILE_MAKE_S
+    out[index] = replace(out[index], estimates_s=tuple(estimates))
+    out[-1] = replace(out[-1], closing_s=HOST_FILE_DELETE_S)
     return out
+
+
+def first_measure(plans: Iterable[tuple[TestPlan, int]]) -> tuple[int, int] | None:
+    """Where a run's first workload is, as (test, action): the first Measure of its tests' plans,
+    each from its action given with it on (a resumed test's own start); None when none measures."""
+    for index, (plan, start) in enumerate(plans):
+        action = next((i for i in range(start, len(plan.actions)) if isinstance(plan.actions[i], Measure)), None)
+        if action is not None:
+            return index, action
+    return None
 
 
 def check_distinct(entries: Sequence[SuiteEntry]) -> None:

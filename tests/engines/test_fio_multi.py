@@ -30,6 +30,7 @@ from ssdlab.engines.fio_multi import (
     MultiHostFioEngine,
     client_argv,
     failed_hosts,
+    file_probe_problem,
     host_fio,
     parse_host,
     remote_job_text,
@@ -814,9 +815,12 @@ def test_a_probe_file_that_may_be_left_is_named_with_its_host() -> None:
         stats = [] if error is None else [{"jobname": PROBE_GONE, "error": error}]
         return json.dumps({"fio version": "fio-3.33", "client_stats": stats})
 
-    assert engine._probe_left(0, said(0), "/d/p") == "/d/p on box:8765 (still there after fio deleted it)"
-    assert engine._probe_left(0, said(2), "/d/p") is None and engine._probe_left(0, said(13), "/d/p") is None
-    assert engine._probe_left(0, "<box> fio: /d is not a directory\n" + said(None), "/d/p") is None
-    lost = engine._probe_left(0, "client: host=box disconnected\n" + said(None), "/d/p")
+    def left(output: str) -> str | None:  # as check_reachable asks it, with what the probe said
+        return engine._probe_left(0, output, "/d/p", file_probe_problem(output, writes=True))
+
+    assert left(said(0)) == "/d/p on box:8765 (still there after fio deleted it)"
+    assert left(said(2)) is None and left(said(13)) is None
+    assert left("<box> fio: /d is not a directory\n" + said(None)) is None
+    lost = left("client: host=box disconnected\n" + said(None))
     assert lost == "/d/p on box:8765 (its fio server did not say whether it is gone: its fio server disconnected " \
         "during the workload)"

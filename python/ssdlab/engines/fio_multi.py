@@ -78,6 +78,7 @@ from ssdlab.errors import (
     SsdlabError,
     TargetError,
     UsageError,
+    reworded,
     stop_reason,
     with_left,
 )
@@ -292,10 +293,7 @@ def hosts_error(errors: Sequence[SsdlabError]) -> SsdlabError:
         groups.setdefault(why, []).append(address)
     parts = [f"--host {', '.join(addresses)}: {why}" if all(addresses) else why
              for why, addresses in groups.items()]
-    try:
-        return type(errors[0])("; ".join(parts))
-    except TypeError:  # an error made with more than its message: said as it is
-        return errors[0]
+    return reworded(errors[0], "; ".join(parts))
 
 
 def raise_for_hosts(errors: Iterable[SsdlabError | None]) -> None:
@@ -536,8 +534,9 @@ class MultiHostFioEngine(FioEngine):
         # The probe writes (writes=True): its clients finish whatever stop comes (_client_runs).
         said, stop = self._client_runs([*versions, *files], writes=target is not None and writes)
         probes = said[len(versions):]
+        problems = [file_probe_problem(output, writes) for output in probes]
         left = [] if target is None or not writes else [
-            self._probe_left(index, output, probe_names[index]) for index, output in enumerate(probes)]
+            self._probe_left(index, output, probe_names[index], problems[index]) for index, output in enumerate(probes)]
         left_words = probe_left_words([name for name in left if name is not None])
         if stop is not None:
             raise Interrupted(stop_reason(stop) + left_words) from None
@@ -545,9 +544,9 @@ class MultiHostFioEngine(FioEngine):
             if versions:
                 self._host_fio = self._versions(said[:count])
             if target is not None:
-                read_only = [None] * count if writes else self._read_only(probes, probe_names)
-                raise_for_hosts(self._file_probe_error(i, output, target.directory, writes, read_only[i])
-                                for i, output in enumerate(probes))
+                read_only = [None] * count if writes else self._read_only(probes, probe_names, problems)
+                raise_for_hosts(self._file_probe_error(i, problems[i] or read_only[i], target.directory)
+                                for i in range(count))
                 if fresh:
                     raise_for_hosts(self._absent_error(i, output, target.host_file_name(i))
                                     for i, output in enumerate(probes))
@@ -580,28 +579,30 @@ class MultiHostFioEngine(FioEngine):
         raise_for_hosts(errors)
         return tuple(found)
 
-    def _read_only(self, probes: Sequence[str], names: Sequence[str]) -> list[str | None]:
+    def _read_only(self, probes: Sequence[str], names: Sequence[str], problems: Sequence[str | None],
+                   ) -> list[str | None]:
         """For `plan`: what each host said against FILE_READ_ONLY (read_only_problem), asked
-        only where FILE_PROBE found nothing at its name in a directory that is there (after it,
-        as a client run of its own: on a file at the name, its unlink would delete it)."""
+        only where FILE_PROBE found nothing at its name in a directory that is there (`problems`:
+        file_probe_problem's, writing nothing; after it, as a client run of its own: on a file at
+        the name, its unlink would delete it)."""
         free = [i for i, output in enumerate(probes)
-                if job_error(output, FILE_PROBE) == errno.ENOENT and file_probe_problem(output, writes=False) is None]
-        problems: list[str | None] = [None] * len(probes)
+                if job_error(output, FILE_PROBE) == errno.ENOENT and problems[i] is None]
+        read_only: list[str | None] = [None] * len(probes)
         if free:
             said = self._client_probes([(i, read_only_job(names[i]), "--output-format=json") for i in free])
             for index, output in zip(free, said, strict=True):
-                problems[index] = read_only_problem(output)
-        return problems
+                read_only[index] = read_only_problem(output)
+        return read_only
 
-    def _probe_left(self, index: int, output: str, name: str) -> str | None:
+    def _probe_left(self, index: int, output: str, name: str, problem: str | None) -> str | None:
         """The start-up probe's file on host `index` when it may still be there (PROBE_GONE), and
-        why; None when it is gone or was never made (its directory is missing there)."""
+        why; None when it is gone or was never made (`problem`, file_probe_problem's: its
+        directory is missing there)."""
         error = job_error(output, PROBE_GONE)
         if error == 0:
             return f"{name} on {self.addresses[index]} (still there after fio deleted it)"
         if error is not None:  # ENOENT: gone; another error: not even reachable, so never made
             return None
-        problem = file_probe_problem(output, writes=True)
         if problem is not None and problem.endswith("is not a directory"):
             return None
         why = client_said(*self.hosts[index], output) or first_error_line(output)
@@ -620,12 +621,10 @@ class MultiHostFioEngine(FioEngine):
                                "file it did not create; nothing was written (a new run draws a new name)")
         return None
 
-    def _file_probe_error(self, index: int, output: str, directory: str, writes: bool,
-                          read_only: str | None = None) -> UsageError | None:
-        """Why host `index` said no to the file probe (file_probe_problem; `read_only`: what it
-        said against FILE_READ_ONLY, for plan), in the same words for `run` and `plan`."""
+    def _file_probe_error(self, index: int, problem: str | None, directory: str) -> UsageError | None:
+        """Why host `index` said no to the file probe (`problem`: file_probe_problem's, else for
+        plan what it said against FILE_READ_ONLY), in the same words for `run` and `plan`."""
         address = self.addresses[index]
-        problem = file_probe_problem(output, writes) or read_only
         if problem is not None and problem.endswith("is not a directory"):
             return UsageError(f"--host {address}: {problem} there; ssdlab creates no directory on a host: "
                               "create it there first, or give a directory that exists there")

@@ -53,8 +53,11 @@ lint: install
 rust-test:
 	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo test -q --release -p ssdsim
 
+# One worker per core (at most 4): most slow tests wait on fio, a terminal or a sleep, and each
+# test owns its files, loop device, ports and tracefs instance. worksteal evens out the few
+# tests of half a minute.
 py-test: install
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --maxprocesses=4 --dist worksteal
 
 bench: install
 	$(PY) bench/overhead.py

@@ -232,6 +232,27 @@ def test_cli_add_tries_every_bundle_and_says_what_became_of_each(cli: CliRun, tm
     assert again.code == 0 and again.stderr == ""
 
 
+def test_a_run_that_finished_no_test_is_not_added(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `library add` took an interrupted run that had finished no test ("added (… 0 tests)"):
+    `run` adds finished runs only, and the empty run became `latest`. A run stopped after some of its
+    tests still adds those (compare draws each test from the newest run that finished it)."""
+    lib = str(tmp_path / "library.sqlite")
+    two = [quick(), quick().model_copy(update={"name": "q2"})]
+    stopped = make_bundle(tmp_path / "stopped", "fake:?capacity=2g", two)
+    bundle = Bundle(stopped)
+    run = bundle.load_run()
+    tests = (run.tests[0], run.tests[1].model_copy(update={"metrics": {}, "status": "interrupted"}))
+    bundle.write_run(run.model_copy(update={"status": "interrupted", "tests": tests}))
+    one = cli("library", "add", str(stopped), "--library", lib)
+    assert one.code == 0 and "(run " in one.stdout and ", 1 test)" in one.stdout
+    cut = tuple(t.model_copy(update={"metrics": {}, "status": "interrupted"}) for t in run.tests)
+    bundle.write_run(run.model_copy(update={"status": "interrupted", "tests": cut}))
+    none = cli("library", "add", str(stopped), "--library", lib)
+    assert none.code == 2 and none.stderr.count("\n") == 1, none.stderr
+    assert f"no test of this run finished (interrupted), so it has nothing to rank; finish it with " \
+           f"`ssdlab run --resume {stopped.resolve()}`" in none.stderr
+
+
 def test_cli_remove_finds_every_run_before_removing_any(cli: CliRun, tmp_path: Path) -> None:
     """QA: `library remove ID1 BADID` removed ID1, then printed only the error for BADID (no
     'removed' line), exit 2; `remove ID1 ID1` did the same."""

@@ -243,6 +243,9 @@ class Library:
             run = bundle.load_run()
         except MissingBundle as missing:
             raise with_bundle_named(missing, self.path) from None
+        if run.status != "complete" and not any(record.metrics for record in run.tests):  # nothing to rank
+            raise BundleError(f"{bundle.path}: no test of this run finished ({run.status}), so it has nothing to "
+                              f"rank; finish it with `ssdlab run --resume {bundle.path}`, then add it")
         rid = run_id(run)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()

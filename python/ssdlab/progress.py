@@ -20,7 +20,7 @@ from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
 from ssdlab.report.formatting import format_metric
 from ssdlab.run_events import PendingTest, WorkClock
-from ssdlab.units import format_duration
+from ssdlab.units import counted, format_duration
 
 # Below this much estimated work done, the wall-per-estimate ratio is noise.
 MIN_WORK_FOR_RATE_S = 1e-3
@@ -302,7 +302,7 @@ class QuietObserver:
     def test_started(self, index: int, test: PendingTest) -> None:
         count = len(self.clock.tests) if self.clock else index + 1
         steps = len(test.plan.actions) - test.start.index
-        self.console.print(f"[{index + 1}/{count}] {test.name}: {steps} steps", highlight=False)
+        self.console.print(f"[{index + 1}/{count}] {test.name}: {counted(steps, 'step')}", highlight=False)
         if test.start.reason:
             self.console.print(f"  resume: {test.start.reason}", highlight=False)
 

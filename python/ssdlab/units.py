@@ -90,6 +90,11 @@ def fio_size(size_bytes: int) -> str:
     return str(size_bytes)
 
 
+def counted(n: int, noun: str) -> str:
+    """`1 record`, `2 records`: a count with its noun in the number it takes."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def format_duration(seconds: float) -> str:
     """Seconds -> '1h05m03s' or '4m07s' (rounded to the second)."""
     whole = round(seconds)

@@ -19,6 +19,7 @@ from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
+from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
                           no_args_is_help=True)
@@ -36,7 +37,7 @@ def added_text(added: Added) -> str:
     run = added.run
     what = {"added": "added", "updated": "already in the library; refreshed", "replaced": "added (replaced the "
             "run that was in this bundle before)", "moved": f"moved from {added.previous}; path updated"}
-    return f"{run.bundle}: {what[added.outcome]} (run {run.run_id}, {run.label}, {run.tests} tests)"
+    return f"{run.bundle}: {what[added.outcome]} (run {run.run_id}, {run.label}, {counted(run.tests, 'test')})"
 
 
 @library_app.command("add")

@@ -14,7 +14,7 @@ from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
 from ssdlab.outputs import check_output_file
-from ssdlab.units import format_duration, is_whole_number
+from ssdlab.units import counted, format_duration, is_whole_number
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats, capture, replay (docs/traces.md).",
                         no_args_is_help=True)
@@ -25,11 +25,6 @@ MAX_IDLE_CAP_US = 3.6e9  # an hour, as the `trace` test's idle_cap_us
 
 
 # --- options: each checked where it is parsed (typer's parser=), before any work ---------------
-
-
-def counted(n: int, noun: str) -> str:
-    """`1 record`, `2 records`: a count with its noun in the number it takes."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _seed(value: str | int) -> int:

@@ -15,6 +15,7 @@ from ssdlab.report.heat import heat_ranking_note
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title
 from ssdlab.report.types import FigureLike, Section, TableLike
+from ssdlab.units import counted
 
 SECTION_KEY = "rankings"
 
@@ -49,7 +50,7 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: P
                for spec in specs]
     title = method_title(record.test, record.name, record.params)
     figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,
-                           f"{len(found)} other drives in the library ran this test alike.")
+                           f"{counted(len(found), 'other drive')} in the library ran this test alike.")
     table = ranking_table(f"{SECTION_KEY}-{record.name}", f"{title}: drives by figure", labels, metrics)
     heat = None if record.test == "thermal" else heat_ranking_note(  # there heat is the subject
         title, labels, [measured_in(bundle, record.name), *(measured_in(t.bundle, t.test) for t in found)])

@@ -85,8 +85,11 @@ def test_a_version_2_bundle_records_every_test_as_self_prepared(tmp_path: Path) 
 def test_a_bundles_run_json_given_for_the_bundle_names_its_directory(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "run.json").write_text("{}")
-    with pytest.raises(BundleError, match="give its directory"):
+    with pytest.raises(BundleError) as refused:
         Bundle(tmp_path / "b" / "run.json").load_run()
+    # QA: it said "… is not a result bundle (no run.json in it)" of the run.json itself
+    assert str(refused.value) == f"{tmp_path}/b/run.json is a bundle's run.json, not the bundle; give its " \
+                                 f"directory, {tmp_path}/b"
 
 
 def test_dropping_the_drive_state_leaves_no_empty_state_folder(tmp_path: Path) -> None:

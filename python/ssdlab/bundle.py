@@ -587,12 +587,13 @@ class Bundle:
         --resume, library add) a run id given for the path is said not to be taken there (the
         library names its bundle: library.with_bundle_named)."""
         if not self.run_file.is_file():
-            # A bundle's own run.json given for the bundle: say which directory to give.
-            hint = f"give its directory, {self.path.parent}" if self.path.name == RUN_FILE and self.path.is_file() \
-                else "give a directory made by `ssdlab run`"
             if not self.path.exists():
                 raise MissingBundle(self._missing_text(takes_run_id), self.path, str(self.given))
-            raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); {hint}")
+            if self.path.name == RUN_FILE and self.path.is_file():  # a bundle's own run.json given for it
+                raise BundleError(f"{self.path} is a bundle's {RUN_FILE}, not the bundle; give its directory, "
+                                  f"{self.path.parent}")
+            raise BundleError(f"{self.path} is not a result bundle (no {RUN_FILE} in it); give a directory made "
+                              "by `ssdlab run`")
         data = upgrade(read_json(self.run_file, NOT_A_RUN, FIX_RUN), str(self.run_file))
         try:
             return RunRecord.model_validate(data)

@@ -207,7 +207,10 @@ def test_cli_add_list_remove_export(cli: CliRun, tmp_path: Path) -> None:
     exported = cli("library", "export", str(tmp_path / "x.csv"), "--library", lib)
     assert exported.code == 0 and "33 rows written" in exported.stdout
     bad = cli("library", "export", str(tmp_path / "x.xlsx"), "--library", lib)
-    assert bad.code != 0 and bad.stderr.count("\n") == 1 and "csv or parquet" in bad.stderr
+    assert bad.code != 0 and bad.stderr.count("\n") == 1 and "csv or parquet, not 'xlsx'" in bad.stderr
+    for name in ("-", "runs"):  # QA: `export -` said "not ''"
+        bare = cli("library", "export", name, "--library", lib)
+        assert bare.code == 2 and f"csv or parquet, and '{name}' names neither: name the file" in bare.stderr
     nothing = cli("library", "remove", "zzz", "--library", lib)
     assert nothing.code != 0 and "no run in the library matches 'zzz'" in nothing.stderr
 

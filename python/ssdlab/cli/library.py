@@ -191,8 +191,8 @@ def export(
     check_output_file(output, f"runs.{fmt or 'csv'}")  # a directory or a FIFO is named as such, whatever its suffix
     chosen = fmt or output.suffix.lstrip(".").lower()
     if chosen not in ("csv", "parquet"):
-        raise UsageError(f"export writes csv or parquet, not {chosen!r}: name the file .csv or .parquet, or "
-                         "pass --format")
+        given = f"not {chosen!r}" if chosen else f"and {str(output)!r} names neither"  # `export -`, `export x`
+        raise UsageError(f"export writes csv or parquet, {given}: name the file .csv or .parquet, or pass --format")
     kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
     make_folder_for(output)  # as report, compare and trace do
     count = open_library(library).export(output, kind)

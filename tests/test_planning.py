@@ -148,6 +148,32 @@ def test_an_offset_off_the_targets_logical_blocks_is_refused_before_anything_run
     assert plan_run([aligned], {}, target.info())
 
 
+def _tests_taking_offset() -> list[str]:
+    from ssdlab.methods import REGISTRY
+
+    return sorted(name for name, test in REGISTRY.items() if "offset_bytes" in test.params_model.model_fields)
+
+
+@pytest.mark.parametrize("name", _tests_taking_offset())
+@pytest.mark.parametrize(("offset", "said"), [("2g", "at or past the end of the target"),
+                                              ("3g", "at or past the end of the target"),
+                                              (str(2 * 2**30 - 4096), "less than the 1 MiB a test region needs")])
+def test_an_offset_past_the_end_of_the_drive_is_refused_as_such(name: str, offset: str, said: str) -> None:
+    """QA: `quick -p offset_bytes=<capacity>` was refused with "span_bytes: Input should be
+    greater than 0", a parameter the user never set."""
+    from ssdlab.errors import UsageError
+    from ssdlab.planning import plan_run
+    from ssdlab.suites import SuiteEntry
+    from ssdlab.targets import parse_target
+
+    entry = SuiteEntry(name=name, test=name, params={"offset_bytes": offset})
+    with pytest.raises(UsageError) as refused:
+        plan_run([entry], {}, parse_target("fake:?capacity=2g").info())
+    message = str(refused.value)
+    assert said in message and "offset_bytes=" in message and "give an offset" in message
+    assert "span_bytes" not in message
+
+
 @pytest.mark.parametrize(("transport", "refused"), [("loop", True), ("virtio", True), (None, True),
                                                     ("nvme", False), ("sata", False)])
 def test_a_cache_switch_the_drive_cannot_do_is_refused_before_anything_runs(transport: str | None,

@@ -257,6 +257,7 @@ def test_wsat_places_the_data_written_to_steady_state_by_time() -> None:
 
     series = join_series(_rounds(80.5, CLIFF))
     settle = 4 * 80.5  # the steady window began with the fifth round
-    extras = wsat_extras(series, {"fresh_iops": 90_000.0, "window_iops_mean": 20_000.0, "time_to_steady_s": settle})
+    extras = wsat_extras(series, {"fresh_iops": 90_000.0, "window_iops_mean": 20_000.0, "time_to_steady_s": settle},
+                         cliff_judged=True)
     written = sum(m.series.write_bytes[i] for m in _rounds(80.5, CLIFF)[:4] for i in range(len(m.series)))
     assert extras["gb_written_to_steady"] == pytest.approx(written / 1e9)  # was 322 periods in: mid-round 4

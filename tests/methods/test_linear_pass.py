@@ -123,3 +123,27 @@ def test_a_real_drives_throttle_flag_attributes_the_drop() -> None:
                                                      "temp_c": tuple(60.0 for _ in t_s)}})
         metrics = test.analyze(params, info, TestResults(measurements={"write-pass": sampled}))
         assert metrics["write_throttled_at_drop"] is expected
+
+
+@pytest.mark.parametrize("rates", [[1283.0] * 9, [1500.0] * 3 + [300.0] * 6])
+def test_a_pass_too_short_to_judge_states_no_drop_either_way(rates: list[float]) -> None:
+    """QA: "Too short to see a cache" (9 periods) stood beside "Write speed drops during the
+    pass: no", a finding the verdict had not made; docs/library.md gives an inconclusive
+    judgement its figures alone."""
+    from ssdlab.bundle import TestRecord
+    from ssdlab.report.contract import record_view
+    from ssdlab.report.section_linear import caption
+
+    test = get_test("linear")
+    params = test.parse_params({})
+    info = parse_target("fake:?capacity=256g").info()
+    m = test.analyze(params, info, TestResults(measurements={"write-pass": _pass(rates)}))
+    (verdict,) = test.verdicts(params, m)
+    assert verdict.outcome == "inconclusive" and verdict.summary == "Too short to see a cache"
+    assert m["write_periods"] == 9 and m["write_avg_mb_s"] is not None
+    assert all(m[k] is None for k in ("write_drop_detected", "write_peak_region_gb", "write_peak_level_mb_s",
+                                      "write_after_drop_mb_s", "write_throttled_at_drop"))
+    view = record_view(TestRecord(name="linear", test="linear", metrics=m, verdicts=(verdict,)), info)
+    assert view is not None
+    said = caption(view)
+    assert "No sustained drop" not in said and "too few periods to judge a drop" in said

@@ -42,6 +42,26 @@ def _run(tmp_path: Path, engine: FakeEngine, **params: object) -> dict[str, obje
     return dict(_run_record(tmp_path, engine, **params).metrics)
 
 
+@pytest.mark.parametrize("runtime_s", [30, 80, 100, 400, 3600])
+def test_the_plans_words_say_the_torture_rounds_its_steps_run(runtime_s: int) -> None:
+    """QA: `-p torture_runtime_s=30` was planned "until steady (SNIA PTS, at most 1 x 80 s)" over
+    a 30 s step, and 100 "at most 2 x 80 s" over steps of 80 s and 20 s."""
+    from ssdlab.methods.consistency import torture_time, until_steady_notes
+    from ssdlab.methods.trim import torture_params
+
+    test = get_test("trim-validation")
+    params = test.parse_params({"torture_runtime_s": runtime_s})
+    plan = test.plan(params, parse_target(TARGET).info())
+    lengths = [m.workload.runtime_s for m in plan.measures() if m.group == "torture"]
+    *whole, last = lengths
+    said = f"{len(whole)} x {whole[0]:g} s + {last:g} s" if whole and whole[0] != last else \
+        f"{len(lengths)} x {last:g} s"
+    assert plan.entry is not None and plan.entry.recipe.endswith(f"until steady (SNIA PTS, at most {said})")
+    torture = torture_params(params)
+    assert torture_time(torture) == f"in rounds until steady state (at most {said})"
+    assert until_steady_notes(torture, GIB)[0].startswith(f"until steady: at most {said} in rounds;")
+
+
 def test_plan_sequence() -> None:
     test = get_test("trim-validation")
     plan = test.plan(test.parse_params({}), parse_target(TARGET).info())

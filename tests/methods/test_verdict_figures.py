@@ -246,8 +246,8 @@ def test_a_torture_that_stops_at_steady_state_is_not_captioned_with_its_budget()
 
     assert torture_time(TortureParams(runtime_s=3600)) == "for 3600 s"
     steady = TortureParams(runtime_s=3600, until_steady=True)
-    assert torture_time(steady) == "in rounds of 80 s until steady state (at most 25)"
-    assert torture_time(torture_params(TrimParams())) == "in rounds of 80 s until steady state (at most 25)"
+    assert torture_time(steady) == "in rounds until steady state (at most 25 x 80 s)"
+    assert torture_time(torture_params(TrimParams())) == "in rounds until steady state (at most 25 x 80 s)"
 
 
 def test_a_not_steady_verdict_names_the_seconds_the_figures_cover() -> None:

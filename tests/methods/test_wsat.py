@@ -75,7 +75,22 @@ def test_no_cliff_point_without_a_cliff() -> None:
     iops = tuple(66_384.0 if i < 10 else 65_853.0 for i in range(60))  # a 0.8 % step down
     series = RunSeries(period_s=1.0, t_s=tuple(float(i + 1) for i in range(60)), iops=iops,
                        write_bytes=tuple(x * 4096 for x in iops))
-    flat = wsat_extras(series, {"fresh_iops": 66_384.0, "window_iops_mean": 65_853.0, "time_to_steady_s": 10.0})
+    flat = wsat_extras(series, {"fresh_iops": 66_384.0, "window_iops_mean": 65_853.0, "time_to_steady_s": 10.0},
+                       cliff_judged=True)
     assert flat["cliff_gb_written"] is None and flat["gb_written_to_steady"] is not None
-    fall = wsat_extras(series, {"fresh_iops": 200_000.0, "window_iops_mean": 66_000.0, "time_to_steady_s": 10.0})
+    fall = wsat_extras(series, {"fresh_iops": 200_000.0, "window_iops_mean": 66_000.0, "time_to_steady_s": 10.0},
+                       cliff_judged=True)
     assert isinstance(fall["cliff_gb_written"], float)
+
+
+def test_no_cliff_is_placed_where_the_cliff_was_not_judged(tmp_path: Path) -> None:
+    """QA: "Cliff not judged: no steady state" beside "Host data written at the cliff (half-way
+    down): 14.11 GB", a figure compare and the library ranked: half-way to a level the drive had
+    not settled at. Too short to judge steady state, the fake's fall from 100k to 15k IOPS has
+    no cliff figure; run to steady state, it has one."""
+    target = parse_target(TARGET)
+    entry = SuiteEntry(name="wsat", test="wsat", params={"runtime_s": 60})
+    record = run_entries(tmp_path / "short", target, FakeEngine(), [entry]).test("wsat")
+    assert {v.key: v.outcome for v in record.verdicts} == {"steady_state": "inconclusive", "cliff": "inconclusive"}
+    assert record.metrics["window_fresh_pct"] < 80 and record.metrics["cliff_gb_written"] is None  # type: ignore[operator]
+    assert isinstance(_run(tmp_path / "long", FakeEngine(), runtime_s=600)["cliff_gb_written"], float)

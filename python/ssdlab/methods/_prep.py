@@ -119,6 +119,16 @@ def round_runtimes_s(runtime_s: float, round_s: float, rounds: int) -> list[floa
     return lengths
 
 
+def rounds_words(lengths_s: Sequence[float]) -> str:
+    """Round lengths as the plan's steps run them: '45 x 80 s', '1 x 30 s', '1 x 80 s + 20 s'.
+    QA: a runtime that is not whole rounds was written "at most 1 x 80 s" for a 30 s round, and
+    "at most 2 x 80 s" for rounds of 80 s and 20 s."""
+    *whole, last = lengths_s
+    if all(length == last for length in whole):
+        return f"{len(lengths_s)} x {last:g} s"
+    return f"{len(whole)} x {whole[0]:g} s + {last:g} s"
+
+
 def done_rounds(done: Mapping[str, Measurement], prefix: str) -> list[Measurement]:
     """Rounds of one group already measured, in order (names sort by round number)."""
     marker = f"{prefix}-r"

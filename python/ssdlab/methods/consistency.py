@@ -53,6 +53,7 @@ from ssdlab.methods._prep import (
     round_name,
     round_runtimes_s,
     rounds_steady,
+    rounds_words,
     size_label,
     span_notes,
     usable_span_bytes,
@@ -153,8 +154,7 @@ def torture_recipe(params: TortureParams) -> str:
     if params.compress_pct:
         how += f", {params.compress_pct} % compressible"
     if params.until_steady:
-        rounds = round_count(params.runtime_s, params.round_s, params.max_rounds)
-        return f"{how} until steady (SNIA PTS, at most {rounds} x {params.round_s:g} s)"
+        return f"{how} until steady (SNIA PTS, at most {rounds_words(torture_lengths_s(params))})"
     return f"{how} for {params.runtime_s:g} s"
 
 
@@ -557,8 +557,7 @@ def torture_time(p: TortureParams) -> str:
     until-steady run that stopped after 10 rounds was captioned "for 3600 s")."""
     if not p.until_steady:
         return f"for {p.runtime_s:g} s"
-    rounds = round_count(p.runtime_s, p.round_s, p.max_rounds)
-    return f"in rounds of {p.round_s:g} s until steady state (at most {rounds})"
+    return f"in rounds until steady state (at most {rounds_words(torture_lengths_s(p))})"
 
 
 def filled_bytes(params: ConsistencyParams, span: int) -> int:
@@ -567,7 +566,7 @@ def filled_bytes(params: ConsistencyParams, span: int) -> int:
 
 
 def until_steady_notes(params: TortureParams, free_bytes: int) -> tuple[str, ...]:
-    return (f"until steady: rounds of {params.round_s:g} s, at most {len(torture_names(params))}; no steady "
+    return (f"until steady: at most {rounds_words(torture_lengths_s(params))} in rounds; no steady "
             f"window before the rounds have written the drive's {free_bytes / 1e9:.1f} GB of free space",)
 
 
@@ -659,14 +658,18 @@ class WsatTest(MethodTest[TortureParams]):
 
     def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
         series, metrics = torture_metrics(params, target, results, 0)
-        return {**wsat_extras(series, metrics), **metrics}
+        judged = steady_verdict(params, metrics).outcome == "yes"
+        return {**wsat_extras(series, metrics, judged), **metrics}
 
     def verdicts(self, params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
         return torture_verdicts(params, metrics)
 
 
-def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
-    """Where on the GB-written axis the drive fell off the cliff and settled."""
+def wsat_extras(series: RunSeries, metrics: Metrics, cliff_judged: bool) -> Metrics:
+    """Where on the GB-written axis the drive fell off the cliff and settled. The cliff is placed
+    only where cliff_verdict judges one (`cliff_judged`: the drive reached steady state). QA: a
+    run with "Cliff not judged: no steady state" still listed "Host data written at the cliff",
+    and compare and the library ranked it."""
     gb = series.cumulative_gb_written()
     fresh, steady = metrics.get("fresh_iops"), metrics.get("window_iops_mean")
     settle = metrics.get("time_to_steady_s")
@@ -676,7 +679,8 @@ def wsat_extras(series: RunSeries, metrics: Metrics) -> Metrics:
         out["gb_written_to_steady"] = gb[min(len(gb), periods) - 1] if periods else 0.0
     # Only a fall the cliff verdict would call one has a cliff to place: half-way down a 1 % dip
     # is wherever the noise first crosses it.
-    if isinstance(fresh, float) and isinstance(steady, float) and steady <= CLIFF_SHARE_PCT / 100 * fresh:
+    if cliff_judged and isinstance(fresh, float) and isinstance(steady, float) \
+            and steady <= CLIFF_SHARE_PCT / 100 * fresh:
         out["cliff_gb_written"] = cliff_gb(series, (fresh + steady) / 2)
     return out
 

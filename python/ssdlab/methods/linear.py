@@ -102,11 +102,20 @@ def throttled_near(m: Measurement, period: int, window: int = 2) -> bool | None:
     return any(flags[i] for i in judged) if judged else None
 
 
+NO_PEAK_REGION: Metrics = {"write_peak_region_gb": None, "write_peak_level_mb_s": None,
+                           "write_after_drop_mb_s": None, "write_throttled_at_drop": None}
+
+
 def peak_region_metrics(m: Measurement, drop_fraction: float) -> Metrics:
-    region = detect_peak_region(curve_from_series(m.series, "write"), drop_fraction)
+    """The drop and the cache before it; a pass too short to judge (cache_verdict's rule) gets
+    no drop figure at all. QA: "Too short to see a cache" stood beside "Write speed drops during
+    the pass: no", a finding the judgement had not made (docs/library.md)."""
+    curve = curve_from_series(m.series, "write")
+    if len(curve) < MIN_PERIODS_FOR_CACHE:
+        return {"write_drop_detected": None, **NO_PEAK_REGION}
+    region = detect_peak_region(curve, drop_fraction)
     if region is None:
-        return {"write_drop_detected": False, "write_peak_region_gb": None, "write_peak_level_mb_s": None,
-                "write_after_drop_mb_s": None, "write_throttled_at_drop": None}
+        return {"write_drop_detected": False, **NO_PEAK_REGION}
     return {
         "write_drop_detected": True,
         "write_peak_region_gb": region.size_gb,

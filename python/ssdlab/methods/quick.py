@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ssdlab.errors import UsageError
 from ssdlab.methods._prep import fill_action
 from ssdlab.methods.base import (
     Action,
@@ -102,9 +103,19 @@ def quick_specs(entry: CdmEntry, direction: str) -> list[MetricSpec]:
 
 def region_bytes(params: QuickParams, capacity_bytes: int) -> int:
     """The test region the entries use: size_bytes, cut to what the target has past the offset,
-    in whole MiB."""
-    size = min(params.size_bytes, capacity_bytes - params.offset_bytes)
-    return size - size % MIB
+    in whole MiB. QA: an offset at the end of the drive left a region of 0 bytes, and the
+    user, who never set span_bytes, was told "span_bytes: Input should be greater than 0"."""
+    room = capacity_bytes - params.offset_bytes
+    if room <= 0:
+        raise UsageError(f"quick: offset_bytes={params.offset_bytes:,} is at or past the end of the target "
+                         f"({capacity_bytes:,} bytes); give an offset at least 1 MiB before its end, e.g. 0")
+    size = min(params.size_bytes, room)
+    region = size - size % MIB
+    if region <= 0:
+        raise UsageError(f"quick: offset_bytes={params.offset_bytes:,} leaves {room:,} bytes before the end of "
+                         f"the target ({capacity_bytes:,} bytes), less than the 1 MiB a test region needs; "
+                         "give an offset at least 1 MiB before its end, e.g. 0")
+    return region
 
 
 class QuickTest(MethodTest[QuickParams]):

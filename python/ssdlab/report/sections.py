@@ -78,7 +78,7 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
 
 
 def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Section:
-    """The section with, for an unfinished test, the workloads it finished (report/partial.py);
+    """The section with, for an unfinished test, the workloads it ran (report/partial.py);
     the host CPU of its workloads (report/cpu.py), where any has one; a one-line note for
     telemetry that could not be sampled, and one for figures measured while the drive
     throttled (report/heat.py)."""

@@ -19,7 +19,7 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.methods import get_suite, get_test
 from ssdlab.methods.base import Measure, TestResults
-from ssdlab.methods.consistency import cliff_verdict, fresh_throttled_pct, window_throttled_pct
+from ssdlab.methods.consistency import cliff_verdict, fresh_throttled_pct, steady_verdict, window_throttled_pct
 from ssdlab.planning import with_until_steady
 from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
@@ -107,10 +107,14 @@ def test_until_steady_stops_at_the_first_steady_window(tmp_path: Path) -> None:
 
 
 def test_until_steady_gives_up_at_runtime(tmp_path: Path) -> None:
-    # 3 rounds cannot make a 5-round window: every round runs, the verdict says not steady.
-    m = run_one(tmp_path, "consistency", runtime_s=200, round_s=80, until_steady=True).metrics
+    # 3 rounds cannot make a 5-round window: every round runs, and steady state is not judged.
+    # QA: "Steady state reached: no" stood beside the verdict "Too short to judge".
+    record = run_one(tmp_path, "consistency", runtime_s=200, round_s=80, until_steady=True)
+    m = record.metrics
     assert m["rounds_run"] == 3 and m["runtime_s"] == 200.0  # 80 + 80 + 40
-    assert m["steady_attained"] is False
+    assert m["steady_attained"] is None
+    params = get_test("consistency").parse_params(record.params)
+    assert steady_verdict(params, m).outcome == "inconclusive"
 
 
 def test_cli_flag_reaches_consistency() -> None:

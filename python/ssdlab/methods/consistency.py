@@ -298,6 +298,10 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     metrics["window_wa"] = window_wa(ran, series, params.steady_window_s)
     metrics["window_throttled_pct"] = window_throttled_pct(ran, series, params.steady_window_s)
     metrics["fresh_throttled_pct"] = fresh_throttled_pct(ran, series)
+    if steady_verdict(params, metrics).outcome == "inconclusive":
+        # The rule judged nothing: no "steady state reached: no" beside "Too short to judge" (QA),
+        # and nothing for compare or the library to set against a drive that was judged.
+        metrics["steady_attained"] = None
     return series, metrics
 
 

@@ -335,10 +335,13 @@ def period_flags(measurement: Measurement, key: str) -> list[bool] | None:
     the time since the sample before, so a 1-s period takes the flag of the sample read just after
     its end."""
     per_period = period_samples(measurement, key)
-    if per_period is None:
-        return None
-    return [time_weighted([(s, v if math.isnan(v) else float(v > 0)) for s, v in samples]) >= 0.5
-            for samples in per_period]
+    return None if per_period is None else [flag_on(samples) for samples in per_period]
+
+
+def flag_on(samples: list[tuple[float, float]]) -> bool:
+    """Whether a flag was on (> 0) during at least half of a period's judged time, from its
+    (seconds, value) samples (period_samples): period_flags' rule for one period."""
+    return time_weighted([(s, v if math.isnan(v) else float(v > 0)) for s, v in samples]) >= 0.5
 
 
 def time_weighted(samples: list[tuple[float, float]]) -> float:

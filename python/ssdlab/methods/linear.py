@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
-from ssdlab.measurement import Measurement, period_flags, period_values
+from ssdlab.measurement import Measurement, flag_on, period_samples, time_weighted
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, MetricSet, MetricSpec, metric_set
@@ -89,17 +89,18 @@ def throttled_near(m: Measurement, period: int, window: int = 2) -> bool | None:
     Tells a cache running out from the drive slowing itself down, where the telemetry can say:
     the simulator's throttle level or a real NVMe drive's thermal-management flag (the sampler's),
     whichever Measurement.throttle_channel names, each period flagged as the thermal analysis
-    flags it (measurement.period_flags: the samples standing for its time); None when it cannot,
-    and when no sample near the drop could be judged (the sampler's failed reads).
+    flags it (measurement.flag_on, period_flags' rule, on the samples standing for its time:
+    period_samples, taken once for flags and judging); None when it cannot, and when no sample
+    near the drop could be judged (the sampler's failed reads).
     """
     channel = m.throttle_channel()
-    flags = period_flags(m, channel) if channel else None
-    values = period_values(m, channel) if channel else None
-    if not flags or values is None:
+    per_period = period_samples(m, channel) if channel else None
+    if not per_period:
         return None
-    near = range(max(0, period - window), min(len(flags), period + window + 1))
-    judged = [i for i in near if not math.isnan(values[i])]
-    return any(flags[i] for i in judged) if judged else None
+    near = range(max(0, period - window), min(len(per_period), period + window + 1))
+    # A period is judged when some sample has a value (period_values: not NaN).
+    judged = [per_period[i] for i in near if not math.isnan(time_weighted(per_period[i]))]
+    return any(flag_on(samples) for samples in judged) if judged else None
 
 
 NO_PEAK_REGION: Metrics = {"write_peak_region_gb": None, "write_peak_level_mb_s": None,

@@ -125,7 +125,7 @@ def test_needs_two_bundles(bundles: dict[str, Path]) -> None:
         compare_bundles([bundles["base"]])
 
 
-def test_terminal_tables(comparison: Comparison) -> None:
+def test_terminal_tables(comparison: Comparison, bundles: dict[str, Path]) -> None:
     console = Console(record=True, width=200)
     for table in comparison_tables(comparison):
         console.print(table)
@@ -136,14 +136,19 @@ def test_terminal_tables(comparison: Comparison) -> None:
     assert [c.strip() for c in line.split("│")[1:-1]] == [
         "SEQ1M Q8T1 read: throughput (MB/s)", "1,999.6", "3,000.0", "+50.0 %"]
     assert "seq1m_q8t1_read_mb_s" not in text
-    gap = next(x for x in text.splitlines() if "lowest second" in x)
-    assert [c.strip() for c in gap.split("│")[1:-1]] == [
-        "4 KiB random, 50 % reads, QD 32: lowest second (IOPS)", "157,500", "—", "—"]
     # Settings and counts get no Difference %: only measured figures are compared.
     profile = next(x for x in text.splitlines() if "CrystalDiskMark profile" in x)
     assert profile.split("│")[-2].strip() == ""
     runs = next(x for x in text.splitlines() if "SEQ1M Q8T1 read: runs" in x)
     assert runs.split("│")[-2].strip() == ""
+    # A test one of three drives did not run shows a gap there.
+    console = Console(record=True, width=400)
+    for table in comparison_tables(compare_bundles([bundles["base"], bundles["faster"], bundles["twin"]])):
+        console.print(table)
+    text = console.export_text()
+    gap = next(x for x in text.splitlines() if "lowest second" in x)
+    assert [c.strip() for c in gap.split("│")[1:-1]] == [
+        "4 KiB random, 50 % reads, QD 32: lowest second (IOPS)", "157,500", "—", "157,500", "—", "±0.0 %"]
     assert "not run on ssdlab fake drive 4.29 GB" in text
 
 
@@ -153,7 +158,7 @@ def test_terminal_tables_keep_every_figure_in_a_narrow_terminal(comparison: Comp
     for table in comparison_tables(comparison):
         console.print(table)
     text = console.export_text()
-    for figure in ("1,999.6", "3,000.0", "+50.0 %", "157,500"):
+    for figure in ("1,999.6", "3,000.0", "+50.0 %"):
         assert figure in text  # labels and headings wrap; figures are never cut to an ellipsis
 
 
@@ -439,9 +444,9 @@ def test_drives_whose_shared_tests_put_no_two_figures_side_by_side_say_why(
     from ssdlab.compare import compare_drives, make_drives
 
     drives = make_drives([[unlike["nvme"]], [unlike["sata"]]])
-    with pytest.raises(UsageError, match=r"no test was run the same way on two of these drives \(test 'quick': "
-                                         r"methods differ \(CrystalDiskMark profile: nvme vs standard\)\); pass "
-                                         r"--force"):
+    with pytest.raises(UsageError, match=r"no test these drives share was run on two of them the way the first of "
+                                         r"them to run it did \(test 'quick': .*nvme=0\) ran it unlike .* vs them: "
+                                         r"CrystalDiskMark profile: nvme vs standard\)\); pass --force"):
         compare_drives(drives, "exclude")
     assert compare_drives(drives, "force").forced  # what the message offers works
     stopped = make_bundle(tmp_path / "stopped", [quick()])
@@ -502,12 +507,14 @@ def test_a_test_a_run_did_not_finish_counts_as_not_run_there(
     assert op25.present == (False, True) and op25.unfinished == ((0, status),) and not op25.excluded
     assert next(r for r in op25.rows if r.name == "window_iops_mean").values[0] is None
     assert not any(t.flagged for t in compare_bundles([stopped, unlike["torture-4g"]], force=True).tests)
-    console = Console(record=True, width=400)
-    for table in comparison_tables(c):
-        console.print(table)
-    text = console.export_text()
+    # Figures on one drive only: a line in place of a table (tests with figures on two or more drives
+    # show the caption in the table, test_a_test_one_of_three_drives_did_not_finish_keeps_its_table).
+    from ssdlab.report.compare_page import not_compared_lines
+
+    assert "consistency-op25" not in [t.name for t in c.shown]
+    (text,) = not_compared_lines(c)
     assert f"did not finish on {c.drives[0].label} (" in text and "so it counts as not run there" in text
-    assert "not run on" not in text  # it was run, and the caption says how it ended instead
+    assert "not run on" not in text  # it was run, and the line says how it ended instead
     shown = cli("compare", str(stopped), str(unlike["torture-4g"]))
     assert shown.code == 0 and shown.stderr == "" and "did not finish on" in shown.stdout
 
@@ -630,3 +637,80 @@ def test_early_stop_runs_of_one_method_compare_though_their_windows_differ_by_a_
     (second / "run.json").write_text(json.dumps(record))
     c = compare_bundles([first, second])
     assert [t.name for t in c.tests] == ["consistency"]
+
+
+def test_drives_alike_among_themselves_but_unlike_the_baseline_are_named(unlike: dict[str, Path]) -> None:
+    """QA: `compare all` said 'no test was run the same way on two of these drives' when two drives
+    ran quick alike and only the baseline ran it otherwise; the message names who differs from whom,
+    and that the two compare with one of them as the baseline."""
+    from ssdlab.compare import compare_drives, make_drives
+
+    drives = make_drives([[unlike["sata"]], [unlike["nvme"]], [unlike["nvme"]]])
+    with pytest.raises(UsageError) as err:
+        compare_drives(drives, "exclude")
+    message = str(err.value)
+    assert "run the same way on two" not in message
+    sata, nvme1, nvme2 = (d.label for d in drives)
+    assert f"{nvme1}, {nvme2} ran it unlike {sata} ({sata} vs them: CrystalDiskMark profile: standard vs nvme)" \
+        in message
+    assert f"{nvme1} and {nvme2} ran it alike: give one of them as --baseline to compare them" in message
+    assert compare_drives([drives[1], drives[0], drives[2]], "exclude").shown  # what the message offers works
+
+
+def test_tests_with_figures_on_one_drive_get_a_line_not_a_table(
+        bundles: dict[str, Path], tmp_path: Path, cli: Callable[..., Any]) -> None:
+    """QA: a test only the baseline ran (or that one run did not finish) was printed as a table of one
+    column of figures with every Difference '—', or with no rows at all; it compares nothing, so it
+    gets one line saying why, in the terminal and in the page's banner, and no table or section."""
+    from ssdlab.report.compare_page import not_compared_lines
+
+    c = compare_bundles([bundles["base"], bundles["faster"]])  # "mixed" ran on base only
+    assert [t.name for t in c.shown] == ["quick"] and [t.name for t in c.not_compared] == ["mixed"]
+    assert [str(t.title) for t in comparison_tables(c)] == ["Quick benchmark (CrystalDiskMark-style)"]
+    (line,) = not_compared_lines(c)
+    assert line == ("not compared: Iometer 4K 50/50 mixed random (QD32) — mixed (figures on ssdlab fake drive "
+                    "2.15 GB only; not run on ssdlab fake drive 4.29 GB)")
+    html = render_comparison(c, tmp_path / "one.html").html.read_text(encoding="utf-8")
+    assert 'id="mixed"' not in html and "1 tests have figures on fewer than two drives" in html
+    shown = cli("compare", str(bundles["base"]), str(bundles["faster"]))
+    assert shown.code == 0 and line in shown.stdout.replace("\n", " ")
+
+
+def test_a_test_no_drive_finished_gets_no_empty_table(unlike: dict[str, Path], tmp_path: Path) -> None:
+    """QA: `compare qcint q2` (consistency stopped in qcint, not run in q2) printed a consistency
+    table with a header and no rows, and the page an empty 'Side by side' table."""
+    from ssdlab.report.compare_page import not_compared_lines
+
+    a = stopped_in(unlike["torture-2g"], tmp_path / "a", "trim-validation")
+    b = stopped_in(unlike["torture-4g"], tmp_path / "b", "trim-validation")
+    c = compare_bundles([a, b])
+    assert "trim-validation" not in [t.name for t in c.shown]
+    assert all(table.row_count for table in comparison_tables(c))
+    assert any(line.startswith("not compared: TRIM validation (no figures on any drive; did not finish on")
+               for line in not_compared_lines(c))
+    html = render_comparison(c, tmp_path / "cmp.html").html.read_text(encoding="utf-8")
+    assert 'id="trim-validation"' not in html
+
+
+def test_a_test_the_baseline_has_no_figures_in_claims_no_difference_against_it(
+        bundles: dict[str, Path]) -> None:
+    """QA: with --baseline a drive that never ran a test, that test's caption read 'Difference %
+    against' it, every Difference '—'."""
+    from ssdlab.report.compare_page import difference_note
+
+    c = compare_bundles([bundles["faster"], bundles["base"], bundles["twin"]])
+    mixed = next(t for t in c.shown if t.name == "mixed")
+    assert mixed.present == (False, True, True)
+    assert difference_note(c, mixed) == "no Difference: ssdlab fake drive 4.29 GB has no figures in this test"
+
+
+def test_a_test_one_of_three_drives_did_not_finish_keeps_its_table(unlike: dict[str, Path], tmp_path: Path) -> None:
+    stopped = stopped_in(unlike["torture-2g"], tmp_path / "stopped", "consistency-op25")
+    c = compare_bundles([stopped, unlike["torture-4g"], unlike["torture-2g"]])
+    op25 = next(t for t in c.shown if t.name == "consistency-op25")
+    assert op25.present == (False, True, True)
+    console = Console(record=True, width=400)
+    for table in comparison_tables(c):
+        console.print(table)
+    text = console.export_text()
+    assert f"did not finish on {c.drives[0].label} (" in text and "so it counts as not run there" in text

@@ -88,3 +88,35 @@ def test_a_thermal_run_that_purged_once_is_unlike_one_that_purges_before_each_ph
     assert "purges" not in record.metrics
     now = record.model_copy(update={"metrics": {**record.metrics, "purges": 2}})
     assert effective_method(now, target).key != effective_method(record, target).key
+
+
+def test_a_parameter_whose_switch_was_off_leaves_the_method_alike() -> None:
+    """QA: `compare wsat pts` refused two wsat runs as 'methods differ (max rounds: 25 vs 5)', though
+    max_rounds counts only with until_steady and both ran without it: the whole runtime_s, alike."""
+    from ssdlab.effective import differences
+
+    for test in ("wsat", "consistency"):
+        target, ran = next((t, r) for t, r in recorded() if r.test == test)
+        record = ran.model_copy(update={"params": {**ran.params, "until_steady": False}})
+        five = record.model_copy(update={"params": {**record.params, "max_rounds": 5}})
+        assert effective_method(five, target).key == effective_method(record, target).key, test
+        assert differences([effective_method(five, target), effective_method(record, target)]) == ()
+        # With the switch on, max_rounds caps the rounds: two methods.
+        steady, steady_five = (r.model_copy(update={"params": {**r.params, "until_steady": True}})
+                               for r in (record, five))
+        assert [d.key for d in differences([effective_method(steady, target),
+                                            effective_method(steady_five, target)])] == ["max_rounds"], test
+
+
+def test_every_switched_parameter_names_a_parameter_and_a_switch_of_its_method() -> None:
+    """Params.ACTS_ONLY_WITH is declared beside the parameters: each entry must name two of them,
+    the second a bool (a typo would silently leave a parameter counting, or one not)."""
+    from ssdlab.methods import REGISTRY, get_test
+
+    declared = 0
+    for name in REGISTRY:
+        model = type(get_test(name).parse_params({}))
+        for param, switch in model.ACTS_ONLY_WITH.items():
+            assert param in model.model_fields and model.model_fields[switch].annotation in (bool, "bool"), name
+            declared += 1
+    assert declared >= 2  # consistency's and wsat's max_rounds

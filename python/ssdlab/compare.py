@@ -162,6 +162,11 @@ class TestComparison:
     def flagged(self) -> bool:
         return bool(self.differences)
 
+    @property
+    def side_by_side(self) -> bool:
+        """Some figure of the test has a value on two drives or more: a comparison, not a list."""
+        return any(sum(v is not None for v in row.values) >= 2 for row in self.rows)
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -173,6 +178,16 @@ class Comparison:
     @property
     def baseline(self) -> Drive:
         return self.drives[0]
+
+    @property
+    def shown(self) -> tuple[TestComparison, ...]:
+        """The tests put side by side: a test with figures on one drive or none compares nothing, so
+        it gets no table, only a line saying why (docs/library.md, "compare")."""
+        return tuple(t for t in self.tests if t.side_by_side)
+
+    @property
+    def not_compared(self) -> tuple[TestComparison, ...]:
+        return tuple(t for t in self.tests if not t.side_by_side)
 
 
 def difference_pct(value: Value, baseline: Value) -> float | None:
@@ -330,24 +345,20 @@ def compare_drives(drives: Sequence[Drive], policy: Policy = "refuse") -> Compar
         raise UsageError("these runs share no test, so there is nothing to compare: "
                          + "; ".join(f"{d.label} ran {', '.join(_tests_of(d)) or 'nothing'}" for d in drives))
     tests = tuple(compare_test(name, drives, policy) for name in test_names(drives))
-    if not any(_side_by_side(t) for t in tests):
+    if not any(t.side_by_side for t in tests):
         raise UsageError(_nothing_compared(drives, tests))
     return Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
 
 
-def _side_by_side(test: TestComparison) -> bool:
-    """Some figure of the test has a value on two drives or more: a comparison, not a list."""
-    return any(sum(v is not None for v in row.values) >= 2 for row in test.rows)
-
-
 def _nothing_compared(drives: Sequence[Drive], tests: Sequence[TestComparison]) -> str:
     """Why tests that two drives share still put no two figures side by side: the library's
-    drives ran them differently (left out), or the runs did not finish them."""
-    excluded = [(t, why) for t in tests for _, why in t.excluded]
+    drives ran them differently from the drive each is compared with (left out), or the runs did
+    not finish them."""
+    excluded = [t for t in tests if t.excluded]
     if excluded and sum(bool(_finished_tests(d)) for d in drives) >= 2:
-        test, why = excluded[0]
-        return (f"no test was run the same way on two of these drives ({describe_difference(test.name, why)}); "
-                "pass --force to compare them anyway, with the differences flagged")
+        return (f"no test these drives share was run on two of them the way the first of them to run it did "
+                f"({left_out_why(drives, excluded[0])}); pass --force to compare them anyway, with the differences "
+                "flagged")
     return ("no test these runs share has figures on two of them (a test that did not finish has none): "
             + "; ".join(f"{d.label}: finished {', '.join(_finished_tests(d)) or 'no test'}" for d in drives)
             + "; resume the unfinished runs first")
@@ -363,3 +374,32 @@ def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:
     if len(paths) < 2:
         raise UsageError("compare needs at least two bundles")
     return compare_drives(make_drives([[p] for p in paths]), "force" if force else "refuse")
+
+
+def left_out_why(drives: Sequence[Drive], test: TestComparison) -> str:
+    """Which drives were left out of `test` and against which drive's method (the first that ran it:
+    with nothing else compared, every drive left out differs from that one), and, where two of those
+    left out ran it alike, that making one of them the baseline compares them."""
+    first = next(i for i, here in enumerate(test.present) if here)
+    out = [drives[i] for i, _ in test.excluded]
+    _, why = test.excluded[0]
+    text = (f"test {test.name!r}: {', '.join(d.label for d in out)} ran it unlike {drives[first].label} "
+            f"({drives[first].label} vs them: {'; '.join(d.describe() for d in why)})")
+    alike = _alike_pair(test.name, out)
+    if alike is not None:
+        text += f"; {alike[0].label} and {alike[1].label} ran it alike: give one of them as --baseline to compare them"
+    return text
+
+
+def _alike_pair(name: str, drives: Sequence[Drive]) -> tuple[Drive, Drive] | None:
+    """Two of `drives` whose runs of test `name` ran one method, if any two did."""
+    methods = []
+    for drive in drives:
+        found = drive.find(name)
+        if found is not None:
+            methods.append((drive, effective_method(found[1], found[0].run.target, found[0].bundle)))
+    for i, (a, method_a) in enumerate(methods):
+        for b, method_b in methods[i + 1:]:
+            if not differences([method_a, method_b]):
+                return a, b
+    return None

@@ -71,7 +71,10 @@ from ssdlab.units import format_size, is_number
 # as every run's did before 1509096) holds that convention in its key: it hit each block once per pass,
 # another workload than today's independent draws, and ranked with them. Keys of runs under today's
 # conventions are unchanged; libraries re-read their runs so the older ones get theirs.
-RULES_VERSION = 8
+# 9 (2026-11-26): a parameter that acts only under a switch that was off (Params.ACTS_ONLY_WITH:
+# max_rounds without until_steady) counts at its default: a wsat run with max_rounds=5 and one with
+# 25, both running the whole runtime_s, were refused as unlike. Keys of runs at the default are unchanged.
+RULES_VERSION = 9
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"
@@ -194,10 +197,11 @@ def method_params(record: TestRecord) -> dict[str, Any]:
 
     A parameter is added with the default that keeps what the method did before (the rule for
     adding one: docs/library.md), so a run recorded before it ran at that default; without this
-    its key would differ from every later run's. Parameters the method no longer knows are kept
-    as recorded, so such a run stays unlike the new ones."""
+    its key would differ from every later run's. A parameter whose switch was off (Params.
+    ACTS_ONLY_WITH: max_rounds without until_steady) did nothing and counts at its default too.
+    Parameters the method no longer knows are kept as recorded, so such a run stays unlike the new ones."""
     try:
-        return dict(get_test(record.test).parse_params(record.params).model_dump())
+        return dict(get_test(record.test).parse_params(record.params).acting_params())
     except SsdlabError:
         return dict(record.params)
 

@@ -105,7 +105,7 @@ def compare(
     output = html_output(output, "compare.html")  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives
-    from ssdlab.report.compare_page import comparison_tables, measured_tests, render_comparison
+    from ssdlab.report.compare_page import comparison_tables, measured_tests, not_compared_lines, render_comparison
 
     selection = select_drives(drives, existing_library(library))
     for run in selection.unreachable:
@@ -121,5 +121,7 @@ def compare(
     found = measured_tests(comparison)  # read once for the terminal's tables and the page
     for table in comparison_tables(comparison, found):
         out.print(table)
+    for line in not_compared_lines(comparison):  # a table of one drive's figures would compare nothing
+        out.print(line, markup=False, highlight=False)
     if output:
         out.print(f"Comparison: {render_comparison(comparison, output, found).html}", markup=False)

@@ -199,6 +199,10 @@ class Params(BaseModel):
     value twice (each value names its measurements and metrics, which must be distinct)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    # A parameter that acts only while a switch (a bool parameter) is on -> that switch: with the
+    # switch off it changes nothing the run does, so two runs that differ in it alone ran one method
+    # (acting_params; the effective method, compare and the library's rankings all read it there).
+    ACTS_ONLY_WITH: ClassVar[Mapping[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod
@@ -212,3 +216,11 @@ class Params(BaseModel):
                 repeated = sorted({str(v) for v in value if value.count(v) > 1})
                 raise ValueError(f"{name} gives {', '.join(repeated)} more than once; give each value once")
         return self
+
+    def acting_params(self) -> dict[str, Any]:
+        """The parameters as the run acted on them: one whose switch is off (ACTS_ONLY_WITH) at its
+        default, whatever it was given, since it did nothing; the others as given."""
+        fields = type(self).model_fields
+        idle = {name: fields[name].get_default(call_default_factory=True)
+                for name, switch in self.ACTS_ONLY_WITH.items() if getattr(self, switch) is not True}
+        return {**self.model_dump(), **idle}

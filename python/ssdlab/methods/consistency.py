@@ -18,7 +18,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -103,6 +103,9 @@ class TortureParams(Params):
     # when it fires, so it is an alternative early stop, recorded beside the PTS verdict.
     fio_ss: bool = False
     seed: Seed = 1
+    # max_rounds caps the rounds of an early-stopping torture; without until_steady the torture runs
+    # runtime_s whole, whatever max_rounds says (docs/methods/wsat.md, consistency.md).
+    ACTS_ONLY_WITH: ClassVar[Mapping[str, str]] = {"max_rounds": "until_steady"}
 
     @model_validator(mode="after")
     def _one_early_stop(self) -> TortureParams:

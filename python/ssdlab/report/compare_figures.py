@@ -248,7 +248,7 @@ def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[
 
 def consistency_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     """The scatter of every variant of the method, drawn once (in the first such test)."""
-    family = [x for x in c.tests if x.test == t.test]
+    family = [x for x in c.shown if x.test == t.test]
     if family[0] is not t:
         return []
     plotted = plotted_runs(c, family)

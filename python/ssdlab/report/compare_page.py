@@ -56,7 +56,7 @@ def difference_units(t: TestComparison) -> list[str]:
 
 def difference_rule(c: Comparison) -> str:
     """How the page's differences are worked out, naming °C and points only where the page has them."""
-    units = {unit for t in c.tests for unit in difference_units(t)}
+    units = {unit for t in c.shown for unit in difference_units(t)}
     others = [DIFFERENCE_WORDS[unit].replace("in ", "", 1) for unit in ("°C", "pp") if unit in units]
     rest = f"; differences in {' and '.join(others)}" if others else ""
     return f"Difference % = (drive - baseline) / baseline{rest}"
@@ -129,6 +129,17 @@ def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
 
 def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
     """What the reader must know beside the test's table; `heat` is its heat_note."""
+    notes = drive_notes(c, t)
+    if t.differences:
+        notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
+    if heat:
+        notes.append(heat)
+    notes.append(difference_note(c, t))
+    return "; ".join(notes)
+
+
+def drive_notes(c: Comparison, t: TestComparison) -> list[str]:
+    """Why drives have no figures in the test: not run there, not finished, left out as unlike."""
     notes = []
     told = {*dict(t.excluded), *dict(t.unfinished)}
     missing = [d.label for i, (d, here) in enumerate(zip(c.drives, t.present, strict=True))
@@ -141,12 +152,19 @@ def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
     for index, found in t.excluded:
         notes.append(f"left out {c.drives[index].label}: its method differs ("
                      + "; ".join(d.describe() for d in found) + ")")
-    if t.differences:
-        notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
-    if heat:
-        notes.append(heat)
-    notes.append(difference_note(c, t))
-    return "; ".join(notes)
+    return notes
+
+
+def not_compared_line(c: Comparison, t: TestComparison) -> str:
+    """One line for a test with figures on fewer than two drives, in place of its table: a table
+    of one drive's figures compares nothing (docs/library.md, "compare")."""
+    having = [d.label for d, here in zip(c.drives, t.present, strict=True) if here]
+    figures = f"figures on {having[0]} only" if having else "no figures on any drive"
+    return f"not compared: {section_title(c, t)} ({'; '.join([figures, *drive_notes(c, t)])})"
+
+
+def not_compared_lines(c: Comparison) -> list[str]:
+    return [not_compared_line(c, t) for t in c.not_compared]
 
 
 # How each kind of difference is worked out, for the caption of a table that has it.
@@ -156,6 +174,8 @@ DIFFERENCE_WORDS = {"°C": "in °C for temperatures", "pp": "in points (pp) for 
 def difference_note(c: Comparison, t: TestComparison) -> str:
     """'Difference % against X', or, where some differences are not in %, how each is given:
     'Difference against X: in % of it; in °C for temperatures; in points (pp) for percentages'."""
+    if t.present and not t.present[0]:  # every Difference is against the baseline, which has no figure here
+        return f"no Difference: {c.baseline.label} has no figures in this test"
     units = difference_units(t)
     if units in ([], [RELATIVE]):
         return f"Difference % against {c.baseline.label}"
@@ -174,7 +194,7 @@ Found = Mapping[str, Sequence[Mapping[str, Measurement]]]  # test name -> measur
 
 def measured_tests(c: Comparison) -> dict[str, list[dict[str, Measurement]]]:
     """measured(t) of every test, read once: the terminal tables and the page both use them."""
-    return {t.name: measured(t) for t in c.tests}
+    return {t.name: measured(t) for t in c.shown}
 
 
 def heat_note(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]]) -> str | None:
@@ -257,7 +277,7 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTab
     (the terminal's way of laying out any report table: labels wrap, figures keep their digits).
     `found`: measured_tests(c) when the caller has them, else they are read here."""
     found = measured_tests(c) if found is None else found
-    tests = [with_run_labels(c, t) for t in c.tests]
+    tests = [with_run_labels(c, t) for t in c.shown]
     return [rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
                              rows=tuple(comparison_cells(t)),
                              caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in tests]
@@ -325,17 +345,20 @@ def numbered_facts(facts: Sequence[tuple[str, str]]) -> dict[tuple[str, int], st
 def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
     """The page's warnings; `heat` is each test's heat_note by test name."""
     notes = []
-    forced = [section_title(c, t) for t in c.tests if t.flagged]
+    forced = [section_title(c, t) for t in c.shown if t.flagged]
     if forced:
         notes.append(f"Forced comparison: methods differ in {', '.join(forced)}; those numbers do not measure the "
                      "same thing.")
-    left_out = [section_title(c, t) for t in c.tests if t.excluded]
+    left_out = [section_title(c, t) for t in c.shown if t.excluded]
     if left_out:
         notes.append(f"Some drives are left out of {', '.join(left_out)}: their methods differ (see each caption).")
-    hot = [section_title(c, t) for t in c.tests if heat.get(t.name)]
+    hot = [section_title(c, t) for t in c.shown if heat.get(t.name)]
     if hot:
         notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
                      "each caption).")
+    if c.not_compared:  # no table: each says why in a line
+        notes.append(f"{len(c.not_compared)} tests have figures on fewer than two drives and are not compared: "
+                     + "; ".join(line.removeprefix("not compared: ") for line in not_compared_lines(c)) + ".")
     unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:
         notes.append(f"Unfinished runs: {', '.join(unfinished)}.")
@@ -345,8 +368,8 @@ def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
 def render_comparison(c: Comparison, out_html: Path, found: Found | None = None) -> ReportFiles:
     """The comparison page; `found` as for comparison_tables."""
     found = measured_tests(c) if found is None else found
-    heat = {t.name: heat_note(c, t, found[t.name]) for t in c.tests}
-    sections = [_section(c, t, found[t.name], heat[t.name]) for t in c.tests]
+    heat = {t.name: heat_note(c, t, found[t.name]) for t in c.shown}
+    sections = [_section(c, t, found[t.name], heat[t.name]) for t in c.shown]
     others = ", ".join(d.label for d in c.drives[1:])
     page = Page(
         title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else

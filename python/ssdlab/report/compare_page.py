@@ -155,16 +155,18 @@ def drive_notes(c: Comparison, t: TestComparison) -> list[str]:
     return notes
 
 
-def not_compared_line(c: Comparison, t: TestComparison) -> str:
-    """One line for a test with figures on fewer than two drives, in place of its table: a table
-    of one drive's figures compares nothing (docs/library.md, "compare")."""
+def not_compared_why(c: Comparison, t: TestComparison) -> str:
+    """A test with figures on fewer than two drives, and why: the terminal's line in place of its
+    table (not_compared_lines) and the page's banner both say it."""
     having = [d.label for d, here in zip(c.drives, t.present, strict=True) if here]
     figures = f"figures on {having[0]} only" if having else "no figures on any drive"
-    return f"not compared: {section_title(c, t)} ({'; '.join([figures, *drive_notes(c, t)])})"
+    return f"{section_title(c, t)} ({'; '.join([figures, *drive_notes(c, t)])})"
 
 
 def not_compared_lines(c: Comparison) -> list[str]:
-    return [not_compared_line(c, t) for t in c.not_compared]
+    """One line for each test with figures on fewer than two drives, in place of its table: a table
+    of one drive's figures compares nothing (docs/library.md, "compare")."""
+    return [f"not compared: {not_compared_why(c, t)}" for t in c.not_compared]
 
 
 # How each kind of difference is worked out, for the caption of a table that has it.
@@ -358,7 +360,7 @@ def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
                      "each caption).")
     if c.not_compared:  # no table: each says why in a line
         notes.append(f"{len(c.not_compared)} tests have figures on fewer than two drives and are not compared: "
-                     + "; ".join(line.removeprefix("not compared: ") for line in not_compared_lines(c)) + ".")
+                     + "; ".join(not_compared_why(c, t) for t in c.not_compared) + ".")
     unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:
         notes.append(f"Unfinished runs: {', '.join(unfinished)}.")

@@ -602,6 +602,15 @@ def test_library_list_uses_a_wide_terminal(tmp_path: Path) -> None:
 
 
 def test_library_list_on_a_screen_too_narrow_for_it_never_cuts_a_run_id(tmp_path: Path) -> None:
+    """QA: at 40 columns the table was 66 wide (the terminal wrapped each line in two). Each run is
+    a block of lines now, every id, suite, state and folder name whole, within the screen."""
     lib, ids = long_library(tmp_path)
     shown = run_in_terminal("library", "list", "--library", str(lib), columns=40)
     assert shown.code == 0 and all(i in shown.screen for i in ids), shown.screen
+    lines = table_of(shown.lines)
+    assert all(len(line.rstrip()) <= 40 for line in lines), shown.screen
+    cells = [cell.strip() for line in lines for cell in line.split("│")]
+    for shown_id, (folder, _, suite) in zip(ids, LONG_RUNS, strict=True):
+        assert shown_id in cells and suite in cells, shown.screen
+        assert folder in "".join(cells), shown.screen  # a long folder name folds, whole
+    assert cells.count("complete") == 2 and "…" not in shown.screen

@@ -81,3 +81,18 @@ def test_python_dash_m_is_the_same_command(tmp_path: Path) -> None:
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and bad.stderr.startswith("error: bad target 'nvme0'")
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("columns", [40, 80])
+def test_a_report_stays_inside_a_narrow_terminal(tmp_path: Path, columns: int) -> None:
+    """QA: at 40 columns report tables were 43-67 wide and quick's rows read "SE…"/"RN…"; at 80 their
+    captions ran 200 characters past the edge. Only the report's path may be longer (kept whole to copy)."""
+    from report.report_bundles import MIXED, QUICK, make_bundle
+
+    bundle = make_bundle(tmp_path / "b", (QUICK, MIXED))
+    shown = run_in_terminal("report", str(bundle), columns=columns)
+    assert shown.code == 0, shown.screen
+    assert all(len(line.rstrip()) <= columns for line in shown.lines if not line.startswith("Report: ")), shown.screen
+    for word in ("SEQ1M", "Q8T1", "RND4K", "Q32T16", "Q1T1"):  # each row's name whole (it may wrap at its space)
+        assert f" {word} " in shown.screen, shown.screen
+    assert "…" not in shown.screen

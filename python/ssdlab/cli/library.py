@@ -19,12 +19,14 @@ from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
+from ssdlab.report.terminal import FittedTable
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
                           no_args_is_help=True)
 app.add_typer(library_app, name="library")
 
+TITLE = "Results library"
 STATES = {"ok": "ok", "missing": "MISSING", "changed": "CHANGED"}
 PROBLEMS = {"missing": "moved or deleted", "changed": "now holds another run"}
 
@@ -123,11 +125,13 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
                      run.created_utc.replace("T", " ")[:16], run.bundle.name,
                      run.status if state == "ok" else STATES[state]))
     widths = column_widths(RUN_COLUMNS, rows, width)
-    total = sum(widths) + GAP * (len(widths) - 1) + EDGE
-    # Narrower than the columns that never give way: the table is as wide as they need (the terminal
-    # wraps its lines), never cutting a run id.
-    table = Table(title="Results library", title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                  pad_edge=False, padding=(0, GAP - 1, 0, 0), width=total if total > width else None)
+    if sum(widths) + GAP * (len(widths) - 1) + EDGE > width:
+        # Narrower than the columns that never give way (a 40-column pane): each run as a block of
+        # lines, every id, name and state whole, rather than a table wider than the screen.
+        stacked = FittedTable(TITLE, "", tuple(c.heading for c in RUN_COLUMNS), tuple(rows)).stacked(width)
+        return stacked, problems
+    table = Table(title=TITLE, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  pad_edge=False, padding=(0, GAP - 1, 0, 0))
     for column, size in zip(RUN_COLUMNS, widths, strict=True):
         table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.wrap,
                          overflow="fold" if column.wrap else "ellipsis")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.table import Table as RichTable
+from rich.console import RenderableType
 
 from ssdlab.bundle import Bundle, RunRecord, lock_holder
 from ssdlab.errors import UsageError
@@ -117,13 +117,13 @@ def charts_dir(out_html: Path, bundle_dir: Path) -> Path:
     return out.parent / f"{out.stem}-charts"
 
 
-def terminal_tables(bundle_dir: Path) -> list[RichTable]:
+def terminal_tables(bundle_dir: Path) -> list[RenderableType]:
     """Summary tables of a bundle for the terminal: the drive and run, then each test's tables."""
     bundle = Bundle(bundle_dir)
     run = bundle.load_run()
     facts = [*drive_facts(run.target)[:4], ("Engine", f"{run.engine} {run.engine_version}".strip()),
              ("Run status", setup_facts(run)[-1][1])]
-    tables = [facts_table(drive_label(run.target), facts)]
+    tables: list[RenderableType] = [facts_table(drive_label(run.target), facts)]
     findings = [f for f in summary_findings(run) if f.measured]
     if findings:
         tables.append(facts_table("Summary", [(f.title, f.text) for f in findings]))

@@ -16,8 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rich.table import Table as RichTable
-
 from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
@@ -39,7 +37,7 @@ from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
-from ssdlab.report.terminal import rich_table
+from ssdlab.report.terminal import FittedTable, rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 from ssdlab.units import is_number
 
@@ -274,7 +272,7 @@ def with_run_labels(c: Comparison, t: TestComparison) -> TestComparison:
     return replace(t, rows=rows)
 
 
-def comparison_tables(c: Comparison, found: Found | None = None) -> list[RichTable]:
+def comparison_tables(c: Comparison, found: Found | None = None) -> list[FittedTable]:
     """One table per test: each metric side by side, then the difference from the baseline
     (the terminal's way of laying out any report table: labels wrap, figures keep their digits).
     `found`: measured_tests(c) when the caller has them, else they are read here."""

@@ -1,41 +1,145 @@
-"""Report tables for the terminal (rich), from the same Table objects the HTML shows."""
+"""Report tables for the terminal (rich), from the same Table objects the HTML shows.
+
+A table is laid out when it is printed, for the width it gets: its columns side by side while
+every cell fits without breaking a figure or a word, else each row as a block of `heading value`
+lines (as psql's expanded display). No character is lost to an ellipsis or past the screen's edge
+(QA: at 80 columns a comparison of two thermal runs was 98 wide; at 40, quick's rows were cut to
+"SE…" and could not be told apart; headings broke mid-word, "Differe / nce %").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ssdlab.report.page import is_numeric_cell
 from ssdlab.report.types import TableLike
 
-
-def rich_table(table: TableLike, title: str | None = None) -> RichTable:
-    # Every string is Text, not markup: cells quote paths, drive names and notes, where a '[x]'
-    # would be read as a style tag (and a '[/x]' end the print in a MarkupError).
-    out = RichTable(title=Text(title or table.title), title_justify="left",
-                    caption=Text(table.caption) if table.caption else None, caption_justify="left")
-    for index, heading in enumerate(table.header):
-        # Labels and headings wrap in a narrow terminal; a figure's column is never narrower
-        # than its longest figure, so no digit is lost to an ellipsis.
-        if index == 0:
-            out.add_column(Text(heading), justify="left")
-        else:
-            out.add_column(Text(heading), justify="right", overflow="fold", min_width=_widest(table, index))
-    for row in table.rows:
-        out.add_row(*(Text(str(cell)) for cell in row))
-    return out
+LONGEST_UNBROKEN = 24  # a longer word (a path) folds, so one odd cell cannot push the table off screen
+STACK_INDENT = "  "  # a heading under its row's label in the stacked layout
 
 
-def _widest(table: TableLike, index: int) -> int:
-    """The longest figure of a column (capped, so one odd cell cannot push the table off screen)."""
-    return min(24, max((len(str(row[index])) for row in table.rows if index < len(row)), default=1))
+def rich_table(table: TableLike, title: str | None = None) -> FittedTable:
+    return FittedTable(title or table.title, table.caption, tuple(table.header), tuple(map(tuple, table.rows)))
 
 
-def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> RichTable:
-    out = RichTable(title=Text(title), title_justify="left", show_header=False)
-    out.add_column("fact", style="bold")
-    out.add_column("value")
+@dataclass(frozen=True)
+class FittedTable:
+    """A report table that takes the layout its screen's width allows (see the module's docstring)."""
+
+    title: str
+    caption: str
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        options = _wrapping(options)
+        table = self.side_by_side(options.max_width) or self.stacked(options.max_width)
+        yield from console.render(table, options)
+
+    def side_by_side(self, width: int) -> RichTable | None:
+        """The columns side by side, or None when they cannot all fit `width` unbroken."""
+        cells = [self.header, *(_padded(row, len(self.header)) for row in self.rows)]
+        columns = list(zip(*cells, strict=True))
+        widths = fit_widths([max(map(cell_len, c)) for c in columns], [max(map(unbroken_len, c)) for c in columns],
+                            width - _box_width(len(columns)))
+        if widths is None:
+            return None
+        out = self._frame(show_header=True)
+        for index, (heading, size) in enumerate(zip(self.header, widths, strict=True)):
+            # Labels read left to right; figures line up on their last digit.
+            out.add_column(Text(heading), width=size, justify="left" if index == 0 else "right", overflow="fold")
+        for row in cells[1:]:
+            out.add_row(*(Text(cell) for cell in row))
+        return out
+
+    def stacked(self, width: int) -> RichTable:
+        """Each row as a block: its label, then one `heading value` line per column."""
+        rows = [_padded(row, len(self.header)) for row in self.rows]
+        headings, values = self.header[1:], [cell for row in rows for cell in row[1:]]
+        labels = [*(STACK_INDENT + h for h in headings), *(row[0] for row in rows)]
+        natural = [max(map(cell_len, labels), default=1), max(map(cell_len, values), default=1)]
+        floors = [max(map(unbroken_len, labels), default=1), max(map(unbroken_len, values), default=1)]
+        room = width - _box_width(2)
+        # Narrower than even two unbroken columns (a 20-column pane): words fold, nothing is cut.
+        widths = fit_widths(natural, floors, room) or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1]
+        out = self._frame(show_header=False)
+        out.add_column(width=widths[0], overflow="fold")
+        # Figures line up on their last digit; words (names, dates, states) read from the left.
+        out.add_column(width=widths[1], overflow="fold",
+                       justify="right" if all(is_numeric_cell(v) for v in values if v) else "left")
+        for row in rows:
+            out.add_row(Text(row[0], style="bold"), Text(""))
+            for number, (heading, cell) in enumerate(zip(headings, row[1:], strict=True), 1):
+                # A heading that wraps keeps its indent, so each block's label stands out.
+                out.add_row(Padding(Text(heading), (0, 0, 0, len(STACK_INDENT))), Text(cell),
+                            end_section=number == len(headings))
+        return out
+
+    def _frame(self, show_header: bool) -> RichTable:
+        # Every string is Text, not markup: cells quote paths, drive names and notes, where a '[x]'
+        # would be read as a style tag (and a '[/x]' end the print in a MarkupError).
+        return RichTable(title=Text(self.title), title_justify="default", show_header=show_header,
+                         caption=Text(self.caption) if self.caption else None, caption_justify="default")
+
+
+def unbroken_len(cell: str) -> int:
+    """The narrowest a cell may be laid out: a figure with its unit whole ("1,256.1", "-27.9 %"),
+    else its longest word (capped)."""
+    if is_numeric_cell(cell):
+        return cell_len(cell)
+    return min(LONGEST_UNBROKEN, max(map(cell_len, cell.split()), default=1))
+
+
+def fit_widths(natural: Sequence[int], floors: Sequence[int], room: int) -> list[int] | None:
+    """Column widths summing to at most `room`: each its natural width where all fit, else the
+    widest column above its floor gives one character at a time; None when the floors do not fit."""
+    widths = list(natural)
+    floors = [min(f, n) for f, n in zip(floors, natural, strict=True)]
+    if sum(floors) > room:
+        return None
+    while sum(widths) > room:
+        giving = max((i for i in range(len(widths)) if widths[i] > floors[i]), key=lambda i: widths[i])
+        widths[giving] -= 1
+    return widths
+
+
+def _box_width(columns: int) -> int:
+    """What the box and padding take: a line and a space either side of each cell, lines shared."""
+    return 3 * columns + 1
+
+
+def _padded(row: Sequence[str], length: int) -> tuple[str, ...]:
+    return (*row, *("",) * (length - len(row)))[:length]
+
+
+def _wrapping(options: ConsoleOptions) -> ConsoleOptions:
+    # The CLI's consoles soft-wrap (a long path or command stays one line to copy); a table's
+    # title and caption wrap within the table instead of running past the screen's edge.
+    return options.update(no_wrap=False, overflow="fold")
+
+
+@dataclass(frozen=True)
+class FactsTable:
+    """Two columns, a fact and its value (words wrap; a long one, a path, folds)."""
+
+    table: RichTable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from console.render(self.table, _wrapping(options))
+
+
+def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> FactsTable:
+    out = RichTable(title=Text(title), title_justify="default", show_header=False)
+    # A long word (a path, a bundle's name) folds onto the next line rather than losing its end.
+    out.add_column("fact", style="bold", overflow="fold")
+    out.add_column("value", overflow="fold")
     for name, value in facts:
         out.add_row(Text(name), Text(value))
-    return out
+    return FactsTable(out)

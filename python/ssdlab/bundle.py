@@ -292,9 +292,14 @@ def make_dirs_inside(root: Path, directory: Path) -> Path:
         with contextlib.suppress(FileExistsError):
             current.mkdir()
         if not stat.S_ISDIR(current.lstat().st_mode):
-            raise BundleError(f"{current} is {what_is(current)}, not a folder ssdlab made: ssdlab writes nothing "
-                              f"through it; remove it (or use another bundle)")
+            raise not_a_folder(current)
     return directory
+
+
+def not_a_folder(path: Path) -> BundleError:
+    """The refusal of what is at `path` in a bundle where ssdlab makes or replaces a folder."""
+    return BundleError(f"{path} is {what_is(path)}, not a folder ssdlab made: ssdlab writes nothing "
+                       f"through it; remove it (or use another bundle)")
 
 
 def _write_replacing(path: Path, data: bytes, inside: Path | None, sync: bool) -> None:
@@ -369,6 +374,11 @@ def current_umask() -> int:
 def new_file_mode() -> int:
     """The permissions open() gives a new file: 0666 less the umask."""
     return 0o666 & ~current_umask()
+
+
+def new_folder_mode() -> int:
+    """The permissions mkdir() gives a new folder: 0777 less the umask."""
+    return 0o777 & ~current_umask()
 
 
 # Open flags of a file that must be new: O_EXCL refuses anything already there, a link to

@@ -19,6 +19,7 @@ import jinja2
 
 from ssdlab.bundle import atomic_write_text, make_dirs_inside
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
+from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.template import PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
 
@@ -86,9 +87,11 @@ def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
     return path
 
 
-def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, html_dir: Path,
+def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, drawing: Path, html_dir: Path,
                    inside: Path | None) -> RenderedFigure:
-    write_png(spec, png, inside=inside)
+    """Draw the chart into the folder being drawn, under `png`'s name; the page links `png`,
+    where the chart is once that folder is swapped in."""
+    write_png(spec, drawing / png.name, inside=inside)
     return RenderedFigure(
         element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
         png_href=Path(os.path.relpath(png, html_dir)).as_posix(),
@@ -96,14 +99,38 @@ def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path,
 
 
 def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | None = None) -> ReportFiles:
-    """Write the page and its charts. `inside`: a bundle they are written into (its own report),
-    with no link on the way or at their names followed (a bundle someone else made may hold
-    some); else the paths are the user's, and a link to a file there is written through."""
-    if inside is None:
-        out_html, charts_dir = out_html.resolve(), charts_dir.resolve()
-    else:
-        make_dirs_inside(inside, charts_dir)
-    html_dir = out_html.parent
+    """Write the page and its charts. The charts are drawn into a new hidden folder and swapped
+    in with the page (charts_folder): an error or a stop on the way leaves the report that was
+    there as it was, and no chart of an older page stays. `inside`: a bundle they are written
+    into (its own report), with no link on the way or at their names followed (a bundle someone
+    else made may hold some); else the paths are the user's, and a link to a file there is
+    written through (a link at the charts folder is replaced, never followed)."""
+    out_html, charts_dir = _output_paths(out_html, charts_dir, inside)
+    old_folder_at(charts_dir, inside)  # one that cannot be moved aside is refused before any drawing
+    drawing = new_folder_beside(charts_dir)
+    try:
+        sections, pngs = _draw_sections(page, drawing, charts_dir, out_html.parent, inside)
+        html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(),
+                                  collapse_rows=COLLAPSE_ROWS)
+        swap_in(drawing, charts_dir, inside, lambda: atomic_write_text(out_html, html, inside=inside))
+    finally:
+        remove_folder(drawing)  # swapped in, it is gone; else it holds what was drawn before the failure
+    return ReportFiles(html=out_html, pngs=tuple(pngs))
+
+
+def _output_paths(out_html: Path, charts_dir: Path, inside: Path | None) -> tuple[Path, Path]:
+    """The page and the charts folder as written, the folder the charts go in made. The charts
+    folder's own name is not resolved: what is there is moved aside whole, never followed."""
+    if inside is not None:
+        make_dirs_inside(inside, charts_dir.parent)
+        return out_html, charts_dir
+    charts_dir.parent.mkdir(parents=True, exist_ok=True)
+    return out_html.resolve(), charts_dir.parent.resolve() / charts_dir.name
+
+
+def _draw_sections(page: Page, drawing: Path, charts_dir: Path, html_dir: Path,
+                   inside: Path | None) -> tuple[list[RenderedSection], list[Path]]:
+    """Each section with its charts drawn into `drawing`, and the PNGs' paths in `charts_dir`."""
     pngs: list[Path] = []
     sections: list[RenderedSection] = []
     for section in page.sections:
@@ -113,9 +140,7 @@ def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | Non
             if not has_data(spec):
                 continue  # nothing measured to draw (e.g. a pass too short to log one period)
             png = png_path(charts_dir, fig.key, pngs)
-            figures.append(_render_figure(fig, spec, len(pngs), png, html_dir, inside))
+            figures.append(_render_figure(fig, spec, len(pngs), png, drawing, html_dir, inside))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
-    html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(), collapse_rows=COLLAPSE_ROWS)
-    atomic_write_text(out_html, html, inside=inside)
-    return ReportFiles(html=out_html, pngs=tuple(pngs))
+    return sections, pngs

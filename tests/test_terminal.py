@@ -96,3 +96,14 @@ def test_a_report_stays_inside_a_narrow_terminal(tmp_path: Path, columns: int) -
     for word in ("SEQ1M", "Q8T1", "RND4K", "Q32T16", "Q1T1"):  # each row's name whole (it may wrap at its space)
         assert f" {word} " in shown.screen, shown.screen
     assert "…" not in shown.screen
+
+
+@pytest.mark.parametrize("columns", [40, 60])
+def test_a_plan_wraps_its_long_lines_inside_a_narrow_terminal(columns: int) -> None:
+    """QA: plan's `params:` and `why:` lines ran to 220 characters; the terminal broke them mid-word
+    at its edge. In a terminal they wrap at their spaces under their text (piped, one line each)."""
+    shown = run_in_terminal("plan", "--suite", "review", "-t", "fake:", columns=columns)
+    assert shown.code == 0, shown.screen
+    assert all(len(line.rstrip()) <= columns for line in shown.lines), shown.screen
+    params = next(n for n, line in enumerate(shown.lines) if line.startswith("  params: span_bytes="))
+    assert shown.lines[params + 1].startswith(" " * len("  params: ")) and "=" in shown.lines[params + 1]

@@ -152,17 +152,17 @@ def plan(
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     capacity = decimal_capacity(facts.capacity_bytes)
-    out.print(f"[bold]Plan[/] for {plain(facts.spec)} ({plain(facts.model)}, {capacity}), "
-              f"suite {suite_name or '-'}, engine {engine.name}")
-    out.print(f"  durations of byte-limited work: {assumed_rates(facts).describe()}", highlight=False, markup=False)
+    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(facts.model)}, {capacity}), "
+                  f"suite {suite_name or '-'}, engine {engine.name}", markup=True)
+    print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
     if host:
         _print_hosts(tgt, engine, host_refusal)
     refusal = host_refusal or run_refusal(tgt, planned)
     if refusal:
-        out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
+        print_hanging("[red]run would refuse this:[/] ", plain(refusal), markup=True)
     elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
-        out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
-                  "its data (docs/safety.md)", highlight=False)
+        print_hanging("[yellow]run needs[/] ", f"{plain(f'--destroy --yes={token}')}: these tests write to it and "
+                      "destroy its data (docs/safety.md)", markup=True)
     print_target_remarks(out, facts)
     for item in planned:
         _print_plan(item, clock)
@@ -217,23 +217,43 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
     shared = sum(1 for item in planned if item.start.shared_from)
     out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}", highlight=False)
     sharing = {0: "no test starts", 1: "1 test starts"}.get(shared, f"{shared} tests start")
-    out.print(f"  before sharing preparation: {format_duration(alone)}; after: {format_duration(total)} "
-              f"({sharing} from the state the test before left)", highlight=False)
+    print_hanging("  before sharing preparation: ", f"{format_duration(alone)}; after: {format_duration(total)} "
+                  f"({sharing} from the state the test before left)")
     if least < total:
-        out.print(f"  until-steady phases are counted at their longest; if each is steady at its first "
-                  f"window after the drive's free space is written (at the assumed rate): "
-                  f"{format_duration(least)}", highlight=False)
+        print_hanging("  ", f"until-steady phases are counted at their longest; if each is steady at its first "
+                      f"window after the drive's free space is written (at the assumed rate): "
+                      f"{format_duration(least)}")
+
+
+def print_hanging(label: str, text: str, markup: bool = False) -> None:
+    """A plan line, `label` then `text`: in a terminal the text wraps at its spaces under itself
+    (the terminal would break it mid-word at its edge: `params:` lines run to 220 characters);
+    piped, one line, as grep and scripts read it. `markup`: both hold rich markup, else plain."""
+    head, body = (Text.from_markup(label), Text.from_markup(text)) if markup else (Text(label), Text(text))
+    if not out.is_terminal:
+        out.print(head + body, highlight=False)
+        return
+    if head.cell_len > out.width // 2:  # a narrow screen: the text goes on under the label, not beside it
+        indent = len(head.plain) - len(head.plain.lstrip())
+        head, body = Text(" " * indent), head[indent:] + body
+    grid = Table.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")  # a word wider than the screen folds rather than running off it
+    grid.add_row(head, body)
+    out.print(grid, soft_wrap=False, highlight=False)
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:
-    out.print(f"\n[bold cyan]{item.entry.name}[/] ({item.entry.test}) — {clock} {format_duration(item.estimate_s)}")
-    out.print("  params: " + ", ".join(f"{k}={v}" for k, v in item.params.items()), highlight=False, markup=False)
-    out.print(f"  starts from: {item.start.state}", highlight=False, markup=False)
-    out.print(f"    why: {item.start.reason}", highlight=False, markup=False)
+    out.print()
+    print_hanging(f"[bold cyan]{item.entry.name}[/] ", f"({item.entry.test}) — {clock} "
+                  f"{format_duration(item.estimate_s)}", markup=True)
+    print_hanging("  params: ", ", ".join(f"{k}={v}" for k, v in item.params.items()))
+    print_hanging("  starts from: ", item.start.state)
+    print_hanging("    why: ", item.start.reason)
     for note in item.plan.notes:
-        out.print(f"  [yellow]note:[/] {plain(note)}", highlight=False)
+        print_hanging("  [yellow]note:[/] ", plain(note), markup=True)
     for number, action in enumerate(item.plan.actions, start=1):
-        out.print(f"  {number:3d}. {action.describe()}", highlight=False, markup=False)
+        print_hanging(f"  {number:3d}. ", action.describe())
 
 
 PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)

@@ -1,7 +1,8 @@
 """TRIM validation (docs/methods/trim-validation.md).
 
 The drive is first tortured: purged, filled, then 4 KiB random writes QD32 until steady
-state (the SNIA PTS rule; at most `torture_runtime_s`) — exactly the state the consistency
+state (the SNIA PTS rule; at most `torture_runtime_s` and at most the PTS's 25 rounds of 80 s,
+2,000 s at the default 3,600 s) — exactly the state the consistency
 test leaves, so a suite running this after consistency starts here without re-doing it.
 Then: the 128 KiB sequential write QD1 on the tortured drive ("dirty", the reference
 without TRIM); TRIM the whole span; the same write ("after-trim"); purge; the same write
@@ -39,7 +40,7 @@ class TrimParams(Params):
     seq_runtime_s: Seconds = 600.0
     seq_block_size_bytes: BlockBytes = 128 * KIB
     seq_iodepth: QueueDepth = 1
-    torture_runtime_s: Seconds = 3600.0  # the longest the torture runs; it stops once steady
+    torture_runtime_s: Seconds = 3600.0  # the longest the torture runs (within 25 rounds); it stops once steady
     torture_block_size_bytes: BlockBytes = 4 * KIB
     torture_iodepth: QueueDepth = 32
     span_bytes: Bytes | None = None

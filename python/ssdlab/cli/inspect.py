@@ -159,10 +159,11 @@ def plan(
         _print_hosts(tgt, engine, host_refusal)
     refusal = host_refusal or run_refusal(tgt, planned)
     if refusal:
-        print_hanging("[red]run would refuse this:[/] ", plain(refusal), markup=True)
+        out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
     elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
-        print_hanging("[yellow]run needs[/] ", f"{plain(f'--destroy --yes={token}')}: these tests write to it and "
-                      "destroy its data (docs/safety.md)", markup=True)
+        # Soft-wrapped, as errors are: a flag or command wrapped onto two lines would be copied broken.
+        out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
+                  "its data (docs/safety.md)", highlight=False)
     print_target_remarks(out, facts)
     for item in planned:
         _print_plan(item, clock)
@@ -228,7 +229,8 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
 def print_hanging(label: str, text: str, markup: bool = False) -> None:
     """A plan line, `label` then `text`: in a terminal the text wraps at its spaces under itself
     (the terminal would break it mid-word at its edge: `params:` lines run to 220 characters);
-    piped, one line, as grep and scripts read it. `markup`: both hold rich markup, else plain."""
+    piped, one line, as grep and scripts read it. `markup`: both hold rich markup, else plain. Not
+    for a line the user copies a command or flag from (errors, `run needs`): wrapped, it pastes broken."""
     head, body = (Text.from_markup(label), Text.from_markup(text)) if markup else (Text(label), Text(text))
     if not out.is_terminal:
         out.print(head + body, highlight=False)

@@ -445,8 +445,8 @@ def test_drives_whose_shared_tests_put_no_two_figures_side_by_side_say_why(
 
     drives = make_drives([[unlike["nvme"]], [unlike["sata"]]])
     with pytest.raises(UsageError, match=r"no test these drives share was run on two of them the way the first of "
-                                         r"them to run it did \(test 'quick': .*nvme=0\) ran it unlike .* vs them: "
-                                         r"CrystalDiskMark profile: nvme vs standard\)\); pass --force"):
+                                         r"them to run it did \(test 'quick': .*nvme=0\) ran it unlike .* vs "
+                                         r".*nvme=0\): CrystalDiskMark profile: nvme vs standard\)\); pass --force"):
         compare_drives(drives, "exclude")
     assert compare_drives(drives, "force").forced  # what the message offers works
     stopped = make_bundle(tmp_path / "stopped", [quick()])
@@ -658,6 +658,24 @@ def test_drives_alike_among_themselves_but_unlike_the_baseline_are_named(unlike:
     assert compare_drives([drives[1], drives[0], drives[2]], "exclude").shown  # what the message offers works
 
 
+def test_drives_left_out_in_different_ways_are_each_said_with_their_own_differences(
+        unlike: dict[str, Path], tmp_path: Path) -> None:
+    """left_out_why gave the first drive left out's differences for all of them ("X vs them: …"),
+    which is wrong for a drive that differs from the baseline in another parameter: each is said
+    with its own, and neither is offered as --baseline for the other (they differ too)."""
+    from ssdlab.compare import compare_drives, make_drives
+
+    longer = make_bundle(tmp_path / "longer", [quick(runtime_s=3)], "fake:?capacity=4g")
+    drives = make_drives([[unlike["nvme"]], [unlike["sata"]], [longer]])
+    with pytest.raises(UsageError) as err:
+        compare_drives(drives, "exclude")
+    nvme, sata, slow = (d.label for d in drives)
+    assert (f"(test 'quick': {sata} ran it unlike {nvme} ({nvme} vs {sata}: CrystalDiskMark profile: nvme vs "
+            f"standard); {slow} ran it unlike {nvme} ({nvme} vs {slow}: runtime (s): 2 vs 3)); pass --force"
+            ) in str(err.value)
+    assert "vs them" not in str(err.value) and "ran it alike" not in str(err.value)
+
+
 def test_tests_with_figures_on_one_drive_get_a_line_not_a_table(
         bundles: dict[str, Path], tmp_path: Path, cli: Callable[..., Any]) -> None:
     """QA: a test only the baseline ran (or that one run did not finish) was printed as a table of one
@@ -672,7 +690,7 @@ def test_tests_with_figures_on_one_drive_get_a_line_not_a_table(
     assert line == ("not compared: Iometer 4K 50/50 mixed random (QD32) — mixed (figures on ssdlab fake drive "
                     "2.15 GB only; not run on ssdlab fake drive 4.29 GB)")
     html = render_comparison(c, tmp_path / "one.html").html.read_text(encoding="utf-8")
-    assert 'id="mixed"' not in html and "1 tests have figures on fewer than two drives" in html
+    assert 'id="mixed"' not in html and "1 test has figures on fewer than two drives and is not compared" in html
     shown = cli("compare", str(bundles["base"]), str(bundles["faster"]))
     assert shown.code == 0 and line in shown.stdout.replace("\n", " ")
 
@@ -691,6 +709,16 @@ def test_a_test_no_drive_finished_gets_no_empty_table(unlike: dict[str, Path], t
                for line in not_compared_lines(c))
     html = render_comparison(c, tmp_path / "cmp.html").html.read_text(encoding="utf-8")
     assert 'id="trim-validation"' not in html
+
+
+def test_the_banner_counts_tests_not_compared_in_the_number_it_takes(unlike: dict[str, Path], tmp_path: Path) -> None:
+    """The banner said "1 tests have figures on fewer than two drives": one test has, two have."""
+    a = stopped_in(unlike["torture-2g"], tmp_path / "a", "trim-validation", "consistency-op25")
+    b = stopped_in(unlike["torture-4g"], tmp_path / "b", "trim-validation")
+    c = compare_bundles([a, b])
+    assert [t.name for t in c.not_compared] == ["consistency-op25", "trim-validation"]
+    html = render_comparison(c, tmp_path / "cmp.html").html.read_text(encoding="utf-8")
+    assert "2 tests have figures on fewer than two drives and are not compared: " in html
 
 
 def test_a_test_the_baseline_has_no_figures_in_claims_no_difference_against_it(

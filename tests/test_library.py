@@ -498,6 +498,27 @@ def test_every_command_that_takes_a_run_id_takes_it_by_one_rule(cli: CliRun, tmp
     assert cli("library", "remove", shown, "--library", lib).code == 0 and not Library(Path(lib)).runs()
 
 
+def test_every_command_that_takes_a_run_id_says_what_one_is_when_given_too_few_digits(
+        cli: CliRun, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: `compare 0b02 …` said only that it matched no drive, while `library remove 0b` said a run
+    id is 8 or more of its hex digits: every command that takes a run id says it, in the same words."""
+    monkeypatch.chdir(tmp_path)
+    lib = str(tmp_path / "library.sqlite")
+    cli("library", "add", str(make_bundle(tmp_path / "a", "fake:?capacity=2g")), "--library", lib)
+    other = str(make_bundle(tmp_path / "b", "fake:?capacity=4g"))
+    hint = "(a run id is 8 or more of its hex digits)"
+    for args in (("compare", "0b02", other), ("compare", other, "0b02"), ("library", "remove", "0b02")):
+        refused = cli(*args, "--library", lib)
+        assert refused.code == 2 and refused.stderr.count("\n") == 1, args
+        assert f"'0b02' {hint}" in refused.stderr or f"{Path(lib).resolve()} {hint}; " in refused.stderr, args
+    report = cli("report", "0b02", "--library", lib)  # the path it might be is named, with what a run id is
+    assert report.code == 2 and "a run id from `ssdlab library list` (8 or more of its hex digits)" in report.stderr
+    nowhere = cli("compare", "0b02", other, "--library", str(tmp_path / "none.sqlite"))  # no library yet
+    assert nowhere.code == 2 and f"fill it) {hint}; " in nowhere.stderr
+    plain = cli("compare", "nosuchmodel", other, "--library", lib)  # no hint for what is no run id
+    assert plain.code == 2 and "hex digits" not in plain.stderr
+
+
 def test_a_run_id_given_where_a_bundle_is_taken_names_the_bundle(cli: CliRun, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Audit: `run --resume 02ea55e3` and `library add 02ea55e3` said "give a directory made by `ssdlab

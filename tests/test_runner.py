@@ -81,6 +81,56 @@ def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> No
     assert len(record.test("quick").measurements) == 3
 
 
+class OddError(EngineError):
+    """An error made with more than a message (as MissingBundle is): the runner cannot make another
+    of its kind with its words added, so it says them as the kind above it (an EngineError)."""
+
+    exit_code = 7
+
+    def __init__(self, message: str, device: str) -> None:
+        super().__init__(f"{device}: {message}")
+        self.device = device
+
+
+class FailsOddly(FakeEngine):
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        raise OddError("the device went away", "/dev/nvme9n1")
+
+
+class UnparsedTest:
+    """A test whose parameters no longer parse when it is due (its trace file gone meanwhile)."""
+
+    def __init__(self, test: object) -> None:
+        self.test = test
+
+    def parse_params(self, params: object) -> object:
+        raise OddError("the trace file is gone", "/dev/nvme9n1")
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.test, name)
+
+
+def test_an_error_made_with_more_than_a_message_is_said_not_turned_into_a_type_error(
+        bundle_dir: Path, fake_target: Target, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner rebuilt a failed test's error as type(err)(text): an error class whose constructor
+    takes more than the text (MissingBundle) raised a TypeError in its place, an internal error
+    instead of the one line that says what failed (errors.reworded)."""
+    with pytest.raises(EngineError) as failed:
+        _run(bundle_dir, fake_target, FailsOddly())
+    # The test's name and the resume hint are said, with the error's own exit code.
+    assert str(failed.value).startswith("quick: /dev/nvme9n1: the device went away; measurements so far are kept")
+    assert f"--resume {bundle_dir}" in str(failed.value) and failed.value.exit_code == 7
+    assert Bundle(bundle_dir).load_run().test("quick").error == "/dev/nvme9n1: the device went away"
+    import ssdlab.runner
+
+    real = ssdlab.runner.get_test
+    monkeypatch.setattr(ssdlab.runner, "get_test", lambda name: UnparsedTest(real(name)))
+    with pytest.raises(EngineError) as unparsed:
+        _run(tmp := bundle_dir.with_name("unparsed"), fake_target, FakeEngine())
+    assert str(unparsed.value).startswith("/dev/nvme9n1: the trace file is gone; ") and unparsed.value.exit_code == 7
+    assert Bundle(tmp).load_run().error == "/dev/nvme9n1: the trace file is gone"
+
+
 class LeavesWork(FakeTarget):
     """A target whose release cannot take down all it built (a --host run's file on a host gone)."""
 

@@ -266,10 +266,22 @@ def upgrade(data: object, source: str = RUN_FILE) -> dict[str, Any]:
 # A run id is 12 hex digits; `library list` shows the first 8, and a query that long is taken as one.
 RUN_ID_SHOWN = 8
 HEX_DIGITS = frozenset("0123456789abcdef")
+RUN_ID_DIGITS = f"{RUN_ID_SHOWN} or more of its hex digits"  # what a run id is, as every message says it
 
 
 def is_run_id_prefix(text: str) -> bool:
     return len(text) >= RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
+
+
+def is_short_run_id(text: str) -> bool:
+    """Hex digits too few to be taken as a run id (`8e`): worth saying why they name no run."""
+    return 0 < len(text) < RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
+
+
+def short_run_id_hint(text: str) -> str:
+    """What to add where `text` named no run: why, when it is too few hex digits to be a run id
+    (every command that takes run ids says it so: report, compare, library remove), else ""."""
+    return f" (a run id is {RUN_ID_DIGITS})" if is_short_run_id(text) else ""
 
 
 class MissingBundle(BundleError):
@@ -616,7 +628,7 @@ class Bundle:
         missing = f"{self.path} does not exist"
         if takes_run_id:
             return (f"{missing}; give a directory made by `ssdlab run`, or a run id from `ssdlab library list` "
-                    f"({RUN_ID_SHOWN} or more of its hex digits)")
+                    f"({RUN_ID_DIGITS})")
         if not is_run_id_prefix(str(self.given)):
             return f"{missing}; give a directory made by `ssdlab run`"
         return f"{missing}; give a directory made by `ssdlab run` (a run id is not taken here)"

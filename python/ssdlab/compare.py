@@ -377,15 +377,20 @@ def compare_bundles(paths: Sequence[Path], force: bool = False) -> Comparison:
 
 
 def left_out_why(drives: Sequence[Drive], test: TestComparison) -> str:
-    """Which drives were left out of `test` and against which drive's method (the first that ran it:
-    with nothing else compared, every drive left out differs from that one), and, where two of those
-    left out ran it alike, that making one of them the baseline compares them."""
-    first = next(i for i, here in enumerate(test.present) if here)
-    out = [drives[i] for i, _ in test.excluded]
-    _, why = test.excluded[0]
-    text = (f"test {test.name!r}: {', '.join(d.label for d in out)} ran it unlike {drives[first].label} "
-            f"({drives[first].label} vs them: {'; '.join(d.describe() for d in why)})")
-    alike = _alike_pair(test.name, out)
+    """Which drives were left out of `test` and how each differs from the method of the first drive
+    that ran it (with nothing else compared, every drive left out differs from that one): drives
+    that differ from it alike in one clause, each other way in its own, so no drive is said to differ
+    as another does. Where two of those left out ran it alike, says that making one of them the
+    baseline compares them."""
+    first = drives[next(i for i, here in enumerate(test.present) if here)].label
+    ways: dict[tuple[str, ...], list[Drive]] = {}
+    for index, why in test.excluded:
+        ways.setdefault(tuple(d.describe() for d in why), []).append(drives[index])
+    clauses = [f"{', '.join(d.label for d in out)} ran it unlike {first} "
+               f"({first} vs {'them' if len(out) > 1 else out[0].label}: {'; '.join(why)})"
+               for why, out in ways.items()]
+    text = f"test {test.name!r}: " + "; ".join(clauses)
+    alike = _alike_pair(test.name, [drives[i] for i, _ in test.excluded])
     if alike is not None:
         text += f"; {alike[0].label} and {alike[1].label} ran it alike: give one of them as --baseline to compare them"
     return text

@@ -207,12 +207,19 @@ class InternalError(SsdlabError):
 
 
 def reworded(err: SsdlabError, text: str) -> SsdlabError:
-    """An error of `err`'s kind (so its exit code) that says `text`; `err` itself, said as it is,
-    when its kind is made with more than a message."""
-    try:
-        return type(err)(text)
-    except TypeError:
-        return err
+    """An error of `err`'s kind that says `text`, with its exit code. A kind made with more than a
+    message (MissingBundle, the audit's CommandFailed) gives way to the nearest kind above it made
+    with one, so the words added (a test's name, the resume hint) are never dropped."""
+    for kind in type(err).__mro__:
+        if not issubclass(kind, SsdlabError):
+            break
+        try:
+            new = kind(text)
+        except TypeError:
+            continue
+        new.exit_code = err.exit_code  # an instance's own (CommandFailed's) or its kind's
+        return new
+    return err
 
 
 def with_left(err: SsdlabError, left: str) -> SsdlabError:

@@ -36,14 +36,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ssdlab.bundle import (
-    HEX_DIGITS,
-    RUN_ID_SHOWN,
     Bundle,
     MissingBundle,
     RunRecord,
     TestRecord,
     atomic_write_bytes,
     is_run_id_prefix,
+    short_run_id_hint,
 )
 from ssdlab.effective import (
     RULES_VERSION,
@@ -301,8 +300,7 @@ class Library:
                 found.append(matches[0])
             else:
                 what = "no run in the library matches" if not matches else f"{len(matches)} runs in the library match"
-                problems.append(f"{what} {which!r}" + (f" (a run id is {RUN_ID_SHOWN} or more of its hex digits)"
-                                                      if is_short_run_id(which) else ""))
+                problems.append(f"{what} {which!r}{short_run_id_hint(which)}")
         if problems:
             raise UsageError(f"{'; '.join(problems)}; give a run id from `ssdlab library list` or a bundle path")
         return found
@@ -562,11 +560,6 @@ def default_sim_preset() -> str:
 
 
 
-def is_short_run_id(text: str) -> bool:
-    """Hex digits too few to be taken as a run id (`8e`): worth saying why they name no run."""
-    return 0 < len(text) < RUN_ID_SHOWN and all(c in HEX_DIGITS for c in text.lower())
-
-
 def with_id(runs: Sequence[LibraryRun], text: str) -> list[LibraryRun]:
     """The runs whose id `text` gives: every command that takes a run id (report, compare,
     library remove) takes it by this one rule, RUN_ID_SHOWN or more of its hex digits in any case.
@@ -610,8 +603,8 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
         if not found:
             where = (f"the results library {library.path}" if library is not None and library.path.exists()
                      else "the results library (there is none yet: `ssdlab run` and `ssdlab library add` fill it)")
-            raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}; give a bundle path, a run id "
-                             "or a model, preset, 'latest' or 'all' (see `ssdlab library list`)")
+            raise UsageError(f"{arg!r} is not a bundle and matches no drive in {where}{short_run_id_hint(arg)}; give a "
+                             "bundle path, a run id or a model, preset, 'latest' or 'all' (see `ssdlab library list`)")
         queried = True
         for runs in found:
             unreachable += [r for r in runs if r.state() != "ok"]

@@ -39,6 +39,7 @@ from ssdlab.errors import (
     UsageError,
     check_stop,
     os_error_text,
+    reworded,
     stop_reason,
     stoppable,
     stops_held,
@@ -365,7 +366,7 @@ class Runner:
             params = test.parse_params(test_record.params)
         except SsdlabError as err:  # e.g. its trace file gone while a test before it ran
             self.bundle.write_run(record.model_copy(update={"status": "failed", "error": str(err)}))
-            raise type(err)(f"{err}; {self._resume_hint('', err)}") from None  # it names the test
+            raise reworded(err, f"{err}; {self._resume_hint('', err)}") from None  # it names the test
         if pending.plan.destructive:  # again, fresh: a device may have been mounted since
             try:
                 self.authorize(record, [pending])
@@ -397,7 +398,7 @@ class Runner:
         except SsdlabError as err:
             unsaved = self._fail(record, "failed", str(err))
             hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
-            raise type(err)(f"{pending.name}: {err}; {hint}") from None
+            raise reworded(err, f"{pending.name}: {err}; {hint}") from None
         except OSError as err:  # a full disk, permissions: the system said no, not a bug in ssdlab
             unsaved = self._fail(record, "failed", os_error_text(err))
             hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)

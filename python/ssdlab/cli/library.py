@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ssdlab.bundle import RUN_ID_SHOWN, Bundle, RunRecord
+from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.library import Added, Library, LibraryRun
@@ -162,8 +162,7 @@ def list_runs(library: LibraryOpt = None) -> None:
 @library_app.command("remove")
 def remove(
     runs: Annotated[list[str] | None, typer.Argument(
-        help=f"Run ids as `library list` shows them ({RUN_ID_SHOWN} or more of their hex digits), or bundle "
-             "paths.")] = None,
+        help=f"Run ids as `library list` shows them (each {RUN_ID_DIGITS}), or bundle paths.")] = None,
     missing: Annotated[bool, typer.Option("--missing", help="Remove every run whose bundle moved or vanished.")]
     = False,
     library: LibraryOpt = None,

@@ -39,7 +39,7 @@ from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
 from ssdlab.report.terminal import FittedTable, rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
-from ssdlab.units import is_number
+from ssdlab.units import counted, is_number
 
 RANKED_MIN_DRIVES = 3  # two drives read best from the Difference column
 UNFINISHED = {"interrupted": "stopped", "failed": "failed", "pending": "never started",
@@ -357,7 +357,9 @@ def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
         notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
                      "each caption).")
     if c.not_compared:  # no table: each says why in a line
-        notes.append(f"{len(c.not_compared)} tests have figures on fewer than two drives and are not compared: "
+        count = len(c.not_compared)
+        has, are = ("has", "is") if count == 1 else ("have", "are")  # the verbs agree with the count
+        notes.append(f"{counted(count, 'test')} {has} figures on fewer than two drives and {are} not compared: "
                      + "; ".join(not_compared_why(c, t) for t in c.not_compared) + ".")
     unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:

@@ -7,6 +7,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,16 @@ def test_the_series_periods_are_fios_own_windows(scratch: FileTarget, ctx: RunCo
     assert len(stamps) >= 8 and sum(m.series.write_bytes) == pytest.approx(m.write.bytes), seen
     *windows, last = m.series.mb_s("write")
     # at the rates fio logged, give or take the totals' reconciliation (the ms fio's clock rounds away)
-    assert min(rates) * 0.98 <= min(windows) and max(windows) <= max(rates) * 1.02
-    assert last <= max(rates) * 1.02  # the tail after the last sample: never a peak the drive did not run
-    assert m.series.t_s[-1] == m.runtime_s and m.series.t_s[: len(stamps) - 1] == pytest.approx(stamps[:-1]), seen
+    moving = [rate for rate in windows if rate > 0]
+    assert min(rates) * 0.98 <= min(moving) and max(moving) <= max(rates) * 1.02, seen
+    assert last <= max(rates) * 1.02, seen  # the tail after the last sample: never a peak the drive did not run
+    # A period at zero only where fio logged no line for one: no 1 MiB write completed in it. A full
+    # test run here, the disk loaded by other tests, once gave a window at zero (fio's log not kept;
+    # not reproduced in 30 runs beside a dd): most likely such a stall, which this allows.
+    gaps_s = [b - a for a, b in pairwise(stamps)]
+    assert len(windows) - len(moving) <= sum(round(gap / 0.1) - 1 for gap in gaps_s if gap >= 0.15), seen
+    assert m.series.t_s[-1] == m.runtime_s, seen
+    assert {round(t, 3) for t in stamps[:-1]} <= {round(t, 3) for t in m.series.t_s}, seen  # each window its own
     assert m.series.durations_s()[0] == pytest.approx(stamps[0])  # the first window runs from the job's start
 
 

@@ -107,3 +107,17 @@ def test_a_plan_wraps_its_long_lines_inside_a_narrow_terminal(columns: int) -> N
     assert all(len(line.rstrip()) <= columns for line in shown.lines), shown.screen
     params = next(n for n, line in enumerate(shown.lines) if line.startswith("  params: span_bytes="))
     assert shown.lines[params + 1].startswith(" " * len("  params: ")) and "=" in shown.lines[params + 1]
+
+
+def test_preset_names_and_drive_facts_are_whole_in_a_narrow_terminal() -> None:
+    """QA: at 40 columns `sim presets` cut the names a user types to "sm951-nvme-…", and `info sim:`
+    the model number to "MZVPV256HDGL-000…"."""
+    from ssdlab.targets.sim import simulator
+
+    presets = run_in_terminal("sim", "presets", columns=40)
+    assert presets.code == 0 and all(len(line.rstrip()) <= 40 for line in presets.lines), presets.screen
+    cells = [cell.strip() for line in presets.lines for cell in line.split("│")]
+    assert all(p["name"] in cells for p in simulator().presets()) and "…" not in presets.screen, presets.screen
+    info = run_in_terminal("info", "sim:", columns=40)
+    assert info.code == 0 and all(len(line.rstrip()) <= 40 for line in info.lines), info.screen
+    assert "MZVPV256HDGL-00000" in info.screen and "…" not in info.screen, info.screen

@@ -35,6 +35,7 @@ from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
 from ssdlab.report.identity import link_text, member_text
+from ssdlab.report.terminal import facts_table
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
@@ -122,10 +123,7 @@ def info(
     if as_json:
         print(facts.model_dump_json(indent=2))
         return
-    table = Table(show_header=False, title=Text(f"ssdlab info {spec}"))
-    for key, value in info_rows(facts, tgt.confirmation_token()):
-        table.add_row(Text(key), Text(value))
-    out.print(table)
+    out.print(facts_table(f"ssdlab info {spec}", list(info_rows(facts, tgt.confirmation_token()))))
 
 
 @app.command()

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ssdlab.cli.app import app, out
 from ssdlab.errors import UsageError
+from ssdlab.report.terminal import FittedTable
 
 sim_app = typer.Typer(help="The SSD simulator (ssdsim).", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
@@ -21,12 +22,9 @@ def sim_presets() -> None:
     """List the simulator's drive presets."""
     from ssdlab.targets.sim import simulator
 
-    table = Table(title="ssdsim presets (use as sim:NAME)")
-    for column in ("preset", "drive", "default"):
-        table.add_column(column)
-    for preset in simulator().presets():
-        table.add_row(preset["name"], preset["title"], "yes" if preset["default"] else "")
-    out.print(table)
+    # Laid out for the terminal's width: a preset's name is typed, so it is never cut ("sm951-nvme-…").
+    rows = tuple((p["name"], p["title"], "yes" if p["default"] else "") for p in simulator().presets())
+    out.print(FittedTable("ssdsim presets (use as sim:NAME)", "", ("preset", "drive", "default"), rows))
 
 
 @sim_app.command("cache")

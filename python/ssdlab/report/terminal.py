@@ -53,8 +53,9 @@ class FittedTable:
             return None
         out = self._frame(show_header=True)
         for index, (heading, size) in enumerate(zip(self.header, widths, strict=True)):
-            # Labels read left to right; figures line up on their last digit.
-            out.add_column(Text(heading), width=size, justify="left" if index == 0 else "right", overflow="fold")
+            # Labels and words read left to right; figures line up on their last digit.
+            figures = index > 0 and any(is_numeric_cell(cell) for cell in columns[index][1:])
+            out.add_column(Text(heading), width=size, justify="right" if figures else "left", overflow="fold")
         for row in cells[1:]:
             out.add_row(*(Text(cell) for cell in row))
         return out
@@ -127,19 +128,25 @@ def _wrapping(options: ConsoleOptions) -> ConsoleOptions:
 
 @dataclass(frozen=True)
 class FactsTable:
-    """Two columns, a fact and its value (words wrap; a long one, a path, folds)."""
+    """Two columns, a fact and its value, laid out when printed: words wrap, each column at least
+    its longest word where the screen allows (a model number whole), else a long word folds."""
 
-    table: RichTable
+    title: str
+    facts: tuple[tuple[str, str], ...]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield from console.render(self.table, _wrapping(options))
+        columns = list(zip(*self.facts, strict=True)) or [("",), ("",)]
+        natural = [max(map(cell_len, c)) for c in columns]
+        room = options.max_width - _box_width(2)
+        widths = fit_widths(natural, [max(map(unbroken_len, c)) for c in columns], room) \
+            or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1]
+        out = RichTable(title=Text(self.title), title_justify="default", show_header=False)
+        out.add_column("fact", style="bold", width=widths[0], overflow="fold")
+        out.add_column("value", width=widths[1], overflow="fold")
+        for name, value in self.facts:
+            out.add_row(Text(name), Text(value))
+        yield from console.render(out, _wrapping(options))
 
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> FactsTable:
-    out = RichTable(title=Text(title), title_justify="default", show_header=False)
-    # A long word (a path, a bundle's name) folds onto the next line rather than losing its end.
-    out.add_column("fact", style="bold", overflow="fold")
-    out.add_column("value", overflow="fold")
-    for name, value in facts:
-        out.add_row(Text(name), Text(value))
-    return FactsTable(out)
+    return FactsTable(title, tuple(facts))

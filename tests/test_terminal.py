@@ -121,3 +121,18 @@ def test_preset_names_and_drive_facts_are_whole_in_a_narrow_terminal() -> None:
     info = run_in_terminal("info", "sim:", columns=40)
     assert info.code == 0 and all(len(line.rstrip()) <= 40 for line in info.lines), info.screen
     assert "MZVPV256HDGL-00000" in info.screen and "…" not in info.screen, info.screen
+
+
+@pytest.mark.parametrize("columns", [40, 80])
+def test_list_keeps_every_name_and_parameter_whole(columns: int) -> None:
+    """QA: `list --params` at 80 columns broke values mid-number ("size_bytes=107374" / "1824"), and
+    `list` at 40 the names typed with --test and --suite ("consistenc" / "y")."""
+    from ssdlab.methods import REGISTRY
+
+    shown = run_in_terminal("list", "--params", columns=columns)
+    assert shown.code == 0 and all(len(line.rstrip()) <= columns for line in shown.lines), shown.screen
+    words = {word.rstrip(",") for line in shown.lines for cell in line.split("│") for word in cell.split()}
+    assert set(REGISTRY) | set(all_suites()) <= words, shown.screen
+    if columns >= 80:  # at 40 a value longer than the room beside its label folds ("trace=generated:destroyer")
+        quick = REGISTRY["quick"].params_model().model_dump()
+        assert {f"{key}={value}" for key, value in quick.items() if " " not in str(value)} <= words, shown.screen

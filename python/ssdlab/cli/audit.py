@@ -8,13 +8,13 @@ from typing import Annotated
 
 import click
 import typer
-from rich.table import Table
 from typer.core import TyperCommand
 
 from ssdlab.cli.app import app, out
 from ssdlab.cli.options import capture_seconds
 from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown, starting
 from ssdlab.errors import Interrupted, UsageError
+from ssdlab.report.terminal import FittedTable
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -122,10 +122,8 @@ def _print_audit(path: Path, what: str) -> None:
 
     prov = read_provenance(path)
     rows = audit_fua(iter_trace(path), prov.processes)
-    table = Table(title=f"FUA audit of {what}")
-    for col in ("who", "writes", "FUA", "FUA %", "preflushes", "flushes"):
-        table.add_column(col, justify="left" if col == "who" else "right")
-    for r in rows:
-        table.add_row(r.who, str(r.writes), str(r.fua), f"{r.fua_pct:.1f}", str(r.preflush), str(r.flushes))
-    out.print(table)
+    # Laid out for the terminal's width (report.terminal): a process's name is never cut to "kworker/u…".
+    out.print(FittedTable(f"FUA audit of {what}", "", ("who", "writes", "FUA", "FUA %", "preflushes", "flushes"),
+                          tuple((r.who, f"{r.writes:,}", f"{r.fua:,}", f"{r.fua_pct:.1f}", f"{r.preflush:,}",
+                                 f"{r.flushes:,}") for r in rows)))
     out.print(rows[0].sentence())

@@ -35,7 +35,7 @@ from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
 from ssdlab.report.identity import link_text, member_text
-from ssdlab.report.terminal import facts_table
+from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
@@ -48,28 +48,20 @@ if TYPE_CHECKING:
 @app.command("list")
 def list_cmd(params: Annotated[bool, typer.Option("--params", help="Show each test's parameters.")] = False) -> None:
     """List suites and tests (every name shown runs with --test)."""
-    suites = Table(title="Suites")
-    # A word longer than a narrow column folds onto the next line, never cut to "…".
-    for column in ("suite", "tests", "description"):
-        suites.add_column(column, overflow="fold")
-    for suite in all_suites().values():
-        suites.add_row(suite.name, ", ".join(e.name for e in suite.entries), suite.title)
-    out.print(suites)
-    tests = Table(title="Tests")
-    for column in ("test", "title", "what it does"):
-        tests.add_column(column, overflow="fold")
-    if params:
-        tests.add_column("parameters (default)", overflow="fold")
+    # Laid out for the terminal's width (report.terminal): a name typed with --test or --suite and a
+    # parameter's value are never broken mid-word ("consistenc|y", "size_bytes=107374|1824").
+    out.print(FittedTable("Suites", "", ("suite", "tests", "description"), tuple(
+        (suite.name, ", ".join(e.name for e in suite.entries), suite.title) for suite in all_suites().values())))
+    rows = []
     for test in REGISTRY.values():
-        row = [test.name, test.title, test.summary]
-        if params:
-            row.append(", ".join(f"{k}={v}" for k, v in test.params_model().model_dump().items()))
-        tests.add_row(*row)
+        defaults = ", ".join(f"{k}={v}" for k, v in test.params_model().model_dump().items())
+        rows.append((test.name, test.title, test.summary, *([defaults] if params else [])))
     for variant in VARIANTS.values():
         given = ", ".join(f"{k}={v}" for k, v in variant.params.items())
-        row = [variant.name, f"{REGISTRY[variant.test].title}, {given}", f"`{variant.test}` with {given}"]
-        tests.add_row(*row, *([given] if params else []))
-    out.print(tests)
+        rows.append((variant.name, f"{REGISTRY[variant.test].title}, {given}", f"`{variant.test}` with {given}",
+                     *([given] if params else [])))
+    header = ("test", "title", "what it does", *(["parameters (default)"] if params else []))
+    out.print(FittedTable("Tests", "", header, tuple(rows)))
 
 
 def _show(value: object) -> str:
@@ -123,7 +115,9 @@ def info(
     if as_json:
         print(facts.model_dump_json(indent=2))
         return
-    out.print(facts_table(f"ssdlab info {spec}", list(info_rows(facts, tgt.confirmation_token()))))
+    # The heading soft-wrapped, not folded within the table: it quotes the target, a path to copy.
+    out.print(f"ssdlab info {spec}", markup=False, highlight=False)
+    out.print(facts_table("", list(info_rows(facts, tgt.confirmation_token()))))
 
 
 @app.command()

@@ -66,10 +66,15 @@ class FittedTable:
         headings, values = self.header[1:], [cell for row in rows for cell in row[1:]]
         labels = [*(STACK_INDENT + h for h in headings), *(row[0] for row in rows)]
         natural = [max(map(cell_len, labels), default=1), max(map(cell_len, values), default=1)]
-        floors = [max(map(unbroken_len, labels), default=1), max(map(unbroken_len, values), default=1)]
+        # A heading keeps its indent on every line it wraps to (Padding below), so its words need it too.
+        label_floor = max([*(len(STACK_INDENT) + unbroken_len(h) for h in headings),
+                           *(unbroken_len(row[0]) for row in rows)])
+        floors = [label_floor, max(map(unbroken_len, values), default=1)]
         room = width - _box_width(2)
-        # Narrower than even two unbroken columns (a 20-column pane): words fold, nothing is cut.
-        widths = fit_widths(natural, floors, room) or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1]
+        # Narrower than two unbroken columns: a value's long word folds (nothing is cut), the labels
+        # (names a user types) whole while they can be; in a 20-column pane every word folds.
+        widths = (fit_widths(natural, floors, room) or fit_widths(natural, [label_floor, 1], room)
+                  or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1])
         out = self._frame(show_header=False)
         out.add_column(width=widths[0], overflow="fold")
         # Figures line up on their last digit; words (names, dates, states) read from the left.
@@ -140,7 +145,7 @@ class FactsTable:
         room = options.max_width - _box_width(2)
         widths = fit_widths(natural, [max(map(unbroken_len, c)) for c in columns], room) \
             or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1]
-        out = RichTable(title=Text(self.title), title_justify="default", show_header=False)
+        out = RichTable(title=Text(self.title) if self.title else None, title_justify="default", show_header=False)
         out.add_column("fact", style="bold", width=widths[0], overflow="fold")
         out.add_column("value", width=widths[1], overflow="fold")
         for name, value in self.facts:

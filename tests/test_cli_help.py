@@ -3,6 +3,7 @@ forms, defaults and subcommands the help left out)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,3 +33,13 @@ def test_the_destroy_and_yes_help_covers_what_they_confirm(cli: Any) -> None:
     shown = " ".join(cli("run", "--help").stdout.split())
     assert "a RAID-0's members, or an existing file ssdlab did not make" in shown
     assert "its kernel name, e.g. loop3, when it has none" in shown and "SERIAL_A,SERIAL_B" in shown
+
+
+@pytest.mark.parametrize(("args", "where"), [
+    (("run", "--suite"), "ssdlab run"), (("library", "list", "--library"), "ssdlab library list"),
+    (("sim", "cache", "--clear=3"), "ssdlab sim cache")])
+def test_an_option_given_no_value_points_at_its_commands_help(cli: Callable[..., Any], args: tuple[str, ...],
+                                                               where: str) -> None:
+    """QA: `run --suite` said "(see `ssdlab --help`)": click raises it with no context."""
+    result = cli(*args)
+    assert result.code == 2 and result.stderr.strip().endswith(f"(see `{where} --help`)"), result.stderr

@@ -61,7 +61,7 @@ def _main() -> None:
     except click.exceptions.Abort:
         _fail("[yellow]stopped[/]", "", 130)
     except click.UsageError as error:  # click's own are several lines; ours are one
-        where = error.ctx.command_path if error.ctx else "ssdlab"
+        where = error.ctx.command_path if error.ctx else _command_path(sys.argv[1:])
         # A group given no command has printed its help and raised an error without a message.
         message = error.format_message() or "give one of the commands above"
         _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
@@ -80,6 +80,21 @@ def _main() -> None:
         # typer turns a stop that reaches it (KeyboardInterrupt, Stopped) into a silent 130.
         _fail("[yellow]stopped:[/]", signal_reason(first), _stop_code(130))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _command_path(args: list[str]) -> str:
+    """`ssdlab run` for `run --suite` (an option given no value): click raises that with no
+    context, and its help is the command's, not the top level's. The words that name commands."""
+    import typer.main
+
+    command, path = typer.main.get_command(app), ["ssdlab"]
+    for arg in args:
+        if not isinstance(command, click.Group):
+            break
+        sub = command.commands.get(arg)
+        if sub is not None:
+            command, path = sub, [*path, arg]
+    return " ".join(path)
 
 
 # Control characters a user typed are echoed escaped: an error stays one visible line.

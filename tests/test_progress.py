@@ -197,3 +197,16 @@ def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:
     assert live_text(ProgressUpdate(label="w", fraction=0.5, elapsed_s=6.0)).startswith("0 IOPS  0.0 MB/s")
     assert live_text(ProgressUpdate(label="w", fraction=0.1, elapsed_s=0.5, iops=1200.0, mb_s=4.9)).startswith(
         "1,200 IOPS")
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 80, 120])
+def test_a_narrow_live_line_keeps_the_steps_name_and_never_cuts_a_figure(width: int) -> None:
+    """QA: at 60 columns the step line read `rnd4k-read-q… ━━━ 65% 306,236 IOPS  1,254.3…`: qd1 and
+    qd32 looked alike and a figure was cut (at 80, `5.…` for the GB written)."""
+    tail = "306,236 IOPS  1,254.3 MB/s  34°C  5.1 GB written"
+    line = fit_line("rnd4k-read-qd4: 4KiB randread QD4 T1 60s", 0.65, tail, width, keep_name=True).plain
+    assert len(line) <= width and "rnd4k-read-qd4" in line
+    shown = line.split("% ", 1)[1].strip()
+    assert tail.startswith(shown) and (shown in ("", tail) or tail[len(shown):].startswith("  ")), line
+    run = fit_line("qd-sweep (1/2) · step 17/27", 0.53, "ETA 0m02s · 0m01s elapsed", width).plain
+    assert len(run) <= width and "ETA 0m02s" in run  # the run's line keeps its ETA first

@@ -6,6 +6,7 @@ action, corrected by the wall time the finished work really took.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -179,13 +180,17 @@ def eta_text(clock: RunClock) -> str:
 BAR_WIDTH = 16
 
 
-def fit_line(head: str, fraction: float, tail: str, width: int) -> Text:
-    """`head [bar] pct tail` in at most `width` cells: the bar and percentage always show;
-    the head, then the tail, are cut short with an ellipsis when the terminal is narrow."""
+def fit_line(head: str, fraction: float, tail: str, width: int, keep_name: bool = False) -> Text:
+    """`head [bar] pct tail` in at most `width` cells: the bar and percentage always show. A narrow
+    terminal cuts the head with an ellipsis (`keep_name`: after its name, the step's, so qd1 and qd32
+    are told apart, before the tail's figures), and leaves out the tail's last figures whole, never
+    one cut ("1,254.3…" reads as another number, "823.4 MB/…" loses its unit)."""
     fixed = BAR_WIDTH + 6  # bar, two spaces, "100%" and one more space
     room = max(0, width - fixed)
-    # The head keeps at least two fifths of the room; the tail takes what is left.
-    head_w = min(len(head), max(room - len(tail) - 1, room * 2 // 5))
+    name = re.split(r":| · ", head)[0]
+    keeps_name = min(room, len(name) + (len(head) > len(name))) if keep_name else 0  # and the ellipsis after it
+    # The head keeps its name and at least two fifths of the room; the tail takes what is left.
+    head_w = min(len(head), max(room - len(tail) - 1, room * 2 // 5, keeps_name))
     tail_w = max(0, room - head_w - 1)
     done = round(max(0.0, min(1.0, fraction)) * BAR_WIDTH)
     line = Text(no_wrap=True, overflow="ellipsis")
@@ -194,12 +199,26 @@ def fit_line(head: str, fraction: float, tail: str, width: int) -> Text:
     line.append("━" * done, style="green")
     line.append("━" * (BAR_WIDTH - done), style="grey37")
     line.append(f" {100 * fraction:3.0f}% ")
-    line.append(_clip(tail, tail_w))
+    line.append(_whole_parts(tail, tail_w))
     return line
 
 
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def _whole_parts(text: str, width: int) -> str:
+    """As many of the text's parts (a figure with its unit, split at two spaces or " · ") as fit
+    in `width` whole, from the first."""
+    if len(text) <= width:
+        return text
+    pieces = re.split(r"(  | · )", text)
+    out = pieces[0] if len(pieces[0]) <= width else ""
+    for separator, part in zip(pieces[1::2], pieces[2::2], strict=True):
+        if not out or len(out) + len(separator) + len(part) > width:
+            break
+        out += separator + part
+    return out
 
 
 class LiveObserver:
@@ -238,7 +257,7 @@ class LiveObserver:
         run_tail = f"{eta_text(self.clock)} · {format_duration(self.clock.elapsed_s)} elapsed"
         return Group(
             fit_line(self.run_label, self.clock.fraction, run_tail, width),
-            fit_line(self.step_label, self.step_fraction, self.step_info, width),
+            fit_line(self.step_label, self.step_fraction, self.step_info, width, keep_name=True),
         )
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:

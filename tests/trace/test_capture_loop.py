@@ -68,6 +68,9 @@ def test_capture_stats_audit_and_replay_on_a_loop_device(loop: str, tmp_path: Pa
 def test_capture_refuses_partitions_files_and_a_missing_mode(tmp_path: Path, loop: str) -> None:
     with pytest.raises(UsageError, match="not a block device"):
         device_dev(str(tmp_path))
+    for target in ("fake:", "file:/tmp/x.img", "sim:"):  # QA: "fake:: No such file or directory"
+        with pytest.raises(UsageError, match=f"^'{target}' is an ssdlab target, not a device node; .* /dev/nvme0n1$"):
+            device_dev(target)
     with pytest.raises(UsageError, match="either --seconds"):
         capture(loop, tmp_path / "x.txt")
     seconds = capture(loop, tmp_path / "quiet.txt", seconds=0.3)

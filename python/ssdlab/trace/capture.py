@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import select
 import subprocess
 import time
@@ -50,6 +51,9 @@ def device_dev(device: str) -> tuple[int, int]:
     try:
         st = os.stat(device)
     except OSError as err:
+        if re.match(r"[a-z0-9]+:", device):  # `fake:`, `sim:`, `file:/x`: read as a path it is "No such file"
+            raise UsageError(f"{device!r} is an ssdlab target, not a device node; block events are seen on a "
+                             "block device: give one such as /dev/nvme0n1") from None
         raise UsageError(f"{device}: {err.strerror}; give a block device such as /dev/nvme0n1") from None
     import stat
 

@@ -60,7 +60,8 @@ def test_run_json_reports_bundle_and_metrics(cli: Callable, tmp_path: Path) -> N
 
 
 def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
-    _one_line_error(cli("run", "-t", "nonsense"), 2, "bad target 'nonsense'", "file:PATH")
+    # every target form is named, the arrays too (QA: `info bogus:` left out raid0: and sim:raid0(...))
+    _one_line_error(cli("run", "-t", "nonsense"), 2, "bad target 'nonsense'", "file:PATH", "raid0:/dev/A", "sim:raid0(")
     _one_line_error(cli("info", "fake:?colour=red"), 2, "unknown option 'colour'")
     _one_line_error(cli("run", *FAST, "-p", "runs"), 2, "--param")
     _one_line_error(cli("run", *FAST, "-p", "runs=zero"), 2, "runs")

@@ -21,6 +21,7 @@ from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
+from ssdlab.targets.spec import TARGET_FORMS
 
 
 def plain(value: object) -> str:
@@ -52,8 +53,7 @@ def _root(
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-TARGET_HELP = ("file:PATH[?size=4g], /dev/NAME, raid0:/dev/A,/dev/B[?chunk_kib=64], sim:PRESET[?op=25], "
-               "sim:raid0(PRESET,PRESET) or fake:")
+TARGET_HELP = TARGET_FORMS
 DEFAULT_TARGET_HELP = f"run and plan take {DEFAULT_SIM_SPEC}, the simulated drive, when none is given"
 TargetArg = Annotated[str | None, typer.Argument(
     help=f"The target: {TARGET_HELP} (or give it with -t; {DEFAULT_TARGET_HELP}).", show_default=False)]

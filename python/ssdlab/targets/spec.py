@@ -21,7 +21,10 @@ from urllib.parse import parse_qsl
 
 from ssdlab.errors import UsageError
 
-TARGET_HELP = "use file:PATH[?size=4g], /dev/NAME, sim:PRESET[?op=25&heatsink=1] or fake:"
+# Every target form, said once: the refusal of a bad one and the CLI's help name them all.
+TARGET_FORMS = ("file:PATH[?size=4g], /dev/NAME, raid0:/dev/A,/dev/B[?chunk_kib=64], sim:PRESET[?op=25&heatsink=1], "
+                "sim:raid0(PRESET,PRESET) or fake:")
+TARGET_HELP = f"use {TARGET_FORMS}"
 KINDS = ("sim", "fake", "file", "raid0")
 
 

@@ -109,3 +109,10 @@ def test_widths_give_way_from_the_widest_down_to_floors() -> None:
     assert fit_widths([10, 30], [5, 8], 16) == [8, 8]
     assert fit_widths([10, 30], [5, 8], 12) is None
     assert unbroken_len("-27.9 %") == 7 and unbroken_len("≥ 25.13 (never throttled)") == len("throttled)")
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(), st.integers(8, 30))
+def test_a_tiny_pane_folds_but_never_fails(table: Table, width: int) -> None:
+    """Narrower than any unbroken layout (a 10-column pane, a table of no rows): words fold."""
+    assert printed(rich_table_of(table), width) is not None

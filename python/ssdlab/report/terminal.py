@@ -68,7 +68,7 @@ class FittedTable:
         natural = [max(map(cell_len, labels), default=1), max(map(cell_len, values), default=1)]
         # A heading keeps its indent on every line it wraps to (Padding below), so its words need it too.
         label_floor = max([*(len(STACK_INDENT) + unbroken_len(h) for h in headings),
-                           *(unbroken_len(row[0]) for row in rows)])
+                           *(unbroken_len(row[0]) for row in rows)], default=1)
         floors = [label_floor, max(map(unbroken_len, values), default=1)]
         room = width - _box_width(2)
         # Narrower than two unbroken columns: a value's long word folds (nothing is cut), the labels

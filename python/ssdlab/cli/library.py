@@ -19,7 +19,7 @@ from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
-from ssdlab.report.terminal import FittedTable
+from ssdlab.report.terminal import FittedTable, fit_widths
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -103,11 +103,8 @@ def column_widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], widt
     for stage in range(max(len(c.floors) for c in columns)):
         floor = [min(natural[i], max(c.floors[stage], *map(len, c.heading.split()))) if c.floors else natural[i]
                  for i, c in enumerate(columns)]
-        while sum(widths) > room:
-            giving = [i for i in range(len(columns)) if widths[i] > floor[i]]
-            if not giving:
-                break
-            widths[max(giving, key=lambda i: widths[i])] -= 1
+        # The stage's floors do not fit: every column that may give way gives all the stage allows.
+        widths = fit_widths(widths, floor, room) or [min(w, f) for w, f in zip(widths, floor, strict=True)]
     return widths
 
 

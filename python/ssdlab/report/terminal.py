@@ -70,11 +70,9 @@ class FittedTable:
         label_floor = max([*(len(STACK_INDENT) + unbroken_len(h) for h in headings),
                            *(unbroken_len(row[0]) for row in rows)], default=1)
         floors = [label_floor, max(map(unbroken_len, values), default=1)]
-        room = width - _box_width(2)
         # Narrower than two unbroken columns: a value's long word folds (nothing is cut), the labels
-        # (names a user types) whole while they can be; in a 20-column pane every word folds.
-        widths = (fit_widths(natural, floors, room) or fit_widths(natural, [label_floor, 1], room)
-                  or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1])
+        # (names a user types) whole while they can be.
+        widths = two_column_widths(natural, width, floors, [label_floor, 1])
         out = self._frame(show_header=False)
         out.add_column(width=widths[0], overflow="fold")
         # Figures line up on their last digit; words (names, dates, states) read from the left.
@@ -116,6 +114,17 @@ def fit_widths(natural: Sequence[int], floors: Sequence[int], room: int) -> list
     return widths
 
 
+def two_column_widths(natural: Sequence[int], width: int, *floors: Sequence[int]) -> list[int]:
+    """A boxed two-column table's widths within `width`: the first of `floors` that fits, else
+    every word folds (a 20-column pane), never a character cut."""
+    room = width - _box_width(2)
+    for floor in (*floors, [1, 1]):
+        widths = fit_widths(natural, floor, max(room, 2))
+        if widths is not None:
+            return widths
+    return [1, 1]
+
+
 def _box_width(columns: int) -> int:
     """What the box and padding take: a line and a space either side of each cell, lines shared."""
     return 3 * columns + 1
@@ -141,10 +150,8 @@ class FactsTable:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         columns = list(zip(*self.facts, strict=True)) or [("",), ("",)]
-        natural = [max(map(cell_len, c)) for c in columns]
-        room = options.max_width - _box_width(2)
-        widths = fit_widths(natural, [max(map(unbroken_len, c)) for c in columns], room) \
-            or fit_widths(natural, [1, 1], max(room, 2)) or [1, 1]
+        widths = two_column_widths([max(map(cell_len, c)) for c in columns], options.max_width,
+                                   [max(map(unbroken_len, c)) for c in columns])
         out = RichTable(title=Text(self.title) if self.title else None, title_justify="default", show_header=False)
         out.add_column("fact", style="bold", width=widths[0], overflow="fold")
         out.add_column("value", width=widths[1], overflow="fold")

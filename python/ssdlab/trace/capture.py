@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import select
 import subprocess
 import time
@@ -25,6 +24,7 @@ from typing import IO
 from ssdlab.bundle import replacing_text_file
 from ssdlab.errors import UsageError
 from ssdlab.outputs import write_attribute
+from ssdlab.targets.spec import KINDS
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
@@ -51,7 +51,7 @@ def device_dev(device: str) -> tuple[int, int]:
     try:
         st = os.stat(device)
     except OSError as err:
-        if re.match(r"[a-z0-9]+:", device):  # `fake:`, `sim:`, `file:/x`: read as a path it is "No such file"
+        if device.partition(":")[0] in KINDS:  # `fake:`, `sim:`, `file:/x`: read as a path it is "No such file"
             raise UsageError(f"{device!r} is an ssdlab target, not a device node; block events are seen on a "
                              "block device: give one such as /dev/nvme0n1") from None
         raise UsageError(f"{device}: {err.strerror}; give a block device such as /dev/nvme0n1") from None

@@ -178,13 +178,48 @@ def test_a_bug_inside_a_run_marks_the_bundle_failed_not_running(tmp_path: Path) 
 
 def test_done_line_figures_read_as_the_tables_print_them() -> None:
     """QA: the 'done:' line printed runs=1.0 and length_bytes=268,435,456.0, then IOPS with a
-    decimal (2,097.9) that no table shows, and a span as 17,179,869,184 bytes."""
-    from ssdlab.bundle import TestRecord
+    decimal (2,097.9) that no table shows, and a span as 17,179,869,184 bytes. (A method this
+    ssdlab does not know: its numbers by their names.)"""
     from ssdlab.progress import metric_summary
 
     metrics = {"runs": 1.0, "read_iops": 2097.9, "read_lat_us": 3812.04, "span_bytes": 17_179_869_184}
     record = TestRecord(name="quick", test="quick", metrics=metrics)
-    assert metric_summary(record) == "runs=1, read_iops=2,098, read_lat_us=3,812.0, span_bytes=16 GiB"
+    assert metric_summary(record, None) == "runs=1; read_iops=2,098; read_lat_us=3,812.0; span_bytes=16 GiB"
+
+
+def declared(test: str, params: dict[str, object] | None = None) -> tuple[dict[str, object], object]:
+    """Every figure the method declares for fake: at a made-up value, and the declarations."""
+    from ssdlab.methods import get_test
+
+    method = get_test(test)
+    specs = method.metric_specs(method.parse_params(params or {}), parse_target("fake:").info())
+    values: dict[str, object] = {}
+    for number, spec in enumerate(specs, start=1):
+        values[spec.name] = "nvme" if spec.name == "profile" else 1000.0 + number
+    return values, specs
+
+
+def test_done_line_names_figures_by_their_labels() -> None:
+    """QA: the line after each test read `seq1m_q8t1_read_mb_s=2,199.8 MB/s, ...`, the report's
+    hidden keys, and led with settings and counts (`span_bytes=10 GiB`, `window_s=20.0`). It names
+    what each figure is as the report does, one figure of each thing measured."""
+    from ssdlab.progress import metric_summary
+
+    metrics, specs = declared("quick")
+    line = metric_summary(TestRecord(name="quick", test="quick", metrics=metrics), specs)  # type: ignore[arg-type]
+    parts = line.split("; ")
+    assert parts[0] == "SEQ1M Q8T1 read: throughput 1,002.0 MB/s", line
+    assert len(parts) == 4 and len({p.split(": ")[0] for p in parts}) == 4
+    assert "_" not in line and "profile" not in line and "nvme" not in line
+
+    metrics, specs = declared("consistency")
+    line = metric_summary(TestRecord(name="c", test="consistency", metrics=metrics), specs)  # type: ignore[arg-type]
+    assert "_" not in line and "Analysed window" not in line and "Span" not in line, line
+    assert line.startswith("Mean IOPS, analysed window 1,002 IOPS; "), line
+
+    metrics, specs = declared("qd-sweep")
+    line = metric_summary(TestRecord(name="q", test="qd-sweep", metrics=metrics), specs)  # type: ignore[arg-type]
+    assert line.startswith("4 KiB random read, QD 1: IOPS 1,002; "), line  # not "IOPS 1,002 IOPS"
 
 
 def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:

@@ -98,6 +98,21 @@ def test_a_report_stays_inside_a_narrow_terminal(tmp_path: Path, columns: int) -
     assert "…" not in shown.screen
 
 
+def test_each_finished_test_names_its_figures_inside_a_narrow_terminal(tmp_path: Path) -> None:
+    """QA: the line after each test read `✓ quick: seq1m_q8t1_read_mb_s=2,199.8 MB/s, ...` (raw keys),
+    one line the terminal broke mid-word. It names the figures as the report does, wrapped under itself."""
+    out = tmp_path / "bundle"
+    shown = run_in_terminal("run", "--suite", "quick", "-t", "fake:", *short_params("quick"), "--out", str(out),
+                            "--no-report", columns=40)
+    assert shown.code == 0, shown.screen
+    lines = [line.rstrip() for line in shown.lines if "━" not in line]
+    first = next(n for n, line in enumerate(lines) if line.startswith("✓ quick: "))
+    block = [lines[first]] + [line for line in lines[first + 1:first + 8] if line.startswith(" " * len("✓ quick: "))]
+    text = " ".join(line.strip() for line in block)
+    assert len(block) > 1 and all(len(line) <= 40 for line in block), shown.screen
+    assert text.startswith("✓ quick: SEQ1M Q8T1 read: throughput ") and "_" not in text, text
+
+
 @pytest.mark.parametrize("columns", [40, 60])
 def test_a_plan_wraps_its_long_lines_inside_a_narrow_terminal(columns: int) -> None:
     """QA: plan's `params:` and `why:` lines ran to 220 characters; the terminal broke them mid-word

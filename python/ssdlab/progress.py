@@ -14,14 +14,18 @@ from types import TracebackType
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.text import Text
 
 from ssdlab.bundle import TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
+from ssdlab.methods.metrics import MetricSet
+from ssdlab.report.contract import figure_with_unit
 from ssdlab.report.formatting import format_metric
+from ssdlab.report.terminal import print_hanging
 from ssdlab.run_events import PendingTest, WorkClock
-from ssdlab.units import counted, format_duration
+from ssdlab.units import counted, format_duration, is_number
 
 # Below this much estimated work done, the wall-per-estimate ratio is noise.
 MIN_WORK_FOR_RATE_S = 1e-3
@@ -165,11 +169,23 @@ def live_text(update: ProgressUpdate) -> str:
     return "  ".join(parts)
 
 
-def metric_summary(record: TestRecord, limit: int = 4) -> str:
-    """The first figures of a finished test, each as the results tables print it (by the unit
-    its name declares: 2,098 IOPS whole, 16 GiB as a size)."""
-    shown = [(k, v) for k, v in record.metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)]
-    return ", ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit])
+def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) -> str:
+    """A finished test's first figures as the report names them ('SEQ1M Q8T1 read: throughput
+    2,184 MB/s'): the first measured figure of each thing measured, in the method's order (its
+    headline first), settings and counts left out. A method this ssdlab does not know: its
+    first numbers by their names, as the report shows them."""
+    if specs is None:
+        shown = [(k, v) for k, v in record.metrics.items() if is_number(v) and not isinstance(v, bool)]
+        return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit])
+    parts: dict[str, str] = {}  # by what was measured: its label before ': throughput', ': IOPS'...
+    for name, value in record.metrics.items():
+        spec = specs.get(name)
+        if spec is None:
+            continue
+        measured = spec.label.split(": ")[0]
+        if spec.kind == "figure" and is_number(value) and not isinstance(value, bool) and measured not in parts:
+            parts[measured] = f"{spec.label} {figure_with_unit(spec, record.metrics)}"
+    return "; ".join(list(parts.values())[:limit])
 
 
 def eta_text(clock: RunClock) -> str:
@@ -229,6 +245,7 @@ class LiveObserver:
         self.console = console
         self.initial_rate = initial_rate
         self.clock: RunClock | None = None
+        self.specs: dict[str, MetricSet | None] = {}  # each test's declared metrics, by its name
         self.run_label = "starting"
         self.step_label = ""
         self.step_fraction = 0.0
@@ -262,6 +279,7 @@ class LiveObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
+        self.specs = {t.name: t.specs for t in tests}
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
         if self.clock is not None:
@@ -294,7 +312,8 @@ class LiveObserver:
     def test_finished(self, record: TestRecord) -> None:
         if self.clock is not None:
             self.clock.test_finished(record.name)
-        self.console.print(f"[green]✓[/] {record.name}: {metric_summary(record)}", highlight=False)
+        summary = metric_summary(record, self.specs.get(record.name))
+        print_hanging(self.console, Text.from_markup(f"[green]✓[/] {escape(record.name)}: "), Text(summary))
 
 
 class QuietObserver:
@@ -304,6 +323,7 @@ class QuietObserver:
         self.console = console
         self.initial_rate = initial_rate
         self.clock: RunClock | None = None
+        self.specs: dict[str, MetricSet | None] = {}  # each test's declared metrics, by its name
 
     def __enter__(self) -> QuietObserver:
         return self
@@ -313,6 +333,7 @@ class QuietObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
+        self.specs = {t.name: t.specs for t in tests}
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
         if self.clock is not None:
@@ -342,4 +363,4 @@ class QuietObserver:
         if self.clock is not None:
             self.clock.test_finished(record.name)
             where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
-        self.console.print(f"  done: {metric_summary(record)}{where}", highlight=False)
+        print_hanging(self.console, Text("  done: "), Text(metric_summary(record, self.specs.get(record.name)) + where))

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ssdlab.bundle import StartState, TestRecord
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action, TestPlan
+from ssdlab.methods.metrics import MetricSet
 from ssdlab.resume import ResumePoint
 
 
@@ -40,6 +41,9 @@ class PendingTest:
     # The run's own work after this test whatever its steps do, counted until the run ends (a
     # --host run deletes its hosts' files after its last test: planning.with_host_file_runs).
     closing_s: float = 0.0
+    # The metrics its method declares for it on this target (None: a method this ssdlab does not
+    # know): a display names a finished test's figures by their labels, as the report does.
+    specs: MetricSet | None = None
 
 
 class RunObserver(Protocol):

@@ -27,6 +27,7 @@ from ssdlab.bundle import (
     is_run_id_prefix,
     utc_now,
 )
+from ssdlab.effective import declared_specs
 from ssdlab.engines.base import Engine, RunContext
 from ssdlab.errors import (
     BundleError,
@@ -160,7 +161,8 @@ class Runner:
             plan, start_state, start = self._start(plan, test_record, first=not pending,
                                                    exact=self.exact == test_record.name)
             estimates = tuple(estimate_action_s(a, info) for a in plan.actions)
-            pending.append(PendingTest(test_record.name, plan, estimates, start, start_state))
+            pending.append(PendingTest(test_record.name, plan, estimates, start, start_state,
+                                       specs=declared_specs(test_record, info)))
         return with_host_file_runs(pending, info)
 
     def _start(self, plan: TestPlan, test_record: TestRecord, first: bool, exact: bool,

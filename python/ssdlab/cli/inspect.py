@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from ssdlab.bundle import RAW_DIR
@@ -36,6 +35,7 @@ from ssdlab.methods.base import Measure
 from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
 from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
+from ssdlab.report.terminal import print_hanging as hanging
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo
@@ -219,22 +219,11 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
 
 
 def print_hanging(label: str, text: str, markup: bool = False) -> None:
-    """A plan line, `label` then `text`: in a terminal the text wraps at its spaces under itself
-    (the terminal would break it mid-word at its edge: `params:` lines run to 220 characters);
-    piped, one line, as grep and scripts read it. `markup`: both hold rich markup, else plain. Not
-    for a line the user copies a command or flag from (errors, `run needs`): wrapped, it pastes broken."""
+    """A plan line, `label` then `text`, wrapped under itself in a terminal (`params:` lines run to
+    220 characters) and one line piped (report.terminal.print_hanging). `markup`: both hold rich
+    markup, else plain. Not for a line the user copies a command or flag from (`run needs`)."""
     head, body = (Text.from_markup(label), Text.from_markup(text)) if markup else (Text(label), Text(text))
-    if not out.is_terminal:
-        out.print(head + body, highlight=False)
-        return
-    if head.cell_len > out.width // 2:  # a narrow screen: the text goes on under the label, not beside it
-        indent = len(head.plain) - len(head.plain.lstrip())
-        head, body = Text(" " * indent), head[indent:] + body
-    grid = Table.grid()
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")  # a word wider than the screen folds rather than running off it
-    grid.add_row(head, body)
-    out.print(grid, soft_wrap=False, highlight=False)
+    hanging(out, head, body)
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:

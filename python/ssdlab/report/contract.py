@@ -15,7 +15,7 @@ from typing import Any
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
-from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec
 from ssdlab.report.formatting import format_in_unit
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside, read_figure, side
@@ -69,6 +69,16 @@ def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
 def format_value(spec: MetricSpec, value: Metric) -> str:
     """A metric as a table cell, by its declared unit (without the unit: the column says it)."""
     return spec_text(spec, spec.shown(value))
+
+
+def figure_with_unit(spec: MetricSpec, metrics: Mapping[str, Metric]) -> str:
+    """A figure of one record's `metrics` with its unit, where no column says it, to follow its
+    label: '2,184 MB/s', '16 GiB' (a size carries its own), '13,246' after a label that ends in its
+    unit ('4 KiB random read, QD 1: IOPS'), a lower bound as one ('≥ 749.99 MB/s (never throttled)')."""
+    text = format_value(spec, metrics.get(spec.name))
+    if spec.unit and spec.unit != BYTES and not spec.label.endswith(spec.unit):
+        text = f"{text} {spec.unit}"
+    return spec.bound_text(text) if spec.is_bound(metrics) else text
 
 
 def spec_text(spec: MetricSpec, value: object) -> str:

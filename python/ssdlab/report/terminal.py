@@ -162,3 +162,20 @@ class FactsTable:
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> FactsTable:
     return FactsTable(title, tuple(facts))
+
+
+def print_hanging(console: Console, head: Text, body: Text) -> None:
+    """A line, `head` then `body`: in a terminal the body wraps at its spaces under itself (the
+    terminal would break it mid-word at its edge); piped, one line, as grep and scripts read it.
+    Not for a line the user copies a command or flag from (errors): wrapped, it pastes broken."""
+    if not console.is_terminal:
+        console.print(head + body, highlight=False, soft_wrap=True)
+        return
+    if head.cell_len > console.width // 2:  # a narrow screen: the body goes on under the head, not beside it
+        indent = len(head.plain) - len(head.plain.lstrip())
+        head, body = Text(" " * indent), head[indent:] + body
+    grid = RichTable.grid()
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")  # a word wider than the screen folds rather than running off it
+    grid.add_row(head, body)
+    console.print(grid, soft_wrap=False, highlight=False)

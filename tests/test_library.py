@@ -274,6 +274,19 @@ def test_cli_remove_finds_every_run_before_removing_any(cli: CliRun, tmp_path: P
     assert [r.bundle.name for r in Library(Path(lib)).runs()] == ["b"]
 
 
+def test_cli_remove_takes_a_bundle_folder_name_as_library_list_shows_it(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `library remove q1`, the bundle as `library list` names it, found no run (from another
+    folder than the bundle's). A folder name two runs share removes nothing."""
+    lib = str(tmp_path / "library.sqlite")
+    for name, size in (("q1", "2g"), ("x/q2", "3g"), ("y/q2", "4g")):  # three runs (their ids differ)
+        cli("library", "add", str(make_bundle(tmp_path / name, f"fake:?capacity={size}")), "--library", lib)
+    gone = cli("library", "remove", "q1", "--library", lib)
+    assert gone.code == 0 and f"{(tmp_path / 'q1').resolve()})" in gone.stdout, gone.stderr
+    shared = cli("library", "remove", "q2", "--library", lib)
+    assert shared.code == 2 and "2 runs in the library match 'q2'" in shared.stderr
+    assert sorted(str(r.bundle.relative_to(tmp_path.resolve())) for r in Library(Path(lib)).runs()) == ["x/q2", "y/q2"]
+
+
 def test_run_adds_to_the_library_unless_told(cli: CliRun, tmp_path: Path) -> None:
     lib = Library()  # the test's own, from $SSDLAB_LIBRARY (tests/conftest.py)
     done = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",

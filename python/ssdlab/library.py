@@ -288,14 +288,17 @@ class Library:
         return run
 
     def find_runs(self, names: Sequence[str]) -> list[LibraryRun]:
-        """The run each name gives (a run id as `with_id` takes it, or a bundle path), in order;
-        one UsageError naming every name that gives no run or several."""
+        """The run each name gives (a run id as `with_id` takes it, a bundle path, else a bundle's
+        folder name as `library list` shows it), in order; one UsageError naming every name that
+        gives no run or several."""
         runs = self.runs()
         found, problems = [], []
         for which in names:
             as_path = str(Path(which).expanduser().resolve())
             by_id = {r.run_id for r in with_id(runs, which)}
             matches = [r for r in runs if r.run_id in by_id or str(r.bundle) == as_path]
+            if not matches and "/" not in which:  # the bundle's folder name, as `library list` shows it
+                matches = [r for r in runs if r.bundle.name == which]
             if len(matches) == 1:
                 found.append(matches[0])
             else:

@@ -159,7 +159,8 @@ def list_runs(library: LibraryOpt = None) -> None:
 @library_app.command("remove")
 def remove(
     runs: Annotated[list[str] | None, typer.Argument(
-        help=f"Run ids as `library list` shows them (each {RUN_ID_DIGITS}), or bundle paths.")] = None,
+        help=f"Run ids (each {RUN_ID_DIGITS}) or bundle folder names, as `library list` shows "
+             "them, or bundle paths.")] = None,
     missing: Annotated[bool, typer.Option("--missing", help="Remove every run whose bundle moved or vanished.")]
     = False,
     library: LibraryOpt = None,

@@ -245,3 +245,20 @@ def test_a_narrow_live_line_keeps_the_steps_name_and_never_cuts_a_figure(width: 
     assert tail.startswith(shown) and (shown in ("", tail) or tail[len(shown):].startswith("  ")), line
     run = fit_line("qd-sweep (1/2) · step 17/27", 0.53, "ETA 0m02s · 0m01s elapsed", width).plain
     assert len(run) <= width and "ETA 0m02s" in run  # the run's line keeps its ETA first
+
+
+@pytest.mark.parametrize("width", [40, 50, 60, 80, 120, 160])
+def test_a_steps_live_figures_show_whole_at_every_width(width: int) -> None:
+    """QA: at 40 columns the live display showed a step's name and bar but no figure; at 60 and 80
+    the temperature and GB written were left out. They go on a line of their own when they do not
+    all fit beside the bar: the first figure at every width, none cut."""
+    from ssdlab.progress import step_lines
+
+    tail = "306,236 IOPS  1,254.3 MB/s  34°C  5.1 GB written  sim t=120s"
+    lines = [line.plain for line in step_lines("  rnd4k-read-qd4: 4KiB randread QD4 T1 60s", 0.65, tail, width)]
+    assert all(len(line) <= width for line in lines) and "rnd4k-read-qd4" in lines[0], lines
+    shown = lines[-1].split("% ", 1)[-1].strip()
+    assert shown.startswith("306,236 IOPS") and (shown == tail or tail[len(shown):].startswith("  ")), lines
+    if width >= 60:
+        assert "34°C  5.1 GB written" in shown, lines
+    assert [line.plain for line in step_lines("  seq", 0.5, "1 IOPS", width)][-1].endswith("% 1 IOPS")

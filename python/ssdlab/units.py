@@ -133,6 +133,11 @@ def signed(value: float, digits: int = 0) -> str:
     return "±" + text[1:] if float(text) == 0 else text
 
 
+def share_pct(part: float, whole: float) -> float | None:
+    """`part` as a % of `whole`; None when the whole is nothing (a share of no I/O is no figure)."""
+    return 100.0 * part / whole if whole else None
+
+
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

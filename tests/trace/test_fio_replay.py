@@ -176,6 +176,9 @@ def test_a_late_first_io_is_issued_at_its_time(tmp_path: Path) -> None:
 def test_drift_and_queue_depth() -> None:
     planned = np.array([0, 100, 200, 300])
     assert drift(planned, planned + 7) == (0.0, 0.0, 0.0)
+    # Nothing to take a figure over is no figure, never a drift of 0 (one I/O; I/Os planned at once)
+    assert drift(planned[:1], planned[:1]) == (None, None, None)
+    assert drift(np.array([5, 5, 5]), np.array([0, 10, 20]))[0] is None
     pct, p50, _ = drift(planned, np.array([0, 150, 300, 450]))
     assert pct == pytest.approx(50.0) and p50 == pytest.approx(75.0)
     assert max_outstanding(np.array([0, 1, 2, 10]), np.array([5, 6, 3, 11])) == 3

@@ -416,10 +416,40 @@ def test_generate_and_replay_print_separators_and_units(cli: Callable, tmp_path:
     out = tmp_path / "g.parquet"
     assert "Generated 1,500 I/Os" in cli("trace", "generate", "light", "--scale", "0.003", "-o", str(out)).stdout
     text = cli("trace", "replay", str(out), "-t", "sim:?scale=0.05").stdout
-    assert re.search(r"│ ios +│ 1,500 ", text), text
-    assert re.search(r"│ bytes_moved +│ [\d.]+ MiB \(\d{1,3}(,\d{3})+ bytes\)", text), text
-    assert re.search(r"│ read_lat_p99 +│ [\d,.]+ (µs|ms|s) ", text), text
-    assert re.search(r"│ avg_data_rate +│ [\d,.]+ MB/s ", text), text
+    assert re.search(r"│ I/Os replayed +│ 1,500 ", text), text
+    assert re.search(r"│ Data read and written +│ [\d.]+ MiB \(\d{1,3}(,\d{3})+ bytes\)", text), text
+    # QA: rows read `read_lat_p99_9`, `bytes_moved`; they are named as the `trace` test's results name them
+    assert re.search(r"│ Read latency p99\.9 +│ [\d,.]+ µs ", text), text
+    assert text.index("Average data rate (bytes / busy time)") < text.index("Read latency p50"), text
+    assert re.search(r"│ Busy time \(≥ 1 I/O outstanding\) +│ \d+\.\d{3} s ", text), text  # not "0.0 s"
+    assert "_" not in text, text
+
+
+def test_statistics_of_nothing_are_no_figures(cli: Callable, tmp_path: Path) -> None:
+    """QA: `trace stats` of an empty capture printed "CV 0.00" and "0.0 % of I/Os", and `audit fua`
+    "0 of 0 writes (0.0 %)": figures of I/O that never happened. One I/O has no gaps to take an
+    inter-arrival over; a flush alone, no read or write to take a share of."""
+    def trace(name: str, ops: list[int]) -> str:
+        n = len(ops)
+        chunk = TraceChunk.from_columns({
+            "timestamp_ns": np.arange(n) * 1000, "op": np.array(ops), "offset_bytes": np.zeros(n),
+            "length_bytes": np.full(n, 4096 if ops[:1] != [OP_FLUSH] else 0), "flags": np.zeros(n),
+            "pid": np.full(n, -1), "completion_ns": np.full(n, -1)})
+        write_trace(tmp_path / name, [chunk] if n else [], Provenance(source_format="capture", source="test"))
+        return str(tmp_path / name)
+
+    empty = cli("trace", "stats", trace("empty.parquet", [])).stdout
+    for row in ("read share", "size mix", "sequential"):
+        assert re.search(rf"│ {row} +│ — \(no reads or writes\)", empty), empty
+    assert "— (fewer than two I/Os)" in empty and "CV" not in empty and "reuse" not in empty, empty
+    assert "%" not in empty and "— (no I/O)" in empty, empty
+    one = cli("trace", "stats", trace("one.parquet", [OP_READ])).stdout
+    assert "— (fewer than two I/Os), peak/mean second 1.00" in one and "100.0 % of I/Os" in one, one
+    flush = cli("trace", "stats", trace("flush.parquet", [OP_FLUSH, OP_FLUSH])).stdout
+    assert "— (no reads or writes)" in flush and "mean 1.0 µs, CV 0.00" in flush, flush
+    audit = cli("audit", "fua", trace("flush2.parquet", [OP_FLUSH])).stdout
+    assert "no writes, so none carried FUA" in audit and "0.0" not in audit, audit
+    assert re.search(r"│ all +│ +0 │ +0 │ +— │", audit), audit
 
 
 def test_metric_row() -> None:
@@ -467,9 +497,10 @@ def test_replay_of_a_write_only_trace_shows_no_read_figures(cli: Callable, tmp_p
     src.write_text("1000000,hm,1,Write,0,4096,100\n2000000,hm,1,Write,8192,4096,100\n")
     assert cli("trace", "import", "-f", "msr", str(src), "-o", str(tmp_path / "w.parquet")).code == 0
     text = cli("trace", "replay", str(tmp_path / "w.parquet"), "-t", "sim:?scale=0.05").stdout
-    for name in ("read_avg_service", "read_lat_p50", "read_lat_p99", "read_lat_p99_9", "read_over_10ms"):
-        assert re.search(rf"│ {name} +│ — +│", text), text
-    assert re.search(r"│ write_lat_p99 +│ [\d,.]+ µs", text), text
+    for label in ("Average read service time", "Read latency p50", "Read latency p99", "Read latency p99.9",
+                  "Reads above 10 ms"):
+        assert re.search(rf"│ {re.escape(label)} +│ — +│", text), text  # no unit after "—" either
+    assert re.search(r"│ Write latency p99 +│ [\d,.]+ µs", text), text
 
 
 def test_replay_of_an_empty_trace_is_refused_as_the_trace_test_refuses_it(cli: Callable, tmp_path: Path) -> None:
@@ -514,7 +545,9 @@ def test_trace_replay_prints_the_percentiles_a_trace_test_records(cli: Callable,
     histogram bins, as the bundle keeps them) and 167.1 µs from `trace replay` (numpy on exact
     latencies, which took the 1999th of 2000 writes): one rule for both."""
     from ssdlab.bundle import Bundle
-    from ssdlab.cli.trace import metric_row
+    from ssdlab.methods import get_test
+    from ssdlab.report.contract import figure_with_unit
+    from ssdlab.targets import parse_target
 
     target = "sim:?scale=0.05"
     run = cli("run", "--test", "trace-light", "-t", target, "-p", "scale=0.01", "--no-library", "--no-report",
@@ -524,6 +557,10 @@ def test_trace_replay_prints_the_percentiles_a_trace_test_records(cli: Callable,
     printed = cli("trace", "replay", str(tmp_path / "b" / "raw" / "trace-light" / "replay" / "trace.parquet"),
                   "-t", target).stdout
     keys = [f"{d}_lat_{p}_us" for d in ("read", "write") for p in ("p50", "p99", "p99_9")]
+    specs = get_test("trace").metric_specs(get_test("trace").parse_params({"trace": "generated:light"}),
+                                           parse_target(target).info())
     for key in [*keys, "read_avg_service_us", "write_avg_service_us"]:
-        name, value = metric_row(key, metrics[key])
-        assert re.search(rf"│ {name} +│ {re.escape(value)} ", printed), (key, value, printed)
+        spec = specs.get(key)
+        assert spec is not None
+        value = figure_with_unit(spec, metrics)
+        assert re.search(rf"│ {re.escape(spec.label)} +│ {re.escape(value)} ", printed), (key, value, printed)

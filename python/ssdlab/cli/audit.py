@@ -14,6 +14,7 @@ from ssdlab.cli.app import app, out
 from ssdlab.cli.options import capture_seconds
 from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_it_ended, shown, starting
 from ssdlab.errors import Interrupted, UsageError
+from ssdlab.report.formatting import MISSING
 from ssdlab.report.terminal import FittedTable
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
@@ -116,6 +117,10 @@ def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) 
     return trace, status
 
 
+def pct_cell(pct: float | None) -> str:
+    return MISSING if pct is None else f"{pct:.1f}"
+
+
 def _print_audit(path: Path, what: str) -> None:
     from ssdlab.trace.audit import audit_fua
     from ssdlab.trace.model import iter_trace, read_provenance
@@ -124,6 +129,6 @@ def _print_audit(path: Path, what: str) -> None:
     rows = audit_fua(iter_trace(path), prov.processes)
     # Laid out for the terminal's width (report.terminal): a process's name is never cut to "kworker/u…".
     out.print(FittedTable(f"FUA audit of {what}", "", ("who", "writes", "FUA", "FUA %", "preflushes", "flushes"),
-                          tuple((r.who, f"{r.writes:,}", f"{r.fua:,}", f"{r.fua_pct:.1f}", f"{r.preflush:,}",
+                          tuple((r.who, f"{r.writes:,}", f"{r.fua:,}", pct_cell(r.fua_pct), f"{r.preflush:,}",
                                  f"{r.flushes:,}") for r in rows)))
     out.print(rows[0].sentence())

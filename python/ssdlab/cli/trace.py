@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -14,7 +14,12 @@ from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
 from ssdlab.outputs import check_output_file
-from ssdlab.units import counted, format_duration, is_whole_number
+from ssdlab.report.formatting import MISSING
+from ssdlab.units import counted, format_duration, is_number, is_whole_number
+
+if TYPE_CHECKING:
+    from ssdlab.targets.base import TargetInfo
+    from ssdlab.trace.stats import TraceStats
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats, capture, replay (docs/traces.md).",
                         no_args_is_help=True)
@@ -100,8 +105,6 @@ def metric_row(name: str, value: Any) -> tuple[str, str]:
     """A replay metric as a row: its name (less the unit suffix) and its value with a unit; "—"
     where nothing was measured (no reads: no read latency), as the `trace` test's results show."""
     if value is None:
-        from ssdlab.report.formatting import MISSING
-
         return _name_of(name), MISSING
     if name.startswith("bytes") or name.endswith("_bytes"):
         return name, f"{_size(value)} ({value:,} bytes)"
@@ -111,6 +114,26 @@ def metric_row(name: str, value: Any) -> tuple[str, str]:
                 return name.removesuffix(suffix), show(value)
         return name, f"{value:,.2f}"
     return name, f"{value:,}" if isinstance(value, int) else str(value)
+
+
+# What a replay measures that the `trace` test does not declare, by its name here.
+_REPLAY_LABELS = {"ios": "I/Os replayed", "bytes_moved": "Data read and written", "elapsed_s": "Replay time"}
+
+
+def replay_rows(flat: dict[str, Any], path: Path, target: TargetInfo) -> list[tuple[str, str]]:
+    """A replay's figures as the `trace` test's results show them (QA: rows read `bytes_moved`,
+    `read_lat_p99_9`): by the test's declared labels and units, in its order, the headline first;
+    then what only a replay here counts."""
+    from ssdlab.methods import get_test
+    from ssdlab.methods.metrics import SECONDS
+    from ssdlab.report.contract import figure_with_unit
+
+    method = get_test("trace")
+    specs = method.metric_specs(method.parse_params({"trace": str(path)}), target)
+    # Seconds as this command prints them (a short replay is busy for 0.014 s, not "0.0 s")
+    rows = [(spec.label, _secs(flat[spec.name]) if spec.unit == SECONDS and is_number(flat[spec.name])
+             else figure_with_unit(spec, flat)) for spec in specs if spec.name in flat]
+    return rows + [(label, metric_row(name, flat[name])[1]) for name, label in _REPLAY_LABELS.items() if name in flat]
 
 
 def _name_of(name: str) -> str:
@@ -157,6 +180,17 @@ def trace_generate(
               highlight=False)
 
 
+def arrival_text(s: TraceStats) -> str:
+    """Inter-arrival mean and CV, and the busiest second against the mean: each a figure only
+    where there are gaps (two I/Os) or seconds (one I/O) to take it over."""
+    if s.interarrival_mean_us is None:
+        gaps = f"{MISSING} (fewer than two I/Os)"
+    else:
+        cv = MISSING if s.interarrival_cv is None else f"{s.interarrival_cv:,.2f}"
+        gaps = f"mean {_micros(s.interarrival_mean_us)}, CV {cv}"
+    return gaps if s.peak_to_mean_iops is None else f"{gaps}, peak/mean second {s.peak_to_mean_iops:,.2f}"
+
+
 def stats_table(path: Path) -> Table:
     from ssdlab.trace.model import iter_trace, read_provenance
     from ssdlab.trace.stats import trace_stats
@@ -169,13 +203,16 @@ def stats_table(path: Path) -> Table:
     row("records", f"{s.records:,} over {_secs(s.duration_s)}")
     for op, label in (("read", "reads"), ("write", "writes"), ("trim", "trims"), ("flush", "flushes")):
         row(label, f"{s.ios[op]:,} I/Os, {_size(s.bytes[op])}")
-    row("read share", f"{s.read_pct_ios:.1f} % of I/Os, {s.read_pct_bytes:.1f} % of bytes")
-    row("size mix", "  ".join(f"{k} {v:.1f}%" for k, v in s.size_mix_pct.items()))
-    row("sequential", f"{s.sequential_pct:.1f} %")
-    row("inter-arrival", f"mean {_micros(s.interarrival_mean_us)}, CV {s.interarrival_cv:,.2f}, "
-                         f"peak/mean second {s.peak_to_mean_iops:,.2f}")
-    row("footprint", f"{_size(s.footprint_bytes)}, reuse {s.reuse:,.2f}x")
-    row("average QD", "unknown (no completion times)" if s.avg_qd is None else f"{s.avg_qd:,.2f}")
+    no_data = f"{MISSING} (no reads or writes)"
+    row("read share", no_data if s.read_pct_ios is None or s.read_pct_bytes is None else
+        f"{s.read_pct_ios:.1f} % of I/Os, {s.read_pct_bytes:.1f} % of bytes")
+    mix = s.size_mix_pct
+    row("size mix", no_data if mix is None else "  ".join(f"{k} {v:.1f}%" for k, v in mix.items()))
+    row("sequential", no_data if s.sequential_pct is None else f"{s.sequential_pct:.1f} %")
+    row("inter-arrival", arrival_text(s))
+    row("footprint", _size(s.footprint_bytes) + ("" if s.reuse is None else f", reuse {s.reuse:,.2f}x"))
+    unknown_qd = f"{MISSING} (no I/O)" if not s.records else "unknown (no completion times)"
+    row("average QD", unknown_qd if s.avg_qd is None else f"{s.avg_qd:,.2f}")
     row("FUA / preflush / flush", f"{s.fua_writes:,} FUA writes, {s.preflush_writes:,} preflushes, "
                                   f"{s.flushes:,} flushes")
     return table
@@ -247,6 +284,6 @@ def trace_replay(
     check_replayable(path)  # as the `trace` test refuses it: an empty trace replays to no figures at all
     r = replay_on_drive(sim.drive(), load_trace(path), idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
     table = Table(title=plain(f"Replay of {path.name} on {target}"), show_header=False)
-    for key, value in r.metrics.flat().items():
-        table.add_row(*metric_row(key, value))
+    for row in replay_rows(r.metrics.flat(), path, sim.info()):
+        table.add_row(*row)
     out.print(table)

@@ -73,10 +73,12 @@ def format_value(spec: MetricSpec, value: Metric) -> str:
 
 def figure_with_unit(spec: MetricSpec, metrics: Mapping[str, Metric]) -> str:
     """A figure of one record's `metrics` with its unit, where no column says it, to follow its
-    label: '2,184 MB/s', '16 GiB' (a size carries its own), '13,246' after a label that ends in its
-    unit ('4 KiB random read, QD 1: IOPS'), a lower bound as one ('≥ 749.99 MB/s (never throttled)')."""
-    text = format_value(spec, metrics.get(spec.name))
-    if spec.unit and spec.unit != BYTES and not spec.label.endswith(spec.unit):
+    label: '2,184 MB/s', '—' (nothing measured), '16 GiB' (a size carries its own), '13,246' after
+    a label that ends in its unit ('4 KiB random read, QD 1: IOPS'), a lower bound as one
+    ('≥ 749.99 MB/s (never throttled)')."""
+    value = metrics.get(spec.name)
+    text = format_value(spec, value)
+    if is_number(value) and spec.unit and spec.unit != BYTES and not spec.label.endswith(spec.unit):
         text = f"{text} {spec.unit}"
     return spec.bound_text(text) if spec.is_bound(metrics) else text
 

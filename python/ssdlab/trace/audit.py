@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_WRITE, TraceChunk
+from ssdlab.units import share_pct
 
 
 @dataclass(frozen=True)
@@ -20,11 +21,14 @@ class AuditRow:
     flushes: int
 
     @property
-    def fua_pct(self) -> float:
-        return 100.0 * self.fua / self.writes if self.writes else 0.0
+    def fua_pct(self) -> float | None:
+        """None without writes: a share of nothing is no figure (QA: "0 of 0 writes (0.0 %)")."""
+        return share_pct(self.fua, self.writes)
 
     def sentence(self) -> str:
-        return f"{self.fua} of {self.writes} writes ({self.fua_pct:.1f} %) carried FUA"
+        if self.fua_pct is None:
+            return "no writes, so none carried FUA"
+        return f"{self.fua:,} of {self.writes:,} writes ({self.fua_pct:.1f} %) carried FUA"
 
 
 def _count(c: TraceChunk, mask: np.ndarray, into: dict[int, np.ndarray]) -> None:  # type: ignore[type-arg]

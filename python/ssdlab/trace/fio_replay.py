@@ -276,9 +276,9 @@ class FioReplay:
     lat_logs: tuple[Path, ...]  # fio's per-I/O latency log of each job, in job order
     ioengines: tuple[str, ...]  # the engine of each job
     issued_us: npt.NDArray[np.int64]
-    drift_pct: float
-    lag_p50_us: float
-    lag_p99_us: float
+    drift_pct: float | None  # None: see drift()
+    lag_p50_us: float | None
+    lag_p99_us: float | None
 
 
 def fio_command(fio: str, iolog: Iolog, target_file: str, work_dir: Path, ioengines: Sequence[str]) -> list[str]:
@@ -341,16 +341,19 @@ def fio_messages(stdout: str, stderr: str) -> list[str]:
     return [line.strip() for line in (*head.splitlines(), *stderr.splitlines()) if line.strip()]
 
 
-def drift(planned_us: npt.NDArray[np.int64], issued_us: npt.NDArray[np.int64]) -> tuple[float, float, float]:
-    """(span drift %, lag p50 µs, lag p99 µs) of fio's issue times against the iolog's."""
+def drift(planned_us: npt.NDArray[np.int64], issued_us: npt.NDArray[np.int64],
+          ) -> tuple[float | None, float | None, float | None]:
+    """(span drift %, lag p50 µs, lag p99 µs) of fio's issue times against the iolog's. Each is
+    None where there is nothing to take it over, never 0 (a replay that drifted by nothing): the
+    lags need two I/Os (the first is the origin), the drift a planned span longer than none."""
     n = min(len(planned_us), len(issued_us))
     if n < 2:
-        return 0.0, 0.0, 0.0
+        return None, None, None
     p, i = planned_us[:n].astype(np.float64), issued_us[:n].astype(np.float64)
     i = i - i[0] + p[0]
     span_p, span_i = p[-1] - p[0], i[-1] - i[0]
     lag = i - p
-    pct = 100.0 * (span_i - span_p) / span_p if span_p > 0 else 0.0
+    pct = 100.0 * (span_i - span_p) / span_p if span_p > 0 else None
     return pct, float(np.percentile(lag, 50)), float(np.percentile(lag, 99))
 
 

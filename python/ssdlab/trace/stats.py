@@ -12,6 +12,9 @@ Definitions (the ones `ssdlab trace stats` prints and the generators are tested 
 - footprint: bytes in the union of all extents touched; reuse = bytes moved / footprint.
 - average queue depth (Little's law): sum of I/O latencies / busy time, where busy time
   is the union of intervals with at least one I/O outstanding (needs completion times).
+A statistic of nothing is None, never 0: shares and the size mix need a read or write,
+inter-arrival figures two I/Os, the burst ratio one, reuse a footprint (QA: an empty capture
+printed "CV 0.00" and "0.0 % of I/Os", figures of I/O that never happened).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy.typing as npt
 
 from ssdlab.trace.metrics import BusyClock
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_NAMES, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
+from ssdlab.units import share_pct
 
 KIB = 1024
 SIZE_CLASSES: tuple[tuple[str, int], ...] = (
@@ -40,13 +44,13 @@ class TraceStats:
     duration_s: float
     ios: dict[str, int]  # per op name
     bytes: dict[str, int]
-    size_mix_pct: dict[str, float]
-    sequential_pct: float
-    interarrival_mean_us: float
-    interarrival_cv: float
-    peak_to_mean_iops: float
+    size_mix_pct: dict[str, float] | None  # None: no read or write
+    sequential_pct: float | None
+    interarrival_mean_us: float | None  # None: fewer than two I/Os
+    interarrival_cv: float | None  # None as well when every I/O came at once (no mean gap to divide by)
+    peak_to_mean_iops: float | None  # None: no I/O
     footprint_bytes: int
-    reuse: float
+    reuse: float | None  # None: nothing touched
     fua_writes: int
     preflush_writes: int
     flushes: int
@@ -54,14 +58,12 @@ class TraceStats:
     qd_per_second: tuple[float, ...] = ()
 
     @property
-    def read_pct_ios(self) -> float:
-        rw = self.ios["read"] + self.ios["write"]
-        return 100.0 * self.ios["read"] / rw if rw else 0.0
+    def read_pct_ios(self) -> float | None:
+        return share_pct(self.ios["read"], self.ios["read"] + self.ios["write"])
 
     @property
-    def read_pct_bytes(self) -> float:
-        rw = self.bytes["read"] + self.bytes["write"]
-        return 100.0 * self.bytes["read"] / rw if rw else 0.0
+    def read_pct_bytes(self) -> float | None:
+        return share_pct(self.bytes["read"], self.bytes["read"] + self.bytes["write"])
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "qd_per_second"}
@@ -70,7 +72,10 @@ class TraceStats:
 
 
 def _merge_extents(starts: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> tuple[Any, Any]:
-    """The union of [start, end) extents as sorted disjoint extents."""
+    """The union of [start, end) extents as sorted disjoint extents (none of none: a trace of
+    flushes only touches no extent)."""
+    if not len(starts):
+        return starts, ends
     order = np.argsort(starts, kind="stable")
     s, e = starts[order], ends[order]
     run_end = np.maximum.accumulate(e)
@@ -167,11 +172,16 @@ class StatsAccumulator:
         for s, total in zip(*_group_sum(lsecs, lat), strict=True):
             self.lat_per_second[s] = self.lat_per_second.get(s, 0.0) + total
 
+    def _size_mix_pct(self, rw: int) -> dict[str, float] | None:
+        if not rw:
+            return None
+        return {name: 100.0 * int(n) / rw for (name, _), n in zip(SIZE_CLASSES, self.size_counts, strict=True)}
+
     def result(self) -> TraceStats:
         rw = int(self.ios[OP_READ] + self.ios[OP_WRITE])
-        n_gaps = max(self.records - 1, 1)
-        mean_gap = self.gap_sum / n_gaps
-        var = max(self.gap_sq / n_gaps - mean_gap * mean_gap, 0.0)
+        n_gaps = self.records - 1
+        mean_gap = self.gap_sum / n_gaps if n_gaps > 0 else None
+        var = max(self.gap_sq / n_gaps - mean_gap * mean_gap, 0.0) if mean_gap is not None else 0.0
         seconds = list(self.per_second.values())
         footprint = int((self.ext_e - self.ext_s).sum())
         moved = int(self.nbytes[OP_READ] + self.nbytes[OP_WRITE])
@@ -185,13 +195,12 @@ class StatsAccumulator:
             records=self.records, duration_s=(self.last_ts - (self.first_ts or 0)) / 1e9,
             ios={name: int(self.ios[i]) for i, name in enumerate(OP_NAMES)},
             bytes={name: int(self.nbytes[i]) for i, name in enumerate(OP_NAMES)},
-            size_mix_pct={name: 100.0 * int(n) / rw if rw else 0.0
-                          for (name, _), n in zip(SIZE_CLASSES, self.size_counts, strict=True)},
-            sequential_pct=100.0 * self.seq / rw if rw else 0.0,
-            interarrival_mean_us=mean_gap / 1e3,
-            interarrival_cv=(var ** 0.5) / mean_gap if mean_gap > 0 else 0.0,
-            peak_to_mean_iops=max(seconds) / (sum(seconds) / len(seconds)) if seconds else 0.0,
-            footprint_bytes=footprint, reuse=moved / footprint if footprint else 0.0,
+            size_mix_pct=self._size_mix_pct(rw),
+            sequential_pct=share_pct(self.seq, rw),
+            interarrival_mean_us=None if mean_gap is None else mean_gap / 1e3,
+            interarrival_cv=(var ** 0.5) / mean_gap if mean_gap else None,
+            peak_to_mean_iops=max(seconds) / (sum(seconds) / len(seconds)) if seconds else None,
+            footprint_bytes=footprint, reuse=moved / footprint if footprint else None,
             fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
             avg_qd=qd, qd_per_second=qd_series,
         )

@@ -185,6 +185,7 @@ def test_done_line_figures_read_as_the_tables_print_them() -> None:
     metrics = {"runs": 1.0, "read_iops": 2097.9, "read_lat_us": 3812.04, "span_bytes": 17_179_869_184}
     record = TestRecord(name="quick", test="quick", metrics=metrics)
     assert metric_summary(record, None) == "runs=1; read_iops=2,098; read_lat_us=3,812.0; span_bytes=16 GiB"
+    assert metric_summary(TestRecord(name="q", test="quick", metrics={"x_iops": None}), None) == "no figure measured"
 
 
 def declared(test: str, params: dict[str, object] | None = None) -> tuple[dict[str, object], object]:
@@ -220,6 +221,8 @@ def test_done_line_names_figures_by_their_labels() -> None:
     metrics, specs = declared("qd-sweep")
     line = metric_summary(TestRecord(name="q", test="qd-sweep", metrics=metrics), specs)  # type: ignore[arg-type]
     assert line.startswith("4 KiB random read, QD 1: IOPS 1,002; "), line  # not "IOPS 1,002 IOPS"
+    nothing = {name: None for name in metrics}
+    assert metric_summary(TestRecord(name="q", test="qd-sweep", metrics=nothing), specs) == "no figure measured"  # type: ignore[arg-type]
 
 
 def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:

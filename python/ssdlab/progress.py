@@ -169,6 +169,9 @@ def live_text(update: ProgressUpdate) -> str:
     return "  ".join(parts)
 
 
+NO_FIGURES = "no figure measured"  # not "done: ; run 50 % done"
+
+
 def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) -> str:
     """A finished test's first figures as the report names them ('SEQ1M Q8T1 read: throughput
     2,184 MB/s'): the first measured figure of each thing measured, in the method's order (its
@@ -176,7 +179,7 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
     first numbers by their names, as the report shows them."""
     if specs is None:
         shown = [(k, v) for k, v in record.metrics.items() if is_number(v) and not isinstance(v, bool)]
-        return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit])
+        return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit]) or NO_FIGURES
     parts: dict[str, str] = {}  # by what was measured: its label before ': throughput', ': IOPS'...
     for name, value in record.metrics.items():
         spec = specs.get(name)
@@ -185,7 +188,7 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
         measured = spec.label.split(": ")[0]
         if spec.kind == "figure" and is_number(value) and not isinstance(value, bool) and measured not in parts:
             parts[measured] = f"{spec.label} {figure_with_unit(spec, record.metrics)}"
-    return "; ".join(list(parts.values())[:limit])
+    return "; ".join(list(parts.values())[:limit]) or NO_FIGURES
 
 
 def eta_text(clock: RunClock) -> str:

@@ -70,22 +70,23 @@ def add(
 class Column:
     """A column of `library list` and how it gives way on a narrow screen: not at all (no
     `floors`: a run id or a suite is copied, a count or a state read whole), or down to each of
-    its `floors` in turn, wrapping onto more lines at its spaces (`wrap`) or cut with an ellipsis."""
+    its `floors` in turn, wrapping onto more lines at its spaces (a word longer than the column
+    folds): nothing is cut with an ellipsis."""
 
     heading: str
     floors: tuple[int, ...] = ()
-    wrap: bool = False
     justify: Literal["left", "right"] = "left"
 
 
 # The floors, stage by stage: the drive's name keeps a model number ("MZVPV256HDGL-00000") on one
-# line, then the bundle's folder name is cut shorter, before the drive's name folds a word.
+# line, then the bundle's folder name folds onto more lines, before the drive's name folds a word.
+# The folder name is never cut: `library remove` takes it as shown.
 RUN_COLUMNS = (
     Column("run"),
-    Column("drive (engine)", (20, 18, 18, 10), wrap=True),
+    Column("drive (engine)", (20, 18, 18, 10)),
     Column("suite"),
     Column("tests", justify="right"),
-    Column("started UTC", (16, 10, 10, 10), wrap=True),  # then the date above the time
+    Column("started UTC", (16, 10, 10, 10)),  # then the date above the time
     Column("bundle", (16, 8, 4, 4)),  # its folder's name; a moved bundle's full path is printed below the table
     Column("state"),
 )
@@ -130,8 +131,8 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
     table = Table(title=TITLE, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                   pad_edge=False, padding=(0, GAP - 1, 0, 0))
     for column, size in zip(RUN_COLUMNS, widths, strict=True):
-        table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.wrap,
-                         overflow="fold" if column.wrap else "ellipsis")
+        table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.floors,
+                         overflow="fold")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
     return table, problems

@@ -22,7 +22,16 @@ from ssdlab.errors import UsageError
 from ssdlab.trace.capture import capture
 from ssdlab.trace.generate import generate
 from ssdlab.trace.importers import FORMATS, TraceFormatError, import_trace, parse_text, quoted
-from ssdlab.trace.model import FLAG_PREFLUSH, FLAG_SYNC, OP_FLUSH, OP_READ, Provenance, TraceChunk, write_trace
+from ssdlab.trace.model import (
+    FLAG_PREFLUSH,
+    FLAG_SYNC,
+    OP_FLUSH,
+    OP_READ,
+    OP_WRITE,
+    Provenance,
+    TraceChunk,
+    write_trace,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = {"msr": "msr.csv", "alibaba": "alibaba.csv", "tencent": "tencent.csv", "systor17": "systor17.csv",
@@ -429,12 +438,12 @@ def test_statistics_of_nothing_are_no_figures(cli: Callable, tmp_path: Path) -> 
     """QA: `trace stats` of an empty capture printed "CV 0.00" and "0.0 % of I/Os", and `audit fua`
     "0 of 0 writes (0.0 %)": figures of I/O that never happened. One I/O has no gaps to take an
     inter-arrival over; a flush alone, no read or write to take a share of."""
-    def trace(name: str, ops: list[int]) -> str:
+    def trace(name: str, ops: list[int], done_at_issue: bool = False) -> str:
         n = len(ops)
         chunk = TraceChunk.from_columns({
             "timestamp_ns": np.arange(n) * 1000, "op": np.array(ops), "offset_bytes": np.zeros(n),
             "length_bytes": np.full(n, 4096 if ops[:1] != [OP_FLUSH] else 0), "flags": np.zeros(n),
-            "pid": np.full(n, -1), "completion_ns": np.full(n, -1)})
+            "pid": np.full(n, -1), "completion_ns": np.arange(n) * 1000 if done_at_issue else np.full(n, -1)})
         write_trace(tmp_path / name, [chunk] if n else [], Provenance(source_format="capture", source="test"))
         return str(tmp_path / name)
 
@@ -450,6 +459,11 @@ def test_statistics_of_nothing_are_no_figures(cli: Callable, tmp_path: Path) -> 
     audit = cli("audit", "fua", trace("flush2.parquet", [OP_FLUSH])).stdout
     assert "no writes, so none carried FUA" in audit and "0.0" not in audit, audit
     assert re.search(r"│ all +│ +0 │ +0 │ +— │", audit), audit
+    one_write = cli("audit", "fua", trace("w.parquet", [OP_WRITE])).stdout
+    assert "0 of 1 write (0.0 %) carried FUA" in one_write, one_write  # (helper QA: "0 of 1 writes")
+    assert "│ reads                  │ 1 I/O, 4 KiB" in one  # not "1 I/Os"
+    instant = cli("trace", "stats", trace("instant.parquet", [OP_READ, OP_READ], done_at_issue=True)).stdout
+    assert "— (no time with an I/O outstanding)" in instant, instant  # 0 / 0, not "no completion times"
 
 
 def test_metric_row() -> None:

@@ -191,6 +191,16 @@ def arrival_text(s: TraceStats) -> str:
     return gaps if s.peak_to_mean_iops is None else f"{gaps}, peak/mean second {s.peak_to_mean_iops:,.2f}"
 
 
+def qd_text(s: TraceStats) -> str:
+    """The average queue depth, or why there is none: no I/O, no completion times, or no time with
+    an I/O outstanding (every I/O completed as it was issued: 0 / 0)."""
+    if s.avg_qd is not None:
+        return f"{s.avg_qd:,.2f}"
+    if not s.records:
+        return f"{MISSING} (no I/O)"
+    return "unknown (no completion times)" if not s.completion_times else f"{MISSING} (no time with an I/O outstanding)"
+
+
 def stats_table(path: Path) -> Table:
     from ssdlab.trace.model import iter_trace, read_provenance
     from ssdlab.trace.stats import trace_stats
@@ -202,7 +212,7 @@ def stats_table(path: Path) -> Table:
     row = table.add_row
     row("records", f"{s.records:,} over {_secs(s.duration_s)}")
     for op, label in (("read", "reads"), ("write", "writes"), ("trim", "trims"), ("flush", "flushes")):
-        row(label, f"{s.ios[op]:,} I/Os, {_size(s.bytes[op])}")
+        row(label, f"{counted(s.ios[op], 'I/O')}, {_size(s.bytes[op])}")
     no_data = f"{MISSING} (no reads or writes)"
     row("read share", no_data if s.read_pct_ios is None or s.read_pct_bytes is None else
         f"{s.read_pct_ios:.1f} % of I/Os, {s.read_pct_bytes:.1f} % of bytes")
@@ -211,8 +221,7 @@ def stats_table(path: Path) -> Table:
     row("sequential", no_data if s.sequential_pct is None else f"{s.sequential_pct:.1f} %")
     row("inter-arrival", arrival_text(s))
     row("footprint", _size(s.footprint_bytes) + ("" if s.reuse is None else f", reuse {s.reuse:,.2f}x"))
-    unknown_qd = f"{MISSING} (no I/O)" if not s.records else "unknown (no completion times)"
-    row("average QD", unknown_qd if s.avg_qd is None else f"{s.avg_qd:,.2f}")
+    row("average QD", qd_text(s))
     row("FUA / preflush / flush", f"{s.fua_writes:,} FUA writes, {s.preflush_writes:,} preflushes, "
                                   f"{s.flushes:,} flushes")
     return table

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_WRITE, TraceChunk
-from ssdlab.units import share_pct
+from ssdlab.units import counted, share_pct
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class AuditRow:
     def sentence(self) -> str:
         if self.fua_pct is None:
             return "no writes, so none carried FUA"
-        return f"{self.fua:,} of {self.writes:,} writes ({self.fua_pct:.1f} %) carried FUA"
+        return f"{self.fua:,} of {counted(self.writes, 'write')} ({self.fua_pct:.1f} %) carried FUA"
 
 
 def _count(c: TraceChunk, mask: np.ndarray, into: dict[int, np.ndarray]) -> None:  # type: ignore[type-arg]

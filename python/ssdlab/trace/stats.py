@@ -54,8 +54,9 @@ class TraceStats:
     fua_writes: int
     preflush_writes: int
     flushes: int
-    avg_qd: float | None  # None when the trace has no completion times
+    avg_qd: float | None  # None without completion times, or without time an I/O was outstanding
     qd_per_second: tuple[float, ...] = ()
+    completion_times: bool = True  # every I/O has its completion time (False: avg_qd is unknown)
 
     @property
     def read_pct_ios(self) -> float | None:
@@ -202,7 +203,7 @@ class StatsAccumulator:
             peak_to_mean_iops=max(seconds) / (sum(seconds) / len(seconds)) if seconds else None,
             footprint_bytes=footprint, reuse=moved / footprint if footprint else None,
             fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
-            avg_qd=qd, qd_per_second=qd_series,
+            avg_qd=qd, qd_per_second=qd_series, completion_times=self.has_completion,
         )
 
 

@@ -46,6 +46,17 @@ def test_plan_shows_actions_without_running(cli: Callable, tmp_path: Path) -> No
     assert "Total estimated duration" in result.stdout
 
 
+def test_plan_of_a_drive_with_no_model_says_so(cli: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: `plan -t /dev/vda` headed its plan "(None, 275 GB)": a virtio disk reports no model."""
+    from ssdlab.targets.fake import FakeTarget
+
+    facts = FakeTarget.info
+    monkeypatch.setattr(FakeTarget, "info", lambda self: facts(self).model_copy(update={"model": None}))
+    result = cli("plan", "--test", "quick", "-t", "fake:?capacity=2g")
+    assert result.code == 0, result.stderr
+    assert "(model unknown, 2.15 GB)" in result.stdout and "None" not in result.stdout, result.stdout
+
+
 def test_run_json_reports_bundle_and_metrics(cli: Callable, tmp_path: Path) -> None:
     out = tmp_path / "b"
     result = cli("run", *FAST, "--out", str(out), "--json", "--no-report")

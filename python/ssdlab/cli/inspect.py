@@ -144,7 +144,7 @@ def plan(
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     capacity = decimal_capacity(facts.capacity_bytes)
-    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(facts.model)}, {capacity}), "
+    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(facts.model or 'model unknown')}, {capacity}), "
                   f"suite {suite_name or '-'}, engine {engine.name}", markup=True)
     print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
     if host:

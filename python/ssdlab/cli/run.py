@@ -75,7 +75,8 @@ def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     facts = tgt.info()
     if not sys.stdin.isatty():
         raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
-    typed = str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({facts.model}). Type {token!r} to confirm"))
+    model = facts.model or "model unknown"
+    typed = str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({model}). Type {token!r} to confirm"))
     if typed.strip() != token:  # said here: the target's own check would speak of a --yes never given
         raise SafetyError(f"{facts.spec}: you typed {typed.strip()!r}, not {token!r}; nothing was written")
     return typed

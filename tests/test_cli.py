@@ -46,6 +46,33 @@ def test_plan_shows_actions_without_running(cli: Callable, tmp_path: Path) -> No
     assert "Total estimated duration" in result.stdout
 
 
+@pytest.mark.parametrize("how", ["fail", "stop"])
+def test_run_json_of_a_run_that_did_not_complete(cli: Callable, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 how: str) -> None:
+    """QA: `run --json` printed nothing on stdout when the run failed or was stopped: a script got no
+    bundle path, status or figures, though the bundle held the finished steps. It prints the same
+    object, with the status the bundle records and why the run ended."""
+    from ssdlab.engines.fake import FakeEngine
+    from ssdlab.errors import EngineError, Interrupted
+
+    measure, calls = FakeEngine.measure, []
+
+    def third_fails(self: FakeEngine, *args: object) -> object:
+        calls.append(1)
+        if len(calls) == 3:
+            raise EngineError("fio exited 1: boom") if how == "fail" else Interrupted("interrupted by the user")
+        return measure(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FakeEngine, "measure", third_fails)
+    out = tmp_path / "b"
+    result = cli("run", *FAST, "--out", str(out), "--json", "--no-report")
+    assert result.code != 0 and result.stderr.strip(), result
+    data = json.loads(result.stdout)
+    assert data["bundle"] == str(out.resolve()) and data["status"] == Bundle(out).load_run().status != "complete"
+    assert ("boom" if how == "fail" else "interrupted") in data["error"], data["error"]
+    assert data["tests"][0]["name"] == "quick" and data["tests"][0]["status"] != "complete"
+
+
 def test_plan_of_a_drive_with_no_model_says_so(cli: Callable, monkeypatch: pytest.MonkeyPatch) -> None:
     """QA: `plan -t /dev/vda` headed its plan "(None, 275 GB)": a virtio disk reports no model."""
     from ssdlab.targets.fake import FakeTarget

@@ -203,7 +203,8 @@ def run(
     test: TestOpt = None,
     param: ParamOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Bundle directory (default results/…).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end (also when the run "
+                                                       "stops or fails: its status and why).")] = False,
     destroy: Annotated[bool, typer.Option("--destroy", help=(
         "Allow writes that destroy data: to a block device, a RAID-0's members, or an existing file ssdlab did "
         "not make (docs/safety.md)."))] = False,
@@ -289,9 +290,10 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     try:
         with observer:
             return runner.run(record)
-    except (Interrupted, EngineError, InternalError):
-        if not no_report:
-            write_report_or_say(bundle, library)  # an interrupted or failed run still shows what it measured
+    except (Interrupted, EngineError, InternalError) as error:
+        report_path = None if no_report else write_report_or_say(bundle, library)  # it still shows what it measured
+        if as_json:  # a script reads where the measurements are and why the run ended, as from a finished run
+            print(run_json(bundle, bundle.load_run(), report_path, error=str(error)))
         raise
     finally:
         if runner.left_behind:
@@ -302,14 +304,20 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
                       highlight=False)
 
 
+def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error: str | None = None) -> str:
+    """What `run --json` prints: the bundle, how the run ended and each test's figures; `error`:
+    why a run that did not complete stopped (the same line as on stderr)."""
+    return json.dumps({
+        "bundle": str(bundle.path), "status": record.status, "target": record.target.spec,
+        "report": str(report_path) if report_path else None,
+        "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics} for t in record.tests],
+        **({"error": error} if error is not None else {}),
+    }, indent=2)
+
+
 def _finish(bundle: Bundle, record: RunRecord, report_path: Path | None, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({
-            "bundle": str(bundle.path), "status": record.status, "target": record.target.spec,
-            "report": str(report_path) if report_path else None,
-            "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics}
-                      for t in record.tests],
-        }, indent=2))
+        print(run_json(bundle, record, report_path))
         return
     print_tables(bundle.path)
     out.print(f"\nBundle: {bundle.path}", markup=False)

@@ -72,6 +72,24 @@ def test_a_moved_bundle_is_reported_then_found_again(library: Library, tmp_path:
     assert counts(library)[0] == 1 and library.runs()[0].state() == "ok"
 
 
+def test_a_copy_of_a_listed_bundle_is_not_a_move(library: Library, tmp_path: Path) -> None:
+    """QA: `library add COPY` said "moved from ORIGINAL" (still there) and listed the copy in its
+    place, a stale interrupted copy over the finished run; adding the original flipped it back. A
+    copy is refused, saying how to list it instead; once the original's entry is gone, it is added."""
+    from ssdlab.errors import BundleError
+
+    original = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    library.add(original)
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    with pytest.raises(BundleError, match=rf"lists from {original.resolve()} \(still there\).*library remove"):
+        library.add(copy)
+    assert [r.bundle for r in library.runs()] == [original.resolve()]
+    assert library.add(original).outcome == "updated"
+    library.remove(str(original))
+    assert library.add(copy).outcome == "added" and library.runs()[0].bundle == copy.resolve()
+
+
 def test_a_deleted_bundle_is_reported_and_can_be_forgotten(library: Library, tmp_path: Path) -> None:
     keep = make_bundle(tmp_path / "keep", "fake:?capacity=2g")
     gone = make_bundle(tmp_path / "gone", "fake:?capacity=4g")

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ssdlab.bundle import (
+    RUN_ID_SHOWN,
     Bundle,
     MissingBundle,
     RunRecord,
@@ -246,6 +247,7 @@ class Library:
             raise BundleError(f"{bundle.path}: no test of this run finished ({run.status}), so it has nothing to "
                               f"rank; finish it with `ssdlab run --resume {bundle.path}`, then add it")
         rid = run_id(run)
+        self._refuse_a_copy(rid, bundle.path)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
             other = db.execute("SELECT run_id FROM runs WHERE bundle = ? AND run_id != ?",
@@ -256,6 +258,17 @@ class Library:
             _insert_run(db, rid, bundle.path, run)
         outcome, previous = _outcome(before, other, bundle.path)
         return Added(self.run(rid), outcome, previous)
+
+    def _refuse_a_copy(self, rid: str, path: Path) -> None:
+        """A bundle whose run the library lists from another folder that still holds it is a copy,
+        not a move (QA: `library add COPY` said "moved from ORIGINAL" and listed the copy, a stale
+        interrupted one in place of the finished run; adding the original flipped it back). A run
+        is listed once: which copy is the user's to say."""
+        listed = next((r for r in self.runs() if r.run_id == rid), None)
+        if listed is not None and listed.bundle != path and listed.state() == "ok":
+            raise BundleError(f"{path} holds run {rid[:RUN_ID_SHOWN]}, which the library lists from {listed.bundle} "
+                              f"(still there): a copy is the same run, listed once; to list this copy instead, "
+                              f"`ssdlab library remove {listed.bundle}` first")
 
     def remove(self, *which: str) -> list[LibraryRun]:
         """Remove runs, each named by its run id (with_id) or its bundle path. Every name is

@@ -110,6 +110,25 @@ def test_differing_parameters_are_refused(bundles: dict[str, Path]) -> None:
                        "re-run with the same parameters or pass --force")
 
 
+def test_runs_of_two_engines_are_refused_or_flagged(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """QA: `compare SIM FILE` (a simulated drive against a file measured by fio) gave a plain
+    Difference % table, and --force's list of differences left the engine out. Runs of two
+    engines are refused as unlike methods are; forced, the engine heads the list."""
+    import shutil
+
+    other = tmp_path / "other-engine"
+    shutil.copytree(bundles["faster"], other)
+    record = Bundle(other).load_run()
+    Bundle(other).write_run(record.model_copy(update={"engine": "sim"}))
+    with pytest.raises(UsageError, match=r"^test 'quick': methods differ \(engine: fake vs sim\); a simulated drive"):
+        compare_bundles([bundles["base"], other])
+    c = compare_bundles([bundles["base"], other], force=True)
+    console = Console(record=True, width=200)
+    for table in comparison_tables(c):
+        console.print(table)
+    assert "FORCED: methods differ (engine: fake vs sim)" in console.export_text()
+
+
 def test_force_compares_anyway(bundles: dict[str, Path]) -> None:
     c = compare_bundles([bundles["base"], bundles["longer"]], force=True)
     assert c.forced and c.tests[0].differing_params == ("runtime_s",)

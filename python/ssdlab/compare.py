@@ -237,22 +237,35 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
 Found = tuple[Source, TestRecord] | None
 
 
+ENGINE_KEY = "engine"
+
+
+def run_differences(runs: Sequence[tuple[EffectiveMethod, str]]) -> tuple[Difference, ...]:
+    """How runs (each its method and engine) differ: the engine first, then the method. A simulated
+    drive and a real one ran two engines (QA: `compare SIM FILE` gave a plain Difference % table,
+    and --force's list left the engine out; the library never ranks them together either)."""
+    engines = tuple(engine for _, engine in runs)
+    engine = (Difference(ENGINE_KEY, ENGINE_KEY, engines),) if len(set(engines)) > 1 else ()
+    return engine + differences([method for method, _ in runs])
+
+
 def _split(name: str, found: Sequence[Found], methods: Sequence[EffectiveMethod | None],
            policy: Policy) -> tuple[tuple[Difference, ...], tuple[tuple[int, tuple[Difference, ...]], ...]]:
     """(differences among the compared runs, drives left out and why) under `policy`."""
     here = [i for i, f in enumerate(found) if f is not None]
+    # the drives that ran the test, as `here` lists them: each its method and engine
+    known = [(m, f[0].run.engine) for m, f in zip(methods, found, strict=True) if m is not None and f is not None]
     if policy != "exclude":
-        diff = differences([m for m in methods if m is not None])
+        diff = run_differences(known)
         if diff and policy == "refuse":
             raise UsageError(describe_difference(name, diff) + "; " + refusal_advice(diff))
         return diff, ()
     # Each drive against the baseline and every drive kept before it: a simulated preset's model is
     # compared within the preset only, so two drives unlike each other may each be like the baseline.
-    known = [m for m in methods if m is not None]  # the drives that ran the test, as `here` lists them
     kept: list[int] = [0]
     excluded = []
     for place, i in enumerate(here[1:], start=1):
-        pair = next((d for d in (differences([known[k], known[place]]) for k in kept) if d), ())
+        pair = next((d for d in (run_differences([known[k], known[place]]) for k in kept) if d), ())
         if pair:
             excluded.append((i, pair))
         else:
@@ -264,6 +277,9 @@ def refusal_advice(found: Sequence[Difference]) -> str:
     """What to do about a refused comparison: the same parameters, or, where only conventions of
     the ssdlab that made the runs differ (a fio job convention, a simulated preset's model), a run
     made with this ssdlab, whose parameters could not have made the older one alike."""
+    if any(d.key == ENGINE_KEY for d in found):
+        return ("a simulated drive and a real one (or two engines) measure two things: compare runs of one engine, "
+                "or pass --force")
     if all(d.convention for d in found):
         return ("the runs were made by ssdlab versions that measure differently: re-run the older one with this "
                 "ssdlab, or pass --force")

@@ -608,6 +608,16 @@ fn parse_like(
     })
 }
 
+/// " to at least X" for the least op (%, rounded up to a tenth) that leaves `kept_bytes` of the raw
+/// NAND beyond the user capacity (op = (raw - user) / user); "" when no op can.
+fn least_op_pct(raw_bytes: u64, kept_bytes: u64) -> String {
+    if kept_bytes >= raw_bytes {
+        return String::new();
+    }
+    let op = 100.0 * kept_bytes as f64 / (raw_bytes - kept_bytes) as f64;
+    format!(" to at least {:.1}", (op * 10.0).ceil() / 10.0)
+}
+
 /// Reject configurations the model cannot run.
 pub fn validate(cfg: &Config) -> Result<(), SimError> {
     let n = &cfg.nand;
@@ -627,15 +637,16 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     let reserve = dies * 2 * block_bytes;
     let slc = dies * slc_blocks_per_die(cfg) as u64 * block_bytes;
     if cfg.ftl.user_bytes + reserve + slc > raw_bytes(cfg) {
-        // Say how much room a static SLC cache takes: without it the fix is not obvious.
+        // Say how much room a static SLC cache takes and the least op that leaves GC its room:
+        // without them the fix is not obvious (QA: `op=0` was refused, the docs' range starts at 0).
+        let least = least_op_pct(raw_bytes(cfg), reserve + slc);
         return e(&if slc > 0 {
             format!(
-                "user capacity and the static SLC cache ({:.1} GB of NAND) leave too little spare area for GC (raise op, or lower slc.bytes)",
+                "user capacity and the static SLC cache ({:.1} GB of NAND) leave too little spare area for GC (raise op{least}, or lower slc.bytes)",
                 slc as f64 / 1e9
             )
         } else {
-            "user capacity leaves too little spare area for GC (raise op or nand.blocks_per_plane)"
-                .to_string()
+            format!("user capacity leaves too little spare area for GC (raise op{least} or nand.blocks_per_plane)")
         });
     }
     if raw_bytes(cfg) / 4096 >= u32::MAX as u64 {

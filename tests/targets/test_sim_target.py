@@ -77,6 +77,25 @@ def test_errors_list_the_presets_only_for_an_unknown_preset() -> None:
     assert str(unknown.value).count("sm951-nvme-256") == 1
 
 
+@pytest.mark.parametrize(("override", "wanted"), [
+    ("thermal.r_c_per_w=-1", "thermal.r_c_per_w must be positive"),
+    ("thermal.idle_w=-0.5", "thermal.idle_w must be zero or positive"),
+    ("thermal.throttle_c=80,75,70&thermal.throttle_factor=1.5,2,3", "thermal.throttle_c must be rising"),
+    ("thermal.throttle_c=70&thermal.throttle_factor=0.5", "thermal.throttle_factor must be slowdowns of 1 or more"),
+    ("identity.logical_block_size=3", "identity.logical_block_size must be a power of two"),
+    ("identity.logical_block_size=4096&identity.physical_block_size=512", "no smaller than identity.logical"),
+    ("nand.bits_per_cell=9", "nand.bits_per_cell must be 1 to 4"),
+])
+def test_values_no_drive_has_are_refused_in_one_line(override: str, wanted: str) -> None:
+    """QA: `thermal.r_c_per_w=-1` ran (the drive ended cooler than the air under sustained writes) and
+    `identity.logical_block_size=3` was taken, its run failing later at a test. Refused at the target."""
+    from ssdlab.errors import UsageError
+
+    with pytest.raises(UsageError) as refusal:
+        parse_target(f"sim:?{override}").info()
+    assert wanted in str(refusal.value) and "\n" not in str(refusal.value), refusal.value
+
+
 @pytest.mark.parametrize(("spec", "wanted"), [
     ("sim:?heatsnk=1", "did you mean 'heatsink'"),
     ("sim:?bogus=1", "seed=N"),

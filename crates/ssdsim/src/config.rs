@@ -707,7 +707,70 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     if !(n.suspend_us >= 0.0 && n.suspend_us.is_finite()) {
         return e("nand.suspend_us must be zero (no suspend) or positive");
     }
+    validate_physics(cfg)?;
     validate_scales(cfg)
+}
+
+/// Values no drive has (QA: `thermal.r_c_per_w=-1` ran, a drive cooler than the air under
+/// sustained writes; `identity.logical_block_size=3` was accepted, and the run failed later):
+/// a one-line refusal naming the key, as other overrides get.
+fn validate_physics(cfg: &Config) -> Result<(), SimError> {
+    let (t, id) = (&cfg.thermal, &cfg.identity);
+    let refuse = |key: &str, what: &str| -> Result<(), SimError> {
+        Err(SimError::Config(format!(
+            "invalid config: {key} must be {what}"
+        )))
+    };
+    for (key, x) in [
+        ("thermal.r_c_per_w", t.r_c_per_w),
+        ("thermal.heatsink_r_factor", t.heatsink_r_factor),
+    ] {
+        if !(x > 0.0 && x.is_finite()) {
+            return refuse(key, "positive");
+        }
+    }
+    for (key, w) in [
+        ("thermal.idle_w", t.idle_w),
+        ("thermal.ctrl_active_w", t.ctrl_active_w),
+        ("thermal.die_prog_w", t.die_prog_w),
+        ("thermal.die_read_w", t.die_read_w),
+        ("thermal.die_erase_w", t.die_erase_w),
+        ("thermal.hysteresis_c", t.hysteresis_c),
+    ] {
+        if !(w >= 0.0 && w.is_finite()) {
+            return refuse(key, "zero or positive");
+        }
+    }
+    if !t.throttle_c.iter().all(|c| c.is_finite()) || t.throttle_c.windows(2).any(|w| w[1] <= w[0])
+    {
+        return refuse(
+            "thermal.throttle_c",
+            "rising temperatures, level 1 first (e.g. 70,75)",
+        );
+    }
+    if !t.throttle_factor.iter().all(|f| *f >= 1.0 && f.is_finite()) {
+        return refuse(
+            "thermal.throttle_factor",
+            "slowdowns of 1 or more (1.5: two thirds of the speed)",
+        );
+    }
+    if !(1..=4).contains(&cfg.nand.bits_per_cell) {
+        return refuse("nand.bits_per_cell", "1 to 4 (SLC, MLC, TLC, QLC)");
+    }
+    let sector = id.logical_block_size;
+    if !sector.is_power_of_two() || !(512..=65536).contains(&sector) {
+        return refuse(
+            "identity.logical_block_size",
+            "a power of two from 512 to 65536",
+        );
+    }
+    if !id.physical_block_size.is_power_of_two() || id.physical_block_size < sector {
+        return refuse(
+            "identity.physical_block_size",
+            "a power of two no smaller than identity.logical_block_size",
+        );
+    }
+    Ok(())
 }
 
 /// The longest time one operation may take, µs (1000 s), and the slowest data path,

@@ -117,13 +117,14 @@ def test_parts_a_crash_left_are_removed_and_nothing_else_is(tmp_path: Path) -> N
 def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _trim(tmp_path)
     listed = cli("sim", "cache")
-    assert listed.code == 0 and "1 cached prepared drive(s)" in listed.stdout and "sm951" in listed.stdout
+    assert listed.code == 0 and "1 cached prepared drive in" in listed.stdout and "sm951" in listed.stdout
     # Every column is readable at 80 characters: none is squeezed out, the text folds instead.
     flat = "".join(line.strip("│ ") for line in listed.stdout.splitlines())
     assert "made by" in listed.stdout and "purge" in flat and "seed" in flat, listed.stdout
+    assert "5 steps: purge," in flat, flat
     cleared = cli("sim", "cache", "--clear")
     assert cleared.code == 0 and "removed 1" in cleared.stdout
-    assert "0 cached prepared drive(s)" in cli("sim", "cache").stdout
+    assert "0 cached prepared drives in" in cli("sim", "cache").stdout
 
 
 ENV_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=12)  # what os.environ holds
@@ -162,3 +163,11 @@ def test_the_cache_command_refuses_a_cache_path_that_is_a_file(cli, tmp_path: Pa
     for args in (("sim", "cache"), ("sim", "cache", "--clear")):
         result = cli(*args)
         assert result.code == 2 and "is not a directory" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_cached_drive_is_made_by_counts_in_their_number() -> None:
+    """QA: `sim cache` listed a drive "made by 1 tests: quick"."""
+    from ssdlab.cli.sim import _made_by
+
+    assert _made_by({"actions": ["quick"], "unit": "tests"}) == "1 test: quick"
+    assert _made_by({"actions": ["a", "b"], "unit": "steps"}) == "2 steps: a, b"

@@ -12,6 +12,7 @@ from rich.text import Text
 from ssdlab.cli.app import app, out
 from ssdlab.errors import UsageError
 from ssdlab.report.terminal import FittedTable
+from ssdlab.units import counted
 
 sim_app = typer.Typer(help="The SSD simulator (ssdsim).", no_args_is_help=True)
 app.add_typer(sim_app, name="sim")
@@ -39,11 +40,12 @@ def sim_cache(
         raise UsageError(f"the sim cache {cache.path} is not a directory; point SSDLAB_SIM_CACHE at a directory "
                          "(or unset it for ~/.cache/ssdlab/sim)")
     if clear:
-        out.print(f"removed {cache.clear()} cached prepared drive(s) from {cache.path}", highlight=False, markup=False)
+        removed = counted(cache.clear(), "cached prepared drive")
+        out.print(f"removed {removed} from {cache.path}", highlight=False, markup=False)
         return
     entries = cache.entries()
     total = sum(e.size_bytes for e in entries)
-    out.print(f"{len(entries)} cached prepared drive(s) in {cache.path}: {total / 1e6:.1f} MB of at most "
+    out.print(f"{counted(len(entries), 'cached prepared drive')} in {cache.path}: {total / 1e6:.1f} MB of at most "
               f"{cache.limit_bytes / 1e9:g} GB (least recently used go first)", highlight=False, markup=False)
     if not entries:
         return
@@ -68,4 +70,5 @@ def _drive_text(meta: dict[str, Any]) -> str:
 def _made_by(meta: dict[str, Any]) -> str:
     actions = [str(a) for a in meta.get("actions") or []]
     shown = ", ".join(actions[:3]) + (", …" if len(actions) > 3 else "")
-    return f"{len(actions)} {meta.get('unit', 'steps')}: {shown}"
+    noun = str(meta.get("unit", "steps")).removesuffix("s")  # stored plural: "1 tests" (QA)
+    return f"{counted(len(actions), noun)}: {shown}"

@@ -151,11 +151,16 @@ class LibraryRun:
 
     def state(self) -> BundleState:
         """Whether the bundle is still where the library says, holding this run."""
-        try:
-            run = Bundle(self.bundle).load_run()
-        except BundleError:
-            return "missing"
-        return "ok" if run_id(run) == self.run_id else "changed"
+        return bundle_state(self.bundle, self.run_id)
+
+
+def bundle_state(path: Path, rid: str) -> BundleState:
+    """Whether the bundle at `path` still holds run `rid`."""
+    try:
+        run = Bundle(path).load_run()
+    except BundleError:
+        return "missing"
+    return "ok" if run_id(run) == rid else "changed"
 
 
 @dataclass(frozen=True)
@@ -247,9 +252,10 @@ class Library:
             raise BundleError(f"{bundle.path}: no test of this run finished ({run.status}), so it has nothing to "
                               f"rank; finish it with `ssdlab run --resume {bundle.path}`, then add it")
         rid = run_id(run)
-        self._refuse_a_copy(rid, bundle.path)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
+            if before is not None:
+                _refuse_a_copy(Path(before[0]), bundle.path, rid)
             other = db.execute("SELECT run_id FROM runs WHERE bundle = ? AND run_id != ?",
                                (str(bundle.path), rid)).fetchone()
             if other:
@@ -258,17 +264,6 @@ class Library:
             _insert_run(db, rid, bundle.path, run)
         outcome, previous = _outcome(before, other, bundle.path)
         return Added(self.run(rid), outcome, previous)
-
-    def _refuse_a_copy(self, rid: str, path: Path) -> None:
-        """A bundle whose run the library lists from another folder that still holds it is a copy,
-        not a move (QA: `library add COPY` said "moved from ORIGINAL" and listed the copy, a stale
-        interrupted one in place of the finished run; adding the original flipped it back). A run
-        is listed once: which copy is the user's to say."""
-        listed = next((r for r in self.runs() if r.run_id == rid), None)
-        if listed is not None and listed.bundle != path and listed.state() == "ok":
-            raise BundleError(f"{path} holds run {rid[:RUN_ID_SHOWN]}, which the library lists from {listed.bundle} "
-                              f"(still there): a copy is the same run, listed once; to list this copy instead, "
-                              f"`ssdlab library remove {listed.bundle}` first")
 
     def remove(self, *which: str) -> list[LibraryRun]:
         """Remove runs, each named by its run id (with_id) or its bundle path. Every name is
@@ -507,6 +502,17 @@ def _library_run(row: Sequence[Any]) -> LibraryRun:
     rid, bundle, drive, label, spec, engine, suite, status, created, tests, preset = row
     return LibraryRun(rid, Path(bundle), drive, label, spec, engine, suite, status, created, tests,
                       preset if isinstance(preset, str) else None)
+
+
+def _refuse_a_copy(listed: Path, path: Path, rid: str) -> None:
+    """A bundle whose run the library lists from another folder that still holds it is a copy,
+    not a move (QA: `library add COPY` said "moved from ORIGINAL" and listed the copy, a stale
+    interrupted one in place of the finished run; adding the original flipped it back). A run
+    is listed once: which copy is the user's to say."""
+    if listed != path and bundle_state(listed, rid) == "ok":
+        raise BundleError(f"{path} holds run {rid[:RUN_ID_SHOWN]}, which the library lists from {listed} "
+                          f"(still there): a copy is the same run, listed once; to list this copy instead, "
+                          f"`ssdlab library remove {listed}` first")
 
 
 def _outcome(before: Any, other: Any, path: Path) -> tuple[AddOutcome, Path | None]:

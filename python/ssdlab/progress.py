@@ -178,7 +178,7 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
     headline first), settings and counts left out. A method this ssdlab does not know: its
     first numbers by their names, as the report shows them."""
     if specs is None:
-        shown = [(k, v) for k, v in record.metrics.items() if is_number(v) and not isinstance(v, bool)]
+        shown = [(k, v) for k, v in record.metrics.items() if is_number(v)]
         return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit]) or NO_FIGURES
     parts: dict[str, str] = {}  # by what was measured: its label before ': throughput', ': IOPS'...
     for name, value in record.metrics.items():
@@ -186,9 +186,14 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
         if spec is None:
             continue
         measured = spec.label.split(": ")[0]
-        if spec.kind == "figure" and is_number(value) and not isinstance(value, bool) and measured not in parts:
+        if spec.kind == "figure" and is_number(value) and measured not in parts:
             parts[measured] = f"{spec.label} {figure_with_unit(spec, record.metrics)}"
     return "; ".join(list(parts.values())[:limit]) or NO_FIGURES
+
+
+def declared_for(clock: RunClock | None, name: str) -> MetricSet | None:
+    """The metrics the run's test `name` declares (PendingTest.specs); None before the run started."""
+    return next((t.specs for t in clock.tests if t.name == name), None) if clock is not None else None
 
 
 def eta_text(clock: RunClock) -> str:
@@ -262,7 +267,6 @@ class LiveObserver:
         self.console = console
         self.initial_rate = initial_rate
         self.clock: RunClock | None = None
-        self.specs: dict[str, MetricSet | None] = {}  # each test's declared metrics, by its name
         self.run_label = "starting"
         self.step_label = ""
         self.step_fraction = 0.0
@@ -294,7 +298,6 @@ class LiveObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
-        self.specs = {t.name: t.specs for t in tests}
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
         if self.clock is not None:
@@ -327,7 +330,7 @@ class LiveObserver:
     def test_finished(self, record: TestRecord) -> None:
         if self.clock is not None:
             self.clock.test_finished(record.name)
-        summary = metric_summary(record, self.specs.get(record.name))
+        summary = metric_summary(record, declared_for(self.clock, record.name))
         print_hanging(self.console, Text.from_markup(f"[green]✓[/] {escape(record.name)}: "), Text(summary))
 
 
@@ -338,7 +341,6 @@ class QuietObserver:
         self.console = console
         self.initial_rate = initial_rate
         self.clock: RunClock | None = None
-        self.specs: dict[str, MetricSet | None] = {}  # each test's declared metrics, by its name
 
     def __enter__(self) -> QuietObserver:
         return self
@@ -348,7 +350,6 @@ class QuietObserver:
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
-        self.specs = {t.name: t.specs for t in tests}
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
         if self.clock is not None:
@@ -378,4 +379,5 @@ class QuietObserver:
         if self.clock is not None:
             self.clock.test_finished(record.name)
             where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
-        print_hanging(self.console, Text("  done: "), Text(metric_summary(record, self.specs.get(record.name)) + where))
+        summary = metric_summary(record, declared_for(self.clock, record.name))
+        print_hanging(self.console, Text("  done: "), Text(summary + where))

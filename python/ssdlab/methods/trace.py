@@ -30,7 +30,7 @@ from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import Suite, entry
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import GIB, KIB
+from ssdlab.units import GIB, KIB, share_pct
 from ssdlab.workload import Workload
 
 DIRECTIONS = ("read", "write")
@@ -217,8 +217,8 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
     m: Metrics = {
         "avg_data_rate_mb_s": moved / busy_ns * 1e3 if busy_ns else None,
         "avg_service_us": _num(d.get("lat_sum_ns")) / ios / 1e3 if ios else None,
-        "over_10ms_pct": 100 * _num(d.get("over_10ms")) / ios if ios else None,
-        "over_100ms_pct": 100 * _num(d.get("over_100ms")) / ios if ios else None,
+        "over_10ms_pct": share_pct(_num(d.get("over_10ms")), ios),
+        "over_100ms_pct": share_pct(_num(d.get("over_100ms")), ios),
     }
     for name, p in parts.items():
         n = _num(p.get("ios"))
@@ -227,7 +227,7 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
         for key, pct in PERCENTILES:
             m[f"{name}_lat_{key}_us"] = hist.percentile_ns(pct) / 1e3 if n else None
         for ms in (10, 100):
-            m[f"{name}_over_{ms}ms_pct"] = 100 * _num(p.get(f"over_{ms}ms")) / n if n else None
+            m[f"{name}_over_{ms}ms_pct"] = share_pct(_num(p.get(f"over_{ms}ms")), n)
     m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), **count_metrics(d, parts),
              scale=params.effective_scale if params.trace.startswith("generated:") else file_scale(d),
              **fua_metrics(d))
@@ -255,7 +255,7 @@ def fua_metrics(d: dict[str, Any]) -> Metrics:
     applied = how if isinstance(how, str) else None
     if not (isinstance(writes, int) and isinstance(fua, int)):
         return {"fua_pct": None, "fua_replay": applied}
-    return {"fua_pct": 100.0 * fua / writes if writes else None, "fua_replay": applied if fua else "none"}
+    return {"fua_pct": share_pct(fua, writes), "fua_replay": applied if fua else "none"}
 
 
 def file_scale(d: dict[str, Any]) -> float | None:

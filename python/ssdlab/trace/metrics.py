@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from ssdlab.measurement import LatencyHistogram
 from ssdlab.trace.model import OP_READ, OP_WRITE
+from ssdlab.units import share_pct
 
 PERCENTILES = (50.0, 99.0, 99.9)
 PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge with fio's
@@ -100,7 +101,7 @@ class ReplayMetrics:
 
 
 def _pct_over(lat_ns: npt.NDArray[np.int64], ms: int) -> float | None:
-    return 100.0 * float(np.count_nonzero(lat_ns > ms * 1_000_000)) / len(lat_ns) if len(lat_ns) else None
+    return share_pct(float(np.count_nonzero(lat_ns > ms * 1_000_000)), len(lat_ns))
 
 
 def fio_bins(lat_ns: npt.NDArray[np.int64]) -> list[tuple[int, int]]:

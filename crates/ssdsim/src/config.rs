@@ -716,61 +716,66 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
 /// a one-line refusal naming the key, as other overrides get.
 fn validate_physics(cfg: &Config) -> Result<(), SimError> {
     let (t, id) = (&cfg.thermal, &cfg.identity);
-    let refuse = |key: &str, what: &str| -> Result<(), SimError> {
-        Err(SimError::Config(format!(
-            "invalid config: {key} must be {what}"
-        )))
-    };
-    for (key, x) in [
+    let resistances = [
         ("thermal.r_c_per_w", t.r_c_per_w),
         ("thermal.heatsink_r_factor", t.heatsink_r_factor),
-    ] {
-        if !(x > 0.0 && x.is_finite()) {
-            return refuse(key, "positive");
-        }
+    ];
+    if let Some(key) = first_refused(&resistances, |x| x > 0.0 && x.is_finite()) {
+        return must_be(key, "positive");
     }
-    for (key, w) in [
+    let powers = [
         ("thermal.idle_w", t.idle_w),
         ("thermal.ctrl_active_w", t.ctrl_active_w),
         ("thermal.die_prog_w", t.die_prog_w),
         ("thermal.die_read_w", t.die_read_w),
         ("thermal.die_erase_w", t.die_erase_w),
         ("thermal.hysteresis_c", t.hysteresis_c),
-    ] {
-        if !(w >= 0.0 && w.is_finite()) {
-            return refuse(key, "zero or positive");
-        }
+    ];
+    if let Some(key) = first_refused(&powers, |w| w >= 0.0 && w.is_finite()) {
+        return must_be(key, "zero or positive");
     }
     if !t.throttle_c.iter().all(|c| c.is_finite()) || t.throttle_c.windows(2).any(|w| w[1] <= w[0])
     {
-        return refuse(
+        return must_be(
             "thermal.throttle_c",
             "rising temperatures, level 1 first (e.g. 70,75)",
         );
     }
     if !t.throttle_factor.iter().all(|f| *f >= 1.0 && f.is_finite()) {
-        return refuse(
+        return must_be(
             "thermal.throttle_factor",
             "slowdowns of 1 or more (1.5: two thirds of the speed)",
         );
     }
     if !(1..=4).contains(&cfg.nand.bits_per_cell) {
-        return refuse("nand.bits_per_cell", "1 to 4 (SLC, MLC, TLC, QLC)");
+        return must_be("nand.bits_per_cell", "1 to 4 (SLC, MLC, TLC, QLC)");
     }
     let sector = id.logical_block_size;
     if !sector.is_power_of_two() || !(512..=65536).contains(&sector) {
-        return refuse(
+        return must_be(
             "identity.logical_block_size",
             "a power of two from 512 to 65536",
         );
     }
     if !id.physical_block_size.is_power_of_two() || id.physical_block_size < sector {
-        return refuse(
+        return must_be(
             "identity.physical_block_size",
             "a power of two no smaller than identity.logical_block_size",
         );
     }
     Ok(())
+}
+
+/// The key of the first value `ok` refuses, in the order given.
+fn first_refused<'a>(values: &[(&'a str, f64)], ok: impl Fn(f64) -> bool) -> Option<&'a str> {
+    values.iter().find(|(_, x)| !ok(*x)).map(|(key, _)| *key)
+}
+
+/// The one-line refusal of a key's value: what it must be.
+fn must_be(key: &str, what: &str) -> Result<(), SimError> {
+    Err(SimError::Config(format!(
+        "invalid config: {key} must be {what}"
+    )))
 }
 
 /// The longest time one operation may take, µs (1000 s), and the slowest data path,
@@ -796,12 +801,8 @@ fn validate_scales(cfg: &Config) -> Result<(), SimError> {
         ("slc.t_prog_us", cfg.slc.t_prog_us),
         ("slc.t_read_us", cfg.slc.t_read_us),
     ];
-    for (key, us) in times {
-        if us.is_nan() || us > MAX_OP_US {
-            return Err(SimError::Config(format!(
-                "invalid config: {key} must be at most {MAX_OP_US:.0} (1000 s)"
-            )));
-        }
+    if let Some(key) = first_refused(&times, |us| !(us.is_nan() || us > MAX_OP_US)) {
+        return must_be(key, &format!("at most {MAX_OP_US:.0} (1000 s)"));
     }
     let rates = [
         ("nand.channel_mb_s", n.channel_mb_s),
@@ -809,12 +810,8 @@ fn validate_scales(cfg: &Config) -> Result<(), SimError> {
         ("ctrl.max_read_mb_s", c.max_read_mb_s),
         ("ctrl.max_write_mb_s", c.max_write_mb_s),
     ];
-    for (key, mb_s) in rates {
-        if mb_s.is_nan() || mb_s < MIN_MB_S {
-            return Err(SimError::Config(format!(
-                "invalid config: {key} must be at least {MIN_MB_S} (1 KB/s)"
-            )));
-        }
+    if let Some(key) = first_refused(&rates, |mb_s| !(mb_s.is_nan() || mb_s < MIN_MB_S)) {
+        return must_be(key, &format!("at least {MIN_MB_S} (1 KB/s)"));
     }
     Ok(())
 }

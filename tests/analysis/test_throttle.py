@@ -131,12 +131,16 @@ def check_invariants(result: ThrottleAnalysis, rates: list[float]) -> None:
     peak = result.peak_rate
     assert peak is not None and peak == max(lv.rate for lv in result.levels)
     # The peak is at least every throttled level.
-    assert all(lv.rate < peak for lv in result.throttled_levels)
+    assert all(lv.rate < peak for lv in result.throttled_levels) or result.peak_throttled
     # A throttled share exactly when there is an onset, and then there is a throttled level to list.
     assert (result.onset is not None) == (result.throttled_share_pct > 0) == bool(result.throttled_levels)
     first_peak = next(s for s in result.segments if s.level == result.peak)
     if result.onset is not None:
-        assert first_peak.stop <= result.onset < n  # never before the peak level is reached
+        if result.peak_throttled:  # the peak level itself throttled: from the indicator's first on, all of it
+            assert result.peak in result.throttled_indices
+            assert all(result.is_throttled(i) for i in range(result.onset, n))
+        else:
+            assert first_peak.stop <= result.onset < n  # never before the peak level is reached
         assert result.time_to_throttle_s == result.start_s(result.onset)  # whole periods: onset x period_s
         assert not any(result.is_throttled(i) for i in range(result.onset))
     check_level_times(result)
@@ -161,9 +165,11 @@ def check_cause_invariants(result: ThrottleAnalysis) -> None:
     assert (result.cause == "thermal") == bool(thermal) == (result.thermal_onset is not None)
     for lc in by_level:  # each level judged on its own throttled seconds
         onset = result.onset if result.onset is not None else len(result.throttled_mask)
-        own = [s for s in result.segments if s.level == lc.level and s.start >= onset]
-        assert lc.start == own[0].start and lc.periods == sum(s.stop - s.start for s in own)
-        assert all(result.is_throttled(i) for s in own for i in range(s.start, s.stop))
+        # Its own periods from the onset on (inside a segment when a peak level throttled throughout
+        # is throttled from where the indicator came on; else the onset starts a segment).
+        own = [i for s in result.segments if s.level == lc.level for i in range(max(s.start, onset), s.stop)]
+        assert lc.start == own[0] and lc.periods == len(own)
+        assert all(result.is_throttled(i) for i in own)
         j = lc.judgement
         for pct in (j.indicator_pct, j.gc_pct):
             assert pct is None or 0.0 <= pct <= 100.0

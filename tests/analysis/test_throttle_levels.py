@@ -147,3 +147,61 @@ def test_level_causes_agree_with_the_phase_for_any_evidence(parts: list[Piece], 
     rates, ev = phase(*parts)
     result = analyze_throttle(rates, evidence=Evidence(**{name: getattr(ev, name) for name in keep}))
     check_invariants(result, rates)
+
+
+# A phase begun hot (QA: `ambient_c=82` on the simulator, or no cool-down after a phase): the drive's
+# indicator is on from its first second, at the fastest rate it ever reaches. The peak level is then a
+# throttled rate, not an unthrottled peak to measure a slowdown against (was "no throttling").
+HOT_FROM_THE_START = (Piece(320, 200, (88, 101), throttle=True, power_w=1.6),)
+
+
+def test_a_peak_level_throttled_throughout_is_throttled_from_the_start() -> None:
+    rates, ev = phase(*HOT_FROM_THE_START)
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_throttled and result.peak_indicator_pct == 100.0
+    assert result.cause == "thermal" and result.time_to_throttle_s == 0.0 == result.time_to_thermal_s
+    assert result.throttled_share_pct == 100.0 and result.throttled_indices == (0,)
+    assert result.evidence[0].startswith("the drive's throttle indicator was on during 100 % of its fastest level's "
+                                         "time, from 0 s: it never ran at an unthrottled peak")
+    # Nothing unthrottled to be hotter than, or to spend less energy than: no such figure, no such words.
+    lc = result.level_causes[0]
+    assert lc.judgement.hotter_c is None and lc.judgement.energy_rise_pct is None
+    assert not any("against peak-level ones" in e for e in result.evidence)
+    check_invariants(result, rates)
+
+
+def test_a_hot_start_then_deeper_throttling_throttles_every_level_from_the_start() -> None:
+    rates, ev = phase(Piece(100, 120, (88, 96), throttle=True), Piece(60, 100, (96, 97), throttle=True),
+                      Piece(25, 200, (97, 97), throttle=True, gc=True))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.time_to_throttle_s == 0.0 and result.throttled_share_pct == 100.0
+    assert causes(result) == {100: "thermal", 60: "thermal", 25: "thermal"}
+    check_invariants(result, rates)
+
+
+def test_a_ramp_before_a_peak_throttled_throughout_is_not_throttled() -> None:
+    """Seconds before the peak is first reached are neither peak nor throttled, as in any phase: the
+    onset is where the indicator came on from the run-in to the peak on."""
+    rates, ev = phase(Piece(35, 10, (40, 40)), Piece(320, 100, (88, 95), throttle=True))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_throttled and result.time_to_throttle_s == 10.0
+    assert result.throttled_indices == (0,) and not any(result.is_throttled(i) for i in range(10))
+    check_invariants(result, rates)
+
+
+@pytest.mark.parametrize("pieces", [HEAT_ONLY, CACHE_THEN_HEAT, CACHE_ONLY])
+def test_a_peak_level_with_the_indicator_off_is_judged_as_before(pieces: tuple[Piece, ...]) -> None:
+    rates, ev = phase(*pieces)
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_indicator_pct == 0.0 and not result.peak_throttled
+    assert result.time_to_throttle_s == pieces[0].seconds
+
+
+def test_an_indicator_on_for_less_than_half_the_peak_leaves_it_the_peak() -> None:
+    """A flag on for a minority of the peak level's time does not make it a throttled rate (the same
+    half the cause of a throttled level is read at)."""
+    rates, ev = phase(Piece(1500, 60, (30, 40)), Piece(1500, 40, (40, 45), throttle=True),
+                      Piece(900, 100, (45, 75), throttle=True))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_indicator_pct == pytest.approx(40.0) and not result.peak_throttled
+    assert result.time_to_throttle_s == 100.0 and causes(result) == {900: "thermal"}

@@ -119,11 +119,15 @@ def test_whole_periods_give_the_figures_they_always_did(steps: list[float], hold
             assert result.level_time_s(index) == level_at.count(index) * period_s
             assert result.level_share_pct(index) == 100.0 * (level_at.count(index) * period_s) / (n * period_s)
     for lc in result.level_causes:
-        periods = [i for s in result.segments if s.level == lc.level and s.start >= (result.onset or 0)
-                   for i in range(s.start, s.stop)]
+        # Its own periods from the onset on (which falls inside a segment when the peak level was itself
+        # throttled from where the indicator came on), against the peak level's unthrottled ones.
+        periods = [i for s in result.segments if s.level == lc.level
+                   for i in range(max(s.start, result.onset or 0), s.stop)]
         assert lc.judgement.indicator_pct == 100.0 * sum(flags[i] for i in periods) / len(periods)
-        peak = [i for s in result.segments if s.level == result.peak for i in range(s.start, s.stop)]
-        hotter = sum(temp[i] for i in periods) / len(periods) - sum(temp[i] for i in peak) / len(peak)
+        peak = [i for s in result.segments if s.level == result.peak for i in range(s.start, s.stop)
+                if not result.is_throttled(i)]
+        hotter = sum(temp[i] for i in periods) / len(periods) - sum(temp[i] for i in peak) / len(peak) if peak \
+            else None
         assert lc.judgement.hotter_c == hotter
     causes: tuple[Cause, ...] = ("thermal", "gc-cache", "unknown")
     for cause in causes:

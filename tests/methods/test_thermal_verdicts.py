@@ -16,7 +16,7 @@ from test_thermal_levels import CACHE_ONLY, HEAT_ONLY, Piece, measurement, metri
 
 from ssdlab.analysis.throttle import DEFAULT_CONFIG
 from ssdlab.methods import get_test
-from ssdlab.methods.thermal import phase_metrics, phase_specs, throttling_verdict
+from ssdlab.methods.thermal import phase_because, phase_metrics, phase_specs, throttling_verdict
 from ssdlab.steps import Idle
 from ssdlab.targets import parse_target
 
@@ -106,3 +106,32 @@ def test_the_parameters_table_names_the_type_of_an_optional_bounded_parameter() 
     model = get_test("thermal").params_model
     assert gen.type_text(model, "cooldown_s", model.model_fields["cooldown_s"]) == "float or none"
     assert "Annotated" not in "".join(p.read_text(encoding="utf-8") for p in (DOCS / "methods").glob("*.md"))
+
+
+# Begun hot: the drive's throttle flag on from the first second (QA: `ambient_c=82`).
+HOT_SEQ: list[Piece] = [(320, 200, 88, 101, True, False, 1.6)]
+HOT_RND: list[Piece] = [(103, 117, 88, 93, True, False, 1.2), (25, 483, 93, 96, True, True, 1.2)]
+
+
+def test_a_phase_throttled_from_its_start_says_so_and_names_no_unthrottled_peak() -> None:
+    """Was 'No thermal throttling: sequential write: no throttling', and the random phase 'left its
+    103 MB/s peak after 117 s', though the indicator was on from the start."""
+    m = metrics_of(HOT_SEQ, HOT_RND)
+    assert m["seq_peak_indicator_pct"] == 100.0 and m["seq_time_to_throttle_s"] == 0.0
+    assert m["seq_gb_at_peak"] == 0.0 and m["rnd_time_to_throttle_s"] == 0.0
+    verdict = throttling_verdict(m)
+    assert verdict.outcome == "yes"
+    assert verdict.summary == "Throttles from heat from the start of sequential write (heat 100.0 % of the time)"
+    assert verdict.because == (
+        "sequential write was throttled from 0 s (0 GB written before it): the drive's throttle indicator was on "
+        "during 100 % of its fastest level, 320 MB/s, so no unthrottled rate was measured to size the loss "
+        "against; heat held it there, 100.0 % of the time; its hottest second was 101.0 °C")
+    assert "random write was throttled from 0 s" in phase_because(m, "rnd")
+    assert "heat throttled it to 25 MB/s at the slowest" in phase_because(m, "rnd")
+
+
+def test_a_peak_throttled_from_later_in_the_phase_gives_its_time() -> None:
+    """An unthrottled ramp before the peak, the indicator on from the peak on: 'from 10 s'."""
+    m = metrics_of([(35, 10, 40, 40, False, False, 1.0), *HOT_SEQ], HOT_RND)
+    assert throttling_verdict(m).summary.startswith("Throttles from heat from 10 s, at its fastest level too, of "
+                                                    "sequential write")

@@ -148,11 +148,12 @@ def test_report_in_a_terminal_gives_the_phase_notes_a_short_summary_and_bounds(b
 
 def test_compare_in_a_terminal_gives_no_difference_from_a_lower_bound(bundles: dict[str, Path]) -> None:
     """QA: 'written at peak' of a drive that never throttled (its whole run) against one that did read
-    '+575.4 %'. Here neither random phase throttled: two lower bounds, no % between them."""
+    '+575.4 %'. Here the 840 EVO's random phase never throttled (a lower bound) and the SM951's, begun
+    hot, was throttled from its start (0 GB before it): no % between them."""
     run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
     assert re.search(r"Random write: written before throttling \(GB\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
-                     r"\s*≥ [0-9.]+ \(never throttled\)\s*│\s*both never throttled", run.screen), run.screen
+                     r"\s*0\.00\s*│\s*baseline never throttled", run.screen), run.screen
     both = r"Sequential write: written before throttling \(GB\)\s*│\s*[0-9.]+\s*│\s*[0-9.]+\s*│\s*[-+][0-9.]+ %"
     assert re.search(both, run.screen), run.screen  # both throttled: two values, a %
 
@@ -225,7 +226,20 @@ def test_compare_gives_no_difference_from_a_temperature_rise_that_never_reached_
     run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
     assert re.search(r"Random write: temperature rise to throttling \(°C\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
-                     r"\s*≥ [0-9.]+ \(never throttled\)\s*│\s*both never throttled", run.screen), run.screen
+                     r"\s*[0-9.]+\s*│\s*baseline never throttled", run.screen), run.screen
+
+
+def test_a_phase_begun_hot_is_throttled_from_its_start(bundles: dict[str, Path]) -> None:
+    """QA: a phase begun hot (here the SM951's random write, with no cool-down after 150 s of
+    sequential writes) ran throttled throughout, the drive's indicator on, and read 'no throttling:
+    it held its peak level throughout', as its fastest level was taken for an unthrottled peak."""
+    metrics = Bundle(bundles["sm951"]).load_run().test("thermal").metrics
+    assert metrics["rnd_peak_indicator_pct"] == 100.0 and metrics["rnd_cause"] == "thermal"
+    assert metrics["rnd_time_to_throttle_s"] == 0.0 and metrics["rnd_throttled_share_pct"] == 100.0
+    bundle = Bundle(bundles["sm951"])
+    notes = " ".join(build_section(bundle, bundle.load_run().test("thermal")).notes)
+    assert "Random write: thermal throttling from 0 s — the drive's throttle indicator was on during 100 % of " \
+           "its fastest level's time, from 0 s: it never ran at an unthrottled peak" in notes
 
 
 def test_a_chart_label_gives_a_share_as_the_levels_table_does() -> None:

@@ -28,7 +28,10 @@ measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s per
    follows, climb out of them) included; the throttled time is the sum of the levels' times, so
    each level's share and the phase's agree wherever they are shown. Seconds before the peak is
    first reached (a ramp-up) are neither peak nor throttled; nor is a dip shorter than a level
-   between two stretches at the peak.
+   between two stretches at the peak. A peak level during most of which the drive's throttle
+   indicator was on (a drive hot from the start) is itself a throttled level: the phase throttles
+   from where the indicator first came on (from the run-in to the peak on), every period from
+   there on at its level, and no figure is held against an unthrottled peak (none was measured).
 4. The cause, with the evidence for it, per throttled level (over the level's periods from the
    onset on), since one phase can slow down for different reasons in turn (a write cache running
    out, then heat): "thermal" when the drive's own throttle indicator (simulator throttle level,
@@ -183,10 +186,20 @@ class ThrottleAnalysis:
     # Each period's real length (Series.durations_s; empty: all period_s). Times and shares are
     # over them: a run's last period may be short, fio's are its own windows.
     durations_s: tuple[float, ...] = ()
+    # % of the peak level's time the drive's own throttle indicator was on (None: no indicator data).
+    # Most of it (DECISIVE_INDICATOR_PCT): the fastest level measured was itself a throttled rate.
+    peak_indicator_pct: float | None = None
 
     @property
     def throttled(self) -> bool:
         return self.onset is not None
+
+    @property
+    def peak_throttled(self) -> bool:
+        """Whether the drive's throttle indicator was on during most of the peak level's time: the
+        phase never ran unthrottled (a drive already hot when it began), so its fastest level is
+        a throttled rate and every period from the indicator's first on is throttled."""
+        return self.peak_indicator_pct is not None and self.peak_indicator_pct >= DECISIVE_INDICATOR_PCT
 
     @property
     def peak_rate(self) -> float | None:
@@ -225,9 +238,12 @@ class ThrottleAnalysis:
     @property
     def throttled_indices(self) -> tuple[int, ...]:
         """Indices of the levels slower than the peak that the drive ran at from the onset on,
-        fastest first."""
+        fastest first; every level it ran at from then on, the peak's too, when the peak level was
+        itself throttled (peak_throttled)."""
         if self.peak is None or self.onset is None:
             return ()
+        if self.peak_throttled:  # the peak level among them: every level the drive ran at from the onset
+            return tuple(sorted({level for level in self.throttled_level_at if level >= 0}))
         onset, peak = self.onset, self.peak
         return tuple(sorted({s.level for s in self.segments if s.start >= onset and s.level > peak}))
 
@@ -631,12 +647,19 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     levels = _levels(segments, period_s, evidence.temp_c, rates, lengths)
     peak = 0 if levels else None  # the fastest level: a fast start held for min_segment_s is the peak
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
-    onset = _onset(segments, peak, band) if peak is not None else None
-    level_at = _throttled_level_at(segments, onset, peak, band)
+    peak_on = _share_pct(evidence.throttle_active, _periods_of(len(rates), [s for s in segments if s.level == peak]),
+                         lengths) if peak is not None else None
+    onset: int | None
+    if peak is not None and peak_on is not None and peak_on >= DECISIVE_INDICATOR_PCT:
+        onset = _indicator_onset(segments, peak, evidence.throttle_active or ())  # no unthrottled peak
+        level_at = _throttled_from(segments, onset)
+    else:
+        onset = _onset(segments, peak, band) if peak is not None else None
+        level_at = _throttled_level_at(segments, onset, peak, band)
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
                             temp_rise_c=_temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
-                            throttled_level_at=level_at, durations_s=tuple(lengths))
+                            throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on)
     if base.whole:
         share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
     else:
@@ -646,17 +669,60 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
         return replace(base, cause="unknown", evidence=(too_short(cfg),))
     if onset is None:
         return base
-    peak_periods = _periods_of(len(rates), [s for s in segments if s.level == peak])
-    by_level = _level_causes(base, rates, evidence, peak_periods, lengths)
+    # What the throttled time is judged against: the peak level's unthrottled periods (none, when
+    # the peak level was itself throttled from its start: then no figure is "against the peak").
+    peak_periods = _own_periods(segments, {peak}, 0, len(rates))
+    reference = [at and not throttled for at, throttled in zip(peak_periods, base.throttled_mask, strict=True)]
+    by_level = _level_causes(base, rates, evidence, reference, lengths)
     # Over the throttled levels' own periods from the onset, as each level is judged over its own
     # from the fall into it: a phase with one throttled level gives the same evidence as that level,
     # and the phase's temperature rise is the table's (both up to the onset).
-    own = _periods_of(len(rates), [s for s in segments if s.start >= onset and s.level in base.throttled_indices])
-    overall = judge(own, peak_periods, onset, rates, evidence, PHASE_SCOPE, lengths)
+    own = _own_periods(segments, set(base.throttled_indices), onset, len(rates))
+    overall = judge(own, reference, onset, rates, evidence, PHASE_SCOPE, lengths)
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
-    return replace(base, cause=cause, evidence=(_by_level_words(base, by_level), *overall.evidence),
+    start = (from_start_words(base),) if base.peak_throttled else ()
+    return replace(base, cause=cause, evidence=(*start, _by_level_words(base, by_level), *overall.evidence),
                    level_causes=by_level, overall=overall, thermal_onset=min(thermal) if thermal else None)
+
+
+def from_start_words(analysis: ThrottleAnalysis) -> str:
+    """Why a phase whose peak level was itself throttled has no unthrottled rate, in words."""
+    pct = analysis.peak_indicator_pct or 0.0
+    return (f"the drive's throttle indicator was on during {indicator_text(pct)} % of its fastest level's time, "
+            f"from {seconds_text(analysis.start_s(analysis.onset or 0))} s: it never ran at an unthrottled peak, "
+            "so its fastest level is a throttled rate and what heat cost it is not measured here")
+
+
+def _own_periods(segments: Sequence[Segment], levels: set[int], onset: int, n: int) -> list[bool]:
+    """Per period: whether it lies in a segment at one of `levels`, from period `onset` on."""
+    out = _periods_of(n, [s for s in segments if s.level in levels])
+    return [own and i >= onset for i, own in enumerate(out)]
+
+
+def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool]) -> int:
+    """Where a phase whose peak level was itself throttled began to throttle: the drive's indicator
+    first on from the run-in to the first peak segment on (the transitions straight before it), as
+    levels of a ramp-up before the peak are neither peak nor throttled."""
+    k = next(i for i, seg in enumerate(segments) if seg.level == peak)
+    while k > 0 and segments[k - 1].level < 0:
+        k -= 1
+    return next(i for i in range(segments[k].start, len(flags)) if flags[i])
+
+
+def _throttled_from(segments: Sequence[Segment], onset: int) -> tuple[int, ...]:
+    """Per period, for a phase whose peak level was itself throttled: from `onset` on, every
+    period is throttled, at its segment's level, a transition at the level it falls into (the
+    next level; after the last one, the one it climbs out of); before it, none."""
+    levels = [seg.level for seg in segments]
+    alive = {seg.level for seg in segments if seg.level >= 0 and seg.stop > onset}  # held from the onset on
+    out = [-1] * (segments[-1].stop if segments else 0)
+    for k, seg in enumerate(segments):
+        after = [lv for lv in levels[k:] if lv in alive]
+        before = [lv for lv in levels[:k] if lv in alive]
+        level = after[0] if after else before[-1] if before else -1
+        out[max(seg.start, onset):seg.stop] = [level] * max(0, seg.stop - max(seg.start, onset))
+    return tuple(out)
 
 
 def _periods_of(n: int, segments: Sequence[Segment]) -> list[bool]:
@@ -682,10 +748,9 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
     out = []
     level_at = analysis.throttled_level_at
     for index in analysis.throttled_indices:
-        own = [s for s in analysis.segments if s.level == index and s.start >= onset]
-        selected = _periods_of(len(rates), own)
+        selected = _own_periods(analysis.segments, {index}, onset, len(rates))
         since = level_at.index(index)
-        out.append(LevelCause(index, own[0].start, sum(selected), since, level_at.count(index),
+        out.append(LevelCause(index, selected.index(True), sum(selected), since, level_at.count(index),
                               analysis.level_time_s(index),
                               judge(selected, at_peak, since, rates, ev, LEVEL_SCOPE, lengths)))
     return tuple(out)
@@ -789,8 +854,12 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     rise = hotter = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
-        hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak)) \
-            if hot and peak else 0.0
+        if not peak:  # no unthrottled peak periods (a peak level throttled throughout): nothing to be hotter than
+            hotter = None
+        elif hot:
+            hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak))
+        else:
+            hotter = 0.0
         rise = _temp_rise(ev.temp_c, first) or 0.0
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
@@ -798,9 +867,8 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     # Each figure printed on its own side of the threshold its vote reads (a 49.6 % indicator never "50 %").
     on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
-    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}",
-            f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] \
-        if rise is not None and hotter is not None else []
+    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else []
+    heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
     if indicator is not None and indicator >= DECISIVE_INDICATOR_PCT:  # decisive; GC that heated it is still named
         return replace(figures, cause="thermal", evidence=(*on, *heat, *moved))

@@ -18,11 +18,13 @@ from typing import Literal
 
 from ssdlab.analysis.throttle import (
     CAUSE_TEXT,
+    DECISIVE_INDICATOR_PCT,
     DEFAULT_CONFIG,
     Evidence,
     ThrottleAnalysis,
     ThrottleConfig,
     analyze_throttle,
+    indicator_text,
     rise_text,
 )
 from ssdlab.measurement import Measurement, period_flags, period_values
@@ -83,6 +85,10 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
                    lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time throttled", PCT, better="lower",
                    dims=dims),
+        # Most of it: the peak level was itself throttled (a drive hot from the start), so no figure
+        # here measures what heat cost against an unthrottled rate.
+        MetricSpec(f"{phase}_peak_indicator_pct", f"{text}: throttle indicator on at the peak level", PCT,
+                   better="lower", dims=dims, thresholds=(DECISIVE_INDICATOR_PCT,)),
         # The throttled share by cause: a cache running out or GC can hold most of it beside a little heat.
         MetricSpec(f"{phase}_heat_share_pct", f"{text}: share of time throttled from heat", PCT, better="lower",
                    dims=dims),
@@ -177,6 +183,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_time_to_heat_throttle_s": result.time_to_thermal_s,
         f"{phase}_gb_at_peak": written_before_throttle_gb(found, result),
         f"{phase}_throttled_share_pct": result.throttled_share_pct,
+        f"{phase}_peak_indicator_pct": result.peak_indicator_pct,
         f"{phase}_heat_share_pct": result.cause_share_pct("thermal"),
         f"{phase}_gc_share_pct": result.cause_share_pct("gc-cache"),
         f"{phase}_heat_throttled_mb_s": result.cause_slowest_rate("thermal"),
@@ -199,7 +206,7 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
 
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
-                   "cause")
+                   "peak_indicator_pct", "cause")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
@@ -209,13 +216,14 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     rule = ("a phase throttles when a level below its peak level (by more than the level tolerance) lasts; each "
             "throttled level's cause is heat when the drive's throttle indicator was on, or the temperature had "
             "risen and the level ran hotter, and GC / cache when the rate fell without heating; a phase throttles "
-            "from heat when any of its levels does, from where the first such level starts")
+            "from heat when any of its levels does, from where the first such level starts; a peak level during "
+            "most of which the indicator was on is itself throttled, from where the indicator came on")
     base = {"key": "throttling", "question": "Does the drive throttle from heat under sustained writes?",
             "rule": rule, "figures": figures}
     thermal = [p for p, c in causes.items() if c == "thermal"]
     if thermal:
         first = thermal[0]
-        summary = (f"Throttles from heat after {_num(heat_start(metrics, first))} s of {PHASE_TEXT[first].lower()} "
+        summary = (f"Throttles from heat {_when(metrics, first)} of {PHASE_TEXT[first].lower()} "
                    f"({'; '.join(shares_by_cause(metrics, first))})")
         return Verdict(**base, outcome="yes", summary=summary, because=phase_because(metrics, first))
     # A phase measured too briefly for any level has a mean but no cause: neither throttled nor not.
@@ -269,6 +277,21 @@ def slowed(metrics: Mapping[str, object]) -> str:
     return ", ".join(f"{name}{' slowed' if i == 0 else ''} after {_num(t)} s" for i, (name, t) in enumerate(times))
 
 
+def peak_throttled(metrics: Mapping[str, object], phase: Phase) -> bool:
+    """Whether the phase's peak level was itself throttled: the drive's indicator on during most of it."""
+    pct = metrics.get(f"{phase}_peak_indicator_pct")
+    return isinstance(pct, float | int) and pct >= DECISIVE_INDICATOR_PCT
+
+
+def _when(metrics: Mapping[str, object], phase: Phase) -> str:
+    """'after 118 s'; 'from the start' or 'from 2 s, at its fastest level too' when the peak level was
+    itself throttled (no unthrottled stretch came before)."""
+    start = heat_start(metrics, phase)
+    if not peak_throttled(metrics, phase):
+        return f"after {_num(start)} s"
+    return "from the start" if start == 0 else f"from {_num(start)} s, at its fastest level too,"
+
+
 def heat_start(metrics: Mapping[str, object], phase: Phase) -> object:
     """When a thermal phase's heat throttling started; a run recorded before the time to heat
     throttling was a figure judged the whole phase at once, from its time to throttle."""
@@ -283,7 +306,13 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     m = of_phase(metrics, phase)
     text, heat_mb, slowest = PHASE_TEXT[phase].lower(), m.get("heat_throttled_mb_s"), m.get("throttled_mb_s")
     left = f"after {_num(m.get('time_to_throttle_s'))} s ({_gb(m.get('gb_at_peak'))} GB written before it)"
-    if not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
+    indicator = m.get("peak_indicator_pct")
+    if isinstance(indicator, float | int) and peak_throttled(metrics, phase):  # no unthrottled peak to leave
+        words = [f"{text} was throttled from {_num(m.get('time_to_throttle_s'))} s "
+                 f"({_gb(m.get('gb_at_peak'))} GB written before it): the drive's throttle indicator was on during "
+                 f"{indicator_text(indicator)} % of its fastest level, {_num(m.get('peak_mb_s'))} MB/s, so no "
+                 "unthrottled rate was measured to size the loss against"]
+    elif not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
         words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
     else:
         words = [f"{text} left its {_num(m.get('peak_mb_s'))} MB/s peak {left}"]
@@ -291,13 +320,17 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     if isinstance(heat, float | int) and isinstance(first, float | int) and heat > first:
         words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")
     if isinstance(heat_mb, float | int):
-        words.append(f"heat throttled it to {_num(heat_mb)} MB/s at the slowest, "
-                     f"{_tenth(m.get('heat_share_pct'))} % of the time")
+        # Heat took it no lower than its (throttled) fastest level: nothing lower to name.
+        lower = f"heat throttled it to {_num(heat_mb)} MB/s at the slowest" if heat_mb != m.get("peak_mb_s") else \
+            "heat held it there"
+        words.append(f"{lower}, {_tenth(m.get('heat_share_pct'))} % of the time")
         words += [f"{share} of the time" for share in shares_by_cause(metrics, phase)[1:]]
         if isinstance(slowest, float | int) and slowest < heat_mb:
             words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
     rise, hottest = m.get("temp_rise_c"), m.get("max_temp_c")
-    if isinstance(rise, float | int):
+    if indicator is not None and peak_throttled(metrics, phase):  # hot from the start: no rise to throttling
+        words.append(f"its hottest second was {_tenth(hottest)} °C")
+    elif isinstance(rise, float | int):
         # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
         # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
         words.append(f"the temperature had risen {rise_text(rise)} °C to {_tenth(hottest)} °C")

@@ -63,13 +63,13 @@ def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
 class LevelGroup:
     """Levels of one kind drawn as one line (one level) or one band (several close ones)."""
 
-    kind: str  # "peak", "throttled" or "before peak"
+    kind: str  # "peak", "throttled peak" (the indicator on during most of it), "throttled" or "before peak"
     indices: tuple[int, ...]  # into ThrottleAnalysis.levels, fastest first
 
 
 def level_kind(result: ThrottleAnalysis, index: int) -> str:
     if index == result.peak:
-        return "peak"
+        return "throttled peak" if result.peak_throttled else "peak"
     return "throttled" if index in result.throttled_indices else "before peak"
 
 
@@ -80,7 +80,7 @@ def level_groups(result: ThrottleAnalysis, gap: float) -> list[LevelGroup]:
     for index in range(len(result.levels)):  # levels are sorted fastest first
         kind, rate = level_kind(result, index), result.levels[index].rate
         last = groups[-1] if groups else None
-        if (last is not None and last.kind == kind != "peak"
+        if (last is not None and last.kind == kind and "peak" not in kind
                 and result.levels[last.indices[-1]].rate - rate < gap):
             groups[-1] = LevelGroup(kind, (*last.indices, index))
         else:

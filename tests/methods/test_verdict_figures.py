@@ -184,7 +184,8 @@ def thermal(gb: float = 54.0, rise: float = 12.4) -> dict[str, Any]:
 def test_thermal_gives_data_written_to_two_figures_and_temperatures_to_a_tenth() -> None:
     because = throttling_verdict(thermal(gb=0.45)).because
     assert "(0.45 GB written before it)" in because  # was "(0 GB written before it)"
-    assert "the temperature had risen 12.4 °C to 80.0 °C" in because
+    # The rise is to the onset, the hottest second the phase's (was "risen 12.4 °C to 80.0 °C", as if at the onset).
+    assert "the temperature had risen 12.4 °C by then (hottest second: 80.0 °C)" in because
     assert "(54 GB written before it)" in throttling_verdict(thermal(gb=54.2)).because
 
 

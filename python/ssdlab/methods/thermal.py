@@ -333,7 +333,8 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     elif isinstance(rise, float | int):
         # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
         # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
-        words.append(f"the temperature had risen {rise_text(rise)} °C to {_tenth(hottest)} °C")
+        # The rise is up to the onset; the hottest second may come later (it read as the onset's).
+        words.append(f"the temperature had risen {rise_text(rise)} °C by then (hottest second: {_tenth(hottest)} °C)")
     return "; ".join(words)
 
 

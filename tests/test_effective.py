@@ -61,17 +61,21 @@ def test_notes_on_how_a_run_went_leave_the_method_alike() -> None:
     """QA: a warm review (run ahead on a second core) was 'left out' of a comparison with a cold one
     of the same drive, its plan notes differing; a phase stopped at steady state did the same to
     drives that reached it and drives that did not. Each note a run adds is from its producer."""
+    from ssdlab.measurement import Measurement, OpTotals
     from ssdlab.methods.base import Measure
-    from ssdlab.runner import early_stop_notes
+    from ssdlab.runner import early_stop_notes, short_window_notes
     from ssdlab.workload import Workload
 
     target, record = next((t, r) for t, r in recorded() if r.test == "consistency")
     plain = record.model_copy(update={"notes": tuple(n for n in record.notes if "stopped early" not in n)})
     rounds = [Measure(workload=Workload(name=f"r{i}", pattern="randwrite", block_size_bytes=4096, runtime_s=1),
                       group="torture") for i in range(3)]
+    # A window too short for its queue: the drive's pace decides it, as it does the figures.
+    short = Measurement(workload=rounds[0].workload, engine="sim", runtime_s=0.002, write=OpTotals(ios=20))
     how = (*early_stop_notes(rounds, ("done", "skipped", "skipped")), RAN_AHEAD_NOTE,
-           CACHED_PREP_NOTE.format(steps=27), RESUMED_NOTE.format(reason="continues at round 4"))
-    assert len(how) == 4 and all(how_it_ran(note) for note in how)
+           CACHED_PREP_NOTE.format(steps=27), RESUMED_NOTE.format(reason="continues at round 4"),
+           *short_window_notes(rounds[:1], {"r0": short}, record.params))
+    assert len(how) == 5 and all(how_it_ran(note) for note in how)
     key = effective_method(plain, target).key
     for note in how:
         assert effective_method(plain.model_copy(update={"notes": (*plain.notes, note)}), target).key == key, note

@@ -122,3 +122,33 @@ def test_heat_apart_printed(shares: tuple[object, ...], printed: tuple[str, ...]
     from ssdlab.measurement import heat_apart_printed
 
     assert heat_apart_printed(*shares) == printed
+
+
+def test_a_window_of_fewer_queue_turns_than_the_rule_is_too_short_and_says_how_long_to_make_it() -> None:
+    """QA: quick at runtime_s=0.001 printed 1,989 MB/s sequential write on a simulated drive that
+    sustains 1,283: each window held 9 I/Os at QD8, the queue's first fill and its drain."""
+    from ssdlab.measurement import MIN_QUEUE_TURNS
+
+    w = Workload(name="seq", pattern="write", block_size_bytes=1 << 20, iodepth=8, runtime_s=0.001)
+    first_fill = Measurement(workload=w, engine="sim", runtime_s=0.0048, write=OpTotals(ios=9, bytes=9 << 20))
+    assert first_fill.in_flight == 8 and first_fill.queue_turns() == 9 / 8
+    assert first_fill.window_too_short()
+    assert first_fill.window_needed_s() == pytest.approx(MIN_QUEUE_TURNS * 0.0048 * 8 / 9)
+    # Jobs multiply what is in flight: 16 jobs at QD32 need 512 completions a turn.
+    jobs = w.model_copy(update={"pattern": "randread", "block_size_bytes": 4096, "iodepth": 32, "jobs": 16})
+    assert Measurement(workload=jobs, engine="sim", runtime_s=1.0, read=OpTotals(ios=512 * 29)).window_too_short()
+    assert not Measurement(workload=jobs, engine="sim", runtime_s=1.0, read=OpTotals(ios=512 * 30)).window_too_short()
+    # Nothing completed: too short, with no pace to size it by.
+    idle = Measurement(workload=w, engine="fio", runtime_s=0.001)
+    assert idle.window_too_short() and idle.window_needed_s() is None
+    # A window cut short by a stop or a failure is said as such, not as too short.
+    assert not first_fill.model_copy(update={"interrupted": True}).window_too_short()
+    assert not first_fill.model_copy(update={"error": "fio exited 1"}).window_too_short()
+    # A window that moves a set number of bytes is that burst by its method's definition (the transfer
+    # sweep's 64 MiB point at QD 4 is 4 I/Os, one turn): not judged (the review suite said it was).
+    burst = Workload(name="bs64m-write", pattern="write", block_size_bytes=64 << 20, iodepth=4, size_bytes=256 << 20)
+    assert not Measurement(workload=burst, engine="sim", runtime_s=0.2,
+                           write=OpTotals(ios=4, bytes=256 << 20)).window_too_short()
+    budget = w.model_copy(update={"runtime_s": 60.0, "size_bytes": 1 << 20})  # its budget ended it, not its time
+    assert not Measurement(workload=budget, engine="sim", runtime_s=0.01, write=OpTotals(ios=1, bytes=1 << 20)) \
+        .window_too_short()

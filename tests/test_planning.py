@@ -251,3 +251,32 @@ def test_a_test_scoped_param_wins_over_a_plain_one_in_any_order(order: tuple[str
     overrides = {key: values[key] for key in order}
     got = {e.name: resolve_params(e, overrides, entries)["runtime_s"] for e in entries if e.test == "consistency"}
     assert got == {"consistency": 7.0, "consistency-op25": 3.0}
+
+
+def _seconds_params() -> list[tuple[str, str]]:
+    """Each method's times (names ending _s), but linear's logging period, bounded at 10 ms by its own."""
+    from ssdlab.methods import REGISTRY
+
+    return [(name, field) for name, test in REGISTRY.items() for field in test.params_model.model_fields
+            if field.endswith("_s") and field != "log_period_s"]
+
+
+@pytest.mark.parametrize(("name", "field"), _seconds_params())
+def test_a_time_under_a_millisecond_is_refused_before_anything_runs(name: str, field: str) -> None:
+    """QA: runtime_s=0.0004 planned and ran: fio's job file said runtime=0ms, which fio takes for no
+    limit, and made one pass over the whole region instead; the simulator measured a window of
+    no meaningful I/O count. Refused now as every other bound is, naming the parameter."""
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import get_test
+
+    test = get_test(name)
+    with pytest.raises(UsageError) as refused:
+        test.parse_params({field: "0.0004"})
+    assert str(refused.value) == f"test {name}: parameter {field}: Input should be greater than or equal to 0.001"
+    test.parse_params({field: "0.001"})  # the engines' millisecond itself is a time they can be told
+
+
+def test_a_time_under_a_millisecond_is_a_one_line_error_on_the_command_line(cli: Any) -> None:
+    result = cli("plan", "--test", "quick", "-t", "fake:", "-p", "runtime_s=0.0004")
+    assert result.code == 2 and result.stderr.strip().splitlines() == [
+        "error: test quick: parameter runtime_s: Input should be greater than or equal to 0.001"], result.stderr

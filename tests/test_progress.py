@@ -265,3 +265,26 @@ def test_a_steps_live_figures_show_whole_at_every_width(width: int) -> None:
     if width >= 60:
         assert "34°C  5.1 GB written" in shown, lines
     assert [line.plain for line in step_lines("  seq", 0.5, "1 IOPS", width)][-1].endswith("% 1 IOPS")
+
+
+def test_the_done_line_carries_a_note_that_the_figures_are_unreliable_and_no_other() -> None:
+    """QA: quick at runtime_s=0.001 printed impossible figures on its done line and said nothing; the
+    test's note that its windows were too short now stands beside them. Its other notes (a region cut
+    to fit, a resume) are the report's."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.bundle import SHORT_WINDOW_NOTE
+    from ssdlab.progress import LiveObserver, QuietObserver
+
+    unreliable = SHORT_WINDOW_NOTE.format(windows="1 of 8 measured windows (x)", turns=30, ios="9", in_flight="8",
+                                          advice="raise runtime_s to at least 0.5 s")
+    record = TestRecord(name="quick", test="quick", metrics={"x_mb_s": 1989.0},
+                        notes=("test region reduced to 16 MiB: the target is smaller", unreliable))
+    for observer in (QuietObserver, LiveObserver):
+        shown = StringIO()
+        observer(Console(file=shown, width=100)).test_finished(record)
+        line = shown.getvalue().strip()
+        assert line.endswith(f"x_mb_s=1,989.0; note: {unreliable}"), line
+        assert "region reduced" not in line

@@ -6,13 +6,14 @@ import pytest
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines.base import RunContext
-from ssdlab.engines.fake import FakeEngine
+from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import EngineError, Interrupted, TargetError
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.runner import NullObserver, Runner, new_record, run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target
 from ssdlab.targets.fake import FakeTarget
+from ssdlab.units import MIB
 from ssdlab.workload import Workload
 
 QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
@@ -291,3 +292,85 @@ def test_a_purge_refused_as_busy_is_an_in_use_refusal_not_an_engine_failure(
     assert f"/dev/{name} is in use ({name} is held exclusively; pid {holder[0].pid}" in str(refused.value)
     assert "once it is free" in str(refused.value)
     assert bundle.load_run().status == "interrupted"
+
+
+# 50 IOPS of 1 MiB sequential reads, the fake's other rates its defaults: at QD8 a 2 s window holds
+# 100 reads, 12.5 turns of the queue; every other window holds hundreds.
+SLOW_SEQ_READ = FakeProfile(seq_read_mb_s=50 * MIB / 1e6)
+SLOW_QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2, "profile": "standard"})
+SLOW_NOTE = ("figures unreliable: 1 of 8 measured windows (seq1m_q8t1-read-r1) held fewer than 30 turns of their "
+             "queue (as few as 100 I/Os completed with 8 in flight), so they time the queue filling and draining, "
+             "not the drive's sustained rate; raise runtime_s to at least 5 s")
+
+
+def test_a_window_too_short_for_its_queue_is_noted_in_the_bundle_the_report_and_the_done_line(
+        bundle_dir: Path, fake_target: Target) -> None:
+    """QA: quick at runtime_s=0.001 on sim: printed 1,989 MB/s sequential write on a drive that sustains
+    1,283, and neither the run nor the report said the windows held one fill of the queue each."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.progress import QuietObserver
+    from ssdlab.report import terminal_tables
+
+    shown = StringIO()
+    record = run_entries(bundle_dir, fake_target, FakeEngine(profile=SLOW_SEQ_READ), [SLOW_QUICK],
+                         observer=QuietObserver(Console(file=shown, width=100)))
+    assert record.test("quick").notes == (SLOW_NOTE,)  # 30 turns at 12.5 per 2 s: 4.8 s, typed as 5
+    done = next(line for line in shown.getvalue().splitlines() if line.startswith("  done: "))
+    assert done.endswith(f"; note: {SLOW_NOTE}"), done
+    report = Console(record=True, width=400, soft_wrap=True)
+    for table in terminal_tables(bundle_dir):
+        report.print(table)
+    assert "figures unreliable: 1 of 8 measured windows (seq1m_q8t1-read-r1)" in report.export_text()
+
+
+def test_a_window_long_enough_for_its_queue_has_no_note(bundle_dir: Path, fake_target: Target) -> None:
+    record = run_entries(bundle_dir, fake_target, FakeEngine(), [SLOW_QUICK])
+    assert record.test("quick").notes == ()
+
+
+def _window(name: str, runtime_s: float, ios: int, iodepth: int = 32) -> Measurement:
+    w = Workload(name=name, pattern="randread", block_size_bytes=4096, iodepth=iodepth, runtime_s=runtime_s)
+    return Measurement(workload=w, engine="fake", runtime_s=runtime_s, read=OpTotals(ios=ios, bytes=ios * 4096))
+
+
+def test_the_advice_names_the_parameter_that_set_each_short_window() -> None:
+    """Each window's runtime comes from the parameter of its value (names with _s); one it cannot
+    be traced to (a remainder round, a size-bound run) is told to run longer itself. Preparation
+    is not judged."""
+    from ssdlab.methods.base import Measure
+    from ssdlab.runner import short_window_notes
+
+    measured = {"a": _window("a", 0.01, 64), "b": _window("b", 0.002, 32), "c": _window("c", 0.003, 0),
+                "fill": _window("fill", 0.01, 1)}
+    actions = [Measure(workload=m.workload, role="precondition" if n == "fill" else "measure")
+               for n, m in measured.items()]
+    params = {"runtime_s": 0.01, "access_runtime_s": 0.002, "runs": 1, "op_pct": 0.01}
+    (note,) = short_window_notes(actions, measured, params)
+    assert note.startswith("figures unreliable: 3 of 3 measured windows (a, b, c) held fewer than 30 turns of "
+                           "their queue (as few as 0 I/Os completed with 32 in flight)"), note
+    # a: 2 turns in 0.01 s -> 0.15 s for 30 turns; b: 1 turn in 0.002 s -> 0.06 s; c: no pace at all.
+    assert note.endswith("; raise runtime_s to at least 0.2 s and raise access_runtime_s to at least 0.1 s "
+                         "and run each longer"), note
+    assert short_window_notes(actions, {"fill": measured["fill"]}, params) == ()
+
+
+def test_on_the_simulator_a_window_of_one_queue_fill_is_noted_and_the_advised_runtime_clears_it(
+        tmp_path: Path) -> None:
+    """The case QA met: quick at runtime_s=0.001 on sim:, whose 1 MiB writes at QD8 completed 8 or 9 a
+    window, at 1,990 MB/s against 1,290 sustained. Running at the runtime the note advises clears it."""
+    import re
+
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.targets import parse_target
+
+    target, engine = parse_target("sim:sm951-nvme-256?capacity_gib=16"), SimEngine()
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 0.001, "size_bytes": "64m"})
+    (note,) = run_entries(tmp_path / "short", target, engine, [entry]).test("quick").notes
+    advised = re.fullmatch(r"figures unreliable: \d+ of 8 measured windows .*; raise runtime_s to at least (\S+) s",
+                           note)
+    assert advised is not None, note
+    longer = entry.model_copy(update={"params": {**entry.params, "runtime_s": float(advised[1])}})
+    assert run_entries(tmp_path / "long", target, engine, [longer]).test("quick").notes == ()

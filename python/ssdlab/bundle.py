@@ -79,6 +79,11 @@ CACHED_PREP_NOTE = ("preparation ({steps} steps) restored from the cache of prep
                     "drive and results simulating it gives")
 # An until-steady phase ended when the drive was steady: an outcome of the drive, as its figures are.
 EARLY_STOP_NOTE = "{what} stopped early at SNIA steady state after {done} of {rounds} rounds"
+# Measured windows too short to trust (measurement.MIN_QUEUE_TURNS): an outcome of the drive too,
+# its pace deciding how many I/Os a window holds.
+SHORT_WINDOW_NOTE = ("figures unreliable: {windows} held fewer than {turns} turns of their queue (as few as {ios} "
+                     "I/Os completed with {in_flight} in flight), so they time the queue filling and draining, not "
+                     "the drive's sustained rate; {advice}")
 
 
 def _pattern(template: str) -> str:
@@ -87,12 +92,19 @@ def _pattern(template: str) -> str:
 
 
 _HOW_IT_RAN = re.compile("|".join(f"(?:{_pattern(t)})" for t in (RESUMED_NOTE, RAN_AHEAD_NOTE, CACHED_PREP_NOTE,
-                                                                     EARLY_STOP_NOTE)), re.DOTALL)
+                                                                     EARLY_STOP_NOTE, SHORT_WINDOW_NOTE)), re.DOTALL)
+_SHORT_WINDOW = re.compile(_pattern(SHORT_WINDOW_NOTE), re.DOTALL)
 
 
 def how_it_ran(note: str) -> bool:
     """Whether a test's note tells how the run went (the notes above), not what it ran."""
     return _HOW_IT_RAN.fullmatch(note) is not None
+
+
+def says_unreliable(note: str) -> bool:
+    """Whether a test's note says its figures are not to be trusted (SHORT_WINDOW_NOTE): the run's
+    done line repeats it."""
+    return _SHORT_WINDOW.fullmatch(note) is not None
 
 
 class TestRecord(BaseModel):

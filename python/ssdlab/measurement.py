@@ -195,6 +195,16 @@ def heat_apart_printed(*throttled_pct: object) -> tuple[str, ...] | None:
     return apart(known, HEAT_MARGIN_PCT)
 
 
+# A measured window's figures are trusted once it holds at least this many turns of its queue:
+# I/Os completed per I/O the workload keeps in flight (iodepth x jobs). Both engines run a closed
+# loop whose window opens with the whole queue submitted at once to a drive whose pipelines and
+# write buffer start empty, and closes with the queue draining; those edges move the figure by
+# about one to three turns' worth. Measured on the simulator's default drive (`quick` at
+# runtime_s 0.003 to 3 s, against 3 s): SEQ1M Q8T1 write +56 % at 1.6 turns, +15 % at 6.4, +5 % at
+# 17; SEQ128K Q32T1 read -21 % at 13 turns, -6 % at 50. At 30 turns the edges weigh a tenth at most.
+MIN_QUEUE_TURNS = 30
+
+
 class Measurement(BaseModel):
     """Everything one engine run of one workload produced."""
 
@@ -247,6 +257,37 @@ class Measurement(BaseModel):
     def throttled_pct(self) -> float | None:
         """throttled_share in percent, the unit of the *_throttled_pct metrics."""
         return throttled_time_pct([self])
+
+    @property
+    def in_flight(self) -> int:
+        """I/Os the workload keeps outstanding: its queue depth, in each of its jobs."""
+        return self.workload.iodepth * self.workload.jobs
+
+    def queue_turns(self) -> float:
+        """How many times over the I/Os completed in the window refilled the queue."""
+        return self.total_ios / self.in_flight
+
+    @property
+    def time_bound(self) -> bool:
+        """Whether the window ended at its runtime, not when its byte budget was moved."""
+        limit = self.workload.size_bytes
+        moved = self.read.bytes + self.write.bytes + self.trim.bytes
+        return self.workload.runtime_s is not None and (limit is None or moved < limit)
+
+    def window_too_short(self) -> bool:
+        """Whether the window held too few turns of its queue (MIN_QUEUE_TURNS) for its figures to
+        be the drive's. A measurement cut short (stopped, failed) is said as such instead. Only a
+        window its runtime ended is judged: one that moves a set number of bytes (the transfer
+        sweep's fixed length, as ATTO's) runs from the first submission to the last completion,
+        so its rate is that burst's by the method's own definition (a 64 MiB point is 4 I/Os)."""
+        return not self.interrupted and self.error is None and self.time_bound and \
+            self.queue_turns() < MIN_QUEUE_TURNS
+
+    def window_needed_s(self) -> float | None:
+        """How long a window holding MIN_QUEUE_TURNS turns lasts at this one's pace; None when
+        none of its I/Os completed, which gives no pace."""
+        turns = self.queue_turns()
+        return MIN_QUEUE_TURNS * self.runtime_s / turns if turns > 0 else None
 
     def throttle_channel(self) -> str | None:
         """The first of THROTTLE_CHANNELS this measurement's telemetry has samples of."""

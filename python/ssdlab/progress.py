@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.text import Text
 
-from ssdlab.bundle import TestRecord
+from ssdlab.bundle import TestRecord, says_unreliable
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
 from ssdlab.methods.metrics import MetricSet
@@ -191,6 +191,18 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
     return "; ".join(list(parts.values())[:limit]) or NO_FIGURES
 
 
+def done_line(record: TestRecord, figures: str) -> Text:
+    """A finished test's line: its figures, then any note of the test's that says they are not to
+    be trusted (bundle.says_unreliable), so the warning stands beside them, not only in the report."""
+    line = Text(figures)
+    for note in record.notes:
+        if says_unreliable(note):
+            line.append("; ")
+            line.append("note:", style="yellow")
+            line.append(f" {note}")
+    return line
+
+
 def declared_for(clock: RunClock | None, name: str) -> MetricSet | None:
     """The metrics the run's test `name` declares (PendingTest.specs); None before the run started."""
     return next((t.specs for t in clock.tests if t.name == name), None) if clock is not None else None
@@ -331,7 +343,8 @@ class LiveObserver:
         if self.clock is not None:
             self.clock.test_finished(record.name)
         summary = metric_summary(record, declared_for(self.clock, record.name))
-        print_hanging(self.console, Text.from_markup(f"[green]✓[/] {escape(record.name)}: "), Text(summary))
+        head = Text.from_markup(f"[green]✓[/] {escape(record.name)}: ")
+        print_hanging(self.console, head, done_line(record, summary))
 
 
 class QuietObserver:
@@ -380,4 +393,4 @@ class QuietObserver:
             self.clock.test_finished(record.name)
             where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
         summary = metric_summary(record, declared_for(self.clock, record.name))
-        print_hanging(self.console, Text("  done: "), Text(summary + where))
+        print_hanging(self.console, Text("  done: "), done_line(record, summary + where))

@@ -7,6 +7,7 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from ssdlab.bundle import (
     CACHED_PREP_NOTE,
     EARLY_STOP_NOTE,
     RESUMED_NOTE,
+    SHORT_WINDOW_NOTE,
     ActionOutcome,
     Bundle,
     MissingBundle,
@@ -48,7 +50,7 @@ from ssdlab.errors import (
 )
 from ssdlab.host import host_facts
 from ssdlab.library import Library, with_bundle_named
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import MIN_QUEUE_TURNS, Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes
 from ssdlab.planning import (
@@ -66,6 +68,7 @@ from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
+from ssdlab.units import is_number
 
 
 class InUse(SafetyError):
@@ -412,7 +415,8 @@ class Runner:
             raise InternalError(f"{pending.name}: {what}; {hint}") from err
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
-            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes)),
+            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes),
+                      *short_window_notes(pending.plan.actions, results.measurements, self.current.params)),
         })
         record = self._save(record, done)
         self.guard.test_finished(done)
@@ -656,6 +660,58 @@ def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome
             what = "preparation torture" if role == "precondition" else f"{group} phase"
             notes.append(EARLY_STOP_NOTE.format(what=what, done=sum(done), rounds=len(done)))
     return tuple(notes)
+
+
+# Windows a note names before it counts the rest: a quick run has 40.
+NAMED_WINDOWS = 3
+
+
+def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measurement],
+                       params: Mapping[str, Any]) -> tuple[str, ...]:
+    """Say which measured windows held too few turns of their queue for their figures to be the
+    drive's (Measurement.window_too_short), and how long to make them. Preconditioning runs are
+    not analysed, so not judged."""
+    windows = [measured[a.name] for a in actions
+               if isinstance(a, Measure) and a.role == "measure" and a.name in measured]
+    short = [m for m in windows if m.window_too_short()]
+    if not short:
+        return ()
+    names = ", ".join(m.workload.name for m in short[:NAMED_WINDOWS])
+    if len(short) > NAMED_WINDOWS:
+        names += f" and {len(short) - NAMED_WINDOWS} more"
+    least = min(short, key=Measurement.queue_turns)
+    return (SHORT_WINDOW_NOTE.format(
+        windows=f"{len(short)} of {len(windows)} measured windows ({names})", turns=MIN_QUEUE_TURNS,
+        ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}", advice=window_advice(short, params)),)
+
+
+def window_advice(short: Sequence[Measurement], params: Mapping[str, Any]) -> str:
+    """What to raise, and to what: the test's parameter that set each window's runtime (one of
+    its seconds, named with _s, of that value), else the windows themselves (a remainder round,
+    a size-bound run)."""
+    needed: dict[str, float | None] = {}
+    for m in short:
+        setting = [name for name, value in params.items() if name.endswith("_s") and is_number(value)
+                   and float(value) == m.workload.runtime_s] or [""]
+        for name in setting:
+            need = m.window_needed_s()
+            before = needed.get(name, 0.0)
+            needed[name] = None if need is None or before is None else max(before, need)
+    return " and ".join(_raise_words(name, seconds) for name, seconds in needed.items())
+
+
+def _raise_words(param: str, seconds: float | None) -> str:
+    """'raise runtime_s to at least 0.2 s', or without a parameter 'run each for at least 0.2 s'.
+    `seconds` None: no I/O completed, so no pace to size the window by."""
+    if not param:
+        return "run each longer" if seconds is None else f"run each for at least {_one_two_five(seconds):g} s"
+    return f"raise {param}" + ("" if seconds is None else f" to at least {_one_two_five(seconds):g} s")
+
+
+def _one_two_five(seconds: float) -> float:
+    """The smallest 1, 2 or 5 x a power of ten at or above `seconds`: a value to type."""
+    scale = 10.0 ** math.floor(math.log10(seconds))
+    return next(round(step * scale, 12) for step in (1, 2, 5, 10) if step * scale >= seconds * (1 - 1e-9))
 
 
 def run_entries(

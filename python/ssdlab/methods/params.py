@@ -4,9 +4,9 @@ Every method parameter uses one of these types, so every value is checked the sa
 before anything runs: text is turned into a value, then pydantic checks type and bounds
 and names the parameter in its one-line error. The bounds are what the engines can carry
 (64-bit offsets, fio's limits) and what a review could mean, not taste: a block under
-512 B, a queue depth of zero, a runtime of NaN or of a year are refused. What depends on
-the target (a block size that is not a multiple of its logical block, a region larger than
-it) is checked against the plan in planning.check_workloads.
+512 B, a queue depth of zero, a runtime of NaN, of a year or under a millisecond are
+refused. What depends on the target (a block size that is not a multiple of its logical
+block, a region larger than it) is checked against the plan in planning.check_workloads.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ MAX_BYTES = MAX_SIZE_BYTES
 MAX_BLOCK_BYTES = GIB
 # A week: the longest any method here could sensibly run one phase.
 MAX_SECONDS = 7 * 24 * 3600.0
+# The shortest time the engines can be told: fio's job file counts whole milliseconds
+# (engines/fio._seconds), and reads runtime=0ms as no time limit at all, running one whole pass
+# over the region instead (fio 3.33, time_based=1). Well above it a window can still hold too few
+# I/Os to mean anything: the runner says so after the run (measurement.MIN_QUEUE_TURNS).
+MIN_SECONDS = 0.001
 MAX_IODEPTH = 4096
 MAX_JOBS = 256
 # Methods add a point's number to the seed (seed + qd, + round, + read share) so points differ;
@@ -98,7 +103,7 @@ Bytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BYT
 BlockBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BLOCK_BYTES),
                        AfterValidator(_whole_sectors)]
 OffsetBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=0, le=MAX_BYTES)]
-Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False)]
 QueueDepth = Annotated[int, Field(ge=1, le=MAX_IODEPTH)]
 Jobs = Annotated[int, Field(ge=1, le=MAX_JOBS)]
 Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]

@@ -4,6 +4,7 @@ runs are never ranked together, queries, export, and the CLI (piped and in a ter
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import sqlite3
@@ -20,7 +21,7 @@ from ssdlab.bundle import Bundle
 from ssdlab.effective import effective_method
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import UsageError
-from ssdlab.library import Library, drive_id, run_id, select_drives
+from ssdlab.library import SCHEMA_VERSION, Library, drive_id, run_id, select_drives
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -387,8 +388,43 @@ def test_a_library_an_older_ssdlab_wrote_groups_simulated_drives_anew(library: L
     assert len({run.drive_id for run in library.runs()}) == 1
     assert len(library.drives("sim:")) == 1
     with sqlite3.connect(library.path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
     db.close()
+
+
+MIXED_FIRMWARE = "mixed: 8EV10135 (member 1), EXT42B6Q (member 2)"
+
+
+def test_a_mixed_arrays_firmware_is_every_members(library: Library, tmp_path: Path) -> None:
+    """The library kept a mixed RAID-0's first member's firmware as the array's (the export's
+    firmware column). It keeps every member's, as the report says it; a library an older ssdlab
+    wrote (schema 2, the first member's in the row and in the stored target) gets it when opened,
+    and the drive id a new run of the array gets, so old and new runs stay one drive's."""
+    bundle = make_bundle(tmp_path / "a", "sim:raid0(intel750-400,840evo-250)?capacity_gib=8")
+    library.add(bundle)
+    assert {row["firmware"] for row in library.export_rows()} == {MIXED_FIRMWARE}
+    with sqlite3.connect(library.path) as db:  # as schema 2 stored it
+        (stored,) = db.execute("SELECT target_json FROM runs").fetchone()
+        old = json.loads(stored) | {"firmware": "8EV10135", "transport": "sim-sata"}
+        db.execute("UPDATE runs SET firmware = '8EV10135', drive_id = 'old', target_json = ?", (json.dumps(old),))
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.close()
+    assert [run.drive_id for run in library.runs()] == [drive_id(Bundle(bundle).load_run().target)]
+    assert {row["firmware"] for row in library.export_rows()} == {MIXED_FIRMWARE}
+
+
+def test_an_update_of_any_members_firmware_makes_another_drive() -> None:
+    """An md array's drive id took its first member's firmware only: updating the second
+    member's left the runs before and after one drive's."""
+    from ssdlab.targets.base import MEMBER_FACTS, TargetInfo
+
+    def md_array(second_firmware: str) -> TargetInfo:
+        members = [{"firmware": "2B0QBXX7", "transport": "nvme"}, {"firmware": second_firmware, "transport": "sata"}]
+        return TargetInfo(spec="raid0:/dev/nvme0n1,/dev/sda", kind="block", model="md RAID-0 1x A + 1x B",
+                          serial="S1,S2", firmware="2B0QBXX7", capacity_bytes=10**12, extra={MEMBER_FACTS: members})
+
+    assert drive_id(md_array("EMT02B6Q")) != drive_id(md_array("EMT03B6Q"))
+    assert drive_id(md_array("EMT02B6Q")) == drive_id(md_array("EMT02B6Q"))
 
 
 @contextmanager

@@ -55,11 +55,13 @@ from ssdlab.effective import (
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import what_is
-from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.base import TargetInfo, members_text, recorded_members
 from ssdlab.units import is_number
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
-SCHEMA_VERSION = 2  # 2: a simulated drive's id comes from its configuration, not its spec (_migrate)
+# 2: a simulated drive's id comes from its configuration, not its spec; 3: a mixed RAID-0's firmware
+# is every member's, not its first member's (_migrate)
+SCHEMA_VERSION = 3
 VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -106,7 +108,17 @@ def drive_id(target: TargetInfo) -> str:
     the drive: a simulated drive's whole configuration (`sim:` and `sim:sm951-nvme-256` are one
     drive, `?heatsink=1` another), else the target's spec."""
     made = _simulated_drive(target) or (target.spec if target.kind in VIRTUAL_KINDS else "")
-    return _digest(target.model, target.serial, target.firmware, target.capacity_bytes, made)
+    return _digest(target.model, target.serial, firmware_text(target), target.capacity_bytes, made)
+
+
+def firmware_text(target: TargetInfo) -> str | None:
+    """The firmware as the library keeps it: the drive's, or a RAID-0's members' one firmware, or
+    for a mixed array every member's as the report says it ('mixed: A (member 1), B (member 2)'),
+    so an update of any member makes another drive."""
+    members = recorded_members(target.extra)
+    if target.firmware is not None or not members:
+        return target.firmware
+    return members_text([str(m.get("firmware") or "—") for m in members])  # "—": unknown, as the report says
 
 
 def _simulated_drive(target: TargetInfo) -> str:
@@ -488,13 +500,16 @@ def _migrate(db: sqlite3.Connection) -> None:
     (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if int(version) >= SCHEMA_VERSION:
         return
-    if int(version) < 2:  # drive ids of simulated drives: from the stored target, as drive_id makes them now
-        for rid, target_json in db.execute("SELECT run_id, target_json FROM runs").fetchall():
-            try:
-                target = TargetInfo.model_validate_json(target_json)
-            except ValidationError:
-                continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
-            db.execute("UPDATE runs SET drive_id = ? WHERE run_id = ?", (drive_id(target), rid))
+    # Drive ids and firmware from the stored target, as they are made now: 2, a simulated drive's
+    # from its configuration; 3, a mixed RAID-0's from every member's firmware (the stored target
+    # reads its members' facts: TargetInfo), not its first member's.
+    for rid, target_json in db.execute("SELECT run_id, target_json FROM runs").fetchall():
+        try:
+            target = TargetInfo.model_validate_json(target_json)
+        except ValidationError:
+            continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
+        db.execute("UPDATE runs SET drive_id = ?, firmware = ? WHERE run_id = ?",
+                   (drive_id(target), firmware_text(target), rid))
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
@@ -526,7 +541,7 @@ def _outcome(before: Any, other: Any, path: Path) -> tuple[AddOutcome, Path | No
 def _insert_run(db: sqlite3.Connection, rid: str, path: Path, run: RunRecord) -> None:
     t = run.target
     db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
-        rid, str(path), drive_id(t), t.label, t.model, t.serial, t.firmware, t.capacity_bytes, t.spec, t.kind,
+        rid, str(path), drive_id(t), t.label, t.model, t.serial, firmware_text(t), t.capacity_bytes, t.spec, t.kind,
         run.engine, run.engine_version, run.suite, run.status, run.created_utc, utc_now(), run.ssdlab_version,
         t.model_dump_json()))
     for record in run.tests:

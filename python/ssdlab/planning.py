@@ -175,8 +175,8 @@ def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
     from ssdlab.trace.writecache import can_switch
 
     if info.kind == "block" and any(isinstance(a, SetWriteCache) for a in plan.actions) \
-            and not can_switch(info.transport):
-        raise UsageError(f"test {name}: {info.spec} is on {info.transport or 'an unknown transport'}, and ssdlab "
+            and not can_switch(transport := info.pacing_transport):
+        raise UsageError(f"test {name}: {info.spec} is on {transport or 'an unknown transport'}, and ssdlab "
                          f"switches a volatile write cache only on NVMe and SATA drives; "
                          f"{WRITE_CACHE_DRIVE}, or {WRITE_CACHE_ON_SIM}")
 
@@ -404,7 +404,9 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     """Rates an earlier run measured on the device, else by the transport of the device the
     data lands on: a scratch file's is its file system's."""
     backing = info.kind == "file"
-    transport = str((info.extra.get("backing_transport") if backing else info.transport) or "").rsplit("-", 1)[-1]
+    # an array's slowest member's: a stripe waits for it
+    paced_by = info.extra.get("backing_transport") if backing else info.pacing_transport
+    transport = str(paced_by or "").rsplit("-", 1)[-1]
     model = str((info.extra.get("backing_model") if backing else info.model) or "")
     volume = model if model in NETWORK_VOLUME_MODELS else ""
     known = transport in ASSUMED_RATE and not volume

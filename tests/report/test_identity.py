@@ -3,6 +3,7 @@ and for a RAID-0 whose members agree or differ."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,3 +72,24 @@ def test_report_and_compare_print_a_mixed_array(cli: Callable, tmp_path: Path) -
     drives = {row[0]: row[1:] for row in tables((tmp_path / "cmp.html").read_text(encoding="utf-8"))["intro-drives"]}
     assert drives["Firmware"] == ["BXW7300Q", "mixed: BXW7300Q (member 1), 1B0QBXX7 (member 2)"]
     assert drives["Transport"] == ["sim-nvme", "sim-nvme"]
+
+
+def test_a_bundle_recorded_before_reads_as_the_array(tmp_path: Path) -> None:
+    """A mixed array's bundle written before held its first member's firmware and its slowest
+    member's transport and link as the array's: it still loads (schema_version unchanged), the
+    array's own fields read as mixed (None), and the report prints every member's as it did."""
+    from report_bundles import make_bundle
+
+    from ssdlab.bundle import RUN_FILE, SCHEMA_VERSION, Bundle
+
+    path = make_bundle(tmp_path / "old", spec="sim:raid0(intel750-400,840evo-250)?capacity_gib=8")
+    data = json.loads((path / RUN_FILE).read_text(encoding="utf-8"))
+    data["target"] |= {"firmware": "8EV10135", "transport": "sim-sata", "pcie_link_speed": "SATA 6Gb/s"}
+    (path / RUN_FILE).write_text(json.dumps(data), encoding="utf-8")
+    run = Bundle(path).load_run()
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert (run.target.firmware, run.target.transport, run.target.pcie_link_speed) == (None, None, None)
+    assert run.target.pacing_transport == "sim-sata" and not run.target.is_nvme
+    shown = dict(drive_facts(run.target))
+    assert shown["Firmware"] == "mixed: 8EV10135 (member 1), EXT42B6Q (member 2)"
+    assert shown["Transport"] == "mixed: sim-nvme (member 1), sim-sata (member 2)"

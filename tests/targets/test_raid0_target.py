@@ -4,6 +4,7 @@ command runner and the recorded machine (this kernel has no md)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -13,9 +14,10 @@ from machine_fixtures import MACHINE, RecordedRunner, machine_root
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import MEMBER_FACTS
+from ssdlab.targets.base import DRIVE_FIELDS, MEMBER_FACTS, MEMBER_FIELDS, TargetInfo
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.raid import CmdResult, Raid0Target, create_argv, parse_chunk_kib
+from ssdlab.targets.sim import MEMBER_SIZES
 from ssdlab.targets.sysinfo import SysRoot
 
 SERIAL = "S2GLNCAGB12345W"  # the recorded 950 PRO (nvme0n1); loop3 has no serial
@@ -186,15 +188,87 @@ ARRAY_FIELDS = ("transport", "pcie_link_speed", "pcie_link_width", "fua", "disca
 def test_an_arrays_own_facts_do_not_depend_on_its_members_order(tmp_path: Path) -> None:
     """QA: the array took its first member's transport, so naming the SATA member first planned
     it as SATA and the quick test's auto profile picked the standard one, the NVMe member first
-    as NVMe: one array, two methods. Now its slowest member's, for md and simulated arrays."""
+    as NVMe: one array, two methods. Now its slowest member's paces it, for md and simulated arrays
+    (its own transport is mixed: no one member's)."""
     md = [array(tmp_path, names=names)[0].info() for names in (("nvme0n1", "loop3"), ("loop3", "nvme0n1"))]
     assert md[0].model_dump(include=set(ARRAY_FIELDS)) == md[1].model_dump(include=set(ARRAY_FIELDS))
-    assert md[0].transport == "loop" and md[0].fua is False  # the loop member paces it and has no FUA
+    assert md[0].pacing_transport == md[1].pacing_transport == "loop"  # the loop member paces it
+    assert md[0].transport is None and md[0].fua is False  # the loop member has no FUA
     sims = [parse_target(f"sim:raid0({a},{b})?capacity_gib=8").info()
             for a, b in (("840evo-250", "sm951-nvme-256"), ("sm951-nvme-256", "840evo-250"))]
     assert sims[0].model_dump(include=set(ARRAY_FIELDS)) == sims[1].model_dump(include=set(ARRAY_FIELDS))
-    assert sims[0].transport == "sim-sata" and not sims[0].is_nvme
+    assert sims[0].pacing_transport == sims[1].pacing_transport == "sim-sata" and not sims[0].is_nvme
     assert parse_target("sim:raid0(sm951-nvme-256,sm951-nvme-256)?capacity_gib=8").info().is_nvme
+
+
+# Every TargetInfo field of an array, by what makes it true of the whole array: its own (named
+# from every member, or not a member's at all), the members' one value else None (mixed), or
+# md's rule over the members. A field added to TargetInfo must be placed here.
+ARRAYS_OWN = ("spec", "kind", "path", "model", "serial", "capacity_bytes", "safety", "io_warning", "notes", "extra",
+              "measured_rates")
+RULES = {"fua": lambda v: None if None in v else all(v), "discard": lambda v: None if None in v else all(v),
+         "plp": lambda v: None if None in v else all(v), "logical_block_size": max, "physical_block_size": max,
+         "write_cache": lambda v: "write back" if "write back" in v else v[0] if len(set(v)) == 1 else None}
+
+
+def mixed_arrays(tmp_path: Path) -> list[tuple[TargetInfo, list[TargetInfo]]]:
+    """Mixed arrays (each with its members alone): the recorded 950 PRO with the recorded 850 EVO
+    and with a loop device, and simulated NVMe and SATA drives of other firmware and spare area
+    (member i of a simulated array is seeded seed + i: its serial)."""
+    arrays = []
+    for names in (("nvme0n1", "sda"), ("sda", "nvme0n1"), ("nvme0n1", "loop3")):
+        target, _ = array(tmp_path, names=names)
+        arrays.append((target.info(), [m.info() for m in target.members]))
+    for presets in (("intel750-400", "840evo-250", "intel750-400"), ("sm951-nvme-256", "840pro-256")):
+        sim = parse_target(f"sim:raid0({','.join(presets)})").info()
+        arrays.append((sim, [parse_target(f"sim:{p}?seed={n}").info() for n, p in enumerate(presets, start=1)]))
+    return arrays
+
+
+def test_a_mixed_arrays_identity_states_only_what_is_true_of_the_whole_array(tmp_path: Path) -> None:
+    """QA: `info --json` of a mixed array gave its first member's firmware (and a simulated one's
+    OP) as the array's beside the members' summed raw bytes, where the text said "mixed". Every
+    field is the array's own, the members' one value, md's rule over them, or None: mixed, with
+    each member's value kept in extra (as `ssdlab info` and the report print them)."""
+    assert set(ARRAYS_OWN) | set(DRIVE_FIELDS) | set(RULES) == set(TargetInfo.model_fields)
+    arrays = mixed_arrays(tmp_path)
+    assert [info.firmware for info, _ in arrays] == [None] * len(arrays)  # every pair differs in firmware
+    for info, alone in arrays:
+        recorded = info.extra[MEMBER_FACTS]
+        assert recorded == [m.model_dump(include=set(MEMBER_FIELDS)) for m in alone]  # kept per member
+        for field in DRIVE_FIELDS:
+            values = [getattr(m, field) for m in alone]
+            assert getattr(info, field) == (values[0] if len(set(values)) == 1 else None), (info.spec, field)
+        for field, rule in RULES.items():
+            assert getattr(info, field) == rule([getattr(m, field) for m in alone]), (info.spec, field)
+        assert all(m.model in info.model for m in alone if m.model)  # "md RAID-0 1x A + 1x B"
+        assert all(m.serial in info.serial for m in alone if m.serial)
+        assert info.capacity_bytes <= sum(m.capacity_bytes for m in alone)
+        assert info.notes == () and info.io_warning is None and info.measured_rates is None
+
+
+def test_a_simulated_arrays_sizes_are_its_own(tmp_path: Path) -> None:
+    """Its raw and SLC bytes are the members' sums; its over-provisioning the members' one
+    figure, else None (ssdsim gives its first member's), each member's beside it."""
+    mixed = parse_target("sim:raid0(intel750-400,840evo-250,intel750-400)").info()
+    alone = [parse_target(f"sim:{p}").info() for p in ("intel750-400", "840evo-250", "intel750-400")]
+    assert mixed.extra["raw_bytes"] == sum(int(str(m.extra["raw_bytes"])) for m in alone)
+    assert mixed.extra["slc_cache_bytes"] == sum(int(str(m.extra["slc_cache_bytes"])) for m in alone)
+    assert mixed.extra["op_pct"] is None
+    assert [s["op_pct"] for s in mixed.extra[MEMBER_SIZES]] == [m.extra["op_pct"] for m in alone]
+    twins = parse_target("sim:raid0(intel750-400,intel750-400)").info()
+    assert twins.extra["op_pct"] == alone[0].extra["op_pct"]
+
+
+def test_an_identity_recorded_before_the_rule_reads_as_the_arrays(tmp_path: Path) -> None:
+    """A bundle or library row written before held the first member's firmware and the slowest
+    member's transport and link as a mixed array's: read back, they are the array's (None, mixed),
+    and what paces the array is still its slowest member."""
+    target, _ = array(tmp_path, names=("nvme0n1", "sda"))
+    old = target.info().model_dump(mode="json") | {"firmware": "2B0QBXX7", "transport": "sata"}
+    read = TargetInfo.model_validate_json(json.dumps(old))
+    assert (read.firmware, read.transport, read.pacing_transport) == (None, None, "sata")
+    assert TargetInfo.model_validate(read.model_dump()) == read
 
 
 def test_mdadm_runs_out_of_reach_of_a_typed_ctrl_c() -> None:

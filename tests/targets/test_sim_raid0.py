@@ -3,7 +3,10 @@ the measurement's host CPU."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +62,26 @@ def test_array_target_identity_and_options() -> None:
     assert info.extra["raid0_members"] == ["sm951-nvme-256", "sm951-nvme-256"]
     assert info.extra["config"]["raid0"]["chunk_bytes"] == 64 * 1024
     assert all(m["thermal"]["heatsink"] for m in info.extra["config"]["raid0"]["members"])
+
+
+def test_info_json_of_a_mixed_array_says_mixed_as_the_text_does(cli: Callable[..., Any]) -> None:
+    """QA: `info --json` gave the first member's firmware and OP as a mixed array's (and the
+    slowest member's transport and link) while the text said "mixed": each is null there, every
+    member's value beside it; what the members share, or sum to, is the array's."""
+    spec = "sim:raid0(intel750-400,840evo-250)"
+    shown = cli("info", "--json", spec)
+    assert shown.code == 0
+    info = json.loads(shown.stdout)
+    assert {k: info[k] for k in ("firmware", "transport", "pcie_link_speed", "pcie_link_width")} == dict.fromkeys(
+        ("firmware", "transport", "pcie_link_speed", "pcie_link_width"))
+    assert info["extra"]["op_pct"] is None
+    assert [m["firmware"] for m in info["extra"]["member_facts"]] == ["8EV10135", "EXT42B6Q"]
+    assert [round(m["op_pct"], 1) for m in info["extra"]["member_sizes"]] == [15.9, 9.9]
+    assert (info["logical_block_size"], info["write_cache"], info["discard"]) == (512, "write back", True)
+    text = cli("info", spec).stdout
+    assert "mixed: 8EV10135 (member 1), EXT42B6Q (member 2)" in text and "mixed: sim-nvme (member 1)" in text
+    same = json.loads(cli("info", "--json", "sim:raid0(intel750-400,intel750-400)").stdout)
+    assert (same["firmware"], same["transport"], round(same["extra"]["op_pct"], 1)) == ("8EV10135", "sim-nvme", 15.9)
 
 
 @pytest.mark.parametrize("spec", ["sim:raid0(a,b)", "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=48",

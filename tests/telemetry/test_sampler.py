@@ -16,7 +16,15 @@ import pytest
 from ssdlab.analysis.throttle import ThrottleConfig
 from ssdlab.measurement import Measurement, Series
 from ssdlab.methods.thermal import analyze_measurement
-from ssdlab.telemetry.sampler import DriveSource, Sampler, drive_source, telemetry_sampler, with_telemetry
+from ssdlab.telemetry.sampler import (
+    DriveSource,
+    Sampler,
+    array_sample,
+    array_source,
+    drive_source,
+    telemetry_sampler,
+    with_telemetry,
+)
 from ssdlab.telemetry.sources import (
     cpu_between,
     parse_nvme_smart_log,
@@ -77,6 +85,28 @@ def test_drive_source_falls_back_and_says_why(tmp_path: Path) -> None:
     assert source is None and note is not None and "smartctl" in note and "\n" not in note
     source, note = drive_source(None)
     assert source is None and note == "drive temperature: not sampled (the target is not a block device)"
+
+
+def test_an_arrays_temperature_is_its_hottest_members(tmp_path: Path) -> None:
+    """A `raid0:` target's string went to the drive tools whole, and the hwmon of the device
+    its last path names was read as the array's temperature. Every member is read (as a
+    simulated array's): the hottest member's temperature, the members' counters summed, only
+    channels every member gives; a member that gave nothing is a gap, one without a source leaves
+    the array unsampled."""
+    outputs = {("nvme", "smart-log", "/dev/nvme0n1", "-o", "json"): NVME, ("smartctl", "-j", "-A", "/dev/sda"): SATA}
+
+    def run(argv: Sequence[str]) -> str | None:
+        return outputs.get(tuple(argv))
+
+    sampler = telemetry_sampler("block", "raid0:/dev/sda,/dev/nvme0n1?chunk_kib=64", run)
+    assert sampler.drive is not None and sampler.notes == []
+    assert sampler.drive.name == "hottest member (/dev/sda: smartctl -A, /dev/nvme0n1: nvme smart-log)"
+    assert sampler.drive.read() == sampler.drive.probe == {"temp_c": pytest.approx(77.85)}  # NVMe's, not SATA's 35
+    assert array_sample([{"temp_c": 40.0, "thm_temp1_total_s": 3.0}, {"temp_c": 50.0, "thm_temp1_total_s": 4.0}]) \
+        == {"temp_c": 50.0, "thm_temp1_total_s": 7.0}
+    assert array_sample([{"temp_c": 40.0}, None]) is None
+    source, note = array_source(["/dev/nvme0n1", "/dev/sdb"], run, tmp_path)
+    assert source is None and note is not None and "for member /dev/sdb" in note and "\n" not in note
 
 
 class Clock:

@@ -1,19 +1,20 @@
 """Drive identity and test setup, as the top of a review prints them.
 
 A RAID-0 target's facts that belong to its members (firmware, transport, link, cache...)
-are each member's: one value when the members agree, else every value with how many members
-have it. The array's own fields follow one rule for the whole array (targets/base.array_facts),
-which would hide that its members differ.
+are each member's: one value when the members agree, else every value with the members that
+have it. The array's own fields are what is true of the whole array (targets/base.array_facts):
+None where its members differ, or a rule's answer (a volatile cache when any member has one),
+which would hide that they differ.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ssdlab.bundle import RunRecord
 from ssdlab.report.formatting import MISSING, format_bytes_decimal
-from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, TargetInfo
+from ssdlab.targets.base import TargetInfo, members_text, recorded_members
 
 Fact = tuple[str, str]
 
@@ -39,26 +40,8 @@ def link_text(info: TargetInfo) -> str:
 
 
 def member_facts(info: TargetInfo) -> list[dict[str, object]]:
-    """Each RAID-0 member's MEMBER_FIELDS as the target recorded them (targets/raid.py and
-    targets/sim.py); empty for a single drive, and for an array whose bundle is older than
-    the record (it shows its first member's, as it did)."""
-    facts = info.extra.get(MEMBER_FACTS)
-    if not isinstance(facts, list) or not all(isinstance(m, dict) for m in facts):
-        return []
-    return [{k: m[k] for k in MEMBER_FIELDS if k in m} for m in facts]
-
-
-def members_text(values: Sequence[str]) -> str:
-    """The members' value when they agree; else each value with the members that have it,
-    numbered in member order as the serials are listed: 'mixed: PCIe 3.0 x4 (members 1, 3),
-    SATA 6Gb/s (member 2)'."""
-    holders: dict[str, list[int]] = {}
-    for number, value in enumerate(values, start=1):
-        holders.setdefault(value, []).append(number)
-    if len(holders) == 1:
-        return values[0]
-    return "mixed: " + ", ".join(f"{value} (member{'s' if len(n) > 1 else ''} {', '.join(map(str, n))})"
-                                 for value, n in holders.items())
+    """Each RAID-0 member's MEMBER_FIELDS as the target recorded them (targets/base.recorded_members)."""
+    return recorded_members(info.extra)
 
 
 def block_sizes_text(info: TargetInfo) -> str:

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.units import decimal_capacity
@@ -44,12 +44,15 @@ class SafetyState(BaseModel):
     root_device: bool = False
 
 
-# A RAID-0's identity fields that are each member's own: the array's follow one rule for the
-# whole array (array_facts), so md and simulated arrays record every member's in
-# extra[MEMBER_FACTS], and the report shows them per member where they differ (report/identity.py).
+# A RAID-0's identity fields that are each member's own: md and simulated arrays record every
+# member's in extra[MEMBER_FACTS], the array's own follow array_facts, and the report and `ssdlab
+# info` show every member's where they differ (report/identity.py).
 MEMBER_FIELDS = ("firmware", "logical_block_size", "physical_block_size", "transport", "pcie_link_speed",
-                 "pcie_link_width", "write_cache", "fua", "discard", "plp")
+                 "pcie_link_width", "write_cache", "fua", "discard", "plp", "rotational")
 MEMBER_FACTS = "member_facts"
+# Of those, the facts of a drive, not of the array a host sees: an array has one only when its
+# members agree (a firmware, a transport, a link), else None, "mixed".
+DRIVE_FIELDS = ("firmware", "transport", "pcie_link_speed", "pcie_link_width", "rotational")
 # How fast a transport is, for an array paced by its slowest member: NVMe over AHCI over SATA
 # (sim: transports end in these names); anything else (virtio, loop, usb…) ranks below them.
 TRANSPORT_RANK = {"nvme": 3, "ahci": 2, "sata": 1}
@@ -61,23 +64,55 @@ def _rank(member: Mapping[str, Any]) -> tuple[int, str]:
     return rank, json.dumps(member, sort_keys=True, default=str)  # then a fixed order, not the members'
 
 
+def recorded_members(extra: object) -> list[dict[str, Any]]:
+    """Each RAID-0 member's MEMBER_FIELDS as the target recorded them in `extra` (targets/raid.py
+    and targets/sim.py); empty for a single drive, and for an array whose bundle is older than the
+    record (it shows its first member's, as it did)."""
+    facts = extra.get(MEMBER_FACTS) if isinstance(extra, dict) else None
+    if not isinstance(facts, list) or not facts or not all(isinstance(m, dict) for m in facts):
+        return []
+    return [{k: m[k] for k in MEMBER_FIELDS if k in m} for m in facts]
+
+
+def common(values: Sequence[Any]) -> Any:
+    """The members' value when they all agree, else None: mixed (each member's is kept beside
+    it, in extra[MEMBER_FACTS])."""
+    return values[0] if all(v == values[0] for v in values[1:]) else None
+
+
+def members_text(values: Sequence[str]) -> str:
+    """The members' value when they agree; else each value with the members that have it,
+    numbered in member order as the serials are listed: 'mixed: PCIe 3.0 x4 (members 1, 3),
+    SATA 6Gb/s (member 2)'."""
+    holders: dict[str, list[int]] = {}
+    for number, value in enumerate(values, start=1):
+        holders.setdefault(value, []).append(number)
+    if len(holders) == 1:
+        return values[0]
+    return "mixed: " + ", ".join(f"{value} (member{'s' if len(n) > 1 else ''} {', '.join(map(str, n))})"
+                                 for value, n in holders.items())
+
+
 def array_facts(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """A RAID-0's own MEMBER_FIELDS, whatever order its members were named in: the transport and
-    link of its slowest member (a stripe waits for it: plans and the quick test's auto profile
-    follow), FUA, discard and PLP only when every member has them, a volatile cache when any
-    member has one, and the largest block sizes (md's rule). (The firmware stays the first
-    member's: it names the drive in the results library, and reports show every member's.)"""
-    slowest = min(members, key=_rank)
+    """A RAID-0's own MEMBER_FIELDS, each true of the whole array whatever order its members were
+    named in. A drive's facts (DRIVE_FIELDS: firmware, transport, link, rotation) are the members'
+    one value, else None: mixed, never one member's said as the array's (QA: a mixed array's
+    JSON gave its first member's firmware). The array's as a host sees it follow md's rules: FUA,
+    discard and PLP only when every member has them, a volatile cache when any member has one,
+    and the largest block sizes. What paces the array is its slowest member's transport
+    (TargetInfo.pacing_transport)."""
+
+    def each(field: str) -> list[Any]:
+        return [m.get(field) for m in members]
 
     def every(field: str) -> bool | None:
-        values = [m.get(field) for m in members]
+        values = each(field)
         return None if any(v is None for v in values) else all(values)
 
-    caches = [m.get("write_cache") for m in members]
-    return {"transport": slowest.get("transport"), "pcie_link_speed": slowest.get("pcie_link_speed"),
-            "pcie_link_width": slowest.get("pcie_link_width"),
+    caches = each("write_cache")
+    return {**{field: common(each(field)) for field in DRIVE_FIELDS},
             "fua": every("fua"), "discard": every("discard"), "plp": every("plp"),
-            "write_cache": "write back" if "write back" in caches else caches[0],
+            "write_cache": "write back" if "write back" in caches else common(caches),
             "logical_block_size": max(int(m.get("logical_block_size") or 512) for m in members),
             "physical_block_size": max(int(m.get("physical_block_size") or 4096) for m in members)}
 
@@ -115,14 +150,31 @@ class TargetInfo(BaseModel):
     # What an earlier run measured on this device; estimates prefer it to the transport's guess.
     measured_rates: MeasuredRates | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _array_fields_from_members(cls, data: Any) -> Any:
+        """A RAID-0's own fields from its members' facts (array_facts), however it was made or
+        recorded: bundles and library rows written before the rule hold the first member's
+        firmware and the slowest member's transport and link as the array's."""
+        members = recorded_members(data.get("extra")) if isinstance(data, dict) else []
+        return {**data, **array_facts(members)} if members else data
+
     @property
     def label(self) -> str:
         """Short drive name for headings and comparisons: model + capacity."""
         return f"{self.model or self.spec} {decimal_capacity(self.capacity_bytes)}"
 
     @property
+    def pacing_transport(self) -> str | None:
+        """The transport I/O waits on: the drive's, or a RAID-0's slowest member's (a stripe
+        waits for it; plans and the quick test's auto profile follow it), which the array's own
+        `transport` leaves unsaid when its members differ."""
+        members = recorded_members(self.extra)
+        return min(members, key=_rank).get("transport") if members else self.transport
+
+    @property
     def is_nvme(self) -> bool:
-        return (self.transport or "").endswith("nvme")
+        return (self.pacing_transport or "").endswith("nvme")
 
 
 class Target(ABC):

@@ -78,6 +78,12 @@ def parse_chunk_kib(text: str) -> int:
     return int(text)
 
 
+def member_specs(spec: str) -> list[str]:
+    """The member devices a `raid0:` target string names, in its order."""
+    base, _ = split_query(spec.removeprefix("raid0:"))
+    return [p for p in base.split(",") if p]
+
+
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "no message")
 
@@ -97,8 +103,8 @@ class Raid0Target(Target):
 
     @classmethod
     def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> Raid0Target:
-        base, options = split_query(spec.removeprefix("raid0:"))
-        paths = [p for p in base.split(",") if p]
+        _, options = split_query(spec.removeprefix("raid0:"))
+        paths = member_specs(spec)
         unknown = set(options) - {"chunk_kib"}
         if unknown:
             raise UsageError(f"raid0 target: unknown option {sorted(unknown)[0]!r}; only chunk_kib")
@@ -176,27 +182,28 @@ class Raid0Target(Target):
     # ---- identity --------------------------------------------------------------------------
 
     def info(self) -> TargetInfo:
+        """The array as a whole: its own model, serial and capacity, and of its members' facts
+        what is true of all of it (array_facts; None where they differ), each member's kept in
+        extra. Built afresh, not from a member's, so nothing of one member passes as the array's."""
         infos = [m.info() for m in self.members]
         per_member = min(i.capacity_bytes for i in infos) // (self.chunk_kib * 1024) * (self.chunk_kib * 1024)
         capacity = self._md.info().capacity_bytes if self._md is not None else per_member * len(infos)
-        first = infos[0]
         counts = Counter(i.model or "?" for i in infos)  # "2x A + B" read as three drives: each model counted
         model = " + ".join(f"{counts[m]}x {m}" for m in sorted(counts))
         members = [i.model_dump(include=set(MEMBER_FIELDS)) for i in infos]
-        return first.model_copy(update={
+        return TargetInfo(
+            spec=self.spec, kind="block", path=self.md_path if self._md is not None else None,
+            model=f"md RAID-0 {model}", serial=self.confirmation_token(), capacity_bytes=capacity,
             **array_facts(members),  # not the first member's: the array's whatever the members' order
-            "spec": self.spec, "path": self.md_path if self._md is not None else None,
-            "model": f"md RAID-0 {model}",
-            "serial": self.confirmation_token(),
-            "capacity_bytes": capacity, "safety": self.safety(), "io_warning": None,
-            "extra": {"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
-                                                   "capacity_bytes": i.capacity_bytes} for i in infos],
-                      MEMBER_FACTS: members,
-                      "chunk_kib": self.chunk_kib, "assembled": self._md is not None,
-                      "capacity_note": "" if self._md is not None else
-                      "before assembly: members x smallest member cut to whole chunks (md's metadata takes a "
-                      "little more)"},
-        })
+            safety=self.safety(),
+            extra={"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
+                                                "capacity_bytes": i.capacity_bytes} for i in infos],
+                   MEMBER_FACTS: members,
+                   "chunk_kib": self.chunk_kib, "assembled": self._md is not None,
+                   "capacity_note": "" if self._md is not None else
+                   "before assembly: members x smallest member cut to whole chunks (md's metadata takes a "
+                   "little more)"},
+        )
 
     # ---- build and tear down ------------------------------------------------------------
 

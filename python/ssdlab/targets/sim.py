@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ssdlab.errors import EngineError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, array_facts
+from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, array_facts, common
 from ssdlab.targets.spec import raid0_members, split_query
 from ssdlab.units import is_whole_number
 
@@ -26,6 +26,8 @@ DEFAULT_CHUNK_KIB = 128
 # TargetInfo.extra key: the simulator model revision the run was made under (ssdsim::MODEL_REVISION;
 # effective.py: runs under two revisions measured two simulators, not two drives).
 MODEL_REVISION = "model_revision"
+# TargetInfo.extra key of a simulated RAID-0: each member's capacity, raw and SLC bytes and OP.
+MEMBER_SIZES = "member_sizes"
 
 
 class Simulator(Protocol):
@@ -119,7 +121,8 @@ class SimTarget(Target):
         ident = self.drive().identity()
         config = json.loads(ident.get("config_json") or "{}")
         members = [identity_facts(m) for m in ident.get("members", [])]
-        array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib, MEMBER_FACTS: members}
+        array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib, MEMBER_FACTS: members,
+                 **array_sizes(ident["members"])} if self.members else {}
         facts = identity_facts(ident) | (array_facts(members) if members else {})  # as an md array's
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
@@ -131,7 +134,7 @@ class SimTarget(Target):
                 "op_pct": ident.get("op_pct"), "raw_bytes": ident.get("raw_bytes"),
                 "slc_cache_bytes": ident.get("slc_cache_bytes"), "config": config,
                 MODEL_REVISION: simulator().model_revision(),
-                **(array if self.members else {}),
+                **array,
             },
         )
 
@@ -163,7 +166,17 @@ def identity_facts(ident: _ssdsim.Identity) -> dict[str, Any]:
             "physical_block_size": int(ident["physical_block_size"]), "transport": f"sim-{ident['transport']}",
             "pcie_link_speed": ident.get("link"), "pcie_link_width": ident.get("pcie_width"),
             "write_cache": "write back" if ident["write_cache"] else "write through",
-            "fua": bool(ident["fua"]), "discard": bool(ident["discard"]), "plp": bool(ident["plp"])}
+            "fua": bool(ident["fua"]), "discard": bool(ident["discard"]), "plp": bool(ident["plp"]),
+            "rotational": None}  # as a single drive's: the simulator does not say
+
+
+def array_sizes(members: list[_ssdsim.Identity]) -> dict[str, Any]:
+    """An array's over-provisioning, which ssdsim gives as its first member's: the members' one
+    figure, else None (mixed), with every member's sizes beside it (the array's raw and SLC
+    bytes are the members' sums, true of it as they are)."""
+    sizes = [{"capacity_bytes": m["capacity_bytes"], "raw_bytes": m["raw_bytes"], "op_pct": m["op_pct"],
+              "slc_cache_bytes": m["slc_cache_bytes"]} for m in members]
+    return {"op_pct": common([s["op_pct"] for s in sizes]), MEMBER_SIZES: sizes}
 
 
 def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0,

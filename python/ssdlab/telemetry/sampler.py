@@ -10,7 +10,8 @@ when fio lays out a file), and rows from before that start or after the run's en
 out, as they stand for none of the measured time.
 
 Drive sources, first that works: `nvme smart-log -o json` for NVMe; `smartctl -j -A` for
-SATA; hwmon temp1_input. Reading any of them makes the drive answer a SMART / log-page
+SATA; hwmon temp1_input. A RAID-0 reads each member's and gives the hottest member's
+temperature (array_source). Reading any of them makes the drive answer a SMART / log-page
 command, so the sampler asks at most once a second. Host CPU comes from /proc/stat. What is
 missing (no tool, no permission, a file target) becomes one note for the report, never an
 error: the measurement itself does not depend on the sampler.
@@ -21,11 +22,13 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.measurement import Measurement
+from ssdlab.targets.raid import member_specs
+from ssdlab.targets.spec import parse_spec
 from ssdlab.targets.sysinfo import CommandRunner, run_command
 from ssdlab.telemetry.sources import (
     CpuTimes,
@@ -194,9 +197,42 @@ TELEMETRY_NOTE = "telemetry_note"  # engine fact: what the sampler could not sam
 
 
 def telemetry_sampler(kind: str, spec: str, run: CommandRunner = run_command) -> Sampler:
-    """The sampler for a target (its kind and target string): drive channels for a block device."""
-    source, note = drive_source(spec if kind == "block" else None, run)
+    """The sampler for a target (its kind and target string): drive channels for a block device,
+    for a RAID-0 its members' together (array_source)."""
+    if kind == "block" and parse_spec(spec).kind == "raid0":
+        source, note = array_source(member_specs(spec), run)
+    else:
+        source, note = drive_source(spec if kind == "block" else None, run)
     return Sampler(drive=source, notes=[note] if note else [])
+
+
+def array_source(devices: Sequence[str], run: CommandRunner = run_command,
+                 sys_root: Path = Path("/sys")) -> tuple[DriveSource | None, str | None]:
+    """A RAID-0's drive channels: every member read each time, as the simulator gives an array's
+    (docs/simulator.md): the hottest member's temperature, the members' thermal counters summed,
+    so a member that throttles marks the array throttled. (The array's string went to the drive
+    tools whole, and the hwmon of the device its last path names was read as the array's.) A
+    member without a source leaves the array unsampled: the others' would pass as the array's."""
+    sources = []
+    for device in devices:
+        source, note = drive_source(device, run, sys_root)
+        if source is None:
+            return None, f"{note} for member {device}, so the array's is not sampled either"
+        sources.append(source)
+    named = ", ".join(f"{device}: {source.name}" for device, source in zip(devices, sources, strict=True))
+    return DriveSource(f"hottest member ({named})", lambda: array_sample([s.read() for s in sources]),
+                       array_sample([s.probe for s in sources])), None
+
+
+def array_sample(samples: Sequence[Sample | None]) -> Sample | None:
+    """One array row from its members' (in member order): each channel every member gives, a
+    temperature the hottest member's, a counter the members' sum; None (a gap) when a member
+    gave nothing, as a single drive's failed read is."""
+    if not samples or any(s is None for s in samples):
+        return None
+    rows = [s for s in samples if s is not None]
+    shared = [key for key in rows[0] if all(key in row for row in rows)]
+    return {key: (max if key.startswith("temp") else sum)(row[key] for row in rows) for key in shared}
 
 
 def with_telemetry(measurement: Measurement, sampler: Sampler | None, start_s: float | None = None) -> Measurement:

@@ -463,9 +463,10 @@ def test_drives_whose_shared_tests_put_no_two_figures_side_by_side_say_why(
     from ssdlab.compare import compare_drives, make_drives
 
     drives = make_drives([[unlike["nvme"]], [unlike["sata"]]])
+    nvme, sata = (re.escape(d.label) for d in drives)
     with pytest.raises(UsageError, match=r"no test these drives share was run on two of them the way the first of "
-                                         r"them to run it did \(test 'quick': .*nvme=0\) ran it unlike .* vs "
-                                         r".*nvme=0\): CrystalDiskMark profile: nvme vs standard\)\); pass --force"):
+                                         rf"them to run it did \(test 'quick': {nvme} ran it unlike {sata} \({nvme} "
+                                         rf"vs {sata}: CrystalDiskMark profile: nvme vs standard\)\); pass --force"):
         compare_drives(drives, "exclude")
     assert compare_drives(drives, "force").forced  # what the message offers works
     stopped = make_bundle(tmp_path / "stopped", [quick()])
@@ -671,7 +672,7 @@ def test_drives_alike_among_themselves_but_unlike_the_baseline_are_named(unlike:
     message = str(err.value)
     assert "run the same way on two" not in message
     sata, nvme1, nvme2 = (d.label for d in drives)
-    assert f"{nvme1}, {nvme2} ran it unlike {sata} ({sata} vs them: CrystalDiskMark profile: standard vs nvme)" \
+    assert f"{sata} ran it unlike {nvme1}, {nvme2} ({sata} vs them: CrystalDiskMark profile: standard vs nvme)" \
         in message
     assert f"{nvme1} and {nvme2} ran it alike: give one of them as --baseline to compare them" in message
     assert compare_drives([drives[1], drives[0], drives[2]], "exclude").shown  # what the message offers works
@@ -689,10 +690,24 @@ def test_drives_left_out_in_different_ways_are_each_said_with_their_own_differen
     with pytest.raises(UsageError) as err:
         compare_drives(drives, "exclude")
     nvme, sata, slow = (d.label for d in drives)
-    assert (f"(test 'quick': {sata} ran it unlike {nvme} ({nvme} vs {sata}: CrystalDiskMark profile: nvme vs "
-            f"standard); {slow} ran it unlike {nvme} ({nvme} vs {slow}: runtime (s): 2 vs 3)); pass --force"
+    assert (f"(test 'quick': {nvme} ran it unlike {sata} ({nvme} vs {sata}: CrystalDiskMark profile: nvme vs "
+            f"standard); {nvme} ran it unlike {slow} ({nvme} vs {slow}: runtime (s): 2 vs 3)); pass --force"
             ) in str(err.value)
     assert "vs them" not in str(err.value) and "ran it alike" not in str(err.value)
+
+
+def test_a_left_out_drive_is_named_in_the_order_its_values_are_given(
+        tmp_path: Path, cli: Callable[..., Any]) -> None:
+    """QA: `compare all` said "B ran it unlike A (A vs B: runtime (s): 3 vs 5)": the sentence put B
+    first, the parenthesis and its values A; the baseline's name and values now come first in both."""
+    runs = [make_bundle(tmp_path / "a", [quick(runtime_s=5)], "fake:?capacity=4g"),
+            make_bundle(tmp_path / "b", [quick(runtime_s=3)], "fake:?capacity=2g")]
+    library = str(tmp_path / "lib")
+    assert cli("library", "add", "--library", library, *map(str, runs)).code == 0
+    result = cli("compare", "all", "--library", library, "--baseline", "4.29 GB")
+    a, b = "ssdlab fake drive 4.29 GB", "ssdlab fake drive 2.15 GB"
+    assert result.code == 2 and f"{a} ran it unlike {b} ({a} vs {b}: runtime (s): 5 vs 3)" in result.stderr, \
+        result.stderr
 
 
 def test_tests_with_figures_on_one_drive_get_a_line_not_a_table(

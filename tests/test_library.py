@@ -293,6 +293,20 @@ def test_cli_remove_finds_every_run_before_removing_any(cli: CliRun, tmp_path: P
     assert [r.bundle.name for r in Library(Path(lib)).runs()] == ["b"]
 
 
+def test_a_name_given_twice_is_said_once(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `library remove q1 q1` said "no run in the library matches 'q1'" twice; `library add`
+    of a bundle given twice added (or refused) it twice."""
+    lib = str(tmp_path / "library.sqlite")
+    bundle = str(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
+    missing = str(tmp_path / "nonexist")
+    added = cli("library", "add", bundle, bundle, missing, missing, "--library", lib)
+    assert added.code == 2 and added.stdout.count(": added (run ") == 1, added.stdout
+    assert added.stderr.count("nonexist does not exist") == 1, added.stderr
+    refused = cli("library", "remove", "q1", "q1", "q2", "q1", "--library", lib)
+    assert refused.code == 2 and refused.stderr.count("matches 'q1'") == 1 and "matches 'q2'" in refused.stderr, \
+        refused.stderr
+
+
 def test_cli_remove_takes_a_bundle_folder_name_as_library_list_shows_it(cli: CliRun, tmp_path: Path) -> None:
     """QA: `library remove q1`, the bundle as `library list` names it, found no run (from another
     folder than the bundle's). A folder name two runs share removes nothing."""

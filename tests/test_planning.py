@@ -114,6 +114,27 @@ def test_a_test_that_prepares_itself_does_not_say_it_has_no_preparation() -> Non
         assert "prepares the drive itself" in p.start.reason
 
 
+@pytest.mark.parametrize("suite", ["traces", "review"])
+def test_the_start_and_its_reason_say_one_thing(suite: str) -> None:
+    """QA: `plan --suite traces` said "starts from: as trace-heavy left it" beside "(its first step:
+    purge), so no earlier state is shared": the purge makes the start. A test that does start from
+    the state the test before left is not told that state is none a later test can reuse, nor
+    that no earlier state is shared."""
+    from ssdlab.methods import get_suite
+    from ssdlab.planning import plan_run
+    from ssdlab.steps import Purge
+    from ssdlab.targets import parse_target
+
+    for p in plan_run(get_suite(suite).entries, {}, parse_target("fake:?capacity=2g").info()):
+        if p.plan.entry is not None:
+            continue
+        if isinstance(p.plan.actions[0], Purge):
+            assert p.start.state == "its own first step, purge (TRIM, whole target)", (p.entry.name, p.start)
+        elif "left it" in p.start.state:
+            assert "no earlier state is shared" not in p.start.reason and "reuse" not in p.start.state, \
+                (p.entry.name, p.start)
+
+
 def test_every_list_parameter_refuses_a_repeated_value() -> None:
     """QA: 'mixed-random -p read_pcts=50,50' measured both points, then failed with 'metrics
     declared twice' (exit 70) and left a bundle no report could read. Each value of a list

@@ -402,7 +402,9 @@ def left_out_why(drives: Sequence[Drive], test: TestComparison) -> str:
     ways: dict[tuple[str, ...], list[Drive]] = {}
     for index, why in test.excluded:
         ways.setdefault(tuple(d.describe() for d in why), []).append(drives[index])
-    clauses = [f"{', '.join(d.label for d in out)} ran it unlike {first} "
+    # The first drive named first, as its values come first in each difference (and in every
+    # difference compare prints): "A ran it unlike B (A vs B: 2 vs 3)".
+    clauses = [f"{first} ran it unlike {', '.join(d.label for d in out)} "
                f"({first} vs {'them' if len(out) > 1 else out[0].label}: {'; '.join(why)})"
                for why, out in ways.items()]
     text = f"test {test.name!r}: " + "; ".join(clauses)

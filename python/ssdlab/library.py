@@ -280,7 +280,7 @@ class Library:
     def remove(self, *which: str) -> list[LibraryRun]:
         """Remove runs, each named by its run id (with_id) or its bundle path. Every name is
         resolved first: one that names no run, or several, removes nothing (find_runs). A run
-        named twice is removed once."""
+        named twice (or by its id and its path) is removed once."""
         runs = list({run.run_id: run for run in self.find_runs(which)}.values())
         with self._db() as db:
             db.executemany("DELETE FROM runs WHERE run_id = ?", [(run.run_id,) for run in runs])
@@ -310,10 +310,10 @@ class Library:
     def find_runs(self, names: Sequence[str]) -> list[LibraryRun]:
         """The run each name gives (a run id as `with_id` takes it, a bundle path, else a bundle's
         folder name as `library list` shows it), in order; one UsageError naming every name that
-        gives no run or several."""
+        gives no run or several, each once however often it was given."""
         runs = self.runs()
         found, problems = [], []
-        for which in names:
+        for which in dict.fromkeys(names):
             as_path = str(Path(which).expanduser().resolve())
             by_id = {r.run_id for r in with_id(runs, which)}
             matches = [r for r in runs if r.run_id in by_id or str(r.bundle) == as_path]

@@ -311,14 +311,26 @@ def start_state(plan: TestPlan, before: DriveState | None, before_name: str | No
     """Which state the test starts from, and why."""
     left = before.describe() if before is not None else "no state a later test can reuse"
     if plan.entry is None:
-        state = f"as {before_name} left it ({left})" if before_name else "the drive as found"
-        return StartState(state=state, reason=no_entry_reason(plan))
+        return StartState(state=no_entry_state(plan, before, before_name), reason=no_entry_reason(plan))
     if before is not None and before == plan.entry and plan.prep_actions:
         return StartState(state=plan.entry.describe(), shared_from=before_name, prep_left_out=plan.prep_actions,
                           reason=f"{before_name} ends in exactly the state this test's own preparation makes, so "
                                  f"its {plan.prep_actions} preparation steps are left out")
     why = "first test" if before_name is None else f"{before_name} leaves {left}"
     return StartState(state=plan.entry.describe(), reason=f"own preparation ({why})")
+
+
+def no_entry_state(plan: TestPlan, before: DriveState | None, before_name: str | None) -> str:
+    """The state a test without a declared entry state starts from, as no_entry_reason explains
+    it: the drive as the suite leaves it, unless its own first step (a purge) makes its start
+    from any state (QA: "as trace-heavy left it" beside "purge, so no earlier state is shared").
+    Never "as X left it (no state a later test can reuse)": this test uses it."""
+    first = plan.actions[0] if plan.actions else None
+    if first is not None and not isinstance(first, Measure):
+        return f"its own first step, {first.describe()}"
+    if before_name is None:
+        return "the drive as found"
+    return f"as {before_name} left it" + (f" ({before.describe()})" if before is not None else "")
 
 
 def no_entry_reason(plan: TestPlan) -> str:
@@ -329,7 +341,7 @@ def no_entry_reason(plan: TestPlan) -> str:
         return "the test has no preparation of its own: it measures the drive as the suite leaves it"
     if isinstance(first, Measure):
         return ("the test declares no start state: it writes the drive as the suite leaves it from its first "
-                "step on, so no earlier state is shared")
+                "step on, with no preparation of its own to leave out")
     return (f"the test prepares the drive itself from whatever state it is in (its first step: {first.name}), "
             "so no earlier state is shared")
 

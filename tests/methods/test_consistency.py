@@ -19,7 +19,13 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement, Series
 from ssdlab.methods import get_suite, get_test
 from ssdlab.methods.base import Measure, TestResults
-from ssdlab.methods.consistency import cliff_verdict, fresh_throttled_pct, steady_verdict, window_throttled_pct
+from ssdlab.methods.consistency import (
+    TortureParams,
+    cliff_verdict,
+    fresh_throttled_pct,
+    steady_verdict,
+    window_throttled_pct,
+)
 from ssdlab.planning import with_until_steady
 from ssdlab.runner import run_entries
 from ssdlab.steps import Purge
@@ -226,9 +232,29 @@ def test_the_fresh_seconds_say_how_much_of_them_ran_throttled_and_the_cliff_says
     assert fresh([round_of(())]) is None
     steady = Verdict(key="steady_state", question="?", outcome="yes", summary="steady", rule="r")
     base = {"fresh_iops": 100_000.0, "window_iops_mean": 12_000.0, "window_fresh_pct": 12.0}
-    hot = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 40.0}, steady)
+    hot = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 40.0}, steady, TortureParams())
     assert hot.outcome == "yes" and hot.because == (
         "fresh 100,000 IOPS, steady 12,000 IOPS; the drive ran throttled 0 % of the fresh seconds and 40 % of the "
         "steady window, so the ratio holds its heat as well as its garbage collection")
-    calm = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 5.0}, steady)
+    calm = cliff_verdict({**base, "fresh_throttled_pct": 0.0, "window_throttled_pct": 5.0}, steady, TortureParams())
     assert calm.because == "fresh 100,000 IOPS, steady 12,000 IOPS"
+
+
+@pytest.mark.parametrize("test", ["consistency", "wsat"])
+def test_a_run_shorter_than_the_fresh_seconds_is_not_labelled_with_them(tmp_path: Path, test: str) -> None:
+    """QA: a 2 s consistency run was labelled "Fresh drive (first 5 s)", and its cliff rule and
+    summary said "first 5 s": the fresh figure takes the whole run when it is shorter."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.report.summary import fresh_vs_steady, measured_views
+
+    record = run_one(tmp_path, test, runtime_s=2)
+    method = get_test(test)
+    params = method.parse_params(record.params)
+    labels = [spec.label for spec in method.metric_specs(params, parse_target(TARGET).info())]
+    rules = [v.rule for v in record.verdicts]
+    summary = [f.rule for f in fresh_vs_steady(measured_views(Bundle(tmp_path / "bundle").load_run()).views)]
+    assert not any("first 5 s" in text for text in [*labels, *rules, *summary]), (labels, rules, summary)
+    fresh = "Fresh drive (first 2 s)" if test == "consistency" else "Fresh out of box (first 2 s)"
+    assert fresh in labels and "Share of time throttled, first 2 s" in labels
+    assert any("fresh rate (first 2 s)" in rule for rule in rules), rules
+    assert summary and all("fresh = mean IOPS over the first 2 s of" in rule for rule in summary), summary

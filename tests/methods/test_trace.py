@@ -251,3 +251,28 @@ def test_the_plan_names_the_scale_its_params_line_shows(cli: Any, given: tuple[s
     params = next(line for line in plan.stdout.splitlines() if line.strip().startswith("params:"))
     note = next(line for line in plan.stdout.splitlines() if "generated trace" in line)
     assert shown in note and ("scale=None" in params) == (not given)
+
+
+def test_only_an_engine_that_drops_trims_lists_them_and_says_which(tmp_path: Path) -> None:
+    """QA: a sim: replay listed "Trims dropped (fio cannot trim a file)": the simulator is not fio
+    and replays every trim. The row belongs to a fio replay's results, and names the fio replay."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.methods import get_test
+    from ssdlab.report.section_trace import trace_section
+    from ssdlab.trace.model import OP_TRIM, OP_WRITE, TraceChunk, write_trace
+
+    path, ops = tmp_path / "trims.parquet", [OP_WRITE] * 8 + [OP_TRIM] * 4
+    write_trace(path, [TraceChunk.from_columns({
+        "timestamp_ns": [i * 25_000 for i in range(len(ops))], "op": ops,
+        "offset_bytes": [i * 4096 for i in range(len(ops))], "length_bytes": [4096] * len(ops),
+        "flags": [0] * len(ops), "pid": [-1] * len(ops), "completion_ns": [-1] * len(ops)})],
+        Provenance(source_format="test", source=str(path)))
+    done = run_entries(tmp_path / "s", parse_target(SIM), SimEngine(), [entry("trace", trace=str(path))]).test("trace")
+    assert done.metrics["trims"] == 4 and "dropped_trims" not in done.metrics
+    bundle = Bundle(tmp_path / "s")
+    labels = [row[0] for table in trace_section(bundle, done).tables for row in table.rows]
+    assert "Trims replayed" in labels and not any("dropped" in label or "fio" in label for label in labels), labels
+    test = get_test("trace")
+    on_file = test.metric_specs(test.parse_params({}), parse_target(f"file:{tmp_path / 'f.img'}?size=64m").info())
+    dropped = on_file.get("dropped_trims")
+    assert dropped is not None and dropped.label == "Trims dropped by the fio replay"

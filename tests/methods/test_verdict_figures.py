@@ -139,7 +139,7 @@ def test_a_steady_window_at_the_end_of_an_early_stop_is_the_window_of_the_figure
 def cliff(share: float) -> Any:
     steady = steady_verdict(PARAMS, steady_metrics(10.0, 2.0))
     return cliff_verdict({"fresh_iops": 100_000.0, "window_iops_mean": share * 1000, "window_fresh_pct": share},
-                         steady)
+                         steady, PARAMS)
 
 
 def test_a_cliff_either_side_of_its_threshold() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ssdlab.methods import get_test
-from ssdlab.methods.consistency import cliff_verdict
+from ssdlab.methods.consistency import TortureParams, cliff_verdict
 from ssdlab.methods.linear import LinearParams, cache_verdict
 from ssdlab.verdicts import Verdict
 
@@ -49,7 +49,7 @@ def test_no_cache_verdict_says_when_one_period_ran_well_above_the_rest() -> None
 def test_cliff_verdict(steady: Verdict, share: float | None, outcome: str) -> None:
     metrics = {"fresh_iops": 100_000.0, "window_iops_mean": 15_000.0, "window_fresh_pct": share,
                "cliff_gb_written": 2.5}
-    verdict = cliff_verdict(metrics, steady)  # type: ignore[arg-type]
+    verdict = cliff_verdict(metrics, steady, TortureParams())  # type: ignore[arg-type]
     assert verdict.outcome == outcome and "80 %" in verdict.rule and verdict.because
     if outcome == "yes":
         assert "after 2.5 GB written" in verdict.summary

@@ -118,3 +118,19 @@ def test_widths_give_way_from_the_widest_down_to_floors() -> None:
 def test_a_tiny_pane_folds_but_never_fails(table: Table, width: int) -> None:
     """Narrower than any unbroken layout (a 10-column pane, a table of no rows): words fold."""
     assert printed(rich_table_of(table), width) is not None
+
+
+def test_a_difference_column_is_right_aligned_whatever_its_differences() -> None:
+    """QA: the "Difference %" column was right-aligned in one comparison (quick, whose column had
+    a "—") and left-aligned in another (iometer-mixed, all "±0.0 %"): '±', '°C' and 'pp' differences
+    were not taken for figures. Every difference lines up on its last digit, in the HTML too."""
+    from ssdlab.report.page import is_numeric_cell
+
+    for cells in (("±0.0 %", "±0.0 %"), ("-15.7 °C", "±0.0 °C"), ("+2.0 pp", "-76.5 pp"), ("—", "±0.0 %")):
+        table = Table(key="d", title="t", header=("", "drive A", "drive B", "Difference %"),
+                      rows=tuple((f"figure {n}", "157,500", "157,500", cell) for n, cell in enumerate(cells)))
+        lines = printed(rich_table_of(table), 80)
+        rows = [line for line in lines if line.startswith("│ figure")]
+        assert [row.endswith(f" {cell} │") for row, cell in zip(rows, cells, strict=True)] == [True, True], \
+            "\n".join(lines)  # each difference ends at the column's right edge
+        assert all(is_numeric_cell(cell) for cell in cells), cells  # the HTML's td.num

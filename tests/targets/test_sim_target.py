@@ -110,3 +110,42 @@ def test_an_unknown_override_key_gets_a_short_line_that_says_what_is_taken(spec:
         parse_target(spec).info()
     text = str(refusal.value)
     assert wanted in text and len(text) < 500 and "\n" not in text, text
+
+
+def test_a_label_says_the_capacity_once(cli: Callable[..., Any]) -> None:
+    """QA: "Samsung SSD 950 PRO 512GB 512 GB" — the model name already says the size. A drive
+    resized away from its name's size keeps the figure, which is then news."""
+    assert parse_target("sim:950pro-512").info().label == "Samsung SSD 950 PRO 512GB"
+    assert parse_target("sim:950pro-512?capacity_gib=64").info().label == "Samsung SSD 950 PRO 512GB 68.8 GB"
+    assert parse_target("sim:intel750-1200").info().label == "INTEL SSDPEDMW012T4 1.2 TB"  # a part number
+    from ssdlab.targets.base import with_capacity
+
+    for model, size_bytes in (("X 512 GB", 512_110_190_592), ("X 1TB", 1_000_204_886_016),
+                              ("X 1.92TB", 1_920_383_410_176), ("X 2tb", 2_048_408_248_320)):
+        assert with_capacity(model, size_bytes) == model, model
+    assert with_capacity("X 512GB", 549_755_813_888) == "X 512GB 550 GB"  # 512 GiB: not the size named
+    plan = cli("plan", "-t", "sim:950pro-512", "--test", "transfer-sweep")
+    assert plan.code == 0 and "(Samsung SSD 950 PRO 512GB), suite" in plan.stdout, plan.stdout
+
+
+@pytest.mark.parametrize(("spec", "wanted"), [
+    ("sim:?=3", "option '=3' has no key; write KEY=VALUE"),
+    ("sim:?=", "option '=' has no key"),
+    ("sim:?a=", "option 'a=' has no value"),
+    ("sim:?a", "option 'a' has no value"),
+    ("sim:?a==1", "option 'a==1' has more than one '='"),
+    ("sim:?&", "options '&': one is empty (a stray '&')"),
+    ("sim:?op=7&", "options 'op=7&': one is empty"),
+    ("sim:?op=7&&seed=2", "options 'op=7&&seed=2': one is empty"),
+    ("file:/tmp/never-made.img?=3", "option '=3' has no key"),
+    ("file:/tmp/never-made.img?size=", "option 'size=' has no value"),
+    ("file:/tmp/never-made.img?size==1g", "option 'size==1g' has more than one '='"),
+    ("fake:?capacity", "option 'capacity' has no value"),
+])
+def test_a_malformed_option_string_says_what_is_wrong_in_one_line(cli: Callable[..., Any], spec: str,
+                                                                   wanted: str) -> None:
+    """QA: `run --suite quick -t 'sim:?=3'` said "unknown override key ''", `sim:?a==1` "unknown
+    override key 'a'", `file:X?size==1g` "bad size '=1g'": none said what was wrong with the string."""
+    result = cli("run", "--suite", "quick", "-t", spec)
+    assert result.code == 2 and result.stderr.startswith(f"error: {wanted}"), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr

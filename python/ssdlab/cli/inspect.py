@@ -38,7 +38,7 @@ from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.report.terminal import print_hanging as hanging
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import Target, TargetInfo, with_capacity
 from ssdlab.units import decimal_capacity, format_duration, parse_rate
 
 if TYPE_CHECKING:
@@ -143,8 +143,8 @@ def plan(
     suite_name, entries = select_entries(suite, test or [])
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
-    capacity = decimal_capacity(facts.capacity_bytes)
-    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(facts.model or 'model unknown')}, {capacity}), "
+    drive = with_capacity(facts.model or "model unknown", facts.capacity_bytes, ", ")
+    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(drive)}), "
                   f"suite {suite_name or '-'}, engine {engine.name}", markup=True)
     print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
     if host:

@@ -51,6 +51,7 @@ def add(
     bundle is tried: one line each, added or why not; the exit status is 2 when any was not."""
     lib = open_library(library)
     lib.check_writable()  # said once, not once per bundle
+    bundles = list(dict.fromkeys(bundles))  # a bundle given twice is added, or refused, once
     failed = 0
     for bundle in bundles:
         try:

@@ -329,6 +329,12 @@ def whole_periods_of(lengths_s: Sequence[float]) -> bool:
                for length in lengths_s)
 
 
+def fresh_words(params: TortureParams) -> str:
+    """'first 5 s': the seconds the fresh figures take (fresh_iops), as their labels and rules say
+    them; all of a torture shorter than FRESH_S (QA: a 2 s run's was "Fresh drive (first 5 s)")."""
+    return f"first {seconds_text(min(FRESH_S, params.runtime_s))} s"
+
+
 def period_word(whole: bool) -> str:
     """What one logged period is called: a second where every period is one (whole_periods_of)."""
     return "second" if whole else "logging period"
@@ -382,7 +388,7 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         fig("window_iops_p1", per["window_iops_p1"], IOPS, "higher"),
         fig("window_iops_p99", per["window_iops_p99"], IOPS, "higher"),
         fig("window_mb_s", f"Throughput, {w}", MB_S, "higher"),
-        fig("fresh_iops", "Fresh drive (first 5 s)", IOPS, "higher", {}),
+        fig("fresh_iops", f"Fresh drive ({fresh_words(params)})", IOPS, "higher", {}),
         MetricSpec("window_fresh_pct", f"{w.capitalize()} as % of fresh", PCT, better="higher", dims=window,
                    thresholds=(CLIFF_SHARE_PCT,)),
         fig("run_iops_min", per["run_iops_min"], IOPS, "higher", {}),
@@ -415,7 +421,7 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
         MetricSpec("fio_ss_attained", "fio's steady-state detector fired", kind="verdict"),
         fig("window_wa", f"Write amplification, {w} (simulator)", "", "lower"),
         MetricSpec("window_throttled_pct", f"Share of time throttled, {w}", PCT, kind="count"),
-        MetricSpec("fresh_throttled_pct", f"Share of time throttled, first {FRESH_S:g} s", PCT, kind="count"),
+        MetricSpec("fresh_throttled_pct", f"Share of time throttled, {fresh_words(params)}", PCT, kind="count"),
     ]
 
 
@@ -489,11 +495,11 @@ def _within(pct: object, limit: float) -> str:
 CLIFF_SHARE_PCT = 80.0
 
 
-def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
+def cliff_verdict(metrics: Metrics, steady: Verdict, params: TortureParams) -> Verdict:
     """Whether random writes fall off a cliff from the fresh rate to the steady state."""
     fresh, share = metrics.get("fresh_iops"), metrics.get("window_fresh_pct")
-    rule = (f"a cliff when the steady state is at most {CLIFF_SHARE_PCT:g} % of the fresh rate (first 5 s); judged "
-            "only once the drive reached steady state")
+    rule = (f"a cliff when the steady state is at most {CLIFF_SHARE_PCT:g} % of the fresh rate "
+            f"({fresh_words(params)}); judged only once the drive reached steady state")
     base = {"key": "cliff", "question": "Does random-write performance fall off a cliff?", "rule": rule,
             "figures": {k: metrics.get(k) for k in ("fresh_iops", "window_iops_mean", "window_fresh_pct",
                                                     "cliff_gb_written")}}
@@ -514,7 +520,7 @@ def cliff_verdict(metrics: Metrics, steady: Verdict) -> Verdict:
 
 def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
     steady = steady_verdict(params, metrics)
-    return steady, cliff_verdict(metrics, steady)
+    return steady, cliff_verdict(metrics, steady, params)
 
 
 def unjudged_verdict(params: TortureParams, metrics: Metrics, base: dict[str, Any]) -> Verdict:
@@ -657,7 +663,7 @@ class WsatTest(MethodTest[TortureParams]):
 
     def metric_specs(self, params: TortureParams, target: TargetInfo) -> MetricSet:
         return metric_set([
-            MetricSpec("fob_iops", "Fresh out of box (first 5 s)", IOPS, better="higher"),
+            MetricSpec("fob_iops", f"Fresh out of box ({fresh_words(params)})", IOPS, better="higher"),
             MetricSpec("gb_written_to_steady", "Host data written before steady state", GB),
             MetricSpec("cliff_gb_written", "Host data written at the cliff (half-way down)", GB, better="higher"),
             *torture_specs(params),

@@ -65,8 +65,14 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
 
 
+# A figure as a table cell prints it, which lines up on its last digit: a difference from the
+# baseline included, whatever its sign and unit ('±0.0 %', '-15.7 °C', '+2.0 pp': formatting.
+# format_difference); a column of '±0.0 %' alone was left-aligned beside a right-aligned one (QA).
+NUMERIC_CELL = re.compile(r"[+\-±]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B| °C| pp)?|—")
+
+
 def is_numeric_cell(text: str) -> bool:
-    return bool(re.fullmatch(r"[+-]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B)?|—", text))
+    return bool(NUMERIC_CELL.fullmatch(text))
 
 
 @cache

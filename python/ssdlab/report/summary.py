@@ -17,7 +17,7 @@ from typing import overload
 from ssdlab.bundle import RunRecord
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
-from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, torture_load
+from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, fresh_words, torture_load
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, record_view
 from ssdlab.report.formatting import format_in_unit, human_size
@@ -177,8 +177,8 @@ def fresh_vs_steady_rule(p: TortureParams) -> str:
     block = block_text(p.block_size_bytes)
     torture = (f"{block} QD{p.iodepth} random-write torture" if p.jobs == 1
                else f"{block} random-write torture at {queue_words(p)}")
-    return (f"fresh = mean IOPS over the first 5 s of the {torture} (consistency: on the just-filled drive; WSAT: "
-            "on the purged drive); steady = mean over the analysed window at its end; ratio = steady / fresh")
+    return (f"fresh = mean IOPS over the {fresh_words(p)} of the {torture} (consistency: on the just-filled drive; "
+            "WSAT: on the purged drive); steady = mean over the analysed window at its end; ratio = steady / fresh")
 
 
 def fresh_vs_steady_title(p: TortureParams) -> str:
@@ -202,7 +202,7 @@ def torture_fall(view: MethodView) -> Finding | None:
     if fresh is None or steady is None or fresh <= 0:
         return None
     title = fresh_vs_steady_title(view.params)
-    rule = (f"fresh = mean IOPS over the first 5 s of {torture_words(view)}; "
+    rule = (f"fresh = mean IOPS over the {fresh_words(view.params)} of {torture_words(view)}; "
             f"steady = mean over its analysed window at its end ({own_window(view)}); ratio = steady / fresh")
     where = window_words(view)
     state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""

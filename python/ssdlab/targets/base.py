@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,6 +17,27 @@ from ssdlab.errors import SafetyError, TargetError
 from ssdlab.units import decimal_capacity
 
 TargetKind = Literal["file", "block", "sim", "fake"]
+
+# A capacity written into a model name: "512GB", "512 GB", "1TB", "1.92TB" (not a part number's
+# "800G3", which a label could not read as a size).
+STATED_CAPACITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?([GT])B(?!\w)", re.IGNORECASE)
+STATED_UNIT_BYTES = {"G": 1e9, "T": 1e12}
+# How far the capacity may be from the one the model name states and still be that one: a drive
+# sold as "2TB" may hold 2.05 TB, while a resized simulated drive or a name in GiB is further off,
+# and then the label's own figure says what the drive holds.
+STATED_CAPACITY_SLACK = 0.03
+
+
+def states_capacity(model: str, size_bytes: int) -> bool:
+    """Whether the model name already says the drive's capacity ("Samsung SSD 950 PRO 512GB")."""
+    return any(abs(float(m[1]) * STATED_UNIT_BYTES[m[2].upper()] - size_bytes) <= STATED_CAPACITY_SLACK * size_bytes
+               for m in STATED_CAPACITY.finditer(model))
+
+
+def with_capacity(name: str, size_bytes: int, separator: str = " ") -> str:
+    """A drive's name followed by its capacity, unless the name already states it: every drive
+    label is made here, so none says "512GB 512 GB"."""
+    return name if states_capacity(name, size_bytes) else f"{name}{separator}{decimal_capacity(size_bytes)}"
 
 
 class MeasuredRates(BaseModel):
@@ -161,8 +183,8 @@ class TargetInfo(BaseModel):
 
     @property
     def label(self) -> str:
-        """Short drive name for headings and comparisons: model + capacity."""
-        return f"{self.model or self.spec} {decimal_capacity(self.capacity_bytes)}"
+        """Short drive name for headings and comparisons: model + capacity (when the model does not say it)."""
+        return with_capacity(self.model or self.spec, self.capacity_bytes)
 
     @property
     def pacing_transport(self) -> str | None:

@@ -38,9 +38,27 @@ class TargetSpec:
     options: dict[str, str]
 
 
+def option_fault(query: str) -> str | None:
+    """What is wrong with an option string, in one line, or None: each of its `&`-separated
+    options must be KEY=VALUE, both given (QA: `sim:?=3` said "unknown override key ''")."""
+    for option in query.split("&") if query else ():
+        key, _, value = option.partition("=")
+        if not option:
+            return f"options {query!r}: one is empty (a stray '&'); write KEY=VALUE&KEY=VALUE"
+        if not key:
+            return f"option {option!r} has no key; write KEY=VALUE"
+        if not value:  # 'a' and 'a=' alike
+            return f"option {option!r} has no value; write KEY=VALUE"
+        if "=" in value:
+            return f"option {option!r} has more than one '='; write KEY=VALUE"
+    return None
+
+
 def split_query(rest: str) -> tuple[str, dict[str, str]]:
     """'name?a=1&b=2' -> ('name', {'a': '1', 'b': '2'}) with a clear error on junk."""
     base, _, query = rest.partition("?")
+    if (fault := option_fault(query)) is not None:
+        raise UsageError(fault)
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
     except ValueError:
@@ -61,6 +79,8 @@ def parse_spec(text: str) -> TargetSpec:
     kind, sep, rest = text.partition(":")
     if not sep or kind not in KINDS:
         raise UsageError(f"bad target {text!r}: {TARGET_HELP}")
+    if kind == "sim":  # a '?' inside raid0(...) cut the array short: that is the fault, not its options' form
+        raid0_members(rest.partition("?")[0], has_options="?" in rest, shown=text)
     base, options = split_query(rest)
     return TargetSpec(text=text, kind=kind, base=base, options=options)
 

@@ -305,3 +305,30 @@ def test_a_run_under_nohup_outlives_its_terminal(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert Bundle(out).load_run().status == "complete"
+
+
+@pytest.mark.parametrize("command", [["plan", "--suite", "review", "-t", "sim:"], ["library", "list"],
+                                     ["report", "{bundle}"], ["version"]])
+def test_a_command_whose_reader_goes_away_ends_quietly(cli: Callable, tmp_path: Path, command: list[str]) -> None:
+    """`ssdlab plan … | head -1`, `library list | head -1`, `report DIR | head -1`: the reader
+    had what it wanted. They exited 1 (typer's and rich's answer to a broken pipe); now as a shell
+    reports a program a closed pipe ended (128 + SIGPIPE), saying nothing: no traceback, no
+    "Exception ignored … BrokenPipeError" as Python flushes stdout at exit (`version`: all of its
+    output is still in the buffer then)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    bundle = tmp_path / "b"
+    assert cli("run", "--test", "quick", *FAST, "-o", str(bundle), "--no-report").code == 0  # and in the library
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written, so every write fails
+    try:
+        done = subprocess.run([sys.executable, "-m", "ssdlab", *[a.format(bundle=bundle) for a in command]],
+                              env=env, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=240)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, "")

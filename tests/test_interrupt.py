@@ -21,11 +21,13 @@ import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pty_helpers import ANSI, TerminalRun, read_until_exit
 from ssdlab.bundle import Bundle
+from ssdlab.library import Library
 
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 
@@ -220,3 +222,63 @@ def test_ctrl_c_while_a_resumed_test_simulates_its_finished_steps_again(tmp_path
     """
     run = terminal(("run", "--resume", str(out)), hook=again)
     assert_stopped(run, out)
+
+
+def cli_process(args: Sequence[str], **streams: Any) -> subprocess.Popen[str]:
+    """`ssdlab ARGS` as its own process, this tree's package, with no terminal."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
+    return subprocess.Popen([sys.executable, "-m", "ssdlab", *args], env=env, stdin=subprocess.DEVNULL, text=True,
+                            **streams)
+
+
+def test_a_run_whose_output_pipe_closes_stops_as_on_a_signal_and_resumes(tmp_path: Path) -> None:
+    """QA: `ssdlab run … 2>&1 | head -3` exited 1 with no word once head had its lines (rich ends
+    the program, SystemExit(1), at a write to a closed pipe, and no stop handling saw it), and
+    left run.json "running": `report` and `library list` said so of a run nothing ran. A closed
+    output now stops the run as SIGTERM does: what was measured is kept, the bundle is marked
+    interrupted and says why, the exit status is a shell's for a closed pipe (128 + SIGPIPE), and
+    --resume completes the run."""
+    out = tmp_path / "b"
+    # Two tests: the first line is the first test's start; the next write, when that test is done
+    # seconds later, finds the pipe closed, as `| head -1` leaves it.
+    args = ("run", "--test", "quick", "--test", "linear", "-t", "sim:?capacity_gib=16", "-p", "runs=2", "-o",
+            str(out), "--no-report")
+    proc = cli_process(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, first
+    record = Bundle(out).load_run()
+    assert record.status == "interrupted"
+    closed = "the output was closed (stderr: broken pipe)"  # the progress lines go to stderr
+    assert record.error == closed
+    assert [(t.name, t.status, t.error) for t in record.tests] == [
+        ("quick", "complete", None), ("linear", "interrupted", closed)]
+    assert not list(tmp_path.glob("ssdlab-crash-*"))
+
+    again = cli_process(("run", "--resume", str(out), "--no-report"), stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE)
+    _, stderr = again.communicate(timeout=240)
+    assert again.returncode == 0, stderr
+    assert Bundle(out).load_run().status == "complete"
+
+
+def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
+    """A reader of the tables that goes away (`ssdlab run … | head -1`) stops the run's last steps
+    as a stop signal would; the run is complete and stderr, still open, says so in one line:
+    no traceback, no "Exception ignored … BrokenPipeError" as Python flushes stdout at exit."""
+    out = tmp_path / "b"
+    read, write = os.pipe()
+    os.close(read)  # gone before anything is written: every write to stdout fails
+    proc = cli_process(("run", "--test", "quick", "-t", "sim:?capacity_gib=16", "-p", "runs=1", "-p",
+                        "runtime_s=1", "-o", str(out), "--no-report"), stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    _, stderr = proc.communicate(timeout=240)
+    assert proc.returncode == 128 + signal.SIGPIPE, stderr
+    path = Bundle(out).path
+    assert stderr.splitlines()[-1] == (
+        f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
+        f"complete: `ssdlab report {path}` shows it"), stderr  # and it is in the library: not offered again
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    assert Bundle(out).load_run().status == "complete"
+    assert [run.bundle for run in Library().runs()] == [path]

@@ -9,6 +9,7 @@ was "not added", offering `ssdlab library add --library BAD …`, which is refus
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -88,3 +89,39 @@ def test_a_run_id_still_names_its_bundle_and_no_library_still_runs(cli: Callable
     (tmp_path / "folder").mkdir()
     monkeypatch.setenv("SSDLAB_LIBRARY", str(tmp_path / "folder"))
     assert cli("run", "--resume", str(bundle), "--no-library", "--no-report").code == 0
+
+
+
+def test_a_resumed_run_keeps_the_no_library_it_was_started_with(cli: Callable[..., Any], tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: --no-library was not kept with the run's options, so resuming a run started with it
+    added the run to the library after all (and refused an unusable default library first). A
+    run.json from before it was kept has no such option: that run is added, as it always was."""
+    bundle = tmp_path / "b"
+    assert cli("run", *QUICK, "-o", str(bundle), "--no-library").code == 0
+    run = Bundle(bundle).load_run()
+    assert run.options["no_library"] is True
+
+    def stopped(options: dict[str, Any]) -> None:
+        """The run as a stop half-way leaves it, with these options."""
+        test = run.tests[0]
+        test = test.model_copy(update={"status": "interrupted", "action_outcomes": test.action_outcomes[:3]})
+        Bundle(bundle).write_run(run.model_copy(update={"status": "interrupted", "tests": (test,), "options": options}))
+
+    stopped(run.options)
+    assert cli("run", "--resume", str(bundle)).code == 0
+    assert Bundle(bundle).load_run().status == "complete"
+    assert Library().runs() == []
+
+    # The run adds nothing, so an unusable default library does not refuse its resume either.
+    good = os.environ["SSDLAB_LIBRARY"]
+    (tmp_path / "folder").mkdir()
+    monkeypatch.setenv("SSDLAB_LIBRARY", str(tmp_path / "folder"))
+    stopped(run.options)
+    resumed = cli("run", "--resume", str(bundle))
+    assert resumed.code == 0, resumed.stderr
+
+    monkeypatch.setenv("SSDLAB_LIBRARY", good)
+    stopped({k: v for k, v in run.options.items() if k != "no_library"})  # as run.json was before
+    assert cli("run", "--resume", str(bundle)).code == 0
+    assert [r.bundle for r in Library().runs()] == [Bundle(bundle).path]

@@ -50,12 +50,13 @@ class Interrupted(SsdlabError):
 
 
 class Stopped(KeyboardInterrupt):
-    """A SIGTERM or SIGHUP: the run stops as on Ctrl-C, and the signal is named, not 'the user'."""
+    """A SIGTERM or SIGHUP: the run stops as on Ctrl-C, and the signal is named, not 'the user'
+    (`reason`: what sent it, when the signal's own name does not say it: a closed output)."""
 
-    def __init__(self, signum: int) -> None:
+    def __init__(self, signum: int, reason: str | None = None) -> None:
         self.signum = signum
         name = signal.Signals(signum).name
-        super().__init__(f"{(signal.strsignal(signum) or name).lower()} ({name})")
+        super().__init__(reason or f"{(signal.strsignal(signum) or name).lower()} ({name})")
 
 
 class Cancelled(KeyboardInterrupt):
@@ -72,6 +73,11 @@ def stop_reason(error: BaseException) -> str:
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# A write whose reader went away (`ssdlab run … | head`) stops as a stop signal does, told as the
+# signal the system sends for it: Python ignores SIGPIPE, so the write fails (EPIPE) instead, and
+# the CLI's guard on stdout and stderr reports it (output_closed). No handler is installed for
+# it: a pipe to a child process (fio, ssh) that closes is that engine's to deal with, no stop.
+OUTPUT_CLOSED = signal.SIGPIPE
 
 
 @dataclass
@@ -80,6 +86,7 @@ class _Stops:
     that thread's blocks count."""
 
     received: list[int] = field(default_factory=list)  # every stop signal, in order
+    closed: list[str] = field(default_factory=list)  # the outputs found closed (OUTPUT_CLOSED), in order
     raised: bool = False  # the first was raised: the program is stopping
     hold_later: bool = False  # a stop after the first is held (hold_later_stops)
     held: int = 0  # stops_held() blocks open
@@ -90,8 +97,13 @@ _stops = _Stops()
 
 
 def stop_error(signum: int) -> KeyboardInterrupt:
-    """What a stop signal raises: Ctrl-C's own exception, or a Stopped that names the signal."""
-    return KeyboardInterrupt() if signum == signal.SIGINT else Stopped(signum)
+    """What a stop signal raises: Ctrl-C's own exception, or a Stopped that names the signal (or
+    the output found closed)."""
+    if signum == signal.SIGINT:
+        return KeyboardInterrupt()
+    if signum == OUTPUT_CLOSED:
+        return Stopped(signum, f"the output was closed ({(_stops.closed or ['output'])[0]}: broken pipe)")
+    return Stopped(signum)
 
 
 def _on_stop(signum: int, frame: object) -> None:
@@ -126,6 +138,17 @@ def stop_signals() -> Iterator[None]:
             for sig, handler in before.items():
                 if handler is not None:  # None: not set from Python; nothing to put back
                     signal.signal(sig, handler)
+
+
+def output_closed(stream: str) -> None:
+    """A write to `stream` (stdout, stderr) found its reader gone: a stop, raised or held where a
+    stop signal would be. In another thread (a display's refresh) it is only recorded, as a signal
+    is only ever handled in the main thread: that thread raises it at its next check_stop()."""
+    _stops.closed.append(stream)
+    if _main_thread():
+        _on_stop(OUTPUT_CLOSED, None)
+    else:
+        _stops.received.append(OUTPUT_CLOSED)
 
 
 def hold_later_stops() -> None:

@@ -15,7 +15,9 @@ import click
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err, plain
+from ssdlab.cli.streams import flush_output, guarded_output
 from ssdlab.errors import (
+    OUTPUT_CLOSED,
     InternalError,
     Interrupted,
     SsdlabError,
@@ -47,13 +49,15 @@ def main() -> None:
     """Entry point: errors become one line on stderr and an exit code, never a traceback."""
     # A kill, a CI timeout or a closed terminal (SIGTERM, SIGHUP) stops like Ctrl-C: engines halt and
     # the bundle keeps its data and is marked stopped, so a report never shows a dead run as running.
-    with stop_signals():
+    # So does a closed output (`ssdlab run … | head`): guarded_output tells it as a stop.
+    with stop_signals(), guarded_output():
         _main()
 
 
 def _main() -> None:
     try:
         code = app(standalone_mode=False)
+        flush_output()  # what print() left in a buffer meets a closed pipe here, as a stop, not at exit
     except Interrupted as error:
         _fail("[yellow]stopped:[/]", str(error), _stop_code(error.exit_code))
     except SsdlabError as error:
@@ -68,7 +72,7 @@ def _main() -> None:
     except click.ClickException as error:
         _fail("[red]error:[/]", error.format_message(), error.exit_code)
     except KeyboardInterrupt as error:  # a Stopped, too
-        _fail("[yellow]stopped:[/]", stop_reason(error), _stop_code(130))
+        _stopped(stop_reason(error))
     except OSError as error:  # the file system said no: say what and where, in one line
         _fail("[red]error:[/]", f"{os_error_text(error)}; check the path, its permissions and free space", 2)
     except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
@@ -78,8 +82,18 @@ def _main() -> None:
     first = stop_received()
     if code == 130 and first is not None:
         # typer turns a stop that reaches it (KeyboardInterrupt, Stopped) into a silent 130.
-        _fail("[yellow]stopped:[/]", signal_reason(first), _stop_code(130))
+        _stopped(signal_reason(first))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _stopped(reason: str) -> None:
+    """Exit as stopped: one line that says why; none when a closed output stopped a command that
+    had nothing to keep (`ssdlab plan | head -1`: the reader had what it wanted; a run says where
+    its measurements are, as Interrupted, on stderr when that is still open)."""
+    code = _stop_code(130)
+    if stop_received() == OUTPUT_CLOSED:
+        sys.exit(code)
+    _fail("[yellow]stopped:[/]", reason, code)
 
 
 def _command_path(args: list[str]) -> str:

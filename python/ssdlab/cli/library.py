@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
-from ssdlab.errors import BundleError, SsdlabError, UsageError
+from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 from ssdlab.report.terminal import FittedTable, fit_widths
@@ -221,4 +221,5 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
         err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with "
                   f"`{plain(library_add_command(bundle.path, library))}`", highlight=False)
         return
-    console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)
+    with stops_held():  # a stop now (stdout found closed) is the caller's to raise, once it knows the run added
+        console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)

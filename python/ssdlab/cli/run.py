@@ -136,13 +136,19 @@ def check_resume_options(bundle: Bundle, record: RunRecord, asked: Asked) -> Non
                          "--until-steady")
 
 
-def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, library: Path | None = None,
-             ) -> tuple[Bundle, RunRecord, Target, Engine]:
-    """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones;
-    `library`: where a run id given for the bundle is looked up, to name its bundle."""
+def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, no_library: bool = False,
+             library: Path | None = None) -> tuple[Bundle, RunRecord, Target, Engine]:
+    """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones; the
+    run stays out of the library if it was run so (--no-library, kept in its options; a run.json
+    from before has none: it is added) or if this invocation says so; `library`: where a run id
+    given for the bundle is looked up, to name its bundle."""
     bundle, record = load_for_resume(path, library)
     check_resume_options(bundle, record, asked)
-    options = {**record.options, "destroy": destroy, "confirmed_serial": yes}  # asked later if it writes
+    no_library = no_library or bool(record.options.get("no_library"))
+    if not no_library:  # as a new run's library is (run): before anything is probed or measured
+        Library(library).check_file()
+    options = {**record.options, "destroy": destroy, "confirmed_serial": yes,  # asked later if it writes
+               **library_option(no_library)}
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
     if hosts:  # the run's id names its files on the hosts: the resumed run uses the same ones
@@ -167,9 +173,15 @@ def on_hosts(spec: str, hosts: list[str], resumed_id: str | None = None) -> tupl
     return tgt, engine
 
 
+def library_option(no_library: bool) -> dict[str, Any]:
+    """--no-library as the run's options keep it, for a resume to honour; nothing when not given
+    (as in a run.json from before the option was kept)."""
+    return {"no_library": True} if no_library else {}
+
+
 def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | None, until_steady: bool,
            destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None, hosts: list[str] | None = None,
-           ) -> tuple[Bundle, RunRecord, Target, Engine]:
+           no_library: bool = False) -> tuple[Bundle, RunRecord, Target, Engine]:
     if hosts:
         if engine_name not in ("auto", "fio"):
             raise UsageError(f"--host runs fio's client/server mode; drop --engine {engine_name}")
@@ -178,7 +190,8 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
         tgt = parse_target(spec)
         engine = engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
-    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": yes, **({"hosts": hosts} if hosts else {})}
+    options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": yes, **({"hosts": hosts} if hosts else {}),
+                               **library_option(no_library)}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
 
@@ -226,15 +239,18 @@ def run(
     hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
     given = target if target is not None else target_opt
     device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
-    if not no_library:  # the run is added to it at the end: refused now, not after hours of measuring
+    # The run is added to the library at the end: a library it cannot be added to is refused now, not
+    # after hours of measuring (a resumed run's in _resumed, once its own --no-library is read).
+    if resume is None and not no_library:
         Library(library).check_file()
     if resume is not None:
         asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
                       until_steady)
-        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, library)
+        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, no_library, library)
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
-                                             until_steady, destroy, yes, engine_name, out_dir, host)
+                                             until_steady, destroy, yes, engine_name, out_dir, host, no_library)
+    no_library = bool(record.options.get("no_library"))  # a resumed run's own, kept with its options
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
     runner = Runner(bundle, tgt, engine)
@@ -254,6 +270,7 @@ def run(
         if not no_library:
             add_finished_run(bundle, record, quiet=as_json, library=library)
             added = True
+            check_stop()  # one held while that was said (stdout found closed): the run is in the library
         report_path = None if no_report else write_report_or_say(bundle, library)
         _finish(bundle, record, report_path, as_json)
     except KeyboardInterrupt as stop:

@@ -125,3 +125,20 @@ def test_a_resumed_run_keeps_the_no_library_it_was_started_with(cli: Callable[..
     stopped({k: v for k, v in run.options.items() if k != "no_library"})  # as run.json was before
     assert cli("run", "--resume", str(bundle)).code == 0
     assert [r.bundle for r in Library().runs()] == [Bundle(bundle).path]
+
+
+def test_a_resumed_run_keeps_its_library_and_no_report(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """The same class as --no-library (QA): a run started with --library PATH was added to the
+    default library when resumed without it, and one started with --no-report wrote a report."""
+    bundle, own = tmp_path / "b", tmp_path / "own.sqlite"
+    assert cli("run", *QUICK, "-o", str(bundle), "--library", str(own)).code == 0  # QUICK has --no-report
+    run = Bundle(bundle).load_run()
+    assert run.options["library"] == str(own.absolute()) and run.options["no_report"] is True
+    test = run.tests[0]
+    test = test.model_copy(update={"status": "interrupted", "action_outcomes": test.action_outcomes[:3]})
+    Bundle(bundle).write_run(run.model_copy(update={"status": "interrupted", "tests": (test,)}))
+    Library(own).remove(str(bundle))
+    (bundle / "report.html").unlink(missing_ok=True)
+    assert cli("run", "--resume", str(bundle)).code == 0
+    assert [r.bundle for r in Library(own).runs()] == [Bundle(bundle).path]
+    assert Library().runs() == [] and not (bundle / "report.html").exists()

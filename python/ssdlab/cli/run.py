@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -136,19 +137,45 @@ def check_resume_options(bundle: Bundle, record: RunRecord, asked: Asked) -> Non
                          "--until-steady")
 
 
-def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, no_library: bool = False,
-             library: Path | None = None) -> tuple[Bundle, RunRecord, Target, Engine]:
+@dataclass(frozen=True)
+class Kept:
+    """What a run keeps in its options for --resume to honour (a resumed run ended in the default
+    library, with a report, though started with --library, --no-report or --no-library); each is
+    left out when not given, as in a run.json from before they were kept."""
+
+    no_library: bool = False
+    no_report: bool = False
+    library: Path | None = None
+
+    def options(self) -> dict[str, Any]:
+        return {**({"no_library": True} if self.no_library else {}),
+                **({"no_report": True} if self.no_report else {}),
+                **({"library": str(self.library.absolute())} if self.library is not None else {})}
+
+    def with_stored(self, stored: Mapping[str, Any]) -> Kept:
+        """This invocation's, with the run's own from `stored` (its options): a flag given either
+        time holds; a library given now wins over the one stored."""
+        library = stored.get("library")
+        return Kept(self.no_library or bool(stored.get("no_library")), self.no_report or bool(stored.get("no_report")),
+                    self.library or (Path(library) if isinstance(library, str) and library else None))
+
+
+NOTHING_KEPT = Kept()
+
+
+def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, kept: Kept = NOTHING_KEPT) \
+        -> tuple[Bundle, RunRecord, Target, Engine]:
     """The bundle to continue; this invocation's --destroy/--yes count, not the stored ones; the
-    run stays out of the library if it was run so (--no-library, kept in its options; a run.json
-    from before has none: it is added) or if this invocation says so; `library`: where a run id
-    given for the bundle is looked up, to name its bundle."""
-    bundle, record = load_for_resume(path, library)
+    run keeps what it was started with (Kept: out of the library, no report, its library; a
+    run.json from before has none of them), and this invocation may add to it; `kept.library`:
+    also where a run id given for the bundle is looked up, to name its bundle."""
+    bundle, record = load_for_resume(path, kept.library)
     check_resume_options(bundle, record, asked)
-    no_library = no_library or bool(record.options.get("no_library"))
-    if not no_library:  # as a new run's library is (run): before anything is probed or measured
-        Library(library).check_file()
+    kept = kept.with_stored(record.options)
+    if not kept.no_library:  # as a new run's library is (run): before anything is probed or measured
+        Library(kept.library).check_file()
     options = {**record.options, "destroy": destroy, "confirmed_serial": yes,  # asked later if it writes
-               **library_option(no_library)}
+               **kept.options()}
     record = record.model_copy(update={"options": options})
     hosts = list(record.options.get("hosts") or [])
     if hosts:  # the run's id names its files on the hosts: the resumed run uses the same ones
@@ -173,15 +200,9 @@ def on_hosts(spec: str, hosts: list[str], resumed_id: str | None = None) -> tupl
     return tgt, engine
 
 
-def library_option(no_library: bool) -> dict[str, Any]:
-    """--no-library as the run's options keep it, for a resume to honour; nothing when not given
-    (as in a run.json from before the option was kept)."""
-    return {"no_library": True} if no_library else {}
-
-
 def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | None, until_steady: bool,
            destroy: bool, yes: str | None, engine_name: str, out_dir: Path | None, hosts: list[str] | None = None,
-           no_library: bool = False) -> tuple[Bundle, RunRecord, Target, Engine]:
+           kept: Kept = NOTHING_KEPT) -> tuple[Bundle, RunRecord, Target, Engine]:
     if hosts:
         if engine_name not in ("auto", "fio"):
             raise UsageError(f"--host runs fio's client/server mode; drop --engine {engine_name}")
@@ -191,7 +212,7 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
         engine = engine_for(tgt, engine_name)
     suite_name, entries = select_entries(suite, tests)
     options: dict[str, Any] = {"destroy": destroy, "confirmed_serial": yes, **({"hosts": hosts} if hosts else {}),
-                               **library_option(no_library)}
+                               **kept.options()}
     record = new_record(tgt, engine, suite_name, entries, overrides_from(entries, param, until_steady), options)
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
 
@@ -243,14 +264,16 @@ def run(
     # after hours of measuring (a resumed run's in _resumed, once its own --no-library is read).
     if resume is None and not no_library:
         Library(library).check_file()
+    kept = Kept(no_library, no_report, library)
     if resume is not None:
         asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
                       until_steady)
-        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, no_library, library)
+        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, kept)
     else:
         bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
-                                             until_steady, destroy, yes, engine_name, out_dir, host, no_library)
-    no_library = bool(record.options.get("no_library"))  # a resumed run's own, kept with its options
+                                             until_steady, destroy, yes, engine_name, out_dir, host, kept)
+    kept = Kept().with_stored(record.options)  # a resumed run's own, kept with its options
+    no_library, no_report, library = kept.no_library, kept.no_report, kept.library
     if resume is None:
         check_new_bundle(bundle)  # before the lock puts its file there
     runner = Runner(bundle, tgt, engine)

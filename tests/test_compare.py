@@ -289,6 +289,16 @@ def test_forced_unlike_methods_are_flagged_in_table_and_page(unlike: dict[str, P
     assert "Forced comparison: methods differ in Quick benchmark (CrystalDiskMark-style)" in html
 
 
+def test_forced_unlike_methods_label_every_drives_metrics(unlike: dict[str, Path]) -> None:
+    """QA: the standard profile's SEQ1M Q1T1 rows, which the NVMe profile does not declare, showed
+    raw names (seq1m_q1t1_read_mb_s): labels came from the first run's declared metrics alone."""
+    c = compare_bundles([unlike["nvme"], unlike["sata"]], force=True)
+    rows = {row.name: row for row in c.tests[0].rows}
+    assert "seq1m_q1t1_read_mb_s" in rows and "seq128k_q32t1_read_mb_s" in rows
+    assert all(row.spec is not None for row in rows.values()), [n for n, r in rows.items() if r.spec is None]
+    assert rows["seq1m_q1t1_read_mb_s"].label == "SEQ1M Q1T1 read: throughput"
+
+
 def test_exclude_leaves_unlike_drives_out_and_says_why(unlike: dict[str, Path]) -> None:
     from ssdlab.compare import compare_drives, make_drives
 

@@ -301,14 +301,26 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
         found[index] = None
     records = [f[1] if f is not None else None for f in found]
     first = next(i for i, f in enumerate(found) if f is not None)
-    source, reference = found[first]  # type: ignore[misc]
-    specs = declared_specs(reference, source.run.target)
+    reference = found[first][1]  # type: ignore[index]
+    specs = all_declared(found)
     return TestComparison(
         name=name, test=reference.test, present=tuple(r is not None for r in records),
         params=dict(reference.params), differences=diff, rows=metric_rows(records, specs),
         sources=tuple(f[0].bundle if f is not None else None for f in found), excluded=excluded,
         method=methods[first], unfinished=unfinished,
     )
+
+
+def all_declared(found: Sequence[Found]) -> MetricSet | None:
+    """Every compared run's declared metrics, the first run's first: a run with other parameters
+    (quick with another profile) declares metrics the first does not, and their rows keep their
+    labels and units (they showed raw names: seq1m_q1t1_read_mb_s)."""
+    sets = [declared_specs(f[1], f[0].run.target) for f in found if f is not None]
+    specs: dict[str, MetricSpec] = {}
+    for declared in sets:
+        for spec in declared or ():
+            specs.setdefault(spec.name, spec)
+    return MetricSet(tuple(specs.values())) if any(s is not None for s in sets) else None
 
 
 def drive_labels(targets: Sequence[TargetInfo]) -> list[str]:

@@ -95,8 +95,9 @@ def count_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     notes = []
     dropped = detail.get("dropped_trims")
     if isinstance(dropped, int) and dropped:
-        notes.append(f"{dropped:,} trims of the trace dropped: fio cannot trim a file (docs/traces.md, "
-                     "\"Replay on fio\"); the figures are of its reads, writes and flushes.")
+        # On a block device too: one iolog for both (docs/traces.md); "fio cannot trim a file" said of a disk was wrong.
+        notes.append(f"{dropped:,} trims of the trace dropped: the fio replay drops every trim, a block device's too "
+                     "(docs/traces.md, \"Replay on fio\"); the figures are of its reads, writes and flushes.")
     fio_ios, logged = detail.get("fio_ios"), view.record.metrics.get("trace_ios")
     if isinstance(fio_ios, int) and isinstance(logged, int) and logged < fio_ios:
         notes.append(f"The per-I/O figures cover {logged:,} of the {fio_ios:,} reads and writes fio counted: fio's "

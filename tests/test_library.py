@@ -427,6 +427,19 @@ def test_a_mixed_arrays_firmware_is_every_members(library: Library, tmp_path: Pa
     assert {row["firmware"] for row in library.export_rows()} == {MIXED_FIRMWARE}
 
 
+def test_a_library_written_before_labels_stopped_repeating_a_size_gets_the_new_label(
+        library: Library, tmp_path: Path) -> None:
+    """A label repeated a size its model states ('Samsung SSD 950 PRO 512GB 512 GB'); rows an older
+    ssdlab wrote (schema 2) keep no such label once the library is opened."""
+    bundle = make_bundle(tmp_path / "a", "sim:950pro-512")
+    library.add(bundle)
+    with sqlite3.connect(library.path) as db:
+        db.execute("UPDATE runs SET label = 'Samsung SSD 950 PRO 512GB 512 GB'")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.close()
+    assert [run.label for run in library.runs()] == ["Samsung SSD 950 PRO 512GB"]
+
+
 def test_an_update_of_any_members_firmware_makes_another_drive() -> None:
     """An md array's drive id took its first member's firmware only: updating the second
     member's left the runs before and after one drive's."""

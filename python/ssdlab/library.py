@@ -500,16 +500,17 @@ def _migrate(db: sqlite3.Connection) -> None:
     (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if int(version) >= SCHEMA_VERSION:
         return
-    # Drive ids and firmware from the stored target, as they are made now: 2, a simulated drive's
-    # from its configuration; 3, a mixed RAID-0's from every member's firmware (the stored target
-    # reads its members' facts: TargetInfo), not its first member's.
+    # Drive ids, firmware and labels from the stored target, as they are made now: 2, a simulated
+    # drive's id from its configuration; 3, a mixed RAID-0's from every member's firmware (the
+    # stored target reads its members' facts: TargetInfo), not its first member's, and a label
+    # that no longer repeats a size its model states ("950 PRO 512GB 512 GB").
     for rid, target_json in db.execute("SELECT run_id, target_json FROM runs").fetchall():
         try:
             target = TargetInfo.model_validate_json(target_json)
         except ValidationError:
             continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
-        db.execute("UPDATE runs SET drive_id = ?, firmware = ? WHERE run_id = ?",
-                   (drive_id(target), firmware_text(target), rid))
+        db.execute("UPDATE runs SET drive_id = ?, firmware = ?, label = ? WHERE run_id = ?",
+                   (drive_id(target), firmware_text(target), target.label, rid))
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 

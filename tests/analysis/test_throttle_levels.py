@@ -205,3 +205,23 @@ def test_an_indicator_on_for_less_than_half_the_peak_leaves_it_the_peak() -> Non
     result = analyze_throttle(rates, evidence=ev)
     assert result.peak_indicator_pct == pytest.approx(40.0) and not result.peak_throttled
     assert result.time_to_throttle_s == 100.0 and causes(result) == {900: "thermal"}
+
+
+def test_a_hot_start_below_a_faster_throttled_peak_is_throttled_from_the_start() -> None:
+    """QA (`ambient_c=60`, no cool-down): the random phase ran 26 s at 103 MB/s at the deepest throttle
+    level, then at 165 MB/s one level up, the indicator on throughout. The 26 s were read as a ramp-up
+    before the peak: time to throttle 26 s, 2.69 GB 'written before throttling', 78 % throttled."""
+    rates, ev = phase(Piece(103, 26, (80, 82), throttle=True), Piece(165, 57, (82, 84), throttle=True),
+                      Piece(103, 37, (84, 85), throttle=True))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_throttled and result.time_to_throttle_s == 0.0 and result.throttled_share_pct == 100.0
+    slow = next(i for i, lv in enumerate(result.levels) if round(lv.rate) == 103)
+    assert result.level_since_s(slow) == 0.0 and result.level_time_s(slow) == 63.0
+    check_invariants(result, rates)
+
+
+def test_a_ramp_with_the_indicator_on_now_and_then_is_still_a_ramp() -> None:
+    """The walk back stops at a segment the indicator was off most of: a ramp-up stays no level's."""
+    rates, ev = phase(Piece(35, 4), Piece(35, 1, throttle=True), Piece(35, 5), Piece(320, 100, throttle=True))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.peak_throttled and result.time_to_throttle_s == 10.0

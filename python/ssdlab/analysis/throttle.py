@@ -30,7 +30,8 @@ measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s per
    first reached (a ramp-up) are neither peak nor throttled; nor is a dip shorter than a level
    between two stretches at the peak. A peak level during most of which the drive's throttle
    indicator was on (a drive hot from the start) is itself a throttled level: the phase throttles
-   from where the indicator first came on (from the run-in to the peak on), every period from
+   from where the indicator first came on (over the stretch before the peak that ran throttled up
+   to it, a ramp-up with the indicator mostly off left out), every period from
    there on at its level, and no figure is held against an unthrottled peak (none was measured).
 4. The cause, with the evidence for it, per throttled level (over the level's periods from the
    onset on), since one phase can slow down for different reasons in turn (a write cache running
@@ -651,7 +652,7 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
                          lengths) if peak is not None else None
     onset: int | None
     if peak is not None and peak_on is not None and peak_on >= DECISIVE_INDICATOR_PCT:
-        onset = _indicator_onset(segments, peak, evidence.throttle_active or ())  # no unthrottled peak
+        onset = _indicator_onset(segments, peak, evidence.throttle_active or (), lengths)  # no unthrottled peak
         level_at = _throttled_from(segments, onset)
     else:
         onset = _onset(segments, peak, band) if peak is not None else None
@@ -700,14 +701,24 @@ def _own_periods(segments: Sequence[Segment], levels: set[int], onset: int, n: i
     return [own and i >= onset for i, own in enumerate(out)]
 
 
-def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool]) -> int:
+def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool],
+                     lengths: Sequence[float]) -> int:
     """Where a phase whose peak level was itself throttled began to throttle: the drive's indicator
-    first on from the run-in to the first peak segment on (the transitions straight before it), as
-    levels of a ramp-up before the peak are neither peak nor throttled."""
+    first on from the earliest stretch before the first peak segment that ran throttled up to it
+    (transitions, and segments during most of which the indicator was on: a drive hot from the
+    start ran throttled deeper before it reached its fastest level, QA), as a ramp-up before the
+    peak (the indicator off most of it) is neither peak nor throttled."""
     k = next(i for i, seg in enumerate(segments) if seg.level == peak)
-    while k > 0 and segments[k - 1].level < 0:
+    while k > 0 and (segments[k - 1].level < 0 or _indicated(segments[k - 1], flags, lengths)):
         k -= 1
     return next(i for i in range(segments[k].start, len(flags)) if flags[i])
+
+
+def _indicated(seg: Segment, flags: Sequence[bool], lengths: Sequence[float]) -> bool:
+    """Whether the drive's throttle indicator was on during most of a segment's time (the half a
+    throttled level's cause is read at)."""
+    inside = [seg.start <= i < seg.stop for i in range(len(flags))]
+    return (_share_pct(flags, inside, lengths) or 0.0) >= DECISIVE_INDICATOR_PCT
 
 
 def _throttled_from(segments: Sequence[Segment], onset: int) -> tuple[int, ...]:

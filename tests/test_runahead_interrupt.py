@@ -181,7 +181,13 @@ def test_ctrl_c_on_every_line_of_following_the_second_half(
     for number, line in enumerate(line for line in lines[start:] if line[0] in HAND_OVER):
         warm["following"].clear()
         out = tmp_path / f"stop{number}"
-        found = problems(traced_run(cli, out, [], {line}), out, cli, warm["metrics"], resumed)
+        reached: list[Line] = []
+        result = traced_run(cli, out, reached, {line})
+        if line not in reached:
+            # A line only timing reaches (`except queue.Empty:`, when no event came within the poll)
+            # was not run this time, so no Ctrl-C was sent: the run rightly completed (fresh56).
+            continue
+        found = problems(result, out, cli, warm["metrics"], resumed)
         if found:
             failed[line] = found
     assert not failed, failed

@@ -278,8 +278,9 @@ def test_the_done_line_carries_a_note_that_the_figures_are_unreliable_and_no_oth
     from ssdlab.bundle import SHORT_WINDOW_NOTE
     from ssdlab.progress import LiveObserver, QuietObserver
 
-    unreliable = SHORT_WINDOW_NOTE.format(windows="1 of 8 measured windows (x)", turns=30, ios="9", in_flight="8",
-                                          advice="raise runtime_s to at least 0.5 s")
+    unreliable = SHORT_WINDOW_NOTE.format(windows="1 of 8 measured windows (x)", turns=30, period="1",
+                                          shortest="0.001", ios="9", in_flight="8",
+                                          advice="raise runtime_s to at least 1 s")
     record = TestRecord(name="quick", test="quick", metrics={"x_mb_s": 1989.0},
                         notes=("test region reduced to 16 MiB: the target is smaller", unreliable))
     for observer in (QuietObserver, LiveObserver):

@@ -81,9 +81,10 @@ CACHED_PREP_NOTE = ("preparation ({steps} steps) restored from the cache of prep
 EARLY_STOP_NOTE = "{what} stopped early at SNIA steady state after {done} of {rounds} rounds"
 # Measured windows too short to trust (measurement.MIN_QUEUE_TURNS): an outcome of the drive too,
 # its pace deciding how many I/Os a window holds.
-SHORT_WINDOW_NOTE = ("figures unreliable: {windows} held fewer than {turns} turns of their queue (as few as {ios} "
-                     "I/Os completed with {in_flight} in flight), so they time the queue filling and draining, not "
-                     "the drive's sustained rate; {advice}")
+SHORT_WINDOW_NOTE = ("figures unreliable: {windows} were too short for the drive's sustained rate: under {turns} "
+                     "turns of their queue or one {period} s period of the series (the shortest: {shortest} s, {ios} "
+                     "I/Os completed with {in_flight} in flight), so the queue filling and draining, or a stall or "
+                     "burst no period shows, weigh in their figures; {advice}")
 
 
 def _pattern(template: str) -> str:

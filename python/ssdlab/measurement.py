@@ -203,6 +203,10 @@ def heat_apart_printed(*throttled_pct: object) -> tuple[str, ...] | None:
 # runtime_s 0.003 to 3 s, against 3 s): SEQ1M Q8T1 write +56 % at 1.6 turns, +15 % at 6.4, +5 % at
 # 17; SEQ128K Q32T1 read -21 % at 13 turns, -6 % at 50. At 30 turns the edges weigh a tenth at most.
 MIN_QUEUE_TURNS = 30
+# Nor is a window shorter than one period of its series: its per-period data then cannot show a
+# stall or a burst inside it, which can weigh in its figures whatever its turns. QA met one: the
+# simulator stalls about 6.6 ms after a fill, so mixed and QD1 windows of 0.01-0.02 s read 30-64 %
+# low with 46 turns and more; a real drive's flushes and GC bursts last longer still.
 
 
 class Measurement(BaseModel):
@@ -281,13 +285,13 @@ class Measurement(BaseModel):
         sweep's fixed length, as ATTO's) runs from the first submission to the last completion,
         so its rate is that burst's by the method's own definition (a 64 MiB point is 4 I/Os)."""
         return not self.interrupted and self.error is None and self.time_bound and \
-            self.queue_turns() < MIN_QUEUE_TURNS
+            (self.queue_turns() < MIN_QUEUE_TURNS or self.runtime_s < self.series.period_s)
 
     def window_needed_s(self) -> float | None:
-        """How long a window holding MIN_QUEUE_TURNS turns lasts at this one's pace; None when
-        none of its I/Os completed, which gives no pace."""
+        """How long a window must last: MIN_QUEUE_TURNS turns at this one's pace, and at least one
+        period of its series; None when none of its I/Os completed, which gives no pace."""
         turns = self.queue_turns()
-        return MIN_QUEUE_TURNS * self.runtime_s / turns if turns > 0 else None
+        return max(MIN_QUEUE_TURNS * self.runtime_s / turns, self.series.period_s) if turns > 0 else None
 
     def throttle_channel(self) -> str | None:
         """The first of THROTTLE_CHANNELS this measurement's telemetry has samples of."""

@@ -8,6 +8,7 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -679,19 +680,26 @@ def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measure
     names = ", ".join(m.workload.name for m in short[:NAMED_WINDOWS])
     if len(short) > NAMED_WINDOWS:
         names += f" and {len(short) - NAMED_WINDOWS} more"
-    least = min(short, key=Measurement.queue_turns)
+    least = min(short, key=lambda m: m.runtime_s)
     return (SHORT_WINDOW_NOTE.format(
         windows=f"{len(short)} of {len(windows)} measured windows ({names})", turns=MIN_QUEUE_TURNS,
+        period=f"{least.series.period_s:.3g}", shortest=f"{least.runtime_s:.3g}",  # a 4.8-ms window is not "0"
         ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}", advice=window_advice(short, params)),)
+
+
+# The parameters that set a measured window's length (runtime_s, seq_runtime_s, round_runtime_s…,
+# consistency's round_s); others in seconds are idle times or analysis windows (cooldown_s,
+# steady_window_s), named by QA's thermal run for sharing a value with a short window.
+WINDOW_PARAMS = re.compile(r"(?:.*_)?runtime_s|round_s")
 
 
 def window_advice(short: Sequence[Measurement], params: Mapping[str, Any]) -> str:
     """What to raise, and to what: the test's parameter that set each window's runtime (one of
-    its seconds, named with _s, of that value), else the windows themselves (a remainder round,
-    a size-bound run)."""
+    WINDOW_PARAMS, of that value), else the windows themselves (a remainder round, a size-bound
+    run)."""
     needed: dict[str, float | None] = {}
     for m in short:
-        setting = [name for name, value in params.items() if name.endswith("_s") and is_number(value)
+        setting = [name for name, value in params.items() if WINDOW_PARAMS.fullmatch(name) and is_number(value)
                    and float(value) == m.workload.runtime_s] or [""]
         for name in setting:
             need = m.window_needed_s()

@@ -10,6 +10,7 @@ before `main()` delivers a SIGINT at an exact point where typing could only hope
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import signal
@@ -21,7 +22,7 @@ import textwrap
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -224,10 +225,12 @@ def test_ctrl_c_while_a_resumed_test_simulates_its_finished_steps_again(tmp_path
     assert_stopped(run, out)
 
 
-def cli_process(args: Sequence[str], **streams: Any) -> subprocess.Popen[str]:
-    """`ssdlab ARGS` as its own process, this tree's package, with no terminal."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
-    return subprocess.Popen([sys.executable, "-m", "ssdlab", *args], env=env, stdin=subprocess.DEVNULL, text=True,
+def cli_process(args: Sequence[str], hook: str = "", **streams: Any) -> subprocess.Popen[str]:
+    """`ssdlab ARGS` as its own process, this tree's package, with no terminal; `hook`: as terminal()'s."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python"),
+           "SSDLAB_TEST_HOOK": textwrap.dedent(hook)}
+    program = ["-c", BOOT] if hook else ["-m", "ssdlab"]
+    return subprocess.Popen([sys.executable, *program, *args], env=env, stdin=subprocess.DEVNULL, text=True,
                             **streams)
 
 
@@ -282,3 +285,74 @@ def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
     assert Bundle(out).load_run().status == "complete"
     assert [run.bundle for run in Library().runs()] == [path]
+
+
+QUICK_SIM = ("run", "--test", "quick", "-t", "sim:?capacity_gib=8", "-p", "runtime_s=0.2")
+
+
+def close_after(pipe: IO[str] | None, lines: int) -> None:
+    """`| head -LINES`: read that many lines of a process's output pipe, then close it."""
+    assert pipe is not None
+    for _ in range(lines):
+        pipe.readline()
+    pipe.close()
+
+
+def assert_complete_and_kept(out: Path) -> None:
+    """The run is complete, in the library and reported: nothing it measured is left undone."""
+    path = Bundle(out).path
+    assert Bundle(out).load_run().status == "complete"
+    assert [run.bundle for run in Library().runs()] == [path]
+    assert (path / "report.html").is_file()
+
+
+# 2: the pipe is found closed by the last test's "done:" line (a capacity note, then the test's start,
+# come first), 3: by "Results library: added", after the run was added.
+@pytest.mark.parametrize("lines", [2, 3])
+def test_a_run_whose_output_pipe_closes_once_measured_is_still_added_and_reported(tmp_path: Path,
+                                                                                   lines: int) -> None:
+    """QA: `ssdlab run … 2>&1 | head -2` left the complete run out of the library, `| head -3`
+    left it without report.html, both exiting 141 with no word (stderr was closed too) and
+    `run --resume` refusing a complete run: nothing said so or put it right. The library entry
+    and the report are files a reader that went away has no say in: they are done, then the
+    program exits as a closed pipe ends it."""
+    out = tmp_path / "b"
+    proc = cli_process((*QUICK_SIM, "-o", str(out)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       cwd=tmp_path)
+    close_after(proc.stdout, lines)
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
+    assert_complete_and_kept(out)
+    assert not list(tmp_path.glob("ssdlab-crash-*"))
+
+
+def test_a_stop_signal_after_the_output_pipe_closed_is_obeyed_at_once(tmp_path: Path) -> None:
+    """The bookkeeping goes on past a closed output, not past a stop signal: SIGTERM as the report
+    begins stops it there, as it does with the output open (the run is in the library, which came
+    first). The first stop, the closed pipe, still names the exit status."""
+    out = tmp_path / "b"
+    hook = """
+    import ssdlab.cli.run as run
+    wrap(run, "write_report_or_say", lambda: os.kill(os.getpid(), signal.SIGTERM))
+    """
+    proc = cli_process((*QUICK_SIM, "-o", str(out)), hook=hook, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    close_after(proc.stdout, 2)
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
+    assert Bundle(out).load_run().status == "complete"
+    assert [run.bundle for run in Library().runs()] == [Bundle(out).path]
+    assert not (out / "report.html").exists()
+
+
+def test_a_json_run_whose_progress_pipe_closes_once_measured_still_prints_its_object(tmp_path: Path) -> None:
+    """`run --json … 2> >(head -2)`: stderr (the progress lines) closes as the last test's line is
+    written; the run is added and reported, and stdout, still open, gets the complete run's
+    object, as it gets a stopped run's. Before, it got the object of a run stopped after it
+    completed, and the run was not added."""
+    out = tmp_path / "b"
+    with (tmp_path / "out.json").open("w") as stdout:
+        proc = cli_process((*QUICK_SIM, "-o", str(out), "--json"), stdout=stdout, stderr=subprocess.PIPE)
+        close_after(proc.stderr, 2)
+        assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
+    assert_complete_and_kept(out)
+    printed = json.loads((tmp_path / "out.json").read_text())
+    assert (printed["status"], printed["report"], "error" in printed) == (
+        "complete", str(Bundle(out).path / "report.html"), False)

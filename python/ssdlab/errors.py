@@ -90,6 +90,7 @@ class _Stops:
     raised: bool = False  # the first was raised: the program is stopping
     hold_later: bool = False  # a stop after the first is held (hold_later_stops)
     held: int = 0  # stops_held() blocks open
+    closed_held: int = 0  # closed_output_held() blocks open
     stoppable: int = 0  # stoppable() blocks open (inside held ones)
 
 
@@ -108,7 +109,7 @@ def stop_error(signum: int) -> KeyboardInterrupt:
 
 def _on_stop(signum: int, frame: object) -> None:
     _stops.received.append(signum)
-    if not _stops.stoppable and (_stops.held or (_stops.raised and _stops.hold_later)):
+    if _closed_held(signum) or (not _stops.stoppable and (_stops.held or (_stops.raised and _stops.hold_later))):
         return  # held: check_stop() raises it where the program can act on it
     _stops.raised = True
     raise stop_error(signum)
@@ -149,6 +150,33 @@ def output_closed(stream: str) -> None:
         _on_stop(OUTPUT_CLOSED, None)
     else:
         _stops.received.append(OUTPUT_CLOSED)
+
+
+@contextlib.contextmanager
+def closed_output_held() -> Iterator[None]:
+    """Work that needs no terminal, done whole whatever the output does (a measured run's library
+    entry and report: files, which a reader that went away, `ssdlab run … | head -3`, does not
+    stop): a closed output found in it is only recorded, neither raised nor by check_stop(); the
+    block's caller raises it after (check_stop()). A stop signal is as outside it: a user who
+    stops the program is obeyed, as before."""
+    if only_output_closed():  # one raised before it (the runner's, as the run ended) is taken back,
+        _stops.raised = False  # or a stop signal in the block would be held as one after the first
+    _stops.closed_held += 1
+    try:
+        yield
+    finally:
+        _stops.closed_held -= 1
+
+
+def _closed_held(signum: int) -> bool:
+    """A closed output inside closed_output_held(): not raised there."""
+    return signum == OUTPUT_CLOSED and _stops.closed_held > 0
+
+
+def only_output_closed() -> bool:
+    """A stop was received and every one was a closed output, no stop signal: no one asked the
+    program to stop, a reader only went away."""
+    return bool(_stops.received) and all(signum == OUTPUT_CLOSED for signum in _stops.received)
 
 
 def hold_later_stops() -> None:
@@ -205,8 +233,9 @@ def signal_reason(signum: int) -> str:
 
 def check_stop() -> None:
     """In the main thread, raise the stop received if one was: held, or raised and swallowed on
-    its way (a stop is never lost). Call it where new work begins."""
-    first = stop_received()
+    its way (a stop is never lost), but a closed output inside closed_output_held(). Call it where
+    new work begins."""
+    first = next((signum for signum in _stops.received if not _closed_held(signum)), None)
     if first is not None and _main_thread():
         _stops.raised = True
         raise stop_error(first)

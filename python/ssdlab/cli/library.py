@@ -221,5 +221,7 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
         err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with "
                   f"`{plain(library_add_command(bundle.path, library))}`", highlight=False)
         return
-    with stops_held():  # a stop now (stdout found closed) is the caller's to raise, once it knows the run added
+    # A stop signal now is the caller's to raise, once it knows the run added (stdout found closed:
+    # once the run's bookkeeping is done, cli/run.py).
+    with stops_held():
         console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)

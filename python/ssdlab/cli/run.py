@@ -44,7 +44,9 @@ from ssdlab.errors import (
     SsdlabError,
     UsageError,
     check_stop,
+    closed_output_held,
     hold_later_stops,
+    only_output_closed,
     stop_reason,
     stops_held,
 )
@@ -289,13 +291,18 @@ def run(
                 check_new_bundle(bundle)
             record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate, library)
             measured = True
-        check_stop()
-        if not no_library:
-            add_finished_run(bundle, record, quiet=as_json, library=library)
-            added = True
-            check_stop()  # one held while that was said (stdout found closed): the run is in the library
-        report_path = None if no_report else write_report_or_say(bundle, library)
-        _finish(bundle, record, report_path, as_json)
+        # The run is measured. Its library entry and report are files a reader that went away
+        # (`… | head -3`) has no say in: a closed output is raised once they are done, and once what
+        # still goes to an open stream (--json's object on stdout when stderr closed) is said.
+        with closed_output_held():
+            check_stop()  # a stop signal held while the display closed
+            if not no_library:
+                add_finished_run(bundle, record, quiet=as_json, library=library)
+                added = True
+                check_stop()  # one held while that was said: the run is in the library
+            report_path = None if no_report else write_report_or_say(bundle, library)
+            _finish(bundle, record, report_path, as_json)
+        check_stop()  # a closed output: the run is complete and its bookkeeping done; exit as on SIGPIPE
     except KeyboardInterrupt as stop:
         if not measured:
             raise
@@ -329,7 +336,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     runner = Runner(bundle, tgt, engine, observer, rates=given_rates(device_rate, measured))
     try:
         with observer:
-            return runner.run(record)
+            return _measure(runner, record, bundle)
     except (Interrupted, EngineError, InternalError) as error:
         report_path = None if no_report else write_report_or_say(bundle, library)  # it still shows what it measured
         if as_json:  # a script reads where the measurements are and why the run ended, as from a finished run
@@ -342,6 +349,21 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
         if failed:
             err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",
                       highlight=False)
+
+
+def _measure(runner: Runner, record: RunRecord, bundle: Bundle) -> RunRecord:
+    """runner.run(record). A closed output the runner raised once the run was complete (found as
+    the last test's line was written, and raised as the run ended) stops nothing it measured: the
+    complete run is handed back for its bookkeeping (run), which raises the closed output after."""
+    try:
+        return runner.run(record)
+    except Interrupted:
+        if not only_output_closed():
+            raise
+        done = bundle.load_run()
+        if done.status != "complete":
+            raise
+        return done
 
 
 def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error: str | None = None) -> str:

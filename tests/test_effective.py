@@ -124,3 +124,29 @@ def test_every_switched_parameter_names_a_parameter_and_a_switch_of_its_method()
             assert param in model.model_fields and model.model_fields[switch].annotation in (bool, "bool"), name
             declared += 1
     assert declared >= 2  # consistency's and wsat's max_rounds
+
+
+def _with(record: TestRecord, params: dict[str, object], metrics: dict[str, object]) -> TestRecord:
+    return record.model_copy(update={"params": {**record.params, **params}, "metrics": {**record.metrics, **metrics}})
+
+
+def test_a_parameter_that_differs_only_as_its_setting_does_is_said_once() -> None:
+    """QA: compare --force of quick runs of profile standard and nvme said "profile: standard vs
+    nvme; CrystalDiskMark profile: standard vs nvme". The setting says it, under its label; a
+    parameter the method resolved (auto) says more than its setting, and stays."""
+    from ssdlab.effective import differences
+
+    target, quick = next((t, r) for t, r in recorded() if r.test == "quick")
+
+    def said(*runs: TestRecord) -> list[str]:
+        return [d.describe() for d in differences([effective_method(r, target) for r in runs])]
+
+    standard = _with(quick, {"profile": "standard"}, {"profile": "standard"})
+    nvme = _with(quick, {"profile": "nvme"}, {"profile": "nvme"})
+    assert said(standard, nvme) == ["CrystalDiskMark profile: standard vs nvme"]
+    auto = _with(quick, {"profile": "auto"}, {"profile": "nvme"})
+    assert said(auto, standard) == ["profile: auto vs standard", "CrystalDiskMark profile: nvme vs standard"]
+    _, consistency = next((t, r) for t, r in recorded() if r.test == "consistency")
+    none = _with(consistency, {"op_pct": 0.0}, {"op_pct": 0.0})
+    spare = _with(consistency, {"op_pct": 25}, {"op_pct": 25.0})
+    assert said(none, spare) == ["Extra over-provisioning: 0 % vs 25 %"]

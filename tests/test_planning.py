@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ssdlab.planning import assumed_rate, assumed_rates
+from ssdlab.targets import parse_target
 from ssdlab.targets.base import MeasuredRates, TargetInfo
 
 GB = 10**9
@@ -133,6 +134,71 @@ def test_the_start_and_its_reason_say_one_thing(suite: str) -> None:
         elif "left it" in p.start.state:
             assert "no earlier state is shared" not in p.start.reason and "reuse" not in p.start.state, \
                 (p.entry.name, p.start)
+
+
+def _suites_with_their_preparation_off() -> list[tuple[str, dict[str, str]]]:
+    """Every suite, and every test outside one, as it is and with each parameter that turns its
+    preparation off (purge=false, fill=false) or on again (fill=true, the review's fill off)."""
+    from ssdlab.methods import REGISTRY, all_suites, get_test
+
+    runs: list[tuple[str, dict[str, str]]] = []
+    in_suites = {e.test for s in all_suites().values() for e in s.entries}
+    for name in [*all_suites(), *sorted(set(REGISTRY) - in_suites)]:
+        tests = [e.test for e in all_suites()[name].entries] if name in all_suites() else [name]
+        fields = set().union(*(get_test(t).params_model.model_fields for t in tests))
+        runs += [(name, {})] + [(name, {key: value}) for key in ("purge", "fill") if key in fields
+                                for value in ("false", "true")]
+    return runs
+
+
+@pytest.mark.parametrize(("name", "overrides"), [
+    pytest.param(name, overrides, id=" ".join([name, *(f"{k}={v}" for k, v in overrides.items())]))
+    for name, overrides in _suites_with_their_preparation_off()])
+def test_a_start_is_its_own_only_where_a_purge_comes_before_any_measurement(
+        name: str, overrides: dict[str, str]) -> None:
+    """QA: `plan --suite traces -p purge=false` said every replay "starts from: its own first step,
+    replay trace …" as "the test prepares the drive itself …, so no earlier state is shared": the
+    replay is the measurement, run on the drive as the test before left it. Only a purge of the
+    whole target before anything measured makes a start the test's own; a measurement, an idle or
+    a fill over the drive as it is never does. The bundle records the start the plan prints."""
+    from ssdlab.engines.fake import FakeEngine
+    from ssdlab.methods import all_suites
+    from ssdlab.methods.base import Measure
+    from ssdlab.planning import plan_run
+    from ssdlab.runner import new_record
+    from ssdlab.steps import Purge, ReplayTrace
+    from ssdlab.suites import SuiteEntry
+
+    target = parse_target("fake:?capacity=8g")
+    entries = all_suites()[name].entries if name in all_suites() else (SuiteEntry(name=name, test=name),)
+    planned = plan_run(entries, overrides, target.info())
+    for before, p in zip([None, *planned], planned, strict=False):
+        if p.plan.entry is not None:
+            continue
+        ahead = next(a for a in p.plan.actions if isinstance(a, Purge | ReplayTrace | Measure))
+        own = isinstance(ahead, Purge) and ahead.span_bytes is None
+        said = (p.entry.name, p.start)
+        assert p.start.state.startswith("its own ") == own, said
+        assert ("no earlier state is shared" in p.start.reason) == own, said
+        left = f"as {before.entry.name} left it" if before else "the drive as found"
+        assert own or p.start.state.startswith(left), said
+        assert own or "prepares the drive itself" not in p.start.reason, said
+        if isinstance(ahead, Measure) and ahead.role == "precondition":  # a fill over the drive as it is
+            assert f"own preparation (first step: {ahead.name})" in p.start.reason, said
+    record = new_record(target, FakeEngine(), None, entries, overrides, {})
+    assert [t.start for t in record.tests] == [p.start for p in planned]
+
+
+def test_a_replay_without_its_purge_is_said_to_replay_the_drive_as_left() -> None:
+    from ssdlab.methods import get_suite
+    from ssdlab.planning import plan_run
+
+    heavy, destroyer, _ = plan_run(get_suite("traces").entries, {"purge": "false"},
+                                   parse_target("sim:?capacity_gib=8").info())
+    assert (heavy.start.state, destroyer.start.state) == ("the drive as found", "as trace-heavy left it")
+    assert destroyer.start.reason == ("the test declares no start state: it replays its trace on the drive as the "
+                                      "suite leaves it from its first step on, with no preparation of its own to "
+                                      "leave out")
 
 
 def test_every_list_parameter_refuses_a_repeated_value() -> None:

@@ -95,6 +95,7 @@ class EffectiveMethod:
     raw_notes: tuple[str, ...] = field(default=(), compare=False)  # as the plan wrote them, for messages
     labels: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> label
     shown: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> value for readers
+    recorded: Mapping[str, Any] = field(default_factory=dict, compare=False)  # setting name -> value as recorded
     # Job conventions the run's job files show where they are not today's (job_conventions): name -> what ran.
     conventions: Mapping[str, str] = field(default_factory=dict)
     simulated: SimulatedDrive | None = field(default=None, compare=False)  # a simulated drive's model
@@ -422,16 +423,17 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
     settings: dict[str, str] = {}
     labels: dict[str, str] = {}
     shown: dict[str, str] = {}
+    recorded: dict[str, Any] = {}
     for spec in specs or ():
         if spec.kind == "setting" and spec.name in record.metrics:
-            value = record.metrics[spec.name]
+            value = recorded[spec.name] = record.metrics[spec.name]
             settings[spec.name] = setting_value(spec, value, record.params, target.capacity_bytes)
             labels[spec.name] = spec.label
             shown[spec.name] = shown_setting(spec, value, settings[spec.name])
     return EffectiveMethod(
         test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},
         settings=settings, notes=masked_notes(record.notes), raw_notes=method_notes(record.notes), labels=labels,
-        shown=shown, conventions=job_conventions(bundle, record) if bundle is not None else {},
+        shown=shown, recorded=recorded, conventions=job_conventions(bundle, record) if bundle is not None else {},
         simulated=simulated_drive(target),
     )
 
@@ -465,7 +467,7 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
     missing = canonical(None)
     for key in sorted({k for m in methods for k in m.params}):
         values = [m.params.get(key, missing) for m in methods]
-        if len(set(values)) > 1:
+        if len(set(values)) > 1 and not said_as_setting(methods, key):
             found.append(Difference(param_label(key), key, tuple(_shown(v) for v in values)))
     for key in dict.fromkeys(k for m in methods for k in m.settings):
         values = [m.settings.get(key, "(not recorded)") for m in methods]
@@ -482,6 +484,22 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
     found += model_difference_list(methods)
     found += revision_difference(methods)
     return tuple(found)
+
+
+def said_as_setting(methods: Sequence[EffectiveMethod], key: str) -> bool:
+    """Whether the parameter `key` differs only as the setting of its name does: every run
+    recorded the setting as the value its parameter had (quick's profile, consistency's op_pct),
+    so the setting, under its method's label, says the difference once (QA: "profile: standard
+    vs nvme; CrystalDiskMark profile: standard vs nvme"). A parameter the method resolved
+    (span_bytes unset, the span it chose) says something the setting does not, and stays."""
+    if not all(key in m.settings for m in methods) or len({m.settings[key] for m in methods}) < 2:
+        return False
+    return all(same_value(json.loads(m.params.get(key, canonical(None))), m.recorded.get(key)) for m in methods)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """A parameter and a recorded setting alike: numbers by value (25 and 25.0), the rest as they are."""
+    return float(a) == float(b) if is_number(a) and is_number(b) else bool(a == b)
 
 
 def revision_text(drive: SimulatedDrive | None) -> str:

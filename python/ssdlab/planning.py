@@ -17,9 +17,9 @@ from ssdlab.bundle import StartState
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
 from ssdlab.methods import get_entry, get_suite, get_test
-from ssdlab.methods.base import Action, DriveState, Measure, TestPlan
+from ssdlab.methods.base import Action, DriveState, Measure, TestPlan, action_role
 from ssdlab.run_events import PendingTest
-from ssdlab.steps import Idle, Purge, SetWriteCache
+from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 
@@ -322,12 +322,13 @@ def start_state(plan: TestPlan, before: DriveState | None, before_name: str | No
 
 def no_entry_state(plan: TestPlan, before: DriveState | None, before_name: str | None) -> str:
     """The state a test without a declared entry state starts from, as no_entry_reason explains
-    it: the drive as the suite leaves it, unless its own first step (a purge) makes its start
-    from any state (QA: "as trace-heavy left it" beside "purge, so no earlier state is shared").
-    Never "as X left it (no state a later test can reuse)": this test uses it."""
-    first = plan.actions[0] if plan.actions else None
-    if first is not None and not isinstance(first, Measure):
-        return f"its own first step, {first.describe()}"
+    it: the drive as the suite leaves it, unless its own purge, before anything it measures, makes
+    its start from any state (QA: "as trace-heavy left it" beside "purge, so no earlier state is
+    shared"). Never "as X left it (no state a later test can reuse)": this test uses it."""
+    first = first_preparation(plan)
+    if first is not None and wipes(first[1]):
+        index, step = first
+        return f"its own {step_ordinal(index)}, {step.describe()}"
     if before_name is None:
         return "the drive as found"
     return f"as {before_name} left it" + (f" ({before.describe()})" if before is not None else "")
@@ -335,15 +336,49 @@ def no_entry_state(plan: TestPlan, before: DriveState | None, before_name: str |
 
 def no_entry_reason(plan: TestPlan) -> str:
     """Why a test without a declared entry state shares nothing: it measures the drive as it is,
-    or its own first steps (a purge, a preconditioning) make its start from any state."""
-    first = plan.actions[0] if plan.actions else None
-    if first is None or (isinstance(first, Measure) and not first.workload.is_write):
+    its own preparation writes over the drive as it is, or its own purge makes its start from any
+    state. A measurement (a trace replay too) never counts as preparation (QA: `-p purge=false`
+    on the traces suite said the replay "prepares the drive itself")."""
+    first = first_preparation(plan)
+    if first is not None:
+        index, step = first
+        if wipes(step):
+            return (f"the test prepares the drive itself from whatever state it is in (its {step_ordinal(index)}: "
+                    f"{step.name}), so no earlier state is shared")
+        return (f"the test's own preparation ({step_ordinal(index)}: {step.name}) writes over the drive as the suite "
+                "leaves it, with no purge before it, so it starts from that state")
+    measured = next(((i, a) for i, a in enumerate(plan.actions) if action_role(a) == "measure"), None)
+    if measured is None or (isinstance(measured[1], Measure) and not measured[1].workload.is_write):
         return "the test has no preparation of its own: it measures the drive as the suite leaves it"
-    if isinstance(first, Measure):
-        return ("the test declares no start state: it writes the drive as the suite leaves it from its first "
-                "step on, with no preparation of its own to leave out")
-    return (f"the test prepares the drive itself from whatever state it is in (its first step: {first.name}), "
-            "so no earlier state is shared")
+    index, action = measured
+    does = "replays its trace on" if isinstance(action, ReplayTrace) else "writes"
+    lead = ", ".join(a.describe() for a in plan.actions[:index])
+    when = f"after {lead} it {does} the drive as the suite leaves it" if lead else \
+        f"it {does} the drive as the suite leaves it from its first step on"
+    return f"the test declares no start state: {when}, with no preparation of its own to leave out"
+
+
+def first_preparation(plan: TestPlan) -> tuple[int, Action] | None:
+    """The plan's first preparation step and its index, when it comes before anything the test
+    measures (an idle or a write-cache switch before it changes nothing the drive holds); None
+    when the test measures the drive as it finds it."""
+    for index, action in enumerate(plan.actions):
+        role = action_role(action)
+        if role == "measure":
+            return None
+        if role == "prepare":
+            return index, action
+    return None
+
+
+def wipes(step: Action) -> bool:
+    """Whether a preparation step leaves nothing of the state before it: a purge of the whole
+    target does; a fill or a torture writes over that state, and a purge of a span keeps the rest."""
+    return isinstance(step, Purge) and step.span_bytes is None
+
+
+def step_ordinal(index: int) -> str:
+    return "first step" if index == 0 else f"step {index + 1}"
 
 
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:

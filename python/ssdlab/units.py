@@ -103,10 +103,17 @@ def format_duration(seconds: float) -> str:
 
 
 def seconds_text(seconds: float) -> str:
-    """A measured time in a sentence, to a tenth of a second: '560', '80.5', '2012.5'. A run's
-    time is its periods' real lengths, and the simulator's last period holds the commands that
-    complete just after the runtime: a 560 s torture covers 560.003 s, which is not worth saying."""
-    return f"{round(seconds, 1):g}"
+    """A time in a sentence, to two significant figures at least and never finer than a
+    millisecond: to a tenth of a second from 1 s up ('560', '80.5', '2012.5'), a hundredth from
+    0.1 s ('0.5'), a millisecond below ('0.05', '0.002'), the finest time the engines are told
+    (methods/params.MIN_SECONDS: fio counts whole milliseconds). QA: a 2 ms run "ran 0 s" and a
+    50 ms one "0.1 s", beside a note of "0.002 s" and "0.05 s". A run's time is its periods' real
+    lengths, and the simulator's last period holds the commands that complete just after the
+    runtime: a 560 s torture covers 560.003 s, a 2 ms one 2.3 ms and a round's half-second period
+    0.501 s, none of them worth saying. Never an exponent: a week is '604800'."""
+    size = abs(seconds)
+    places = 1 if size >= 1 else 2 if size >= 0.1 else 3
+    return f"{seconds:.{places}f}".rstrip("0").rstrip(".")
 
 
 DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))

@@ -258,3 +258,34 @@ def test_a_run_shorter_than_the_fresh_seconds_is_not_labelled_with_them(tmp_path
     assert fresh in labels and "Share of time throttled, first 2 s" in labels
     assert any("fresh rate (first 2 s)" in rule for rule in rules), rules
     assert summary and all("fresh = mean IOPS over the first 2 s of" in rule for rule in summary), summary
+
+
+@pytest.mark.parametrize(("params", "metrics", "last", "because"), [
+    # QA: "figures are for the last 0 s", "the torture ran 0 s" beside a note of "last 0.002 s"
+    ({"runtime_s": 0.002}, {"runtime_s": 0.002295, "window_s": 0.002295, "steady_round_s": 80.0},
+     "0.002", "the torture ran 0.002 s, 0 of the 5 rounds of 80 s the method needs to judge steady state"),
+    # QA: "ran 0.1 s", "last 0.1 s" of a 50 ms run
+    ({"runtime_s": 0.05}, {"runtime_s": 0.05033, "window_s": 0.05033, "steady_round_s": 80.0},
+     "0.05", "the torture ran 0.05 s, 0 of the 5 rounds of 80 s the method needs to judge steady state"),
+    # QA: "0 of the 5 rounds of 0.01 s" of a 0.05 s run: the rounds the rule cut were of 1 s
+    ({"runtime_s": 0.05, "round_s": 0.01}, {"runtime_s": 0.05033, "window_s": 0.05033, "steady_round_s": 1.0},
+     "0.05", "the torture ran 0.05 s, 0 of the 5 rounds of 1 s the method needs to judge steady state; a round is "
+     "whole logging periods of 1 s, so round_s=0.01 gives rounds of 1 s"),
+    # enough rounds, but shorter than the window: was "10 of the 5 rounds of 2 s"
+    ({"runtime_s": 20, "round_s": 2}, {"runtime_s": 20.0, "window_s": 20.0, "steady_round_s": 2.0,
+                                       "steady_rounds_judged": 10},
+     "20", "the torture ran 20 s, shorter than the 400 s steady-state window (steady_window_s) the method judges"),
+], ids=["2ms", "50ms", "50ms-rounds-of-10ms", "20s-rounds-of-2s"])
+@pytest.mark.parametrize("test", ["consistency", "wsat"])
+def test_a_sub_second_run_says_its_seconds_and_true_counts(test: str, params: dict[str, float],
+                                                           metrics: dict[str, float], last: str, because: str) -> None:
+    method = get_test(test)
+    parsed = method.parse_params(params)
+    verdict = steady_verdict(parsed, {"steady_rounds_judged": 0, **metrics})
+    assert verdict.summary == f"Too short to judge: figures are for the last {last} s, not steady state"
+    assert verdict.because == because
+    runtime = params["runtime_s"]
+    labels = [spec.label for spec in method.metric_specs(parsed, parse_target(TARGET).info())]
+    assert any(label.endswith(f"(first {min(runtime, 5):g} s)") for label in labels), labels
+    plan = method.plan(parsed, parse_target(TARGET).info())
+    assert any(f"figures will be for the last {runtime:g} s" in note for note in plan.notes), plan.notes

@@ -231,7 +231,9 @@ def test_a_run_whose_rounds_all_come_before_the_free_space_is_written_is_not_jud
 
 
 @pytest.mark.parametrize(("seconds", "text"), [(560.003, "560"), (400.0, "400"), (80.5, "80.5"), (2012.5, "2012.5"),
-                                               (399.56, "399.6"), (0.04, "0")])
+                                               (399.56, "399.6"), (0.04, "0.04"),
+                                               (0.002295, "0.002"), (0.0503, "0.05"), (0.50117, "0.5"), (0.9996, "1"),
+                                               (604800.5, "604800.5")])
 def test_measured_seconds_in_a_sentence(seconds: float, text: str) -> None:
     """A run's time is its periods' real lengths: the simulator's drain made 'the torture ran 560.003 s'."""
     from ssdlab.units import seconds_text

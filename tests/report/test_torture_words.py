@@ -175,6 +175,16 @@ def test_what_a_dot_is() -> None:
         "Each dot is one logging period (1 s, but 2 of the 4 last 0.2 to 0.5 s)")
 
 
+def test_a_dot_of_a_run_shorter_than_its_period_says_how_long_it_lasts() -> None:
+    """QA: a 50 ms run's dot was "(1 s, but 1 of the 1 last 0.1 s)", a 2 ms run's "… last 0 s"."""
+    from ssdlab.report.section_consistency import each_dot
+
+    assert each_dot([series([0.05033])]) == "Each dot is one logging period (1 s, but the only one lasts 0.05 s)"
+    assert each_dot([series([0.002295])]) == "Each dot is one logging period (1 s, but the only one lasts 0.002 s)"
+    assert each_dot([series([0.05033]), series([0.0503])]) == (
+        "Each dot is one logging period (1 s, but all 2 last 0.05 s)")
+
+
 TARGET = TargetInfo(spec="fake:", kind="fake", model="Test drive", capacity_bytes=256 * 10**9, transport="fake-nvme")
 
 

@@ -121,11 +121,35 @@ def test_a_label_says_the_capacity_once(cli: Callable[..., Any]) -> None:
     from ssdlab.targets.base import with_capacity
 
     for model, size_bytes in (("X 512 GB", 512_110_190_592), ("X 1TB", 1_000_204_886_016),
-                              ("X 1.92TB", 1_920_383_410_176), ("X 2tb", 2_048_408_248_320)):
+                              ("X 1.92TB", 1_920_383_410_176), ("X 2tb", 2_000_398_934_016)):
         assert with_capacity(model, size_bytes) == model, model
     assert with_capacity("X 512GB", 549_755_813_888) == "X 512GB 550 GB"  # 512 GiB: not the size named
     plan = cli("plan", "-t", "sim:950pro-512", "--test", "transfer-sweep")
     assert plan.code == 0 and "(Samsung SSD 950 PRO 512GB), suite" in plan.stdout, plan.stdout
+
+
+@pytest.mark.parametrize(("spec_or_model", "size_bytes", "label"), [
+    # QA: within 3 % of the name's size, a drive cut to 499 GB read as the real 512 GB drive
+    ("sim:950pro-512?capacity_gib=465", None, "Samsung SSD 950 PRO 512GB 499 GB"),
+    ("sim:950pro-512?capacity_gib=476", None, "Samsung SSD 950 PRO 512GB 511 GB"),
+    # The IDEMA rule's range for a drive sold as 512 GB: 512e9 B to 512,110,190,592 B
+    ("X 512GB", 512_000_000_000, "X 512GB"),
+    ("X 512GB", 512_110_190_592, "X 512GB"),
+    ("X 512GB", 511_999_995_904, "X 512GB 512 GB"),  # a 4 KiB sector outside: the figure is said,
+    ("X 512GB", 512_110_194_688, "X 512GB 512 GB"),  # even where it rounds to the name's
+    ("X 2TB", 2_048_408_248_320, "X 2TB 2.05 TB"),  # sold as 2048 GB: more than the name says
+    ("X 50GB", 50_020_540_416, "X 50GB"),  # the rule's base: 97,696,368 sectors
+])
+def test_a_model_states_the_capacity_only_of_a_drive_sold_at_that_size(
+        spec_or_model: str, size_bytes: int | None, label: str) -> None:
+    """A name's size is the drive's only where the IDEMA rule sells a drive of that size with
+    this capacity: the stated decimal size up to 194,048 B per GB + 10,838,016 B above it."""
+    from ssdlab.targets.base import with_capacity
+
+    if size_bytes is None:
+        assert parse_target(spec_or_model).info().label == label
+    else:
+        assert with_capacity(spec_or_model, size_bytes) == label
 
 
 @pytest.mark.parametrize(("spec", "wanted"), [
@@ -149,3 +173,17 @@ def test_a_malformed_option_string_says_what_is_wrong_in_one_line(cli: Callable[
     result = cli("run", "--suite", "quick", "-t", spec)
     assert result.code == 2 and result.stderr.startswith(f"error: {wanted}"), result.stderr
     assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_every_preset_whose_model_states_its_size_is_labelled_by_the_model_alone() -> None:
+    """Each preset is its drive as sold (IDEMA capacity): a model naming a size says it once,
+    a part number gets the figure."""
+    from ssdlab.targets.base import STATED_CAPACITY
+    from ssdlab.targets.sim import preset_names
+    from ssdlab.units import decimal_capacity
+
+    for preset in preset_names():
+        info = parse_target(f"sim:{preset}").info()
+        assert info.model
+        stated = STATED_CAPACITY.search(info.model) is not None
+        assert info.label == (info.model if stated else f"{info.model} {decimal_capacity(info.capacity_bytes)}"), preset

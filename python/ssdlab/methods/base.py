@@ -113,6 +113,24 @@ class TestPlan(BaseModel):
         return any(action_writes(a) for a in self.actions)
 
 
+ActionRole = Literal["prepare", "measure", "setting"]
+
+
+def action_role(action: Action) -> ActionRole:
+    """What an action is to the test: "prepare" brings the drive to a state (a purge, a fill or a
+    torture run as preconditioning), "measure" is what the test is for (a measured workload, a
+    trace replay), run on the drive as the steps before it left it; "setting" is neither (an idle,
+    a write-cache switch: they change nothing the drive holds). QA: a trace replay without its
+    purge was told as "the test prepares the drive itself" from its first step, the replay."""
+    if isinstance(action, Measure):
+        return "prepare" if action.role == "precondition" else "measure"
+    if isinstance(action, Purge):
+        return "prepare"
+    if isinstance(action, ReplayTrace):
+        return "measure"
+    return "setting"
+
+
 def action_writes(action: Action) -> bool:
     if isinstance(action, Measure):
         return action.workload.is_write

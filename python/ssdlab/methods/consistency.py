@@ -429,9 +429,9 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
     """Whether the analysed window is steady state, or why that cannot be said."""
     runtime, window = metrics.get("runtime_s"), params.steady_window_s
     judged = metrics.get("steady_rounds_judged")
-    rule = (f"SNIA PTS: over {PTS_WINDOW_ROUNDS} consecutive {params.round_s:g} s rounds, max - min of the round "
-            f"means ≤ {PTS_MAX_RANGE_PCT:g} % of their mean and the least-squares line's excursion ≤ "
-            f"{PTS_MAX_SLOPE_PCT:g} %")
+    rounds_s = seconds_text(rule_round_s(params, metrics))  # the rounds the rule cut, as `because` says them
+    rule = (f"SNIA PTS: over {PTS_WINDOW_ROUNDS} consecutive {rounds_s} s rounds, max - min of the round means ≤ "
+            f"{PTS_MAX_RANGE_PCT:g} % of their mean and the least-squares line's excursion ≤ {PTS_MAX_SLOPE_PCT:g} %")
     figures = {k: metrics.get(k) for k in ("runtime_s", "window_s", "steady_range_pct",
                                            "steady_slope_excursion_pct", "time_to_steady_s")}
     base = {"key": "steady_state", "question": "Did the drive reach steady state?", "rule": rule, "figures": figures}
@@ -440,11 +440,9 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
         ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "no data"
         span = metrics.get("window_s")  # what the figures cover: the last window, or all of a shorter run
         covered = f"{seconds_text(span)} s" if isinstance(span, int | float) else ran
-        rounds = judged if isinstance(judged, int) else 0
         return Verdict(**base, outcome="inconclusive",
                        summary=f"Too short to judge: figures are for the last {covered}, not steady state",
-                       because=f"the torture ran {ran}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of "
-                               f"{params.round_s:g} s the method needs to judge steady state")
+                       because=f"the torture ran {ran}, {too_short_words(params, metrics)}")
     if metrics.get("steady_windows_judged") == 0:  # bundles before it carry no such count
         return unjudged_verdict(params, metrics, base)
     if metrics.get("steady_attained"):
@@ -457,17 +455,39 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
                                f"{_within(metrics.get('steady_slope_excursion_pct'), PTS_MAX_SLOPE_PCT)} % of the "
                                f"mean{_figures_elsewhere(params, metrics)}")
     measured = metrics.get("window_s")  # the seconds the figures cover, as the summary names them
-    last = seconds_text(measured) if isinstance(measured, int | float) else f"{window:g}"
+    last = seconds_text(measured if isinstance(measured, int | float) else window)
     return Verdict(**base, outcome="no", summary=f"Not steady: the last {last} s are not steady state",
                    because=_unsteady_because(params, metrics))
+
+
+def rule_round_s(params: TortureParams, metrics: Metrics) -> float:
+    """The rounds the rule cut (whole logging periods, at least one), else round_s: a run's
+    round_s=0.01 was judged on rounds of 1 s (analysis/steady_state.judge_series)."""
+    length = metrics.get("steady_round_s")
+    return float(length) if isinstance(length, int | float) and length > 0 else params.round_s
+
+
+def too_short_words(params: TortureParams, metrics: Metrics) -> str:
+    """Why a run is too short to judge, in true counts: the rounds it held of those the rule
+    needs, or, holding them, the steady-state window it is shorter than (QA: "10 of the 5 rounds";
+    "0 of the 5 rounds of 0.01 s" of a 0.05 s run, whose rounds the rule cut were of 1 s)."""
+    judged, length = metrics.get("steady_rounds_judged"), rule_round_s(params, metrics)
+    rounds = judged if isinstance(judged, int) else 0
+    if rounds >= PTS_WINDOW_ROUNDS:
+        return (f"shorter than the {seconds_text(params.steady_window_s)} s steady-state window (steady_window_s) "
+                "the method judges")
+    cut = "" if math.isclose(length, params.round_s) else \
+        f"; a round is whole logging periods of {seconds_text(LOG_PERIOD_S)} s, so round_s={params.round_s:g} " \
+        f"gives rounds of {seconds_text(length)} s"
+    return (f"{rounds} of the {PTS_WINDOW_ROUNDS} rounds of {seconds_text(length)} s the method needs to judge "
+            f"steady state{cut}")
 
 
 def judged_stretch(params: TortureParams, metrics: Metrics) -> str:
     """'400 to 800 s': the run's seconds the steady-state figures judged, the first steady window or
     else the last window judged (a timed run's first steady window can lie well before the last
     `steady_window_s` its tables give); "" when the run does not say."""
-    length = metrics.get("steady_round_s")
-    length = length if isinstance(length, int | float) else params.round_s
+    length = rule_round_s(params, metrics)
     judged, start = metrics.get("steady_rounds_judged"), metrics.get("time_to_steady_s")
     if not metrics.get("steady_attained"):
         start = (judged - PTS_WINDOW_ROUNDS) * length if isinstance(judged, int) else None
@@ -528,8 +548,7 @@ def unjudged_verdict(params: TortureParams, metrics: Metrics, base: dict[str, An
     (before that, random writes land in free blocks and a flat stretch is no steady state): the
     rule judged nothing, so the run says nothing of steady state (QA: it said "no, the drive stalled")."""
     runtime, free_s = metrics.get("runtime_s"), metrics.get("free_space_written_s")
-    length = metrics.get("steady_round_s")  # the rounds the rule cut (whole periods: whole seconds)
-    length = float(length) if isinstance(length, int | float) and length > 0 else params.round_s
+    length = rule_round_s(params, metrics)  # the rounds the rule cut (whole periods: whole seconds)
     ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "the whole run"
     needed = least_judged_words(params, free_s, length) if isinstance(free_s, int | float) else ""
     written = f"by {seconds_text(free_s)} s" if isinstance(free_s, int | float) else "late in the run"
@@ -569,7 +588,7 @@ def torture_time(p: TortureParams) -> str:
     """How long the torture ran: its runtime, or, stopping at steady state, its rounds (QA: an
     until-steady run that stopped after 10 rounds was captioned "for 3600 s")."""
     if not p.until_steady:
-        return f"for {p.runtime_s:g} s"
+        return f"for {seconds_text(p.runtime_s)} s"
     return f"in rounds until steady state (at most {rounds_words(torture_lengths_s(p))})"
 
 
@@ -587,8 +606,9 @@ def short_run_notes(params: TortureParams) -> tuple[str, ...]:
     """A torture shorter than the method's window cannot show steady state: say so in the plan."""
     if params.runtime_s >= params.steady_window_s:
         return ()
-    return (f"runtime_s={params.runtime_s:g} is shorter than the {params.steady_window_s:g} s steady-state window: "
-            f"figures will be for the last {params.runtime_s:g} s and cannot be called steady state",)
+    return (f"runtime_s={params.runtime_s:g} is shorter than the {seconds_text(params.steady_window_s)} s "
+            f"steady-state window: figures will be for the last {seconds_text(params.runtime_s)} s and cannot be "
+            "called steady state",)
 
 
 # The load the catalogue's title names: the method's default. A run's title names its own in its

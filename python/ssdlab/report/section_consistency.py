@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods._prep import FILL_BLOCK_BYTES, FILL_IODEPTH
-from ssdlab.methods.consistency import TortureParams, torture_time
+from ssdlab.methods.consistency import TortureParams, rule_round_s, torture_time
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, method_view, record_view
@@ -73,7 +73,9 @@ def each_dot(runs: Sequence[RunSeries], writes: str = "") -> str:
         return f"Each dot is {'one second' if periods[0] == '1' else f'one {periods[0]} s period'}{of}"
     lasting = sorted({seconds_text(length) for length in odd}, key=float)
     span = lasting[0] if len(lasting) == 1 else f"{lasting[0]} to {lasting[-1]}"
-    but = f", but {len(odd)} of the {count} last {span} s" if odd else ""
+    some = "the only one lasts" if count == 1 else f"all {count} last" if len(odd) == count else \
+        f"{len(odd)} of the {count} last"  # QA: "1 of the 1 last 0.05 s" of a 0.05 s run
+    but = f", but {some} {span} s" if odd else ""
     return f"Each dot is one logging period{of} ({' or '.join(periods)} s{but})"
 
 
@@ -169,7 +171,7 @@ def consistency_caption(view: MethodView) -> str:
         f"{fill_words(p.fill_passes)}, then {block_text(p.block_size_bytes)} random "
         f"writes {queue_words(p)}, {data}, over {span} {torture_time(p)}, IOPS logged every second. Figures: mean "
         f"and standard deviation of the last {seconds_text(window_s(view))} s; steady state by the SNIA PTS rule on "
-        f"{p.round_s:g} s rounds."
+        f"{seconds_text(rule_round_s(p, view.record.metrics))} s rounds."
     )
 
 

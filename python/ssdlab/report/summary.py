@@ -131,7 +131,7 @@ def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_k
 
 
 def window_words(view: MethodView) -> str:
-    """'the last 400 s' (the seconds the window figures cover, to a tenth), or 'the analysed window'."""
+    """'the last 400 s' (the seconds the window figures cover, as seconds_text says them), or 'the analysed window'."""
     window = view.number("window_s")
     return f"the last {seconds_text(window)} s" if window else "the analysed window"
 

@@ -22,16 +22,29 @@ TargetKind = Literal["file", "block", "sim", "fake"]
 # "800G3", which a label could not read as a size).
 STATED_CAPACITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) ?([GT])B(?!\w)", re.IGNORECASE)
 STATED_UNIT_BYTES = {"G": 1e9, "T": 1e12}
-# How far the capacity may be from the one the model name states and still be that one: a drive
-# sold as "2TB" may hold 2.05 TB, while a resized simulated drive or a name in GiB is further off,
-# and then the label's own figure says what the drive holds.
-STATED_CAPACITY_SLACK = 0.03
+# Drives are sold under the IDEMA rule (IDEMA LBA1-03): one sold as N GB has 97,696,368 +
+# 1,953,504 x (N - 50) sectors of 512 B (the same bytes in 4 KiB sectors), i.e. N x 1,000,194,048 +
+# 10,838,016 B: its stated decimal size and 194,048 B per GB + 10,838,016 B more (512,110,190,592 B
+# for 512 GB, 0.02 % above). So a capacity that is the stated size lies in that range and no
+# other: below it is a resized (simulated, partitioned) drive, above it a larger one, e.g. a
+# "512GB" name on 512 GiB; the label then says its own figure. QA: a 3 % slack either side made a
+# 950 PRO 512GB cut to 499 GB read "Samsung SSD 950 PRO 512GB", as the real drive does.
+IDEMA_SECTOR_BYTES = 512
+IDEMA_SECTORS_AT_50_GB = 97_696_368
+IDEMA_SECTORS_PER_GB = 1_953_504
+
+
+def idema_bytes(stated_bytes: float) -> float:
+    """What a drive sold as `stated_bytes` (decimal) holds under the IDEMA rule."""
+    gb = stated_bytes / 1e9
+    return IDEMA_SECTOR_BYTES * (IDEMA_SECTORS_AT_50_GB + IDEMA_SECTORS_PER_GB * (gb - 50))
 
 
 def states_capacity(model: str, size_bytes: int) -> bool:
-    """Whether the model name already says the drive's capacity ("Samsung SSD 950 PRO 512GB")."""
-    return any(abs(float(m[1]) * STATED_UNIT_BYTES[m[2].upper()] - size_bytes) <= STATED_CAPACITY_SLACK * size_bytes
-               for m in STATED_CAPACITY.finditer(model))
+    """Whether the model name already says the drive's capacity ("Samsung SSD 950 PRO 512GB"):
+    the size it names, sold by the IDEMA rule, is this capacity or a little less (idema_bytes)."""
+    stated = (round(float(m[1]) * STATED_UNIT_BYTES[m[2].upper()]) for m in STATED_CAPACITY.finditer(model))
+    return any(size <= size_bytes <= idema_bytes(size) for size in stated)
 
 
 def with_capacity(name: str, size_bytes: int, separator: str = " ") -> str:

@@ -343,8 +343,9 @@ class RunAhead:
 
     def close(self, wait_store: bool) -> None:
         """Stop the second runner if it still runs and tidy up; wait for a drive being stored
-        when the run ended well (after Ctrl-C the store is given up rather than waited for,
-        also when the Ctrl-C comes while waiting)."""
+        when the run ended well (after Ctrl-C the store is given up rather than waited for here,
+        also when the Ctrl-C comes while waiting: the process waits for it as it exits, the
+        thread being no daemon, engines/sim.py)."""
         self.cancel.set()
         if self.thread is not None:
             self.thread.join()

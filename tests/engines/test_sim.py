@@ -127,3 +127,15 @@ def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp
     saved = engine.saved_state(target)
     assert saved is not None and Drive.restore(saved).state() == target.drive().state()
     storing.join()
+
+
+def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path) -> None:
+    """The store runs in the simulator's Rust code with the GIL released: a daemon thread there when
+    Python finalizes aborts the process (SIGABRT; PyO3 0.23 lets glibc's pthread_exit unwind Rust
+    frames). A closed-pipe stop exited -6 once under load. The thread is no daemon, so exit waits."""
+    target, engine = parse_target(SMALL), SimEngine()
+    w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=64 * MIB)
+    engine.measure(target, w, _ctx(tmp_path))
+    storing = engine.store_start(target, "exit", ["t"], wall_s=1e6)
+    assert storing is not None and not storing.daemon
+    storing.join()

@@ -240,7 +240,12 @@ class SimEngine:
             with contextlib.suppress(OSError):  # no room for it: the next run simulates these tests again
                 SimCache.default().put(key, drive.snapshot(), meta)
 
-        thread = threading.Thread(target=store, name="ssdlab-store-drive", daemon=True)
+        # Not a daemon: a run that stops gives the store up (RunAhead.close), but the interpreter
+        # waits for it at exit, as it takes seconds at most. A daemon thread inside the simulator's
+        # Rust code (the snapshot releases the GIL) when Python finalizes aborts the whole process
+        # with SIGABRT on glibc as it takes the GIL back (PyO3 #4874; pyqwest #164 saw the same):
+        # a closed-pipe stop once exited -6 instead of 141 here under load.
+        thread = threading.Thread(target=store, name="ssdlab-store-drive", daemon=False)
         thread.start()
         return thread
 

@@ -80,6 +80,12 @@ FLAT_C = 5.0
 ENERGY_RISE_PCT = 20.0
 # The drive's throttle indicator on for at least this share of a level's time decides it is heat (%).
 DECISIVE_INDICATOR_PCT = 50.0
+
+
+def indicator_decides(pct: float | None) -> bool:
+    """Whether the drive's throttle indicator, on during `pct` % of some time, decides that the
+    time was throttled from heat (a level's cause, a peak level throttled, the stretch before it)."""
+    return pct is not None and pct >= DECISIVE_INDICATOR_PCT
 # Garbage collection moving pages for at least this share of a level's time is a vote for GC (%).
 GC_MAJORITY_PCT = 50.0
 
@@ -200,7 +206,7 @@ class ThrottleAnalysis:
         """Whether the drive's throttle indicator was on during most of the peak level's time: the
         phase never ran unthrottled (a drive already hot when it began), so its fastest level is
         a throttled rate and every period from the indicator's first on is throttled."""
-        return self.peak_indicator_pct is not None and self.peak_indicator_pct >= DECISIVE_INDICATOR_PCT
+        return indicator_decides(self.peak_indicator_pct)
 
     @property
     def peak_rate(self) -> float | None:
@@ -648,10 +654,10 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     levels = _levels(segments, period_s, evidence.temp_c, rates, lengths)
     peak = 0 if levels else None  # the fastest level: a fast start held for min_segment_s is the peak
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
-    peak_on = _share_pct(evidence.throttle_active, _periods_of(len(rates), [s for s in segments if s.level == peak]),
-                         lengths) if peak is not None else None
+    peak_periods = _own_periods(segments, {peak}, 0, len(rates)) if peak is not None else []
+    peak_on = _share_pct(evidence.throttle_active, peak_periods, lengths) if peak is not None else None
     onset: int | None
-    if peak is not None and peak_on is not None and peak_on >= DECISIVE_INDICATOR_PCT:
+    if peak is not None and indicator_decides(peak_on):
         onset = _indicator_onset(segments, peak, evidence.throttle_active or (), lengths)  # no unthrottled peak
         level_at = _throttled_from(segments, onset)
     else:
@@ -672,7 +678,6 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
         return base
     # What the throttled time is judged against: the peak level's unthrottled periods (none, when
     # the peak level was itself throttled from its start: then no figure is "against the peak").
-    peak_periods = _own_periods(segments, {peak}, 0, len(rates))
     reference = [at and not throttled for at, throttled in zip(peak_periods, base.throttled_mask, strict=True)]
     by_level = _level_causes(base, rates, evidence, reference, lengths)
     # Over the throttled levels' own periods from the onset, as each level is judged over its own
@@ -717,8 +722,7 @@ def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[boo
 def _indicated(seg: Segment, flags: Sequence[bool], lengths: Sequence[float]) -> bool:
     """Whether the drive's throttle indicator was on during most of a segment's time (the half a
     throttled level's cause is read at)."""
-    inside = [seg.start <= i < seg.stop for i in range(len(flags))]
-    return (_share_pct(flags, inside, lengths) or 0.0) >= DECISIVE_INDICATOR_PCT
+    return indicator_decides(_share_pct(flags, _periods_of(len(flags), [seg]), lengths))
 
 
 def _throttled_from(segments: Sequence[Segment], onset: int) -> tuple[int, ...]:
@@ -881,7 +885,7 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else []
     heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
-    if indicator is not None and indicator >= DECISIVE_INDICATOR_PCT:  # decisive; GC that heated it is still named
+    if indicator_decides(indicator):  # decisive; GC that heated it is still named
         return replace(figures, cause="thermal", evidence=(*on, *heat, *moved))
     watts = power_text(energy[0], energy[1]) if energy else ("", "")
     power = [f"power {watts[0]} W at peak, {watts[1]} W {scope.there}; energy per unit of host work "

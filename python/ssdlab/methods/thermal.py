@@ -24,6 +24,7 @@ from ssdlab.analysis.throttle import (
     ThrottleAnalysis,
     ThrottleConfig,
     analyze_throttle,
+    indicator_decides,
     indicator_text,
     rise_text,
 )
@@ -280,7 +281,7 @@ def slowed(metrics: Mapping[str, object]) -> str:
 def peak_throttled(metrics: Mapping[str, object], phase: Phase) -> bool:
     """Whether the phase's peak level was itself throttled: the drive's indicator on during most of it."""
     pct = metrics.get(f"{phase}_peak_indicator_pct")
-    return isinstance(pct, float | int) and pct >= DECISIVE_INDICATOR_PCT
+    return isinstance(pct, float | int) and indicator_decides(pct)
 
 
 def _when(metrics: Mapping[str, object], phase: Phase) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_facts
+from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot
@@ -183,8 +183,9 @@ class Raid0Target(Target):
 
     def info(self) -> TargetInfo:
         """The array as a whole: its own model, serial and capacity, and of its members' facts
-        what is true of all of it (array_facts; None where they differ), each member's kept in
-        extra. Built afresh, not from a member's, so nothing of one member passes as the array's."""
+        what is true of all of it (array_facts, which TargetInfo applies to the MEMBER_FACTS kept
+        in extra; None where they differ). Built afresh, not from a member's, so nothing of one
+        member passes as the array's."""
         infos = [m.info() for m in self.members]
         per_member = min(i.capacity_bytes for i in infos) // (self.chunk_kib * 1024) * (self.chunk_kib * 1024)
         capacity = self._md.info().capacity_bytes if self._md is not None else per_member * len(infos)
@@ -194,7 +195,6 @@ class Raid0Target(Target):
         return TargetInfo(
             spec=self.spec, kind="block", path=self.md_path if self._md is not None else None,
             model=f"md RAID-0 {model}", serial=self.confirmation_token(), capacity_bytes=capacity,
-            **array_facts(members),  # not the first member's: the array's whatever the members' order
             safety=self.safety(),
             extra={"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
                                                 "capacity_bytes": i.capacity_bytes} for i in infos],

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ssdlab.errors import EngineError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, array_facts, common
+from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, common
 from ssdlab.targets.spec import raid0_members, split_query
 from ssdlab.units import is_whole_number
 
@@ -123,7 +123,8 @@ class SimTarget(Target):
         members = [identity_facts(m) for m in ident.get("members", [])]
         array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib, MEMBER_FACTS: members,
                  **array_sizes(ident["members"])} if self.members else {}
-        facts = identity_facts(ident) | (array_facts(members) if members else {})  # as an md array's
+        # An array's own facts (array_facts, as an md array's) TargetInfo makes from MEMBER_FACTS.
+        facts = identity_facts(ident)
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
             capacity_bytes=int(ident["capacity_bytes"]), **facts,

@@ -42,6 +42,7 @@ from ssdlab.errors import (
     SsdlabError,
     UsageError,
     check_stop,
+    closed_output_held,
     os_error_text,
     reworded,
     stop_reason,
@@ -296,7 +297,11 @@ class Runner:
         record = self._ended(record)
         self.left_behind = self._tidy(ahead, locks, wait_store=True).removeprefix("; ")
         try:
-            check_stop()  # one that came as the last test was recorded, or the run tidied up
+            # One that came as the last test was recorded, or the run tidied up; not a reader gone
+            # (a closed output): the run is complete, and the caller raises it once its own
+            # bookkeeping, which needs no terminal, is done (cli/run.py).
+            with closed_output_held():
+                check_stop()
         except KeyboardInterrupt as stop:
             raise Interrupted(completed_hint(self.bundle.path, stop_reason(stop))) from None
         return record

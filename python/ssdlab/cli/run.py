@@ -46,7 +46,6 @@ from ssdlab.errors import (
     check_stop,
     closed_output_held,
     hold_later_stops,
-    only_output_closed,
     stop_reason,
     stops_held,
 )
@@ -336,7 +335,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     runner = Runner(bundle, tgt, engine, observer, rates=given_rates(device_rate, measured))
     try:
         with observer:
-            return _measure(runner, record, bundle)
+            return runner.run(record)
     except (Interrupted, EngineError, InternalError) as error:
         report_path = None if no_report else write_report_or_say(bundle, library)  # it still shows what it measured
         if as_json:  # a script reads where the measurements are and why the run ended, as from a finished run
@@ -349,21 +348,6 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
         if failed:
             err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",
                       highlight=False)
-
-
-def _measure(runner: Runner, record: RunRecord, bundle: Bundle) -> RunRecord:
-    """runner.run(record). A closed output the runner raised once the run was complete (found as
-    the last test's line was written, and raised as the run ended) stops nothing it measured: the
-    complete run is handed back for its bookkeeping (run), which raises the closed output after."""
-    try:
-        return runner.run(record)
-    except Interrupted:
-        if not only_output_closed():
-            raise
-        done = bundle.load_run()
-        if done.status != "complete":
-            raise
-        return done
 
 
 def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error: str | None = None) -> str:

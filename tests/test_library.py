@@ -10,7 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -438,6 +438,35 @@ def test_a_library_written_before_labels_stopped_repeating_a_size_gets_the_new_l
         db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     db.close()
     assert [run.label for run in library.runs()] == ["Samsung SSD 950 PRO 512GB"]
+
+
+OLD_LIBRARIES = Path(__file__).parent / "fixtures" / "library"  # as ssdlab wrote them (make_old_library.py)
+WHOLE, CUT = "Samsung SSD 950 PRO 512GB", "Samsung SSD 950 PRO 512GB 499 GB"  # 950pro-512, cut to 465 GiB
+
+
+@pytest.mark.parametrize("schema", [1, 2, 3])
+def test_a_library_an_older_ssdlab_wrote_labels_its_runs_by_todays_rule(tmp_path: Path, schema: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: runs added under schema 3 before the IDEMA label rule kept the label they were added
+    with ('Samsung SSD 950 PRO 512GB' for the drive cut to 499 GB): only a schema change made the
+    library recompute it. A run's label is made from its model and capacity when it is read, so
+    libraries of every schema (files as the ssdlab of each wrote them) list, rank and export
+    today's labels, and a later change of the rule reaches them with no migration."""
+    path = tmp_path / "library.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript((OLD_LIBRARIES / f"schema{schema}.sql").read_text(encoding="utf-8"))
+    library = Library(path)
+    runs = library.runs()
+    assert {run.spec: run.label for run in runs} == {"sim:950pro-512": WHOLE, "sim:950pro-512?capacity_gib=465": CUT}
+    assert {run.state() for run in runs} == {"missing"}  # its bundles are gone: the rows are as written
+    rows = library.export_rows()
+    assert {row["drive"] for row in rows} == {WHOLE, CUT}
+    ranked = library.comparable("fake", rows[0]["method"], rows[0]["method_key"])
+    assert sorted(test.label for test in ranked) == [WHOLE, CUT]
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+    monkeypatch.setattr("ssdlab.library.label_for", lambda model, spec, capacity_bytes: f"{spec} by a new rule")
+    assert {run.label for run in library.runs()} == {f"{run.spec} by a new rule" for run in runs}
 
 
 def test_an_update_of_any_members_firmware_makes_another_drive() -> None:

@@ -55,7 +55,7 @@ from ssdlab.effective import (
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import what_is
-from ssdlab.targets.base import TargetInfo, members_text, recorded_members
+from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
 from ssdlab.units import is_number
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
@@ -399,10 +399,15 @@ class Library:
         return len(rows)
 
 
-RUNS_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label, r.spec, r.engine, r.suite, r.status, r.created_utc,
+# A run's label, made from its model, spec and capacity as it is read (label_for, which _prepare
+# gives SQL as drive_label) by today's rule: the stored label column holds what the ssdlab that
+# added the run made (QA: runs added under schema 3 before the IDEMA rule kept "950 PRO 512GB" for
+# a drive cut to 499 GB). The column is still written, for an older ssdlab of this schema.
+LABEL = "drive_label(r.model, r.spec, r.capacity_bytes)"
+RUNS_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL}, r.spec, r.engine, r.suite, r.status, r.created_utc,
     COUNT(t.name), json_extract(r.target_json, '$.extra.preset')
     FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
-COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created_utc, t.name, r.target_json
+COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.created_utc, t.name, r.target_json
     FROM tests t
     JOIN runs r ON r.run_id = t.run_id
     WHERE r.engine = ? AND t.method = ? AND t.method_key = ? AND t.status = 'complete'
@@ -410,7 +415,7 @@ COMPARABLE_SELECT = """SELECT r.run_id, r.drive_id, r.label, r.bundle, r.created
 EXPORT_COLUMNS = ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware", "capacity_bytes", "spec",
                   "engine", "suite", "created_utc", "test", "method", "method_key", "metric", "label", "unit", "kind",
                   "better", "value", "text"]
-EXPORT_SELECT = """SELECT r.run_id, r.bundle, r.drive_id, r.label AS drive, r.model, r.serial, r.firmware,
+EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.model, r.serial, r.firmware,
     r.capacity_bytes, r.spec, r.engine, r.suite, r.created_utc, t.name AS test, t.method, t.method_key,
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
     FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
@@ -452,6 +457,7 @@ def _writable(path: Path) -> bool:
 
 def _prepare(db: sqlite3.Connection, path: Path) -> None:
     db.execute("PRAGMA foreign_keys = ON")
+    db.create_function("drive_label", 3, label_for, deterministic=True)  # LABEL, in every query that reads one
     db.executescript(SCHEMA)
     db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
     _check_version(db, path)

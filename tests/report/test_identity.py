@@ -34,11 +34,12 @@ def test_a_mixed_simulated_array_shows_every_members_value() -> None:
     A (1 member), B (1 member)" did not say which member has which (the serials list them in
     member order, so the members are numbered in that order)."""
     shown = facts(MIXED)
-    assert shown["Model"] == "md RAID-0 2x INTEL SSDPEDMW400G4 + 1x Samsung SSD 840 EVO 250GB mSATA"
+    assert shown["Model"] == ("md RAID-0 2x INTEL SSDPEDMW400G4 (members 1, 3) + 1x Samsung SSD 840 EVO 250GB mSATA "
+                              "(member 2)")  # in member order, as the serials are
     assert shown["Firmware"] == "mixed: 8EV10135 (members 1, 3), EXT42B6Q (member 2)"
     assert shown["Transport"] == "mixed: sim-nvme (members 1, 3), sim-sata (member 2)"
     assert shown["Link"] == "mixed: PCIe 3.0 x4 (members 1, 3), SATA 6Gb/s (member 2)"
-    assert shown["Power-loss protection"] == "mixed: yes (members 1, 3), no (member 2)"
+    assert shown["Power-loss protection"] == "no; mixed: yes (members 1, 3), no (member 2)"  # md's rule first
     assert shown["Write cache"] == "write back" and shown["FUA"] == "yes"
 
 

@@ -5,7 +5,7 @@ command runner and the recorded machine (this kernel has no md)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +13,7 @@ import pytest
 from machine_fixtures import MACHINE, RecordedRunner, machine_root
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
+from ssdlab.report.identity import link_text
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import DRIVE_FIELDS, MEMBER_FACTS, MEMBER_FIELDS, TargetInfo
 from ssdlab.targets.block import BlockTarget
@@ -158,7 +159,43 @@ def test_a_mixed_array_counts_each_model(tmp_path: Path) -> None:
     target, _ = array(tmp_path)
     models = [m.info().model for m in target.members]
     assert models[0] != models[1]
-    assert target.info().model == "md RAID-0 " + " + ".join(f"1x {m}" for m in sorted(models))
+    assert target.info().model == "md RAID-0 " + " + ".join(f"1x {m}" for m in models)
+
+
+def test_array_model_names_the_members_in_member_order() -> None:
+    """Each model once with its count, in the order it first appears; where that grouping is
+    not member order, each model says which members it is, so the name reads one way only."""
+    from ssdlab.targets.base import array_model
+
+    assert array_model(["A", "A"]) == "md RAID-0 2x A"
+    assert array_model(["B", "A"]) == "md RAID-0 1x B + 1x A"
+    assert array_model(["B", "B", "A"]) == "md RAID-0 2x B + 1x A"
+    assert array_model(["A", "B", "A"]) == "md RAID-0 2x A (members 1, 3) + 1x B (member 2)"
+    assert array_model(["B", "A", "C", "A"]) == "md RAID-0 1x B (member 1) + 2x A (members 2, 4) + 1x C (member 3)"
+
+
+PRO_950, EVO_850 = "Samsung SSD 950 PRO 256GB", "Samsung SSD 850 EVO 500GB"  # nvme0n1, sda as recorded
+FW_950, FW_850 = "2B0QBXX7", "EMT02B6Q"
+SERIAL_850 = "S21HNXAG806916N"
+
+
+@pytest.mark.parametrize(("names", "model", "serial", "firmware"), [
+    (("nvme0n1", "sda"), f"1x {PRO_950} + 1x {EVO_850}", f"{SERIAL},{SERIAL_850}",
+     f"mixed: {FW_950} (member 1), {FW_850} (member 2)"),
+    (("sda", "nvme0n1"), f"1x {EVO_850} + 1x {PRO_950}", f"{SERIAL_850},{SERIAL}",
+     f"mixed: {FW_850} (member 1), {FW_950} (member 2)"),
+    (("nvme0n1", "sda", "nvme0n1"), f"2x {PRO_950} (members 1, 3) + 1x {EVO_850} (member 2)",
+     f"{SERIAL},{SERIAL_850},{SERIAL}", f"mixed: {FW_950} (members 1, 3), {FW_850} (member 2)")])
+def test_a_mixed_arrays_model_serial_and_firmware_read_in_member_order(
+        tmp_path: Path, names: tuple[str, ...], model: str, serial: str, firmware: str) -> None:
+    """QA: `info` named a mixed array's models sorted ("1x 850 EVO + 1x 950 PRO") beside its
+    serials and firmware in member order (the 950 PRO's first): the name read as another order
+    of members than the serials and firmware did."""
+    from ssdlab.cli.inspect import info_rows
+
+    info = array(tmp_path, names=names)[0].info()
+    rows = dict(info_rows(info))
+    assert (rows["model"], rows["serial"], rows["firmware"]) == (f"md RAID-0 {model}", serial, firmware)
 
 
 def test_a_mixed_array_shows_each_members_identity(tmp_path: Path) -> None:
@@ -174,7 +211,7 @@ def test_a_mixed_array_shows_each_members_identity(tmp_path: Path) -> None:
     assert shown["Firmware"] == "mixed: 2B0QBXX7 (member 1), — (member 2)"
     assert shown["Transport"] == "mixed: nvme (member 1), loop (member 2)"
     assert shown["Link"] == "mixed: 8.0 GT/s PCIe x4 (member 1), — (member 2)"
-    assert shown["FUA"] == "mixed: yes (member 1), no (member 2)"
+    assert shown["FUA"] == "no; mixed: yes (member 1), no (member 2)"  # md's rule: every member has FUA
     assert shown["Write cache"] == "write back" and shown["Block size (logical / physical)"] == "512 B / 512 B"
     twins, _ = array(tmp_path, names=("nvme0n1", "nvme0n1"))
     agreed = dict(drive_facts(twins.info()))
@@ -245,6 +282,54 @@ def test_a_mixed_arrays_identity_states_only_what_is_true_of_the_whole_array(tmp
         assert all(m.serial in info.serial for m in alone if m.serial)
         assert info.capacity_bytes <= sum(m.capacity_bytes for m in alone)
         assert info.notes == () and info.io_warning is None and info.measured_rates is None
+
+
+def said(value: object) -> str:
+    return "yes" if value is True else "no" if value is False else "—" if value is None else str(value)
+
+
+def both(text: str) -> tuple[str, str]:
+    return text, text
+
+
+# Each member fact the text shows, as `info --json` gives the array's own: (`ssdlab info` row,
+# report row, the array's value as each says it).
+SHOWN_FACTS: tuple[tuple[str, str, Callable[[TargetInfo], tuple[str, str]]], ...] = (
+    ("firmware", "Firmware", lambda i: both(said(i.firmware))),
+    ("transport", "Transport", lambda i: both(said(i.transport))),
+    ("link", "Link", lambda i: both(link_text(i))),
+    ("write cache", "Write cache", lambda i: both(said(i.write_cache))),
+    ("FUA", "FUA", lambda i: both(said(i.fua))),
+    ("discard", "Discard (TRIM)", lambda i: both(said(i.discard))),
+    ("power-loss protection", "Power-loss protection", lambda i: both(said(i.plp))),
+    ("logical / physical block", "Block size (logical / physical)",
+     lambda i: (f"{i.logical_block_size} / {i.physical_block_size} bytes",
+                f"{i.logical_block_size} B / {i.physical_block_size} B")))
+
+
+def test_the_text_of_a_mixed_array_says_what_its_json_says(tmp_path: Path) -> None:
+    """QA: a mixed array's PLP was false in `info --json` (md's rule: only when every member has
+    it) and "mixed: yes (member 1), no (member 2)" in the text, as FUA, discard, the write cache
+    and the block sizes were. The text leads with the array's own value wherever the JSON has one
+    ('no; mixed: yes (member 1), no (member 2)'), in `ssdlab info` and in the report alike; where
+    the JSON has none (null: mixed) it lists the members' only."""
+    from ssdlab.cli.inspect import info_rows
+    from ssdlab.report.identity import drive_facts
+
+    leads = 0
+    for info, _ in mixed_arrays(tmp_path):
+        rows, facts = dict(info_rows(info)), dict(drive_facts(info))
+        for row, fact, own in SHOWN_FACTS:
+            for text, value in zip((rows[row], facts[fact]), own(info), strict=True):
+                head, mixed, _ = text.partition("mixed: ")
+                if not mixed:
+                    assert text == value, (info.spec, row)  # the members agree: their value is the array's
+                elif value == "—":
+                    assert head == "", (info.spec, row)  # null in the JSON: mixed
+                else:
+                    assert head == f"{value}; ", (info.spec, row)
+                    leads += 1
+    assert leads >= 4  # FUA and PLP of md and simulated arrays said both ways
 
 
 def test_a_simulated_arrays_sizes_are_its_own(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ssdlab.cli.inspect import info_rows
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.sim import SimEngine
 from ssdlab.errors import UsageError
@@ -82,6 +83,24 @@ def test_info_json_of_a_mixed_array_says_mixed_as_the_text_does(cli: Callable[..
     assert "mixed: 8EV10135 (member 1), EXT42B6Q (member 2)" in text and "mixed: sim-nvme (member 1)" in text
     same = json.loads(cli("info", "--json", "sim:raid0(intel750-400,intel750-400)").stdout)
     assert (same["firmware"], same["transport"], round(same["extra"]["op_pct"], 1)) == ("8EV10135", "sim-nvme", 15.9)
+
+
+def test_info_of_a_mixed_array_reads_in_member_order_and_says_its_json_plp(cli: Callable[..., Any]) -> None:
+    """QA: `info` of a 950 PRO + SM951 array named the SM951 first ("1x SAMSUNG MZVPV512… + 1x
+    Samsung SSD 950 PRO 512GB", sorted) beside serials and firmware in member order; and a PLP
+    false in the JSON read "mixed: no (members 1, 2, 3), yes (member 4)" in the text."""
+    spec = "sim:raid0(950pro-512,sm951-nvme-512,950pro-512,s3700-800)"
+    info = json.loads(cli("info", "--json", spec).stdout)
+    assert info["model"] == ("md RAID-0 2x Samsung SSD 950 PRO 512GB (members 1, 3) + 1x SAMSUNG MZVPV512HDGL-00000 "
+                             "(member 2) + 1x INTEL SSDSC2BA800G3 (member 4)")
+    assert info["serial"] == "S2GMNCAG000001+S27HNYAG000002+S2GMNCAG000003+BTTV000004"  # 950 PRO, SM951, ...
+    assert info["plp"] is False  # only the S3700 has it: the array does not protect all its data
+    rows = dict(info_rows(parse_target(spec).info()))  # `ssdlab info`'s table
+    assert rows["model"] == info["model"] and rows["serial"] == info["serial"]
+    assert rows["firmware"] == "mixed: 1B0QBXX7 (members 1, 3), BXW7300Q (member 2), 5DV10270 (member 4)"
+    assert rows["power-loss protection"] == "no; mixed: no (members 1, 2, 3), yes (member 4)"
+    pair = json.loads(cli("info", "--json", "sim:raid0(950pro-512,sm951-nvme-512)").stdout)
+    assert pair["model"] == "md RAID-0 1x Samsung SSD 950 PRO 512GB + 1x SAMSUNG MZVPV512HDGL-00000"
 
 
 @pytest.mark.parametrize("spec", ["sim:raid0(a,b)", "sim:raid0(sm951-nvme-256,sm951-nvme-256)?chunk_kib=48",

@@ -455,22 +455,43 @@ impl Array {
     }
 }
 
-/// "md RAID-0 2x MODEL", or "md RAID-0 1x A + 1x B" for unlike members (each model with its
-/// count, sorted), as the real md RAID-0 target names its arrays (python/ssdlab/targets/raid.py):
-/// naming a mixed array after its first member would hide the others, and "2x A + B" read as
-/// three drives. The identity's transport and link are its first member's; each member's are in
-/// `members`, from which python/ssdlab/targets/base.py (array_facts) gives the array its own.
+/// "md RAID-0 2x MODEL", or "md RAID-0 1x A + 1x B" for unlike members, as the real md RAID-0
+/// target names its arrays (python/ssdlab/targets/base.py, array_model, which names this
+/// array in Python too): each model with its count ("2x A + B" read as three drives) in the
+/// order it first appears among the members, the order the serials list them; where that
+/// grouping is not member order (A, B, A) each model says which members it is: "2x A (members
+/// 1, 3) + 1x B (member 2)". Naming a mixed array after its first member would hide the others.
+/// The identity's transport and link are its first member's; each member's are in `members`,
+/// from which python/ssdlab/targets/base.py (array_facts) gives the array its own.
 fn array_model(members: &[Identity]) -> String {
-    let mut models: Vec<&str> = members.iter().map(|m| m.model.as_str()).collect();
-    models.sort_unstable();
-    let mut counted: Vec<(usize, &str)> = Vec::new();
-    for model in models {
-        match counted.last_mut() {
-            Some((n, last)) if *last == model => *n += 1,
-            _ => counted.push((1, model)),
+    let mut holders: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (number, member) in members.iter().enumerate().map(|(i, m)| (i + 1, m)) {
+        match holders
+            .iter_mut()
+            .find(|(model, _)| *model == member.model.as_str())
+        {
+            Some((_, numbers)) => numbers.push(number),
+            None => holders.push((member.model.as_str(), vec![number])),
         }
     }
-    let parts: Vec<String> = counted.iter().map(|(n, m)| format!("{n}x {m}")).collect();
+    let grouped: Vec<usize> = holders
+        .iter()
+        .flat_map(|(_, n)| n.iter().copied())
+        .collect();
+    let in_member_order = grouped.windows(2).all(|w| w[0] < w[1]);
+    let parts: Vec<String> = holders
+        .iter()
+        .map(|(model, numbers)| {
+            let which = if in_member_order {
+                String::new()
+            } else {
+                let list: Vec<String> = numbers.iter().map(usize::to_string).collect();
+                let plural = if numbers.len() > 1 { "s" } else { "" };
+                format!(" (member{plural} {})", list.join(", "))
+            };
+            format!("{}x {model}{which}", numbers.len())
+        })
+        .collect();
     format!("md RAID-0 {}", parts.join(" + "))
 }
 

@@ -121,10 +121,17 @@ fn a_mixed_array_names_both_models() {
     let presets = ["840evo-250".to_string(), "sm951-nvme-256".to_string()];
     let mixed = Array::new(&presets, &[], 1, 128 * KIB).expect("array builds");
     let model = mixed.identity().model;
-    // Each model with its count: "2x A + B" read as three drives (QA).
+    // Each model with its count ("2x A + B" read as three drives, QA), in member order, as the
+    // serials are listed (QA: sorted, the models read in another order than the serials).
     assert_eq!(
         model,
-        "md RAID-0 1x SAMSUNG MZVPV256HDGL-00000 + 1x Samsung SSD 840 EVO 250GB mSATA"
+        "md RAID-0 1x Samsung SSD 840 EVO 250GB mSATA + 1x SAMSUNG MZVPV256HDGL-00000"
+    );
+    let presets = ["840evo-250", "sm951-nvme-256", "840evo-250"].map(String::from);
+    let split = Array::new(&presets, &[], 1, 128 * KIB).expect("array builds");
+    assert_eq!(
+        split.identity().model,
+        "md RAID-0 2x Samsung SSD 840 EVO 250GB mSATA (members 1, 3) + 1x SAMSUNG MZVPV256HDGL-00000 (member 2)"
     );
 }
 

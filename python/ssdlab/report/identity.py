@@ -3,8 +3,10 @@
 A RAID-0 target's facts that belong to its members (firmware, transport, link, cache...)
 are each member's: one value when the members agree, else every value with the members that
 have it. The array's own fields are what is true of the whole array (targets/base.array_facts):
-None where its members differ, or a rule's answer (a volatile cache when any member has one),
-which would hide that they differ.
+None where its members differ, or a rule's answer (a volatile cache when any member has one,
+PLP only when every member has it). Where it has one, that answer leads and the members'
+values follow, so the text says what `info --json` says (QA: PLP was false in the JSON and
+"mixed: yes (member 1), no (member 2)" in the text).
 """
 
 from __future__ import annotations
@@ -49,12 +51,17 @@ def block_sizes_text(info: TargetInfo) -> str:
 
 
 def member_text(info: TargetInfo) -> Callable[[Callable[[TargetInfo], str]], str]:
-    """How to say a member fact of `info` in words: every member's when it is an array, else
-    the drive's (the members are read once, for every fact said)."""
+    """How to say a member fact of `info` in words: the drive's; an array's members' one value;
+    or where they differ, the array's own value when it has one, then every member's: 'no;
+    mixed: yes (member 1), no (member 2)' (the members are read once, for every fact said)."""
     members = [info.model_copy(update=facts) for facts in member_facts(info)]
 
     def each(text: Callable[[TargetInfo], str]) -> str:
-        return members_text([text(m) for m in members]) if members else text(info)
+        if not members:
+            return text(info)
+        shown = members_text([text(m) for m in members])
+        own = text(info)
+        return shown if own in (MISSING, shown) else f"{own}; {shown}"
 
     return each
 

@@ -53,6 +53,14 @@ def with_capacity(name: str, size_bytes: int, separator: str = " ") -> str:
     return name if states_capacity(name, size_bytes) else f"{name}{separator}{decimal_capacity(size_bytes)}"
 
 
+def label_for(model: str | None, spec: str, capacity_bytes: int) -> str:
+    """A drive's short name for headings and comparisons (TargetInfo.label): its model, else its
+    target spec, with its capacity when the model does not state it. The results library makes
+    its labels by this when it reads them (library.py), so a change of the rule reaches every
+    run it holds."""
+    return with_capacity(model or spec, capacity_bytes)
+
+
 class MeasuredRates(BaseModel):
     """Write rates for estimates that beat a guess from the transport: measured by a finished
     run on the device (ssdlab.device_rates), or given by the user (`--rate`, `given`)."""
@@ -128,6 +136,26 @@ def members_text(values: Sequence[str]) -> str:
                                  for value, n in holders.items())
 
 
+def array_model(models: Sequence[str]) -> str:
+    """A RAID-0's name in member order, the order the target string named them and the serials
+    and every "mixed:" fact list them: each model once, with how many members it is ("2x A +
+    1x B", as "2x A + B" read as three drives), in the order it first appears. Where that grouping
+    is not member order (A, B, A), each model says which members it is ("2x A (members 1, 3) +
+    1x B (member 2)"), so the name is read one way only. QA: the models were sorted, "1x
+    MZVPV512… + 1x 950 PRO" beside serials and firmware of a 950 PRO first. ssdsim names its
+    arrays by this rule too (crates/ssdsim/src/array.rs, array_model)."""
+    holders: dict[str, list[int]] = {}
+    for number, model in enumerate(models, start=1):
+        holders.setdefault(model, []).append(number)
+    grouped = [number for numbers in holders.values() for number in numbers]
+    in_member_order = grouped == sorted(grouped)
+
+    def which(numbers: list[int]) -> str:
+        return "" if in_member_order else f" (member{'s' if len(numbers) > 1 else ''} {', '.join(map(str, numbers))})"
+
+    return "md RAID-0 " + " + ".join(f"{len(numbers)}x {model}{which(numbers)}" for model, numbers in holders.items())
+
+
 def array_facts(members: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A RAID-0's own MEMBER_FIELDS, each true of the whole array whatever order its members were
     named in. A drive's facts (DRIVE_FIELDS: firmware, transport, link, rotation) are the members'
@@ -197,7 +225,7 @@ class TargetInfo(BaseModel):
     @property
     def label(self) -> str:
         """Short drive name for headings and comparisons: model + capacity (when the model does not say it)."""
-        return with_capacity(self.model or self.spec, self.capacity_bytes)
+        return label_for(self.model, self.spec, self.capacity_bytes)
 
     @property
     def pacing_transport(self) -> str | None:

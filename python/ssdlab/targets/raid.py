@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import atexit
 import subprocess
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo
+from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_model
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot
@@ -182,20 +181,18 @@ class Raid0Target(Target):
     # ---- identity --------------------------------------------------------------------------
 
     def info(self) -> TargetInfo:
-        """The array as a whole: its own model, serial and capacity, and of its members' facts
-        what is true of all of it (array_facts, which TargetInfo applies to the MEMBER_FACTS kept
-        in extra; None where they differ). Built afresh, not from a member's, so nothing of one
-        member passes as the array's."""
+        """The array as a whole: its own model and serial (both in member order: array_model),
+        its capacity, and of its members' facts what is true of all of it (array_facts, which
+        TargetInfo applies to the MEMBER_FACTS kept in extra; None where they differ). Built
+        afresh, not from a member's, so nothing of one member passes as the array's."""
         infos = [m.info() for m in self.members]
         per_member = min(i.capacity_bytes for i in infos) // (self.chunk_kib * 1024) * (self.chunk_kib * 1024)
         capacity = self._md.info().capacity_bytes if self._md is not None else per_member * len(infos)
-        counts = Counter(i.model or "?" for i in infos)  # "2x A + B" read as three drives: each model counted
-        model = " + ".join(f"{counts[m]}x {m}" for m in sorted(counts))
         members = [i.model_dump(include=set(MEMBER_FIELDS)) for i in infos]
         return TargetInfo(
             spec=self.spec, kind="block", path=self.md_path if self._md is not None else None,
-            model=f"md RAID-0 {model}", serial=self.confirmation_token(), capacity_bytes=capacity,
-            safety=self.safety(),
+            model=array_model([i.model or "?" for i in infos]), serial=self.confirmation_token(),
+            capacity_bytes=capacity, safety=self.safety(),
             extra={"raid0_members": [i.extra | {"spec": i.spec, "model": i.model, "serial": i.serial,
                                                 "capacity_bytes": i.capacity_bytes} for i in infos],
                    MEMBER_FACTS: members,

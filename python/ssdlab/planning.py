@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
 from ssdlab.bundle import StartState
@@ -117,6 +117,18 @@ def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -
                          f"({where}: {first['msg']}); change them") from None
 
 
+def param_warnings(name: str, test: str, params: Mapping[str, Any]) -> list[str]:
+    """What `plan` and `run` warn of, before anything runs, in the parameters of test `name` (of
+    method `test`): each one line (MethodTest.warnings)."""
+    method = get_test(test)
+    return [f"test {name}: {text}" for text in method.warnings(method.parse_params(params))]
+
+
+def plan_warnings(planned: Sequence[PlannedTest]) -> list[str]:
+    """The warnings of every test of a planned run (param_warnings), in its order."""
+    return [text for item in planned for text in param_warnings(item.entry.name, item.entry.test, item.params)]
+
+
 def check_workloads(info: TargetInfo, name: str, plan: TestPlan) -> None:
     """What a parameter's own bounds cannot know: does each job fit this target?"""
     for action in plan.actions:
@@ -188,7 +200,10 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"bad --param {pair!r}: write key=value, e.g. --param runtime_s=60")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if out.get(key, value) != value:  # the last would win in silence
+            raise UsageError(f"--param {key} is given twice, as {out[key]!r} and {value!r}; give it once")
+        out[key] = value
     return out
 
 
@@ -197,7 +212,27 @@ def with_until_steady(entries: Sequence[SuiteEntry], overrides: Mapping[str, str
     takers = [e for e in entries if "until_steady" in get_test(e.test).params_model.model_fields]
     if not takers:
         raise UsageError("no selected test supports --until-steady (try --test consistency)")
+    check_steady_clash(takers, overrides, {e.name for e in entries})
     return {**overrides, **{f"{e.name}.until_steady": "true" for e in takers}}
+
+
+def check_steady_clash(takers: Sequence[SuiteEntry], overrides: Mapping[str, str], names: Set[str]) -> None:
+    """Refuse --until-steady beside a --param that turns until_steady off for a test it reaches:
+    --until-steady's own would win in silence."""
+    for entry in takers:
+        for key, value in overrides.items():
+            if override_field(entry, key, names) == "until_steady" and _is_false(value):
+                raise UsageError(f"--until-steady and --param {key}={value} clash (test {entry.name}); give one "
+                                 "of them")
+
+
+def _is_false(text: str) -> bool:
+    """Whether a --param value is a false boolean as the parameters read it (pydantic's words);
+    text that is no boolean is left to the parameter's own refusal."""
+    try:
+        return TypeAdapter(bool).validate_python(text) is False
+    except ValidationError:
+        return False
 
 
 OWN_START = StartState(state="the drive as found", reason="first test")

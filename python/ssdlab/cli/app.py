@@ -82,6 +82,13 @@ def print_target_remarks(console: Console, info: TargetInfo) -> None:
         console.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
 
 
+def print_warnings(console: Console, warnings: Sequence[str]) -> None:
+    """What the parameters keep from ever coming out (planning.param_warnings), one line each:
+    plan and run print the same, before anything runs."""
+    for text in warnings:
+        console.print(f"[yellow]warning:[/] {plain(text)}", highlight=False)
+
+
 def one_target(positional: str | None, option: str | None, default: str | None = DEFAULT_SIM_SPEC) -> str:
     """Every command takes its target either way: `ssdlab CMD TARGET` or `ssdlab CMD -t TARGET`."""
     if positional is not None and option is not None and positional != option:

@@ -24,6 +24,7 @@ from ssdlab.cli.app import (
     overrides_from,
     plain,
     print_target_remarks,
+    print_warnings,
 )
 from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
@@ -32,7 +33,15 @@ from ssdlab.errors import EngineError, UsageError
 from ssdlab.library import Library
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
 from ssdlab.methods.base import Measure
-from ssdlab.planning import PlannedTest, assumed_rates, given_rates, plan_run, run_refusal, select_entries
+from ssdlab.planning import (
+    PlannedTest,
+    assumed_rates,
+    given_rates,
+    plan_run,
+    plan_warnings,
+    run_refusal,
+    select_entries,
+)
 from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.report.terminal import print_hanging as hanging
@@ -157,6 +166,7 @@ def plan(
         out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
                   "its data (docs/safety.md)", highlight=False)
     print_target_remarks(out, facts)
+    print_warnings(out, plan_warnings(planned))
     for item in planned:
         _print_plan(item, clock)
         if fio:

@@ -30,6 +30,7 @@ from ssdlab.cli.app import (
     overrides_from,
     plain,
     print_target_remarks,
+    print_warnings,
 )
 from ssdlab.cli.library import add_finished_run, library_add_command
 from ssdlab.cli.results import print_tables, write_report
@@ -51,7 +52,7 @@ from ssdlab.errors import (
 )
 from ssdlab.library import Library
 from ssdlab.outputs import what_is
-from ssdlab.planning import given_rates, select_entries
+from ssdlab.planning import given_rates, param_warnings, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
 from ssdlab.targets import parse_target
@@ -160,6 +161,22 @@ class Kept:
         return Kept(self.no_library or bool(stored.get("no_library")), self.no_report or bool(stored.get("no_report")),
                     self.library or (Path(library) if isinstance(library, str) and library else None))
 
+    def check(self) -> None:
+        """Refuse --no-library with --library: a run kept out of every library is added to none,
+        so the library named would silently get nothing."""
+        if self.no_library and self.library is not None:
+            raise UsageError(f"--no-library and --library {self.library} clash: the first keeps the run out of "
+                             "every results library, the second names one to add it to; give one of them")
+
+    def check_resumed(self, path: Path, stored: Mapping[str, Any]) -> None:
+        """Refuse a --library given to resume a run started with --no-library, which the resumed run
+        keeps (with_stored): it would be added to no library, the one named included."""
+        self.check()
+        if self.library is not None and stored.get("no_library"):
+            raise UsageError(f"{path} was started with --no-library, which a resumed run keeps, so it would not be "
+                             f"added to {self.library}; drop --library, and once the run is complete add it with "
+                             f"`{library_add_command(path, self.library)}`")
+
 
 NOTHING_KEPT = Kept()
 
@@ -170,8 +187,9 @@ def _resumed(path: Path, asked: Asked, destroy: bool, yes: str | None, kept: Kep
     run keeps what it was started with (Kept: out of the library, no report, its library; a
     run.json from before has none of them), and this invocation may add to it; `kept.library`:
     also where a run id given for the bundle is looked up, to name its bundle."""
-    bundle, record = load_for_resume(path, kept.library)
+    bundle, record = load_for_resume(path, kept.library)  # first: a run id is looked up in --library
     check_resume_options(bundle, record, asked)
+    kept.check_resumed(bundle.path, record.options)
     kept = kept.with_stored(record.options)
     if not kept.no_library:  # as a new run's library is (run): before anything is probed or measured
         Library(kept.library).check_file()
@@ -261,11 +279,14 @@ def run(
     hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
     given = target if target is not None else target_opt
     device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
-    # The run is added to the library at the end: a library it cannot be added to is refused now, not
-    # after hours of measuring (a resumed run's in _resumed, once its own --no-library is read).
-    if resume is None and not no_library:
-        Library(library).check_file()
+    # The run is added to the library at the end: a library it cannot be added to, or named beside
+    # --no-library, is refused now, not after hours of measuring (a resumed run's in _resumed, once its
+    # bundle is found, which a run id is looked up for in --library, and its own --no-library is read).
     kept = Kept(no_library, no_report, library)
+    if resume is None:
+        kept.check()
+        if not no_library:
+            Library(library).check_file()
     if resume is not None:
         asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
                       until_steady)
@@ -281,6 +302,8 @@ def run(
     record = confirmed(runner, record, tgt, destroy, yes)
     runner.preflight(record)  # a refused run leaves nothing behind
     print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
+    print_warnings(err, [text for t in record.tests if t.status != "complete"
+                         for text in param_warnings(t.name, t.test, t.params)])
     measured, added = False, no_library
     try:
         # From here to the run's end a stop signal is raised only where the runner can record it;

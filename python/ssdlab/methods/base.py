@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSet
-from ssdlab.methods.params import none_from_text
+from ssdlab.methods.params import bound_refusal, none_from_text
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size
@@ -174,6 +174,9 @@ class MethodTest(ABC, Generic[P]):
             return self.params_model.model_validate(dict(raw))  # type: ignore[return-value]
         except ValidationError as err:
             first = err.errors()[0]
+            refusal = bound_refusal(self.params_model, first, raw)
+            if refusal is not None:
+                raise UsageError(f"test {self.name}: {refusal}") from None
             where = ".".join(str(part) for part in first["loc"])
             # a check of several fields has no location; pydantic prefixes our own ValueErrors
             message = str(first["msg"]).removeprefix("Value error, ")
@@ -197,6 +200,12 @@ class MethodTest(ABC, Generic[P]):
     def skip(self, params: P, action: Action, done: Mapping[str, Measurement]) -> bool:
         """Whether to leave out an action given what ran so far (early steady-state stop)."""
         return False
+
+    def warnings(self, params: P) -> tuple[str, ...]:
+        """What in these parameters keeps a figure or verdict from ever coming out as the method
+        means it (a round under the logging period, a window no run of them reaches), each one
+        line `plan` and `run` print before anything runs; none by default."""
+        return ()
 
     @abstractmethod
     def analyze(self, params: P, target: TargetInfo, results: TestResults) -> Metrics:

@@ -18,7 +18,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -72,7 +72,7 @@ from ssdlab.methods.metrics import (
     block_text,
     metric_set,
 )
-from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import OP_PCT_WHY, WINDOW_ROUNDS_WHY, BlockBytes, Bytes, Jobs, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -93,12 +93,12 @@ class TortureParams(Params):
     iodepth: QueueDepth = 32
     jobs: Jobs = 1
     span_bytes: Bytes | None = None
-    op_pct: float = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
+    op_pct: Annotated[float, OP_PCT_WHY] = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     compress_pct: int = Field(default=0, ge=0, le=99)
     steady_window_s: Seconds = 400.0
     round_s: Seconds = 80.0
     until_steady: bool = False
-    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
+    max_rounds: Annotated[int, WINDOW_ROUNDS_WHY] = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
     # fio's own ss detector (real targets) on the single torture job. fio *ends* the job
     # when it fires, so it is an alternative early stop, recorded beside the PTS verdict.
     fio_ss: bool = False
@@ -327,6 +327,62 @@ def whole_periods_of(lengths_s: Sequence[float]) -> bool:
     each runs a whole number of periods (a figure of "seconds" is one of seconds)."""
     return all(math.isclose(length, round(length / LOG_PERIOD_S) * LOG_PERIOD_S, rel_tol=WHOLE_REL_TOL)
                for length in lengths_s)
+
+
+def torture_warnings(params: TortureParams) -> tuple[str, ...]:
+    """What `plan` and `run` warn of before the torture runs (MethodTest.warnings): a round the
+    steady-state rule cannot judge as given, a verdict no run of these parameters can give."""
+    return tuple(text for text in (sub_period_round(params), never_judged(params)) if text)
+
+
+def sub_period_round(params: TortureParams) -> str | None:
+    """A round_s under the logging period: the rule cuts rounds of whole periods, at least one
+    (analysis/steady_state.judge_series), so it judges rounds of a period, not round_s; QA: only the
+    verdict, after the run, said so. A verdict still comes of it, so it is a warning, not a refusal;
+    with until_steady each round is a workload shorter than a period, whose own mean the early stop
+    judges (rounds_steady): it can stop on rounds the rule then calls unsteady."""
+    if params.round_s >= LOG_PERIOD_S * (1 - WHOLE_REL_TOL):
+        return None
+    period, round_s = seconds_text(LOG_PERIOD_S), seconds_text(params.round_s)
+    early = (f"; each until_steady round runs under one period, so the early stop judges {round_s} s rounds the "
+             "rule does not") if params.until_steady else ""
+    return (f"round_s={params.round_s:g} is under the {period} s logging period of the IOPS series: the steady-state "
+            f"rule judges rounds of whole periods, so of {period} s{early}; give round_s of at least {period}")
+
+
+def never_judged(params: TortureParams) -> str | None:
+    """Parameters no run of which the steady-state rule can judge (steady_verdict: "Too short to
+    judge"): the torture at its longest (runtime_s, or max_rounds rounds until steady) is shorter
+    than the steady-state window, or holds fewer rounds of the rule's length than its window."""
+    longest_s = math.fsum(torture_lengths_s(params))
+    longest, window = seconds_text(longest_s), seconds_text(params.steady_window_s)
+    lead = f"no steady-state verdict can come of these parameters: the torture runs at most {longest} s"
+    if longest_s < params.steady_window_s * (1 - WHOLE_REL_TOL):
+        return (f"{lead}, shorter than the {window} s steady-state window (steady_window_s); give "
+                f"{longer_words(params, params.steady_window_s)}, or a shorter steady_window_s")
+    length_s = rule_round_length_s(params)
+    rounds = int((longest_s + LOG_PERIOD_S / 2) // length_s)  # as analysis/steady_state.round_cuts counts them
+    if rounds >= PTS_WINDOW_ROUNDS:
+        return None
+    return (f"{lead}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of {seconds_text(length_s)} s the rule judges; "
+            f"give {longer_words(params, PTS_WINDOW_ROUNDS * length_s)}")
+
+
+def rule_round_length_s(params: TortureParams) -> float:
+    """The rounds the steady-state rule will cut of the torture, as judge_series cuts them: the
+    whole number of logging periods nearest round_s (at least one) where every period is whole,
+    else round_s, at least one period."""
+    if whole_periods(params):
+        return max(1, round(params.round_s / LOG_PERIOD_S)) * LOG_PERIOD_S
+    return max(params.round_s, LOG_PERIOD_S)
+
+
+def longer_words(params: TortureParams, seconds: float) -> str:
+    """'runtime_s of at least 400' (and max_rounds, where until_steady's rounds stop short of it)."""
+    needed = [f"runtime_s of at least {seconds_text(seconds)}"] if params.runtime_s < seconds else []
+    if params.until_steady and params.max_rounds * params.round_s < seconds:
+        needed.append(f"max_rounds of at least {math.ceil(seconds / params.round_s)}")
+    return " and ".join(needed)
 
 
 def fresh_words(params: TortureParams) -> str:
@@ -649,6 +705,9 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
 
+    def warnings(self, params: ConsistencyParams) -> tuple[str, ...]:
+        return torture_warnings(params)
+
     def metric_specs(self, params: ConsistencyParams, target: TargetInfo) -> MetricSet:
         return metric_set([*torture_specs(params), MetricSpec("fill_passes", "Sequential fill passes", kind="setting")])
 
@@ -680,6 +739,9 @@ class WsatTest(MethodTest[TortureParams]):
 
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
+
+    def warnings(self, params: TortureParams) -> tuple[str, ...]:
+        return torture_warnings(params)
 
     def metric_specs(self, params: TortureParams, target: TargetInfo) -> MetricSet:
         return metric_set([

@@ -12,14 +12,18 @@ block, a region larger than it) is checked against the plan in planning.check_wo
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
+from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
 from ssdlab.errors import UsageError
-from ssdlab.units import GIB, MAX_SIZE_BYTES, parse_size
+from ssdlab.units import GIB, MAX_SIZE_BYTES, format_size, is_number, parse_size, unit_from_name
 
 MAX_BYTES = MAX_SIZE_BYTES
 # Larger transfers are not what any review measures; fio and the simulator take them whole.
@@ -99,16 +103,129 @@ def _whole_sectors(value: int) -> int:
     return value
 
 
-Bytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BYTES)]
+@dataclass(frozen=True)
+class Why:
+    """Why a parameter's bounds are where they are, and the unit they count in: the one-line
+    refusal of a value outside them says it (bound_refusal). `unit`: "" takes the unit the
+    parameter's name says (units.unit_from_name), as a list's items cannot."""
+
+    low: str = ""
+    high: str = ""
+    unit: str = ""
+
+
+SECTOR_WHY = "a sector, the least a drive reads or writes"
+BEYOND_DRIVES_WHY = "1 EiB is beyond any drive, and every engine's offsets stay within 64 bits"
+SHARE_WHY = "a share of the whole"
+SECONDS_WHY = Why(low="fio's job files count whole milliseconds, and fio reads 0 ms as no time limit at all",
+                  high="a week is the longest any method here could sensibly run one phase", unit="s")
+BYTES_WHY = Why(low=SECTOR_WHY, high=BEYOND_DRIVES_WHY, unit="bytes")
+BLOCK_WHY = Why(low=SECTOR_WHY, high="no review measures larger transfers", unit="bytes")
+OFFSET_WHY = Why(high=BEYOND_DRIVES_WHY, unit="bytes")
+PERCENT_WHY = Why(low=SHARE_WHY, high=SHARE_WHY, unit="%")
+OP_PCT_WHY = Why(high="at 100 % no span would be left to write")
+WINDOW_ROUNDS_WHY = Why(low=f"the SNIA PTS judges steady state over windows of {PTS_WINDOW_ROUNDS} rounds")
+SEED_WHY = Why(high="methods add a point's number to the seed, and 32 bits keep that sum within the 64 bits fio "
+                    "and the simulator carry")
+
+Bytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BYTES), BYTES_WHY]
 BlockBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BLOCK_BYTES),
-                       AfterValidator(_whole_sectors)]
-OffsetBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=0, le=MAX_BYTES)]
-Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False)]
+                       AfterValidator(_whole_sectors), BLOCK_WHY]
+OffsetBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=0, le=MAX_BYTES), OFFSET_WHY]
+Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False), SECONDS_WHY]
 QueueDepth = Annotated[int, Field(ge=1, le=MAX_IODEPTH)]
 Jobs = Annotated[int, Field(ge=1, le=MAX_JOBS)]
-Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
-ReadPct = Annotated[int, Field(ge=0, le=100)]
-Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), PERCENT_WHY]
+ReadPct = Annotated[int, Field(ge=0, le=100), PERCENT_WHY]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED), SEED_WHY]
 QueueDepths = Annotated[tuple[QueueDepth, ...], BeforeValidator(int_tuple), Field(min_length=1, max_length=64)]
 ReadPcts = Annotated[tuple[ReadPct, ...], BeforeValidator(int_tuple), Field(min_length=1, max_length=101)]
 BlockSizes = Annotated[tuple[BlockBytes, ...], BeforeValidator(size_tuple), Field(min_length=1, max_length=64)]
+
+
+# What each unit's values are called in a refusal's advice ("give a number of seconds from …").
+UNIT_NOUNS = {"s": "a number of seconds", "bytes": "a size", "%": "a percentage", "µs": "a number of microseconds"}
+BOUND_WORDS = {"greater_than_equal": "is under {bound}, the least it takes", "greater_than": "is not above {bound}",
+               "less_than_equal": "is over {bound}, the most it takes", "less_than": "is not under {bound}",
+               "finite_number": "is not a finite number"}
+
+
+def bound_refusal(model: type[BaseModel], error: ErrorDetails, raw: Mapping[str, Any]) -> str | None:
+    """The refusal of a value outside its parameter's bounds (or of no finite number), in one line
+    for `test NAME: ` to lead: the parameter and the value as given, the bound with its unit, why
+    it is there (where its type says: Why), and the values to give. QA: `runtime_s=0.0005` said
+    "Input should be greater than or equal to 0.001", with no unit and no way out. None for an
+    error of another kind (pydantic's own words name the parameter there)."""
+    loc = error["loc"]
+    info = model.model_fields.get(str(loc[0])) if loc else None
+    words = BOUND_WORDS.get(error["type"])
+    if info is None or words is None:
+        return None
+    name = str(loc[0])
+    found = list(_annotations(info))
+    why = next((item for item in found if isinstance(item, Why)), Why())
+    unit = why.unit or unit_from_name(name)
+    bound = next(iter(error.get("ctx", {}).values()), None)
+    said = words.format(bound=_with_unit(bound, unit) if bound is not None else "")
+    reason = {"greater_than_equal": why.low, "greater_than": why.low, "less_than_equal": why.high,
+              "less_than": why.high}.get(error["type"], "")
+    whole = any(item is int for item in found)
+    give = f"{UNIT_NOUNS.get(unit, 'a whole number' if whole else 'a number')} {_range_words(found, unit)}"
+    if _may_be_none(info):
+        give += ", or none"
+    because = f": {reason}" if reason else ""
+    given = raw.get(name, error["input"])
+    if len(loc) > 1:  # one value of a list: the list as given, then the value
+        return f"parameter {name}={given}: {_typed(error['input'], unit)} {said}{because}; give each {give}"
+    return f"parameter {name}={given} {said}{because}; give {give}"
+
+
+def _annotations(info: FieldInfo) -> Iterator[Any]:
+    """Everything a field's type and bounds are made of, its optional or list value's included:
+    its bounds (annotated_types), its Why, the types it holds."""
+    def walk(item: Any) -> Iterator[Any]:
+        yield item
+        if isinstance(item, FieldInfo):
+            for inner in item.metadata:
+                yield from walk(inner)
+        else:
+            for arg in typing.get_args(item):
+                yield from walk(arg)
+
+    for item in info.metadata:
+        yield from walk(item)
+    yield from walk(info.annotation)
+
+
+def _range_words(found: list[Any], unit: str) -> str:
+    """'from 0.001 to 604800', 'from 0 to under 100', 'above 0, up to 1': the values a field takes,
+    in what it can be given as."""
+    low = next((item for item in found if isinstance(item, Ge | Gt)), None)
+    high = next((item for item in found if isinstance(item, Le | Lt)), None)
+    low_words = "" if low is None else \
+        f"from {_typed(low.ge, unit)}" if isinstance(low, Ge) else f"above {_typed(low.gt, unit)}"
+    if high is None:
+        return low_words
+    exclusive = isinstance(high, Lt)
+    high_words = f"under {_typed(high.lt, unit)}" if isinstance(high, Lt) else _typed(high.le, unit)
+    if low is None:
+        return high_words if exclusive else f"up to {high_words}"
+    joint = " to " if isinstance(low, Ge) else " and " if exclusive else ", up to "
+    return f"{low_words}{joint}{high_words}"
+
+
+def _typed(value: Any, unit: str) -> str:
+    """A bound as it may be given: a size in the units `--param` takes (4KiB, 1GiB), a number never
+    with an exponent (3.6e9 µs is 3600000000)."""
+    if not is_number(value):
+        return str(value)
+    if unit == "bytes" and isinstance(value, int):
+        return f"{value >> 60}EiB" if value and value % (1 << 60) == 0 else format_size(value)
+    number = float(value)
+    return str(int(number)) if number.is_integer() else f"{number:.6f}".rstrip("0").rstrip(".")
+
+
+def _with_unit(value: Any, unit: str) -> str:
+    """A bound with its unit: '0.001 s', '100 %', '512B'."""
+    text = _typed(value, unit)
+    return text if unit in ("", "bytes") else f"{text} {unit}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
+from typing import Annotated
 
 from pydantic import Field
 
@@ -22,7 +23,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_actions, size_label, usable_span_bytes
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import IOPS, PCT, MetricSet, MetricSpec, block_text, metric_set
-from ssdlab.methods.params import BlockSizes, Jobs, QueueDepth, ReadPcts, Seconds, Seed
+from ssdlab.methods.params import WINDOW_ROUNDS_WHY, BlockSizes, Jobs, QueueDepth, ReadPcts, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -46,7 +47,7 @@ class PtsIopsParams(Params):
     jobs: Jobs = 2
     active_range_pct: float = Field(default=75.0, gt=0, le=100)
     wipc_passes: int = Field(default=2, ge=0, le=4)
-    max_rounds: int = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
+    max_rounds: Annotated[int, WINDOW_ROUNDS_WHY] = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)
     until_steady: bool = True  # the PTS stops at steady state; false runs every round
     seed: Seed = 1
 

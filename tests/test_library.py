@@ -19,7 +19,7 @@ import pytest
 from pty_helpers import SSDLAB, run_in_terminal
 from ssdlab.bundle import Bundle
 from ssdlab.effective import effective_method
-from ssdlab.engines.fake import FakeEngine
+from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import UsageError
 from ssdlab.library import SCHEMA_VERSION, Library, drive_id, run_id, select_drives
 from ssdlab.runner import run_entries
@@ -762,3 +762,125 @@ def test_library_list_on_a_screen_too_narrow_for_it_never_cuts_a_run_id(tmp_path
         assert shown_id in cells and suite in cells, shown.screen
         assert folder in "".join(cells), shown.screen  # a long folder name folds, whole
     assert cells.count("complete") == 2 and "…" not in shown.screen
+
+
+# 50 IOPS of 1 MiB sequential reads: quick's SEQ1M Q8T1 read window (2 s at QD8) holds 12.5 turns
+# of its queue, too few to trust (runner.short_window_notes notes it in the bundle).
+SLOW_SEQ_READ = FakeProfile(seq_read_mb_s=50 * 2**20 / 1e6)
+UNRELIABLE_MARK = "\N{DAGGER}"  # bundle.UNRELIABLE_MARK, spelt out: what a reader sees
+STANDARD_QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2, "profile": "standard"})
+# 20 I/Os per queue slot in each window of a 2 s QD sweep: every one too short.
+SLOW_SWEEP = FakeProfile(read_lat_us=100_000.0, write_lat_us=100_000.0)
+SWEEP = SuiteEntry(name="qd-sweep", test="qd-sweep", params={"runtime_s": 2, "queue_depths": [1, 4],
+                                                              "span_bytes": "64m"})
+
+
+def flagged_bundle(path: Path, spec: str, entry: SuiteEntry, profile: FakeProfile | None, created: str) -> Path:
+    """A run of `entry`, its windows too short to trust with `profile`, started at `created`."""
+    run_entries(path, parse_target(spec), FakeEngine(profile=profile or FakeProfile()), [entry], suite="quick")
+    bundle = Bundle(path)
+    bundle.write_run(bundle.load_run().model_copy(update={"created_utc": created}))
+    return path
+
+
+def short_library(library: Library, tmp_path: Path, entry: SuiteEntry, slow: FakeProfile) -> dict[str, Path]:
+    """Drive a: an older run fine, a newer one flagged; drive b: one flagged run; drive c: one fine."""
+    paths = {
+        "a-old": flagged_bundle(tmp_path / "a-old", "fake:?capacity=2g", entry, None, "2024-01-01T00:00:00Z"),
+        "a-new": flagged_bundle(tmp_path / "a-new", "fake:?capacity=2g", entry, slow, "2024-02-01T00:00:00Z"),
+        "b": flagged_bundle(tmp_path / "b", "fake:?capacity=4g", entry, slow, "2024-03-01T00:00:00Z"),
+        "c": flagged_bundle(tmp_path / "c", "fake:?capacity=8g", entry, None, "2024-04-01T00:00:00Z"),
+    }
+    for path in paths.values():
+        library.add(path)
+    return paths
+
+
+@pytest.mark.parametrize(("entry", "slow"), [(STANDARD_QUICK, SLOW_SEQ_READ), (SWEEP, SLOW_SWEEP)],
+                         ids=["quick", "qd-sweep"])
+def test_a_run_with_windows_too_short_is_kept_and_marked_but_not_ranked(
+        library: Library, tmp_path: Path, cli: CliRun, entry: SuiteEntry, slow: FakeProfile) -> None:
+    """Nothing measured is lost (the run and its figures stay in the library and its export);
+    `library list` marks it and says why; rankings leave it out, a drive ranking with its newest
+    run whose figures are to be trusted, and say how many were left out and why."""
+    from ssdlab.report.library_rankings import rankings_section
+
+    paths = short_library(library, tmp_path, entry, slow)
+    flagged = {run.bundle.name: run.unreliable for run in library.runs()}
+    assert flagged == {"a-old": (), "a-new": (entry.name,), "b": (entry.name,), "c": ()}
+    exported = {row["bundle"] for row in library.export_rows()}
+    assert exported == {str(p.resolve()) for p in paths.values()}  # every figure of every run kept
+    key = key_of(paths["c"], entry.name)
+    ranking = library.ranking("fake", entry.test, key)
+    assert sorted(t.bundle.name for t in ranking.ranked) == ["a-old", "c"]
+    assert sorted(t.bundle.name for t in ranking.unreliable) == ["a-new", "b"]
+    assert [t.bundle.name for t in library.comparable("fake", entry.test, key)] == [
+        t.bundle.name for t in ranking.ranked]
+
+    run_c = Bundle(paths["c"]).load_run()
+    section = rankings_section(run_c, library, paths["c"])
+    assert section is not None and section.figures
+    assert "1 other drive in the library ran this test alike" in section.figures[0].caption
+    (note,) = section.notes
+    assert note.endswith(": 2 runs of ssdlab fake drive 4.29 GB, ssdlab fake drive 2.15 GB left out of the "
+                         "ranking: their measured windows were too short to trust (`ssdlab library list` marks them "
+                         f"{UNRELIABLE_MARK}); a drive ranks with an older run of the test where it has one"), note
+    own = rankings_section(Bundle(paths["b"]).load_run(), library, paths["b"])  # the flagged run's own report
+    assert own is not None and not own.figures and not own.tables
+    (why,) = own.notes
+    assert ": not ranked: this run's measured windows were too short to trust (the test's notes say which); " \
+           "raise runtime_s to at least " in why and why.endswith(" s to rank it"), why
+
+    listed = cli("library", "list", "--library", str(library.path))
+    rows = {line.split()[0]: line for line in listed.stdout.splitlines() if "fake drive" in line}
+    ids = {run.bundle.name: run.run_id for run in library.runs()}
+    assert rows[ids["b"][:8]].rstrip().endswith(f"complete{UNRELIABLE_MARK}")
+    assert rows[ids["c"][:8]].rstrip().endswith("complete")
+    assert (f"{UNRELIABLE_MARK} run {ids['b']}: figures unreliable in {entry.name}: measured windows too short to "
+            "trust (the test's notes say which and how long to make them); kept, but left out of rankings"
+            ) in listed.stdout
+    assert listed.stdout.count(f"{UNRELIABLE_MARK} run ") == 2
+
+
+def test_a_library_written_before_it_kept_notes_reads_them_from_the_bundles(library: Library,
+                                                                             tmp_path: Path) -> None:
+    """Schema 3 kept no test notes: opening it reads them from each run's bundle, so a run whose
+    windows were too short is marked and left out of rankings; one whose bundle is gone keeps its
+    row and figures, and ranks as before (nothing says otherwise). A read-only copy reads alike."""
+    paths = short_library(library, tmp_path, STANDARD_QUICK, SLOW_SEQ_READ)
+    shutil.rmtree(paths["b"])
+    with sqlite3.connect(library.path) as db:  # as schema 3 stored it: no notes column
+        db.execute("ALTER TABLE tests DROP COLUMN notes_json")
+        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    db.close()
+    old = library.path.read_bytes()
+    copy = tmp_path / "ro" / "library.sqlite"
+    copy.parent.mkdir()
+    copy.write_bytes(old)
+    with read_only(copy.parent):
+        assert {run.bundle.name: run.unreliable for run in Library(copy).runs()}["a-new"] == ("quick",)
+    assert copy.read_bytes() == old
+    assert {run.bundle.name: run.unreliable for run in library.runs()} == {
+        "a-old": (), "a-new": ("quick",), "b": (), "c": ()}
+    ranking = library.ranking("fake", "quick", key_of(paths["c"]))
+    assert sorted(t.bundle.name for t in ranking.ranked) == ["a-old", "b", "c"]
+    assert [t.bundle.name for t in ranking.unreliable] == ["a-new"]
+    assert len(library.export_rows()) == 4 * 33
+    with sqlite3.connect(library.path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+    db.close()
+
+
+def test_run_says_a_run_with_windows_too_short_is_left_out_of_rankings(cli: CliRun, tmp_path: Path) -> None:
+    """The task's case: quick on sim: with windows far shorter than a period; a run whose windows
+    were long enough says nothing of the kind."""
+    lib = Library()  # the test's own, from $SSDLAB_LIBRARY (tests/conftest.py)
+    short = cli("run", "-t", "sim:sm951-nvme-256?capacity_gib=16", "--test", "quick", "-p", "runs=1",
+                "-p", "runtime_s=0.005", "-p", "size_bytes=64m", "--out", str(tmp_path / "short"), "--no-report")
+    assert short.code == 0
+    assert (f"Results library: added ({lib.path}); quick left out of rankings: measured windows too short to trust"
+            ) in short.stdout
+    fine = cli("run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1",
+               "--out", str(tmp_path / "fine"), "--no-report")
+    assert fine.code == 0 and f"Results library: added ({lib.path})\n" in fine.stdout
+    assert {r.bundle.name: r.unreliable for r in lib.runs()} == {"short": ("quick",), "fine": ()}

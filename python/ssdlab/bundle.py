@@ -23,7 +23,8 @@ import socket
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Literal
@@ -106,6 +107,53 @@ def says_unreliable(note: str) -> bool:
     """Whether a test's note says its figures are not to be trusted (SHORT_WINDOW_NOTE): the run's
     done line repeats it."""
     return _SHORT_WINDOW.fullmatch(note) is not None
+
+
+# What marks a figure of a window too short to trust, wherever one is shown (the report's summary,
+# compare's tables, `library list`), a footnote beside it saying why and what to do.
+UNRELIABLE_MARK = "\N{DAGGER}"
+
+
+def _fields_pattern(template: str) -> str:
+    """A note template as a regular expression whose groups are its {fields}, by name."""
+    parts = re.split(r"\{(\w+)\}", template)  # text, field, text, field, ..., text
+    return "".join(f"(?P<{part}>.+?)" if n % 2 else re.escape(part) for n, part in enumerate(parts))
+
+
+# SHORT_WINDOW_NOTE's fields by name, for what reads one: the windows it names, what it advises.
+_SHORT_WINDOW_PARTS = re.compile(_fields_pattern(SHORT_WINDOW_NOTE), re.DOTALL)
+# Its {windows}: "3 of 40 measured windows (a, b, c and 37 more)" (runner.short_window_notes).
+_NAMED_WINDOWS = re.compile(r"\d+ of \d+ measured windows \((?P<names>.+)\)", re.DOTALL)
+_MORE_WINDOWS = re.compile(r".* and \d+ more", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ShortWindows:
+    """A test's measured windows that its note says were too short to trust (SHORT_WINDOW_NOTE)."""
+
+    names: frozenset[str] | None  # None: some were, which ones neither the note nor the bundle shows
+    advice: str  # what the note says to do: 'raise runtime_s to at least 1 s'
+
+    def covers(self, windows: Iterable[str]) -> bool:
+        """Whether a figure made of `windows` holds one of them; a figure that names none
+        (MetricSpec.windows) may hold any of the test's."""
+        named = frozenset(windows)
+        return self.names is None or not named or not self.names.isdisjoint(named)
+
+
+def short_windows(record: TestRecord, measured: Mapping[str, Measurement] | None = None) -> ShortWindows | None:
+    """What the test's note says of windows too short to trust, or None when it says nothing. Which
+    windows: those of `measured` (the test's measured windows, not its preparation, read from its
+    bundle) that were (Measurement.window_too_short), else those the note names when it names them
+    all (a note names runner.NAMED_WINDOWS at most), else not known."""
+    parts = next((match for note in record.notes if (match := _SHORT_WINDOW_PARTS.fullmatch(note))), None)
+    if parts is None:
+        return None
+    found = frozenset(name for name, m in (measured or {}).items() if m.window_too_short())
+    listed = _NAMED_WINDOWS.fullmatch(parts["windows"])
+    if not found and listed is not None and not _MORE_WINDOWS.fullmatch(listed["names"]):
+        found = frozenset(listed["names"].split(", "))
+    return ShortWindows(found or None, parts["advice"])
 
 
 class TestRecord(BaseModel):
@@ -768,3 +816,15 @@ class Bundle:
 
     def measurements(self, record: TestRecord) -> dict[str, Measurement]:
         return {ref.name: self.load_measurement(ref) for ref in record.measurements}
+
+    def windows_too_short(self, record: TestRecord) -> ShortWindows | None:
+        """short_windows of a test of this bundle: which of its measured windows, read from their
+        files (only when its note says some were too short); from the note alone where one does
+        not read."""
+        if short_windows(record) is None:
+            return None
+        try:
+            measured = {ref.name: self.load_measurement(ref) for ref in record.measurements if ref.role == "measure"}
+        except BundleError:  # a damaged file: the note says what it can
+            measured = {}
+        return short_windows(record, measured)

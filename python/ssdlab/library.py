@@ -28,7 +28,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -43,6 +43,7 @@ from ssdlab.bundle import (
     TestRecord,
     atomic_write_bytes,
     is_run_id_prefix,
+    says_unreliable,
     short_run_id_hint,
 )
 from ssdlab.effective import (
@@ -60,8 +61,9 @@ from ssdlab.units import is_number
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
 # 2: a simulated drive's id comes from its configuration, not its spec; 3: a mixed RAID-0's firmware
-# is every member's, not its first member's (_migrate)
-SCHEMA_VERSION = 3
+# is every member's, not its first member's; 4: each test's notes, which say when its figures are not
+# to be trusted (_migrate)
+SCHEMA_VERSION = 4
 VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,7 +75,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS tests (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL, method TEXT NOT NULL,
     method_key TEXT NOT NULL, method_json TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL,
-    PRIMARY KEY (run_id, name));
+    notes_json TEXT, PRIMARY KEY (run_id, name));
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT NOT NULL, test TEXT NOT NULL, metric TEXT NOT NULL, value REAL, text TEXT, label TEXT NOT NULL,
     unit TEXT NOT NULL, kind TEXT NOT NULL, better TEXT, dims_json TEXT NOT NULL,
@@ -150,6 +152,7 @@ class LibraryRun:
     created_utc: str
     tests: int
     preset: str | None = None  # a simulated drive's preset, also when the spec left it out (`sim:`)
+    unreliable: tuple[str, ...] = ()  # tests whose figures are not to be trusted (unreliable): never ranked
 
     def named_by(self, query: str) -> bool:
         """The query is this run's spec or preset exactly (`sim:` may be left out)."""
@@ -193,6 +196,16 @@ class RankedTest:
     created_utc: str
     values: dict[str, float | str | None]
     test: str  # the test's name in its run (like tests may be named differently)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The like tests a drive is ranked against (Library.ranking), and those left out of it."""
+
+    ranked: list[RankedTest]
+    # Drives' like tests newer than any they rank with, left out as their figures are not to be
+    # trusted (unreliable): a drive ranks with its newest like test that is, if it has one.
+    unreliable: list[RankedTest]
 
 
 class Library:
@@ -298,7 +311,11 @@ class Library:
         """Every run, newest first."""
         with self._reader() as db:
             rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
-        return [_library_run(row) for row in rows]
+            flagged: dict[str, tuple[str, ...]] = {}
+            for rid, name, notes in db.execute("SELECT run_id, name, notes_json FROM tests ORDER BY rowid"):
+                if unreliable(notes):
+                    flagged[rid] = (*flagged.get(rid, ()), name)
+        return [replace(_library_run(row), unreliable=flagged.get(row[0], ())) for row in rows]
 
     def run(self, rid: str) -> LibraryRun:
         return next(r for r in self.runs() if r.run_id == rid)
@@ -354,19 +371,30 @@ class Library:
         return list(groups.values())
 
     def comparable(self, engine: str, method: str, method_key: str, like: TargetInfo | None = None) -> list[RankedTest]:
-        """The newest like test of every drive: same engine, method and effective method. A simulated
-        drive ranks only under the model of its preset that `like` (the drive ranked against them)
-        has, else the newest one: runs of one preset under two versions of ssdsim's model of it
-        measured two simulators, not two drives (effective.model_differences)."""
+        """The tests a drive ranks against (ranking)."""
+        return self.ranking(engine, method, method_key, like).ranked
+
+    def ranking(self, engine: str, method: str, method_key: str, like: TargetInfo | None = None) -> Ranking:
+        """The newest like test of every drive: same engine, method and effective method, and figures
+        to be trusted (a newer one whose are not is left out, and said). A simulated drive ranks only
+        under the model of its preset that `like` (the drive ranked against them) has, else the
+        newest one: runs of one preset under two versions of ssdsim's model of it measured two
+        simulators, not two drives (effective.model_differences)."""
         with self._reader() as db:
             rows = db.execute(COMPARABLE_SELECT, (engine, method, method_key)).fetchall()
             newest: dict[str, tuple[RankedTest, str]] = {}
-            for rid, drive, label, bundle, created, name, target_json in rows:
+            left_out: list[RankedTest] = []
+            for rid, drive, label, bundle, created, name, target_json, notes in rows:
                 if drive not in newest:
                     values = dict(db.execute("SELECT metric, COALESCE(value, text) FROM metrics WHERE run_id = ? "
                                              "AND test = ?", (rid, name)).fetchall())
-                    newest[drive] = (RankedTest(rid, drive, label, Path(bundle), created, values, name), target_json)
-        return one_model_each(list(newest.values()), simulated_drive(like) if like is not None else None)
+                    test = RankedTest(rid, drive, label, Path(bundle), created, values, name)
+                    if unreliable(notes):
+                        left_out.append(test)
+                    else:
+                        newest[drive] = (test, target_json)
+        return Ranking(one_model_each(list(newest.values()), simulated_drive(like) if like is not None else None),
+                       left_out)
 
     def export_rows(self) -> list[dict[str, Any]]:
         """One row per figure of every test: the long table `export` writes."""
@@ -407,7 +435,8 @@ LABEL = "drive_label(r.model, r.spec, r.capacity_bytes)"
 RUNS_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL}, r.spec, r.engine, r.suite, r.status, r.created_utc,
     COUNT(t.name), json_extract(r.target_json, '$.extra.preset')
     FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
-COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.created_utc, t.name, r.target_json
+COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.created_utc, t.name, r.target_json,
+    t.notes_json
     FROM tests t
     JOIN runs r ON r.run_id = t.run_id
     WHERE r.engine = ? AND t.method = ? AND t.method_key = ? AND t.status = 'complete'
@@ -420,6 +449,16 @@ EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.m
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
     FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
     ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
+
+
+def unreliable(notes_json: str | None) -> bool:
+    """Whether a test's notes as the library keeps them say its figures are not to be trusted
+    (bundle.says_unreliable); None: added before the library kept notes, and its bundle gone since."""
+    try:
+        notes = json.loads(notes_json) if notes_json else []
+    except ValueError:  # a damaged row: `library add` refreshes it
+        return False
+    return isinstance(notes, list) and any(isinstance(note, str) and says_unreliable(note) for note in notes)
 
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
@@ -517,7 +556,18 @@ def _migrate(db: sqlite3.Connection) -> None:
             continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
         db.execute("UPDATE runs SET drive_id = ?, firmware = ?, label = ? WHERE run_id = ?",
                    (drive_id(target), firmware_text(target), target.label, rid))
+    if int(version) < 4:
+        _add_notes(db)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def _add_notes(db: sqlite3.Connection) -> None:
+    """4: each test's notes, read again from its run's bundle (one that moved or vanished keeps
+    none until `library add` refreshes it, and ranks as before)."""
+    if "notes_json" not in {row[1] for row in db.execute("PRAGMA table_info(tests)")}:
+        db.execute("ALTER TABLE tests ADD COLUMN notes_json TEXT")
+    for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
+        _reread(db, rid, Path(bundle), added)
 
 
 def _library_run(row: Sequence[Any]) -> LibraryRun:
@@ -558,9 +608,10 @@ def _insert_run(db: sqlite3.Connection, rid: str, path: Path, run: RunRecord) ->
 
 def _insert_test(db: sqlite3.Connection, rid: str, record: TestRecord, target: TargetInfo, path: Path) -> None:
     method = effective_method(record, target, path)  # the bundle's job files show its conventions
-    db.execute("INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?)", (
+    db.execute("INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
         rid, record.name, record.test, method.key, method.as_json(), json.dumps(record.params, sort_keys=True,
-                                                                                 default=str), record.status))
+                                                                                 default=str), record.status,
+        json.dumps(list(record.notes))))
     specs = declared_specs(record, target)
     rows = []
     for name, value in record.metrics.items():

@@ -33,8 +33,11 @@ def test_analysis_writes_exactly_the_declared_metrics(name: str, tmp_path: Path)
         f"undeclared: {sorted(set(done.metrics) - set(specs.names))}; "
         f"declared, not written: {sorted(set(specs.names) - set(done.metrics))}"
     )
+    measured = {ref.name for ref in done.measurements if ref.role == "measure"}
     for spec in specs:
         assert spec.label and spec.label != spec.name, spec.name  # a human label, not the key
+        # The windows a figure names are the run's (a figure of one too short to trust is marked by them).
+        assert set(spec.windows) <= measured, (spec.name, sorted(set(spec.windows) - measured))
     # The report does not check chart specs against the Vega-Lite schema (two thirds of its time,
     # report/charts.chart_spec); this does, for every chart of every method's section.
     section = build_section(Bundle(tmp_path), done)

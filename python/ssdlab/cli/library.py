@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, Bundle, RunRecord
+from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import Added, Library, LibraryRun
@@ -111,18 +111,20 @@ def column_widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], widt
 
 
 def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
-    """The runs (bundles by folder name, run status or where the bundle went) in a table for a
-    screen `width` characters wide, and one line with the full path for each bundle that is not
-    where the library says. Box lines cost room a narrow screen needs (QA: at 80 columns the
-    drive's name folded a few letters a line), so only the heading is ruled."""
+    """The runs (bundles by folder name, run status or where the bundle went, marked when figures
+    of it are not to be trusted: unreliable_line says why) in a table for a screen `width`
+    characters wide, and one line with the full path for each bundle that is not where the
+    library says. Box lines cost room a narrow screen needs (QA: at 80 columns the drive's name
+    folded a few letters a line), so only the heading is ruled."""
     problems, rows = [], []
     for run in runs:
         state = run.state()
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
+        shown = run.status if state == "ok" else STATES[state]
         rows.append((run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
                      run.created_utc.replace("T", " ")[:16], run.bundle.name,
-                     run.status if state == "ok" else STATES[state]))
+                     f"{shown}{UNRELIABLE_MARK}" if run.unreliable else shown))
     widths = column_widths(RUN_COLUMNS, rows, width)
     if sum(widths) + GAP * (len(widths) - 1) + EDGE > width:
         # Narrower than the columns that never give way (a 40-column pane): each run as a block of
@@ -139,6 +141,13 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
     return table, problems
 
 
+def unreliable_line(run: LibraryRun) -> str:
+    """Why `library list` marks a run: which tests' figures are not to be trusted, and what that means."""
+    return (f"{UNRELIABLE_MARK} run {run.run_id}: figures unreliable in {', '.join(run.unreliable)}: measured windows "
+            "too short to trust (the test's notes say which and how long to make them); kept, but left out of "
+            "rankings")
+
+
 @library_app.command("list")
 def list_runs(library: LibraryOpt = None) -> None:
     """Every run in the library, newest first, with bundles that moved or vanished marked."""
@@ -151,7 +160,7 @@ def list_runs(library: LibraryOpt = None) -> None:
     table, problems = runs_table(runs, out.width)
     out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
-    for line in problems:
+    for line in [unreliable_line(run) for run in runs if run.unreliable] + problems:
         out.print(line, highlight=False, markup=False)
     if problems:
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
@@ -224,4 +233,6 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
     # A stop signal now is the caller's to raise, once it knows the run added (stdout found closed:
     # once the run's bookkeeping is done, cli/run.py).
     with stops_held():
-        console.print(f"Results library: {added.outcome} ({where.path})", highlight=False, markup=False)
+        left_out = (f"; {', '.join(added.run.unreliable)} left out of rankings: measured windows too short to trust"
+                    if added.run.unreliable else "")
+        console.print(f"Results library: {added.outcome} ({where.path}){left_out}", highlight=False, markup=False)

@@ -62,6 +62,10 @@ class MetricSpec:
     # Thresholds the method's verdicts hold this figure against: tables print it on its own side of
     # each (79.96 % of fresh beside an 80 % cliff rule is not "80.0"; ssdlab.thresholds).
     thresholds: tuple[float, ...] = ()
+    # The measured windows (workload names) the figure is made of, where the method names them:
+    # a figure of a window too short to trust is marked as such, its neighbours are not
+    # (bundle.ShortWindows). None named: any of the test's windows may weigh in it.
+    windows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))
@@ -131,22 +135,26 @@ def block_text(size_bytes: int) -> str:
     return short[:-3] + " " + short[-3:] if short.endswith("iB") else short[:-1] + " B"
 
 
-def point_specs(name: str, label: str, dims: Mapping[str, object]) -> list[MetricSpec]:
-    """The four figures of one measured point (analysis.sweeps.point_metrics)."""
+def point_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = ()) -> list[MetricSpec]:
+    """The four figures of one measured point (analysis.sweeps.point_metrics); `windows`: the
+    window it measured, where the method names it."""
     return [
-        MetricSpec(f"{name}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"}),
-        MetricSpec(f"{name}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"}),
-        MetricSpec(f"{name}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"}),
+        MetricSpec(f"{name}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"},
+                   windows=windows),
+        MetricSpec(f"{name}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"},
+                   windows=windows),
+        MetricSpec(f"{name}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"},
+                   windows=windows),
         MetricSpec(f"{name}_p99_lat_us", f"{label}: 99th percentile latency", US, better="lower",
-                   dims={**dims, "rate": "p99"}),
+                   dims={**dims, "rate": "p99"}, windows=windows),
     ]
 
 
-def split_specs(name: str, label: str, dims: Mapping[str, object]) -> list[MetricSpec]:
+def split_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = ()) -> list[MetricSpec]:
     """Read and write shares of a mixed point (analysis.sweeps.split_metrics)."""
     return [
         MetricSpec(f"{name}_{part}_{rate}", f"{label}, {part} part: {text}", unit, better="higher",
-                   dims={**dims, "part": part, "rate": rate})
+                   dims={**dims, "part": part, "rate": rate}, windows=windows)
         for part in ("read", "write")
         for rate, text, unit in (("iops", "IOPS", IOPS), ("mb_s", "throughput", MB_S))
     ]

@@ -85,18 +85,27 @@ def run_name(entry: CdmEntry, direction: str, run: int) -> str:
     return f"{entry.key}-{direction}-r{run}"
 
 
+def run_windows(params: QuickParams, entry: CdmEntry, direction: str) -> tuple[str, ...]:
+    """The windows of every run of one cell, which its figures are picked or averaged from."""
+    return tuple(run_name(entry, direction, run) for run in range(1, params.runs + 1))
+
+
 DIRECTIONS = ("read", "write")
 
 
-def quick_specs(entry: CdmEntry, direction: str) -> list[MetricSpec]:
-    """One CrystalDiskMark cell: MB/s, IOPS, latency and the runs behind them."""
+def quick_specs(entry: CdmEntry, direction: str, windows: tuple[str, ...] = ()) -> list[MetricSpec]:
+    """One CrystalDiskMark cell: MB/s, IOPS, latency and the runs behind them; `windows`: those
+    runs' (run_windows)."""
     dims = {"entry": entry.key, "direction": direction}
     label = f"{entry.label} {direction}"
     prefix = f"{entry.key}_{direction}"
     return [
-        MetricSpec(f"{prefix}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"}),
-        MetricSpec(f"{prefix}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"}),
-        MetricSpec(f"{prefix}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"}),
+        MetricSpec(f"{prefix}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"},
+                   windows=windows),
+        MetricSpec(f"{prefix}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"},
+                   windows=windows),
+        MetricSpec(f"{prefix}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"},
+                   windows=windows),
         MetricSpec(f"{prefix}_runs", f"{label}: runs", kind="count", dims=dims),
     ]
 
@@ -147,7 +156,7 @@ class QuickTest(MethodTest[QuickParams]):
         specs = [MetricSpec("profile", "CrystalDiskMark profile", kind="setting")]
         for entry in profile_entries(params, target):
             for direction in DIRECTIONS:
-                specs += quick_specs(entry, direction)
+                specs += quick_specs(entry, direction, run_windows(params, entry, direction))
         return metric_set(specs)
 
     def analyze(self, params: QuickParams, target: TargetInfo, results: TestResults) -> Metrics:

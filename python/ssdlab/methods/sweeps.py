@@ -27,7 +27,14 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from ssdlab.analysis.sweeps import curve_stats, low_qd_score, point_metrics, smallest_reaching, split_metrics
+from ssdlab.analysis.sweeps import (
+    LOW_QD_SCORE_DEPTHS,
+    curve_stats,
+    low_qd_score,
+    point_metrics,
+    smallest_reaching,
+    split_metrics,
+)
 from ssdlab.methods._prep import fill_action, fit_region, size_label, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import (
@@ -66,6 +73,11 @@ MIX_PATTERNS: dict[str, tuple[Pattern, Pattern]] = {
 def mix_label(read_pct: int) -> str:
     """80 -> 'r80w20' (80 % reads, 20 % writes), the usual way to write a mix."""
     return f"r{read_pct}w{100 - read_pct}"
+
+
+def mix_name(read_pct: int) -> str:
+    """'mix-r80w20': the window of one mix."""
+    return f"mix-{mix_label(read_pct)}"
 
 
 # --- qd-sweep --------------------------------------------------------------------------
@@ -109,10 +121,13 @@ def qd_curve_specs(params: QdSweepParams, kind: Kind, direction: Direction) -> l
     prefix, label = qd_prefix(params, kind, direction), qd_curve_label(params, kind, direction)
     dims = {"curve": kind, "direction": direction}
     specs = [spec for qd in params.queue_depths
-             for spec in point_specs(f"{prefix}_qd{qd}", f"{label}, QD {qd}", {**dims, "qd": qd})]
+             for spec in point_specs(f"{prefix}_qd{qd}", f"{label}, QD {qd}", {**dims, "qd": qd},
+                                     (qd_point_name(params, kind, direction, qd),))]
+    scored = tuple(qd_point_name(params, kind, direction, qd) for qd in LOW_QD_SCORE_DEPTHS
+                   if qd in params.queue_depths)
     for rate, unit in (("iops", IOPS), ("mb_s", MB_S)):
         specs.append(MetricSpec(f"{prefix}_score_{rate}", f"{label}: score (mean of QD 1, 2, 4)", unit,
-                                better="higher", dims={**dims, "score": rate}))
+                                better="higher", dims={**dims, "score": rate}, windows=scored))
     return specs
 
 
@@ -205,7 +220,7 @@ def mix_workload(params: MixedRandomParams | MixedSeqParams, read_pct: int, span
     kind = "pure-read" if read_pct == 100 else "pure-write" if read_pct == 0 else "mixed"
     pattern = MIX_PATTERNS[kind][0 if sequential else 1]
     return Workload(
-        name=f"mix-{mix_label(read_pct)}", pattern=pattern, block_size_bytes=params.block_size_bytes,
+        name=mix_name(read_pct), pattern=pattern, block_size_bytes=params.block_size_bytes,
         iodepth=params.iodepth, read_pct=read_pct, span_bytes=span, runtime_s=params.runtime_s,
         seed=params.seed + read_pct,
     )
@@ -215,8 +230,8 @@ def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Literal["iops"
     """Each mix's point and its read/write split, then the curve's average and low."""
     specs = [MetricSpec("span_bytes", "Span", BYTES, kind="setting")]
     for pct in params.read_pcts:
-        label, dims = f"{what}, {pct} % reads", {"read_pct": pct}
-        specs += point_specs(mix_label(pct), label, dims) + split_specs(mix_label(pct), label, dims)
+        label, dims, windows = f"{what}, {pct} % reads", {"read_pct": pct}, (mix_name(pct),)
+        specs += point_specs(mix_label(pct), label, dims, windows) + split_specs(mix_label(pct), label, dims, windows)
     unit = IOPS if rate == "iops" else MB_S
     specs += [
         MetricSpec(f"avg_{rate}", f"{what}: average over the mixes", unit, better="higher", dims={"curve": "avg"}),
@@ -231,7 +246,7 @@ def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Litera
     metrics: Metrics = {}
     curve: dict[int, float] = {}
     for pct in read_pcts:
-        m = results.measurements.get(f"mix-{mix_label(pct)}")
+        m = results.measurements.get(mix_name(pct))
         if m is None:
             continue
         label = mix_label(pct)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ssdlab.bundle import UNRELIABLE_MARK, ShortWindows, short_windows
 from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
@@ -24,7 +25,7 @@ from ssdlab.methods.consistency import TortureParams, period_labels, whole_perio
 from ssdlab.methods.metrics import MetricSpec, block_text
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
-from ssdlab.report.contract import spec_text
+from ssdlab.report.contract import figure_unreliable, mark, short_window_footnote, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
@@ -73,10 +74,13 @@ def comparison_header(c: Comparison, t: TestComparison) -> tuple[str, ...]:
     return ("", *(d.label for d in c.drives), *difference_headers(c, t))
 
 
-def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
+Short = Sequence[ShortWindows | None]  # per drive: the test's windows too short to trust (short_windows_of)
+
+
+def row_cells(row: MetricRow, present: Sequence[bool], short: Short = ()) -> tuple[str, ...]:
     """Label (with its declared unit), each drive's value (a lower bound shown as one), the
     difference from the baseline for figures only, with its unit (none from a lower bound: why
-    instead)."""
+    instead). A value from a window too short to trust is marked, and so is a difference from it."""
     if row.spec is None:
         values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
                                                                                       strict=True)]
@@ -85,9 +89,32 @@ def row_cells(row: MetricRow, present: Sequence[bool]) -> tuple[str, ...]:
         values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
-    diffs = [(bound_difference(row, i) or format_difference(d, row.difference_unit)) if row.compared
-             else text_difference(row, i) for i, d in enumerate(row.differences, start=1)]
+    marked = [here and is_number(v) and unreliable_value(row, short, i)
+              for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
+    values = [mark(value, shown) for value, shown in zip(values, marked, strict=True)]
+    diffs = [(bound_difference(row, i) or mark(format_difference(d, row.difference_unit),
+                                               d is not None and (marked[0] or marked[i])))
+             if row.compared else text_difference(row, i) for i, d in enumerate(row.differences, start=1)]
     return (label, *values, *diffs)
+
+
+def unreliable_value(row: MetricRow, short: Short, index: int) -> bool:
+    """Whether drive `index`'s value of the row comes from a window too short to trust."""
+    return index < len(short) and figure_unreliable(short[index], row.spec)
+
+
+def short_windows_of(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]]) -> list[
+        ShortWindows | None]:
+    """Per drive, the windows of the compared run of the test that its note says were too short
+    to trust (bundle.short_windows, by the measurements `found`: measured(t))."""
+    records = [d.find(t.name) if here else None for d, here in zip(c.drives, t.present, strict=True)]
+    return [short_windows(r[1], measured) if r is not None else None
+            for r, measured in zip(records, found, strict=True)]
+
+
+def short_note(c: Comparison, short: Short) -> str | None:
+    """The caption's footnote to the figures it marks: why, and what to do on which drive."""
+    return short_window_footnote((d.label, s.advice) for d, s in zip(c.drives, short, strict=False) if s is not None)
 
 
 DIFFERS = "differs"  # the difference cell of a word that is not the baseline's
@@ -121,19 +148,21 @@ def bound_difference(row: MetricRow, index: int) -> str | None:
     return f"{who}{bound.why}"
 
 
-def comparison_cells(t: TestComparison) -> list[tuple[str, ...]]:
-    return [row_cells(row, t.present) for row in t.rows]
+def comparison_cells(t: TestComparison, short: Short = ()) -> list[tuple[str, ...]]:
+    return [row_cells(row, t.present, short) for row in t.rows]
 
 
-def test_caption(c: Comparison, t: TestComparison, heat: str | None) -> str:
-    """What the reader must know beside the test's table; `heat` is its heat_note."""
+def test_caption(c: Comparison, t: TestComparison, heat: str | None, short: Short = ()) -> str:
+    """What the reader must know beside the test's table; `heat` is its heat_note, `short` the
+    windows too short to trust on each drive (short_windows_of), which its marks are explained by."""
     notes = drive_notes(c, t)
     if t.differences:
         notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
     if heat:
         notes.append(heat)
     notes.append(difference_note(c, t))
-    return "; ".join(notes)
+    footnote = short_note(c, short)
+    return "; ".join(notes) + (f". {footnote}" if footnote else "")
 
 
 def drive_notes(c: Comparison, t: TestComparison) -> list[str]:
@@ -278,15 +307,26 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[FittedT
     `found`: measured_tests(c) when the caller has them, else they are read here."""
     found = measured_tests(c) if found is None else found
     tests = [with_run_labels(c, t) for t in c.shown]
+    short = {t.name: short_windows_of(c, t, found[t.name]) for t in tests}
     return [rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
-                             rows=tuple(comparison_cells(t)),
-                             caption=test_caption(c, t, heat_note(c, t, found[t.name])))) for t in tests]
+                             rows=tuple(comparison_cells(t, short[t.name])),
+                             caption=test_caption(c, t, heat_note(c, t, found[t.name]), short[t.name])))
+            for t in tests]
 
 
-def ranked_metrics(t: TestComparison) -> list[RankedMetric]:
-    """Each declared figure's values; a lower bound is not ranked as a value."""
-    return [RankedMetric(row.spec, tuple(None if row.is_bound(i) else v for i, v in enumerate(row.values)))
+def ranked_metrics(t: TestComparison, short: Short = ()) -> list[RankedMetric]:
+    """Each declared figure's values; a lower bound is not ranked as a value, nor is a figure from
+    a window too short to trust."""
+    return [RankedMetric(row.spec, tuple(None if row.is_bound(i) or unreliable_value(row, short, i) else v
+                                         for i, v in enumerate(row.values)))
             for row in t.rows if row.spec is not None]
+
+
+def ranking_caption(c: Comparison, short: Short) -> str:
+    """Which drives' figures from windows too short to trust the ranking leaves out."""
+    out = [d.label for d, s in zip(c.drives, short, strict=False) if s is not None]
+    return (f"Left out of the ranking: the figures of {', '.join(out)} marked {UNRELIABLE_MARK} in the table, from "
+            "measured windows too short to trust." if out else "")
 
 
 def comparison_section(c: Comparison, t: TestComparison) -> Section:
@@ -300,18 +340,19 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     """comparison_section with the measurements and heat note already at hand."""
     t = with_run_labels(c, t)
     labels = [d.label for d in c.drives]
-    caption = test_caption(c, t, heat)
+    short = short_windows_of(c, t, found)
+    caption = test_caption(c, t, heat, short)
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c, t),
-                  rows=tuple(comparison_cells(t)), caption=caption, row_keys=tuple(r.name for r in t.rows))
+                  rows=tuple(comparison_cells(t, short)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
     specs = [row.spec for row in t.rows if row.spec is not None]
     cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs))
     tables += [cpu] if cpu is not None else []
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
-        ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t))
+        ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short))
         figures += [ranked] if ranked else []
-        by_drive = ranking_table(t.name, "Drives by figure", labels, ranked_metrics(t))
+        by_drive = ranking_table(t.name, "Drives by figure", labels, ranked_metrics(t, short))
         tables += [by_drive] if by_drive else []
     figures += kind_figures(c, t)
     status = "methods differ" if t.flagged else "in all runs" if all(t.present) else "gaps"
@@ -342,9 +383,14 @@ def numbered_facts(facts: Sequence[tuple[str, str]]) -> dict[tuple[str, int], st
     return numbered
 
 
-def banner(c: Comparison, heat: Mapping[str, str | None]) -> str | None:
-    """The page's warnings; `heat` is each test's heat_note by test name."""
+def banner(c: Comparison, heat: Mapping[str, str | None], short: Mapping[str, Short] | None = None) -> str | None:
+    """The page's warnings; `heat` is each test's heat_note by test name, `short` its
+    short_windows_of."""
     notes = []
+    marked = [section_title(c, t) for t in c.shown if any((short or {}).get(t.name, ()))]
+    if marked:
+        notes.append(f"Figures marked {UNRELIABLE_MARK} in {', '.join(marked)} come from measured windows too short "
+                     "to trust (see each caption).")
     forced = [section_title(c, t) for t in c.shown if t.flagged]
     if forced:
         notes.append(f"Forced comparison: methods differ in {', '.join(forced)}; those numbers do not measure the "
@@ -371,13 +417,14 @@ def render_comparison(c: Comparison, out_html: Path, found: Found | None = None)
     """The comparison page; `found` as for comparison_tables."""
     found = measured_tests(c) if found is None else found
     heat = {t.name: heat_note(c, t, found[t.name]) for t in c.shown}
+    short = {t.name: short_windows_of(c, t, found[t.name]) for t in c.shown}
     sections = [_section(c, t, found[t.name], heat[t.name]) for t in c.shown]
     others = ", ".join(d.label for d in c.drives[1:])
     page = Page(
         title=f"{c.baseline.label} against {others}" if len(c.drives) <= 3 else
         f"{c.baseline.label} against {len(c.drives) - 1} drives",
         subtitle=f"Drive under review and baseline: {c.baseline.label} · {difference_rule(c)}",
-        banner=banner(c, heat), intro=[drives_table(c)], sections=sections,
+        banner=banner(c, heat, short), intro=[drives_table(c)], sections=sections,
         footer="Generated by ssdlab compare from " + ", ".join(str(s.bundle) for d in c.drives for s in d.sources)
                + ". MB/s are decimal (10^6 bytes/s); sizes in KiB/MiB/GiB are binary.",
     )

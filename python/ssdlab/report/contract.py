@@ -8,12 +8,13 @@ renamed metric or parameter shows up as an error, not as a chart that is silentl
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
 from ssdlab.errors import SsdlabError
+from ssdlab.measurement import MIN_QUEUE_TURNS
 from ssdlab.methods import get_test
 from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec
 from ssdlab.report.formatting import format_in_unit
@@ -30,6 +31,13 @@ class MethodView:
     params: Any  # the method's parameter model (a pydantic model of that method's own class)
     specs: MetricSet
     target: TargetInfo  # the drive it ran on: what the method made of the parameters there
+    short: ShortWindows | None = None  # the windows its note says were too short to trust, if any
+
+    def unreliable(self, spec: MetricSpec | None = None) -> bool:
+        """Whether a figure of `spec` comes from a window too short to trust (MetricSpec.windows;
+        a setting or a count never does); with no spec, whether any of the test's does (a verdict's
+        figures: any of its windows')."""
+        return figure_unreliable(self.short, spec)
 
     def value(self, spec: MetricSpec) -> Metric:
         return self.record.metrics.get(spec.name)
@@ -49,6 +57,29 @@ class MethodView:
 
     def verdict(self, key: str) -> Verdict | None:
         return next((v for v in self.record.verdicts if v.key == key), None)
+
+
+def figure_unreliable(short: ShortWindows | None, spec: MetricSpec | None) -> bool:
+    """Whether a figure of `spec` (None: a metric no method declares) comes from one of a test's
+    windows too short to trust: a measured figure made of one of them (MetricSpec.windows), never a
+    setting or a count."""
+    return short is not None and (spec is None or (spec.kind == "figure" and short.covers(spec.windows)))
+
+
+def mark(text: str, unreliable: bool) -> str:
+    """A figure as a table or the summary shows it, with UNRELIABLE_MARK when it is not to be trusted."""
+    return f"{text}{UNRELIABLE_MARK}" if unreliable else text
+
+
+def short_window_footnote(advice: Iterable[tuple[str, str]]) -> str | None:
+    """One line under what marks figures (`mark`): why they are not to be trusted, and what to do,
+    as each test's note advises it, for each (test or drive, advice); None when nothing is marked."""
+    todo = "; ".join(f"{who}: {what}" for who, what in dict.fromkeys(advice))
+    if not todo:
+        return None
+    return (f"{UNRELIABLE_MARK} from a measured window too short to trust (under {MIN_QUEUE_TURNS} turns of its "
+            "queue or one period of its series): the queue filling and draining, or a stall or burst, weigh in it; "
+            f"run again with longer windows ({todo})")
 
 
 def record_view(record: TestRecord, target: TargetInfo) -> MethodView | None:

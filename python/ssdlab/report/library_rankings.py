@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ssdlab.bundle import RunRecord, TestRecord
+from ssdlab.bundle import UNRELIABLE_MARK, RunRecord, TestRecord, short_windows
 from ssdlab.effective import declared_specs, effective_method
-from ssdlab.library import Library, RankedTest, drive_id
+from ssdlab.library import Library, RankedTest, Ranking, drive_id
 from ssdlab.report.cpu import measured_in
 from ssdlab.report.heat import heat_ranking_note
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
@@ -20,12 +20,34 @@ from ssdlab.units import counted
 SECTION_KEY = "rankings"
 
 
-def others(library: Library, run: RunRecord, record: TestRecord, bundle: Path | None = None) -> list[RankedTest]:
-    """The other drives' newest like tests (this drive's other runs left out); `bundle`: the run's,
-    whose job files show its conventions (effective.job_conventions)."""
+def others(library: Library, run: RunRecord, record: TestRecord, bundle: Path | None = None) -> Ranking:
+    """The other drives' newest like tests (this drive's other runs left out), and their newer ones
+    left out as their figures are not to be trusted (Library.ranking); `bundle`: the run's, whose
+    job files show its conventions (effective.job_conventions)."""
     key = effective_method(record, run.target, bundle).key
     mine = drive_id(run.target)
-    return [t for t in library.comparable(run.engine, record.test, key, run.target) if t.drive_id != mine]
+    found = library.ranking(run.engine, record.test, key, run.target)
+    return Ranking([t for t in found.ranked if t.drive_id != mine], [t for t in found.unreliable if t.drive_id != mine])
+
+
+def left_out_note(title: str, left_out: Sequence[RankedTest]) -> str | None:
+    """Why the ranking of a test holds fewer drives' runs than the library has: those left out as
+    their figures are not to be trusted (`library list` marks them)."""
+    if not left_out:
+        return None
+    drives = ", ".join(dict.fromkeys(t.label for t in left_out))
+    return (f"{title}: {counted(len(left_out), 'run')} of {drives} left out of the ranking: their measured "
+            f"windows were too short to trust (`ssdlab library list` marks them {UNRELIABLE_MARK}); a drive ranks "
+            "with an older run of the test where it has one")
+
+
+def own_note(title: str, record: TestRecord, found: Ranking) -> str | None:
+    """Why this run's test is not ranked: its figures are not to be trusted (its note says which)."""
+    short = short_windows(record)
+    if short is None or not (found.ranked or found.unreliable):
+        return None
+    return (f"{title}: not ranked: this run's measured windows were too short to trust (the test's notes say "
+            f"which); {short.advice} to rank it")
 
 
 def unique_labels(labels: Sequence[str], ids: Sequence[str]) -> list[str]:
@@ -38,23 +60,30 @@ Ranked = tuple[list[FigureLike], list[TableLike], list[str]]
 
 
 def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: Path) -> Ranked:
-    """The test's ranked chart and table, and a note when the drives ran it at different heat."""
-    found = others(library, run, record, bundle)
+    """The test's ranked chart and table, and notes: drives' runs left out as their figures are not
+    to be trusted, the drives ran it at different heat. A test of this run whose figures are not
+    to be trusted is not ranked itself, and the note says so."""
+    title = method_title(record.test, record.name, record.params)
+    ranking = others(library, run, record, bundle)
+    if short_windows(record) is not None:
+        note = own_note(title, record, ranking)
+        return [], [], [note] if note else []
+    found = ranking.ranked
+    left_out = left_out_note(title, ranking.unreliable)
     specs = declared_specs(record, run.target)
     if not found or specs is None:
-        return [], [], []
+        return [], [], [left_out] if left_out else []
     labels = unique_labels([run.target.label, *(t.label for t in found)],
                            [drive_id(run.target), *(t.drive_id for t in found)])
     # spec.exact: a lower bound (e.g. data written by a phase that never throttled) is not ranked as a value.
     metrics = [RankedMetric(spec, (spec.exact(record.metrics), *(spec.exact(t.values) for t in found)))
                for spec in specs]
-    title = method_title(record.test, record.name, record.params)
     figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,
                            f"{counted(len(found), 'other drive')} in the library ran this test alike.")
     table = ranking_table(f"{SECTION_KEY}-{record.name}", f"{title}: drives by figure", labels, metrics)
     heat = None if record.test == "thermal" else heat_ranking_note(  # there heat is the subject
         title, labels, [measured_in(bundle, record.name), *(measured_in(t.bundle, t.test) for t in found)])
-    return ([figure] if figure else []), ([table] if table else []), ([heat] if heat else [])
+    return ([figure] if figure else []), ([table] if table else []), [n for n in (left_out, heat) if n]
 
 
 def rankings_section(run: RunRecord, library: Library, bundle: Path) -> Section | None:
@@ -68,10 +97,11 @@ def rankings_section(run: RunRecord, library: Library, bundle: Path) -> Section 
             figures += more_figures
             tables += more_tables
             notes += more_notes
-    if not figures:
+    if not figures and not notes:
         return None
     caption = (f"This drive ({run.target.label}) against every other drive in the results library "
-               f"{library.path} whose newest run of a test used the same engine and the same effective method; "
+               f"{library.path} whose newest run of a test used the same engine and the same effective method, "
+               "with measured windows long enough to trust; "
                "runs whose methods differ are never ranked together, nor simulated drives made under different "
                "revisions of the simulator's model.")
     return Section(key=SECTION_KEY, title="Rankings against the results library", caption=caption, status="ranked",

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
-from ssdlab.bundle import atomic_write_text, make_dirs_inside
+from ssdlab.bundle import UNRELIABLE_MARK, atomic_write_text, make_dirs_inside
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.template import PAGE_TEMPLATE
@@ -59,6 +60,7 @@ class Page:
     sections: Sequence[Section]
     footer: str
     summary: Sequence[Finding] = ()  # the conclusion, first on the page (id "summary")
+    summary_note: str | None = None  # under it: why figures it marks are not trusted (summary.unreliable_footnote)
 
 
 def slug(text: str) -> str:
@@ -68,17 +70,28 @@ def slug(text: str) -> str:
 # A figure as a table cell prints it, which lines up on its last digit: a difference from the
 # baseline included, whatever its sign and unit ('±0.0 %', '-15.7 °C', '+2.0 pp': formatting.
 # format_difference); a column of '±0.0 %' alone was left-aligned beside a right-aligned one (QA).
-NUMERIC_CELL = re.compile(r"[+\-±]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B| °C| pp)?|—")
+# A figure from a window too short to trust carries a mark after it (bundle.UNRELIABLE_MARK).
+NUMERIC_CELL = re.compile(rf"[+\-±]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B| °C| pp)?{UNRELIABLE_MARK}?|—")
 
 
 def is_numeric_cell(text: str) -> bool:
     return bool(NUMERIC_CELL.fullmatch(text))
 
 
+UNRELIABLE_TIP = "from a measured window too short to trust: see the note"
+
+
+def marks(text: object) -> markupsafe.Markup:
+    """Text for the page, escaped, with each UNRELIABLE_MARK in it set off so it is seen."""
+    shown = f'<span class="unreliable-mark" title="{UNRELIABLE_TIP}">{UNRELIABLE_MARK}</span>'
+    return markupsafe.Markup(str(markupsafe.escape(str(text))).replace(UNRELIABLE_MARK, shown))
+
+
 @cache
 def _template() -> jinja2.Template:
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters["slug"] = slug
+    env.filters["marks"] = marks
     env.tests["numeric"] = is_numeric_cell
     env.tests["long"] = lambda rows, limit: len(rows) > limit  # a table folded under its charts
     return env.from_string(PAGE_TEMPLATE)

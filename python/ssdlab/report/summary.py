@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
-from ssdlab.bundle import RunRecord
+from ssdlab.bundle import Bundle, RunRecord, short_windows
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
 from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, fresh_words, torture_load
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
-from ssdlab.report.contract import MethodView, record_view
+from ssdlab.report.contract import MethodView, mark, record_view, short_window_footnote
 from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.section_consistency import load_words, queue_words
 from ssdlab.report.types import Finding
@@ -55,11 +55,14 @@ Rule = Callable[[RunViews], Finding | list[Finding]]
 SPARE_AREA_KEYS = frozenset({"op_pct", "span_pct", "span_bytes", "plan notes"})
 
 
-def measured_views(run: RunRecord) -> RunViews:
+def measured_views(run: RunRecord, bundle: Bundle | None = None) -> RunViews:
     """Every test of the run that has results, through its method. A method this ssdlab does
-    not know still brings its verdicts (with no declared metrics: names stand for labels)."""
-    views = [record_view(t, run.target) or MethodView(t, None, MetricSet(()), run.target) for t in run.tests
-             if t.metrics or t.verdicts]
+    not know still brings its verdicts (with no declared metrics: names stand for labels). Each
+    knows the windows its note says were too short to trust: by the `bundle`'s measurements when
+    given, else as far as the note names them (Bundle.windows_too_short)."""
+    views = [replace(record_view(t, run.target) or MethodView(t, None, MetricSet(()), run.target),
+                     short=bundle.windows_too_short(t) if bundle is not None else short_windows(t))
+             for t in run.tests if t.metrics or t.verdicts]
     return RunViews(run.target, tuple(views))
 
 
@@ -107,8 +110,34 @@ def quantity(spec: MetricSpec, value: float) -> str:
 
 
 def fig(view: MethodView, name: str) -> str:
+    """A figure of the test with its unit, marked when a window too short to trust made it."""
     spec, value = view.specs.get(name), view.number(name)
-    return quantity(spec, value) if spec is not None and value is not None else "—"
+    return mark(quantity(spec, value), short_figures(view, name)) if spec is not None and value is not None else "—"
+
+
+# ---- figures of windows too short to trust ------------------------------------------
+
+
+def short_figures(view: MethodView, *names: str) -> bool:
+    """Whether a figure made of the test's metrics `names` comes from a window too short to trust
+    (MethodView.unreliable); with no names, any of the test's figures (a verdict's)."""
+    if not names:
+        return view.unreliable()
+    return any(view.unreliable(view.specs.get(name)) for name in names)
+
+
+Unreliable = tuple[tuple[str, str], ...]  # Finding.unreliable
+
+
+def footnoted(view: MethodView, marked: bool) -> Unreliable:
+    """The test and its note's advice, for the footnote, when a figure of it is `marked`."""
+    return ((view.record.name, view.short.advice),) if marked and view.short is not None else ()
+
+
+def unreliable_footnote(findings: Sequence[Finding]) -> str | None:
+    """One line under the summary when it marks a figure: why the figure is not to be trusted,
+    and what to do about it, test by test as each test's note advises; None when it marks none."""
+    return short_window_footnote(pair for found in findings if found.measured for pair in found.unreliable)
 
 
 def absent(key: str, title: str, rule: str) -> Finding:
@@ -121,9 +150,9 @@ def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_k
     for view in views:
         verdict = view.verdict(verdict_key)
         if verdict is not None:
-            return Finding(key=key, title=title, text=verdict.summary, rule=verdict.rule + (
+            return Finding(key=key, title=title, text=mark(verdict.summary, view.unreliable()), rule=verdict.rule + (
                 f". Here: {verdict.because}" if verdict.because else ""), measured=True,
-                section=view.record.name, outcome=verdict.outcome)
+                section=view.record.name, outcome=verdict.outcome, unreliable=footnoted(view, view.unreliable()))
     return absent(key, title, rule)
 
 
@@ -211,13 +240,15 @@ def torture_fall(view: MethodView) -> Finding | None:
     # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
     # Not judged, it stands beside the 80 % rule all the same: on its own side of it (79.64, not 80).
     shown = beside(100 * steady / fresh, CLIFF_SHARE_PCT)
-    ratio = "" if cliff is not None and cliff.conclusive else f" ({shown} % of fresh)"
+    short = short_figures(view, "fresh_iops", "window_iops_mean")
+    ratio = "" if cliff is not None and cliff.conclusive else f" ({mark(f'{shown} %', short)} of fresh)"
     text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
             f"{ratio}{state}{fall_heat_caveat(view)}")
     if cliff is not None:
-        return Finding("fresh_vs_steady", title, f"{cliff.summary}: {text}", f"{rule}; {cliff.rule}", True,
-                       view.record.name, cliff.outcome)
-    return Finding("fresh_vs_steady", title, text, rule, True, view.record.name)
+        return Finding("fresh_vs_steady", title, f"{mark(cliff.summary, view.unreliable())}: {text}",
+                       f"{rule}; {cliff.rule}", True, view.record.name, cliff.outcome,
+                       footnoted(view, view.unreliable()))
+    return Finding("fresh_vs_steady", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
 
 
 def not_steady(view: MethodView) -> str:
@@ -270,15 +301,18 @@ def steadiness(view: MethodView) -> Finding | None:
     ratio, cv = view.number("window_mean_stddev_ratio"), view.number("window_cv_pct")
     if ratio is None:
         return None
-    spread = f"; {SIGMA} is {cv:.1f} % of the mean" if cv is not None else ""
-    text = (f"mean / {SIGMA} = {ratio:,.1f} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
+    spread = f"; {SIGMA} is {mark(f'{cv:.1f} %', short_figures(view, 'window_cv_pct'))} of the mean" \
+        if cv is not None else ""
+    shown = mark(f"{ratio:,.1f}", short_figures(view, "window_mean_stddev_ratio"))
+    text = (f"mean / {SIGMA} = {shown} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
             f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
     rule = (f"mean / standard deviation of the per-second IOPS over the analysed window ({own_window(view)}) of "
             f"{torture_words(view)}; higher is steadier")
+    short = footnoted(view, short_figures(view, "window_mean_stddev_ratio", "window_iops_mean", "window_cv_pct"))
     if view.record.test == "wsat":
         return Finding("consistency", "Write saturation (WSAT)", f"{text}{cliff_words(view)}",
-                       f"{rule}; {CLIFF_RULE}", True, view.record.name)
-    return Finding("consistency", "Consistency", text, rule, True, view.record.name)
+                       f"{rule}; {CLIFF_RULE}", True, view.record.name, unreliable=short)
+    return Finding("consistency", "Consistency", text, rule, True, view.record.name, unreliable=short)
 
 
 def cliff_words(view: MethodView) -> str:
@@ -292,7 +326,8 @@ def cliff_words(view: MethodView) -> str:
         return f"; the cliff came after {fig(view, 'cliff_gb_written')} of host writes"
     share = view.number("window_fresh_pct")
     if share is not None and share > CLIFF_SHARE_PCT:
-        return f"; no cliff to place: the window holds {beside(share, CLIFF_SHARE_PCT)} % of the fresh level"
+        held = mark(f"{beside(share, CLIFF_SHARE_PCT)} %", short_figures(view, "window_fresh_pct"))
+        return f"; no cliff to place: the window holds {held} of the fresh level"
     return ""
 
 
@@ -323,7 +358,10 @@ def spare_area(views: RunViews) -> Finding:
         return Finding("spare_area", title, text, rule, True, extra.record.name, "inconclusive")
     base, more = default.number("window_iops_mean") or 0.0, extra.number("window_iops_mean") or 0.0
     cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
-    steadier = f"; {SIGMA}/mean {cv[0]:.1f} % → {cv[1]:.1f} %" if cv[0] is not None and cv[1] is not None else ""
+    short = (short_figures(default, "window_iops_mean", "window_cv_pct"),
+             short_figures(extra, "window_iops_mean", "window_cv_pct"))
+    steadier = (f"; {SIGMA}/mean {mark(f'{cv[0]:.1f} %', short[0])} → {mark(f'{cv[1]:.1f} %', short[1])}"
+                if cv[0] is not None and cv[1] is not None else "")
     # "Steady" only where the runs' own steady_state verdicts allow it.
     unsteady = [f"the {name} window {not_steady(view)} steady state"
                 for name, view in (("default", default), (f"{op_pct(extra):g} % over-provisioning", extra))
@@ -332,8 +370,10 @@ def spare_area(views: RunViews) -> Finding:
     what = f"{load} over the analysed windows" if unsteady else f"steady {load}"
     state = f" — {' and '.join(unsteady)}" if unsteady else ""
     text = (f"{what} {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
-            f"({signed(100 * (more / base - 1))} %){steadier}{heat_caveat(default, extra)}{state}")
-    return Finding("spare_area", title, text, rule, True, extra.record.name)
+            f"({mark(f'{signed(100 * (more / base - 1))} %', any(short))}){steadier}{heat_caveat(default, extra)}"
+            f"{state}")
+    return Finding("spare_area", title, text, rule, True, extra.record.name,
+                   unreliable=footnoted(default, short[0]) + footnoted(extra, short[1]))
 
 
 def heat_caveat(default: MethodView, extra: MethodView) -> str:
@@ -374,9 +414,10 @@ def write_cache(views: Sequence[MethodView]) -> Finding:
         if verdict is not None:
             figures = ("" if not (found.measured and found.section == view.record.name)
                        else found.text if verdict.conclusive else pass_figures(view))
-            text = verdict.summary + (f" — {figures}" if figures else "")
+            text = mark(verdict.summary, view.unreliable()) + (f" — {figures}" if figures else "")
             rule = verdict.rule + (f". Here: {verdict.because}" if verdict.because else "")
-            return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome)
+            return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome,
+                           footnoted(view, view.unreliable()))
     return found
 
 
@@ -403,13 +444,15 @@ def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
         if not dropped:
             text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "
                     f"(average {fig(view, 'write_avg_mb_s')})")
-            return Finding("write_cache", title, text, rule, True, view.record.name)
+            return Finding("write_cache", title, text, rule, True, view.record.name,
+                           unreliable=footnoted(view, short_figures(view, "write_avg_mb_s")))
         throttled = view.record.metrics.get("write_throttled_at_drop")
         cause = {True: "the drive reported thermal throttling at the drop",
                  False: "no throttling at the drop: a cache ran out"}.get(throttled, "cause not known")  # type: ignore[call-overload]
         text = (f"{fig(view, 'write_peak_region_gb')} written at {fig(view, 'write_peak_level_mb_s')}, then "
                 f"{fig(view, 'write_after_drop_mb_s')} ({cause})")
-        return Finding("write_cache", title, text, rule, True, view.record.name)
+        short = short_figures(view, "write_peak_region_gb", "write_peak_level_mb_s", "write_after_drop_mb_s")
+        return Finding("write_cache", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
     return absent("write_cache", title, rule)
 
 
@@ -430,9 +473,11 @@ def qd1_random_read(views: Sequence[MethodView]) -> Finding:
             iops, lat = view.numbers(**dims, rate="iops"), view.numbers(**dims, rate="lat")
             if not iops:
                 continue
-            latency = f" ({quantity(lat[0][0], lat[0][1])} mean latency)" if lat else ""
-            text = f"{quantity(*iops[0])}{latency}; {source}"
-            return Finding("qd1_random_read", title, text, rule, True, view.record.name)
+            short = [view.unreliable(spec) for spec, _ in (*iops[:1], *lat[:1])]
+            latency = f" ({mark(quantity(*lat[0]), short[-1])} mean latency)" if lat else ""
+            text = f"{mark(quantity(*iops[0]), short[0])}{latency}; {source}"
+            return Finding("qd1_random_read", title, text, rule, True, view.record.name,
+                           unreliable=footnoted(view, any(short)))
     return absent("qd1_random_read", title, rule)
 
 
@@ -443,15 +488,18 @@ def peak_sequential(views: Sequence[MethodView]) -> Finding:
             "Seq, the sequential mix's reads-only and writes-only points (a linear pass's figures are averages over "
             "the drive, not peaks); a tie goes to the first of these")
     parts, source = [], None
+    short: Unreliable = ()
     for direction in ("read", "write"):
         found = peak_of(views, direction)
         if found is not None:
             view, spec, value, where = found
-            parts.append(f"{direction} {quantity(spec, value)} ({where})")
+            parts.append(f"{direction} {mark(quantity(spec, value), view.unreliable(spec))} ({where})")
             source = source or view.record.name
+            short += footnoted(view, view.unreliable(spec))
     if not parts:
         return absent("peak_sequential", title, rule)
-    return Finding("peak_sequential", title, ", ".join(parts), rule, True, source)
+    return Finding("peak_sequential", title, ", ".join(parts), rule, True, source,
+                   unreliable=tuple(dict.fromkeys(short)))
 
 
 SeqPoint = tuple[MetricSpec, float, str]  # a sequential throughput figure, its value, where it was measured
@@ -503,8 +551,9 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def summary_findings(run: RunRecord) -> list[Finding]:
-    """Every rule's finding for this run, in the order a review's conclusion gives them."""
-    views = measured_views(run)
+def summary_findings(run: RunRecord, bundle: Bundle | None = None) -> list[Finding]:
+    """Every rule's finding for this run, in the order a review's conclusion gives them; a figure
+    from a window too short to trust is marked (`bundle`: the run's, which shows which windows)."""
+    views = measured_views(run, bundle)
     found = [rule(views) for rule in RULES]
     return [finding for one in found for finding in (one if isinstance(one, list) else [one])]

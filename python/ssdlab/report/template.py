@@ -36,6 +36,8 @@ table.findings th { width: 24%; font-weight: 600; color: var(--ink); }
 table.findings td, table.findings th { border-bottom: 1px solid var(--line); padding: 7px 10px 7px 0; }
 table.findings .rule { display: block; color: var(--muted); font-size: 12.5px; margin-top: 2px; }
 table.findings tr.absent td, table.findings tr.absent th { color: var(--muted); font-weight: 400; }
+table.findings tr.unreliable td { color: var(--warn); font-size: 13.5px; }
+.unreliable-mark { color: var(--warn); font-weight: 700; }
 .absent-finding { text-decoration: underline dotted #b5bdca; text-underline-offset: 3px; }
 table.findings a { color: var(--accent); font-size: 13px; text-decoration: none; white-space: nowrap; }
 .badge { display: inline-block; font-size: 11px; font-weight: 700; text-transform: uppercase; padding: 1px 7px; border-radius: 10px; margin-right: 6px; vertical-align: 1px; }
@@ -120,10 +122,13 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% for f in page.summary if f.measured %}
   <tr class="measured" id="finding-{{ f.key|slug }}">
     <th>{{ f.title }}</th>
-    <td>{% if f.outcome %}<span class="badge {{ f.outcome }}">{{ f.outcome }}</span>{% endif %}{{ f.text }}<span class="rule">Rule: {{ f.rule }}.</span></td>
+    <td>{% if f.outcome %}<span class="badge {{ f.outcome }}">{{ f.outcome }}</span>{% endif %}{{ f.text|marks }}<span class="rule">Rule: {{ f.rule }}.</span></td>
     <td>{% if f.section %}<a href="#test-{{ f.section|slug }}">details →</a>{% endif %}</td>
   </tr>
   {% endfor %}
+  {% if page.summary_note %}
+  <tr class="unreliable" id="finding-unreliable"><td colspan="3">{{ page.summary_note|marks }}</td></tr>
+  {% endif %}
   {% set absent = page.summary|rejectattr("measured")|list %}
   {% if absent %}
   <tr class="absent" id="finding-not-measured">
@@ -169,7 +174,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   <table class="data sortable" id="table-{{ table.key|slug }}">
     <thead><tr>{% for h in table.header %}<th{% if not loop.first %} class="num"{% endif %}>{{ h }}</th>{% endfor %}</tr></thead>
     <tbody>
-    {% for row in table.rows %}{% set key = table.row_keys[loop.index0] if table.row_keys else None %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}{% if loop.first and key %} title="{{ key }}"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+    {% for row in table.rows %}{% set key = table.row_keys[loop.index0] if table.row_keys else None %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}{% if loop.first and key %} title="{{ key }}"{% endif %}>{{ cell|marks }}</td>{% endfor %}</tr>
     {% endfor %}
     </tbody>
   </table>

@@ -80,6 +80,9 @@ class Finding:
     measured: bool
     section: str | None = None  # key of the section it comes from (a test name), for the link
     outcome: str | None = None  # yes / no / inconclusive, when the finding is a verdict
+    # (test, what its note says to do) of each test whose windows too short to trust gave a figure
+    # the text marks (bundle.UNRELIABLE_MARK): the summary's footnote says why and what to do.
+    unreliable: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,221 @@
+"""Figures from measured windows too short to trust (the runner's SHORT_WINDOW_NOTE) are marked
+where they are shown — the report's summary (HTML and terminal) and compare's tables — each with
+a footnote saying why and what to do; only the figures of the short windows, where the method
+names the windows a figure is made of; and nothing is marked in a run whose windows were long
+enough."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from ssdlab.bundle import Bundle, RunRecord
+from ssdlab.compare import compare_bundles
+from ssdlab.engines.fake import FakeEngine, FakeProfile
+from ssdlab.report import render_report, terminal_tables
+from ssdlab.report.compare_page import comparison_tables, ranked_metrics, render_comparison
+from ssdlab.report.cpu import measured_in
+from ssdlab.report.summary import summary_findings
+from ssdlab.runner import run_entries
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets import parse_target
+
+MIB = 2**20
+MARK = "\N{DAGGER}"  # bundle.UNRELIABLE_MARK, spelt out: what a reader sees
+# 50 IOPS of 1 MiB sequential reads: at QD8 a 2 s window holds 12.5 turns of the queue, too few;
+# at QD1, 100 turns, and every other window of quick's standard profile holds hundreds.
+SLOW_SEQ_READ = FakeProfile(seq_read_mb_s=50 * MIB / 1e6)
+QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2, "profile": "standard"})
+# 100 ms per I/O: 20 I/Os per queue slot in a 2 s window, so every window of quick is too short.
+SLOW_EVERYWHERE = FakeProfile(read_lat_us=100_000.0, write_lat_us=100_000.0)
+QUICK_NVME = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2, "profile": "nvme"})
+# A QD sweep whose 128 KiB reads top out at 400 IOPS: QD1 (10 ms each) holds 100 turns in 1 s, QD32
+# 12.5; its 4 KiB random reads at QD1 hold 100.
+SLOW_SWEEP = FakeProfile(seq_read_mb_s=50 * MIB / 1e6, read_lat_us=10_000.0)
+SWEEP = SuiteEntry(name="qd-sweep", test="qd-sweep",
+                   params={"runtime_s": 1, "queue_depths": [1, 32], "span_bytes": "64m"})
+
+
+def bundle_of(path: Path, entry: SuiteEntry, profile: FakeProfile | None = None,
+              spec: str = "fake:?capacity=2g") -> Path:
+    run_entries(path, parse_target(spec), FakeEngine(profile=profile or FakeProfile()), [entry])
+    return path
+
+
+def texts(bundle: Path | None, run: RunRecord) -> dict[str, tuple[str, Any]]:
+    """Each measured finding's text and the tests its footnote names."""
+    found = summary_findings(run, Bundle(bundle)) if bundle else summary_findings(run)
+    return {f.key: (f.text, getattr(f, "unreliable", None)) for f in found if f.measured}
+
+
+def terminal_text(bundle: Path) -> str:
+    console = Console(record=True, width=400, soft_wrap=True)
+    for table in terminal_tables(bundle):
+        console.print(table)
+    return console.export_text()
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("short")
+    return {
+        "one_short": bundle_of(root / "one-short", QUICK, SLOW_SEQ_READ),
+        "all_short": bundle_of(root / "all-short", QUICK_NVME, SLOW_EVERYWHERE),
+        "sweep": bundle_of(root / "sweep", SWEEP, SLOW_SWEEP),
+        "fine": bundle_of(root / "fine", QUICK, spec="fake:?capacity=4g"),
+        "fine_too": bundle_of(root / "fine-too", QUICK, spec="fake:?capacity=8g"),
+    }
+
+
+def test_only_the_figure_of_the_short_window_is_marked_in_the_summary(bundles: dict[str, Path]) -> None:
+    """quick: SEQ1M Q8T1 read alone was too short; the peak read comes from it, the write and the
+    QD1 random read do not."""
+    path = bundles["one_short"]
+    found = texts(path, Bundle(path).load_run())
+    advice = (("quick", "raise runtime_s to at least 5 s"),)
+    assert found["peak_sequential"] == (f"read 52.4 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 "
+                                        "MB/s (CrystalDiskMark-style SEQ1M Q8T1)", advice)
+    assert found["qd1_random_read"] == ("12,500 IOPS (80.0 µs mean latency); CrystalDiskMark RND4K Q1T1", ())
+
+
+def test_a_sweep_marks_its_short_points_and_not_the_others(bundles: dict[str, Path]) -> None:
+    """qd-sweep: the 128 KiB read at QD32 was too short; the peak read is that point, the QD1
+    random read is not (nor the sequential write's peak, at QD1)."""
+    path = bundles["sweep"]
+    run = Bundle(path).load_run()
+    for bundle in (path, None):  # the note names the one window: the run record alone says which
+        found = texts(bundle, run)
+        assert found["peak_sequential"] == (
+            f"read 52.4 MB/s{MARK} (queue-depth sweep, 128 KiB QD 32), write 1,200.0 MB/s (queue-depth sweep, "
+            "128 KiB QD 1)", (("qd-sweep", "raise runtime_s to at least 5 s"),))
+        assert found["qd1_random_read"] == ("100 IOPS (10,000.0 µs mean latency); queue-depth sweep", ())
+
+
+def test_every_figure_of_a_test_whose_windows_were_all_short_is_marked(bundles: dict[str, Path]) -> None:
+    """The note names three windows "and 13 more": from the bundle's measurements each is known;
+    from the run record alone, every figure of the test is marked."""
+    path = bundles["all_short"]
+    run = Bundle(path).load_run()
+    (note,) = run.test("quick").notes
+    assert "16 of 16 measured windows" in note and "and 13 more" in note
+    for bundle in (path, None):
+        found = texts(bundle, run)
+        assert found["qd1_random_read"][0].count(MARK) == 2  # IOPS and latency
+        assert found["peak_sequential"][0].count(MARK) == 2  # read and write
+    from ssdlab.report.summary import unreliable_footnote
+
+    footnote = unreliable_footnote(summary_findings(run, Bundle(path)))
+    assert footnote == (f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one "
+                        "period of its series): the queue filling and draining, or a stall or burst, weigh in it; "
+                        "run again with longer windows (quick: raise runtime_s to at least 5 s)")
+
+
+def test_the_terminal_report_marks_and_explains(bundles: dict[str, Path]) -> None:
+    text = terminal_text(bundles["one_short"])
+    summary = text[text.index("Summary"):text.index("CrystalDiskMark-style results")]
+    assert f"read 52.4 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 MB/s (" in summary
+    assert "12,500 IOPS (80.0 µs mean latency)" in summary
+    (note,) = [line for line in summary.splitlines() if line.startswith("│ note ")]
+    assert note.split("│")[2].strip() == (
+        f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one period of its series): "
+        "the queue filling and draining, or a stall or burst, weigh in it; run again with longer windows (quick: "
+        "raise runtime_s to at least 5 s)")
+
+
+def test_the_html_summary_marks_and_explains(bundles: dict[str, Path], tmp_path: Path) -> None:
+    html = render_report(bundles["one_short"], tmp_path / "report.html").html.read_text(encoding="utf-8")
+    shown = f'<span class="unreliable-mark" title="from a measured window too short to trust: see the note">{MARK}'
+    assert f"read 52.4 MB/s{shown}</span> (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 MB/s (" in html
+    assert '<tr class="unreliable" id="finding-unreliable"><td colspan="3">' + shown in html
+    assert "run again with longer windows (quick: raise runtime_s to at least 5 s)</td></tr>" in html
+
+
+def test_a_run_whose_windows_were_long_enough_has_no_mark(bundles: dict[str, Path], tmp_path: Path) -> None:
+    from ssdlab.report.summary import unreliable_footnote
+
+    path = bundles["fine"]
+    run = Bundle(path).load_run()
+    assert run.test("quick").notes == ()
+    found = summary_findings(run, Bundle(path))
+    assert unreliable_footnote(found) is None and not any(MARK in f.text or f.unreliable for f in found)
+    assert MARK not in terminal_text(path)
+    html = render_report(path, tmp_path / "report.html").html.read_text(encoding="utf-8")
+    assert MARK not in html and "finding-unreliable" not in html
+
+
+def test_compare_marks_the_short_windows_figures_of_the_drive_that_had_them(bundles: dict[str, Path],
+                                                                             tmp_path: Path) -> None:
+    """The flagged drive's SEQ1M Q8T1 read figures, and their differences, are marked; its other
+    figures and the other drives' are not; the caption says why; the ranking leaves them out."""
+    from ssdlab.report.compare_page import short_windows_of
+
+    c = compare_bundles([bundles["fine"], bundles["one_short"], bundles["fine_too"]])
+    (table,) = comparison_tables(c)
+    rows = {row[0]: row[1:] for row in table.rows}
+    assert rows["SEQ1M Q8T1 read: throughput (MB/s)"] == ("1,999.6", f"52.4{MARK}", "1,999.6", f"-97.4 %{MARK}",
+                                                          "±0.0 %")
+    assert rows["SEQ1M Q1T1 read: throughput (MB/s)"] == ("1,999.6", "52.4", "1,999.6", "-97.4 %", "±0.0 %")
+    assert rows["SEQ1M Q8T1 read: runs"] == ("1", "1", "1", "", "")  # a count is no figure
+    assert sum(cell.count(MARK) for row in table.rows for cell in row) == 6  # MB/s, IOPS, latency; each diff
+    assert table.caption.endswith(
+        f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one period of its "
+        "series): the queue filling and draining, or a stall or burst, weigh in it; run again with longer windows "
+        f"({c.drives[1].label}: raise runtime_s to at least 5 s)")
+    (t,) = c.shown
+    short = short_windows_of(c, t, [measured_in(path, t.name) for path in t.sources])
+    ranked = {m.spec.name: m.values for m in ranked_metrics(t, short)}
+    assert ranked["seq1m_q8t1_read_mb_s"][1] is None and ranked["seq1m_q1t1_read_mb_s"][1] is not None
+    html = render_comparison(c, tmp_path / "compare.html").html.read_text(encoding="utf-8")
+    assert f"Figures marked {MARK} in Quick benchmark (CrystalDiskMark-style) come from measured windows" in html
+    assert f"Left out of the ranking: the figures of {c.drives[1].label} marked {MARK} in the table" in html
+
+
+def test_compare_of_runs_whose_windows_were_long_enough_marks_nothing(bundles: dict[str, Path]) -> None:
+    c = compare_bundles([bundles["fine"], bundles["fine_too"]])
+    (table,) = comparison_tables(c)
+    assert not any(MARK in cell for row in table.rows for cell in row) and MARK not in table.caption
+
+
+def test_on_the_simulator_every_short_quick_figure_is_marked(tmp_path: Path) -> None:
+    """The case of the task: quick on sim: with windows far shorter than a period."""
+    from ssdlab.engines.sim import SimEngine
+
+    entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 0.005, "size_bytes": "64m"})
+    run = run_entries(tmp_path / "b", parse_target("sim:sm951-nvme-256?capacity_gib=16"), SimEngine(), [entry])
+    found = texts(tmp_path / "b", run)
+    assert found["qd1_random_read"][0].count(MARK) == 2 and found["peak_sequential"][0].count(MARK) == 2
+    assert found["peak_sequential"][1] == (("quick", "raise runtime_s to at least 1 s"),)
+
+
+def test_a_test_whose_figures_name_no_windows_has_each_marked_from_its_note() -> None:
+    """Consistency's figures come from all its rounds (its declarations name no windows), and a
+    verdict's from all its test's: each shown is marked; a setting (the analysed window's
+    seconds) is not; a test without the note, beside it, is not."""
+    from ssdlab.bundle import SHORT_WINDOW_NOTE, TestRecord
+    from ssdlab.targets.base import TargetInfo
+    from ssdlab.verdicts import Verdict
+
+    note = SHORT_WINDOW_NOTE.format(windows="2 of 2 measured windows (torture-r1, torture-r2)", turns=30, period="1",
+                                    shortest="0.5", ios="400", in_flight="32", advice="raise round_s to at least 1 s")
+    metrics = {"window_s": 400.0, "fresh_iops": 100_000.0, "window_iops_mean": 20_000.0,
+               "window_iops_stddev": 1_000.0, "window_mean_stddev_ratio": 20.0, "window_cv_pct": 5.0, "op_pct": 0.0}
+    torture = TestRecord(name="consistency", test="consistency", status="complete", metrics=metrics, notes=(note,),
+                         params={"runtime_s": 3600.0, "steady_window_s": 400.0, "round_s": 80.0})
+    trim = TestRecord(name="trim-validation", test="trim-validation", status="complete",
+                      metrics={"after_trim_pct": 96.0}, verdicts=(Verdict(
+                          key="trim_restores", question="?", outcome="yes", summary="TRIM restores (96 % of clean)",
+                          rule="r"),))
+    target = TargetInfo(spec="fake:", kind="fake", model="Test drive", capacity_bytes=256 * 10**9)
+    run = RunRecord(ssdlab_version="t", created_utc="2024-01-01T00:00:00Z", updated_utc="2024-01-01T00:00:00Z",
+                    status="complete", target=target, engine="fake", tests=(torture, trim))
+    found = texts(None, run)
+    advice = (("consistency", "raise round_s to at least 1 s"),)
+    assert found["fresh_vs_steady"] == (f"100,000 IOPS{MARK} fresh, 20,000 IOPS{MARK} over the last 400 s "
+                                        f"(20 %{MARK} of fresh)", advice)
+    assert found["consistency"] == (f"mean / \N{GREEK SMALL LETTER SIGMA} = 20.0{MARK} over the last 400 s (mean "
+                                    f"20,000 IOPS{MARK}, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS{MARK}; "
+                                    f"\N{GREEK SMALL LETTER SIGMA} is 5.0 %{MARK} of the mean)", advice)
+    assert found["trim"] == ("TRIM restores (96 % of clean)", ())

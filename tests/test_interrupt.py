@@ -234,36 +234,40 @@ def cli_process(args: Sequence[str], hook: str = "", **streams: Any) -> subproce
                             **streams)
 
 
-def test_a_run_whose_output_pipe_closes_stops_as_on_a_signal_and_resumes(tmp_path: Path) -> None:
+# One test of several seconds that writes nothing while it runs: its line comes as it ends.
+LONG = ("run", "--test", "consistency", "-t", "sim:?capacity_gib=8", "-p", "runtime_s=900", "--no-report",
+        "--no-library")
+
+
+def test_a_run_whose_output_pipe_closes_stops_at_once_as_on_a_signal_and_resumes(tmp_path: Path) -> None:
     """QA: `ssdlab run … 2>&1 | head -3` exited 1 with no word once head had its lines (rich ends
     the program, SystemExit(1), at a write to a closed pipe, and no stop handling saw it), and
     left run.json "running": `report` and `library list` said so of a run nothing ran. A closed
     output now stops the run as SIGTERM does: what was measured is kept, the bundle is marked
     interrupted and says why, the exit status is a shell's for a closed pipe (128 + SIGPIPE), and
-    --resume completes the run."""
+    --resume completes the run. QA again: `run --suite consistency … 2>&1 | head -2` then ran the test
+    to its end for no one, the reader's going found only at the next write, the test's line as it
+    ended: it is found as it goes, and the running test stops then."""
     out = tmp_path / "b"
-    # Two tests: the first line is the first test's start; the next write, when that test is done
-    # seconds later, finds the pipe closed, as `| head -1` leaves it.
-    args = ("run", "--test", "quick", "--test", "linear", "-t", "sim:?capacity_gib=16", "-p", "runs=2", "-o",
-            str(out), "--no-report")
-    proc = cli_process(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
-    assert proc.stdout is not None
-    first = proc.stdout.readline()
-    proc.stdout.close()
-    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, first
+    proc = cli_process((*LONG, "-o", str(out)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+    close_after(proc.stdout, 2)  # a capacity note, then the test's start
+    closed_at = time.monotonic()
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
+    stopped_s = time.monotonic() - closed_at
     record = Bundle(out).load_run()
-    assert record.status == "interrupted"
-    closed = "the output was closed (stderr: broken pipe)"  # the progress lines go to stderr
-    assert record.error == closed
-    assert [(t.name, t.status, t.error) for t in record.tests] == [
-        ("quick", "complete", None), ("linear", "interrupted", closed)]
+    closed = "the output was closed (stdout: broken pipe)"  # stdout and stderr share the pipe: the first named
+    assert (record.status, record.error) == ("interrupted", closed)
+    assert [(t.name, t.status, t.error) for t in record.tests] == [("consistency", "interrupted", closed)]
     assert not list(tmp_path.glob("ssdlab-crash-*"))
 
-    again = cli_process(("run", "--resume", str(out), "--no-report"), stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE)
+    began = time.monotonic()
+    again = cli_process(("run", "--resume", str(out)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _, stderr = again.communicate(timeout=240)
+    whole_s = time.monotonic() - began  # the whole test: it stopped in its first steps, and starts over
     assert again.returncode == 0, stderr
     assert Bundle(out).load_run().status == "complete"
+    # It stopped long before the test's end (before, it ran all of it after head had gone).
+    assert stopped_s < whole_s / 2, (stopped_s, whole_s)
 
 
 def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
@@ -271,13 +275,12 @@ def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
     as a stop signal would; the run is complete and stderr, still open, says so in one line:
     no traceback, no "Exception ignored … BrokenPipeError" as Python flushes stdout at exit."""
     out = tmp_path / "b"
-    read, write = os.pipe()
-    os.close(read)  # gone before anything is written: every write to stdout fails
     proc = cli_process(("run", "--test", "quick", "-t", "sim:?capacity_gib=16", "-p", "runs=1", "-p",
-                        "runtime_s=1", "-o", str(out), "--no-report"), stdout=write, stderr=subprocess.PIPE)
-    os.close(write)
-    _, stderr = proc.communicate(timeout=240)
-    assert proc.returncode == 128 + signal.SIGPIPE, stderr
+                        "runtime_s=1", "-o", str(out), "--no-report"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    close_after(proc.stdout, 1)  # "Results library: added": the tables come next
+    assert proc.stderr is not None
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, stderr
     path = Bundle(out).path
     assert stderr.splitlines()[-1] == (
         f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
@@ -285,6 +288,24 @@ def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
     assert Bundle(out).load_run().status == "complete"
     assert [run.bundle for run in Library().runs()] == [path]
+
+
+def test_a_run_to_a_file_or_a_terminal_is_never_stopped_as_a_closed_output(tmp_path: Path) -> None:
+    """Only a pipe or a socket can lose its reader: a run with stdout to a file and stderr on a
+    terminal (and the other way round) is never taken as closed, and completes."""
+    for number, terminal_is in enumerate(("stderr", "stdout")):
+        out = tmp_path / f"b{number}"
+        master, slave = pty.openpty()
+        with (tmp_path / f"out{number}.txt").open("w") as file:
+            other = "stderr" if terminal_is == "stdout" else "stdout"
+            proc = cli_process((*QUICK_SIM, "-o", str(out), "--no-report"), **{terminal_is: slave, other: file})
+            os.close(slave)
+            try:
+                screen = read_until_exit(master, proc, 240.0)
+            finally:
+                os.close(master)
+        assert proc.wait() == 0, screen.decode(errors="replace")[-2000:]
+        assert Bundle(out).load_run().status == "complete"
 
 
 QUICK_SIM = ("run", "--test", "quick", "-t", "sim:?capacity_gib=8", "-p", "runtime_s=0.2")
@@ -306,9 +327,9 @@ def assert_complete_and_kept(out: Path) -> None:
     assert (path / "report.html").is_file()
 
 
-# 2: the pipe is found closed by the last test's "done:" line (a capacity note, then the test's start,
-# come first), 3: by "Results library: added", after the run was added.
-@pytest.mark.parametrize("lines", [2, 3])
+# 3: the pipe closes once the last test's "done:" line is read (a capacity note, then the test's
+# start, come first): the run is measured; 4: after "Results library: added", the run was added.
+@pytest.mark.parametrize("lines", [3, 4])
 def test_a_run_whose_output_pipe_closes_once_measured_is_still_added_and_reported(tmp_path: Path,
                                                                                    lines: int) -> None:
     """QA: `ssdlab run … 2>&1 | head -2` left the complete run out of the library, `| head -3`
@@ -328,29 +349,62 @@ def test_a_run_whose_output_pipe_closes_once_measured_is_still_added_and_reporte
 def test_a_stop_signal_after_the_output_pipe_closed_is_obeyed_at_once(tmp_path: Path) -> None:
     """The bookkeeping goes on past a closed output, not past a stop signal: SIGTERM as the report
     begins stops it there, as it does with the output open (the run is in the library, which came
-    first). The first stop, the closed pipe, still names the exit status."""
+    first). The first stop, the closed pipe, still names the exit status (and the words: the next
+    test, where stderr is open to say them)."""
     out = tmp_path / "b"
     hook = """
     import ssdlab.cli.run as run
     wrap(run, "write_report_or_say", lambda: os.kill(os.getpid(), signal.SIGTERM))
     """
     proc = cli_process((*QUICK_SIM, "-o", str(out)), hook=hook, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    close_after(proc.stdout, 2)
+    close_after(proc.stdout, 3)
     assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
     assert Bundle(out).load_run().status == "complete"
     assert [run.bundle for run in Library().runs()] == [Bundle(out).path]
     assert not (out / "report.html").exists()
 
 
+def test_a_stop_signal_after_stdout_closed_is_told_as_the_closed_output(tmp_path: Path) -> None:
+    """QA: `ssdlab run … | head -1`, stderr on the terminal, then a SIGTERM as the report was
+    written: the line said "stopped: terminated (SIGTERM) after the run completed …" and the exit
+    status was 141, the closed pipe's. The first stop decides both: the line names the closed
+    output too (and so would the bundle, had the run not been complete)."""
+    out = tmp_path / "b"
+    hook = """
+    import time
+    import ssdlab.cli.run as run
+    from ssdlab.errors import stop_received
+
+    def closed_then_sigterm():
+        deadline = time.monotonic() + 60
+        while stop_received() is None and time.monotonic() < deadline:  # a write finds it, if nothing first
+            print("more", flush=True)
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    wrap(run, "write_report_or_say", closed_then_sigterm)
+    """
+    proc = cli_process((*QUICK_SIM, "-o", str(out)), hook=hook, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    close_after(proc.stdout, 1)  # "Results library: added"
+    assert proc.stderr is not None
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, stderr
+    path = Bundle(out).path
+    assert stderr.splitlines()[-1] == (
+        f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
+        f"complete: `ssdlab report {path}` shows it"), stderr
+    assert not (out / "report.html").exists()
+
+
 def test_a_json_run_whose_progress_pipe_closes_once_measured_still_prints_its_object(tmp_path: Path) -> None:
-    """`run --json … 2> >(head -2)`: stderr (the progress lines) closes as the last test's line is
+    """`run --json … 2> >(head -3)`: stderr (the progress lines) closes as the last test's line is
     written; the run is added and reported, and stdout, still open, gets the complete run's
     object, as it gets a stopped run's. Before, it got the object of a run stopped after it
     completed, and the run was not added."""
     out = tmp_path / "b"
     with (tmp_path / "out.json").open("w") as stdout:
         proc = cli_process((*QUICK_SIM, "-o", str(out), "--json"), stdout=stdout, stderr=subprocess.PIPE)
-        close_after(proc.stderr, 2)
+        close_after(proc.stderr, 3)  # the last test's "done:" line: the run is measured
         assert proc.wait(timeout=240) == 128 + signal.SIGPIPE
     assert_complete_and_kept(out)
     printed = json.loads((tmp_path / "out.json").read_text())

@@ -1,7 +1,9 @@
 """Exceptions raised inside ssdlab; only the CLI turns them into messages and exit codes.
 
 Also how a stop signal (Ctrl-C, SIGTERM, SIGHUP) becomes one of them (`stop_signals`), and where:
-anywhere, or inside `stops_held()` only where the code asks (`check_stop`, `stoppable`).
+anywhere, or inside `stops_held()` only where the code asks (`check_stop`, `stoppable`). The first
+stop names the stop whatever came after it: its exception, hence the bundle's and the message's
+words, and the CLI's exit status.
 """
 
 from __future__ import annotations
@@ -75,8 +77,10 @@ def stop_reason(error: BaseException) -> str:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # A write whose reader went away (`ssdlab run … | head`) stops as a stop signal does, told as the
 # signal the system sends for it: Python ignores SIGPIPE, so the write fails (EPIPE) instead, and
-# the CLI's guard on stdout and stderr reports it (output_closed). No handler is installed for
-# it: a pipe to a child process (fio, ssh) that closes is that engine's to deal with, no stop.
+# the CLI's guard on stdout and stderr reports it (output_closed); its watcher finds the reader
+# gone without a write. No handler is installed for SIGPIPE but inside closures_told(), and that
+# one acts only on an output found closed: a pipe to a child process (fio, ssh) that closes is
+# that engine's to deal with, no stop.
 OUTPUT_CLOSED = signal.SIGPIPE
 
 
@@ -87,6 +91,7 @@ class _Stops:
 
     received: list[int] = field(default_factory=list)  # every stop signal, in order
     closed: list[str] = field(default_factory=list)  # the outputs found closed (OUTPUT_CLOSED), in order
+    closed_told: int = 0  # how many of them the main thread has acted on (raised or held)
     raised: bool = False  # the first was raised: the program is stopping
     hold_later: bool = False  # a stop after the first is held (hold_later_stops)
     held: int = 0  # stops_held() blocks open
@@ -109,10 +114,25 @@ def stop_error(signum: int) -> KeyboardInterrupt:
 
 def _on_stop(signum: int, frame: object) -> None:
     _stops.received.append(signum)
+    _raise_unless_held(signum)
+
+
+def _raise_unless_held(signum: int) -> None:
+    """In the main thread, as a stop (`signum`) comes: raise the stop, unless it is held here."""
     if _closed_held(signum) or (not _stops.stoppable and (_stops.held or (_stops.raised and _stops.hold_later))):
         return  # held: check_stop() raises it where the program can act on it
     _stops.raised = True
-    raise stop_error(signum)
+    raise _first_stop_error(signum)
+
+
+def _first_stop_error(signum: int) -> KeyboardInterrupt:
+    """What a stop raises: the first stop's exception, whichever raises it. The first ended the
+    run (a stop after it is one the program was already answering, or one that only cut its
+    bookkeeping short), and it names the exit status (cli._stop_code): the words must name the same
+    stop. Every closed output so far is then acted on (_on_closed_elsewhere). `signum`: the one
+    coming, should none be recorded yet (another thread records them)."""
+    _stops.closed_told = len(_stops.closed)
+    return stop_error(_stops.received[0] if _stops.received else signum)
 
 
 @contextlib.contextmanager
@@ -142,14 +162,58 @@ def stop_signals() -> Iterator[None]:
 
 
 def output_closed(stream: str) -> None:
-    """A write to `stream` (stdout, stderr) found its reader gone: a stop, raised or held where a
-    stop signal would be. In another thread (a display's refresh) it is only recorded, as a signal
-    is only ever handled in the main thread: that thread raises it at its next check_stop()."""
+    """`stream` (stdout, stderr) was found with its reader gone, by a write or by the watcher of
+    cli/streams.py: a stop, raised or held where a stop signal would be. In another thread (the
+    watcher, a display's refresh) it is recorded, and the main thread, where alone a stop is
+    handled, is told as a signal tells it, at once, while closures_told() lasts (else at its next
+    check_stop())."""
     _stops.closed.append(stream)
+    _stops.received.append(OUTPUT_CLOSED)
     if _main_thread():
-        _on_stop(OUTPUT_CLOSED, None)
-    else:
-        _stops.received.append(OUTPUT_CLOSED)
+        _stops.closed_told = len(_stops.closed)
+        _raise_unless_held(OUTPUT_CLOSED)
+    elif signal.getsignal(OUTPUT_CLOSED) is _on_closed_elsewhere:  # never SIG_DFL: that would kill the program
+        main = threading.main_thread().ident
+        if main is not None:
+            signal.pthread_kill(main, OUTPUT_CLOSED)
+
+
+@contextlib.contextmanager
+def closures_told() -> Iterator[bool]:
+    """While it lasts (inside stop_signals()), an output another thread finds closed is told to
+    the main thread by OUTPUT_CLOSED, a signal: acted on at once wherever that thread is, as a stop
+    signal is, a wait in a system call (a lock, a select) cut short too. Yields whether it is: not
+    when SIGPIPE was not ignored as the program began (Python ignores it; an embedding program may
+    not), whose own handling is then left alone."""
+    if not _main_thread() or signal.getsignal(OUTPUT_CLOSED) is not signal.SIG_IGN:
+        yield False
+        return
+    signal.signal(OUTPUT_CLOSED, _on_closed_elsewhere)
+    try:
+        yield True
+    finally:
+        # signal.signal() first runs the handlers of signals come already: one told before the
+        # teller stopped is acted on, held (no stop cuts into putting the handler back), not
+        # dropped with a warning.
+        with stops_held():
+            signal.signal(OUTPUT_CLOSED, signal.SIG_IGN)
+
+
+def check_closed_output() -> None:
+    """check_stop(), where only closed outputs came and none was raised: one found as a command
+    ended, while stops were held (its output's watcher stopping), is raised as the write after it
+    would have raised it. A stop signal held and never raised is left as it was."""
+    if only_output_closed() and not _stops.raised:
+        check_stop()
+
+
+def _on_closed_elsewhere(signum: int, frame: object) -> None:
+    """OUTPUT_CLOSED's handler in closures_told(): an output another thread found closed is acted
+    on as a stop signal is. A SIGPIPE the system sent for a write to any other closed pipe (a
+    child's: that write fails with EPIPE, as with SIGPIPE ignored) finds none new: no stop."""
+    if len(_stops.closed) > _stops.closed_told:
+        _stops.closed_told = len(_stops.closed)
+        _raise_unless_held(OUTPUT_CLOSED)
 
 
 @contextlib.contextmanager
@@ -233,12 +297,12 @@ def signal_reason(signum: int) -> str:
 
 def check_stop() -> None:
     """In the main thread, raise the stop received if one was: held, or raised and swallowed on
-    its way (a stop is never lost), but a closed output inside closed_output_held(). Call it where
-    new work begins."""
-    first = next((signum for signum in _stops.received if not _closed_held(signum)), None)
-    if first is not None and _main_thread():
+    its way (a stop is never lost), but a closed output inside closed_output_held() (a stop after
+    it is raised, named by the first: _first_stop_error). Call it where new work begins."""
+    pending = next((signum for signum in _stops.received if not _closed_held(signum)), None)
+    if pending is not None and _main_thread():
         _stops.raised = True
-        raise stop_error(first)
+        raise _first_stop_error(pending)
 
 
 class FileSystemError(SsdlabError):

@@ -15,7 +15,7 @@ import click
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
 from ssdlab.cli.app import app, err, plain
-from ssdlab.cli.streams import flush_output, guarded_output
+from ssdlab.cli.streams import flush_output, guarded_output, watched_output
 from ssdlab.errors import (
     OUTPUT_CLOSED,
     InternalError,
@@ -56,8 +56,11 @@ def main() -> None:
 
 def _main() -> None:
     try:
-        code = app(standalone_mode=False)
-        flush_output()  # what print() left in a buffer meets a closed pipe here, as a stop, not at exit
+        # A reader gone is found as it goes while the command runs, as a stop this try answers;
+        # found after it, by the next write (the line below says why it stopped).
+        with watched_output():
+            code = app(standalone_mode=False)
+            flush_output()  # what print() left in a buffer meets a closed pipe here, as a stop, not at exit
     except Interrupted as error:
         _fail("[yellow]stopped:[/]", str(error), _stop_code(error.exit_code))
     except SsdlabError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
@@ -306,17 +307,20 @@ def run(
                          for text in param_warnings(t.name, t.test, t.params)])
     measured, added = False, no_library
     try:
-        # From here to the run's end a stop signal is raised only where the runner can record it;
-        # one that comes as the display closes waits for check_stop() below.
-        with stops_held(), bundle.lock():
-            if resume is None and bundle.run_file.exists():  # another run got here first
-                check_new_bundle(bundle)
-            record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate, library)
-            measured = True
-        # The run is measured. Its library entry and report are files a reader that went away
-        # (`… | head -3`) has no say in: a closed output is raised once they are done, and once what
-        # still goes to an open stream (--json's object on stdout when stderr closed) is said.
-        with closed_output_held():
+        with contextlib.ExitStack() as bookkeeping:
+            # From here to the run's end a stop signal is raised only where the runner can record it;
+            # one that comes as the display closes waits for check_stop() below.
+            with stops_held(), bundle.lock():
+                if resume is None and bundle.run_file.exists():  # another run got here first
+                    check_new_bundle(bundle)
+                record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate, library)
+                measured = True
+                # The run is measured. Its library entry and report are files a reader that went away
+                # (`… | head -3`) has no say in: a closed output is raised once they are done, and once
+                # what still goes to an open stream (--json's object on stdout when stderr closed) is
+                # said. Held from before the stops are let through: the output's watcher finds a
+                # reader gone at any moment, between these two blocks too.
+                bookkeeping.enter_context(closed_output_held())
             check_stop()  # a stop signal held while the display closed
             if not no_library:
                 add_finished_run(bundle, record, quiet=as_json, library=library)

@@ -884,3 +884,95 @@ def test_run_says_a_run_with_windows_too_short_is_left_out_of_rankings(cli: CliR
                "--out", str(tmp_path / "fine"), "--no-report")
     assert fine.code == 0 and f"Results library: added ({lib.path})\n" in fine.stdout
     assert {r.bundle.name: r.unreliable for r in lib.runs()} == {"short": ("quick",), "fine": ()}
+
+
+def test_compare_draws_a_drive_from_its_newest_run_to_be_trusted(library: Library, tmp_path: Path,
+                                                                   cli: CliRun) -> None:
+    """As rankings do: drive a's quick comes from its older run, not the newer one whose windows were
+    too short (passed over, and said in one line, on the terminal and the page); drive b has only a
+    flagged run, which is compared, its figures of the short window marked."""
+    from ssdlab.compare import compare_drives, make_drives
+    from ssdlab.report.compare_page import comparison_tables
+
+    paths = short_library(library, tmp_path, STANDARD_QUICK, SLOW_SEQ_READ)
+    ids = {run.bundle.name: run.run_id for run in library.runs()}
+    c = compare_drives(make_drives(select_drives(["all"], library).groups), "exclude")
+    (t,) = c.tests
+    assert {Path(str(path)).name for path in t.sources} == {"a-old", "b", "c"}
+    from ssdlab.report.compare_page import passed_over_lines
+    assert passed_over_lines(c) == [
+        f"passed over run {ids['a-new']} of ssdlab fake drive 2.15 GB for quick: its measured windows were too short "
+        f"to trust (`ssdlab library list` marks it {UNRELIABLE_MARK}); drawn from its older run {ids['a-old']} "
+        "instead"]
+    (table,) = comparison_tables(c)
+    row = next(r for r in table.rows if r[0] == "SEQ1M Q8T1 read: throughput (MB/s)")
+    labels = table.header[1:1 + len(c.drives)]
+    values = dict(zip(labels, row[1:], strict=False))
+    assert values["ssdlab fake drive 2.15 GB"] == "1,999.6"  # a-old's, not a-new's 52.4
+    assert values["ssdlab fake drive 4.29 GB"] == f"52.4{UNRELIABLE_MARK}"  # b's only run, marked
+
+    shown = cli("compare", "all", "--library", str(library.path), "-o", str(tmp_path / "cmp.html"))
+    assert shown.code == 0, shown.stderr
+    notes = [line for line in shown.stderr.splitlines() if "passed over" in line]
+    assert notes == [f"note: {passed_over_lines(c)[0]}"]
+    page = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+    assert f"Passed over run {ids['a-new']} of ssdlab fake drive 2.15 GB for quick" in page
+
+    # A drive whose runs were all long enough passes nothing over, and says nothing.
+    fine = compare_drives(make_drives([[paths["a-old"]], [paths["c"]]]), "refuse")
+    assert passed_over_lines(fine) == []
+
+
+def test_the_export_says_which_figures_are_not_to_be_trusted(library: Library, tmp_path: Path) -> None:
+    """A last column, `unreliable`: true for each figure made of a window too short to trust, as the
+    report marks it (quick's SEQ1M Q8T1 read alone, not its run count nor the profile), false for
+    every other row; the columns before it stay where they were. With the bundle gone, what the
+    test's notes name decides; where they name the windows of none of a test's figures, every figure
+    of it is marked."""
+    import pyarrow.parquet as pq
+
+    from ssdlab.library import EXPORT_COLUMNS
+
+    assert EXPORT_COLUMNS[:22] == ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware",
+                                   "capacity_bytes", "spec", "engine", "suite", "created_utc", "test", "method",
+                                   "method_key", "metric", "label", "unit", "kind", "better", "value", "text"]
+    assert EXPORT_COLUMNS[22:] == ["unreliable"]
+    paths = short_library(library, tmp_path, STANDARD_QUICK, SLOW_SEQ_READ)
+    shown = {"seq1m_q8t1_read_mb_s", "seq1m_q8t1_read_iops", "seq1m_q8t1_read_lat_us"}
+
+    def marked(rows: Sequence[dict[str, Any]]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for row in rows:
+            if row["unreliable"] in (True, "true"):
+                out.setdefault(Path(row["bundle"]).name, set()).add(row["metric"])
+            else:
+                assert row["unreliable"] in (False, "false"), row
+        return out
+
+    assert marked(library.export_rows()) == {"a-new": shown, "b": shown}
+    assert library.export(tmp_path / "out.csv", "csv") == 4 * 33
+    with (tmp_path / "out.csv").open(encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        assert next(reader) == EXPORT_COLUMNS
+        read = [dict(zip(EXPORT_COLUMNS, line, strict=True)) for line in reader]
+    assert marked(read) == {"a-new": shown, "b": shown}
+    library.export(tmp_path / "out.parquet", "parquet")
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.schema.field("unreliable").type == "bool" and table.column_names == EXPORT_COLUMNS
+    assert marked(table.to_pylist()) == {"a-new": shown, "b": shown}
+
+    shutil.rmtree(paths["b"])  # the note names the one window: the same figures
+    assert marked(library.export_rows()) == {"a-new": shown, "b": shown}
+
+    # Four windows too short of sixteen: the note names three "and 1 more". From the bundle, the
+    # figures of those four; with it gone, every figure of the test (settings and counts never).
+    nvme = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2, "profile": "nvme"})
+    library.add(flagged_bundle(tmp_path / "nvme", "fake:?capacity=16g", nvme, SLOW_SEQ_READ, "2024-05-01T00:00:00Z"))
+    (note,) = Bundle(tmp_path / "nvme").load_run().test("quick").notes
+    assert "4 of 16 measured windows" in note and " and 1 more)" in note
+    rows = [row for row in library.export_rows() if Path(row["bundle"]).name == "nvme"]
+    assert marked(rows)["nvme"] == {f"{entry}_read_{rate}" for entry in ("seq1m_q8t1", "seq128k_q32t1")
+                                    for rate in ("mb_s", "iops", "lat_us")}
+    shutil.rmtree(tmp_path / "nvme")
+    rows = [row for row in library.export_rows() if Path(row["bundle"]).name == "nvme"]
+    assert marked(rows)["nvme"] == {row["metric"] for row in rows if row["kind"] == "figure"}

@@ -21,7 +21,9 @@ hotter, not 22.4 % hotter: in kelvin it would be 4.6 %), so their difference is 
 percentage (a share of time, a % of clean, a coefficient of variation) differs in points (pp).
 
 A drive may draw on several runs (the results library holds, say, a quick-suite run and a
-consistency-suite run of one drive): each test comes from the newest run that has it.
+consistency-suite run of one drive): each test comes from the newest run that finished it with
+figures to be trusted, as the library's rankings pick (a newer run whose measured windows were too
+short to trust is passed over, and said: passed_over), else from the newest that finished it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ssdlab.bundle import Bundle, RunRecord, TestRecord
+from ssdlab.bundle import Bundle, RunRecord, TestRecord, says_unreliable
 from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differences, effective_method
 from ssdlab.errors import UsageError
 from ssdlab.methods.metrics import MetricSet, MetricSpec
@@ -76,15 +78,33 @@ class Drive:
         return " / ".join(statuses)
 
     def find(self, name: str) -> tuple[Source, TestRecord] | None:
-        """The test named `name` from the newest run that finished it (else the newest that lists it)."""
+        """The test named `name` from the newest run that finished it with figures to be trusted,
+        as rankings pick (library.Library.ranking); else from the newest that finished it (its
+        figures marked where shown), else the newest that lists it."""
         found = [(s, t) for s in self.sources for t in s.run.tests if t.name == name]
-        return next(((s, t) for s, t in found if finished(t)), found[0] if found else None)
+        done = [(s, t) for s, t in found if finished(t)]
+        return next((f for f in done if trusted(f[1])), done[0] if done else found[0] if found else None)
+
+    def passed_over(self, name: str) -> list[Source]:
+        """The runs newer than the one `find` draws test `name` from that finished it, passed over
+        as their figures of it are not to be trusted."""
+        chosen = self.find(name)
+        if chosen is None or not trusted(chosen[1]):
+            return []
+        newer = self.sources[:self.sources.index(chosen[0])]
+        return [s for s in newer for t in s.run.tests if t.name == name and finished(t)]
 
 
 def finished(record: TestRecord) -> bool:
     """Whether the test ran to its end. One that was stopped, failed or never started has no
     figures, and none of the settings its method records, so there is nothing to compare."""
     return record.status == "complete"
+
+
+def trusted(record: TestRecord) -> bool:
+    """Whether the test's figures are to be trusted: its notes do not say its measured windows were
+    too short (bundle.says_unreliable), the library's rule for leaving a test out of rankings."""
+    return not any(says_unreliable(note) for note in record.notes)
 
 
 # A figure's unit -> the unit of its difference from the baseline's, where that is not % of it.
@@ -188,6 +208,32 @@ class Comparison:
     @property
     def not_compared(self) -> tuple[TestComparison, ...]:
         return tuple(t for t in self.tests if not t.side_by_side)
+
+
+@dataclass(frozen=True)
+class PassedOver:
+    """A drive's run newer than those its tests were drawn from, passed over for the tests whose
+    figures in it are not to be trusted (Drive.passed_over)."""
+
+    drive: Drive
+    source: Source  # the run passed over
+    tests: tuple[tuple[str, Source], ...]  # each such test, and the older run it was drawn from instead
+
+
+def passed_over(c: Comparison) -> list[PassedOver]:
+    """Each run of a compared drive passed over for some of the compared tests, drive by drive,
+    newest run first."""
+    found = []
+    for drive in c.drives:
+        tests: dict[Path, list[tuple[str, Source]]] = {}  # by the passed-over run's bundle
+        for t in c.tests:
+            chosen = drive.find(t.name)
+            if chosen is None:
+                continue
+            for source in drive.passed_over(t.name):
+                tests.setdefault(source.bundle, []).append((t.name, chosen[0]))
+        found += [PassedOver(drive, s, tuple(tests[s.bundle])) for s in drive.sources if s.bundle in tests]
+    return found
 
 
 def difference_pct(value: Value, baseline: Value) -> float | None:

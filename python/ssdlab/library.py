@@ -20,13 +20,14 @@ Standard library sqlite3 only: no server, one file, safe to copy.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -45,6 +46,7 @@ from ssdlab.bundle import (
     is_run_id_prefix,
     says_unreliable,
     short_run_id_hint,
+    short_windows,
 )
 from ssdlab.effective import (
     RULES_VERSION,
@@ -55,6 +57,7 @@ from ssdlab.effective import (
     simulated_drive,
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
+from ssdlab.methods.metrics import figure_unreliable
 from ssdlab.outputs import what_is
 from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
 from ssdlab.units import is_number
@@ -397,10 +400,20 @@ class Library:
                        left_out)
 
     def export_rows(self) -> list[dict[str, Any]]:
-        """One row per figure of every test: the long table `export` writes."""
+        """One row per figure of every test: the long table `export` writes, each saying whether
+        its figure is not to be trusted (unreliable_figures)."""
         with self._reader() as db:
+            flagged: dict[tuple[str, str], Callable[[str], bool]] = {}  # by (run, test): its figures not to trust
+            for rid, bundle, name, method, params, notes, target in db.execute(NOTES_SELECT):
+                if unreliable(notes):
+                    record = TestRecord(name=name, test=method, params=json.loads(params), notes=json.loads(notes))
+                    flagged[(rid, name)] = unreliable_figures(rid, Path(bundle), record, target)
             db.row_factory = sqlite3.Row
-            return [dict(row) for row in db.execute(EXPORT_SELECT)]
+            rows = [dict(row) for row in db.execute(EXPORT_SELECT)]
+        for row in rows:
+            marked = flagged.get((row["run_id"], row["test"]))
+            row["unreliable"] = marked is not None and marked(row["metric"])
+        return rows
 
     def export(self, out: Path, fmt: Literal["csv", "parquet"]) -> int:
         """Write the export to `out`, whole or not at all. A link to a file is written through
@@ -412,7 +425,8 @@ class Library:
             text = io.StringIO(newline="")
             writer = csv.DictWriter(text, fieldnames=columns)
             writer.writeheader()
-            writer.writerows(rows)
+            # true/false, as the export's words for a yes/no figure (`text`) are
+            writer.writerows({**row, "unreliable": str(row["unreliable"]).lower()} for row in rows)
             data = text.getvalue().encode("utf-8")
         else:
             import pyarrow as pa
@@ -443,12 +457,14 @@ COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.create
     ORDER BY r.created_utc DESC, r.run_id"""
 EXPORT_COLUMNS = ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware", "capacity_bytes", "spec",
                   "engine", "suite", "created_utc", "test", "method", "method_key", "metric", "label", "unit", "kind",
-                  "better", "value", "text"]
+                  "better", "value", "text", "unreliable"]  # new columns go last: scripts read them by place
 EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.model, r.serial, r.firmware,
     r.capacity_bytes, r.spec, r.engine, r.suite, r.created_utc, t.name AS test, t.method, t.method_key,
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
     FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
     ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
+NOTES_SELECT = """SELECT t.run_id, r.bundle, t.name, t.method, t.params_json, t.notes_json, r.target_json
+    FROM tests t JOIN runs r ON r.run_id = t.run_id"""
 
 
 def unreliable(notes_json: str | None) -> bool:
@@ -459,6 +475,27 @@ def unreliable(notes_json: str | None) -> bool:
     except ValueError:  # a damaged row: `library add` refreshes it
         return False
     return isinstance(notes, list) and any(isinstance(note, str) and says_unreliable(note) for note in notes)
+
+
+def unreliable_figures(rid: str, bundle: Path, record: TestRecord, target_json: str) -> Callable[[str], bool]:
+    """Which figures, by metric name, of a test whose notes say its measured windows were too short
+    to trust come from one of them, as the report decides it (methods.metrics.figure_unreliable):
+    the windows as the notes name them, else (they name a few "and N more") by the measurements of
+    its bundle while that holds the run (Bundle.windows_too_short), else every window of it; what
+    each figure is made of by its method's declarations (a method this ssdlab does not know declares
+    none: then every figure of the test)."""
+    short = short_windows(record)
+    if short is not None and short.names is None:  # "a, b, c and 2 more": the bundle's measurements say which
+        with contextlib.suppress(BundleError):
+            kept = Bundle(bundle)
+            run = kept.load_run()
+            if run_id(run) == rid:
+                short = kept.windows_too_short(run.test(record.name)) or short
+    try:
+        specs = declared_specs(record, TargetInfo.model_validate_json(target_json))
+    except ValidationError:  # a row this ssdlab cannot read: `library add` refreshes it
+        specs = None
+    return lambda metric: figure_unreliable(short, specs.get(metric) if specs is not None else None)
 
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
@@ -484,7 +521,7 @@ def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive
 
 def export_schema(pa: Any) -> Any:
     """Column types of the Parquet export (pyarrow is imported only when exporting)."""
-    types = {"capacity_bytes": pa.int64(), "value": pa.float64()}
+    types = {"capacity_bytes": pa.int64(), "value": pa.float64(), "unreliable": pa.bool_()}
     return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
 
 

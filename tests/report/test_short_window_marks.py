@@ -219,3 +219,91 @@ def test_a_test_whose_figures_name_no_windows_has_each_marked_from_its_note() ->
                                     f"20,000 IOPS{MARK}, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS{MARK}; "
                                     f"\N{GREEK SMALL LETTER SIGMA} is 5.0 %{MARK} of the mean)", advice)
     assert found["trim"] == ("TRIM restores (96 % of clean)", ())
+
+
+# --- each test's own results tables --------------------------------------------------
+
+FOOTNOTE = (f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one period of its "
+            "series): the queue filling and draining, or a stall or burst, weigh in it; run again with longer windows "
+            "({advice})")
+
+
+def section_tables(bundle: Path) -> dict[str, Any]:
+    """The tables of the bundle's test sections, by title."""
+    from ssdlab.report import report_sections
+
+    b = Bundle(bundle)
+    return {table.title: table for section in report_sections(b, b.load_run()) for table in section.tables}
+
+
+def marked_cells(table: Any) -> dict[str, list[str]]:
+    """Each row's cells that carry the mark, by the row's label."""
+    return {row[0]: [cell for cell in row[1:] if MARK in cell] for row in table.rows if any(MARK in c for c in row)}
+
+
+def test_a_tests_own_results_table_marks_the_short_windows_figures(bundles: dict[str, Path]) -> None:
+    """quick: the SEQ1M Q8T1 read figures alone, the footnote once under the table."""
+    (table,) = section_tables(bundles["one_short"]).values()
+    assert marked_cells(table) == {"SEQ1M Q8T1": [f"52.4{MARK}", f"50{MARK}", f"160,000.0{MARK}"]}
+    assert dict((row[0], row) for row in table.rows)["SEQ1M Q8T1"][1:3] == (f"52.4{MARK}", "1,199.6")
+    footnote = FOOTNOTE.format(advice="quick: raise runtime_s to at least 5 s")
+    assert table.caption.endswith(f"simulator counts from host submission too). {footnote}")
+    assert table.caption.count(MARK) == 1
+
+
+def test_a_sweeps_results_grid_marks_its_short_point_and_not_how_it_ran(bundles: dict[str, Path]) -> None:
+    tables = section_tables(bundles["sweep"])
+    assert marked_cells(tables["Results"]) == {
+        "128 KiB sequential read, QD 32": [f"400{MARK}", f"52.4{MARK}", f"80,000.0{MARK}", f"80,000.0{MARK}"]}
+    assert tables["Results"].caption == FOOTNOTE.format(advice="qd-sweep: raise runtime_s to at least 5 s")
+    assert not marked_cells(tables["How it ran"]) and MARK not in tables["How it ran"].caption
+
+
+def test_every_figure_of_a_test_whose_windows_were_all_short_is_marked_in_its_table(
+        bundles: dict[str, Path]) -> None:
+    (table,) = section_tables(bundles["all_short"]).values()
+    figures = [cell for row in table.rows for cell in row[1:] if cell != "—"]
+    assert figures and all(cell.endswith(MARK) for cell in figures)
+
+
+def test_the_terminal_and_html_results_tables_mark_and_explain(bundles: dict[str, Path], tmp_path: Path) -> None:
+    footnote = FOOTNOTE.format(advice="quick: raise runtime_s to at least 5 s")
+    text = terminal_text(bundles["one_short"])
+    results = text[text.index("CrystalDiskMark-style results"):]
+    row = next(line for line in results.splitlines() if "SEQ1M Q8T1" in line)
+    assert [cell.strip() for cell in row.split("│")[1:-1]] == [
+        "SEQ1M Q8T1", f"52.4{MARK}", "1,199.6", f"50{MARK}", "1,144", f"160,000.0{MARK}", "6,993.0"]
+    assert " ".join(results.split()).count(" ".join(footnote.split())) == 1  # once, under the table
+    html = render_report(bundles["one_short"], tmp_path / "report.html").html.read_text(encoding="utf-8")
+    tip = "from a measured window too short to trust: see the note"
+    shown = f'<span class="unreliable-mark" title="{tip}">{MARK}</span>'
+    table = html[html.index('id="table-quick-cdm"'):]
+    assert f'<td>SEQ1M Q8T1</td><td class="num">52.4{shown}</td><td class="num">1,199.6</td>' in table
+    caption = table[table.index('<p class="caption">'):table.index("</p>")]
+    assert caption.startswith('<p class="caption">MB/s are decimal') and caption.count(MARK) == 1
+    assert f"clat; the simulator counts from host submission too). {shown} from a measured window too short" in caption
+
+
+# 100 ms per I/O: the short windows of each method's own table (its layout, not the generic one's).
+OWN_TABLES = {
+    "as-ssd": ({"runtime_s": 1, "size_bytes": "16m"}, "AS SSD-like benchmark",
+               {"4K": [f"0.0 MB/s{MARK}", f"0.0 MB/s{MARK}"], "4K-64Thrd": [f"2.6 MB/s{MARK}", f"2.6 MB/s{MARK}"],
+                "Score": [f"19{MARK}", f"19{MARK}"], "Total score": [f"49{MARK}"]},
+               "as-ssd: raise runtime_s to at least 5 s"),
+    "trim-validation": ({"seq_runtime_s": 1}, "Sequential write: Inconclusive: nothing to restore",
+                        {state: [f"1.3{MARK}", f"100.0{MARK}"] for state in (
+                            "clean (purged)", "after torture and TRIM", "after torture, no TRIM")},
+                        "trim-validation: raise seq_runtime_s to at least 5 s"),
+    "thermal": ({"seq_runtime_s": 2, "rnd_runtime_s": 1}, "Random write",
+                {"Random write: mean over the run": [f"1.3{MARK}"]},
+                "thermal: raise seq_runtime_s to at least 5 s and raise rnd_runtime_s to at least 5 s"),
+}
+
+
+@pytest.mark.parametrize("test", list(OWN_TABLES))
+def test_a_methods_own_table_marks_its_short_windows_figures(test: str, tmp_path: Path) -> None:
+    params, title, expected, advice = OWN_TABLES[test]
+    path = bundle_of(tmp_path / test, SuiteEntry(name=test, test=test, params=params), SLOW_EVERYWHERE)
+    table = section_tables(path)[title]
+    assert marked_cells(table) == expected
+    assert table.caption.endswith(FOOTNOTE.format(advice=advice)) and table.caption.count(MARK) == 1

@@ -105,7 +105,13 @@ def compare(
     output = html_output(output, "compare.html")  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.library import select_drives
-    from ssdlab.report.compare_page import comparison_tables, measured_tests, not_compared_lines, render_comparison
+    from ssdlab.report.compare_page import (
+        comparison_tables,
+        measured_tests,
+        not_compared_lines,
+        passed_over_lines,
+        render_comparison,
+    )
 
     selection = select_drives(drives, existing_library(library))
     for run in selection.unreachable:
@@ -118,6 +124,8 @@ def compare(
     chosen.insert(0, chosen.pop(first))
     policy: Policy = "force" if force else "exclude" if selection.from_library else "refuse"
     comparison = compare_drives(chosen, policy)
+    for line in passed_over_lines(comparison):  # as rankings pass them over (docs/library.md, "compare")
+        err.print(f"[yellow]note:[/] {plain(line)}", highlight=False)
     found = measured_tests(comparison)  # read once for the terminal's tables and the page
     for table in comparison_tables(comparison, found):
         out.print(table)

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from ssdlab.units import format_size
+
+if TYPE_CHECKING:
+    from ssdlab.bundle import ShortWindows
 
 V = TypeVar("V")
 MetricKind = Literal["figure", "setting", "count", "verdict"]
@@ -127,6 +130,13 @@ def metric_set(specs: Iterable[MetricSpec]) -> MetricSet:
     if dupes:
         raise ValueError(f"metrics declared twice: {', '.join(dupes)}")
     return MetricSet(specs)
+
+
+def figure_unreliable(short: ShortWindows | None, spec: MetricSpec | None) -> bool:
+    """Whether a figure of `spec` (None: a metric no method declares) comes from one of a test's
+    windows too short to trust: a measured figure made of one of them (MetricSpec.windows), never a
+    setting or a count. Wherever a figure is shown or exported, this decides its mark."""
+    return short is not None and (spec is None or (spec.kind == "figure" and short.covers(spec.windows)))
 
 
 def block_text(size_bytes: int) -> str:

@@ -17,15 +17,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from ssdlab.bundle import UNRELIABLE_MARK, ShortWindows, short_windows
-from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison
+from ssdlab.compare import RELATIVE, Comparison, MetricRow, PassedOver, TestComparison, passed_over
+from ssdlab.library import run_id
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
 from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods, whole_periods_of
-from ssdlab.methods.metrics import MetricSpec, block_text
+from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
-from ssdlab.report.contract import figure_unreliable, mark, short_window_footnote, spec_text
+from ssdlab.report.contract import mark, short_window_footnote, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
@@ -194,6 +195,21 @@ def not_compared_lines(c: Comparison) -> list[str]:
     """One line for each test with figures on fewer than two drives, in place of its table: a table
     of one drive's figures compares nothing (docs/library.md, "compare")."""
     return [f"not compared: {not_compared_why(c, t)}" for t in c.not_compared]
+
+
+def passed_over_line(over: PassedOver) -> str:
+    """Which newer run of a drive its tests were not drawn from, and why (compare.passed_over)."""
+    names = ", ".join(name for name, _ in over.tests)
+    used = ", ".join(dict.fromkeys(run_id(source.run) for _, source in over.tests))
+    return (f"passed over run {run_id(over.source.run)} of {over.drive.label} for {names}: its measured windows were "
+            f"too short to trust (`ssdlab library list` marks it {UNRELIABLE_MARK}); drawn from its older run {used} "
+            "instead")
+
+
+def passed_over_lines(c: Comparison) -> list[str]:
+    """One line for each newer run of a drive passed over for tests whose figures in it are not to
+    be trusted, as rankings pass it over (docs/library.md, "compare")."""
+    return [passed_over_line(over) for over in passed_over(c)]
 
 
 # How each kind of difference is worked out, for the caption of a table that has it.
@@ -410,6 +426,7 @@ def banner(c: Comparison, heat: Mapping[str, str | None], short: Mapping[str, Sh
     unfinished = [d.label for d in c.drives if "complete" not in d.run_status]
     if unfinished:
         notes.append(f"Unfinished runs: {', '.join(unfinished)}.")
+    notes += [f"{line[0].upper()}{line[1:]}." for line in passed_over_lines(c)]
     return " ".join(notes) or None
 
 

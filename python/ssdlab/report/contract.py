@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import MIN_QUEUE_TURNS
 from ssdlab.methods import get_test
-from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec
+from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec, figure_unreliable
 from ssdlab.report.formatting import format_in_unit
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside, read_figure, side
@@ -39,6 +39,11 @@ class MethodView:
         figures: any of its windows')."""
         return figure_unreliable(self.short, spec)
 
+    def marked(self, spec: MetricSpec) -> bool:
+        """Whether a results table marks this figure (`mark`): a number of the test's from a window
+        too short to trust, as compare's tables mark one."""
+        return is_number(self.value(spec)) and self.unreliable(spec)
+
     def value(self, spec: MetricSpec) -> Metric:
         return self.record.metrics.get(spec.name)
 
@@ -57,13 +62,6 @@ class MethodView:
 
     def verdict(self, key: str) -> Verdict | None:
         return next((v for v in self.record.verdicts if v.key == key), None)
-
-
-def figure_unreliable(short: ShortWindows | None, spec: MetricSpec | None) -> bool:
-    """Whether a figure of `spec` (None: a metric no method declares) comes from one of a test's
-    windows too short to trust: a measured figure made of one of them (MetricSpec.windows), never a
-    setting or a count."""
-    return short is not None and (spec is None or (spec.kind == "figure" and short.covers(spec.windows)))
 
 
 def mark(text: str, unreliable: bool) -> str:
@@ -93,8 +91,11 @@ def record_view(record: TestRecord, target: TargetInfo) -> MethodView | None:
 
 
 def method_view(bundle: Bundle, record: TestRecord) -> MethodView | None:
-    """The record of a bundle through its method (see record_view)."""
-    return record_view(record, bundle.load_run().target)
+    """The record of a bundle through its method (see record_view), knowing which of its windows
+    were too short to trust by their measurements (Bundle.windows_too_short: none read unless its
+    note says some were)."""
+    view = record_view(record, bundle.load_run().target)
+    return replace(view, short=bundle.windows_too_short(record)) if view is not None else None
 
 
 def format_value(spec: MetricSpec, value: Metric) -> str:

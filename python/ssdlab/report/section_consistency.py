@@ -17,7 +17,7 @@ from ssdlab.methods._prep import FILL_BLOCK_BYTES, FILL_IODEPTH
 from ssdlab.methods.consistency import TortureParams, rule_round_s, torture_time
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
-from ssdlab.report.contract import MethodView, method_view, record_view
+from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import (
     flat_table,
     generic_section,
@@ -186,7 +186,7 @@ SIM_LEVEL_NOTE = ("Simulated drive: a client preset's steady-state level rests o
 
 def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     target = bundle.load_run().target
-    view = record_view(record, target)
+    view = method_view(bundle, record)
     if view is None:
         return generic_section(bundle, record)
     run = charts.load_torture_run(bundle, record)

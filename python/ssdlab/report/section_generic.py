@@ -9,16 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import Bundle, TestRecord, short_windows
 from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Params
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
-from ssdlab.report.contract import MethodView, method_view, spec_text
+from ssdlab.report.contract import MethodView, mark, method_view, spec_text
 from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import is_number
 
 MAX_OVERLAID_WORKLOADS = 6
 TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification (lifetime)", "free_blocks": "free blocks",
@@ -151,8 +152,12 @@ RATE_COLUMNS = (("iops", "IOPS"), ("mb_s", "MB/s"), ("lat", "mean latency"), ("p
 
 
 def raw_table(record: TestRecord) -> Table:
-    """A method this ssdlab does not know: its metrics as they are named in the bundle."""
-    rows = tuple((name, format_metric(name, value), metric_unit(name)) for name, value in record.metrics.items())
+    """A method this ssdlab does not know: its metrics as they are named in the bundle, each number
+    marked when the test's note says windows were too short to trust (which figures they made,
+    only the method knows)."""
+    short = short_windows(record) is not None
+    rows = tuple((name, mark(format_metric(name, value), short and is_number(value)), metric_unit(name))
+                 for name, value in record.metrics.items())
     return Table(key=f"{record.name}-metrics", title="Metrics", header=("metric", "value", "unit"), rows=rows)
 
 
@@ -181,7 +186,8 @@ def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}
     for spec in specs:
-        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = spec_text(spec, view.value(spec))
+        rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = mark(spec_text(spec, view.value(spec)),
+                                                                       view.marked(spec))
         keys.setdefault(row_label(spec), []).append(spec.name)
     body = tuple((label, *(cells.get(rate, MISSING) for rate, _ in columns)) for label, cells in rows.items())
     header = ("", *(column_title(name, units[rate]) for rate, name in columns))
@@ -195,8 +201,14 @@ def value_cells(spec: MetricSpec, value: object) -> tuple[str, str]:
     return spec_text(spec, value), "" if spec.unit == "bytes" else spec.unit
 
 
+def view_cells(view: MethodView, spec: MetricSpec) -> tuple[str, str]:
+    """value_cells of the test's figure, marked when a window too short to trust made it."""
+    value, unit = value_cells(spec, view.value(spec))
+    return mark(value, view.marked(spec)), unit
+
+
 def flat_table(view: MethodView, key: str, title: str, specs: Sequence[MetricSpec]) -> Table:
-    rows = tuple((s.label, *value_cells(s, view.value(s))) for s in specs)
+    rows = tuple((s.label, *view_cells(view, s)) for s in specs)
     return Table(key=f"{view.record.name}-{key}", title=title, header=("", "value", "unit"), rows=rows,
                  row_keys=tuple(s.name for s in specs))
 

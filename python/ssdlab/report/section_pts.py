@@ -11,18 +11,26 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods._prep import size_label
 from ssdlab.methods.pts import PtsIopsParams, cell_metric
 from ssdlab.report import consistency_charts as charts
+from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.section_generic import section_title, status_notes
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
 
-def matrix_table(record: TestRecord, params: PtsIopsParams) -> Table:
+def matrix_cell(record: TestRecord, name: str, view: MethodView | None) -> str:
+    """One cell's window mean IOPS, marked when a window too short to trust made it (`view`: the
+    test through its method, which knows)."""
+    spec = view.specs.get(name) if view is not None else None
+    return mark(format_metric(name, record.metrics.get(name)), view is not None and spec is not None
+                and view.marked(spec))
+
+
+def matrix_table(record: TestRecord, params: PtsIopsParams, view: MethodView | None = None) -> Table:
     """Rows: block size; columns: read share; cells: window mean IOPS."""
     header = ("block size", *(f"{pct} % read" for pct in params.read_pcts))
     rows = tuple(
-        (size_label(bs), *(format_metric(k, record.metrics.get(k))
-                           for pct in params.read_pcts if (k := cell_metric((bs, pct)))))
+        (size_label(bs), *(matrix_cell(record, k, view) for pct in params.read_pcts if (k := cell_metric((bs, pct)))))
         for bs in params.block_sizes_bytes
     )
     m = record.metrics
@@ -53,7 +61,7 @@ def pts_section(bundle: Bundle, record: TestRecord) -> Section:
     if window:
         figures.append(Figure(f"{record.name}-window", "Measurement window: IOPS per block size",
                               charts.pts_window_plot(window), "One line per read share; both axes logarithmic."))
-    tables = [matrix_table(record, params)] if record.metrics else []
+    tables = [matrix_table(record, params, method_view(bundle, record))] if record.metrics else []
     return Section(key=record.name, title=section_title(record), caption=pts_caption(params),
                    status=record.status, tables=tables, figures=figures, notes=status_notes(record))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
-from ssdlab.report.contract import MethodView, format_value, method_view
+from ssdlab.report.contract import MethodView, format_value, mark, method_view
 from ssdlab.report.formatting import MISSING, human_size, with_article
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
@@ -34,7 +34,8 @@ def entry_cells(view: MethodView, entry: CdmEntry) -> tuple[str, ...]:
     for _, rate in COLUMNS:
         for direction in DIRECTIONS:
             found = view.specs.where(entry=entry.key, direction=direction, rate=rate)
-            cells.append(format_value(found[0], view.value(found[0])) if found else MISSING)
+            cells.append(mark(format_value(found[0], view.value(found[0])), view.marked(found[0])) if found
+                         else MISSING)
     return (entry.label, *cells)
 
 

@@ -17,7 +17,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import human_size
 from ssdlab.report.section_generic import metrics_tables, run_params
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
@@ -39,19 +39,21 @@ def _run_value(view: MethodView, run: str, rate: str) -> float | None:
     return found[0][1] if found else None
 
 
-def _score(view: MethodView, part: str) -> float | None:
-    found = view.numbers(score=part)
-    return found[0][1] if found else None
+def _cell(view: MethodView, unit: str, digits: int = 1, **dims: object) -> str:
+    """The table's cell of the figure with these dimensions, marked when a window too short to
+    trust made it."""
+    found = view.numbers(**dims)
+    return mark(_fmt(found[0][1], unit, digits), view.marked(found[0][0])) if found else _fmt(None, unit)
 
 
 def as_ssd_table(view: MethodView) -> Table:
     p = view.params
-    rows = [(label, _fmt(_run_value(view, f"{key}_read", "mb_s"), "MB/s"),
-             _fmt(_run_value(view, f"{key}_write", "mb_s"), "MB/s")) for label, key in AS_SSD_ROWS]
-    rows.append(("Acc.time", _fmt(_run_value(view, "access_read", "access_ms"), "ms", 3),
-                 _fmt(_run_value(view, "access_write", "access_ms"), "ms", 3)))
-    rows.append(("Score", _fmt(_score(view, "read"), "", 0), _fmt(_score(view, "write"), "", 0)))
-    rows.append(("Total score", _fmt(_score(view, "total"), "", 0), ""))
+    rows = [(label, _cell(view, "MB/s", run=f"{key}_read", rate="mb_s"),
+             _cell(view, "MB/s", run=f"{key}_write", rate="mb_s")) for label, key in AS_SSD_ROWS]
+    rows.append(("Acc.time", _cell(view, "ms", 3, run="access_read", rate="access_ms"),
+                 _cell(view, "ms", 3, run="access_write", rate="access_ms")))
+    rows.append(("Score", _cell(view, "", 0, score="read"), _cell(view, "", 0, score="write")))
+    rows.append(("Total score", _cell(view, "", 0, score="total"), ""))
     access_write = human_size(access_write_bytes(p.access_write_block_bytes, view.target.logical_block_size))
     caption = (f"Incompressible data. Seq: {human_size(p.size_bytes)} in {human_size(p.seq_block_bytes)} blocks at "
                f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "

@@ -31,7 +31,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import PCT, MetricSpec, block_text
 from ssdlab.methods.thermal import PHASE_TEXT, PHASES, Phase, analyze_measurement, evidence_of
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
-from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.section_generic import (
     flat_table,
@@ -172,7 +172,8 @@ def phase_table(view: MethodView, phase: Phase) -> Table:
 def figure_row(view: MethodView, spec: MetricSpec) -> tuple[str, str, str]:
     """(label, value, unit) as flat_table gives them, a lower bound shown as one: '≥ 749.99 (never throttled)'."""
     value, unit = value_cells(spec, view.value(spec))
-    return spec.label, spec.bound_text(value) if spec.is_bound(view.record.metrics) else value, unit
+    shown = spec.bound_text(value) if spec.is_bound(view.record.metrics) else value
+    return spec.label, mark(shown, view.marked(spec)), unit
 
 
 def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:

@@ -7,7 +7,7 @@ from ssdlab.methods.consistency import torture_time
 from ssdlab.methods.metrics import block_text
 from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, torture_params
 from ssdlab.report.charts import Row, grouped_bars
-from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import format_number
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
 from ssdlab.report.sections import register_section
@@ -29,10 +29,13 @@ def trim_rows(view: MethodView) -> list[Row]:
 def trim_table(view: MethodView, rows: list[Row]) -> Table:
     # % of clean on its side of the verdict's threshold, as the verdict in the title prints it (89.96, not 90.0).
     threshold = float(view.params.effective_pct)
+    # Marked as a window too short to trust made it; a share of clean, as either of its figures is.
+    short = [view.marked(spec) for state in STATES for spec, _ in view.numbers(state=state)]  # as trim_rows
     cells = tuple(
-        (r["state"], format_number(float(r["mb_s"]), ",.1f"),
-         "—" if r["pct_of_clean"] is None else beside(float(r["pct_of_clean"]), threshold, decimals=1))
-        for r in rows
+        (r["state"], mark(format_number(float(r["mb_s"]), ",.1f"), marked),
+         "—" if r["pct_of_clean"] is None else mark(beside(float(r["pct_of_clean"]), threshold, decimals=1),
+                                                    marked or short[0]))
+        for r, marked in zip(rows, short, strict=True)
     )
     verdict = next((v for v in view.record.verdicts if v.key == "trim_restores"), None)
     title = f"Sequential write: {verdict.summary}" if verdict else "Sequential write by drive state"

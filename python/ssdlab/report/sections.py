@@ -16,8 +16,9 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import replace
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, TestRecord, short_windows
 from ssdlab.errors import SsdlabError
+from ssdlab.report.contract import short_window_footnote
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table, TableLike
 
 __all__ = ["AltChart", "Figure", "FigureLike", "Section", "Table", "TableLike", "register_section"]
@@ -66,7 +67,7 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
     try:
-        section = with_host_facts(bundle, record, section_builder(record.test)(bundle, record))
+        section = with_footnotes(record, with_host_facts(bundle, record, section_builder(record.test)(bundle, record)))
         return replace(section, verdicts=record.verdicts) if record.verdicts else section
     except SsdlabError as err:
         reason = str(err)
@@ -92,6 +93,23 @@ def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Sec
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
     return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))
+
+
+def with_footnotes(record: TestRecord, section: Section) -> Section:
+    """The section with, under each of its tables that marks a figure from a window too short to
+    trust (contract.mark), the footnote saying why and what to raise: once a table, as compare's
+    captions and the summary give it."""
+    short = short_windows(record)
+    footnote = short_window_footnote([(record.name, short.advice)]) if short is not None else None
+    if footnote is None:
+        return section
+    tables = [replace(table, caption=f"{table.caption} {footnote}" if table.caption else footnote)
+              if isinstance(table, Table) and marks_a_figure(table) else table for table in section.tables]
+    return replace(section, tables=tables)
+
+
+def marks_a_figure(table: Table) -> bool:
+    return any(UNRELIABLE_MARK in cell for row in table.rows for cell in row)
 
 
 def registered_tests() -> tuple[str, ...]:

@@ -179,7 +179,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     </tbody>
   </table>
   </div>
-  {% if table.caption %}<p class="caption">{{ table.caption }}</p>{% endif %}
+  {% if table.caption %}<p class="caption">{{ table.caption|marks }}</p>{% endif %}
   {% endmacro %}
   {% macro tables() %}
   {% for table in rs.section.tables %}

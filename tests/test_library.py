@@ -842,6 +842,32 @@ def test_a_run_with_windows_too_short_is_kept_and_marked_but_not_ranked(
     assert listed.stdout.count(f"{UNRELIABLE_MARK} run ") == 2
 
 
+def test_the_rankings_name_a_run_left_out_as_they_name_its_drive(library: Library, tmp_path: Path) -> None:
+    """QA: the note read "1 run of ssdlab fake drive 2.15 GB … their measured windows": the run
+    left out was of another drive with this drive's label (another spec), and one run is "its".
+    Drives that share a label are told apart by a short id, in the note and in the table alike."""
+    from ssdlab.report.library_rankings import rankings_section
+
+    mine = flagged_bundle(tmp_path / "mine", "fake:?capacity=2g", STANDARD_QUICK, None, "2024-01-01T00:00:00Z")
+    twin = flagged_bundle(tmp_path / "twin", "fake:?capacity=2g&nvme=0", STANDARD_QUICK, SLOW_SEQ_READ,
+                          "2024-02-01T00:00:00Z")
+    other = flagged_bundle(tmp_path / "other", "fake:?capacity=8g", STANDARD_QUICK, None, "2024-03-01T00:00:00Z")
+    for path in (mine, twin, other):
+        library.add(path)
+    run = Bundle(mine).load_run()
+    twin_target = Bundle(twin).load_run().target
+    assert twin_target.label == run.target.label and drive_id(twin_target) != drive_id(run.target)
+    section = rankings_section(run, library, mine)
+    assert section is not None
+    (note,) = section.notes
+    label = run.target.label
+    assert note.endswith(f": 1 run of {label} [{drive_id(twin_target)[:6]}] left out of the ranking: its measured "
+                         "windows were too short to trust (`ssdlab library list` marks it "
+                         f"{UNRELIABLE_MARK}); a drive ranks with an older run of the test where it has one"), note
+    (table,) = section.tables
+    assert [row[0] for row in table.rows] == [f"{label} [{drive_id(run.target)[:6]}]", "ssdlab fake drive 8.59 GB"]
+
+
 def test_a_library_written_before_it_kept_notes_reads_them_from_the_bundles(library: Library,
                                                                              tmp_path: Path) -> None:
     """Schema 3 kept no test notes: opening it reads them from each run's bundle, so a run whose

@@ -70,27 +70,27 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def test_only_the_figure_of_the_short_window_is_marked_in_the_summary(bundles: dict[str, Path]) -> None:
-    """quick: SEQ1M Q8T1 read alone was too short; the peak read comes from it, the write and the
-    QD1 random read do not."""
+def test_the_summary_passes_over_the_figure_of_the_short_window(bundles: dict[str, Path]) -> None:
+    """quick: SEQ1M Q8T1 read alone was too short; the peak read, a tie with it, comes from SEQ1M
+    Q1T1, whose window was long enough (report.summary.trusted_first); nothing is marked."""
     path = bundles["one_short"]
     found = texts(path, Bundle(path).load_run())
-    advice = (("quick", "raise runtime_s to at least 5 s"),)
-    assert found["peak_sequential"] == (f"read 52.4 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 "
-                                        "MB/s (CrystalDiskMark-style SEQ1M Q8T1)", advice)
+    assert found["peak_sequential"] == ("read 52.4 MB/s (CrystalDiskMark-style SEQ1M Q1T1), write 1,199.6 "
+                                        "MB/s (CrystalDiskMark-style SEQ1M Q8T1)", ())
     assert found["qd1_random_read"] == ("12,500 IOPS (80.0 µs mean latency); CrystalDiskMark RND4K Q1T1", ())
 
 
-def test_a_sweep_marks_its_short_points_and_not_the_others(bundles: dict[str, Path]) -> None:
-    """qd-sweep: the 128 KiB read at QD32 was too short; the peak read is that point, the QD1
-    random read is not (nor the sequential write's peak, at QD1)."""
+def test_a_sweeps_peak_is_of_its_points_whose_windows_were_long_enough(bundles: dict[str, Path]) -> None:
+    """qd-sweep: the 128 KiB read at QD32 was too short; its 52.4 MB/s is no peak to give beside the
+    QD1 point, whose window was long enough (report.summary.trusted_first); the QD1 random read and
+    the sequential write's peak are as ever."""
     path = bundles["sweep"]
     run = Bundle(path).load_run()
     for bundle in (path, None):  # the note names the one window: the run record alone says which
         found = texts(bundle, run)
         assert found["peak_sequential"] == (
-            f"read 52.4 MB/s{MARK} (queue-depth sweep, 128 KiB QD 32), write 1,200.0 MB/s (queue-depth sweep, "
-            "128 KiB QD 1)", (("qd-sweep", "raise runtime_s to at least 5 s"),))
+            "read 13.1 MB/s (queue-depth sweep, 128 KiB QD 1), write 1,200.0 MB/s (queue-depth sweep, "
+            "128 KiB QD 1)", ())
         assert found["qd1_random_read"] == ("100 IOPS (10,000.0 µs mean latency); queue-depth sweep", ())
 
 
@@ -114,10 +114,11 @@ def test_every_figure_of_a_test_whose_windows_were_all_short_is_marked(bundles: 
 
 
 def test_the_terminal_report_marks_and_explains(bundles: dict[str, Path]) -> None:
-    text = terminal_text(bundles["one_short"])
+    """Every window of the run was too short: the summary gives its figures, marked."""
+    text = terminal_text(bundles["all_short"])
     summary = text[text.index("Summary"):text.index("CrystalDiskMark-style results")]
-    assert f"read 52.4 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 MB/s (" in summary
-    assert "12,500 IOPS (80.0 µs mean latency)" in summary
+    assert f"read 83.9 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 83.9 MB/s{MARK} (" in summary
+    assert f"10 IOPS{MARK} (100,000.0 µs{MARK} mean latency)" in summary
     (note,) = [line for line in summary.splitlines() if line.startswith("│ note ")]
     assert note.split("│")[2].strip() == (
         f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one period of its series): "
@@ -126,9 +127,9 @@ def test_the_terminal_report_marks_and_explains(bundles: dict[str, Path]) -> Non
 
 
 def test_the_html_summary_marks_and_explains(bundles: dict[str, Path], tmp_path: Path) -> None:
-    html = render_report(bundles["one_short"], tmp_path / "report.html").html.read_text(encoding="utf-8")
+    html = render_report(bundles["all_short"], tmp_path / "report.html").html.read_text(encoding="utf-8")
     shown = f'<span class="unreliable-mark" title="from a measured window too short to trust: see the note">{MARK}'
-    assert f"read 52.4 MB/s{shown}</span> (CrystalDiskMark-style SEQ1M Q8T1), write 1,199.6 MB/s (" in html
+    assert f"read 83.9 MB/s{shown}</span> (CrystalDiskMark-style SEQ1M Q8T1), write 83.9 MB/s{shown}</span> (" in html
     assert '<tr class="unreliable" id="finding-unreliable"><td colspan="3">' + shown in html
     assert "run again with longer windows (quick: raise runtime_s to at least 5 s)</td></tr>" in html
 
@@ -307,3 +308,29 @@ def test_a_methods_own_table_marks_its_short_windows_figures(test: str, tmp_path
     table = section_tables(path)[title]
     assert marked_cells(table) == expected
     assert table.caption.endswith(FOOTNOTE.format(advice=advice)) and table.caption.count(MARK) == 1
+
+
+def test_run_json_names_the_figures_a_short_window_made(bundles: dict[str, Path]) -> None:
+    """`run --json` gives each test's notes and the figures the summary would mark, per figure
+    where the method names the windows it is made of (a count of runs is no figure); nothing of
+    a run whose windows were long enough; every number of a method this ssdlab does not know."""
+    import json
+
+    from ssdlab.cli.run import run_json
+
+    def tests_of(path: Path, run: RunRecord | None = None) -> list[dict[str, Any]]:
+        return list(json.loads(run_json(Bundle(path), run or Bundle(path).load_run(), None))["tests"])
+
+    (quick,) = tests_of(bundles["one_short"])
+    assert quick["unreliable_metrics"] == ["seq1m_q8t1_read_mb_s", "seq1m_q8t1_read_iops", "seq1m_q8t1_read_lat_us"]
+    assert quick["notes"] == list(Bundle(bundles["one_short"]).load_run().test("quick").notes)
+    (sweep,) = tests_of(bundles["sweep"])
+    assert sweep["unreliable_metrics"] == ["seq128k_read_qd32_iops", "seq128k_read_qd32_mb_s",
+                                           "seq128k_read_qd32_lat_us", "seq128k_read_qd32_p99_lat_us"]
+    (fine,) = tests_of(bundles["fine"])
+    assert fine["notes"] == [] and fine["unreliable_metrics"] == []
+    run = Bundle(bundles["sweep"]).load_run()
+    unknown = run.model_copy(update={"tests": (run.tests[0].model_copy(update={"test": "from-a-later-ssdlab"}),)})
+    (later,) = tests_of(bundles["sweep"], unknown)
+    assert later["unreliable_metrics"] == [name for name, value in later["metrics"].items()
+                                           if isinstance(value, int | float)]

@@ -55,6 +55,7 @@ from ssdlab.library import Library
 from ssdlab.outputs import what_is
 from ssdlab.planning import given_rates, param_warnings, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
+from ssdlab.report.contract import unreliable_metrics
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target
@@ -378,12 +379,15 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
 
 
 def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error: str | None = None) -> str:
-    """What `run --json` prints: the bundle, how the run ended and each test's figures; `error`:
-    why a run that did not complete stopped (the same line as on stderr)."""
+    """What `run --json` prints: the bundle, how the run ended and each test's figures, notes and
+    which of its figures are not to be trusted (QA: a script got the figures the report marks †
+    unmarked); `error`: why a run that did not complete stopped (the same line as on stderr)."""
     return json.dumps({
         "bundle": str(bundle.path), "status": record.status, "target": record.target.spec,
         "report": str(report_path) if report_path else None,
-        "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics} for t in record.tests],
+        "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics, "notes": list(t.notes),
+                   "unreliable_metrics": unreliable_metrics(t, record.target, bundle.windows_too_short(t))}
+                  for t in record.tests],
         **({"error": error} if error is not None else {}),
     }, indent=2)
 

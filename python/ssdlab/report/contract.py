@@ -64,6 +64,18 @@ class MethodView:
         return next((v for v in self.record.verdicts if v.key == key), None)
 
 
+def unreliable_metrics(record: TestRecord, target: TargetInfo, short: ShortWindows | None) -> list[str]:
+    """The names of the test's figures that come from a window too short to trust, as the report's
+    summary marks them (figure_unreliable), in the record's order: by the windows each is made of
+    where its method names them (`short`: Bundle.windows_too_short), else every figure of the
+    test; a setting, a count or a word never; every number of a method this ssdlab does not know."""
+    if short is None:
+        return []
+    view = record_view(record, target)
+    return [name for name, value in record.metrics.items()
+            if is_number(value) and figure_unreliable(short, view.specs.get(name) if view is not None else None)]
+
+
 def mark(text: str, unreliable: bool) -> str:
     """A figure as a table or the summary shows it, with UNRELIABLE_MARK when it is not to be trusted."""
     return f"{text}{UNRELIABLE_MARK}" if unreliable else text

@@ -4,7 +4,8 @@ method, ssdlab.effective) measured it; this drive from its own bundle, highlight
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ssdlab.bundle import UNRELIABLE_MARK, RunRecord, TestRecord, short_windows
@@ -30,14 +31,17 @@ def others(library: Library, run: RunRecord, record: TestRecord, bundle: Path | 
     return Ranking([t for t in found.ranked if t.drive_id != mine], [t for t in found.unreliable if t.drive_id != mine])
 
 
-def left_out_note(title: str, left_out: Sequence[RankedTest]) -> str | None:
+def left_out_note(title: str, left_out: Sequence[RankedTest], names: Mapping[str, str]) -> str | None:
     """Why the ranking of a test holds fewer drives' runs than the library has: those left out as
-    their figures are not to be trusted (`library list` marks them)."""
+    their figures are not to be trusted (`library list` marks them), each drive by its name in
+    `names` (drive_names: as the ranking names it, so a drive that shares a label with another is
+    told apart; QA: the note named a run of another drive by this drive's label)."""
     if not left_out:
         return None
-    drives = ", ".join(dict.fromkeys(t.label for t in left_out))
-    return (f"{title}: {counted(len(left_out), 'run')} of {drives} left out of the ranking: their measured "
-            f"windows were too short to trust (`ssdlab library list` marks them {UNRELIABLE_MARK}); a drive ranks "
+    drives = ", ".join(dict.fromkeys(names[t.drive_id] for t in left_out))
+    its, it = ("its", "it") if len(left_out) == 1 else ("their", "them")
+    return (f"{title}: {counted(len(left_out), 'run')} of {drives} left out of the ranking: {its} measured "
+            f"windows were too short to trust (`ssdlab library list` marks {it} {UNRELIABLE_MARK}); a drive ranks "
             "with an older run of the test where it has one")
 
 
@@ -50,10 +54,15 @@ def own_note(title: str, record: TestRecord, found: Ranking) -> str | None:
             f"which); {short.advice} to rank it")
 
 
-def unique_labels(labels: Sequence[str], ids: Sequence[str]) -> list[str]:
-    """Drive labels, with a short id where two drives share a label (e.g. one preset, two options)."""
-    return [f"{label} [{ident[:6]}]" if labels.count(label) > 1 else label for label, ident in zip(labels, ids,
-                                                                                                    strict=True)]
+def drive_names(drives: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each drive's name by its drive id, from (label, drive id) of every drive a test's ranking
+    and its notes name (a drive may come more than once): its label, with a short id where two
+    drives share a label (e.g. one preset, two options)."""
+    labels: dict[str, str] = {}  # drive id: the first label it is given
+    for label, ident in drives:
+        labels.setdefault(ident, label)
+    shared = Counter(labels.values())
+    return {ident: f"{label} [{ident[:6]}]" if shared[label] > 1 else label for ident, label in labels.items()}
 
 
 Ranked = tuple[list[FigureLike], list[TableLike], list[str]]
@@ -69,12 +78,13 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: P
         note = own_note(title, record, ranking)
         return [], [], [note] if note else []
     found = ranking.ranked
-    left_out = left_out_note(title, ranking.unreliable)
+    mine = drive_id(run.target)
+    names = drive_names([(run.target.label, mine), *((t.label, t.drive_id) for t in (*found, *ranking.unreliable))])
+    left_out = left_out_note(title, ranking.unreliable, names)
     specs = declared_specs(record, run.target)
     if not found or specs is None:
         return [], [], [left_out] if left_out else []
-    labels = unique_labels([run.target.label, *(t.label for t in found)],
-                           [drive_id(run.target), *(t.drive_id for t in found)])
+    labels = [names[mine], *(names[t.drive_id] for t in found)]
     # spec.exact: a lower bound (e.g. data written by a phase that never throttled) is not ranked as a value.
     metrics = [RankedMetric(spec, (spec.exact(record.metrics), *(spec.exact(t.values) for t in found)))
                for spec in specs]

@@ -10,7 +10,7 @@ When a run has no input for a rule, the finding says "not measured in this run".
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
@@ -26,6 +26,7 @@ from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside
 from ssdlab.units import is_number, seconds_text, signed
+from ssdlab.verdicts import Verdict
 
 NOT_MEASURED = "not measured in this run"
 SIGMA = "\N{GREEK SMALL LETTER SIGMA}"  # standard deviation, as reviews write it
@@ -140,20 +141,49 @@ def unreliable_footnote(findings: Sequence[Finding]) -> str | None:
     return short_window_footnote(pair for found in findings if found.measured for pair in found.unreliable)
 
 
+# Said in a rule that chose among sources when it passed over a figure of a window too short to
+# trust, or fell back to one (trusted_first).
+TRUSTED_FIRST_RULE = ("; a figure from a measured window too short to trust (marked) only where no source has one "
+                      "that is not")
+
+
+def trusted_first(candidates: Iterable[Finding | None]) -> Finding | None:
+    """Of a rule's findings from each source it reads, best source first: the first whose figures
+    are all to be trusted, else the first (its marks say which are not); None when no source has
+    the figures. Short windows tend to give the higher figures (QA: a 0.05 s QD sweep's burst of
+    1,391.7 MB/s† was given as the peak write beside quick's trustworthy 1,284 MB/s), so "first
+    found" or "highest" must not reach past a trustworthy figure to one that is not. Where it
+    chose between sources and one was marked, its rule says so."""
+    found = [c for c in candidates if c is not None]
+    if not found:
+        return None
+    chosen = next((c for c in found if not c.unreliable), found[0])
+    chose_over_marks = len(found) > 1 and any(c.unreliable for c in found)
+    if not chose_over_marks or chosen.rule.endswith(TRUSTED_FIRST_RULE):  # a choice of choices says it once
+        return chosen
+    return replace(chosen, rule=chosen.rule + TRUSTED_FIRST_RULE)
+
+
 def absent(key: str, title: str, rule: str) -> Finding:
     return Finding(key=key, title=title, text=NOT_MEASURED, rule=rule, measured=False)
 
 
 def verdict_finding(key: str, title: str, views: Sequence[MethodView], verdict_key: str, rule: str) -> Finding:
     """A finding that is a method's verdict: its summary (the verdict and its key figure; the
-    other figures are in the method's section) and rule."""
-    for view in views:
-        verdict = view.verdict(verdict_key)
-        if verdict is not None:
-            return Finding(key=key, title=title, text=mark(verdict.summary, view.unreliable()), rule=verdict.rule + (
-                f". Here: {verdict.because}" if verdict.because else ""), measured=True,
-                section=view.record.name, outcome=verdict.outcome, unreliable=footnoted(view, view.unreliable()))
-    return absent(key, title, rule)
+    other figures are in the method's section) and rule; of several tests that give it, the first
+    whose figures are to be trusted (trusted_first)."""
+    found = trusted_first(verdict_of(key, title, view, verdict_key) for view in views)
+    return found or absent(key, title, rule)
+
+
+def verdict_of(key: str, title: str, view: MethodView, verdict_key: str) -> Finding | None:
+    """One test's verdict as a finding (verdict_finding), None when it gives none."""
+    verdict = view.verdict(verdict_key)
+    if verdict is None:
+        return None
+    return Finding(key=key, title=title, text=mark(verdict.summary, view.unreliable()), rule=verdict.rule + (
+        f". Here: {verdict.because}" if verdict.because else ""), measured=True,
+        section=view.record.name, outcome=verdict.outcome, unreliable=footnoted(view, view.unreliable()))
 
 
 # ---- the rules ----------------------------------------------------------------------
@@ -331,35 +361,47 @@ def cliff_words(view: MethodView) -> str:
     return ""
 
 
+SPARE_AREA_RULE = ("gain = steady mean with the spare area / steady mean without - 1, from two consistency runs "
+                   "alike but for the span (the 25 % variant leaves the last quarter of the purged drive unwritten)")
+SPARE_AREA_FIGURES = ("window_iops_mean", "window_cv_pct")  # what the finding gives of each run
+
+
 def spare_area(views: RunViews) -> Finding:
+    """The gain of the spare-area run nearest 25 % over a default run alike with it but for its
+    span (QA: a run with no fill listed first made the gain "not comparable" beside a default run
+    that was), or "not comparable" and why when none is. Where that pair's figures are not to be
+    trusted, the first alike pair's that are (trusted_first): nearest 25 % first, then in run order."""
     title = "Extra spare area (25 % over-provisioning)"
-    rule = ("gain = steady mean with the spare area / steady mean without - 1, from two consistency runs alike "
-            "but for the span (the 25 % variant leaves the last quarter of the purged drive unwritten)")
     runs = of_method(views, "consistency")
     defaults = [v for v in runs if op_pct(v) == 0 and v.number("window_iops_mean")]
     spare = sorted((v for v in runs if op_pct(v) > 0 and v.number("window_iops_mean")),
                    key=lambda v: abs(op_pct(v) - 25))
     if not defaults or not spare:
-        return absent("spare_area", title, rule)
-    extra = spare[0]
+        return absent("spare_area", title, SPARE_AREA_RULE)
+    alike = [(default, extra) for extra in spare for default in defaults if not unlike_runs(views, default, extra)]
+    if not alike or alike[0][1] is not spare[0]:
+        return spare_gain(views, defaults[0], spare[0])
+    return trusted_first(spare_gain(views, default, extra) for default, extra in alike) or absent(
+        "spare_area", title, SPARE_AREA_RULE)
+
+
+def unlike_runs(views: RunViews, default: MethodView, extra: MethodView) -> list[Difference]:
+    """How a default consistency run and a spare-area run differ, but for the span."""
+    return [d for d in differences([effective_method(default.record, views.target),
+                                    effective_method(extra.record, views.target)])
+            if d.key not in SPARE_AREA_KEYS]
+
+
+def spare_gain(views: RunViews, default: MethodView, extra: MethodView) -> Finding:
+    """The spare-area finding of one default run and one spare-area run (spare_area)."""
     title = f"Extra spare area ({op_pct(extra):g} % over-provisioning)"
-
-    def unlike_extra(default: MethodView) -> list[Difference]:
-        return [d for d in differences([effective_method(default.record, views.target),
-                                        effective_method(extra.record, views.target)])
-                if d.key not in SPARE_AREA_KEYS]
-
-    # Of several default runs, the one alike with the spare-area run but for its span (QA: a run
-    # with no fill listed first made the gain "not comparable" beside a default run that was).
-    default = next((d for d in defaults if not unlike_extra(d)), defaults[0])
-    unlike = unlike_extra(default)
+    unlike = unlike_runs(views, default, extra)
     if unlike:
         text = "not comparable: the runs differ in " + "; ".join(d.describe() for d in unlike)
-        return Finding("spare_area", title, text, rule, True, extra.record.name, "inconclusive")
+        return Finding("spare_area", title, text, SPARE_AREA_RULE, True, extra.record.name, "inconclusive")
     base, more = default.number("window_iops_mean") or 0.0, extra.number("window_iops_mean") or 0.0
     cv = (default.number("window_cv_pct"), extra.number("window_cv_pct"))
-    short = (short_figures(default, "window_iops_mean", "window_cv_pct"),
-             short_figures(extra, "window_iops_mean", "window_cv_pct"))
+    short = (short_figures(default, *SPARE_AREA_FIGURES), short_figures(extra, *SPARE_AREA_FIGURES))
     steadier = (f"; {SIGMA}/mean {mark(f'{cv[0]:.1f} %', short[0])} → {mark(f'{cv[1]:.1f} %', short[1])}"
                 if cv[0] is not None and cv[1] is not None else "")
     # "Steady" only where the runs' own steady_state verdicts allow it.
@@ -372,7 +414,7 @@ def spare_area(views: RunViews) -> Finding:
     text = (f"{what} {fig(default, 'window_iops_mean')} → {fig(extra, 'window_iops_mean')} "
             f"({mark(f'{signed(100 * (more / base - 1))} %', any(short))}){steadier}{heat_caveat(default, extra)}"
             f"{state}")
-    return Finding("spare_area", title, text, rule, True, extra.record.name,
+    return Finding("spare_area", title, text, SPARE_AREA_RULE, True, extra.record.name,
                    unreliable=footnoted(default, short[0]) + footnoted(extra, short[1]))
 
 
@@ -407,18 +449,24 @@ def write_cache(views: Sequence[MethodView]) -> Finding:
     """The linear pass's `slc_cache` verdict when it has one (its outcome and rule, with the
     figures beside it), else the rule below over its declared metrics. An inconclusive verdict
     gets the figures alone, never the metrics rule's reading of them ("no cache ran out"): the
-    summary says no more than the verdict does."""
+    summary says no more than the verdict does. Of several linear passes, the first whose figures
+    are to be trusted (trusted_first), a verdict before figures alone."""
     found = metrics_write_cache(views)
-    for view in of_method(views, "linear"):
-        verdict = view.verdict("slc_cache")
-        if verdict is not None:
-            figures = ("" if not (found.measured and found.section == view.record.name)
-                       else found.text if verdict.conclusive else pass_figures(view))
-            text = mark(verdict.summary, view.unreliable()) + (f" — {figures}" if figures else "")
-            rule = verdict.rule + (f". Here: {verdict.because}" if verdict.because else "")
-            return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome,
-                           footnoted(view, view.unreliable()))
-    return found
+    verdicts = [cache_verdict(view, verdict, found) for view in of_method(views, "linear")
+                if (verdict := view.verdict("slc_cache")) is not None]
+    alone = found.measured and found.section not in {v.section for v in verdicts}  # not a verdict's already
+    return trusted_first([*verdicts, found] if alone else verdicts) or found
+
+
+def cache_verdict(view: MethodView, verdict: Verdict, found: Finding) -> Finding:
+    """A linear pass's `slc_cache` verdict as the finding (write_cache), with the figures of
+    `found` (metrics_write_cache) when they are this pass's."""
+    figures = ("" if not (found.measured and found.section == view.record.name)
+               else found.text if verdict.conclusive else pass_figures(view))
+    text = mark(verdict.summary, view.unreliable()) + (f" — {figures}" if figures else "")
+    rule = verdict.rule + (f". Here: {verdict.because}" if verdict.because else "")
+    return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome,
+                   footnoted(view, view.unreliable()))
 
 
 def pass_figures(view: MethodView) -> str:
@@ -431,29 +479,38 @@ def pass_figures(view: MethodView) -> str:
     return f"average {fig(view, 'write_avg_mb_s')} over the {fig(view, 'span_gb')} pass"
 
 
+WRITE_CACHE_TITLE = "SLC / write cache"
+
+
 def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
-    title = "SLC / write cache"
-    rule = "from the linear write pass: data written at peak speed before the rate fell for good"
-    for view in of_method(views, "linear"):
-        dropped = view.record.metrics.get("write_drop_detected")
-        if not isinstance(dropped, bool):
-            continue
-        fraction = view.params.drop_fraction
-        rule = (f"linear write pass over the whole drive: the peak region ends where the rate falls below "
-                f"{100 * fraction:.0f} % of the peak and stays there")
-        if not dropped:
-            text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "
-                    f"(average {fig(view, 'write_avg_mb_s')})")
-            return Finding("write_cache", title, text, rule, True, view.record.name,
-                           unreliable=footnoted(view, short_figures(view, "write_avg_mb_s")))
-        throttled = view.record.metrics.get("write_throttled_at_drop")
-        cause = {True: "the drive reported thermal throttling at the drop",
-                 False: "no throttling at the drop: a cache ran out"}.get(throttled, "cause not known")  # type: ignore[call-overload]
-        text = (f"{fig(view, 'write_peak_region_gb')} written at {fig(view, 'write_peak_level_mb_s')}, then "
-                f"{fig(view, 'write_after_drop_mb_s')} ({cause})")
-        short = short_figures(view, "write_peak_region_gb", "write_peak_level_mb_s", "write_after_drop_mb_s")
-        return Finding("write_cache", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
-    return absent("write_cache", title, rule)
+    """What the linear write pass measured of a cache, by the rule below over its declared
+    metrics; of several passes, the first whose figures are to be trusted (trusted_first)."""
+    found = trusted_first(pass_cache(view) for view in of_method(views, "linear"))
+    return found or absent("write_cache", WRITE_CACHE_TITLE,
+                           "from the linear write pass: data written at peak speed before the rate fell for good")
+
+
+def pass_cache(view: MethodView) -> Finding | None:
+    """One linear pass's metrics_write_cache finding; None when it judged no drop."""
+    dropped = view.record.metrics.get("write_drop_detected")
+    if not isinstance(dropped, bool):
+        return None
+    title = WRITE_CACHE_TITLE
+    fraction = view.params.drop_fraction
+    rule = (f"linear write pass over the whole drive: the peak region ends where the rate falls below "
+            f"{100 * fraction:.0f} % of the peak and stays there")
+    if not dropped:
+        text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "
+                f"(average {fig(view, 'write_avg_mb_s')})")
+        return Finding("write_cache", title, text, rule, True, view.record.name,
+                       unreliable=footnoted(view, short_figures(view, "write_avg_mb_s")))
+    throttled = view.record.metrics.get("write_throttled_at_drop")
+    cause = {True: "the drive reported thermal throttling at the drop",
+             False: "no throttling at the drop: a cache ran out"}.get(throttled, "cause not known")  # type: ignore[call-overload]
+    text = (f"{fig(view, 'write_peak_region_gb')} written at {fig(view, 'write_peak_level_mb_s')}, then "
+            f"{fig(view, 'write_after_drop_mb_s')} ({cause})")
+    short = short_figures(view, "write_peak_region_gb", "write_peak_level_mb_s", "write_after_drop_mb_s")
+    return Finding("write_cache", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
 
 
 # Where a QD1 4 KiB random read is measured, best source first: (method, dims of the IOPS figure, source).
@@ -464,21 +521,29 @@ QD1_SOURCES: tuple[tuple[str, dict[str, object], str], ...] = (
 )
 
 
-def qd1_random_read(views: Sequence[MethodView]) -> Finding:
-    title = "4 KiB random read, QD 1"
-    rule = ("IOPS and mean latency of 4 KiB random reads at queue depth 1, from the QD sweep, else the "
+QD1_TITLE = "4 KiB random read, QD 1"
+QD1_RULE = ("IOPS and mean latency of 4 KiB random reads at queue depth 1, from the QD sweep, else the "
             "CrystalDiskMark RND4K Q1T1 read, else AS SSD's 4K read")
-    for method, dims, source in QD1_SOURCES:
-        for view in of_method(views, method):
-            iops, lat = view.numbers(**dims, rate="iops"), view.numbers(**dims, rate="lat")
-            if not iops:
-                continue
-            short = [view.unreliable(spec) for spec, _ in (*iops[:1], *lat[:1])]
-            latency = f" ({mark(quantity(*lat[0]), short[-1])} mean latency)" if lat else ""
-            text = f"{mark(quantity(*iops[0]), short[0])}{latency}; {source}"
-            return Finding("qd1_random_read", title, text, rule, True, view.record.name,
-                           unreliable=footnoted(view, any(short)))
-    return absent("qd1_random_read", title, rule)
+
+
+def qd1_random_read(views: Sequence[MethodView]) -> Finding:
+    """The best source's QD1 random read: the first, in QD1_SOURCES' order, whose figures are to
+    be trusted (trusted_first; QA: a 0.05 s QD sweep's 11,492 IOPS† stood beside quick's 13,292)."""
+    found = trusted_first(qd1_of(view, dims, source) for method, dims, source in QD1_SOURCES
+                          for view in of_method(views, method))
+    return found or absent("qd1_random_read", QD1_TITLE, QD1_RULE)
+
+
+def qd1_of(view: MethodView, dims: dict[str, object], source: str) -> Finding | None:
+    """One test's QD1 random read (qd1_random_read); None when it has no such figure."""
+    iops, lat = view.numbers(**dims, rate="iops"), view.numbers(**dims, rate="lat")
+    if not iops:
+        return None
+    short = [view.unreliable(spec) for spec, _ in (*iops[:1], *lat[:1])]
+    latency = f" ({mark(quantity(*lat[0]), short[-1])} mean latency)" if lat else ""
+    text = f"{mark(quantity(*iops[0]), short[0])}{latency}; {source}"
+    return Finding("qd1_random_read", QD1_TITLE, text, QD1_RULE, True, view.record.name,
+                   unreliable=footnoted(view, any(short)))
 
 
 def peak_sequential(views: Sequence[MethodView]) -> Finding:
@@ -489,28 +554,43 @@ def peak_sequential(views: Sequence[MethodView]) -> Finding:
             "the drive, not peaks); a tie goes to the first of these")
     parts, source = [], None
     short: Unreliable = ()
+    passed_over = False  # a figure of a window too short to trust beside others (trusted_first)
     for direction in ("read", "write"):
-        found = peak_of(views, direction)
+        points = peak_points(views, direction)
+        found = peak_of(points)
         if found is not None:
             view, spec, value, where = found
             parts.append(f"{direction} {mark(quantity(spec, value), view.unreliable(spec))} ({where})")
             source = source or view.record.name
             short += footnoted(view, view.unreliable(spec))
+            passed_over = passed_over or (len(points) > 1 and any(point_unreliable(p) for p in points))
     if not parts:
         return absent("peak_sequential", title, rule)
-    return Finding("peak_sequential", title, ", ".join(parts), rule, True, source,
-                   unreliable=tuple(dict.fromkeys(short)))
+    return Finding("peak_sequential", title, ", ".join(parts), rule + (TRUSTED_FIRST_RULE if passed_over else ""),
+                   True, source, unreliable=tuple(dict.fromkeys(short)))
 
 
 SeqPoint = tuple[MetricSpec, float, str]  # a sequential throughput figure, its value, where it was measured
 SEQ_SOURCES = ("transfer-sweep", "qd-sweep", "quick", "as-ssd", "mixed-seq")  # a tie goes to the first
+PeakPoint = tuple[MethodView, MetricSpec, float, str]  # a SeqPoint of a test
 
 
-def peak_of(views: Sequence[MethodView], direction: str) -> tuple[MethodView, MetricSpec, float, str] | None:
-    """The highest sequential `direction` throughput of every test that measures one."""
-    points = [(view, *point) for method in SEQ_SOURCES for view in of_method(views, method)
-              for point in seq_points(view, direction)]
-    return max(points, key=lambda found: found[2]) if points else None
+def peak_points(views: Sequence[MethodView], direction: str) -> list[PeakPoint]:
+    """Every sequential `direction` throughput of every test that measures one, in SEQ_SOURCES' order."""
+    return [(view, *point) for method in SEQ_SOURCES for view in of_method(views, method)
+            for point in seq_points(view, direction)]
+
+
+def point_unreliable(point: PeakPoint) -> bool:
+    view, spec, _, _ = point
+    return view.unreliable(spec)
+
+
+def peak_of(points: Sequence[PeakPoint]) -> PeakPoint | None:
+    """The highest of the `points` whose figures are to be trusted; of all of them where none is
+    (trusted_first: a short window's burst is no peak the drive holds)."""
+    trusted = [p for p in points if not point_unreliable(p)]
+    return max(trusted or points, key=lambda found: found[2]) if points else None
 
 
 def seq_points(view: MethodView, direction: str) -> list[SeqPoint]:

@@ -13,7 +13,7 @@ and whether the slowdown was heat or garbage collection / cache, with the eviden
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from ssdlab.analysis.throttle import (
@@ -34,7 +34,8 @@ from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet
 from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.thresholds import significant
+from ssdlab.telemetry.sources import KELVIN
+from ssdlab.thresholds import beside, significant
 from ssdlab.units import KIB, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
@@ -45,6 +46,11 @@ PHASE_TEXT = {"seq": "Sequential write", "rnd": "Random write"}
 CELSIUS = "°C"
 # Telemetry channels the analysis reads (engines and the telemetry sampler write them).
 TEMP, LEVEL, ACTIVE, POWER, GC = "temp_c", "throttle_level", "throttle_active", "power_w", "gc_pages_moved"
+# A phase without a throttle indicator that began this hot may have been throttled from its first
+# second, which nothing in its data tells (docs/methods/thermal.md, "A phase begun hot"): the
+# drive's own warning temperature (NVMe WCTEMP) where it gives one, else the top of the 0-70 °C
+# operating range SSDs are commonly rated for (SATA drives; NVMe drives whose WCTEMP is 0).
+RATED_MAX_C = 70.0
 
 
 class ThermalParams(Params):
@@ -70,7 +76,9 @@ def phase_workload(params: ThermalParams, phase: Phase) -> Workload:
     )
 
 
-def phase_specs(phase: Phase) -> list[MetricSpec]:
+def phase_specs(phase: Phase, warning_c: float | None = None) -> list[MetricSpec]:
+    """A phase's metrics; `warning_c`: the drive's warning temperature (warning_temp_c), which its
+    temperature at the start is held against (RATED_MAX_C without one)."""
     text, dims = PHASE_TEXT[phase], {"phase": phase}
     return [
         MetricSpec(f"{phase}_peak_mb_s", f"{text}: peak level", MB_S, better="higher", dims={**dims, "stat": "peak"}),
@@ -99,6 +107,9 @@ def phase_specs(phase: Phase) -> list[MetricSpec]:
                    dims={**dims, "stat": "heat"}),
         MetricSpec(f"{phase}_throttled_levels", f"{text}: throttled levels (MB/s)", kind="count", dims=dims),
         MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
+        # At or above the hot limit on a drive without a throttle indicator: no verdict (began_hot).
+        MetricSpec(f"{phase}_start_temp_c", f"{text}: temperature at the start", CELSIUS, better="lower", dims=dims,
+                   thresholds=(hot_limit_c(warning_c),)),
         # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
         MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling", CELSIUS, better="lower",
                    dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
@@ -125,7 +136,10 @@ class ThermalTest(MethodTest[ThermalParams]):
         return self.make_plan(params, actions)
 
     def metric_specs(self, params: ThermalParams, target: TargetInfo) -> MetricSet:
-        specs = [spec for phase in PHASES for spec in phase_specs(phase)]
+        specs = [spec for phase in PHASES for spec in phase_specs(phase, warning_temp_c(target))]
+        # The drive's, not the run's: shown, never compared (a setting would part two drives' runs).
+        specs.append(MetricSpec("warning_temp_c", "Drive's warning temperature (NVMe WCTEMP)", CELSIUS,
+                                kind="count"))
         specs.append(MetricSpec("cooldown_s", "Idle cool-down before each phase", SECONDS, kind="setting"))
         # Runs recorded when the test purged once, before the first phase, have no value here:
         # their random phase started on a drive the sequential one had filled, so they compare
@@ -139,12 +153,47 @@ class ThermalTest(MethodTest[ThermalParams]):
         for phase in PHASES:
             found = results.measurements.get(f"thermal-{phase}")
             metrics.update(phase_metrics(phase, found, cfg))
+        metrics["warning_temp_c"] = warning_temp_c(target)
         metrics["cooldown_s"] = params.cooldown_s
         metrics["purges"] = len(PHASES) if params.purge else 0
         return metrics
 
     def verdicts(self, params: ThermalParams, metrics: Metrics) -> tuple[Verdict, ...]:
         return (throttling_verdict(metrics),)
+
+
+def warning_temp_c(target: TargetInfo) -> float | None:
+    """The drive's warning composite temperature (NVMe `id-ctrl` WCTEMP) on the scale its
+    temperature is read at: kelvin less 273.15 (telemetry/sources.py; the kernel's hwmon alike),
+    where sysinfo records it as whole kelvin less 273, so a drive at exactly its WCTEMP reads at it,
+    not 0.15 °C under it. A RAID-0's lowest member's when every member gives one (the array's
+    temperature is its hottest member's); None when the drive gives none (SATA, WCTEMP 0, a
+    simulated drive, a file)."""
+    members = target.extra.get("raid0_members")
+    facts = [m for m in members if isinstance(m, dict)] if isinstance(members, list) else [target.extra]
+    found = [_recorded_warning_c(f) for f in facts]
+    known = [c for c in found if c is not None]
+    if not known or len(known) < len(found):
+        return None
+    return min(known) + 273 - KELVIN
+
+
+def _recorded_warning_c(extra: Mapping[str, object]) -> int | None:
+    """WCTEMP as sysinfo.apply_nvme records it (whole kelvin less 273), None where it is not."""
+    nvme = extra.get("nvme")
+    value = nvme.get("warning_temp_c") if isinstance(nvme, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def hot_limit_c(warning_c: object) -> float:
+    """The temperature a phase's start is held against: the drive's warning temperature, else
+    RATED_MAX_C."""
+    return float(warning_c) if isinstance(warning_c, float | int) else RATED_MAX_C
+
+
+def start_temp_c(temp: Sequence[float] | None) -> float | None:
+    """The temperature the phase began at: its first period's (None without one, or a failed read)."""
+    return temp[0] if temp and math.isfinite(temp[0]) else None
 
 
 def evidence_of(measurement: Measurement) -> Evidence:
@@ -174,7 +223,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     levels = result.throttled_levels
     if result.peak is None:  # too short for a level: no peak, so neither a throttle nor its absence
         return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
-                f"{phase}_max_temp_c": max(temp) if temp else None}
+                f"{phase}_max_temp_c": max(temp) if temp else None, f"{phase}_start_temp_c": start_temp_c(temp)}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -190,6 +239,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_heat_throttled_mb_s": result.cause_slowest_rate("thermal"),
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,
+        f"{phase}_start_temp_c": start_temp_c(temp),
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_cause": result.cause,
     }
@@ -207,18 +257,22 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
 
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
-                   "peak_indicator_pct", "cause")
+                   "peak_indicator_pct", "start_temp_c", "cause")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     """Whether the drive throttles from heat under sustained writes, phase by phase."""
     causes = {phase: metrics.get(f"{phase}_cause") for phase in PHASES}
     figures = {f"{phase}_{key}": metrics.get(f"{phase}_{key}") for phase in PHASES for key in VERDICT_FIGURES}
+    figures["warning_temp_c"] = metrics.get("warning_temp_c")
     rule = ("a phase throttles when a level below its peak level (by more than the level tolerance) lasts; each "
             "throttled level's cause is heat when the drive's throttle indicator was on, or the temperature had "
             "risen and the level ran hotter, and GC / cache when the rate fell without heating; a phase throttles "
             "from heat when any of its levels does, from where the first such level starts; a peak level during "
-            "most of which the indicator was on is itself throttled, from where the indicator came on")
+            "most of which the indicator was on is itself throttled, from where the indicator came on; a phase "
+            "on a drive without a throttle indicator that began at or above the drive's warning temperature "
+            f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
+            "from its data")
     base = {"key": "throttling", "question": "Does the drive throttle from heat under sustained writes?",
             "rule": rule, "figures": figures}
     thermal = [p for p, c in causes.items() if c == "thermal"]
@@ -243,10 +297,61 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
         return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",
                        because=f"{phase_because(metrics, unknown[0])}, but neither a throttle indicator nor "
                                "the temperature separates heat from GC / cache")
+    hot = [p for p in PHASES if began_hot(metrics, p)]
+    if hot:  # it may have throttled from its first second: its "peak" is no unthrottled rate to judge against
+        names = " and ".join(PHASE_TEXT[p].lower() for p in hot)
+        did = "; ".join(hot_start_did(metrics, p) for p in hot)
+        return Verdict(**base, outcome="inconclusive",
+                       summary=f"No verdict: the {names} phase{'s' if len(hot) > 1 else ''} began hot, on a drive "
+                               "without a throttle indicator",
+                       because=f"{hot_start_words(metrics, hot)}: {did}; start it cooler (a longer cooldown_s, more "
+                               "airflow) to tell")
     text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
     when = slowed(metrics)
     gc = f" (garbage collection / cache: {when})" if when else ""
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def began_hot(metrics: Mapping[str, object], phase: Phase) -> bool:
+    """Whether a phase with a peak level, on a drive that recorded no throttle indicator, began at or
+    above the drive's warning temperature (hot_limit_c): such a drive may throttle from the first
+    second, so its fastest level may be a throttled rate and no slowdown from it shows; with an
+    indicator, the indicator at the peak level tells (peak_throttled). A run recorded before the
+    start temperature was a figure is not judged so."""
+    start = metrics.get(f"{phase}_start_temp_c")
+    no_indicator = metrics.get(f"{phase}_peak_indicator_pct") is None
+    return (isinstance(start, float | int) and metrics.get(f"{phase}_peak_mb_s") is not None and no_indicator
+            and start >= hot_limit_c(metrics.get("warning_temp_c")))
+
+
+def hot_start_words(metrics: Mapping[str, object], phases: Sequence[Phase], subject: str | None = None) -> str:
+    """'sequential write began at 78.0 °C and random write at 75.1 °C, at or above the drive's
+    69.85 °C (343 K) warning temperature, and the drive reports no throttle indicator, so a throttle
+    from the start cannot be told from its data', for phases that began_hot (`subject`: the
+    phase's name in place of one phase's, e.g. "it"); each start on its side of the limit."""
+    warning = metrics.get("warning_temp_c")
+    if isinstance(warning, float | int):
+        against = f"the drive's {warning:.2f} °C ({warning + KELVIN:.0f} K) warning temperature"
+    else:
+        against = (f"{RATED_MAX_C:.0f} °C, the top of the 0-70 °C range SSDs are commonly rated to run in (the drive "
+                   "gives no warning temperature)")
+    began = []
+    for i, phase in enumerate(phases):
+        start = metrics.get(f"{phase}_start_temp_c")
+        at = beside(float(start), hot_limit_c(warning), decimals=1) if isinstance(start, float | int) else "?"
+        began.append(f"{subject or PHASE_TEXT[phase].lower()}{'' if i else ' began'} at {at} °C")
+    return (f"{' and '.join(began)}, at or above {against}, and the drive reports no throttle indicator, so a "
+            "throttle from the start cannot be told from its data")
+
+
+def hot_start_did(metrics: Mapping[str, object], phase: Phase) -> str:
+    """What a phase that began_hot did that may be throttled throughout, in words."""
+    m = of_phase(metrics, phase)
+    text, peak = PHASE_TEXT[phase].lower(), f"{_num(m.get('peak_mb_s'))} MB/s"
+    if m.get("time_to_throttle_s") is None:
+        return f"{text} held its peak level, {peak}, throughout, which may itself be a throttled rate"
+    return (f"{text}'s peak level, {peak}, may itself be a throttled rate (it slowed after "
+            f"{_num(m.get('time_to_throttle_s'))} s, from {CAUSE_TEXT.get(str(m.get('cause')), 'a cause')})")
 
 
 def shares_by_cause(metrics: Mapping[str, object], phase: Phase) -> list[str]:

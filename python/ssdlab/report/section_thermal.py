@@ -29,7 +29,15 @@ from ssdlab.analysis.throttle import (
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import PCT, MetricSpec, block_text
-from ssdlab.methods.thermal import PHASE_TEXT, PHASES, Phase, analyze_measurement, evidence_of
+from ssdlab.methods.thermal import (
+    PHASE_TEXT,
+    PHASES,
+    Phase,
+    analyze_measurement,
+    began_hot,
+    evidence_of,
+    hot_start_words,
+)
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import MISSING, format_in_unit
@@ -227,18 +235,24 @@ def _cell(value: str | None) -> str:
     return MISSING if value is None else value
 
 
-def phase_note(phase: Phase, result: ThrottleAnalysis) -> str:
-    """The cause the analysis found and its evidence, in words."""
+def phase_note(phase: Phase, result: ThrottleAnalysis, hot: str | None = None) -> str:
+    """The cause the analysis found and its evidence, in words; `hot`: why a phase that began hot
+    on a drive without a throttle indicator has no verdict (hot_start_words), said where the
+    analysis found no heat: its peak level may itself be throttled."""
     heat = result.time_to_thermal_s
     when = f" from {seconds_text(heat)} s" if heat is not None else ""
     if result.peak is None:  # no level at all: nothing to say it throttled, or that it did not
         return f"{PHASE_TEXT[phase]}: no verdict — {'; '.join(result.evidence)}."
+    hot = hot if result.cause in ("none", "gc-cache") else None
+    if result.overall is None and hot is not None:  # "no throttling" is what cannot be told
+        return f"{PHASE_TEXT[phase]}: no verdict — it held its peak level throughout, but {hot}."
     if result.overall is None:  # never throttled
         evidence = "; ".join(result.evidence) or "it held its peak level throughout"
     else:
         by_level = [e for e in result.evidence if e not in result.overall.evidence]
         evidence = "; ".join(by_level) + "; over all throttled levels: " + "; ".join(result.overall.evidence)
-    return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}."
+    but = f"; but {hot}: its peak level may itself be a throttled rate" if hot is not None else ""
+    return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}{but}."
 
 
 def stored_cause_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:
@@ -303,7 +317,9 @@ def phase_figures(key: str, found: dict[str, Measurement],
         if m is None or not len(m.series):
             continue
         result = analyze_measurement(m, cfg)
-        notes.append(phase_note(phase, result))
+        stored = view.record.metrics
+        hot = hot_start_words(stored, (phase,), "it") if began_hot(stored, phase) else None
+        notes.append(phase_note(phase, result, hot))
         notes += [n for n in (stored_cause_note(view, phase, result), stored_share_note(view, phase, result)) if n]
         if result.level_causes:  # a phase that never throttled has its peak in the figures already
             tables[phase] = level_table(key, phase, result)

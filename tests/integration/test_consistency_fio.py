@@ -47,9 +47,11 @@ def run_all(target: Target, bundle_dir: Path, options: dict[str, Any]) -> dict[s
 def check_sequence(tests: dict[str, TestRecord], purge_method: str) -> None:
     default, op25 = tests["consistency"].metrics, tests["consistency-op25"].metrics
     assert default["window_iops_mean"] > 0 and default["runtime_s"] == pytest.approx(5, abs=1)  # type: ignore[operator]
-    # the last 3 s of time, in the whole periods that cover it: the series ends where fio stopped,
-    # with a last period as short as fio's overrun past the runtime (0.13 s under load: 3.13 s)
-    assert 3.0 - 0.05 <= default["window_s"] < 4.0 and default["span_pct"] == 100.0  # type: ignore[operator]
+    # about the last 3 s of time, in whole logged periods: a period counts while its first half lies
+    # within (analysis/consistency._covering), so the window is off by up to half a period, and
+    # fio's periods under load are not all 1 s (seen: a 0.13 s last period gave 3.13 s; a 2 s
+    # period or longer gives 2.001 s, seen once)
+    assert abs(default["window_s"] - 3.0) <= 1.05 and default["span_pct"] == 100.0  # type: ignore[operator]
     assert default["host_gb_written"] > 0  # type: ignore[operator]
     assert op25["span_pct"] == pytest.approx(75.0, abs=1.6)  # cut to whole MiB
     assert 5 <= op25["rounds_run"] <= 8  # type: ignore[operator]

@@ -282,12 +282,15 @@ def meanings_for(model: type[BaseModel], table: Mapping[str, Mapping[str, str]] 
 
 
 def accepts_size_text(model: type[BaseModel], name: str) -> bool:
-    """Whether `--param NAME=4k` is accepted (the method attached the size parser)."""
-    try:
-        model.model_validate({name: "4k"})
-    except ValidationError:
-        return False
-    return True
+    """Whether `--param NAME=4k` is accepted (the method attached the size parser): a size of 4k or
+    1g, as one of them may be too small for the parameter (quick's region, thermal's budget)."""
+    for text in ("4k", "1g"):
+        try:
+            model.model_validate({name: text})
+        except ValidationError:
+            continue
+        return True
+    return False
 
 
 def type_text(model: type[BaseModel], name: str, info: FieldInfo) -> str:

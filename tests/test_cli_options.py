@@ -23,12 +23,13 @@ from typing import Any
 
 import pytest
 from annotated_types import Ge, Gt, Le, Lt
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from pydantic.fields import FieldInfo
 
 from pty_helpers import SSDLAB, run_in_terminal
 from ssdlab.bundle import Bundle
+from ssdlab.errors import SsdlabError
 from ssdlab.methods import REGISTRY, VARIANTS, get_entry, get_test
 from ssdlab.units import MAX_SIZE_BYTES
 
@@ -294,15 +295,19 @@ def test_run_warns_of_a_round_under_the_logging_period_before_it_measures(cli: C
 
 @pytest.mark.parametrize(("params", "warned"), [
     # (runtime_s, round_s, steady_window_s, until_steady, max_rounds): warned exactly where the verdict
-    # is "Too short to judge". On the simulator: the fake engine logs whole seconds, so its 11.5 s run
-    # lasts 12 s.
+    # is inconclusive ("Too short to judge", or "Not judged": no window after the free space was
+    # written, which on this drive takes 2 s). The drive always has free space, so no window may
+    # begin in the first round: the rule needs 6 rounds at least (QA: 5 were not warned of).
     ((9, 2, 8, False, 25), True),  # 4 rounds of 2 s
-    ((10, 2, 8, False, 25), False),  # 5 rounds
+    ((10, 2, 8, False, 25), True),  # 5 rounds: the first holds the free space's end
+    ((12, 2, 8, False, 25), False),  # 6 rounds
     ((11.5, 1, 12, False, 25), True),  # shorter than the window
     ((12, 1, 12, False, 25), False),
     ((30, 1, 6, True, 5), True),  # max_rounds stops the rounds short of the window
-    ((30, 1, 5, True, 5), False),
-], ids=["4-rounds", "5-rounds", "under-window", "window", "max-rounds-short", "max-rounds-enough"])
+    ((30, 1, 5, True, 5), True),  # 5 rounds at most: never a window after the first
+    ((30, 1, 5, True, 7), False),
+], ids=["4-rounds", "5-rounds", "6-rounds", "under-window", "window", "max-rounds-short", "max-rounds-5",
+        "max-rounds-enough"])
 def test_a_run_that_can_never_be_judged_is_warned_of_and_is_not(cli: Callable[..., Any], tmp_path: Path,
                                                                 params: tuple[float, float, float, bool, int],
                                                                 warned: bool) -> None:
@@ -316,4 +321,265 @@ def test_a_run_that_can_never_be_judged_is_warned_of_and_is_not(cli: Callable[..
             if line.startswith("warning: test consistency: no steady-state verdict can come of these parameters")]
     assert len(said) == int(warned), result.stderr
     verdict = Bundle(out).load_run().tests[0].verdicts[0]
-    assert verdict.summary.startswith("Too short to judge") == warned, (verdict.summary, verdict.because)
+    assert (verdict.outcome == "inconclusive") == warned, (verdict.summary, verdict.because)
+
+
+# 4. The verdict's own count of rounds, before the run --------------------------------------------
+
+QA_SIM = "sim:?capacity_gib=8"
+NEVER = "no steady-state verdict can come of these parameters"
+
+
+def warnings_of(stderr: str) -> list[str]:
+    return [line for line in stderr.replace("\r", "\n").splitlines() if line.startswith("warning:")]
+
+
+@pytest.mark.parametrize("pairs", [["runtime_s=400"], ["runtime_s=479"], ["runtime_s=400", "steady_window_s=1"]],
+                         ids=["400", "479", "400-window-1"])
+def test_a_run_whose_first_round_holds_the_free_space_is_warned_of_as_its_verdict_says(
+        cli: Callable[..., Any], tmp_path: Path, pairs: list[str]) -> None:
+    """QA: a 400 s torture (also 401-479 s, and with steady_window_s=1) was warned of nothing, then
+    judged "INCONCLUSIVE ... judging needs 6 rounds, at least 480 s (give it runtime_s of at least
+    480)": the first round always holds the end of the writing of the free space. The warning
+    before the run and the verdict after it say the same rounds and the same way out."""
+    args = ["--test", "consistency", "-t", QA_SIM, *[x for p in pairs for x in ("-p", p)]]
+    planned = cli("plan", *args)
+    assert planned.code == 0, planned.stderr
+    said = [w for w in warnings_of(planned.stdout) if NEVER in w]
+    assert len(said) == 1 and "5 of the 6 rounds of 80 s" in said[0], planned.stdout
+    assert said[0].endswith("; give runtime_s of at least 480"), said[0]
+    out = tmp_path / "b"
+    ran = cli("run", *args, "-o", str(out), "--no-report", "--no-library")
+    assert ran.code == 0 and [w for w in warnings_of(ran.stderr) if NEVER in w] == said, ran.stderr
+    verdict = Bundle(out).load_run().tests[0].verdicts[0]
+    assert verdict.outcome == "inconclusive", verdict
+    assert verdict.because.endswith("judging needs 6 rounds, at least 480 s (give it runtime_s of at least 480)"), \
+        verdict.because
+
+
+def test_a_run_as_long_as_the_warning_asks_is_judged(cli: Callable[..., Any], tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    ran = cli("run", "--test", "consistency", "-t", QA_SIM, "-p", "runtime_s=480", "-o", str(out), "--no-report",
+              "--no-library")
+    assert ran.code == 0 and not warnings_of(ran.stderr), ran.stderr
+    assert Bundle(out).load_run().tests[0].verdicts[0].outcome in ("yes", "no")
+
+
+def test_wsat_is_warned_of_alike(cli: Callable[..., Any]) -> None:
+    planned = cli("plan", "--test", "wsat", "-t", QA_SIM, "-p", "runtime_s=400")
+    assert any(NEVER in w and "5 of the 6 rounds" in w for w in warnings_of(planned.stdout)), planned.stdout
+
+
+SIDE_BY_SIDE = re.compile(r"runs at most ([\d.]+) s, shorter than the ([\d.]+) s steady-state window")
+NOTE = re.compile(r"runtime_s=([\d.]+) is shorter than the ([\d.]+) s steady-state window: figures will be for "
+                  r"the last ([\d.]+) s")
+
+
+@pytest.mark.parametrize(("runtime", "window"), [("399.99", "400"), ("399.9999", "400"), ("400", "400.004"),
+                                                 ("0.5", "0.501")])
+def test_a_torture_shorter_than_its_window_says_numbers_that_are(cli: Callable[..., Any], runtime: str,
+                                                                   window: str) -> None:
+    """QA: runtime_s=399.99 "runs at most 400 s, shorter than the 400 s steady-state window"."""
+    planned = cli("plan", "--test", "consistency", "-t", "fake:?capacity=2g", "-p", f"runtime_s={runtime}",
+                  "-p", f"steady_window_s={window}")
+    assert planned.code == 0, planned.stderr
+    said = SIDE_BY_SIDE.search(planned.stdout)
+    assert said is not None and float(said[1]) < float(said[2]), planned.stdout
+    assert float(said[1]) == float(runtime) and float(said[2]) == float(window), said[0]
+    note = NOTE.search(planned.stdout)
+    assert note is not None and float(note[1]) < float(note[2]) and note[1] == note[3], planned.stdout
+
+
+@pytest.mark.parametrize("pairs", [["runtime_s=400", "steady_window_s=1"], ["runtime_s=1"]], ids=["window", "run"])
+def test_a_window_of_one_period_has_no_spread_and_is_warned_of(cli: Callable[..., Any], tmp_path: Path,
+                                                               pairs: list[str]) -> None:
+    """QA: steady_window_s=1 reported standard deviation 0 IOPS and CoV 0.0 % from one sample: a
+    perfectly consistent drive, as it read. The spread of one sample is no spread (docs/methods/
+    consistency.md: the population standard deviation of the window's per-second IOPS)."""
+    args = ["--test", "consistency", "-t", "sim:sm951-nvme-256?capacity_gib=1",
+            *[x for p in pairs for x in ("-p", p)]]
+    planned = cli("plan", *args)
+    assert any("so the window has no spread" in w for w in warnings_of(planned.stdout)), planned.stdout
+    out = tmp_path / "b"
+    assert cli("run", *args, "-o", str(out), "--no-report", "--no-library").code == 0
+    metrics = Bundle(out).load_run().tests[0].metrics
+    assert metrics["window_iops_mean"] > 0
+    assert (metrics["window_iops_stddev"], metrics["window_cv_pct"], metrics["window_mean_stddev_ratio"]) == \
+        (None, None, None), metrics
+    two = cli("plan", "--test", "consistency", "-t", "fake:?capacity=2g", "-p", "steady_window_s=2")
+    assert not any("no spread" in w for w in warnings_of(two.stdout)), two.stdout
+
+
+# 5. Parameters that clash with each other -----------------------------------------------------------
+
+@pytest.mark.parametrize(("command", "pairs", "needles"), [
+    ("transfer-sweep", ["min_block_bytes=1m", "max_block_bytes=4k"],
+     ["parameter min_block_bytes=1m is over max_block_bytes, 4KiB", "give a min_block_bytes of at most 4KiB"]),
+    ("transfer-sweep", ["min_block_bytes=4m", "length_bytes=1m"],
+     ["parameter min_block_bytes=4m is over length_bytes, 1MiB", "give a min_block_bytes of at most 1MiB"]),
+    ("transfer-sweep", ["min_block_bytes=1536"], ["parameter min_block_bytes=1536 is not a power of two"]),
+    ("thermal", ["budget_bytes=2k"], ["parameter budget_bytes=2k is under seq_block_size_bytes, 128KiB",
+                                      "give a budget_bytes of at least 128KiB, or none"]),
+    ("quick", ["size_bytes=4k"], ["parameter size_bytes=4k is under 1MiB", "give a size of at least 1MiB"]),
+    ("qd-sweep", ["span_bytes=4k"], ["workload fill: its span, 4KiB, is smaller than one 128KiB block",
+                                     "give a span of at least one block"]),
+], ids=["min-over-max", "min-over-length", "not-a-power", "budget-under-block", "region-under-1m", "span-under-block"])
+@pytest.mark.parametrize("verb", ["plan", "run"])
+def test_parameters_that_leave_nothing_to_measure_are_refused_in_one_line(
+        cli: Callable[..., Any], tmp_path: Path, verb: str, command: str, pairs: list[str], needles: list[str]) -> None:
+    """QA: transfer-sweep with min_block_bytes=1m and max_block_bytes=4k planned a purge alone and
+    ended "failed: nothing was measured"; a budget under a block ran phases that wrote nothing."""
+    out = tmp_path / "b"
+    extra = ["-o", str(out), "--no-report", "--no-library"] if verb == "run" else []
+    result = cli(verb, "--test", command, "-t", QA_SIM, *[x for p in pairs for x in ("-p", p)], *extra)
+    one_line_error(result.code, result.stderr, f"error: test {command}: ", *needles, "; give ")
+    assert not out.exists()
+
+
+def test_transfer_sizes_the_target_cannot_take_are_refused_not_crashed_on(cli: Callable[..., Any]) -> None:
+    """No size of the sweep is a multiple of a 4Kn drive's block: an IndexError (an internal error)."""
+    result = cli("plan", "--test", "transfer-sweep", "-t", "sim:?identity.logical_block_size=4096",
+                 "-p", "max_block_bytes=2k")
+    one_line_error(result.code, result.stderr, "no transfer size from 512B to 2KiB fits",
+                   "at least its 4096 B logical block", "; give sizes between them")
+
+
+# 6. Values of the wrong type -------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("test", "given", "said"), [
+    ("quick", "runtime_s=1s", "is not a number (runtime_s is in s already: write 1); give a number of seconds "
+                              "from 0.001 to 604800"),
+    ("quick", "runtime_s=abc", "is not a number; give a number of seconds from 0.001 to 604800"),
+    ("iometer-mixed", "read_pct=50%", "is not a whole number (read_pct is in % already: write 50); give a "
+                                      "percentage from 0 to 100"),
+    ("consistency", "until_steady=maybe", "is not true or false; give true or false"),
+    ("linear", "passes=write,foo", ": foo is not write or read; give each write or read"),
+    ("qd-sweep", "queue_depths=", "is empty; give one or more values separated by commas, each a whole number "
+                                  "from 1 to 4096"),
+    ("qd-sweep", "queue_depths=1,x", ": x is not a whole number; give each a whole number from 1 to 4096"),
+    ("quick", "aggregate=worst", "is not best or mean; give best or mean"),
+    ("quick", "runs=2.5", "is not a whole number; give a whole number from 1 to 9"),
+    ("quick", "size_bytes=16q", "is not a size (a number with an optional k/m/g/t suffix, e.g. 4k or 1g); give a "
+                                "size from 512B to 1EiB"),
+    ("pts-iops", "block_sizes_bytes=4k,zz", ": zz is not a size"),
+    ("qd-sweep", "random_block_bytes=1000", "is not a whole number of 512-byte sectors; give a multiple of 512 bytes"),
+    ("qd-sweep", "queue_depths=1,1", "gives 1 more than once; give each value once"),
+    ("trace", "trace=", "is empty; give text, e.g. generated:heavy"),
+    ("trace", "trace=generated:nope", "is no generated trace; give generated:heavy / generated:"),
+])
+def test_a_value_of_the_wrong_type_is_one_line_that_says_what_to_give(cli: Callable[..., Any], test: str, given: str,
+                                                                       said: str) -> None:
+    """QA: `runtime_s=1s` said "Input should be a valid number", `passes=write,foo` "parameter
+    passes.1: Input should be 'write' or 'read'", `aggregate=worst` did not echo the value."""
+    result = cli("plan", "-t", "fake:?capacity=2g", "--test", test, "-p", given)
+    joint = "" if said.startswith(":") else " "  # a value of a list is named after the list
+    one_line_error(result.code, result.stderr, f"error: test {test}: parameter {given}{joint}{said}")
+
+
+# What people type where a parameter wants something else: words, units, lists, sizes, nothing.
+WRONG = st.one_of(
+    st.sampled_from(["", "abc", "1s", "50%", "5us", "maybe", "worst", "1,,2", "1,", ",", "4k,zz", "16q", "-1", "1.5",
+                     "2.5", "1e3", "0x10", "none", "write,foo", "1,x", "true", "4k", "1,2", "yes please", "[red]x"]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=8),
+)
+PYDANTIC_WORDS = ("Input should", "Value error", "Value should", "String should", "validation error", "Extra inputs")
+FIELDS = sorted((name, field) for name in {*REGISTRY, *VARIANTS}
+                for field in get_test(get_entry(name).test).params_model.model_fields)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(case=st.sampled_from(FIELDS), value=WRONG)
+@example(case=("quick", "runtime_s"), value="1s")  # the QA cases
+@example(case=("iometer-mixed", "read_pct"), value="50%")
+@example(case=("consistency", "until_steady"), value="maybe")
+@example(case=("linear", "passes"), value="write,foo")
+@example(case=("qd-sweep", "queue_depths"), value="")
+@example(case=("quick", "aggregate"), value="worst")
+@example(case=("qd-sweep", "queue_depths"), value="1,,2")
+def test_any_value_a_parameter_refuses_is_one_line_that_names_it_and_says_what_to_give(
+        cli: Callable[..., Any], case: tuple[str, str], value: str) -> None:
+    """The bounds test above, for values of any type: whatever a parameter refuses is refused in one
+    line that leads with the parameter and the value as given, in no words of pydantic's."""
+    name, field = case
+    entry = get_entry(name)
+    method = get_test(entry.test)
+    assume(not (field == "trace" and Path(value.strip()).exists()))  # a file's own check says what it is
+    try:
+        method.parse_params({**entry.params, field: value.strip()})
+    except SsdlabError:
+        refused = True
+    else:
+        refused = False
+    result = cli("plan", "-t", "fake:?capacity=2g", "--test", name, "-p", f"{field}={value}")
+    assert not any(words in result.stderr for words in PYDANTIC_WORDS), result.stderr
+    if refused:
+        one_line_error(result.code, result.stderr, f"error: test {entry.test}: parameter {field}={value.strip()}",
+                       "; give ")
+
+
+# 7. Lists with an empty value, a parameter given twice -----------------------------------------------
+
+@pytest.mark.parametrize(("test", "given"), [("qd-sweep", "queue_depths=1,,2"), ("qd-sweep", "queue_depths=1,2,"),
+                                             ("mixed-random", "read_pcts=50, ,0"),
+                                             ("pts-iops", "block_sizes_bytes=4k,,8k"),
+                                             ("linear", "passes=write,,read")])
+def test_an_empty_value_in_a_list_is_refused(cli: Callable[..., Any], test: str, given: str) -> None:
+    """QA: `-p queue_depths=1,,2` planned (1, 2), whatever was meant between the commas."""
+    result = cli("plan", "-t", "fake:?capacity=2g", "--test", test, "-p", given)
+    one_line_error(result.code, result.stderr, f"error: test {test}: parameter {given} has an empty value",
+                   "; give ")
+
+
+@pytest.mark.parametrize("pair", [("runtime_s=1", "runtime_s=1.0"), ("runtime_s=1", "runtime_s=1.000"),
+                                  ("quick.size_bytes=4m", "quick.size_bytes=4096k")])
+def test_one_value_given_twice_in_two_spellings_is_taken(cli: Callable[..., Any], pair: tuple[str, str]) -> None:
+    """QA: `-p runtime_s=1 -p runtime_s=1.0` was refused as "given twice, as '1' and '1.0'"."""
+    result = cli("plan", "--test", "quick", "-t", "fake:", "-p", pair[0], "-p", pair[1])
+    assert result.code == 0, result.stderr
+
+
+def test_a_scoped_value_winning_over_a_plain_one_is_said_in_the_help(cli: Callable[..., Any]) -> None:
+    """`-p runtime_s=1 -p quick.runtime_s=2` runs quick for 2 s (planning.resolve_params): said in
+    `--help`, and the plan's params line shows the value taken."""
+    helped = cli("plan", "--help")
+    assert "wins over key=value" in " ".join(helped.stdout.replace("│", " ").split()), helped.stdout
+    planned = cli("plan", "--test", "quick", "-t", "fake:", "-p", "runtime_s=1", "-p", "quick.runtime_s=2")
+    assert planned.code == 0 and "runtime_s=2.0" in planned.stdout, planned.stdout
+
+
+# 8. Windows shorter than a period of their series, before the run ------------------------------------
+
+WINDOW_FIELDS = sorted((name, field) for name in REGISTRY for field in get_test(name).params_model.model_fields
+                       if re.fullmatch(r"(?:.*_)?runtime_s|round_s", field))
+UNDER_A_PERIOD = "run under one 1 s period of their series"
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_quick_with_windows_under_a_period_is_warned_of_before_it_runs(cli: Callable[..., Any], tmp_path: Path,
+                                                                       how: str) -> None:
+    """QA: `quick -p runtime_s=0.05` planned in silence though every window is under the 1 s period
+    of its series, which the run then flagged in full (runner.short_window_notes)."""
+    code, stdout, stderr = how_run(cli, how, "plan", "--test", "quick", "-t", QA_SIM, "-p", "runtime_s=0.05")
+    shown = [w for w in warnings_of(stdout if how != "terminal" else stderr) if UNDER_A_PERIOD in w]
+    assert code == 0 and len(shown) == 1, (stdout, stderr)
+    assert shown[0].startswith("warning: test quick: 40 of 40 measured windows (") and \
+        shown[0].endswith("raise runtime_s to at least 1 s"), shown[0]
+    out = tmp_path / "b"
+    code, _, stderr = how_run(cli, how, "run", "--test", "quick", "-t", QA_SIM, "-p", "runtime_s=0.05", "-p", "runs=1",
+                              "-o", str(out), "--no-report", "--no-library")
+    assert code == 0 and sum(UNDER_A_PERIOD in w for w in warnings_of(stderr)) == 1, stderr
+    notes = Bundle(out).load_run().tests[0].notes
+    assert any(note.startswith("figures unreliable: 8 of 8 measured windows") for note in notes), notes
+
+
+@pytest.mark.parametrize(("name", "field"), WINDOW_FIELDS)
+def test_every_time_bound_window_under_a_period_is_warned_of(cli: Callable[..., Any], name: str, field: str) -> None:
+    extra = ["-p", "until_steady=true"] if field == "round_s" else []
+    planned = cli("plan", "--test", name, "-t", "fake:?capacity=2g", "-p", f"{field}=0.5", *extra)
+    said = [w for w in warnings_of(planned.stdout) if UNDER_A_PERIOD in w]
+    measured = not (name == "trim-validation" and field == "torture_runtime_s")  # a preparation, not measured
+    assert len(said) == int(measured), planned.stdout + planned.stderr
+    if measured:
+        assert said[0].endswith(f"raise {field} to at least 1 s"), said[0]
+    whole = cli("plan", "--test", name, "-t", "fake:?capacity=2g", "-p", f"{field}=1", *extra)
+    assert not any(UNDER_A_PERIOD in w for w in warnings_of(whole.stdout)), whole.stdout

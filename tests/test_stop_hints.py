@@ -202,7 +202,8 @@ def test_a_trace_file_gone_while_a_test_before_it_runs_is_recorded(cli: Callable
         Runner(bundle, target, engine, DeletesTraceEarlier(trace)).run(new_record(target, engine, None, entries, {},
                                                                                   {}))
     said = str(failed.value)
-    assert said.startswith("test trace: no such trace file") and f"kept in {bundle.path}" in said
+    assert said.startswith(f"test trace: parameter trace={trace} names no file (no such trace file)") \
+        and f"kept in {bundle.path}" in said
     assert "put back what it names, or start a new run" in said and OFFERED not in said
     run = bundle.load_run()
     assert run.status == "failed" and "no such trace file" in (run.error or "")

@@ -145,7 +145,7 @@ def short_windows(record: TestRecord, measured: Mapping[str, Measurement] | None
     """What the test's note says of windows too short to trust, or None when it says nothing. Which
     windows: those of `measured` (the test's measured windows, not its preparation, read from its
     bundle) that were (Measurement.window_too_short), else those the note names when it names them
-    all (a note names runner.NAMED_WINDOWS at most), else not known."""
+    all (a note names planning.NAMED_WINDOWS at most), else not known."""
     parts = next((match for note in record.notes if (match := _SHORT_WINDOW_PARTS.fullmatch(note))), None)
     if parts is None:
         return None

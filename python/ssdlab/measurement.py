@@ -209,6 +209,13 @@ MIN_QUEUE_TURNS = 30
 # low with 46 turns and more; a real drive's flushes and GC bursts last longer still.
 
 
+def under_one_period(runtime_s: float, period_s: float) -> bool:
+    """Whether a window is shorter than one period of its series (the rule above): known before
+    the run from its runtime and its workload's logging period (planning.short_window_warnings),
+    unlike its turns, which the drive's rate sets."""
+    return runtime_s < period_s
+
+
 class Measurement(BaseModel):
     """Everything one engine run of one workload produced."""
 
@@ -285,7 +292,7 @@ class Measurement(BaseModel):
         sweep's fixed length, as ATTO's) runs from the first submission to the last completion,
         so its rate is that burst's by the method's own definition (a 64 MiB point is 4 I/Os)."""
         return not self.interrupted and self.error is None and self.time_bound and \
-            (self.queue_turns() < MIN_QUEUE_TURNS or self.runtime_s < self.series.period_s)
+            (self.queue_turns() < MIN_QUEUE_TURNS or under_one_period(self.runtime_s, self.series.period_s))
 
     def window_needed_s(self) -> float | None:
         """How long a window must last: MIN_QUEUE_TURNS turns at this one's pace, and at least one

@@ -5,10 +5,12 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -16,12 +18,15 @@ from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
 from ssdlab.bundle import StartState
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
-from ssdlab.methods import get_entry, get_suite, get_test
+from ssdlab.measurement import under_one_period
+from ssdlab.methods import REGISTRY, get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan, action_role
+from ssdlab.methods.params import none_from_text
 from ssdlab.run_events import PendingTest
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
+from ssdlab.units import is_number, seconds_text
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -117,16 +122,86 @@ def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -
                          f"({where}: {first['msg']}); change them") from None
 
 
-def param_warnings(name: str, test: str, params: Mapping[str, Any]) -> list[str]:
+def param_warnings(name: str, test: str, params: Mapping[str, Any], info: TargetInfo) -> list[str]:
     """What `plan` and `run` warn of, before anything runs, in the parameters of test `name` (of
-    method `test`): each one line (MethodTest.warnings)."""
+    method `test`) on this target: each one line (MethodTest.warnings, then the windows its plan
+    makes too short for any figure of theirs to be trusted, short_window_warnings)."""
     method = get_test(test)
-    return [f"test {name}: {text}" for text in method.warnings(method.parse_params(params))]
+    parsed = method.parse_params(params)
+    texts = [*method.warnings(parsed, info), *short_window_warnings(method.plan(parsed, info), params)]
+    return [f"test {name}: {text}" for text in texts]
 
 
-def plan_warnings(planned: Sequence[PlannedTest]) -> list[str]:
+def plan_warnings(planned: Sequence[PlannedTest], info: TargetInfo) -> list[str]:
     """The warnings of every test of a planned run (param_warnings), in its order."""
-    return [text for item in planned for text in param_warnings(item.entry.name, item.entry.test, item.params)]
+    return [text for item in planned
+            for text in param_warnings(item.entry.name, item.entry.test, item.params, info)]
+
+
+# Windows a note or warning names before it counts the rest: a quick run has 40.
+NAMED_WINDOWS = 3
+
+
+def window_names(names: Sequence[str]) -> str:
+    """'a, b, c and 37 more': the first NAMED_WINDOWS windows by name, then a count."""
+    shown = ", ".join(names[:NAMED_WINDOWS])
+    return f"{shown} and {len(names) - NAMED_WINDOWS} more" if len(names) > NAMED_WINDOWS else shown
+
+
+def short_window_warnings(plan: TestPlan, params: Mapping[str, Any]) -> list[str]:
+    """The measured windows the runner will flag whatever the drive's rate (runner.short_window_notes):
+    those its runtime ends, shorter than one period of their series (measurement.under_one_period).
+    QA: `quick -p runtime_s=0.05` planned without a word, and every window was flagged after the run.
+    How many turns of its queue a window holds depends on the drive's rate, so that rule (and a window
+    a byte budget may end first) is left to the run."""
+    windows = [a.workload for a in plan.actions if isinstance(a, Measure) and a.role == "measure"]
+    short = [w for w in windows if w.runtime_s is not None and w.size_bytes is None
+             and under_one_period(w.runtime_s, w.log_period_s)]
+    if not short:
+        return []
+    least = min(short, key=lambda w: w.runtime_s or 0.0)
+    period = least.log_period_s
+    return [SHORT_PLAN_WARNING.format(
+        windows=f"{len(short)} of {len(windows)} measured windows ({window_names([w.name for w in short])})",
+        shortest=seconds_text(least.runtime_s or 0.0), period=seconds_text(period),
+        advice=window_advice([(w.runtime_s, w.log_period_s) for w in short], params))]
+
+
+SHORT_PLAN_WARNING = ("{windows} run under one {period} s period of their series (the shortest: {shortest} s), "
+                      "so a stall or burst no period shows weighs in their figures, and the run will mark them "
+                      "unreliable; {advice}")
+# The parameters that set a measured window's length (runtime_s, seq_runtime_s, round_runtime_s…,
+# consistency's round_s); others in seconds are idle times or analysis windows (cooldown_s,
+# steady_window_s), named by QA's thermal run for sharing a value with a short window.
+WINDOW_PARAMS = re.compile(r"(?:.*_)?runtime_s|round_s")
+
+
+def window_advice(short: Sequence[tuple[float | None, float | None]], params: Mapping[str, Any]) -> str:
+    """What to raise, and to what, for windows of (runtime, seconds each needs, None where no pace
+    says): the test's parameter that set each window's runtime (one of WINDOW_PARAMS, of that
+    value), else the windows themselves (a remainder round, a size-bound run)."""
+    needed: dict[str, float | None] = {}
+    for runtime_s, need in short:
+        setting = [name for name, value in params.items() if WINDOW_PARAMS.fullmatch(name) and is_number(value)
+                   and float(value) == runtime_s] or [""]
+        for name in setting:
+            before = needed.get(name, 0.0)
+            needed[name] = None if need is None or before is None else max(before, need)
+    return " and ".join(_raise_words(name, seconds) for name, seconds in needed.items())
+
+
+def _raise_words(param: str, seconds: float | None) -> str:
+    """'raise runtime_s to at least 0.2 s', or without a parameter 'run each for at least 0.2 s'.
+    `seconds` None: no I/O completed, so no pace to size the window by."""
+    if not param:
+        return "run each longer" if seconds is None else f"run each for at least {_one_two_five(seconds):g} s"
+    return f"raise {param}" + ("" if seconds is None else f" to at least {_one_two_five(seconds):g} s")
+
+
+def _one_two_five(seconds: float) -> float:
+    """The smallest 1, 2 or 5 x a power of ten at or above `seconds`: a value to type."""
+    scale = 10.0 ** math.floor(math.log10(seconds))
+    return next(round(step * scale, 12) for step in (1, 2, 5, 10) if step * scale >= seconds * (1 - 1e-9))
 
 
 def check_workloads(info: TargetInfo, name: str, plan: TestPlan) -> None:
@@ -201,10 +276,30 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
         if not sep or not key.strip():
             raise UsageError(f"bad --param {pair!r}: write key=value, e.g. --param runtime_s=60")
         key, value = key.strip(), value.strip()
-        if out.get(key, value) != value:  # the last would win in silence
+        if key in out and not same_value(key, out[key], value):  # the last would win in silence
             raise UsageError(f"--param {key} is given twice, as {out[key]!r} and {value!r}; give it once")
-        out[key] = value
+        out.setdefault(key, value)
     return out
+
+
+def same_value(key: str, first: str, second: str) -> bool:
+    """Whether two texts of `--param key` are one value as every parameter of that name reads it
+    (1 and 1.0 seconds, 4k and 4096 bytes, true and yes). QA: `-p runtime_s=1 -p runtime_s=1.0` was
+    refused as two values. Texts a parameter refuses are not known to be the same."""
+    if first == second:
+        return True
+    field = key.rpartition(".")[2]
+    fields = [test.params_model.model_fields for test in REGISTRY.values()]
+    infos = [(own, own[field]) for own in fields if field in own]
+    for own, info in infos:
+        adapter: TypeAdapter[Any] = TypeAdapter(Annotated[info.annotation, info])
+        try:
+            read = [adapter.validate_python(none_from_text(own, {field: text})[field]) for text in (first, second)]
+        except ValidationError:
+            return False
+        if read[0] != read[1]:
+            return False
+    return bool(infos)
 
 
 def with_until_steady(entries: Sequence[SuiteEntry], overrides: Mapping[str, str]) -> dict[str, str]:

@@ -7,8 +7,6 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
-import math
-import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +60,8 @@ from ssdlab.planning import (
     plan_entry,
     plan_run,
     shared_plan,
+    window_advice,
+    window_names,
     with_host_file_runs,
 )
 from ssdlab.resume import ResumePoint, resume_point
@@ -70,7 +70,6 @@ from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
-from ssdlab.units import is_number
 
 
 class InUse(SafetyError):
@@ -668,63 +667,24 @@ def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome
     return tuple(notes)
 
 
-# Windows a note names before it counts the rest: a quick run has 40.
-NAMED_WINDOWS = 3
-
-
 def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measurement],
                        params: Mapping[str, Any]) -> tuple[str, ...]:
     """Say which measured windows held too few turns of their queue for their figures to be the
     drive's (Measurement.window_too_short), and how long to make them. Preconditioning runs are
-    not analysed, so not judged."""
+    not analysed, so not judged. `plan` and `run` warn before the run of the windows a period
+    long at least that no rate can save (planning.short_window_warnings)."""
     windows = [measured[a.name] for a in actions
                if isinstance(a, Measure) and a.role == "measure" and a.name in measured]
     short = [m for m in windows if m.window_too_short()]
     if not short:
         return ()
-    names = ", ".join(m.workload.name for m in short[:NAMED_WINDOWS])
-    if len(short) > NAMED_WINDOWS:
-        names += f" and {len(short) - NAMED_WINDOWS} more"
     least = min(short, key=lambda m: m.runtime_s)
     return (SHORT_WINDOW_NOTE.format(
-        windows=f"{len(short)} of {len(windows)} measured windows ({names})", turns=MIN_QUEUE_TURNS,
+        windows=f"{len(short)} of {len(windows)} measured windows ({window_names([m.workload.name for m in short])})",
+        turns=MIN_QUEUE_TURNS,
         period=f"{least.series.period_s:.3g}", shortest=f"{least.runtime_s:.3g}",  # a 4.8-ms window is not "0"
-        ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}", advice=window_advice(short, params)),)
-
-
-# The parameters that set a measured window's length (runtime_s, seq_runtime_s, round_runtime_s…,
-# consistency's round_s); others in seconds are idle times or analysis windows (cooldown_s,
-# steady_window_s), named by QA's thermal run for sharing a value with a short window.
-WINDOW_PARAMS = re.compile(r"(?:.*_)?runtime_s|round_s")
-
-
-def window_advice(short: Sequence[Measurement], params: Mapping[str, Any]) -> str:
-    """What to raise, and to what: the test's parameter that set each window's runtime (one of
-    WINDOW_PARAMS, of that value), else the windows themselves (a remainder round, a size-bound
-    run)."""
-    needed: dict[str, float | None] = {}
-    for m in short:
-        setting = [name for name, value in params.items() if WINDOW_PARAMS.fullmatch(name) and is_number(value)
-                   and float(value) == m.workload.runtime_s] or [""]
-        for name in setting:
-            need = m.window_needed_s()
-            before = needed.get(name, 0.0)
-            needed[name] = None if need is None or before is None else max(before, need)
-    return " and ".join(_raise_words(name, seconds) for name, seconds in needed.items())
-
-
-def _raise_words(param: str, seconds: float | None) -> str:
-    """'raise runtime_s to at least 0.2 s', or without a parameter 'run each for at least 0.2 s'.
-    `seconds` None: no I/O completed, so no pace to size the window by."""
-    if not param:
-        return "run each longer" if seconds is None else f"run each for at least {_one_two_five(seconds):g} s"
-    return f"raise {param}" + ("" if seconds is None else f" to at least {_one_two_five(seconds):g} s")
-
-
-def _one_two_five(seconds: float) -> float:
-    """The smallest 1, 2 or 5 x a power of ten at or above `seconds`: a value to type."""
-    scale = 10.0 ** math.floor(math.log10(seconds))
-    return next(round(step * scale, 12) for step in (1, 2, 5, 10) if step * scale >= seconds * (1 - 1e-9))
+        ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}",
+        advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params)),)
 
 
 def run_entries(

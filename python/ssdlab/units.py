@@ -20,18 +20,32 @@ _SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNOREC
 MAX_SIZE_BYTES = 1 << 60
 
 
+class SizeError(UsageError):
+    """A text that is no size. `what` says why in words that follow the text as given ('is not a
+    size: …'), for a refusal that leads with it (methods/params.param_refusal)."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
+SIZE_FORM = "a number with an optional k/m/g/t suffix, e.g. 4k or 1g"
+
+
 def parse_size(text: str) -> int:
     """'4k', '128KiB', '1g', '512' -> bytes (binary multiples), at most MAX_SIZE_BYTES."""
     match = _SIZE_RE.match(text)
     if not match:
-        raise UsageError(f"bad size {text!r}: use a number with an optional k/m/g/t suffix, e.g. 4k or 1g")
+        raise SizeError(f"bad size {text!r}: use {SIZE_FORM}", f"is not a size ({SIZE_FORM})")
     number, suffix = match.groups()
     if not suffix and float(number) != int(float(number)):  # 1.5 bytes: a slip, not a size to round
-        raise UsageError(f"bad size {text!r}: a size in bytes is a whole number; give e.g. {int(float(number))} "
-                         f"or use a k/m/g/t suffix")
+        raise SizeError(f"bad size {text!r}: a size in bytes is a whole number; give e.g. {int(float(number))} "
+                        f"or use a k/m/g/t suffix", "is not a whole number of bytes (a k/m/g/t suffix may "
+                                                    "take a fraction: 1.5k)")
     size = int(float(number) * _SUFFIX[suffix.lower()])
     if size > MAX_SIZE_BYTES:
-        raise UsageError(f"size {text!r} is larger than any drive (at most 1 EiB); give a real size")
+        raise SizeError(f"size {text!r} is larger than any drive (at most 1 EiB); give a real size",
+                        "is larger than any drive (at most 1 EiB)")
     return size
 
 
@@ -111,9 +125,38 @@ def seconds_text(seconds: float) -> str:
     lengths, and the simulator's last period holds the commands that complete just after the
     runtime: a 560 s torture covers 560.003 s, a 2 ms one 2.3 ms and a round's half-second period
     0.501 s, none of them worth saying. Never an exponent: a week is '604800'."""
+    return _seconds_places(seconds, 0)
+
+
+def _seconds_places(seconds: float, extra: int) -> str:
+    """seconds_text with `extra` more decimal places at most."""
     size = abs(seconds)
-    places = 1 if size >= 1 else 2 if size >= 0.1 else 3
+    places = (1 if size >= 1 else 2 if size >= 0.1 else 3) + extra
     return f"{seconds:.{places}f}".rstrip("0").rstrip(".")
+
+
+def number_text(value: float) -> str:
+    """A parameter's number said back as it reads: '12.345', '400', '399.9999', never rounded to
+    another number (`{:g}` keeps 6 figures: 399.9999 read '400')."""
+    text = f"{value:g}"
+    return text if float(text) == value else repr(value)
+
+
+# Places seconds_apart may add before it prints the times in full.
+MAX_EXTRA_PLACES = 9
+
+
+def seconds_apart(first: float, second: float) -> tuple[str, str]:
+    """Two times for a sentence that sets them side by side, as seconds_text prints them, or with the
+    fewest places more with which they read in the order they are: QA: a 399.99 s torture "runs at
+    most 400 s, shorter than the 400 s steady-state window"."""
+    wanted = (first > second) - (first < second)
+    for extra in range(MAX_EXTRA_PLACES + 1):
+        texts = _seconds_places(first, extra), _seconds_places(second, extra)
+        read = float(texts[0]), float(texts[1])
+        if (read[0] > read[1]) - (read[0] < read[1]) == wanted:
+            return texts
+    return repr(first), repr(second)
 
 
 DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))

@@ -84,10 +84,11 @@ class Workload(BaseModel):
             )
         room = capacity_bytes - self.offset_bytes
         span = room if self.span_bytes is None else min(self.span_bytes, room)
-        span -= span % self.block_size_bytes
-        if span <= 0:
-            raise UsageError(f"workload {self.name}: span is smaller than one block")
-        return span
+        if span < self.block_size_bytes:  # the numbers, and the way out (QA: "span is smaller than one block")
+            raise UsageError(f"workload {self.name}: its span, {format_size(span)}, is smaller than one "
+                             f"{format_size(self.block_size_bytes)} block; give a span of at least one block "
+                             "(span_bytes or size_bytes), or a smaller block")
+        return span - span % self.block_size_bytes
 
     def describe(self) -> str:
         """A short human label, e.g. '4KiB randwrite QD32 T1'."""

@@ -91,7 +91,8 @@ def test_a_check_of_the_whole_parameter_set_reads_as_one_plain_line() -> None:
 
     with pytest.raises(UsageError) as refused:
         get_test("trace").parse_params({"trace": "missing.parquet"})
-    assert str(refused.value).startswith("test trace: no such trace file: missing.parquet; give")
+    assert str(refused.value).startswith("test trace: parameter trace=missing.parquet names no file (no such trace "
+                                         "file); give")
     assert "Value error" not in str(refused.value) and "parameter :" not in str(refused.value)
 
 

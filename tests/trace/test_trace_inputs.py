@@ -550,7 +550,8 @@ def test_a_path_that_is_no_trace_file_is_named_with_what_is_expected(cli: Callab
             assert "convert" not in line, line
     missing = tmp_path / "nosuch.parquet"
     one_line_error(cli("plan", "--test", "trace", "-t", "sim:", "-p", f"trace={missing}"),
-                   f"no such trace file: {missing}; give an ssdlab trace file or generated:heavy")
+                   f"parameter trace={missing} names no file (no such trace file); give an ssdlab trace file or "
+                   "generated:heavy")
     one_line_error(cli("trace", "stats", str(missing)), f"no trace at {missing}")
 
 

@@ -53,7 +53,7 @@ class RunSeries:
 
     def tail_count(self, seconds: float) -> int:
         """How many periods make the last `seconds` (at least one; all of a shorter run)."""
-        return _covering(self.lengths_s[::-1], seconds, self.period_s)
+        return tail_periods(self.lengths_s, seconds, self.period_s)
 
     def head_count(self, seconds: float) -> int:
         """How many periods make the first `seconds` (at least one; all of a shorter run)."""
@@ -74,6 +74,12 @@ def covered_s(lengths_s: Sequence[float], period_s: float) -> float:
     """The time periods of these lengths cover (whole periods: their count times the period,
     to the last bit as before)."""
     return len(lengths_s) * period_s if all_whole(lengths_s, period_s) else math.fsum(lengths_s)
+
+
+def tail_periods(lengths_s: Sequence[float], seconds: float, period_s: float) -> int:
+    """How many of periods of these lengths make their last `seconds`, as a window takes them
+    (at least one; all of a shorter run): what a torture's plan counts before it runs, too."""
+    return _covering(lengths_s[::-1], seconds, period_s)
 
 
 def _covering(lengths: Sequence[float], seconds: float, period_s: float) -> int:
@@ -176,22 +182,28 @@ def time_percentile(values: Sequence[float], lengths_s: Sequence[float], pct: fl
     return float(np.interp(pct / 100.0, (middles - middles[0]) / span, ranked))
 
 
+# A spread needs two samples at least: the standard deviation of one is 0 by arithmetic, not a
+# drive that held steady (QA: steady_window_s=1 gave "standard deviation 0 IOPS, CoV 0.0 %").
+MIN_SPREAD_SAMPLES = 2
+
+
 def window_metrics(values: Sequence[float], prefix: str, lengths_s: Sequence[float] = ()) -> dict[str, Metric]:
     """Mean, spread and extremes of per-period IOPS in one window; `lengths_s`: each period's
     real length (default: all alike), the weight of its IOPS in the mean, spread and percentiles.
     The extremes are rates, whatever a period's length.
 
     The ratio is mean / stddev as docs/methods/consistency.md defines it (higher = steadier; None for a
-    perfectly flat line); cv_pct is its inverse in percent, the usual spread measure.
+    perfectly flat line); cv_pct is its inverse in percent, the usual spread measure. A window of
+    fewer than MIN_SPREAD_SAMPLES periods has no spread: all three are None.
     """
     lengths = tuple(lengths_s) if len(lengths_s) == len(values) else (1.0,) * len(values)
     mean = time_mean(values, lengths)
-    stddev = time_pstdev(values, lengths)
+    stddev = time_pstdev(values, lengths) if len(values) >= MIN_SPREAD_SAMPLES else None
     return {
         f"{prefix}_iops_mean": mean,
         f"{prefix}_iops_stddev": stddev,
-        f"{prefix}_mean_stddev_ratio": mean / stddev if stddev > 0 else None,
-        f"{prefix}_cv_pct": 100.0 * stddev / mean if mean > 0 else None,
+        f"{prefix}_mean_stddev_ratio": mean / stddev if stddev is not None and stddev > 0 else None,
+        f"{prefix}_cv_pct": 100.0 * stddev / mean if stddev is not None and mean > 0 else None,
         f"{prefix}_iops_min": min(values),
         f"{prefix}_iops_max": max(values),
         f"{prefix}_iops_p1": time_percentile(values, lengths, 1),

@@ -201,8 +201,7 @@ def judge_series(
     the periods whose middle falls in it, and its mean is over time (round_cuts).
     """
     lengths = list(durations_s) if len(durations_s) == len(values) else [period_s] * len(values)
-    whole = all_whole(lengths, period_s)
-    length_s = max(1, round(round_s / period_s)) * period_s if whole else max(round_s, period_s)
+    length_s = round_length_s(lengths, period_s, round_s)
     cuts = round_cuts(lengths, length_s, period_s)
     means = [time_mean(values[a:b], lengths[a:b]) for a, b in cuts]
     first = 0
@@ -210,6 +209,14 @@ def judge_series(
         first = first_round_after([math.fsum(written[a:b]) for a, b in cuts], after_bytes)
     verdict = pts_steady_state(means, window_rounds, max_rounds=max_rounds, first_start=first)
     return SeriesVerdict(verdict=verdict, round_s=length_s, rounds=tuple(means))
+
+
+def round_length_s(lengths_s: Sequence[float], period_s: float, round_s: float) -> float:
+    """The rounds judge_series cuts periods of these lengths into: of whole periods, the whole
+    number of them nearest `round_s` (at least one); otherwise `round_s` of time, at least a period."""
+    if all_whole(lengths_s, period_s):
+        return max(1, round(round_s / period_s)) * period_s
+    return max(round_s, period_s)
 
 
 def round_cuts(lengths_s: Sequence[float], round_s: float, period_s: float) -> list[tuple[int, int]]:

@@ -62,8 +62,8 @@ TargetOpt = Annotated[str | None, typer.Option(
 SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help=(
-    "key=value (every test that has the key) or test.key=value (the test of that name, as `plan` lists it); "
-    "repeatable."))]
+    "key=value (every test that has the key) or test.key=value (the test of that name, as `plan` lists it, "
+    "whose value wins over key=value for that test); repeatable."))]
 SteadyOpt = Annotated[bool, typer.Option("--until-steady", help="Stop long tests once steady (SNIA PTS rule).")]
 RateOpt = Annotated[str | None, typer.Option(
     "--rate", help="The device's write rate for estimates, e.g. 520MB/s or 520MB/s,90k (with 4 KiB random-write "

@@ -166,7 +166,7 @@ def plan(
         out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
                   "its data (docs/safety.md)", highlight=False)
     print_target_remarks(out, facts)
-    print_warnings(out, plan_warnings(planned))
+    print_warnings(out, plan_warnings(planned, facts))
     for item in planned:
         _print_plan(item, clock)
         if fio:

@@ -305,7 +305,7 @@ def run(
     runner.preflight(record)  # a refused run leaves nothing behind
     print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
     print_warnings(err, [text for t in record.tests if t.status != "complete"
-                         for text in param_warnings(t.name, t.test, t.params)])
+                         for text in param_warnings(t.name, t.test, t.params, record.target)])
     measured, added = False, no_library
     try:
         with contextlib.ExitStack() as bookkeeping:

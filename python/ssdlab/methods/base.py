@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSet
-from ssdlab.methods.params import bound_refusal, none_from_text
+from ssdlab.methods.params import ParamValueError, none_from_text, param_refusal
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import format_size
@@ -174,7 +174,7 @@ class MethodTest(ABC, Generic[P]):
             return self.params_model.model_validate(dict(raw))  # type: ignore[return-value]
         except ValidationError as err:
             first = err.errors()[0]
-            refusal = bound_refusal(self.params_model, first, raw)
+            refusal = param_refusal(self.params_model, first, raw)
             if refusal is not None:
                 raise UsageError(f"test {self.name}: {refusal}") from None
             where = ".".join(str(part) for part in first["loc"])
@@ -201,10 +201,10 @@ class MethodTest(ABC, Generic[P]):
         """Whether to leave out an action given what ran so far (early steady-state stop)."""
         return False
 
-    def warnings(self, params: P) -> tuple[str, ...]:
+    def warnings(self, params: P, target: TargetInfo) -> tuple[str, ...]:
         """What in these parameters keeps a figure or verdict from ever coming out as the method
-        means it (a round under the logging period, a window no run of them reaches), each one
-        line `plan` and `run` print before anything runs; none by default."""
+        means it on this target (a round under the logging period, a window no run of them
+        reaches), each one line `plan` and `run` print before anything runs; none by default."""
         return ()
 
     @abstractmethod
@@ -241,7 +241,8 @@ class Params(BaseModel):
         for name, value in self:
             if isinstance(value, tuple) and len(set(value)) != len(value):
                 repeated = sorted({str(v) for v in value if value.count(v) > 1})
-                raise ValueError(f"{name} gives {', '.join(repeated)} more than once; give each value once")
+                raise ParamValueError(f"gives {', '.join(repeated)} more than once", give="each value once",
+                                      field=name)
         return self
 
     def acting_params(self) -> dict[str, Any]:

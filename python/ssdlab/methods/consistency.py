@@ -26,11 +26,13 @@ from pydantic import Field, model_validator
 from ssdlab.analysis.consistency import (
     FRESH_S,
     HOST_BYTES,
+    MIN_SPREAD_SAMPLES,
     NAND_BYTES,
     RunSeries,
     consistency_metrics,
     join_series,
     run_offsets,
+    tail_periods,
     window_write_amplification,
 )
 from ssdlab.analysis.steady_state import (
@@ -41,6 +43,8 @@ from ssdlab.analysis.steady_state import (
     WHOLE_REL_TOL,
     all_whole,
     least_judged_rounds,
+    round_cuts,
+    round_length_s,
     time_mean,
 )
 from ssdlab.measurement import Measurement, heat_apart_printed, time_share
@@ -78,7 +82,7 @@ from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside
-from ssdlab.units import KIB, seconds_text
+from ssdlab.units import KIB, number_text, seconds_apart, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -329,10 +333,13 @@ def whole_periods_of(lengths_s: Sequence[float]) -> bool:
                for length in lengths_s)
 
 
-def torture_warnings(params: TortureParams) -> tuple[str, ...]:
+def torture_warnings(params: TortureParams, free_bytes: int) -> tuple[str, ...]:
     """What `plan` and `run` warn of before the torture runs (MethodTest.warnings): a round the
-    steady-state rule cannot judge as given, a verdict no run of these parameters can give."""
-    return tuple(text for text in (sub_period_round(params), never_judged(params)) if text)
+    steady-state rule cannot judge as given, a verdict no run of these parameters can give, a
+    window too short for any spread. `free_bytes`: the drive's free space when the torture begins
+    (free_space_bytes), which the rule's windows wait for."""
+    found = (sub_period_round(params), never_judged(params, free_bytes), one_period_window(params))
+    return tuple(text for text in found if text)
 
 
 def sub_period_round(params: TortureParams) -> str | None:
@@ -343,46 +350,91 @@ def sub_period_round(params: TortureParams) -> str | None:
     judges (rounds_steady): it can stop on rounds the rule then calls unsteady."""
     if params.round_s >= LOG_PERIOD_S * (1 - WHOLE_REL_TOL):
         return None
-    period, round_s = seconds_text(LOG_PERIOD_S), seconds_text(params.round_s)
+    round_s, period = seconds_apart(params.round_s, LOG_PERIOD_S)
     early = (f"; each until_steady round runs under one period, so the early stop judges {round_s} s rounds the "
              "rule does not") if params.until_steady else ""
-    return (f"round_s={params.round_s:g} is under the {period} s logging period of the IOPS series: the steady-state "
-            f"rule judges rounds of whole periods, so of {period} s{early}; give round_s of at least {period}")
+    return (f"round_s={number_text(params.round_s)} is under the {period} s logging period of the IOPS series: the "
+            f"steady-state rule judges rounds of whole periods, so of {period} s{early}; give round_s of at least "
+            f"{period}")
 
 
-def never_judged(params: TortureParams) -> str | None:
+def never_judged(params: TortureParams, free_bytes: int) -> str | None:
     """Parameters no run of which the steady-state rule can judge (steady_verdict: "Too short to
-    judge"): the torture at its longest (runtime_s, or max_rounds rounds until steady) is shorter
-    than the steady-state window, or holds fewer rounds of the rule's length than its window."""
-    longest_s = math.fsum(torture_lengths_s(params))
-    longest, window = seconds_text(longest_s), seconds_text(params.steady_window_s)
-    lead = f"no steady-state verdict can come of these parameters: the torture runs at most {longest} s"
+    judge", or "Not judged" when no window begins after the free space was written): the torture at
+    its longest (runtime_s, or max_rounds rounds until steady) is shorter than the steady-state
+    window, or holds fewer rounds of the rule's length than the rule judges. The verdict's own count
+    of those (least_judged_rounds) is taken with the free space written at the earliest it can be,
+    by the end of the first logging period: the first round always holds that end, so the rule
+    needs a round more than its window whenever the drive has free space (QA: a 400 s torture was
+    warned of nothing, then "judging needs 6 rounds, at least 480 s")."""
+    periods = planned_periods_s(params)
+    longest_s = math.fsum(periods)
     if longest_s < params.steady_window_s * (1 - WHOLE_REL_TOL):
-        return (f"{lead}, shorter than the {window} s steady-state window (steady_window_s); give "
-                f"{longer_words(params, params.steady_window_s)}, or a shorter steady_window_s")
-    length_s = rule_round_length_s(params)
-    rounds = int((longest_s + LOG_PERIOD_S / 2) // length_s)  # as analysis/steady_state.round_cuts counts them
-    if rounds >= PTS_WINDOW_ROUNDS:
+        longest, window = seconds_apart(longest_s, params.steady_window_s)
+        return (f"{NEVER_JUDGED}: the torture runs at most {longest} s, shorter than the {window} s steady-state "
+                f"window (steady_window_s); give {' and '.join(raise_words(params, params.steady_window_s))}, or "
+                "a shorter steady_window_s")
+    length_s = round_length_s(periods, LOG_PERIOD_S, params.round_s)
+    rounds = len(round_cuts(periods, length_s, LOG_PERIOD_S))
+    free_written_s = periods[0] if free_bytes > 0 and periods else 0.0  # the end of the first period, at the earliest
+    needed = least_judged_rounds(free_written_s, length_s)
+    if rounds >= needed:
         return None
-    return (f"{lead}, {rounds} of the {PTS_WINDOW_ROUNDS} rounds of {seconds_text(length_s)} s the rule judges; "
-            f"give {longer_words(params, PTS_WINDOW_ROUNDS * length_s)}")
+    held = f"{rounds} of the {needed} rounds of {seconds_text(length_s)} s the rule needs"
+    if needed > PTS_WINDOW_ROUNDS:
+        first = needed - PTS_WINDOW_ROUNDS
+        held += (f" (its window of {PTS_WINDOW_ROUNDS} may not begin before the drive's free space is written, "
+                 f"which the first {'round' if first == 1 else f'{first} rounds'} holds at the earliest)")
+    return (f"{NEVER_JUDGED}: the torture runs at most {seconds_text(longest_s)} s, {held}; give "
+            f"{' and '.join(raise_words(params, needed * length_s))}")
 
 
-def rule_round_length_s(params: TortureParams) -> float:
-    """The rounds the steady-state rule will cut of the torture, as judge_series cuts them: the
-    whole number of logging periods nearest round_s (at least one) where every period is whole,
-    else round_s, at least one period."""
-    if whole_periods(params):
-        return max(1, round(params.round_s / LOG_PERIOD_S)) * LOG_PERIOD_S
-    return max(params.round_s, LOG_PERIOD_S)
+NEVER_JUDGED = "no steady-state verdict can come of these parameters"
 
 
-def longer_words(params: TortureParams, seconds: float) -> str:
-    """'runtime_s of at least 400' (and max_rounds, where until_steady's rounds stop short of it)."""
-    needed = [f"runtime_s of at least {seconds_text(seconds)}"] if params.runtime_s < seconds else []
-    if params.until_steady and params.max_rounds * params.round_s < seconds:
-        needed.append(f"max_rounds of at least {math.ceil(seconds / params.round_s)}")
-    return " and ".join(needed)
+def one_period_window(params: TortureParams) -> str | None:
+    """A steady-state window the torture's periods fill with one: the spread of one sample is no
+    spread, so the window's standard deviation, mean / standard deviation and coefficient of
+    variation are left empty (analysis/consistency.window_metrics). Counted as the window takes its
+    periods (tail_periods)."""
+    periods = planned_periods_s(params)
+    if tail_periods(periods, params.steady_window_s, LOG_PERIOD_S) >= MIN_SPREAD_SAMPLES:
+        return None
+    period, least = seconds_text(LOG_PERIOD_S), seconds_text(MIN_SPREAD_SAMPLES * LOG_PERIOD_S)
+    empty = f"so the window has no spread: its {SPREAD_WORDS} stay empty"
+    if len(periods) < MIN_SPREAD_SAMPLES:
+        return (f"the torture lasts one {period} s period of the IOPS series at most, {empty}; give runtime_s of at "
+                f"least {least}")
+    return (f"steady_window_s={number_text(params.steady_window_s)} takes one {period} s period of the IOPS series, "
+            f"{empty}; give steady_window_s of at least {least}")
+
+
+SPREAD_WORDS = "standard deviation, mean / standard deviation and coefficient of variation"
+
+
+def planned_periods_s(params: TortureParams) -> list[float]:
+    """The logging periods the torture's workloads log, by length, as its series will hold them: each
+    workload whole periods, then what is left of its runtime in a short one (whole_periods_of)."""
+    periods: list[float] = []
+    for length in torture_lengths_s(params):
+        if whole_periods_of([length]):
+            periods += [LOG_PERIOD_S] * round(length / LOG_PERIOD_S)
+        else:
+            count = math.floor(length / LOG_PERIOD_S)
+            periods += [LOG_PERIOD_S] * count + [length - count * LOG_PERIOD_S]
+    return periods
+
+
+def raise_words(params: TortureParams, least_s: float) -> list[str]:
+    """['runtime_s of at least 480', 'max_rounds of at least 6']: what to raise for the torture to
+    last `least_s` (max_rounds where until_steady's rounds stop short of it). The verdicts and the
+    warnings before the run both say it so."""
+    raise_ = []
+    if params.runtime_s < least_s * (1 - WHOLE_REL_TOL):
+        raise_.append(f"runtime_s of at least {seconds_apart(least_s, params.runtime_s)[0]}")
+    if params.until_steady and params.max_rounds * params.round_s < least_s * (1 - WHOLE_REL_TOL):
+        raise_.append(f"max_rounds of at least {math.ceil(least_s / params.round_s - WHOLE_REL_TOL)}")
+    return raise_
 
 
 def fresh_words(params: TortureParams) -> str:
@@ -621,11 +673,7 @@ def least_judged_words(params: TortureParams, free_s: float, round_s: float) -> 
     that had it; until_steady only stops early, within runtime_s and max_rounds."""
     rounds = least_judged_rounds(free_s, round_s)
     least_s = rounds * round_s
-    raise_ = []
-    if params.runtime_s < least_s * (1 - WHOLE_REL_TOL):
-        raise_.append(f"runtime_s of at least {seconds_text(least_s)}")
-    if params.until_steady and params.max_rounds < rounds:
-        raise_.append(f"max_rounds of at least {rounds}")
+    raise_ = raise_words(params, least_s)
     advice = f" (give it {' and '.join(raise_)})" if raise_ else ""
     return f"; judging needs {rounds} rounds, at least {seconds_text(least_s)} s{advice}"
 
@@ -659,12 +707,13 @@ def until_steady_notes(params: TortureParams, free_bytes: int) -> tuple[str, ...
 
 
 def short_run_notes(params: TortureParams) -> tuple[str, ...]:
-    """A torture shorter than the method's window cannot show steady state: say so in the plan."""
+    """A torture shorter than the method's window cannot show steady state: say so in the plan, in
+    figures that read shorter (seconds_apart: 399.99 is not "400")."""
     if params.runtime_s >= params.steady_window_s:
         return ()
-    return (f"runtime_s={params.runtime_s:g} is shorter than the {seconds_text(params.steady_window_s)} s "
-            f"steady-state window: figures will be for the last {seconds_text(params.runtime_s)} s and cannot be "
-            "called steady state",)
+    runtime, window = seconds_apart(params.runtime_s, params.steady_window_s)
+    return (f"runtime_s={number_text(params.runtime_s)} is shorter than the {window} s steady-state window: figures "
+            f"will be for the last {runtime} s and cannot be called steady state",)
 
 
 # The load the catalogue's title names: the method's default. A run's title names its own in its
@@ -705,8 +754,9 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
     def skip(self, params: ConsistencyParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
 
-    def warnings(self, params: ConsistencyParams) -> tuple[str, ...]:
-        return torture_warnings(params)
+    def warnings(self, params: ConsistencyParams, target: TargetInfo) -> tuple[str, ...]:
+        span = usable_span_bytes(target, params.op_pct, params.span_bytes)
+        return torture_warnings(params, free_space_bytes(target, filled_bytes(params, span)))
 
     def metric_specs(self, params: ConsistencyParams, target: TargetInfo) -> MetricSet:
         return metric_set([*torture_specs(params), MetricSpec("fill_passes", "Sequential fill passes", kind="setting")])
@@ -740,8 +790,8 @@ class WsatTest(MethodTest[TortureParams]):
     def skip(self, params: TortureParams, action: Action, done: Mapping[str, Measurement]) -> bool:
         return skip_torture_round(params, action, done)
 
-    def warnings(self, params: TortureParams) -> tuple[str, ...]:
-        return torture_warnings(params)
+    def warnings(self, params: TortureParams, target: TargetInfo) -> tuple[str, ...]:
+        return torture_warnings(params, free_space_bytes(target, 0))
 
     def metric_specs(self, params: TortureParams, target: TargetInfo) -> MetricSet:
         return metric_set([

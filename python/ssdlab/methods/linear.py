@@ -21,7 +21,7 @@ from ssdlab.measurement import Measurement, flag_on, period_samples, time_weight
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seed, text_tuple
+from ssdlab.methods.params import BlockBytes, Bytes, ParamValueError, QueueDepth, Seed, text_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -52,7 +52,10 @@ class LinearParams(Params):
     def _no_purge_without_a_write_pass(cls, data: Any) -> Any:
         """A read-only run changes nothing, so it never purges: its record says purge=false
         (QA: `linear-read` recorded purge=true, the default, though nothing was purged)."""
-        passes = text_tuple(data.get("passes", PASSES)) if isinstance(data, dict) else None
+        try:
+            passes = text_tuple(data.get("passes", PASSES)) if isinstance(data, dict) else None
+        except ParamValueError:  # refused where the parameter is read (_passes), in its name
+            return data
         if isinstance(passes, tuple | list) and "write" not in passes:
             return {**data, "purge": False}
         return data
@@ -61,7 +64,8 @@ class LinearParams(Params):
     @classmethod
     def _known_passes(cls, value: tuple[PassName, ...]) -> tuple[PassName, ...]:
         if not value or len(set(value)) != len(value):
-            raise ValueError("give write, read or write,read")
+            raise ParamValueError("is empty" if not value else "gives a pass more than once",
+                                  give="write, read or write,read")
         return tuple(p for p in PASSES if p in value)  # write first: the read pass reads what it wrote
 
 

@@ -1,8 +1,9 @@
 """Parameter types with bounds, as people type them: `--param span_bytes=16g`, `queue_depths=1,2,4`.
 
 Every method parameter uses one of these types, so every value is checked the same way
-before anything runs: text is turned into a value, then pydantic checks type and bounds
-and names the parameter in its one-line error. The bounds are what the engines can carry
+before anything runs: text is turned into a value, then pydantic checks type and bounds,
+and param_refusal says what it refused in one line: the parameter, the value as given, what
+is wrong with it and what to give (never pydantic's own words). The bounds are what the engines can carry
 (64-bit offsets, fio's limits) and what a review could mean, not taste: a block under
 512 B, a queue depth of zero, a runtime of NaN, of a year or under a millisecond are
 refused. What depends on the target (a block size that is not a multiple of its logical
@@ -22,8 +23,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
-from ssdlab.errors import UsageError
-from ssdlab.units import GIB, MAX_SIZE_BYTES, format_size, is_number, parse_size, unit_from_name
+from ssdlab.units import GIB, MAX_SIZE_BYTES, SizeError, format_size, is_number, parse_size, unit_from_name
 
 MAX_BYTES = MAX_SIZE_BYTES
 # Larger transfers are not what any review measures; fio and the simulator take them whole.
@@ -63,8 +63,27 @@ def _may_be_none(info: FieldInfo | None) -> bool:
     return info is not None and type(None) in typing.get_args(info.annotation)
 
 
+class ParamValueError(ValueError):
+    """A value a parameter cannot take, in the words of its one-line refusal (param_refusal):
+    `what` follows the value as given ('is not a size'); `item`, the value of a list it is about;
+    `give`, what to give instead ("": what the parameter's type takes); `field`, the parameter a
+    check of several names (a model's own check has no location of its own)."""
+
+    def __init__(self, what: str, *, item: str | None = None, give: str = "", field: str | None = None) -> None:
+        super().__init__(what)
+        self.what, self.item, self.give, self.field = what, item, give, field
+
+
 def _split(value: str) -> list[str]:
-    return [part for part in value.replace(" ", "").split(",") if part]
+    """A list as typed, one value between each pair of commas (spaces left out). An empty value
+    is refused (QA: `queue_depths=1,,2` ran 1 and 2 in silence, whatever was meant between
+    them); nothing at all is the empty list, which the list's own length check refuses."""
+    parts = value.replace(" ", "").split(",")
+    if parts == [""]:
+        return []
+    if "" in parts:
+        raise ParamValueError("has an empty value (two commas in a row, or one at an end)")
+    return parts
 
 
 def size_from_text(value: Any) -> Any:
@@ -73,18 +92,21 @@ def size_from_text(value: Any) -> Any:
         return value
     try:
         return parse_size(value)
-    except UsageError as err:  # a ValueError names the parameter in pydantic's message
-        raise ValueError(str(err)) from None
+    except SizeError as err:  # said after the parameter and its value (param_refusal)
+        raise ParamValueError(err.what) from None
 
 
 def int_tuple(value: Any) -> Any:
     """Let `--param queue_depths=1,2,4` arrive as text."""
     if not isinstance(value, str):
         return value
-    try:
-        return tuple(int(part) for part in _split(value))
-    except ValueError:
-        raise ValueError("give whole numbers separated by commas, e.g. 1,2,4") from None
+    parts = _split(value)
+    for part in parts:
+        try:
+            int(part)
+        except ValueError:
+            raise ParamValueError("is not a whole number", item=part) from None
+    return tuple(int(part) for part in parts)
 
 
 def text_tuple(value: Any) -> Any:
@@ -94,19 +116,26 @@ def text_tuple(value: Any) -> Any:
 
 def size_tuple(value: Any) -> Any:
     """Let `--param block_sizes_bytes=4k,128k` arrive as text."""
-    return tuple(size_from_text(part) for part in _split(value)) if isinstance(value, str) else value
+    return tuple(_size_item(part) for part in _split(value)) if isinstance(value, str) else value
+
+
+def _size_item(part: str) -> Any:
+    try:
+        return size_from_text(part)
+    except ParamValueError as err:
+        raise ParamValueError(err.what, item=part) from None
 
 
 def _whole_sectors(value: int) -> int:
     if value % 512:
-        raise ValueError("must be a multiple of 512 bytes")
+        raise ParamValueError("is not a whole number of 512-byte sectors", give="a multiple of 512 bytes, e.g. 4k")
     return value
 
 
 @dataclass(frozen=True)
 class Why:
     """Why a parameter's bounds are where they are, and the unit they count in: the one-line
-    refusal of a value outside them says it (bound_refusal). `unit`: "" takes the unit the
+    refusal of a value outside them says it (param_refusal). `unit`: "" takes the unit the
     parameter's name says (units.unit_from_name), as a list's items cannot."""
 
     low: str = ""
@@ -150,34 +179,123 @@ BOUND_WORDS = {"greater_than_equal": "is under {bound}, the least it takes", "gr
                "finite_number": "is not a finite number"}
 
 
-def bound_refusal(model: type[BaseModel], error: ErrorDetails, raw: Mapping[str, Any]) -> str | None:
-    """The refusal of a value outside its parameter's bounds (or of no finite number), in one line
-    for `test NAME: ` to lead: the parameter and the value as given, the bound with its unit, why
-    it is there (where its type says: Why), and the values to give. QA: `runtime_s=0.0005` said
-    "Input should be greater than or equal to 0.001", with no unit and no way out. None for an
-    error of another kind (pydantic's own words name the parameter there)."""
+def param_refusal(model: type[BaseModel], error: ErrorDetails, raw: Mapping[str, Any]) -> str | None:
+    """The refusal of a value a parameter cannot take, in one line for `test NAME: ` to lead: the
+    parameter and its value as given (and the value of a list at fault), what is wrong with it
+    (outside a bound, with the bound's unit and why it is there: Why; not a number; not one of
+    the choices …), and the values to give. QA: `runtime_s=0.0005` said "Input should be greater
+    than or equal to 0.001", `runtime_s=1s` "Input should be a valid number", with no unit and no
+    way out. None for a check of several parameters that names none (its own words say it)."""
+    fault = (error.get("ctx") or {}).get("error")
+    own = fault if isinstance(fault, ParamValueError) else None
     loc = error["loc"]
-    info = model.model_fields.get(str(loc[0])) if loc else None
-    words = BOUND_WORDS.get(error["type"])
-    if info is None or words is None:
+    name = str(loc[0]) if loc else own.field if own is not None else None
+    info = model.model_fields.get(name) if name else None
+    if name is None or info is None:
         return None
-    name = str(loc[0])
     found = list(_annotations(info))
     why = next((item for item in found if isinstance(item, Why)), Why())
     unit = why.unit or unit_from_name(name)
-    bound = next(iter(error.get("ctx", {}).values()), None)
-    said = words.format(bound=_with_unit(bound, unit) if bound is not None else "")
-    reason = {"greater_than_equal": why.low, "greater_than": why.low, "less_than_equal": why.high,
-              "less_than": why.high}.get(error["type"], "")
-    whole = any(item is int for item in found)
-    give = f"{UNIT_NOUNS.get(unit, 'a whole number' if whole else 'a number')} {_range_words(found, unit)}"
-    if _may_be_none(info):
-        give += ", or none"
-    because = f": {reason}" if reason else ""
-    given = raw.get(name, error["input"])
-    if len(loc) > 1:  # one value of a list: the list as given, then the value
-        return f"parameter {name}={given}: {_typed(error['input'], unit)} {said}{because}; give each {give}"
-    return f"parameter {name}={given} {said}{because}; give {give}"
+    given = raw.get(name, error["input"] if loc else _typed(info.default, unit))
+    item = own.item if own is not None and own.item is not None else \
+        _typed(error["input"], unit) if len(loc) > 1 else None
+    what = own.what if own is not None else _fault_words(error, found, unit, why, str(given), name)
+    each = item is not None
+    if own is not None and own.give:
+        give = f"each {own.give}" if each else own.give
+    else:
+        most = (error.get("ctx") or {}).get("max_length") if error["type"] == "too_long" else None
+        give = _takes(info, found, unit, each=each, most=most)
+    lead = f"parameter {name}={given}" + (f": {item}" if item is not None else "")
+    return f"{lead} {what}; give {give}"
+
+
+# A value of the wrong type, in words that follow it (pydantic's error types).
+TYPE_WORDS = {"float_parsing": "is not a number", "float_type": "is not a number",
+              "int_parsing": "is not a whole number", "int_type": "is not a whole number",
+              "int_from_float": "is not a whole number", "bool_parsing": "is not true or false",
+              "bool_type": "is not true or false", "string_too_short": "is empty"}
+# What a parameter's unit is typed after a number as, by mistake (`runtime_s=1s`, `read_pct=50%`).
+UNIT_SLIPS = {"s": ("s", "sec"), "%": ("%",), "µs": ("µs", "us")}
+
+
+def _fault_words(error: ErrorDetails, found: list[Any], unit: str, why: Why, given: str, name: str) -> str:
+    """What is wrong with the value, in words that follow it: 'is under 0.001 s, the least it
+    takes: …', 'is not a number', 'is not best or mean', 'has 65 values, more than the 64 it takes'."""
+    kind, ctx = error["type"], error.get("ctx") or {}
+    words = BOUND_WORDS.get(kind)
+    if words is not None:
+        bound = next(iter(ctx.values()), None)
+        said = words.format(bound=_with_unit(bound, unit) if bound is not None else "")
+        reason = {"greater_than_equal": why.low, "greater_than": why.low, "less_than_equal": why.high,
+                  "less_than": why.high}.get(kind, "")
+        return f"{said}: {reason}" if reason else said
+    if kind in TYPE_WORDS:
+        return TYPE_WORDS[kind] + _unit_slip(str(error["input"]), unit, name)
+    if kind == "literal_error":
+        return f"is not {_or_words(_choices(found))}"
+    if kind == "too_short":
+        return "is empty" if not given.strip() else \
+            f"has {ctx.get('actual_length')} values, fewer than the {ctx.get('min_length')} it takes"
+    if kind == "too_long":
+        return f"has {ctx.get('actual_length')} values, more than the {ctx.get('max_length')} it takes"
+    # a check of our own that says it in its own words (a plain ValueError: pydantic prefixes them)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return f"is refused: {message}" if kind == "value_error" else "is not a value it takes"
+
+
+def _unit_slip(text: str, unit: str, name: str) -> str:
+    """' (runtime_s is in s already: write 1)' for a number typed with the unit its name gives it."""
+    for slip in UNIT_SLIPS.get(unit, ()):
+        number = text.strip().removesuffix(slip).strip()
+        if number != text.strip() and _is_float_text(number):
+            return f" ({name} is in {unit} already: write {number})"
+    return ""
+
+
+def _is_float_text(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _takes(info: FieldInfo, found: list[Any], unit: str, each: bool, most: int | None = None) -> str:
+    """The values a parameter takes, as its refusal's advice says them: 'a number of seconds from
+    0.001 to 604800', 'true or false', 'best or mean', 'each a whole number from 1 to 4096' (a
+    value of a list), 'one or more values separated by commas, each …' (the list; `most`: 'at
+    most 64 values …', for a list of too many)."""
+    choices = _choices(found)
+    if choices:
+        one = _or_words(choices)
+    elif any(item is bool for item in found):
+        one = "true or false"
+    elif any(item is str for item in found):
+        one = f"text, e.g. {info.default}" if info.default else "text"
+    else:
+        whole = any(item is int for item in found)
+        one = f"{UNIT_NOUNS.get(unit, 'a whole number' if whole else 'a number')} {_range_words(found, unit)}"
+    if each:
+        one = f"each {one}"
+    elif _is_list(info):
+        count = f"at most {most}" if most is not None else "one or more"
+        one = f"{count} values separated by commas, each {one}"
+    return f"{one}, or none" if _may_be_none(info) else one
+
+
+def _choices(found: list[Any]) -> tuple[str, ...]:
+    """A Literal's values (`aggregate`: best, mean)."""
+    return next((tuple(str(arg) for arg in typing.get_args(item)) for item in found
+                 if typing.get_origin(item) is typing.Literal), ())
+
+
+def _or_words(choices: tuple[str, ...]) -> str:
+    return " or ".join(choices) if len(choices) < 3 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+def _is_list(info: FieldInfo) -> bool:
+    return any(typing.get_origin(arg) is tuple for arg in (info.annotation, *typing.get_args(info.annotation)))
 
 
 def _annotations(info: FieldInfo) -> Iterator[Any]:

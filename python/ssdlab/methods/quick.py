@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ssdlab.errors import UsageError
 from ssdlab.methods._prep import fill_action
@@ -25,7 +25,7 @@ from ssdlab.methods.base import (
     TestResults,
 )
 from ssdlab.methods.metrics import IOPS, MB_S, US, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import Bytes, OffsetBytes, Seconds
+from ssdlab.methods.params import Bytes, OffsetBytes, ParamValueError, Seconds
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -72,6 +72,16 @@ class QuickParams(Params):
     aggregate: Literal["best", "mean"] = "best"
     profile: Literal["auto", "standard", "nvme"] = "auto"
     offset_bytes: OffsetBytes = 0
+
+    @field_validator("size_bytes")
+    @classmethod
+    def _holds_a_region(cls, value: int) -> int:
+        """A region is whole MiB (region_bytes): a smaller size leaves none. QA: `size_bytes=4k` was
+        refused as if the offset left too little of the target."""
+        if value < MIB:
+            raise ParamValueError("is under 1MiB, the least test region the entries use (a region is whole MiB)",
+                                  give="a size of at least 1MiB, e.g. 1g")
+        return value
 
 
 def profile_entries(params: QuickParams, target: TargetInfo) -> tuple[CdmEntry, ...]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from ssdlab.analysis.sweeps import (
     LOW_QD_SCORE_DEPTHS,
@@ -35,6 +35,7 @@ from ssdlab.analysis.sweeps import (
     smallest_reaching,
     split_metrics,
 )
+from ssdlab.errors import UsageError
 from ssdlab.methods._prep import fill_action, fit_region, size_label, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import (
@@ -52,6 +53,7 @@ from ssdlab.methods.metrics import (
 from ssdlab.methods.params import (
     BlockBytes,
     Bytes,
+    ParamValueError,
     QueueDepth,
     QueueDepths,
     ReadPcts,
@@ -319,7 +321,8 @@ class MixedSeqTest(MethodTest[MixedSeqParams]):
 
 def _power_of_two(value: int) -> int:
     if value & (value - 1):
-        raise ValueError("transfer sizes must be powers of two")
+        raise ParamValueError("is not a power of two, which the sweep's transfer sizes are",
+                              give="a power of two from 512B to 1GiB, e.g. 4k or 1m")
     return value
 
 
@@ -332,15 +335,39 @@ class TransferParams(Params):
 
     _pow2 = field_validator("min_block_bytes", "max_block_bytes")(_power_of_two)
 
+    @model_validator(mode="after")
+    def _some_size(self) -> TransferParams:
+        """Refuse bounds no transfer size lies between (QA: min_block_bytes=1m with
+        max_block_bytes=4k planned a purge alone, then failed with "nothing was measured"), and a
+        smallest size over the test length, which every size moves once (transfer_sizes)."""
+        low, high, length = self.min_block_bytes, self.max_block_bytes, self.length_bytes
+        if low > high:
+            raise ParamValueError(f"is over max_block_bytes, {format_size(high)}: the sweep runs the powers of two "
+                                  "from the one to the other, so it would run none",
+                                  give=f"a min_block_bytes of at most {format_size(high)}, or a larger max_block_bytes",
+                                  field="min_block_bytes")
+        if low > length:
+            raise ParamValueError(f"is over length_bytes, {format_size(length)}: each transfer size moves the test "
+                                  "length, so none from it up would fit",
+                                  give=f"a min_block_bytes of at most {format_size(length)}, or a larger length_bytes",
+                                  field="min_block_bytes")
+        return self
+
 
 def transfer_sizes(params: TransferParams, info: TargetInfo, length: int) -> tuple[list[int], tuple[str, ...]]:
-    """Powers of two from min to max, leaving out what the target cannot take."""
+    """Powers of two from min to max, leaving out what the target cannot take; none left is
+    refused (the test would measure nothing, and the note below would have no sizes to name)."""
     sizes: list[int] = []
     size = params.min_block_bytes
     while size <= params.max_block_bytes:
         sizes.append(size)
         size *= 2
     usable = [s for s in sizes if s >= info.logical_block_size and s <= length]
+    if not usable:
+        raise UsageError(f"transfer-sweep: no transfer size from {format_size(params.min_block_bytes)} to "
+                         f"{format_size(params.max_block_bytes)} fits {info.spec}: each must be at least its "
+                         f"{info.logical_block_size} B logical block and at most the test length, "
+                         f"{format_size(length)}; give sizes between them (min_block_bytes, max_block_bytes)")
     notes: tuple[str, ...] = ()
     if len(usable) < len(sizes):
         notes = (f"transfer sizes limited to {format_size(usable[0])} - {format_size(usable[-1])}: "

@@ -16,6 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from pydantic import model_validator
+
 from ssdlab.analysis.throttle import (
     CAUSE_TEXT,
     DECISIVE_INDICATOR_PCT,
@@ -31,12 +33,12 @@ from ssdlab.analysis.throttle import (
 from ssdlab.measurement import Measurement, period_flags, period_values
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import BlockBytes, Bytes, Percent, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import BlockBytes, Bytes, ParamValueError, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.telemetry.sources import KELVIN
 from ssdlab.thresholds import beside, significant
-from ssdlab.units import KIB, seconds_text
+from ssdlab.units import KIB, format_size, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -64,6 +66,19 @@ class ThermalParams(Params):
     purge: bool = True  # before each phase: a clean drive, so a slowdown is not GC of earlier data
     level_tol_pct: Percent = 8.0  # periods within this of a level belong to it
     seed: Seed = 1
+
+    @model_validator(mode="after")
+    def _budget_holds_a_block(self) -> ThermalParams:
+        """Refuse a budget under a phase's block: the phase stops once it has written the budget,
+        so it would stop before its first write and measure nothing (QA: budget_bytes=2k ran)."""
+        block = max(self.seq_block_size_bytes, self.rnd_block_size_bytes)
+        if self.budget_bytes is not None and self.budget_bytes < block:
+            which = "seq_block_size_bytes" if block == self.seq_block_size_bytes else "rnd_block_size_bytes"
+            raise ParamValueError(f"is under {which}, {format_size(block)}: a phase stops once it has written the "
+                                  "budget, so it would stop before its first block",
+                                  give=f"a budget_bytes of at least {format_size(block)}, or none",
+                                  field="budget_bytes")
+        return self
 
 
 def phase_workload(params: ThermalParams, phase: Phase) -> Workload:

@@ -26,7 +26,7 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import LatencyHistogram
 from ssdlab.methods.base import DEVICE_FACT, Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import IOPS, MB_S, PCT, SECONDS, US, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import BlockBytes, Bytes, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import BlockBytes, Bytes, ParamValueError, QueueDepth, Seconds, Seed
 from ssdlab.steps import Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import Suite, entry
 from ssdlab.targets.base import TargetInfo
@@ -111,11 +111,12 @@ class TraceParams(Params):
 
         if self.trace.startswith("generated:"):
             if self.trace.removeprefix("generated:") not in PROFILES:
-                raise ValueError(f"unknown generated trace; give generated:{' / generated:'.join(PROFILES)}")
+                raise ParamValueError("is no generated trace", give=f"generated:{' / generated:'.join(PROFILES)}",
+                                      field="trace")
             return self
         if not Path(self.trace).exists():  # named: the path as given, so a typo or the wrong folder shows
-            raise ValueError(f"no such trace file: {self.trace}; give an ssdlab trace file or "
-                             f"generated:{' / '.join(PROFILES)}")
+            raise ParamValueError("names no file (no such trace file)", field="trace",
+                                  give=f"an ssdlab trace file or generated:{' / '.join(PROFILES)}")
         try:  # check_trace says what a path that is no trace file is, and what to do with it
             records = check_trace(Path(self.trace)).metadata.num_rows
         except UsageError as error:

@@ -128,6 +128,19 @@ def assert_stopped(run: TerminalRun, bundle: Path) -> None:
 
 
 @pytest.mark.parametrize("gap_s", [0.1, 0.3, 0.8])
+
+def stopped_closed_after_complete(proc: subprocess.Popen[str], out: Path) -> tuple[str, Path]:
+    """A run whose stdout closed once it was complete: exit 141 and the one line that says so.
+    Its stderr and bundle path."""
+    assert proc.stderr is not None
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, stderr
+    path = Bundle(out).path
+    assert stderr.splitlines()[-1] == (
+        f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
+        f"complete: `ssdlab report {path}` shows it"), stderr
+    return stderr, path
+
 def test_a_second_ctrl_c_typed_while_the_run_stops_keeps_its_line_and_bundle(tmp_path: Path, gap_s: float) -> None:
     """QA's case as typed: the second Ctrl-C comes while the drive is saved, run.json written or
     the report of what was measured written (the default 256 GB drive takes a while to save)."""
@@ -278,13 +291,7 @@ def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:
     proc = cli_process(("run", "--test", "quick", "-t", "sim:?capacity_gib=16", "-p", "runs=1", "-p",
                         "runtime_s=1", "-o", str(out), "--no-report"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     close_after(proc.stdout, 1)  # "Results library: added": the tables come next
-    assert proc.stderr is not None
-    stderr = proc.stderr.read()
-    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, stderr
-    path = Bundle(out).path
-    assert stderr.splitlines()[-1] == (
-        f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
-        f"complete: `ssdlab report {path}` shows it"), stderr  # and it is in the library: not offered again
+    stderr, path = stopped_closed_after_complete(proc, out)  # and it is in the library: not offered again
     assert "Traceback" not in stderr and "Exception ignored" not in stderr
     assert Bundle(out).load_run().status == "complete"
     assert [run.bundle for run in Library().runs()] == [path]
@@ -388,13 +395,7 @@ def test_a_stop_signal_after_stdout_closed_is_told_as_the_closed_output(tmp_path
     """
     proc = cli_process((*QUICK_SIM, "-o", str(out)), hook=hook, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     close_after(proc.stdout, 1)  # "Results library: added"
-    assert proc.stderr is not None
-    stderr = proc.stderr.read()
-    assert proc.wait(timeout=240) == 128 + signal.SIGPIPE, stderr
-    path = Bundle(out).path
-    assert stderr.splitlines()[-1] == (
-        f"stopped: the output was closed (stdout: broken pipe) after the run completed; its bundle {path} is "
-        f"complete: `ssdlab report {path}` shows it"), stderr
+    stopped_closed_after_complete(proc, out)
     assert not (out / "report.html").exists()
 
 

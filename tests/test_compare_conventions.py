@@ -17,7 +17,7 @@ import pytest
 from rich.console import Console
 
 from pty_helpers import SSDLAB
-from ssdlab.bundle import RAW_DIR, Bundle
+from ssdlab.bundle import RAW_DIR, SHORT_WINDOW_NOTE, Bundle
 from ssdlab.compare import compare_bundles, compare_drives, make_drives
 from ssdlab.effective import effective_method
 from ssdlab.engines.fake import FakeEngine
@@ -238,6 +238,31 @@ def test_library_rankings_hold_one_model_of_a_preset(sim_runs: dict[str, Path], 
     run = Bundle(sim_runs["new"]).load_run()
     key = effective_method(run.test("quick"), run.target).key
     assert sorted(t.bundle.name for t in library.comparable("fake", "quick", key)) == ["heatsink", "new", "other"]
+
+
+def flagged(bundle: Path) -> Path:
+    """The run as if its quick test's windows had been too short to trust (SHORT_WINDOW_NOTE)."""
+    data = json.loads((bundle / "run.json").read_text())
+    note = SHORT_WINDOW_NOTE.format(windows="1 of 1 measured windows (w)", turns=30, period=1, shortest=0.05,
+                                    ios=10, in_flight=1, advice="raise runtime_s to at least 1 s")
+    next(t for t in data["tests"] if t["name"] == "quick")["notes"].append(note)
+    (bundle / "run.json").write_text(json.dumps(data))
+    return bundle
+
+
+def test_a_run_left_out_of_rankings_is_said_only_where_it_would_rank(sim_runs: dict[str, Path],
+                                                                      tmp_path: Path) -> None:
+    """A flagged run of another model of the reviewed drive's preset would not rank, trusted or not:
+    the rankings' note does not name it as left out (it named every flagged like test)."""
+    library = Library(tmp_path / "library.sqlite")
+    library.add(copy_of(sim_runs["other"], tmp_path / "other"))
+    library.add(flagged(copy_of(sim_runs["old"], tmp_path / "old-flagged")))
+    library.add(flagged(copy_of(sim_runs["heatsink"], tmp_path / "heatsink-flagged")))
+    run = Bundle(sim_runs["new"]).load_run()
+    key = effective_method(run.test("quick"), run.target).key
+    ranking = library.ranking("fake", "quick", key, run.target)
+    assert [t.bundle.name for t in ranking.ranked] == ["other"]
+    assert [t.bundle.name for t in ranking.unreliable] == ["heatsink-flagged"]  # old-flagged: another model
 
 
 def without_revision(bundle: Path) -> Path:

@@ -386,18 +386,20 @@ class Library:
         with self._reader() as db:
             rows = db.execute(COMPARABLE_SELECT, (engine, method, method_key)).fetchall()
             newest: dict[str, tuple[RankedTest, str]] = {}
-            left_out: list[RankedTest] = []
+            left_out: list[tuple[RankedTest, str]] = []
             for rid, drive, label, bundle, created, name, target_json, notes in rows:
                 if drive not in newest:
                     values = dict(db.execute("SELECT metric, COALESCE(value, text) FROM metrics WHERE run_id = ? "
                                              "AND test = ?", (rid, name)).fetchall())
                     test = RankedTest(rid, drive, label, Path(bundle), created, values, name)
                     if unreliable(notes):
-                        left_out.append(test)
+                        left_out.append((test, target_json))
                     else:
                         newest[drive] = (test, target_json)
-        return Ranking(one_model_each(list(newest.values()), simulated_drive(like) if like is not None else None),
-                       left_out)
+        model = simulated_drive(like) if like is not None else None
+        # A run left out is said only where it would rank, trusted: not of another model of `like`'s preset.
+        return Ranking(one_model_each(list(newest.values()), model),
+                       [test for test, target_json in left_out if one_model_each([(test, target_json)], model)])
 
     def export_rows(self) -> list[dict[str, Any]]:
         """One row per figure of every test: the long table `export` writes, each saying whether

@@ -238,7 +238,7 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "seq_block_size_bytes": "Transfer size of the sequential phase.",
         "rnd_block_size_bytes": "Transfer size of the random phase.",
         "iodepth": "Queue depth of both phases.",
-        "cooldown_s": ("Idle seconds before each phase, so it starts from a cool drive (none: no idle; the "
+        "cooldown_s": ("Idle seconds before each phase, so it starts from a cool drive (0 or none: no idle; the "
                        "random phase then starts as hot as the sequential one left the drive)."),
         "purge": ("TRIM the whole target before each phase, so a slowdown is not garbage collection of earlier data "
                   "(the phase before's included)."),

@@ -583,3 +583,26 @@ def test_every_time_bound_window_under_a_period_is_warned_of(cli: Callable[..., 
         assert said[0].endswith(f"raise {field} to at least 1 s"), said[0]
     whole = cli("plan", "--test", name, "-t", "fake:?capacity=2g", "-p", f"{field}=1", *extra)
     assert not any(UNDER_A_PERIOD in w for w in warnings_of(whole.stdout)), whole.stdout
+
+
+# QA of the second pass --------------------------------------------------------------------------
+
+def test_a_whole_number_in_a_list_reads_as_a_single_value_does() -> None:
+    """`runs=2.0` was taken as 2 but `queue_depths=1,2.0` refused (and the two spellings of one list
+    then clashed as two values)."""
+    sweep = get_test("qd-sweep")
+    assert sweep.parse_params({"queue_depths": "1,2.0"}).queue_depths == (1, 2)  # type: ignore[attr-defined]
+    with pytest.raises(SsdlabError, match=r"queue_depths=1,2\.5: 2\.5 is not a whole number"):
+        sweep.parse_params({"queue_depths": "1,2.5"})
+
+
+def test_a_cool_down_of_no_time_is_none(cli: Callable[..., Any]) -> None:
+    """QA: `cooldown_s=0` was refused with fio's millisecond reason; an idle is no fio job, and 0 s of
+    idle is no idle, as `none` says."""
+    thermal = get_test("thermal")
+    for value in ("0", "0.0", "none"):
+        assert thermal.parse_params({"cooldown_s": value}).cooldown_s is None  # type: ignore[attr-defined]
+    result = cli("plan", "--test", "thermal", "-t", "sim:?capacity_gib=8", "-p", "cooldown_s=0")
+    assert result.code == 0 and "cooldown-" not in result.stdout
+    with pytest.raises(SsdlabError, match="cooldown_s=-1 "):
+        thermal.parse_params({"cooldown_s": "-1"})

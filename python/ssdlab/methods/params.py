@@ -12,6 +12,7 @@ block, a region larger than it) is checked against the plan in planning.check_wo
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -100,13 +101,23 @@ def int_tuple(value: Any) -> Any:
     """Let `--param queue_depths=1,2,4` arrive as text."""
     if not isinstance(value, str):
         return value
-    parts = _split(value)
-    for part in parts:
-        try:
-            int(part)
-        except ValueError:
-            raise ParamValueError("is not a whole number", item=part) from None
-    return tuple(int(part) for part in parts)
+    return tuple(_whole(part) for part in _split(value))
+
+
+def _whole(part: str) -> int:
+    """One item of a list of whole numbers, as a single value of one is taken: `2.0` is 2 (QA:
+    `runs=2.0` was taken, `queue_depths=1,2.0` refused)."""
+    try:
+        return int(part)
+    except ValueError:
+        pass
+    try:
+        number = float(part)
+    except ValueError:
+        number = math.nan
+    if not number.is_integer():
+        raise ParamValueError("is not a whole number", item=part) from None
+    return int(number)
 
 
 def text_tuple(value: Any) -> Any:
@@ -162,6 +173,20 @@ BlockBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MA
                        AfterValidator(_whole_sectors), BLOCK_WHY]
 OffsetBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=0, le=MAX_BYTES), OFFSET_WHY]
 Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False), SECONDS_WHY]
+
+
+def _no_time_is_none(value: Any) -> Any:
+    """An idle of no time is no idle: 0 reads as none (QA: `cooldown_s=0` was refused with fio's
+    millisecond reason, which no idle has)."""
+    try:
+        return None if float(value) == 0 else value
+    except (TypeError, ValueError):  # not a number: the type's own refusal says so
+        return value
+
+
+# An idle's length (a cool-down): 0 or none for no idle; else as Seconds, whose floor an idle shares
+# only so that every time parameter reads alike.
+IdleSeconds = Annotated[Seconds | None, BeforeValidator(_no_time_is_none)]
 QueueDepth = Annotated[int, Field(ge=1, le=MAX_IODEPTH)]
 Jobs = Annotated[int, Field(ge=1, le=MAX_JOBS)]
 Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), PERCENT_WHY]

@@ -33,7 +33,7 @@ from ssdlab.analysis.throttle import (
 from ssdlab.measurement import Measurement, period_flags, period_values
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import BlockBytes, Bytes, ParamValueError, Percent, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import BlockBytes, Bytes, IdleSeconds, ParamValueError, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.telemetry.sources import KELVIN
@@ -62,7 +62,7 @@ class ThermalParams(Params):
     seq_block_size_bytes: BlockBytes = 128 * KIB
     rnd_block_size_bytes: BlockBytes = 4 * KIB
     iodepth: QueueDepth = 32
-    cooldown_s: Seconds | None = 300.0  # idle before each phase so it starts cool; None: no idle
+    cooldown_s: IdleSeconds = 300.0  # idle before each phase so it starts cool; None (or 0): no idle
     purge: bool = True  # before each phase: a clean drive, so a slowdown is not GC of earlier data
     level_tol_pct: Percent = 8.0  # periods within this of a level belong to it
     seed: Seed = 1
@@ -304,8 +304,9 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     if short:
         names = " and ".join(PHASE_TEXT[p].lower() for p in short)
         held = seconds_text(DEFAULT_CONFIG.min_segment_s)
-        return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} phase was too short",
-                       because=f"no rate of the {names} phase held for {held} s, so there is no peak level to "
+        phases, were = ("phases", "were") if len(short) > 1 else ("phase", "was")
+        return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} {phases} {were} too short",
+                       because=f"no rate of the {names} {phases} held for {held} s, so there is no peak level to "
                                "throttle from: run it longer")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:

@@ -606,3 +606,14 @@ def test_a_cool_down_of_no_time_is_none(cli: Callable[..., Any]) -> None:
     assert result.code == 0 and "cooldown-" not in result.stdout
     with pytest.raises(SsdlabError, match="cooldown_s=-1 "):
         thermal.parse_params({"cooldown_s": "-1"})
+
+
+def test_a_misspelt_test_name_in_a_param_is_named(cli: Callable[..., Any]) -> None:
+    """QA: `-p consistncy.op_pct=10` said "no selected test takes parameter", as of a parameter no
+    test has; it is the test name that no selected test has."""
+    result = cli("plan", "--suite", "consistency", "-t", "fake:", "-p", "consistncy.op_pct=10")
+    one_line_error(result.code, result.stderr, "--param consistncy.op_pct: no selected test is named 'consistncy'",
+                   "consistency, consistency-op25")
+    result = cli("plan", "--suite", "consistency", "-t", "fake:", "-p", "consistency.nosuch=1")
+    one_line_error(result.code, result.stderr, "no selected test takes parameter 'consistency.nosuch'")
+    assert cli("plan", "--suite", "consistency", "-t", "fake:", "-p", "consistency-op25.op_pct=10").code == 0

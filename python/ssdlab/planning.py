@@ -106,9 +106,16 @@ def override_field(entry: SuiteEntry, key: str, names: Set[str]) -> str | None:
 def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any]) -> None:
     """Refuse a --param that no selected test takes, so a typo cannot pass silently."""
     names = {e.name for e in entries}
+    scopes = names | {e.test for e in entries}
     for key in overrides:
-        if not any(override_field(e, key, names) for e in entries):
-            raise UsageError(f"no selected test takes parameter {key!r}; see `ssdlab list --params`")
+        if any(override_field(e, key, names) for e in entries):
+            continue
+        scope, _, field = key.rpartition(".")
+        if scope and scope not in scopes:  # QA: a misspelt test name read as a parameter no test takes
+            raise UsageError(f"--param {key}: no selected test is named {scope!r} (selected: "
+                             f"{', '.join(sorted(names))}); write TEST.{field} with a name `ssdlab plan` lists, "
+                             f"or {field} for every test")
+        raise UsageError(f"no selected test takes parameter {key!r}; see `ssdlab list --params`")
 
 
 def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -> TestPlan:

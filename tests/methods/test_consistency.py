@@ -72,6 +72,17 @@ def test_plan_op_and_two_pass_fill() -> None:
     assert "75.0 % of capacity" in plan.notes[0]
 
 
+def test_a_span_asked_for_beyond_the_target_is_noted_as_cut() -> None:
+    """QA: `span_bytes=100g` on an 11 GB drive was cut to the drive in silence, where quick says
+    "test region reduced"; a span the target holds is not noted."""
+    for name in ("consistency", "wsat", "trim-validation"):
+        test = get_test(name)
+        cut = test.plan(test.parse_params({"span_bytes": "100g"}), parse_target(TARGET).info())
+        assert cut.notes == ("span_bytes=100GiB is more than the target holds: span cut to 2GiB",), name
+        held = test.plan(test.parse_params({"span_bytes": "1g"}), parse_target(TARGET).info())
+        assert not any("cut" in note for note in held.notes), name
+
+
 def test_default_drive_falls_to_its_steady_level(tmp_path: Path) -> None:
     m = run_one(tmp_path, "consistency", runtime_s=600).metrics
     assert m["window_iops_mean"] == 15_000.0 and m["window_iops_stddev"] == 0.0

@@ -744,7 +744,7 @@ class ConsistencyTest(MethodTest[ConsistencyParams]):
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         prep: list[Action] = [Purge(), *fill_actions(span, params.fill_passes, seed=params.seed)]
         entry = filled_state(span, params.op_pct, params.fill_passes)
-        notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
+        notes = span_notes(target, params.op_pct, span, params.span_bytes) + short_run_notes(params)
         free = free_space_bytes(target, filled_bytes(params, span))
         if params.until_steady:
             notes += until_steady_notes(params, free)
@@ -780,7 +780,7 @@ class WsatTest(MethodTest[TortureParams]):
     def plan(self, params: TortureParams, target: TargetInfo) -> TestPlan:
         span = usable_span_bytes(target, params.op_pct, params.span_bytes)
         entry = filled_state(span, params.op_pct, 0)
-        notes = span_notes(target, params.op_pct, span) + short_run_notes(params)
+        notes = span_notes(target, params.op_pct, span, params.span_bytes) + short_run_notes(params)
         free = free_space_bytes(target, 0)
         if params.until_steady:
             notes += until_steady_notes(params, free)

@@ -88,7 +88,7 @@ class TrimValidationTest(MethodTest[TrimParams]):
         actions: list[Action] = [seq_write(params, DIRTY, span)] if params.reference else []
         actions += [trim_step(target, span), seq_write(params, AFTER_TRIM, span), Purge(),
                     seq_write(params, CLEAN, span)]
-        return self.make_plan(params, actions, span_notes(target, params.op_pct, span), prep=prep,
+        return self.make_plan(params, actions, span_notes(target, params.op_pct, span, params.span_bytes), prep=prep,
                               entry=tortured_state(torture, span, filled))
 
     def skip(self, params: TrimParams, action: Action, done: Mapping[str, Measurement]) -> bool:

@@ -410,6 +410,97 @@ def test_a_window_of_one_period_has_no_spread_and_is_warned_of(cli: Callable[...
     assert not any("no spread" in w for w in warnings_of(two.stdout)), two.stdout
 
 
+GRID_RUNTIMES, GRID_WINDOWS = ("1.2", "300", "399.99", "479"), ("0.5", "200", "400")
+NOT_JUDGED_COUNT = re.compile(r"judging needs (\d+) rounds, at least [\d.]+ s \(give it (.+)\)$")
+HELD_COUNT = re.compile(r"(\d+) of the (\d+) rounds of [\d.]+ s the rule needs.*; give (.+)$")
+
+
+def count_and_advice(text: str) -> tuple[str, str]:
+    """(rounds the rule needs, what to give) as a warning or a verdict says them."""
+    held, unjudged = HELD_COUNT.search(text), NOT_JUDGED_COUNT.search(text)
+    assert held or unjudged, text
+    return (held[2], held[3]) if held else (unjudged[1], unjudged[2])  # type: ignore[index]
+
+
+@pytest.mark.parametrize("window", GRID_WINDOWS)
+@pytest.mark.parametrize("runtime", GRID_RUNTIMES)
+def test_the_warning_and_the_verdict_count_alike_and_advise_alike(cli: Callable[..., Any], tmp_path: Path,
+                                                                  runtime: str, window: str) -> None:
+    """QA: runtime_s=300 with steady_window_s=200 was warned of "3 of the 6 rounds of 80 s the rule
+    needs … give runtime_s of at least 480" and judged "3 of the 5 rounds of 80 s the method needs",
+    with no advice; runtime_s=399.99 was judged "the torture ran 400 s, shorter than the 400 s
+    steady-state window", its figures "for the last 400 s". A "Too short" verdict says the warning's
+    own words; a "Not judged" one its count and advice."""
+    args = ["--test", "consistency", "-t", QA_SIM, "-p", f"runtime_s={runtime}", "-p", f"steady_window_s={window}"]
+    out = tmp_path / "b"
+    ran = cli("run", *args, "-o", str(out), "--no-report", "--no-library")
+    assert ran.code == 0, ran.stderr
+    said = [w for w in warnings_of(ran.stderr) if NEVER in w]
+    assert len(said) == 1, ran.stderr
+    verdict = Bundle(out).load_run().tests[0].verdicts[0]
+    assert verdict.outcome == "inconclusive", verdict
+    assert count_and_advice(said[0]) == count_and_advice(verdict.because), (said[0], verdict.because)
+    if verdict.summary.startswith("Too short to judge"):
+        assert verdict.because == said[0].split(f"{NEVER}: ", 1)[1].replace("runs at most", "ran"), \
+            (said[0], verdict.because)
+    if (runtime, window) == ("399.99", "400"):  # never a figure that reads as long as the bound it falls short of
+        assert verdict.summary.startswith("Too short to judge: figures are for the last 399.99 s"), verdict.summary
+        assert verdict.because.startswith("the torture ran 399.99 s, shorter than the 400 s"), verdict.because
+
+
+def test_a_run_as_long_as_both_ask_is_warned_of_nothing_and_judged(cli: Callable[..., Any], tmp_path: Path) -> None:
+    out = tmp_path / "b"
+    ran = cli("run", "--test", "consistency", "-t", QA_SIM, "-p", "runtime_s=480", "-p", "steady_window_s=200",
+              "-o", str(out), "--no-report", "--no-library")
+    assert ran.code == 0 and not warnings_of(ran.stderr), ran.stderr
+    assert Bundle(out).load_run().tests[0].verdicts[0].outcome in ("yes", "no")
+
+
+def test_a_window_short_of_its_setting_is_titled_in_figures_that_read_shorter(cli: Callable[..., Any],
+                                                                             tmp_path: Path) -> None:
+    """QA: a 399.99 s torture's summary, table titles and charts said "last 400 s" of a 400 s window."""
+    out = tmp_path / "b"
+    ran = cli("run", "--test", "consistency", "-t", QA_SIM, "-p", "runtime_s=399.99", "-o", str(out), "--no-library")
+    assert ran.code == 0, ran.stderr
+    report = (out / "report.html").read_text()
+    assert "last 400 s" not in report and "ast 399.99 s" in report
+    assert "last 400 s" not in ran.stdout and "the last 399.99 s" in ran.stdout, ran.stdout
+
+
+@pytest.mark.parametrize(("pairs", "warned"), [
+    (["runtime_s=1.1"], True), (["runtime_s=1.2"], True), (["runtime_s=1.4"], True), (["runtime_s=1.6"], False),
+    (["runtime_s=60", "steady_window_s=1.5"], True), (["runtime_s=60", "steady_window_s=1.4"], True),
+    (["runtime_s=60", "steady_window_s=2"], False), (["runtime_s=10.3", "round_s=5", "until_steady=true"], False),
+], ids=["1.1", "1.2", "1.4", "1.6", "window-1.5", "window-1.4", "window-2", "rounds-of-5.15"])
+def test_no_spread_is_warned_of_exactly_where_the_run_has_none(cli: Callable[..., Any], tmp_path: Path,
+                                                               pairs: list[str], warned: bool) -> None:
+    """QA: runtime_s=1.1 (1.2, 1.4) and steady_window_s=1.5 were warned of nothing, and the run's
+    window had one period and no standard deviation: the engines fold a tail under half a period
+    into the last period, and a run's last period ends past its runtime, so its window is taken by
+    time."""
+    args = ["--test", "consistency", "-t", QA_SIM, *[x for p in pairs for x in ("-p", p)]]
+    out = tmp_path / "b"
+    ran = cli("run", *args, "-o", str(out), "--no-report", "--no-library")
+    assert ran.code == 0, ran.stderr
+    said = [w for w in warnings_of(ran.stderr) if "so the window has no spread" in w]
+    stddev = Bundle(out).load_run().tests[0].metrics["window_iops_stddev"]
+    assert len(said) == int(warned) and (stddev is None) == warned, (said, stddev)
+
+
+@pytest.mark.parametrize("runtime", ["0.999", "0.9996"])
+def test_a_window_just_under_its_period_reads_under_it(cli: Callable[..., Any], tmp_path: Path, runtime: str) -> None:
+    """QA: `plan --test mixed-random -p runtime_s=0.999` said "run under one 1 s period … (the shortest: 1 s)"."""
+    args = ["--test", "mixed-random", "-t", QA_SIM, "-p", f"runtime_s={runtime}"]
+    planned = cli("plan", *args)
+    said = [w for w in warnings_of(planned.stdout) if UNDER_A_PERIOD in w]
+    assert len(said) == 1 and f"(the shortest: {runtime} s)" in said[0], planned.stdout
+    out = tmp_path / "b"
+    assert cli("run", *args, "-o", str(out), "--no-report", "--no-library").code == 0
+    notes = [n for n in Bundle(out).load_run().tests[0].notes if n.startswith("figures unreliable")]
+    shortest = re.search(r"the shortest: ([\d.]+) s", notes[0]) if notes else None
+    assert shortest is not None and float(shortest[1]) < 1, notes
+
+
 # 5. Parameters that clash with each other -----------------------------------------------------------
 
 @pytest.mark.parametrize(("command", "pairs", "needles"), [

@@ -70,6 +70,7 @@ from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
+from ssdlab.units import seconds_apart
 
 
 class InUse(SafetyError):
@@ -682,9 +683,18 @@ def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measure
     return (SHORT_WINDOW_NOTE.format(
         windows=f"{len(short)} of {len(windows)} measured windows ({window_names([m.workload.name for m in short])})",
         turns=MIN_QUEUE_TURNS,
-        period=f"{least.series.period_s:.3g}", shortest=f"{least.runtime_s:.3g}",  # a 4.8-ms window is not "0"
+        period=f"{least.series.period_s:.3g}", shortest=shortest_text(least.runtime_s, least.series.period_s),
         ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}",
         advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params)),)
+
+
+def shortest_text(runtime_s: float, period_s: float) -> str:
+    """The shortest flagged window's seconds: to three figures (a 4.8-ms window is not "0"), more
+    where a window under the period would read as long as it (seconds_apart: 0.9996 s is not "1")."""
+    text = f"{runtime_s:.3g}"
+    if runtime_s < period_s <= float(text):
+        return seconds_apart(runtime_s, period_s)[0]
+    return text
 
 
 def run_entries(

@@ -185,8 +185,11 @@ def test_steady_state_verdict_on_known_answers(iops: list[float], runtime_s: int
     assert "20 %" in verdict.rule and "10 %" in verdict.rule and verdict.because
     if outcome == "inconclusive":
         assert verdict.summary == "Too short to judge: figures are for the last 60 s, not steady state"
-        assert verdict.because == "the torture ran 60 s, 0 of the 5 rounds of 80 s the method needs to judge " \
-                                  "steady state"
+        # The warning's words before the run (never_judged), with its advice.
+        assert verdict.because == (
+            "the torture ran 60 s, shorter than the 400 s steady-state window (steady_window_s), and 0 of the 6 "
+            "rounds of 80 s the rule needs (its window of 5 may not begin before the drive's free space is written, "
+            "which the first round holds at the earliest); give runtime_s of at least 480")
 
 
 def test_too_short_to_judge_names_the_stretch_its_figures_cover() -> None:
@@ -274,18 +277,27 @@ def test_a_run_shorter_than_the_fresh_seconds_is_not_labelled_with_them(tmp_path
 @pytest.mark.parametrize(("params", "metrics", "last", "because"), [
     # QA: "figures are for the last 0 s", "the torture ran 0 s" beside a note of "last 0.002 s"
     ({"runtime_s": 0.002}, {"runtime_s": 0.002295, "window_s": 0.002295, "steady_round_s": 80.0},
-     "0.002", "the torture ran 0.002 s, 0 of the 5 rounds of 80 s the method needs to judge steady state"),
+     "0.002", "the torture ran 0.002 s, "
+     "shorter than the 400 s steady-state window (steady_window_s), and 0 of the 5 rounds of 80 s the rule "
+     "needs; give runtime_s of at least 400"),
     # QA: "ran 0.1 s", "last 0.1 s" of a 50 ms run
     ({"runtime_s": 0.05}, {"runtime_s": 0.05033, "window_s": 0.05033, "steady_round_s": 80.0},
-     "0.05", "the torture ran 0.05 s, 0 of the 5 rounds of 80 s the method needs to judge steady state"),
+     "0.05", "the torture ran 0.05 s, "
+     "shorter than the 400 s steady-state window (steady_window_s), and 0 of the 5 rounds of 80 s the rule "
+     "needs; give runtime_s of at least 400"),
     # QA: "0 of the 5 rounds of 0.01 s" of a 0.05 s run: the rounds the rule cut were of 1 s
     ({"runtime_s": 0.05, "round_s": 0.01}, {"runtime_s": 0.05033, "window_s": 0.05033, "steady_round_s": 1.0},
-     "0.05", "the torture ran 0.05 s, 0 of the 5 rounds of 1 s the method needs to judge steady state; a round is "
-     "whole logging periods of 1 s, so round_s=0.01 gives rounds of 1 s"),
-    # enough rounds, but shorter than the window: was "10 of the 5 rounds of 2 s"
+     "0.05", "the torture ran 0.05 s, "
+     "shorter than the 400 s steady-state window (steady_window_s), and 0 of the 5 rounds of 1 s the rule "
+     "needs; a round is whole logging periods of 1 s, so round_s=0.01 gives rounds of 1 s; give runtime_s of at least "
+     "400"),
+    # enough rounds, but shorter than the window: was "10 of the 5 rounds of 2 s". Each with the
+    # warning's words and advice (judging_shortfall; metrics of no free space: 5 rounds are enough)
     ({"runtime_s": 20, "round_s": 2}, {"runtime_s": 20.0, "window_s": 20.0, "steady_round_s": 2.0,
                                        "steady_rounds_judged": 10},
-     "20", "the torture ran 20 s, shorter than the 400 s steady-state window (steady_window_s) the method judges"),
+     "20", "the torture ran 20 s, "
+     "shorter than the 400 s steady-state window (steady_window_s); give runtime_s of at least 400, or a shorter "
+     "steady_window_s"),
 ], ids=["2ms", "50ms", "50ms-rounds-of-10ms", "20s-rounds-of-2s"])
 @pytest.mark.parametrize("test", ["consistency", "wsat"])
 def test_a_sub_second_run_says_its_seconds_and_true_counts(test: str, params: dict[str, float],

@@ -87,6 +87,14 @@ def _covering(lengths: Sequence[float], seconds: float, period_s: float) -> int:
     as the window always did; otherwise a period counts while its first half lies within."""
     if all_whole(lengths, period_s):
         return min(len(lengths), max(1, round(seconds / period_s)))
+    return covering_by_time(lengths, seconds)
+
+
+def covering_by_time(lengths: Sequence[float], seconds: float) -> int:
+    """How many of `lengths`, in order, make `seconds` by time: a period counts while its first
+    half lies within (at least one; all of a shorter run). What _covering takes of a series whose
+    periods are not all whole, as a run's are: its last ends when its last commands complete,
+    after its runtime (a 60 s torture's at 60.0025 s)."""
     count, covered = 0, 0.0
     for length in lengths:
         if count and covered + length / 2 >= seconds:

@@ -30,6 +30,7 @@ from ssdlab.analysis.consistency import (
     NAND_BYTES,
     RunSeries,
     consistency_metrics,
+    covering_by_time,
     join_series,
     run_offsets,
     tail_periods,
@@ -366,27 +367,47 @@ def never_judged(params: TortureParams, free_bytes: int) -> str | None:
     of those (least_judged_rounds) is taken with the free space written at the earliest it can be,
     by the end of the first logging period: the first round always holds that end, so the rule
     needs a round more than its window whenever the drive has free space (QA: a 400 s torture was
-    warned of nothing, then "judging needs 6 rounds, at least 480 s")."""
+    warned of nothing, then "judging needs 6 rounds, at least 480 s"). In the verdict's words
+    (judging_shortfall)."""
     periods = planned_periods_s(params)
     longest_s = math.fsum(periods)
-    if longest_s < params.steady_window_s * (1 - WHOLE_REL_TOL):
-        longest, window = seconds_apart(longest_s, params.steady_window_s)
-        return (f"{NEVER_JUDGED}: the torture runs at most {longest} s, shorter than the {window} s steady-state "
-                f"window (steady_window_s); give {' and '.join(raise_words(params, params.steady_window_s))}, or "
-                "a shorter steady_window_s")
     length_s = round_length_s(periods, LOG_PERIOD_S, params.round_s)
     rounds = len(round_cuts(periods, length_s, LOG_PERIOD_S))
     free_written_s = periods[0] if free_bytes > 0 and periods else 0.0  # the end of the first period, at the earliest
     needed = least_judged_rounds(free_written_s, length_s)
-    if rounds >= needed:
+    shortfall = judging_shortfall(params, "runs at most", longest_s, rounds, length_s, needed)
+    return f"{NEVER_JUDGED}: {shortfall}" if shortfall else None
+
+
+def judging_shortfall(params: TortureParams, verb: str, ran_s: float, rounds: int, length_s: float,
+                      needed: int) -> str | None:
+    """Why the steady-state rule cannot judge a torture of `ran_s` holding `rounds` rounds of
+    `length_s` of the `needed` (least_judged_rounds), and what to give: 'the torture ran 300 s, 3 of
+    the 6 rounds of 80 s the rule needs (…); give runtime_s of at least 480'; None when it can. One
+    text for the warning before the run (never_judged, `verb` 'runs at most') and the verdict after
+    it (steady_verdict, 'ran'): QA: the warning said "3 of the 6 rounds … give runtime_s of at least
+    480" and the verdict "3 of the 5 rounds of 80 s the method needs", with no advice."""
+    window = params.steady_window_s
+    under_window = ran_s < window * (1 - WHOLE_REL_TOL)
+    if not under_window and rounds >= needed:
         return None
-    held = f"{rounds} of the {needed} rounds of {seconds_text(length_s)} s the rule needs"
-    if needed > PTS_WINDOW_ROUNDS:
-        first = needed - PTS_WINDOW_ROUNDS
-        held += (f" (its window of {PTS_WINDOW_ROUNDS} may not begin before the drive's free space is written, "
-                 f"which the first {'round' if first == 1 else f'{first} rounds'} holds at the earliest)")
-    return (f"{NEVER_JUDGED}: the torture runs at most {seconds_text(longest_s)} s, {held}; give "
-            f"{' and '.join(raise_words(params, needed * length_s))}")
+    ran, window_s = seconds_apart(ran_s, window)
+    why = [f"shorter than the {window_s} s steady-state window (steady_window_s)"] if under_window else []
+    if rounds < needed:
+        held = f"{rounds} of the {needed} rounds of {seconds_text(length_s)} s the rule needs"
+        if needed > PTS_WINDOW_ROUNDS:
+            first = needed - PTS_WINDOW_ROUNDS
+            held += (f" (its window of {PTS_WINDOW_ROUNDS} may not begin before the drive's free space is written, "
+                     f"which the first {'round' if first == 1 else f'{first} rounds'} holds at the earliest)")
+        cut = "" if math.isclose(length_s, params.round_s) else \
+            f"; a round is whole logging periods of {seconds_text(LOG_PERIOD_S)} s, so round_s=" \
+            f"{number_text(params.round_s)} gives rounds of {seconds_text(length_s)} s"
+        why.append(held + cut)
+    # A shorter window helps only where the rounds suffice; else the rounds' time is the least.
+    advice = " and ".join(raise_words(params, max(window if under_window else 0.0, needed * length_s)))
+    shorter = ", or a shorter steady_window_s" if rounds >= needed else ""
+    give = f"; give {advice}{shorter}" if advice else ""
+    return f"the torture {verb} {ran} s, {', and '.join(why)}{give}"
 
 
 NEVER_JUDGED = "no steady-state verdict can come of these parameters"
@@ -398,15 +419,24 @@ def one_period_window(params: TortureParams) -> str | None:
     variation are left empty (analysis/consistency.window_metrics). Counted as the window takes its
     periods (tail_periods)."""
     periods = planned_periods_s(params)
-    if tail_periods(periods, params.steady_window_s, LOG_PERIOD_S) >= MIN_SPREAD_SAMPLES:
+    if window_samples(periods, params.steady_window_s) >= MIN_SPREAD_SAMPLES:
         return None
     period, least = seconds_text(LOG_PERIOD_S), seconds_text(MIN_SPREAD_SAMPLES * LOG_PERIOD_S)
     empty = f"so the window has no spread: its {SPREAD_WORDS} stay empty"
     if len(periods) < MIN_SPREAD_SAMPLES:
-        return (f"the torture lasts one {period} s period of the IOPS series at most, {empty}; give runtime_s of at "
-                f"least {least}")
+        return (f"the torture's {seconds_text(math.fsum(periods))} s log one period of the IOPS series at most (a "
+                f"tail under half a {period} s period joins the last), {empty}; give runtime_s of at least {least}")
     return (f"steady_window_s={number_text(params.steady_window_s)} takes one {period} s period of the IOPS series, "
             f"{empty}; give steady_window_s of at least {least}")
+
+
+def window_samples(periods_s: Sequence[float], window_s: float) -> int:
+    """The periods the analysis takes for a window of `window_s` of these planned periods, the fewer of
+    its two ways (tail_periods): planned whole periods it would round to the nearest count, but a run's
+    last period ends a little after its runtime, so the run's are never all whole and are taken by
+    time (covering_by_time). QA: steady_window_s=1.5 of a 60 s torture was counted 2 periods and
+    ran as 1, with no spread unwarned of."""
+    return min(tail_periods(periods_s, window_s, LOG_PERIOD_S), covering_by_time(periods_s[::-1], window_s))
 
 
 SPREAD_WORDS = "standard deviation, mean / standard deviation and coefficient of variation"
@@ -414,14 +444,21 @@ SPREAD_WORDS = "standard deviation, mean / standard deviation and coefficient of
 
 def planned_periods_s(params: TortureParams) -> list[float]:
     """The logging periods the torture's workloads log, by length, as its series will hold them: each
-    workload whole periods, then what is left of its runtime in a short one (whole_periods_of)."""
+    workload whole periods, then what is left of its runtime (whole_periods_of) as the engines end a
+    series (engines/fio_parse.complete_series, as the simulator does): a tail under half a period
+    joins the last period, a longer one is a short period of its own. QA: a 1.1 s torture was
+    planned as two periods, 1 s and 0.1 s, and ran as one of 1.1 s, with no spread unwarned of."""
     periods: list[float] = []
     for length in torture_lengths_s(params):
         if whole_periods_of([length]):
             periods += [LOG_PERIOD_S] * round(length / LOG_PERIOD_S)
+            continue
+        count = math.floor(length / LOG_PERIOD_S)
+        tail_s = length - count * LOG_PERIOD_S
+        if count and tail_s < LOG_PERIOD_S / 2:
+            periods += [LOG_PERIOD_S] * (count - 1) + [LOG_PERIOD_S + tail_s]
         else:
-            count = math.floor(length / LOG_PERIOD_S)
-            periods += [LOG_PERIOD_S] * count + [length - count * LOG_PERIOD_S]
+            periods += [LOG_PERIOD_S] * count + [tail_s]
     return periods
 
 
@@ -545,12 +582,12 @@ def steady_verdict(params: TortureParams, metrics: Metrics) -> Verdict:
     base = {"key": "steady_state", "question": "Did the drive reach steady state?", "rule": rule, "figures": figures}
     if not isinstance(runtime, int | float) or runtime < window or not isinstance(judged, int) \
             or judged < PTS_WINDOW_ROUNDS:
-        ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "no data"
         span = metrics.get("window_s")  # what the figures cover: the last window, or all of a shorter run
-        covered = f"{seconds_text(span)} s" if isinstance(span, int | float) else ran
+        span = span if isinstance(span, int | float) else runtime
+        covered = f"{window_text(span, window)} s" if isinstance(span, int | float) else "no data"
         return Verdict(**base, outcome="inconclusive",
                        summary=f"Too short to judge: figures are for the last {covered}, not steady state",
-                       because=f"the torture ran {ran}, {too_short_words(params, metrics)}")
+                       because=too_short_words(params, metrics))
     if metrics.get("steady_windows_judged") == 0:  # bundles before it carry no such count
         return unjudged_verdict(params, metrics, base)
     if metrics.get("steady_attained"):
@@ -576,19 +613,35 @@ def rule_round_s(params: TortureParams, metrics: Metrics) -> float:
 
 
 def too_short_words(params: TortureParams, metrics: Metrics) -> str:
-    """Why a run is too short to judge, in true counts: the rounds it held of those the rule
-    needs, or, holding them, the steady-state window it is shorter than (QA: "10 of the 5 rounds";
-    "0 of the 5 rounds of 0.01 s" of a 0.05 s run, whose rounds the rule cut were of 1 s)."""
-    judged, length = metrics.get("steady_rounds_judged"), rule_round_s(params, metrics)
+    """Why a run is too short to judge, in true counts and the warning's own words before the run
+    (judging_shortfall): the rounds it held of those the rule needs (least_judged_rounds, after
+    the free space was written: the end of the run where it never was), and the steady-state window
+    it is shorter than (QA: "10 of the 5 rounds"; "0 of the 5 rounds of 0.01 s" of a 0.05 s run,
+    whose rounds the rule cut were of 1 s; "3 of the 5 rounds … the method needs" beside a warning of
+    "3 of the 6 rounds … give runtime_s of at least 480")."""
+    runtime, judged = metrics.get("runtime_s"), metrics.get("steady_rounds_judged")
+    if not isinstance(runtime, int | float):
+        return "the torture ran no data"
+    ran_s = float(runtime)
+    length = rule_round_s(params, metrics)
     rounds = judged if isinstance(judged, int) else 0
-    if rounds >= PTS_WINDOW_ROUNDS:
-        return (f"shorter than the {seconds_text(params.steady_window_s)} s steady-state window (steady_window_s) "
-                "the method judges")
-    cut = "" if math.isclose(length, params.round_s) else \
-        f"; a round is whole logging periods of {seconds_text(LOG_PERIOD_S)} s, so round_s={params.round_s:g} " \
-        f"gives rounds of {seconds_text(length)} s"
-    return (f"{rounds} of the {PTS_WINDOW_ROUNDS} rounds of {seconds_text(length)} s the method needs to judge "
-            f"steady state{cut}")
+    free_s, free_gb = metrics.get("free_space_written_s"), metrics.get("free_space_gb")
+    if not isinstance(free_s, int | float):  # never written (or a bundle before it was counted)
+        free_s = ran_s if isinstance(free_gb, int | float) and free_gb > 0 else 0.0
+    needed = least_judged_rounds(free_s, length)
+    # steady_verdict calls a run too short below the window or its rounds, so a shortfall is found
+    # (the fallback: a run within WHOLE_REL_TOL of its window).
+    return judging_shortfall(params, "ran", ran_s, rounds, length, needed) or \
+        f"the torture ran {seconds_text(ran_s)} s, shorter than the steady-state window"
+
+
+def window_text(measured_s: float, window_s: float) -> str:
+    """The seconds a run's window figures cover, set against the steady-state window they fall short
+    of in figures that read shorter (seconds_apart: QA: the figures of a 399.99 s torture were "for
+    the last 400 s", beside a 400 s window); as seconds_text says them otherwise."""
+    if measured_s < window_s * (1 - WHOLE_REL_TOL):
+        return seconds_apart(measured_s, window_s)[0]
+    return seconds_text(measured_s)
 
 
 def judged_stretch(params: TortureParams, metrics: Metrics) -> str:

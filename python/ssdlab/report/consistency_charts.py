@@ -64,10 +64,12 @@ def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
     return thin([{"t_s": t, "iops": v, "run": run.label} for t, v in pairs])
 
 
-def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False) -> AltChart:
-    """Per-second IOPS against time: the whole run, or its last `last_s` seconds."""
+def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False,
+                 last_text: str | None = None) -> AltChart:
+    """Per-second IOPS against time: the whole run, or its last `last_s` seconds (said as `last_text`
+    where given: 399.99 of a 400 s window, methods/consistency.window_text)."""
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
-    title = f"{run.label}: " + ("whole run" if last_s is None else f"last {seconds_text(last_s)} s")
+    title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_text or seconds_text(last_s)} s")
     return alt.Chart(_data(iops_rows(run, last_s)), title=title).mark_circle(size=6).encode(
         x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS", scale=scale),
         tooltip=["t_s:Q", "iops:Q"],

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods._prep import FILL_BLOCK_BYTES, FILL_IODEPTH
-from ssdlab.methods.consistency import TortureParams, rule_round_s, torture_time
+from ssdlab.methods.consistency import TortureParams, rule_round_s, torture_time, window_text
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, method_view
@@ -97,10 +97,16 @@ def window_s(view: MethodView) -> float:
     return measured_s if measured_s is not None else float(view.params.steady_window_s)
 
 
+def window_seconds(view: MethodView) -> str:
+    """The analysed window's seconds as its titles say them: '399.99' of a 400 s window they fall
+    short of (window_text), never '400'."""
+    return window_text(window_s(view), float(view.params.steady_window_s))
+
+
 def window_title(view: MethodView) -> str:
     """'Steady state (last 400 s)' only when the window was judged steady."""
     verdict = next((v for v in view.record.verdicts if v.key == "steady_state"), None)
-    last = f"last {seconds_text(window_s(view))} s"
+    last = f"last {window_seconds(view)} s"
     if verdict is not None and verdict.outcome == "yes":
         return f"Steady state ({last})"
     return f"{last.capitalize()} (not steady state)" if verdict else last.capitalize()
@@ -112,8 +118,8 @@ def scatter_figures(run: charts.TortureRun, window: float, p: TortureParams) -> 
         Figure(f"{key}-scatter", f"{per}, whole run", charts.iops_scatter(run),
                f"{each_dot([run.series], f'{block_text(p.block_size_bytes)} random writes')}; the cliff is where "
                "the spare area ran out."),
-        Figure(f"{key}-scatter-window", f"{per}, last {seconds_text(window)} s",
-               charts.iops_scatter(run, window),
+        Figure(f"{key}-scatter-window", f"{per}, last {window_text(window, p.steady_window_s)} s",
+               charts.iops_scatter(run, window, last_text=window_text(window, p.steady_window_s)),
                "The analysed window: its mean and standard deviation are the steady-state figures."),
         Figure(f"{key}-scatter-log", f"{per}, whole run (log scale)", charts.iops_scatter(run, log_y=True),
                "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show."),
@@ -170,7 +176,7 @@ def consistency_caption(view: MethodView) -> str:
     return (
         f"{fill_words(p.fill_passes)}, then {block_text(p.block_size_bytes)} random "
         f"writes {queue_words(p)}, {data}, over {span} {torture_time(p)}, IOPS logged every second. Figures: mean "
-        f"and standard deviation of the last {seconds_text(window_s(view))} s; steady state by the SNIA PTS rule on "
+        f"and standard deviation of the last {window_seconds(view)} s; steady state by the SNIA PTS rule on "
         f"{seconds_text(rule_round_s(p, view.record.metrics))} s rounds."
     )
 

@@ -17,7 +17,7 @@ from typing import overload
 from ssdlab.bundle import Bundle, RunRecord, short_windows
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
-from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, fresh_words, torture_load
+from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, fresh_words, torture_load, window_text
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, mark, record_view, short_window_footnote
 from ssdlab.report.formatting import format_in_unit, human_size
@@ -190,9 +190,13 @@ def verdict_of(key: str, title: str, view: MethodView, verdict_key: str) -> Find
 
 
 def window_words(view: MethodView) -> str:
-    """'the last 400 s' (the seconds the window figures cover, as seconds_text says them), or 'the analysed window'."""
-    window = view.number("window_s")
-    return f"the last {seconds_text(window)} s" if window else "the analysed window"
+    """'the last 400 s' (the seconds the window figures cover, as seconds_text says them, or in figures
+    that read shorter than a steady-state window they fall short of: window_text), or 'the analysed
+    window'."""
+    window, setting = view.number("window_s"), getattr(view.params, "steady_window_s", None)
+    if not window:
+        return "the analysed window"
+    return f"the last {window_text(window, setting) if is_number(setting) else seconds_text(window)} s"
 
 
 @dataclass(frozen=True)

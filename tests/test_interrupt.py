@@ -127,8 +127,6 @@ def assert_stopped(run: TerminalRun, bundle: Path) -> None:
     assert any(t.status == "interrupted" and t.error == "interrupted by the user" for t in record.tests)
 
 
-@pytest.mark.parametrize("gap_s", [0.1, 0.3, 0.8])
-
 def stopped_closed_after_complete(proc: subprocess.Popen[str], out: Path) -> tuple[str, Path]:
     """A run whose stdout closed once it was complete: exit 141 and the one line that says so.
     Its stderr and bundle path."""
@@ -141,6 +139,8 @@ def stopped_closed_after_complete(proc: subprocess.Popen[str], out: Path) -> tup
         f"complete: `ssdlab report {path}` shows it"), stderr
     return stderr, path
 
+
+@pytest.mark.parametrize("gap_s", [0.1, 0.3, 0.8])
 def test_a_second_ctrl_c_typed_while_the_run_stops_keeps_its_line_and_bundle(tmp_path: Path, gap_s: float) -> None:
     """QA's case as typed: the second Ctrl-C comes while the drive is saved, run.json written or
     the report of what was measured written (the default 256 GB drive takes a while to save)."""

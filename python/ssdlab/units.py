@@ -188,6 +188,23 @@ def share_pct(part: float, whole: float) -> float | None:
     return 100.0 * part / whole if whole else None
 
 
+# 0 °C in kelvin. NVMe gives every temperature in whole kelvin (the SMART log's composite and
+# sensor temperatures, id-ctrl's WCTEMP and CCTEMP; nvme-cli's JSON prints them as the integers the
+# drive gave): each becomes °C through kelvin_to_c, and only there, so a drive's own threshold and
+# its readings are on one scale (a drive at exactly its 343 K WCTEMP reads 69.85 °C, at it).
+KELVIN_AT_0_C = 273.15
+
+
+def kelvin_to_c(kelvin: float) -> float:
+    """A temperature in kelvin, in °C."""
+    return kelvin - KELVIN_AT_0_C
+
+
+def c_to_kelvin(celsius: float) -> float:
+    """A temperature in °C, in kelvin (kelvin_to_c's inverse: a drive's threshold named as it gives it)."""
+    return celsius + KELVIN_AT_0_C
+
+
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

@@ -113,8 +113,9 @@ def test_the_drives_own_warning_temperature_is_the_limit_where_it_gives_one() ->
 
 @pytest.mark.parametrize(("reading_k", "hot"), [(343, True), (342, False)])
 def test_a_drive_at_exactly_its_warning_temperature_reads_at_it(reading_k: int, hot: bool) -> None:
-    """WCTEMP is recorded as whole kelvin less 273, a temperature read as kelvin less 273.15: held
-    against each other so, a drive at its 343 K warning temperature read 0.15 °C under it."""
+    """WCTEMP was recorded as whole kelvin less 273, a temperature read as kelvin less 273.15: held
+    against each other so, a drive at its 343 K warning temperature read 0.15 °C under it. Both are
+    kelvin less 273.15 now (units.kelvin_to_c)."""
     start = reading_k - 273.15  # as telemetry/sources.py reads `nvme smart-log`
     metrics, verdict = judged(nvme(343), [(320, 200, start, start + 6, False, False, 1.6)])
     assert began_hot(metrics, "seq") is hot

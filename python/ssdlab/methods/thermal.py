@@ -36,9 +36,9 @@ from ssdlab.methods.metrics import GB, MB_S, PCT, SECONDS, LowerBound, MetricSet
 from ssdlab.methods.params import BlockBytes, Bytes, IdleSeconds, ParamValueError, Percent, QueueDepth, Seconds, Seed
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.telemetry.sources import KELVIN
+from ssdlab.targets.sysinfo import recorded_threshold_kelvin
 from ssdlab.thresholds import beside, significant
-from ssdlab.units import KIB, format_size, seconds_text
+from ssdlab.units import KIB, c_to_kelvin, format_size, kelvin_to_c, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -179,25 +179,24 @@ class ThermalTest(MethodTest[ThermalParams]):
 
 def warning_temp_c(target: TargetInfo) -> float | None:
     """The drive's warning composite temperature (NVMe `id-ctrl` WCTEMP) on the scale its
-    temperature is read at: kelvin less 273.15 (telemetry/sources.py; the kernel's hwmon alike),
-    where sysinfo records it as whole kelvin less 273, so a drive at exactly its WCTEMP reads at it,
-    not 0.15 °C under it. A RAID-0's lowest member's when every member gives one (the array's
-    temperature is its hottest member's); None when the drive gives none (SATA, WCTEMP 0, a
-    simulated drive, a file)."""
+    temperature is read at: its whole kelvin through units.kelvin_to_c, as `nvme smart-log`'s
+    readings are (telemetry/sources.py), so a drive at exactly its WCTEMP reads at it, not 0.15 °C
+    under it (an old bundle's record, whole kelvin less 273, alike: sysinfo.recorded_threshold_kelvin).
+    A RAID-0's lowest member's when every member gives one (the array's temperature is its hottest
+    member's); None when the drive gives none (SATA, WCTEMP 0, a simulated drive, a file)."""
     members = target.extra.get("raid0_members")
     facts = [m for m in members if isinstance(m, dict)] if isinstance(members, list) else [target.extra]
-    found = [_recorded_warning_c(f) for f in facts]
-    known = [c for c in found if c is not None]
+    found = [_recorded_warning_k(f) for f in facts]
+    known = [k for k in found if k is not None]
     if not known or len(known) < len(found):
         return None
-    return min(known) + 273 - KELVIN
+    return kelvin_to_c(min(known))
 
 
-def _recorded_warning_c(extra: Mapping[str, object]) -> int | None:
-    """WCTEMP as sysinfo.apply_nvme records it (whole kelvin less 273), None where it is not."""
+def _recorded_warning_k(extra: Mapping[str, object]) -> int | None:
+    """WCTEMP in whole kelvin from what sysinfo.apply_nvme recorded, None where it recorded none."""
     nvme = extra.get("nvme")
-    value = nvme.get("warning_temp_c") if isinstance(nvme, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return recorded_threshold_kelvin(nvme.get("warning_temp_c")) if isinstance(nvme, dict) else None
 
 
 def hot_limit_c(warning_c: object) -> float:
@@ -347,7 +346,7 @@ def hot_start_words(metrics: Mapping[str, object], phases: Sequence[Phase], subj
     phase's name in place of one phase's, e.g. "it"); each start on its side of the limit."""
     warning = metrics.get("warning_temp_c")
     if isinstance(warning, float | int):
-        against = f"the drive's {warning:.2f} °C ({warning + KELVIN:.0f} K) warning temperature"
+        against = f"the drive's {warning:.2f} °C ({c_to_kelvin(warning):.0f} K) warning temperature"
     else:
         against = (f"{RATED_MAX_C:.0f} °C, the top of the 0-70 °C range SSDs are commonly rated to run in (the drive "
                    "gives no warning temperature)")

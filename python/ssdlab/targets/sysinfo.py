@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ssdlab.units import c_to_kelvin, kelvin_to_c
+
 SECTOR = 512  # sysfs `size` is always in 512-byte sectors, whatever the logical block size
 
 # argv -> stdout, or None when the tool is missing or said nothing useful.
@@ -270,8 +272,42 @@ def _json(text: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _kelvin_to_c(value: object) -> int | None:
-    return int(value) - 273 if isinstance(value, int) and value > 0 else None
+def _threshold_c(kelvin: object) -> float | None:
+    """An id-ctrl temperature threshold (WCTEMP, CCTEMP: whole kelvin, 0 when the drive reports
+    none) as recorded: in °C on its readings' scale (kelvin_to_c), to the hundredth it has (343 K:
+    69.85, not 69.85000000000002)."""
+    if isinstance(kelvin, bool) or not isinstance(kelvin, int) or kelvin <= 0:
+        return None
+    return round(kelvin_to_c(kelvin), 2)
+
+
+def recorded_threshold_kelvin(value: object) -> int | None:
+    """The drive's whole-kelvin threshold back from a recorded `warning_temp_c` / `critical_temp_c`
+    (_threshold_c). Bundles recorded before these were kelvin less 273.15 hold whole kelvin less 273,
+    an integer, which a threshold recorded since never is (whole kelvin less 273.15 ends in .85), so
+    an old bundle's keeps its meaning: 70 there is 343 K, as 69.85 is here. None where none was."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int):
+        return value + 273
+    return round(c_to_kelvin(value))
+
+
+# Identify Controller HCTMA bit 0: the drive supports host controlled thermal management (NVMe
+# base spec; libnvme NVME_CTRL_HCTMA_HCTM). The SMART log's thermal-management counters
+# (thm_temp1/2_trans_count, thm_temp1/2_total_time) count the transitions and seconds of that
+# feature only, and are 0 ("never occurred or not implemented") on a drive without it, which
+# nvme-cli prints all the same.
+HCTMA_SUPPORTED = 0x1
+
+
+def hctm_supported(ctrl: dict[str, Any] | None) -> bool | None:
+    """Whether `nvme id-ctrl` says the drive supports host controlled thermal management; None
+    when it was not read, or names no HCTMA."""
+    hctma = (ctrl or {}).get("hctma")
+    if isinstance(hctma, bool) or not isinstance(hctma, int):
+        return None
+    return bool(hctma & HCTMA_SUPPORTED)
 
 
 def nvme_id_ctrl(run: CommandRunner, device: str) -> dict[str, Any] | None:
@@ -298,8 +334,11 @@ def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any]) -> None:
         "volatile_write_cache": bool(vwc & 1) if isinstance(vwc, int) else None,
         # ONCS bit 2: Dataset Management (deallocate, i.e. TRIM).
         "dsm_deallocate": bool(oncs & 4) if isinstance(oncs, int) else None,
-        "warning_temp_c": _kelvin_to_c(ctrl.get("wctemp")),
-        "critical_temp_c": _kelvin_to_c(ctrl.get("cctemp")),
+        "warning_temp_c": _threshold_c(ctrl.get("wctemp")),
+        "critical_temp_c": _threshold_c(ctrl.get("cctemp")),
+        # Whether the SMART log's thermal-management counters can say the drive throttled
+        # (HCTMA_SUPPORTED); the telemetry sampler reads it again as it starts (drive_source).
+        "hctm": hctm_supported(ctrl),
     }
 
 

@@ -12,7 +12,10 @@ out, as they stand for none of the measured time.
 Drive sources, first that works: `nvme smart-log -o json` for NVMe; `smartctl -j -A` for
 SATA; hwmon temp1_input. A RAID-0 reads each member's and gives the hottest member's
 temperature (array_source). Reading any of them makes the drive answer a SMART / log-page
-command, so the sampler asks at most once a second. Host CPU comes from /proc/stat. What is
+command, so the sampler asks at most once a second. An NVMe drive's throttle flag comes from its
+thermal-management counters, which count host controlled thermal management only: the sampler
+reads `nvme id-ctrl` once as it starts, and a drive without that feature gets no flag
+(DriveSource.counters_indicate), as a SATA drive gets none. Host CPU comes from /proc/stat. What is
 missing (no tool, no permission, a file target) becomes one note for the report, never an
 error: the measurement itself does not depend on the sampler.
 """
@@ -29,7 +32,7 @@ from pathlib import Path
 from ssdlab.measurement import Measurement
 from ssdlab.targets.raid import member_specs
 from ssdlab.targets.spec import parse_spec
-from ssdlab.targets.sysinfo import CommandRunner, run_command
+from ssdlab.targets.sysinfo import CommandRunner, hctm_supported, nvme_id_ctrl, run_command
 from ssdlab.telemetry.sources import (
     CpuTimes,
     Sample,
@@ -53,6 +56,11 @@ class DriveSource:
     # The reading drive_source probed the drive with: the sampler's first baseline, so the drive
     # answers no second command within a second of it.
     probe: Sample | None = None
+    # Whether its thermal-management counters say when the drive throttled (the sampler's
+    # throttle_active flag): not on an NVMe drive without host controlled thermal management,
+    # whose counters count nothing and read 0 throughout (sysinfo.hctm_supported). They are kept
+    # as read all the same.
+    counters_indicate: bool = True
 
 
 def drive_source(device: str | None, run: CommandRunner = run_command, sys_root: Path = Path("/sys")) -> tuple[
@@ -66,6 +74,7 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
         source = DriveSource("nvme smart-log", lambda: nvme_reader(run, device))
         source.probe = source.read()
         if source.probe is not None:
+            source.counters_indicate = nvme_counters_indicate(run, device)
             return source, None
         tried.append("nvme smart-log (missing nvme-cli, or no permission)")
     else:
@@ -80,6 +89,14 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
         return DriveSource(f"hwmon {hwmon}", lambda: read_hwmon(hwmon), probe), None
     tried.append("hwmon temp1_input (none for this device)")
     return None, f"drive temperature: not sampled; tried {', '.join(tried)}"
+
+
+def nvme_counters_indicate(run: CommandRunner, device: str) -> bool:
+    """Whether an NVMe drive's thermal-management counters can say it throttled: `nvme id-ctrl`
+    names host controlled thermal management, whose transitions alone they count. Where id-ctrl
+    gives no answer, or no HCTMA (an nvme-cli that does not print it), whether they count is not
+    known, and they are taken as an indicator, as before ssdlab read it."""
+    return hctm_supported(nvme_id_ctrl(run, device)) is not False
 
 
 @dataclass
@@ -169,7 +186,7 @@ class Sampler:
         if self.drive is not None:
             found = self.drive.read()
             if found is not None:
-                if self._last_drive is not None:
+                if self._last_drive is not None and self.drive.counters_indicate:
                     active = throttle_active(self._last_drive, found)
                     if active is not None:
                         found["throttle_active"] = active
@@ -220,8 +237,11 @@ def array_source(devices: Sequence[str], run: CommandRunner = run_command,
             return None, f"{note} for member {device}, so the array's is not sampled either"
         sources.append(source)
     named = ", ".join(f"{device}: {source.name}" for device, source in zip(devices, sources, strict=True))
+    # The summed counters say the array throttled only when every member's can: a member whose
+    # counters count nothing would pass as one that never throttled.
     return DriveSource(f"hottest member ({named})", lambda: array_sample([s.read() for s in sources]),
-                       array_sample([s.probe for s in sources])), None
+                       array_sample([s.probe for s in sources]),
+                       counters_indicate=all(s.counters_indicate for s in sources)), None
 
 
 def array_sample(samples: Sequence[Sample | None]) -> Sample | None:

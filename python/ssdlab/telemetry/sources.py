@@ -7,7 +7,9 @@ None when its source gave nothing usable. Channels (units in the names):
 - temp_c: the drive's composite temperature; temp_sensor<N>_c its sensors;
 - thm_temp1_trans_count, thm_temp2_trans_count: NVMe thermal-management transitions
   (light / heavy throttling), cumulative; thm_temp1_total_s, thm_temp2_total_s: seconds
-  spent in them, cumulative; warning_temp_min, critical_temp_min: minutes above the
+  spent in them, cumulative (the NVMe base spec counts host controlled thermal management's
+  only, id-ctrl HCTMA, targets/sysinfo.hctm_supported: 0 on a drive without it, which nvme-cli
+  prints all the same); warning_temp_min, critical_temp_min: minutes above the
   warning / critical composite temperature, cumulative;
 - cpu_usr_pct, cpu_sys_pct, cpu_iowait_pct: host CPU over the last interval, % of all CPUs.
 """
@@ -21,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.targets.sysinfo import CommandRunner
+from ssdlab.units import kelvin_to_c
 
-KELVIN = 273.15
 Sample = dict[str, float]
 
 
@@ -39,11 +41,11 @@ def parse_nvme_smart_log(text: str) -> Sample | None:
         return None
     if not isinstance(data, dict) or _number(data.get("temperature")) is None:
         return None
-    out: Sample = {"temp_c": float(data["temperature"]) - KELVIN}
+    out: Sample = {"temp_c": kelvin_to_c(float(data["temperature"]))}
     for n in range(1, 9):
         kelvin = _number(data.get(f"temperature_sensor_{n}"))
         if kelvin:  # 0 means "sensor not implemented"
-            out[f"temp_sensor{n}_c"] = kelvin - KELVIN
+            out[f"temp_sensor{n}_c"] = kelvin_to_c(kelvin)
     names = {"thm_temp1_trans_count": "thm_temp1_trans_count", "thm_temp2_trans_count": "thm_temp2_trans_count",
              "thm_temp1_total_time": "thm_temp1_total_s", "thm_temp2_total_time": "thm_temp2_total_s",
              "warning_temp_time": "warning_temp_min", "critical_comp_time": "critical_temp_min"}
@@ -140,7 +142,8 @@ def smartctl_reader(run: CommandRunner, device: str) -> Sample | None:
 
 def throttle_active(previous: Mapping[str, float], current: Mapping[str, float]) -> float | None:
     """1 when the drive spent time in thermal management since the previous sample (NVMe
-    thm_temp1/2 total time grew, or a transition was counted), 0 when not, None without counters."""
+    thm_temp1/2 total time grew, or a transition was counted), 0 when not, None without counters.
+    Only for a drive whose counters count (the sampler asks: DriveSource.counters_indicate)."""
     keys = ("thm_temp1_total_s", "thm_temp2_total_s", "thm_temp1_trans_count", "thm_temp2_trans_count")
     known = [k for k in keys if k in previous and k in current]
     if not known:

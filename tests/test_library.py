@@ -949,6 +949,85 @@ def test_compare_draws_a_drive_from_its_newest_run_to_be_trusted(library: Librar
     assert passed_over_lines(fine) == []
 
 
+# Drive a's quick, run another way (3 s windows) and to be trusted, then as the others ran it (2 s)
+# with windows too short to trust.
+LONGER_QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 3, "profile": "standard"})
+A_LABEL, B_LABEL, C_LABEL = "ssdlab fake drive 2.15 GB", "ssdlab fake drive 4.29 GB", "ssdlab fake drive 8.59 GB"
+
+
+def unlike_then_flagged(library: Library, tmp_path: Path, b_entry: SuiteEntry = STANDARD_QUICK) -> dict[str, str]:
+    """Drive a: an older run to be trusted made another way (LONGER_QUICK), a newer one made as the
+    others' (STANDARD_QUICK) but flagged; drive b ran `b_entry`, drive c STANDARD_QUICK, both trusted.
+    Run ids by bundle name."""
+    flagged_bundle(tmp_path / "a-old", "fake:?capacity=2g", LONGER_QUICK, None, "2024-01-01T00:00:00Z")
+    flagged_bundle(tmp_path / "a-new", "fake:?capacity=2g", STANDARD_QUICK, SLOW_SEQ_READ, "2024-02-01T00:00:00Z")
+    flagged_bundle(tmp_path / "b", "fake:?capacity=4g", b_entry, None, "2024-03-01T00:00:00Z")
+    flagged_bundle(tmp_path / "c", "fake:?capacity=8g", STANDARD_QUICK, None, "2024-04-01T00:00:00Z")
+    for name in ("a-old", "a-new", "b", "c"):
+        library.add(tmp_path / name)
+    return {run.bundle.name: run.run_id for run in library.runs()}
+
+
+def drawn_from(library: Library, *queries: str) -> tuple[Any, dict[str, str]]:
+    """compare of `queries` from the library: the comparison, and each drive's quick's bundle name by label."""
+    from ssdlab.compare import compare_drives, make_drives
+
+    c = compare_drives(make_drives(select_drives(list(queries), library).groups), "exclude")
+    (t,) = c.tests
+    return c, {d.label: Path(str(p)).name for d, p in zip(c.drives, t.sources, strict=True) if p is not None}
+
+
+def test_compare_draws_a_like_flagged_run_over_an_unlike_trusted_one(library: Library, tmp_path: Path,
+                                                                     cli: CliRun) -> None:
+    """QA: drive a's newer run of quick was run as the others' but its windows were too short; its
+    older one, to be trusted, was run another way. Drawing on the older one left a out of quick as
+    unlike (with the others) or refused the pair, where the newer one compared, marked: a like figure
+    marked says more than none. The line says which run was passed over, why, and what was drawn."""
+    from ssdlab.report.compare_page import comparison_tables, passed_over_lines
+
+    ids = unlike_then_flagged(library, tmp_path)
+    note = (f"passed over run {ids['a-old']} of {A_LABEL} for quick: it ran the test unlike {B_LABEL} ({A_LABEL} vs "
+            f"{B_LABEL}: runtime (s): 3 vs 2); drawn from its newer run {ids['a-new']} instead, though its measured "
+            f"windows were too short to trust (its figures marked {UNRELIABLE_MARK})")
+    c, drawn = drawn_from(library, B_LABEL, A_LABEL, C_LABEL)
+    assert drawn == {B_LABEL: "b", A_LABEL: "a-new", C_LABEL: "c"} and not c.tests[0].excluded
+    assert passed_over_lines(c) == [note]
+    (table,) = comparison_tables(c)
+    row = next(r for r in table.rows if r[0] == "SEQ1M Q8T1 read: throughput (MB/s)")
+    assert row[1:4] == ("1,999.6", f"52.4{UNRELIABLE_MARK}", "1,999.6")  # a-new's, marked
+
+    # Two drives: the baseline's newer like run too, whichever is the baseline; compared, not refused.
+    for queries in ((A_LABEL, B_LABEL), (B_LABEL, A_LABEL)):
+        c, drawn = drawn_from(library, *queries)
+        assert drawn == {A_LABEL: "a-new", B_LABEL: "b"} and passed_over_lines(c) == [note]
+
+    shown = cli("compare", "2.15 GB", "4.29 GB", "--library", str(library.path))
+    assert shown.code == 0, shown.stderr
+    assert [line for line in shown.stderr.splitlines() if "passed over" in line] == [f"note: {note}"]
+
+
+def test_a_refusal_says_which_run_compare_passed_over_and_why(library: Library, tmp_path: Path,
+                                                               cli: CliRun) -> None:
+    """QA: `compare A B` by drive name passed over A's newer run (windows too short) for an older one
+    run another way than B's, then refused the pair as unlike without a word of the run passed over
+    (said only when the comparison went ahead): the refusal says it, so the user knows why A's
+    figures come from the older run and what to run again."""
+    longest = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 4, "profile": "standard"})
+    ids = unlike_then_flagged(library, tmp_path, longest)  # b ran it unlike either run of a
+    passed = (f"Passed over run {ids['a-new']} of {A_LABEL} for quick: its measured windows were too short to trust "
+              f"(`ssdlab library list` marks it {UNRELIABLE_MARK}); drawn from its older run {ids['a-old']} instead")
+    with pytest.raises(UsageError) as refused:
+        drawn_from(library, A_LABEL, B_LABEL)
+    assert str(refused.value).startswith("no test these drives share was run on two of them")
+    assert str(refused.value).endswith(f"with the differences flagged. {passed}. The run passed over would compare "
+                                       "no better: it too was run unlike the others"), str(refused.value)
+
+    shown = cli("compare", "2.15 GB", "4.29 GB", "--library", str(library.path))
+    assert shown.code != 0 and passed in shown.stderr.replace("\n", " "), shown.stderr
+    forced = cli("compare", "2.15 GB", "4.29 GB", "--force", "--library", str(library.path))
+    assert forced.code == 0 and f"note: {passed[0].lower()}{passed[1:]}" in forced.stderr, forced.stderr
+
+
 def test_the_export_says_which_figures_are_not_to_be_trusted(library: Library, tmp_path: Path) -> None:
     """A last column, `unreliable`: true for each figure made of a window too short to trust, as the
     report marks it (quick's SEQ1M Q8T1 read alone, not its run count nor the profile), false for

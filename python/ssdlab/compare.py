@@ -23,7 +23,10 @@ percentage (a share of time, a % of clean, a coefficient of variation) differs i
 A drive may draw on several runs (the results library holds, say, a quick-suite run and a
 consistency-suite run of one drive): each test comes from the newest run that finished it with
 figures to be trusted, as the library's rankings pick (a newer run whose measured windows were too
-short to trust is passed over, and said: passed_over), else from the newest that finished it.
+short to trust is passed over, and said: passed_over), else from the newest that finished it. Under
+policy "exclude", where that run ran the test unlike the drives compared, a newer one passed over
+that ran it alike is drawn instead, marked and said (TestComparison.set_aside): a like figure
+marked says more than a drive left out, as before runs were passed over at all.
 """
 
 from __future__ import annotations
@@ -33,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ssdlab.bundle import Bundle, RunRecord, TestRecord, says_unreliable
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, RunRecord, TestRecord, says_unreliable
 from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differences, effective_method
 from ssdlab.errors import UsageError
+from ssdlab.library import run_id
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number, unit_from_name
@@ -50,6 +54,9 @@ class Source:
 
     bundle: Path
     run: RunRecord
+
+
+Found = tuple[Source, TestRecord] | None  # the run a drive's test is drawn from, and the test's record
 
 
 @dataclass(frozen=True)
@@ -85,14 +92,26 @@ class Drive:
         done = [(s, t) for s, t in found if finished(t)]
         return next((f for f in done if trusted(f[1])), done[0] if done else found[0] if found else None)
 
-    def passed_over(self, name: str) -> list[Source]:
-        """The runs newer than the one `find` draws test `name` from that finished it, passed over
-        as their figures of it are not to be trusted."""
-        chosen = self.find(name)
+    def passed_over(self, name: str, drawn: Found = None) -> list[Source]:
+        """The runs newer than the one test `name` is drawn from (`drawn`, else the one `find` draws
+        it from) that finished it, passed over as their figures of it are not to be trusted; none
+        where the run drawn from is itself not to be trusted."""
+        chosen = drawn if drawn is not None else self.find(name)
         if chosen is None or not trusted(chosen[1]):
             return []
         newer = self.sources[:self.sources.index(chosen[0])]
         return [s for s in newer for t in s.run.tests if t.name == name and finished(t)]
+
+    def choices(self, name: str) -> list[tuple[Source, TestRecord]]:
+        """The runs test `name` may be drawn from, best first: the one `find` draws it from, then the
+        newer ones it passed over, newest first. Where the first ran the test unlike the drives
+        compared, a newer one that ran it alike is drawn instead, its figures marked (compare_test):
+        a like figure marked is worth more than a drive left out."""
+        chosen = self.find(name)
+        if chosen is None or not finished(chosen[1]):
+            return []
+        return [chosen, *((s, t) for s in self.passed_over(name) for t in s.run.tests
+                          if t.name == name and finished(t))]
 
 
 def finished(record: TestRecord) -> bool:
@@ -159,6 +178,18 @@ class MetricRow:
 
 
 @dataclass(frozen=True)
+class SetAside:
+    """A drive's run of a test whose figures are to be trusted, passed over as it ran the test unlike
+    a drive compared, for a newer run of it that ran it alike but whose figures are not (marked)."""
+
+    drive: int  # its index among the compared drives
+    source: Source  # the run to be trusted, passed over
+    drawn: Source  # the newer run the test was drawn from instead
+    against: int  # the index of a compared drive it ran the test unlike
+    differences: tuple[Difference, ...]  # how: the passed-over run's values first
+
+
+@dataclass(frozen=True)
 class TestComparison:
     __test__ = False  # not a pytest test class
 
@@ -172,6 +203,10 @@ class TestComparison:
     excluded: tuple[tuple[int, tuple[Difference, ...]], ...] = ()  # (drive index, how it differs)
     method: EffectiveMethod | None = None  # the reference run's effective method
     unfinished: tuple[tuple[int, str], ...] = ()  # (drive index, test status): listed, not finished
+    # Per drive: the run the test was drawn from (for a drive left out, the run that was unlike),
+    # None where not run or not finished; () where made by hand: each drive's Drive.find.
+    drawn: tuple[Found, ...] = ()
+    set_aside: tuple[SetAside, ...] = ()  # runs to be trusted passed over as unlike, for like ones that are not
 
     @property
     def differing_params(self) -> tuple[str, ...]:
@@ -219,21 +254,62 @@ class PassedOver:
     source: Source  # the run passed over
     tests: tuple[tuple[str, Source], ...]  # each such test, and the older run it was drawn from instead
 
+    def describe(self) -> str:
+        """The line that says it, as compare prints it and the page's banner gives it."""
+        names = ", ".join(name for name, _ in self.tests)
+        used = ", ".join(dict.fromkeys(run_id(source.run) for _, source in self.tests))
+        return (f"passed over run {run_id(self.source.run)} of {self.drive.label} for {names}: its measured windows "
+                f"were too short to trust (`ssdlab library list` marks it {UNRELIABLE_MARK}); drawn from its older run "
+                f"{used} instead")
+
+
+def drawn_runs(c: Comparison, t: TestComparison) -> tuple[Found, ...]:
+    """Per drive, the run test `t` was drawn from (for a drive left out as unlike, the run that was);
+    None where the drive did not run or finish it."""
+    if t.drawn:
+        return t.drawn
+    return tuple(d.find(t.name) for d in c.drives)  # a TestComparison made by hand
+
 
 def passed_over(c: Comparison) -> list[PassedOver]:
-    """Each run of a compared drive passed over for some of the compared tests, drive by drive,
-    newest run first."""
+    """Each run of a compared drive passed over for some of the compared tests as its figures of
+    them are not to be trusted, drive by drive, newest run first."""
+    return _passed_over(c.drives, [(t.name, drawn_runs(c, t)) for t in c.tests])
+
+
+def _passed_over(drives: Sequence[Drive], tests: Sequence[tuple[str, Sequence[Found]]]) -> list[PassedOver]:
+    """passed_over, of `tests`: each test's name and the run each drive drew it from."""
     found = []
-    for drive in c.drives:
-        tests: dict[Path, list[tuple[str, Source]]] = {}  # by the passed-over run's bundle
-        for t in c.tests:
-            chosen = drive.find(t.name)
-            if chosen is None:
-                continue
-            for source in drive.passed_over(t.name):
-                tests.setdefault(source.bundle, []).append((t.name, chosen[0]))
-        found += [PassedOver(drive, s, tuple(tests[s.bundle])) for s in drive.sources if s.bundle in tests]
+    for index, drive in enumerate(drives):
+        over: dict[Path, list[tuple[str, Source]]] = {}  # by the passed-over run's bundle
+        for name, drawn in tests:
+            chosen = drawn[index]
+            if chosen is not None:
+                for source in drive.passed_over(name, chosen):
+                    over.setdefault(source.bundle, []).append((name, chosen[0]))
+        found += [PassedOver(drive, s, tuple(over[s.bundle])) for s in drive.sources if s.bundle in over]
     return found
+
+
+def describe_set_aside(c: Comparison, name: str, aside: SetAside) -> str:
+    """Which run to be trusted was passed over for test `name` as it ran it unlike another drive, and
+    which run, whose figures are marked, the test was drawn from instead."""
+    drive, against = c.drives[aside.drive].label, c.drives[aside.against].label
+    return (f"passed over run {run_id(aside.source.run)} of {drive} for {name}: it ran the test unlike {against} "
+            f"({drive} vs {against}: {'; '.join(d.describe() for d in aside.differences)}); drawn from its newer run "
+            f"{run_id(aside.drawn.run)} instead, though its measured windows were too short to trust (its figures "
+            f"marked {UNRELIABLE_MARK})")
+
+
+def passed_over_notes(c: Comparison) -> list[str]:
+    """A line for each run passed over, drive by drive: as its figures are not to be trusted
+    (passed_over), or as it ran a test unlike the others (TestComparison.set_aside)."""
+    over = passed_over(c)
+    lines = []
+    for index, drive in enumerate(c.drives):
+        lines += [o.describe() for o in over if o.drive is drive]  # the drive itself: labels may repeat
+        lines += [describe_set_aside(c, t.name, a) for t in c.tests for a in t.set_aside if a.drive == index]
+    return lines
 
 
 def difference_pct(value: Value, baseline: Value) -> float | None:
@@ -280,9 +356,6 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
     return tuple(rows)
 
 
-Found = tuple[Source, TestRecord] | None
-
-
 ENGINE_KEY = "engine"
 
 
@@ -295,28 +368,90 @@ def run_differences(runs: Sequence[tuple[EffectiveMethod, str]]) -> tuple[Differ
     return engine + differences([method for method, _ in runs])
 
 
-def _split(name: str, found: Sequence[Found], methods: Sequence[EffectiveMethod | None],
-           policy: Policy) -> tuple[tuple[Difference, ...], tuple[tuple[int, tuple[Difference, ...]], ...]]:
-    """(differences among the compared runs, drives left out and why) under `policy`."""
-    here = [i for i, f in enumerate(found) if f is not None]
-    # the drives that ran the test, as `here` lists them: each its method and engine
-    known = [(m, f[0].run.engine) for m, f in zip(methods, found, strict=True) if m is not None and f is not None]
-    if policy != "exclude":
-        diff = run_differences(known)
-        if diff and policy == "refuse":
-            raise UsageError(describe_difference(name, diff) + "; " + refusal_advice(diff))
-        return diff, ()
-    # Each drive against the baseline and every drive kept before it: a simulated preset's model is
-    # compared within the preset only, so two drives unlike each other may each be like the baseline.
-    kept: list[int] = [0]
-    excluded = []
-    for place, i in enumerate(here[1:], start=1):
-        pair = next((d for d in (run_differences([known[k], known[place]]) for k in kept) if d), ())
-        if pair:
-            excluded.append((i, pair))
-        else:
-            kept.append(place)
-    return (), tuple(excluded)
+@dataclass(frozen=True)
+class Choice:
+    """A run a drive's test may be drawn from, and its effective method."""
+
+    found: tuple[Source, TestRecord]
+    method: EffectiveMethod
+
+    @property
+    def ran(self) -> tuple[EffectiveMethod, str]:
+        """Its method and engine, as run_differences takes them."""
+        return self.method, self.found[0].run.engine
+
+
+def choice(found: tuple[Source, TestRecord]) -> Choice:
+    return Choice(found, effective_method(found[1], found[0].run.target, found[0].bundle))
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The run each drive's test is drawn from, the drives left out as unlike and why, and the runs
+    to be trusted passed over as unlike for ones that are not."""
+
+    drawn: tuple[Choice | None, ...]  # per drive; for one left out, the run that was unlike
+    excluded: tuple[tuple[int, tuple[Difference, ...]], ...] = ()
+    set_aside: tuple[SetAside, ...] = ()
+
+    @property
+    def compares(self) -> bool:
+        """Some drive is kept beside the first that ran the test."""
+        return sum(c is not None for c in self.drawn) - len(self.excluded) >= 2
+
+
+def _unlike(candidate: Choice, kept: Sequence[Choice]) -> tuple[Difference, ...]:
+    """How `candidate` ran the test unlike the first of `kept` it differs from (that one's values
+    first); () where it ran it like them all."""
+    return next((d for d in (run_differences([k.ran, candidate.ran]) for k in kept) if d), ())
+
+
+def _draw_alike(options: Sequence[Sequence[Choice]]) -> Draw:
+    """Under policy "exclude": each drive's choices (Drive.choices) against the first drive that ran
+    the test and every drive kept before it. A drive's best choice is drawn where it ran the test
+    alike, else its best choice that did (a newer run, its figures marked), else it is left out.
+    The first drive keeps its best choice unless that leaves every other drive out and another of
+    its choices does not: a comparison with marks says more than a table of one drive."""
+    here = [i for i, o in enumerate(options) if o]
+    first, rest = here[0], here[1:]
+    best = _keep(options, first, options[first][0], rest)
+    if best.compares:
+        return best
+    tries = (_keep(options, first, reference, rest) for reference in options[first][1:])
+    return next((draw for draw in tries if draw.compares), best)
+
+
+def _keep(options: Sequence[Sequence[Choice]], first: int, reference: Choice, rest: Sequence[int]) -> Draw:
+    """_draw_alike with the first drive's test drawn from `reference`. A simulated preset's model is
+    compared within the preset only, so two drives unlike each other may each be like the baseline."""
+    drawn: list[Choice | None] = [o[0] if o else None for o in options]
+    drawn[first] = reference
+    kept = {first: reference}  # drive index -> the run drawn from, in the order kept
+    excluded, aside = [], []
+    for index in rest:
+        best = options[index][0]
+        pick = next((c for c in options[index] if not _unlike(c, list(kept.values()))), None)
+        if pick is None:
+            excluded.append((index, _unlike(best, list(kept.values()))))
+            continue
+        if pick is not best:
+            against = next(k for k, c in kept.items() if _unlike(best, [c]))
+            aside.append(_set_aside(index, best, pick, against, kept[against]))
+        drawn[index] = kept[index] = pick
+    if reference is not options[first][0] and len(kept) > 1:
+        against = list(kept)[1]
+        aside.insert(0, _set_aside(first, options[first][0], reference, against, kept[against]))
+    return Draw(tuple(drawn), tuple(excluded), tuple(aside))
+
+
+def _set_aside(index: int, best: Choice, pick: Choice, against: int, other: Choice) -> SetAside:
+    """Drive `index`'s `best` run passed over for `pick`, as it ran the test unlike drive `against`'s `other`."""
+    return SetAside(index, best.found[0], pick.found[0], against, run_differences([best.ran, other.ran]))
+
+
+def said(lines: Sequence[str]) -> str:
+    """Lines appended to a message as its last sentences."""
+    return "".join(f". {line[0].upper()}{line[1:]}" for line in lines)
 
 
 def refusal_advice(found: Sequence[Difference]) -> str:
@@ -340,20 +475,30 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
         found[index] = None
     if all(f is None for f in found):
         return TestComparison(name=name, test=listed.test, present=(False,) * len(drives), params=dict(listed.params),
-                              differences=(), rows=(), sources=(None,) * len(drives), unfinished=unfinished)
-    methods = [effective_method(f[1], f[0].run.target, f[0].bundle) if f is not None else None for f in found]
-    diff, excluded = _split(name, found, methods, policy)
-    for index, _ in excluded:
-        found[index] = None
-    records = [f[1] if f is not None else None for f in found]
-    first = next(i for i, f in enumerate(found) if f is not None)
-    reference = found[first][1]  # type: ignore[index]
-    specs = all_declared(found)
+                              differences=(), rows=(), sources=(None,) * len(drives), unfinished=unfinished,
+                              drawn=tuple(found))
+    diff: tuple[Difference, ...] = ()
+    if policy == "exclude":
+        draw = _draw_alike([[choice(c) for c in d.choices(name)] if f is not None else []
+                            for d, f in zip(drives, found, strict=True)])
+    else:
+        draw = Draw(tuple(choice(f) if f is not None else None for f in found))
+        diff = run_differences([c.ran for c in draw.drawn if c is not None])
+        if diff and policy == "refuse":
+            raise UsageError(describe_difference(name, diff) + "; " + refusal_advice(diff)
+                             + said([o.describe() for o in _passed_over(drives, [(name, found)])]))
+    drawn = tuple(c.found if c is not None else None for c in draw.drawn)
+    compared = list(drawn)
+    for index, _ in draw.excluded:
+        compared[index] = None
+    records = [f[1] if f is not None else None for f in compared]
+    reference = next(c for c in draw.drawn if c is not None)  # the first drive's: never left out
+    specs = all_declared(compared)
     return TestComparison(
-        name=name, test=reference.test, present=tuple(r is not None for r in records),
-        params=dict(reference.params), differences=diff, rows=metric_rows(records, specs),
-        sources=tuple(f[0].bundle if f is not None else None for f in found), excluded=excluded,
-        method=methods[first], unfinished=unfinished,
+        name=name, test=reference.found[1].test, present=tuple(r is not None for r in records),
+        params=dict(reference.found[1].params), differences=diff, rows=metric_rows(records, specs),
+        sources=tuple(f[0].bundle if f is not None else None for f in compared), excluded=draw.excluded,
+        method=reference.method, unfinished=unfinished, drawn=drawn, set_aside=draw.set_aside,
     )
 
 
@@ -419,9 +564,21 @@ def compare_drives(drives: Sequence[Drive], policy: Policy = "refuse") -> Compar
         raise UsageError("these runs share no test, so there is nothing to compare: "
                          + "; ".join(f"{d.label} ran {', '.join(_tests_of(d)) or 'nothing'}" for d in drives))
     tests = tuple(compare_test(name, drives, policy) for name in test_names(drives))
-    if not any(t.side_by_side for t in tests):
-        raise UsageError(_nothing_compared(drives, tests))
-    return Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
+    comparison = Comparison(drives=tuple(drives), tests=tests, forced=policy == "force", policy=policy)
+    if not comparison.shown:  # what was passed over says what to run or compare instead
+        raise UsageError(_nothing_compared(drives, tests) + said(_passed_over_in_vain(comparison)))
+    return comparison
+
+
+def _passed_over_in_vain(c: Comparison) -> list[str]:
+    """The runs passed over, in a comparison that compares nothing: under policy "exclude" each was
+    tried in place of the run drawn from (_draw_alike), so comparing it instead would not help."""
+    notes = passed_over_notes(c)
+    if notes and c.policy == "exclude":
+        # a line per run passed over (with all its tests); a run set aside as unlike means something compared
+        runs, were = ("the run", "it too was") if len(notes) == 1 else ("the runs", "they too were")
+        notes.append(f"{runs} passed over would compare no better: {were} run unlike the others")
+    return notes
 
 
 def _nothing_compared(drives: Sequence[Drive], tests: Sequence[TestComparison]) -> str:

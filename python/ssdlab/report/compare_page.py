@@ -17,8 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ssdlab.bundle import UNRELIABLE_MARK, ShortWindows, short_windows
-from ssdlab.compare import RELATIVE, Comparison, MetricRow, PassedOver, TestComparison, passed_over
-from ssdlab.library import run_id
+from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison, drawn_runs, passed_over_notes
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
@@ -108,7 +107,7 @@ def short_windows_of(c: Comparison, t: TestComparison, found: Sequence[Mapping[s
         ShortWindows | None]:
     """Per drive, the windows of the compared run of the test that its note says were too short
     to trust (bundle.short_windows, by the measurements `found`: measured(t))."""
-    records = [d.find(t.name) if here else None for d, here in zip(c.drives, t.present, strict=True)]
+    records = [r if here else None for r, here in zip(drawn_runs(c, t), t.present, strict=True)]
     return [short_windows(r[1], measured) if r is not None else None
             for r, measured in zip(records, found, strict=True)]
 
@@ -197,19 +196,11 @@ def not_compared_lines(c: Comparison) -> list[str]:
     return [f"not compared: {not_compared_why(c, t)}" for t in c.not_compared]
 
 
-def passed_over_line(over: PassedOver) -> str:
-    """Which newer run of a drive its tests were not drawn from, and why (compare.passed_over)."""
-    names = ", ".join(name for name, _ in over.tests)
-    used = ", ".join(dict.fromkeys(run_id(source.run) for _, source in over.tests))
-    return (f"passed over run {run_id(over.source.run)} of {over.drive.label} for {names}: its measured windows were "
-            f"too short to trust (`ssdlab library list` marks it {UNRELIABLE_MARK}); drawn from its older run {used} "
-            "instead")
-
-
 def passed_over_lines(c: Comparison) -> list[str]:
-    """One line for each newer run of a drive passed over for tests whose figures in it are not to
-    be trusted, as rankings pass it over (docs/library.md, "compare")."""
-    return [passed_over_line(over) for over in passed_over(c)]
+    """One line for each run of a drive passed over: a newer one for tests whose figures in it are
+    not to be trusted, as rankings pass it over, or one to be trusted that ran a test unlike the
+    others, for a newer like one, marked (docs/library.md, "compare"; compare.passed_over_notes)."""
+    return passed_over_notes(c)
 
 
 # How each kind of difference is worked out, for the caption of a table that has it.
@@ -255,8 +246,8 @@ def compared_params(c: Comparison, t: TestComparison) -> list[tuple[str, Params]
     """(drive label, its run's parameters through the method) of each drive the test is compared
     on, as far as this ssdlab reads them."""
     out = []
-    for drive, here in zip(c.drives, t.present, strict=True):
-        found = drive.find(t.name) if here else None
+    for drive, here, drawn in zip(c.drives, t.present, drawn_runs(c, t), strict=True):
+        found = drawn if here else None
         ran = run_params(t.test, found[1].params) if found is not None else None
         if ran is not None:
             out.append((drive.label, ran))

@@ -444,7 +444,7 @@ OLD_LIBRARIES = Path(__file__).parent / "fixtures" / "library"  # as ssdlab wrot
 WHOLE, CUT = "Samsung SSD 950 PRO 512GB", "Samsung SSD 950 PRO 512GB 499 GB"  # 950pro-512, cut to 465 GiB
 
 
-@pytest.mark.parametrize("schema", [1, 2, 3])
+@pytest.mark.parametrize("schema", [1, 2, 3, 4])
 def test_a_library_an_older_ssdlab_wrote_labels_its_runs_by_todays_rule(tmp_path: Path, schema: int,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """QA: runs added under schema 3 before the IDEMA label rule kept the label they were added
@@ -1069,15 +1069,79 @@ def test_the_export_says_which_figures_are_not_to_be_trusted(library: Library, t
     shutil.rmtree(paths["b"])  # the note names the one window: the same figures
     assert marked(library.export_rows()) == {"a-new": shown, "b": shown}
 
-    # Four windows too short of sixteen: the note names three "and 1 more". From the bundle, the
-    # figures of those four; with it gone, every figure of the test (settings and counts never).
-    nvme = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2, "profile": "nvme"})
-    library.add(flagged_bundle(tmp_path / "nvme", "fake:?capacity=16g", nvme, SLOW_SEQ_READ, "2024-05-01T00:00:00Z"))
+    # Four windows too short of sixteen: the note names three "and 1 more"; the library keeps all
+    # four (TestRecord.too_short), so the figures of those four are marked, with the bundle gone too.
+    library.add(flagged_bundle(tmp_path / "nvme", "fake:?capacity=16g", NVME_QUICK, SLOW_SEQ_READ,
+                               "2024-05-01T00:00:00Z"))
     (note,) = Bundle(tmp_path / "nvme").load_run().test("quick").notes
     assert "4 of 16 measured windows" in note and " and 1 more)" in note
-    rows = [row for row in library.export_rows() if Path(row["bundle"]).name == "nvme"]
-    assert marked(rows)["nvme"] == {f"{entry}_read_{rate}" for entry in ("seq1m_q8t1", "seq128k_q32t1")
-                                    for rate in ("mb_s", "iops", "lat_us")}
-    shutil.rmtree(tmp_path / "nvme")
-    rows = [row for row in library.export_rows() if Path(row["bundle"]).name == "nvme"]
-    assert marked(rows)["nvme"] == {row["metric"] for row in rows if row["kind"] == "figure"}
+    for _ in ("bundle", "gone"):
+        rows = [row for row in library.export_rows() if Path(row["bundle"]).name == "nvme"]
+        assert marked(rows)["nvme"] == FOUR_SHORT
+        shutil.rmtree(tmp_path / "nvme", ignore_errors=True)
+
+
+NVME_QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2, "profile": "nvme"})
+# NVME_QUICK's figures of its four windows too short with SLOW_SEQ_READ: two runs each of two reads.
+FOUR_SHORT = {f"{entry}_read_{rate}" for entry in ("seq1m_q8t1", "seq128k_q32t1")
+              for rate in ("mb_s", "iops", "lat_us")}
+
+
+def recorded_before_too_short(path: Path) -> Path:
+    """The bundle as an ssdlab before TestRecord.too_short wrote it: the note alone says which."""
+    bundle = Bundle(path)
+    run = bundle.load_run()
+    bundle.write_run(run.model_copy(update={"tests": tuple(t.model_copy(update={"too_short": None})
+                                                           for t in run.tests)}))
+    return path
+
+
+def test_the_export_of_a_run_recorded_before_its_windows_were_kept_reads_them_from_its_bundle(
+        library: Library, tmp_path: Path) -> None:
+    """A run whose record names only three of its four windows too short "and 1 more" (as ssdlab
+    wrote them before TestRecord.too_short): from its bundle's measurements, the figures of those
+    four; with the bundle gone, every figure of the test (settings and counts never)."""
+    path = recorded_before_too_short(flagged_bundle(tmp_path / "nvme", "fake:?capacity=16g", NVME_QUICK,
+                                                    SLOW_SEQ_READ, "2024-05-01T00:00:00Z"))
+    library.add(path)
+    with sqlite3.connect(library.path) as db:
+        assert db.execute("SELECT too_short_json FROM tests").fetchall() == [(None,)]
+    db.close()
+
+    def marked() -> set[str]:
+        return {row["metric"] for row in library.export_rows() if row["unreliable"]}
+
+    assert marked() == FOUR_SHORT
+    shutil.rmtree(path)
+    assert marked() == {row["metric"] for row in library.export_rows() if row["kind"] == "figure"}
+
+
+def test_the_export_reads_the_windows_the_library_keeps_not_the_bundle(
+        library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run recorded with every window too short by name (TestRecord.too_short): the library keeps
+    them (schema 5), and its export opens no file of the bundle to learn which; a library an older
+    ssdlab wrote (schema 4, no such column) gets the column, and its rows read as before."""
+    path = flagged_bundle(tmp_path / "nvme", "fake:?capacity=16g", NVME_QUICK, SLOW_SEQ_READ, "2024-05-01T00:00:00Z")
+    library.add(path)
+    with sqlite3.connect(library.path) as db:
+        (stored,) = db.execute("SELECT too_short_json FROM tests").fetchone()
+    db.close()
+    assert json.loads(stored) == Bundle(path).load_run().test("quick").model_dump(mode="json")["too_short"]
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the export opened a bundle")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Bundle, "load_run", refuse)
+        patched.setattr(Bundle, "load_measurement", refuse)
+        assert {row["metric"] for row in library.export_rows() if row["unreliable"]} == FOUR_SHORT
+
+    with sqlite3.connect(library.path) as db:  # as schema 4 kept it: no column
+        db.execute("ALTER TABLE tests DROP COLUMN too_short_json")
+        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    db.close()
+    assert {row["metric"] for row in library.export_rows() if row["unreliable"]} == FOUR_SHORT  # from the bundle
+    with sqlite3.connect(library.path) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+        assert db.execute("SELECT too_short_json FROM tests").fetchall() == [(None,)]
+    db.close()

@@ -360,6 +360,44 @@ def test_the_advice_names_the_parameter_that_set_each_short_window() -> None:
     assert short_window_notes(actions, {"fill": measured["fill"]}, params) == ()
 
 
+def test_the_record_keeps_every_short_window_the_note_counts() -> None:
+    """The note names three windows and counts the rest; the record (TestRecord.too_short) keeps
+    them all by name, in plan order, with the note's advice. Preparation is not judged."""
+    from ssdlab.methods.base import Measure
+    from ssdlab.runner import measured_windows, short_window_notes, too_short_windows
+
+    measured = {name: _window(name, 0.01, 64) for name in ("fill", "e", "d", "c", "b", "a")} | {
+        "long": _window("long", 2.0, 64_000)}
+    actions = [Measure(workload=m.workload, role="precondition" if n == "fill" else "measure")
+               for n, m in measured.items()]
+    params = {"runtime_s": 0.01}
+    found = too_short_windows(measured_windows(actions, measured), params)
+    assert found is not None and found.windows == ("e", "d", "c", "b", "a")
+    (note,) = short_window_notes(actions, measured, params)
+    assert note.startswith("figures unreliable: 5 of 6 measured windows (e, d, c and 2 more) were too short")
+    assert note.endswith(f"; {found.advice}") and found.advice == "raise runtime_s to at least 1 s"
+    assert too_short_windows(measured_windows(actions, {"fill": measured["fill"], "long": measured["long"]}),
+                             params) is None
+
+
+def test_a_run_records_its_short_windows_beside_the_note(bundle_dir: Path, fake_target: Target) -> None:
+    """What the runner writes: the note, as ever, and every window too short by name."""
+    from ssdlab.bundle import short_windows
+
+    record = run_entries(bundle_dir, fake_target, FakeEngine(profile=FakeProfile(read_lat_us=100_000.0,
+                                                                                 write_lat_us=100_000.0)),
+                         [SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 2,
+                                                                          "profile": "standard"})])
+    test = record.test("quick")
+    (note,) = test.notes
+    assert "8 of 8 measured windows (seq1m_q8t1-read-r1, seq1m_q8t1-write-r1, seq1m_q1t1-read-r1 and 5 more)" in note
+    assert test.too_short is not None and len(test.too_short.windows) == 8 and note.endswith(test.too_short.advice)
+    assert Bundle(bundle_dir).load_run().test("quick") == test
+    short = short_windows(test)
+    measured = frozenset(ref.name for ref in test.measurements if ref.role == "measure")  # not its preparation
+    assert short is not None and short.names == measured
+
+
 def test_on_the_simulator_a_window_of_one_queue_fill_is_noted_and_the_advised_runtime_clears_it(
         tmp_path: Path) -> None:
     """The case QA met: quick at runtime_s=0.001 on sim:, whose 1 MiB writes at QD8 completed 8 or 9 a

@@ -127,6 +127,16 @@ _NAMED_WINDOWS = re.compile(r"\d+ of \d+ measured windows \((?P<names>.+)\)", re
 _MORE_WINDOWS = re.compile(r".* and \d+ more", re.DOTALL)
 
 
+class TooShort(BaseModel):
+    """A test's measured windows too short to trust, as the run found them (runner.too_short_windows):
+    every one by name, where SHORT_WINDOW_NOTE names three and counts the rest, and what to raise."""
+
+    model_config = ConfigDict(frozen=True)
+
+    windows: tuple[str, ...] = Field(min_length=1)  # the windows' names (Measurement.workload.name), in plan order
+    advice: str  # the note's {advice}: 'raise runtime_s to at least 1 s'
+
+
 @dataclass(frozen=True)
 class ShortWindows:
     """A test's measured windows that its note says were too short to trust (SHORT_WINDOW_NOTE)."""
@@ -142,10 +152,14 @@ class ShortWindows:
 
 
 def short_windows(record: TestRecord, measured: Mapping[str, Measurement] | None = None) -> ShortWindows | None:
-    """What the test's note says of windows too short to trust, or None when it says nothing. Which
-    windows: those of `measured` (the test's measured windows, not its preparation, read from its
-    bundle) that were (Measurement.window_too_short), else those the note names when it names them
-    all (a note names planning.NAMED_WINDOWS at most), else not known."""
+    """The test's windows too short to trust, or None when it had none. A record that keeps them
+    (TestRecord.too_short) names them all. One older than that has only its note, which says whether
+    there were some and what to do; which windows: those of `measured` (the test's measured windows,
+    not its preparation, read from its bundle) that were (Measurement.window_too_short), else those
+    the note names when it names them all (a note names planning.NAMED_WINDOWS at most), else not
+    known."""
+    if record.too_short is not None:
+        return ShortWindows(frozenset(record.too_short.windows), record.too_short.advice)
     parts = next((match for note in record.notes if (match := _SHORT_WINDOW_PARTS.fullmatch(note))), None)
     if parts is None:
         return None
@@ -178,6 +192,9 @@ class TestRecord(BaseModel):
     action_outcomes: tuple[ActionOutcome, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
     start: StartState | None = None  # None only before the run planned it
+    # The measured windows too short to trust, all by name (SHORT_WINDOW_NOTE, beside it, says so in
+    # words). None: none were, or the record is older than this field (short_windows: its note says).
+    too_short: TooShort | None = None
 
 
 class RunRecord(BaseModel):
@@ -818,11 +835,12 @@ class Bundle:
         return {ref.name: self.load_measurement(ref) for ref in record.measurements}
 
     def windows_too_short(self, record: TestRecord) -> ShortWindows | None:
-        """short_windows of a test of this bundle: which of its measured windows, read from their
-        files (only when its note says some were too short); from the note alone where one does
-        not read."""
-        if short_windows(record) is None:
-            return None
+        """short_windows of a test of this bundle: as its record keeps them (TestRecord.too_short),
+        no file read; for a record older than that, which of its measured windows by their files
+        (only when its note says some were too short), from the note alone where one does not read."""
+        found = short_windows(record)
+        if found is None or record.too_short is not None:
+            return found
         try:
             measured = {ref.name: self.load_measurement(ref) for ref in record.measurements if ref.role == "measure"}
         except BundleError:  # a damaged file: the note says what it can

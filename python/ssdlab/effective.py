@@ -38,16 +38,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ssdlab.bundle import RAW_DIR, TestRecord, how_it_ran
+from ssdlab.bundle import RAW_DIR, ShortWindows, TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
-from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec
+from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec, figure_unreliable
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import format_size, is_number
@@ -138,6 +138,20 @@ def declared_specs(record: TestRecord, target: TargetInfo) -> MetricSet | None:
         return test.metric_specs(test.parse_params(record.params), target)
     except SsdlabError:
         return None
+
+
+def unreliable_figure(record: TestRecord, target: TargetInfo | None,
+                      short: ShortWindows | None) -> Callable[[str], bool]:
+    """Whether a figure of the test, by metric name, comes from one of its windows too short to
+    trust (`short`: bundle.short_windows; None, it had none), as wherever one is shown or exported
+    it is marked (figure_unreliable): by the windows each is made of where its method declares
+    them; every figure of a method this ssdlab does not know, or of a test whose `target` cannot
+    be read (None); a setting or a count never. The report's marks and the library's export both
+    decide it here, so they agree."""
+    if short is None:
+        return lambda metric: False
+    specs = declared_specs(record, target) if target is not None else None
+    return lambda metric: figure_unreliable(short, specs.get(metric) if specs is not None else None)
 
 
 def canonical(value: Any) -> str:

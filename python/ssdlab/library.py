@@ -42,6 +42,7 @@ from ssdlab.bundle import (
     MissingBundle,
     RunRecord,
     TestRecord,
+    TooShort,
     atomic_write_bytes,
     is_run_id_prefix,
     says_unreliable,
@@ -55,9 +56,9 @@ from ssdlab.effective import (
     effective_method,
     model_differences,
     simulated_drive,
+    unreliable_figure,
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
-from ssdlab.methods.metrics import figure_unreliable
 from ssdlab.outputs import what_is
 from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
 from ssdlab.units import is_number
@@ -65,8 +66,8 @@ from ssdlab.units import is_number
 LIBRARY_ENV = "SSDLAB_LIBRARY"
 # 2: a simulated drive's id comes from its configuration, not its spec; 3: a mixed RAID-0's firmware
 # is every member's, not its first member's; 4: each test's notes, which say when its figures are not
-# to be trusted (_migrate)
-SCHEMA_VERSION = 4
+# to be trusted (_migrate); 5: each test's windows too short to trust, every one by name (_add_too_short)
+SCHEMA_VERSION = 5
 VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,7 +79,7 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS tests (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, name TEXT NOT NULL, method TEXT NOT NULL,
     method_key TEXT NOT NULL, method_json TEXT NOT NULL, params_json TEXT NOT NULL, status TEXT NOT NULL,
-    notes_json TEXT, PRIMARY KEY (run_id, name));
+    notes_json TEXT, too_short_json TEXT, PRIMARY KEY (run_id, name));
 CREATE TABLE IF NOT EXISTS metrics (
     run_id TEXT NOT NULL, test TEXT NOT NULL, metric TEXT NOT NULL, value REAL, text TEXT, label TEXT NOT NULL,
     unit TEXT NOT NULL, kind TEXT NOT NULL, better TEXT, dims_json TEXT NOT NULL,
@@ -406,9 +407,10 @@ class Library:
         its figure is not to be trusted (unreliable_figures)."""
         with self._reader() as db:
             flagged: dict[tuple[str, str], Callable[[str], bool]] = {}  # by (run, test): its figures not to trust
-            for rid, bundle, name, method, params, notes, target in db.execute(NOTES_SELECT):
+            for rid, bundle, name, method, params, notes, too_short, target in db.execute(NOTES_SELECT):
                 if unreliable(notes):
-                    record = TestRecord(name=name, test=method, params=json.loads(params), notes=json.loads(notes))
+                    record = TestRecord(name=name, test=method, params=json.loads(params), notes=json.loads(notes),
+                                        too_short=stored_too_short(too_short))
                     flagged[(rid, name)] = unreliable_figures(rid, Path(bundle), record, target)
             db.row_factory = sqlite3.Row
             rows = [dict(row) for row in db.execute(EXPORT_SELECT)]
@@ -465,8 +467,8 @@ EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.m
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
     FROM metrics m JOIN tests t ON t.run_id = m.run_id AND t.name = m.test JOIN runs r ON r.run_id = m.run_id
     ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
-NOTES_SELECT = """SELECT t.run_id, r.bundle, t.name, t.method, t.params_json, t.notes_json, r.target_json
-    FROM tests t JOIN runs r ON r.run_id = t.run_id"""
+NOTES_SELECT = """SELECT t.run_id, r.bundle, t.name, t.method, t.params_json, t.notes_json, t.too_short_json,
+    r.target_json FROM tests t JOIN runs r ON r.run_id = t.run_id"""
 
 
 def unreliable(notes_json: str | None) -> bool:
@@ -479,13 +481,23 @@ def unreliable(notes_json: str | None) -> bool:
     return isinstance(notes, list) and any(isinstance(note, str) and says_unreliable(note) for note in notes)
 
 
+def stored_too_short(too_short_json: str | None) -> TooShort | None:
+    """A test's windows too short to trust as the library keeps them (TestRecord.too_short); None:
+    it had none, or it was added before the library kept them (then its notes say: short_windows)."""
+    try:
+        return TooShort.model_validate_json(too_short_json) if too_short_json else None
+    except ValidationError:  # a damaged row: its notes say what they can; `library add` refreshes it
+        return None
+
+
 def unreliable_figures(rid: str, bundle: Path, record: TestRecord, target_json: str) -> Callable[[str], bool]:
     """Which figures, by metric name, of a test whose notes say its measured windows were too short
-    to trust come from one of them, as the report decides it (methods.metrics.figure_unreliable):
-    the windows as the notes name them, else (they name a few "and N more") by the measurements of
-    its bundle while that holds the run (Bundle.windows_too_short), else every window of it; what
-    each figure is made of by its method's declarations (a method this ssdlab does not know declares
-    none: then every figure of the test)."""
+    to trust come from one of them, as the report decides it (effective.unreliable_figure): the
+    windows as the library keeps them (TestRecord.too_short, no bundle read), else as the notes
+    name them, else (they name a few "and N more") by the measurements of its bundle while that
+    holds the run (Bundle.windows_too_short), else every window of it; what each figure is made of
+    by its method's declarations (a method this ssdlab does not know declares none: then every
+    figure of the test)."""
     short = short_windows(record)
     if short is not None and short.names is None:  # "a, b, c and 2 more": the bundle's measurements say which
         with contextlib.suppress(BundleError):
@@ -494,10 +506,10 @@ def unreliable_figures(rid: str, bundle: Path, record: TestRecord, target_json: 
             if run_id(run) == rid:
                 short = kept.windows_too_short(run.test(record.name)) or short
     try:
-        specs = declared_specs(record, TargetInfo.model_validate_json(target_json))
+        target: TargetInfo | None = TargetInfo.model_validate_json(target_json)
     except ValidationError:  # a row this ssdlab cannot read: `library add` refreshes it
-        specs = None
-    return lambda metric: figure_unreliable(short, specs.get(metric) if specs is not None else None)
+        target = None
+    return unreliable_figure(record, target, short)
 
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
@@ -597,6 +609,8 @@ def _migrate(db: sqlite3.Connection) -> None:
                    (drive_id(target), firmware_text(target), target.label, rid))
     if int(version) < 4:
         _add_notes(db)
+    if int(version) < 5:
+        _add_too_short(db)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
@@ -607,6 +621,14 @@ def _add_notes(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE tests ADD COLUMN notes_json TEXT")
     for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
         _reread(db, rid, Path(bundle), added)
+
+
+def _add_too_short(db: sqlite3.Connection) -> None:
+    """5: each test's windows too short to trust, every one by name (TestRecord.too_short). A row
+    added before keeps none, and its export reads them as it did (unreliable_figures): its bundle
+    was made before they were recorded, or `library add` of it under this schema gives them."""
+    if "too_short_json" not in {row[1] for row in db.execute("PRAGMA table_info(tests)")}:
+        db.execute("ALTER TABLE tests ADD COLUMN too_short_json TEXT")
 
 
 def _library_run(row: Sequence[Any]) -> LibraryRun:
@@ -647,10 +669,11 @@ def _insert_run(db: sqlite3.Connection, rid: str, path: Path, run: RunRecord) ->
 
 def _insert_test(db: sqlite3.Connection, rid: str, record: TestRecord, target: TargetInfo, path: Path) -> None:
     method = effective_method(record, target, path)  # the bundle's job files show its conventions
-    db.execute("INSERT INTO tests VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+    db.execute("INSERT INTO tests (run_id, name, method, method_key, method_json, params_json, status, notes_json, "
+               "too_short_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
         rid, record.name, record.test, method.key, method.as_json(), json.dumps(record.params, sort_keys=True,
                                                                                  default=str), record.status,
-        json.dumps(list(record.notes))))
+        json.dumps(list(record.notes)), record.too_short.model_dump_json() if record.too_short else None))
     specs = declared_specs(record, target)
     rows = []
     for name, value in record.metrics.items():

@@ -25,6 +25,7 @@ from ssdlab.bundle import (
     RunRecord,
     StartState,
     TestRecord,
+    TooShort,
     is_run_id_prefix,
     utc_now,
 )
@@ -423,6 +424,8 @@ class Runner:
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
             "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes),
                       *short_window_notes(pending.plan.actions, results.measurements, self.current.params)),
+            "too_short": too_short_windows(measured_windows(pending.plan.actions, results.measurements),
+                                           self.current.params),
         })
         record = self._save(record, done)
         self.guard.test_finished(done)
@@ -668,24 +671,38 @@ def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome
     return tuple(notes)
 
 
-def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measurement],
-                       params: Mapping[str, Any]) -> tuple[str, ...]:
-    """Say which measured windows held too few turns of their queue for their figures to be the
-    drive's (Measurement.window_too_short), and how long to make them. Preconditioning runs are
-    not analysed, so not judged. `plan` and `run` warn before the run of the windows a period
-    long at least that no rate can save (planning.short_window_warnings)."""
-    windows = [measured[a.name] for a in actions
-               if isinstance(a, Measure) and a.role == "measure" and a.name in measured]
+def measured_windows(actions: Sequence[Action], measured: Mapping[str, Measurement]) -> list[Measurement]:
+    """The test's measured windows that ran, in plan order: preconditioning runs are not analysed,
+    so not judged."""
+    return [measured[a.name] for a in actions if isinstance(a, Measure) and a.role == "measure" and a.name in measured]
+
+
+def too_short_windows(windows: Sequence[Measurement], params: Mapping[str, Any]) -> TooShort | None:
+    """Which of `windows` held too few turns of their queue for their figures to be the drive's
+    (Measurement.window_too_short), every one by name, and how long to make them: what the test's
+    record keeps (TestRecord.too_short), so no reader opens the measurements again to learn it."""
     short = [m for m in windows if m.window_too_short()]
     if not short:
+        return None
+    return TooShort(windows=tuple(m.workload.name for m in short),
+                    advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params))
+
+
+def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measurement],
+                       params: Mapping[str, Any]) -> tuple[str, ...]:
+    """Say which measured windows were too short to trust (too_short_windows, the first few by name),
+    and how long to make them. `plan` and `run` warn before the run of the windows a period long at
+    least that no rate can save (planning.short_window_warnings)."""
+    windows = measured_windows(actions, measured)
+    found = too_short_windows(windows, params)
+    if found is None:
         return ()
-    least = min(short, key=lambda m: m.runtime_s)
+    least = min((m for m in windows if m.window_too_short()), key=lambda m: m.runtime_s)
     return (SHORT_WINDOW_NOTE.format(
-        windows=f"{len(short)} of {len(windows)} measured windows ({window_names([m.workload.name for m in short])})",
+        windows=f"{len(found.windows)} of {len(windows)} measured windows ({window_names(found.windows)})",
         turns=MIN_QUEUE_TURNS,
         period=f"{least.series.period_s:.3g}", shortest=shortest_text(least.runtime_s, least.series.period_s),
-        ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}",
-        advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params)),)
+        ios=f"{least.total_ios:,}", in_flight=f"{least.in_flight:,}", advice=found.advice),)
 
 
 def shortest_text(runtime_s: float, period_s: float) -> str:

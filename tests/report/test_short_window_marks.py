@@ -334,3 +334,45 @@ def test_run_json_names_the_figures_a_short_window_made(bundles: dict[str, Path]
     (later,) = tests_of(bundles["sweep"], unknown)
     assert later["unreliable_metrics"] == [name for name, value in later["metrics"].items()
                                            if isinstance(value, int | float)]
+
+
+def as_written_before(path: Path, to: Path) -> Path:
+    """A copy of the bundle as an ssdlab before TestRecord.too_short wrote it: its note alone says
+    which windows were too short, naming three "and N more"."""
+    import json
+    import shutil
+
+    shutil.copytree(path, to)
+    data = json.loads((to / "run.json").read_text(encoding="utf-8"))
+    for test in data["tests"]:
+        del test["too_short"]
+    (to / "run.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return to
+
+
+@pytest.mark.parametrize("name", ["one_short", "all_short", "sweep", "fine"])
+def test_a_bundle_recorded_before_its_windows_were_kept_reports_alike(bundles: dict[str, Path], name: str,
+                                                                       tmp_path: Path) -> None:
+    """The same marks and words, from the windows the record keeps or, in a bundle recorded before
+    it kept them, from its measurements: the summary and its footnote, the results tables, the
+    terminal report, `run --json` and compare's tables."""
+    import json
+
+    from ssdlab.cli.run import run_json
+    from ssdlab.report.summary import unreliable_footnote
+
+    new = bundles[name]
+    old = as_written_before(new, tmp_path / name)
+    assert Bundle(old).load_run().tests[0].too_short is None
+    assert (Bundle(new).load_run().tests[0].too_short is None) == (name == "fine")
+    assert texts(old, Bundle(old).load_run()) == texts(new, Bundle(new).load_run())
+    assert (unreliable_footnote(summary_findings(Bundle(old).load_run(), Bundle(old)))
+            == unreliable_footnote(summary_findings(Bundle(new).load_run(), Bundle(new))))
+    assert {title: (marked_cells(t), t.caption) for title, t in section_tables(old).items()} == {
+        title: (marked_cells(t), t.caption) for title, t in section_tables(new).items()}
+    assert terminal_text(old) == terminal_text(new)
+    old_json, new_json = (json.loads(run_json(Bundle(p), Bundle(p).load_run(), None)) for p in (old, new))
+    assert old_json == {**new_json, "bundle": str(Bundle(old).path)}
+    if name in ("one_short", "fine"):  # quick's standard profile, as fine_too ran it
+        compared = [comparison_tables(compare_bundles([bundles["fine_too"], path])) for path in (old, new)]
+        assert [(t.rows, t.caption) for t in compared[0]] == [(t.rows, t.caption) for t in compared[1]]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
+from ssdlab.effective import unreliable_figure
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import MIN_QUEUE_TURNS
 from ssdlab.methods import get_test
@@ -66,14 +67,11 @@ class MethodView:
 
 def unreliable_metrics(record: TestRecord, target: TargetInfo, short: ShortWindows | None) -> list[str]:
     """The names of the test's figures that come from a window too short to trust, as the report's
-    summary marks them (figure_unreliable), in the record's order: by the windows each is made of
-    where its method names them (`short`: Bundle.windows_too_short), else every figure of the
-    test; a setting, a count or a word never; every number of a method this ssdlab does not know."""
-    if short is None:
-        return []
-    view = record_view(record, target)
-    return [name for name, value in record.metrics.items()
-            if is_number(value) and figure_unreliable(short, view.specs.get(name) if view is not None else None)]
+    summary marks them (effective.unreliable_figure), in the record's order: by the windows each is
+    made of where its method names them (`short`: Bundle.windows_too_short), else every figure of
+    the test; a setting, a count or a word never; every number of a method this ssdlab does not know."""
+    marked = unreliable_figure(record, target, short)
+    return [name for name, value in record.metrics.items() if is_number(value) and marked(name)]
 
 
 def mark(text: str, unreliable: bool) -> str:

@@ -1145,3 +1145,21 @@ def test_the_export_reads_the_windows_the_library_keeps_not_the_bundle(
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
         assert db.execute("SELECT too_short_json FROM tests").fetchall() == [(None,)]
     db.close()
+
+
+def test_the_export_of_a_method_this_ssdlab_does_not_know_marks_no_setting(library: Library, tmp_path: Path) -> None:
+    """A flagged test of a method a later ssdlab wrote: its figures are marked, as no declaration says
+    which windows make them, but not what its own parameters name (runtime_s, runs: how it ran), as
+    `run --json` and the report decide it (effective.unreliable_figure)."""
+    path = flagged_bundle(tmp_path / "later", "fake:?capacity=16g", NVME_QUICK, SLOW_SEQ_READ, "2024-05-01T00:00:00Z")
+    bundle = Bundle(path)
+    run = bundle.load_run()
+    bundle.write_run(run.model_copy(update={"tests": tuple(
+        t.model_copy(update={"test": "from-a-later-ssdlab"}) for t in run.tests)}))
+    library.add(path)
+    rows = [row for row in library.export_rows() if row["test"] == "quick"]
+    marked = {row["metric"] for row in rows if row["unreliable"]}
+    assert FOUR_SHORT <= marked
+    settings = set(NVME_QUICK.params) & {row["metric"] for row in rows}
+    assert settings, "a setting is exported"
+    assert not settings & marked

@@ -47,7 +47,7 @@ from ssdlab.bundle import RAW_DIR, ShortWindows, TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
-from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec, figure_unreliable
+from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec, figure_unreliable, undeclared_spec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import format_size, is_number
@@ -146,12 +146,16 @@ def unreliable_figure(record: TestRecord, target: TargetInfo | None,
     trust (`short`: bundle.short_windows; None, it had none), as wherever one is shown or exported
     it is marked (figure_unreliable): by the windows each is made of where its method declares
     them; every figure of a method this ssdlab does not know, or of a test whose `target` cannot
-    be read (None); a setting or a count never. The report's marks and the library's export both
-    decide it here, so they agree."""
+    be read (None), but those the test's parameters name (undeclared_spec: settings); a setting or
+    a count never. The report's marks and the library's export both decide it here, so they agree."""
     if short is None:
         return lambda metric: False
     specs = declared_specs(record, target) if target is not None else None
-    return lambda metric: figure_unreliable(short, specs.get(metric) if specs is not None else None)
+
+    def marked(metric: str) -> bool:
+        spec = specs.get(metric) if specs is not None else None
+        return figure_unreliable(short, spec or undeclared_spec(metric, record.params))
+    return marked
 
 
 def canonical(value: Any) -> str:

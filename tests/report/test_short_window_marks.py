@@ -171,7 +171,9 @@ def test_compare_marks_the_short_windows_figures_of_the_drive_that_had_them(bund
     assert ranked["seq1m_q8t1_read_mb_s"][1] is None and ranked["seq1m_q1t1_read_mb_s"][1] is not None
     html = render_comparison(c, tmp_path / "compare.html").html.read_text(encoding="utf-8")
     assert f"Figures marked {MARK} in Quick benchmark (CrystalDiskMark-style) come from measured windows" in html
-    assert f"Left out of the ranking: the figures of {c.drives[1].label} marked {MARK} in the table" in html
+    tip = "from a measured window too short to trust: see the note"
+    shown = f'<span class="unreliable-mark" title="{tip}">{MARK}</span>'
+    assert f"Left out of the ranking: the figures of {c.drives[1].label} marked {shown} in the table" in html
 
 
 def test_compare_of_runs_whose_windows_were_long_enough_marks_nothing(bundles: dict[str, Path]) -> None:
@@ -291,7 +293,7 @@ OWN_TABLES = {
                {"4K": [f"0.0 MB/s{MARK}", f"0.0 MB/s{MARK}"], "4K-64Thrd": [f"2.6 MB/s{MARK}", f"2.6 MB/s{MARK}"],
                 "Score": [f"19{MARK}", f"19{MARK}"], "Total score": [f"49{MARK}"]},
                "as-ssd: raise runtime_s to at least 5 s"),
-    "trim-validation": ({"seq_runtime_s": 1}, "Sequential write: Inconclusive: nothing to restore",
+    "trim-validation": ({"seq_runtime_s": 1}, f"Sequential write: Inconclusive: nothing to restore{MARK}",
                         {state: [f"1.3{MARK}", f"100.0{MARK}"] for state in (
                             "clean (purged)", "after torture and TRIM", "after torture, no TRIM")},
                         "trim-validation: raise seq_runtime_s to at least 5 s"),
@@ -313,7 +315,8 @@ def test_a_methods_own_table_marks_its_short_windows_figures(test: str, tmp_path
 def test_run_json_names_the_figures_a_short_window_made(bundles: dict[str, Path]) -> None:
     """`run --json` gives each test's notes and the figures the summary would mark, per figure
     where the method names the windows it is made of (a count of runs is no figure); nothing of
-    a run whose windows were long enough; every number of a method this ssdlab does not know."""
+    a run whose windows were long enough; every number of a method this ssdlab does not know but
+    the settings its parameters name (runtime_s, span_bytes)."""
     import json
 
     from ssdlab.cli.run import run_json
@@ -332,8 +335,9 @@ def test_run_json_names_the_figures_a_short_window_made(bundles: dict[str, Path]
     run = Bundle(bundles["sweep"]).load_run()
     unknown = run.model_copy(update={"tests": (run.tests[0].model_copy(update={"test": "from-a-later-ssdlab"}),)})
     (later,) = tests_of(bundles["sweep"], unknown)
+    assert "span_bytes" in later["metrics"] and "runtime_s" in run.tests[0].params
     assert later["unreliable_metrics"] == [name for name, value in later["metrics"].items()
-                                           if isinstance(value, int | float)]
+                                           if isinstance(value, int | float) and name not in run.tests[0].params]
 
 
 def as_written_before(path: Path, to: Path) -> Path:

@@ -139,6 +139,14 @@ def figure_unreliable(short: ShortWindows | None, spec: MetricSpec | None) -> bo
     return short is not None and (spec is None or (spec.kind == "figure" and short.covers(spec.windows)))
 
 
+def undeclared_spec(name: str, params: Mapping[str, object]) -> MetricSpec | None:
+    """What a metric no declaration names is taken for (a method this ssdlab does not know, a
+    metric its method no longer declares), from the test's record alone: a setting where the
+    test's own parameters name it (runtime_s, iodepth: how the test ran, made of no window), else
+    None, a figure any of its windows may weigh in (figure_unreliable)."""
+    return MetricSpec(name, name, kind="setting") if name in params else None
+
+
 def block_text(size_bytes: int) -> str:
     """4096 -> '4 KiB', 512 -> '512 B': block sizes as labels print them."""
     short = format_size(size_bytes)

@@ -134,7 +134,7 @@ def terminal_tables(bundle_dir: Path) -> list[RenderableType]:
         if section.verdicts:
             tables.append(facts_table(f"{section.title}: verdicts", [
                 (v.outcome.upper(), f"{v.summary}. Rule: {v.rule}." + (f" Here: {v.because}." if v.because else ""))
-                for v in section.verdicts]))
+                for v in section.verdicts] + ([("note", section.verdict_note)] if section.verdict_note else [])))
         for table in section.tables:
             tables.append(rich_table(table, f"{section.title}: {table.title}"))
         if not section.tables:

@@ -22,7 +22,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
 from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods, whole_periods_of
-from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable
+from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable, undeclared_spec
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import mark, short_window_footnote, spec_text
@@ -38,6 +38,7 @@ from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
+from ssdlab.report.sections import marks_a_figure, with_footnote
 from ssdlab.report.terminal import FittedTable, rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
 from ssdlab.units import counted, is_number
@@ -77,10 +78,12 @@ def comparison_header(c: Comparison, t: TestComparison) -> tuple[str, ...]:
 Short = Sequence[ShortWindows | None]  # per drive: the test's windows too short to trust (short_windows_of)
 
 
-def row_cells(row: MetricRow, present: Sequence[bool], short: Short = ()) -> tuple[str, ...]:
+def row_cells(row: MetricRow, present: Sequence[bool], short: Short = (),
+              params: Mapping[str, object] | None = None) -> tuple[str, ...]:
     """Label (with its declared unit), each drive's value (a lower bound shown as one), the
     difference from the baseline for figures only, with its unit (none from a lower bound: why
-    instead). A value from a window too short to trust is marked, and so is a difference from it."""
+    instead). A value from a window too short to trust is marked, and so is a difference from it;
+    `params`: the test's, which name the settings among metrics no method declares."""
     if row.spec is None:
         values = [format_metric(row.name, v) if here else MISSING for v, here in zip(row.values, present,
                                                                                       strict=True)]
@@ -89,7 +92,7 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = ()) -> tup
         values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
-    marked = [here and is_number(v) and unreliable_value(row, short, i)
+    marked = [here and is_number(v) and unreliable_value(row, short, i, params)
               for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
     values = [mark(value, shown) for value, shown in zip(values, marked, strict=True)]
     diffs = [(bound_difference(row, i) or mark(format_difference(d, row.difference_unit),
@@ -98,9 +101,10 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = ()) -> tup
     return (label, *values, *diffs)
 
 
-def unreliable_value(row: MetricRow, short: Short, index: int) -> bool:
-    """Whether drive `index`'s value of the row comes from a window too short to trust."""
-    return index < len(short) and figure_unreliable(short[index], row.spec)
+def unreliable_value(row: MetricRow, short: Short, index: int, params: Mapping[str, object] | None = None) -> bool:
+    """Whether drive `index`'s value of the row comes from a window too short to trust; a metric no
+    method declares by the test's `params` (undeclared_spec: a setting where they name it)."""
+    return index < len(short) and figure_unreliable(short[index], row.spec or undeclared_spec(row.name, params or {}))
 
 
 def short_windows_of(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]]) -> list[
@@ -149,7 +153,7 @@ def bound_difference(row: MetricRow, index: int) -> str | None:
 
 
 def comparison_cells(t: TestComparison, short: Short = ()) -> list[tuple[str, ...]]:
-    return [row_cells(row, t.present, short) for row in t.rows]
+    return [row_cells(row, t.present, short, t.params) for row in t.rows]
 
 
 def test_caption(c: Comparison, t: TestComparison, heat: str | None, short: Short = ()) -> str:
@@ -353,8 +357,9 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
                   rows=tuple(comparison_cells(t, short)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
     specs = [row.spec for row in t.rows if row.spec is not None]
-    cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs))
-    tables += [cpu] if cpu is not None else []
+    cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs), short)
+    footnote = short_note(c, short)
+    tables += [] if cpu is None else [with_footnote(cpu, footnote) if footnote and marks_a_figure(cpu) else cpu]
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
         ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short))

@@ -69,7 +69,8 @@ def unreliable_metrics(record: TestRecord, target: TargetInfo, short: ShortWindo
     """The names of the test's figures that come from a window too short to trust, as the report's
     summary marks them (effective.unreliable_figure), in the record's order: by the windows each is
     made of where its method names them (`short`: Bundle.windows_too_short), else every figure of
-    the test; a setting, a count or a word never; every number of a method this ssdlab does not know."""
+    the test; a setting, a count or a word never; every number of a method this ssdlab does not know
+    but those its parameters name (methods.metrics.undeclared_spec)."""
     marked = unreliable_figure(record, target, short)
     return [name for name, value in record.metrics.items() if is_number(value) and marked(name)]
 
@@ -77,6 +78,13 @@ def unreliable_metrics(record: TestRecord, target: TargetInfo, short: ShortWindo
 def mark(text: str, unreliable: bool) -> str:
     """A figure as a table or the summary shows it, with UNRELIABLE_MARK when it is not to be trusted."""
     return f"{text}{UNRELIABLE_MARK}" if unreliable else text
+
+
+def window_unreliable(short: ShortWindows | None, window: str) -> bool:
+    """Whether figures of one measured window alone (a table's row per workload: its host CPU, a
+    stopped test's rates) come from a window too short to trust, as figure_unreliable decides
+    it for a figure made of that window."""
+    return figure_unreliable(short, MetricSpec(window, window, windows=(window,)))
 
 
 def short_window_footnote(advice: Iterable[tuple[str, str]]) -> str | None:

@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.bundle import Bundle, ShortWindows, TestRecord
 from ssdlab.effective import declared_specs
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import MetricSpec
+from ssdlab.report.contract import mark, window_unreliable
 from ssdlab.report.formatting import MISSING, format_pct_change
 from ssdlab.report.section_generic import row_label
 from ssdlab.report.types import Table
@@ -40,8 +41,10 @@ def total_pct(m: Measurement | None) -> float | None:
     return (m.cpu_usr_pct or 0.0) + (m.cpu_sys_pct or 0.0)
 
 
-def _cell(value: float | None) -> str:
-    return MISSING if value is None else f"{value:.1f}"
+def _cell(value: float | None, unreliable: bool = False) -> str:
+    """A CPU % as a cell, marked when its window was too short to trust: a window's CPU is its
+    own, as its IOPS are (a dash never is)."""
+    return MISSING if value is None else mark(f"{value:.1f}", unreliable)
 
 
 def _words(name: str) -> list[str]:
@@ -93,14 +96,16 @@ def bundle_workload_names(bundle: Bundle, record: TestRecord, names: Iterable[st
     return workload_names(names, declared_specs(record, bundle.load_run().target) or ())
 
 
-def cpu_table(key: str, found: Mapping[str, Measurement], names: Mapping[str, str] | None = None) -> Table | None:
+def cpu_table(key: str, found: Mapping[str, Measurement], names: Mapping[str, str] | None = None,
+              short: ShortWindows | None = None) -> Table | None:
     """usr, sys and total per measured workload, each by its display name in `names`
-    (workload_names; the id where it has none); None when no workload has a CPU figure."""
+    (workload_names; the id where it has none), those of a window too short to trust (`short`)
+    marked; None when no workload has a CPU figure."""
     if all(total_pct(m) is None for m in found.values()):
         return None
     shown = names or {}
-    rows = tuple((shown.get(name, name), _cell(m.cpu_usr_pct), _cell(m.cpu_sys_pct), _cell(total_pct(m)))
-                 for name, m in found.items())
+    rows = tuple((shown.get(name, name), *(_cell(pct, window_unreliable(short, name)) for pct in (
+                  m.cpu_usr_pct, m.cpu_sys_pct, total_pct(m)))) for name, m in found.items())
     return Table(key=f"{key}-cpu", title="Host CPU", header=("workload", "usr %", "sys %", "total %"), rows=rows,
                  caption=CAPTION, collapsed=len(rows) > 8)
 
@@ -123,9 +128,12 @@ def _measured(bundle: Bundle, record: TestRecord) -> dict[str, Measurement]:
 
 
 def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping[str, Measurement]],
-                         names: Mapping[str, str] | None = None) -> Table | None:
+                         names: Mapping[str, str] | None = None,
+                         short: Sequence[ShortWindows | None] = ()) -> Table | None:
     """Total host CPU per workload for each drive side by side, Difference % against the first;
-    workloads by their display names in `names` (workload_names; the id where it has none)."""
+    workloads by their display names in `names` (workload_names; the id where it has none); a
+    drive's figure from a window too short to trust (`short`, per drive) marked, and a difference
+    from it."""
     ids = list(dict.fromkeys(name for found in runs for name in found))
     shown = names or {}
     rows = []
@@ -133,9 +141,13 @@ def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping
         totals = [total_pct(found.get(name)) for found in runs]
         if all(v is None for v in totals):
             continue
+        marked = [v is not None and i < len(short) and window_unreliable(short[i], name) for i, v in enumerate(totals)]
         base = totals[0]
-        diffs = [format_pct_change(100.0 * (v - base) / base if v is not None and base else None) for v in totals[1:]]
-        rows.append((shown.get(name, name), *(_cell(v) for v in totals), *diffs))
+        diffs = [mark(format_pct_change(100.0 * (v - base) / base if v is not None and base else None),
+                      v is not None and bool(base) and (marked[0] or marked[i]))
+                 for i, v in enumerate(totals[1:], start=1)]
+        cells = (_cell(v, unreliable) for v, unreliable in zip(totals, marked, strict=True))
+        rows.append((shown.get(name, name), *cells, *diffs))
     if not rows:
         return None
     header = ("workload", *(f"{label} CPU %" for label in labels),

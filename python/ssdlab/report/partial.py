@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ssdlab.bundle import TestRecord
+from ssdlab.bundle import ShortWindows, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.report.formatting import format_in_unit
+from ssdlab.planning import window_advice
+from ssdlab.report.contract import mark, window_unreliable
+from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.types import Table
 
 CAPTION = ("The workloads this test ran before it stopped, each from its own totals: IOPS and MB/s over its "
@@ -27,18 +29,43 @@ def caption(found: Mapping[str, Measurement]) -> str:
     return CAPTION + (CUT_SHORT if any(m.interrupted for m in found.values()) else "")
 
 
+def unfinished(record: TestRecord) -> bool:
+    """Whether a test has no analysis: it stopped, failed or never ran (no metrics)."""
+    return not record.metrics and record.status != "complete"
+
+
+def stopped_short_windows(record: TestRecord, found: Mapping[str, Measurement]) -> ShortWindows | None:
+    """The windows of an unfinished test that were too short to trust (Measurement.window_too_short),
+    with what to raise as its note would say it: the runner writes that note only when a test
+    finishes (runner.short_window_notes), yet the table of what it measured gives their rates.
+    None for a finished test, whose note says it, or one whose windows were long enough."""
+    short = {name: m for name, m in found.items() if m.window_too_short()} if unfinished(record) else {}
+    if not short:
+        return None
+    advice = window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short.values()], record.params)
+    return ShortWindows(frozenset(short), advice)
+
+
+def figure_cell(unit: str, value: float, unreliable: bool) -> str:
+    """A rate as the table gives it, marked when from a window too short to trust (a dash never is)."""
+    text = format_in_unit(unit, value)
+    return mark(text, unreliable and text != MISSING)
+
+
 def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
-                     names: Mapping[str, str] | None = None) -> Table | None:
+                     names: Mapping[str, str] | None = None, short: ShortWindows | None = None) -> Table | None:
     """The measured workloads of a test that has no metrics, each by its display name in
-    `names` (report/cpu.workload_names; the id where it has none); None for a finished test
-    or one that measured nothing."""
-    if record.metrics or record.status == "complete" or not found:
+    `names` (report/cpu.workload_names; the id where it has none), the rates of a window too
+    short to trust (`short`: stopped_short_windows) marked; None for a finished test or one that
+    measured nothing."""
+    if not unfinished(record) or not found:
         return None
     shown = names or {}
     rows = tuple(
-        (shown.get(name, name) + (" (cut short)" if m.interrupted else ""), format_in_unit("IOPS", m.iops()),
-         format_in_unit("MB/s", m.mb_s()), format_in_unit("µs", m.mean_lat_us()),
-         format_in_unit("µs", m.combined_hist().percentile_ns(99.0) / 1e3))
+        (shown.get(name, name) + (" (cut short)" if m.interrupted else ""),
+         *(figure_cell(unit, value, window_unreliable(short, name)) for unit, value in (
+             ("IOPS", m.iops()), ("MB/s", m.mb_s()), ("µs", m.mean_lat_us()),
+             ("µs", m.combined_hist().percentile_ns(99.0) / 1e3))))
         for name, m in found.items()
     )
     header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")

@@ -14,7 +14,7 @@ from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Params
-from ssdlab.methods.metrics import MetricSpec
+from ssdlab.methods.metrics import MetricSpec, figure_unreliable, undeclared_spec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, mark, method_view, spec_text
 from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
@@ -154,9 +154,10 @@ RATE_COLUMNS = (("iops", "IOPS"), ("mb_s", "MB/s"), ("lat", "mean latency"), ("p
 def raw_table(record: TestRecord) -> Table:
     """A method this ssdlab does not know: its metrics as they are named in the bundle, each number
     marked when the test's note says windows were too short to trust (which figures they made,
-    only the method knows)."""
-    short = short_windows(record) is not None
-    rows = tuple((name, mark(format_metric(name, value), short and is_number(value)), metric_unit(name))
+    only the method knows), but a setting its parameters name (undeclared_spec)."""
+    short = short_windows(record)
+    rows = tuple((name, mark(format_metric(name, value), is_number(value) and figure_unreliable(
+                     short, undeclared_spec(name, record.params))), metric_unit(name))
                  for name, value in record.metrics.items())
     return Table(key=f"{record.name}-metrics", title="Metrics", header=("metric", "value", "unit"), rows=rows)
 

@@ -16,7 +16,7 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, pass_name
 from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
 from ssdlab.report.sections import register_section
@@ -74,7 +74,9 @@ def caption(view: MethodView) -> str:
     region = view.number("write_peak_region_gb")
     dropped = m.get("write_drop_detected")
     if dropped and region is not None:
-        found = (f"Peak region (shaded): {region:.1f} GB written at peak before the rate fell "
+        spec = view.specs.get("write_peak_region_gb")
+        size = mark(f"{region:.1f} GB", spec is not None and view.marked(spec))
+        found = (f"Peak region (shaded): {size} written at peak before the rate fell "
                  f"below {100 * p.drop_fraction:.0f} % of it for good — {cause}.")
     elif dropped is None:  # a pass too short to judge: no finding, neither way (QA)
         found = "The write pass logged too few periods to judge a drop."

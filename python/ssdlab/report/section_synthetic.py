@@ -103,9 +103,16 @@ def iometer_chart(rows: Sequence[Row]) -> AltChart:
     ).properties(width=WIDTH, height=HEIGHT)
 
 
+def total_text(view: MethodView, name: str, unit: str) -> str:
+    """A figure of the run as its chart's caption quotes it ('41,203 IOPS'), marked when a window
+    too short to trust made it."""
+    spec = view.specs.get(name)
+    return mark(_fmt(view.number(name), unit, 0), spec is not None and view.marked(spec))
+
+
 def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
     p, record = view.params, view.record
-    totals = {part: _fmt(view.number(name), unit, 0) for part, name, unit in (
+    totals = {part: total_text(view, name, unit) for part, name, unit in (
         ("all", "iops", "IOPS"), ("read", "read_iops", "read"), ("write", "write_iops", "write"))}
     caption = (f"{block_text(p.block_size_bytes)} random, {p.read_pct} % reads, QD{p.iodepth}, {p.runtime_s:g} s over "
                f"the whole written drive: {totals['all']} combined ({totals['read']}, {totals['write']}).")

@@ -184,9 +184,10 @@ def figure_row(view: MethodView, spec: MetricSpec) -> tuple[str, str, str]:
     return spec.label, mark(shown, view.marked(spec)), unit
 
 
-def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
+def level_table(key: str, phase: Phase, result: ThrottleAnalysis, unreliable: bool = False) -> Table:
     """The peak and each throttled level, fastest first, with the cause of each throttled level
-    and the evidence it was judged on (a column for each kind of evidence the run has)."""
+    and the evidence it was judged on (a column for each kind of evidence the run has); every
+    figure marked when the phase's are `unreliable` (levels_unreliable), the cause (a verdict) not."""
     judged = {lc.level: lc for lc in result.level_causes}
     columns = [(title, pick) for title, pick in EVIDENCE_COLUMNS
                if any(pick(lc.judgement) is not None for lc in judged.values())]
@@ -196,9 +197,10 @@ def level_table(key: str, phase: Phase, result: ThrottleAnalysis) -> Table:
             continue  # a level of a ramp-up before the peak: neither peak nor throttled
         lc = judged.get(index)
         cells = [_cell(pick(lc.judgement)) if lc is not None else MISSING for _, pick in columns]
-        rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause], f"{level.rate:,.0f}",
-                     seconds_text(result.level_since_s(index)), seconds_text(result.level_time_s(index)),
-                     share_text(result.level_share_pct(index)), *cells))
+        figures = (f"{level.rate:,.0f}", seconds_text(result.level_since_s(index)),
+                   seconds_text(result.level_time_s(index)), share_text(result.level_share_pct(index)), *cells)
+        rows.append(("peak" if lc is None else CAUSE_TEXT[lc.cause],
+                     *(mark(cell, unreliable and cell != MISSING) for cell in figures)))
     header = ("cause", "MB/s", "from", "time", "share", *(t for t, _ in columns))
     return Table(key=f"{key}-{phase}-levels", title=f"{PHASE_TEXT[phase]}: each level and its cause", header=header,
                  rows=tuple(rows), caption=LEVEL_CAPTION)
@@ -224,6 +226,12 @@ LEVEL_CAPTION = ("MB/s: the level; from: when the drive fell into it (s; the fir
                  "and Δ °C ≥ 0, or the power fell with Δ energy under 20 %; garbage collection / cache when the "
                  "temperature had risen less than 5 °C, Δ energy is 20 % or more, GC is 50 % or more, or the "
                  "indicator was on for less than half. A phase throttles from heat when any of its levels does.")
+
+
+def levels_unreliable(view: MethodView, phase: Phase) -> bool:
+    """Whether the levels of a phase, analysed again from its series, come from a window too short to
+    trust: as its figures do, the peak level's (its declaration names the windows they are made of)."""
+    return view.unreliable(view.specs.get(f"{phase}_peak_mb_s"))
 
 
 def share_text(pct: float) -> str:
@@ -322,7 +330,7 @@ def phase_figures(key: str, found: dict[str, Measurement],
         notes.append(phase_note(phase, result, hot))
         notes += [n for n in (stored_cause_note(view, phase, result), stored_share_note(view, phase, result)) if n]
         if result.level_causes:  # a phase that never throttled has its peak in the figures already
-            tables[phase] = level_table(key, phase, result)
+            tables[phase] = level_table(key, phase, result, levels_unreliable(view, phase))
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
                               rate_temp_chart(m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ssdlab.bundle import UNRELIABLE_MARK, Bundle, TestRecord, short_windows
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
 from ssdlab.errors import SsdlabError
-from ssdlab.report.contract import short_window_footnote
+from ssdlab.measurement import Measurement
+from ssdlab.methods.metrics import figure_unreliable
+from ssdlab.report.contract import mark, short_window_footnote
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table, TableLike
+from ssdlab.verdicts import Verdict
 
 __all__ = ["AltChart", "Figure", "FigureLike", "Section", "Table", "TableLike", "register_section"]
 
@@ -66,9 +69,15 @@ def section_builder(test: str) -> SectionBuilder:
 def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
+    from ssdlab.report.cpu import measured_in
+
     try:
-        section = with_footnotes(record, with_host_facts(bundle, record, section_builder(record.test)(bundle, record)))
-        return replace(section, verdicts=record.verdicts) if record.verdicts else section
+        section = section_builder(record.test)(bundle, record)
+        found = measured_in(bundle.path, record.name)
+        short = host_short_windows(bundle, record, found)
+        section = with_host_facts(bundle, record, section, found, short)
+        section = replace(section, verdicts=record.verdicts) if record.verdicts else section
+        return with_footnotes(record, section, short)
     except SsdlabError as err:
         reason = str(err)
     except Exception as err:  # a bug in one section must not cost the reader the whole report
@@ -78,38 +87,69 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
                    verdicts=record.verdicts)
 
 
-def with_host_facts(bundle: Bundle, record: TestRecord, section: Section) -> Section:
+def host_short_windows(bundle: Bundle, record: TestRecord, found: dict[str, Measurement]) -> ShortWindows | None:
+    """The test's windows too short to trust, as its note says (Bundle.windows_too_short), or, for
+    a test that stopped before the runner judged them, as its measurements `found` say
+    (partial.stopped_short_windows): the host tables give each window's figures."""
+    from ssdlab.report.partial import stopped_short_windows
+
+    return bundle.windows_too_short(record) or stopped_short_windows(record, found)
+
+
+def with_host_facts(bundle: Bundle, record: TestRecord, section: Section, found: dict[str, Measurement],
+                    short: ShortWindows | None = None) -> Section:
     """The section with, for an unfinished test, the workloads it ran (report/partial.py);
     the host CPU of its workloads (report/cpu.py), where any has one; a one-line note for
     telemetry that could not be sampled, and one for figures measured while the drive
-    throttled (report/heat.py)."""
-    from ssdlab.report.cpu import bundle_workload_names, cpu_table, measured_in, telemetry_notes
+    throttled (report/heat.py). `found`: its measured workloads (cpu.measured_in); `short`:
+    those too short to trust (host_short_windows), whose figures the tables mark."""
+    from ssdlab.report.cpu import bundle_workload_names, cpu_table, telemetry_notes
     from ssdlab.report.heat import heat_notes
     from ssdlab.report.partial import unfinished_table
 
-    found = measured_in(bundle.path, record.name)
     names = bundle_workload_names(bundle, record, found)  # as the results tables name them
-    extra = (unfinished_table(record, found, names), cpu_table(record.name, found, names))
+    extra = (unfinished_table(record, found, names, short), cpu_table(record.name, found, names, short))
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
     return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))
 
 
-def with_footnotes(record: TestRecord, section: Section) -> Section:
-    """The section with, under each of its tables that marks a figure from a window too short to
-    trust (contract.mark), the footnote saying why and what to raise: once a table, as compare's
+def with_footnotes(record: TestRecord, section: Section, short: ShortWindows | None) -> Section:
+    """The section with its verdicts marked when its windows too short to trust (`short`) were any
+    (a verdict's figures: any of its windows', as the summary marks it), and the footnote saying
+    why and what to raise wherever a figure is marked (contract.mark): under each such table, in
+    each such caption (the section's, a chart's) and under the verdicts; once each, as compare's
     captions and the summary give it."""
-    short = short_windows(record)
     footnote = short_window_footnote([(record.name, short.advice)]) if short is not None else None
     if footnote is None:
         return section
-    tables = [replace(table, caption=f"{table.caption} {footnote}" if table.caption else footnote)
-              if isinstance(table, Table) and marks_a_figure(table) else table for table in section.tables]
-    return replace(section, tables=tables)
+    tables = [with_footnote(table, footnote) if isinstance(table, Table) and marks_a_figure(table) else table
+              for table in section.tables]
+    figures = [replace(fig, caption=noted(fig.caption, footnote))
+               if isinstance(fig, Figure) and UNRELIABLE_MARK in fig.caption else fig for fig in section.figures]
+    caption = noted(section.caption, footnote) if UNRELIABLE_MARK in section.caption else section.caption
+    verdicts = marked_verdicts(section.verdicts, figure_unreliable(short, None))
+    return replace(section, tables=tables, figures=figures, caption=caption, verdicts=verdicts,
+                   verdict_note=footnote if any(UNRELIABLE_MARK in v.summary for v in verdicts) else None)
 
 
-def marks_a_figure(table: Table) -> bool:
-    return any(UNRELIABLE_MARK in cell for row in table.rows for cell in row)
+def marked_verdicts(verdicts: Sequence[Verdict], unreliable: bool) -> tuple[Verdict, ...]:
+    """The verdicts, each one's summary (the line that quotes its figure) marked when `unreliable`."""
+    return tuple(v.model_copy(update={"summary": mark(v.summary, unreliable)}) for v in verdicts)
+
+
+def noted(text: str, footnote: str) -> str:
+    """A caption with the footnote after it."""
+    return f"{text} {footnote}" if text else footnote
+
+
+def with_footnote(table: Table, footnote: str) -> Table:
+    return replace(table, caption=noted(table.caption, footnote))
+
+
+def marks_a_figure(table: TableLike) -> bool:
+    """Whether the table marks a figure, in a cell or in its title (one that quotes a verdict)."""
+    return UNRELIABLE_MARK in table.title or any(UNRELIABLE_MARK in cell for row in table.rows for cell in row)
 
 
 def registered_tests() -> tuple[str, ...]:

@@ -161,14 +161,15 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 {% for rs in sections %}
 <section class="test" id="{{ rs.anchor }}">
   <h2>{{ rs.section.title }}<span class="status {{ rs.section.status|slug }}">{{ rs.section.status }}</span></h2>
-  <p class="caption">{{ rs.section.caption }}</p>
+  <p class="caption">{{ rs.section.caption|marks }}</p>
   {% if rs.section.notes %}<ul class="notes">{% for note in rs.section.notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
   {% for v in rs.section.verdicts %}
   <div class="verdict {{ v.outcome }}" id="verdict-{{ rs.anchor }}-{{ v.key|slug }}">
-    <span class="outcome">{{ v.outcome }}</span> <strong>{{ v.summary }}</strong>
+    <span class="outcome">{{ v.outcome }}</span> <strong>{{ v.summary|marks }}</strong>
     <div class="rule">{{ v.question }} Rule: {{ v.rule }}.{% if v.because %} Here: {{ v.because }}.{% endif %}</div>
   </div>
   {% endfor %}
+  {% if rs.section.verdict_note %}<p class="caption" id="verdict-note-{{ rs.anchor }}">{{ rs.section.verdict_note|marks }}</p>{% endif %}
   {% macro one_table(table) %}
   <div class="table-wrap">
   <table class="data sortable" id="table-{{ table.key|slug }}">
@@ -184,11 +185,11 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% macro tables() %}
   {% for table in rs.section.tables %}
   {% if table.collapsed or table.rows|length > collapse_rows %}
-  <details class="table"><summary>{{ table.title }} ({{ table.rows|length }} rows)</summary>
+  <details class="table"><summary>{{ table.title|marks }} ({{ table.rows|length }} rows)</summary>
   {{ one_table(table) }}
   </details>
   {% else %}
-  <h3>{{ table.title }}</h3>
+  <h3>{{ table.title|marks }}</h3>
   {{ one_table(table) }}
   {% endif %}
   {% endfor %}
@@ -199,7 +200,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     <h3>{{ fig.title }}</h3>
     <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
     <script type="application/json" id="{{ fig.element_id }}-spec">{{ fig.spec_json|safe }}</script>
-    <figcaption>{{ fig.caption }} <a class="png-link" href="{{ fig.png_href }}">PNG</a></figcaption>
+    <figcaption>{{ fig.caption|marks }} <a class="png-link" href="{{ fig.png_href }}">PNG</a></figcaption>
   </figure>
   {% endfor %}
   {% endmacro %}

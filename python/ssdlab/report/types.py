@@ -96,3 +96,4 @@ class Section:
     notes: tuple[str, ...] = field(default_factory=tuple)
     figures_first: bool = False  # charts above the tables (comparisons, where tables are long)
     verdicts: Sequence[Verdict] = ()  # the method's answers, with rule and figures
+    verdict_note: str | None = None  # under them: why the verdicts it marks are not trusted (sections.with_footnotes)

@@ -94,3 +94,34 @@ pub fn iops(r: &RunResult, write: bool) -> f64 {
     let n = if write { r.write.ios } else { r.read.ios };
     n as f64 / window_s(r)
 }
+
+/// `f` of each item, in order, computed on as many threads as the machine has cores: a check
+/// that walks every preset runs one independent drive per preset, and one after another they
+/// made the longest test binary (spare_area: 54 s of `make test` on 2 cores).
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    let found: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let value = f(item);
+                *found[i]
+                    .lock()
+                    .expect("a thread that panicked holds no cell") = Some(value);
+            });
+        }
+    });
+    found
+        .into_iter()
+        .map(|cell| {
+            cell.into_inner()
+                .expect("not poisoned")
+                .expect("every item computed")
+        })
+        .collect()
+}

@@ -41,9 +41,9 @@ const AT_FIRMWARE_LIMIT: &[&str] = &["s3700-800"];
 
 #[test]
 fn extra_spare_area_raises_and_steadies_steady_state_on_every_preset() {
-    for name in config::preset_names() {
-        let (full, full_cv) = steady(name, 1.0);
-        let (op, op_cv) = steady(name, 0.75);
+    let names = config::preset_names();
+    let measured = par_map(&names, |name| (steady(name, 1.0), steady(name, 0.75)));
+    for (name, ((full, full_cv), (op, op_cv))) in names.into_iter().zip(measured) {
         println!("{name}: full span {full:.0} IOPS (CV {full_cv:.2} %), 75 % span {op:.0} IOPS (CV {op_cv:.2} %)");
         if AT_FIRMWARE_LIMIT.contains(&name) {
             assert!(op > 0.97 * full, "{name}: spare area should not lower it");

@@ -139,6 +139,12 @@ def check_invariants(result: ThrottleAnalysis, rates: list[float]) -> None:
         if result.peak_throttled:  # the peak level itself throttled: from the indicator's first on, all of it
             assert result.peak in result.throttled_indices
             assert all(result.is_throttled(i) for i in range(result.onset, n))
+        elif result.throttled_before_peak:  # hot from before: a slower level, the indicator on, came first
+            first = next(s for s in result.segments if s.start >= result.onset and s.level >= 0)
+            assert result.peak < first.level and first.stop <= first_peak.start
+            assert all(result.is_throttled(i) for i in range(result.onset, first.stop))
+            assert not any(result.is_throttled(i) for s in result.segments if s.level == result.peak
+                           for i in range(s.start, s.stop))  # its peak level unthrottled
         else:
             assert first_peak.stop <= result.onset < n  # never before the peak level is reached
         assert result.time_to_throttle_s == result.start_s(result.onset)  # whole periods: onset x period_s

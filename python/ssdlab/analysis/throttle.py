@@ -149,7 +149,9 @@ class Judgement:
     cause: Cause
     evidence: tuple[str, ...] = ()  # in words
     indicator_pct: float | None = None  # the drive's throttle indicator was on, % of the periods
-    temp_rise_c: float | None = None  # from the first period up to where the judged throttled time begins
+    # From the first period up to where the judged throttled time begins (None: no temperature, or
+    # throttled from the first period, where no rise to throttling was measured).
+    temp_rise_c: float | None = None
     hotter_c: float | None = None  # the judged periods' mean temperature minus the peak level's
     energy_rise_pct: float | None = None  # energy per unit of host work against the peak level's
     gc_pct: float | None = None  # garbage collection moved pages, % of the periods
@@ -178,7 +180,9 @@ class ThrottleAnalysis:
     segments: tuple[Segment, ...]
     levels: tuple[Level, ...]
     peak: int | None  # index of the peak level (the fastest level; None: no level at all)
-    onset: int | None  # index of the first throttled period after the peak (None: never throttled)
+    # Index of the first throttled period (None: never throttled): after the peak, or before it when
+    # the drive's indicator was on at a slower level first (throttled_before_peak).
+    onset: int | None
     throttled_share_pct: float
     cause: Cause
     evidence: tuple[str, ...] = field(default_factory=tuple)
@@ -207,6 +211,19 @@ class ThrottleAnalysis:
         phase never ran unthrottled (a drive already hot when it began), so its fastest level is
         a throttled rate and every period from the indicator's first on is throttled."""
         return indicator_decides(self.peak_indicator_pct)
+
+    @property
+    def peak_start(self) -> int | None:
+        """Where the drive first ran at its peak level (None: no level at all)."""
+        return None if self.peak is None else next(s.start for s in self.segments if s.level == self.peak)
+
+    @property
+    def throttled_before_peak(self) -> bool:
+        """Whether the phase throttled before it first reached its peak level: a drive hot from
+        before ran throttled at slower levels (its indicator on), then reached its peak as it cooled;
+        or a peak level itself throttled came after a deeper throttled stretch."""
+        start = self.peak_start
+        return self.onset is not None and start is not None and self.onset < start
 
     @property
     def peak_rate(self) -> float | None:
@@ -661,10 +678,14 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
         onset = _indicator_onset(segments, peak, evidence.throttle_active or (), lengths)  # no unthrottled peak
         level_at = _throttled_from(segments, onset)
     else:
-        onset = _onset(segments, peak, band) if peak is not None else None
+        # A drive hot from before ran throttled at slower levels, then reached its (unthrottled) peak as
+        # it cooled: those levels are throttled, not a ramp-up (QA: 24 s at 284 MB/s read "never throttled").
+        before = _throttled_before_peak(segments, peak, band, evidence.throttle_active, lengths) \
+            if peak is not None else None
+        onset = before if before is not None else _onset(segments, peak, band) if peak is not None else None
         level_at = _throttled_level_at(segments, onset, peak, band)
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
-                            temp_rise_c=_temp_rise(evidence.temp_c, onset),
+                            temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
                             throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on)
     if base.whole:
@@ -687,7 +708,8 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     overall = judge(own, reference, onset, rates, evidence, PHASE_SCOPE, lengths)
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
-    start = (from_start_words(base),) if base.peak_throttled else ()
+    start = (from_start_words(base),) if base.peak_throttled else \
+        (before_peak_words(base),) if base.throttled_before_peak else ()
     return replace(base, cause=cause, evidence=(*start, _by_level_words(base, by_level), *overall.evidence),
                    level_causes=by_level, overall=overall, thermal_onset=min(thermal) if thermal else None)
 
@@ -700,10 +722,39 @@ def from_start_words(analysis: ThrottleAnalysis) -> str:
             "so its fastest level is a throttled rate and what heat cost it is not measured here")
 
 
+def before_peak_words(analysis: ThrottleAnalysis) -> str:
+    """Why a phase throttled before it reached its (unthrottled) peak level, in words."""
+    when = analysis.time_to_throttle_s or 0.0
+    since = "from the start" if when == 0 else f"from {seconds_text(when)} s"
+    return (f"it ran throttled {since}, the drive's throttle indicator on at slower levels, before it first "
+            f"reached its peak level at {seconds_text(analysis.start_s(analysis.peak_start or 0))} s (a drive hot "
+            "from before that recovered as it cooled): those levels are throttled, not a ramp-up")
+
+
 def _own_periods(segments: Sequence[Segment], levels: set[int], onset: int, n: int) -> list[bool]:
     """Per period: whether it lies in a segment at one of `levels`, from period `onset` on."""
     out = _periods_of(n, [s for s in segments if s.level in levels])
     return [own and i >= onset for i, own in enumerate(out)]
+
+
+def _throttled_before_peak(segments: Sequence[Segment], peak: int, band: float, flags: Sequence[bool] | None,
+                           lengths: Sequence[float]) -> int | None:
+    """Where a phase that began throttled (a drive hot from before) throttled from, its peak level
+    being unthrottled: the start of the first segment at a slower level before the first peak
+    segment during most of which the drive's throttle indicator was on, or of the transitions below
+    the peak level (`band`) that lead into it, as the onset after a peak counts the fall into a
+    level. None when no such level came before the peak (a ramp-up, the indicator off most of it,
+    stays neither peak nor throttled) or there is no indicator."""
+    if flags is None:
+        return None
+    first = next(i for i, seg in enumerate(segments) if seg.level == peak)
+    k = next((i for i in range(first) if segments[i].level > peak and _indicated(segments[i], flags, lengths)),
+             None)
+    if k is None:
+        return None
+    while k > 0 and segments[k - 1].level < 0 and segments[k - 1].rate < band:
+        k -= 1
+    return segments[k].start
 
 
 def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool],
@@ -810,7 +861,9 @@ def _check_lengths(n: int, evidence: Evidence) -> None:
 def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
     """Temperature rise from the first period up to period `onset` (the hottest before it, that
     period included), or over the whole series without one: the one definition of a rise to
-    throttling, for the phase (to its onset) and for each level (to the fall into it)."""
+    throttling, for the phase (to its onset) and for each level (to the fall into it). Throttled
+    from the first period (onset 0), a phase or a level has none (its callers give None): it
+    heated before the phase, so the 0 °C here is no rise to throttling."""
     if not temp:
         return None
     upto = temp[: onset + 1] if onset is not None else temp
@@ -875,14 +928,18 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
             hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak))
         else:
             hotter = 0.0
-        rise = _temp_rise(ev.temp_c, first) or 0.0
+        # Throttled from the first period: no rise to throttling was measured (not a rise of 0 °C,
+        # which read as a drive throttling without heating, a vote for GC / cache).
+        rise = None if first == 0 else _temp_rise(ev.temp_c, first) or 0.0
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
     # Each figure printed on its own side of the threshold its vote reads (a 49.6 % indicator never "50 %").
     on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
-    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else []
+    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else \
+        [f"throttled from the start, already at {ev.temp_c[0]:.1f} °C: no temperature rise up to {scope.first} "
+         "was measured"] if ev.temp_c else []
     heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
     if indicator_decides(indicator):  # decisive; GC that heated it is still named

@@ -283,7 +283,8 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
             "throttled level's cause is heat when the drive's throttle indicator was on, or the temperature had "
             "risen and the level ran hotter, and GC / cache when the rate fell without heating; a phase throttles "
             "from heat when any of its levels does, from where the first such level starts; a peak level during "
-            "most of which the indicator was on is itself throttled, from where the indicator came on; a phase "
+            "most of which the indicator was on is itself throttled, from where the indicator came on, and so is a "
+            "slower level before the peak during most of which it was on (a drive hot from before); a phase "
             "on a drive without a throttle indicator that began at or above the drive's warning temperature "
             f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
             "from its data")
@@ -395,7 +396,12 @@ def slowed(metrics: Mapping[str, object]) -> str:
     """'sequential write slowed after 5 s, random write after 380 s': when each phase that left
     its peak level did so; empty when none did."""
     times = [(PHASE_TEXT[p].lower(), t) for p in PHASES if (t := metrics.get(f"{p}_time_to_throttle_s")) is not None]
-    return ", ".join(f"{name}{' slowed' if i == 0 else ''} after {_num(t)} s" for i, (name, t) in enumerate(times))
+    return ", ".join(f"{name}{' slowed' if i == 0 else ''} {_after(t)}" for i, (name, t) in enumerate(times))
+
+
+def _after(seconds: object) -> str:
+    """'after 118 s'; 'from the start' at 0 s (throttled from its first second: it never was after anything)."""
+    return "from the start" if seconds == 0 else f"after {_num(seconds)} s"
 
 
 def peak_throttled(metrics: Mapping[str, object], phase: Phase) -> bool:
@@ -405,12 +411,12 @@ def peak_throttled(metrics: Mapping[str, object], phase: Phase) -> bool:
 
 
 def _when(metrics: Mapping[str, object], phase: Phase) -> str:
-    """'after 118 s'; 'from the start' or 'from 2 s, at its fastest level too' when the peak level was
-    itself throttled (no unthrottled stretch came before)."""
+    """'after 118 s'; 'from the start' (throttled from its first second), or 'from 2 s, at its
+    fastest level too' when the peak level was itself throttled (no unthrottled stretch came before)."""
     start = heat_start(metrics, phase)
-    if not peak_throttled(metrics, phase):
-        return f"after {_num(start)} s"
-    return "from the start" if start == 0 else f"from {_num(start)} s, at its fastest level too,"
+    if not peak_throttled(metrics, phase) or start == 0:
+        return _after(start)
+    return f"from {_num(start)} s, at its fastest level too,"
 
 
 def heat_start(metrics: Mapping[str, object], phase: Phase) -> object:
@@ -433,6 +439,9 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
                  f"({_gb(m.get('gb_at_peak'))} GB written before it): the drive's throttle indicator was on during "
                  f"{indicator_text(indicator)} % of its fastest level, {_num(m.get('peak_mb_s'))} MB/s, so no "
                  "unthrottled rate was measured to size the loss against"]
+    elif m.get("time_to_throttle_s") == 0:  # hot from before: throttled at slower levels, then its peak as it cooled
+        words = [f"{text} was throttled from the start (0 GB written before it), below the "
+                 f"{_num(m.get('peak_mb_s'))} MB/s peak level it reached later, the drive's throttle indicator on"]
     elif not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
         words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
     else:
@@ -451,6 +460,9 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
     rise, hottest = m.get("temp_rise_c"), m.get("max_temp_c")
     if indicator is not None and peak_throttled(metrics, phase):  # hot from the start: no rise to throttling
         words.append(f"its hottest second was {_tenth(hottest)} °C")
+    elif m.get("time_to_throttle_s") == 0:  # throttled from its first second: no rise to throttling was measured
+        words.append(f"it began at {_tenth(m.get('start_temp_c'))} °C, already throttled (hottest second: "
+                     f"{_tenth(hottest)} °C)")
     elif isinstance(rise, float | int):
         # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
         # thresholds (a 9.96 °C rise did not count as heating: never "10.0").

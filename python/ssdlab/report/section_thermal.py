@@ -253,14 +253,29 @@ def phase_note(phase: Phase, result: ThrottleAnalysis, hot: str | None = None) -
         return f"{PHASE_TEXT[phase]}: no verdict — {'; '.join(result.evidence)}."
     hot = hot if result.cause in ("none", "gc-cache") else None
     if result.overall is None and hot is not None:  # "no throttling" is what cannot be told
-        return f"{PHASE_TEXT[phase]}: no verdict — it held its peak level throughout, but {hot}."
+        return f"{PHASE_TEXT[phase]}: no verdict — {held_words(result)}, but {hot}."
     if result.overall is None:  # never throttled
-        evidence = "; ".join(result.evidence) or "it held its peak level throughout"
+        evidence = "; ".join(result.evidence) or held_words(result)
     else:
         by_level = [e for e in result.evidence if e not in result.overall.evidence]
         evidence = "; ".join(by_level) + "; over all throttled levels: " + "; ".join(result.overall.evidence)
     but = f"; but {hot}: its peak level may itself be a throttled rate" if hot is not None else ""
     return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}{but}."
+
+
+def held_words(result: ThrottleAnalysis) -> str:
+    """'it held its peak level throughout', for a phase that never throttled; one that ran at slower
+    levels before it reached its peak (a ramp-up: neither peak nor throttled) says so, and what its
+    drive's indicator says of them (a drive hot from before that recovered as it cooled had it on)."""
+    before = [lv.rate for i, lv in enumerate(result.levels) if i != result.peak]  # none can follow the peak
+    if not before:
+        return "it held its peak level throughout"
+    rates = ", ".join(f"{rate:,.0f}" for rate in before)
+    why = ("the drive's throttle indicator was off most of that time" if result.peak_indicator_pct is not None else
+           "the drive has no throttle indicator, so a drive recovering from heat as it cooled cannot be told "
+           "from a slow start")
+    return (f"it held its peak level from {seconds_text(result.start_s(result.peak_start or 0))} s on; before, it ran "
+            f"at {rates} MB/s, taken as a ramp-up (neither peak nor throttled): {why}")
 
 
 def stored_cause_note(view: MethodView, phase: Phase, result: ThrottleAnalysis) -> str | None:

@@ -103,6 +103,21 @@ def test_the_levels_table_of_a_short_phase_marks_its_figures_not_its_causes(ther
     assert " ".join(part.split()).count(" ".join(footnote.split())) == 1
 
 
+def test_a_short_phase_marks_its_own_figures_not_the_other_phases(thermal: Path) -> None:
+    """Each phase's figures are made of its own write (MetricSpec.windows): the short sequential
+    phase's are marked, the random phase's are not (QA: a 0.5 s random phase marked the 30 s
+    sequential one's peak and time to throttle, in the tables, run --json and the export alike)."""
+    run = Bundle(thermal).load_run()
+    record = run.test("thermal")
+    short = Bundle(thermal).windows_too_short(record)
+    assert short is not None and short.names == frozenset({"thermal-seq"})
+    marked = unreliable_metrics(record, run.target, short)
+    assert "seq_peak_mb_s" in marked and "seq_mean_mb_s" in marked
+    assert not [name for name in marked if name.startswith("rnd_")], marked
+    assert [name for name, value in record.metrics.items()
+            if name.startswith("rnd_") and isinstance(value, float)], "the random phase has figures"
+
+
 # --- captions and verdicts that quote a figure ----------------------------------------------
 
 

@@ -97,20 +97,22 @@ class TrimValidationTest(MethodTest[TrimParams]):
     def metric_specs(self, params: TrimParams, target: TargetInfo) -> MetricSet:
         label = f"{block_text(params.seq_block_size_bytes)} sequential write QD {params.seq_iodepth}"
         specs = [
-            MetricSpec("clean_mb_s", f"{label}, clean drive", MB_S, better="higher", dims={"state": CLEAN}),
+            # Each figure names the writes it is made of (MetricSpec.windows): one too short marks its own.
+            MetricSpec("clean_mb_s", f"{label}, clean drive", MB_S, better="higher", dims={"state": CLEAN},
+                       windows=(CLEAN,)),
             MetricSpec("after_trim_mb_s", f"{label}, after torture and TRIM", MB_S, better="higher",
-                       dims={"state": AFTER_TRIM}),
+                       dims={"state": AFTER_TRIM}, windows=(AFTER_TRIM,)),
             MetricSpec("after_trim_pct", "After TRIM as % of clean", PCT, better="higher",
-                       thresholds=(params.effective_pct,)),
+                       thresholds=(params.effective_pct,), windows=(AFTER_TRIM, CLEAN)),
             MetricSpec("clean_throttled_pct", "Clean write: share of time throttled", PCT, kind="count"),
             MetricSpec("after_trim_throttled_pct", "After-TRIM write: share of time throttled", PCT, kind="count"),
         ]
         if params.reference:
             specs += [
                 MetricSpec("dirty_mb_s", f"{label}, after torture without TRIM", MB_S, better="higher",
-                           dims={"state": DIRTY}),
+                           dims={"state": DIRTY}, windows=(DIRTY,)),
                 MetricSpec("dirty_pct", "Without TRIM as % of clean", PCT, better="higher",
-                           thresholds=(params.effective_pct,)),
+                           thresholds=(params.effective_pct,), windows=(DIRTY, CLEAN)),
             ]
         specs += [
             MetricSpec("effective_threshold_pct", "Threshold for 'TRIM restores'", PCT, kind="setting"),

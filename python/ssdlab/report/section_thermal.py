@@ -37,6 +37,7 @@ from ssdlab.methods.thermal import (
     began_hot,
     evidence_of,
     hot_start_words,
+    phase_window,
 )
 from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
 from ssdlab.report.contract import MethodView, mark, method_view
@@ -336,7 +337,7 @@ def phase_figures(key: str, found: dict[str, Measurement],
     tables: dict[Phase, Table] = {}
     notes: list[str] = []
     for phase in PHASES:
-        m = found.get(f"thermal-{phase}")
+        m = found.get(phase_window(phase))
         if m is None or not len(m.series):
             continue
         result = analyze_measurement(m, cfg)

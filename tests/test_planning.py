@@ -340,12 +340,17 @@ def test_a_test_scoped_param_wins_over_a_plain_one_in_any_order(order: tuple[str
     assert got == {"consistency": 7.0, "consistency-op25": 3.0}
 
 
+# Times that are no fio job, bounded by their own reasons: linear's logging period (10 ms), thermal's
+# cool-down (an idle) and consistency's steady-state window (tests/methods/test_time_params.py).
+NOT_JOB_TIMES = frozenset({"log_period_s", "cooldown_s", "steady_window_s"})
+
+
 def _seconds_params() -> list[tuple[str, str]]:
-    """Each method's times (names ending _s), but linear's logging period, bounded at 10 ms by its own."""
+    """Each method's times a fio job is told (names ending _s)."""
     from ssdlab.methods import REGISTRY
 
     return [(name, field) for name, test in REGISTRY.items() for field in test.params_model.model_fields
-            if field.endswith("_s") and field != "log_period_s"]
+            if field.endswith("_s") and field not in NOT_JOB_TIMES]
 
 
 @pytest.mark.parametrize(("name", "field"), _seconds_params())
@@ -359,10 +364,9 @@ def test_a_time_under_a_millisecond_is_refused_before_anything_runs(name: str, f
     test = get_test(name)
     with pytest.raises(UsageError) as refused:
         test.parse_params({field: "0.0004"})
-    none = ", or none" if field == "cooldown_s" else ""  # thermal's idle may be none
     assert str(refused.value) == (f"test {name}: parameter {field}=0.0004 is under 0.001 s, the least it takes: fio's "
                                   "job files count whole milliseconds, and fio reads 0 ms as no time limit at all; "
-                                  f"give a number of seconds from 0.001 to 604800{none}")
+                                  "give a number of seconds from 0.001 to 604800")
     test.parse_params({field: "0.001"})  # the engines' millisecond itself is a time they can be told
 
 

@@ -187,3 +187,18 @@ def test_every_preset_whose_model_states_its_size_is_labelled_by_the_model_alone
         assert info.model
         stated = STATED_CAPACITY.search(info.model) is not None
         assert info.label == (info.model if stated else f"{info.model} {decimal_capacity(info.capacity_bytes)}"), preset
+
+
+def test_a_mixed_raid0_note_says_each_member_s_simulated_size() -> None:
+    """QA: `raid0(950pro-512,840pro-256)?capacity_gib=8` said "simulating 10.5 GiB (11.3 GB) per
+    member", but each member shrinks as its own preset can: the 950 PRO is a 21.0 GiB drive (its
+    member_sizes), of which the array stripes the smaller 840 PRO's 10.5 GiB."""
+    info = parse_target("sim:raid0(950pro-512,840pro-256)?capacity_gib=8").info()
+    sizes = [m["capacity_bytes"] for m in info.extra["member_sizes"]]
+    assert sizes[0] > 1.9 * sizes[1]
+    (note,) = info.notes
+    assert note.startswith("capacity_gib=8 asks for less than the smallest drive a member's preset shrinks to")
+    assert note.endswith(f"simulating {sizes[0] / GIB:.1f} GiB ({sizes[0] / 1e9:.1f} GB) (member 1), "
+                         f"{sizes[1] / GIB:.1f} GiB ({sizes[1] / 1e9:.1f} GB) (member 2); the array stripes "
+                         f"{info.capacity_bytes / 2 / GIB:.1f} GiB ({info.capacity_bytes / 2e9:.1f} GB) of each")
+    assert "per member" not in note

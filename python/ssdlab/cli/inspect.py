@@ -48,7 +48,8 @@ from ssdlab.report.terminal import print_hanging as hanging
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo, with_capacity
-from ssdlab.units import decimal_capacity, format_duration, parse_rate
+from ssdlab.targets.sysinfo import recorded_threshold_kelvin
+from ssdlab.units import decimal_capacity, format_duration, number_text, parse_rate
 
 if TYPE_CHECKING:
     from ssdlab.engines.fio import FioEngine
@@ -103,12 +104,32 @@ def info_rows(info: TargetInfo, token: str | None = None) -> list[tuple[str, str
         ("transport", each("transport")), ("link", member(link_text)),
         ("write cache", each("write_cache")), ("FUA", each("fua")),
         ("discard", each("discard")), ("power-loss protection", each("plp")),
+        *thermal_rows(info.extra.get("nvme")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
         # what to type only where it can work: a device in use is refused whatever is typed (QA)
         *((("writes need", confirm_text(info, token)),) if token is not None and safety.writable else ()),
         *(("note", note) for note in info.notes),
     ]
+
+
+def thermal_rows(nvme: object) -> list[tuple[str, str]]:
+    """The drive's own thermal facts from `nvme id-ctrl` (sysinfo.apply_nvme), each only where it
+    said it: its warning and critical temperatures (WCTEMP, CCTEMP) as recorded, in °C on its
+    readings' scale and in the whole kelvin it gave, and whether it supports host controlled
+    thermal management (HCTMA), whose counters alone can say it throttled. QA: `info --json` and
+    the thermal test had them, `info` did not."""
+    facts = nvme if isinstance(nvme, dict) else {}
+    rows = []
+    warning, critical = facts.get("warning_temp_c"), facts.get("critical_temp_c")
+    if warning is not None or critical is not None:
+        celsius = " / ".join("—" if c is None else number_text(c) for c in (warning, critical))
+        kelvin = " / ".join(_show(recorded_threshold_kelvin(c)) for c in (warning, critical))
+        # "temp": the label column stays as wide as it was (24, "logical / physical block")
+        rows.append(("warning / critical temp", f"{celsius} °C ({kelvin} K)"))
+    if isinstance(facts.get("hctm"), bool):
+        rows.append(("host thermal management", _show(facts["hctm"])))
+    return rows
 
 
 @app.command()

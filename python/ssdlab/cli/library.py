@@ -19,7 +19,8 @@ from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
-from ssdlab.report.terminal import FittedTable, fit_widths
+from ssdlab.report.library_rankings import drive_names
+from ssdlab.report.terminal import FittedTable, fit_widths, unbroken_len
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -71,20 +72,23 @@ def add(
 class Column:
     """A column of `library list` and how it gives way on a narrow screen: not at all (no
     `floors`: a run id or a suite is copied, a count or a state read whole), or down to each of
-    its `floors` in turn, wrapping onto more lines at its spaces (a word longer than the column
-    folds): nothing is cut with an ellipsis."""
+    its `floors` in turn, wrapping onto more lines at its spaces: nothing is cut with an ellipsis.
+    `whole_words`: never narrower than its longest word (report/terminal.unbroken_len: a model
+    number whole), else a word longer than the column folds (a bundle's folder name)."""
 
     heading: str
     floors: tuple[int, ...] = ()
     justify: Literal["left", "right"] = "left"
+    whole_words: bool = False
 
 
 # The floors, stage by stage: the drive's name keeps a model number ("MZVPV256HDGL-00000") on one
-# line, then the bundle's folder name folds onto more lines, before the drive's name folds a word.
+# line, then the bundle's folder name folds onto more lines; a screen narrower than the words the
+# drive's name and the columns that never give way need has each run as a block (runs_table).
 # The folder name is never cut: `library remove` takes it as shown.
 RUN_COLUMNS = (
     Column("run"),
-    Column("drive (engine)", (20, 18, 18, 10)),
+    Column("drive (engine)", (20, 18, 18, 10), whole_words=True),
     Column("suite"),
     Column("tests", justify="right"),
     Column("started UTC", (16, 10, 10, 10)),  # then the date above the time
@@ -97,17 +101,27 @@ EDGE = 1  # the last column's padding, which rich keeps
 
 def column_widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
     """Each column's width for a table at most `width` characters wide where it can be: its widest
-    cell when they all fit (a wider screen shows each run on one line); else, stage by stage, the
-    widest column that may give way gives one character at a time, down to its floor for the stage."""
+    cell when they all fit (a wider screen shows each run on one line); else those of the first
+    stage whose floors fit, the widest column that may give way giving one character at a time
+    from its widest cell, so a column narrows only as far as the screen needs. Where no stage
+    fits, the last stage's floors (wider than `width`: the caller lays the runs out as blocks; QA:
+    at 80 columns the last stage cut the drive's name mid-word and split "started UTC", where the
+    runs as blocks keep both whole). A heading splits only at its spaces (as report/terminal's)."""
     natural = [max(len(c.heading), *(len(row[i]) for row in rows)) for i, c in enumerate(columns)]
-    widths = list(natural)
     room = width - GAP * (len(columns) - 1) - EDGE
+    floors = list(natural)
     for stage in range(max(len(c.floors) for c in columns)):
-        floor = [min(natural[i], max(c.floors[stage], *map(len, c.heading.split()))) if c.floors else natural[i]
-                 for i, c in enumerate(columns)]
-        # The stage's floors do not fit: every column that may give way gives all the stage allows.
-        widths = fit_widths(widths, floor, room) or [min(w, f) for w, f in zip(widths, floor, strict=True)]
-    return widths
+        floors = [min(natural[i], _stage_floor(c, stage, [row[i] for row in rows])) if c.floors else natural[i]
+                  for i, c in enumerate(columns)]
+        widths = fit_widths(natural, floors, room)
+        if widths is not None:
+            return widths
+    return floors
+
+
+def _stage_floor(column: Column, stage: int, cells: Sequence[str]) -> int:
+    words = max(map(unbroken_len, cells), default=1) if column.whole_words else 1
+    return max(column.floors[stage], *map(len, column.heading.split()), words)
 
 
 def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
@@ -117,13 +131,14 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
     library says. Box lines cost room a narrow screen needs (QA: at 80 columns the drive's name
     folded a few letters a line), so only the heading is ruled."""
     problems, rows = [], []
+    names = drive_names((run.label, run.drive_id) for run in runs)
     for run in runs:
         state = run.state()
         if state != "ok":
             problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
         shown = run.status if state == "ok" else STATES[state]
-        rows.append((run.run_id[:RUN_ID_SHOWN], f"{run.label} ({run.engine})", run.suite or "custom", str(run.tests),
-                     run.created_utc.replace("T", " ")[:16], run.bundle.name,
+        rows.append((run.run_id[:RUN_ID_SHOWN], f"{names[run.drive_id]} ({run.engine})", run.suite or "custom",
+                     str(run.tests), run.created_utc.replace("T", " ")[:16], run.bundle.name,
                      f"{shown}{UNRELIABLE_MARK}" if run.unreliable else shown))
     widths = column_widths(RUN_COLUMNS, rows, width)
     if sum(widths) + GAP * (len(widths) - 1) + EDGE > width:
@@ -139,6 +154,18 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
     return table, problems
+
+
+def shared_label_lines(runs: Sequence[LibraryRun]) -> list[str]:
+    """What each drive that shares its label with another is, by the name the table gives it (its
+    label and a short drive id, as rankings name it: report/library_rankings.drive_names): the
+    targets its runs were given. QA: `sim:950pro-512?heatsink=1` and `sim:950pro-512` listed alike."""
+    names = drive_names((run.label, run.drive_id) for run in runs)
+    specs: dict[str, list[str]] = {}
+    for run in runs:
+        if names[run.drive_id] != run.label and run.spec not in specs.setdefault(run.drive_id, []):
+            specs[run.drive_id].append(run.spec)
+    return [f"{names[ident]}: {', '.join(given)}" for ident, given in specs.items()]
 
 
 def unreliable_line(run: LibraryRun) -> str:
@@ -160,7 +187,7 @@ def list_runs(library: LibraryOpt = None) -> None:
     table, problems = runs_table(runs, out.width)
     out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
-    for line in [unreliable_line(run) for run in runs if run.unreliable] + problems:
+    for line in shared_label_lines(runs) + [unreliable_line(run) for run in runs if run.unreliable] + problems:
         out.print(line, highlight=False, markup=False)
     if problems:
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "

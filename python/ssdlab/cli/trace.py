@@ -13,8 +13,9 @@ from ssdlab.cli.app import app, out, plain
 from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
-from ssdlab.outputs import check_output_file
+from ssdlab.outputs import check_output_file, make_folder_for
 from ssdlab.report.formatting import MISSING
+from ssdlab.report.terminal import WholeParts
 from ssdlab.units import counted, format_duration, is_number, is_whole_number
 
 if TYPE_CHECKING:
@@ -148,11 +149,13 @@ def trace_import(
     source: Annotated[Path, typer.Argument(help="The trace file in its source format.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help=f"Source format: {FORMAT_HELP}.")],
     output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
-                                         help="The ssdlab trace file (Parquet) to write.")],
+                                         help="The ssdlab trace file (Parquet) to write; missing folders are "
+                                              "made, as for report -o.")],
 ) -> None:
     """Import a trace (streaming, bounded memory) into ssdlab's normalised trace file."""
     from ssdlab.trace.importers import import_trace
 
+    make_folder_for(output, "-o")  # as report, compare and library export do: a failure in one line
     prov = import_trace(source, fmt, output)
     out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}", markup=False,
               highlight=False)
@@ -162,7 +165,8 @@ def trace_import(
 def trace_generate(
     profile: Annotated[str, typer.Argument(help="heavy, destroyer or light.")],
     output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
-                                         help="The ssdlab trace file to write.")],
+                                         help="The ssdlab trace file to write; missing folders are made, as "
+                                              "for report -o.")],
     scale: Annotated[float, typer.Option(parser=_scale, metavar="FRACTION",
                                          help="Fraction of the published counts and bytes, (0, 1].")] = 0.01,
     seed: Annotated[int, typer.Option(parser=_seed, metavar="N",
@@ -175,6 +179,9 @@ def trace_generate(
     from ssdlab.trace.model import write_trace
 
     prov, chunks = generate(profile, seed=seed, scale=scale, fua_pct=fua_pct)
+    # Missing folders are made as report, compare and library export make them (QA: `-o
+    # /nonexist/dir/x.parquet` made /nonexist/dir, which no help said), a failure in one line.
+    make_folder_for(output, "-o")
     final = write_trace(output, chunks, prov)
     out.print(f"Generated {counted(final.records, 'I/O')} ({final.source}) into {output}", markup=False,
               highlight=False)
@@ -217,7 +224,8 @@ def stats_table(path: Path) -> Table:
     row("read share", no_data if s.read_pct_ios is None or s.read_pct_bytes is None else
         f"{s.read_pct_ios:.1f} % of I/Os, {s.read_pct_bytes:.1f} % of bytes")
     mix = s.size_mix_pct
-    row("size mix", no_data if mix is None else "  ".join(f"{k} {v:.1f}%" for k, v in mix.items()))
+    # each size with its share on one line (WholeParts), the pairs wrapping between them
+    row("size mix", no_data if mix is None else WholeParts(tuple(f"{k} {v:.1f}%" for k, v in mix.items())))
     row("sequential", no_data if s.sequential_pct is None else f"{s.sequential_pct:.1f} %")
     row("inter-arrival", arrival_text(s))
     row("footprint", _size(s.footprint_bytes) + ("" if s.reuse is None else f", reuse {s.reuse:,.2f}x"))
@@ -239,7 +247,8 @@ def trace_capture(
     ctx: typer.Context,
     device: Annotated[str, typer.Option("--device", "-d", help="The block device (a disk, not a partition).")],
     output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
-                                         help="The ssdlab trace file to write.")],
+                                         help="The ssdlab trace file to write; missing folders are made, as "
+                                              "for report -o.")],
     seconds: Annotated[float | None, typer.Option(parser=capture_seconds, metavar="SECONDS",
                                                   help="Capture for this many seconds (above 0).")] = None,
 ) -> None:

@@ -77,7 +77,17 @@ from ssdlab.methods.metrics import (
     block_text,
     metric_set,
 )
-from ssdlab.methods.params import OP_PCT_WHY, WINDOW_ROUNDS_WHY, BlockBytes, Bytes, Jobs, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import (
+    OP_PCT_WHY,
+    WINDOW_ROUNDS_WHY,
+    BlockBytes,
+    Bytes,
+    Jobs,
+    QueueDepth,
+    Seconds,
+    Seed,
+    WindowSeconds,
+)
 from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -100,7 +110,7 @@ class TortureParams(Params):
     span_bytes: Bytes | None = None
     op_pct: Annotated[float, OP_PCT_WHY] = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     compress_pct: int = Field(default=0, ge=0, le=99)
-    steady_window_s: Seconds = 400.0
+    steady_window_s: WindowSeconds = 400.0
     round_s: Seconds = 80.0
     until_steady: bool = False
     max_rounds: Annotated[int, WINDOW_ROUNDS_WHY] = Field(default=PTS_MAX_ROUNDS, ge=PTS_WINDOW_ROUNDS, le=1000)

@@ -184,9 +184,18 @@ def _no_time_is_none(value: Any) -> Any:
         return value
 
 
-# An idle's length (a cool-down): 0 or none for no idle; else as Seconds, whose floor an idle shares
-# only so that every time parameter reads alike.
-IdleSeconds = Annotated[Seconds | None, BeforeValidator(_no_time_is_none)]
+# Times that are no fio job have no millisecond floor (QA: `cooldown_s=0.0005` was refused with fio's
+# job-file reason). An idle is a sleep (engines/fio_steps.idle) or the simulator's nanosecond clock
+# moving on (Drive::idle), both honour any length above 0; an analysis window is a span of the
+# logged series, which takes at least one period of it whatever its length (window_samples).
+IDLE_WHY = Why(low="an idle is a length of time, and 0 or none is no idle",
+               high=SECONDS_WHY.high, unit="s")
+WINDOW_WHY = Why(low="a window is a length of time", high=SECONDS_WHY.high, unit="s")
+# An idle's length (a cool-down): 0 or none for no idle, else any time above 0 up to a week.
+IdleSeconds = Annotated[Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False), IDLE_WHY] | None,
+                        BeforeValidator(_no_time_is_none)]
+# A span of a run's logged series the analysis judges (consistency's steady-state window).
+WindowSeconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False), WINDOW_WHY]
 QueueDepth = Annotated[int, Field(ge=1, le=MAX_IODEPTH)]
 Jobs = Annotated[int, Field(ge=1, le=MAX_JOBS)]
 Percent = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False), PERCENT_WHY]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -110,12 +111,12 @@ class SimTarget(Target):
                 raise UsageError(f"sim target {self.spec!r}: {err}{taken_here}") from None
         return self._drive
 
-    def _full_bytes(self, preset: str) -> int | None:
-        """The unshrunk drive's (or array's) user capacity, which `scale` is a share of; None
-        when no scale was asked for (nothing to read the presets for)."""
+    def _full_bytes(self, preset: str) -> list[int] | None:
+        """The unshrunk drive's (or each member's) user capacity, which `scale` is a share of;
+        None when no scale was asked for (nothing to read the presets for)."""
         if "scale" not in self.options:
             return None
-        return sum(map(preset_user_bytes, self.members or (preset,)))
+        return list(map(preset_user_bytes, self.members or (preset,)))
 
     def info(self) -> TargetInfo:
         ident = self.drive().identity()
@@ -128,7 +129,8 @@ class SimTarget(Target):
         return TargetInfo(
             spec=self.spec, kind="sim", path=None, model=ident["model"], serial=ident["serial"],
             capacity_bytes=int(ident["capacity_bytes"]), **facts,
-            notes=capacity_notes(self.options, int(ident["capacity_bytes"]), len(self.members),
+            notes=capacity_notes(self.options, int(ident["capacity_bytes"]),
+                                 [int(m["capacity_bytes"]) for m in ident.get("members", [])],
                                  full_bytes=self._full_bytes(str(ident["preset"]))),
             extra={
                 "preset": ident["preset"], "overrides": dict(self.options), "seed": self.seed,
@@ -180,20 +182,41 @@ def array_sizes(members: list[_ssdsim.Identity]) -> dict[str, Any]:
     return {"op_pct": common([s["op_pct"] for s in sizes]), MEMBER_SIZES: sizes}
 
 
-def capacity_notes(options: dict[str, str], capacity_bytes: int, members: int = 0,
-                   full_bytes: int | None = None) -> tuple[str, ...]:
+def capacity_notes(options: dict[str, str], capacity_bytes: int, member_bytes: Sequence[int] = (),
+                   full_bytes: Sequence[int] | None = None) -> tuple[str, ...]:
     """Say so when `capacity_gib` or `scale` asked for less than the preset can shrink to: the
     simulator keeps the preset's channels, dies and planes and enough blocks per plane for GC's
     spare blocks (docs/simulator.md, `capacity_gib`), so below that it makes its smallest drive.
-    `full_bytes`: the unshrunk drive's (or array's) capacity, which `scale` is a share of."""
-    drive_bytes = capacity_bytes // max(1, members)  # a RAID-0's members each get the override
-    asked = _asked_bytes(options, full_bytes // max(1, members) if full_bytes else None)
-    if asked is None or not drive_bytes > asked[1] * CAPACITY_SLACK:
+    A RAID-0's members (`member_bytes`, each simulated drive's capacity) each get the override and
+    shrink as their own preset can, so each is said where they differ; the array stripes the
+    smallest's share of each (ssdsim Array::new), as md does. QA: `raid0(950pro-512,840pro-256)`
+    said "simulating 10.5 GiB per member", its 950 PRO being a 21.0 GiB drive.
+    `full_bytes`: each drive's unshrunk capacity, which `scale` is a share of."""
+    drives = list(member_bytes) or [capacity_bytes]
+    fulls: list[int | None] = list(full_bytes) if full_bytes and len(full_bytes) == len(drives) else \
+        [None] * len(drives)
+    asked = [_asked_bytes(options, full) for full in fulls]
+    if not any(ask is not None and size > ask[1] * CAPACITY_SLACK for size, ask in zip(drives, asked, strict=True)):
         return ()
-    each = " per member" if members else ""
-    return (f"{asked[0]} asks for less than the smallest drive this preset shrinks to "
-            f"(it keeps its dies, planes and GC's spare blocks): simulating {drive_bytes / 2**30:.1f} GiB "
-            f"({drive_bytes / 1e9:.1f} GB){each}",)
+    what = next(ask[0] for ask in asked if ask is not None)
+    whose = "a member's preset" if len(set(drives)) > 1 else "this preset"
+    return (f"{what} asks for less than the smallest drive {whose} shrinks to (it keeps its dies, planes and GC's "
+            f"spare blocks): simulating {_drives_text(drives, capacity_bytes)}",)
+
+
+def _size_text(size_bytes: float) -> str:
+    return f"{size_bytes / 2**30:.1f} GiB ({size_bytes / 1e9:.1f} GB)"
+
+
+def _drives_text(drives: list[int], capacity_bytes: int) -> str:
+    """'10.5 GiB (11.3 GB)', '… per member', or each member's where they differ: '21.0 GiB (22.5 GB)
+    (member 1), 10.5 GiB (11.3 GB) (member 2); the array stripes 10.5 GiB (11.3 GB) of each'."""
+    if len(drives) == 1:
+        return _size_text(drives[0])
+    if len(set(drives)) == 1:
+        return f"{_size_text(drives[0])} per member"
+    each = ", ".join(f"{_size_text(size)} (member {number})" for number, size in enumerate(drives, start=1))
+    return f"{each}; the array stripes {_size_text(capacity_bytes / len(drives))} of each"
 
 
 def _asked_bytes(options: dict[str, str], full_bytes: int | None) -> tuple[str, float] | None:

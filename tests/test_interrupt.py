@@ -413,3 +413,30 @@ def test_a_json_run_whose_progress_pipe_closes_once_measured_still_prints_its_ob
     printed = json.loads((tmp_path / "out.json").read_text())
     assert (printed["status"], printed["report"], "error" in printed) == (
         "complete", str(Bundle(out).path / "report.html"), False)
+
+
+@pytest.mark.parametrize("moment", ["adding it to the library", "writing the report", "printing the object"])
+def test_a_json_run_stopped_after_it_completed_still_prints_its_object(tmp_path: Path, moment: str) -> None:
+    """QA: `timeout -s INT 2.5 ssdlab run … --json` stopped as the run completed printed nothing on
+    stdout (exit 130), though the run was measured: a script lost a finished run's figures. stdout
+    gets the complete run's object once, with the stop as its error and the report where one was
+    written."""
+    hook = {
+        "adding it to the library": "import ssdlab.cli.run as run; wrap(run, 'add_finished_run', ctrl_c)",
+        "writing the report": "import ssdlab.cli.run as run; wrap(run, 'write_report_or_say', ctrl_c)",
+        "printing the object": "import ssdlab.cli.run as run; wrap(run, 'run_json', ctrl_c)",
+    }[moment]
+    out = tmp_path / "b"
+    proc = cli_process((*QUICK_SIM, "-o", str(out), "--json"), hook=hook, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    stdout, stderr = proc.communicate(timeout=240)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    printed = json.loads(stdout)  # one object, whole
+    assert printed["status"] == "complete" and printed["tests"][0]["metrics"]
+    assert Bundle(out).load_run().status == "complete"
+    if moment == "printing the object":  # held while it was said: the object as a finished run's, then the stop
+        assert "error" not in printed or printed["error"] is None
+    else:
+        assert printed["error"].startswith("interrupted by the user after the run completed")
+        assert printed["report"] is None

@@ -6,12 +6,13 @@ import contextlib
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
 from ssdlab.bundle import LOCK_FILE, Bundle, RunRecord
@@ -48,6 +49,7 @@ from ssdlab.errors import (
     check_stop,
     closed_output_held,
     hold_later_stops,
+    os_error_text,
     stop_reason,
     stops_held,
 )
@@ -258,8 +260,9 @@ def run(
     test: TestOpt = None,
     param: ParamOpt = None,
     out_dir: Annotated[Path | None, typer.Option("--out", "-o", help="Bundle directory (default results/…).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object at the end (also when the run "
-                                                       "stops or fails: its status and why).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=(
+        "Print one JSON object on stdout, always: at the end (also when the run stops or fails: its status and "
+        "why), or, for a run refused before it starts, status \"refused\" and why."))] = False,
     destroy: Annotated[bool, typer.Option("--destroy", help=(
         "Allow writes that destroy data: to a block device, a RAID-0's members, or an existing file ssdlab did "
         "not make (docs/safety.md)."))] = False,
@@ -280,33 +283,36 @@ def run(
     """Run a suite or tests on a target and write a result bundle (and its report)."""
     hold_later_stops()  # a second Ctrl-C must not cut short what stopping at the first records and says
     given = target if target is not None else target_opt
-    device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
-    # The run is added to the library at the end: a library it cannot be added to, or named beside
-    # --no-library, is refused now, not after hours of measuring (a resumed run's in _resumed, once its
-    # bundle is found, which a run id is looked up for in --library, and its own --no-library is read).
-    kept = Kept(no_library, no_report, library)
-    if resume is None:
-        kept.check()
-        if not no_library:
-            Library(library).check_file()
-    if resume is not None:
-        asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
-                      until_steady)
-        bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, kept)
-    else:
-        bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
-                                             until_steady, destroy, yes, engine_name, out_dir, host, kept)
-    kept = Kept().with_stored(record.options)  # a resumed run's own, kept with its options
-    no_library, no_report, library = kept.no_library, kept.no_report, kept.library
-    if resume is None:
-        check_new_bundle(bundle)  # before the lock puts its file there
-    runner = Runner(bundle, tgt, engine)
-    record = confirmed(runner, record, tgt, destroy, yes)
-    runner.preflight(record)  # a refused run leaves nothing behind
-    print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
-    print_warnings(err, [text for t in record.tests if t.status != "complete"
-                         for text in param_warnings(t.name, t.test, t.params, record.target)])
-    measured, added = False, no_library
+    # From here to the run's start a refusal ends it; with --json a script still reads one object.
+    with refusals_as_json(as_json, given):
+        device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
+        # The run is added to the library at the end: a library it cannot be added to, or named beside
+        # --no-library, is refused now, not after hours of measuring (a resumed run's in _resumed, once its
+        # bundle is found, which a run id is looked up for in --library, and its own --no-library is read).
+        kept = Kept(no_library, no_report, library)
+        if resume is None:
+            kept.check()
+            if not no_library:
+                Library(library).check_file()
+        if resume is not None:
+            asked = Asked(given, suite, tuple(test or ()), tuple(param or ()), out_dir, engine_name, tuple(host or ()),
+                          until_steady)
+            bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, kept)
+        else:
+            bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
+                                                 until_steady, destroy, yes, engine_name, out_dir, host, kept)
+        kept = Kept().with_stored(record.options)  # a resumed run's own, kept with its options
+        no_library, no_report, library = kept.no_library, kept.no_report, kept.library
+        if resume is None:
+            check_new_bundle(bundle)  # before the lock puts its file there
+        runner = Runner(bundle, tgt, engine)
+        record = confirmed(runner, record, tgt, destroy, yes)
+        runner.preflight(record)  # a refused run leaves nothing behind
+        print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
+        print_warnings(err, [text for t in record.tests if t.status != "complete"
+                             for text in param_warnings(t.name, t.test, t.params, record.target)])
+    measured, added, said = False, no_library, False
+    report_path: Path | None = None  # written (write_report_or_say) before a stop, or not
     try:
         with contextlib.ExitStack() as bookkeeping:
             # From here to the run's end a stop signal is raised only where the runner can record it;
@@ -328,14 +334,20 @@ def run(
                 added = True
                 check_stop()  # one held while that was said: the run is in the library
             report_path = None if no_report else write_report_or_say(bundle, library)
-            _finish(bundle, record, report_path, as_json)
+            with stops_held():  # said whole, once: a stop now is raised after it
+                _finish(bundle, record, report_path, as_json)
+                said = True
         check_stop()  # a closed output: the run is complete and its bookkeeping done; exit as on SIGPIPE
     except KeyboardInterrupt as stop:
         if not measured:
             raise
         # The run is measured and recorded: say so, and what the stop left undone.
         later = "" if added else f"; add it to the results library with `{library_add_command(bundle.path, library)}`"
-        raise Interrupted(completed_hint(bundle.path, stop_reason(stop)) + later) from None
+        stopped = Interrupted(completed_hint(bundle.path, stop_reason(stop)) + later)
+        if as_json and not said:  # a script still gets the finished run's figures (QA: nothing on stdout)
+            with stops_held():
+                print(run_json(bundle, record, report_path, error=str(stopped)))
+        raise stopped from None
     if not no_report and report_path is None:
         raise typer.Exit(2)
 
@@ -376,6 +388,35 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
         if failed:
             err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",
                       highlight=False)
+
+
+@contextlib.contextmanager
+def refusals_as_json(as_json: bool, spec: str | None) -> Iterator[None]:
+    """With --json, a run refused before it starts (a target, test or parameter refused, a
+    confirmation not given, a stop) prints its one object too, as a run that fails mid-way does
+    (run_json): status "refused" (or "stopped") and the error, the line stderr gets; nothing was
+    made, so no bundle, report or test. QA: `run --json -t sim:nope` printed nothing on stdout."""
+    try:
+        yield
+    except (Exception, KeyboardInterrupt) as error:
+        if as_json and not isinstance(error, click.exceptions.Exit):
+            stopped = isinstance(error, KeyboardInterrupt | Interrupted | click.exceptions.Abort)
+            print(json.dumps({"bundle": None, "status": "stopped" if stopped else "refused", "target": spec,
+                              "report": None, "tests": [], "error": refusal_text(error)}, indent=2))
+        raise
+
+
+def refusal_text(error: BaseException) -> str:
+    """An error's line as the CLI prints it on stderr (cli._main), without its 'error:' lead."""
+    if isinstance(error, SsdlabError):
+        return str(error)
+    if isinstance(error, OSError):
+        return f"{os_error_text(error)}; check the path, its permissions and free space"
+    if isinstance(error, click.ClickException):
+        return error.format_message()
+    if isinstance(error, KeyboardInterrupt):
+        return stop_reason(error)
+    return f"internal error: {type(error).__name__}: {error}"  # a bug: stderr says where its details are
 
 
 def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error: str | None = None) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ssdlab.cli.library import RUN_COLUMNS, column_widths
+from ssdlab.cli.library import RUN_COLUMNS, column_widths, given_to_the_name, hyphen_wrapped
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.library import Library
 from ssdlab.runner import run_entries
@@ -25,10 +25,24 @@ ROWS = [("d5a9124c", "SAMSUNG MZVPV256HDGL-00000 11.3 GB (sim)", "raid-scaling",
 @pytest.mark.parametrize("width", range(40, 121))
 def test_a_drive_s_model_number_is_never_broken_in_the_table(width: int) -> None:
     """QA: at 80 columns "MZVPV256HDGL-0000" / "0 11.3 GB (sim)". Where the table fits, the drive's
-    column holds its longest word; where it cannot, the runs are laid out as blocks (runs_table)."""
-    widths = column_widths(RUN_COLUMNS, ROWS, width)
+    name breaks at its spaces, else only after a hyphen ("MZVPV256HDGL-" above "00000"), every line
+    within the column; where it cannot, the runs are laid out as blocks (runs_table)."""
+    widths = given_to_the_name(column_widths(RUN_COLUMNS, ROWS, width), ROWS)
     fits = sum(widths) + GAP * (len(widths) - 1) + EDGE <= width
-    assert not fits or widths[1] >= len("MZVPV256HDGL-00000"), widths
+    if not fits:
+        return
+    lines = hyphen_wrapped(ROWS[0][1], widths[1]).split("\n")
+    assert all(len(line) <= widths[1] for line in lines), (widths, lines)
+    pieces = " ".join(lines).split()
+    assert "MZVPV256HDGL-00000" in pieces or {"MZVPV256HDGL-", "00000"} <= set(pieces), lines
+
+
+def test_a_name_breaks_after_a_hyphen_only_where_it_must() -> None:
+    name = "SAMSUNG MZVPV256HDGL-00000 11.3 GB (sim)"
+    assert hyphen_wrapped(name, 40) == name
+    assert hyphen_wrapped(name, 26) == "SAMSUNG MZVPV256HDGL-00000\n11.3 GB (sim)"
+    assert hyphen_wrapped(name, 17) == "SAMSUNG\nMZVPV256HDGL-\n00000 11.3 GB\n(sim)"
+    assert hyphen_wrapped("md RAID-0 2x", 5) == "md\nRAID-\n0 2x"
 
 
 @pytest.mark.parametrize("width", range(40, 121))

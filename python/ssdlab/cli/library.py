@@ -3,6 +3,7 @@ every finished run to it (docs/library.md)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 from ssdlab.report.library_rankings import drive_names
-from ssdlab.report.terminal import FittedTable, fit_widths, unbroken_len
+from ssdlab.report.terminal import FittedTable, fit_widths
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -120,8 +121,50 @@ def column_widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], widt
 
 
 def _stage_floor(column: Column, stage: int, cells: Sequence[str]) -> int:
-    words = max(map(unbroken_len, cells), default=1) if column.whole_words else 1
+    words = max(map(_longest_part, cells), default=1) if column.whole_words else 1
     return max(column.floors[stage], *map(len, column.heading.split()), words)
+
+
+def _longest_part(cell: str) -> int:
+    """The narrowest a drive's name may be: its longest word, a model number split after a hyphen
+    as a printed line breaks one ("MZVPV256HDGL-" above "00000"; hyphen_wrapped)."""
+    return max((len(part) for word in cell.split() for part in _parts(word)), default=1)
+
+
+def _parts(word: str) -> list[str]:
+    """A word in the pieces a line may end between: after each hyphen ("RAID-", "0")."""
+    return re.findall(r"[^-]*-|[^-]+", word)
+
+
+def hyphen_wrapped(cell: str, width: int) -> str:
+    """A drive's name on lines of at most `width` (_longest_part at least), broken at its spaces,
+    else after a hyphen inside a word: rich breaks only at spaces, and folded the model number a
+    few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB")."""
+    lines: list[str] = []
+    line = ""
+    for word in cell.split():
+        for n, part in enumerate(_parts(word)):
+            joined = line + ("" if n or not line else " ") + part
+            if len(joined) <= width or not line:
+                line = joined
+            else:
+                lines.append(line)
+                line = part
+    return "\n".join([*lines, line])
+
+
+def given_to_the_name(widths: list[int], rows: Sequence[Sequence[str]]) -> list[int]:
+    """The widths, with what the start time cannot use given to the drive's name: a time narrower
+    than "2026-11-27 09:56" is the date above the time whether it is 10 or 15 wide (QA: at 80
+    columns the name got 13 and folded onto four lines beside a 14-wide time of two)."""
+    started = next(i for i, column in enumerate(RUN_COLUMNS) if column.heading == "started UTC")
+    drive = next(i for i, column in enumerate(RUN_COLUMNS) if column.whole_words)
+    longest = max((len(row[started]) for row in rows), default=0)
+    date = max((len(part) for row in rows for part in row[started].split()), default=0)
+    spare = widths[started] - max(date, *map(len, RUN_COLUMNS[started].heading.split()))
+    if widths[started] >= longest or spare <= 0:
+        return widths
+    return [w - spare if i == started else w + spare if i == drive else w for i, w in enumerate(widths)]
 
 
 def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
@@ -140,7 +183,7 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
         rows.append((run.run_id[:RUN_ID_SHOWN], f"{names[run.drive_id]} ({run.engine})", run.suite or "custom",
                      str(run.tests), run.created_utc.replace("T", " ")[:16], run.bundle.name,
                      f"{shown}{UNRELIABLE_MARK}" if run.unreliable else shown))
-    widths = column_widths(RUN_COLUMNS, rows, width)
+    widths = given_to_the_name(column_widths(RUN_COLUMNS, rows, width), rows)
     if sum(widths) + GAP * (len(widths) - 1) + EDGE > width:
         # Narrower than the columns that never give way (a 40-column pane): each run as a block of
         # lines, every id, name and state whole, rather than a table wider than the screen.
@@ -151,8 +194,9 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
     for column, size in zip(RUN_COLUMNS, widths, strict=True):
         table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.floors,
                          overflow="fold")
+    drive = next(i for i, column in enumerate(RUN_COLUMNS) if column.whole_words)
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(Text(hyphen_wrapped(cell, widths[i]) if i == drive else cell) for i, cell in enumerate(row)))
     return table, problems
 
 

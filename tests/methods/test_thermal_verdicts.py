@@ -65,9 +65,11 @@ def test_a_phase_too_short_for_a_level_gives_no_verdict() -> None:
     assert verdict.outcome == "inconclusive"
     assert verdict.summary == "No verdict: the sequential write phase was too short"
     assert "no rate of the sequential write phase held for 3 s" in verdict.because
+    assert verdict.because.endswith("give seq_runtime_s of more than 3 s (minutes show whether heat builds up)")
     both = throttling_verdict({**short, **{k.replace("seq", "rnd", 1): v for k, v in short.items()}})
     assert both.summary == "No verdict: the sequential write and random write phases were too short"
     assert "no rate of the sequential write and random write phases held for 3 s" in both.because
+    assert "give seq_runtime_s and rnd_runtime_s of more than 3 s" in both.because  # QA: the advice was "run it longer"
     # Heat found in the other phase is still an answer.
     hot = throttling_verdict({**short, **phase_metrics("rnd", measurement(HEAT_ONLY), DEFAULT_CONFIG)})
     assert hot.outcome == "yes"

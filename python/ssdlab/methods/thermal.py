@@ -320,7 +320,8 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
         phases, were = ("phases", "were") if len(short) > 1 else ("phase", "was")
         return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} {phases} {were} too short",
                        because=f"no rate of the {names} {phases} held for {held} s, so there is no peak level to "
-                               "throttle from: run it longer")
+                               f"throttle from: give {' and '.join(f'{p}_runtime_s' for p in short)} of more than "
+                               f"{held} s (minutes show whether heat builds up)")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:
         return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",

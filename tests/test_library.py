@@ -836,9 +836,11 @@ def test_a_run_with_windows_too_short_is_kept_and_marked_but_not_ranked(
     ids = {run.bundle.name: run.run_id for run in library.runs()}
     assert rows[ids["b"][:8]].rstrip().endswith(f"complete{UNRELIABLE_MARK}")
     assert rows[ids["c"][:8]].rstrip().endswith("complete")
-    assert (f"{UNRELIABLE_MARK} run {ids['b']}: figures unreliable in {entry.name}: measured windows too short to "
-            "trust (the test's notes say which and how long to make them); kept, but left out of rankings"
-            ) in listed.stdout
+    # Each flagged test with what its windows' advice says to raise (QA: the line gave none).
+    advice = Bundle(paths["b"]).load_run().test(entry.name).too_short
+    assert advice is not None and advice.advice.startswith("raise runtime_s to at least ")
+    assert (f"{UNRELIABLE_MARK} run {ids['b']}: figures unreliable in {entry.name} ({advice.advice}): measured "
+            "windows too short to trust; kept, but left out of rankings") in listed.stdout
     assert listed.stdout.count(f"{UNRELIABLE_MARK} run ") == 2
 
 

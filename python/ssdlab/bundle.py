@@ -109,6 +109,12 @@ def says_unreliable(note: str) -> bool:
     return _SHORT_WINDOW.fullmatch(note) is not None
 
 
+def note_advice(note: str) -> str | None:
+    """What a SHORT_WINDOW_NOTE advises ('raise runtime_s to at least 1 s'), None for any other note."""
+    parts = _SHORT_WINDOW_PARTS.fullmatch(note)
+    return parts["advice"] if parts is not None else None
+
+
 # What marks a figure of a window too short to trust, wherever one is shown (the report's summary,
 # compare's tables, `library list`), a footnote beside it saying why and what to do.
 UNRELIABLE_MARK = "\N{DAGGER}"

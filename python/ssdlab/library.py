@@ -45,6 +45,7 @@ from ssdlab.bundle import (
     TooShort,
     atomic_write_bytes,
     is_run_id_prefix,
+    note_advice,
     says_unreliable,
     short_run_id_hint,
     short_windows,
@@ -157,6 +158,7 @@ class LibraryRun:
     tests: int
     preset: str | None = None  # a simulated drive's preset, also when the spec left it out (`sim:`)
     unreliable: tuple[str, ...] = ()  # tests whose figures are not to be trusted (unreliable): never ranked
+    advice: tuple[str, ...] = ()  # what each of them says to raise, in their order ("" where it says nothing)
 
     def named_by(self, query: str) -> bool:
         """The query is this run's spec or preset exactly (`sim:` may be left out)."""
@@ -315,11 +317,13 @@ class Library:
         """Every run, newest first."""
         with self._reader() as db:
             rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
-            flagged: dict[str, tuple[str, ...]] = {}
-            for rid, name, notes in db.execute("SELECT run_id, name, notes_json FROM tests ORDER BY rowid"):
+            flagged: dict[str, list[tuple[str, str]]] = {}
+            for rid, name, notes, too_short in db.execute(
+                    "SELECT run_id, name, notes_json, too_short_json FROM tests ORDER BY rowid"):
                 if unreliable(notes):
-                    flagged[rid] = (*flagged.get(rid, ()), name)
-        return [replace(_library_run(row), unreliable=flagged.get(row[0], ())) for row in rows]
+                    flagged.setdefault(rid, []).append((name, stored_advice(notes, too_short)))
+        return [replace(_library_run(row), unreliable=tuple(name for name, _ in flagged.get(row[0], [])),
+                        advice=tuple(said for _, said in flagged.get(row[0], []))) for row in rows]
 
     def run(self, rid: str) -> LibraryRun:
         return next(r for r in self.runs() if r.run_id == rid)
@@ -479,6 +483,20 @@ def unreliable(notes_json: str | None) -> bool:
     except ValueError:  # a damaged row: `library add` refreshes it
         return False
     return isinstance(notes, list) and any(isinstance(note, str) and says_unreliable(note) for note in notes)
+
+
+def stored_advice(notes_json: str | None, too_short_json: str | None) -> str:
+    """What a flagged test says to raise, as the library keeps it: its windows' advice (schema 5),
+    else its note's (bundle.note_advice), else "" (a damaged row)."""
+    kept = stored_too_short(too_short_json)
+    if kept is not None:
+        return kept.advice
+    try:
+        notes = json.loads(notes_json) if notes_json else []
+    except ValueError:
+        return ""
+    found = (note_advice(note) for note in notes if isinstance(note, str)) if isinstance(notes, list) else ()
+    return next((advice for advice in found if advice), "")
 
 
 def stored_too_short(too_short_json: str | None) -> TooShort | None:

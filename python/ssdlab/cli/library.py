@@ -214,9 +214,10 @@ def shared_label_lines(runs: Sequence[LibraryRun]) -> list[str]:
 
 def unreliable_line(run: LibraryRun) -> str:
     """Why `library list` marks a run: which tests' figures are not to be trusted, and what that means."""
-    return (f"{UNRELIABLE_MARK} run {run.run_id}: figures unreliable in {', '.join(run.unreliable)}: measured windows "
-            "too short to trust (the test's notes say which and how long to make them); kept, but left out of "
-            "rankings")
+    tests = ", ".join(f"{name} ({advice})" if advice else name
+                      for name, advice in zip(run.unreliable, run.advice or ("",) * len(run.unreliable), strict=True))
+    return (f"{UNRELIABLE_MARK} run {run.run_id}: figures unreliable in {tests}: measured windows too short to "
+            "trust; kept, but left out of rankings")
 
 
 @library_app.command("list")
@@ -231,11 +232,13 @@ def list_runs(library: LibraryOpt = None) -> None:
     table, problems = runs_table(runs, out.width)
     out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
+    # Wrapped at words on a terminal (QA: the terminal broke them mid-word); a line each when piped.
+    piped = not out.is_terminal
     for line in shared_label_lines(runs) + [unreliable_line(run) for run in runs if run.unreliable] + problems:
-        out.print(line, highlight=False, markup=False)
+        out.print(line, highlight=False, markup=False, soft_wrap=piped)
     if problems:
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
-                  "library remove --missing`.", highlight=False)
+                  "library remove --missing`.", highlight=False, soft_wrap=piped)
 
 
 @library_app.command("remove")

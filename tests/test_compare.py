@@ -13,6 +13,7 @@ from rich.console import Console
 from ssdlab.bundle import Bundle
 from ssdlab.compare import Comparison, compare_bundles, difference_pct
 from ssdlab.engines.fake import FakeEngine, FakeProfile
+from ssdlab.engines.sim import SimEngine
 from ssdlab.errors import UsageError
 from ssdlab.report.compare_page import comparison_tables, render_comparison
 from ssdlab.runner import run_entries
@@ -649,6 +650,37 @@ def test_the_compare_command_prints_degrees(thermal_pair: tuple[Path, Path], cli
     last = [x.split("│")[-2].strip() for x in result.stdout.splitlines() if x.count("│") >= 3]
     assert any(re.fullmatch(r"-\d+\.\d °C", cell) for cell in last), last
     assert any(re.fullmatch(r"-\d+\.\d pp", cell) for cell in last), last
+
+
+def test_a_drives_warning_temperature_and_an_unset_cooldown_read_as_elsewhere(
+        thermal_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    """QA: a drive's 343 K warning temperature read "69.8" in compare where its verdicts say
+    "69.85 °C (343 K)"; a start temperature was printed beside the baseline's warning temperature,
+    not its own drive's, as its report prints it; a refusal read "Idle cool-down before each phase:
+    5 vs None", the setting without its unit and an unset one as Python's None."""
+    from ssdlab.report.contract import record_view, spec_text
+
+    cooled = SuiteEntry(name="thermal", test="thermal", params={**THERMAL.params, "cooldown_s": 5})
+    run_entries(tmp_path / "950", parse_target("sim:950pro-512?capacity_gib=8"), SimEngine(), [cooled])
+    bundle = Bundle(tmp_path / "950")
+    run = bundle.load_run()  # as `nvme id-ctrl` records it: WCTEMP 343 K (the simulator gives none)
+    target = run.target.model_copy(update={"extra": {**run.target.extra, "nvme": {"warning_temp_c": 69.85}}})
+    record = run.tests[0].model_copy(update={"metrics": {**run.tests[0].metrics, "warning_temp_c": 69.85,
+                                                         "seq_start_temp_c": 69.96}})
+    bundle.write_run(run.model_copy(update={"target": target, "tests": (record,)}))
+    view = record_view(record, target)
+    assert view is not None  # the report's view of the test
+    start = view.specs.get("seq_start_temp_c")
+    assert start is not None
+    own = spec_text(start, 69.96)
+    assert own == "70.0"  # its report's: on the side of its own 69.85 °C it lies on
+
+    with pytest.raises(UsageError, match=re.escape("Idle cool-down before each phase (s): none vs 5")):
+        compare_bundles([thermal_pair[0], bundle.path])
+    c = compare_bundles([thermal_pair[0], bundle.path], force=True)  # the SM951 gives no warning temperature
+    rows = {r[0]: r[1:3] for table in comparison_tables(c) for r in table.rows}
+    assert rows["Drive's warning temperature (NVMe WCTEMP) (°C)"] == ("—", "69.85")
+    assert rows["Sequential write: temperature at the start (°C)"][1] == own  # not 69.96: beside 70 °C
 
 
 def test_early_stop_runs_of_one_method_compare_though_their_windows_differ_by_a_period(tmp_path: Path) -> None:

@@ -988,7 +988,8 @@ def test_compare_draws_a_like_flagged_run_over_an_unlike_trusted_one(library: Li
     from ssdlab.report.compare_page import comparison_tables, passed_over_lines
 
     ids = unlike_then_flagged(library, tmp_path)
-    note = (f"passed over run {ids['a-old']} of {A_LABEL} for quick: it ran the test unlike {B_LABEL} ({A_LABEL} vs "
+    note = (f"passed over run {ids['a-old']} of {A_LABEL} for quick: it ran the test unlike {B_LABEL}'s run {ids['b']} "
+            f"({A_LABEL} vs "
             f"{B_LABEL}: runtime (s): 3 vs 2); drawn from its newer run {ids['a-new']} instead, though its measured "
             f"windows were too short to trust (its figures marked {UNRELIABLE_MARK})")
     c, drawn = drawn_from(library, B_LABEL, A_LABEL, C_LABEL)
@@ -1006,6 +1007,96 @@ def test_compare_draws_a_like_flagged_run_over_an_unlike_trusted_one(library: Li
     shown = cli("compare", "2.15 GB", "4.29 GB", "--library", str(library.path))
     assert shown.code == 0, shown.stderr
     assert [line for line in shown.stderr.splitlines() if "passed over" in line] == [f"note: {note}"]
+
+
+def test_compare_draws_a_like_flagged_run_whichever_run_was_made_first(library: Library, tmp_path: Path) -> None:
+    """QA: an alike flagged run was drawn only when newer than the unlike trusted one; made before it,
+    the drive was left out (or the pair refused). The rule hangs on how runs ran the test, not on when."""
+    flagged_bundle(tmp_path / "a-new", "fake:?capacity=2g", LONGER_QUICK, None, "2024-02-01T00:00:00Z")
+    flagged_bundle(tmp_path / "a-old", "fake:?capacity=2g", STANDARD_QUICK, SLOW_SEQ_READ, "2024-01-01T00:00:00Z")
+    flagged_bundle(tmp_path / "b", "fake:?capacity=4g", STANDARD_QUICK, None, "2024-03-01T00:00:00Z")
+    for name in ("a-old", "a-new", "b"):
+        library.add(tmp_path / name)
+    for queries in ((A_LABEL, B_LABEL), (B_LABEL, A_LABEL)):
+        c, drawn = drawn_from(library, *queries)
+        assert drawn == {A_LABEL: "a-old", B_LABEL: "b"} and not c.tests[0].excluded
+
+
+def test_two_drives_whose_trusted_runs_ran_unlike_are_told_what_to_run_again(library: Library, tmp_path: Path,
+                                                                              cli: CliRun) -> None:
+    """QA: each drive had a run to be trusted (1 s windows on one, 2 s on the other) and a newer flagged
+    run at 0.05 s; both were drawn from the flagged runs, and each note blamed the other's flagged run
+    ("1 vs 0.05", "2 vs 0.05") and advised raising runtime_s, which both had done. The notes say how the
+    trusted runs differ, and the advice is to run the test on one drive as the other's was run."""
+    from ssdlab.report.compare_page import comparison_tables, passed_over_lines
+
+    short = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 0.05, "profile": "standard"})
+    for name, spec, runtime_s, created in (("a-1s", "fake:?capacity=2g", 1, "2024-01-01"),
+                                           ("b-2s", "fake:?capacity=4g", 2, "2024-02-01")):
+        trusted = SuiteEntry(name="quick", test="quick", params={**short.params, "runtime_s": runtime_s})
+        flagged_bundle(tmp_path / name, spec, trusted, None, f"{created}T00:00:00Z")
+        flagged_bundle(tmp_path / f"{name[0]}-flagged", spec, short, SLOW_SEQ_READ, f"{created}T12:00:00Z")
+    for name in ("a-1s", "a-flagged", "b-2s", "b-flagged"):
+        library.add(tmp_path / name)
+    ids = {run.bundle.name: run.run_id for run in library.runs()}
+    again = "; to compare figures to be trusted, run quick again on one of the two drives as the other's run was made"
+
+    def note(drive: str, other: str, mine: str, theirs: str, figures: str) -> str:
+        return (f"passed over run {ids[mine]} of {drive} for quick: it ran the test unlike {other}'s run {ids[theirs]} "
+                f"({drive} vs {other}: runtime (s): {figures}); drawn from its newer run {ids[mine[0] + '-flagged']} "
+                f"instead, though its measured windows were too short to trust (its figures marked {UNRELIABLE_MARK})"
+                f"{again}")
+
+    c, drawn = drawn_from(library, A_LABEL, B_LABEL)
+    assert drawn == {A_LABEL: "a-flagged", B_LABEL: "b-flagged"} and not c.tests[0].excluded
+    assert passed_over_lines(c) == [note(A_LABEL, B_LABEL, "a-1s", "b-2s", "1 vs 2"),
+                                    note(B_LABEL, A_LABEL, "b-2s", "a-1s", "2 vs 1")]
+    (table,) = comparison_tables(c)
+    assert table.caption.endswith(
+        f"weigh in it; {A_LABEL}'s run {ids['a-1s']} and {B_LABEL}'s run {ids['b-2s']}, both to be trusted, ran the "
+        "test unlike each other: run it again on one of the two drives as the other's run was made"), table.caption
+    shown = cli("compare", "2.15 GB", "4.29 GB", "--library", str(library.path))
+    assert shown.code == 0 and "1 vs 2" in shown.stderr and "0.05" not in shown.stderr, shown.stderr
+
+
+def test_the_baseline_keeps_its_run_to_be_trusted_wherever_another_drive_compares(library: Library,
+                                                                                  tmp_path: Path) -> None:
+    """Every difference is taken from the baseline's figures: it keeps its run to be trusted (2 s) beside
+    the one drive that ran the test so, rather than draw its flagged 0.05 s run to keep the two drives
+    that only ran it that way (each of whose figures, and every difference, would then be marked)."""
+    short = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": 0.05, "profile": "standard"})
+    made = (("a-2s", "2g", STANDARD_QUICK, None), ("a-flagged", "2g", short, SLOW_SEQ_READ),
+            ("b-2s", "4g", STANDARD_QUICK, None), ("c-flagged", "8g", short, SLOW_SEQ_READ),
+            ("d-flagged", "16g", short, SLOW_SEQ_READ))
+    for day, (name, capacity, entry, profile) in enumerate(made, start=1):
+        flagged_bundle(tmp_path / name, f"fake:?capacity={capacity}", entry, profile, f"2024-01-0{day}T00:00:00Z")
+        library.add(tmp_path / name)
+    c, drawn = drawn_from(library, A_LABEL, B_LABEL, C_LABEL, "17.2 GB")
+    assert drawn == {A_LABEL: "a-2s", B_LABEL: "b-2s"}
+    assert [c.drives[i].label for i, _ in c.tests[0].excluded] == [C_LABEL, "ssdlab fake drive 17.2 GB"]
+
+
+def test_baseline_names_a_drive_as_a_drive_argument_does(library: Library, tmp_path: Path, cli: CliRun) -> None:
+    """QA: `compare SM951 "950 PRO" 750 --baseline 750` refused ("matches 0 of the compared drives")
+    though "750" had picked the Intel drive: --baseline takes what a drive argument takes (a run id
+    here, which no label holds), the label's words as before."""
+    ids = unlike_then_flagged(library, tmp_path)
+    for baseline in (ids["c"], "8.59 GB"):
+        shown = cli("compare", "2.15 GB", "4.29 GB", "8.59 GB", "--baseline", baseline, "--library",
+                    str(library.path), "-o", str(tmp_path / "cmp.html"))
+        assert shown.code == 0, shown.stderr
+        page = (tmp_path / "cmp.html").read_text(encoding="utf-8")
+        assert page.index(C_LABEL) < page.index(A_LABEL) < page.index(B_LABEL), baseline
+
+
+def test_compare_refuses_a_run_named_twice_and_an_empty_argument(library: Library, tmp_path: Path) -> None:
+    """QA: a drive's model and one of its runs' bundle compared that run with itself (±0.0 %
+    everywhere); an empty argument was taken as the current directory."""
+    unlike_then_flagged(library, tmp_path)
+    with pytest.raises(UsageError, match="both name run"):
+        select_drives([A_LABEL, str(tmp_path / "a-new")], library)
+    with pytest.raises(UsageError, match="an empty argument names no drive"):
+        select_drives(["", B_LABEL], library)
 
 
 def test_a_refusal_says_which_run_compare_passed_over_and_why(library: Library, tmp_path: Path,

@@ -94,24 +94,22 @@ class Drive:
 
     def passed_over(self, name: str, drawn: Found = None) -> list[Source]:
         """The runs newer than the one test `name` is drawn from (`drawn`, else the one `find` draws
-        it from) that finished it, passed over as their figures of it are not to be trusted; none
-        where the run drawn from is itself not to be trusted."""
+        it from) that finished it with figures not to be trusted, passed over for that; none where the
+        run drawn from is itself not to be trusted (a newer run to be trusted passed over as unlike is
+        a set-aside: TestComparison.set_aside)."""
         chosen = drawn if drawn is not None else self.find(name)
         if chosen is None or not trusted(chosen[1]):
             return []
         newer = self.sources[:self.sources.index(chosen[0])]
-        return [s for s in newer for t in s.run.tests if t.name == name and finished(t)]
+        return [s for s in newer for t in s.run.tests if t.name == name and finished(t) and not trusted(t)]
 
     def choices(self, name: str) -> list[tuple[Source, TestRecord]]:
-        """The runs test `name` may be drawn from, best first: the one `find` draws it from, then the
-        newer ones it passed over, newest first. Where the first ran the test unlike the drives
-        compared, a newer one that ran it alike is drawn instead, its figures marked (compare_test):
-        a like figure marked is worth more than a drive left out."""
-        chosen = self.find(name)
-        if chosen is None or not finished(chosen[1]):
-            return []
-        return [chosen, *((s, t) for s in self.passed_over(name) for t in s.run.tests
-                          if t.name == name and finished(t))]
+        """Every run that finished test `name`, in the order it is drawn from: runs to be trusted
+        before flagged ones, newer before older (the first is the one `find` draws it from). Under
+        policy "exclude", the first of them that ran it alike the others is drawn (_draw_alike), so
+        what is drawn depends on how the runs ran the test, never on the order they were made in."""
+        found = [(s, t) for s in self.sources for t in s.run.tests if t.name == name and finished(t)]
+        return sorted(found, key=lambda f: not trusted(f[1]))  # stable: newest first within each
 
 
 def finished(record: TestRecord) -> bool:
@@ -153,6 +151,14 @@ class MetricRow:
     differences: tuple[float | None, ...]
     spec: MetricSpec | None = None  # the method's declaration (None: a method this ssdlab does not know)
     bounds: tuple[bool, ...] = ()  # per drive: the value is only a lower bound (MetricSpec.lower_bound)
+    # Per drive: its own run's declaration, which its value is printed by (spec_of), so it reads as
+    # in its own report: a start temperature beside that drive's warning temperature, not the first's.
+    specs: tuple[MetricSpec | None, ...] = ()
+
+    def spec_of(self, index: int) -> MetricSpec | None:
+        """The declaration drive `index`'s value is printed by: its own run's, else the row's."""
+        own = self.specs[index] if index < len(self.specs) else None
+        return own if own is not None else self.spec
 
     def is_bound(self, index: int) -> bool:
         """Whether drive `index`'s value is only a lower bound."""
@@ -179,14 +185,18 @@ class MetricRow:
 
 @dataclass(frozen=True)
 class SetAside:
-    """A drive's run of a test whose figures are to be trusted, passed over as it ran the test unlike
-    a drive compared, for a newer run of it that ran it alike but whose figures are not (marked)."""
+    """A drive's best run of a test (Drive.choices: to be trusted, else the newest), passed over as it
+    ran the test unlike a drive compared, for another run of it that ran it alike."""
 
     drive: int  # its index among the compared drives
-    source: Source  # the run to be trusted, passed over
-    drawn: Source  # the newer run the test was drawn from instead
+    source: Source  # the best run, passed over
+    drawn: Source  # the run the test was drawn from instead
     against: int  # the index of a compared drive it ran the test unlike
     differences: tuple[Difference, ...]  # how: the passed-over run's values first
+    other: Source | None = None  # the run of `against` it differs from as `differences` say
+    drawn_trusted: bool = False  # the run drawn from has figures to be trusted (none marked)
+    source_trusted: bool = False  # `source` has figures to be trusted (a flagged best: only flagged runs)
+    both_trusted: bool = False  # `other` is `against`'s run to be trusted, passed over too: they ran it unlike
 
 
 @dataclass(frozen=True)
@@ -292,13 +302,20 @@ def _passed_over(drives: Sequence[Drive], tests: Sequence[tuple[str, Sequence[Fo
 
 
 def describe_set_aside(c: Comparison, name: str, aside: SetAside) -> str:
-    """Which run to be trusted was passed over for test `name` as it ran it unlike another drive, and
-    which run, whose figures are marked, the test was drawn from instead."""
+    """Which best run was passed over for test `name` as it ran it unlike another drive's run (named,
+    and how), and which run the test was drawn from instead (its figures marked where not to be
+    trusted); where the two drives' runs to be trusted ran the test unlike each other, what would
+    compare them: running it again on one as the other's was run."""
     drive, against = c.drives[aside.drive].label, c.drives[aside.against].label
-    return (f"passed over run {run_id(aside.source.run)} of {drive} for {name}: it ran the test unlike {against} "
-            f"({drive} vs {against}: {'; '.join(d.describe() for d in aside.differences)}); drawn from its newer run "
-            f"{run_id(aside.drawn.run)} instead, though its measured windows were too short to trust (its figures "
-            f"marked {UNRELIABLE_MARK})")
+    other = f"{against}'s run {run_id(aside.other.run)}" if aside.other is not None else against
+    age = "newer" if aside.drawn.run.created_utc > aside.source.run.created_utc else "older"
+    marked = "" if aside.drawn_trusted else (f", though its measured windows were too short to trust (its figures "
+                                             f"marked {UNRELIABLE_MARK})")
+    again = (f"; to compare figures to be trusted, run {name} again on one of the two drives as the other's run was "
+             "made" if aside.both_trusted else "")
+    return (f"passed over run {run_id(aside.source.run)} of {drive} for {name}: it ran the test unlike {other} "
+            f"({drive} vs {against}: {'; '.join(d.describe() for d in aside.differences)}); drawn from its {age} run "
+            f"{run_id(aside.drawn.run)} instead{marked}{again}")
 
 
 def passed_over_notes(c: Comparison) -> list[str]:
@@ -335,7 +352,9 @@ def describe_difference(name: str, found: Sequence[Difference]) -> str:
     return f"test {name!r}: methods differ ({'; '.join(d.describe() for d in found)})"
 
 
-def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -> tuple[MetricRow, ...]:
+def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None,
+                own: Sequence[MetricSet | None] = ()) -> tuple[MetricRow, ...]:
+    """A row per metric any record has; `own`: each record's own declarations (MetricRow.specs)."""
     names: dict[str, None] = dict.fromkeys(specs.names) if specs is not None else {}
     for record in records:
         if record is not None:
@@ -352,7 +371,8 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None) -
         unit = unit_of(name, spec)
         diffs = tuple(difference(v, values[0], unit) if compared and not (bound or bounds[0]) else None
                       for v, bound in zip(values[1:], bounds[1:], strict=True))
-        rows.append(MetricRow(name, values, diffs, spec, bounds))
+        mine = tuple(declared.get(name) if declared is not None else None for declared in own)
+        rows.append(MetricRow(name, values, diffs, spec, bounds, mine))
     return tuple(rows)
 
 
@@ -407,18 +427,18 @@ def _unlike(candidate: Choice, kept: Sequence[Choice]) -> tuple[Difference, ...]
 
 
 def _draw_alike(options: Sequence[Sequence[Choice]]) -> Draw:
-    """Under policy "exclude": each drive's choices (Drive.choices) against the first drive that ran
-    the test and every drive kept before it. A drive's best choice is drawn where it ran the test
-    alike, else its best choice that did (a newer run, its figures marked), else it is left out.
-    The first drive keeps its best choice unless that leaves every other drive out and another of
-    its choices does not: a comparison with marks says more than a table of one drive."""
+    """Under policy "exclude": each drive's choices (Drive.choices), best first. Each drive after the
+    first that ran the test draws the first of its choices that ran it alike that drive and every
+    drive kept before it, else it is left out. The first drive (the baseline, which every difference
+    is taken from) keeps its best choice wherever another drive compares with it, else draws the
+    first of its choices that one does: its figures to be trusted are worth more than a drive more
+    beside them, as a flagged baseline would mark every difference in the table. So what is drawn
+    never hangs on which of a drive's runs was made first."""
     here = [i for i, o in enumerate(options) if o]
     first, rest = here[0], here[1:]
-    best = _keep(options, first, options[first][0], rest)
-    if best.compares:
-        return best
-    tries = (_keep(options, first, reference, rest) for reference in options[first][1:])
-    return next((draw for draw in tries if draw.compares), best)
+    draws = (_keep(options, first, reference, rest) for reference in options[first])
+    best = next(draws)
+    return best if best.compares else next((draw for draw in draws if draw.compares), best)
 
 
 def _keep(options: Sequence[Sequence[Choice]], first: int, reference: Choice, rest: Sequence[int]) -> Draw:
@@ -427,26 +447,33 @@ def _keep(options: Sequence[Sequence[Choice]], first: int, reference: Choice, re
     drawn: list[Choice | None] = [o[0] if o else None for o in options]
     drawn[first] = reference
     kept = {first: reference}  # drive index -> the run drawn from, in the order kept
-    excluded, aside = [], []
+    excluded: list[tuple[int, tuple[Difference, ...]]] = []
+    aside: list[SetAside] = []
     for index in rest:
         best = options[index][0]
         pick = next((c for c in options[index] if not _unlike(c, list(kept.values()))), None)
         if pick is None:
             excluded.append((index, _unlike(best, list(kept.values()))))
             continue
-        if pick is not best:
-            against = next(k for k, c in kept.items() if _unlike(best, [c]))
-            aside.append(_set_aside(index, best, pick, against, kept[against]))
         drawn[index] = kept[index] = pick
-    if reference is not options[first][0] and len(kept) > 1:
-        against = list(kept)[1]
-        aside.insert(0, _set_aside(first, options[first][0], reference, against, kept[against]))
+    if len(kept) > 1:  # said against every drive kept: the cause may be one kept after it
+        aside = [_set_aside(options, i, pick, {k: c for k, c in kept.items() if k != i})
+                 for i, pick in kept.items() if pick is not options[i][0]]
     return Draw(tuple(drawn), tuple(excluded), tuple(aside))
 
 
-def _set_aside(index: int, best: Choice, pick: Choice, against: int, other: Choice) -> SetAside:
-    """Drive `index`'s `best` run passed over for `pick`, as it ran the test unlike drive `against`'s `other`."""
-    return SetAside(index, best.found[0], pick.found[0], against, run_differences([best.ran, other.ran]))
+def _set_aside(options: Sequence[Sequence[Choice]], index: int, pick: Choice, kept: Mapping[int, Choice]) -> SetAside:
+    """Drive `index`'s best choice passed over for `pick`, as it ran the test unlike a drive `kept` (the
+    others, in the order kept): one whose best choice it ran the test unlike, where there is one, and
+    said against that best choice: drawn from runs passed over on both sides, the cause is how their
+    best ran it, not the runs drawn instead (QA: each of two drives' notes blamed the other's flagged run)."""
+    best = options[index][0]
+    against = next((k for k in kept if _unlike(best, [options[k][0]])),
+                   next((k for k, c in kept.items() if _unlike(best, [c])), next(iter(kept))))
+    other = options[against][0] if _unlike(best, [options[against][0]]) else kept[against]
+    return SetAside(index, best.found[0], pick.found[0], against, run_differences([best.ran, other.ran]),
+                    other.found[0], trusted(pick.found[1]), trusted(best.found[1]),
+                    trusted(best.found[1]) and trusted(other.found[1]) and other is not kept[against])
 
 
 def said(lines: Sequence[str]) -> str:
@@ -493,20 +520,19 @@ def compare_test(name: str, drives: Sequence[Drive], policy: Policy) -> TestComp
         compared[index] = None
     records = [f[1] if f is not None else None for f in compared]
     reference = next(c for c in draw.drawn if c is not None)  # the first drive's: never left out
-    specs = all_declared(compared)
+    own = [declared_specs(f[1], f[0].run.target) if f is not None else None for f in compared]
     return TestComparison(
         name=name, test=reference.found[1].test, present=tuple(r is not None for r in records),
-        params=dict(reference.found[1].params), differences=diff, rows=metric_rows(records, specs),
+        params=dict(reference.found[1].params), differences=diff, rows=metric_rows(records, all_declared(own), own),
         sources=tuple(f[0].bundle if f is not None else None for f in compared), excluded=draw.excluded,
         method=reference.method, unfinished=unfinished, drawn=drawn, set_aside=draw.set_aside,
     )
 
 
-def all_declared(found: Sequence[Found]) -> MetricSet | None:
-    """Every compared run's declared metrics, the first run's first: a run with other parameters
-    (quick with another profile) declares metrics the first does not, and their rows keep their
-    labels and units (they showed raw names: seq1m_q1t1_read_mb_s)."""
-    sets = [declared_specs(f[1], f[0].run.target) for f in found if f is not None]
+def all_declared(sets: Sequence[MetricSet | None]) -> MetricSet | None:
+    """Every compared run's declared metrics (`sets`: each run's declared_specs), the first run's
+    first: a run with other parameters (quick with another profile) declares metrics the first does
+    not, and their rows keep their labels and units (they showed raw names: seq1m_q1t1_read_mb_s)."""
     specs: dict[str, MetricSpec] = {}
     for declared in sets:
         for spec in declared or ():

@@ -188,7 +188,10 @@ def setting_value(spec: MetricSpec, value: Any, params: Mapping[str, Any], capac
 
 
 def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
-    """A setting as a message shows it: sizes in binary units, with the share when normalised."""
+    """A setting as a message shows it: sizes in binary units, with the share when normalised; one
+    not set (a cool-down of none) as 'none', never Python's None (QA: "cool-down: 5 vs None")."""
+    if value is None:
+        return "none"
     if is_number(value) and spec.unit == BYTES and normalised.endswith("capacity"):
         return f"{format_size(int(value))} ({normalised})"
     if is_number(value) and spec.unit == BYTES and not normalised.endswith("drive"):
@@ -437,6 +440,8 @@ def model_difference_list(methods: Sequence[EffectiveMethod]) -> list[Difference
 def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None = None) -> EffectiveMethod:
     """The test's effective method; `bundle`: the run's bundle, whose job files show its conventions
     (without it they are taken as today's)."""
+    from ssdlab.report.formatting import label_with_unit  # here: the report package imports this module
+
     specs = declared_specs(record, target)
     settings: dict[str, str] = {}
     labels: dict[str, str] = {}
@@ -446,7 +451,7 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
         if spec.kind == "setting" and spec.name in record.metrics:
             value = recorded[spec.name] = record.metrics[spec.name]
             settings[spec.name] = setting_value(spec, value, record.params, target.capacity_bytes)
-            labels[spec.name] = spec.label
+            labels[spec.name] = label_with_unit(spec.label, spec.unit)  # as the tables head it: "… (s)"
             shown[spec.name] = shown_setting(spec, value, settings[spec.name])
     return EffectiveMethod(
         test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},

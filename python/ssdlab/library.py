@@ -715,6 +715,7 @@ class Selection:
     groups: tuple[tuple[Path, ...], ...]
     from_library: bool  # some drive came from a library query
     unreachable: tuple[LibraryRun, ...] = ()  # matched runs whose bundles moved or vanished
+    repeats: tuple[tuple[str, str], ...] = ()  # (an argument, a later one that named the same drive: compared once)
 
 
 def is_bundle_arg(arg: str) -> bool:
@@ -766,13 +767,17 @@ def with_bundle_named(missing: MissingBundle, library: Path | None) -> BundleErr
 def select_drives(args: Sequence[str], library: Library | None) -> Selection:
     """Bundles as given; each library query adds the drives it matches (in library order).
     A drive named twice is compared once."""
-    groups: dict[tuple[Path, ...], None] = {}
+    groups: dict[tuple[Path, ...], str] = {}  # each drive's runs -> the first argument that named it
     unreachable: list[LibraryRun] = []
+    repeats: list[tuple[str, str]] = []  # (the argument that named a drive, one that named it again)
     queried = False
     for arg in args:
+        if not arg.strip():  # Path("") is the current directory: never what an empty argument meant
+            raise UsageError("an empty argument names no drive; give a bundle path, a run id or a model, preset, "
+                             "'latest' or 'all' (see `ssdlab library list`)")
         if is_bundle_arg(arg):
             Bundle(Path(arg)).load_run(takes_run_id=True)  # a clear error for a path that is not a bundle
-            groups[(Path(arg).expanduser().resolve(),)] = None
+            _add_group(groups, (Path(arg).expanduser().resolve(),), arg, repeats)
             continue
         found = library.drives(arg) if library is not None and library.path.exists() else []
         if not found:
@@ -785,5 +790,23 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
             unreachable += [r for r in runs if r.state() != "ok"]
             here = tuple(r.bundle for r in runs if r.state() == "ok")
             if here:
-                groups[here] = None
-    return Selection(tuple(groups), queried, tuple(unreachable))
+                _add_group(groups, here, arg, repeats)
+    return Selection(tuple(groups), queried, tuple(unreachable), tuple(repeats))
+
+
+def _add_group(groups: dict[tuple[Path, ...], str], runs: tuple[Path, ...], arg: str,
+               repeats: list[tuple[str, str]]) -> None:
+    """Adds the drive `arg` named (its runs' bundles); named again, it is compared once. A drive that
+    shares a run with one already named (a drive's model and a run id or bundle of that drive) is
+    refused: a run compared with itself shows ±0.0 % everywhere (QA)."""
+    if runs in groups:
+        repeats.append((groups[runs], arg))
+        return
+    for other, named in groups.items():
+        shared = next((bundle for bundle in runs if bundle in other), None)
+        if shared is not None:
+            raise UsageError(f"{named!r} and {arg!r} both name run {run_id(Bundle(shared).load_run())} ({shared}), "
+                             "so compare would put it beside "
+                             "itself; give each drive once (a run id or bundle path names one run of a drive: see "
+                             "`ssdlab library list`)")
+    groups[runs] = arg

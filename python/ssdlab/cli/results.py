@@ -9,8 +9,8 @@ import typer
 
 from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
-from ssdlab.errors import UsageError
-from ssdlab.library import Library
+from ssdlab.errors import SsdlabError, UsageError
+from ssdlab.library import Library, Selection, select_drives
 from ssdlab.outputs import check_output_file, make_folder_for
 
 
@@ -78,10 +78,28 @@ def html_output(output: Path | None, example_name: str) -> Path | None:
     return output
 
 
-def put_first(labels: list[str], baseline: str | None) -> int:
-    """Index of the drive whose label contains `baseline` (case-insensitive), 0 without one."""
+def baseline_drive(baseline: str | None, selection: Selection, library: Path | None) -> int | None:
+    """Index of the drive `baseline` names as a drive argument would (a run id, bundle, preset, model:
+    QA: `compare SM951 "950 PRO" 750 --baseline 750` matched no label though "750" picked a drive),
+    where it names exactly one of them; None otherwise."""
+    if baseline is None or not baseline.strip():
+        return None
+    try:
+        named = select_drives([baseline], existing_library(library)).groups
+    except SsdlabError:
+        return None
+    runs = {bundle for group in named for bundle in group}
+    found = [i for i, group in enumerate(selection.groups) if runs.intersection(group)]
+    return found[0] if len(found) == 1 else None
+
+
+def put_first(labels: list[str], baseline: str | None, named: int | None = None) -> int:
+    """Index of the drive `baseline` names as a drive argument would (`named`: baseline_drive), else
+    of the drive whose label contains it (case-insensitive); 0 without one."""
     if baseline is None:
         return 0
+    if named is not None:
+        return named
     found = [i for i, label in enumerate(labels) if baseline.lower() in label.lower()]
     if len(found) != 1:
         raise UsageError(f"--baseline {baseline!r} matches {len(found)} of the compared drives "
@@ -104,7 +122,6 @@ def compare(
     points for percentages); rank them in the HTML page."""
     output = html_output(output, "compare.html")  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
-    from ssdlab.library import select_drives
     from ssdlab.report.compare_page import (
         comparison_tables,
         measured_tests,
@@ -119,8 +136,10 @@ def compare(
                   "moved or vanished (see `ssdlab library list`)", highlight=False)
     chosen = list(make_drives(selection.groups))
     if len(chosen) < 2:
-        raise UsageError(f"compare needs at least two drives; {' '.join(drives)!r} gave {len(chosen)}")
-    first = put_first([d.label for d in chosen], baseline)
+        twice = "".join(f"; {a!r} and {b!r} name one drive" + (" (one run)" if len(selection.groups) == 1 and
+                        len(selection.groups[0]) == 1 else "") for a, b in selection.repeats)
+        raise UsageError(f"compare needs at least two drives; {' '.join(drives)!r} gave {len(chosen)}{twice}")
+    first = put_first([d.label for d in chosen], baseline, baseline_drive(baseline, selection, library))
     chosen.insert(0, chosen.pop(first))
     policy: Policy = "force" if force else "exclude" if selection.from_library else "refuse"
     comparison = compare_drives(chosen, policy)

@@ -69,6 +69,9 @@ class MetricSpec:
     # a figure of a window too short to trust is marked as such, its neighbours are not
     # (bundle.ShortWindows). None named: any of the test's windows may weigh in it.
     windows: tuple[str, ...] = ()
+    # Decimals it is printed with where its unit's are too few (None: its unit's): a drive's
+    # whole-kelvin threshold in °C reads 69.85, as the verdicts name it, never 69.8 (QA).
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))

@@ -166,8 +166,9 @@ class ThermalTest(MethodTest[ThermalParams]):
     def metric_specs(self, params: ThermalParams, target: TargetInfo) -> MetricSet:
         specs = [spec for phase in PHASES for spec in phase_specs(phase, warning_temp_c(target))]
         # The drive's, not the run's: shown, never compared (a setting would part two drives' runs).
+        # Whole kelvin in °C: to the hundredth, as hot_start_words names it (69.85 °C, 343 K).
         specs.append(MetricSpec("warning_temp_c", "Drive's warning temperature (NVMe WCTEMP)", CELSIUS,
-                                kind="count"))
+                                kind="count", decimals=2))
         specs.append(MetricSpec("cooldown_s", "Idle cool-down before each phase", SECONDS, kind="setting"))
         # Runs recorded when the test purged once, before the first phase, have no value here:
         # their random phase started on a drive the sequential one had filled, so they compare

@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ssdlab.bundle import UNRELIABLE_MARK, ShortWindows, short_windows
-from ssdlab.compare import RELATIVE, Comparison, MetricRow, TestComparison, drawn_runs, passed_over_notes
+from ssdlab.compare import RELATIVE, Comparison, MetricRow, SetAside, TestComparison, drawn_runs, passed_over_notes
+from ssdlab.library import run_id
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
@@ -25,7 +26,7 @@ from ssdlab.methods.consistency import TortureParams, period_labels, whole_perio
 from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable, undeclared_spec
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
-from ssdlab.report.contract import mark, short_window_footnote, spec_text
+from ssdlab.report.contract import mark, short_window_footnote, short_window_why, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import (
     MISSING,
@@ -89,7 +90,7 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = (),
                                                                                       strict=True)]
         label = row.name
     else:
-        values = [value_cell(row.spec, v, row.is_bound(i)) if here else MISSING
+        values = [value_cell(row.spec_of(i) or row.spec, v, row.is_bound(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
     marked = [here and is_number(v) and unreliable_value(row, short, i, params)
@@ -116,9 +117,36 @@ def short_windows_of(c: Comparison, t: TestComparison, found: Sequence[Mapping[s
             for r, measured in zip(records, found, strict=True)]
 
 
-def short_note(c: Comparison, short: Short) -> str | None:
-    """The caption's footnote to the figures it marks: why, and what to do on which drive."""
-    return short_window_footnote((d.label, s.advice) for d, s in zip(c.drives, short, strict=False) if s is not None)
+def short_note(c: Comparison, short: Short, t: TestComparison | None = None) -> str | None:
+    """The caption's footnote to the figures it marks: why, and what to do on which drive. A drive
+    whose run to be trusted was passed over as unlike (t.set_aside) has windows long enough already:
+    to run the test as the drive it differs from ran it is what is left, never longer windows (QA:
+    "raise runtime_s to at least 1 s" for two drives that had run 1 s and 2 s)."""
+    aside = {a.drive: a for a in (t.set_aside if t is not None else ()) if a.source_trusted}
+    marked = [(i, d, s) for i, (d, s) in enumerate(zip(c.drives, short, strict=False)) if s is not None]
+    footnote = short_window_footnote((d.label, s.advice) for i, d, s in marked if i not in aside)
+    unlike = list(dict.fromkeys(aside_advice(c, aside[i], aside) for i, _, _ in marked if i in aside))
+    if not unlike:
+        return footnote
+    return f"{footnote or short_window_why()}; {'; '.join(unlike)}"
+
+
+def aside_advice(c: Comparison, aside: SetAside, asides: Mapping[int, SetAside]) -> str:
+    """What to do where a drive's run to be trusted was passed over as unlike another drive's run: run
+    the test again on one of the two as the other's run was made (its own windows may be too short
+    the other's way: which one is the reviewer's call); said once where the other's run to be
+    trusted was passed over too, against this one (`asides`: by drive)."""
+    again = "run it again on one of the two drives as the other's run was made"
+    theirs = asides.get(aside.against)
+    if theirs is not None and theirs.against == aside.drive:
+        first, second = sorted((aside, theirs), key=lambda a: a.drive)
+        return (f"{c.drives[first.drive].label}'s run {run_id(first.source.run)} and "
+                f"{c.drives[second.drive].label}'s run {run_id(second.source.run)}, both to be trusted, ran the test "
+                f"unlike each other: {again}")
+    other = c.drives[aside.against].label
+    made = f"{other}'s run {run_id(aside.other.run)}" if aside.other is not None else other
+    drive = c.drives[aside.drive].label
+    return f"{drive}'s run {run_id(aside.source.run)}, to be trusted, ran the test unlike {made}: {again}"
 
 
 DIFFERS = "differs"  # the difference cell of a word that is not the baseline's
@@ -165,7 +193,7 @@ def test_caption(c: Comparison, t: TestComparison, heat: str | None, short: Shor
     if heat:
         notes.append(heat)
     notes.append(difference_note(c, t))
-    footnote = short_note(c, short)
+    footnote = short_note(c, short, t)
     return "; ".join(notes) + (f". {footnote}" if footnote else "")
 
 
@@ -358,7 +386,7 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     tables: list[TableLike] = [table]
     specs = [row.spec for row in t.rows if row.spec is not None]
     cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs), short)
-    footnote = short_note(c, short)
+    footnote = short_note(c, short, t)
     tables += [] if cpu is None else [with_footnote(cpu, footnote) if footnote and marks_a_figure(cpu) else cpu]
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:

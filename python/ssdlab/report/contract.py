@@ -93,9 +93,13 @@ def short_window_footnote(advice: Iterable[tuple[str, str]]) -> str | None:
     todo = "; ".join(f"{who}: {what}" for who, what in dict.fromkeys(advice))
     if not todo:
         return None
+    return f"{short_window_why()}; run again with longer windows ({todo})"
+
+
+def short_window_why() -> str:
+    """Why a figure marked (`mark`) is not to be trusted, without what to do (short_window_footnote)."""
     return (f"{UNRELIABLE_MARK} from a measured window too short to trust (under {MIN_QUEUE_TURNS} turns of its "
-            "queue or one period of its series): the queue filling and draining, or a stall or burst, weigh in it; "
-            f"run again with longer windows ({todo})")
+            "queue or one period of its series): the queue filling and draining, or a stall or burst, weigh in it")
 
 
 def record_view(record: TestRecord, target: TargetInfo) -> MethodView | None:
@@ -135,8 +139,12 @@ def figure_with_unit(spec: MetricSpec, metrics: Mapping[str, Metric]) -> str:
 
 def spec_text(spec: MetricSpec, value: object) -> str:
     """A value of `spec` in its unit, on its own side of each threshold the spec names: with the
-    digits its unit gives, or as many more as that takes."""
-    text = format_in_unit(spec.unit, value)
+    digits its unit gives (or its own: MetricSpec.decimals), or as many more as that takes."""
+    if spec.decimals is not None and isinstance(value, int | float) and not isinstance(value, bool) \
+            and math.isfinite(value):
+        text = f"{value:,.{spec.decimals}f}"
+    else:
+        text = format_in_unit(spec.unit, value)
     if not spec.thresholds or not is_number(value) or isinstance(value, bool) or not math.isfinite(value):
         return text
     try:

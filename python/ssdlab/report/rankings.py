@@ -17,7 +17,8 @@ import altair as alt
 
 from ssdlab.methods.metrics import MetricSpec
 from ssdlab.report.charts import Row, alt_data
-from ssdlab.report.formatting import MISSING, format_in_unit, label_with_unit, names_unit
+from ssdlab.report.contract import spec_text
+from ssdlab.report.formatting import MISSING, label_with_unit, names_unit
 from ssdlab.report.types import AltChart, Figure, Table
 from ssdlab.units import is_number
 
@@ -63,7 +64,7 @@ def ranked_rows(drives: Sequence[str], review: int, metrics: Sequence[RankedMetr
             shown = float(value)
             rows.append({"metric": title, "key": metric.spec.name, "drive": drive, "value": shown,
                          "score": shown if metric.spec.better == "higher" else -shown,
-                         "text": format_in_unit(metric.spec.unit, value), "review": index == review})
+                         "text": spec_text(metric.spec, value), "review": index == review})
     return rows
 
 
@@ -103,7 +104,7 @@ def ranking_table(key: str, title: str, drives: Sequence[str], metrics: Sequence
         return None
     header = ("drive", *(label_with_unit(m.spec.label, m.spec.unit) for m in shown))
     rows = tuple(
-        (drive, *(format_in_unit(m.spec.unit, m.values[i]) if is_number(m.values[i]) else MISSING for m in shown))
+        (drive, *(spec_text(m.spec, m.values[i]) if is_number(m.values[i]) else MISSING for m in shown))
         for i, drive in enumerate(drives)
     )
     return Table(key=f"{key}-ranking-table", title=title, header=header, rows=rows,

@@ -173,14 +173,20 @@ def completed_line(bundle: Path) -> str:
             f"`ssdlab report {path}` shows it")
 
 
+# A Ctrl-C at a moment after the run's last measurement: the hook that sends it (BOOT's wrap).
+AFTER_MEASURED = {
+    "printing the tables": "import ssdlab.cli.run as run; wrap(run, 'print_tables', ctrl_c)",
+    "closing the display": "from rich.live import Live; wrap(Live, 'stop', ctrl_c)",
+    "adding it to the library": "import ssdlab.cli.run as run; wrap(run, 'add_finished_run', ctrl_c)",
+    "writing the report": "import ssdlab.cli.run as run; wrap(run, 'write_report_or_say', ctrl_c)",
+    "printing the object": "import ssdlab.cli.run as run; wrap(run, 'run_json', ctrl_c)",
+}
+
+
 @pytest.mark.parametrize("moment", ["printing the tables", "closing the display", "adding it to the library"])
 def test_ctrl_c_after_the_last_measurement_says_the_run_is_complete(tmp_path: Path, moment: str) -> None:
     """QA: a Ctrl-C while the result tables printed cut them with no line."""
-    hook = {
-        "printing the tables": "import ssdlab.cli.run as run; wrap(run, 'print_tables', ctrl_c)",
-        "closing the display": "from rich.live import Live; wrap(Live, 'stop', ctrl_c)",
-        "adding it to the library": "import ssdlab.cli.run as run; wrap(run, 'add_finished_run', ctrl_c)",
-    }[moment]
+    hook = AFTER_MEASURED[moment]
     out = tmp_path / "b"
     run = terminal((*QUICK, "-o", str(out)), hook=hook)
     assert run.code == 130, run.screen[-3000:]
@@ -421,11 +427,7 @@ def test_a_json_run_stopped_after_it_completed_still_prints_its_object(tmp_path:
     stdout (exit 130), though the run was measured: a script lost a finished run's figures. stdout
     gets the complete run's object once, with the stop as its error and the report where one was
     written."""
-    hook = {
-        "adding it to the library": "import ssdlab.cli.run as run; wrap(run, 'add_finished_run', ctrl_c)",
-        "writing the report": "import ssdlab.cli.run as run; wrap(run, 'write_report_or_say', ctrl_c)",
-        "printing the object": "import ssdlab.cli.run as run; wrap(run, 'run_json', ctrl_c)",
-    }[moment]
+    hook = AFTER_MEASURED[moment]
     out = tmp_path / "b"
     proc = cli_process((*QUICK_SIM, "-o", str(out), "--json"), hook=hook, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE)

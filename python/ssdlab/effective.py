@@ -47,7 +47,16 @@ from ssdlab.bundle import RAW_DIR, ShortWindows, TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import DEVICE_FACT
-from ssdlab.methods.metrics import BYTES, GB, PCT, MetricSet, MetricSpec, figure_unreliable, undeclared_spec
+from ssdlab.methods.metrics import (
+    BYTES,
+    GB,
+    PCT,
+    MetricSet,
+    MetricSpec,
+    figure_unreliable,
+    label_with_unit,
+    undeclared_spec,
+)
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import format_size, is_number
@@ -440,8 +449,6 @@ def model_difference_list(methods: Sequence[EffectiveMethod]) -> list[Difference
 def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None = None) -> EffectiveMethod:
     """The test's effective method; `bundle`: the run's bundle, whose job files show its conventions
     (without it they are taken as today's)."""
-    from ssdlab.report.formatting import label_with_unit  # here: the report package imports this module
-
     specs = declared_specs(record, target)
     settings: dict[str, str] = {}
     labels: dict[str, str] = {}
@@ -451,7 +458,8 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
         if spec.kind == "setting" and spec.name in record.metrics:
             value = recorded[spec.name] = record.metrics[spec.name]
             settings[spec.name] = setting_value(spec, value, record.params, target.capacity_bytes)
-            labels[spec.name] = label_with_unit(spec.label, spec.unit)  # as the tables head it: "… (s)"
+            # As the tables head it, "… (s)", where the value shown does not carry its unit ("0 %", "4 GiB").
+            labels[spec.name] = spec.label if spec.unit in (PCT, BYTES) else label_with_unit(spec.label, spec.unit)
             shown[spec.name] = shown_setting(spec, value, settings[spec.name])
     return EffectiveMethod(
         test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},

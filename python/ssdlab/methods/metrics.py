@@ -17,6 +17,7 @@ Kinds:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -148,6 +149,20 @@ def undeclared_spec(name: str, params: Mapping[str, object]) -> MetricSpec | Non
     test's own parameters name it (runtime_s, iodepth: how the test ran, made of no window), else
     None, a figure any of its windows may weigh in (figure_unreliable)."""
     return MetricSpec(name, name, kind="setting") if name in params else None
+
+
+def names_unit(label: str, unit: str) -> bool:
+    """Whether the label already says its unit ("Mean IOPS, last 400 s", "After TRIM as % of clean")."""
+    return bool(re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", label))
+
+
+def label_with_unit(label: str, unit: str) -> str:
+    """'Mean IOPS (IOPS)' reads twice: the unit is added only when the label does not say it
+    (sizes carry theirs in the value): the tables' headings and
+    compare's settings (effective.effective_method) alike."""
+    if not unit or unit == "bytes" or names_unit(label, unit):
+        return label
+    return f"{label} ({unit})"
 
 
 def block_text(size_bytes: int) -> str:

@@ -23,17 +23,12 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
 from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods, whole_periods_of
-from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable, undeclared_spec
+from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable, label_with_unit, undeclared_spec
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import mark, short_window_footnote, short_window_why, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
-from ssdlab.report.formatting import (
-    MISSING,
-    format_difference,
-    format_metric,
-    label_with_unit,
-)
+from ssdlab.report.formatting import MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, render_page

@@ -54,19 +54,6 @@ def human_size(size_bytes: int | float) -> str:
     return f"{int(size_bytes)} B"
 
 
-def names_unit(label: str, unit: str) -> bool:
-    """Whether the label already says its unit ("Mean IOPS, last 400 s", "After TRIM as % of clean")."""
-    return bool(re.search(rf"(?<![\w/]){re.escape(unit)}(?![\w/])", label))
-
-
-def label_with_unit(label: str, unit: str) -> str:
-    """'Mean IOPS (IOPS)' reads twice: the unit is added only when the label does not say it
-    (sizes carry theirs in the value)."""
-    if not unit or unit == "bytes" or names_unit(label, unit):
-        return label
-    return f"{label} ({unit})"
-
-
 def format_in_unit(unit: str, value: Any) -> str:
     """A value as a table cell in its unit, without the unit (the column or row says it)."""
     if value is None:

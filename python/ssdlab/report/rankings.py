@@ -15,10 +15,10 @@ from typing import Any
 
 import altair as alt
 
-from ssdlab.methods.metrics import MetricSpec
+from ssdlab.methods.metrics import MetricSpec, label_with_unit, names_unit
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import spec_text
-from ssdlab.report.formatting import MISSING, label_with_unit, names_unit
+from ssdlab.report.formatting import MISSING
 from ssdlab.report.types import AltChart, Figure, Table
 from ssdlab.units import is_number
 

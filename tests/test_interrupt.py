@@ -245,12 +245,19 @@ def test_ctrl_c_while_a_resumed_test_simulates_its_finished_steps_again(tmp_path
 
 
 def cli_process(args: Sequence[str], hook: str = "", **streams: Any) -> subprocess.Popen[str]:
-    """`ssdlab ARGS` as its own process, this tree's package, with no terminal; `hook`: as terminal()'s."""
+    """`ssdlab ARGS` as its own process, this tree's package, with no terminal; `hook`: as terminal()'s.
+    Its Ctrl-C is a terminal job's (SIG_DFL), as terminal() gives it: pytest run in the background of
+    a non-interactive shell (CI, a fresh clone's check) has SIGINT ignored, a child keeps that, and
+    the CLI rightly keeps a stop it was started ignoring, so a hook's Ctrl-C never came (fresh64)."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python"),
            "SSDLAB_TEST_HOOK": textwrap.dedent(hook)}
     program = ["-c", BOOT] if hook else ["-m", "ssdlab"]
     return subprocess.Popen([sys.executable, *program, *args], env=env, stdin=subprocess.DEVNULL, text=True,
-                            **streams)
+                            preexec_fn=_ctrl_c_as_a_terminal_job, **streams)
+
+
+def _ctrl_c_as_a_terminal_job() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 # One test of several seconds that writes nothing while it runs: its line comes as it ends.

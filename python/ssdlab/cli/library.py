@@ -21,7 +21,7 @@ from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file, make_folder_for
 from ssdlab.report.library_rankings import drive_names
-from ssdlab.report.terminal import FittedTable, fit_widths
+from ssdlab.report.terminal import FittedTable, filled_lines, fit_widths
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -74,8 +74,8 @@ class Column:
     """A column of `library list` and how it gives way on a narrow screen: not at all (no
     `floors`: a run id or a suite is copied, a count or a state read whole), or down to each of
     its `floors` in turn, wrapping onto more lines at its spaces: nothing is cut with an ellipsis.
-    `whole_words`: never narrower than its longest word (report/terminal.unbroken_len: a model
-    number whole), else a word longer than the column folds (a bundle's folder name)."""
+    `whole_words`: never narrower than its longest word, a model number broken only after a hyphen
+    (_longest_part, hyphen_wrapped), else a word longer than the column folds (a bundle's folder name)."""
 
     heading: str
     floors: tuple[int, ...] = ()
@@ -140,17 +140,8 @@ def hyphen_wrapped(cell: str, width: int) -> str:
     """A drive's name on lines of at most `width` (_longest_part at least), broken at its spaces,
     else after a hyphen inside a word: rich breaks only at spaces, and folded the model number a
     few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB")."""
-    lines: list[str] = []
-    line = ""
-    for word in cell.split():
-        for n, part in enumerate(_parts(word)):
-            joined = line + ("" if n or not line else " ") + part
-            if len(joined) <= width or not line:
-                line = joined
-            else:
-                lines.append(line)
-                line = part
-    return "\n".join([*lines, line])
+    parts = [("" if n else " ", part) for word in cell.split() for n, part in enumerate(_parts(word))]
+    return "\n".join(filled_lines(parts, width))
 
 
 def given_to_the_name(widths: list[int], rows: Sequence[Sequence[str]]) -> list[int]:

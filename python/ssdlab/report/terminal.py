@@ -176,14 +176,23 @@ class WholeParts:
         return Measurement(widest, max(widest, cell_len(self.separator.join(self.parts))))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines: list[str] = []
-        for part in self.parts:
-            joined = f"{lines[-1]}{self.separator}{part}" if lines else part
-            if lines and cell_len(joined) <= options.max_width:
-                lines[-1] = joined
-            else:
-                lines.append(part)
+        lines = filled_lines([(self.separator, part) for part in self.parts], options.max_width)
         yield Text("\n".join(lines), overflow="fold")
+
+
+def filled_lines(parts: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """Parts, each (joiner, text), laid on lines of at most `width` cells, each where it fits on the
+    line before it after its joiner, else starting a line (one wider than `width` stands alone):
+    where a cell may break is the caller's, as rich breaks only at spaces (WholeParts; a drive's
+    name in `library list`, after a hyphen of its model number)."""
+    lines: list[str] = []
+    for joiner, part in parts:
+        joined = f"{lines[-1]}{joiner}{part}" if lines else part
+        if lines and cell_len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(part)
+    return lines
 
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> FactsTable:

@@ -364,7 +364,8 @@ def test_the_record_keeps_every_short_window_the_note_counts() -> None:
     """The note names three windows and counts the rest; the record (TestRecord.too_short) keeps
     them all by name, in plan order, with the note's advice. Preparation is not judged."""
     from ssdlab.methods.base import Measure
-    from ssdlab.runner import measured_windows, short_window_notes, too_short_windows
+    from ssdlab.planning import too_short_windows
+    from ssdlab.runner import measured_windows, short_window_notes
 
     measured = {name: _window(name, 0.01, 64) for name in ("fill", "e", "d", "c", "b", "a")} | {
         "long": _window("long", 2.0, 64_000)}

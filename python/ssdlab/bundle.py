@@ -134,7 +134,7 @@ _MORE_WINDOWS = re.compile(r".* and \d+ more", re.DOTALL)
 
 
 class TooShort(BaseModel):
-    """A test's measured windows too short to trust, as the run found them (runner.too_short_windows):
+    """A test's measured windows too short to trust, as the run found them (planning.too_short_windows):
     every one by name, where SHORT_WINDOW_NOTE names three and counts the rest, and what to raise."""
 
     model_config = ConfigDict(frozen=True)
@@ -149,6 +149,11 @@ class ShortWindows:
 
     names: frozenset[str] | None  # None: some were, which ones neither the note nor the bundle shows
     advice: str  # what the note says to do: 'raise runtime_s to at least 1 s'
+
+    @classmethod
+    def of(cls, kept: TooShort) -> ShortWindows:
+        """The windows a record keeps (TestRecord.too_short), every one by name."""
+        return cls(frozenset(kept.windows), kept.advice)
 
     def covers(self, windows: Iterable[str]) -> bool:
         """Whether a figure made of `windows` holds one of them; a figure that names none
@@ -165,7 +170,7 @@ def short_windows(record: TestRecord, measured: Mapping[str, Measurement] | None
     the note names when it names them all (a note names planning.NAMED_WINDOWS at most), else not
     known."""
     if record.too_short is not None:
-        return ShortWindows(frozenset(record.too_short.windows), record.too_short.advice)
+        return ShortWindows.of(record.too_short)
     parts = next((match for note in record.notes if (match := _SHORT_WINDOW_PARTS.fullmatch(note))), None)
     if parts is None:
         return None

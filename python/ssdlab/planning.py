@@ -15,10 +15,10 @@ from typing import Annotated, Any
 from pydantic import TypeAdapter, ValidationError
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
-from ssdlab.bundle import StartState
+from ssdlab.bundle import StartState, TooShort
 from ssdlab.engines.base import Engine
 from ssdlab.errors import UsageError
-from ssdlab.measurement import under_one_period
+from ssdlab.measurement import Measurement, under_one_period
 from ssdlab.methods import REGISTRY, get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan, action_role
 from ssdlab.methods.params import none_from_text
@@ -196,6 +196,17 @@ def window_advice(short: Sequence[tuple[float | None, float | None]], params: Ma
             before = needed.get(name, 0.0)
             needed[name] = None if need is None or before is None else max(before, need)
     return " and ".join(_raise_words(name, seconds) for name, seconds in needed.items())
+
+
+def too_short_windows(windows: Sequence[Measurement], params: Mapping[str, Any]) -> TooShort | None:
+    """Which of `windows` held too few turns of their queue for their figures to be the drive's
+    (Measurement.window_too_short), every one by name, and how long to make them: what the test's
+    record keeps (TestRecord.too_short), so no reader opens the measurements again to learn it."""
+    short = [m for m in windows if m.window_too_short()]
+    if not short:
+        return None
+    return TooShort(windows=tuple(m.workload.name for m in short),
+                    advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params))
 
 
 def _raise_words(param: str, seconds: float | None) -> str:

@@ -25,7 +25,6 @@ from ssdlab.bundle import (
     RunRecord,
     StartState,
     TestRecord,
-    TooShort,
     is_run_id_prefix,
     utc_now,
 )
@@ -61,7 +60,7 @@ from ssdlab.planning import (
     plan_entry,
     plan_run,
     shared_plan,
-    window_advice,
+    too_short_windows,
     window_names,
     with_host_file_runs,
 )
@@ -675,17 +674,6 @@ def measured_windows(actions: Sequence[Action], measured: Mapping[str, Measureme
     """The test's measured windows that ran, in plan order: preconditioning runs are not analysed,
     so not judged."""
     return [measured[a.name] for a in actions if isinstance(a, Measure) and a.role == "measure" and a.name in measured]
-
-
-def too_short_windows(windows: Sequence[Measurement], params: Mapping[str, Any]) -> TooShort | None:
-    """Which of `windows` held too few turns of their queue for their figures to be the drive's
-    (Measurement.window_too_short), every one by name, and how long to make them: what the test's
-    record keeps (TestRecord.too_short), so no reader opens the measurements again to learn it."""
-    short = [m for m in windows if m.window_too_short()]
-    if not short:
-        return None
-    return TooShort(windows=tuple(m.workload.name for m in short),
-                    advice=window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short], params))
 
 
 def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measurement],

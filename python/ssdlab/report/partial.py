@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ssdlab.bundle import ShortWindows, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.planning import window_advice
+from ssdlab.planning import too_short_windows
 from ssdlab.report.contract import mark, window_unreliable
 from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.types import Table
@@ -39,11 +39,8 @@ def stopped_short_windows(record: TestRecord, found: Mapping[str, Measurement]) 
     with what to raise as its note would say it: the runner writes that note only when a test
     finishes (runner.short_window_notes), yet the table of what it measured gives their rates.
     None for a finished test, whose note says it, or one whose windows were long enough."""
-    short = {name: m for name, m in found.items() if m.window_too_short()} if unfinished(record) else {}
-    if not short:
-        return None
-    advice = window_advice([(m.workload.runtime_s, m.window_needed_s()) for m in short.values()], record.params)
-    return ShortWindows(frozenset(short), advice)
+    short = too_short_windows(list(found.values()), record.params) if unfinished(record) else None
+    return ShortWindows.of(short) if short is not None else None
 
 
 def figure_cell(unit: str, value: float, unreliable: bool) -> str:

@@ -318,9 +318,10 @@ class Library:
         with self._reader() as db:
             rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
             flagged: dict[str, list[tuple[str, str]]] = {}
-            for rid, name, notes, too_short in db.execute(
+            for rid, name, notes_json, too_short in db.execute(
                     "SELECT run_id, name, notes_json, too_short_json FROM tests ORDER BY rowid"):
-                if unreliable(notes):
+                notes = stored_notes(notes_json)  # read once: whether flagged, and what it advises
+                if says_so(notes):
                     flagged.setdefault(rid, []).append((name, stored_advice(notes, too_short)))
         return [replace(_library_run(row), unreliable=tuple(name for name, _ in flagged.get(row[0], [])),
                         advice=tuple(said for _, said in flagged.get(row[0], []))) for row in rows]
@@ -475,28 +476,33 @@ NOTES_SELECT = """SELECT t.run_id, r.bundle, t.name, t.method, t.params_json, t.
     r.target_json FROM tests t JOIN runs r ON r.run_id = t.run_id"""
 
 
-def unreliable(notes_json: str | None) -> bool:
-    """Whether a test's notes as the library keeps them say its figures are not to be trusted
-    (bundle.says_unreliable); None: added before the library kept notes, and its bundle gone since."""
-    try:
-        notes = json.loads(notes_json) if notes_json else []
-    except ValueError:  # a damaged row: `library add` refreshes it
-        return False
-    return isinstance(notes, list) and any(isinstance(note, str) and says_unreliable(note) for note in notes)
-
-
-def stored_advice(notes_json: str | None, too_short_json: str | None) -> str:
-    """What a flagged test says to raise, as the library keeps it: its windows' advice (schema 5),
-    else its note's (bundle.note_advice), else "" (a damaged row)."""
-    kept = stored_too_short(too_short_json)
-    if kept is not None:
-        return kept.advice
+def stored_notes(notes_json: str | None) -> list[str]:
+    """A test's notes as the library keeps them; none for a row added before the library kept
+    notes (its bundle gone since) or a damaged one (`library add` refreshes it)."""
     try:
         notes = json.loads(notes_json) if notes_json else []
     except ValueError:
-        return ""
-    found = (note_advice(note) for note in notes if isinstance(note, str)) if isinstance(notes, list) else ()
-    return next((advice for advice in found if advice), "")
+        return []
+    return [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
+
+
+def unreliable(notes_json: str | None) -> bool:
+    """Whether a test's notes as the library keeps them say its figures are not to be trusted."""
+    return says_so(stored_notes(notes_json))
+
+
+def says_so(notes: Sequence[str]) -> bool:
+    """Whether any of the notes says the test's figures are not to be trusted (bundle.says_unreliable)."""
+    return any(says_unreliable(note) for note in notes)
+
+
+def stored_advice(notes: Sequence[str], too_short_json: str | None) -> str:
+    """What a flagged test says to raise, as the library keeps it: its windows' advice (schema 5),
+    else its note's (bundle.note_advice; `notes`: stored_notes), else "" (a damaged row)."""
+    kept = stored_too_short(too_short_json)
+    if kept is not None:
+        return kept.advice
+    return next((advice for advice in map(note_advice, notes) if advice), "")
 
 
 def stored_too_short(too_short_json: str | None) -> TooShort | None:

@@ -88,9 +88,8 @@ class Drive:
         """The test named `name` from the newest run that finished it with figures to be trusted,
         as rankings pick (library.Library.ranking); else from the newest that finished it (its
         figures marked where shown), else the newest that lists it."""
-        found = [(s, t) for s in self.sources for t in s.run.tests if t.name == name]
-        done = [(s, t) for s, t in found if finished(t)]
-        return next((f for f in done if trusted(f[1])), done[0] if done else found[0] if found else None)
+        done = self.choices(name)
+        return done[0] if done else next(((s, t) for s in self.sources for t in s.run.tests if t.name == name), None)
 
     def passed_over(self, name: str, drawn: Found = None) -> list[Source]:
         """The runs newer than the one test `name` is drawn from (`drawn`, else the one `find` draws

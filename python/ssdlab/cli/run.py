@@ -401,8 +401,7 @@ def refusals_as_json(as_json: bool, spec: str | None) -> Iterator[None]:
     except (Exception, KeyboardInterrupt) as error:
         if as_json and not isinstance(error, click.exceptions.Exit):
             stopped = isinstance(error, KeyboardInterrupt | Interrupted | click.exceptions.Abort)
-            print(json.dumps({"bundle": None, "status": "stopped" if stopped else "refused", "target": spec,
-                              "report": None, "tests": [], "error": refusal_text(error)}, indent=2))
+            print(status_json(None, "stopped" if stopped else "refused", spec, None, [], refusal_text(error)))
         raise
 
 
@@ -423,12 +422,19 @@ def run_json(bundle: Bundle, record: RunRecord, report_path: Path | None, error:
     """What `run --json` prints: the bundle, how the run ended and each test's figures, notes and
     which of its figures are not to be trusted (QA: a script got the figures the report marks †
     unmarked); `error`: why a run that did not complete stopped (the same line as on stderr)."""
+    tests = [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics, "notes": list(t.notes),
+              "unreliable_metrics": unreliable_metrics(t, record.target, bundle.windows_too_short(t))}
+             for t in record.tests]
+    return status_json(bundle.path, record.status, record.target.spec, report_path, tests, error)
+
+
+def status_json(bundle: Path | None, status: str, target: str | None, report: Path | None,
+                tests: list[dict[str, Any]], error: str | None) -> str:
+    """The one object `run --json` prints, whatever the run came to (run_json; refusals_as_json for
+    a run refused before it made anything): `error` only where there is one."""
     return json.dumps({
-        "bundle": str(bundle.path), "status": record.status, "target": record.target.spec,
-        "report": str(report_path) if report_path else None,
-        "tests": [{"name": t.name, "test": t.test, "status": t.status, "metrics": t.metrics, "notes": list(t.notes),
-                   "unreliable_metrics": unreliable_metrics(t, record.target, bundle.windows_too_short(t))}
-                  for t in record.tests],
+        "bundle": str(bundle) if bundle else None, "status": status, "target": target,
+        "report": str(report) if report else None, "tests": tests,
         **({"error": error} if error is not None else {}),
     }, indent=2)
 

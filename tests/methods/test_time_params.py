@@ -27,13 +27,16 @@ def test_a_sub_millisecond_steady_state_window_is_no_job_either() -> None:
     assert torture.parse_params({"steady_window_s": "0.0005"}).steady_window_s == 0.0005  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("name", "field", "reason"), [
-    ("thermal", "cooldown_s", "an idle is a length of time, and 0 or none is no idle"),
-    ("consistency", "steady_window_s", "a window is a length of time"),
+@pytest.mark.parametrize(("name", "field", "refusal"), [
+    # An idle takes 0 (as none), so its floor is 0 itself, and the advice says so.
+    ("thermal", "cooldown_s", "is under 0 s, the least it takes: an idle is a length of time, and 0 or none is no "
+                              "idle; give a number of seconds from 0 to 604800, or none"),
+    ("consistency", "steady_window_s", "is not above 0 s: a window is a length of time; give a number of seconds "
+                                       "above 0, up to 604800"),
 ])
-def test_a_negative_idle_or_window_is_refused_with_its_own_reason(name: str, field: str, reason: str) -> None:
+def test_a_negative_idle_or_window_is_refused_with_its_own_reason(name: str, field: str, refusal: str) -> None:
     with pytest.raises(UsageError) as refused:
         get_test(name).parse_params({field: "-1"})
     text = str(refused.value)
-    assert f"parameter {field}=-1 is not above 0 s: {reason}; give a number of seconds above 0, up to 604800" in text
+    assert f"parameter {field}=-1 {refusal}" in text
     assert "fio" not in text

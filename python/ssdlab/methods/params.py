@@ -191,8 +191,11 @@ def _no_time_is_none(value: Any) -> Any:
 IDLE_WHY = Why(low="an idle is a length of time, and 0 or none is no idle",
                high=SECONDS_WHY.high, unit="s")
 WINDOW_WHY = Why(low="a window is a length of time", high=SECONDS_WHY.high, unit="s")
-# An idle's length (a cool-down): 0 or none for no idle, else any time above 0 up to a week.
-IdleSeconds = Annotated[Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False), IDLE_WHY] | None,
+# An idle's length (a cool-down): 0 or none for no idle, else any time above 0 up to a week. Its
+# floor is 0 itself, which it takes (as none: _no_time_is_none, before the bound): what the bound
+# declares (the parameter tables, the refusals) is what it refuses, below 0 (fresh66: a check of
+# every bound sent 0, under a floor declared "above 0", and it ran).
+IdleSeconds = Annotated[Annotated[float, Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False), IDLE_WHY] | None,
                         BeforeValidator(_no_time_is_none)]
 # A span of a run's logged series the analysis judges (consistency's steady-state window).
 WindowSeconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False), WINDOW_WHY]

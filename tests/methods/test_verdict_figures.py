@@ -54,6 +54,17 @@ def test_trim_just_under_the_threshold_says_so() -> None:
     assert v.because == "after TRIM the drive writes at 89.96 % of its clean speed"
 
 
+def test_trim_slower_after_than_without_says_the_trim_left_it_slower() -> None:
+    """After TRIM below the threshold is "no" whatever the reference; where the tortured drive
+    without TRIM was fast, the reason says the TRIM itself left the drive slower (it used to read
+    as if TRIM had failed to undo a slowdown the torture never made)."""
+    v = trim_verdict(90.0, trim_metrics(60.0, dirty=95.0))
+    assert v.outcome == "no" and v.summary == "TRIM does not restore performance (60 % of clean)"
+    assert v.because == ("after TRIM the drive writes at 60.0 % of its clean speed, though without TRIM the tortured "
+                         "drive wrote at 95.0 %: the torture left no slowdown, and the TRIM itself left the drive "
+                         "slower")
+
+
 def test_trim_just_over_the_threshold_and_the_reference_just_under() -> None:
     v = trim_verdict(90.0, trim_metrics(90.04, dirty=89.97))
     assert v.outcome == "yes" and v.summary == "TRIM restores performance (90.04 % of clean)"

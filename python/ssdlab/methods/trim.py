@@ -144,8 +144,11 @@ class TrimValidationTest(MethodTest[TrimParams]):
 def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
     """TRIM restores performance when the drive slowed without it and TRIM brought it back.
 
-    Without a slowdown there is nothing to restore: a drive that writes as fast dirty as
-    clean shows nothing about TRIM, whatever the after-TRIM figure.
+    After TRIM below the threshold is "no" whatever the reference: the drive is slow after
+    TRIM, and where the tortured drive without TRIM was not, the TRIM itself left it slower,
+    which the because says (a finding, not "nothing to restore"). At or above the threshold,
+    without a slowdown there is nothing to restore: a drive that writes as fast dirty as clean
+    shows nothing about TRIM.
     """
     after, dirty = metrics.get("after_trim_pct"), metrics.get("dirty_pct")
     figures = {k: metrics.get(k) for k in ("clean_mb_s", "after_trim_mb_s", "dirty_mb_s", "after_trim_pct",
@@ -169,9 +172,12 @@ def trim_verdict(threshold_pct: float, metrics: Metrics) -> Verdict:
                        summary=f"Inconclusive: the drive ran hotter in one write ({of_clean(after, 0)} % of clean)",
                        because=heat)
     if after < threshold_pct:
+        because = f"after TRIM the drive writes at {of_clean(after, 1)} % of its clean speed"
+        if isinstance(dirty, float) and dirty >= threshold_pct:
+            because += (f", though without TRIM the tortured drive wrote at {of_clean(dirty, 1)} %: the torture left "
+                        "no slowdown, and the TRIM itself left the drive slower")
         return Verdict(**base, outcome="no",
-                       summary=f"TRIM does not restore performance ({of_clean(after, 0)} % of clean)",
-                       because=f"after TRIM the drive writes at {of_clean(after, 1)} % of its clean speed")
+                       summary=f"TRIM does not restore performance ({of_clean(after, 0)} % of clean)", because=because)
     if not isinstance(dirty, float):
         return Verdict(**base, outcome="inconclusive",
                        summary=f"After TRIM {of_clean(after, 0)} % of clean, but no reference",

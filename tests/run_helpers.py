@@ -78,3 +78,16 @@ def odd_library(folder: Path, kind: str) -> Path:
     else:
         path = Path("/dev/null")
     return path
+
+
+class StopAfterMeasures:
+    """Mixed in before an engine (`class X(StopAfterMeasures, FakeEngine)`): Ctrl-C after `left`
+    measurements, as a user stops a run part-way, whatever engine measured the ones before."""
+
+    left: int
+
+    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+        if self.left == 0:
+            raise KeyboardInterrupt
+        self.left -= 1
+        return super().measure(target, workload, ctx)  # type: ignore[misc]

@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ssdlab.engines.base import RunContext
+from run_helpers import StopAfterMeasures
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import Interrupted
-from ssdlab.measurement import Measurement
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target
-from ssdlab.workload import Workload
 
 QUICK = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2})
 # A test without a dedicated section module: drawn by the generic section.
@@ -28,18 +25,12 @@ def make_bundle(path: Path, entries: Sequence[SuiteEntry] = (QUICK,), spec: str 
     return path
 
 
-class StoppingEngine(FakeEngine):
+class StoppingEngine(StopAfterMeasures, FakeEngine):
     """The fake engine, stopped by Ctrl-C after `measures_before_stop` measurements."""
 
     def __init__(self, measures_before_stop: int) -> None:
         super().__init__(profile=FakeProfile())
         self.left = measures_before_stop
-
-    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-        if self.left == 0:
-            raise KeyboardInterrupt
-        self.left -= 1
-        return super().measure(target, workload, ctx)
 
 
 def make_interrupted_bundle(path: Path, measures_before_stop: int = 5) -> Path:

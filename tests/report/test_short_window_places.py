@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from run_helpers import StopAfterMeasures
 from ssdlab.bundle import SHORT_WINDOW_NOTE, Bundle, TestRecord, short_windows
 from ssdlab.compare import MetricRow
-from ssdlab.engines.base import RunContext
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.engines.sim import SimEngine
 from ssdlab.errors import Interrupted
@@ -33,7 +33,7 @@ from ssdlab.report.sections import build_section
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import TargetInfo
 from ssdlab.workload import Workload
 
 MARK = "\N{DAGGER}"  # bundle.UNRELIABLE_MARK, spelt out: what a reader sees
@@ -170,18 +170,12 @@ def test_verdict_blocks_are_marked_as_the_summary_marks_them(tmp_path: Path) -> 
 # --- a stopped test's table, the host CPU tables ---------------------------------------------
 
 
-class StoppingSim(SimEngine):
+class StoppingSim(StopAfterMeasures, SimEngine):
     """The simulator, stopped by Ctrl-C after `left` measurements."""
 
     def __init__(self, left: int) -> None:
         super().__init__()
         self.left = left
-
-    def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
-        if self.left == 0:
-            raise KeyboardInterrupt
-        self.left -= 1
-        return super().measure(target, workload, ctx)
 
 
 def stopped_raid(path: Path, runtime_s: float) -> Path:

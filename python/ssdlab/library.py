@@ -157,8 +157,14 @@ class LibraryRun:
     created_utc: str
     tests: int
     preset: str | None = None  # a simulated drive's preset, also when the spec left it out (`sim:`)
-    unreliable: tuple[str, ...] = ()  # tests whose figures are not to be trusted (unreliable): never ranked
-    advice: tuple[str, ...] = ()  # what each of them says to raise, in their order ("" where it says nothing)
+    # (test, what it says to raise, "" where it says nothing) of each test whose figures are not to
+    # be trusted (unreliable): never ranked.
+    flagged: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def unreliable(self) -> tuple[str, ...]:
+        """The flagged tests' names, in their order."""
+        return tuple(name for name, _ in self.flagged)
 
     def named_by(self, query: str) -> bool:
         """The query is this run's spec or preset exactly (`sim:` may be left out)."""
@@ -323,8 +329,7 @@ class Library:
                 notes = stored_notes(notes_json)  # read once: whether flagged, and what it advises
                 if says_so(notes):
                     flagged.setdefault(rid, []).append((name, stored_advice(notes, too_short)))
-        return [replace(_library_run(row), unreliable=tuple(name for name, _ in flagged.get(row[0], [])),
-                        advice=tuple(said for _, said in flagged.get(row[0], []))) for row in rows]
+        return [replace(_library_run(row), flagged=tuple(flagged.get(row[0], []))) for row in rows]
 
     def run(self, rid: str) -> LibraryRun:
         return next(r for r in self.runs() if r.run_id == rid)

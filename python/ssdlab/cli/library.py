@@ -205,8 +205,7 @@ def shared_label_lines(runs: Sequence[LibraryRun]) -> list[str]:
 
 def unreliable_line(run: LibraryRun) -> str:
     """Why `library list` marks a run: which tests' figures are not to be trusted, and what that means."""
-    tests = ", ".join(f"{name} ({advice})" if advice else name
-                      for name, advice in zip(run.unreliable, run.advice or ("",) * len(run.unreliable), strict=True))
+    tests = ", ".join(f"{name} ({advice})" if advice else name for name, advice in run.flagged)
     return (f"{UNRELIABLE_MARK} run {run.run_id}: figures unreliable in {tests}: measured windows too short to "
             "trust; kept, but left out of rankings")
 

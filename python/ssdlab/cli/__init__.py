@@ -11,10 +11,11 @@ import re
 import sys
 
 import click
+import typer
 
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
-from ssdlab.cli.app import app, err, plain
+from ssdlab.cli.app import app, err, out, plain
 from ssdlab.cli.streams import flush_output, guarded_output, watched_output
 from ssdlab.errors import (
     OUTPUT_CLOSED,
@@ -38,6 +39,36 @@ def version() -> None:
     print(f"ssdlab {__version__}")
 
 
+# Narrower than this, help is click's plain text, not typer's rich panels: a panel gives an
+# option's help a column about 30 characters narrower than the terminal, and cuts a word longer
+# than that column short with "…" (at 40 columns `run --help` read "sim:PRESE…", "(repeatab…").
+# At 80 every word of ssdlab's help fits its column (tests/test_cli_help_widths.py); plain text
+# breaks a long word over lines and loses none of it.
+PLAIN_HELP_BELOW_COLS = 80
+
+
+def command_line() -> click.Command:
+    """The app's click command, with plain help on a terminal narrower than PLAIN_HELP_BELOW_COLS
+    (`out.width`: the terminal's, else COLUMNS, else 80, as rich lays out the help)."""
+    command = typer.main.get_command(app)
+    if out.width < PLAIN_HELP_BELOW_COLS:
+        _plain_help(command)
+        # Click lays plain help out at least 50 wide; the terminal would wrap each longer line again.
+        command.context_settings["terminal_width"] = out.width
+    return command
+
+
+def _plain_help(command: click.Command) -> None:
+    """Every command under `command` gives click's plain help (typer's rich_markup_mode None), and
+    a group lists each command's first paragraph whole, as the rich panel does (click cuts what
+    it makes of the help itself to the width left, "Add runs to the library (again: refreshes...")."""
+    command.rich_markup_mode = None  # type: ignore[attr-defined]
+    if command.help and not command.short_help:
+        command.short_help = " ".join(command.help.split("\n\n")[0].split())
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
+
+
 def _stop_code(default: int) -> int:
     """128 + the number of the signal that stopped the program, as a shell reports a process a
     signal ended (Ctrl-C: 130); else `default`."""
@@ -59,7 +90,7 @@ def _main() -> None:
         # A reader gone is found as it goes while the command runs, as a stop this try answers;
         # found after it, by the next write (the line below says why it stopped).
         with watched_output():
-            code = app(standalone_mode=False)
+            code = command_line()(standalone_mode=False)
             flush_output()  # what print() left in a buffer meets a closed pipe here, as a stop, not at exit
     except Interrupted as error:
         _fail("[yellow]stopped:[/]", str(error), _stop_code(error.exit_code))
@@ -69,8 +100,11 @@ def _main() -> None:
         _fail("[yellow]stopped[/]", "", 130)
     except click.UsageError as error:  # click's own are several lines; ours are one
         where = error.ctx.command_path if error.ctx else _command_path(sys.argv[1:])
-        # A group given no command has printed its help and raised an error without a message.
-        message = error.format_message() or "give one of the commands above"
+        message = error.format_message()
+        if isinstance(error, click.exceptions.NoArgsIsHelpError):
+            # A group given no command: rich help printed itself; plain help is the error's text.
+            print(message, end="" if message.endswith("\n") or not message else "\n")
+            message = "give one of the commands above"
         _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
     except click.ClickException as error:
         _fail("[red]error:[/]", error.format_message(), error.exit_code)

@@ -416,3 +416,22 @@ def test_on_the_simulator_a_window_of_one_queue_fill_is_noted_and_the_advised_ru
     assert advised is not None, note
     longer = entry.model_copy(update={"params": {**entry.params, "runtime_s": float(advised[1])}})
     assert run_entries(tmp_path / "long", target, engine, [longer]).test("quick").notes == ()
+
+
+def test_every_action_gets_the_target_s_facts_read_as_the_run_began(bundle_dir: Path, fake_target: Target) -> None:
+    """RunContext.target_facts: what the runner read of the target once, as the run began, so an
+    engine need not ask the drive again at every measurement (the telemetry sampler's HCTM)."""
+
+    class Seeing(FakeEngine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[object] = []
+
+        def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
+            self.seen.append(ctx.target_facts)
+            return super().measure(target, workload, ctx)
+
+    engine = Seeing()
+    _run(bundle_dir, fake_target, engine)
+    assert len(engine.seen) == 17 and all(facts is engine.seen[0] for facts in engine.seen)
+    assert engine.seen[0] == fake_target.info()

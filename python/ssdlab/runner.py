@@ -69,7 +69,7 @@ from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObs
 from ssdlab.runahead import RunAhead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import MeasuredRates, Target, TargetLocks
+from ssdlab.targets.base import MeasuredRates, Target, TargetInfo, TargetLocks
 from ssdlab.units import seconds_apart
 
 
@@ -144,6 +144,9 @@ class Runner:
     left_behind: str = field(init=False, default="")
     # What a resume must confirm again (docs/safety.md): `--destroy --yes=TOKEN` when this run writes.
     resume_flags: str = field(init=False, default="")
+    # The target's facts as this run read them when it began (pending): every action's engine gets
+    # them (RunContext.target_facts), so a drive is asked once a run, not at every measurement.
+    target_facts: TargetInfo | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -153,9 +156,10 @@ class Runner:
         """Why the progress display was switched off, if it was."""
         return self.guard.error
 
-    def pending(self, record: RunRecord) -> list[PendingTest]:
-        """The tests still to run, planned for this target, each with where it starts."""
-        info = self.target.info().model_copy(update={"measured_rates": self.rates})
+    def pending(self, record: RunRecord, facts: TargetInfo | None = None) -> list[PendingTest]:
+        """The tests still to run, planned for this target (`facts`: its info, else read now), each
+        with where it starts."""
+        info = (facts or self.target.info()).model_copy(update={"measured_rates": self.rates})
         pending: list[PendingTest] = []
         for test_record in record.tests:
             if test_record.status == "complete":
@@ -257,7 +261,8 @@ class Runner:
 
     def _run(self, record: RunRecord) -> RunRecord:
         self.restore_drive(record)
-        pending = self.pending(record)
+        self.target_facts = self.target.info()
+        pending = self.pending(record, self.target_facts)
         self.authorize(record, pending)
         locks = TargetLocks(self.target.spec)
         ahead: RunAhead | None = None
@@ -516,7 +521,7 @@ class Runner:
     def _do(self, test: str, action: Action) -> Measurement | StepResult:
         """What the engine measured or did (it may stop early on Ctrl-C and say so)."""
         ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
-                         progress=self.guard.progress)
+                         progress=self.guard.progress, target_facts=self.target_facts)
         with stoppable():
             if isinstance(action, Measure):
                 return self.engine.measure(self.target, action.workload, ctx)
@@ -555,7 +560,7 @@ class Runner:
             if outcomes[number] != "done":
                 continue
             ctx = RunContext(raw_dir=self.bundle.raw_dir(pending.name, action.name), bundle_dir=self.bundle.path,
-                             progress=lambda update: None)
+                             progress=lambda update: None, target_facts=self.target_facts)
             with stoppable():
                 if isinstance(action, Measure):
                     again = self.engine.measure(self.target, action.workload, ctx)

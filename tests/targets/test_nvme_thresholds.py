@@ -18,7 +18,16 @@ import pytest
 
 from ssdlab.methods.thermal import warning_temp_c
 from ssdlab.targets.base import TargetInfo
-from ssdlab.targets.sysinfo import BlockFacts, apply_nvme, hctm_supported, recorded_threshold_kelvin
+from ssdlab.targets.sysinfo import (
+    BlockFacts,
+    HctmThresholds,
+    apply_nvme,
+    enrich,
+    hctm_counts,
+    hctm_supported,
+    parse_hctm_feature,
+    recorded_threshold_kelvin,
+)
 from ssdlab.telemetry.sources import parse_nvme_smart_log
 from ssdlab.units import kelvin_to_c
 
@@ -86,3 +95,64 @@ def test_an_old_bundles_warning_temperature_keeps_its_meaning() -> None:
     nvme = new.extra["nvme"]
     assert isinstance(nvme, dict) and nvme["warning_temp_c"] == 69.85
     assert warning_temp_c(old) == warning_temp_c(new) == kelvin_to_c(343)
+
+
+FEATURE = "get-feature:0x10 (Host Controlled Thermal Management), Current value:{}\n"
+
+
+@pytest.mark.parametrize(("text", "thresholds"), [
+    ((CMD / "nvme-get-feature-hctm-enabled.txt").read_text(), HctmThresholds(349, 354)),
+    ((CMD / "nvme-get-feature-hctm-disabled.txt").read_text(), HctmThresholds(0, 0)),  # printf drops 0's 0x
+    (FEATURE.format("0x015D0000"), HctmThresholds(349, 0)),  # TMT2 unset
+    ("\n" + FEATURE.format("0x00000162") + "\n", HctmThresholds(0, 354)),
+    ("get-feature:0x04 (Temperature Threshold), Current value:0x0000015d\n", None),  # another feature
+    (FEATURE.format("").replace("Current", "Default"), None),
+    ("NVMe status: Invalid Field in Command: A reserved coded value or an unsupported value in a defined "
+     "field(0x2)\n", None),
+    ("", None),
+])
+def test_get_feature_hctm_is_split_into_tmt1_and_tmt2(text: str, thresholds: HctmThresholds | None) -> None:
+    """`nvme get-feature DEVICE -f 0x10`: TMT1 bits 31:16, TMT2 bits 15:0, whole kelvin, 0 unset."""
+    assert parse_hctm_feature(text) == thresholds
+
+
+class Drive:
+    """Answers id-ctrl with a fixture, get-feature 0x10 with `feature`; keeps what it was asked."""
+
+    def __init__(self, id_ctrl: str, feature: str | None) -> None:
+        self.id_ctrl, self.feature = (CMD / f"nvme-id-ctrl-{id_ctrl}.json").read_text(), feature
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, argv: Any) -> str | None:
+        self.calls.append(tuple(argv))
+        if tuple(argv[:2]) == ("nvme", "id-ctrl"):
+            return self.id_ctrl
+        return self.feature if tuple(argv) == ("nvme", "get-feature", "/dev/nvme0n1", "-f", "0x10") else None
+
+
+def enriched(drive: Drive) -> dict[str, Any]:
+    facts = enrich(BlockFacts(name="nvme0n1", disk="nvme0n1", transport="nvme", capacity_bytes=10**12), drive,
+                   "/dev/nvme0n1")
+    nvme = facts.extra["nvme"]
+    assert isinstance(nvme, dict)
+    return nvme
+
+
+def test_a_drive_with_hctm_records_its_thresholds_in_kelvin_and_celsius() -> None:
+    nvme = enriched(Drive("hctm", (CMD / "nvme-get-feature-hctm-enabled.txt").read_text()))
+    assert nvme["hctm"] is True
+    assert nvme["hctm_thresholds"] == {"tmt1_k": 349, "tmt2_k": 354, "tmt1_c": 75.85, "tmt2_c": 80.85}
+    assert hctm_counts(nvme) is True
+    unset = enriched(Drive("hctm", (CMD / "nvme-get-feature-hctm-disabled.txt").read_text()))
+    assert unset["hctm_thresholds"] == {"tmt1_k": 0, "tmt2_k": 0, "tmt1_c": None, "tmt2_c": None}
+    assert hctm_counts(unset) is False  # supported, not enabled: it never transitions
+    silent = enriched(Drive("hctm", None))
+    assert silent["hctm_thresholds"] is None and hctm_counts(silent) is None  # asked, no answer: unknown
+
+
+def test_a_drive_without_hctm_is_not_asked_for_its_thresholds() -> None:
+    drive = Drive("no-hctm", "get-feature:0x10 (Host Controlled Thermal Management), Current value:0x015d0162\n")
+    nvme = enriched(drive)
+    assert "hctm_thresholds" not in nvme and hctm_counts(nvme) is False
+    assert not any(call[:2] == ("nvme", "get-feature") for call in drive.calls)
+    assert hctm_counts({"mn": "X"}) is None and hctm_counts({"hctm": None}) is None

@@ -9,10 +9,15 @@ id-ctrl's HCTMA bit 0 says a drive supports. nvme-cli prints them whatever the d
 off throughout: a phase begun hot 'showed no throttling' by it, and the hot-start rule (no verdict
 for a phase begun at or above the warning temperature without an indicator) did not fire.
 
+A drive that supports HCTM transitions only at a threshold the host set (feature 0x10, TMT1 / TMT2,
+0 = unset), so one with neither set counts nothing either; and the sampler takes what the run read
+of the drive as it began (RunContext.target_facts) rather than asking it again at every measurement.
+
 The drives are tests/fixtures/cmd/nvme-id-ctrl-{no-hctm,hctm}.json and
 tests/fixtures/telemetry/nvme-smart-log-no-hctm.json: made up in nvme-cli 2.x's JSON layout (the
 950 PRO recording's fields, with WCTEMP, CCTEMP, HCTMA, MNTMT and MXTMT changed; this machine has no
-NVMe drive to record one from)."""
+NVMe drive to record one from); their thresholds tests/fixtures/cmd/nvme-get-feature-hctm-*.txt,
+made up in nvme-cli 2.x's text layout (tests/fixtures/cmd/README.md)."""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from ssdlab.methods import get_test
 from ssdlab.methods.base import TestResults
 from ssdlab.methods.thermal import ThermalParams
 from ssdlab.targets.base import TargetInfo
-from ssdlab.targets.sysinfo import BlockFacts, apply_nvme
+from ssdlab.targets.sysinfo import BlockFacts, apply_nvme, hctm_facts
 from ssdlab.telemetry.sampler import DriveSource, Sampler, drive_source, telemetry_sampler, with_telemetry
 from ssdlab.units import kelvin_to_c
 from ssdlab.verdicts import Verdict
@@ -36,6 +41,8 @@ from ssdlab.workload import Workload
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 NO_HCTM = (FIXTURES / "cmd" / "nvme-id-ctrl-no-hctm.json").read_text()
 HCTM = (FIXTURES / "cmd" / "nvme-id-ctrl-hctm.json").read_text()
+ENABLED = (FIXTURES / "cmd" / "nvme-get-feature-hctm-enabled.txt").read_text()  # TMT1 / TMT2 349 / 354 K
+DISABLED = (FIXTURES / "cmd" / "nvme-get-feature-hctm-disabled.txt").read_text()  # neither set
 SMART_LOG = json.loads((FIXTURES / "telemetry" / "nvme-smart-log-no-hctm.json").read_text())
 COUNTERS = ("thm_temp1_trans_count", "thm_temp2_trans_count", "thm_temp1_total_time", "thm_temp2_total_time")
 TEST = get_test("thermal")
@@ -44,23 +51,30 @@ SECONDS = 200
 
 
 class Drive:
-    """An NVMe drive answering `nvme smart-log` and `nvme id-ctrl` as nvme-cli prints them: from
-    `start_k` (349 K, 75.85 °C, the fixture's) up 1 K every 40 s; `throttling`: the drive counts a
-    second of thermal management each second (thm_temp1_total_time), else the counters stay 0 as
-    on the fixture."""
+    """An NVMe drive answering `nvme smart-log`, `nvme id-ctrl` and `nvme get-feature -f 0x10`
+    (`feature`, None: no answer) as nvme-cli prints them, keeping the commands it was asked in
+    `calls`: from `start_k` (349 K, 75.85 °C, the fixture's) up 1 K every 40 s; `throttling`: the
+    drive counts a second of thermal management each second (thm_temp1_total_time), else the
+    counters stay 0 as on the fixture."""
 
-    def __init__(self, id_ctrl: str | None, throttling: bool = False, start_k: int = 349) -> None:
+    def __init__(self, id_ctrl: str | None, throttling: bool = False, start_k: int = 349,
+                 feature: str | None = None) -> None:
         self.t = 0.0
         self.id_ctrl = id_ctrl
         self.throttling = throttling
         self.start_k = start_k
+        self.feature = feature
+        self.calls: list[tuple[str, ...]] = []
 
     def clock(self) -> float:
         return self.t
 
     def __call__(self, argv: Sequence[str]) -> str | None:
+        self.calls.append(tuple(argv))
         if tuple(argv[:2]) == ("nvme", "id-ctrl"):
             return self.id_ctrl
+        if tuple(argv[:2]) == ("nvme", "get-feature") and tuple(argv[3:]) == ("-f", "0x10"):
+            return self.feature
         if tuple(argv[:2]) == ("nvme", "smart-log"):
             log = {**SMART_LOG, "temperature": self.start_k + int(self.t // 40)}
             if self.throttling:
@@ -94,11 +108,21 @@ def phase(name: str, sampler: Sampler) -> Measurement:
     return with_telemetry(m, sampler)
 
 
-def nvme_target(id_ctrl: str) -> TargetInfo:
-    """The drive as sysinfo records it from its id-ctrl (its warning temperature, its HCTM)."""
+def nvme_facts(id_ctrl: str, feature: str | None = None) -> dict[str, object]:
+    """The drive's extra["nvme"] as sysinfo records it from its id-ctrl (its warning temperature,
+    its HCTM) and, where it has HCTM, its get-feature 0x10 (`feature`)."""
     facts = BlockFacts(name="nvme0n1", disk="nvme0n1", transport="nvme", capacity_bytes=10**12)
-    apply_nvme(facts, json.loads(id_ctrl))
-    return TargetInfo(spec="/dev/nvme0n1", kind="block", capacity_bytes=10**12, extra=dict(facts.extra))
+    ctrl = json.loads(id_ctrl)
+    apply_nvme(facts, ctrl, hctm_facts(ctrl, Drive(id_ctrl, feature=feature), "/dev/nvme0n1"))
+    nvme = facts.extra["nvme"]
+    assert isinstance(nvme, dict)
+    return nvme
+
+
+def nvme_target(id_ctrl: str, feature: str | None = None) -> TargetInfo:
+    """The drive as the runner reads it as a run begins (Target.info)."""
+    return TargetInfo(spec="/dev/nvme0n1", kind="block", capacity_bytes=10**12,
+                      extra={"nvme": nvme_facts(id_ctrl, feature)})
 
 
 def verdict_on(id_ctrl: str, throttling: bool = False, start_k: int = 349) -> tuple[dict[str, object], Verdict]:
@@ -160,3 +184,48 @@ def test_a_drive_with_hctm_is_judged_by_its_counters_as_before() -> None:
     assert metrics["seq_peak_indicator_pct"] == 0.0 and told.outcome == "no"
     _, hot = verdict_on(HCTM, throttling=True)
     assert hot.outcome == "yes" and hot.summary.startswith("Throttles from heat from the start")
+
+
+def test_a_drive_with_hctm_not_enabled_has_no_indicator() -> None:
+    """HCTM supported, but the host set neither threshold: the drive never transitions, and its
+    counters read 0 however hot it runs. Was a flag of 0 throughout ('never throttled'). (Where
+    get-feature gives no answer, whether it is enabled is not known: taken as before, above.)"""
+    series = sampler_on(Drive(HCTM, feature=DISABLED)).series()
+    assert set(series["thm_temp1_total_s"]) == {0.0} and "throttle_active" not in series
+
+
+def test_a_drive_with_hctm_enabled_keeps_its_indicator() -> None:
+    assert sampler_on(Drive(HCTM, throttling=True, feature=ENABLED)).series()["throttle_active"] == (1.0,) * SECONDS
+    assert sampler_on(Drive(HCTM, feature=ENABLED)).series()["throttle_active"] == (0.0,) * SECONDS
+
+
+def test_the_sampler_asks_the_drive_nothing_the_run_read_as_it_began() -> None:
+    """Each measurement makes a sampler; with the facts the runner read as the run began
+    (RunContext.target_facts) the drive is asked its SMART log only, not `nvme id-ctrl` and
+    `nvme get-feature` again each time. Without them (a caller that has none), it is asked."""
+    drive = Drive(HCTM, feature=DISABLED)
+    facts = nvme_target(HCTM, DISABLED)
+    for _ in range(3):
+        sampler = telemetry_sampler("block", "/dev/nvme0n1", drive, facts)
+        assert sampler.drive is not None and sampler.drive.counters_indicate is False
+    assert {call[:2] for call in drive.calls} == {("nvme", "smart-log")} and len(drive.calls) == 3
+    drive.calls.clear()
+    assert telemetry_sampler("block", "/dev/nvme0n1", drive).drive.counters_indicate is False  # type: ignore[union-attr]
+    assert [call[:2] for call in drive.calls] == [("nvme", "smart-log"), ("nvme", "id-ctrl"), ("nvme", "get-feature")]
+
+
+def test_an_array_s_members_are_asked_nothing_the_run_read_as_it_began() -> None:
+    """A RAID-0's facts hold each member's (raid0_members, by its spec): one member with HCTM not
+    enabled leaves the array without an indicator, and neither member is asked again."""
+    drive = Drive(HCTM, feature=ENABLED)
+    members = [{"spec": "/dev/nvme0n1", "nvme": nvme_facts(HCTM, ENABLED)},
+               {"spec": "/dev/nvme1n1", "nvme": nvme_facts(HCTM, DISABLED)}]
+    facts = TargetInfo(spec="raid0:/dev/nvme0n1,/dev/nvme1n1", kind="block", capacity_bytes=2 * 10**12,
+                       extra={"raid0_members": members})
+    sampler = telemetry_sampler("block", facts.spec, drive, facts)
+    assert sampler.drive is not None and sampler.drive.counters_indicate is False
+    assert {call[:2] for call in drive.calls} == {("nvme", "smart-log")}
+    members[1]["nvme"] = nvme_facts(HCTM, ENABLED)
+    both = telemetry_sampler("block", facts.spec, drive, facts.model_copy(update={"extra": {"raid0_members": members}}))
+    assert both.drive is not None and both.drive.counters_indicate is True
+    assert {call[:2] for call in drive.calls} == {("nvme", "smart-log")}

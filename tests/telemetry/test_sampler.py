@@ -176,3 +176,26 @@ def test_fio_run_carries_host_cpu_telemetry(tmp_path: Path) -> None:
     assert len(m.telemetry["t_s"]) >= 1 and "cpu_sys_pct" in m.telemetry
     assert telemetry_notes({"r": m}) == ("Telemetry: drive temperature: not sampled (the target is not a block "
                                           "device).",)
+
+
+@pytest.mark.fio
+def test_fio_hands_the_run_s_target_facts_to_the_sampler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine makes its sampler from RunContext.target_facts (the drive's id-ctrl facts read as
+    the run began), so the sampler does not ask the drive for them at every measurement."""
+    from ssdlab.engines import fio
+    from ssdlab.engines.base import RunContext
+    from ssdlab.targets import parse_target
+
+    given: list[object] = []
+
+    def sampler(kind: str, spec: str, run: object = None, facts: object = None) -> Sampler:
+        given.append(facts)
+        return telemetry_sampler(kind, spec)
+
+    monkeypatch.setattr(fio, "telemetry_sampler", sampler)
+    target = parse_target(f"file:{tmp_path / 'scratch'}?size=16m")
+    facts = target.info()
+    workload = Workload(name="r", pattern="randread", block_size_bytes=4096, runtime_s=1, span_bytes=8 << 20)
+    fio.FioEngine().measure(target, workload, RunContext(raw_dir=tmp_path / "raw", bundle_dir=tmp_path,
+                                                         target_facts=facts))
+    assert given == [facts]

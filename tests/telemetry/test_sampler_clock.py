@@ -81,8 +81,8 @@ def test_the_rows_are_put_on_fios_clock(tmp_path: Path, monkeypatch: pytest.Monk
     """Each row's t_s is when it was read, counted from fio's start (the sampler's clock starts
     STARTUP_S and more before it: every row was that late on the series); the row read while fio
     was still starting up stands for none of the run and is left out."""
-    monkeypatch.setattr(fio_engine, "telemetry_sampler",
-                        lambda kind, spec, run=None: Sampler(drive=DriveSource("wall clock", WallReader().read)))
+    monkeypatch.setattr(fio_engine, "telemetry_sampler", lambda kind, spec, run=None, facts=None: Sampler(
+        drive=DriveSource("wall clock", WallReader().read)))
     raw = tmp_path / "raw"
     engine = FioEngine(binary=str(fake_fio(tmp_path, job_start)), ioengine="psync")
     target = parse_target(f"file:{tmp_path / 'scratch'}?size=4m")

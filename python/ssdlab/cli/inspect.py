@@ -48,8 +48,8 @@ from ssdlab.report.terminal import print_hanging as hanging
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo, with_capacity
-from ssdlab.targets.sysinfo import recorded_threshold_kelvin
-from ssdlab.units import decimal_capacity, format_duration, number_text, parse_rate
+from ssdlab.targets.sysinfo import hctm_counts, recorded_threshold_kelvin
+from ssdlab.units import decimal_capacity, format_duration, is_number, number_text, parse_rate
 
 if TYPE_CHECKING:
     from ssdlab.engines.fio import FioEngine
@@ -117,8 +117,8 @@ def thermal_rows(nvme: object) -> list[tuple[str, str]]:
     """The drive's own thermal facts from `nvme id-ctrl` (sysinfo.apply_nvme), each only where it
     said it: its warning and critical temperatures (WCTEMP, CCTEMP) as recorded, in °C on its
     readings' scale and in the whole kelvin it gave, and whether it supports host controlled
-    thermal management (HCTMA), whose counters alone can say it throttled. QA: `info --json` and
-    the thermal test had them, `info` did not."""
+    thermal management (HCTMA), whose counters alone can say it throttled, and then only where the
+    host enabled it (hctm_text). QA: `info --json` and the thermal test had them, `info` did not."""
     facts = nvme if isinstance(nvme, dict) else {}
     rows = []
     warning, critical = facts.get("warning_temp_c"), facts.get("critical_temp_c")
@@ -128,8 +128,26 @@ def thermal_rows(nvme: object) -> list[tuple[str, str]]:
         # "temp": the label column stays as wide as it was (24, "logical / physical block")
         rows.append(("warning / critical temp", f"{celsius} °C ({kelvin} K)"))
     if isinstance(facts.get("hctm"), bool):
-        rows.append(("host thermal management", _show(facts["hctm"])))
+        rows.append(("host thermal management", hctm_text(facts)))
     return rows
+
+
+def hctm_text(facts: dict[str, object]) -> str:
+    """Whether the drive's HCTM can act (sysinfo.hctm_counts): "no" without it; with it, the host's
+    thresholds (get-feature 0x10, "off" where unset), or that neither is set, so it never
+    transitions, or that whether one is was not learnt."""
+    counts = hctm_counts(facts)
+    if facts.get("hctm") is not True:
+        return "no"
+    if counts is None:
+        return "supported, enabled unknown (nvme get-feature gave no answer)"
+    if not counts:
+        return "supported, not enabled (TMT1 and TMT2 unset)"
+    thresholds = facts["hctm_thresholds"]
+    assert isinstance(thresholds, dict)  # hctm_counts knew them
+    celsius = " / ".join(number_text(c) if is_number(c) else "off" for c in (thresholds.get("tmt1_c"),
+                                                                              thresholds.get("tmt2_c")))
+    return f"yes, TMT1 / TMT2 {celsius} °C ({thresholds['tmt1_k']} / {thresholds['tmt2_k']} K)"
 
 
 @app.command()

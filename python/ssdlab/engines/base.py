@@ -14,7 +14,7 @@ from typing import Protocol
 from ssdlab.bundle import make_dirs_inside
 from ssdlab.measurement import Measurement
 from ssdlab.steps import Purge, Step, StepResult
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.workload import Workload
 
 # Workload features an engine may or may not honour, each with the test of whether a
@@ -100,11 +100,15 @@ def _no_progress(_: ProgressUpdate) -> None:
 
 @dataclass(frozen=True)
 class RunContext:
-    """Where raw engine files go and who hears about progress."""
+    """Where raw engine files go, who hears about progress, and what the run knows of its target."""
 
     raw_dir: Path  # absolute directory for this action's raw files
     bundle_dir: Path  # raw_files in a Measurement are relative to this
     progress: ProgressFn = field(default=_no_progress)
+    # What the runner read of the target as the run began (Target.info): what an engine needs of
+    # it (the telemetry sampler, a drive's HCTM) is not asked of the drive again at every action.
+    # None outside a run (tests, old callers): the engine asks.
+    target_facts: TargetInfo | None = None
 
     def make_raw_dir(self) -> Path:
         """The action's raw folder, made below the bundle with no link on the way: a bundle

@@ -374,7 +374,7 @@ class FioEngine:
         stderr_path = ctx.raw_path(f"{workload.name}.stderr")
         _remove_stale(ctx.raw_dir, workload.name, (output, stderr_path))
         atomic_write_text(job, self.job_text(target, workload, log_prefix=workload.name), inside=ctx.bundle_dir)
-        sampler = telemetry_sampler(target.kind, target.spec) if self.telemetry else None
+        sampler = telemetry_sampler(target.kind, target.spec, facts=ctx.target_facts) if self.telemetry else None
         if sampler is not None:
             sampler.start()
         try:

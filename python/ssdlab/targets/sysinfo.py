@@ -10,11 +10,12 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import stat
 import struct
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -314,14 +315,89 @@ def nvme_id_ctrl(run: CommandRunner, device: str) -> dict[str, Any] | None:
     return _json(run(["nvme", "id-ctrl", device, "-o", "json"]))
 
 
+# Feature 0x10, Host Controlled Thermal Management (NVMe base spec; libnvme NVME_FEAT_FID_HCTM,
+# NVME_FEAT_HCTM_TMT1 / _TMT2): TMT1 in bits 31:16, TMT2 in bits 15:0, each in whole kelvin, 0 when
+# the host has not set it. A drive that supports HCTM transitions only at a threshold the host set,
+# so with both 0 its counters count nothing, as on a drive without it.
+HCTM_FEATURE = 0x10
+
+# nvme-cli's line for a feature's value, every version since 1.x (nvme-print-stdout.c,
+# stdout_feature_show): "get-feature:0x10 (Host Controlled Thermal Management), Current
+# value:0x015d0162". printf's %#x drops the 0x of 0, so a disabled feature's is "00000000". Read as
+# text: `-o json` is refused by nvme-cli before 2.7 (get-feature had no --output-format), and 2.7 on
+# still print this line without it.
+_FEATURE_VALUE = re.compile(r"^get-feature:\s*0x0*10\b.*\bCurrent value:\s*((?:0x)?[0-9a-f]{1,8})\s*$",
+                            re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class HctmThresholds:
+    """The host's HCTM thresholds (feature 0x10) in whole kelvin, 0 where not set."""
+
+    tmt1_k: int
+    tmt2_k: int
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the drive can transition at all: either threshold set."""
+        return bool(self.tmt1_k or self.tmt2_k)
+
+    def recorded(self) -> dict[str, object]:
+        """As the target's facts keep them: kelvin as given, °C as _threshold_c records a
+        threshold (None for one not set)."""
+        return {"tmt1_k": self.tmt1_k, "tmt2_k": self.tmt2_k,
+                "tmt1_c": _threshold_c(self.tmt1_k), "tmt2_c": _threshold_c(self.tmt2_k)}
+
+
+def parse_hctm_feature(text: str) -> HctmThresholds | None:
+    """`nvme get-feature DEVICE -f 0x10`'s current value, split into TMT1 and TMT2; None when the
+    text has no such line (the drive refused it, nvme-cli failed)."""
+    found = _FEATURE_VALUE.search(text)
+    if found is None:
+        return None
+    value = int(found.group(1), 16)
+    return HctmThresholds(tmt1_k=value >> 16, tmt2_k=value & 0xFFFF)
+
+
+def hctm_thresholds(run: CommandRunner, device: str) -> HctmThresholds | None:
+    return parse_hctm_feature(run(["nvme", "get-feature", device, "-f", f"{HCTM_FEATURE:#x}"]) or "")
+
+
+def hctm_facts(ctrl: dict[str, Any] | None, run: CommandRunner, device: str) -> dict[str, object]:
+    """The drive's HCTM facts as the target records them in extra["nvme"]: `hctm`, whether it
+    supports HCTM (hctm_supported); where it does, `hctm_thresholds`, the host's thresholds
+    (HctmThresholds.recorded), None when get-feature gave no answer. A drive without HCTM is not
+    asked (it would refuse the feature)."""
+    supported = hctm_supported(ctrl)
+    if supported is not True:
+        return {"hctm": supported}
+    thresholds = hctm_thresholds(run, device)
+    return {"hctm": True, "hctm_thresholds": None if thresholds is None else thresholds.recorded()}
+
+
+def hctm_counts(nvme: Mapping[str, object]) -> bool | None:
+    """Whether a drive's thermal-management counters count, from its HCTM facts (hctm_facts):
+    False without HCTM, or with HCTM whose thresholds are both unset (it never transitions);
+    True with either set; None where it is not known (no HCTMA, no get-feature answer)."""
+    supported = nvme.get("hctm")
+    if supported is not True:
+        return None if supported is None else False
+    thresholds = nvme.get("hctm_thresholds")
+    kelvins = [thresholds.get(k) for k in ("tmt1_k", "tmt2_k")] if isinstance(thresholds, dict) else []
+    if len(kelvins) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in kelvins):
+        return None
+    return any(kelvins)
+
+
 def smartctl_info(run: CommandRunner, device: str) -> dict[str, Any] | None:
     data = _json(run(["smartctl", "-j", "-i", device]))
     # smartctl answers even for devices it cannot open; only a named drive is information.
     return data if data and (data.get("model_name") or data.get("serial_number")) else None
 
 
-def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any]) -> None:
-    """nvme id-ctrl is the drive's own word on identity; sysfs can truncate or lag it."""
+def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any], hctm: Mapping[str, object] | None = None) -> None:
+    """nvme id-ctrl is the drive's own word on identity; sysfs can truncate or lag it. `hctm`: the
+    drive's HCTM facts (hctm_facts), which need a command of their own."""
     for attr, key in (("model", "mn"), ("serial", "sn"), ("firmware", "fr")):
         value = str(ctrl.get(key, "")).strip()
         if value:
@@ -336,9 +412,11 @@ def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any]) -> None:
         "dsm_deallocate": bool(oncs & 4) if isinstance(oncs, int) else None,
         "warning_temp_c": _threshold_c(ctrl.get("wctemp")),
         "critical_temp_c": _threshold_c(ctrl.get("cctemp")),
-        # Whether the SMART log's thermal-management counters can say the drive throttled
-        # (HCTMA_SUPPORTED); the telemetry sampler reads it again as it starts (drive_source).
+        # Whether the drive supports host controlled thermal management (HCTMA_SUPPORTED), whose
+        # counters alone can say it throttled, and then only once the host enabled it: enrich adds
+        # its thresholds (hctm_facts), and the runner hands both to the telemetry sampler.
         "hctm": hctm_supported(ctrl),
+        **(hctm or {}),
     }
 
 
@@ -368,7 +446,7 @@ def enrich(facts: BlockFacts, run: CommandRunner, device: str) -> BlockFacts:
     if facts.transport == "nvme":
         ctrl = nvme_id_ctrl(run, device)
         if ctrl:
-            apply_nvme(facts, ctrl)
+            apply_nvme(facts, ctrl, hctm_facts(ctrl, run, device))
     if facts.transport in ("nvme", "sata", "scsi", "usb"):
         info = smartctl_info(run, device)
         if info:

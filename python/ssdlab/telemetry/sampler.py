@@ -13,9 +13,11 @@ Drive sources, first that works: `nvme smart-log -o json` for NVMe; `smartctl -j
 SATA; hwmon temp1_input. A RAID-0 reads each member's and gives the hottest member's
 temperature (array_source). Reading any of them makes the drive answer a SMART / log-page
 command, so the sampler asks at most once a second. An NVMe drive's throttle flag comes from its
-thermal-management counters, which count host controlled thermal management only: the sampler
-reads `nvme id-ctrl` once as it starts, and a drive without that feature gets no flag
-(DriveSource.counters_indicate), as a SATA drive gets none. Host CPU comes from /proc/stat. What is
+thermal-management counters, which count host controlled thermal management only, and only once
+the host has set its thresholds: a drive without that feature, or with it not enabled, gets no flag
+(DriveSource.counters_indicate), as a SATA drive gets none. Whether it has it comes from the facts
+the runner read of the target as the run began (`nvme id-ctrl`, `nvme get-feature`), else the
+sampler asks as it starts. Host CPU comes from /proc/stat. What is
 missing (no tool, no permission, a file target) becomes one note for the report, never an
 error: the measurement itself does not depend on the sampler.
 """
@@ -30,9 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.measurement import Measurement
+from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.raid import member_specs
 from ssdlab.targets.spec import parse_spec
-from ssdlab.targets.sysinfo import CommandRunner, hctm_supported, nvme_id_ctrl, run_command
+from ssdlab.targets.sysinfo import CommandRunner, hctm_counts, hctm_facts, nvme_id_ctrl, run_command
 from ssdlab.telemetry.sources import (
     CpuTimes,
     Sample,
@@ -57,15 +60,16 @@ class DriveSource:
     # answers no second command within a second of it.
     probe: Sample | None = None
     # Whether its thermal-management counters say when the drive throttled (the sampler's
-    # throttle_active flag): not on an NVMe drive without host controlled thermal management,
-    # whose counters count nothing and read 0 throughout (sysinfo.hctm_supported). They are kept
-    # as read all the same.
+    # throttle_active flag): not on an NVMe drive without host controlled thermal management, or
+    # with it not enabled, whose counters count nothing and read 0 throughout (sysinfo.hctm_counts).
+    # They are kept as read all the same.
     counters_indicate: bool = True
 
 
-def drive_source(device: str | None, run: CommandRunner = run_command, sys_root: Path = Path("/sys")) -> tuple[
-        DriveSource | None, str | None]:
-    """The first drive source that answers for `device`, or None and a one-line note why."""
+def drive_source(device: str | None, run: CommandRunner = run_command, sys_root: Path = Path("/sys"),
+                 known: Mapping[str, object] | None = None) -> tuple[DriveSource | None, str | None]:
+    """The first drive source that answers for `device`, or None and a one-line note why. `known`:
+    the drive's id-ctrl facts as the run read them (known_drive_facts), else it is asked."""
     if device is None:
         return None, "drive temperature: not sampled (the target is not a block device)"
     name = Path(device).name
@@ -74,7 +78,7 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
         source = DriveSource("nvme smart-log", lambda: nvme_reader(run, device))
         source.probe = source.read()
         if source.probe is not None:
-            source.counters_indicate = nvme_counters_indicate(run, device)
+            source.counters_indicate = nvme_counters_indicate(run, device, known)
             return source, None
         tried.append("nvme smart-log (missing nvme-cli, or no permission)")
     else:
@@ -91,12 +95,15 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
     return None, f"drive temperature: not sampled; tried {', '.join(tried)}"
 
 
-def nvme_counters_indicate(run: CommandRunner, device: str) -> bool:
-    """Whether an NVMe drive's thermal-management counters can say it throttled: `nvme id-ctrl`
-    names host controlled thermal management, whose transitions alone they count. Where id-ctrl
-    gives no answer, or no HCTMA (an nvme-cli that does not print it), whether they count is not
-    known, and they are taken as an indicator, as before ssdlab read it."""
-    return hctm_supported(nvme_id_ctrl(run, device)) is not False
+def nvme_counters_indicate(run: CommandRunner, device: str, known: Mapping[str, object] | None = None) -> bool:
+    """Whether an NVMe drive's thermal-management counters can say it throttled: they count host
+    controlled thermal management's transitions alone, which a drive makes only where it supports
+    it (id-ctrl HCTMA) and the host enabled it (get-feature 0x10). From `known`, the drive's facts
+    the run read as it began (sysinfo.hctm_facts), else asked now. Where it is not known (no
+    id-ctrl or get-feature answer, no HCTMA), they are taken as an indicator, as before ssdlab
+    read it."""
+    facts = known if known is not None and "hctm" in known else hctm_facts(nvme_id_ctrl(run, device), run, device)
+    return hctm_counts(facts) is not False
 
 
 @dataclass
@@ -213,18 +220,33 @@ class Sampler:
 TELEMETRY_NOTE = "telemetry_note"  # engine fact: what the sampler could not sample
 
 
-def telemetry_sampler(kind: str, spec: str, run: CommandRunner = run_command) -> Sampler:
+def telemetry_sampler(kind: str, spec: str, run: CommandRunner = run_command,
+                      facts: TargetInfo | None = None) -> Sampler:
     """The sampler for a target (its kind and target string): drive channels for a block device,
-    for a RAID-0 its members' together (array_source)."""
+    for a RAID-0 its members' together (array_source). `facts`: what the runner read of the target
+    as the run began, so a drive is not asked what it said then at every measurement."""
+    known = known_drive_facts(facts)
     if kind == "block" and parse_spec(spec).kind == "raid0":
-        source, note = array_source(member_specs(spec), run)
+        source, note = array_source(member_specs(spec), run, known=known)
     else:
-        source, note = drive_source(spec if kind == "block" else None, run)
+        source, note = drive_source(spec if kind == "block" else None, run, known=known.get(spec))
     return Sampler(drive=source, notes=[note] if note else [])
 
 
-def array_source(devices: Sequence[str], run: CommandRunner = run_command,
-                 sys_root: Path = Path("/sys")) -> tuple[DriveSource | None, str | None]:
+def known_drive_facts(facts: TargetInfo | None) -> dict[str, Mapping[str, object]]:
+    """Each drive's `nvme id-ctrl` facts in a target's (sysinfo.apply_nvme's extra["nvme"]), by the
+    string the sampler reads the drive by: the target's own, a RAID-0's members' (raid0_members)."""
+    if facts is None:
+        return {}
+    members = facts.extra.get("raid0_members")
+    drives = [m for m in members if isinstance(m, dict)] if isinstance(members, list) else []
+    named = [(facts.spec, facts.extra), *((m.get("spec"), m) for m in drives)]
+    return {spec: nvme for spec, extra in named
+            if isinstance(spec, str) and isinstance(nvme := extra.get("nvme"), dict)}
+
+
+def array_source(devices: Sequence[str], run: CommandRunner = run_command, sys_root: Path = Path("/sys"),
+                 known: Mapping[str, Mapping[str, object]] | None = None) -> tuple[DriveSource | None, str | None]:
     """A RAID-0's drive channels: every member read each time, as the simulator gives an array's
     (docs/simulator.md): the hottest member's temperature, the members' thermal counters summed,
     so a member that throttles marks the array throttled. (The array's string went to the drive
@@ -232,7 +254,7 @@ def array_source(devices: Sequence[str], run: CommandRunner = run_command,
     member without a source leaves the array unsampled: the others' would pass as the array's."""
     sources = []
     for device in devices:
-        source, note = drive_source(device, run, sys_root)
+        source, note = drive_source(device, run, sys_root, (known or {}).get(device))
         if source is None:
             return None, f"{note} for member {device}, so the array's is not sampled either"
         sources.append(source)

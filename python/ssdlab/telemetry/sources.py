@@ -8,8 +8,8 @@ None when its source gave nothing usable. Channels (units in the names):
 - thm_temp1_trans_count, thm_temp2_trans_count: NVMe thermal-management transitions
   (light / heavy throttling), cumulative; thm_temp1_total_s, thm_temp2_total_s: seconds
   spent in them, cumulative (the NVMe base spec counts host controlled thermal management's
-  only, id-ctrl HCTMA, targets/sysinfo.hctm_supported: 0 on a drive without it, which nvme-cli
-  prints all the same); warning_temp_min, critical_temp_min: minutes above the
+  only, id-ctrl HCTMA with a threshold the host set, targets/sysinfo.hctm_counts: 0 on a drive
+  without it, which nvme-cli prints all the same); warning_temp_min, critical_temp_min: minutes above the
   warning / critical composite temperature, cumulative;
 - cpu_usr_pct, cpu_sys_pct, cpu_iowait_pct: host CPU over the last interval, % of all CPUs.
 """

@@ -24,6 +24,10 @@ class Verdict(BaseModel):
     rule: str  # the rule as applied, with its thresholds
     because: str = ""  # why this outcome, in terms of the figures (always for inconclusive)
     figures: dict[str, float | int | bool | str | None] = Field(default_factory=dict)
+    # The measured windows (workload names) its outcome rests on, as MetricSpec.windows names a
+    # figure's: one too short to trust marks the verdict, another does not (a thermal yes resting
+    # on its sequential phase alone). None named: any of the test's windows may weigh in it.
+    windows: tuple[str, ...] = ()
 
     @property
     def conclusive(self) -> bool:

@@ -87,7 +87,9 @@ def test_a_level_judged_from_the_first_second_has_no_rise_and_no_vote_from_it() 
     selected = [True] * 10 + [False] * 10
     at_peak = [not s for s in selected]
     j = judge(selected, at_peak, 0, rates, Evidence(temp_c=temp))
-    assert j.temp_rise_c is None and j.cause == "unknown"  # was 0.0, gc-cache
+    # No rise vote; the level ran 10 °C hotter than the peak level did (the drive cooled as it sped
+    # up), which is a vote for heat of its own (stop 42; it was "unknown" before that vote).
+    assert j.temp_rise_c is None and j.cause == "thermal"  # was 0.0, gc-cache
     assert j.evidence[0] == ("throttled from the start, already at 80.0 °C: no temperature rise up to the onset of "
                              "throttling was measured")
     later = judge(selected[::-1], at_peak[::-1], 10, rates[::-1], Evidence(temp_c=temp))

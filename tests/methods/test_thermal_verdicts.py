@@ -126,11 +126,14 @@ def test_a_phase_throttled_from_its_start_says_so_and_names_no_unthrottled_peak(
     assert m["seq_gb_at_peak"] == 0.0 and m["rnd_time_to_throttle_s"] == 0.0
     verdict = throttling_verdict(m)
     assert verdict.outcome == "yes"
-    assert verdict.summary == "Throttles from heat from the start of sequential write (heat 100.0 % of the time)"
-    assert verdict.because == (
+    # Both phases throttled from heat: the verdict names both (stop 42; it named the sequential one only).
+    assert verdict.summary == ("Throttles from heat from the start of sequential write (heat 100.0 % of the time) "
+                               "and from the start of random write (heat 100.0 %)")
+    assert verdict.because.startswith(
         "sequential write was throttled from 0 s (0 GB written before it): the drive's throttle indicator was on "
         "during 100 % of its fastest level, 320 MB/s, so no unthrottled rate was measured to size the loss "
-        "against; heat held it there, 100.0 % of the time; its hottest second was 101.0 °C")
+        "against; heat held it there, 100.0 % of the time; its hottest second was 101.0 °C; and random write was "
+        "throttled from 0 s")
     assert "random write was throttled from 0 s" in phase_because(m, "rnd")
     assert "heat throttled it to 25 MB/s at the slowest" in phase_because(m, "rnd")
 

@@ -33,13 +33,19 @@ measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s per
    from where the indicator first came on (over the stretch before the peak that ran throttled up
    to it, a ramp-up with the indicator mostly off left out), every period from
    there on at its level, and no figure is held against an unthrottled peak (none was measured).
+   A slower level before the peak during most of which the indicator was on is throttled (a drive
+   hot from before that recovered as it cooled), from there on. Without an indicator, every slower
+   level before the peak is taken as throttled when judging them (step 4) tells a cause for one,
+   heat or GC / cache; when it tells none, they stay a ramp-up.
 4. The cause, with the evidence for it, per throttled level (over the level's periods from the
    onset on), since one phase can slow down for different reasons in turn (a write cache running
    out, then heat): "thermal" when the drive's own throttle indicator (simulator throttle level,
    NVMe thermal-management time) was active during most of the level's time, or when the
    temperature had risen up to the fall into the level (the level's first throttled period, as the
    phase's rise to throttling is up to its onset) and the level ran hotter than the peak while the
-   energy per byte (energy over the data written) stayed put; "gc-cache" when the rate fell
+   energy per byte (energy over the data written) stayed put, or, for a level throttled before the
+   peak was first reached (no fall from the peak led into it, so no rise to throttling is
+   measured), when it ran hotter than the peak (the drive cooled as it sped up); "gc-cache" when the rate fell
    without the temperature rising, or while garbage collection moved pages / the energy per host
    byte rose (the drive works as hard but the host sees less: internal writes); "unknown" when
    nothing separates the two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
@@ -673,17 +679,54 @@ def analyze_throttle(rates: Sequence[float], period_s: float = 1.0, evidence: Ev
     band = levels[0].rate * (1 - cfg.level_tol_pct / 100.0) if levels else math.nan  # slower: below the peak
     peak_periods = _own_periods(segments, {peak}, 0, len(rates)) if peak is not None else []
     peak_on = _share_pct(evidence.throttle_active, peak_periods, lengths) if peak is not None else None
-    onset: int | None
+    frame = Frame(period_s, segments, tuple(levels), peak, peak_periods, peak_on, rates, evidence, lengths, cfg)
     if peak is not None and indicator_decides(peak_on):
         onset = _indicator_onset(segments, peak, evidence.throttle_active or (), lengths)  # no unthrottled peak
-        level_at = _throttled_from(segments, onset)
-    else:
-        # A drive hot from before ran throttled at slower levels, then reached its (unthrottled) peak as
-        # it cooled: those levels are throttled, not a ramp-up (QA: 24 s at 284 MB/s read "never throttled").
-        before = _throttled_before_peak(segments, peak, band, evidence.throttle_active, lengths) \
-            if peak is not None else None
-        onset = before if before is not None else _onset(segments, peak, band) if peak is not None else None
-        level_at = _throttled_level_at(segments, onset, peak, band)
+        return _judged(frame, onset, _throttled_from(segments, onset))
+    # A drive hot from before ran throttled at slower levels, then reached its (unthrottled) peak as
+    # it cooled: those levels are throttled, not a ramp-up (QA: 24 s at 284 MB/s read "never throttled").
+    before = _throttled_before_peak(segments, peak, band, evidence.throttle_active, lengths) \
+        if peak is not None else None
+    after = _onset(segments, peak, band) if peak is not None else None
+    if before is None:
+        return _judged(frame, after, _throttled_level_at(segments, after, peak, band))
+    result = _judged(frame, before, _throttled_level_at(segments, before, peak, band))
+    if evidence.throttle_active is None and not _cause_before_peak(result):
+        # No indicator, and nothing else tells why it was slower before its peak either: a ramp-up,
+        # as it always was (held_words says it cannot be told from a drive that recovered).
+        return _judged(frame, after, _throttled_level_at(segments, after, peak, band))
+    return result
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a phase's throttled time is judged within: its segments, levels and peak, and the series."""
+
+    period_s: float
+    segments: tuple[Segment, ...]
+    levels: tuple[Level, ...]
+    peak: int | None
+    peak_periods: Sequence[bool]  # per period: whether it is at the peak level
+    peak_on: float | None  # % of the peak level's time the drive's indicator was on (None: no indicator)
+    rates: Sequence[float]
+    evidence: Evidence
+    lengths: Sequence[float]  # each period's
+    cfg: ThrottleConfig
+
+
+def _cause_before_peak(result: ThrottleAnalysis) -> bool:
+    """Whether a level throttled before the peak was first reached was judged heat or GC / cache: the
+    evidence told why the drive ran slower there (without an indicator, nothing else does)."""
+    start = result.peak_start
+    return start is not None and any(lc.since < start and lc.cause != "unknown" for lc in result.level_causes)
+
+
+def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> ThrottleAnalysis:
+    """The analysis of a phase throttled from `onset` (None: never), each period counting toward
+    the throttled level `level_at` gives (-1: none): its share, and each level's cause and the phase's."""
+    period_s, segments, levels, peak = frame.period_s, frame.segments, frame.levels, frame.peak
+    rates, evidence, lengths, cfg = frame.rates, frame.evidence, frame.lengths, frame.cfg
+    peak_periods, peak_on = frame.peak_periods, frame.peak_on
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
                             temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
@@ -726,8 +769,13 @@ def before_peak_words(analysis: ThrottleAnalysis) -> str:
     """Why a phase throttled before it reached its (unthrottled) peak level, in words."""
     when = analysis.time_to_throttle_s or 0.0
     since = "from the start" if when == 0 else f"from {seconds_text(when)} s"
-    return (f"it ran throttled {since}, the drive's throttle indicator on at slower levels, before it first "
-            f"reached its peak level at {seconds_text(analysis.start_s(analysis.peak_start or 0))} s (a drive hot "
+    reached = f"before it first reached its peak level at {seconds_text(analysis.start_s(analysis.peak_start or 0))} s"
+    if analysis.peak_indicator_pct is None:  # no indicator: each slower level judged as one after the peak
+        return (f"it ran slower {since}, at levels below its peak, {reached}: the drive has no throttle "
+                "indicator to tell a ramp-up from a drive hot from before (or still collecting garbage) that "
+                "recovered, so those levels are throttled, each judged as a level after the peak is (one that ran "
+                "hotter than the peak level, the drive cooling as it sped up, counts as heat)")
+    return (f"it ran throttled {since}, the drive's throttle indicator on at slower levels, {reached} (a drive hot "
             "from before that recovered as it cooled): those levels are throttled, not a ramp-up")
 
 
@@ -744,12 +792,14 @@ def _throttled_before_peak(segments: Sequence[Segment], peak: int, band: float, 
     segment during most of which the drive's throttle indicator was on, or of the transitions below
     the peak level (`band`) that lead into it, as the onset after a peak counts the fall into a
     level. None when no such level came before the peak (a ramp-up, the indicator off most of it,
-    stays neither peak nor throttled) or there is no indicator."""
-    if flags is None:
-        return None
+    stays neither peak nor throttled). Without an indicator (`flags` None), nothing tells a ramp-up
+    from a drive hot from before (or still collecting garbage) that recovered: the first slower
+    level before the peak, which analyze_throttle keeps as the onset when judging the levels from
+    there tells a cause for one of those before the peak (judge: one that ran hotter than the peak
+    level votes heat, the drive cooling as it sped up)."""
     first = next(i for i, seg in enumerate(segments) if seg.level == peak)
-    k = next((i for i in range(first) if segments[i].level > peak and _indicated(segments[i], flags, lengths)),
-             None)
+    k = next((i for i in range(first) if segments[i].level > peak
+              and (flags is None or _indicated(segments[i], flags, lengths))), None)
     if k is None:
         return None
     while k > 0 and segments[k - 1].level < 0 and segments[k - 1].rate < band:
@@ -928,9 +978,10 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
             hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak))
         else:
             hotter = 0.0
-        # Throttled from the first period: no rise to throttling was measured (not a rise of 0 °C,
-        # which read as a drive throttling without heating, a vote for GC / cache).
-        rise = None if first == 0 else _temp_rise(ev.temp_c, first) or 0.0
+        # Throttled from the first period, or before the peak was first reached (no fall from the peak
+        # led into it): no rise to throttling was measured (not a rise of 0 °C, which read as a drive
+        # throttling without heating, a vote for GC / cache).
+        rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first) or 0.0
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
@@ -939,7 +990,9 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         if indicator is not None else []
     heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else \
         [f"throttled from the start, already at {ev.temp_c[0]:.1f} °C: no temperature rise up to {scope.first} "
-         "was measured"] if ev.temp_c else []
+         "was measured"] if ev.temp_c and first == 0 else \
+        [f"throttled before the peak level was first reached, at {ev.temp_c[first]:.1f} °C: no fall from the peak, "
+         "so no temperature rise to throttling was measured"] if ev.temp_c else []
     heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
     if indicator_decides(indicator):  # decisive; GC that heated it is still named
@@ -953,6 +1006,13 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         return replace(figures, evidence=(NO_DATA,))
     cause: Cause = "thermal" if thermal_votes > gc_votes else "gc-cache" if gc_votes > thermal_votes else "unknown"
     return replace(figures, cause=cause, evidence=notes)
+
+
+def before_peak(first: int, at_peak: Sequence[bool]) -> bool:
+    """Whether throttled time beginning at period `first` began before the peak level (`at_peak`)
+    was first reached, or at the first period: no rise to throttling is measured for it."""
+    peak_from = next((i for i, at in enumerate(at_peak) if at), None)
+    return first == 0 or (peak_from is not None and first < peak_from)
 
 
 def indicator_text(pct: float) -> str:
@@ -997,6 +1057,10 @@ def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int
             thermal += 1
         elif j.temp_rise_c < FLAT_C:
             gc += 1
+    elif j.hotter_c is not None and j.hotter_c > 0:
+        # No rise to throttling (throttled before the peak: hotter_c is against unthrottled peak
+        # periods, so none came first), yet hotter than at the peak: the drive cooled as it sped up.
+        thermal += 1
     if energy is not None:
         if energy[2] >= ENERGY_RISE_PCT:
             gc += 1

@@ -26,6 +26,7 @@ from ssdlab.units import format_size
 
 if TYPE_CHECKING:
     from ssdlab.bundle import ShortWindows
+    from ssdlab.verdicts import Verdict
 
 V = TypeVar("V")
 MetricKind = Literal["figure", "setting", "count", "verdict"]
@@ -70,6 +71,9 @@ class MetricSpec:
     # a figure of a window too short to trust is marked as such, its neighbours are not
     # (bundle.ShortWindows). None named: any of the test's windows may weigh in it.
     windows: tuple[str, ...] = ()
+    # Made of no measured window at all (the time a step took, such as the TRIM command's): no
+    # window too short to trust weighs in it, so it is never marked as one's.
+    no_window: bool = False
     # Decimals it is printed with where its unit's are too few (None: its unit's): a drive's
     # whole-kelvin threshold in °C reads 69.85, as the verdicts name it, never 69.8 (QA).
     decimals: int | None = None
@@ -140,7 +144,15 @@ def figure_unreliable(short: ShortWindows | None, spec: MetricSpec | None) -> bo
     """Whether a figure of `spec` (None: a metric no method declares) comes from one of a test's
     windows too short to trust: a measured figure made of one of them (MetricSpec.windows), never a
     setting or a count. Wherever a figure is shown or exported, this decides its mark."""
-    return short is not None and (spec is None or (spec.kind == "figure" and short.covers(spec.windows)))
+    return short is not None and (spec is None or (spec.kind == "figure" and not spec.no_window
+                                                   and short.covers(spec.windows)))
+
+
+def verdict_unreliable(short: ShortWindows | None, verdict: Verdict) -> bool:
+    """Whether a verdict rests on one of a test's windows too short to trust: one of those it names
+    (Verdict.windows), or any of them when it names none (its figures may be any window's).
+    Wherever a verdict is shown, this decides its mark."""
+    return short is not None and short.covers(verdict.windows)
 
 
 def undeclared_spec(name: str, params: Mapping[str, object]) -> MetricSpec | None:

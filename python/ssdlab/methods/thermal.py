@@ -298,18 +298,22 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
             "risen and the level ran hotter, and GC / cache when the rate fell without heating; a phase throttles "
             "from heat when any of its levels does, from where the first such level starts; a peak level during "
             "most of which the indicator was on is itself throttled, from where the indicator came on, and so is a "
-            "slower level before the peak during most of which it was on (a drive hot from before); a phase "
+            "slower level before the peak during most of which it was on (a drive hot from before); on a drive "
+            "without an indicator, so is every slower level before the peak when the evidence tells a cause for "
+            "one (heat when it ran hotter than the peak level: the drive cooled as it sped up); a phase "
             "on a drive without a throttle indicator that began at or above the drive's warning temperature "
             f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
             "from its data")
+    # A "no", or no verdict, rests on every phase it judged; a yes on the phases that throttled from heat
+    # alone (Verdict.windows): a random phase too short to trust does not mark a yes the sequential
+    # one gives.
     base = {"key": "throttling", "question": "Does the drive throttle from heat under sustained writes?",
-            "rule": rule, "figures": figures}
+            "rule": rule, "figures": figures, "windows": tuple(phase_window(p) for p in PHASES)}
     thermal = [p for p, c in causes.items() if c == "thermal"]
     if thermal:
-        first = thermal[0]
-        summary = (f"Throttles from heat {_when(metrics, first)} of {PHASE_TEXT[first].lower()} "
-                   f"({'; '.join(shares_by_cause(metrics, first))})")
-        return Verdict(**base, outcome="yes", summary=summary, because=phase_because(metrics, first))
+        return Verdict(**{**base, "windows": tuple(phase_window(p) for p in thermal)}, outcome="yes",
+                       summary=heat_summary(metrics, thermal),
+                       because="; and ".join(phase_because(metrics, p) for p in thermal))
     # A phase measured too briefly for any level has a mean but no cause: neither throttled nor not.
     short = [p for p, c in causes.items() if c is None and metrics.get(f"{p}_mean_mb_s") is not None]
     if any(c is None for p, c in causes.items() if p not in short):
@@ -341,6 +345,18 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     when = slowed(metrics)
     gc = f" (garbage collection / cache: {when})" if when else ""
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def heat_summary(metrics: Mapping[str, object], thermal: Sequence[Phase]) -> str:
+    """'Throttles from heat after 44 s of sequential write (heat 60.0 % of the time) and after 120 s
+    of random write (heat 30.0 %)': every phase that throttled from heat, when and for how long, the
+    first phase's shares as one phase alone gives them (its words unchanged)."""
+    parts = []
+    for i, phase in enumerate(thermal):
+        shares = "; ".join(shares_by_cause(metrics, phase))
+        parts.append(f"{_when(metrics, phase)} of {PHASE_TEXT[phase].lower()} "
+                     f"({shares if i == 0 else shares.replace(' of the time', '')})")
+    return f"Throttles from heat {' and '.join(parts)}"
 
 
 def began_hot(metrics: Mapping[str, object], phase: Phase) -> bool:
@@ -455,8 +471,9 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
                  f"{indicator_text(indicator)} % of its fastest level, {_num(m.get('peak_mb_s'))} MB/s, so no "
                  "unthrottled rate was measured to size the loss against"]
     elif m.get("time_to_throttle_s") == 0:  # hot from before: throttled at slower levels, then its peak as it cooled
+        on = ", the drive's throttle indicator on" if indicator is not None else ""  # none: judged by its evidence
         words = [f"{text} was throttled from the start (0 GB written before it), below the "
-                 f"{_num(m.get('peak_mb_s'))} MB/s peak level it reached later, the drive's throttle indicator on"]
+                 f"{_num(m.get('peak_mb_s'))} MB/s peak level it reached later{on}"]
     elif not isinstance(heat_mb, float | int):  # no heat level, or a run recorded before it was a figure
         words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
     else:

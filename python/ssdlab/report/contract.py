@@ -17,7 +17,7 @@ from ssdlab.effective import unreliable_figure
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import MIN_QUEUE_TURNS
 from ssdlab.methods import get_test
-from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec, figure_unreliable
+from ssdlab.methods.metrics import BYTES, MetricSet, MetricSpec, figure_unreliable, verdict_unreliable
 from ssdlab.report.formatting import format_in_unit
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside, read_figure, side
@@ -39,6 +39,11 @@ class MethodView:
         a setting or a count never does); with no spec, whether any of the test's does (a verdict's
         figures: any of its windows')."""
         return figure_unreliable(self.short, spec)
+
+    def verdict_unreliable(self, verdict: Verdict) -> bool:
+        """Whether a verdict of the test rests on a window too short to trust (Verdict.windows: the
+        windows it names, or any of the test's when it names none)."""
+        return verdict_unreliable(self.short, verdict)
 
     def marked(self, spec: MetricSpec) -> bool:
         """Whether a results table marks this figure (`mark`): a number of the test's from a window

@@ -39,7 +39,7 @@ def trim_table(view: MethodView, rows: list[Row]) -> Table:
     )
     verdict = next((v for v in view.record.verdicts if v.key == "trim_restores"), None)
     # The verdict's line, marked as the verdict is (with_footnotes): its figures are the table's.
-    title = f"Sequential write: {mark(verdict.summary, view.unreliable())}" if verdict else \
+    title = f"Sequential write: {mark(verdict.summary, view.verdict_unreliable(verdict))}" if verdict else \
         "Sequential write by drive state"
     return Table(key=f"{view.record.name}-trim", title=title, header=("drive state", "MB/s", "% of clean"),
                  rows=cells, caption=(verdict.rule + ". " if verdict else "") + "MB/s are decimal.")

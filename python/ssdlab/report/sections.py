@@ -19,7 +19,7 @@ from dataclasses import replace
 from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
-from ssdlab.methods.metrics import figure_unreliable
+from ssdlab.methods.metrics import verdict_unreliable
 from ssdlab.report.contract import mark, short_window_footnote
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table, TableLike
 from ssdlab.verdicts import Verdict
@@ -128,14 +128,15 @@ def with_footnotes(record: TestRecord, section: Section, short: ShortWindows | N
     figures = [replace(fig, caption=noted(fig.caption, footnote))
                if isinstance(fig, Figure) and UNRELIABLE_MARK in fig.caption else fig for fig in section.figures]
     caption = noted(section.caption, footnote) if UNRELIABLE_MARK in section.caption else section.caption
-    verdicts = marked_verdicts(section.verdicts, figure_unreliable(short, None))
+    verdicts = marked_verdicts(section.verdicts, short)
     return replace(section, tables=tables, figures=figures, caption=caption, verdicts=verdicts,
                    verdict_note=footnote if any(UNRELIABLE_MARK in v.summary for v in verdicts) else None)
 
 
-def marked_verdicts(verdicts: Sequence[Verdict], unreliable: bool) -> tuple[Verdict, ...]:
-    """The verdicts, each one's summary (the line that quotes its figure) marked when `unreliable`."""
-    return tuple(v.model_copy(update={"summary": mark(v.summary, unreliable)}) for v in verdicts)
+def marked_verdicts(verdicts: Sequence[Verdict], short: ShortWindows | None) -> tuple[Verdict, ...]:
+    """The verdicts, each one's summary (the line that quotes its figure) marked when it rests on one
+    of the windows too short to trust (`short`; verdict_unreliable: the windows it names, else any)."""
+    return tuple(v.model_copy(update={"summary": mark(v.summary, verdict_unreliable(short, v))}) for v in verdicts)
 
 
 def noted(text: str, footnote: str) -> str:

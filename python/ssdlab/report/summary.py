@@ -181,9 +181,10 @@ def verdict_of(key: str, title: str, view: MethodView, verdict_key: str) -> Find
     verdict = view.verdict(verdict_key)
     if verdict is None:
         return None
-    return Finding(key=key, title=title, text=mark(verdict.summary, view.unreliable()), rule=verdict.rule + (
+    marked = view.verdict_unreliable(verdict)
+    return Finding(key=key, title=title, text=mark(verdict.summary, marked), rule=verdict.rule + (
         f". Here: {verdict.because}" if verdict.because else ""), measured=True,
-        section=view.record.name, outcome=verdict.outcome, unreliable=footnoted(view, view.unreliable()))
+        section=view.record.name, outcome=verdict.outcome, unreliable=footnoted(view, marked))
 
 
 # ---- the rules ----------------------------------------------------------------------
@@ -279,9 +280,9 @@ def torture_fall(view: MethodView) -> Finding | None:
     text = (f"{fig(view, 'fresh_iops')} fresh, {fig(view, 'window_iops_mean')} over {where}"
             f"{ratio}{state}{fall_heat_caveat(view)}")
     if cliff is not None:
-        return Finding("fresh_vs_steady", title, f"{mark(cliff.summary, view.unreliable())}: {text}",
-                       f"{rule}; {cliff.rule}", True, view.record.name, cliff.outcome,
-                       footnoted(view, view.unreliable()))
+        marked = view.verdict_unreliable(cliff)
+        return Finding("fresh_vs_steady", title, f"{mark(cliff.summary, marked)}: {text}",
+                       f"{rule}; {cliff.rule}", True, view.record.name, cliff.outcome, footnoted(view, marked))
     return Finding("fresh_vs_steady", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
 
 
@@ -467,10 +468,11 @@ def cache_verdict(view: MethodView, verdict: Verdict, found: Finding) -> Finding
     `found` (metrics_write_cache) when they are this pass's."""
     figures = ("" if not (found.measured and found.section == view.record.name)
                else found.text if verdict.conclusive else pass_figures(view))
-    text = mark(verdict.summary, view.unreliable()) + (f" — {figures}" if figures else "")
+    marked = view.verdict_unreliable(verdict)
+    text = mark(verdict.summary, marked) + (f" — {figures}" if figures else "")
     rule = verdict.rule + (f". Here: {verdict.because}" if verdict.because else "")
     return Finding("write_cache", found.title, text, rule, True, view.record.name, verdict.outcome,
-                   footnoted(view, view.unreliable()))
+                   footnoted(view, marked))
 
 
 def pass_figures(view: MethodView) -> str:

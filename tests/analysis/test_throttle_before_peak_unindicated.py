@@ -63,3 +63,12 @@ def test_a_slower_start_nothing_explains_is_a_ramp_up_as_before(temp: tuple[floa
     rates, ev = unindicated(Piece(284, 24, temp or (40.0, 40.0)), Piece(455, 30, (44.0, 47.0)))
     result = analyze_throttle(rates, evidence=ev if temp else None)
     assert not result.throttled and result.peak_start == 24 and result.cause == "none"
+
+
+@pytest.mark.parametrize(("hotter_c", "throttled"), [(0.5, False), (1.0, True)])
+def test_hotter_by_less_than_a_sensor_step_is_a_ramp_up(hotter_c: float, throttled: bool) -> None:
+    """Drives report whole kelvin or °C: a slower start half a degree hotter than the peak level may
+    be rounding, so it tells nothing and stays a ramp-up; a whole step hotter votes heat."""
+    rates, ev = unindicated(Piece(284, 24, (60.0 + hotter_c, 60.0 + hotter_c)), Piece(455, 30, (60.0, 60.0)))
+    result = analyze_throttle(rates, evidence=ev)
+    assert result.throttled is throttled and result.cause == ("thermal" if throttled else "none")

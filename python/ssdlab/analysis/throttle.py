@@ -45,7 +45,8 @@ measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s per
    phase's rise to throttling is up to its onset) and the level ran hotter than the peak while the
    energy per byte (energy over the data written) stayed put, or, for a level throttled before the
    peak was first reached (no fall from the peak led into it, so no rise to throttling is
-   measured), when it ran hotter than the peak (the drive cooled as it sped up); "gc-cache" when the rate fell
+   measured), when it ran hotter than the peak by a sensor step (SENSOR_STEP_C) or more (the drive cooled
+   as it sped up); "gc-cache" when the rate fell
    without the temperature rising, or while garbage collection moved pages / the energy per host
    byte rose (the drive works as hard but the host sees less: internal writes); "unknown" when
    nothing separates the two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
@@ -84,6 +85,9 @@ HEATING_C = 10.0
 FLAT_C = 5.0
 # Energy per host byte this much higher when throttled means the drive is busy with internal work.
 ENERGY_RISE_PCT = 20.0
+# A level before the peak this much hotter than the peak level (°C) ran hot, not on rounding: drives
+# report whole kelvin (NVMe SMART) or whole °C (SATA), so a difference under one step may be none.
+SENSOR_STEP_C = 1.0
 # The drive's throttle indicator on for at least this share of a level's time decides it is heat (%).
 DECISIVE_INDICATOR_PCT = 50.0
 
@@ -1057,9 +1061,10 @@ def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int
             thermal += 1
         elif j.temp_rise_c < FLAT_C:
             gc += 1
-    elif j.hotter_c is not None and j.hotter_c > 0:
+    elif j.hotter_c is not None and j.hotter_c >= SENSOR_STEP_C:
         # No rise to throttling (throttled before the peak: hotter_c is against unthrottled peak
-        # periods, so none came first), yet hotter than at the peak: the drive cooled as it sped up.
+        # periods, so none came first), yet hotter than at the peak by more than the sensor's
+        # rounding: the drive cooled as it sped up.
         thermal += 1
     if energy is not None:
         if energy[2] >= ENERGY_RISE_PCT:

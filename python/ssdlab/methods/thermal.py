@@ -300,7 +300,8 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
             "most of which the indicator was on is itself throttled, from where the indicator came on, and so is a "
             "slower level before the peak during most of which it was on (a drive hot from before); on a drive "
             "without an indicator, so is every slower level before the peak when the evidence tells a cause for "
-            "one (heat when it ran hotter than the peak level: the drive cooled as it sped up); a phase "
+            "one (heat when it ran hotter than the peak level, by a sensor step of 1 °C or more: the drive cooled "
+            "as it sped up); a phase "
             "on a drive without a throttle indicator that began at or above the drive's warning temperature "
             f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
             "from its data")

@@ -224,7 +224,7 @@ LEVEL_CAPTION = ("MB/s: the level; from: when the drive fell into it (s; the fir
                  "against the peak level's (%); GC: % of them in which garbage collection moved pages. Each throttled "
                  "level is judged on its own seconds from the onset on: heat when the indicator was on for at least "
                  "half of them; otherwise by votes, heat when the temperature had risen 10 °C or more up to the level "
-                 "and Δ °C ≥ 0 (a level before the peak, which no rise led into: Δ °C > 0), or the power fell with "
+                 "and Δ °C ≥ 0 (a level before the peak, which no rise led into: Δ °C ≥ 1), or the power fell with "
                  "Δ energy under 20 %; garbage collection / cache when the "
                  "temperature had risen less than 5 °C, Δ energy is 20 % or more, GC is 50 % or more, or the "
                  "indicator was on for less than half. A phase throttles from heat when any of its levels does.")

@@ -62,10 +62,13 @@ def interruption_banner(bundle: Bundle, run: RunRecord) -> str | None:
         verb = "stopped without saving its status (killed, or the disk was full)"
     # A failure may come back on every resume (a link planted in the bundle, a file gone: runner.
     # resume_blocker); the record keeps its cause, not whether a resume gets past it.
-    resume = (f"once what stopped it is put right, `ssdlab run --resume {bundle.path}` continues it"
+    # A run still going is not resumed (its bundle is locked): it is reported again when it ends.
+    resume = ("make the report again once it ends" if verb == "is still running" else
+              f"once what stopped it is put right, `ssdlab run --resume {bundle.path}` continues it"
               if run.status == "failed" else f"resume with `ssdlab run --resume {bundle.path}`")
+    so_far = " so far" if verb == "is still running" else ""
     return (f"This run {verb}{reason}: {done} of {len(run.tests)} tests complete. The report shows what was "
-            f"measured; {resume}.")
+            f"measured{so_far}; {resume}.")
 
 
 def library_rankings(bundle: Bundle, run: RunRecord, library: Library | None) -> list[Section]:

@@ -49,6 +49,12 @@ def figure_cell(unit: str, value: float, unreliable: bool) -> str:
     return mark(text, unreliable and text != MISSING)
 
 
+# The title of an unfinished test's measured workloads; of a test still running, LIVE_TITLE
+# (sections.while_running).
+STOPPED_TITLE = "Measured before the test stopped"
+LIVE_TITLE = "Measured so far (the test is still running)"
+
+
 def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
                      names: Mapping[str, str] | None = None, short: ShortWindows | None = None) -> Table | None:
     """The measured workloads of a test that has no metrics, each by its display name in
@@ -66,5 +72,5 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
         for name, m in found.items()
     )
     header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")
-    return Table(key=f"{record.name}-measured", title="Measured before the test stopped", header=header, rows=rows,
+    return Table(key=f"{record.name}-measured", title=STOPPED_TITLE, header=header, rows=rows,
                  caption=caption(found))

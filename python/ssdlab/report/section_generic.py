@@ -105,17 +105,24 @@ def section_title(record: TestRecord) -> str:
     return method_title(record.test, record.name, record.params)
 
 
+# A test "running" in a run nobody runs any more (stopped without saving its status); the report of
+# a run still going says LIVE_RUNNING_NOTE instead (sections.while_running).
+STOPPED_RUNNING_NOTE = "Incomplete: the run stopped while this test was running; partial data shown."
+LIVE_RUNNING_NOTE = "Still running: this test was running as the report was made; what it had measured is shown."
+
+
 def status_notes(record: TestRecord) -> tuple[str, ...]:
     """What a reader must know about an unfinished test, then the test's own notes."""
     notes: list[str] = []
     if record.status == "pending":
         notes.append("Not run: the run stopped before this test started.")
     elif record.status == "running":
-        notes.append("Incomplete: the run stopped while this test was running; partial data shown.")
+        notes.append(STOPPED_RUNNING_NOTE)
     elif record.status in ("interrupted", "failed"):
         what = "was interrupted" if record.status == "interrupted" else "failed"
         reason = f" ({record.error})" if record.error else ""
-        notes.append(f"This test {what}{reason}; what it measured before that is shown.")
+        shown = "what it measured before that is shown" if record.measurements else "it had measured nothing"
+        notes.append(f"This test {what}{reason}; {shown}.")
     start = record.start
     if start is not None and start.shared_from and record.status != "pending":  # a test not run started nowhere
         notes.append(f"Started from the drive as {start.shared_from} left it ({start.state}): the same state its "

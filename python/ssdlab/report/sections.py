@@ -16,7 +16,7 @@ import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, ShortWindows, TestRecord, lock_holder
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import verdict_unreliable
@@ -77,6 +77,8 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
         short = host_short_windows(bundle, record, found)
         section = with_host_facts(bundle, record, section, found, short)
         section = replace(section, verdicts=record.verdicts) if record.verdicts else section
+        section = while_running(section, record) if record.status == "running" and lock_holder(bundle.path) \
+            else section
         return with_footnotes(record, section, short)
     except SsdlabError as err:
         reason = str(err)
@@ -85,6 +87,19 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
                    status=record.status, notes=(f"This section could not be drawn: {reason}",),
                    verdicts=record.verdicts)
+
+
+def while_running(section: Section, record: TestRecord) -> Section:
+    """The section of a test its run is still running (another ssdlab holds the bundle's lock), which
+    section builders word as stopped (the record alone cannot tell): said as running, its measured
+    workloads as measured so far."""
+    from ssdlab.report.partial import LIVE_TITLE, STOPPED_TITLE
+    from ssdlab.report.section_generic import LIVE_RUNNING_NOTE, STOPPED_RUNNING_NOTE
+
+    notes = tuple(LIVE_RUNNING_NOTE if note == STOPPED_RUNNING_NOTE else note for note in section.notes)
+    tables = [replace(t, title=LIVE_TITLE) if isinstance(t, Table) and t.key == f"{record.name}-measured"
+              and t.title == STOPPED_TITLE else t for t in section.tables]
+    return replace(section, notes=notes, tables=tables)
 
 
 def host_short_windows(bundle: Bundle, record: TestRecord, found: dict[str, Measurement]) -> ShortWindows | None:

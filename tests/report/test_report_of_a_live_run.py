@@ -34,7 +34,8 @@ def test_a_running_test_is_said_as_its_run_is(tmp_path: Path, live: bool) -> Non
         html = render_report(bundle, tmp_path / "r.html").html.read_text(encoding="utf-8")
     said = {
         True: ("This run is still running", "measured so far; make the report again once it ends.",
-               "Still running: this test was running as the report was made", "Measured so far (the test is still running)"),
+               "Still running: this test was running as the report was made",
+               "Measured so far (the test is still running)"),
         False: ("This run stopped without saving its status", f"resume with `ssdlab run --resume {bundle}`",
                 "Incomplete: the run stopped while this test was running", "Measured before the test stopped"),
     }

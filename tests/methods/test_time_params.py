@@ -40,3 +40,16 @@ def test_a_negative_idle_or_window_is_refused_with_its_own_reason(name: str, fie
     text = str(refused.value)
     assert f"parameter {field}=-1 {refusal}" in text
     assert "fio" not in text
+
+
+@pytest.mark.parametrize(("value", "ok"), [("0.0015", False), ("1.0004", False), ("0.002", True), ("600", True),
+                                           ("2.5", True), ("0.1", True)])
+def test_a_run_time_between_two_milliseconds_is_refused_not_rounded(cli: Any, value: str, ok: bool) -> None:
+    """QA: runtime_s=0.0015 printed "0.0015s" in the plan, ran 2 ms under fio (its job file counts
+    whole milliseconds) and 1.5 ms on the simulator. Both engines now run the time the plan prints."""
+    result = cli("plan", "--test", "quick", "-t", "sim:?capacity_gib=8", "-p", f"runtime_s={value}", "-p", "runs=1")
+    if ok:
+        assert result.code == 0, result.stderr
+        return
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert f"runtime_s={value} is not a whole number of milliseconds (fio's job files count whole ms)" in result.stderr

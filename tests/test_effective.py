@@ -150,3 +150,21 @@ def test_a_parameter_that_differs_only_as_its_setting_does_is_said_once() -> Non
     none = _with(consistency, {"op_pct": 0.0}, {"op_pct": 0.0})
     spare = _with(consistency, {"op_pct": 25}, {"op_pct": 25.0})
     assert said(none, spare) == ["Extra over-provisioning: 0 % vs 25 %"]
+
+
+def test_a_parameter_recorded_under_another_name_is_said_once() -> None:
+    """QA: compare listed "round (s): 10 vs 5; … Round length for the steady-state rule (s): 10 vs 5":
+    consistency's steady_round_s records round_s (MetricSpec.param). Said once, as the setting;
+    where the rule rounded a round to whole periods, the parameter says more, and stays."""
+    from ssdlab.effective import differences
+
+    target, consistency = next((t, r) for t, r in recorded() if r.test == "consistency")
+
+    def said(*runs: TestRecord) -> list[str]:
+        return [d.describe() for d in differences([effective_method(r, target) for r in runs])]
+
+    ten = _with(consistency, {"round_s": 10.0}, {"steady_round_s": 10.0})
+    five = _with(consistency, {"round_s": 5.0}, {"steady_round_s": 5.0})
+    assert said(ten, five) == ["Round length for the steady-state rule (s): 10 vs 5"]
+    rounded = _with(consistency, {"round_s": 0.5}, {"steady_round_s": 1.0})
+    assert said(ten, rounded) == ["round (s): 10 vs 0.5", "Round length for the steady-state rule (s): 10 vs 1"]

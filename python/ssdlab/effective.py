@@ -105,6 +105,8 @@ class EffectiveMethod:
     labels: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> label
     shown: Mapping[str, str] = field(default_factory=dict, compare=False)  # setting name -> value for readers
     recorded: Mapping[str, Any] = field(default_factory=dict, compare=False)  # setting name -> value as recorded
+    # setting name -> the parameter it records, where the names differ (MetricSpec.param)
+    setting_params: Mapping[str, str] = field(default_factory=dict, compare=False)
     # Job conventions the run's job files show where they are not today's (job_conventions): name -> what ran.
     conventions: Mapping[str, str] = field(default_factory=dict)
     simulated: SimulatedDrive | None = field(default=None, compare=False)  # a simulated drive's model
@@ -461,10 +463,12 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
             # As the tables head it, "… (s)", where the value shown does not carry its unit ("0 %", "4 GiB").
             labels[spec.name] = spec.label if spec.unit in (PCT, BYTES) else label_with_unit(spec.label, spec.unit)
             shown[spec.name] = shown_setting(spec, value, settings[spec.name])
+    params_of = {spec.name: spec.param for spec in specs or () if spec.param and spec.name in settings}
     return EffectiveMethod(
         test=record.test, params={k: canonical(v) for k, v in sorted(method_params(record).items())},
         settings=settings, notes=masked_notes(record.notes), raw_notes=method_notes(record.notes), labels=labels,
-        shown=shown, recorded=recorded, conventions=job_conventions(bundle, record) if bundle is not None else {},
+        shown=shown, recorded=recorded, setting_params=params_of,
+        conventions=job_conventions(bundle, record) if bundle is not None else {},
         simulated=simulated_drive(target),
     )
 
@@ -521,11 +525,21 @@ def said_as_setting(methods: Sequence[EffectiveMethod], key: str) -> bool:
     """Whether the parameter `key` differs only as the setting of its name does: every run
     recorded the setting as the value its parameter had (quick's profile, consistency's op_pct),
     so the setting, under its method's label, says the difference once (QA: "profile: standard
-    vs nvme; CrystalDiskMark profile: standard vs nvme"). A parameter the method resolved
-    (span_bytes unset, the span it chose) says something the setting does not, and stays."""
-    if not all(key in m.settings for m in methods) or len({m.settings[key] for m in methods}) < 2:
+    vs nvme; CrystalDiskMark profile: standard vs nvme"), also under another name (MetricSpec.param:
+    QA, "round (s): 10 vs 5; … Round length for the steady-state rule (s): 10 vs 5"). A parameter the
+    method resolved (span_bytes unset, the span it chose) says something the setting does not, and stays."""
+    names = {setting_of(m, key) for m in methods}
+    name = names.pop() if len(names) == 1 else None
+    if name is None or not all(name in m.settings for m in methods) or len({m.settings[name] for m in methods}) < 2:
         return False
-    return all(same_value(json.loads(m.params.get(key, canonical(None))), m.recorded.get(key)) for m in methods)
+    return all(same_value(json.loads(m.params.get(key, canonical(None))), m.recorded.get(name)) for m in methods)
+
+
+def setting_of(method: EffectiveMethod, param: str) -> str | None:
+    """The setting that records parameter `param`: the one that names it (MetricSpec.param), else
+    the setting of its own name, else None."""
+    named = [name for name, recorded in method.setting_params.items() if recorded == param]
+    return named[0] if named else param if param in method.settings else None
 
 
 def same_value(a: Any, b: Any) -> bool:

@@ -561,7 +561,8 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
                    thresholds=(PTS_MAX_SLOPE_PCT,)),
         fig("time_to_steady_s", "Time to steady state", SECONDS, "lower", {}),
         MetricSpec("steady_detected_s", "Steady state detected at", SECONDS, kind="count"),
-        MetricSpec("steady_round_s", "Round length for the steady-state rule", SECONDS, kind="setting"),
+        MetricSpec("steady_round_s", "Round length for the steady-state rule", SECONDS, kind="setting",
+                   param="round_s"),
         # A fact of the drive (its spare area, the span's share), not of the method: were it a
         # setting, drives with other spare areas, and the 25 % variant, would never compare.
         MetricSpec("free_space_gb", "Free NAND when the torture began (the least a drive has, where not known)",

@@ -77,6 +77,10 @@ class MetricSpec:
     # Decimals it is printed with where its unit's are too few (None: its unit's): a drive's
     # whole-kelvin threshold in °C reads 69.85, as the verdicts name it, never 69.8 (QA).
     decimals: int | None = None
+    # A setting that records a parameter under another name (consistency's steady_round_s records
+    # round_s, as the rule rounded it): compare says a difference of the two once, as the setting
+    # (effective.said_as_setting). "" for a setting of its parameter's own name, or of none.
+    param: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))

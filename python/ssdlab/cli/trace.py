@@ -88,6 +88,10 @@ def _micros(us: float) -> str:
 
 
 def _secs(seconds: float) -> str:
+    """Seconds to three decimals under 10 s, in ms or µs under 1 s (QA: a 200 µs trace lasted
+    "0.000 s"), with the hours and minutes from a minute up."""
+    if 0 < abs(seconds) < 1:
+        return _micros(seconds * 1e6)
     if abs(seconds) < 60:
         return f"{seconds:,.3f} s" if abs(seconds) < 10 else f"{seconds:,.2f} s"
     return f"{seconds:,.1f} s ({format_duration(seconds)})"

@@ -160,6 +160,13 @@ def _timing(rng: np.random.Generator, lengths: npt.NDArray[np.int64], avg_qd: fl
     return issue, done, t
 
 
+def profile_totals(profile: str, scale: float) -> tuple[int, int]:
+    """(I/Os, bytes) of a profile's trace at `scale`, as generate makes it, without making it."""
+    p = PROFILES[profile]
+    ios = max(1, round(p.reads * scale)) + max(1, round(p.writes * scale))
+    return ios, round((p.read_bytes + p.write_bytes) * scale)
+
+
 def generate(profile: str, *, seed: int = 1, scale: float = 1.0, fua_pct: float = 0.0,
              span_bytes: int | None = None, chunk_ios: int = 1 << 20) -> tuple[Provenance, Iterator[TraceChunk]]:
     """The trace of a profile scaled by `scale` (counts and bytes), as chunks."""

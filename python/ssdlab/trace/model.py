@@ -255,6 +255,17 @@ def check_replayable(path: Path) -> None:
         raise UsageError(f"{path}: {EMPTY_TRACE}")
 
 
+def trace_totals(path: Path) -> tuple[int, int, float]:
+    """(I/Os, bytes, seconds from the first issue to the last) of a trace file, reading only the two
+    columns they need: what a plan estimates its replay from (planning.replay_estimate_s)."""
+    pf = check_trace(path)
+    table = pf.read(columns=["timestamp_ns", "length_bytes"])
+    if table.num_rows == 0:
+        return 0, 0, 0.0
+    issued = table.column("timestamp_ns").to_numpy()
+    return table.num_rows, int(table.column("length_bytes").to_numpy().sum()), float(issued.max() - issued.min()) / 1e9
+
+
 def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:
     """The records of a trace file, chunk by chunk (bounded memory)."""
     pf = check_trace(path)

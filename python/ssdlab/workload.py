@@ -33,6 +33,9 @@ class Workload(BaseModel):
     block_size_bytes: int = Field(gt=0)
     iodepth: int = Field(default=1, ge=1, le=65536)
     jobs: int = Field(default=1, ge=1, le=1024)
+    # The read share of a mixed pattern (randrw, rw) only; every other pattern ignores it, whatever it
+    # says (a write job's JSON shows the default 100): effective_read_pct is the job's share. Kept so,
+    # not set to 0 for writes, as it is part of every recorded job's identity (resume, the sim cache).
     read_pct: int = Field(default=100, ge=0, le=100)
     offset_bytes: int = Field(default=0, ge=0)
     # None means "to the end of the target"; engines resolve it against the capacity.

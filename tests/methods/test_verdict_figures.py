@@ -241,6 +241,33 @@ def test_a_run_whose_rounds_all_come_before_the_free_space_is_written_is_not_jud
     assert v.because.endswith("judging needs 10 rounds, at least 800 s"), v.because
 
 
+def test_a_run_that_never_wrote_the_free_space_says_so() -> None:
+    """QA (sim:sm951-nvme-256, runtime_s=30, steady_window_s=10, round_s=5): the verdict said the
+    torture "wrote the drive's free space late in the run" beside free_space_written_s null: it
+    wrote 12.4 GB against 18.8 GB of free space, and the drive never left its fresh state."""
+    from ssdlab.analysis.consistency import RunSeries, consistency_metrics
+    from ssdlab.methods.consistency import TortureParams
+
+    params = TortureParams(runtime_s=30, steady_window_s=10, round_s=5)
+    ends = tuple(float(t) for t in range(1, 31))
+    per_s = 100_000.0 * 4096
+    series = RunSeries(period_s=1.0, t_s=ends, iops=tuple(100_000.0 for _ in ends),
+                       write_bytes=tuple(per_s for _ in ends))
+    metrics = consistency_metrics(series, 10.0, 5.0, 4096, free_bytes=18.8e9)
+    metrics.update(runtime_s=30.0, host_gb_written=30 * per_s / 1e9)
+    assert metrics["free_space_written_s"] is None and metrics["steady_windows_judged"] == 0
+    v = steady_verdict(params, metrics)
+    assert v.outcome == "inconclusive"
+    assert "late in the run" not in v.because and "wrote the drive's free space" not in v.because
+    assert v.summary == "Not judged: the torture never wrote the drive's free space"
+    assert "wrote 12.3 GB of host data against the drive's 18.8 GB of free space" in v.because
+    assert "never left its fresh state" in v.because and "steady state of a full drive" in v.because
+    # A bundle from before the figure was counted says nothing of when: no claim either way.
+    older = {k: val for k, val in metrics.items() if k != "free_space_written_s"}
+    said = steady_verdict(params, older).because
+    assert "late in the run" not in said and "does not say when it wrote the drive's free space" in said
+
+
 @pytest.mark.parametrize(("seconds", "text"), [(560.003, "560"), (400.0, "400"), (80.5, "80.5"), (2012.5, "2012.5"),
                                                (399.56, "399.6"), (0.04, "0.04"),
                                                (0.002295, "0.002"), (0.0503, "0.05"), (0.50117, "0.5"), (0.9996, "1"),

@@ -80,7 +80,7 @@ def test_each_rule_on_known_figures() -> None:
     assert got["write_cache"].text == ("38.20 GB written at 1,550.0 MB/s, then 420.0 MB/s (no throttling at the "
                                        "drop: a cache ran out)")
     assert got["write_cache"].rule.startswith("linear write pass over the whole drive: the peak region ends where "
-                                              "the rate falls below 70 % of the peak")
+                                              "the rate first falls below 70 % of the peak")
     assert got["qd1_random_read"].text == "12,500 IOPS (80.0 µs mean latency); queue-depth sweep"
     assert got["peak_sequential"].text == ("read 2,150.0 MB/s (transfer-size sweep, 8 MiB), write 1,300.0 MB/s "
                                            "(transfer-size sweep)")
@@ -333,3 +333,29 @@ def test_the_rule_names_the_window_the_figures_cover() -> None:
         assert "the last 99.5 s" in finding.text, finding.text
         assert "(here the last 99.5 s)" in finding.rule, finding.rule
         assert "100 s" not in finding.rule and "100 s" not in finding.text, finding
+
+
+def test_a_window_before_the_free_space_was_written_is_not_steady_state() -> None:
+    """QA (consistency, runtime_s=30): free_space_written_s null (12.4 of 18.8 GB written) and the
+    summary said the last 10 s "may not be" steady state: the drive never left its fresh state."""
+    never = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0, steady="inconclusive")
+    never = never.model_copy(update={"metrics": {**never.metrics, "free_space_written_s": None}})
+    said = findings(never)["fresh_vs_steady"].text
+    assert "may not be" not in said
+    assert said.endswith(" — the last 400 s is not steady state: the torture never wrote the drive's free space")
+    # Without the figure (an older bundle), no claim either way.
+    older = consistency("consistency", 0, mean=20_000.0, fresh=100_000.0, stddev=1_000.0, steady="inconclusive")
+    assert findings(older)["fresh_vs_steady"].text.endswith(" — the last 400 s may not be steady state")
+    spare = consistency("consistency-op25", 25, mean=30_000.0, fresh=100_000.0, stddev=600.0)
+    assert "the default window is not steady state: the torture never wrote the drive's free space" in \
+        findings(never, spare)["spare_area"].text
+
+
+def test_a_cache_figure_says_when_the_rate_came_back() -> None:
+    """QA: the SLC / write cache row gave the rate after the drop with no word of the drive's four
+    returns to its peak after it (throttling on and off)."""
+    metrics = {"span_gb": 256.0, "write_drop_detected": True, "write_peak_region_gb": 78.9,
+               "write_peak_level_mb_s": 1280.0, "write_after_drop_mb_s": 851.0, "write_returns_after_drop": 4,
+               "write_back_after_drop_pct": 17.2, "write_throttled_at_drop": None, "write_avg_mb_s": 1008.0}
+    got = findings(record("linear", "linear", metrics))["write_cache"]
+    assert "it came back to 70 % of its peak or above 4 times (17 % of the time after the drop)" in got.text

@@ -15,7 +15,13 @@ Peak-region detector, precisely:
 4. the drop starts at the first period k (with at least one period before it at s >= T)
    from which s stays below T for `sustain` consecutive periods, sustain =
    max(3, ceil(2 % of n)), or to the end of the pass when fewer periods remain but at least 3;
-5. peak region = p_{k-1}, the bytes moved before that first slow period; no drop -> none.
+5. peak region = p_{k-1}, the bytes moved before that first slow period; no drop -> none;
+6. speed after the drop = bytes / seconds from k to the end: the mean the drive held after it,
+   what reviewers quote as the speed once the cache ran out. A drive that comes back to its peak
+   between slow stretches (throttling on and off) may average above T: the returns (7) say so;
+7. returns = the stretches of periods after k with s_i >= T (the rate back at peak, e.g. a
+   throttle lifting), and the share of the time after k they took. The rate fell *for good*
+   only with no return: the drop is the first sustained one, not necessarily the last.
 The region is reported in decimal GB (10^9 bytes), as drive capacities are.
 """
 
@@ -60,8 +66,15 @@ class PeakRegion:
     size_bytes: float  # bytes moved before the first sustained slow period
     peak_mb_s: float  # P: the highest smoothed rate
     threshold_mb_s: float  # T = drop_fraction * P
-    after_mb_s: float  # average rate from the drop to the end (bytes / seconds)
+    after_mb_s: float  # average rate from the drop to the end (bytes / seconds; step 6)
     drop_period: int  # 0-based index of the first slow period
+    returns: int = 0  # stretches after the drop back at or above the threshold (step 7)
+    back_share_pct: float = 0.0  # share of the time after the drop spent back at or above it
+
+    @property
+    def for_good(self) -> bool:
+        """Whether the rate never came back to the threshold after the drop."""
+        return self.returns == 0
 
     @property
     def size_gb(self) -> float:
@@ -129,10 +142,28 @@ def detect_peak_region(curve: ThroughputCurve, drop_fraction: float = DEFAULT_DR
     k = _first_sustained_drop(levels, threshold, sustain_periods(len(curve)))
     if k is None:
         return None
-    before = curve.end_position_bytes[k - 1]
+    returns, back_share_pct = returns_after(curve, levels[k:], k, threshold)
+    return PeakRegion(size_bytes=curve.end_position_bytes[k - 1], peak_mb_s=peak, threshold_mb_s=threshold,
+                      after_mb_s=after_rate_mb_s(curve, k), drop_period=k, returns=returns,
+                      back_share_pct=back_share_pct)
+
+
+def after_rate_mb_s(curve: ThroughputCurve, k: int) -> float:
+    """Step 6: the average rate from period k to the end (bytes / seconds)."""
     after_s = sum(curve.duration_s[k:])
-    after = (curve.total_bytes - before) / after_s / 1e6 if after_s > 0 else 0.0
-    return PeakRegion(size_bytes=before, peak_mb_s=peak, threshold_mb_s=threshold, after_mb_s=after, drop_period=k)
+    moved = curve.total_bytes - curve.end_position_bytes[k - 1]
+    return moved / after_s / 1e6 if after_s > 0 else 0.0
+
+
+def returns_after(curve: ThroughputCurve, later_levels: list[float], k: int, threshold: float) -> tuple[int, float]:
+    """Step 7: how many separate stretches after the drop the smoothed rate came back to the
+    threshold or above, and the share (%) of the time after the drop they took."""
+    back = [level >= threshold for level in later_levels]
+    returns = sum(1 for i, up in enumerate(back) if up and (i == 0 or not back[i - 1]))
+    durations = curve.duration_s[k:]
+    total_s = sum(durations)
+    back_s = sum(d for d, up in zip(durations, back, strict=True) if up)
+    return returns, 100 * back_s / total_s if total_s > 0 else 0.0
 
 
 @dataclass(frozen=True)

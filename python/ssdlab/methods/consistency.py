@@ -722,12 +722,53 @@ def unjudged_verdict(params: TortureParams, metrics: Metrics, base: dict[str, An
     runtime, free_s = metrics.get("runtime_s"), metrics.get("free_space_written_s")
     length = rule_round_s(params, metrics)  # the rounds the rule cut (whole periods: whole seconds)
     ran = f"{seconds_text(runtime)} s" if isinstance(runtime, int | float) else "the whole run"
+    if free_space_never_written(metrics):
+        return Verdict(**base, outcome="inconclusive", summary="Not judged: the torture never wrote the drive's "
+                                                               "free space",
+                       because=f"the torture ran {ran} and {never_written_words(metrics)}"
+                               f"{never_written_advice(params, metrics, length)}")
     needed = least_judged_words(params, free_s, length) if isinstance(free_s, int | float) else ""
-    written = f"by {seconds_text(free_s)} s" if isinstance(free_s, int | float) else "late in the run"
+    # Without the figure (a bundle before it was counted) the run says nothing of when it was written.
+    written = (f"wrote the drive's free space by {seconds_text(free_s)} s" if isinstance(free_s, int | float)
+               else "does not say when it wrote the drive's free space")
     return Verdict(**base, outcome="inconclusive",
                    summary=f"Not judged: no {PTS_WINDOW_ROUNDS}-round window after the free space was written",
-                   because=f"the torture ran {ran} and wrote the drive's free space {written}, so no window of "
+                   because=f"the torture ran {ran} and {written}, so no window of "
                            f"{PTS_WINDOW_ROUNDS} rounds of {seconds_text(length)} s begins after it{needed}")
+
+
+def free_space_never_written(metrics: Metrics) -> bool:
+    """Whether the run counted the drive's free space and never wrote all of it (free_space_written_s
+    null beside free_space_gb): random writes then all landed in free blocks and garbage collection
+    never had to run, so no window of the run is steady state of a full drive. A bundle from before
+    the figure was counted has no such key, and says nothing either way. QA: a null figure was read
+    as "wrote the drive's free space late in the run" of a run that wrote 12.4 of its 18.8 GB."""
+    free_gb = metrics.get("free_space_gb")
+    return ("free_space_written_s" in metrics and metrics["free_space_written_s"] is None
+            and isinstance(free_gb, int | float) and free_gb > 0)
+
+
+def never_written_words(metrics: Metrics) -> str:
+    """'wrote 12.4 GB of host data against the drive's 18.8 GB of free space: the drive never left its
+    fresh state, so no window of the run is steady state of a full drive'."""
+    free_gb, host_gb = metrics.get("free_space_gb"), metrics.get("host_gb_written")
+    free = f"{free_gb:.1f} GB of free space" if isinstance(free_gb, int | float) else "free space"
+    wrote = (f"wrote {host_gb:.1f} GB of host data against the drive's {free}" if isinstance(host_gb, int | float)
+             else f"never wrote all of the drive's {free}")
+    return f"{wrote}: the drive never left its fresh state, so no window of the run is steady state of a full drive"
+
+
+def never_written_advice(params: TortureParams, metrics: Metrics, round_s: float) -> str:
+    """What judging would need, at the run's own write rate: when the free space would be written,
+    then the rule's rounds after it (least_judged_words); "" where the run gives no rate."""
+    runtime, free_gb, host_gb = (metrics.get(k) for k in ("runtime_s", "free_space_gb", "host_gb_written"))
+    if not isinstance(runtime, int | float) or not isinstance(free_gb, int | float) \
+            or not isinstance(host_gb, int | float) or min(runtime, free_gb, host_gb) <= 0:
+        return ""
+    rate_gb_s = host_gb / runtime
+    free_s = free_gb / rate_gb_s
+    return (f"; at its {rate_gb_s:.2f} GB/s it would have written the free space by about {seconds_text(free_s)} s"
+            f"{least_judged_words(params, free_s, round_s)}")
 
 
 def least_judged_words(params: TortureParams, free_s: float, round_s: float) -> str:

@@ -13,7 +13,7 @@ import altair as alt
 from ssdlab.analysis.linear import curve_from_series, detect_peak_region
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.methods.linear import PASSES, pass_name
+from ssdlab.methods.linear import PASSES, fell_words, pass_name, returns_words
 from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, mark, method_view
@@ -76,8 +76,8 @@ def caption(view: MethodView) -> str:
     if dropped and region is not None:
         spec = view.specs.get("write_peak_region_gb")
         size = mark(f"{region:.1f} GB", spec is not None and view.marked(spec))
-        found = (f"Peak region (shaded): {size} written at peak before the rate fell "
-                 f"below {100 * p.drop_fraction:.0f} % of it for good — {cause}.")
+        found = (f"Peak region (shaded): {size} written at peak before the rate {fell_words(m, p.drop_fraction)}"
+                 f"{returns_words(m, p.drop_fraction)} — {cause}.")
     elif dropped is None:  # a pass too short to judge: no finding, neither way (QA)
         found = "The write pass logged too few periods to judge a drop."
     else:

@@ -17,7 +17,15 @@ from typing import overload
 from ssdlab.bundle import Bundle, RunRecord, short_windows
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
-from ssdlab.methods.consistency import CLIFF_SHARE_PCT, TortureParams, fresh_words, torture_load, window_text
+from ssdlab.methods.consistency import (
+    CLIFF_SHARE_PCT,
+    TortureParams,
+    free_space_never_written,
+    fresh_words,
+    torture_load,
+    window_text,
+)
+from ssdlab.methods.linear import returns_words
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, mark, record_view, short_window_footnote
 from ssdlab.report.formatting import format_in_unit, human_size
@@ -269,7 +277,7 @@ def torture_fall(view: MethodView) -> Finding | None:
     rule = (f"fresh = mean IOPS over the {fresh_words(view.params)} of {torture_words(view)}; "
             f"steady = mean over its analysed window at its end ({own_window(view)}); ratio = steady / fresh")
     where = window_words(view)
-    state = f" — {where} {not_steady(view)} steady state" if not_steady(view) else ""
+    state = f" — {unsteady_words(view, where)}" if not_steady(view) else ""
     cliff = view.verdict("cliff")  # the method's own answer, when it gives one
     # A yes or no gives the ratio itself, on its side of the cliff's threshold: rounded here it
     # could read as the threshold (QA: "Falls to 79.96 %" beside "(80 % of fresh)").
@@ -288,11 +296,23 @@ def torture_fall(view: MethodView) -> Finding | None:
 
 def not_steady(view: MethodView) -> str:
     """'is not' or 'may not be' when the run's steady_state verdict says its window is not (or
-    may not be) steady state; "" when it is, or when the run gives no verdict."""
+    may not be) steady state; "" when it is, or when the run gives no verdict. 'is not' too where
+    the torture never wrote the drive's free space (free_space_never_written): the window is then
+    the fresh drive's, whatever else the verdict could not judge."""
     verdict = view.verdict("steady_state")
     if verdict is None or verdict.outcome == "yes":
         return ""
-    return "is not" if verdict.outcome == "no" else "may not be"
+    return "is not" if verdict.outcome == "no" or free_space_never_written(view.record.metrics) else "may not be"
+
+
+def unsteady_words(view: MethodView, window: str) -> str:
+    """'the last 10 s is not steady state: the torture never wrote the drive's free space'; "" when
+    the window is steady state (not_steady)."""
+    state = not_steady(view)
+    if not state:
+        return ""
+    why = ": the torture never wrote the drive's free space" if free_space_never_written(view.record.metrics) else ""
+    return f"{window} {state} steady state{why}"
 
 
 def fall_heat_caveat(view: MethodView) -> str:
@@ -410,7 +430,7 @@ def spare_gain(views: RunViews, default: MethodView, extra: MethodView) -> Findi
     steadier = (f"; {SIGMA}/mean {mark(f'{cv[0]:.1f} %', short[0])} → {mark(f'{cv[1]:.1f} %', short[1])}"
                 if cv[0] is not None and cv[1] is not None else "")
     # "Steady" only where the runs' own steady_state verdicts allow it.
-    unsteady = [f"the {name} window {not_steady(view)} steady state"
+    unsteady = [unsteady_words(view, f"the {name} window")
                 for name, view in (("default", default), (f"{op_pct(extra):g} % over-provisioning", extra))
                 if not_steady(view)]
     load = torture_load(default.params)  # the runs differ in no more than span
@@ -481,7 +501,8 @@ def pass_figures(view: MethodView) -> str:
         heat = (", the drive reporting thermal throttling at the drop"
                 if view.record.metrics.get("write_throttled_at_drop") is True else "")
         return (f"the rate fell from {fig(view, 'write_peak_level_mb_s')} to {fig(view, 'write_after_drop_mb_s')} "
-                f"after {fig(view, 'write_peak_region_gb')}{heat}")
+                f"after {fig(view, 'write_peak_region_gb')}{heat}"
+                f"{returns_words(view.record.metrics, view.params.drop_fraction)}")
     return f"average {fig(view, 'write_avg_mb_s')} over the {fig(view, 'span_gb')} pass"
 
 
@@ -493,7 +514,8 @@ def metrics_write_cache(views: Sequence[MethodView]) -> Finding:
     metrics; of several passes, the first whose figures are to be trusted (trusted_first)."""
     found = trusted_first(pass_cache(view) for view in of_method(views, "linear"))
     return found or absent("write_cache", WRITE_CACHE_TITLE,
-                           "from the linear write pass: data written at peak speed before the rate fell for good")
+                           "from the linear write pass: data written at peak speed before the rate first fell "
+                           "for a sustained stretch")
 
 
 def pass_cache(view: MethodView) -> Finding | None:
@@ -503,8 +525,9 @@ def pass_cache(view: MethodView) -> Finding | None:
         return None
     title = WRITE_CACHE_TITLE
     fraction = view.params.drop_fraction
-    rule = (f"linear write pass over the whole drive: the peak region ends where the rate falls below "
-            f"{100 * fraction:.0f} % of the peak and stays there")
+    rule = (f"linear write pass over the whole drive: the peak region ends where the rate first falls below "
+            f"{100 * fraction:.0f} % of the peak and stays there for 3 or more periods (median-smoothed); the speed "
+            "after it is the mean from the drop to the end of the pass")
     if not dropped:
         text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "
                 f"(average {fig(view, 'write_avg_mb_s')})")
@@ -514,7 +537,7 @@ def pass_cache(view: MethodView) -> Finding | None:
     cause = {True: "the drive reported thermal throttling at the drop",
              False: "no throttling at the drop: a cache ran out"}.get(throttled, "cause not known")  # type: ignore[call-overload]
     text = (f"{fig(view, 'write_peak_region_gb')} written at {fig(view, 'write_peak_level_mb_s')}, then "
-            f"{fig(view, 'write_after_drop_mb_s')} ({cause})")
+            f"{fig(view, 'write_after_drop_mb_s')}{returns_words(view.record.metrics, fraction)} ({cause})")
     short = short_figures(view, "write_peak_region_gb", "write_peak_level_mb_s", "write_after_drop_mb_s")
     return Finding("write_cache", title, text, rule, True, view.record.name, unreliable=footnoted(view, short))
 

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
 import pytest
 
-from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
+from ssdlab.measurement import PLAT_NR, LatencyHistogram, Measurement, OpTotals, Series, bin_index, bin_range_ns
+from ssdlab.trace.metrics import _idx_to_val, fio_bins
 from ssdlab.workload import Workload
 
 
@@ -14,10 +17,10 @@ def test_histogram_merge_and_percentiles() -> None:
     merged = a.merge(b)
     assert merged.bins == ((100, 50), (200, 45), (1000, 5))
     assert merged.count == 100
-    assert merged.percentile_ns(50) == 100
-    assert merged.percentile_ns(51) == 200
-    assert merged.percentile_ns(95) == 200
-    assert merged.percentile_ns(99) == 1000
+    assert merged.percentile_ns(50) == 100  # below 128 ns a bin is one ns
+    assert merged.percentile_ns(51) == 201  # the highest value of the bin [200, 201]
+    assert merged.percentile_ns(95) == 201
+    assert merged.percentile_ns(99) == 1007  # of [1000, 1007]
     assert merged.share_above_ns(200) == 0.05
     assert math.isnan(LatencyHistogram().percentile_ns(50))
 
@@ -161,3 +164,67 @@ def test_a_window_of_fewer_queue_turns_than_the_rule_is_too_short_and_says_how_l
     budget = w.model_copy(update={"runtime_s": 60.0, "size_bytes": 1 << 20})  # its budget ended it, not its time
     assert not Measurement(workload=budget, engine="sim", runtime_s=0.01, write=OpTotals(ios=1, bytes=1 << 20)) \
         .window_too_short()
+
+
+# QA (stop 42): qd-sweep on the simulator, 128 KiB sequential read at QD4: 15,638 of 15,642 reads in
+# the bin [253,952, 255,999] ns (fio's value of it, its middle: 254,976), mean 255,748.8 ns, yet p99
+# read 254,976 ns, below every read in that bin and below the mean.
+QD4_BINS = [(162_816, 1), (226_304, 1), (254_976, 15_638), (292_864, 1), (354_304, 1)]
+
+
+def test_a_percentile_is_its_bins_highest_value_not_its_middle() -> None:
+    one_bin = LatencyHistogram.from_pairs([(254_976, 1000)])
+    assert bin_range_ns(254_976) == (253_952, 255_999)
+    for pct in (1.0, 50.0, 99.0, 99.9, 100.0):
+        assert one_bin.percentile_ns(pct) == 255_999  # HdrHistogram: the highest equivalent value
+    # The largest I/O, when it lies in the bin, is the tightest value no ranked I/O lies above.
+    assert one_bin.percentile_ns(99.0, max_ns=255_100.0) == 255_100
+    # A maximum outside the bin (a later bin, or none recorded: 0) does not move it.
+    assert one_bin.percentile_ns(99.0, max_ns=354_811.0) == 255_999
+    assert one_bin.percentile_ns(99.0, max_ns=0.0) == 255_999
+
+
+def test_qd4_p99_is_not_below_the_mean_of_its_bin() -> None:
+    t = OpTotals(ios=15_642, bytes=15_642 * 131_072, lat_sum_ns=15_642 * 255_748.8,
+                 lat_min_ns=163_000.0, lat_max_ns=354_811.0, hist=LatencyHistogram.from_pairs(QD4_BINS))
+    assert t.percentile_us(99.0) == 255.999
+    assert t.percentile_us(99.0) >= t.mean_lat_us
+    m = Measurement(workload=Workload(name="s", pattern="read", block_size_bytes=131_072, runtime_s=1),
+                    engine="x", runtime_s=1.0, read=t)
+    assert m.percentile_us(99.0) == 255.999
+    assert m.percentile_us(100.0) == 354.811  # the largest read, not its bin's top (355,327)
+
+
+def test_bins_tile_the_latency_axis_at_fios_resolution() -> None:
+    """Every fio bin value lies in its own bin; bins meet without gap or overlap; one is at most
+    1/64 of its lower edge wide (1 ns below 128 ns)."""
+    values = [_idx_to_val(i) for i in range(PLAT_NR)]
+    ranges = [bin_range_ns(v) for v in values]
+    for i, (v, (lowest, highest)) in enumerate(zip(values, ranges, strict=True)):
+        assert bin_index(v) == i and lowest <= v <= highest
+        assert highest - lowest + 1 <= max(1, lowest / 64)
+    assert all(a[1] + 1 == b[0] for a, b in itertools.pairwise(ranges))
+    assert ranges[0] == (0, 0) and ranges[127] == (127, 127)
+
+
+def test_last_bin_takes_the_largest_io() -> None:
+    """fio's last bin also counts everything above its range (about 17 s)."""
+    top = _idx_to_val(PLAT_NR - 1)
+    h = LatencyHistogram.from_pairs([(top, 3)])
+    assert h.percentile_ns(99.0) == bin_range_ns(top)[1]
+    assert h.percentile_ns(99.0, max_ns=60e9) == 60e9
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_percentiles_bound_the_exact_nearest_rank(seed: int) -> None:
+    """Over random latencies: each percentile is in the same bin as the exact nearest-rank
+    latency, at or above it, and never above the largest latency."""
+    rng = np.random.default_rng(seed)
+    lat = np.concatenate([rng.lognormal(11.5, 0.4, 5000), rng.uniform(100, 127, 50)]).astype(np.int64)
+    h = LatencyHistogram.from_pairs(fio_bins(lat))
+    ranked = np.sort(lat)
+    for pct in (1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0):
+        exact = int(ranked[math.ceil(len(lat) * pct / 100.0) - 1])
+        got = h.percentile_ns(pct, float(lat.max()))
+        assert exact <= got <= lat.max()
+        assert bin_range_ns(exact)[0] <= got <= bin_range_ns(exact)[1]

@@ -20,6 +20,47 @@ from ssdlab.workload import Workload
 Direction = Literal["read", "write", "trim"]
 DIRECTIONS: tuple[Direction, ...] = ("read", "write", "trim")
 
+# fio's latency bin layout (its stat.c, plat_val_to_idx; FIO_IO_U_PLAT_BITS 6, 29 groups), which the
+# simulator copies (crates/ssdsim/src/hist.rs): one bin per ns below 128 ns, above that each power
+# of two split into 64 equal bins, so a bin is at most 1/64 (1.56 %) of its lower edge wide.
+PLAT_BITS = 6
+PLAT_VAL = 1 << PLAT_BITS
+PLAT_NR = 29 * PLAT_VAL
+
+
+def bin_index(value_ns: int) -> int:
+    """fio's bin index of a latency (plat_val_to_idx); above the last bin's range, the last bin."""
+    msb = max(value_ns.bit_length() - 1, 0)
+    if msb <= PLAT_BITS:
+        return value_ns
+    error_bits = msb - PLAT_BITS
+    offset = (value_ns >> error_bits) & (PLAT_VAL - 1)
+    return min(((error_bits + 1) << PLAT_BITS) + offset, PLAT_NR - 1)
+
+
+def bin_range_ns(value_ns: int) -> tuple[int, int]:
+    """(lowest, highest) whole-ns latency counted in the bin that holds value_ns: HdrHistogram's
+    lowest and highest equivalent values. A bundle keys its bins by fio's value of the bin
+    (plat_idx_to_val: the middle of its range, truncated), which lies inside it."""
+    idx = bin_index(value_ns)
+    if idx < 2 * PLAT_VAL:
+        return idx, idx
+    error_bits = (idx >> PLAT_BITS) - 1
+    lowest = (1 << (error_bits + PLAT_BITS)) + ((idx % PLAT_VAL) << error_bits)
+    return lowest, lowest + (1 << error_bits) - 1
+
+
+def within_bin_ns(value_ns: int, max_ns: float | None) -> float:
+    """A percentile that fell in value_ns's bin: the bin's highest value, so it is never below an
+    I/O ranked at or under it (HdrHistogram's getValueAtPercentile); the largest I/O (max_ns)
+    instead when it lies in that bin, so it is never above every I/O either. The last bin also
+    counts all above its range: there the largest I/O, when known, is the truth."""
+    lowest, highest = bin_range_ns(value_ns)
+    last = bin_index(value_ns) == PLAT_NR - 1
+    if max_ns is not None and lowest <= max_ns and (max_ns < highest or last):
+        return float(max_ns)
+    return float(highest)
+
 
 class LatencyHistogram(BaseModel):
     """Sparse latency histogram: sorted (bin value in ns, count) pairs.
@@ -46,9 +87,13 @@ class LatencyHistogram(BaseModel):
     def count(self) -> int:
         return sum(count for _, count in self.bins)
 
-    def percentile_ns(self, pct: float) -> float:
-        """Smallest bin value at or below which pct % of the samples fall (the nearest rank, over fio's
-        bin values; fio itself takes one sample more where count x pct / 100 is a whole number)."""
+    def percentile_ns(self, pct: float, max_ns: float | None = None) -> float:
+        """The pct-th percentile latency (docs/architecture.md, "Latency percentiles"): the first bin
+        with at least pct % of the samples in or below it (the nearest rank, as fio's
+        calc_clat_percentiles; fio itself takes one sample more where count x pct / 100 is a whole
+        number), read as that bin's highest value, or as max_ns, the largest sample, when it lies in
+        that bin (within_bin_ns). Never fio's value of the bin, the middle of its range: all its
+        samples may lie above it (a 128 KiB QD4 read showed p99 below its mean)."""
         total = self.count
         if total == 0:
             return float("nan")
@@ -57,8 +102,8 @@ class LatencyHistogram(BaseModel):
         for value_ns, count in self.bins:
             seen += count
             if seen >= threshold:
-                return float(value_ns)
-        return float(self.bins[-1][0])
+                return within_bin_ns(value_ns, max_ns)
+        return within_bin_ns(self.bins[-1][0], max_ns)
 
     def share_above_ns(self, limit_ns: float) -> float:
         """Fraction of samples whose bin value exceeds limit_ns (e.g. I/Os above 10 ms)."""
@@ -91,8 +136,13 @@ class OpTotals(BaseModel):
     def mean_lat_us(self) -> float:
         return self.lat_sum_ns / self.ios / 1e3 if self.ios else float("nan")
 
+    @property
+    def max_ns(self) -> float | None:
+        """The largest latency, None without an I/O (lat_max_ns is then 0, no sample's)."""
+        return self.lat_max_ns if self.ios else None
+
     def percentile_us(self, pct: float) -> float:
-        return self.hist.percentile_ns(pct) / 1e3
+        return self.hist.percentile_ns(pct, self.max_ns) / 1e3
 
 
 class Series(BaseModel):
@@ -259,6 +309,12 @@ class Measurement(BaseModel):
 
     def combined_hist(self) -> LatencyHistogram:
         return self.read.hist.merge(self.write.hist)
+
+    def percentile_us(self, pct: float) -> float:
+        """Latency percentile of reads and writes together (LatencyHistogram.percentile_ns), NaN
+        without an I/O."""
+        maxima = [t.max_ns for t in (self.read, self.write) if t.max_ns is not None]
+        return self.combined_hist().percentile_ns(pct, max(maxima, default=None)) / 1e3
 
     def throttled_share(self) -> float | None:
         """Share of the measured time in which the drive was throttling, each telemetry sample

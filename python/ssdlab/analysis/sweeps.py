@@ -19,14 +19,13 @@ LOW_QD_SCORE_DEPTHS = (1, 2, 4)
 
 def point_metrics(m: Measurement, prefix: str) -> Metrics:
     """Rate and latency of one sweep point, both directions together."""
-    hist = m.combined_hist()
     done = m.read.ios + m.write.ios
     return {
         f"{prefix}_iops": m.iops(),
         f"{prefix}_mb_s": m.mb_s(),
         # No I/O, no latency: None rather than NaN, which JSON cannot carry.
         f"{prefix}_lat_us": m.mean_lat_us() if done else None,
-        f"{prefix}_p99_lat_us": hist.percentile_ns(99.0) / 1e3 if hist.count else None,
+        f"{prefix}_p99_lat_us": m.percentile_us(99.0) if m.combined_hist().count else None,
     }
 
 

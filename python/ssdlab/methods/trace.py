@@ -231,13 +231,20 @@ def analyze_replay(d: dict[str, Any], params: TraceParams) -> Metrics:
         hist = LatencyHistogram.from_pairs((int(v), int(c)) for v, c in p.get("hist", []))
         m[f"{name}_avg_service_us"] = _num(p.get("lat_sum_ns")) / n / 1e3 if n else None
         for key, pct in PERCENTILES:
-            m[f"{name}_lat_{key}_us"] = hist.percentile_ns(pct) / 1e3 if n else None
+            m[f"{name}_lat_{key}_us"] = hist.percentile_ns(pct, _max_ns(p)) / 1e3 if n else None
         for ms in (10, 100):
             m[f"{name}_over_{ms}ms_pct"] = share_pct(_num(p.get(f"over_{ms}ms")), n)
     m.update(busy_s=busy_ns / 1e9, idle_cut_s=_num(d.get("idle_cut_s")), **count_metrics(d, parts),
              scale=params.effective_scale if params.trace.startswith("generated:") else file_scale(d),
              **fua_metrics(d))
     return m
+
+
+def _max_ns(part: dict[str, Any]) -> float | None:
+    """A direction's largest latency, which bounds its percentiles; None in a bundle from before
+    replays recorded it (its percentiles are then their bins' highest values)."""
+    value = part.get("lat_max_ns")
+    return float(value) if isinstance(value, int | float) else None
 
 
 def count_metrics(d: dict[str, Any], parts: dict[str, dict[str, Any]]) -> Metrics:

@@ -68,7 +68,7 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
         (shown.get(name, name) + (" (cut short)" if m.interrupted else ""),
          *(figure_cell(unit, value, window_unreliable(short, name)) for unit, value in (
              ("IOPS", m.iops()), ("MB/s", m.mb_s()), ("µs", m.mean_lat_us()),
-             ("µs", m.combined_hist().percentile_ns(99.0) / 1e3))))
+             ("µs", m.percentile_us(99.0)))))
         for name, m in found.items()
     )
     header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")

@@ -132,7 +132,7 @@ def _percentiles(lat_ns: npt.NDArray[np.int64]) -> dict[str, float | None]:
     if not len(lat_ns):
         return {f"p{p:g}": None for p in PERCENTILES}
     hist = LatencyHistogram.from_pairs(fio_bins(lat_ns))
-    return {f"p{p:g}": hist.percentile_ns(p) / 1e3 for p in PERCENTILES}
+    return {f"p{p:g}": hist.percentile_ns(p, float(lat_ns.max())) / 1e3 for p in PERCENTILES}
 
 
 def _mean_us(lat_ns: npt.NDArray[np.int64]) -> float | None:

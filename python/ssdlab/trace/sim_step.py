@@ -60,7 +60,7 @@ def _direction(op: npt.NDArray[np.uint8], length: npt.NDArray[np.int64], lat: np
     return {
         "ios": int(sel.sum()), "bytes": int(length[sel].sum()), "lat_sum_ns": int(lat_d.sum()),
         "over_10ms": int((lat_d > 10_000_000).sum()), "over_100ms": int((lat_d > 100_000_000).sum()),
-        "hist": fio_bins(lat_d),
+        "hist": fio_bins(lat_d), "lat_max_ns": int(lat_d.max()) if len(lat_d) else None,
     }
 
 

@@ -1256,3 +1256,37 @@ def test_the_export_of_a_method_this_ssdlab_does_not_know_marks_no_setting(libra
     settings = set(NVME_QUICK.params) & {row["metric"] for row in rows}
     assert settings, "a setting is exported"
     assert not settings & marked
+
+
+def test_a_library_that_is_not_one_is_refused_alike_by_every_command(cli: CliRun, tmp_path: Path) -> None:
+    """QA: `--library runA/run.json` (a bundle's run record): `report` exited 0 in silence (its page
+    alone said "No rankings"), `library list` exited 2, and `run` measured to the end, then advised
+    adding the run with that same file. Every command now refuses it up front, in one line."""
+    bundle = make_bundle(tmp_path / "a", "fake:?capacity=2g")
+    record = bundle / "run.json"
+    before = record.read_bytes()
+    run = ["run", "-t", "fake:?capacity=2g", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-o",
+           str(tmp_path / "new-run")]
+    commands = [["report", str(bundle)], ["compare", str(bundle), str(bundle)], ["library", "list"],
+                ["library", "add", str(bundle)], ["library", "remove", "abc"],
+                ["library", "export", str(tmp_path / "e.csv")], ["plan", "-t", "fake:?capacity=2g", "--test", "quick"],
+                run]
+    for args in commands:
+        result = cli(*args, "--library", str(record))
+        lines = result.stderr.strip().splitlines()
+        assert result.code == 2 and len(lines) == 1, (args, result.stderr)
+        assert lines[0] == (f"error: results library {record} is not a library (not an SQLite database): ssdlab "
+                            "never opens it; give a library file with --library or SSDLAB_LIBRARY"), (args, lines)
+        assert not result.stdout, (args, result.stdout)
+    assert record.read_bytes() == before
+    assert not (bundle / "report.html").exists() and not (tmp_path / "new-run").exists()
+    assert not (tmp_path / "e.csv").exists()
+
+
+def test_an_empty_library_file_is_a_new_library(cli: CliRun, tmp_path: Path) -> None:
+    """SQLite makes a database of an empty file: that is no refusal."""
+    library = tmp_path / "lib.sqlite"
+    library.touch()
+    assert cli("library", "add", str(make_bundle(tmp_path / "a", "fake:?capacity=2g")), "--library",
+               str(library)).code == 0
+    assert library.read_bytes().startswith(b"SQLite format 3\0")

@@ -31,7 +31,7 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ssdlab.errors import BundleError
+from ssdlab.errors import BundleError, json_error_text
 from ssdlab.measurement import Measurement, period_values
 from ssdlab.outputs import what_is
 from ssdlab.steps import StepResult
@@ -571,8 +571,7 @@ def read_json(path: Path, what: str, fix: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:  # a file cut short says so here: "Expecting value …"
-        raise BundleError(f"{path} {what} (not JSON: {err.msg} at line {err.lineno} column {err.colno}); "
-                          f"{fix}") from None
+        raise BundleError(f"{path} {what} (not JSON: {json_error_text(err)}); {fix}") from None
     except RecursionError:
         raise BundleError(f"{path} {what} (not JSON ssdlab can read: nested too deeply); {fix}") from None
     except ValueError:  # json's only other refusal: an integer too long to convert (4300 digits)

@@ -9,6 +9,7 @@ words, and the CLI's exit status.
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import threading
 from collections.abc import Iterator
@@ -43,6 +44,14 @@ class EngineError(SsdlabError):
 
 class BundleError(SsdlabError):
     """A result bundle is missing, malformed or of an unknown schema."""
+
+
+def json_error_text(err: json.JSONDecodeError) -> str:
+    """Where and why JSON did not parse, in words: "Expecting ',' delimiter at line 3 column 5".
+    Some of json's messages end in "at", the place to follow ("Unterminated string starting at",
+    "Invalid control character at"): QA read "starting at at line 71"."""
+    where = f"line {err.lineno} column {err.colno}"
+    return f"{err.msg} {where}" if err.msg.endswith(" at") else f"{err.msg} at {where}"
 
 
 class Interrupted(SsdlabError):

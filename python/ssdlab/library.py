@@ -60,11 +60,12 @@ from ssdlab.effective import (
     unreliable_figure,
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
-from ssdlab.outputs import what_is
+from ssdlab.outputs import OutputKind, make_folder_for, read_head, what_is
 from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
 from ssdlab.units import is_number
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 # 2: a simulated drive's id comes from its configuration, not its spec; 3: a mixed RAID-0's firmware
 # is every member's, not its first member's; 4: each test's notes, which say when its figures are not
 # to be trusted (_migrate); 5: each test's windows too short to trust, every one by name (_add_too_short)
@@ -227,12 +228,19 @@ class Library:
         self.path = (path or default_library_path()).expanduser().resolve()
 
     def check_file(self) -> None:
-        """UsageError when the library path is something other than a file (a device, a FIFO, a
-        folder, a socket; self.path is past any link): SQLite would write a database over a
-        device, whatever the command, so it never opens one."""
+        """UsageError when the library path is something other than a library: not a file (a
+        device, a FIFO, a folder, a socket; self.path is past any link: SQLite would write a
+        database over a device), or a file that is not an SQLite database (a bundle's run.json:
+        QA saw `report` rank against nothing in silence, `run` measure to the end and then advise
+        adding the run to that same file). Every command that takes --library asks this before
+        it starts; an empty file is a new library, as SQLite makes it one."""
         if self.path.exists() and not self.path.is_file():
             raise UsageError(f"results library {self.path} is {what_is(self.path)}, not a library file: ssdlab "
                              f"never opens it; give a file with --library or {LIBRARY_ENV}")
+        head = read_head(self.path, len(SQLITE_HEADER)) if self.path.exists() else b""
+        if head and head != SQLITE_HEADER:
+            raise UsageError(f"results library {self.path} is not a library (not an SQLite database): ssdlab "
+                             f"never opens it; give a library file with --library or {LIBRARY_ENV}")
 
     def check_writable(self) -> None:
         """UsageError when the library is not a file, or exists but may not be changed here (a
@@ -451,6 +459,7 @@ class Library:
             pq.write_table(table, sink)
             data = sink.getvalue().to_pybytes()
         target = out.resolve() if out.is_symlink() and out.is_file() else out
+        make_folder_for(target)  # only now, with the rows read: a refused export leaves no folder
         atomic_write_bytes(target, data)
         return len(rows)
 
@@ -560,6 +569,35 @@ def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive
         kept.append(test)
         models += [model] if model is not None else []
     return kept
+
+
+FIRST_EXPORT_COLUMNS = 22  # the export's columns before `unreliable`: an older export has these
+
+
+def is_export_columns(names: Sequence[str]) -> bool:
+    """Whether `names` are the columns of an export ssdlab wrote, this one's or an older one's
+    (new columns go last)."""
+    return len(names) >= FIRST_EXPORT_COLUMNS and list(names) == EXPORT_COLUMNS[:len(names)]
+
+
+def is_csv_export(path: Path) -> bool:
+    """Whether `path` is a CSV export ssdlab wrote: its first line is the export's header."""
+    first = read_head(path).split(b"\n", 1)[0].strip()
+    return is_export_columns(first.decode("utf-8", "replace").split(","))
+
+
+def is_parquet_export(path: Path) -> bool:
+    """Whether `path` is a Parquet export ssdlab wrote: its schema is the export's columns."""
+    import pyarrow.parquet as pq
+
+    try:
+        return is_export_columns(pq.read_schema(str(path)).names)
+    except Exception:  # pyarrow raises ArrowInvalid and friends for what is not Parquet
+        return False
+
+
+EXPORT_KINDS = {"csv": OutputKind("a CSV export ssdlab wrote", is_csv_export),
+                "parquet": OutputKind("a Parquet export ssdlab wrote", is_parquet_export)}
 
 
 def export_schema(pa: Any) -> Any:

@@ -33,10 +33,10 @@ def test_a_folder_that_cannot_be_made_is_refused_in_one_line_alike(cli: Callable
     result = cli(*args, "-o", str(out))
     assert result.code == 2 and result.stderr.strip() == (
         f"error: {out}: {tmp_path / 'afile'} is a file, not a directory; give another path"), result.stderr
-    blocked = Path("/proc/nope") / f"x{suffix}"  # a folder no one can make
+    blocked = Path("/proc/nope") / f"x{suffix}"  # a folder no one can make: found before any work
     result = cli(*args, "-o", str(blocked))
     assert result.code == 2 and result.stderr.strip() == (
-        f"error: -o {blocked}: cannot make its folder (No such file or directory); give another path"), result.stderr
+        f"error: {blocked}: cannot write in /proc (it takes no new files); give another path"), result.stderr
 
 
 @pytest.mark.parametrize("command", ["generate", "import"])

@@ -185,8 +185,10 @@ def plan(
 ) -> None:
     """Show every test, step and job of a run, and its estimated duration, without running it."""
     given_rate = parse_rate(rate) if rate is not None else None
+    lib = Library(library)
+    lib.check_file()  # as run refuses a library that is not one, before anything is asked of the target
     tgt, engine, host_refusal = _plan_target(one_target(target, target_opt), host or [])
-    facts = with_measured_rates(tgt.info(), Library(library))
+    facts = with_measured_rates(tgt.info(), lib)
     facts = facts.model_copy(update={"measured_rates": given_rates(given_rate, facts.measured_rates)})
     suite_name, entries = select_entries(suite, test or [])
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)

@@ -18,8 +18,8 @@ from rich.text import Text
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
-from ssdlab.library import Added, Library, LibraryRun
-from ssdlab.outputs import check_output_file, make_folder_for
+from ssdlab.library import EXPORT_KINDS, Added, Library, LibraryRun
+from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
 from ssdlab.report.terminal import FittedTable, filled_lines, fit_widths
 from ssdlab.units import counted
@@ -34,7 +34,12 @@ PROBLEMS = {"missing": "moved or deleted", "changed": "now holds another run"}
 
 
 def open_library(path: Path | None) -> Library:
-    return Library(path)
+    """The library --library (else SSDLAB_LIBRARY, else the default) names, refused in one line
+    before the command does anything when it is not one (Library.check_file), as every command
+    that takes --library refuses it."""
+    library = Library(path)
+    library.check_file()
+    return library
 
 
 def added_text(added: Added) -> str:
@@ -264,14 +269,18 @@ def export(
     library: LibraryOpt = None,
 ) -> None:
     """Every figure of every run as one long table (drive, test, metric, label, unit, value)."""
-    check_output_file(output, f"runs.{fmt or 'csv'}")  # a directory or a FIFO is named as such, whatever its suffix
+    lib = open_library(library)
     chosen = fmt or output.suffix.lstrip(".").lower()
+    # A directory or a FIFO is named as such, whatever its suffix; an existing file is replaced only
+    # when it is an export of this format ssdlab wrote, never the library itself (QA: `export LIB
+    # --format csv --library LIB` wrote a CSV over the library).
+    check_output_file(output, f"runs.{fmt or 'csv'}", EXPORT_KINDS.get(chosen),
+                      in_use=[(lib.path, "the results library being exported")])
     if chosen not in ("csv", "parquet"):
         given = f"not {chosen!r}" if chosen else f"and {str(output)!r} names neither"  # `export -`, `export x`
         raise UsageError(f"export writes csv or parquet, {given}: name the file .csv or .parquet, or pass --format")
     kind: Literal["csv", "parquet"] = "csv" if chosen == "csv" else "parquet"
-    make_folder_for(output)  # as report, compare and trace do
-    count = open_library(library).export(output, kind)
+    count = lib.export(output, kind)  # its folder is made once the rows are read
     out.print(f"{count} rows written to {output}", highlight=False, markup=False)
 
 

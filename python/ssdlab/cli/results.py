@@ -11,12 +11,14 @@ from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, plain
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import Library, Selection, select_drives
-from ssdlab.outputs import check_output_file, make_folder_for
 
 
 def existing_library(path: Path | None = None) -> Library | None:
-    """The results library when there is one; reading a report never creates it."""
+    """The results library when there is one; reading a report never creates it. One that is
+    not a library is refused in one line before anything is read (Library.check_file), as every
+    command refuses it (QA: `report --library B/run.json` ranked against nothing, in silence)."""
     library = Library(path)
+    library.check_file()
     return library if library.path.exists() else None
 
 
@@ -61,20 +63,25 @@ def report(
     lib = existing_library(library)
     bundle = bundle_or_run(bundle, lib)
     Bundle(bundle).load_run(takes_run_id=True)  # a clear error for a non-bundle before any rendering
-    from ssdlab.report import render_report
+    from ssdlab.report import REPORT_FILE, render_report
 
-    files = render_report(bundle, html_output(output, "report.html"), library=lib)
+    if output is not None and output.resolve() == (bundle / REPORT_FILE).resolve():
+        output = None  # the bundle's own report, written as `report BUNDLE` writes it
+    files = render_report(bundle, html_output(output, "report.html", lib), library=lib)
     print_tables(bundle)
     out.print(f"Report: {files.html}", markup=False)
 
 
-def html_output(output: Path | None, example_name: str) -> Path | None:
+def html_output(output: Path | None, example_name: str, library: Library | None) -> Path | None:
     """An -o the page can be written to, checked before anything is rendered or printed (one
-    line for what cannot be a file); missing folders are made."""
+    line for what cannot be a file, or is a file ssdlab may not replace: report/page.
+    check_page_output); missing folders are made once the page is written."""
     if output is None:
         return None
-    check_output_file(output, example_name)
-    make_folder_for(output, "-o")
+    from ssdlab.report.page import check_page_output
+
+    used = [(library.path, "the results library the page ranks against")] if library is not None else []
+    check_page_output(output, example_name, used)
     return output
 
 
@@ -120,7 +127,8 @@ def compare(
 ) -> None:
     """Put drives side by side with a Difference column (in % of the first drive's figure, °C for temperatures,
     points for percentages); rank them in the HTML page."""
-    output = html_output(output, "compare.html")  # refused before any table is printed
+    lib = existing_library(library)
+    output = html_output(output, "compare.html", lib)  # refused before any table is printed
     from ssdlab.compare import Policy, compare_drives, make_drives
     from ssdlab.report.compare_page import (
         comparison_tables,
@@ -130,7 +138,7 @@ def compare(
         render_comparison,
     )
 
-    selection = select_drives(drives, existing_library(library))
+    selection = select_drives(drives, lib)
     for run in selection.unreachable:
         err.print(f"[yellow]note:[/] left out run {run.run_id} of {plain(run.label)}: its bundle {plain(run.bundle)} "
                   "moved or vanished (see `ssdlab library list`)", highlight=False)

@@ -13,7 +13,7 @@ from ssdlab.cli.app import app, out, plain
 from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
-from ssdlab.outputs import check_output_file, make_folder_for
+from ssdlab.outputs import OutputKind, check_output_file, read_head
 from ssdlab.report.formatting import MISSING
 from ssdlab.report.terminal import WholeParts
 from ssdlab.units import counted, format_duration, is_number, is_whole_number
@@ -63,7 +63,9 @@ def _output(value: str | Path) -> Path:
     from ssdlab.trace.model import check_trace_output
 
     path = Path(value)
-    check_trace_output(path)  # before an import reads or a capture starts
+    # Before an import reads or a capture starts; whether a file there may be replaced is asked by
+    # the trace's writer, and by capture before it captures (an import onto its source says so first).
+    check_trace_output(path, kind=None)
     return path
 
 
@@ -148,6 +150,16 @@ def _name_of(name: str) -> str:
     return next((name.removesuffix(suffix) for suffix, _ in _METRIC_UNITS if name.endswith(suffix)), name)
 
 
+def is_raw_events(path: Path) -> bool:
+    """Whether `path` holds a capture's raw events as `trace capture` saves them: tracefs block
+    event lines ("TASK-PID [CPU] TIME: block_rq_issue: …"), or nothing (an idle device)."""
+    head = read_head(path, 1024)
+    return not head or b": block_rq_" in head.split(b"\n", 1)[0]
+
+
+RAW_EVENTS = OutputKind("a capture's raw events ssdlab wrote", is_raw_events)
+
+
 @trace_app.command("import")
 def trace_import(
     source: Annotated[Path, typer.Argument(help="The trace file in its source format.")],
@@ -159,8 +171,7 @@ def trace_import(
     """Import a trace (streaming, bounded memory) into ssdlab's normalised trace file."""
     from ssdlab.trace.importers import import_trace
 
-    make_folder_for(output, "-o")  # as report, compare and library export do: a failure in one line
-    prov = import_trace(source, fmt, output)
+    prov = import_trace(source, fmt, output)  # its folders are made once there is a record to write
     out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}", markup=False,
               highlight=False)
 
@@ -184,8 +195,8 @@ def trace_generate(
 
     prov, chunks = generate(profile, seed=seed, scale=scale, fua_pct=fua_pct)
     # Missing folders are made as report, compare and library export make them (QA: `-o
-    # /nonexist/dir/x.parquet` made /nonexist/dir, which no help said), a failure in one line.
-    make_folder_for(output, "-o")
+    # /nonexist/dir/x.parquet` made /nonexist/dir, which no help said), a failure in one line,
+    # by the trace's writer: once there is something to write, and removed again if it fails.
     final = write_trace(output, chunks, prov)
     out.print(f"Generated {counted(final.records, 'I/O')} ({final.source}) into {output}", markup=False,
               highlight=False)
@@ -260,6 +271,7 @@ def trace_capture(
     --seconds N or while `-- COMMAND` runs; Ctrl-C stops it cleanly."""
     from ssdlab.trace.capture import capture
     from ssdlab.trace.importers import import_trace
+    from ssdlab.trace.model import check_trace_output
 
     command = list(ctx.args)
     if command and command[0].startswith("-"):  # unknown options land here too: a typo is no command to run
@@ -267,8 +279,10 @@ def trace_capture(
                          "ssdlab trace capture -d DEV -o FILE.parquet -- COMMAND")
     if command:
         check_runnable(command[0])  # before the capture: a typo must not cost a trace session
+    check_trace_output(output)  # a file there that is no trace ssdlab wrote: refused before capturing
     raw = output.with_suffix(".tracefs.txt")
-    check_output_file(raw, "capture.tracefs.txt")  # the raw events beside it: a FIFO there blocked the capture
+    # The raw events beside it: a FIFO there blocked the capture; a file not an earlier capture's is kept.
+    check_output_file(raw, "capture.tracefs.txt", RAW_EVENTS)
     try:
         with starting(command):
             result = capture(device, raw, seconds=seconds, command=command)

@@ -16,7 +16,7 @@ from ssdlab.errors import UsageError
 from ssdlab.library import Library
 from ssdlab.report.identity import drive_facts, drive_label, setup_facts
 from ssdlab.report.library_rankings import rankings_section
-from ssdlab.report.page import Page, ReportFiles, render_page
+from ssdlab.report.page import Page, ReportFiles, page_charts_dir, render_page
 from ssdlab.report.sections import build_section, register_section
 from ssdlab.report.summary import summary_findings, unreliable_footnote
 from ssdlab.report.terminal import facts_table, rich_table
@@ -118,7 +118,7 @@ def charts_dir(out_html: Path, bundle_dir: Path) -> Path:
     out = out_html.resolve()
     if out == (bundle_dir / REPORT_FILE).resolve():
         return out.parent / CHARTS_DIR
-    return out.parent / f"{out.stem}-charts"
+    return page_charts_dir(out)  # as check_page_output found it
 
 
 def terminal_tables(bundle_dir: Path) -> list[RenderableType]:

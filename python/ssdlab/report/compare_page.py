@@ -31,7 +31,7 @@ from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.formatting import MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
-from ssdlab.report.page import Page, ReportFiles, render_page
+from ssdlab.report.page import Page, ReportFiles, page_charts_dir, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
 from ssdlab.report.sections import marks_a_figure, with_footnote
@@ -465,4 +465,4 @@ def render_comparison(c: Comparison, out_html: Path, found: Found | None = None)
                + ". MB/s are decimal (10^6 bytes/s); sizes in KiB/MiB/GiB are binary.",
     )
     out = out_html.resolve()
-    return render_page(page, out, out.parent / f"{out.stem}-charts")
+    return render_page(page, out, page_charts_dir(out))

@@ -19,9 +19,19 @@ import jinja2
 import markupsafe
 
 from ssdlab.bundle import UNRELIABLE_MARK, atomic_write_text, make_dirs_inside
+from ssdlab.errors import UsageError
+from ssdlab.outputs import (
+    OutputKind,
+    bundle_holding,
+    check_output_file,
+    make_folder_for,
+    read_head,
+    remove_made_folders,
+    what_is,
+)
 from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
-from ssdlab.report.template import PAGE_TEMPLATE
+from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
 
 COLLAPSE_ROWS = 12  # longer tables fold under their charts (open for print)
@@ -117,6 +127,42 @@ def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path,
     )
 
 
+def is_ssdlab_page(path: Path) -> bool:
+    """Whether `path` is a page ssdlab wrote (a report or a comparison): its head carries the
+    generator marker, as every page since the first has."""
+    return GENERATOR_META.encode() in read_head(path)
+
+
+PAGE_KIND = OutputKind("a report ssdlab wrote", is_ssdlab_page)
+
+
+def page_charts_dir(out_html: Path) -> Path:
+    """`<name>-charts/` beside a page written with -o (the link's target's folder, for a link)."""
+    out = out_html.resolve()
+    return out.parent / f"{out.stem}-charts"
+
+
+def check_page_output(out_html: Path, example_name: str, in_use: Sequence[tuple[Path, str]] = ()) -> None:
+    """Refuse, before anything is rendered or printed, a -o page that cannot be written or
+    would replace what ssdlab did not write (outputs.check_output_file), and a charts folder
+    beside it that is not one ssdlab made: the page's charts replace that folder whole."""
+    check_output_file(out_html, example_name, PAGE_KIND, in_use)
+    charts = page_charts_dir(out_html)
+    if charts.is_symlink():
+        return  # moved aside and removed as a link, never followed (charts_folder.old_folder_at)
+    if charts.exists() and not charts.is_dir():
+        raise UsageError(f"{charts} (the page's charts folder) is {what_is(charts)}; give another path, "
+                         "or remove it first")
+    if charts.is_dir() and (bundle_holding(charts / "x") is not None or not _only_charts(charts)):
+        raise UsageError(f"{charts} (the page's charts folder) exists and is not a charts folder ssdlab made: "
+                         "give another path, or remove it first")
+
+
+def _only_charts(folder: Path) -> bool:
+    """Whether a folder holds nothing but the PNG files ssdlab draws into a charts folder."""
+    return all(entry.is_file() and not entry.is_symlink() and entry.suffix == ".png" for entry in folder.iterdir())
+
+
 def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | None = None) -> ReportFiles:
     """Write the page and its charts. The charts are drawn into a new hidden folder and swapped
     in with the page (charts_folder): an error or a stop on the way leaves the report that was
@@ -124,16 +170,25 @@ def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | Non
     into (its own report), with no link on the way or at their names followed (a bundle someone
     else made may hold some); else the paths are the user's, and a link to a file there is
     written through (a link at the charts folder is replaced, never followed)."""
-    out_html, charts_dir = _output_paths(out_html, charts_dir, inside)
-    old_folder_at(charts_dir, inside)  # one that cannot be moved aside is refused before any drawing
-    drawing = new_folder_beside(charts_dir)
+    made = [] if inside is not None else make_folder_for(out_html, "-o")  # a user's -o: one line if it fails
+    try:
+        out_html, charts_dir = _output_paths(out_html, charts_dir, inside)
+        old_folder_at(charts_dir, inside)  # one that cannot be moved aside is refused before any drawing
+        drawing = new_folder_beside(charts_dir)
+    except BaseException:
+        remove_made_folders(made)
+        raise
     try:
         sections, pngs = _draw_sections(page, drawing, charts_dir, out_html.parent, inside)
         html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(),
                                   collapse_rows=COLLAPSE_ROWS)
         swap_in(drawing, charts_dir, inside, lambda: atomic_write_text(out_html, html, inside=inside))
+    except BaseException:
+        remove_folder(drawing)  # it holds what was drawn before the failure
+        remove_made_folders(made)  # a page that was not written leaves no folder made for it
+        raise
     finally:
-        remove_folder(drawing)  # swapped in, it is gone; else it holds what was drawn before the failure
+        remove_folder(drawing)  # swapped in, it is gone
     return ReportFiles(html=out_html, pngs=tuple(pngs))
 
 

@@ -7,6 +7,10 @@ and a print stylesheet so the browser's "print to PDF" gives a clean document.
 """
 # ruff: noqa: E501  (HTML lines are kept whole for readability)
 
+# The mark by which a page ssdlab wrote is told from any other file (page.is_ssdlab_page): -o
+# replaces only such a page. Every page has carried it in its head since the first.
+GENERATOR_META = '<meta name="generator" content="ssdlab">'
+
 PAGE_TEMPLATE = r"""<!DOCTYPE html>
 <html lang="en">
 <head>

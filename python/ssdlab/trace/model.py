@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ssdlab.bundle import clear_for_writer, named_for
 from ssdlab.errors import UsageError
-from ssdlab.outputs import check_output_file, what_is
+from ssdlab.outputs import OutputKind, check_output_file, make_folder_for, remove_made_folders, what_is
 
 OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
 OP_NAMES = ("read", "write", "trim", "flush")
@@ -136,16 +136,34 @@ def _schema() -> Any:
     return pa.schema([(name, pa.from_numpy_dtype(dtype)) for name, dtype in COLUMNS.items()])
 
 
-def check_trace_output(path: Path) -> None:
+def is_trace_file(path: Path) -> bool:
+    """Whether `path` is a trace file ssdlab wrote: Parquet with the provenance ssdlab writes,
+    or every trace column (what replay reads). Only the footer is read."""
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(str(path))
+    except Exception:  # pyarrow raises ArrowInvalid and friends for what is not Parquet
+        return False
+    meta = pf.metadata.metadata or {}
+    return PROVENANCE_KEY in meta or all(name in pf.schema_arrow.names for name in COLUMNS)
+
+
+TRACE_KIND = OutputKind("a trace file ssdlab wrote", is_trace_file)
+
+
+def check_trace_output(path: Path, kind: OutputKind | None = TRACE_KIND) -> None:
     """Refuse, before anything is written or captured, a path no trace file can be written
     to: one not named .parquet (trace files are Parquet), a directory or another non-file,
-    or one below a file. Missing parent directories are fine (they are made)."""
+    one below a file, or an existing file that is not a trace ssdlab wrote (outputs.
+    check_replaceable; `kind` None: not yet, as an import first says a source imported onto
+    itself). Missing parent directories are fine (made when the trace is written)."""
     name = path.name.lower()
     if not path.is_dir() and (not name.endswith(TRACE_SUFFIX) or name == TRACE_SUFFIX):
         stem = path.stem if path.stem not in ("", ".", "..", TRACE_SUFFIX) else "trace"
         raise UsageError(f"{path}: trace files are Parquet; give an output name ending in {TRACE_SUFFIX}, "
                          f"e.g. {stem}{TRACE_SUFFIX}")
-    check_output_file(path, f"trace{TRACE_SUFFIX}")
+    check_output_file(path, f"trace{TRACE_SUFFIX}", kind)
 
 
 class TraceWriter:
@@ -160,11 +178,15 @@ class TraceWriter:
         # (replacing the file under it would turn the link into a file of its own).
         self.path = path.resolve()
         self.records = 0
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
-        clear_for_writer(self._partial)  # a predictable name: a link there would be written through
-        with named_for(self.path):  # opened here, not by Arrow, so a refusal names the file asked for
-            self._sink = open(self._partial, "wb")  # noqa: SIM115 (closed in close/abort)
+        self._made = make_folder_for(path, "-o")  # removed again by abort: a failed import leaves no folder
+        try:
+            self._partial = self.path.with_name(f".{self.path.name}.{os.getpid()}.partial")
+            clear_for_writer(self._partial)  # a predictable name: a link there would be written through
+            with named_for(self.path):  # opened here, not by Arrow, so a refusal names the file asked for
+                self._sink = open(self._partial, "wb")  # noqa: SIM115 (closed in close/abort)
+        except BaseException:
+            remove_made_folders(self._made)
+            raise
         self._writer = pq.ParquetWriter(self._sink, _schema(), compression="zstd")
 
     def write(self, chunk: TraceChunk) -> None:
@@ -183,6 +205,7 @@ class TraceWriter:
             with contextlib.suppress(OSError):
                 close()
         self._partial.unlink(missing_ok=True)
+        remove_made_folders(self._made)
 
     def close(self, provenance: Provenance) -> Provenance:
         final = provenance.model_copy(update={"records": self.records})

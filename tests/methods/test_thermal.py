@@ -26,8 +26,9 @@ from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
 from ssdlab.workload import Workload
 
-# Long enough for the bare drive to reach its first throttle threshold (about 60 s of sequential writes).
-SHORT = {"seq_runtime_s": 150, "rnd_runtime_s": 10, "cooldown_s": 60}
+# Long enough for the bare drive to reach its first throttle threshold (about two minutes of sequential
+# writes, the review's figure its thermal.tau_s is fitted to) and stay throttled a while after.
+SHORT = {"seq_runtime_s": 200, "rnd_runtime_s": 10, "cooldown_s": 60}
 BARE, HEATSINK = "sim:sm951-ahci-512", "sim:sm951-ahci-512?heatsink=1"
 
 
@@ -68,7 +69,8 @@ def test_bare_drive_throttles_from_heat(bundles: dict[str, Path]) -> None:
     record = _record(bundles["bare"])
     m = record.metrics
     assert m["seq_cause"] == "thermal"
-    assert isinstance(m["seq_time_to_throttle_s"], float) and 40 < m["seq_time_to_throttle_s"] < 120
+    # AnandTech: bare, it "can sustain peak throughput for about two minutes" (sm951-ahci-512.toml, tau_s)
+    assert isinstance(m["seq_time_to_throttle_s"], float) and 100 < m["seq_time_to_throttle_s"] < 140
     assert isinstance(m["seq_throttled_mb_s"], float) and isinstance(m["seq_peak_mb_s"], float)
     assert m["seq_throttled_mb_s"] < 0.8 * m["seq_peak_mb_s"]
     assert isinstance(m["seq_gb_at_peak"], float) and m["seq_gb_at_peak"] > 10

@@ -155,13 +155,14 @@ def test_a_flag_the_sampler_could_not_judge_is_left_out() -> None:
 @pytest.fixture(scope="module")
 def simulated(tmp_path_factory: pytest.TempPathFactory) -> list[Measurement]:
     """The simulator's own rows: a bare SM951 heating into its first throttle step, at 1 s and at
-    0.5 s periods, each run's short tail folded into its last period."""
+    0.5 s periods, each run's short tail folded into its last period. thermal.tau_s=40 (the board's
+    former, assumed time constant) lets it throttle within 40 s; at the fitted 108 s it takes two minutes."""
     root = tmp_path_factory.mktemp("sim-telemetry")
     out = []
     for period_s, runtime_s in ((1.0, 40.5), (0.5, 12.2)):
         w = Workload(name="thermal-seq", pattern="write", block_size_bytes=131072, iodepth=32, runtime_s=runtime_s,
                      log_period_s=period_s)
-        out.append(SimEngine().measure(parse_target("sim:sm951-ahci-512?capacity_gib=16"), w,
+        out.append(SimEngine().measure(parse_target("sim:sm951-ahci-512?capacity_gib=16&thermal.tau_s=40"), w,
                                        RunContext(raw_dir=root / "raw", bundle_dir=root)))
     return out
 

@@ -35,7 +35,9 @@ pub use snapshot::{restore, snapshot};
 /// never taken for one drive's (ssdlab's compare and results library, docs/simulator.md, "Model
 /// revision"). `tests/engines/test_model_revision.py` fails when simulated results change
 /// without a raise. 1 (2026-11-26): the first revision recorded; runs before it have none.
-pub const MODEL_REVISION: u32 = 1;
+/// 2 (2026-11-27): the Samsung UBX M.2 board's `thermal.tau_s` (SM951 AHCI/NVMe, 950 PRO) fitted,
+/// 40 → 108 s: those drives heat more slowly (no equilibrium temperature moves).
+pub const MODEL_REVISION: u32 = 2;
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

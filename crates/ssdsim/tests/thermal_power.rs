@@ -19,9 +19,11 @@ fn steady_writer(preset: &str, extra: &[(&str, &str)]) -> Drive {
     d
 }
 
-/// Settle for 200 s (five thermal time constants), then measure 100 s: (mean power W, final temperature °C).
+/// Settle for five of the preset's thermal time constants, then measure 100 s: (mean power W, final
+/// temperature °C).
 fn settled_power_and_temp(d: &mut Drive) -> (f64, f64) {
-    run(d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 200.0));
+    let settle_s = 5.0 * d.cfg.thermal.tau_s;
+    run(d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, settle_s));
     let (e0, t0) = (d.energy_total(), d.now_s());
     run(d, &timed(Pattern::Randwrite, 4 * KIB, 32, 0, 0.0, 100.0));
     let watts = d.cfg.thermal.idle_w + (d.energy_total() - e0) / (d.now_s() - t0);

@@ -52,7 +52,7 @@ from ssdlab.host import host_facts
 from ssdlab.library import Library, with_bundle_named
 from ssdlab.measurement import MIN_QUEUE_TURNS, Measurement
 from ssdlab.methods import get_test
-from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes
+from ssdlab.methods.base import Action, Measure, TestPlan, TestResults, action_writes, groups_stopped_early
 from ssdlab.planning import (
     check_engine,
     check_workloads,
@@ -426,7 +426,8 @@ class Runner:
             raise InternalError(f"{pending.name}: {what}; {hint}") from err
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
-            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes),
+            "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes,
+                                                              self.current.test),
                       *short_window_notes(pending.plan.actions, results.measurements, self.current.params)),
             "too_short": too_short_windows(measured_windows(pending.plan.actions, results.measurements),
                                            self.current.params),
@@ -661,18 +662,13 @@ def prep_records(prep: Sequence[Action], state: TestRecord, results: TestResults
     return records
 
 
-def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome]) -> tuple[str, ...]:
-    """Say which until-steady phases stopped early, and after how many of their rounds."""
-    ran: dict[tuple[str, str], list[bool]] = {}
-    for action, outcome in zip(actions, outcomes, strict=False):
-        if isinstance(action, Measure) and action.group is not None:
-            ran.setdefault((action.group, action.role), []).append(outcome == "done")
-    notes = []
-    for (group, role), done in ran.items():
-        if not all(done):
-            what = "preparation torture" if role == "precondition" else f"{group} phase"
-            notes.append(EARLY_STOP_NOTE.format(what=what, done=sum(done), rounds=len(done)))
-    return tuple(notes)
+def early_stop_notes(actions: Sequence[Action], outcomes: Sequence[ActionOutcome],
+                     test: str | None = None) -> tuple[str, ...]:
+    """Say which until-steady phases stopped early, and after how many of their rounds, as the
+    test's method counts them (MethodTest.early_stops; `test` None: one action a round)."""
+    stops = get_test(test).early_stops(actions, outcomes) if test is not None else \
+        groups_stopped_early(actions, outcomes)
+    return tuple(EARLY_STOP_NOTE.format(what=what, done=done, rounds=rounds) for what, done, rounds in stops)
 
 
 def measured_windows(actions: Sequence[Action], measured: Mapping[str, Measurement]) -> list[Measurement]:

@@ -156,3 +156,18 @@ def test_a_4kn_loop_device_plans_pts(cli: Callable, tmp_path: Path, what: tuple[
     assert "block sizes 512 B left out of the matrix: not a multiple of the target's logical block (4096 B)" \
         in plan.stdout
     assert "bs512b" not in plan.stdout and "round01-bs4k-rd0" in plan.stdout
+
+
+def test_the_steady_round_runs_whole_and_the_note_counts_rounds(tmp_path: Path) -> None:
+    """QA: the run stopped right after round 5's last tracking cell (4 KiB, 0 % reads), so the
+    0.5 KiB write cell after it never ran and read as the mean of rounds 1-4 in a matrix said to
+    cover rounds 1-5; and the notes counted cells as rounds ("round05 phase stopped early ... after
+    55 of 56 rounds") and noted each round never started."""
+    record = _run(tmp_path, FakeEngine(), round_runtime_s=1, block_sizes_bytes=[4096, 512], read_pcts=[65, 0],
+                  max_rounds=8)
+    m = record.metrics
+    assert m["ss_round"] == 5 and (m["window_first_round"], m["window_last_round"]) == (1, 5)
+    ran = {ref.name for ref in record.measurements}
+    assert "round05-bs512b-rd0" in ran and not any(name.startswith("round06") for name in ran)
+    assert [n for n in record.notes if "stopped early" in n] == [
+        "round matrix stopped early at SNIA steady state after 5 of 8 rounds"]

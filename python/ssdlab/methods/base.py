@@ -8,7 +8,7 @@ A test is data plus two pure functions: `plan` (target facts -> actions, shown b
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -201,6 +201,12 @@ class MethodTest(ABC, Generic[P]):
         """Whether to leave out an action given what ran so far (early steady-state stop)."""
         return False
 
+    def early_stops(self, actions: Sequence[Action], outcomes: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+        """(phase, rounds run, rounds planned) of each until-steady phase that skip stopped early,
+        the runner's note (bundle.EARLY_STOP_NOTE): by default groups_stopped_early. A method
+        whose round is several actions says its own."""
+        return groups_stopped_early(actions, outcomes)
+
     def warnings(self, params: P, target: TargetInfo) -> tuple[str, ...]:
         """What in these parameters keeps a figure or verdict from ever coming out as the method
         means it on this target (a round under the logging period, a window no run of them
@@ -252,3 +258,14 @@ class Params(BaseModel):
         idle = {name: fields[name].get_default(call_default_factory=True)
                 for name, switch in self.ACTS_ONLY_WITH.items() if getattr(self, switch) is not True}
         return {**self.model_dump(), **idle}
+
+
+def groups_stopped_early(actions: Sequence[Action], outcomes: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
+    """(phase, rounds run, rounds planned) of each group of rounds (Measure.group: one action a
+    round) that did not run all its rounds."""
+    ran: dict[tuple[str, str], list[bool]] = {}
+    for action, outcome in zip(actions, outcomes, strict=False):
+        if isinstance(action, Measure) and action.group is not None:
+            ran.setdefault((action.group, action.role), []).append(outcome == "done")
+    return tuple(("preparation torture" if role == "precondition" else f"{group} phase", sum(done), len(done))
+                 for (group, role), done in ran.items() if not all(done))

@@ -260,9 +260,14 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
     least = sum(item.least_s for item in planned)
     shared = sum(1 for item in planned if item.start.shared_from)
     out.print(f"\n[bold]Total {clock}:[/] {format_duration(total)}", highlight=False)
-    sharing = {0: "no test starts", 1: "1 test starts"}.get(shared, f"{shared} tests start")
+    # Every test after the first starts from what the test before left ("starts from:" above); only
+    # a test whose own preparation that state is leaves it out (QA: "no test starts from the state
+    # the test before left" under tests each said to start "as trim-validation left it").
+    tests, leave, own = ("1 test", "leaves", "its") if shared == 1 else (f"{shared} tests", "leave", "their")
+    sharing = ("no test's preparation is left out" if shared == 0 else
+               f"{tests} {leave} out {own} preparation: the test before left the drive in the state it prepares")
     print_hanging("  before sharing preparation: ", f"{format_duration(alone)}; after: {format_duration(total)} "
-                  f"({sharing} from the state the test before left)")
+                  f"({sharing})")
     if least < total:
         print_hanging("  ", f"until-steady phases are counted at their longest; if each is steady at its first "
                       f"window after the drive's free space is written (at the assumed rate): "

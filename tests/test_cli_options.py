@@ -61,7 +61,8 @@ def how_run(cli: Callable[..., Any], how: str, *args: str) -> tuple[int, str, st
         return result.code, result.stdout, result.stderr
     if how == "piped":
         return piped(*args)
-    shown = run_in_terminal(*args, columns=400)
+    # Wide enough for the longest error on one line: a terminal wraps one at its words (cli/app.print_message).
+    shown = run_in_terminal(*args, columns=1000)
     return shown.code, "", shown.screen
 
 
@@ -487,7 +488,9 @@ def test_no_spread_is_warned_of_exactly_where_the_run_has_none(cli: Callable[...
     assert len(said) == int(warned) and (stddev is None) == warned, (said, stddev)
 
 
-@pytest.mark.parametrize("runtime", ["0.999", "0.9996"])
+# 0.9996 was a case too, until a run's time became whole milliseconds, as fio's job files count it
+# (methods/params._whole_milliseconds): 0.999 is the closest under the period a run can be given.
+@pytest.mark.parametrize("runtime", ["0.999"])
 def test_a_window_just_under_its_period_reads_under_it(cli: Callable[..., Any], tmp_path: Path, runtime: str) -> None:
     """QA: `plan --test mixed-random -p runtime_s=0.999` said "run under one 1 s period … (the shortest: 1 s)"."""
     args = ["--test", "mixed-random", "-t", QA_SIM, "-p", f"runtime_s={runtime}"]

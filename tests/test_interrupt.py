@@ -116,11 +116,18 @@ def resume_line(bundle: Path) -> str:
             f"resume with `ssdlab run --resume {path}`")
 
 
+def last_message(run: TerminalRun) -> str:
+    """The stop line at the screen's end, as one line: a terminal has it wrapped at its words
+    (cli/app.print_message), so its lines are joined at the spaces they broke at."""
+    start = max(n for n, line in enumerate(run.lines) if line.startswith("stopped"))
+    return " ".join(run.lines[start:])
+
+
 def assert_stopped(run: TerminalRun, bundle: Path) -> None:
     """Exit 130, the one line that says where the measurements are, and a bundle marked so."""
     assert run.code == 130, run.screen[-3000:]
     assert "Traceback" not in run.screen and "internal error" not in run.screen, run.screen[-3000:]
-    assert run.lines[-1] == resume_line(bundle), run.screen[-3000:]
+    assert last_message(run) == resume_line(bundle), run.screen[-3000:]
     record = Bundle(bundle).load_run()
     assert record.status == "interrupted"
     assert not [t.name for t in record.tests if t.status == "running"]
@@ -193,7 +200,7 @@ def test_ctrl_c_after_the_last_measurement_says_the_run_is_complete(tmp_path: Pa
     assert "Traceback" not in run.screen
     # What the stop left undone is said: adding the run to the library comes before the tables.
     library = f"; add it to the results library with `ssdlab library add {Bundle(out).path}`"
-    assert run.lines[-1] == completed_line(out) + ("" if moment == "printing the tables" else library)
+    assert last_message(run) == completed_line(out) + ("" if moment == "printing the tables" else library)
     assert Bundle(out).load_run().status == "complete"
 
 

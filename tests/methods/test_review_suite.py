@@ -65,7 +65,8 @@ def test_plan_command_shows_order_steps_and_estimate(cli) -> None:  # type: igno
     assert "rnd4k-read-qd32: 4KiB randread QD32" in result.stdout
     assert "write-pass: 1MiB write QD1" in result.stdout
     assert "Total estimated duration:" in result.stdout
-    assert "before sharing preparation:" in result.stdout and "(1 test leaves out its preparation: the test before left" in result.stdout
+    assert "before sharing preparation:" in result.stdout
+    assert "(1 test leaves out its preparation: the test before left" in result.stdout
     trim = result.stdout[result.stdout.index("\ntrim-validation ("):]
     assert "starts from: tortured" in trim and "consistency ends in exactly the state" in trim
 

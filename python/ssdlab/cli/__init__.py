@@ -15,7 +15,7 @@ import typer
 
 from ssdlab import __version__
 from ssdlab.cli import audit, inspect, library, results, run, sim, trace  # noqa: F401  (each registers its commands)
-from ssdlab.cli.app import app, err, out, plain
+from ssdlab.cli.app import app, err, out, print_message
 from ssdlab.cli.streams import flush_output, guarded_output, watched_output
 from ssdlab.errors import (
     OUTPUT_CLOSED,
@@ -154,13 +154,14 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
 
 def _fail(label: str, message: str, code: int) -> None:
     """Print `label` (markup) and `message` (plain: it quotes what the user typed, so a '[/x]' in
-    it is text, not a rich tag) as one line, then exit."""
+    it is text, not a rich tag) as one line piped, wrapped at its words on a terminal
+    (print_message), then exit."""
     line = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), message.replace("\n", " "))
     with stops_held():  # the line is printed whole, whatever signal comes now
         if stop_received() is not None and err.is_terminal:
             # From the line's start, over the terminal's "^C" echo (or output the stop cut short).
             err.file.write("\r\x1b[2K")
-        err.print(f"{label} {plain(line)}" if line else label, highlight=False)
+        print_message(err, label, line)
     sys.exit(code)
 
 

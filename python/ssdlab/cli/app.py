@@ -6,18 +6,21 @@ registers its commands on `app`. Only the CLI prints and exits.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from ssdlab import __version__
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV
 from ssdlab.planning import parse_overrides, with_until_steady
+from ssdlab.report.terminal import filled_lines
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
@@ -50,8 +53,34 @@ def _root(
     """ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD."""
 
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+class CliConsole(Console):
+    """The CLI's console: piped, each message one line however long, as scripts grep it (soft
+    wrap); on a terminal, lines wrap at their words within its width, as rich lays them out (the
+    terminal's own wrapping broke them mid-word at its edge: QA at 40 columns, "known suite|s").
+    Decided at each print, as where the output goes is known only then (a test's runner swaps it)."""
+
+    def print(self, *objects: Any, soft_wrap: bool | None = None, **options: Any) -> None:
+        super().print(*objects, soft_wrap=not self.is_terminal if soft_wrap is None else soft_wrap, **options)
+
+
+out = CliConsole()
+err = CliConsole(stderr=True)
+
+# A word, or a `command` in backquotes with what touches it ("`ssdlab list`)."): kept on one line.
+_WORD_OR_COMMAND = re.compile(r"\S*`[^`]*`\S*|\S+")
+
+
+def print_message(console: Console, label: str, text: str) -> None:
+    """`label` (markup) then `text` (plain), one line piped; on a terminal, wrapped at its words,
+    a `command` in it kept whole on one line: wrapped inside, it would paste broken (one wider than
+    the screen is the terminal's to wrap, as it copies such a line whole)."""
+    if not console.is_terminal:
+        console.print(f"{label} {plain(text)}" if text else label, highlight=False, soft_wrap=True)
+        return
+    head = Text.from_markup(label)
+    words = [head.plain, *_WORD_OR_COMMAND.findall(text)]
+    body = "\n".join(filled_lines([(" ", word) for word in words], console.width))[len(head.plain):]
+    console.print(head + body, highlight=False, soft_wrap=True)
 
 TARGET_HELP = TARGET_FORMS
 DEFAULT_TARGET_HELP = f"run and plan take {DEFAULT_SIM_SPEC}, the simulated drive, when none is given"

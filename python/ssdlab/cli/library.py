@@ -3,7 +3,6 @@ every finished run to it (docs/library.md)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +15,12 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
-from ssdlab.cli.app import LibraryOpt, app, err, out, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, plain, print_message
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
 from ssdlab.library import EXPORT_KINDS, Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
-from ssdlab.report.terminal import FittedTable, filled_lines, fit_widths
+from ssdlab.report.terminal import FittedTable, fit_widths, hyphen_parts, hyphen_wrapped
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -133,20 +132,7 @@ def _stage_floor(column: Column, stage: int, cells: Sequence[str]) -> int:
 def _longest_part(cell: str) -> int:
     """The narrowest a drive's name may be: its longest word, a model number split after a hyphen
     as a printed line breaks one ("MZVPV256HDGL-" above "00000"; hyphen_wrapped)."""
-    return max((len(part) for word in cell.split() for part in _parts(word)), default=1)
-
-
-def _parts(word: str) -> list[str]:
-    """A word in the pieces a line may end between: after each hyphen ("RAID-", "0")."""
-    return re.findall(r"[^-]*-|[^-]+", word)
-
-
-def hyphen_wrapped(cell: str, width: int) -> str:
-    """A drive's name on lines of at most `width` (_longest_part at least), broken at its spaces,
-    else after a hyphen inside a word: rich breaks only at spaces, and folded the model number a
-    few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB")."""
-    parts = [("" if n else " ", part) for word in cell.split() for n, part in enumerate(_parts(word))]
-    return "\n".join(filled_lines(parts, width))
+    return max((len(part) for word in cell.split() for part in hyphen_parts(word)), default=1)
 
 
 def given_to_the_name(widths: list[int], rows: Sequence[Sequence[str]]) -> list[int]:
@@ -300,8 +286,8 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
     try:
         added = where.add(bundle.path)
     except (SsdlabError, OSError) as error:
-        err.print(f"[yellow]note:[/] not added to the results library ({plain(error)}); add it later with "
-                  f"`{plain(library_add_command(bundle.path, library))}`", highlight=False)
+        print_message(err, "[yellow]note:[/]", f"not added to the results library ({error}); add it later with "
+                                               f"`{library_add_command(bundle.path, library)}`")
         return
     # A stop signal now is the caller's to raise, once it knows the run added (stdout found closed:
     # once the run's bookkeeping is done, cli/run.py).

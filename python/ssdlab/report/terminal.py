@@ -9,6 +9,7 @@ lines (as psql's expanded display). No character is lost to an ellipsis or past 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,9 +57,10 @@ class FittedTable:
         for index, (heading, size) in enumerate(zip(self.header, widths, strict=True)):
             # Labels and words read left to right; figures line up on their last digit.
             figures = index > 0 and any(is_numeric_cell(cell) for cell in columns[index][1:])
-            out.add_column(Text(heading), width=size, justify="right" if figures else "left", overflow="fold")
+            out.add_column(cell_text(heading, size), width=size, justify="right" if figures else "left",
+                           overflow="fold")
         for row in cells[1:]:
-            out.add_row(*(Text(cell) for cell in row))
+            out.add_row(*(cell_text(cell, size) for cell, size in zip(row, widths, strict=True)))
         return out
 
     def stacked(self, width: int) -> RichTable:
@@ -79,12 +81,13 @@ class FittedTable:
         # Figures line up on their last digit; words (names, dates, states) read from the left.
         out.add_column(width=widths[1], overflow="fold",
                        justify="right" if all(is_numeric_cell(v) for v in values if v) else "left")
+        heading_width = max(widths[0] - len(STACK_INDENT), 1)
         for row in rows:
-            out.add_row(Text(row[0], style="bold"), Text(""))
+            out.add_row(cell_text(row[0], widths[0], style="bold"), Text(""))
             for number, (heading, cell) in enumerate(zip(headings, row[1:], strict=True), 1):
                 # A heading that wraps keeps its indent, so each block's label stands out.
-                out.add_row(Padding(Text(heading), (0, 0, 0, len(STACK_INDENT))), Text(cell),
-                            end_section=number == len(headings))
+                out.add_row(Padding(cell_text(heading, heading_width), (0, 0, 0, len(STACK_INDENT))),
+                            cell_text(cell, widths[1]), end_section=number == len(headings))
         return out
 
     def _frame(self, show_header: bool) -> RichTable:
@@ -92,6 +95,20 @@ class FittedTable:
         # would be read as a style tag (and a '[/x]' end the print in a MarkupError).
         return RichTable(title=Text(self.title), title_justify="default", show_header=show_header,
                          caption=Text(self.caption) if self.caption else None, caption_justify="default")
+
+
+def cell_text(cell: str, width: int, style: str = "") -> Text:
+    """A cell for a column `width` wide: a word wider than the column breaks after a hyphen where it
+    has one (hyphen_parts), not at the column's edge (QA at 40 columns: `list` read
+    "CrystalDiskMark-styl" above "e", `compare` "(sim:sm951-nvme-128?capa" above "city_gib=1)");
+    the words that fit stay whole. A cell with no such hyphen is rich's to wrap at its spaces (and
+    to fold a word wider than the column, as before)."""
+    words = cell.split()
+    if not any(cell_len(word) > width and "-" in word.rstrip("-") for word in words):
+        return Text(cell, style=style)
+    parts = [("" if n else " ", part) for word in words
+             for n, part in enumerate(hyphen_parts(word) if cell_len(word) > width else [word])]
+    return Text("\n".join(filled_lines(parts, width)), style=style)
 
 
 def unbroken_len(cell: str) -> int:
@@ -193,6 +210,19 @@ def filled_lines(parts: Sequence[tuple[str, str]], width: int) -> list[str]:
         else:
             lines.append(part)
     return lines
+
+
+def hyphen_parts(word: str) -> list[str]:
+    """A word in the pieces a line may end between: after each hyphen ("RAID-", "0")."""
+    return re.findall(r"[^-]*-|[^-]+", word)
+
+
+def hyphen_wrapped(cell: str, width: int) -> str:
+    """A cell on lines of at most `width` (its longest hyphen_parts at least), broken at its
+    spaces, else after a hyphen inside a word: rich breaks only at spaces, and folded a model
+    number a few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB" in `library list`)."""
+    parts = [("" if n else " ", part) for word in cell.split() for n, part in enumerate(hyphen_parts(word))]
+    return "\n".join(filled_lines(parts, width))
 
 
 def facts_table(title: str, facts: Sequence[tuple[str, str]]) -> FactsTable:

@@ -100,15 +100,29 @@ def test_the_verdict_gives_when_each_phase_slowed_and_the_summary_is_the_verdict
         "seq_cause": "gc-cache", "rnd_cause": "gc-cache", "seq_time_to_throttle_s": 5.0,
         "rnd_time_to_throttle_s": 380.0, "seq_peak_mb_s": 525.0, "seq_throttled_mb_s": 269.7}
     verdict = throttling_verdict(gc)
-    assert verdict.summary == ("No thermal throttling (garbage collection / cache: sequential write slowed after 5 s, "
+    assert verdict.summary == ("No thermal throttling (garbage collection / cache: sequential write slowed after 5 s; "
                                "random write after 380 s)")
     assert throttling_verdict({**gc, "seq_cause": "none", "seq_time_to_throttle_s": None}).summary == (
         "No thermal throttling (garbage collection / cache: random write slowed after 380 s)")
     assert throttling_verdict({"seq_cause": "none", "rnd_cause": "none"}).summary == "No thermal throttling"
     assert throttling_verdict({**gc, "rnd_cause": "unknown"}).summary == (
-        "Slows down, cause not known (sequential write slowed after 5 s, random write after 380 s)")
+        "Slows down, cause not known (sequential write slowed after 5 s; random write after 380 s)")
     run = RunRecord(ssdlab_version="t", created_utc="2024-01-01T00:00:00Z", updated_utc="2024-01-01T00:00:00Z",
                     status="complete", target=TARGET, engine="sim",
                     tests=(record(gc).model_copy(update={"verdicts": (verdict,)}),))
     finding = next(f for f in summary_findings(run) if f.key == "throttling")
     assert finding.text == verdict.summary and finding.outcome == "no"
+
+
+def test_a_slowdown_that_is_not_heat_gives_its_share_of_the_time() -> None:
+    """QA: "No thermal throttling (garbage collection / cache: random write slowed after 18 s)" of a
+    phase held back 85 % of its time; the summary is to give the share throttled, by cause."""
+    gc: dict[str, float | str | None] = {
+        "seq_cause": "none", "rnd_cause": "gc-cache", "seq_time_to_throttle_s": None, "rnd_time_to_throttle_s": 18.0,
+        "rnd_throttled_share_pct": 85.0, "seq_throttled_share_pct": 0.0}
+    assert throttling_verdict(gc).summary == (
+        "No thermal throttling (garbage collection / cache: random write slowed after 18 s, 85.0 % of its time)")
+    both = {**gc, "seq_cause": "unknown", "seq_time_to_throttle_s": 5.0, "seq_throttled_share_pct": 12.0}
+    assert throttling_verdict(both).summary == (
+        "Slows down, cause not known (sequential write slowed after 5 s, 12.0 % of its time; random write after 18 s, "
+        "85.0 % of its time)")

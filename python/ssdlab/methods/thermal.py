@@ -425,10 +425,21 @@ def of_phase(metrics: Mapping[str, object], phase: Phase) -> dict[str, object]:
 
 
 def slowed(metrics: Mapping[str, object]) -> str:
-    """'sequential write slowed after 5 s, random write after 380 s': when each phase that left
-    its peak level did so; empty when none did."""
-    times = [(PHASE_TEXT[p].lower(), t) for p in PHASES if (t := metrics.get(f"{p}_time_to_throttle_s")) is not None]
-    return ", ".join(f"{name}{' slowed' if i == 0 else ''} {_after(t)}" for i, (name, t) in enumerate(times))
+    """'sequential write slowed after 5 s, 12.0 % of its time; random write after 380 s, 85.0 % of
+    its time': when each phase that left its peak level did so, and for what share of its time (QA:
+    a "no" verdict named the time alone, where the summary is to give the share throttled); empty
+    when none did."""
+    times = [(p, t) for p in PHASES if (t := metrics.get(f"{p}_time_to_throttle_s")) is not None]
+    return "; ".join(f"{PHASE_TEXT[p].lower()}{' slowed' if i == 0 else ''} {_after(t)}{_share(metrics, p)}"
+                     for i, (p, t) in enumerate(times))
+
+
+def _share(metrics: Mapping[str, object], phase: Phase) -> str:
+    """', 85.0 % of its time'; '' for a run recorded before the share was a figure."""
+    share = metrics.get(f"{phase}_throttled_share_pct")
+    if not isinstance(share, float | int) or isinstance(share, bool):
+        return ""
+    return f", {_tenth(share)} % of its time"
 
 
 def _after(seconds: object) -> str:

@@ -17,6 +17,7 @@ import pytest
 from rich.console import Console
 
 from pty_helpers import SSDLAB
+from ssdlab import _ssdsim
 from ssdlab.bundle import RAW_DIR, SHORT_WINDOW_NOTE, Bundle
 from ssdlab.compare import compare_bundles, compare_drives, make_drives
 from ssdlab.effective import effective_method
@@ -279,7 +280,8 @@ def test_runs_under_two_model_revisions_are_refused_even_of_two_presets(sim_runs
     every preset's configuration as it was: only the revision the run recorded tells the two
     simulators apart, for two presets as for one."""
     unrecorded = without_revision(copy_of(sim_runs["other"], tmp_path / "other-unrecorded"))
-    assert "(simulator model revision: 1 vs (not recorded));" in refusal([sim_runs["new"], unrecorded])
+    revision = _ssdsim.model_revision()  # today's, whichever it is
+    assert f"(simulator model revision: {revision} vs (not recorded));" in refusal([sim_runs["new"], unrecorded])
     forced = compare_bundles([sim_runs["new"], unrecorded], force=True)
     assert forced.tests[0].differing_params == ("model_revision",)
     assert not compare_bundles([sim_runs["new"], sim_runs["other"]]).tests[0].flagged

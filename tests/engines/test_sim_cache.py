@@ -119,7 +119,9 @@ def test_the_cache_command_lists_and_clears(cli, tmp_path: Path) -> None:  # typ
     listed = cli("sim", "cache")
     assert listed.code == 0 and "1 cached prepared drive in" in listed.stdout and "sm951" in listed.stdout
     # Every column is readable at 80 characters: none is squeezed out, the text folds instead.
-    flat = "".join(line.strip("│ ") for line in listed.stdout.splitlines())
+    # Each column's text, its lines joined at a space (the table wraps a cell at its words).
+    rows = [line.strip().strip("│").split("│") for line in listed.stdout.splitlines() if line.count("│") >= 2]
+    flat = " | ".join(" ".join(" ".join(part).split()) for part in zip(*rows, strict=True))
     assert "made by" in listed.stdout and "purge" in flat and "seed" in flat, listed.stdout
     assert "5 steps: purge," in flat, flat
     cleared = cli("sim", "cache", "--clear")

@@ -1290,3 +1290,21 @@ def test_an_empty_library_file_is_a_new_library(cli: CliRun, tmp_path: Path) -> 
     assert cli("library", "add", str(make_bundle(tmp_path / "a", "fake:?capacity=2g")), "--library",
                str(library)).code == 0
     assert library.read_bytes().startswith(b"SQLite format 3\0")
+
+
+def test_another_programs_sqlite_database_is_refused_and_left_as_it_was(cli: CliRun, tmp_path: Path) -> None:
+    """An SQLite database that is not an ssdlab library (no meta table naming a schema) was opened
+    as one, and `library add` added ssdlab's tables into it."""
+    import sqlite3
+    from contextlib import closing
+
+    other = tmp_path / "photos.db"
+    with closing(sqlite3.connect(other)) as db, db:
+        db.execute("CREATE TABLE photos (name TEXT)")
+    before = other.read_bytes()
+    for args in (["library", "list"], ["library", "add", str(make_bundle(tmp_path / "a", "fake:?capacity=2g"))]):
+        result = cli(*args, "--library", str(other))
+        assert result.code == 2 and result.stderr.strip() == (
+            f"error: results library {other} is another program's SQLite database, not an ssdlab library: ssdlab "
+            "never writes into it; give a library file with --library or SSDLAB_LIBRARY"), result.stderr
+    assert other.read_bytes() == before

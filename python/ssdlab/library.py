@@ -241,6 +241,10 @@ class Library:
         if head and head != SQLITE_HEADER:
             raise UsageError(f"results library {self.path} is not a library (not an SQLite database): ssdlab "
                              f"never opens it; give a library file with --library or {LIBRARY_ENV}")
+        if head and not _ssdlab_tables(self.path):
+            raise UsageError(f"results library {self.path} is another program's SQLite database, not an ssdlab "
+                             f"library: ssdlab never writes into it; give a library file with --library or "
+                             f"{LIBRARY_ENV}")
 
     def check_writable(self) -> None:
         """UsageError when the library is not a file, or exists but may not be changed here (a
@@ -548,6 +552,22 @@ def unreliable_figures(rid: str, bundle: Path, record: TestRecord, target_json: 
     except ValidationError:  # a row this ssdlab cannot read: `library add` refreshes it
         target = None
     return unreliable_figure(record, target, short)
+
+
+def _ssdlab_tables(path: Path) -> bool:
+    """Whether an SQLite database is an ssdlab library, or one with no tables yet (a new one):
+    its `meta` table names a schema version. Read-only, so a database of another program is
+    never changed (it used to get ssdlab's tables added); one that cannot be read is left to the
+    command to say so."""
+    try:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables:
+                return True
+            return "meta" in tables and db.execute(
+                "SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
+    except sqlite3.Error:
+        return True
 
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:

@@ -300,3 +300,22 @@ def test_the_caption_says_each_phase_starts_purged(bundles: dict[str, Path]) -> 
     assert build_section(bundle, record).caption.startswith("For each phase a purge, a sustained write at QD32")
     once = record.model_copy(update={"steps": tuple(s for s in record.steps if s.step.name != "purge-rnd")})
     assert build_section(bundle, once).caption.startswith("Purge once, first; for each phase a sustained write")
+
+
+def test_the_chart_spans_the_phase_and_no_more() -> None:
+    """QA: a 300 s phase was drawn on an axis to 340 s (a round number past it), and a 600 s one to
+    650 s: the axis is the phase's own seconds."""
+    from ssdlab.measurement import Measurement, Series
+    from ssdlab.report.section_thermal import rate_temp_chart
+    from ssdlab.workload import Workload
+
+    seconds = 300
+    t_s = tuple(float(i) for i in range(1, seconds + 1))
+    series = Series(t_s=t_s, read_ios=(0.0,) * seconds, write_ios=(100.0,) * seconds, read_bytes=(0.0,) * seconds,
+                    write_bytes=(1e8,) * seconds, read_lat_sum_ns=(0.0,) * seconds, write_lat_sum_ns=(1.0,) * seconds)
+    m = Measurement(workload=Workload(name="thermal-seq", pattern="write", block_size_bytes=131072, runtime_s=seconds),
+                    engine="sim", runtime_s=float(seconds), series=series)
+    spec = rate_temp_chart(m, analyze_throttle([100.0] * seconds)).to_dict()
+    scales = [layer["encoding"]["x"].get("scale") for layer in spec["layer"]
+              if "field" in layer.get("encoding", {}).get("x", {})]  # the time axis (labels sit at x=0)
+    assert scales and all(scale == {"domain": [0, 300.0], "nice": False} for scale in scales), scales

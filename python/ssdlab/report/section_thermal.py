@@ -133,7 +133,9 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     temp = evidence_of(m).temp_c
     rows = rate_temp_rows(m, temp)
     data = alt_data(rows)
-    x = alt.X("t_s:Q", title="time (s)")
+    # The phase's own seconds, not a round number past them (QA: a 300 s phase drawn to 340 s).
+    end_s = max((r["t_s"] for r in rows), default=m.runtime_s)
+    x = alt.X("t_s:Q", title="time (s)", scale=alt.Scale(domain=[0, end_s], nice=False))
     rate = alt.Chart(data).mark_line(color=RATE_COLOR, strokeWidth=1.2).encode(
         x=x, y=alt.Y("mb_s:Q", title="write MB/s", axis=alt.Axis(titleColor=RATE_COLOR)),
         tooltip=[alt.Tooltip("t_s:Q", title="time (s)"), alt.Tooltip("mb_s:Q", title="MB/s", format=",.0f")])
@@ -147,7 +149,7 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     layers: list[Any] = [rate, bands, rules, lows, labels]
     for when, label, color, dash in onset_marks(result):
         layers.append(alt.Chart(alt_data([{"t_s": when, "label": label}])).mark_rule(
-            color=color, strokeDash=dash).encode(x="t_s:Q", tooltip=["label:N"]))
+            color=color, strokeDash=dash).encode(x=x, tooltip=["label:N"]))
     left = alt.layer(*layers)
     if not temp:
         return left.properties(width=WIDTH_PX, height=HEIGHT_PX)

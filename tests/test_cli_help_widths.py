@@ -46,9 +46,11 @@ def unbroken(text: str) -> str:
 def test_every_help_is_shown_whole_at_any_width(cli: Any, monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
     monkeypatch.setenv("COLUMNS", str(columns))
     for path, command in COMMANDS:
-        shown = unbroken(cli(*path, "--help").stdout)
+        printed = cli(*path, "--help").stdout
+        shown = unbroken(printed)
         for text in helps(command):
             assert unbroken(text) in shown, (path, columns, text)
+        assert "\\[" not in printed, (path, columns)  # QA: typer's rich escapes showed in plain text
 
 
 def test_a_narrow_terminal_gets_the_plain_help_whole() -> None:

@@ -616,8 +616,9 @@ def is_parquet_export(path: Path) -> bool:
         return False
 
 
-EXPORT_KINDS = {"csv": OutputKind("a CSV export ssdlab wrote", is_csv_export),
-                "parquet": OutputKind("a Parquet export ssdlab wrote", is_parquet_export)}
+# Either format replaces an export ssdlab wrote in either (QA: a CSV export then `--format parquet`
+# to the same name was refused as "not a Parquet export ssdlab wrote").
+EXPORT_KIND = OutputKind("an export ssdlab wrote", lambda path: is_csv_export(path) or is_parquet_export(path))
 
 
 def export_schema(pa: Any) -> Any:

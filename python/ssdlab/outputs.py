@@ -61,6 +61,23 @@ def check_output_file(path: Path, example_name: str, kind: OutputKind | None = N
             raise UsageError(f"{path}: {parent} is {what_is(parent)}, not a directory; give another path")
 
 
+def where_written(text: str) -> Path:
+    """The file an output path the user typed names, as the writers will reach it: its folder
+    resolved as far as it exists (links followed, each '..' taken after the folder before it), its
+    own name kept, so a link there is judged as one (QA: `-o nodir/../victim.html` named a folder
+    that did not exist, so no check saw the file it reached, which the write then replaced; and
+    the folder was made). Refuses, in one line, a name that is empty or ends with a '/' (a folder,
+    which a path would silently drop)."""
+    if not text.strip():
+        raise UsageError("the output name is empty: give the file to write")
+    if text.endswith(("/", os.sep)) or Path(text).name in ("", ".", ".."):
+        raise UsageError(f"{text} names a folder: give the file to write in it")
+    path = Path(text).expanduser()
+    if ".." not in path.parent.parts:
+        return path  # as typed: the checks name it so, and judge a link on the way as one
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
 def check_replaceable(path: Path, kind: OutputKind | None, in_use: Sequence[tuple[Path, str]] = ()) -> None:
     """Refuse, before anything is written, to replace the existing file at `path` (a link: the
     file it points to, which the writers write through) unless it is a file of `kind` that

@@ -155,7 +155,7 @@ def test_a_writer_replaces_only_a_file_of_its_kind_that_ssdlab_wrote(cli: Callab
     assert not (out / "x-charts").joinpath("mine").exists()
     # The Parquet trace generate wrote is no export, and the other way round.
     result = cli("library", "export", str(out / "x.parquet"))
-    one_line(result, "exists and is not a Parquet export ssdlab wrote")
+    one_line(result, "exists and is not an export ssdlab wrote")
     assert cli("library", "export", str(out / "e.parquet")).code == 0
     one_line(cli("trace", "generate", "light", "--scale", "0.001", "-o", str(out / "e.parquet")),
              "exists and is not a trace file ssdlab wrote")

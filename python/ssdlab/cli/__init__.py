@@ -65,8 +65,23 @@ def _plain_help(command: click.Command) -> None:
     command.rich_markup_mode = None  # type: ignore[attr-defined]
     if command.help and not command.short_help:
         command.short_help = " ".join(command.help.split("\n\n")[0].split())
+    for param in command.params:
+        _unescaped(param)
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
+
+
+def _unescaped(param: click.Parameter) -> None:
+    """The parameter's help line without rich's escapes: typer escapes its "[default: …]" for rich
+    markup whatever the help is printed by (its escape_before_html_export), which plain text
+    showed as "\\[default: auto]" (QA)."""
+    record = param.get_help_record
+
+    def plain_record(ctx: click.Context) -> tuple[str, str] | None:
+        found = record(ctx)
+        return None if found is None else (found[0], found[1].replace("\\[", "["))
+
+    param.get_help_record = plain_record  # type: ignore[method-assign]
 
 
 def _stop_code(default: int) -> int:

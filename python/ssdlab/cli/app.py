@@ -53,6 +53,14 @@ def _root(
     """ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD."""
 
 
+def output_file(value: str | Path) -> Path:
+    """An output file the user names (-o, export's FILE): outputs.where_written, as typed (a Path
+    would drop the trailing '/' of a folder)."""
+    from ssdlab.outputs import where_written
+
+    return value if isinstance(value, Path) else where_written(value)
+
+
 class CliConsole(Console):
     """The CLI's console: piped, each message one line however long, as scripts grep it (soft
     wrap); on a terminal, lines wrap at their words within its width, as rich lays them out (the

@@ -15,9 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
-from ssdlab.cli.app import LibraryOpt, app, err, out, plain, print_message
+from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain, print_message
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
-from ssdlab.library import EXPORT_KINDS, Added, Library, LibraryRun
+from ssdlab.library import EXPORT_KIND, Added, Library, LibraryRun
 from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
 from ssdlab.report.terminal import FittedTable, fit_widths, hyphen_parts, hyphen_wrapped
@@ -249,7 +249,8 @@ def remove(
 
 @library_app.command("export")
 def export(
-    output: Annotated[Path, typer.Argument(help="File to write: .csv or .parquet.")],
+    output: Annotated[Path, typer.Argument(parser=output_file, metavar="FILE",
+                                           help="File to write: .csv or .parquet.")],
     fmt: Annotated[str | None, typer.Option("--format", help="csv or parquet (default: from the file name).")]
     = None,
     library: LibraryOpt = None,
@@ -260,7 +261,7 @@ def export(
     # A directory or a FIFO is named as such, whatever its suffix; an existing file is replaced only
     # when it is an export of this format ssdlab wrote, never the library itself (QA: `export LIB
     # --format csv --library LIB` wrote a CSV over the library).
-    check_output_file(output, f"runs.{fmt or 'csv'}", EXPORT_KINDS.get(chosen),
+    check_output_file(output, f"runs.{fmt or 'csv'}", EXPORT_KIND if chosen in ("csv", "parquet") else None,
                       in_use=[(lib.path, "the results library being exported")])
     if chosen not in ("csv", "parquet"):
         given = f"not {chosen!r}" if chosen else f"and {str(output)!r} names neither"  # `export -`, `export x`

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ssdlab.bundle import Bundle, is_run_id_prefix
-from ssdlab.cli.app import LibraryOpt, app, err, out, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import Library, Selection, select_drives
 
@@ -55,7 +55,8 @@ def bundle_or_run(given: Path, library: Library | None) -> Path:
 def report(
     bundle: Annotated[Path, typer.Argument(help="A bundle directory made by `ssdlab run`, or a run id from "
                                                 "`ssdlab library list`.")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="HTML file to write.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", parser=output_file, metavar="FILE.html",
+                                                help="HTML file to write.")] = None,
     library: LibraryOpt = None,
 ) -> None:
     """Write the HTML report (with PNG charts) of a bundle and print its tables; the report
@@ -120,7 +121,8 @@ def compare(
         help="Bundles, or results-library queries: a run id, a model substring, a preset (sim:NAME), 'latest' or "
              "'all'. The first drive is the baseline.")],
     force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write an HTML comparison.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", parser=output_file, metavar="FILE.html",
+                                                help="Also write an HTML comparison.")] = None,
     baseline: Annotated[str | None, typer.Option(
         "--baseline", help="The drive under review, the baseline of every difference: text from its label.")] = None,
     library: LibraryOpt = None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from ssdlab.cli.app import app, out, plain
+from ssdlab.cli.app import app, out, output_file, plain
 from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
 from ssdlab.errors import UsageError
@@ -62,7 +62,7 @@ def _idle_cap(text: str) -> float | None:
 def _output(value: str | Path) -> Path:
     from ssdlab.trace.model import check_trace_output
 
-    path = Path(value)
+    path = output_file(value)
     # Before an import reads or a capture starts; whether a file there may be replaced is asked by
     # the trace's writer, and by capture before it captures (an import onto its source says so first).
     check_trace_output(path, kind=None)

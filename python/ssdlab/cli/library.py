@@ -213,13 +213,12 @@ def list_runs(library: LibraryOpt = None) -> None:
     table, problems = runs_table(runs, out.width)
     out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
-    # Wrapped at words on a terminal (QA: the terminal broke them mid-word); a line each when piped.
-    piped = not out.is_terminal
+    # Wrapped at words on a terminal, a line each when piped: as `out` prints every line (CliConsole).
     for line in shared_label_lines(runs) + [unreliable_line(run) for run in runs if run.unreliable] + problems:
-        out.print(line, highlight=False, markup=False, soft_wrap=piped)
+        out.print(line, highlight=False, markup=False)
     if problems:
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
-                  "library remove --missing`.", highlight=False, soft_wrap=piped)
+                  "library remove --missing`.", highlight=False)
 
 
 @library_app.command("remove")

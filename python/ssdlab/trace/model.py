@@ -139,14 +139,11 @@ def _schema() -> Any:
 def is_trace_file(path: Path) -> bool:
     """Whether `path` is a trace file ssdlab wrote: Parquet with the provenance ssdlab writes,
     or every trace column (what replay reads). Only the footer is read."""
-    import pyarrow.parquet as pq
-
     try:
-        pf = pq.ParquetFile(str(path))
-    except Exception:  # pyarrow raises ArrowInvalid and friends for what is not Parquet
+        pf = _open(path)
+    except UsageError:  # no Parquet file there
         return False
-    meta = pf.metadata.metadata or {}
-    return PROVENANCE_KEY in meta or all(name in pf.schema_arrow.names for name in COLUMNS)
+    return PROVENANCE_KEY in (pf.metadata.metadata or {}) or not missing_columns(pf)
 
 
 TRACE_KIND = OutputKind("a trace file ssdlab wrote", is_trace_file)
@@ -258,11 +255,16 @@ def read_provenance(path: Path) -> Provenance:
     return Provenance.model_validate(json.loads(raw))
 
 
+def missing_columns(pf: Any) -> list[str]:
+    """The trace columns an opened Parquet file lacks (none: replay can read it)."""
+    return [name for name in COLUMNS if name not in pf.schema_arrow.names]
+
+
 def check_trace(path: Path) -> Any:
     """The trace file opened, when it is one replay can read (Parquet with every column); a
     UsageError saying what it is instead. Cheap: only the footer is read."""
     pf = _open(path)
-    missing = [name for name in COLUMNS if name not in pf.schema_arrow.names]
+    missing = missing_columns(pf)
     if missing:
         raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing; {IMPORT_HINT}")
     return pf

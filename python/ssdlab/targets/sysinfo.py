@@ -337,11 +337,6 @@ class HctmThresholds:
     tmt1_k: int
     tmt2_k: int
 
-    @property
-    def enabled(self) -> bool:
-        """Whether the drive can transition at all: either threshold set."""
-        return bool(self.tmt1_k or self.tmt2_k)
-
     def recorded(self) -> dict[str, object]:
         """As the target's facts keep them: kelvin as given, °C as _threshold_c records a
         threshold (None for one not set)."""

@@ -160,11 +160,15 @@ def _timing(rng: np.random.Generator, lengths: npt.NDArray[np.int64], avg_qd: fl
     return issue, done, t
 
 
+def scaled_counts(p: Profile, scale: float) -> tuple[int, int]:
+    """(reads, writes) of a profile's trace at `scale`: at least one of each."""
+    return max(1, round(p.reads * scale)), max(1, round(p.writes * scale))
+
+
 def profile_totals(profile: str, scale: float) -> tuple[int, int]:
     """(I/Os, bytes) of a profile's trace at `scale`, as generate makes it, without making it."""
     p = PROFILES[profile]
-    ios = max(1, round(p.reads * scale)) + max(1, round(p.writes * scale))
-    return ios, round((p.read_bytes + p.write_bytes) * scale)
+    return sum(scaled_counts(p, scale)), round((p.read_bytes + p.write_bytes) * scale)
 
 
 def generate(profile: str, *, seed: int = 1, scale: float = 1.0, fua_pct: float = 0.0,
@@ -180,7 +184,7 @@ def generate(profile: str, *, seed: int = 1, scale: float = 1.0, fua_pct: float 
         raise UsageError(f"fua_pct {fua_pct} must be between 0 and 100")
     p = PROFILES[profile]
     span = span_bytes or p.span_bytes
-    reads, writes = max(1, round(p.reads * scale)), max(1, round(p.writes * scale))
+    reads, writes = scaled_counts(p, scale)
     prov = Provenance(source_format="generated", source=f"generated:{profile} seed={seed} scale={scale:g}",
                       notes=(p.source, f"scaled to {scale:g} of the published counts and bytes"),
                       params={"profile": profile, "seed": seed, "scale": scale, "fua_pct": fua_pct,

@@ -103,12 +103,9 @@ def cell_text(cell: str, width: int, style: str = "") -> Text:
     "CrystalDiskMark-styl" above "e", `compare` "(sim:sm951-nvme-128?capa" above "city_gib=1)");
     the words that fit stay whole. A cell with no such hyphen is rich's to wrap at its spaces (and
     to fold a word wider than the column, as before)."""
-    words = cell.split()
-    if not any(cell_len(word) > width and "-" in word.rstrip("-") for word in words):
+    if not any(cell_len(word) > width and "-" in word.rstrip("-") for word in cell.split()):
         return Text(cell, style=style)
-    parts = [("" if n else " ", part) for word in words
-             for n, part in enumerate(hyphen_parts(word) if cell_len(word) > width else [word])]
-    return Text("\n".join(filled_lines(parts, width)), style=style)
+    return Text(hyphen_wrapped(cell, width, every_word=False), style=style)
 
 
 def unbroken_len(cell: str) -> int:
@@ -217,11 +214,13 @@ def hyphen_parts(word: str) -> list[str]:
     return re.findall(r"[^-]*-|[^-]+", word)
 
 
-def hyphen_wrapped(cell: str, width: int) -> str:
+def hyphen_wrapped(cell: str, width: int, every_word: bool = True) -> str:
     """A cell on lines of at most `width` (its longest hyphen_parts at least), broken at its
     spaces, else after a hyphen inside a word: rich breaks only at spaces, and folded a model
-    number a few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB" in `library list`)."""
-    parts = [("" if n else " ", part) for word in cell.split() for n, part in enumerate(hyphen_parts(word))]
+    number a few letters a line (QA: "MZVPV256HDGL-0000" above "0 11.3 GB" in `library list`).
+    `every_word` False: only a word wider than `width` breaks at its hyphens (cell_text)."""
+    parts = [("" if n else " ", part) for word in cell.split()
+             for n, part in enumerate(hyphen_parts(word) if every_word or cell_len(word) > width else [word])]
     return "\n".join(filled_lines(parts, width))
 
 

@@ -325,6 +325,12 @@ def os_error_text(err: OSError) -> str:
     return f"{err.strerror or err}{where}"
 
 
+def os_error_line(err: OSError) -> str:
+    """An OSError as the CLI's one line says it (after 'error:'): what the system said, and what to
+    check. `run --json` gives a refusal the same words."""
+    return f"{os_error_text(err)}; check the path, its permissions and free space"
+
+
 class InternalError(SsdlabError):
     """A bug in ssdlab itself: the run is marked failed and the details are saved."""
 

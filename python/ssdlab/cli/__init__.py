@@ -22,7 +22,7 @@ from ssdlab.errors import (
     InternalError,
     Interrupted,
     SsdlabError,
-    os_error_text,
+    os_error_line,
     signal_reason,
     stop_reason,
     stop_received,
@@ -126,7 +126,7 @@ def _main() -> None:
     except KeyboardInterrupt as error:  # a Stopped, too
         _stopped(stop_reason(error))
     except OSError as error:  # the file system said no: say what and where, in one line
-        _fail("[red]error:[/]", f"{os_error_text(error)}; check the path, its permissions and free space", 2)
+        _fail("[red]error:[/]", os_error_line(error), 2)
     except Exception as error:  # a bug: one line for the user, the traceback in a file for the report
         where = _save_traceback(error)
         _fail("[red]internal error:[/]", f"{type(error).__name__}: {error} (details in {where}; please report it)",

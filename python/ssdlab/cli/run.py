@@ -49,7 +49,7 @@ from ssdlab.errors import (
     check_stop,
     closed_output_held,
     hold_later_stops,
-    os_error_text,
+    os_error_line,
     stop_reason,
     stops_held,
 )
@@ -410,7 +410,7 @@ def refusal_text(error: BaseException) -> str:
     if isinstance(error, SsdlabError):
         return str(error)
     if isinstance(error, OSError):
-        return f"{os_error_text(error)}; check the path, its permissions and free space"
+        return os_error_line(error)
     if isinstance(error, click.ClickException):
         return error.format_message()
     if isinstance(error, KeyboardInterrupt):

@@ -21,7 +21,6 @@ def test_histogram_merge_and_percentiles() -> None:
     assert merged.percentile_ns(51) == 201  # the highest value of the bin [200, 201]
     assert merged.percentile_ns(95) == 201
     assert merged.percentile_ns(99) == 1007  # of [1000, 1007]
-    assert merged.share_above_ns(200) == 0.05
     assert math.isnan(LatencyHistogram().percentile_ns(50))
 
 

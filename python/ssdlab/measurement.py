@@ -105,13 +105,6 @@ class LatencyHistogram(BaseModel):
                 return within_bin_ns(value_ns, max_ns)
         return within_bin_ns(self.bins[-1][0], max_ns)
 
-    def share_above_ns(self, limit_ns: float) -> float:
-        """Fraction of samples whose bin value exceeds limit_ns (e.g. I/Os above 10 ms)."""
-        total = self.count
-        if total == 0:
-            return float("nan")
-        return sum(count for value_ns, count in self.bins if value_ns > limit_ns) / total
-
 
 class OpTotals(BaseModel):
     """Totals for one direction (read, write or trim) over the measured interval."""

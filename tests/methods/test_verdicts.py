@@ -34,6 +34,14 @@ def test_cache_verdict(metrics: dict[str, object], outcome: str, words: str) -> 
     assert "70 %" in verdict.rule and verdict.because
 
 
+@pytest.mark.parametrize(("periods", "needed"), [(120, 3), (500, 10), (1000, 20)])
+def test_cache_rule_names_the_stretch_this_pass_needed(periods: int, needed: int) -> None:
+    """The detector needs max(3, 2 % of the periods) below the threshold; the rule read "3 or
+    more periods" on every pass."""
+    verdict = cache_verdict(LinearParams(), linear(write_periods=periods))  # type: ignore[arg-type]
+    assert f"{needed} periods in a row over this pass's {periods}" in verdict.rule
+
+
 def test_no_cache_verdict_says_when_one_period_ran_well_above_the_rest() -> None:
     """A cache that runs out within the first period (206 MB on a shrunk 840 EVO, 0.4 s) cannot
     show as a held speed: 'no cache' then says what the log period cannot see."""

@@ -16,7 +16,13 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ssdlab.analysis.linear import DEFAULT_DROP_FRACTION, curve_from_series, detect_peak_region, summarize
+from ssdlab.analysis.linear import (
+    DEFAULT_DROP_FRACTION,
+    curve_from_series,
+    detect_peak_region,
+    summarize,
+    sustain_words,
+)
 from ssdlab.measurement import Measurement, flag_on, period_samples, time_weighted
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
@@ -194,8 +200,8 @@ def cache_verdict(params: LinearParams, metrics: Metrics) -> Verdict:
     periods, region = metrics.get("write_periods"), metrics.get("write_peak_region_gb")
     written, throttled = metrics.get("write_gb"), metrics.get("write_throttled_at_drop")
     rule = (f"a cache runs out where the write speed, after holding its peak, stays below "
-            f"{100 * params.drop_fraction:.0f} % of it (3 or more periods, median-smoothed); not when the drop "
-            "coincides with thermal throttling")
+            f"{100 * params.drop_fraction:.0f} % of it for {sustain_words(periods)}, median-smoothed; "
+            "not when the drop coincides with thermal throttling")
     base = {"key": "slc_cache", "question": "Does the drive write at a cached speed that runs out?", "rule": rule,
             "figures": {k: metrics.get(k) for k in ("write_gb", "write_periods", "write_peak_region_gb",
                                                     "write_peak_level_mb_s", "write_after_drop_mb_s",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
+from ssdlab.analysis.linear import sustain_words
 from ssdlab.bundle import Bundle, RunRecord, short_windows
 from ssdlab.effective import Difference, differences, effective_method
 from ssdlab.measurement import HEAT_MARGIN_PCT, heat_apart_printed
@@ -525,8 +526,9 @@ def pass_cache(view: MethodView) -> Finding | None:
         return None
     title = WRITE_CACHE_TITLE
     fraction = view.params.drop_fraction
+    sustain = sustain_words(view.record.metrics.get("write_periods"))
     rule = (f"linear write pass over the whole drive: the peak region ends where the rate first falls below "
-            f"{100 * fraction:.0f} % of the peak and stays there for 3 or more periods (median-smoothed); the speed "
+            f"{100 * fraction:.0f} % of the peak and stays there for {sustain}, median-smoothed; the speed "
             "after it is the mean from the drop to the end of the pass")
     if not dropped:
         text = (f"no lasting drop over the whole {fig(view, 'span_gb')} pass: no cache ran out "

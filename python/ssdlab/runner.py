@@ -25,6 +25,7 @@ from ssdlab.bundle import (
     RunRecord,
     StartState,
     TestRecord,
+    TooShort,
     is_run_id_prefix,
     utc_now,
 )
@@ -424,13 +425,14 @@ class Runner:
             unsaved = self._fail(record, "failed", what)
             hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
             raise InternalError(f"{pending.name}: {what}; {hint}") from err
+        windows = measured_windows(pending.plan.actions, results.measurements)
+        too_short = too_short_windows(windows, self.current.params)
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
             "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes,
                                                               self.current.test),
-                      *short_window_notes(pending.plan.actions, results.measurements, self.current.params)),
-            "too_short": too_short_windows(measured_windows(pending.plan.actions, results.measurements),
-                                           self.current.params),
+                      *short_window_note(windows, too_short)),
+            "too_short": too_short,
         })
         record = self._save(record, done)
         self.guard.test_finished(done)
@@ -683,7 +685,11 @@ def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measure
     and how long to make them. `plan` and `run` warn before the run of the windows a period long at
     least that no rate can save (planning.short_window_warnings)."""
     windows = measured_windows(actions, measured)
-    found = too_short_windows(windows, params)
+    return short_window_note(windows, too_short_windows(windows, params))
+
+
+def short_window_note(windows: Sequence[Measurement], found: TooShort | None) -> tuple[str, ...]:
+    """short_window_notes' note from what too_short_windows found among the test's measured windows."""
     if found is None:
         return ()
     least = min((m for m in windows if m.window_too_short()), key=lambda m: m.runtime_s)

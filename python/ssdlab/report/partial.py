@@ -49,18 +49,18 @@ def figure_cell(unit: str, value: float, unreliable: bool) -> str:
     return mark(text, unreliable and text != MISSING)
 
 
-# The title of an unfinished test's measured workloads; of a test still running, LIVE_TITLE
-# (sections.while_running).
+# The title of an unfinished test's measured workloads; of a test still running, LIVE_TITLE.
 STOPPED_TITLE = "Measured before the test stopped"
 LIVE_TITLE = "Measured so far (the test is still running)"
 
 
 def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
-                     names: Mapping[str, str] | None = None, short: ShortWindows | None = None) -> Table | None:
+                     names: Mapping[str, str] | None = None, short: ShortWindows | None = None,
+                     live: bool = False) -> Table | None:
     """The measured workloads of a test that has no metrics, each by its display name in
     `names` (report/cpu.workload_names; the id where it has none), the rates of a window too
     short to trust (`short`: stopped_short_windows) marked; None for a finished test or one that
-    measured nothing."""
+    measured nothing. `live`: the test is still running (status_notes)."""
     if not unfinished(record) or not found:
         return None
     shown = names or {}
@@ -72,5 +72,5 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
         for name, m in found.items()
     )
     header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")
-    return Table(key=f"{record.name}-measured", title=STOPPED_TITLE, header=header, rows=rows,
+    return Table(key=f"{record.name}-measured", title=LIVE_TITLE if live else STOPPED_TITLE, header=header, rows=rows,
                  caption=caption(found))

@@ -24,7 +24,6 @@ from ssdlab.report.section_generic import (
     measured,
     section_title,
     series_figures,
-    status_notes,
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
@@ -206,7 +205,7 @@ def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     level = (SIM_LEVEL_NOTE,) if record.metrics and target.kind == "sim" else ()
     return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
-                   notes=(*status_notes(record), *level))
+                   notes=level)
 
 
 def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
@@ -225,7 +224,7 @@ def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
     caption = (f"SNIA PTS write saturation: purge, then {block_text(p.block_size_bytes)} random writes "
                f"{queue_words(p)} from the fresh drive {torture_time(p)}, no preconditioning, IOPS every second.")
     return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
-                   tables=tables if record.metrics else [], figures=figures, notes=status_notes(record))
+                   tables=tables if record.metrics else [], figures=figures)
 
 
 register_section("consistency", consistency_section)

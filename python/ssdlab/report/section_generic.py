@@ -106,18 +106,20 @@ def section_title(record: TestRecord) -> str:
 
 
 # A test "running" in a run nobody runs any more (stopped without saving its status); the report of
-# a run still going says LIVE_RUNNING_NOTE instead (sections.while_running).
+# a run still going (`live`: another ssdlab holds its lock) says LIVE_RUNNING_NOTE instead.
 STOPPED_RUNNING_NOTE = "Incomplete: the run stopped while this test was running; partial data shown."
 LIVE_RUNNING_NOTE = "Still running: this test was running as the report was made; what it had measured is shown."
 
 
-def status_notes(record: TestRecord) -> tuple[str, ...]:
-    """What a reader must know about an unfinished test, then the test's own notes."""
+def status_notes(record: TestRecord, live: bool = False) -> tuple[str, ...]:
+    """What a reader must know about an unfinished test, then the test's own notes: the first notes
+    of every section (sections.build_section adds them, so no builder words them alone). `live`:
+    the run is still going, which the record alone cannot tell from a run that stopped."""
     notes: list[str] = []
     if record.status == "pending":
         notes.append("Not run: the run stopped before this test started.")
     elif record.status == "running":
-        notes.append(STOPPED_RUNNING_NOTE)
+        notes.append(LIVE_RUNNING_NOTE if live else STOPPED_RUNNING_NOTE)
     elif record.status in ("interrupted", "failed"):
         what = "was interrupted" if record.status == "interrupted" else "failed"
         reason = f" ({record.error})" if record.error else ""
@@ -282,5 +284,5 @@ def generic_section(bundle: Bundle, record: TestRecord) -> Section:
     return Section(
         key=record.name, title=section_title(record),
         caption=f"{catalogue_summary(record)} {params_caption(record.params)}",
-        status=record.status, tables=tables, figures=figures, notes=status_notes(record),
+        status=record.status, tables=tables, figures=figures,
     )

@@ -13,7 +13,7 @@ from ssdlab.methods.pts import PtsIopsParams, cell_metric
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import format_metric
-from ssdlab.report.section_generic import section_title, status_notes
+from ssdlab.report.section_generic import section_title
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
@@ -63,7 +63,7 @@ def pts_section(bundle: Bundle, record: TestRecord) -> Section:
                               charts.pts_window_plot(window), "One line per read share; both axes logarithmic."))
     tables = [matrix_table(record, params, method_view(bundle, record))] if record.metrics else []
     return Section(key=record.name, title=section_title(record), caption=pts_caption(params),
-                   status=record.status, tables=tables, figures=figures, notes=status_notes(record))
+                   status=record.status, tables=tables, figures=figures)
 
 
 register_section("pts-iops", pts_section)

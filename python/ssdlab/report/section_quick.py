@@ -7,7 +7,7 @@ from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, format_value, mark, method_view
 from ssdlab.report.formatting import MISSING, human_size, with_article
-from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
+from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 
@@ -79,7 +79,7 @@ def quick_section(bundle: Bundle, record: TestRecord) -> Section:
                               "Grouped bars: MB/s (decimal) per CrystalDiskMark entry, read and write."))
     tables = [quick_table(view)] if record.metrics else []
     return Section(key=record.name, title=section_title(record), caption=quick_caption(view),
-                   status=record.status, tables=tables, figures=figures, notes=status_notes(record))
+                   status=record.status, tables=tables, figures=figures)
 
 
 register_section("quick", quick_section)

@@ -22,7 +22,6 @@ from ssdlab.report.section_generic import (
     row_label,
     section_title,
     series_figures,
-    status_notes,
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
@@ -172,7 +171,7 @@ def dedicated_section(
     """A section with the method's own figures; raw per-second curves while it has no metrics."""
     found: Sequence[FigureLike] = shown if record.metrics else series_figures(record.name, measured(bundle, record))
     return Section(key=record.name, title=section_title(record), caption=caption, status=record.status,
-                   tables=tables, figures=found, notes=status_notes(record))
+                   tables=tables, figures=found)
 
 
 def sweep_section(bundle: Bundle, record: TestRecord) -> Section:

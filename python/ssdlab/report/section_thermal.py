@@ -47,7 +47,6 @@ from ssdlab.report.section_generic import (
     generic_section,
     measured,
     section_title,
-    status_notes,
     value_cells,
 )
 from ssdlab.report.sections import register_section
@@ -371,7 +370,7 @@ def thermal_section(bundle: Bundle, record: TestRecord) -> Section:
         tables += [phase_table(view, phase)] if record.metrics else []
         tables += [levels[phase]] if phase in levels else []
     return Section(key=record.name, title=section_title(record), caption=thermal_caption(view),
-                   status=record.status, tables=tables, figures=figures, notes=(*status_notes(record), *evidence))
+                   status=record.status, tables=tables, figures=figures, notes=tuple(evidence))
 
 
 register_section("thermal", thermal_section)

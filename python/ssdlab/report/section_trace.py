@@ -11,7 +11,7 @@ from ssdlab.methods.metrics import MetricSet
 from ssdlab.methods.trace import DSYNC_BECOMES, dsync_sentence
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
 from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.section_generic import generic_section, metrics_tables, section_title, status_notes
+from ssdlab.report.section_generic import generic_section, metrics_tables, section_title
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section
 
@@ -136,7 +136,7 @@ def trace_section(bundle: Bundle, record: TestRecord) -> Section:
     return Section(key=record.name, title=section_title(record), caption=trace_caption(view, detail),
                    status=record.status, tables=metrics_tables(shown_view(view), record),
                    figures=trace_figures(view, detail),
-                   notes=(*status_notes(record), *count_notes(view, detail), *fua_notes(view, detail)))
+                   notes=(*count_notes(view, detail), *fua_notes(view, detail)))
 
 
 register_section("trace", trace_section)

@@ -9,7 +9,7 @@ from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, torture_params
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import format_number
-from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures, status_notes
+from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 from ssdlab.thresholds import beside
@@ -70,7 +70,7 @@ def trim_section(bundle: Bundle, record: TestRecord) -> Section:
     figures += series_figures(record.name, measured(bundle, record))
     tables = [trim_table(view, rows)] if rows else []
     return Section(key=record.name, title=section_title(record), caption=trim_caption(view),
-                   status=record.status, tables=tables, figures=figures, notes=status_notes(record))
+                   status=record.status, tables=tables, figures=figures)
 
 
 register_section("trim-validation", trim_section)

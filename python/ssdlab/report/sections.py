@@ -70,15 +70,16 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     """The test's section; if its data cannot be read (a missing or damaged measurement
     file), a section that says so, so the rest of the report still renders."""
     from ssdlab.report.cpu import measured_in
+    from ssdlab.report.section_generic import status_notes
 
     try:
         section = section_builder(record.test)(bundle, record)
+        live = record.status == "running" and lock_holder(bundle.path) is not None
+        section = replace(section, notes=(*status_notes(record, live), *section.notes))
         found = measured_in(bundle.path, record.name)
         short = host_short_windows(bundle, record, found)
-        section = with_host_facts(bundle, record, section, found, short)
+        section = with_host_facts(bundle, record, section, found, short, live)
         section = replace(section, verdicts=record.verdicts) if record.verdicts else section
-        section = while_running(section, record) if record.status == "running" and lock_holder(bundle.path) \
-            else section
         return with_footnotes(record, section, short)
     except SsdlabError as err:
         reason = str(err)
@@ -87,19 +88,6 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
     return Section(key=record.name, title=record.name, caption=f"Method {record.test!r}.",
                    status=record.status, notes=(f"This section could not be drawn: {reason}",),
                    verdicts=record.verdicts)
-
-
-def while_running(section: Section, record: TestRecord) -> Section:
-    """The section of a test its run is still running (another ssdlab holds the bundle's lock), which
-    section builders word as stopped (the record alone cannot tell): said as running, its measured
-    workloads as measured so far."""
-    from ssdlab.report.partial import LIVE_TITLE, STOPPED_TITLE
-    from ssdlab.report.section_generic import LIVE_RUNNING_NOTE, STOPPED_RUNNING_NOTE
-
-    notes = tuple(LIVE_RUNNING_NOTE if note == STOPPED_RUNNING_NOTE else note for note in section.notes)
-    tables = [replace(t, title=LIVE_TITLE) if isinstance(t, Table) and t.key == f"{record.name}-measured"
-              and t.title == STOPPED_TITLE else t for t in section.tables]
-    return replace(section, notes=notes, tables=tables)
 
 
 def host_short_windows(bundle: Bundle, record: TestRecord, found: dict[str, Measurement]) -> ShortWindows | None:
@@ -112,18 +100,19 @@ def host_short_windows(bundle: Bundle, record: TestRecord, found: dict[str, Meas
 
 
 def with_host_facts(bundle: Bundle, record: TestRecord, section: Section, found: dict[str, Measurement],
-                    short: ShortWindows | None = None) -> Section:
+                    short: ShortWindows | None = None, live: bool = False) -> Section:
     """The section with, for an unfinished test, the workloads it ran (report/partial.py);
     the host CPU of its workloads (report/cpu.py), where any has one; a one-line note for
     telemetry that could not be sampled, and one for figures measured while the drive
     throttled (report/heat.py). `found`: its measured workloads (cpu.measured_in); `short`:
-    those too short to trust (host_short_windows), whose figures the tables mark."""
+    those too short to trust (host_short_windows), whose figures the tables mark; `live`: the
+    test is still running."""
     from ssdlab.report.cpu import bundle_workload_names, cpu_table, telemetry_notes
     from ssdlab.report.heat import heat_notes
     from ssdlab.report.partial import unfinished_table
 
     names = bundle_workload_names(bundle, record, found)  # as the results tables name them
-    extra = (unfinished_table(record, found, names, short), cpu_table(record.name, found, names, short))
+    extra = (unfinished_table(record, found, names, short, live), cpu_table(record.name, found, names, short))
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
     return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))

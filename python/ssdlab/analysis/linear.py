@@ -117,11 +117,12 @@ def sustain_words(periods: object) -> str:
     """How long the rate must stay low to count as a drop (step 4), for a rule's text; with the
     pass's period count, the figure that applied to it. The rule read "3 or more periods" where a
     long pass needed 2 % of its periods (10 of a 500-period pass)."""
-    rule = (f"{MIN_SUSTAIN_PERIODS} periods in a row, or {100 * SUSTAIN_SHARE:.0f} % of the pass's periods "
-            "when that is more, or to the pass's end")
+    share = f"{100 * SUSTAIN_SHARE:.0f} %"
     if not isinstance(periods, int) or isinstance(periods, bool) or periods <= 0:
-        return rule
-    return f"{sustain_periods(periods)} periods in a row over this pass's {periods} ({rule})"
+        return (f"{MIN_SUSTAIN_PERIODS} periods in a row, or {share} of the pass's periods when that is more, "
+                "or to the pass's end")
+    return (f"{sustain_periods(periods)} periods in a row ({MIN_SUSTAIN_PERIODS} or {share} of the pass's "
+            f"{periods} periods, whichever is more), or to the pass's end")
 
 
 def _first_sustained_drop(levels: list[float], threshold: float, sustain: int) -> int | None:

@@ -219,9 +219,12 @@ def cache_verdict(params: LinearParams, metrics: Metrics) -> Verdict:
                                f"then {metrics.get('write_after_drop_mb_s'):,.0f} MB/s"
                                f"{returns_words(metrics, params.drop_fraction)}")
     span = f"{written:.1f} GB" if isinstance(written, float) else "the pass"
-    return Verdict(**base, outcome="no", summary=f"No cache runs out within {span}",
-                   because=f"the write speed held within {100 * params.drop_fraction:.0f} % of its peak over {span}"
-                           f"{within_one_period(params, metrics)}")
+    held = f"the write speed held within {100 * params.drop_fraction:.0f} % of its peak over {span}"
+    hidden = within_one_period(params, metrics)
+    if hidden:
+        return Verdict(**base, outcome="inconclusive", summary="A cache may run out within one period",
+                       because=f"{held} as logged{hidden}")
+    return Verdict(**base, outcome="no", summary=f"No cache runs out within {span}", because=held)
 
 
 # A fastest period this far above the pass's average is more than noise: something faster ran then.
@@ -229,17 +232,19 @@ FAST_PERIOD_MARGIN = 1.25
 
 
 def within_one_period(params: LinearParams, metrics: Metrics) -> str:
-    """The caveat when one period ran well above the rest: a cache that runs out within a single
-    period (a small one, or a shrunk simulated drive's) cannot show as a held speed at this log
-    period, however fast it was."""
+    """Why a pass that held its speed still cannot say "no cache": one period ran well above the
+    rest, and a cache that runs out within a single period (a small one, or a shrunk simulated
+    drive's: 206 MB on an 840 EVO at 16 GiB ran 375 MB/s for its first second, 270 after) cannot
+    show as a held speed at this log period, however fast it was. Empty when none did."""
     fastest, average = metrics.get("write_max_mb_s"), metrics.get("write_avg_mb_s")
     if not isinstance(fastest, float) or not isinstance(average, float) or fastest < FAST_PERIOD_MARGIN * average:
         return ""
     one_period_gb = fastest * params.log_period_s / 1e3
     above = beside(100 * (fastest / average - 1), 100 * (FAST_PERIOD_MARGIN - 1))  # 25.4 % above is not "25 %"
+    shorter = f"{params.log_period_s / 10:g}"
     return (f"; but its fastest period ran at {fastest:,.0f} MB/s, {above} % above the "
             f"average: a cache that runs out within one period (under about {one_period_gb:.2f} GB at "
-            f"log_period_s={params.log_period_s:g}) would not show; a shorter log_period_s can show one")
+            f"log_period_s={params.log_period_s:g}) does not show; log_period_s={shorter} can size one")
 
 
 class LinearTest(MethodTest[LinearParams]):

@@ -230,6 +230,18 @@ def test_peak_sequential_is_the_highest_any_test_measured(as_ssd_write: float, m
     assert got.section == "qd-sweep" and got.rule.startswith("the highest sequential throughput any test")
 
 
+def test_points_that_print_the_same_peak_tie_and_the_first_wins() -> None:
+    """QA: QD 4, 8, 16 and 32 all read 2,200.0 MB/s, differing in the fifth decimal, and the peak was
+    placed at QD 16; a reader sees four equal figures, so the first of them is where it is."""
+    sweep = record("qd-sweep", "qd-sweep", {"seq128k_read_qd1_mb_s": 787.5, "seq128k_read_qd4_mb_s": 2199.96001,
+                                            "seq128k_read_qd16_mb_s": 2199.96009, "seq128k_read_qd32_mb_s": 2199.96004,
+                                            "seq128k_write_qd4_mb_s": 1091.6, "seq128k_write_qd16_mb_s": 1091.66},
+                   {"queue_depths": [1, 4, 16, 32], "seq_block_bytes": 131072})
+    got = findings(sweep)["peak_sequential"]
+    assert got.text == ("read 2,200.0 MB/s (queue-depth sweep, 128 KiB QD 4), "
+                        "write 1,091.7 MB/s (queue-depth sweep, 128 KiB QD 16)")  # 1,091.6 prints apart
+
+
 def linear_pass(verdict_: Verdict, **metrics: Any) -> TestRecord:
     return record("linear", "linear", {"span_gb": 11.25, "write_avg_mb_s": 1238.1, "write_periods": 9, **metrics},
                   verdicts=(verdict_.model_copy(update={"because": "the write pass logged 9 periods; at least 10 "

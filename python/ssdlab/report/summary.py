@@ -33,7 +33,7 @@ from ssdlab.report.formatting import format_in_unit, human_size
 from ssdlab.report.section_consistency import load_words, queue_words
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
-from ssdlab.thresholds import beside
+from ssdlab.thresholds import beside, read_figure
 from ssdlab.units import is_number, seconds_text, signed
 from ssdlab.verdicts import Verdict
 
@@ -619,9 +619,21 @@ def point_unreliable(point: PeakPoint) -> bool:
 
 def peak_of(points: Sequence[PeakPoint]) -> PeakPoint | None:
     """The highest of the `points` whose figures are to be trusted; of all of them where none is
-    (trusted_first: a short window's burst is no peak the drive holds)."""
+    (trusted_first: a short window's burst is no peak the drive holds). Highest as printed, so
+    points that read the same tie and the first wins (QA: QD 4 to 32 all read 2,200.0 MB/s, and
+    the peak went to QD 16 for its fifth decimal)."""
     trusted = [p for p in points if not point_unreliable(p)]
-    return max(trusted or points, key=lambda found: found[2]) if points else None
+    return max(trusted or points, key=printed_value) if points else None
+
+
+def printed_value(point: PeakPoint) -> float:
+    """The point's figure as the summary prints it, read back; its stored value where it prints as
+    no number."""
+    _, spec, value, _ = point
+    try:
+        return read_figure(format_in_unit(spec.unit, value))
+    except ValueError:
+        return value
 
 
 def seq_points(view: MethodView, direction: str) -> list[SeqPoint]:

@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+from itertools import groupby
+
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods.consistency import torture_time
+from ssdlab.errors import SsdlabError
+from ssdlab.methods import get_test
+from ssdlab.methods.base import Action, Measure, TestPlan
+from ssdlab.methods.consistency import TORTURE, torture_time
 from ssdlab.methods.metrics import block_text
-from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, torture_params
+from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, TrimParams, torture_params
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, mark, method_view
-from ssdlab.report.formatting import format_number
-from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures
+from ssdlab.report.formatting import format_number, human_size
+from ssdlab.report.section_generic import (
+    catalogue_summary,
+    generic_section,
+    measured,
+    params_caption,
+    section_title,
+    series_figures,
+)
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.steps import Purge
 from ssdlab.thresholds import beside
+from ssdlab.units import seconds_text
+from ssdlab.workload import Workload
 
 STATES = {CLEAN: "clean (purged)", AFTER_TRIM: "after torture and TRIM", DIRTY: "after torture, no TRIM"}
 
 
 def trim_rows(view: MethodView) -> list[Row]:
-    """The three writes in the method's order, each with its share of the clean one."""
+    """The three writes, clean first (the base of the others' shares), each with its share of the clean one;
+    the caption gives the order they ran in (trim_caption)."""
     clean = view.numbers(state=CLEAN)
     base = clean[0][1] if clean else None
     return [{"state": STATES[str(spec.dims["state"])], "mb_s": value,
@@ -46,15 +62,81 @@ def trim_table(view: MethodView, rows: list[Row]) -> Table:
 
 
 def trim_caption(view: MethodView) -> str:
+    """What ran, in the order it ran: the test's plan on its drive, walked action by action, and
+    the torture as its record's start says (another test's, where it was shared). QA: fixed text
+    told the order before one torture served both tortured writes (clean first, then a second
+    torture for the dirty one) and a torture the review suite had left to `consistency`."""
     p = view.params
-    reference = (" The same torture without TRIM gives the dirty reference." if p.reference else "")
-    return (
-        f"{block_text(p.seq_block_size_bytes)} sequential writes QD{p.seq_iodepth} for {p.seq_runtime_s:g} s on the "
-        f"purged drive (clean); then fill and {block_text(p.torture_block_size_bytes)} QD{p.torture_iodepth} random "
-        f"writes {torture_time(torture_params(p))}, TRIM of the whole span and the sequential write again (after "
-        "TRIM)."
-        + reference
-    )
+    try:
+        plan = get_test(view.record.test).plan(p, view.target)
+    except SsdlabError:  # a method that no longer plans this run: what the catalogue says, and its parameters
+        return f"{catalogue_summary(view.record)} {params_caption(view.record.params)}"
+    return f"{torture_words(view.record, plan, p)} Then, in this order: {'; '.join(body_words(plan))}."
+
+
+def torture_words(record: TestRecord, plan: TestPlan, p: TrimParams) -> str:
+    """The torture the writes start from: this test's own preparation (its plan's first actions),
+    or none where the run shared the state another test left (StartState.shared_from)."""
+    start = record.start
+    if start is not None and start.shared_from:
+        return (f"Torture: not run by this test, which started from the drive as {start.shared_from} left it, in "
+                "the state its own torture makes.")
+    steps = [prep_words(action, p) for action in plan.actions[:plan.prep_actions]]
+    return f"Torture (this test's preparation): {', '.join(word for word, _ in groupby(steps))}."
+
+
+def prep_words(action: Action, p: TrimParams) -> str:
+    """One preparation action in words; the torture's rounds all read alike (grouped as one)."""
+    if isinstance(action, Purge):
+        return purge_words(action)
+    if isinstance(action, Measure) and action.group == TORTURE:
+        w = action.workload
+        return (f"then {block_text(w.block_size_bytes)} QD{w.iodepth} random writes over it "
+                f"{torture_time(torture_params(p))}")
+    if isinstance(action, Measure) and action.workload.pattern == "write":
+        return f"a sequential fill of {span_words(action.workload.span_bytes)}"
+    return action.describe()
+
+
+# What each measured write is, after the write it describes (the table's drive states, in the order run).
+WRITE_STATES = {DIRTY: "on the tortured drive, without TRIM (dirty)", AFTER_TRIM: "after TRIM",
+                CLEAN: "on the purged drive (clean)"}
+
+
+def body_words(plan: TestPlan) -> list[str]:
+    """The actions after the torture in words: the first write in full, each later one as the same."""
+    words = []
+    said = False
+    for action in plan.body():
+        if isinstance(action, Measure) and action.role == "measure":
+            w = action.workload
+            what = "the same write" if said else \
+                f"{block_text(w.block_size_bytes)} sequential writes QD{w.iodepth} {length_words(w)}"
+            words.append(f"{what} {WRITE_STATES.get(w.name, f'({w.name})')}")
+            said = True
+        elif isinstance(action, Purge):
+            words.append(purge_words(action))
+        else:
+            words.append(action.describe())
+    return words
+
+
+def purge_words(purge: Purge) -> str:
+    """'TRIM of the 16.0 GiB span' (the test's own TRIM), 'purge (TRIM of the whole drive)'."""
+    how, what = "secure erase" if purge.secure_erase else "TRIM", span_words(purge.span_bytes)
+    return f"purge ({how} of {what})" if purge.name == Purge().name else f"{how} of {what}"
+
+
+def span_words(span_bytes: int | None) -> str:
+    return "the whole drive" if span_bytes is None else f"the {human_size(span_bytes)} span"
+
+
+def length_words(w: Workload) -> str:
+    """'for 600 s', or 'of 16 GiB' for a write limited in bytes."""
+    if w.runtime_s is not None:
+        return f"for {seconds_text(w.runtime_s)} s"
+    assert w.size_bytes is not None  # a workload gives a time or a byte limit (Workload)
+    return f"of {human_size(w.size_bytes)}"
 
 
 def trim_section(bundle: Bundle, record: TestRecord) -> Section:

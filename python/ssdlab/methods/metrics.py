@@ -9,7 +9,9 @@ every method's analysis writes exactly what it declares.
 
 Kinds:
 - figure: measured on the drive or derived from what was (IOPS, MB/s, latency, a size
-  found, a ratio). Difference % and rankings apply.
+  found, a ratio). Difference % and rankings apply; but a figure that is a place on the method's
+  own axis (MetricSpec.location: the transfer size of the peak) gets no Difference %, only
+  whether it differs.
 - setting: how the test ran (span, OP, profile). Compared for equality, never as a %.
 - count: bookkeeping (rounds run, samples). Shown, not compared.
 - verdict: a yes/no outcome of a rule (its figures are figures).
@@ -81,6 +83,12 @@ class MetricSpec:
     # round_s, as the rule rounded it): compare says a difference of the two once, as the setting
     # (effective.said_as_setting). "" for a setting of its parameter's own name, or of none.
     param: str = ""
+    # Where on the method's own axis something was found (the transfer size of the peak, the read
+    # share of the slowest mix), not how much of something: a point of the grid the method swept,
+    # so compare says whether the drives' differ and never by how much (QA: "+100.0 %" for a peak
+    # at 32 KiB beside one at 16 KiB, one step of a doubling grid). Still ranked where `better`
+    # says which way is better (a smaller size reaching 90 % of the peak).
+    location: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dims", dict(self.dims))
@@ -107,8 +115,8 @@ class MetricSpec:
 
     @property
     def compared(self) -> bool:
-        """Whether a Difference % means something for this metric."""
-        return self.kind == "figure"
+        """Whether a Difference % means something for this metric: a figure's, never a location's."""
+        return self.kind == "figure" and not self.location
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,8 @@ def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Literal["iops"
     specs += [
         MetricSpec(f"avg_{rate}", f"{what}: average over the mixes", unit, better="higher", dims={"curve": "avg"}),
         MetricSpec(f"min_{rate}", f"{what}: lowest mix", unit, better="higher", dims={"curve": "min"}),
-        MetricSpec("min_at_read_pct", f"{what}: read share of the lowest mix", PCT, dims={"curve": "min_at"}),
+        MetricSpec("min_at_read_pct", f"{what}: read share of the lowest mix", PCT, dims={"curve": "min_at"},
+                   location=True),
     ]
     return metric_set(specs)
 
@@ -416,9 +417,10 @@ class TransferSweepTest(MethodTest[TransferParams]):
                 MetricSpec(f"{direction}_peak_mb_s", f"Peak sequential {direction}", MB_S, better="higher",
                            dims={"direction": direction, "summary": "peak"}),
                 MetricSpec(f"{direction}_peak_block_bytes", f"Transfer size of the peak {direction}", BYTES,
-                           dims={"direction": direction, "summary": "peak_at"}),
+                           dims={"direction": direction, "summary": "peak_at"}, location=True),
                 MetricSpec(f"{direction}_90pct_block_bytes", f"Smallest transfer size reaching 90 % of peak "
-                           f"{direction}", BYTES, better="lower", dims={"direction": direction, "summary": "90pct"}),
+                           f"{direction}", BYTES, better="lower", dims={"direction": direction, "summary": "90pct"},
+                           location=True),
             ]
         return metric_set(specs)
 

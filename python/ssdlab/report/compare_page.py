@@ -12,6 +12,7 @@ and the page banner.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -28,12 +29,13 @@ from ssdlab.compare import (
     passed_over_notes,
     unit_of,
 )
+from ssdlab.effective import method_notes, param_label, size_param
 from ssdlab.library import run_id
 from ssdlab.measurement import Measurement
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Params
 from ssdlab.methods.consistency import TortureParams, period_labels, whole_periods, whole_periods_of
-from ssdlab.methods.metrics import MetricSpec, block_text, figure_unreliable, label_with_unit, undeclared_spec
+from ssdlab.methods.metrics import GB, MetricSpec, block_text, figure_unreliable, label_with_unit, undeclared_spec
 from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import mark, short_window_footnote, short_window_why, spec_text
@@ -43,7 +45,7 @@ from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import Page, ReportFiles, page_charts_dir, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
-from ssdlab.report.section_generic import method_title, params_caption, run_params, variant_title
+from ssdlab.report.section_generic import format_param, method_title, params_caption, run_params, variant_title
 from ssdlab.report.sections import marks_a_figure, with_footnote
 from ssdlab.report.terminal import FittedTable, rich_table
 from ssdlab.report.types import FigureLike, Section, Table, TableLike
@@ -105,7 +107,8 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = (),
     values = [mark(value, shown) for value, shown in zip(values, marked, strict=True)]
     diffs = [(bound_difference(row, i) or mark(format_difference(d, row.difference_unit),
                                                d is not None and (marked[0] or marked[i])))
-             if row.compared else text_difference(row, i) for i, d in enumerate(as_printed, start=1)]
+             if row.compared else mark(text_difference(row, i), marked[0] or marked[i])
+             for i, d in enumerate(as_printed, start=1)]
     return (label, *values, *diffs)
 
 
@@ -175,11 +178,15 @@ DIFFERS = "differs"  # the difference cell of a word that is not the baseline's
 
 def text_difference(row: MetricRow, index: int) -> str:
     """The difference cell of a row of words (a device fact such as what O_DSYNC became, a verdict's
-    cause, a code) for drive `index`: 'differs' where its word is not the baseline's, else empty.
-    Words are told apart, never diffed or ranked; numbers that are not figures (settings, counts)
-    keep an empty cell."""
+    cause, a code) or of a location (MetricSpec.location: the transfer size of the peak) for drive
+    `index`: 'differs' where its value is not the baseline's, else empty. Words and places are told
+    apart, never diffed (a peak at 32 KiB is not "+100 %" of one at 16 KiB); numbers that are not
+    figures (settings, counts) keep an empty cell."""
     value, baseline = row.values[index], row.values[0]
-    if value is None or baseline is None or is_number(value) or is_number(baseline):
+    if value is None or baseline is None:
+        return ""
+    located = row.spec is not None and row.spec.kind == "figure" and row.spec.location
+    if not located and (is_number(value) or is_number(baseline)):
         return ""
     return DIFFERS if value != baseline else ""
 
@@ -417,8 +424,86 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
         tables += [by_drive] if by_drive else []
     figures += kind_figures(c, t)
     status = "methods differ" if t.flagged else "in all runs" if all(t.present) else "gaps"
-    return Section(key=t.name, title=section_title(c, t), caption=f"{caption}. {params_caption(t.params)}",
+    return Section(key=t.name, title=section_title(c, t), caption=f"{caption}. {applied_params_caption(c, t)}",
                    status=status, tables=tables, figures=figures, figures_first=True)
+
+
+def applied_params_caption(c: Comparison, t: TestComparison) -> str:
+    """The reference run's parameters as they applied on the drives compared, then the runs' plan
+    notes, as a run's report gives them (the parameters, and notes such as "test region reduced from
+    16GiB to 5365MiB"): where a setting records what a parameter became (MetricSpec.param, a size in
+    another unit) and it is not what was asked, the value that applied, each drive's where they
+    differ, with what was asked beside it. QA: "Parameters: span 16 GiB" above two drives that both
+    ran over 5.2 GiB, the region cut to fit them."""
+    if not t.params:
+        return params_caption(t.params)
+    shown = [applied_param(c, t, name, asked) for name, asked in t.params.items()]
+    return f"Parameters: {', '.join(shown)}.{plan_notes_caption(c, t)}"
+
+
+AUTO = "auto"  # a parameter left to the method, as format_param says it
+
+
+def applied_param(c: Comparison, t: TestComparison, name: str, asked: object) -> str:
+    """'span 5.2 GiB (16 GiB asked)', 'span 5.2 GiB on A, 8 GiB on B (16 GiB asked)', 'span 16 GiB
+    (auto)'; the parameter as asked where no setting records it, or every drive ran it as asked."""
+    row = setting_row(t, name)
+    label = param_label(name)
+    if row is None or row.spec is None:
+        return format_param(name, asked)
+    applied = [(c.drives[i].label, applied_value(row.spec, value, name))
+               for i, (value, here) in enumerate(zip(row.values, t.present, strict=True)) if here and value is not None]
+    if not applied or all(same_param_value(asked, value) for _, value in applied):
+        return format_param(name, asked)
+    texts = {label_of: param_value_text(name, value) for label_of, value in applied}
+    each = next(iter(texts.values())) if len(set(texts.values())) == 1 else \
+        ", ".join(f"{text} on {drive}" for drive, text in texts.items())
+    said = param_value_text(name, asked)  # 'auto' (None, or the word) is what the method chose, not a value asked
+    return f"{label} {each} ({said if said == AUTO else f'{said} asked'})"
+
+
+def setting_row(t: TestComparison, name: str) -> MetricRow | None:
+    """The test's row of the setting that records parameter `name`: the setting of its name, one that
+    names it (MetricSpec.param), or a size of it in another unit (span_gb records span_bytes)."""
+    return next((row for row in t.rows if row.spec is not None and row.spec.kind == "setting"
+                 and name in (row.name, row.spec.param, size_param(row.name))), None)
+
+
+def applied_value(spec: MetricSpec, value: object, name: str) -> object:
+    """A setting's value in its parameter's terms: a size in GB as the bytes a `_bytes` parameter gives."""
+    if spec.unit == GB and name.endswith("_bytes") and is_number(value):
+        assert isinstance(value, int | float)
+        return round(value * 1e9)
+    return value
+
+
+def same_param_value(asked: object, applied: object) -> bool:
+    """A parameter and the value it became alike: numbers to a hair (a size through GB), the rest as they are."""
+    if is_number(asked) and is_number(applied):
+        assert isinstance(asked, int | float) and isinstance(applied, int | float)
+        return math.isclose(asked, applied, rel_tol=1e-9)
+    return asked == applied
+
+
+def param_value_text(name: str, value: object) -> str:
+    """A parameter's value as its caption gives it ('16 GiB', 'auto'), without its label."""
+    return format_param(name, value).removeprefix(f"{param_label(name)} ")
+
+
+def plan_notes_caption(c: Comparison, t: TestComparison) -> str:
+    """' Plan notes: …' of the compared runs, as each run's report gives them beside its parameters
+    (effective.method_notes: not how a run went, nor a device fact): once where the runs' notes are
+    the same, each drive's where they differ; '' where no run has any."""
+    notes: dict[tuple[str, ...], list[str]] = {}
+    for drive, found, here in zip(c.drives, drawn_runs(c, t), t.present, strict=True):
+        if here and found is not None:
+            notes.setdefault(method_notes(found[1].notes), []).append(drive.label)
+    if not any(notes):
+        return ""
+    if len(notes) == 1:
+        return f" Plan notes: {'; '.join(next(iter(notes)))}."
+    return "".join(f" Plan notes on {' and '.join(labels)}: {'; '.join(said) or 'none'}."
+                   for said, labels in notes.items())
 
 
 def drives_table(c: Comparison) -> Table:

@@ -109,8 +109,10 @@ def assert_rendered(binary: str, page: Path, charts: int, hidden_names: set[str]
         container = re.search(rf'<div class="chart[^"]*" id="chart-{index}".*?</div>', dom, re.S)
         assert container and "<svg" in container.group(0), f"chart-{index} has no svg"
     # Advice names the --param to change ("give runtime_s of at least 7", in a verdict's reason), as
-    # plan notes do: prose, not a label, whatever metric shares the parameter's name.
+    # plan notes do ("op_pct=25", a parameter as typed, which compare's captions quote): prose, not a
+    # label, whatever metric shares the parameter's name.
     text = re.sub(r"\b(?:give|raise) \w+ (?:of|to) at least\b", "", visible_text(dom, prose=False))
+    text = re.sub(r"\b\w+=[\w.]+", "", text)
     shown = sorted(n for n in hidden_names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text))
     assert shown == [], f"internal metric names visible as labels: {shown}"
     return dom

@@ -319,3 +319,19 @@ def test_the_chart_spans_the_phase_and_no_more() -> None:
     scales = [layer["encoding"]["x"].get("scale") for layer in spec["layer"]
               if "field" in layer.get("encoding", {}).get("x", {})]  # the time axis (labels sit at x=0)
     assert scales and all(scale == {"domain": [0, 300.0], "nice": False} for scale in scales), scales
+
+
+def test_the_note_of_heat_after_a_cache_names_heats_onset_its_rise_and_the_indicator() -> None:
+    """QA: 'thermal throttling from 159 s — ...; temperature rose 24.3 °C up to the onset of throttling',
+    the rise being to a GC slowdown at 81 s (33.8 °C by 159 s), and the indicator first on at 161 s."""
+    rates, ev = _cache_then_heat()
+    late = Evidence(temp_c=ev.temp_c, throttle_active=[i >= 202 for i in range(len(rates))])
+    note = phase_note("seq", analyze_throttle(rates, evidence=late))
+    assert note.startswith("Sequential write: thermal throttling from 200 s (where it fell into its first "
+                           "heat-throttled level, the temperature having risen 45.0 °C by then; the drive's throttle "
+                           "indicator first came on at 202 s) — by throttled level: "), note
+    assert "temperature rose 1.0 °C up to the onset of throttling, at 20 s;" in note
+    # Heat first, the indicator on with it: the time alone, as before.
+    heat = phase_note("seq", analyze_throttle([1500.0] * 100 + [900.0] * 100, evidence=Evidence(
+        temp_c=[30.0 + 0.2 * i for i in range(200)], throttle_active=[i >= 100 for i in range(200)])))
+    assert heat.startswith("Sequential write: thermal throttling from 100 s — by throttled level:"), heat

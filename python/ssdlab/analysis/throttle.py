@@ -50,7 +50,9 @@ measured time, so `min_segment_s` (3 s) is one rule at any period (six 0.5-s per
    without the temperature rising, or while garbage collection moved pages / the energy per host
    byte rose (the drive works as hard but the host sees less: internal writes); "unknown" when
    nothing separates the two. The phase's cause follows from its levels: "thermal" when any throttled level is thermal
-   (heat throttling then starts where the first thermal level does, the fall into it included),
+   (heat throttling then starts where the first thermal level does, the fall into it included, and the
+   rise to heat throttling is up to there, as the rise to throttling is up to the onset; the drive's
+   indicator may first come on a little later, or earlier at a level it was not on for most of),
    otherwise the cause of the levels that hold the most throttled time ("unknown" on a tie);
    "none" when there was no throttled level, "unknown" when no rate held for `min_segment_s`
    (no peak). The same evidence over all throttled levels' own periods (as each level's:
@@ -210,6 +212,15 @@ class ThrottleAnalysis:
     # % of the peak level's time the drive's own throttle indicator was on (None: no indicator data).
     # Most of it (DECISIVE_INDICATOR_PCT): the fastest level measured was itself a throttled rate.
     peak_indicator_pct: float | None = None
+    # From the first period up to where heat throttling started (thermal_onset, the fall into the first
+    # heat-throttled level included), as temp_rise_c is up to the onset: the rise the words pair with heat
+    # when a cache or GC slowed the drive first (QA: 24.3 °C, the rise to a GC slowdown at 81 s, read as
+    # the rise to heat at 159 s, where it was 33.8). None: no heat level, no temperature, or heat from
+    # the first period.
+    heat_temp_rise_c: float | None = None
+    # The first period during which the drive's own throttle indicator was on (None: no indicator data, or
+    # never on): the drive's word for when heat set in, beside thermal_onset, which the levels give.
+    indicator_onset: int | None = None
 
     @property
     def throttled(self) -> bool:
@@ -268,6 +279,16 @@ class ThrottleAnalysis:
     def time_to_thermal_s(self) -> float | None:
         """When heat throttling started: the first thermal level, the fall into it included."""
         return None if self.thermal_onset is None else self.start_s(self.thermal_onset)
+
+    @property
+    def heat_later(self) -> bool:
+        """Whether heat throttling set in after the first slowdown (a cache or GC slowed the drive first)."""
+        return self.thermal_onset is not None and self.onset is not None and self.thermal_onset > self.onset
+
+    @property
+    def time_to_indicator_s(self) -> float | None:
+        """When the drive's own throttle indicator first came on (None: no indicator data, or never)."""
+        return None if self.indicator_onset is None else self.start_s(self.indicator_onset)
 
     @property
     def throttled_indices(self) -> tuple[int, ...]:
@@ -734,7 +755,8 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
                             temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
-                            throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on)
+                            throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on,
+                            indicator_onset=_first_on(evidence.throttle_active))
     if base.whole:
         share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
     else:
@@ -752,13 +774,30 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
     # from the fall into it: a phase with one throttled level gives the same evidence as that level,
     # and the phase's temperature rise is the table's (both up to the onset).
     own = _own_periods(segments, set(base.throttled_indices), onset, len(rates))
-    overall = judge(own, reference, onset, rates, evidence, PHASE_SCOPE, lengths)
+    overall = judge(own, reference, onset, rates, evidence, phase_scope(base), lengths)
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
+    heat_from = min(thermal) if thermal else None
     start = (from_start_words(base),) if base.peak_throttled else \
         (before_peak_words(base),) if base.throttled_before_peak else ()
     return replace(base, cause=cause, evidence=(*start, _by_level_words(base, by_level), *overall.evidence),
-                   level_causes=by_level, overall=overall, thermal_onset=min(thermal) if thermal else None)
+                   level_causes=by_level, overall=overall, thermal_onset=heat_from,
+                   heat_temp_rise_c=None if not heat_from else _temp_rise(evidence.temp_c, heat_from))
+
+
+def phase_scope(analysis: ThrottleAnalysis) -> Scope:
+    """How the evidence over all throttled levels is worded: its rise to throttling is to the onset,
+    named with its time ('the onset of throttling, at 81 s'), since the phase's note leads with when
+    heat throttling started, which may be later (QA: a rise to a GC slowdown at 81 s read as the rise
+    to heat at 159 s). Throttled from the first period, no rise is measured: the words stay."""
+    if not analysis.onset:
+        return PHASE_SCOPE
+    return replace(PHASE_SCOPE, first=f"{PHASE_SCOPE.first}, at {seconds_text(analysis.start_s(analysis.onset))} s")
+
+
+def _first_on(flags: Sequence[bool] | None) -> int | None:
+    """The first period in which `flags` was on (None: no such data, or never on)."""
+    return next((i for i, on in enumerate(flags) if on), None) if flags is not None else None
 
 
 def from_start_words(analysis: ThrottleAnalysis) -> str:

@@ -133,6 +133,10 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
                    dims=dims),
         MetricSpec(f"{phase}_heat_throttled_mb_s", f"{text}: slowest heat-throttled level", MB_S, better="higher",
                    dims={**dims, "stat": "heat"}),
+        # How low the drive ran at levels not judged heat: beside heat's, part of the fall from the peak
+        # that was not heat (QA: "heat throttled it to 91 MB/s" where GC alone held it at 225).
+        MetricSpec(f"{phase}_gc_throttled_mb_s", f"{text}: slowest GC / cache-throttled level", MB_S,
+                   better="higher", dims={**dims, "stat": "gc"}),
         MetricSpec(f"{phase}_throttled_levels", f"{text}: throttled levels (MB/s)", kind="count", dims=dims),
         MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
         # At or above the hot limit on a drive without a throttle indicator: no verdict (began_hot).
@@ -141,6 +145,10 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
         # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
         MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling", CELSIUS, better="lower",
                    dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
+        # Up to the time to heat throttling, as the rise above is up to the time to throttle: the same
+        # figure when heat came first, higher when a cache or GC slowed the drive before heat did.
+        MetricSpec(f"{phase}_heat_temp_rise_c", f"{text}: temperature rise to heat throttling", CELSIUS,
+                   better="lower", dims=dims),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
     ]
@@ -265,10 +273,12 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_heat_share_pct": result.cause_share_pct("thermal"),
         f"{phase}_gc_share_pct": result.cause_share_pct("gc-cache"),
         f"{phase}_heat_throttled_mb_s": result.cause_slowest_rate("thermal"),
+        f"{phase}_gc_throttled_mb_s": result.cause_slowest_rate("gc-cache"),
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max(temp) if temp else None,
         f"{phase}_start_temp_c": start_temp_c(temp),
         f"{phase}_temp_rise_c": result.temp_rise_c,
+        f"{phase}_heat_temp_rise_c": result.heat_temp_rise_c,
         f"{phase}_cause": result.cause,
     }
 
@@ -283,9 +293,9 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
     return sum(measurement.series.write_bytes[:upto]) / 1e9
 
 
-VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "time_to_throttle_s",
+VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "gc_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
-                   "peak_indicator_pct", "start_temp_c", "cause")
+                   "peak_indicator_pct", "start_temp_c", "temp_rise_c", "heat_temp_rise_c", "cause")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
@@ -490,29 +500,77 @@ def phase_because(metrics: Mapping[str, object], phase: Phase) -> str:
         words = [f"{text} fell from {_num(m.get('peak_mb_s'))} MB/s to {_num(slowest)} MB/s {left}"]
     else:
         words = [f"{text} left its {_num(m.get('peak_mb_s'))} MB/s peak {left}"]
-    heat, first = m.get("time_to_heat_throttle_s"), m.get("time_to_throttle_s")
-    if isinstance(heat, float | int) and isinstance(first, float | int) and heat > first:
-        words.append(f"the first slowdown was not heat: heat throttling set in later, after {_num(heat)} s")
+    later = heat_later(m)
+    if later:
+        words.append(f"the first slowdown was not heat: heat throttling set in later, after "
+                     f"{_num(m.get('time_to_heat_throttle_s'))} s, where it fell into its first heat-throttled level")
     if isinstance(heat_mb, float | int):
-        # Heat took it no lower than its (throttled) fastest level: nothing lower to name.
-        lower = f"heat throttled it to {_num(heat_mb)} MB/s at the slowest" if heat_mb != m.get("peak_mb_s") else \
-            "heat held it there"
-        words.append(f"{lower}, {_tenth(m.get('heat_share_pct'))} % of the time")
-        words += [f"{share} of the time" for share in shares_by_cause(metrics, phase)[1:]]
-        if isinstance(slowest, float | int) and slowest < heat_mb:
-            words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
-    rise, hottest = m.get("temp_rise_c"), m.get("max_temp_c")
-    if indicator is not None and peak_throttled(metrics, phase):  # hot from the start: no rise to throttling
-        words.append(f"its hottest second was {_tenth(hottest)} °C")
-    elif m.get("time_to_throttle_s") == 0:  # throttled from its first second: no rise to throttling was measured
-        words.append(f"it began at {_tenth(m.get('start_temp_c'))} °C, already throttled (hottest second: "
-                     f"{_tenth(hottest)} °C)")
-    elif isinstance(rise, float | int):
-        # Temperatures to a tenth, as the tables give them; the rise on its side of the heating votes'
-        # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
-        # The rise is up to the onset; the hottest second may come later (it read as the onset's).
-        words.append(f"the temperature had risen {rise_text(rise)} °C by then (hottest second: {_tenth(hottest)} °C)")
-    return "; ".join(words)
+        words += heat_level_words(metrics, phase)
+    return "; ".join(words + temperature_words(m, peak_throttled(metrics, phase), later))
+
+
+def heat_later(m: Mapping[str, object]) -> bool:
+    """Whether a phase's heat throttling (`m`: of_phase) set in after its first slowdown."""
+    heat, first = m.get("time_to_heat_throttle_s"), m.get("time_to_throttle_s")
+    return isinstance(heat, float | int) and isinstance(first, float | int) and heat > first
+
+
+def heat_level_words(metrics: Mapping[str, object], phase: Phase) -> list[str]:
+    """How low heat took a phase and for how long, apart from how low it went in all. 'heat throttled
+    it to 743 MB/s at the slowest' only for a phase throttled from heat alone: beside throttled time of
+    another cause the fall from the peak was not all heat (QA: 'heat throttled it to 91 MB/s' where the
+    drive, its indicator off, ran at 225 MB/s), so the words give heat's slowest level and how low the
+    levels not judged heat went."""
+    m = of_phase(metrics, phase)
+    heat_mb, slowest, gc_mb = m.get("heat_throttled_mb_s"), m.get("throttled_mb_s"), m.get("gc_throttled_mb_s")
+    others = shares_by_cause(metrics, phase)[1:]
+    share = f"{_tenth(m.get('heat_share_pct'))} % of the time"
+    if heat_mb == m.get("peak_mb_s"):  # heat took it no lower than its (throttled) fastest level
+        words = [f"heat held it there, {share}"]
+    elif others:
+        words = [f"its slowest heat-throttled level was {_num(heat_mb)} MB/s, {share}"]
+    else:
+        words = [f"heat throttled it to {_num(heat_mb)} MB/s at the slowest, {share}"]
+    said = [heat_mb]
+    for part in others:
+        if part.startswith("GC / cache") and isinstance(gc_mb, float | int):
+            words.append(f"{part} of the time, at levels down to {_num(gc_mb)} MB/s, so not all of its fall from "
+                         "the peak was heat")
+            said.append(gc_mb)
+        else:
+            words.append(f"{part} of the time")
+    lowest = min(v for v in said if isinstance(v, float | int))
+    if isinstance(slowest, float | int) and slowest < lowest:
+        words.append(f"its slowest throttled level was {_num(slowest)} MB/s")
+    return words
+
+
+def temperature_words(m: Mapping[str, object], throttled_peak: bool, later: bool) -> list[str]:
+    """The temperature at the moment the words before name (`m`: of_phase): the rise by the first
+    slowdown ('by then'), and by the onset of heat throttling when that came `later` (QA: the rise to
+    a GC slowdown at 81 s, 24.3 °C, read as the rise by heat's onset at 159 s, 33.8 °C); with the
+    phase's hottest second, which may come later still."""
+    rise, heat_rise, hottest = m.get("temp_rise_c"), m.get("heat_temp_rise_c"), _tenth(m.get("max_temp_c"))
+    by_heat = f"the temperature had risen {rise_text(heat_rise)} °C by the onset of heat throttling" \
+        if later and isinstance(heat_rise, float | int) else None
+    if m.get("peak_indicator_pct") is not None and throttled_peak:  # hot from the start: no rise to throttling
+        return [f"its hottest second was {hottest} °C"]
+    if m.get("time_to_throttle_s") == 0:  # throttled from its first second: no rise to throttling was measured
+        began = f"it began at {_tenth(m.get('start_temp_c'))} °C, already throttled"
+        return [f"{began}; {by_heat} (hottest second: {hottest} °C)" if by_heat else
+                f"{began} (hottest second: {hottest} °C)"]
+    # Temperatures to a tenth, as the tables give them; each rise on its side of the heating votes'
+    # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
+    if by_heat:
+        first = f"{rise_text(rise)} °C by the first slowdown; " if isinstance(rise, float | int) else ""
+        return [f"{by_heat} ({first}hottest second: {hottest} °C)"]
+    if not isinstance(rise, float | int):
+        return []
+    if later:  # a run recorded before the rise to heat throttling was a figure: its rise is to the first slowdown
+        return [f"the temperature had risen {rise_text(rise)} °C by the first slowdown, after "
+                f"{_num(m.get('time_to_throttle_s'))} s (hottest second: {hottest} °C)"]
+    # The rise is up to the onset; the hottest second may come later (it read as the onset's).
+    return [f"the temperature had risen {rise_text(rise)} °C by then (hottest second: {hottest} °C)"]
 
 
 def _num(value: object) -> str:

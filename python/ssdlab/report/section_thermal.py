@@ -25,6 +25,7 @@ from ssdlab.analysis.throttle import (
     gc_text,
     hotter_text,
     indicator_text,
+    rise_text,
 )
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
@@ -250,8 +251,7 @@ def phase_note(phase: Phase, result: ThrottleAnalysis, hot: str | None = None) -
     """The cause the analysis found and its evidence, in words; `hot`: why a phase that began hot
     on a drive without a throttle indicator has no verdict (hot_start_words), said where the
     analysis found no heat: its peak level may itself be throttled."""
-    heat = result.time_to_thermal_s
-    when = f" from {seconds_text(heat)} s" if heat is not None else ""
+    when = heat_when(result)
     if result.peak is None:  # no level at all: nothing to say it throttled, or that it did not
         return f"{PHASE_TEXT[phase]}: no verdict — {'; '.join(result.evidence)}."
     hot = hot if result.cause in ("none", "gc-cache") else None
@@ -264,6 +264,26 @@ def phase_note(phase: Phase, result: ThrottleAnalysis, hot: str | None = None) -
         evidence = "; ".join(by_level) + "; over all throttled levels: " + "; ".join(result.overall.evidence)
     but = f"; but {hot}: its peak level may itself be a throttled rate" if hot is not None else ""
     return f"{PHASE_TEXT[phase]}: {CAUSE_TEXT[result.cause]}{when} — {evidence}{but}."
+
+
+def heat_when(result: ThrottleAnalysis) -> str:
+    """' from 159 s (where it fell into its first heat-throttled level, the temperature having risen
+    33.8 °C by then; the drive's throttle indicator first came on at 161 s)': when heat throttling
+    started, as the levels give it, and what that moment is where the note's evidence, which is over
+    all throttled levels from the first slowdown, would not say (QA: a rise to a GC slowdown read as
+    the rise to heat; the indicator came on two seconds after the time given); '' without heat."""
+    heat = result.time_to_thermal_s
+    if heat is None:
+        return ""
+    said = []
+    if result.heat_later:  # the evidence's rise and onset are the first slowdown's: say heat's
+        rise = result.heat_temp_rise_c
+        said.append("where it fell into its first heat-throttled level" +
+                    (f", the temperature having risen {rise_text(rise)} °C by then" if rise is not None else ""))
+    indicator = result.time_to_indicator_s
+    if indicator is not None and indicator != heat:
+        said.append(f"the drive's throttle indicator first came on at {seconds_text(indicator)} s")
+    return f" from {seconds_text(heat)} s" + (f" ({'; '.join(said)})" if said else "")
 
 
 def held_words(result: ThrottleAnalysis) -> str:

@@ -134,3 +134,17 @@ def test_a_difference_column_is_right_aligned_whatever_its_differences() -> None
         assert [row.endswith(f" {cell} │") for row, cell in zip(rows, cells, strict=True)] == [True, True], \
             "\n".join(lines)  # each difference ends at the column's right edge
         assert all(is_numeric_cell(cell) for cell in cells), cells  # the HTML's td.num
+
+
+def test_a_title_and_caption_wrap_at_the_screen_not_at_a_narrow_table() -> None:
+    """QA: "Quick benchmark (CrystalDiskMark-style): Host" above "CPU" on an 80-column screen; at 60
+    columns a note wrapped at 32, the table's own width."""
+    narrow = Table(key="h", title="Quick benchmark (CrystalDiskMark-style): Host CPU", header=("", "sys %"),
+                   rows=(("SEQ1M Q8T1 read", "1.2"),),
+                   caption="CPU time the host spent per workload, from the kernel's accounting of the fio processes.")
+    lines = printed(FittedTable(narrow.title, narrow.caption, narrow.header, narrow.rows), 80)
+    assert lines[0] == narrow.title
+    assert [line.rstrip() for line in lines[-2:]] == ["CPU time the host spent per workload, from the kernel's accounting of the fio",
+                          "processes."]
+    facts = printed(facts_table("A drive's facts, each beside its value, as the run read them", [("Model", "X")]), 80)
+    assert facts[0] == "A drive's facts, each beside its value, as the run read them"

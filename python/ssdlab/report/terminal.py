@@ -43,7 +43,7 @@ class FittedTable:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         options = _wrapping(options)
         table = self.side_by_side(options.max_width) or self.stacked(options.max_width)
-        yield from console.render(table, options)
+        yield from framed(console, options, table, self.title, self.caption)
 
     def side_by_side(self, width: int) -> RichTable | None:
         """The columns side by side, or None when they cannot all fit `width` unbroken."""
@@ -93,8 +93,18 @@ class FittedTable:
     def _frame(self, show_header: bool) -> RichTable:
         # Every string is Text, not markup: cells quote paths, drive names and notes, where a '[x]'
         # would be read as a style tag (and a '[/x]' end the print in a MarkupError).
-        return RichTable(title=Text(self.title), title_justify="default", show_header=show_header,
-                         caption=Text(self.caption) if self.caption else None, caption_justify="default")
+        return RichTable(show_header=show_header)
+
+
+def framed(console: Console, options: ConsoleOptions, table: RichTable, title: str, caption: str = "") -> RenderResult:
+    """A table under its title and over its caption, each wrapped at the screen's width: rich wraps a
+    table's own title at the table's width (QA: "Quick benchmark (CrystalDiskMark-style): Host" above
+    "CPU" on an 80-column screen, a 60-column one's note wrapped at 32)."""
+    if title:
+        yield from console.render(Text(title, style="table.title"), options)
+    yield from console.render(table, options)
+    if caption:
+        yield from console.render(Text(caption, style="table.caption"), options)
 
 
 def cell_text(cell: str, width: int, style: str = "") -> Text:
@@ -167,12 +177,12 @@ class FactsTable:
         columns = list(zip(*self.facts, strict=True)) or [("",), ("",)]
         widths = two_column_widths([max(map(cell_len, c)) for c in columns], options.max_width,
                                    [max(map(unbroken_len, c)) for c in columns])
-        out = RichTable(title=Text(self.title) if self.title else None, title_justify="default", show_header=False)
+        out = RichTable(show_header=False)
         out.add_column("fact", style="bold", width=widths[0], overflow="fold")
         out.add_column("value", width=widths[1], overflow="fold")
         for name, value in self.facts:
             out.add_row(Text(name), Text(value))
-        yield from console.render(out, _wrapping(options))
+        yield from framed(console, _wrapping(options), out, self.title)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,18 @@ def test_a_pass_with_one_period_well_above_the_rest_cannot_say_no_cache() -> Non
     assert even.outcome == "no" and "within one period" not in even.because
 
 
+@pytest.mark.parametrize(("period_s", "advice"), [
+    (0.05, "log_period_s=0.01 can size one"),
+    (0.01, "log_period_s=0.01 is the shortest period the test takes: no shorter one can size it"),
+])
+def test_the_advice_for_a_cache_within_one_period_is_a_period_the_test_takes(period_s: float, advice: str) -> None:
+    """QA: at log_period_s=0.02 the verdict advised log_period_s=0.002, which the test refuses."""
+    verdict = cache_verdict(LinearParams(log_period_s=period_s),
+                            linear(write_max_mb_s=373.3, write_avg_mb_s=271.4))  # type: ignore[arg-type]
+    assert verdict.because.endswith(advice)
+    LinearParams(log_period_s=float(advice.split("=")[1].split()[0]))  # taken
+
+
 @pytest.mark.parametrize(("steady", "share", "outcome"), [
     (STEADY, 15.0, "yes"), (STEADY, 95.0, "no"), (UNSTEADY, 15.0, "inconclusive"), (STEADY, None, "inconclusive"),
 ])

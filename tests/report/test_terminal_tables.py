@@ -144,7 +144,7 @@ def test_a_title_and_caption_wrap_at_the_screen_not_at_a_narrow_table() -> None:
                    caption="CPU time the host spent per workload, from the kernel's accounting of the fio processes.")
     lines = printed(FittedTable(narrow.title, narrow.caption, narrow.header, narrow.rows), 80)
     assert lines[0] == narrow.title
-    assert [line.rstrip() for line in lines[-2:]] == ["CPU time the host spent per workload, from the kernel's accounting of the fio",
-                          "processes."]
+    assert [line.rstrip() for line in lines[-2:]] == [
+        "CPU time the host spent per workload, from the kernel's accounting of the fio", "processes."]
     facts = printed(facts_table("A drive's facts, each beside its value, as the run read them", [("Model", "X")]), 80)
     assert facts[0] == "A drive's facts, each beside its value, as the run read them"

@@ -37,6 +37,7 @@ from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
 PassName = Literal["write", "read"]
+MIN_LOG_PERIOD_S = 0.01  # the shortest log period taken (a period needs I/Os enough to give a rate)
 PASSES: tuple[PassName, ...] = ("write", "read")  # write first: the read pass reads what it wrote
 
 
@@ -44,7 +45,7 @@ class LinearParams(Params):
     block_size_bytes: BlockBytes = MIB
     iodepth: QueueDepth = 1
     span_bytes: Bytes | None = None  # None: first to last LBA
-    log_period_s: float = Field(default=1.0, ge=0.01, le=3600, allow_inf_nan=False)
+    log_period_s: float = Field(default=1.0, ge=MIN_LOG_PERIOD_S, le=3600, allow_inf_nan=False)
     drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
     purge: bool = True  # before a write pass; a read-only run never purges
     # "read" alone is a read-only pass: it may run on a drive in use, as AIDA64's linear read does.
@@ -241,10 +242,18 @@ def within_one_period(params: LinearParams, metrics: Metrics) -> str:
         return ""
     one_period_gb = fastest * params.log_period_s / 1e3
     above = beside(100 * (fastest / average - 1), 100 * (FAST_PERIOD_MARGIN - 1))  # 25.4 % above is not "25 %"
-    shorter = f"{params.log_period_s / 10:g}"
     return (f"; but its fastest period ran at {fastest:,.0f} MB/s, {above} % above the "
             f"average: a cache that runs out within one period (under about {one_period_gb:.2f} GB at "
-            f"log_period_s={params.log_period_s:g}) does not show; log_period_s={shorter} can size one")
+            f"log_period_s={params.log_period_s:g}) does not show; {shorter_period_words(params.log_period_s)}")
+
+
+def shorter_period_words(log_period_s: float) -> str:
+    """How to size a cache shorter than one period: a tenth of the period, never below the least the
+    test takes (QA: "log_period_s=0.002 can size one", a value then refused)."""
+    shorter = max(log_period_s / 10, MIN_LOG_PERIOD_S)
+    if shorter >= log_period_s:
+        return f"log_period_s={log_period_s:g} is the shortest period the test takes: no shorter one can size it"
+    return f"log_period_s={shorter:g} can size one"
 
 
 class LinearTest(MethodTest[LinearParams]):

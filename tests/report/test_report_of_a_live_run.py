@@ -51,3 +51,22 @@ def test_a_test_stopped_before_it_measured_anything_says_so(tmp_path: Path) -> N
     html = render_report(bundle, tmp_path / "r.html").html.read_text(encoding="utf-8")
     assert "This test was interrupted" in html and "it had measured nothing." in html
     assert "what it measured before that is shown" not in html
+
+
+@pytest.mark.parametrize(("measures", "live", "said"), [
+    (0, True, "Still running: this test was running as the report was made; it had measured nothing yet."),
+    (0, False, "Incomplete: the run stopped while this test was running; it had measured nothing."),
+    (5, True, "Not started yet: the run is still going."),
+    (5, False, "Not run: the run stopped before this test started."),
+])
+def test_a_test_with_nothing_shown_and_a_test_not_started_are_said_as_their_run_is(
+        tmp_path: Path, measures: int, live: bool, said: str) -> None:
+    """QA, a live report: "what it had measured is shown" above nothing, and "Not run: the run stopped
+    before this test started" of the next test while the run went on."""
+    bundle = as_running(make_interrupted_bundle(tmp_path / "bundle", measures_before_stop=measures))
+    if live:
+        with BundleLock(bundle):
+            html = render_report(bundle, tmp_path / "r.html").html.read_text(encoding="utf-8")
+    else:
+        html = render_report(bundle, tmp_path / "r.html").html.read_text(encoding="utf-8")
+    assert said in html

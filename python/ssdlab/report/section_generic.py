@@ -109,17 +109,24 @@ def section_title(record: TestRecord) -> str:
 # a run still going (`live`: another ssdlab holds its lock) says LIVE_RUNNING_NOTE instead.
 STOPPED_RUNNING_NOTE = "Incomplete: the run stopped while this test was running; partial data shown."
 LIVE_RUNNING_NOTE = "Still running: this test was running as the report was made; what it had measured is shown."
+# Of a test that had measured nothing yet (QA: "what it had measured is shown" above nothing).
+STOPPED_EMPTY_NOTE = "Incomplete: the run stopped while this test was running; it had measured nothing."
+LIVE_EMPTY_NOTE = "Still running: this test was running as the report was made; it had measured nothing yet."
 
 
 def status_notes(record: TestRecord, live: bool = False) -> tuple[str, ...]:
     """What a reader must know about an unfinished test, then the test's own notes: the first notes
     of every section (sections.build_section adds them, so no builder words them alone). `live`:
-    the run is still going, which the record alone cannot tell from a run that stopped."""
+    the run is still going, which the record alone cannot tell from a run that stopped: the run's
+    lock is held (sections.build_section)."""
     notes: list[str] = []
     if record.status == "pending":
-        notes.append("Not run: the run stopped before this test started.")
-    elif record.status == "running":
+        notes.append("Not started yet: the run is still going." if live else
+                     "Not run: the run stopped before this test started.")
+    elif record.status == "running" and record.measurements:
         notes.append(LIVE_RUNNING_NOTE if live else STOPPED_RUNNING_NOTE)
+    elif record.status == "running":
+        notes.append(LIVE_EMPTY_NOTE if live else STOPPED_EMPTY_NOTE)
     elif record.status in ("interrupted", "failed"):
         what = "was interrupted" if record.status == "interrupted" else "failed"
         reason = f" ({record.error})" if record.error else ""

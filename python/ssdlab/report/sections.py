@@ -74,7 +74,7 @@ def build_section(bundle: Bundle, record: TestRecord) -> Section:
 
     try:
         section = section_builder(record.test)(bundle, record)
-        live = record.status == "running" and lock_holder(bundle.path) is not None
+        live = record.status in ("running", "pending") and lock_holder(bundle.path) is not None
         section = replace(section, notes=(*status_notes(record, live), *section.notes))
         found = measured_in(bundle.path, record.name)
         short = host_short_windows(bundle, record, found)

@@ -9,6 +9,7 @@ from ssdlab.analysis.sweeps import (
     full_period_iops,
     low_qd_score,
     point_metrics,
+    smallest_at_peak,
     smallest_reaching,
     split_metrics,
 )
@@ -37,6 +38,14 @@ def test_smallest_block_reaching_ninety_percent() -> None:
     by_size = {512: 50.0, 4096: 400.0, 65536: 1850.0, 1 << 20: 2000.0, 1 << 26: 1990.0}
     assert smallest_reaching(by_size, 0.9) == 65536
     assert smallest_reaching({}, 0.9) is None
+
+
+def test_the_peak_is_at_the_smallest_size_that_reads_as_it() -> None:
+    """QA: 8, 16 and 32 KiB writes all read 305.7 MB/s; the peak was put at 32 KiB for its fifth decimal."""
+    by_size = {4096: 290.1, 8192: 305.705, 16384: 305.71, 32768: 305.718, 65536: 305.2}
+    assert smallest_at_peak(by_size) == 8192
+    assert smallest_at_peak({**by_size, 32768: 305.76}) == 32768  # 305.8 reads above 305.7
+    assert smallest_at_peak({}) is None
 
 
 def test_point_and_split_metrics_from_raw_totals() -> None:

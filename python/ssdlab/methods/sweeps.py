@@ -32,6 +32,7 @@ from ssdlab.analysis.sweeps import (
     curve_stats,
     low_qd_score,
     point_metrics,
+    smallest_at_peak,
     smallest_reaching,
     split_metrics,
 )
@@ -439,7 +440,7 @@ class TransferSweepTest(MethodTest[TransferParams]):
             if curve:
                 stats = curve_stats(curve)
                 metrics[f"{direction}_peak_mb_s"] = stats.max
-                metrics[f"{direction}_peak_block_bytes"] = stats.max_at
+                metrics[f"{direction}_peak_block_bytes"] = smallest_at_peak(curve)
                 # Where the drive gets near its ceiling: a small value means cheap commands.
                 metrics[f"{direction}_90pct_block_bytes"] = smallest_reaching(curve, 0.9)
         return metrics

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import fcntl
 import io
 import json
@@ -630,6 +631,9 @@ def _open_lock_file(path: Path) -> int:
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as err:
+        if err.errno == errno.EROFS:  # nothing there to remove: the bundle cannot be written at all (QA)
+            raise BundleError(f"{path.parent} is on a read-only file system, and a run writes its bundle (a resume "
+                              "too); copy the bundle somewhere writable and resume the copy") from None
         raise BundleError(f"{path}: cannot open the bundle's lock file ({err.strerror}); remove it "
                           "(or use another bundle)") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was looked at
@@ -749,6 +753,20 @@ class Bundle:
                 return False
         return True
 
+    def _missing_folder(self, rel: Path) -> Path | None:
+        """The first folder of `rel` (from the bundle down) that does not exist, as a path in the
+        bundle, or None: what _own_folder finds missing is no link, and is said as it is."""
+        current = Path()
+        for part in rel.parts:
+            current = current / part
+            try:
+                (self.path / current).lstat()
+            except FileNotFoundError:
+                return current
+            except OSError:  # there, but not to be looked into (no permission): not said missing
+                return None
+        return None
+
     def drive_state_position(self, fix: str = "delete it, and the resumed test starts over") -> tuple[str, int]:
         """Where the saved drive stands (test name, actions done), from state/drive.json;
         BundleError when that file is missing or is not what write_drive_state writes."""
@@ -820,6 +838,9 @@ class Bundle:
         try:
             # A link (at the file or a folder above it) is not the file ssdlab wrote: one planted in a
             # bundle was read as the run's data (QA: another run's round, analysed with no note).
+            missing = self._missing_folder(rel.parent)
+            if missing is not None:  # renamed or removed: not a link (QA: `mv measurements/TEST x`)
+                return f"its folder {missing} does not exist"
             if (self.path / rel).is_symlink() or not self._own_folder(rel.parent):
                 return "it is a link, not the file ssdlab wrote"
             if (self.path / rel).exists() and not (self.path / rel).is_file():  # a FIFO would block for ever

@@ -63,6 +63,7 @@ from ssdlab.errors import BundleError, SsdlabError, UsageError
 from ssdlab.outputs import OutputKind, make_folder_for, read_head, what_is
 from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
 from ssdlab.units import is_number
+from ssdlab.userdirs import xdg_base
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
@@ -97,8 +98,7 @@ def default_library_path() -> Path:
     given = os.environ.get(LIBRARY_ENV)
     if given:
         return Path(given).expanduser()
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "ssdlab" / "library.sqlite"
+    return xdg_base("XDG_DATA_HOME", ".local/share") / "ssdlab" / "library.sqlite"
 
 
 def _digest(*parts: object) -> str:

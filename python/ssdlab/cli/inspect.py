@@ -36,6 +36,7 @@ from ssdlab.methods.base import Measure
 from ssdlab.planning import (
     PlannedTest,
     assumed_rates,
+    engine_refusal,
     given_rates,
     plan_run,
     plan_warnings,
@@ -199,9 +200,10 @@ def plan(
     print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
     if host:
         _print_hosts(tgt, engine, host_refusal)
-    refusal = host_refusal or run_refusal(tgt, planned)
+    refusal = host_refusal or run_refusal(tgt, planned) or (None if host else engine_refusal(engine))
     if refusal:
         out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
+        facts = _without_said(facts, refusal)
     elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
         # Soft-wrapped, as errors are: a flag or command wrapped onto two lines would be copied broken.
         out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
@@ -213,6 +215,13 @@ def plan(
         if fio:
             _print_jobs(item, tgt, engine, host_refusal)
     _print_totals(planned, clock)
+
+
+def _without_said(facts: TargetInfo, refusal: str) -> TargetInfo:
+    """The target's notes less one that states what the refusal states: a file's free space
+    was said twice, once as "a run that writes would stop at once" when run refuses it."""
+    kept = tuple(n for n in facts.notes if ":" not in n or n[:n.rfind(":")] not in refusal)
+    return facts.model_copy(update={"notes": kept})
 
 
 PLAN_RUN_ID = "RUNID"  # each run draws its own id for its hosts' file names

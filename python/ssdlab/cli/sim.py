@@ -45,6 +45,8 @@ def sim_cache(
     total = sum(e.size_bytes for e in entries)
     out.print(f"{counted(len(entries), 'cached prepared drive')} in {cache.path}: {total / 1e6:.1f} MB of at most "
               f"{cache.limit_bytes / 1e9:g} GB (least recently used go first)", highlight=False, markup=False)
+    if total > cache.limit_bytes:  # the bound was lowered since: nothing is trimmed until a run stores
+        out.print(_over_bound_text(total, cache.limit_bytes), highlight=False, markup=False)
     if not entries:
         return
     # Laid out for the width it gets, as report tables are: side by side where every word fits its
@@ -53,6 +55,14 @@ def sim_cache(
     rows = tuple((e.key[:8], _drive_text(e.meta), _made_by(e.meta), f"{e.size_bytes / 1e6:.1f}",
                   datetime.fromtimestamp(e.used, UTC).strftime("%m-%d %H:%M")) for e in entries)
     out.print(FittedTable("", "", ("key", "drive", "made by", "MB", "last used (UTC)"), rows))
+
+
+def _over_bound_text(total_bytes: int, limit_bytes: int) -> str:
+    """What a cache over its bound (SSDLAB_SIM_CACHE_MAX_GB lowered since it filled) becomes, and when."""
+    then = ("drops every entry, its own too (a bound of 0 keeps nothing)" if limit_bytes == 0 else
+            "drops the least recently used until it fits")
+    return (f"over its bound by {(total_bytes - limit_bytes) / 1e6:.1f} MB: the next run that stores a drive {then} "
+            "(`ssdlab sim cache --clear` drops them all now)")
 
 
 def _drive_text(meta: dict[str, Any]) -> str:

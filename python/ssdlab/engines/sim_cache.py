@@ -8,12 +8,13 @@ of exactly those inputs, so a later run that would simulate the same preparation
 it instead, with results identical to simulating it.
 
 Entries live in $SSDLAB_SIM_CACHE, else $XDG_CACHE_HOME/ssdlab/sim (~/.cache by default),
-one `<key>.snap` and one `<key>.json` each; the cache is bounded ($SSDLAB_SIM_CACHE_MAX_GB,
-4 GB by default) and drops the least recently used entries first.
+one `<key>.snap` and one `<key>.json` (with the SHA-256 of the .snap) each; the cache is
+bounded ($SSDLAB_SIM_CACHE_MAX_GB, 4 GB by default) and drops the least recently used entries first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -29,6 +30,7 @@ from typing import Any
 from ssdlab.bundle import atomic_write_bytes, atomic_write_text
 from ssdlab.errors import UsageError
 from ssdlab.outputs import what_is
+from ssdlab.userdirs import xdg_base
 
 DEFAULT_MAX_BYTES = 4 * 10**9
 MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
@@ -38,14 +40,14 @@ KEY_CHARS = 32
 _OWN_FILE = re.compile(rf"^\.?(?P<key>[0-9a-f]{{{KEY_CHARS}}})\.(snap|json)(\.[^/]+\.tmp)?$")
 # A pair is written within seconds; a part still alone after this was left by a crash or a kill.
 ORPHAN_GRACE_S = 600.0
+SNAP_DIGEST = "snap_sha256"  # the sidecar's key for snap_digest of the snapshot written with it
 
 
 def cache_dir() -> Path:
     explicit = os.environ.get("SSDLAB_SIM_CACHE")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ssdlab" / "sim"
+    return xdg_base("XDG_CACHE_HOME", ".cache") / "ssdlab" / "sim"
 
 
 def max_bytes() -> int:
@@ -67,6 +69,11 @@ def max_bytes() -> int:
 def build_digest(extension_file: str) -> str:
     """The simulator build: a rebuilt extension (another FTL, other timings) never hits an old entry."""
     return hashlib.sha256(Path(extension_file).read_bytes()).hexdigest()
+
+
+def snap_digest(data: bytes) -> str:
+    """What a sidecar keeps of its snapshot's bytes, to know it on reading (SimCache.get)."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def fold(history: str, action_json: str) -> str:
@@ -98,10 +105,20 @@ class SimCache:
         return cls(path, max_bytes())
 
     def get(self, key: str) -> tuple[bytes, dict[str, Any]] | None:
+        """The entry's snapshot and sidecar, or None. A snapshot that is not the one its sidecar
+        was written with is dropped: the sidecar's history vouches for the drive (the run-ahead
+        adopts a drive by it), so another entry's snapshot copied over this one's was taken for
+        this drive (QA: 57 metrics differed)."""
         snap, meta = self.path / f"{key}.snap", self.path / f"{key}.json"
         try:
             data, info = snap.read_bytes(), json.loads(meta.read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            return None
+        if not isinstance(info, dict) or info.get(SNAP_DIGEST) != snap_digest(data):
+            # Also an entry written before its snapshot had a digest: nothing can vouch for its
+            # snapshot, and dropping it costs one simulation of what made it, stored again.
+            with contextlib.suppress(OSError):  # a read-only cache: a miss all the same
+                self.remove(key)
             return None
         now = time.time()
         for file in (snap, meta):
@@ -113,7 +130,7 @@ class SimCache:
 
     def put(self, key: str, data: bytes, meta: dict[str, Any]) -> None:
         atomic_write_bytes(self.path / f"{key}.snap", data)
-        atomic_write_text(self.path / f"{key}.json", json.dumps(meta) + "\n")
+        atomic_write_text(self.path / f"{key}.json", json.dumps({**meta, SNAP_DIGEST: snap_digest(data)}) + "\n")
         self.evict()
 
     def entries(self) -> list[Entry]:

@@ -7,6 +7,7 @@ script error) as JSON in #render-status, so a headless browser can check it.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Sequence
@@ -33,6 +34,9 @@ from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_j
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
+
+# Why a folder cannot be written at all: a read-only mount, no permission, an immutable folder.
+READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 COLLAPSE_ROWS = 12  # longer tables fold under their charts (open for print)
 
@@ -175,6 +179,12 @@ def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | Non
         out_html, charts_dir = _output_paths(out_html, charts_dir, inside)
         old_folder_at(charts_dir, inside)  # one that cannot be moved aside is refused before any drawing
         drawing = new_folder_beside(charts_dir)
+    except OSError as err:
+        remove_made_folders(made)
+        if inside is not None and err.errno in READ_ONLY_ERRNOS:  # a bundle on a read-only mount (QA)
+            raise UsageError(f"the bundle {inside} cannot be written ({err.strerror}), and its report is written into "
+                             "it; give -o ELSEWHERE.html to write the report elsewhere") from None
+        raise
     except BaseException:
         remove_made_folders(made)
         raise

@@ -13,7 +13,7 @@ GIB = 1024 * MIB
 TIB = 1024 * GIB
 
 _SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 
 
 # 1 EiB: beyond any drive; every engine's offsets stay within 64 bits.
@@ -33,11 +33,16 @@ SIZE_FORM = "a number with an optional k/m/g/t suffix, e.g. 4k or 1g"
 
 
 def parse_size(text: str) -> int:
-    """'4k', '128KiB', '1g', '512' -> bytes (binary multiples), at most MAX_SIZE_BYTES."""
+    """'4k', '128KiB', '1g', '512' -> bytes (binary multiples), at most MAX_SIZE_BYTES. '64MB' is
+    refused: ssdlab prints MB and GB as decimal (10⁶, 10⁹ bytes), so reading them as MiB and GiB
+    here would say one thing and do another (QA: size=64MB made a 67.1 MB file)."""
     match = _SIZE_RE.match(text)
     if not match:
         raise SizeError(f"bad size {text!r}: use {SIZE_FORM}", f"is not a size ({SIZE_FORM})")
-    number, suffix = match.groups()
+    number, suffix, unit = match.groups()
+    if suffix and unit and unit.lower() == "b":
+        what = _decimal_unit_refusal(number, suffix)
+        raise SizeError(f"size {text!r} {what}", what)
     if not suffix and float(number) != int(float(number)):  # 1.5 bytes: a slip, not a size to round
         raise SizeError(f"bad size {text!r}: a size in bytes is a whole number; give e.g. {int(float(number))} "
                         f"or use a k/m/g/t suffix", "is not a whole number of bytes (a k/m/g/t suffix may "
@@ -47,6 +52,16 @@ def parse_size(text: str) -> int:
         raise SizeError(f"size {text!r} is larger than any drive (at most 1 EiB); give a real size",
                         "is larger than any drive (at most 1 EiB)")
     return size
+
+
+def _decimal_unit_refusal(number: str, suffix: str) -> str:
+    """Why '64MB' is no size here, with what to type for either reading."""
+    prefix = suffix.lower()
+    binary = f"{number}{prefix} ({number} {prefix.upper()}iB = {int(float(number) * _SUFFIX[prefix]):,} bytes)"
+    decimal = float(number) * 1000 ** " kmgt".index(prefix)
+    other = f" or {int(decimal)} ({number} {prefix.upper()}B)" if decimal == int(decimal) else ""
+    return (f"is ambiguous: ssdlab prints {prefix.upper()}B as decimal (10^{3 * ' kmgt'.index(prefix)} bytes), but "
+            f"sizes typed here are binary; give {binary}{other}")
 
 
 _RATE_PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9}

@@ -34,8 +34,51 @@ def test_a_file_ssdlab_did_not_create_needs_destroy_and_its_path(tmp_path: Path,
     assert path.read_bytes() == before
     done = cli("run", spec, *QUICK, "--out", str(tmp_path / "ok"), "--destroy", f"--yes={path}")
     assert done.code == 0, done.stderr
-    assert FileTarget.from_spec(spec).owned()  # written with consent: ssdlab's scratch file now
-    assert cli("run", spec, *QUICK, "--out", str(tmp_path / "again")).code == 0  # no confirmation needed
+    # QA: one confirmation made the file ssdlab's for good (marked), and later runs wrote it unasked.
+    assert not FileTarget.from_spec(spec).owned()
+    again = cli("run", spec, *QUICK, "--out", str(tmp_path / "again"))
+    assert again.code == 3 and "--destroy --yes=" in again.stderr
+    assert "run needs --destroy" in cli("plan", "--test", "quick", "-t", spec).stdout
+
+
+def test_a_file_ssdlab_creates_is_its_own(tmp_path: Path, cli: Callable) -> None:
+    spec = f"file:{tmp_path / 'new.img'}?size=4m"
+    assert cli("run", spec, *QUICK, "--out", str(tmp_path / "one")).code == 0
+    assert FileTarget.from_spec(spec).owned()
+    assert cli("run", spec, *QUICK, "--out", str(tmp_path / "two")).code == 0  # no confirmation needed
+
+
+def test_a_confirmed_write_keeps_someones_file_at_its_size(tmp_path: Path, cli: Callable) -> None:
+    """QA: a confirmed run on a 64 MiB file without size= grew it to the default 1 GiB."""
+    path = someones_file(tmp_path, 4 << 20)
+    spec = f"file:{path}"  # no size=: the default (1 GiB) is larger than the file
+    planned = cli("plan", "--test", "quick", "-t", spec)
+    assert "smaller than the default size, 1GiB (no size= was given)" in planned.stdout, planned.stdout
+    result = cli("run", spec, *QUICK, "--out", str(tmp_path / "b"), "--destroy", f"--yes={path}")
+    assert result.code == 2 and "smaller than the default size, 1GiB (no size= was given)" in result.stderr
+    assert "size=1073741824" not in result.stderr and "at most 4MiB" in result.stderr
+    assert not (tmp_path / "b").exists()
+    assert path.stat().st_size == 4 << 20 and not FileTarget.from_spec(spec).owned()
+    read = cli("run", spec, "--test", "linear-read", "--engine", "fake", "--no-report", "--out", str(tmp_path / "r"))
+    assert read.code == 2 and "smaller than the default size" in read.stderr
+    fits = cli("run", f"{spec}?size=2m", *QUICK, "--out", str(tmp_path / "c"), "--destroy", f"--yes={path}")
+    assert fits.code == 0, fits.stderr
+    assert path.stat().st_size == 4 << 20 and not FileTarget.from_spec(spec).owned()
+
+
+def test_an_explicit_larger_size_grows_someones_file_only_when_confirmed(tmp_path: Path, cli: Callable) -> None:
+    path = someones_file(tmp_path, 4 << 20)
+    spec = f"file:{path}?size=8m"
+    planned = cli("plan", "--test", "quick", "-t", spec)
+    assert "destroys its contents and grows it from 4MiB to size=8MiB" in planned.stdout, planned.stdout
+    unconfirmed = cli("run", spec, *QUICK, "--out", str(tmp_path / "a"), "--destroy")
+    assert unconfirmed.code == 3 and path.stat().st_size == 4 << 20
+    refused = cli("run", spec, *QUICK, "--out", str(tmp_path / "b"))
+    assert refused.code == 3 and "grows it from 4MiB to size=8MiB" in refused.stderr, refused.stderr
+    assert path.stat().st_size == 4 << 20
+    done = cli("run", spec, *QUICK, "--out", str(tmp_path / "c"), "--destroy", f"--yes={path}")
+    assert done.code == 0, done.stderr
+    assert path.stat().st_size == 8 << 20 and not FileTarget.from_spec(spec).owned()
 
 
 def test_reads_on_someones_file_change_nothing(tmp_path: Path, cli: Callable) -> None:

@@ -186,7 +186,7 @@ def test_two_runs_on_one_target_are_refused_not_mixed(tmp_path: Path, cli: Calla
     second.close()
 
     spec = f"file:{scratch}?size=32m"
-    scratch.write_bytes(b"")
+    FileTarget.from_spec(spec).prepare()  # ssdlab's own scratch file (someone's would add a note on its size)
     with scratch.open("rb") as held:  # another run holds the target: as its runner does
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         refused = cli("run", "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "-p", "size_bytes=16m",
@@ -232,3 +232,23 @@ def test_a_remote_file_is_never_looked_at_or_made_here(tmp_path: Path) -> None:
     for spec in ("file:x.img", "file:~/x.img", "file:/srv/", "file:/srv/${X}"):
         with pytest.raises(UsageError):
             RemoteFileTarget.from_spec(spec, hosts)
+
+
+def test_an_existing_file_that_cannot_be_written_is_not_said_to_be_created(tmp_path: Path) -> None:
+    """QA: an immutable (chattr +i) file gave "cannot create … (Operation not permitted)"; it exists."""
+    import subprocess
+
+    path = tmp_path / "imm.img"
+    FileTarget.from_spec(f"file:{path}?size=1m").prepare()  # ssdlab's own file
+    if os.geteuid() == 0:  # root writes through permission bits: only the immutable flag stops it
+        if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+            pytest.skip("this file system has no immutable flag")
+    else:
+        path.chmod(0o444)
+    try:
+        with pytest.raises(TargetError) as err:
+            FileTarget.from_spec(f"file:{path}?size=2m").prepare()
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], check=False)
+    assert f"cannot open {path} for writing (" in str(err.value) and "create" not in str(err.value)

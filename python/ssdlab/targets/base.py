@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ssdlab.errors import SafetyError, TargetError
+from ssdlab.targets.sysinfo import flock_holders
 from ssdlab.units import decimal_capacity
 
 TargetKind = Literal["file", "block", "sim", "fake"]
@@ -314,6 +315,23 @@ def confirm_by_name(spec: str, what: str, token: str, destroy: bool, confirmed: 
         raise SafetyError(f"{spec}: --yes={confirmed.strip()!r} does not match {token!r}")
 
 
+def lock_refusal(path: Path) -> str:
+    """Who holds the lock on `path`: another ssdlab run, or another program (a tool such as
+    `flock` or `udevadm lock` claiming the drive), named when /proc/locks shows it; never said
+    to be ssdlab when it is not known to be."""
+    holders = flock_holders(path)
+    ours = next((h for h in holders if h.is_ssdlab), None)
+    if ours is not None:
+        return (f"another ssdlab run is using {path} (pid {ours.pid}); wait for it to end (two runs at once "
+                "would each measure the other's I/O)")
+    if holders:
+        named = ", ".join(f"pid {h.pid} ({h.comm})" for h in holders)
+        return (f"{path.name} is locked (flock) by {named}, another program, not an ssdlab run; wait for it to end "
+                "or stop it (ssdlab measures a drive only while nothing else uses it)")
+    return (f"{path.name} is locked (flock) by a process /proc/locks does not name (in another pid namespace); "
+            f"wait for it to end or stop it (`fuser -v {path}` lists who has it open)")
+
+
 class TargetLocks:
     """Advisory locks (flock) on a target's file or device nodes for the life of a run: two
     runs on one drive at once each measure the other's I/O and change each other's drive state.
@@ -340,8 +358,7 @@ class TargetLocks:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
-                raise TargetError(f"{self.spec}: another ssdlab run is using {path}; wait for it to end (two "
-                                  "runs at once would each measure the other's I/O)") from None
+                raise TargetError(f"{self.spec}: {lock_refusal(path)}") from None
             self.held[path] = fd
 
     def close(self) -> None:

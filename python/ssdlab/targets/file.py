@@ -2,7 +2,8 @@
 
 A file target never touches anything but its own file (docs/safety.md): it refuses paths that
 exist and are not regular files (directories, devices, symlinks), never creates
-directories, and only ever grows the file it owns.
+directories, and only ever grows the file it owns. An existing file it did not create keeps
+its size unless size= asks for more, and never becomes its own (no ownership mark).
 
 With `--host`, the path names a file on each remote host, not on this machine: RemoteFileTarget
 looks at, creates and marks nothing here (engines/fio_multi.py checks what it can on the hosts).
@@ -27,7 +28,7 @@ from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.safety import file_in_use, in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
-from ssdlab.units import GIB, MIB, decimal_capacity, parse_size
+from ssdlab.units import GIB, MIB, decimal_capacity, format_size, parse_size
 
 DEFAULT_SIZE = GIB
 FALLOC_FL_KEEP_SIZE = 0x01
@@ -87,6 +88,8 @@ class FileTarget(Target):
     path: Path
     size_bytes: int = DEFAULT_SIZE
     sysroot: SysRoot = field(default_factory=SysRoot)
+    # Whether the spec named size=: the default alone never grows a file ssdlab did not create.
+    size_given: bool = False
     kind = "file"
     _authorized: bool = field(default=False, repr=False)
 
@@ -99,11 +102,11 @@ class FileTarget(Target):
         if not raw_path:
             raise UsageError("file target: give a path, e.g. file:/mnt/scratch/ssdlab.dat?size=4g")
         check_job_safe(raw_path)
-        size = parse_size(options.get("size", "1g"))
+        size = parse_size(options["size"]) if "size" in options else DEFAULT_SIZE
         if size < MIB:
             raise UsageError("file target: size must be at least 1m (one MiB)")
         path = Path(os.path.abspath(os.path.expanduser(raw_path)))
-        return cls(spec=spec, path=path, size_bytes=size, sysroot=sysroot or SysRoot())
+        return cls(spec=spec, path=path, size_bytes=size, sysroot=sysroot or SysRoot(), size_given="size" in options)
 
     @property
     def fio_filename(self) -> str:
@@ -156,8 +159,12 @@ class FileTarget(Target):
         if refusal:
             raise SafetyError(refusal)
         if self.foreign():
+            too_small = self._size_refusal(writing=True)
+            if too_small:
+                raise TargetError(too_small)
             confirm_by_name(self.spec, f"{self.path} exists and was not created by ssdlab: writing destroys its "
-                            "contents", str(self.path), destroy, confirmed_serial, also=(self.path.name,))
+                            f"contents{self._growth_words()}", str(self.path), destroy, confirmed_serial,
+                            also=(self.path.name,))
         shortfall = self._space_shortfall()
         if shortfall:  # refused before the run writes its bundle, not at the first test
             raise TargetError(f"{self.spec}: {shortfall}; free space or give a smaller size=")
@@ -168,24 +175,52 @@ class FileTarget(Target):
 
     def prepare(self) -> None:
         self.check()
-        if self.foreign() and not self._authorized:
-            self._check_readable_size()  # a read-only test on someone's file: change nothing
-            return
-        self._create_or_grow()
-        mark_owned(self.path)
+        if self.foreign():
+            # Someone's file: a read-only test changes nothing; a confirmed write keeps its size
+            # unless size= asked for more, and it stays theirs (the next write asks again).
+            too_small = self._size_refusal(writing=self._authorized)
+            if too_small:
+                raise TargetError(too_small)
+            if not self._authorized:
+                return
+        if self._create_or_grow():
+            mark_owned(self.path)  # only a file ssdlab made is its own
 
-    def _check_readable_size(self) -> None:
-        if os.stat(self.path).st_size < self.size_bytes:
-            raise TargetError(f"{self.spec}: {self.path} is smaller than size={self.size_bytes}; give a size that "
-                              "fits in the file")
+    def _size_refusal(self, writing: bool) -> str | None:
+        """Why someone's file cannot be used at this size: it is smaller, and only a size= the user
+        named, in a run that writes (confirmed), grows it. None for ssdlab's own file (grown)."""
+        try:
+            have_bytes = os.stat(self.path).st_size
+        except OSError:
+            return None
+        if have_bytes >= self.size_bytes or not self.foreign() or (writing and self.size_given):
+            return None
+        fits = f"give a size= that fits in it (at most {format_size(have_bytes)})"
+        if self.size_given:
+            return f"{self.spec}: {self.path} is smaller than size={format_size(self.size_bytes)}; {fits}"
+        return (f"{self.spec}: {self.path} ({format_size(have_bytes)}) is smaller than the default size, "
+                f"{format_size(DEFAULT_SIZE)} (no size= was given); {fits}, or a larger size= to grow it in a run "
+                "that writes (ssdlab grows a file it did not create only when asked)")
 
-    def _create_or_grow(self) -> None:
+    def _growth_words(self) -> str:
+        """What a confirmed write does to the size of someone's file, for the confirmation."""
+        try:
+            have_bytes = os.stat(self.path).st_size
+        except OSError:
+            return ""
+        if have_bytes >= self.size_bytes:
+            return ""
+        return f" and grows it from {format_size(have_bytes)} to size={format_size(self.size_bytes)}"
+
+    def _create_or_grow(self) -> bool:
+        """Create the file or grow it to its size; whether it was created here."""
         flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         created = not self.path.exists()
         try:
             fd = os.open(self.path, flags, 0o644)
         except OSError as err:
-            raise TargetError(f"{self.spec}: cannot create {self.path} ({err.strerror})") from None
+            doing = "create" if created else "open"
+            raise TargetError(f"{self.spec}: cannot {doing} {self.path} for writing ({err.strerror})") from None
         try:
             # Only grow: a larger file may hold a previous run's preconditioned data.
             had_bytes = os.fstat(fd).st_size
@@ -193,6 +228,7 @@ class FileTarget(Target):
                 self._allocate(fd, had_bytes, created)
         finally:
             os.close(fd)
+        return created
 
     def _allocate(self, fd: int, had_bytes: int, created: bool) -> None:
         """Real blocks for the whole file, not a sparse one. A file system that cannot hold it
@@ -222,9 +258,21 @@ class FileTarget(Target):
 
     def _space_notes(self) -> tuple[str, ...]:
         """What `run` would stop at (it allocates the whole file before measuring), said by `plan` too."""
+        too_small = self._size_refusal(writing=True)
+        if too_small:  # someone's file refused at its size: it is not grown, whatever the space
+            return (f"run would refuse it: {too_small.removeprefix(f'{self.spec}: ')}",)
         shortfall = self._space_shortfall()
-        return () if shortfall is None else (f"{shortfall}: a run that writes would stop at once; free space or "
-                                             "give a smaller size=",)
+        notes = () if shortfall is None else (f"{shortfall}: a run that writes would stop at once; free space or "
+                                              "give a smaller size=",)
+        return self._growth_notes() + notes
+
+    def _growth_notes(self) -> tuple[str, ...]:
+        """That a run that writes grows someone's file to the size= asked, said by `plan` and `info`."""
+        growth = self._growth_words() if self.foreign() else ""
+        if growth:
+            return (f"{self.path} was not created by ssdlab: a run that writes destroys its contents{growth} "
+                    f"(confirmed with --destroy --yes={self.path}); a run that only reads is refused at that size",)
+        return ()
 
     def supports_punch_hole(self, fstype: str | None) -> bool | None:
         """Probe on our own file past its end (touches no data, but does update its times),

@@ -1,8 +1,8 @@
 """Whether a block device or a scratch file is in use (docs/safety.md): mounted, swap, held by
-md/dm/LVM, backing the root file system, held open exclusively (a mount in another mount
-namespace, a RAID/btrfs/ZFS member, an external journal, a program), mapped by a loop device,
-or writing through a loop device to something in use; for files, swap, a loop device's backing
-file, or open for writing by another process.
+md/dm/LVM, backing the root file system, open for writing by another process, held open
+exclusively (a mount in another mount namespace, a RAID/btrfs/ZFS member, an external journal, a
+program), mapped by a loop device, or writing through a loop device to something in use; for
+files, swap, a loop device's backing file, or open for writing by another process.
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.
@@ -95,6 +95,10 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
         reasons.append("backs the root file system")
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
         reasons.append(f"{name} is read-only (its ro flag is set)")
+    writing = device_writers(root, name, members)
+    reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
+                for member, pid, comm in writing]
+    explained.update(member for member, _pid, _comm in writing)  # a writer that also holds it O_EXCL: said once
     if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
         reasons += exclusive_reasons(root, members, explained, node)
     reasons += mapped_by_loops(root, name, members, above)
@@ -114,6 +118,30 @@ def _block_name(root: SysRoot, numbers: dict[str, str], path: str) -> str | None
     if stat.S_ISBLK(found.st_mode):
         return numbers.get(devnum_text(found.st_rdev))
     return dev_name(root, path)
+
+
+# ---- open for writing ---------------------------------------------------------------------
+
+
+def device_writers(root: SysRoot, name: str, members: Sequence[str]) -> list[tuple[str, int, str]]:
+    """(device, pid, command) of other processes that have the device open for writing: a VM, a
+    database or `dd` on a raw device opens it without O_EXCL, so nothing else shows it. Its
+    partitions count for a whole disk, and the whole disk for a partition (a writer of the disk
+    writes the partition's blocks too). A reader is not counted: writing changes what it reads,
+    but it cannot change what the test measures (docs/safety.md)."""
+    numbers = {read_attr(root.block(m) / "dev"): m for m in (*members, disk_of(root, name))}
+    numbers.pop(None, None)
+    found = []
+    for proc in _processes(root):
+        for fd in _fds(proc):
+            try:
+                there = os.stat(fd)
+            except OSError:
+                continue
+            member = numbers.get(devnum_text(there.st_rdev)) if stat.S_ISBLK(there.st_mode) else None
+            if member is not None and _opened_for_writing(proc / "fdinfo" / fd.name):
+                found.append((member, int(proc.name), read_attr(proc / "comm") or "?"))
+    return sorted(set(found), key=lambda f: (f[1], f[0]))
 
 
 # ---- held exclusively ----------------------------------------------------------------------

@@ -520,3 +520,52 @@ def device_of_path(root: SysRoot, path: Path) -> str | None:
     except OSError:
         return None
     return devnum_names(root).get(f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+
+
+class LockHolder(NamedTuple):
+    """A process holding a flock (/proc/locks), and its command line."""
+
+    pid: int
+    comm: str
+    argv: tuple[str, ...]
+
+    @property
+    def is_ssdlab(self) -> bool:
+        """Whether it is an ssdlab run: this process, or one started as `ssdlab` or `python -m ssdlab`."""
+        names = [Path(arg).name for arg in self.argv[:3]]
+        started = names[:1] == ["ssdlab"] or (names[:1] != [] and names[0].startswith("python") and (
+            names[1:2] == ["ssdlab"] or names[1:3] == ["-m", "ssdlab"]))
+        return self.pid == os.getpid() or started
+
+
+def parse_proc_locks(text: str) -> list[tuple[int, int, int, int]]:
+    """(pid, major, minor, inode) of each flock /proc/locks lists as held (fs/locks.c writes
+    the file system's device as hex major:minor; '->' lines are waiters, not holders)."""
+    found = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 6 or fields[1] != "FLOCK":
+            continue
+        try:
+            major, minor, inode = fields[5].split(":")
+            found.append((int(fields[4]), int(major, 16), int(minor, 16), int(inode)))
+        except ValueError:
+            continue
+    return found
+
+
+def flock_holders(path: Path, proc: Path = Path("/proc")) -> list[LockHolder]:
+    """The processes holding a flock on `path`, as far as /proc tells (a holder in another pid
+    namespace shows no pid here)."""
+    try:
+        node = os.stat(path)
+        locks = parse_proc_locks((proc / "locks").read_text())
+    except OSError:
+        return []
+    found = []
+    for pid, major, minor, inode in locks:
+        if pid <= 0 or (major, minor, inode) != (os.major(node.st_dev), os.minor(node.st_dev), node.st_ino):
+            continue
+        argv = (read_attr(proc / str(pid) / "cmdline") or "").split("\0")
+        found.append(LockHolder(pid, read_attr(proc / str(pid) / "comm") or "?", tuple(a for a in argv if a)))
+    return found

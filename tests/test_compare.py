@@ -460,7 +460,8 @@ def test_link_speed_is_not_doubled(speed: str | None, width: int | None, shown: 
 
 def test_bundles_that_share_no_test_say_so(tmp_path: Path, cli: Callable[..., Any]) -> None:
     only_mixed = make_bundle(tmp_path / "mixed-only", [MIXED])
-    only_quick = make_bundle(tmp_path / "quick-only", [quick()])
+    # Another drive: two runs of one started in one second would be one run (library.run_id), refused as such.
+    only_quick = make_bundle(tmp_path / "quick-only", [quick()], spec="fake:?capacity=4g")
     with pytest.raises(UsageError, match=r"share no test.*ran mixed.*ran quick"):
         compare_bundles([only_mixed, only_quick])
     result = cli("compare", str(only_mixed), str(only_quick))

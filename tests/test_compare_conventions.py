@@ -73,8 +73,14 @@ def before_ubx_gc(config: dict[str, Any]) -> None:
     config["ctrl"]["gc_page_us"] = 0.0  # the UBX family before 2996c16
 
 
-def copy_of(bundle: Path, path: Path) -> Path:
+def copy_of(bundle: Path, path: Path, created: str | None = None) -> Path:
+    """A copy of a bundle; with `created`, another run (another start time): compare refuses a
+    copy of one run beside it as that run twice."""
     shutil.copytree(bundle, path)
+    if created is not None:
+        data = json.loads((path / "run.json").read_text())
+        data["created_utc"] = created
+        (path / "run.json").write_text(json.dumps(data))
     return path
 
 
@@ -83,9 +89,9 @@ def fio_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("fio-conventions")
     new = make_bundle(root / "new")
     keep_job_files(new, random_map=False)
-    old = copy_of(new, root / "old")
+    old = copy_of(new, root / "old", "2025-01-01T00:00:00Z")
     keep_job_files(old, random_map=True)
-    reads = copy_of(new, root / "old-reads")  # only the random reads kept fio's random map
+    reads = copy_of(new, root / "old-reads", "2025-01-02T00:00:00Z")  # only the random reads kept fio's random map
     keep_job_files(reads, random_map=True, jobs=JOBS[1:])
     return {"new": new, "old": old, "old-reads": reads, "kept-none": make_bundle(root / "kept-none")}
 

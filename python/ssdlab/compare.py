@@ -39,7 +39,7 @@ from typing import Any, Literal
 from ssdlab.bundle import UNRELIABLE_MARK, Bundle, RunRecord, TestRecord, says_unreliable
 from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differences, effective_method
 from ssdlab.errors import UsageError
-from ssdlab.library import run_id
+from ssdlab.library import run_id, shown_status
 from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number, unit_from_name
@@ -81,7 +81,9 @@ class Drive:
 
     @property
     def run_status(self) -> str:
-        statuses = dict.fromkeys(s.run.status for s in self.sources)
+        """Its runs' statuses as every command shows them (library.shown_status: a run nobody runs
+        any more is "stopped", not "running"), each once."""
+        statuses = dict.fromkeys(shown_status(s.run.status, s.bundle) for s in self.sources)
         return " / ".join(statuses)
 
     def find(self, name: str) -> tuple[Source, TestRecord] | None:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,6 +46,7 @@ from ssdlab.bundle import (
     TooShort,
     atomic_write_bytes,
     is_run_id_prefix,
+    lock_holder,
     note_advice,
     says_unreliable,
     short_run_id_hint,
@@ -69,7 +71,7 @@ LIBRARY_ENV = "SSDLAB_LIBRARY"
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 # 2: a simulated drive's id comes from its configuration, not its spec; 3: a mixed RAID-0's firmware
 # is every member's, not its first member's; 4: each test's notes, which say when its figures are not
-# to be trusted (_migrate); 5: each test's windows too short to trust, every one by name (_add_too_short)
+# to be trusted (_migrate); 5: each test's windows too short to trust, every one by name (_migrate)
 SCHEMA_VERSION = 5
 VIRTUAL_KINDS = ("sim", "fake", "file")  # targets whose spec is part of the drive's identity
 SCHEMA = """
@@ -89,7 +91,7 @@ CREATE TABLE IF NOT EXISTS metrics (
     PRIMARY KEY (run_id, test, metric), FOREIGN KEY (run_id, test) REFERENCES tests(run_id, name) ON DELETE CASCADE);
 CREATE INDEX IF NOT EXISTS tests_by_method ON tests (method, method_key);
 """
-BundleState = Literal["ok", "missing", "changed"]
+BundleState = Literal["ok", "missing", "changed", "damaged"]
 AddOutcome = Literal["added", "updated", "moved", "replaced"]
 
 
@@ -181,14 +183,55 @@ class LibraryRun:
         """Whether the bundle is still where the library says, holding this run."""
         return bundle_state(self.bundle, self.run_id)
 
+    def check(self) -> BundleCheck:
+        """The bundle's state, with why it cannot be read when it is damaged."""
+        return bundle_check(self.bundle, self.run_id)
+
 
 def bundle_state(path: Path, rid: str) -> BundleState:
     """Whether the bundle at `path` still holds run `rid`."""
+    return bundle_check(path, rid).state
+
+
+STOPPED = "stopped"  # a run that reads "running" while nobody holds its bundle's lock
+
+
+def shown_status(status: str, bundle: Path) -> str:
+    """A run's status as every command shows it (report, library list, compare): "running" only
+    while a run holds its bundle's lock (bundle.lock_holder; the kernel drops it however the run
+    ends); one that reads "running" with the lock free stopped without saving its status (killed,
+    or the disk was full), as the report's banner says (QA: after kill -9 the terminal report and
+    `library list` said "running")."""
+    if status == "running" and lock_holder(bundle) is None:
+        return STOPPED
+    return status
+
+
+@dataclass(frozen=True)
+class BundleCheck:
+    """What became of a run's bundle (bundle_check): its state, and why a damaged one cannot be read."""
+
+    state: BundleState
+    reason: str = ""  # a damaged bundle's: the error reading its run record gave
+
+    def said(self) -> str:
+        """What became of the bundle, as `library list` says it after "bundle PATH"."""
+        if self.state == "damaged":
+            return f"cannot be read: {self.reason}"
+        return {"ok": "is there", "missing": "moved or deleted", "changed": "now holds another run"}[self.state]
+
+
+def bundle_check(path: Path, rid: str) -> BundleCheck:
+    """Whether the bundle at `path` still holds run `rid`: missing when nothing holds a run record
+    there (moved or deleted), damaged when one is there but cannot be read (QA: a run.json cut
+    short was called moved, and `library remove --missing` would have forgotten its run)."""
+    bundle = Bundle(path)
     try:
-        run = Bundle(path).load_run()
-    except BundleError:
-        return "missing"
-    return "ok" if run_id(run) == rid else "changed"
+        run = bundle.load_run()
+    except BundleError as error:
+        there = bundle.run_file.is_file()
+        return BundleCheck("damaged", str(error)) if there else BundleCheck("missing")
+    return BundleCheck("ok" if run_id(run) == rid else "changed")
 
 
 @dataclass(frozen=True)
@@ -300,6 +343,7 @@ class Library:
         if run.status != "complete" and not any(record.metrics for record in run.tests):  # nothing to rank
             raise BundleError(f"{bundle.path}: no test of this run finished ({run.status}), so it has nothing to "
                               f"rank; finish it with `ssdlab run --resume {bundle.path}`, then add it")
+        _refuse_tests_named_twice(bundle, run)
         rid = run_id(run)
         with self._db() as db:
             before = db.execute("SELECT bundle FROM runs WHERE run_id = ?", (rid,)).fetchone()
@@ -324,7 +368,7 @@ class Library:
         return runs
 
     def remove_missing(self) -> list[LibraryRun]:
-        gone = [r for r in self.runs() if r.state() != "ok"]
+        gone = [r for r in self.runs() if r.state() in ("missing", "changed")]  # a damaged bundle is still there
         with self._db() as db:
             db.executemany("DELETE FROM runs WHERE run_id = ?", [(r.run_id,) for r in gone])
         return gone
@@ -556,18 +600,31 @@ def unreliable_figures(rid: str, bundle: Path, record: TestRecord, target_json: 
 
 def _ssdlab_tables(path: Path) -> bool:
     """Whether an SQLite database is an ssdlab library, or one with no tables yet (a new one):
-    its `meta` table names a schema version. Read-only, so a database of another program is
-    never changed (it used to get ssdlab's tables added); one that cannot be read is left to the
-    command to say so."""
+    its `meta` table names a schema version, or its tables are ssdlab's alone with no version
+    row (the first write of an ssdlab older than one-transaction creation failed after making
+    them: _prepare repairs it). Read-only, so a database of another program is never changed (it
+    used to get ssdlab's tables added); one that cannot be read is left to the command to say so."""
     try:
         with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not tables:
                 return True
-            return "meta" in tables and db.execute(
-                "SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
+            if "meta" in tables and db.execute(
+                    "SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None:
+                return True
+            return _made_by_ssdlab(db, tables)
     except sqlite3.Error:
         return True
+
+
+def _made_by_ssdlab(db: sqlite3.Connection, tables: set[str]) -> bool:
+    """Whether a database without a schema version holds ssdlab's tables and nothing else, each
+    with no column this schema lacks (an older ssdlab's lack some of today's, never have others)."""
+    ours = schema_columns()
+    if tables != set(ours):
+        return False
+    return all({row[1] for row in db.execute(f"PRAGMA table_info({table})")} <= {name for name, _ in columns}
+               for table, columns in ours.items())
 
 
 def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive | None) -> list[RankedTest]:
@@ -634,13 +691,48 @@ def _writable(path: Path) -> bool:
 
 
 def _prepare(db: sqlite3.Connection, path: Path) -> None:
-    db.execute("PRAGMA foreign_keys = ON")
+    """Make the library, or bring it up to this schema, in one transaction: a library is made
+    whole (its tables and the schema version that says they are ssdlab's) or not at all. QA: the
+    tables were committed on their own, so a first `library add` that failed (a full disk, a
+    bundle refused by a constraint) rolled back only the version row, and every later command
+    called the file another program's database."""
+    db.execute("PRAGMA foreign_keys = ON")  # a no-op inside a transaction: set before it begins
     db.create_function("drive_label", 3, label_for, deterministic=True)  # LABEL, in every query that reads one
-    db.executescript(SCHEMA)
+    db.execute("BEGIN")
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    _add_missing_columns(db)
+    # No version row: a new library, or the tables of a first write that failed before this fix
+    # (its rows were rolled back with the version, so it has none to migrate).
     db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
     _check_version(db, path)
-    _migrate(db)
+    _migrate(db, path)
     _follow_rules(db)
+    db.commit()
+
+
+@cache
+def schema_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Each table of this schema and its columns (name, declared type), as SCHEMA makes them."""
+    with closing(sqlite3.connect(":memory:")) as model:
+        model.executescript(SCHEMA)
+        tables = [name for (name,) in model.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: tuple((row[1], row[2]) for row in model.execute(f"PRAGMA table_info({table})"))
+                for table in tables}
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """Every column of this schema that an older library's table lacks (schema 4: tests.notes_json,
+    5: tests.too_short_json), all added before any migration step writes a row as this schema
+    does. QA: the schema-4 step re-read each bundle and inserted rows with the schema-5 column
+    before the schema-5 step added it, so a schema-3 library whose bundles were there could not
+    be opened. New columns are nullable (ALTER TABLE adds no other kind)."""
+    for table, columns in schema_columns().items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns:
+            if name not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
 
 def _follow_rules(db: sqlite3.Connection) -> None:
@@ -648,7 +740,7 @@ def _follow_rules(db: sqlite3.Connection) -> None:
     from their bundles, so like runs keep ranking together after an upgrade. A run whose bundle
     moved, vanished or holds another run keeps what it had; `library add` refreshes it later."""
     row = db.execute("SELECT value FROM meta WHERE key = 'effective_rules'").fetchone()
-    if row is not None and int(row[0]) == RULES_VERSION:
+    if row is not None and str(row[0]) == str(RULES_VERSION):  # anything else (a damaged row): read again
         return
     # No row: a new library, or one written before rules 2 brought the row (its runs are re-read).
     for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
@@ -673,16 +765,29 @@ def _unusable(path: Path, err: sqlite3.DatabaseError) -> UsageError:
 
 
 def _check_version(db: sqlite3.Connection, path: Path) -> None:
-    (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if int(version) > SCHEMA_VERSION:
+    version = schema_version(db, path)
+    if version > SCHEMA_VERSION:
         raise UsageError(f"results library {path} is schema {version}, newer than this ssdlab understands "
                          f"({SCHEMA_VERSION}); upgrade ssdlab")
 
 
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring a library an older ssdlab wrote up to this schema; every run keeps its figures."""
+def schema_version(db: sqlite3.Connection, path: Path) -> int:
+    """The library's schema version; UsageError, in one line, when it is not a number (a damaged
+    or hand-edited file: QA saw "internal error: ValueError")."""
     (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if int(version) >= SCHEMA_VERSION:
+    try:
+        return int(version)
+    except (TypeError, ValueError):
+        raise UsageError(f"results library {path} is damaged: its schema version is {version!r}, not a number; "
+                         f"give another with --library or {LIBRARY_ENV}") from None
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Bring a library an older ssdlab wrote up to this schema; every run keeps its figures. Its
+    columns are already this schema's (_add_missing_columns), so each step may write rows as
+    this schema does, whichever version the library was."""
+    version = schema_version(db, path)
+    if version >= SCHEMA_VERSION:
         return
     # Drive ids, firmware and labels from the stored target, as they are made now: 2, a simulated
     # drive's id from its configuration; 3, a mixed RAID-0's from every member's firmware (the
@@ -695,28 +800,14 @@ def _migrate(db: sqlite3.Connection) -> None:
             continue  # a row this ssdlab cannot read keeps its id; `library add` refreshes it
         db.execute("UPDATE runs SET drive_id = ?, firmware = ?, label = ? WHERE run_id = ?",
                    (drive_id(target), firmware_text(target), target.label, rid))
-    if int(version) < 4:
-        _add_notes(db)
-    if int(version) < 5:
-        _add_too_short(db)
+    if version < 4:
+        # 4: each test's notes, read again from its run's bundle (one that moved or vanished keeps
+        # none until `library add` refreshes it, and ranks as before); with them, 5: its windows
+        # too short to trust, every one by name (TestRecord.too_short). A row not read again keeps
+        # none, and its export reads them as it did (unreliable_figures).
+        for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
+            _reread(db, rid, Path(bundle), added)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-
-
-def _add_notes(db: sqlite3.Connection) -> None:
-    """4: each test's notes, read again from its run's bundle (one that moved or vanished keeps
-    none until `library add` refreshes it, and ranks as before)."""
-    if "notes_json" not in {row[1] for row in db.execute("PRAGMA table_info(tests)")}:
-        db.execute("ALTER TABLE tests ADD COLUMN notes_json TEXT")
-    for rid, bundle, added in db.execute("SELECT run_id, bundle, added_utc FROM runs").fetchall():
-        _reread(db, rid, Path(bundle), added)
-
-
-def _add_too_short(db: sqlite3.Connection) -> None:
-    """5: each test's windows too short to trust, every one by name (TestRecord.too_short). A row
-    added before keeps none, and its export reads them as it did (unreliable_figures): its bundle
-    was made before they were recorded, or `library add` of it under this schema gives them."""
-    if "too_short_json" not in {row[1] for row in db.execute("PRAGMA table_info(tests)")}:
-        db.execute("ALTER TABLE tests ADD COLUMN too_short_json TEXT")
 
 
 def _library_run(row: Sequence[Any]) -> LibraryRun:
@@ -734,6 +825,17 @@ def _refuse_a_copy(listed: Path, path: Path, rid: str) -> None:
         raise BundleError(f"{path} holds run {rid[:RUN_ID_SHOWN]}, which the library lists from {listed} "
                           f"(still there): a copy is the same run, listed once; to list this copy instead, "
                           f"`ssdlab library remove {listed}` first")
+
+
+def _refuse_tests_named_twice(bundle: Bundle, run: RunRecord) -> None:
+    """A run record that names a test twice (a damaged or hand-edited run.json) is the bundle's
+    fault, said as such: the library keeps a test by its name (QA: "results library … cannot be
+    used (UNIQUE constraint failed …)")."""
+    names = [record.name for record in run.tests if record.metrics]
+    twice = list(dict.fromkeys(name for name in names if names.count(name) > 1))
+    if twice:
+        raise BundleError(f"{bundle.run_file} records test {', '.join(map(repr, twice))} more than once, so the "
+                          "library cannot tell which to keep; a bundle `ssdlab run` made names each test once")
 
 
 def _outcome(before: Any, other: Any, path: Path) -> tuple[AddOutcome, Path | None]:
@@ -838,6 +940,7 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
     """Bundles as given; each library query adds the drives it matches (in library order).
     A drive named twice is compared once."""
     groups: dict[tuple[Path, ...], str] = {}  # each drive's runs -> the first argument that named it
+    held: dict[Path, str] = {}  # each chosen bundle -> the id of the run it holds
     unreachable: list[LibraryRun] = []
     repeats: list[tuple[str, str]] = []  # (the argument that named a drive, one that named it again)
     queried = False
@@ -846,8 +949,9 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
             raise UsageError("an empty argument names no drive; give a bundle path, a run id or a model, preset, "
                              "'latest' or 'all' (see `ssdlab library list`)")
         if is_bundle_arg(arg):
-            Bundle(Path(arg)).load_run(takes_run_id=True)  # a clear error for a path that is not a bundle
-            _add_group(groups, (Path(arg).expanduser().resolve(),), arg, repeats)
+            run = Bundle(Path(arg)).load_run(takes_run_id=True)  # a clear error for a path that is not a bundle
+            path = Path(arg).expanduser().resolve()
+            _add_group(groups, held, {path: run_id(run)}, arg, repeats)
             continue
         found = library.drives(arg) if library is not None and library.path.exists() else []
         if not found:
@@ -858,25 +962,30 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
         queried = True
         for runs in found:
             unreachable += [r for r in runs if r.state() != "ok"]
-            here = tuple(r.bundle for r in runs if r.state() == "ok")
+            here = {r.bundle: r.run_id for r in runs if r.state() == "ok"}
             if here:
-                _add_group(groups, here, arg, repeats)
+                _add_group(groups, held, here, arg, repeats)
     return Selection(tuple(groups), queried, tuple(unreachable), tuple(repeats))
 
 
-def _add_group(groups: dict[tuple[Path, ...], str], runs: tuple[Path, ...], arg: str,
+def _add_group(groups: dict[tuple[Path, ...], str], held: dict[Path, str], runs: dict[Path, str], arg: str,
                repeats: list[tuple[str, str]]) -> None:
-    """Adds the drive `arg` named (its runs' bundles); named again, it is compared once. A drive that
-    shares a run with one already named (a drive's model and a run id or bundle of that drive) is
-    refused: a run compared with itself shows ±0.0 % everywhere (QA)."""
-    if runs in groups:
-        repeats.append((groups[runs], arg))
+    """Adds the drive `arg` named (its runs: bundle -> run id); named again, it is compared once. A
+    drive that shares a run with one already named (a drive's model and a run id or bundle of that
+    drive, or a copy of a bundle named: the same run id in another folder) is refused: a run
+    compared with itself shows ±0.0 % everywhere (QA: `compare b1 b1copy` put #1 and #2 side by side)."""
+    paths = tuple(runs)
+    if paths in groups:
+        repeats.append((groups[paths], arg))
         return
     for other, named in groups.items():
-        shared = next((bundle for bundle in runs if bundle in other), None)
-        if shared is not None:
-            raise UsageError(f"{named!r} and {arg!r} both name run {run_id(Bundle(shared).load_run())} ({shared}), "
-                             "so compare would put it beside "
-                             "itself; give each drive once (a run id or bundle path names one run of a drive: see "
-                             "`ssdlab library list`)")
-    groups[runs] = arg
+        shared = next(((bundle, was) for bundle in paths for was in other if held[was] == runs[bundle]), None)
+        if shared is None:
+            continue
+        bundle, was = shared
+        where = f"({bundle})" if bundle == was else f"({was} and {bundle} both hold it: one is a copy of the other)"
+        raise UsageError(f"{named!r} and {arg!r} both name run {runs[bundle]} {where}, so compare would put it beside "
+                         "itself; give each drive once (a run id or bundle path names one run of a drive: see "
+                         "`ssdlab library list`)")
+    groups[paths] = arg
+    held.update(runs)

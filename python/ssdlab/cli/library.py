@@ -17,7 +17,7 @@ from rich.text import Text
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain, print_message
 from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
-from ssdlab.library import EXPORT_KIND, Added, Library, LibraryRun
+from ssdlab.library import EXPORT_KIND, Added, BundleState, Library, LibraryRun, shown_status
 from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
 from ssdlab.report.terminal import FittedTable, fit_widths, hyphen_parts, hyphen_wrapped
@@ -28,8 +28,7 @@ library_app = typer.Typer(help="The results library: every finished run, so driv
 app.add_typer(library_app, name="library")
 
 TITLE = "Results library"
-STATES = {"ok": "ok", "missing": "MISSING", "changed": "CHANGED"}
-PROBLEMS = {"missing": "moved or deleted", "changed": "now holds another run"}
+STATES = {"ok": "ok", "missing": "MISSING", "changed": "CHANGED", "damaged": "DAMAGED"}
 
 
 def open_library(path: Path | None) -> Library:
@@ -149,19 +148,21 @@ def given_to_the_name(widths: list[int], rows: Sequence[Sequence[str]]) -> list[
     return [w - spare if i == started else w + spare if i == drive else w for i, w in enumerate(widths)]
 
 
-def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[str]]:
-    """The runs (bundles by folder name, run status or where the bundle went, marked when figures
-    of it are not to be trusted: unreliable_line says why) in a table for a screen `width`
-    characters wide, and one line with the full path for each bundle that is not where the
-    library says. Box lines cost room a narrow screen needs (QA: at 80 columns the drive's name
-    folded a few letters a line), so only the heading is ruled."""
-    problems, rows = [], []
+def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[tuple[BundleState, str]]]:
+    """The runs (bundles by folder name, run status as every command shows it or where the bundle
+    went, marked when figures of it are not to be trusted: unreliable_line says why) in a table for
+    a screen `width` characters wide, and one line with the full path for each bundle that is not
+    where the library says or cannot be read there (with its state). Box lines cost room a narrow
+    screen needs (QA: at 80 columns the drive's name folded a few letters a line), so only the
+    heading is ruled."""
+    problems: list[tuple[BundleState, str]] = []
+    rows = []
     names = drive_names((run.label, run.drive_id) for run in runs)
     for run in runs:
-        state = run.state()
-        if state != "ok":
-            problems.append(f"run {run.run_id}: bundle {run.bundle} {PROBLEMS[state]}")
-        shown = run.status if state == "ok" else STATES[state]
+        check = run.check()
+        if check.state != "ok":
+            problems.append((check.state, f"run {run.run_id}: bundle {run.bundle} {check.said()}"))
+        shown = shown_status(run.status, run.bundle) if check.state == "ok" else STATES[check.state]
         rows.append((run.run_id[:RUN_ID_SHOWN], f"{names[run.drive_id]} ({run.engine})", run.suite or "custom",
                      str(run.tests), run.created_utc.replace("T", " ")[:16], run.bundle.name,
                      f"{shown}{UNRELIABLE_MARK}" if run.unreliable else shown))
@@ -203,7 +204,7 @@ def unreliable_line(run: LibraryRun) -> str:
 
 @library_app.command("list")
 def list_runs(library: LibraryOpt = None) -> None:
-    """Every run in the library, newest first, with bundles that moved or vanished marked."""
+    """Every run in the library, newest first, with bundles that moved, vanished or cannot be read marked."""
     lib = open_library(library)
     runs = lib.runs() if lib.path.exists() else []  # listing never creates a library
     if not runs:
@@ -214,11 +215,15 @@ def list_runs(library: LibraryOpt = None) -> None:
     out.print(table, crop=False)
     out.print(f"{len(runs)} run{'' if len(runs) == 1 else 's'} in {lib.path}", highlight=False, markup=False)
     # Wrapped at words on a terminal, a line each when piped: as `out` prints every line (CliConsole).
-    for line in shared_label_lines(runs) + [unreliable_line(run) for run in runs if run.unreliable] + problems:
+    for line in shared_label_lines(runs) + [unreliable_line(run) for run in runs if run.unreliable] + [
+            line for _, line in problems]:
         out.print(line, highlight=False, markup=False)
-    if problems:
+    if any(state != "damaged" for state, _ in problems):
         out.print("Re-add a moved bundle with `ssdlab library add NEW_PATH`, or forget these runs with `ssdlab "
                   "library remove --missing`.", highlight=False)
+    if any(state == "damaged" for state, _ in problems):  # still there: --missing leaves it
+        out.print("A damaged bundle is kept: put its run.json right, or forget its run with `ssdlab library "
+                  "remove RUN`.", highlight=False)
 
 
 @library_app.command("remove")

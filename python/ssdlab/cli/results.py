@@ -10,7 +10,7 @@ import typer
 from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain
 from ssdlab.errors import SsdlabError, UsageError
-from ssdlab.library import Library, Selection, select_drives
+from ssdlab.library import Library, LibraryRun, Selection, select_drives
 
 
 def existing_library(path: Path | None = None) -> Library | None:
@@ -43,12 +43,20 @@ def bundle_or_run(given: Path, library: Library | None) -> Path:
     if given.exists() or library is None or not is_run_id_prefix(str(given)):
         return given
     run = library.find_run(str(given))
-    state = run.state()  # reads the bundle: once
-    if state != "ok":
-        gone = "was moved or deleted" if state == "missing" else "now holds another run"
+    check = run.check()  # reads the bundle: once
+    if check.state == "damaged":  # there, but its run record cannot be read: said as such, not as moved
+        raise UsageError(f"run {run.run_id}'s bundle {run.bundle} {check.said()}")
+    if check.state != "ok":
+        gone = "was moved or deleted" if check.state == "missing" else "now holds another run"
         raise UsageError(f"run {run.run_id}'s bundle {run.bundle} {gone}; give the bundle's path, or "
                          "`ssdlab library add` it where it is now")
     return run.bundle
+
+
+def gone_or_damaged(run: LibraryRun) -> str:
+    """Why compare left a library run out: its bundle moved or vanished, or is there but damaged."""
+    check = run.check()
+    return check.said() if check.state == "damaged" else "moved or vanished"
 
 
 @app.command()
@@ -143,7 +151,7 @@ def compare(
     selection = select_drives(drives, lib)
     for run in selection.unreachable:
         err.print(f"[yellow]note:[/] left out run {run.run_id} of {plain(run.label)}: its bundle {plain(run.bundle)} "
-                  "moved or vanished (see `ssdlab library list`)", highlight=False)
+                  f"{plain(gone_or_damaged(run))} (see `ssdlab library list`)", highlight=False)
     chosen = list(make_drives(selection.groups))
     if len(chosen) < 2:
         twice = "".join(f"; {a!r} and {b!r} name one drive" + (" (one run)" if len(selection.groups) == 1 and

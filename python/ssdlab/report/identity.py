@@ -96,16 +96,19 @@ def memory_text(host: dict[str, object]) -> str:
     return f"{memory / 2**30:.1f} GiB" if isinstance(memory, int) else MISSING
 
 
-def run_status_text(run: RunRecord) -> str:
+def run_status_text(run: RunRecord, status: str | None = None) -> str:
+    """`status`: the run's as shown (library.shown_status: a run nobody runs any more is not
+    "running"), else as recorded."""
     done = sum(1 for t in run.tests if t.status == "complete")
     counts = f"{done} of {len(run.tests)} tests complete"
-    if run.status == "complete":
+    shown = status or run.status
+    if shown == "complete":
         return f"complete ({counts})"
     reason = f": {run.error}" if run.error else ""
-    return f"{run.status} ({counts}){reason}"
+    return f"{shown} ({counts}){reason}"
 
 
-def setup_facts(run: RunRecord) -> list[Fact]:
+def setup_facts(run: RunRecord, status: str | None = None) -> list[Fact]:
     host = run.host
     engine = f"{run.engine} {run.engine_version}".strip()
     return [
@@ -118,7 +121,7 @@ def setup_facts(run: RunRecord) -> list[Fact]:
         ("Suite", _text(run.suite) if run.suite else "custom (" + ", ".join(t.name for t in run.tests) + ")"),
         ("Started (UTC)", run.created_utc),
         ("Last update (UTC)", run.updated_utc),
-        ("Run status", run_status_text(run)),
+        ("Run status", run_status_text(run, status)),
     ]
 
 

@@ -225,14 +225,36 @@ def test_done_line_names_figures_by_their_labels() -> None:
     assert metric_summary(TestRecord(name="q", test="qd-sweep", metrics=nothing), specs) == "no figure measured"  # type: ignore[arg-type]
 
 
+def test_the_mixed_random_done_line_spends_no_figure_on_a_part() -> None:
+    """QA: mixed-random's line, four figures, spent one on "100 % reads, write part: IOPS 0" and
+    another on its read part, the whole figure again: each figure now is a mix's own."""
+    from ssdlab.progress import metric_summary
+
+    metrics, specs = declared("mixed-random")
+    metrics.update({"r100w0_write_iops": 0.0, "r100w0_write_mb_s": 0.0,
+                    "r100w0_read_iops": metrics["r100w0_iops"], "r100w0_read_mb_s": metrics["r100w0_mb_s"]})
+    line = metric_summary(TestRecord(name="m", test="mixed-random", metrics=metrics), specs)  # type: ignore[arg-type]
+    assert "part" not in line, line
+    assert [p.split(": ")[0] for p in line.split("; ")] == [
+        f"4 KiB random QD 3, {pct} % reads" for pct in (100, 80, 60, 40)], line
+
+    # a part that is not beside its whole, and had I/O, is still a figure
+    only_parts = {k: v for k, v in metrics.items() if k.endswith(("_read_iops", "_write_iops", "_read_mb_s",
+                                                                    "_write_mb_s"))}
+    line = metric_summary(TestRecord(name="m", test="mixed-random", metrics=only_parts), specs)  # type: ignore[arg-type]
+    assert line.startswith("4 KiB random QD 3, 100 % reads, read part: IOPS "), line
+    assert "100 % reads, write part" not in line, line
+
+
 def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:
     """QA: every workload's first tick read "0 IOPS 0.0 MB/s"; a 1 to 2 s workload showed nothing else.
     A stall later in a workload is a real zero and stays shown."""
     from ssdlab.engines.base import ProgressUpdate
     from ssdlab.progress import live_text
 
-    assert live_text(ProgressUpdate(label="w", fraction=0.0, elapsed_s=0.2)) == "measuring…"
-    assert live_text(ProgressUpdate(label="w", fraction=0.5, elapsed_s=6.0)).startswith("0 IOPS  0.0 MB/s")
+    assert live_text(ProgressUpdate(label="w", fraction=0.0, elapsed_s=0.2, iops=0.0, mb_s=0.0)) == "—"
+    assert live_text(ProgressUpdate(label="w", fraction=0.5, elapsed_s=6.0, iops=0.0, mb_s=0.0)).startswith(
+        "0 IOPS  0.0 MB/s")
     assert live_text(ProgressUpdate(label="w", fraction=0.1, elapsed_s=0.5, iops=1200.0, mb_s=4.9)).startswith(
         "1,200 IOPS")
 
@@ -289,3 +311,104 @@ def test_the_done_line_carries_a_note_that_the_figures_are_unreliable_and_no_oth
         line = shown.getvalue().strip()
         assert line.endswith(f"x_mb_s=1,989.0; note: {unreliable}"), line
         assert "region reduced" not in line
+
+
+def test_no_rate_yet_reads_as_none_whenever_it_comes() -> None:
+    """QA: fio's first status line ("Jobs: 1 (f=1)") comes after a second or more and carries no
+    rate: the display read "0 IOPS 0.0 MB/s" until fio's next, and a 1 s workload ended on it."""
+    from ssdlab.progress import live_text
+
+    assert live_text(ProgressUpdate(label="w", fraction=0.4, elapsed_s=1.3)) == "—"
+    assert live_text(ProgressUpdate(label="w", fraction=1.0, elapsed_s=5.0, temp_c=41.0)) == "—  41°C"
+
+
+def test_a_piped_run_says_where_it_is_at_a_modest_interval() -> None:
+    """QA: piped (`run … | cat`, a log), nothing came between "[1/1] quick: 9 steps" and "done:"
+    (a review-suite test would be silent for hours). A line on the step under way now comes when
+    30 s passed without one, at the step's start, while it runs or at its end, never more often."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.progress import QuietObserver
+    from ssdlab.steps import Idle
+
+    out, now = StringIO(), FakeTime()
+    observer = QuietObserver(Console(file=out, width=200), now=now)
+    tests = [pending("quick", [10.0, 60.0, 20.0])]
+    observer.run_started(tests)
+    observer.test_started(0, tests[0])
+    observer.action_started("quick", Idle(seconds=10), 0, 3)
+    for second in range(1, 11):
+        now.t += 1.0
+        observer.progress(ProgressUpdate(label="idle", fraction=second / 10, elapsed_s=float(second)))
+    observer.action_finished("quick", 0, skipped=False)
+    assert out.getvalue().splitlines()[1:] == []  # 10 s after the test's line: nothing more yet
+    step = Idle(seconds=60)
+    observer.action_started("quick", step, 1, 3)
+    for second in range(1, 61):
+        now.t += 1.0
+        observer.progress(ProgressUpdate(label="w", fraction=second / 60, elapsed_s=float(second),
+                                         iops=1000.0 + second, mb_s=4.0))
+    observer.action_finished("quick", 1, skipped=False)
+    observer.action_started("quick", Idle(seconds=10), 2, 3)  # 10 s after the last line
+    # 30 s after the test's line (20 s into the step: 10 + 20), then 30 s later; not its end, 10 s after
+    assert out.getvalue().splitlines()[1:] == [
+        f"  step 2/3 {step.describe()}: 33 % · 1,020 IOPS  4.0 MB/s; run 33 % done, ETA 1m00s",
+        f"  step 2/3 {step.describe()}: 83 % · 1,050 IOPS  4.0 MB/s; run 67 % done, ETA 0m30s",
+    ]
+
+
+def test_a_piped_line_on_a_step_before_its_first_rate() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.progress import QuietObserver
+    from ssdlab.steps import Idle
+
+    out, now = StringIO(), FakeTime()
+    observer = QuietObserver(Console(file=out, width=200), now=now)
+    tests = [pending("t", [100.0])]
+    observer.run_started(tests)
+    observer.test_started(0, tests[0])
+    now.t += 31.0
+    step = Idle(seconds=100)
+    observer.action_started("t", step, 0, 1)
+    observer.progress(ProgressUpdate(label="w", fraction=0.01, elapsed_s=1.0))
+    now.t += 98.0
+    observer.progress(ProgressUpdate(label="w", fraction=0.99, elapsed_s=99.0))
+    now.t += 1.0
+    observer.action_finished("t", 0, skipped=False)
+    assert out.getvalue().splitlines()[1:] == [
+        f"  step 1/1 {step.describe()}: started; run 0 % done, ETA 1m40s",
+        f"  step 1/1 {step.describe()}: 99 % · —; run 99 % done, ETA 0m01s",
+        # the end 1 s after: no line (the done line follows at once)
+    ]
+
+
+def test_a_finished_workload_is_drawn_with_its_measured_rate() -> None:
+    """The fio engine's last update of a workload carries the rate it measured (a 1 s workload's
+    status lines carry none); it is drawn at once, not left to the next of 4 frames a second, by
+    which time the next step has replaced it."""
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from ssdlab.progress import LiveObserver
+    from ssdlab.steps import Idle
+
+    out = StringIO()
+    console = Console(file=out, width=100, force_terminal=True)
+    observer = LiveObserver(console)
+    observer.live = Live(console=console, get_renderable=observer.render, auto_refresh=False, transient=True)
+    with observer:  # draws only when asked
+        tests = [pending("t", [1.0, 1.0])]
+        observer.run_started(tests)
+        observer.test_started(0, tests[0])
+        observer.action_started("t", Idle(seconds=1), 0, 2)
+        observer.progress(ProgressUpdate(label="w", fraction=1.0, elapsed_s=1.0, iops=12345.0, mb_s=50.6))
+        drawn = out.getvalue()
+        observer.action_started("t", Idle(seconds=1), 1, 2)
+    assert "12,345 IOPS  50.6 MB/s" in drawn

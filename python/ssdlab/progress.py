@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -20,7 +20,7 @@ from rich.text import Text
 from ssdlab.bundle import TestRecord, says_unreliable
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
-from ssdlab.methods.metrics import MetricSet
+from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.report.contract import figure_with_unit
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.terminal import print_hanging
@@ -152,14 +152,21 @@ class RunClock:
 
 # Before this much of a workload has run, a rate of zero is no rate yet (a stall later is a real 0).
 FIRST_RATE_S = 1.0
+NO_RATE = "—"  # nothing measured yet: fio's first status lines, an idle step
+
+
+def rate_text(update: ProgressUpdate) -> str:
+    """'123,456 IOPS  480.0 MB/s', or NO_RATE while there is none (QA: every workload showed
+    "0 IOPS 0.0 MB/s" for its first second, fio's lines then carrying no rate)."""
+    iops, mb_s = update.iops, update.mb_s
+    if iops is None or mb_s is None or (iops == 0 and mb_s == 0 and update.elapsed_s < FIRST_RATE_S):
+        return NO_RATE
+    return f"{iops:,.0f} IOPS  {mb_s:,.1f} MB/s"
 
 
 def live_text(update: ProgressUpdate) -> str:
     """The live figure first (IOPS and MB/s), then simulator facts."""
-    if update.iops == 0 and update.mb_s == 0 and update.elapsed_s < FIRST_RATE_S:
-        parts = ["measuring…"]  # no rate yet: fio's first report comes before its first second ends
-    else:
-        parts = [f"{update.iops:,.0f} IOPS", f"{update.mb_s:,.1f} MB/s"]
+    parts = [rate_text(update)]
     if update.temp_c is not None:
         parts.append(f"{update.temp_c:.0f}°C")
     if update.host_gb_written is not None:
@@ -176,7 +183,8 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
     """A finished test's first figures as the report names them ('SEQ1M Q8T1 read: throughput
     2,184 MB/s'): the first measured figure of each thing measured, in the method's order (its
     headline first), settings and counts left out. A method this ssdlab does not know: its
-    first numbers by their names, as the report shows them."""
+    first numbers by their names, as the report shows them. The read and write parts of a mixed
+    point are left out beside its whole (a_part_adds_nothing)."""
     if specs is None:
         shown = [(k, v) for k, v in record.metrics.items() if is_number(v)]
         return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit]) or NO_FIGURES
@@ -186,9 +194,21 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
         if spec is None:
             continue
         measured = spec.label.split(": ")[0]
-        if spec.kind == "figure" and is_number(value) and measured not in parts:
+        if spec.kind == "figure" and is_number(value) and measured not in parts and not a_part_adds_nothing(
+                spec, value, parts):
             parts[measured] = f"{spec.label} {figure_with_unit(spec, record.metrics)}"
     return "; ".join(list(parts.values())[:limit]) or NO_FIGURES
+
+
+def a_part_adds_nothing(spec: MetricSpec, value: object, shown: Mapping[str, str]) -> bool:
+    """A read or write part of a mixed point (metrics.split_specs) where the line already has
+    the point's whole figure, or with no I/O at all. QA: the mixed-random line spent one of its
+    four figures on '100 % reads, write part: IOPS 0', another on its read part, the whole again."""
+    part = spec.dims.get("part")
+    if part is None:
+        return False
+    whole = spec.label.split(": ")[0].removesuffix(f", {part} part")
+    return value == 0 or whole in shown
 
 
 def done_line(record: TestRecord, figures: str) -> Text:
@@ -338,6 +358,16 @@ class LiveObserver:
         if self.clock is not None:
             self.clock.progress(update.fraction)
         self.step_fraction, self.step_info = min(1.0, update.fraction), live_text(update)
+        if update.fraction >= 1.0:
+            self._draw()  # a workload's measured rate (FioEngine: measured_update), shown before the next step's
+
+    def _draw(self) -> None:
+        """Draw now rather than at the next of the display's 4 a second."""
+        if self.live.is_started:
+            try:
+                self.live.refresh()
+            except Exception as err:  # no display is better than no run
+                self.error = self.error or f"{type(err).__name__}: {err}"
 
     def test_finished(self, record: TestRecord) -> None:
         if self.clock is not None:
@@ -347,13 +377,25 @@ class LiveObserver:
         print_hanging(self.console, head, done_line(record, summary))
 
 
-class QuietObserver:
-    """One line per test, on stderr, so stdout stays clean for --json and logs stay short."""
+# Piped (a log, --json): a line on the step under way at most this often, so a log shows life
+# through a test hours long (QA: nothing between "[1/1] quick: 9 steps" and "done:"); a line per
+# step would flood it with a sweep's hundreds of steps of a few seconds.
+PIPED_LINE_S = 30.0
 
-    def __init__(self, console: Console, initial_rate: float | None = 1.0) -> None:
+
+class QuietObserver:
+    """One line per test, on stderr, so stdout stays clean for --json and logs stay short; and
+    while a test runs, a line on its step every PIPED_LINE_S at most (step_line)."""
+
+    def __init__(self, console: Console, initial_rate: float | None = 1.0, now: Callable[[], float] = time.monotonic,
+                 every_s: float = PIPED_LINE_S) -> None:
         self.console = console
         self.initial_rate = initial_rate
         self.clock: RunClock | None = None
+        self.now, self.every_s = now, every_s
+        self.last_line_at = now()
+        self.step = ""  # "step 3/9 rnd4k-q32: 4 KiB random write, QD 32", "" between steps
+        self.step_state = ""  # "started", "45 % · 1,234 IOPS  4.9 MB/s", "done"
 
     def __enter__(self) -> QuietObserver:
         return self
@@ -361,8 +403,24 @@ class QuietObserver:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         return None
 
+    def _print(self, text: str) -> None:
+        self.console.print(text, highlight=False)
+        self.last_line_at = self.now()
+
+    def _heartbeat(self) -> None:
+        """The step's line, if no line was printed for every_s."""
+        if self.step and self.now() - self.last_line_at >= self.every_s:
+            self._print(self.step_line())
+
+    def step_line(self) -> str:
+        """'  step 3/9 rnd4k-q32: …: 45 % · 1,234 IOPS  4.9 MB/s; run 20 % done, ETA 5 min'."""
+        where = ""
+        if self.clock is not None:
+            where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
+        return f"  {self.step}: {self.step_state}{where}"
+
     def run_started(self, tests: Sequence[PendingTest]) -> None:
-        self.clock = RunClock(tests, initial_rate=self.initial_rate)
+        self.clock = RunClock(tests, initial_rate=self.initial_rate, now=self.now)
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None:
         if self.clock is not None:
@@ -371,21 +429,28 @@ class QuietObserver:
     def test_started(self, index: int, test: PendingTest) -> None:
         count = len(self.clock.tests) if self.clock else index + 1
         steps = len(test.plan.actions) - test.start.index
-        self.console.print(f"[{index + 1}/{count}] {test.name}: {counted(steps, 'step')}", highlight=False)
+        self._print(f"[{index + 1}/{count}] {test.name}: {counted(steps, 'step')}")
         if test.start.reason:
-            self.console.print(f"  resume: {test.start.reason}", highlight=False)
+            self._print(f"  resume: {test.start.reason}")
 
     def action_started(self, test: str, action: Action, index: int, count: int) -> None:
         if self.clock is not None:
             self.clock.action_started(test, index)
+        self.step, self.step_state = f"step {index + 1}/{count} {action.describe()}", "started"
+        self._heartbeat()
 
     def action_finished(self, test: str, index: int, skipped: bool) -> None:
         if self.clock is not None:
             self.clock.action_finished(test, index, skipped)
+        self.step_state = "skipped" if skipped else "done"
+        self._heartbeat()
+        self.step = ""
 
     def progress(self, update: ProgressUpdate) -> None:
         if self.clock is not None:
             self.clock.progress(update.fraction)
+        self.step_state = f"{100 * min(1.0, update.fraction):.0f} % · {live_text(update)}"
+        self._heartbeat()
 
     def test_finished(self, record: TestRecord) -> None:
         where = ""
@@ -394,3 +459,4 @@ class QuietObserver:
             where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
         summary = metric_summary(record, declared_for(self.clock, record.name))
         print_hanging(self.console, Text("  done: "), done_line(record, summary + where))
+        self.last_line_at = self.now()

@@ -188,6 +188,13 @@ def test_eta_lines(line: str, fraction: float | None, iops: float, mb_s: float) 
     assert status.iops == pytest.approx(iops) and status.mb_s == pytest.approx(mb_s)
 
 
+def test_an_eta_line_without_rates_gives_none() -> None:
+    """Not a rate of 0 (the display showed "0 IOPS 0.0 MB/s"): fio gave none."""
+    status = parse_eta("Jobs: 1 (f=1): [f(1)][100.0%][eta 00m:00s]")
+    assert status is not None and status.fraction == 1.0
+    assert (status.iops, status.mb_s) == (None, None)
+
+
 @pytest.mark.parametrize("line", ["Jobs: 2 (f=1)", "", "random chatter", "fio-3.33"])
 def test_non_eta_lines(line: str) -> None:
     assert parse_eta(line) is None

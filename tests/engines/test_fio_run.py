@@ -52,6 +52,18 @@ def test_random_read_run(scratch: FileTarget, ctx: RunContext, updates: list[Pro
     assert updates and all(u.label == "rr" and 0 <= u.fraction <= 1 for u in updates)
 
 
+def test_no_rate_reads_as_none_and_a_finished_workload_shows_its_measured_rate(
+        scratch: FileTarget, ctx: RunContext, updates: list[ProgressUpdate]) -> None:
+    """QA: with runtime_s=1 every workload ended on "100% 0 IOPS 0.0 MB/s": fio's only status line
+    for it ("Jobs: 1 (f=1)", after a second) has no rate, which was shown as 0."""
+    m = FioEngine().measure(scratch, workload(name="short", iodepth=4, runtime_s=1), ctx)
+    assert updates
+    assert all(u.iops != 0 and u.mb_s != 0 for u in updates)  # a rate, or none yet: never a 0 made up
+    last = updates[-1]
+    assert last.fraction == 1.0 and last.iops == pytest.approx(m.iops()) and last.mb_s == pytest.approx(m.mb_s())
+    assert m.iops() > 0
+
+
 def test_the_series_periods_are_fios_own_windows(scratch: FileTarget, ctx: RunContext) -> None:
     """Audit (a linear write at 0.1 s periods): fio stamps its windows on its helper thread's clock
     (here about 145, 245, ... ms), not at multiples of the period; matched to period numbers, one
@@ -163,7 +175,7 @@ def test_ctrl_c_keeps_the_partial_measurement(
     assert m.read.ios > 0 and 2.5 < m.runtime_s < 10
     assert len(m.series) >= 2
     assert "output" in m.raw_files
-    assert any(u.iops > 0 and u.mb_s > 0 for u in updates)  # live rates arrived while it ran
+    assert any((u.iops or 0) > 0 and (u.mb_s or 0) > 0 for u in updates)  # live rates arrived while it ran
     assert all(u.fraction < 0.2 for u in updates)
 
 

@@ -84,8 +84,8 @@ class ProgressUpdate:
     label: str
     fraction: float  # 0..1, best estimate
     elapsed_s: float  # wall seconds (or simulated seconds for the simulator)
-    iops: float = 0.0
-    mb_s: float = 0.0
+    iops: float | None = None  # None: no rate measured yet (not a rate of 0)
+    mb_s: float | None = None
     sim_time_s: float | None = None
     host_gb_written: float | None = None
     temp_c: float | None = None

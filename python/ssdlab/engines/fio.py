@@ -99,7 +99,7 @@ def probe_ioengine(binary: str) -> str:
         argv = [binary, "--name=probe", f"--filename={fio_escape(str(data))}", "--size=4k",
                 "--rw=read", "--bs=4k", "--ioengine=io_uring", "--output-format=terse"]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+            done = run_fio_captured(argv, timeout_s=20)
             if done.returncode == 0 and "io_uring" not in done.stderr:
                 engine = "io_uring"
         except (OSError, subprocess.SubprocessError):
@@ -226,6 +226,144 @@ def stop_with_parent() -> Callable[[], None]:
         prctl(PR_SET_PDEATHSIG, signal.SIGINT)
 
     return hook
+
+
+# fio's job processes call setsid(): each is a session and a process group of its own (ps shows a
+# job's pgid and sid as its pid), so neither killing fio nor os.killpg() of its group reaches them.
+# QA: fio killed outright left its job writing the device, reparented to pid 1; the resume ssdlab
+# offered ran beside it, and on a file target that job made ssdlab refuse its own resume ("in use
+# by pid N (fio)") until it ended. What each job still has open is what fio was given as stdout
+# and stderr: a terminal, pipes or a file ssdlab made for this fio alone, so those find them.
+FileKey = tuple[int, int]  # (st_dev, st_ino) of an open file
+LEFTOVER_POLL_S = 0.05
+
+
+def file_key(fd: int) -> FileKey:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _holds(pid: int, keys: frozenset[FileKey]) -> bool:
+    """Whether process `pid` has one of the files `keys` open (False once it is gone or a zombie,
+    whose files are closed)."""
+    try:
+        fds = os.scandir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    with fds:
+        for fd in fds:
+            try:
+                st = os.stat(fd.path)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in keys:
+                return True
+    return False
+
+
+def holders(keys: frozenset[FileKey]) -> list[int]:
+    """The processes other than this one that have one of the files `keys` open."""
+    me = os.getpid()
+    with os.scandir("/proc") as entries:
+        pids = [int(e.name) for e in entries if e.name.isdigit() and int(e.name) != me]
+    return [pid for pid in pids if _holds(pid, keys)]
+
+
+def _kill_holder(pid: int, keys: frozenset[FileKey]) -> None:
+    """SIGKILL `pid` if it still holds one of `keys`: through a pidfd, so a pid reused since the
+    scan (by a process that holds none of fio's files) is never signalled."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return  # gone
+    try:
+        if _holds(pid, keys):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def end_leftovers(keys: frozenset[FileKey], grace_s: float = STOP_GRACE_S) -> list[int]:
+    """Kill every process but this one that holds one of `keys` (fio's stdout and stderr: what is
+    left of a fio that ended, its jobs) and wait until none holds them, for up to `grace_s` (a
+    process killed in the middle of a direct I/O ends when the I/O does); the pids still there
+    then, normally none. A fio that ended by itself waited for its jobs: nothing is left."""
+    deadline = time.monotonic() + grace_s
+    while left := holders(keys):
+        if time.monotonic() >= deadline:
+            return left
+        for pid in left:
+            _kill_holder(pid, keys)
+        time.sleep(LEFTOVER_POLL_S)
+    return []
+
+
+def leftover_error(left: Sequence[int]) -> EngineError:
+    pids = ", ".join(map(str, left))
+    return EngineError(f"fio's job process (pid {pids}) did not end when killed; the target is still in use "
+                       "until it does: wait for it to end before running on it again")
+
+
+def exit_words(code: int) -> str:
+    """'exit 1', or 'killed by SIGKILL' for fio ended by a signal (Popen's negative code)."""
+    if code >= 0:
+        return f"exit {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
+def run_fio_captured(argv: Sequence[str], timeout_s: float, cwd: Path | None = None,
+                     ) -> subprocess.CompletedProcess[str]:
+    """subprocess.run(argv, capture_output=True, text=True) for a fio whose jobs must not outlive
+    it: fio in a session of its own that stops if ssdlab dies (stop_with_parent); once fio has
+    ended, or on a timeout, a stop or an error here, whatever of its jobs is left is killed
+    (end_leftovers; they hold its pipes, which would otherwise keep communicate() waiting for
+    them to the end of their work). A timeout raises subprocess.TimeoutExpired, as run() does."""
+    proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+                            preexec_fn=stop_with_parent())
+    assert proc.stdout is not None and proc.stderr is not None
+    keys = frozenset({file_key(proc.stdout.fileno()), file_key(proc.stderr.fileno())})
+    deadline = time.monotonic() + timeout_s
+    try:
+        out, err = _communicate(proc, keys, deadline)
+    except BaseException:  # a timeout, a stop: nothing of fio runs on
+        proc.kill()
+        end_leftovers(keys)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        raise
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def _communicate(proc: subprocess.Popen[str], keys: frozenset[FileKey], deadline: float) -> tuple[str, str]:
+    """proc.communicate() until `deadline` (subprocess.TimeoutExpired after it), killing fio's
+    leftover jobs once fio itself has ended: they hold its pipes open."""
+    while True:
+        try:
+            return proc.communicate(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+            if proc.poll() is not None:
+                end_leftovers(keys)
+
+
+def measured_update(m: Measurement) -> ProgressUpdate:
+    """The workload's last progress: done, at the rates fio measured over its whole run. fio's
+    last status line is often from before its first second (a 1 s job: no rate at all) or from its
+    jobs' ending ("[w=0 IOPS]"), and the display keeps a finished workload's line until the next."""
+    seconds = m.runtime_s
+    if seconds <= 0:
+        return ProgressUpdate(label=m.workload.name, fraction=1.0, elapsed_s=0.0)
+    ops = (m.read, m.write, m.trim)  # a trim workload's rate too
+    return ProgressUpdate(label=m.workload.name, fraction=1.0, elapsed_s=seconds,
+                          iops=sum(o.ios for o in ops) / seconds, mb_s=sum(o.bytes for o in ops) / seconds / 1e6)
 
 
 def check_it_ran(workload: str, done: Mapping[str, Sequence[OpTotals]], said: str, ctx: RunContext) -> None:
@@ -389,9 +527,11 @@ class FioEngine:
             partial = self._partial(workload, ctx, text, raw, stopped)
             return with_telemetry(partial, sampler, _fio_start_on(sampler, text, partial.runtime_s))
         if code != 0:
-            raise EngineError(f"fio failed (exit {code}): {first_error_line(stderr, text)}; raw files in {ctx.raw_dir}")
+            raise EngineError(f"fio failed ({exit_words(code)}): {first_error_line(stderr, text)}; raw files in "
+                              f"{ctx.raw_dir}")
         measured = self._measurement(workload, ctx, text, raw)
         check_it_ran(workload.name, {"": (measured.read, measured.write, measured.trim)}, stderr, ctx)
+        ctx.progress(measured_update(measured))
         return with_telemetry(measured, sampler, _fio_start_on(sampler, text, measured.runtime_s))
 
     def _check_write_lock(self, target: Target, workload: Workload) -> None:
@@ -405,7 +545,9 @@ class FioEngine:
     def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext,
              ) -> tuple[str | None, int]:
         """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report.
-        Returns why it was stopped (None: it ran to its end) and fio's exit status."""
+        Returns why it was stopped (None: it ran to its end) and fio's exit status. However fio
+        ends (killed by a signal, failed, stopped, or an error here), nothing of it is left
+        running: its jobs, which outlive a fio killed outright, are killed too (end_leftovers)."""
         argv = [self.binary, "--output-format=json+", f"--output={output}", "--eta=always",
                 "--eta-interval=1", str(job)]
         # fio block-buffers stdout into a pipe, which would hold every ETA line until the end;
@@ -414,6 +556,7 @@ class FioEngine:
         try:
             # A new file (cleared above): never through a link planted since.
             with os.fdopen(os.open(stderr_path, NEW_FILE, 0o644), "wb") as err:
+                keys = frozenset({file_key(slave), file_key(err.fileno())})
                 # Own session: the terminal's Ctrl-C reaches us only, and we tell fio once.
                 proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=slave, stderr=err,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
@@ -421,24 +564,43 @@ class FioEngine:
             os.close(slave)
             slave = -1
             try:
-                self._relay_progress(master, proc, w, ctx)
-                return None, proc.wait()
-            except KeyboardInterrupt as stop:
-                self._stop(proc)
-                return stop_reason(stop), proc.returncode if proc.returncode is not None else -1
+                stopped, code, closed = self._relay_until_stopped(master, proc, w, ctx)
             except BaseException:
-                self._stop(proc)  # never leave fio writing behind a failed run
+                end_leftovers(keys)  # never leave fio writing behind a failed run
                 raise
+            # A terminal no process has open any more: every process of fio has ended (the scan
+            # takes tens of ms, for each workload of a sweep).
+            left = [] if closed else end_leftovers(keys)
+            if left:
+                raise leftover_error(left)
+            return stopped, code
         finally:
             os.close(master)
             if slave != -1:
                 os.close(slave)
 
-    def _relay_progress(self, fd: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext) -> None:
-        """Turn fio's ETA lines (about one a second) into progress updates."""
+    def _relay_until_stopped(self, master: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext,
+                             ) -> tuple[str | None, int, bool]:
+        """Why fio was stopped (None: it was not), its exit status, and whether its terminal was
+        closed by all (_relay_progress)."""
+        try:
+            closed = self._relay_progress(master, proc, w, ctx)
+            return None, proc.wait(), closed
+        except KeyboardInterrupt as stop:
+            self._stop(proc)
+            return stop_reason(stop), proc.returncode if proc.returncode is not None else -1, False
+        except BaseException:
+            self._stop(proc)
+            raise
+
+    def _relay_progress(self, fd: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext) -> bool:
+        """Turn fio's ETA lines (about one a second) into progress updates, until fio ends. True
+        when its terminal was closed by all that had it (fio and its jobs), False when fio ended
+        while some process of it still holds it: a job of a fio that was killed."""
         start = time.monotonic()
-        # fio's first lines carry no rates or percentage ("Jobs: 1 (f=1)"), and a ramp shows
-        # "-.-%": the bar then moves by the clock and the last known rates.
+        # fio's first lines carry no rates or percentage ("Jobs: 1 (f=1)", for a second or more),
+        # and a ramp shows "-.-%": the bar then moves by the clock with the last known rates, none
+        # (not 0: QA read "0 IOPS 0.0 MB/s" at every workload's start) until fio gives one.
         expected = (w.runtime_s or 0.0) + w.ramp_s
         last = ProgressUpdate(label=w.name, fraction=0.0, elapsed_s=0.0)
         pending = b""
@@ -446,14 +608,14 @@ class FioEngine:
             ready, _, _ = select.select([fd], [], [], 1.0)
             if not ready:
                 if proc.poll() is not None:
-                    return
+                    return False  # fio ended; a job it left holds the terminal (end_leftovers)
                 continue
             try:
                 chunk = os.read(fd, 65536)
             except OSError:  # EIO: fio closed the terminal's other end
-                return
+                return True
             if not chunk:
-                return
+                return True
             pending += chunk
             *lines, pending = re.split(rb"[\r\n]", pending)
             for line in (raw.decode(errors="replace") for raw in lines):
@@ -464,10 +626,9 @@ class FioEngine:
                 fraction = status.fraction if status else None
                 if fraction is None:
                     fraction = min(1.0, elapsed / expected) if expected else last.fraction
-                last = ProgressUpdate(
-                    label=w.name, fraction=fraction, elapsed_s=elapsed,
-                    iops=status.iops if status else last.iops, mb_s=status.mb_s if status else last.mb_s,
-                )
+                iops, mb_s = (status.iops, status.mb_s) if status and status.iops is not None else (last.iops,
+                                                                                                   last.mb_s)
+                last = ProgressUpdate(label=w.name, fraction=fraction, elapsed_s=elapsed, iops=iops, mb_s=mb_s)
                 ctx.progress(last)
 
     def _stop(self, proc: subprocess.Popen[bytes]) -> None:

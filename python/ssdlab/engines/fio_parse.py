@@ -478,8 +478,8 @@ _BINARY = {"": 1.0, "K": 1024.0, "M": 1024.0**2, "G": 1024.0**3, "T": 1024.0**4,
 @dataclass(frozen=True)
 class EtaStatus:
     fraction: float | None  # None while fio cannot tell (ramp time)
-    iops: float
-    mb_s: float
+    iops: float | None  # None: the line gives no rate ("[100.0%][eta 00m:00s]")
+    mb_s: float | None
 
 
 def _rates(text: str, binary_bytes: bool) -> float:
@@ -502,8 +502,8 @@ def parse_eta(line: str) -> EtaStatus | None:
     bw = _ETA_BW.search(line)
     return EtaStatus(
         fraction=None if pct.group(1) == "-.-" else min(1.0, float(pct.group(1)) / 100.0),
-        iops=_rates(iops.group(1), binary_bytes=False) if iops else 0.0,
-        mb_s=_rates(bw.group(1), binary_bytes=True) / 1e6 if bw else 0.0,
+        iops=_rates(iops.group(1), binary_bytes=False) if iops else None,
+        mb_s=_rates(bw.group(1), binary_bytes=True) / 1e6 if bw else None,
     )
 
 

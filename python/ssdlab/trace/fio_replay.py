@@ -55,7 +55,6 @@ from __future__ import annotations
 import heapq
 import shlex
 import shutil
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +64,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
+from ssdlab.engines.fio import run_fio_captured
 from ssdlab.engines.fio_parse import load_json_plus
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
@@ -376,7 +376,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     engines = replay_engines(iolog, ioengine_for)
     command = fio_command(binary, iolog, str(target_file), work_dir, engines)
     atomic_write_text(work_dir / COMMAND_FILE, command_text(command))
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+    # as the workloads' fio: it stops if ssdlab is killed outright (it wrote on to the trace's end)
+    done = run_fio_captured(command, timeout_s)
     if done.stderr:
         atomic_write_text(stderr_file, done.stderr)
     text = output.read_text(errors="replace") if output.is_file() else ""

@@ -12,7 +12,7 @@ import pytest
 from run_helpers import stopping
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
-from ssdlab.errors import Interrupted
+from ssdlab.errors import Interrupted, UsageError
 from ssdlab.methods.base import Measure
 from ssdlab.resume import repeatable, resume_point
 from ssdlab.runner import Runner, new_record
@@ -196,23 +196,205 @@ LOST_DRIVES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
 }
 
 
+@pytest.fixture(scope="module")
+def whole_sim_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """SIM_SUITE run without a stop: the figures every resume of it must end with."""
+    return _sim_run(tmp_path_factory.mktemp("whole"), None)[1].load_run()
+
+
+def _same_figures(bundle: Bundle, whole: Any) -> Any:
+    got = bundle.load_run()
+    assert got.status == "complete"
+    for name in ("consistency", "trim-validation"):
+        assert got.test(name).status == "complete"
+        assert got.test(name).metrics == whole.test(name).metrics, name
+    return got
+
+
 @pytest.mark.parametrize("how", LOST_DRIVES)
-def test_a_saved_drive_a_resume_cannot_use_restarts_the_test_and_says_why(tmp_path: Path, how: str) -> None:
+def test_a_saved_drive_a_resume_cannot_use_is_rebuilt_and_the_note_says_why(
+        tmp_path: Path, how: str, whole_sim_run: Any) -> None:
+    """The drive is made again by simulating the run's finished actions (checked against the bundle's
+    results), so the test continues where it stopped; the note names the cause, never another's."""
     damage, says = LOST_DRIVES[how]
     engine, bundle = _sim_run(tmp_path, "torture-r002", damage)
-    assert engine.ran[0] == "fill-p1"
-    test = bundle.load_run().test("consistency")
-    assert test.status == "complete"
-    note = next(n for n in test.notes if "restarts from its first step" in n)
+    assert engine.ran == ["fill-p1", "torture-r001", *engine.ran[2:]]  # simulated again to rebuild the drive
+    assert engine.ran.count("torture-r002") == 1  # then on at the stopped round, not from the first step
+    test = _same_figures(bundle, whole_sim_run).test("consistency")
+    note = next(n for n in test.notes if "rebuilt by simulating the run's 3 finished actions again" in n)
     assert all(part in note for part in says), note
+    assert "continues at step 4 (torture-r002) on the same drive" in note, note
     assert "missing or cannot be read" not in note and "not kept between runs" not in note, note
+    assert not any("restarts from its first step" in n for n in test.notes)
+
+
+def _as_killed(state: Path) -> None:
+    """What kill -9 leaves: no drive saved, run.json as the run last wrote it, still "running"."""
+    shutil.rmtree(state)
+    run_file = state.parent / "run.json"
+    record = Bundle(state.parent).load_run()
+    running = tuple(t.model_copy(update={"status": "running", "error": None}) if t.status == "interrupted" else t
+                    for t in record.tests)
+    run_file.write_text(record.model_copy(update={"status": "running", "error": None, "tests": running})
+                        .model_dump_json())
+
+
+@pytest.mark.parametrize("stop", ["torture-r002", "after-trim"])
+def test_a_run_killed_without_saving_its_drive_resumes_to_the_figures_of_one_not_stopped(
+        tmp_path: Path, stop: str, whole_sim_run: Any) -> None:
+    """QA: after kill -9 (no drive saved) the resume restarted the test on a fresh drive and ended
+    "complete" with 33 as-ssd figures unlike an uninterrupted run's; the later test said nothing."""
+    engine, bundle = _sim_run(tmp_path, stop, _as_killed)
+    got = _same_figures(bundle, whole_sim_run)
+    stopped = got.test("consistency" if stop.startswith("torture") else "trim-validation")
+    assert any("the simulated drive was rebuilt" in n and "on the same drive" in n for n in stopped.notes)
+    trim = got.test("trim-validation")
+    assert trim.start is not None and trim.start.shared_from == "consistency"  # the state it shares was rebuilt
+    assert engine.ran.count(stop) == 1
+
+
+def test_a_drive_that_cannot_be_rebuilt_is_said_fresh_in_every_test_after(tmp_path: Path) -> None:
+    """A finished measurement that simulating again does not give (a hand edit, another history):
+    the resume goes on on a fresh drive, and says so; it never calls it the same drive."""
+    def edited(state: Path) -> None:
+        shutil.rmtree(state)
+        record = Bundle(state.parent).load_run()
+        ref = record.test("consistency").measurements[0]
+        m = Bundle(state.parent).load_measurement(ref)
+        (state.parent / ref.file).write_text(m.model_copy(update={"runtime_s": m.runtime_s + 1}).model_dump_json())
+
+    _, bundle = _sim_run(tmp_path, "after-trim", edited)
+    trim = bundle.load_run().test("trim-validation")
+    assert trim.status == "complete"
+    fresh = [n for n in trim.notes if "on a fresh simulated drive, not the one the run's earlier tests left" in n]
+    assert fresh and "could not be rebuilt (simulating consistency's step 2 (fill-p1) again gave other" in fresh[0]
+    assert "may differ" in fresh[0] and not any("same drive" in n for n in trim.notes), trim.notes
 
 
 def test_a_shared_start_whose_saved_drive_is_behind_a_link_says_so(tmp_path: Path) -> None:
     """The test after another, resumed without the drive that one left: the link is the cause,
-    not a drive "lost when the run stopped" (it was saved)."""
+    not a drive "lost when the run stopped" (it was saved); the drive is rebuilt, so it still
+    starts from the state the test before left."""
     _, bundle = _sim_run(tmp_path, "after-trim", _moved_out(""))
     trim = bundle.load_run().test("trim-validation")
-    assert trim.status == "complete" and trim.start is not None and trim.start.shared_from is None
-    assert "the state consistency left cannot be restored" in trim.start.reason, trim.start.reason
-    assert "state is a link to" in trim.start.reason and "lost when the run stopped" not in trim.start.reason
+    assert trim.status == "complete" and trim.start is not None and trim.start.shared_from == "consistency"
+    note = next(n for n in trim.notes if "rebuilt" in n)
+    assert "state is a link to" in note and "lost when the run stopped" not in note
+
+
+@pytest.mark.parametrize("change", ["engine_version", "model_revision"])
+def test_a_resume_under_another_simulator_is_refused_in_one_line(tmp_path: Path, change: str) -> None:
+    """QA: a bundle whose model revision (or ssdsim version) was not this simulator's resumed with no
+    refusal, and the finished run named one simulator though its tests ran under two."""
+    pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.targets.sim import MODEL_REVISION
+
+    target, engine, bundle = parse_target(SIM), SimEngine(), Bundle(tmp_path / "b")
+    record = new_record(target, engine, None, SIM_SUITE, {}, {})
+    if change == "engine_version":
+        record = record.model_copy(update={"engine_version": "ssdsim-0.0.1"})
+    else:
+        extra = {**record.target.extra, MODEL_REVISION: 1}
+        record = record.model_copy(update={"target": record.target.model_copy(update={"extra": extra})})
+    record = record.model_copy(update={"status": "interrupted"})
+    for attempt in (Runner(bundle, target, engine).preflight, Runner(bundle, target, engine).run):
+        with pytest.raises(UsageError) as refused:
+            attempt(record)
+        text = str(refused.value)
+        assert "a resume would mix two simulators in one run; start a new run" in text and "\n" not in text
+        assert ("ssdsim-0.0.1" if change == "engine_version" else "model revision 1)") in text, text
+    assert not bundle.path.exists()  # refused before anything was written
+
+
+def test_a_resume_under_another_fio_version_says_so_in_each_test_it_runs(tmp_path: Path) -> None:
+    """Another fio measures the same device: the resume goes on, and its tests say which fio measured them."""
+    two = [SINGLE, SuiteEntry(name="d", test="consistency", params={"runtime_s": 10})]
+    target, engine = parse_target("fake:"), stopping(FakeEngine, "torture")
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, two, {}, {}))
+    bundle.write_run(bundle.load_run().model_copy(update={"engine_version": "fake-0"}))
+    done = Runner(bundle, target, engine).run(bundle.load_run())
+    assert done.status == "complete"
+    for name in ("c", "d"):
+        assert any("measured with fake-1, where the run began with fake-0" in n for n in done.test(name).notes), name
+
+
+class RefusesWrites:
+    """A target's write check that says "in use" from its `after`-th call on (a device mounted mid-test)."""
+
+    def __init__(self, after: int) -> None:
+        self.calls, self.after = 0, after
+
+    def __call__(self) -> str | None:
+        self.calls += 1
+        return "fake: is in use (mounted at /mnt)" if self.calls >= self.after else None
+
+
+def test_a_test_stopped_before_an_action_began_continues_at_that_action(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: a run refused before step 5 began (the device became busy) resumed with "step 5 … had
+    started and changed the drive … the test goes back to step 1"; the run records that it had not."""
+    from ssdlab.runner import InUse
+
+    target, engine = parse_target("fake:"), FakeEngine()
+    monkeypatch.setattr(target, "write_refusal", RefusesWrites(after=3))  # purge, fill, then the torture
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(InUse):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [SINGLE], {}, {}))
+    stopped = bundle.load_run().test("c")
+    assert stopped.action_outcomes == ("done", "done") and stopped.action_began is False
+    engine = stopping(FakeEngine, None)
+    done = Runner(bundle, parse_target("fake:"), engine).run(bundle.load_run())
+    assert engine.ran == ["torture"]  # not the purge and fill again
+    test = done.test("c")
+    assert test.status == "complete" and [r.name for r in test.measurements] == ["fill-p1", "torture"]
+    assert any("continues at step 3 (torture), which had not begun when the run stopped" in n for n in test.notes)
+
+
+def test_a_stop_between_actions_continues_at_the_next(tmp_path: Path) -> None:
+    """QA: ^C between two workloads of qd-sweep redid all 23 finished steps."""
+    from ssdlab.run_events import RunObserver
+
+    class StopAfterFill(RunObserver):
+        def action_finished(self, test: str, index: int, skipped: bool) -> None:
+            if index == 1:
+                raise KeyboardInterrupt
+
+    target, engine = parse_target("fake:"), FakeEngine()
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine, StopAfterFill()).run(new_record(target, engine, None, [SINGLE], {}, {}))
+    engine = stopping(FakeEngine, None)
+    Runner(bundle, parse_target("fake:"), engine).run(bundle.load_run())
+    assert engine.ran == ["torture"]
+
+
+def test_an_action_that_had_begun_is_still_taken_as_changing_the_drive(tmp_path: Path) -> None:
+    """The marker says when an action began: one stopped inside goes back to the purge, as before."""
+    _, bundle = interrupted_then_resumed(tmp_path, SINGLE, "torture")
+    assert any("goes back to step 1 (purge" in n for n in bundle.load_run().test("c").notes)
+
+
+def test_an_old_bundle_without_the_marker_keeps_the_conservative_resume() -> None:
+    assert resume_point(PLAN, 2, keeps_state=True, began=None).index == 0
+    assert resume_point(PLAN, 2, keeps_state=True, began=True).index == 0
+    assert resume_point(PLAN, 2, keeps_state=True, began=False).index == 2
+    assert resume_point(PLAN, 2, keeps_state=False, began=False).index == 0  # the drive itself is gone
+
+
+def test_a_run_ahead_folder_a_killed_run_left_is_removed_by_its_resume(tmp_path: Path) -> None:
+    """QA: kill -9 while the second half ran ahead left .ahead/ in the bundle after the resume
+    completed (`report B/.ahead` worked on it, `library add B/.ahead` offered to resume it)."""
+    from ssdlab.runahead import AHEAD_DIR
+
+    target, engine = parse_target("fake:"), stopping(FakeEngine, "torture")
+    bundle = Bundle(tmp_path / "b")
+    with pytest.raises(Interrupted):
+        Runner(bundle, target, engine).run(new_record(target, engine, None, [SINGLE], {}, {}))
+    ahead = bundle.path / AHEAD_DIR
+    (ahead / "measurements").mkdir(parents=True)
+    shutil.copy(bundle.run_file, ahead / "run.json")
+    Runner(bundle, target, engine).run(bundle.load_run())
+    assert not ahead.exists()

@@ -202,6 +202,10 @@ class TestRecord(BaseModel):
     error: str | None = None
     # One entry per plan action finished, in plan order: where a resume may pick up.
     action_outcomes: tuple[ActionOutcome, ...] = ()
+    # Whether the action after those finished had begun when this was saved (saved True right before
+    # it runs, False once it is recorded): a resume continues at an action that never began. None: a
+    # bundle from before this was kept, whose resume assumes it had begun.
+    action_began: bool | None = None
     verdicts: tuple[Verdict, ...] = ()
     start: StartState | None = None  # None only before the run planned it
     # The measured windows too short to trust, all by name (SHORT_WINDOW_NOTE, beside it, says so in

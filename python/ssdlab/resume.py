@@ -15,10 +15,14 @@ that action:
   cannot be repeated on a drive it has already changed, so the test goes back to the last
   purge before it, which re-creates that state.
 
+An action the run recorded as not begun (it stopped between actions, or refused to write to
+a device that became busy) left the drive as the action before it did: the test continues there.
+
 Targets whose state does not survive the process (the simulator without a saved state)
 restart the whole test: nothing of the drive's history is left to continue from. A
-simulated drive restored from the state its stopped run saved (`exact`) is the drive as
-it was before the interrupted action, so the test continues at that action.
+simulated drive restored from the state its stopped run saved, or rebuilt by simulating the
+run's finished actions again (`exact`), is the drive as it was before the interrupted
+action, so the test continues at that action.
 """
 
 from __future__ import annotations
@@ -47,32 +51,38 @@ def repeatable(action: Action) -> bool:
     return action.role == "precondition" or action.group is not None
 
 
-def _label(actions: Sequence[Action], index: int) -> str:
+def label(actions: Sequence[Action], index: int) -> str:
     action = actions[index]
     name = action.name if isinstance(action, Measure) else action.describe()
     return f"step {index + 1} ({name})"
 
 
-def resume_point(actions: Sequence[Action], done: int, keeps_state: bool, exact: bool = False) -> ResumePoint:
+RESTORED = "restored as the run saved it"
+
+
+def resume_point(actions: Sequence[Action], done: int, keeps_state: bool, exact: bool = False,
+                 began: bool | None = None, how: str = RESTORED) -> ResumePoint:
     """Where to continue a test of which the first `done` actions completed; `exact`: the drive
-    is exactly as those actions left it (a restored simulated drive)."""
+    is exactly as those actions left it (a simulated drive restored, or rebuilt: `how`, said in
+    the note); `began`: whether the next action had begun (None: not recorded, so assumed)."""
     if done <= 0:
         return ResumePoint(0)
     if exact:
-        where = _label(actions, done) if done < len(actions) else "the analysis"
-        return ResumePoint(done, f"the simulated drive was restored as the run saved it, so the test continues at "
-                                 f"{where} on the same drive")
+        where = label(actions, done) if done < len(actions) else "the analysis"
+        return ResumePoint(done, f"the simulated drive was {how}, so the test continues at {where} on the same drive")
     if not keeps_state:
         return ResumePoint(0, "the target's drive state is not kept between runs, so the test restarts "
                               "from its first step to give the same history")
     if done >= len(actions):
         return ResumePoint(len(actions), "every step had run; only the analysis is redone")
+    if began is False:  # the run recorded that it stopped before this action began: the drive is as the last left it
+        return ResumePoint(done, f"continues at {label(actions, done)}, which had not begun when the run stopped")
     cut = actions[done]
     if repeatable(cut):
         extra = " (the drive saw part of it already)" if isinstance(cut, Measure) and cut.workload.is_write else ""
-        return ResumePoint(done, f"continues at {_label(actions, done)}, which is run again from its start{extra}")
+        return ResumePoint(done, f"continues at {label(actions, done)}, which is run again from its start{extra}")
     anchor = next((i for i in range(done, -1, -1) if isinstance(actions[i], Purge)), 0)
     return ResumePoint(anchor, (
-        f"{_label(actions, done)} had started and changed the drive, and it measures from the state before it; "
-        f"the test goes back to {_label(actions, anchor)}, which re-creates that state"
+        f"{label(actions, done)} had started and changed the drive, and it measures from the state before it; "
+        f"the test goes back to {label(actions, anchor)}, which re-creates that state"
     ))

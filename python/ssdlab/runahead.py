@@ -152,6 +152,17 @@ def is_fresh(record: RunRecord, target: Target) -> bool:
     return not target.keeps_state() and all(t.status == "pending" and not t.action_outcomes for t in record.tests)
 
 
+def drop_stale_ahead(bundle: Bundle) -> None:
+    """Remove a second half's private bundle that a run killed mid-way left (kill -9: no clean-up
+    ran): its tests are not in run.json, so a resume runs them itself and nothing reads it; left,
+    `report` and `library add` took it for a run of its own. A link there goes, not what it leads to."""
+    path = bundle.path / AHEAD_DIR
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    elif path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def stopped_record(record: RunRecord, error: str = USER_STOP) -> RunRecord:
     """The run as a stop leaves it: the test that was running, and the run, interrupted."""
     for test in record.tests:

@@ -7,6 +7,7 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,12 +66,13 @@ from ssdlab.planning import (
     window_names,
     with_host_file_runs,
 )
-from ssdlab.resume import ResumePoint, resume_point
+from ssdlab.resume import RESTORED, ResumePoint, label, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
-from ssdlab.runahead import RunAhead, stopped_record
+from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo, TargetLocks
+from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import seconds_apart
 
 
@@ -86,6 +88,19 @@ class SavesDriveState(Protocol):
     def checkpoint(self, target: Target) -> None: ...
     def saved_state(self, target: Target) -> bytes | None: ...
     def restore_state(self, target: Target, data: bytes) -> None: ...
+
+
+@runtime_checkable
+class RebuildsDrive(Protocol):
+    """An engine whose drive can be made again by simulating what it did on a fresh one (the
+    simulator is deterministic): a resume without a usable saved drive rebuilds it so."""
+
+    def reset_state(self, target: Target) -> None: ...
+    def rebuilt_state(self, target: Target) -> None: ...
+
+
+class RebuildFailed(Exception):
+    """The drive a stopped run left could not be made again (why: the message)."""
 
 
 @runtime_checkable
@@ -140,6 +155,12 @@ class Runner:
     exact: str | None = field(init=False, default=None)  # a test resumed on its exact saved drive
     replay_from: int = field(init=False, default=0)  # its actions to simulate again from there
     lost_drive: str | None = field(init=False, default=None)  # why a saved drive could not be restored
+    exact_how: str = field(init=False, default=RESTORED)  # how the exact drive was had, for the resume note
+    # Why this resume goes on on a fresh simulated drive, not the one the run's earlier tests left
+    # (it could be neither restored nor rebuilt): said in every test it runs.
+    fresh_drive: str | None = field(init=False, default=None)
+    # A resume under another engine version than the run began with (fio): said in every test it runs.
+    engine_change: str | None = field(init=False, default=None)
     # What taking the target down left after a run that completed (a --host run's file it could not
     # delete, a RAID-0 it could not stop): the CLI says it beside the report, which the run earned.
     left_behind: str = field(init=False, default="")
@@ -184,8 +205,9 @@ class Runner:
         done = len(test_record.action_outcomes)
         damaged = self._unreadable(test_record)
         shared = test_record.start is not None and test_record.start.shared_from is not None
+        began, how = test_record.action_began, self.exact_how
         if shared:
-            point = resume_point(shared_plan(plan).actions, done, keeps, exact)
+            point = resume_point(shared_plan(plan).actions, done, keeps, exact, began, how)
             if not damaged and not (first and (not keeps or (done and point.index == 0))):
                 return shared_plan(plan), test_record.start, point
             before = test_record.start.shared_from if test_record.start else ""
@@ -194,7 +216,7 @@ class Runner:
             lost = StartState(state=plan.entry.describe() if plan.entry else "",
                               reason=f"own preparation: {why}, so the test prepares the drive itself")
             return plan, lost, resume_point(plan.actions, 0, keeps)
-        point = resume_point(plan.actions, done, keeps, exact)
+        point = resume_point(plan.actions, done, keeps, exact, began, how)
         if damaged:
             point = ResumePoint(0, f"{damaged}, so the test restarts from its first step")
         elif self.lost_drive and first and done and point.index == 0:
@@ -228,7 +250,27 @@ class Runner:
 
     def preflight(self, record: RunRecord) -> None:
         """Everything that could refuse the run, checked before anything is written."""
+        self.check_same_engine(record)
         self.authorize(record, self.pending(record))
+
+    def check_same_engine(self, record: RunRecord, facts: TargetInfo | None = None) -> None:
+        """A resumed simulated run continues under the simulator it began with: another one (another
+        ssdsim version or model revision) is another drive, so the resume is refused, and a new run
+        is the way. Another fio version measures the same device: the resume goes on, and every test
+        it runs says which fio measured it (engine_change)."""
+        now, was = self.engine.version(), record.engine_version
+        if record.engine == "sim" or self.target.kind == "sim":
+            now_rev = (facts or self.target.info()).extra.get(MODEL_REVISION)
+            was_rev = record.target.extra.get(MODEL_REVISION)
+            if (was and was != now) or (was_rev is not None and was_rev != now_rev):
+                raise UsageError(
+                    f"{self.bundle.path} was run under {was or 'an unrecorded simulator'} (model revision "
+                    f"{was_rev if was_rev is not None else 'unrecorded'}), and this ssdlab simulates with {now} "
+                    f"(model revision {now_rev}): a resume would mix two simulators in one run; start a new run "
+                    f"(`ssdlab run -t {shlex.quote(record.target.spec)} ...`) instead")
+        elif was and was != now:
+            self.engine_change = (f"measured with {now}, where the run began with {was}: this test's measurements "
+                                  f"from this resume on are {now}'s")
 
     def restore_drive(self, record: RunRecord) -> None:
         """Continue a stopped simulated run on the drive saved in its bundle, when the save is
@@ -237,21 +279,119 @@ class Runner:
         first = next((t for t in record.tests if t.status != "complete"), None)
         if first is None or not isinstance(self.engine, SavesDriveState):
             return
+        self.lost_drive = self._restore_saved(first)
+        if self.lost_drive is not None:
+            self._rebuild(record, first)
+
+    def _restore_saved(self, first: TestRecord) -> str | None:
+        """Restore the drive the bundle saved; None when done, else why it cannot be."""
+        assert isinstance(self.engine, SavesDriveState)
         saved = self.bundle.saved_drive()
         if isinstance(saved, str):  # none, a link, damaged: said as it is
-            self.lost_drive = saved
-            return
+            return saved
         data, test, at = saved
         if test != first.name or at > len(first.action_outcomes):  # e.g. an older save a failed one left
-            self.lost_drive = (f"the simulated drive saved in the bundle is where {test} stood after {at} steps, "
-                               f"not where the run stopped ({first.name} after {len(first.action_outcomes)})")
-            return
+            return (f"the simulated drive saved in the bundle is where {test} stood after {at} steps, "
+                    f"not where the run stopped ({first.name} after {len(first.action_outcomes)})")
         try:
             self.engine.restore_state(self.target, data)
-        except EngineError as err:  # e.g. saved by another simulator version: start the test over
-            self.lost_drive = str(err)
-            return
+        except EngineError as err:  # e.g. saved by another simulator version: rebuilt instead
+            return str(err)
         self.exact, self.replay_from = test, at
+        return None
+
+    def _rebuild(self, record: RunRecord, first: TestRecord) -> None:
+        """Without a usable saved drive (a kill -9 saves none, a full disk loses it), make the drive
+        the run left again: simulate every action the run finished, in order, on a fresh drive with
+        the run's seed (the simulator is deterministic), each checked to give the result the bundle
+        holds; the stopped test then continues on that very drive. When that cannot be done the
+        resume goes on on a fresh drive, and every test it runs says so (fresh_drive)."""
+        engine = self.engine
+        ran = record.tests[:[t.name for t in record.tests].index(first.name) + 1]
+        if not isinstance(engine, RebuildsDrive) or self.target.keeps_state() or not any(
+                t.action_outcomes for t in ran):  # nothing ran yet (a new run): the fresh drive is the drive
+            return
+        engine.reset_state(self.target)
+        try:
+            count, upto = self._simulate_again(record, first)
+        except RebuildFailed as err:
+            engine.reset_state(self.target)
+            if any(t.action_outcomes for t in ran[:-1]):  # a first test restarted on a fresh drive is as it was
+                self.fresh_drive = (f"on a fresh simulated drive, not the one the run's earlier tests left: "
+                                    f"{self.lost_drive}, and it could not be rebuilt ({err}); this test's figures "
+                                    "may differ from those of a run that was not stopped")
+            return
+        engine.rebuilt_state(self.target)
+        self.exact, self.replay_from = first.name, upto
+        self.exact_how = (f"rebuilt by simulating the run's {count} finished actions again on a fresh drive with "
+                          f"the run's seed, each giving the result the bundle holds (no usable saved drive: "
+                          f"{self.lost_drive})")
+        self.lost_drive = None
+
+    def _simulate_again(self, record: RunRecord, first: TestRecord) -> tuple[int, int]:
+        """Simulate the finished actions of the tests up to `first` and of `first` (none of its own
+        when one of its measurements cannot be read: it restarts); how many ran, and how many of
+        `first`'s."""
+        info = self.target.info().model_copy(update={"measured_rates": self.rates})
+        count = 0
+        for test in record.tests:
+            last = test.name == first.name
+            upto = 0 if last and self._unreadable(test) else len(test.action_outcomes)
+            count += self._test_again(test, info, upto)
+            if last:
+                return count, upto
+        raise RebuildFailed(f"the run has no test {first.name}")  # not reached: `first` is one of them
+
+    def _test_again(self, test: TestRecord, info: TargetInfo, upto: int) -> int:
+        """Simulate the first `upto` actions of `test` as they ran (skipped ones skipped), each
+        compared with its result in the bundle; how many ran."""
+        try:
+            plan = plan_entry(SuiteEntry(name=test.name, test=test.test), test.params, info)
+        except SsdlabError as err:  # e.g. its trace file gone since
+            raise RebuildFailed(f"{test.name} cannot be planned again: {err}") from None
+        if test.start is not None and test.start.shared_from is not None:
+            plan = shared_plan(plan)
+        if upto > len(plan.actions):
+            raise RebuildFailed(f"{test.name} has {upto} steps recorded, and its plan {len(plan.actions)}")
+        measured = {ref.name: ref for ref in test.measurements}
+        steps = iter(test.steps)
+        count = 0
+        for number, outcome in enumerate(test.action_outcomes[:upto]):
+            if outcome != "done":
+                continue
+            action = plan.actions[number]
+            kept = self._kept_result(test, action, measured, steps)
+            again = self._do_again(test.name, action)
+            if again.model_dump_json() != kept:
+                raise RebuildFailed(f"simulating {test.name}'s {label(plan.actions, number)} again gave other "
+                                    "results than the bundle holds")
+            count += 1
+        return count
+
+    def _kept_result(self, test: TestRecord, action: Action, measured: Mapping[str, Any], steps: Any) -> str:
+        """The result the bundle holds for a finished action, as JSON (what simulating it again must give)."""
+        if not isinstance(action, Measure):
+            step = next(steps, None)
+            if step is None:
+                raise RebuildFailed(f"{test.name} has fewer steps recorded than it finished")
+            return str(step.model_dump_json())
+        ref = measured.get(action.name)
+        problem = "it is not recorded" if ref is None else self.bundle.measurement_problem(ref)
+        if ref is None or problem is not None:
+            raise RebuildFailed(f"{test.name}'s measurement {action.name} cannot be read ({problem})")
+        return self.bundle.load_measurement(ref).model_dump_json()
+
+    def _do_again(self, test: str, action: Action) -> Measurement | StepResult:
+        """An action simulated again to rebuild the drive, unseen (its result is in the bundle)."""
+        ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
+                         progress=lambda update: None, target_facts=self.target_facts)
+        with stoppable():
+            if isinstance(action, Measure):
+                again = self.engine.measure(self.target, action.workload, ctx)
+                if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
+                    raise Interrupted(self._resume_hint(again.error or "interrupted"))
+                return again
+            return self.engine.step(self.target, action, ctx)
 
     def run(self, record: RunRecord) -> RunRecord:
         """Run the pending tests. A stop signal is raised only where the run can record it (stops_held):
@@ -261,7 +401,11 @@ class Runner:
             return self._run(record)
 
     def _run(self, record: RunRecord) -> RunRecord:
-        self.restore_drive(record)
+        self.check_same_engine(record)
+        try:
+            self.restore_drive(record)
+        except KeyboardInterrupt as stop:  # while rebuilding the drive: nothing of the run has changed yet
+            raise Interrupted(self._resume_hint(stop_reason(stop))) from None
         self.target_facts = self.target.info()
         pending = self.pending(record, self.target_facts)
         self.authorize(record, pending)
@@ -272,6 +416,8 @@ class Runner:
             self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
             locks.take(self.target.exclusive_paths())  # a scratch file prepare just made
             ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
+            if ahead is None:  # what a second half left when its run was killed (kill -9): nothing reads it
+                drop_stale_ahead(self.bundle)
             record = record.model_copy(update={"status": "running", "error": None})
             self.bundle.write_run(record)
             self.guard.run_started(pending)
@@ -366,13 +512,14 @@ class Runner:
             results = _add_measurement(results, self.bundle.load_measurement(ref))
         for step in steps:
             results = _add_step(results, step)
-        resumed = (RESUMED_NOTE.format(reason=pending.start.reason),) if pending.start.reason else ()
+        reasons = (pending.start.reason, self.fresh_drive, self.engine_change)
+        resumed = tuple(RESUMED_NOTE.format(reason=reason) for reason in reasons if reason)
         notes = (*pending.plan.notes, *resumed)
         state = test_record.model_copy(update={
             "start": pending.start_state,
             "status": "running", "started_utc": test_record.started_utc if keep else utc_now(),
             "finished_utc": None, "measurements": refs, "steps": steps, "notes": notes, "error": None,
-            "metrics": {}, "verdicts": (), "action_outcomes": outcomes,
+            "metrics": {}, "verdicts": (), "action_outcomes": outcomes, "action_began": False,
         })
         return state, results
 
@@ -464,6 +611,8 @@ class Runner:
                 writes = action_writes(action)
                 if writes:
                     self._check_free()
+                state = state.model_copy(update={"action_began": True})  # saved first: a resume then knows
+                record = self._save(record, state)
                 self.guard.action_started(state.name, action, number, len(actions))
                 try:
                     result = self._do(state.name, action)
@@ -477,7 +626,8 @@ class Runner:
                     self._save(record, state)
                     raise Interrupted(result.error or "interrupted")
             outcome: ActionOutcome = "skipped" if skipped else "done"
-            state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
+            state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome),
+                                             "action_began": False})
             record = self._save(record, state)
             self.guard.action_finished(state.name, number, skipped)
             if cache is not None and number == prep - 1:

@@ -178,6 +178,19 @@ class SimEngine:
             raise EngineError(f"the simulated drive saved in the bundle cannot be restored ({err})") from None
         self._sim(target).restore_drive(drive, fold("restored", hashlib.sha256(data).hexdigest()))
 
+    # Rebuilding a drive (runner.RebuildsDrive): a resume without a usable saved drive simulates
+    # what the run did again, on a fresh drive of the same configuration and seed.
+    def reset_state(self, target: Target) -> None:
+        """Give the target a fresh drive, as a new run has (what a failed rebuild did is dropped)."""
+        sim = self._sim(target)
+        fresh = dataclasses.replace(sim, _drive=None, checkpoint=None, spare=None).drive()
+        sim.use_drive(fresh, "fresh")
+        sim.restored, sim.checkpoint, sim.spare = False, None, None
+
+    def rebuilt_state(self, target: Target) -> None:
+        """The drive was rebuilt to where the stopped run left it: it continues, as a restored one does."""
+        self._sim(target).restored = True
+
     # Cache of prepared drives (engines/sim_cache.py): the runner asks for a key before a
     # test's own preparation, restores a hit, and stores what the preparation made otherwise.
     def prep_key(self, target: Target, actions: Sequence[str]) -> str:

@@ -109,7 +109,8 @@ class CachesPreparation(Protocol):
 
     def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
     def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
-    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None: ...
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float,
+                   ) -> str | None: ...
 
 
 def new_record(
@@ -632,7 +633,10 @@ class Runner:
             self.guard.action_finished(state.name, number, skipped)
             if cache is not None and number == prep - 1:
                 records = prep_records(actions[:prep], state, results)
-                cache.store_prep(self.target, key, records, time.perf_counter() - began)
+                unkept = cache.store_prep(self.target, key, records, time.perf_counter() - began)
+                if unkept:  # the run goes on: a cache is a saving, never a reason to stop
+                    state = state.model_copy(update={"notes": (*state.notes, unkept)})
+                    record = self._save(record, state)
         return results
 
     def _check_free(self) -> None:

@@ -173,3 +173,16 @@ def test_a_cached_drive_is_made_by_counts_in_their_number() -> None:
 
     assert _made_by({"actions": ["quick"], "unit": "tests"}) == "1 test: quick"
     assert _made_by({"actions": ["a", "b"], "unit": "steps"}) == "2 steps: a, b"
+
+
+def test_a_cache_that_cannot_keep_a_drive_costs_the_run_nothing_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: a read-only cache folder stopped trim-validation ("Read-only file system: …/<key>.snap")."""
+    def read_only(self: SimCache, key: str, data: bytes, meta: dict[str, Any]) -> None:
+        raise OSError(30, "Read-only file system", str(self.path / f"{key}.snap"))
+
+    monkeypatch.setattr(SimCache, "put", read_only)
+    test, _ = _trim(tmp_path / "run")
+    assert test.status == "complete"
+    (note,) = [n for n in test.notes if "could not be kept in the cache" in n]
+    assert "Read-only file system" in note and note.endswith("the next run simulates this preparation again")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
-from ssdlab.errors import USER_STOP, Cancelled, EngineError, Stopped
+from ssdlab.errors import USER_STOP, Cancelled, EngineError, Stopped, os_error_text
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
@@ -221,12 +221,21 @@ class SimEngine:
         except ValueError:
             return None
 
-    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float) -> None:
-        """Keep the prepared drive when simulating the preparation took long enough to be worth it."""
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float,
+                   ) -> str | None:
+        """Keep the prepared drive when simulating the preparation took long enough to be worth it;
+        why it could not be kept (a read-only or full cache folder), for the test's notes, else None.
+        QA: a read-only cache stopped trim-validation ("Read-only file system: …/<key>.snap")."""
         if not _worth_storing(target, wall_s):
-            return
+            return None
         meta = _entry_meta(self._sim(target), wall_s, actions=[r["name"] for r in records], records=list(records))
-        SimCache.default().put(key, self._drive(target).snapshot(), meta)
+        cache = SimCache.default()
+        try:
+            cache.put(key, self._drive(target).snapshot(), meta)
+        except OSError as err:
+            return (f"the prepared simulated drive could not be kept in the cache {cache.path} "
+                    f"({os_error_text(err)}): the next run simulates this preparation again")
+        return None
 
     # Running ahead (runahead.py): the drive a later test of the run starts with, stored as the
     # run reaches that test, lets the next run of the same tests simulate them on a second core.

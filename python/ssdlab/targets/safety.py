@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -132,15 +132,10 @@ def device_writers(root: SysRoot, name: str, members: Sequence[str]) -> list[tup
     numbers = {read_attr(root.block(m) / "dev"): m for m in (*members, disk_of(root, name))}
     numbers.pop(None, None)
     found = []
-    for proc in _processes(root):
-        for fd in _fds(proc):
-            try:
-                there = os.stat(fd)
-            except OSError:
-                continue
-            member = numbers.get(devnum_text(there.st_rdev)) if stat.S_ISBLK(there.st_mode) else None
-            if member is not None and _opened_for_writing(proc / "fdinfo" / fd.name):
-                found.append((member, int(proc.name), read_attr(proc / "comm") or "?"))
+    for proc, fd, devnum in _block_fds(root):
+        member = numbers.get(devnum)
+        if member is not None and _opened_for_writing(proc / "fdinfo" / fd.name):
+            found.append((member, int(proc.name), read_attr(proc / "comm") or "?"))
     return sorted(set(found), key=lambda f: (f[1], f[0]))
 
 
@@ -231,17 +226,23 @@ def foreign_mounts(root: SysRoot, name: str, devnum: str) -> list[tuple[int, str
 
 def openers(root: SysRoot, devnum: str) -> list[tuple[int, str]]:
     """Other processes that have the device open (any way: O_EXCL does not show in fdinfo)."""
-    found = []
+    found: dict[int, str] = {}
+    for proc, _, there in _block_fds(root):
+        if there == devnum and int(proc.name) not in found:
+            found[int(proc.name)] = read_attr(proc / "comm") or "?"
+    return list(found.items())
+
+
+def _block_fds(root: SysRoot) -> Iterator[tuple[Path, Path, str]]:
+    """(process, fd, device number) of every block device other processes have open."""
     for proc in _processes(root):
         for fd in _fds(proc):
             try:
                 there = os.stat(fd)
             except OSError:
                 continue
-            if stat.S_ISBLK(there.st_mode) and devnum_text(there.st_rdev) == devnum:
-                found.append((int(proc.name), read_attr(proc / "comm") or "?"))
-                break
-    return found
+            if stat.S_ISBLK(there.st_mode):
+                yield proc, fd, devnum_text(there.st_rdev)
 
 
 def _processes(root: SysRoot) -> list[Path]:

@@ -57,7 +57,7 @@ from pathlib import Path
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.engines.base import Capabilities, RunContext, StepRefusal
-from ssdlab.engines.fio import MIN_VERSION, FioEngine, check_it_ran, fio_escape, parse_version, stop_with_parent
+from ssdlab.engines.fio import MIN_VERSION, FioEngine, check_it_ran, fio_escape, parse_version
 from ssdlab.engines.fio_parse import (
     ALL_CLIENTS,
     HostSummary,
@@ -71,6 +71,7 @@ from ssdlab.engines.fio_parse import (
     ran_until,
     series_from_logs,
 )
+from ssdlab.engines.fio_process import stop_with_parent
 from ssdlab.errors import (
     EngineError,
     Interrupted,

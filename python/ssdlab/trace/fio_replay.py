@@ -64,8 +64,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
-from ssdlab.engines.fio import run_fio_captured
 from ssdlab.engines.fio_parse import load_json_plus
+from ssdlab.engines.fio_process import run_fio_captured
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
 from ssdlab.trace.replay import DEFAULT_IDLE_CAP_US, Remap, remap_offsets

@@ -1,0 +1,164 @@
+"""fio's processes: started so that nothing of them outlives a workload (its jobs setsid() away
+from it), and stopped so (engines/fio.py measures with them; trace/fio_replay.py replays)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ssdlab.errors import EngineError
+
+# fio writes its results when told to stop; give it this long before killing it.
+STOP_GRACE_S = 30.0
+PR_SET_PDEATHSIG = 1
+SIG_DFL_ADDRESS = ctypes.c_void_p(0)  # SIG_DFL as libc's signal() takes it
+
+
+def stop_with_parent() -> Callable[[], None]:
+    """A pre-exec hook: if ssdlab dies without cleaning up (SIGKILL), fio gets SIGINT and stops.
+
+    SIGINT is also set back to its default action: a process started in the background by a
+    script ignores it, fio inherits that, and a SIGINT arriving before fio installs its own
+    handler would then be lost and fio would run its whole job alone. With the default
+    action such an early SIGINT ends fio, as it does from a terminal.
+    libc is loaded here, in the parent, so the forked child only makes the system calls.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl, set_action = libc.prctl, libc.signal
+
+    def hook() -> None:
+        set_action(signal.SIGINT, SIG_DFL_ADDRESS)
+        prctl(PR_SET_PDEATHSIG, signal.SIGINT)
+
+    return hook
+
+
+# fio's job processes call setsid(): each is a session and a process group of its own (ps shows a
+# job's pgid and sid as its pid), so neither killing fio nor os.killpg() of its group reaches them.
+# QA: fio killed outright left its job writing the device, reparented to pid 1; the resume ssdlab
+# offered ran beside it, and on a file target that job made ssdlab refuse its own resume ("in use
+# by pid N (fio)") until it ended. What each job still has open is what fio was given as stdout
+# and stderr: a terminal, pipes or a file ssdlab made for this fio alone, so those find them.
+FileKey = tuple[int, int]  # (st_dev, st_ino) of an open file
+LEFTOVER_POLL_S = 0.05
+
+
+def file_key(fd: int) -> FileKey:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _holds(pid: int, keys: frozenset[FileKey]) -> bool:
+    """Whether process `pid` has one of the files `keys` open (False once it is gone or a zombie,
+    whose files are closed)."""
+    try:
+        fds = os.scandir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    with fds:
+        for fd in fds:
+            try:
+                st = os.stat(fd.path)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in keys:
+                return True
+    return False
+
+
+def holders(keys: frozenset[FileKey]) -> list[int]:
+    """The processes other than this one that have one of the files `keys` open."""
+    me = os.getpid()
+    with os.scandir("/proc") as entries:
+        pids = [int(e.name) for e in entries if e.name.isdigit() and int(e.name) != me]
+    return [pid for pid in pids if _holds(pid, keys)]
+
+
+def _kill_holder(pid: int, keys: frozenset[FileKey]) -> None:
+    """SIGKILL `pid` if it still holds one of `keys`: through a pidfd, so a pid reused since the
+    scan (by a process that holds none of fio's files) is never signalled."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:
+        return  # gone
+    try:
+        if _holds(pid, keys):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(pidfd)
+
+
+def end_leftovers(keys: frozenset[FileKey], grace_s: float = STOP_GRACE_S) -> list[int]:
+    """Kill every process but this one that holds one of `keys` (fio's stdout and stderr: what is
+    left of a fio that ended, its jobs) and wait until none holds them, for up to `grace_s` (a
+    process killed in the middle of a direct I/O ends when the I/O does); the pids still there
+    then, normally none. A fio that ended by itself waited for its jobs: nothing is left."""
+    deadline = time.monotonic() + grace_s
+    while left := holders(keys):
+        if time.monotonic() >= deadline:
+            return left
+        for pid in left:
+            _kill_holder(pid, keys)
+        time.sleep(LEFTOVER_POLL_S)
+    return []
+
+
+def leftover_error(left: Sequence[int]) -> EngineError:
+    pids = ", ".join(map(str, left))
+    return EngineError(f"fio's job process (pid {pids}) did not end when killed; the target is still in use "
+                       "until it does: wait for it to end before running on it again")
+
+
+def exit_words(code: int) -> str:
+    """'exit 1', or 'killed by SIGKILL' for fio ended by a signal (Popen's negative code)."""
+    if code >= 0:
+        return f"exit {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
+def run_fio_captured(argv: Sequence[str], timeout_s: float, cwd: Path | None = None,
+                     ) -> subprocess.CompletedProcess[str]:
+    """subprocess.run(argv, capture_output=True, text=True) for a fio whose jobs must not outlive
+    it: fio in a session of its own that stops if ssdlab dies (stop_with_parent); once fio has
+    ended, or on a timeout, a stop or an error here, whatever of its jobs is left is killed
+    (end_leftovers; they hold its pipes, which would otherwise keep communicate() waiting for
+    them to the end of their work). A timeout raises subprocess.TimeoutExpired, as run() does."""
+    proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+                            preexec_fn=stop_with_parent())
+    assert proc.stdout is not None and proc.stderr is not None
+    keys = frozenset({file_key(proc.stdout.fileno()), file_key(proc.stderr.fileno())})
+    deadline = time.monotonic() + timeout_s
+    try:
+        out, err = _communicate(proc, keys, deadline)
+    except BaseException:  # a timeout, a stop: nothing of fio runs on
+        proc.kill()
+        end_leftovers(keys)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        raise
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def _communicate(proc: subprocess.Popen[str], keys: frozenset[FileKey], deadline: float) -> tuple[str, str]:
+    """proc.communicate() until `deadline` (subprocess.TimeoutExpired after it), killing fio's
+    leftover jobs once fio itself has ended: they hold its pipes open."""
+    while True:
+        try:
+            return proc.communicate(timeout=min(1.0, max(0.0, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+            if proc.poll() is not None:
+                end_leftovers(keys)

@@ -52,3 +52,22 @@ def test_a_parameter_left_to_the_method_says_what_it_became(tmp_path: Path) -> N
     mixed = SuiteEntry(name="iometer-mixed", test="iometer-mixed", params={"runtime_s": 1})
     caption = page_caption(tmp_path, ["fake:?capacity=2g", "fake:?capacity=2g&nvme=1"], mixed)
     assert "span 2 GiB (auto)" in caption, caption
+
+
+def test_parameters_the_runs_asked_differently_are_given_for_each_drive(tmp_path: Path) -> None:
+    """QA, a comparison forced across methods: "op (%) 0 on A, 25 on B (0 asked)" of a B that asked
+    25, and "span 1 GiB" of both where only A asked it (the reference run's parameters for all)."""
+    trim = {"torture_runtime_s": 5, "seq_runtime_s": 1}
+    paths = []
+    for number, (spec, asked) in enumerate([("fake:?capacity=4g", {"span_bytes": "1g"}),
+                                            ("fake:?capacity=4g&nvme=1", {"op_pct": 25, "reference": False})]):
+        paths.append(tmp_path / f"b{number}")
+        entry = SuiteEntry(name="trim-validation", test="trim-validation", params={**trim, **asked})
+        run_entries(paths[-1], parse_target(spec), FakeEngine(), [entry])
+    c = compare_bundles(paths, force=True)
+    (t,) = c.shown
+    caption = comparison_section(c, t).caption
+    a, b = (drive.label for drive in c.drives)
+    assert f"op (%) 0 on {a}, 25 on {b}," in caption, caption
+    assert f"reference yes on {a}, no on {b}" in caption
+    assert f"span 1 GiB on {a}, auto on {b}," in caption

@@ -446,9 +446,16 @@ AUTO = "auto"  # a parameter left to the method, as format_param says it
 
 def applied_param(c: Comparison, t: TestComparison, name: str, asked: object) -> str:
     """'span 5.2 GiB (16 GiB asked)', 'span 5.2 GiB on A, 8 GiB on B (16 GiB asked)', 'span 16 GiB
-    (auto)'; the parameter as asked where no setting records it, or every drive ran it as asked."""
+    (auto)'; the parameter as asked where no setting records it, or every drive ran it as asked.
+    `asked`: the reference run's; where the drives' runs asked different values (a comparison
+    forced across methods), each drive's with what it asked (QA: "op (%) 0 on A, 25 on B (0 asked)"
+    of a B that asked 25)."""
     row = setting_row(t, name)
     label = param_label(name)
+    asked_by = asked_values(c, t, name, asked)
+    if len({repr(value) for _, (_, value) in asked_by}) > 1:
+        return f"{label} " + ", ".join(f"{drive_param_text(row, name, value, i)} on {drive}"
+                                       for i, (drive, value) in asked_by)
     if row is None or row.spec is None:
         return format_param(name, asked)
     applied = [(c.drives[i].label, applied_value(row.spec, value, name))
@@ -458,8 +465,33 @@ def applied_param(c: Comparison, t: TestComparison, name: str, asked: object) ->
     texts = {label_of: param_value_text(name, value) for label_of, value in applied}
     each = next(iter(texts.values())) if len(set(texts.values())) == 1 else \
         ", ".join(f"{text} on {drive}" for drive, text in texts.items())
-    said = param_value_text(name, asked)  # 'auto' (None, or the word) is what the method chose, not a value asked
-    return f"{label} {each} ({said if said == AUTO else f'{said} asked'})"
+    return f"{label} {each} ({asked_words(name, asked)})"
+
+
+def asked_words(name: str, asked: object) -> str:
+    """'16 GiB asked'; 'auto' (None, or the word) is what the method chose, not a value asked."""
+    said = param_value_text(name, asked)
+    return said if said == AUTO else f"{said} asked"
+
+
+def asked_values(c: Comparison, t: TestComparison, name: str, asked: object) -> list[tuple[int, tuple[str, object]]]:
+    """(index, (drive, what its run asked of parameter `name`)) of each drive that ran the test;
+    `asked` where a run does not name it."""
+    return [(i, (c.drives[i].label, found[1].params.get(name, asked)))
+            for i, (found, here) in enumerate(zip(drawn_runs(c, t), t.present, strict=True))
+            if here and found is not None]
+
+
+def drive_param_text(row: MetricRow | None, name: str, asked: object, index: int) -> str:
+    """One drive's value of a parameter the drives' runs asked differently: what applied, with what
+    it asked where that differs."""
+    value = row.values[index] if row is not None and row.spec is not None else None
+    if row is None or row.spec is None or value is None:
+        return param_value_text(name, asked)
+    applied = applied_value(row.spec, value, name)
+    if same_param_value(asked, applied):
+        return param_value_text(name, asked)
+    return f"{param_value_text(name, applied)} ({asked_words(name, asked)})"
 
 
 def setting_row(t: TestComparison, name: str) -> MetricRow | None:

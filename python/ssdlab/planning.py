@@ -5,11 +5,8 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 
 from __future__ import annotations
 
-import fcntl
 import math
-import os
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
@@ -30,7 +27,6 @@ from ssdlab.run_events import PendingTest
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
-from ssdlab.targets.file import FileTarget
 from ssdlab.units import is_number, seconds_apart
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
@@ -700,12 +696,9 @@ def run_refusal(target: Target, planned: Sequence[PlannedTest]) -> str | None:
     """Why `run` would refuse this plan whatever the flags (a device in use, a kernel that cannot
     build the array, a scratch file it cannot write or grow), or None."""
     destructive = any(item.plan.destructive for item in planned)
-    if isinstance(target, FileTarget) and (destructive or not target.foreign()):  # prepare() writes it then
-        refusal = file_refusal(target)
-        if refusal:
-            return refusal
-    if not destructive:
-        return None
+    refusal = target.setup_refusal(destructive)
+    if refusal or not destructive:
+        return refusal
     return target.write_refusal() or target.unavailable()
 
 
@@ -717,43 +710,3 @@ def engine_refusal(engine: Engine) -> str | None:
     except EngineError as err:
         return str(err)
     return None
-
-
-# FS_IOC_GETFLAGS (linux/fs.h) and the inode flags that refuse every write, whoever asks (chattr +i / +a).
-FS_IOC_GETFLAGS = 0x80086601
-INODE_NO_WRITE_FLAGS = {0x10: "immutable (chattr +i)", 0x20: "append-only (chattr +a)"}
-
-
-def file_refusal(target: FileTarget) -> str | None:
-    """Why `run` would refuse a scratch file before writing anything, as it does (rc 2): too little
-    free space to grow it, a read-only file system, an immutable file or folder. Read only: plan
-    opens nothing for writing."""
-    shortfall = target._space_shortfall()  # what authorize_writes refuses with, in its words
-    if shortfall:
-        return f"{target.spec}: {shortfall}; free space or give a smaller size="
-    where = target.path if target.path.exists() else target.path.parent
-    try:
-        read_only = bool(os.statvfs(where).f_flag & os.ST_RDONLY)
-        flags = _inode_flags(where)
-    except OSError:
-        return None  # run says what it finds
-    if read_only:
-        return f"{target.spec}: {where} is on a read-only file system; give a file on a writable one"
-    said = [text for bit, text in INODE_NO_WRITE_FLAGS.items() if flags & bit]
-    if said:
-        return (f"{target.spec}: {where} is {said[0]}, so not even root can write it; clear that flag (as root: "
-                "chattr -i, or -a) or give another file")
-    return None
-
-
-def _inode_flags(path: Path) -> int:
-    """The file's (or folder's) inode flags; 0 where the file system keeps none."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        buf = bytearray(8)
-        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf)
-        return int.from_bytes(buf[:4], sys.byteorder)
-    except OSError:  # ENOTTY: no inode flags here (tmpfs, some network file systems)
-        return 0
-    finally:
-        os.close(fd)

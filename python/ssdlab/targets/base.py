@@ -269,6 +269,12 @@ class Target(ABC):
         it lacks), else None: `plan` says so and `run` refuses before anything is made."""
         return None
 
+    def setup_refusal(self, writes: bool) -> str | None:
+        """Why `run` would refuse to set the target up before anything is written (a scratch file
+        it cannot make, grow or open for writing), read without writing, for `plan`; `writes`:
+        the run's tests write. None when nothing refuses it."""
+        return None
+
     def confirmation_token(self) -> str | None:
         """What `--yes` must name to write this target (docs/safety.md): a drive's serial, a
         file's path. `run` asks for it, `plan` says it up front; None when writing needs no

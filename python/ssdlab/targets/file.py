@@ -15,9 +15,11 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import fcntl
 import os
 import posixpath
 import stat
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -81,6 +83,24 @@ def check_job_safe(raw_path: str) -> None:
         raise UsageError(f"file target: the path holds {shown}, which fio's job files would read as something "
                          "else (a new line, a variable); give a path without it")
 
+
+
+# FS_IOC_GETFLAGS (linux/fs.h) and the inode flags that refuse every write, whoever asks (chattr +i / +a).
+FS_IOC_GETFLAGS = 0x80086601
+INODE_NO_WRITE_FLAGS = {0x10: "immutable (chattr +i)", 0x20: "append-only (chattr +a)"}
+
+
+def inode_flags(path: Path) -> int:
+    """The file's (or folder's) inode flags; 0 where the file system keeps none."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        buf = bytearray(8)
+        fcntl.ioctl(fd, FS_IOC_GETFLAGS, buf)
+        return int.from_bytes(buf[:4], sys.byteorder)
+    except OSError:  # ENOTTY: no inode flags here (tmpfs, some network file systems)
+        return 0
+    finally:
+        os.close(fd)
 
 @dataclass
 class FileTarget(Target):
@@ -245,6 +265,29 @@ class FileTarget(Target):
                 self.path.unlink(missing_ok=True)
             raise TargetError(f"{self.spec}: cannot allocate {self.size_bytes} bytes ({err.strerror}); free space "
                               "or give a smaller size=") from None
+
+    def setup_refusal(self, writes: bool) -> str | None:
+        """Too little free space to grow the file, a read-only file system, an immutable file or
+        folder: what `run` refuses (rc 2) before writing anything, when it writes, or prepares a
+        file of its own (prepare() opens that for writing, whatever the tests do). Read only."""
+        if not writes and self.foreign():
+            return None
+        shortfall = self._space_shortfall()  # what authorize_writes refuses with, in its words
+        if shortfall:
+            return f"{self.spec}: {shortfall}; free space or give a smaller size="
+        where = self.path if self.path.exists() else self.path.parent
+        try:
+            read_only = bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+            flags = inode_flags(where)
+        except OSError:
+            return None  # run says what it finds
+        if read_only:
+            return f"{self.spec}: {where} is on a read-only file system; give a file on a writable one"
+        said = [text for bit, text in INODE_NO_WRITE_FLAGS.items() if flags & bit]
+        if said:
+            return (f"{self.spec}: {where} is {said[0]}, so not even root can write it; clear that flag (as root: "
+                    "chattr -i, or -a) or give another file")
+        return None
 
     def _space_shortfall(self) -> str | None:
         """Why the file system cannot grow the file to its size, or None when it can."""

@@ -961,8 +961,9 @@ def select_drives(args: Sequence[str], library: Library | None) -> Selection:
                              "bundle path, a run id or a model, preset, 'latest' or 'all' (see `ssdlab library list`)")
         queried = True
         for runs in found:
-            unreachable += [r for r in runs if r.state() != "ok"]
-            here = {r.bundle: r.run_id for r in runs if r.state() == "ok"}
+            states = [(r, r.state()) for r in runs]  # each reads its bundle's run record: once
+            unreachable += [r for r, state in states if state != "ok"]
+            here = {r.bundle: r.run_id for r, state in states if state == "ok"}
             if here:
                 _add_group(groups, held, here, arg, repeats)
     return Selection(tuple(groups), queried, tuple(unreachable), tuple(repeats))

@@ -254,14 +254,14 @@ class Runner:
         self.check_same_engine(record)
         self.authorize(record, self.pending(record))
 
-    def check_same_engine(self, record: RunRecord, facts: TargetInfo | None = None) -> None:
+    def check_same_engine(self, record: RunRecord) -> None:
         """A resumed simulated run continues under the simulator it began with: another one (another
         ssdsim version or model revision) is another drive, so the resume is refused, and a new run
         is the way. Another fio version measures the same device: the resume goes on, and every test
         it runs says which fio measured it (engine_change)."""
         now, was = self.engine.version(), record.engine_version
         if record.engine == "sim" or self.target.kind == "sim":
-            now_rev = (facts or self.target.info()).extra.get(MODEL_REVISION)
+            now_rev = self.target.info().extra.get(MODEL_REVISION)
             was_rev = record.target.extra.get(MODEL_REVISION)
             if (was and was != now) or (was_rev is not None and was_rev != now_rev):
                 raise UsageError(

@@ -412,3 +412,34 @@ def test_a_finished_workload_is_drawn_with_its_measured_rate() -> None:
         drawn = out.getvalue()
         observer.action_started("t", Idle(seconds=1), 1, 2)
     assert "12,345 IOPS  50.6 MB/s" in drawn
+
+
+def test_a_piped_rebuild_says_its_first_and_last_action_and_where_it_is_between() -> None:
+    """A resume rebuilding its simulated drive takes as long as the run so far did; piped, it said
+    nothing until the first test's line (it looked hung)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.progress import QuietObserver
+
+    out, now = StringIO(), FakeTime()
+    observer = QuietObserver(Console(file=out, width=200), now=now)
+    for done in range(1, 101):
+        now.t += 1.0
+        observer.drive_rebuilding(done, 100)
+    said = "rebuilding the simulated drive: {} of 100 finished actions simulated again"
+    assert out.getvalue().splitlines() == [said.format(n) for n in (1, 31, 61, 91, 100)]
+
+
+def test_a_live_rebuild_shows_how_far_it_has_got_until_the_run_starts() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ssdlab.progress import LiveObserver
+
+    observer = LiveObserver(Console(file=StringIO(), width=100))
+    observer.drive_rebuilding(7, 40)
+    assert observer.render().renderables[0].plain == (
+        "rebuilding the simulated drive: 7 of 40 finished actions simulated again")

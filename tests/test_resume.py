@@ -15,6 +15,7 @@ from ssdlab.engines.fake import FakeEngine
 from ssdlab.errors import Interrupted, UsageError
 from ssdlab.methods.base import Measure
 from ssdlab.resume import repeatable, resume_point
+from ssdlab.run_events import NullObserver, RunObserver
 from ssdlab.runner import Runner, new_record
 from ssdlab.steps import Idle, Purge
 from ssdlab.suites import SuiteEntry
@@ -121,7 +122,7 @@ SIM = "sim:sm951-nvme-256?capacity_gib=16"
 
 
 def _sim_run(tmp_path: Path, stop: str | None, damage: Callable[[Path], None] | None = None,
-             ) -> tuple[Any, Bundle]:
+             observer: RunObserver | None = None) -> tuple[Any, Bundle]:
     pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
     target, engine, bundle = parse_target(SIM), SimStop.make(stop), Bundle(tmp_path / "b")
     if stop is None:
@@ -133,7 +134,8 @@ def _sim_run(tmp_path: Path, stop: str | None, damage: Callable[[Path], None] | 
     if damage is not None:
         damage(bundle.path / "state")
     engine.ran.clear()
-    Runner(bundle, parse_target(SIM), engine).run(bundle.load_run())  # a new process: a fresh drive object
+    resumed = Runner(bundle, parse_target(SIM), engine, observer or NullObserver())
+    resumed.run(bundle.load_run())  # a new process: a fresh drive object
     return engine, bundle
 
 
@@ -251,6 +253,28 @@ def test_a_run_killed_without_saving_its_drive_resumes_to_the_figures_of_one_not
     trim = got.test("trim-validation")
     assert trim.start is not None and trim.start.shared_from == "consistency"  # the state it shares was rebuilt
     assert engine.ran.count(stop) == 1
+
+
+class Rebuilding(NullObserver):
+    def __init__(self) -> None:
+        self.told: list[tuple[int, int]] = []
+        self.started_after: int | None = None
+
+    def drive_rebuilding(self, done: int, total: int) -> None:
+        self.told.append((done, total))
+
+    def run_started(self, tests: Any) -> None:
+        self.started_after = len(self.told)
+
+
+def test_a_rebuild_tells_the_observer_how_far_it_has_got_before_the_run_starts(
+        tmp_path: Path, whole_sim_run: Any) -> None:
+    """A rebuild takes as long as the run so far did: a resume that sat silent for it looked hung."""
+    observer = Rebuilding()
+    _sim_run(tmp_path, "after-trim", _as_killed, observer)
+    total = observer.told[-1][1]
+    assert total > 3 and observer.told == [(done, total) for done in range(1, total + 1)]
+    assert observer.started_after == total  # all of it before the run's own events
 
 
 def test_a_drive_that_cannot_be_rebuilt_is_said_fresh_in_every_test_after(tmp_path: Path) -> None:

@@ -291,6 +291,11 @@ def _whole_parts(text: str, width: int) -> str:
     return out
 
 
+def rebuilding_text(done: int, total: int) -> str:
+    """'rebuilding the simulated drive: 12 of 40 finished actions simulated again'."""
+    return f"rebuilding the simulated drive: {done:,} of {total:,} finished actions simulated again"
+
+
 class LiveObserver:
     """Two lines: the whole run (test, step, %, elapsed, ETA) and the current step with its
     live figure. The bars always show; a narrow terminal cuts the text around them."""
@@ -327,6 +332,9 @@ class LiveObserver:
         run_tail = f"{eta_text(self.clock)} · {format_duration(self.clock.elapsed_s)} elapsed"
         return Group(fit_line(self.run_label, self.clock.fraction, run_tail, width),
                      *step_lines(self.step_label, self.step_fraction, self.step_info, width))
+
+    def drive_rebuilding(self, done: int, total: int) -> None:
+        self.run_label = rebuilding_text(done, total)
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate)
@@ -418,6 +426,11 @@ class QuietObserver:
         if self.clock is not None:
             where = f"; run {100 * self.clock.fraction:.0f} % done, {eta_text(self.clock)}"
         return f"  {self.step}: {self.step_state}{where}"
+
+    def drive_rebuilding(self, done: int, total: int) -> None:
+        """The first action's line, the last's, and one every every_s between."""
+        if done in (1, total) or self.now() - self.last_line_at >= self.every_s:
+            self._print(rebuilding_text(done, total))
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self.clock = RunClock(tests, initial_rate=self.initial_rate, now=self.now)

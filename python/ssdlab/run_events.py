@@ -50,6 +50,11 @@ class RunObserver(Protocol):
     """Every event a run reports. The bodies ignore it (return None rather than `...`, so an
     explicit subclass inherits them and need only define the events it cares about)."""
 
+    def drive_rebuilding(self, done: int, total: int) -> None:
+        """A resume is making the stopped run's drive again (rebuild.py), before the run starts:
+        `done` of `total` finished actions simulated again."""
+        return None
+
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         return None
 
@@ -92,6 +97,9 @@ class GuardedObserver:
             getattr(self.inner, method)(*args)
         except Exception as err:  # a display bug must not end a measurement
             self.error = f"{type(err).__name__}: {err}"
+
+    def drive_rebuilding(self, done: int, total: int) -> None:
+        self._call("drive_rebuilding", done, total)
 
     def run_started(self, tests: Sequence[PendingTest]) -> None:
         self._call("run_started", tests)

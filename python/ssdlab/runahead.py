@@ -95,6 +95,8 @@ class Relay:
 
     def tests_ahead(self, split: int, clock: WorkClock | None) -> None: ...
 
+    def drive_rebuilding(self, done: int, total: int) -> None: ...  # never: the twin is a new run
+
     def test_started(self, index: int, test: PendingTest) -> None:
         self._put("test_started", index, test)
 

@@ -66,7 +66,8 @@ from ssdlab.planning import (
     window_names,
     with_host_file_runs,
 )
-from ssdlab.resume import RESTORED, ResumePoint, label, resume_point
+from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive
+from ssdlab.resume import RESTORED, ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
 from ssdlab.steps import StepResult
@@ -88,19 +89,6 @@ class SavesDriveState(Protocol):
     def checkpoint(self, target: Target) -> None: ...
     def saved_state(self, target: Target) -> bytes | None: ...
     def restore_state(self, target: Target, data: bytes) -> None: ...
-
-
-@runtime_checkable
-class RebuildsDrive(Protocol):
-    """An engine whose drive can be made again by simulating what it did on a fresh one (the
-    simulator is deterministic): a resume without a usable saved drive rebuilds it so."""
-
-    def reset_state(self, target: Target) -> None: ...
-    def rebuilt_state(self, target: Target) -> None: ...
-
-
-class RebuildFailed(Exception):
-    """The drive a stopped run left could not be made again (why: the message)."""
 
 
 @runtime_checkable
@@ -302,19 +290,19 @@ class Runner:
         return None
 
     def _rebuild(self, record: RunRecord, first: TestRecord) -> None:
-        """Without a usable saved drive (a kill -9 saves none, a full disk loses it), make the drive
-        the run left again: simulate every action the run finished, in order, on a fresh drive with
-        the run's seed (the simulator is deterministic), each checked to give the result the bundle
-        holds; the stopped test then continues on that very drive. When that cannot be done the
-        resume goes on on a fresh drive, and every test it runs says so (fresh_drive)."""
+        """Without a usable saved drive, make the drive the run left again (rebuild.py); the stopped
+        test then continues on that very drive. When that cannot be done the resume goes on on a
+        fresh drive, and every test it runs says so (fresh_drive)."""
         engine = self.engine
         ran = record.tests[:[t.name for t in record.tests].index(first.name) + 1]
         if not isinstance(engine, RebuildsDrive) or self.target.keeps_state() or not any(
                 t.action_outcomes for t in ran):  # nothing ran yet (a new run): the fresh drive is the drive
             return
         engine.reset_state(self.target)
+        rebuild = DriveRebuild(self.bundle, self.target, engine, self.rates, self.target_facts,
+                               told=self.guard.drive_rebuilding)
         try:
-            count, upto = self._simulate_again(record, first)
+            rebuilt = rebuild.run(record, first)
         except RebuildFailed as err:
             engine.reset_state(self.target)
             if any(t.action_outcomes for t in ran[:-1]):  # a first test restarted on a fresh drive is as it was
@@ -323,76 +311,11 @@ class Runner:
                                     "may differ from those of a run that was not stopped")
             return
         engine.rebuilt_state(self.target)
-        self.exact, self.replay_from = first.name, upto
-        self.exact_how = (f"rebuilt by simulating the run's {count} finished actions again on a fresh drive with "
-                          f"the run's seed, each giving the result the bundle holds (no usable saved drive: "
+        self.exact, self.replay_from = rebuilt.test, rebuilt.upto
+        self.exact_how = (f"rebuilt by simulating the run's {rebuilt.count} finished actions again on a fresh drive "
+                          f"with the run's seed, each giving the result the bundle holds (no usable saved drive: "
                           f"{self.lost_drive})")
         self.lost_drive = None
-
-    def _simulate_again(self, record: RunRecord, first: TestRecord) -> tuple[int, int]:
-        """Simulate the finished actions of the tests up to `first` and of `first` (none of its own
-        when one of its measurements cannot be read: it restarts); how many ran, and how many of
-        `first`'s."""
-        info = self.target.info().model_copy(update={"measured_rates": self.rates})
-        count = 0
-        for test in record.tests:
-            last = test.name == first.name
-            upto = 0 if last and self._unreadable(test) else len(test.action_outcomes)
-            count += self._test_again(test, info, upto)
-            if last:
-                return count, upto
-        raise RebuildFailed(f"the run has no test {first.name}")  # not reached: `first` is one of them
-
-    def _test_again(self, test: TestRecord, info: TargetInfo, upto: int) -> int:
-        """Simulate the first `upto` actions of `test` as they ran (skipped ones skipped), each
-        compared with its result in the bundle; how many ran."""
-        try:
-            plan = plan_entry(SuiteEntry(name=test.name, test=test.test), test.params, info)
-        except SsdlabError as err:  # e.g. its trace file gone since
-            raise RebuildFailed(f"{test.name} cannot be planned again: {err}") from None
-        if test.start is not None and test.start.shared_from is not None:
-            plan = shared_plan(plan)
-        if upto > len(plan.actions):
-            raise RebuildFailed(f"{test.name} has {upto} steps recorded, and its plan {len(plan.actions)}")
-        measured = {ref.name: ref for ref in test.measurements}
-        steps = iter(test.steps)
-        count = 0
-        for number, outcome in enumerate(test.action_outcomes[:upto]):
-            if outcome != "done":
-                continue
-            action = plan.actions[number]
-            kept = self._kept_result(test, action, measured, steps)
-            again = self._do_again(test.name, action)
-            if again.model_dump_json() != kept:
-                raise RebuildFailed(f"simulating {test.name}'s {label(plan.actions, number)} again gave other "
-                                    "results than the bundle holds")
-            count += 1
-        return count
-
-    def _kept_result(self, test: TestRecord, action: Action, measured: Mapping[str, Any], steps: Any) -> str:
-        """The result the bundle holds for a finished action, as JSON (what simulating it again must give)."""
-        if not isinstance(action, Measure):
-            step = next(steps, None)
-            if step is None:
-                raise RebuildFailed(f"{test.name} has fewer steps recorded than it finished")
-            return str(step.model_dump_json())
-        ref = measured.get(action.name)
-        problem = "it is not recorded" if ref is None else self.bundle.measurement_problem(ref)
-        if ref is None or problem is not None:
-            raise RebuildFailed(f"{test.name}'s measurement {action.name} cannot be read ({problem})")
-        return self.bundle.load_measurement(ref).model_dump_json()
-
-    def _do_again(self, test: str, action: Action) -> Measurement | StepResult:
-        """An action simulated again to rebuild the drive, unseen (its result is in the bundle)."""
-        ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
-                         progress=lambda update: None, target_facts=self.target_facts)
-        with stoppable():
-            if isinstance(action, Measure):
-                again = self.engine.measure(self.target, action.workload, ctx)
-                if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
-                    raise Interrupted(self._resume_hint(again.error or "interrupted"))
-                return again
-            return self.engine.step(self.target, action, ctx)
 
     def run(self, record: RunRecord) -> RunRecord:
         """Run the pending tests. A stop signal is raised only where the run can record it (stops_held):
@@ -407,6 +330,8 @@ class Runner:
             self.restore_drive(record)
         except KeyboardInterrupt as stop:  # while rebuilding the drive: nothing of the run has changed yet
             raise Interrupted(self._resume_hint(stop_reason(stop))) from None
+        except Interrupted as err:  # the engine took the stop while rebuilding and said so
+            raise Interrupted(self._resume_hint(str(err))) from None
         self.target_facts = self.target.info()
         pending = self.pending(record, self.target_facts)
         self.authorize(record, pending)

@@ -1,0 +1,130 @@
+"""Make a stopped simulated run's drive again when its bundle holds no usable saved drive.
+
+A kill -9 saves no drive, and a full disk or a damaged state/ loses it. The simulator is
+deterministic, so the drive the run left is had again by simulating every action the run
+finished, in order, on a fresh drive with the run's seed, each checked to give the result the
+bundle holds (docs/resume.md). The runner decides what a resume does with the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ssdlab.bundle import Bundle, MeasurementRef, RunRecord, TestRecord
+from ssdlab.engines.base import Engine, RunContext
+from ssdlab.errors import Interrupted, SsdlabError, stoppable
+from ssdlab.measurement import Measurement
+from ssdlab.methods.base import Action, Measure
+from ssdlab.planning import plan_entry, shared_plan
+from ssdlab.resume import label
+from ssdlab.steps import StepResult
+from ssdlab.suites import SuiteEntry
+from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
+
+
+@runtime_checkable
+class RebuildsDrive(Protocol):
+    """An engine whose drive can be made again by simulating what it did on a fresh one (the
+    simulator is deterministic): a resume without a usable saved drive rebuilds it so."""
+
+    def reset_state(self, target: Target) -> None: ...
+    def rebuilt_state(self, target: Target) -> None: ...
+
+
+class RebuildFailed(Exception):
+    """The drive a stopped run left could not be made again (why: the message)."""
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A drive made again: the stopped test continues after its first `upto` actions."""
+
+    test: str
+    upto: int
+    count: int  # actions simulated again, of every test up to the stopped one
+
+
+# Told after each action simulated again: (done, total). A rebuild takes as long as the run did
+# so far, so the display shows it (a resume that sat silent for minutes looked hung).
+RebuildProgress = Callable[[int, int], None]
+
+
+@dataclass
+class DriveRebuild:
+    """Simulates a run's finished actions again, on the engine's drive as it is (reset it first)."""
+
+    bundle: Bundle
+    target: Target
+    engine: Engine
+    rates: MeasuredRates | None
+    target_facts: TargetInfo | None
+    told: RebuildProgress
+
+    def run(self, record: RunRecord, first: TestRecord) -> Rebuilt:
+        """Simulate the finished actions of the tests before `first` and of `first` (none of its own
+        when one of its measurements cannot be read: it restarts); raises RebuildFailed."""
+        info = self.target.info().model_copy(update={"measured_rates": self.rates})
+        ran = record.tests[:[t.name for t in record.tests].index(first.name) + 1]
+        upto = {t.name: 0 if t.name == first.name and self._unreadable(t) else len(t.action_outcomes) for t in ran}
+        total = sum(t.action_outcomes[:upto[t.name]].count("done") for t in ran)
+        done = 0
+        for test in ran:
+            done = self._test_again(test, info, upto[test.name], done, total)
+        return Rebuilt(first.name, upto[first.name], done)
+
+    def _unreadable(self, test: TestRecord) -> bool:
+        return any(self.bundle.measurement_problem(ref) is not None for ref in test.measurements)
+
+    def _test_again(self, test: TestRecord, info: TargetInfo, upto: int, done: int, total: int) -> int:
+        """Simulate the first `upto` actions of `test` as they ran (skipped ones skipped), each
+        compared with its result in the bundle; the count of actions done so far in the rebuild."""
+        try:
+            plan = plan_entry(SuiteEntry(name=test.name, test=test.test), test.params, info)
+        except SsdlabError as err:  # e.g. its trace file gone since
+            raise RebuildFailed(f"{test.name} cannot be planned again: {err}") from None
+        if test.start is not None and test.start.shared_from is not None:
+            plan = shared_plan(plan)
+        if upto > len(plan.actions):
+            raise RebuildFailed(f"{test.name} has {upto} steps recorded, and its plan {len(plan.actions)}")
+        measured = {ref.name: ref for ref in test.measurements}
+        steps = iter(test.steps)
+        for number, outcome in enumerate(test.action_outcomes[:upto]):
+            if outcome != "done":
+                continue
+            action = plan.actions[number]
+            kept = self._kept_result(test, action, measured, steps)
+            if self._do_again(test.name, action).model_dump_json() != kept:
+                raise RebuildFailed(f"simulating {test.name}'s {label(plan.actions, number)} again gave other "
+                                    "results than the bundle holds")
+            done += 1
+            self.told(done, total)
+        return done
+
+    def _kept_result(self, test: TestRecord, action: Action, measured: Mapping[str, MeasurementRef],
+                     steps: Iterator[StepResult]) -> str:
+        """The result the bundle holds for a finished action, as JSON (what simulating it again must give)."""
+        if not isinstance(action, Measure):
+            step = next(steps, None)
+            if step is None:
+                raise RebuildFailed(f"{test.name} has fewer steps recorded than it finished")
+            return step.model_dump_json()
+        ref = measured.get(action.name)
+        problem = "it is not recorded" if ref is None else self.bundle.measurement_problem(ref)
+        if ref is None or problem is not None:
+            raise RebuildFailed(f"{test.name}'s measurement {action.name} cannot be read ({problem})")
+        return self.bundle.load_measurement(ref).model_dump_json()
+
+    def _do_again(self, test: str, action: Action) -> Measurement | StepResult:
+        """An action simulated again, unseen (its result is in the bundle); a stop raises
+        Interrupted with its reason."""
+        ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
+                         progress=lambda update: None, target_facts=self.target_facts)
+        with stoppable():
+            if isinstance(action, Measure):
+                again = self.engine.measure(self.target, action.workload, ctx)
+                if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
+                    raise Interrupted(again.error or "interrupted")
+                return again
+            return self.engine.step(self.target, action, ctx)

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import pty
+import shlex
 import signal
 import struct
 import subprocess
@@ -74,10 +75,12 @@ wrap(LiveObserver, "progress", ctrl_c, nth(40))
 
 
 def terminal(args: Sequence[str], hook: str = "", ctrl_c_after: Sequence[tuple[str, float]] = (),
-             timeout_s: float = 240.0) -> TerminalRun:
+             timeout_s: float = 240.0, piped_to: str | None = None) -> TerminalRun:
     """`ssdlab ARGS` in a pseudo-terminal that is its controlling terminal, so ^C typed there is
     Ctrl-C (SIGINT from the terminal); `ctrl_c_after` types one when a text has appeared and a
-    delay has passed, in turn (an empty text: right after the one before)."""
+    delay has passed, in turn (an empty text: right after the one before). `piped_to`: a shell
+    command its stdout and stderr are piped to (`| tee log`), in the same foreground job; the
+    screen then ends with "rc=" and ssdlab's exit status."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "CI")}
@@ -88,8 +91,10 @@ def terminal(args: Sequence[str], hook: str = "", ctrl_c_after: Sequence[tuple[s
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # pytest may have been started with it ignored
 
-    proc = subprocess.Popen([sys.executable, "-c", BOOT, *args], stdin=slave, stdout=slave, stderr=slave,
-                            env=env, preexec_fn=foreground_job)
+    command = [sys.executable, "-c", BOOT, *args]
+    if piped_to is not None:
+        command = ["bash", "-c", f"{shlex.join(command)} 2>&1 | {piped_to}; echo rc=${{PIPESTATUS[0]}}"]
+    proc = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env, preexec_fn=foreground_job)
     os.close(slave)
     keys = list(ctrl_c_after)
     since, seen = 0, None
@@ -301,6 +306,17 @@ def test_a_run_whose_output_pipe_closes_stops_at_once_as_on_a_signal_and_resumes
     assert Bundle(out).load_run().status == "complete"
     # It stopped long before the test's end (before, it ran all of it after head had gone).
     assert stopped_s < whole_s / 2, (stopped_s, whole_s)
+
+
+def test_ctrl_c_on_a_run_piped_to_tee_is_the_users_stop_not_a_closed_output(tmp_path: Path) -> None:
+    """QA: Ctrl-C on `ssdlab run … | tee log` reaches ssdlab and tee. tee's end was found closed
+    while the simulator held ssdlab's main thread, and the run was recorded as stopped by "the
+    output was closed (stdout: broken pipe)", exit status 141: the user's Ctrl-C was not named."""
+    out = tmp_path / "b"
+    run = terminal((*LONG, "-o", str(out)), ctrl_c_after=[("consistency: ", 2.0)], piped_to=f"tee {tmp_path / 'log'}")
+    assert run.lines[-1].endswith("rc=130"), run.screen[-2000:]  # after the ^C the terminal echoes
+    record = Bundle(out).load_run()
+    assert (record.status, record.error) == ("interrupted", "interrupted by the user")
 
 
 def test_a_run_whose_stdout_closes_says_why_on_stderr(tmp_path: Path) -> None:

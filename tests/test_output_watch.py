@@ -28,6 +28,8 @@ from ssdlab.errors import (
     closed_output_held,
     closures_told,
     output_closed,
+    signal_reason,
+    stop_reason,
     stop_received,
     stop_signals,
     stoppable,
@@ -77,15 +79,35 @@ def test_a_stop_signal_after_a_closed_output_is_named_as_the_closed_output(stop_
 
 
 def test_a_stop_signal_after_an_output_another_thread_found_closed_is_named_as_it(stop_handling: None) -> None:
-    """A display's refresh found stdout closed (recorded, not raised: another thread); a SIGTERM
-    while the engine measures is raised as the closed output, the first stop."""
+    """A display's refresh found stdout closed, and this thread acted on it (held it, as the
+    bookkeeping of a run goes on); a SIGTERM after that is raised as the closed output, the first stop."""
     with stop_signals(), stops_held():
-        with pytest.raises(Stopped) as raised, stoppable():
-            finder = threading.Thread(target=output_closed, args=("stdout",))
+        finder = threading.Thread(target=output_closed, args=("stdout",))
+        finder.start()
+        finder.join()
+        with pytest.raises(Stopped) as raised, stoppable():  # the closed output is raised as it begins
+            pass
+        with pytest.raises(Stopped) as later:
+            signal.raise_signal(signal.SIGTERM)
+            check_stop()
+        assert (str(raised.value), str(later.value), stop_received()) == (CLOSED_STDOUT, CLOSED_STDOUT,
+                                                                          signal.SIGPIPE)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_before_this_thread_knew_of_a_closed_output_is_the_stop(stop_handling: None,
+                                                                                signum: int) -> None:
+    """QA: Ctrl-C on `ssdlab run … | tee log` reaches ssdlab and tee; tee's end was found closed by
+    the watcher while the simulator held the main thread, and the run was recorded as stopped by
+    "the output was closed" (exit 141), not by the Ctrl-C (130). A stop signal handled before
+    this thread acted on a closed output is the stop: it most likely took the reader away."""
+    with stop_signals(), stops_held():
+        with pytest.raises(KeyboardInterrupt) as raised, stoppable():  # the engine measuring
+            finder = threading.Thread(target=output_closed, args=("stdout",))  # told to no one yet
             finder.start()
             finder.join()
-            signal.raise_signal(signal.SIGTERM)
-        assert (str(raised.value), stop_received()) == (CLOSED_STDOUT, signal.SIGPIPE)
+            signal.raise_signal(signum)
+        assert (stop_reason(raised.value), stop_received()) == (signal_reason(signum), signum)
 
 
 def test_a_closed_output_after_a_stop_signal_leaves_the_signal_named(stop_handling: None) -> None:

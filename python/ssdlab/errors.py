@@ -122,7 +122,15 @@ def stop_error(signum: int) -> KeyboardInterrupt:
 
 
 def _on_stop(signum: int, frame: object) -> None:
-    _stops.received.append(signum)
+    if only_output_closed() and _stops.closed_told == 0:
+        # Every stop so far is an output another thread found closed that this thread has not
+        # acted on yet: the signal came first as far as the program knows, and it is most likely
+        # what took the reader away. QA: Ctrl-C on `ssdlab run … | tee log` reaches both; tee's
+        # end was found closed while the simulator held this thread, and the run was recorded as
+        # stopped by "the output was closed" with exit status 141, not by the user's Ctrl-C.
+        _stops.received.insert(0, signum)
+    else:
+        _stops.received.append(signum)
     _raise_unless_held(signum)
 
 

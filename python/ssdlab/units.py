@@ -174,6 +174,21 @@ def seconds_apart(first: float, second: float) -> tuple[str, str]:
     return repr(first), repr(second)
 
 
+# Unit -> format spec of the number, as tables show it (report/formatting.py), and as a method's
+# verdicts and notes name the same figure (in_unit): QA read "No cache runs out within 9.7 GB"
+# beside "the whole 9.66 GB pass" in one summary.
+UNIT_FORMATS = {"IOPS": ",.0f", "MB/s": ",.1f", "µs": ",.1f", "ms": ",.3f", "%": ",.1f", "GB": ",.2f",
+                "s": ",.1f", "points": ",.0f", "times": ",.2f", "°C": ",.1f"}
+# Units whose whole numbers are still shown with decimals (a latency of 80 µs is 80.0; a
+# temperature of 70 °C is 70.0 beside 49.9).
+FRACTIONAL_UNITS = frozenset({"MB/s", "µs", "ms", "%", "GB", "°C"})
+
+
+def in_unit(value: float, unit: str) -> str:
+    """A figure with its unit as a table shows it: in_unit(9.6637, "GB") is '9.66 GB'."""
+    return f"{format(value, UNIT_FORMATS.get(unit, ''))} {unit}"
+
+
 DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
 
 

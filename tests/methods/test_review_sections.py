@@ -83,7 +83,7 @@ def test_peak_region_is_drawn() -> None:
     rows = [{"position_gb": float(i), "mb_s": 1500.0 if i < 15 else 300.0, "pass": "write"} for i in range(50)]
     chart = section_linear.position_chart(rows, (15.0, 1500.0))
     labels = [r.get("label") for r in values(chart)]
-    assert "peak region 15.0 GB" in labels
+    assert "peak region 15.00 GB" in labels
 
 
 def test_as_ssd_table(bundle: tuple[Bundle, RunRecord]) -> None:

@@ -22,8 +22,8 @@ def linear(**metrics: object) -> dict[str, object]:
 
 @pytest.mark.parametrize(("metrics", "outcome", "words"), [
     (linear(write_drop_detected=True, write_peak_region_gb=12.5, write_peak_level_mb_s=1500.0,
-            write_after_drop_mb_s=300.0, write_throttled_at_drop=False), "yes", "12.5 GB"),
-    (linear(), "no", "within 256.0 GB"),
+            write_after_drop_mb_s=300.0, write_throttled_at_drop=False), "yes", "12.50 GB"),
+    (linear(), "no", "within 256.00 GB"),
     (linear(write_periods=4), "inconclusive", "Too short"),
     (linear(write_drop_detected=True, write_peak_region_gb=3.0, write_peak_level_mb_s=1500.0,
             write_after_drop_mb_s=800.0, write_throttled_at_drop=True), "inconclusive", "throttling"),
@@ -75,9 +75,25 @@ def test_cliff_verdict(steady: Verdict, share: float | None, outcome: str) -> No
     verdict = cliff_verdict(metrics, steady, TortureParams())  # type: ignore[arg-type]
     assert verdict.outcome == outcome and "80 %" in verdict.rule and verdict.because
     if outcome == "yes":
-        assert "after 2.5 GB written" in verdict.summary
+        assert "after 2.50 GB written" in verdict.summary
 
 
 def test_read_only_linear_pass_has_no_cache_verdict() -> None:
     test = get_test("linear")
     assert test.verdicts(test.parse_params({"passes": "read"}), {}) == ()
+
+
+@pytest.mark.parametrize("written_gb", [9.6637, 22.4999, 17.2249, 0.5])
+def test_a_cache_verdict_names_the_pass_as_the_table_and_summary_do(written_gb: float) -> None:
+    """QA: "No cache runs out within 9.7 GB — no lasting drop over the whole 9.66 GB pass" in one
+    summary: the verdict rounded the figure its own way. It now reads as the table's cell."""
+    from ssdlab.methods import get_test
+    from ssdlab.report.contract import figure_with_unit
+    from ssdlab.targets.base import TargetInfo
+
+    metrics = linear(write_gb=written_gb)
+    info = TargetInfo(spec="fake:", kind="fake", path="fake", capacity_bytes=10**12)
+    spec = get_test("linear").metric_specs(LinearParams(), info).get("write_gb")
+    assert spec is not None
+    verdict = cache_verdict(LinearParams(), metrics)  # type: ignore[arg-type]
+    assert verdict.summary == f"No cache runs out within {figure_with_unit(spec, metrics)}"  # type: ignore[arg-type]

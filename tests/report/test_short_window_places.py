@@ -140,9 +140,9 @@ def test_a_linear_caption_marks_the_cache_size_it_quotes() -> None:
                         notes=(note("1 of 2 measured windows (write-pass)"),))
     view = record_view(record, TARGET)
     assert view is not None
-    assert f"Peak region (shaded): 3.2 GB{MARK} written at peak" in linear_caption(replace(
+    assert f"Peak region (shaded): 3.25 GB{MARK} written at peak" in linear_caption(replace(
         view, short=short_windows(record)))
-    assert "Peak region (shaded): 3.2 GB written at peak" in linear_caption(view)
+    assert "Peak region (shaded): 3.25 GB written at peak" in linear_caption(view)
 
 
 def test_verdict_blocks_are_marked_as_the_summary_marks_them(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside
-from ssdlab.units import KIB, number_text, seconds_apart, seconds_text
+from ssdlab.units import KIB, in_unit, number_text, seconds_apart, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -699,7 +699,7 @@ def cliff_verdict(metrics: Metrics, steady: Verdict, params: TortureParams) -> V
         return Verdict(**base, outcome="inconclusive", summary="Cliff not judged: no steady state",
                        because="where the drive settles is unknown until it reaches steady state")
     where = metrics.get("cliff_gb_written")
-    after = f" after {where:.1f} GB written" if isinstance(where, float) else ""
+    after = f" after {in_unit(where, GB)} written" if isinstance(where, float) else ""
     heat = heat_in_fall(metrics)
     heat = f"; {heat}" if heat else ""
     shown = beside(share, CLIFF_SHARE_PCT)  # 80.04 (no cliff) and 79.96 (a cliff) never print as 80

@@ -32,7 +32,7 @@ from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside
-from ssdlab.units import MIB
+from ssdlab.units import MIB, in_unit
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -215,11 +215,11 @@ def cache_verdict(params: LinearParams, metrics: Metrics) -> Verdict:
                        because="the engine reported thermal throttling at the drop, so heat and a cache running out "
                                f"cannot be told apart{returns_words(metrics, params.drop_fraction)}")
     if metrics.get("write_drop_detected") and isinstance(region, float):
-        return Verdict(**base, outcome="yes", summary=f"A write cache of about {region:.1f} GB",
-                       because=f"{metrics.get('write_peak_level_mb_s'):,.0f} MB/s for the first {region:.1f} GB, "
+        return Verdict(**base, outcome="yes", summary=f"A write cache of about {in_unit(region, GB)}",
+                       because=f"{metrics.get('write_peak_level_mb_s'):,.0f} MB/s for the first {in_unit(region, GB)}, "
                                f"then {metrics.get('write_after_drop_mb_s'):,.0f} MB/s"
                                f"{returns_words(metrics, params.drop_fraction)}")
-    span = f"{written:.1f} GB" if isinstance(written, float) else "the pass"
+    span = in_unit(written, GB) if isinstance(written, float) else "the pass"
     held = f"the write speed held within {100 * params.drop_fraction:.0f} % of its peak over {span}"
     hidden = within_one_period(params, metrics)
     if hidden:

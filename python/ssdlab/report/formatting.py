@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from ssdlab.thresholds import whole_times
-from ssdlab.units import decimal_capacity, is_number, signed, unit_from_name
+from ssdlab.units import FRACTIONAL_UNITS, UNIT_FORMATS, decimal_capacity, is_number, signed, unit_from_name
 
 MISSING = "—"
 
@@ -37,12 +37,6 @@ def format_number(value: float, spec: str = "") -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-# Unit -> format spec of the number (the unit is shown beside it, once per column or row).
-UNIT_FORMATS = {"IOPS": ",.0f", "MB/s": ",.1f", "µs": ",.1f", "ms": ",.3f", "%": ",.1f", "GB": ",.2f",
-                "s": ",.1f", "points": ",.0f", "times": ",.2f", "°C": ",.1f"}
-# Units whose whole numbers are still shown with decimals (a latency of 80 µs is 80.0; a
-# temperature of 70 °C is 70.0 beside 49.9).
-FRACTIONAL_UNITS = frozenset({"MB/s", "µs", "ms", "%", "GB", "°C"})
 
 
 def human_size(size_bytes: int | float) -> str:

@@ -14,13 +14,14 @@ from ssdlab.analysis.linear import curve_from_series, detect_peak_region
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, fell_words, pass_name, returns_words
-from ssdlab.methods.metrics import block_text
+from ssdlab.methods.metrics import GB, block_text
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section
+from ssdlab.units import in_unit
 
 WIDTH = 560
 MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of them
@@ -39,7 +40,7 @@ def position_rows(m: Measurement, direction: str) -> list[Row]:
 
 def region_layer(size_gb: float, peak_mb_s: float) -> AltChart:
     """A shaded band from 0 to the end of the peak region, labelled with its size."""
-    row = [{"start": 0.0, "end": size_gb, "label": f"peak region {size_gb:.1f} GB", "y": peak_mb_s}]
+    row = [{"start": 0.0, "end": size_gb, "label": f"peak region {in_unit(size_gb, GB)}", "y": peak_mb_s}]
     band = alt.Chart(alt_data(row)).mark_rect(opacity=0.12, color="#2a9d8f").encode(x="start:Q", x2="end:Q")
     edge = alt.Chart(alt_data(row)).mark_rule(strokeDash=[4, 3], color="#2a9d8f").encode(x="end:Q")
     text = alt.Chart(alt_data(row)).mark_text(align="right", dx=-4, dy=-6, color="#2a9d8f").encode(
@@ -75,7 +76,7 @@ def caption(view: MethodView) -> str:
     dropped = m.get("write_drop_detected")
     if dropped and region is not None:
         spec = view.specs.get("write_peak_region_gb")
-        size = mark(f"{region:.1f} GB", spec is not None and view.marked(spec))
+        size = mark(in_unit(region, GB), spec is not None and view.marked(spec))
         found = (f"Peak region (shaded): {size} written at peak before the rate {fell_words(m, p.drop_fraction)}"
                  f"{returns_words(m, p.drop_fraction)} — {cause}.")
     elif dropped is None:  # a pass too short to judge: no finding, neither way (QA)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, common
 from ssdlab.targets.spec import raid0_members, split_query
-from ssdlab.units import is_whole_number
+from ssdlab.units import decimal_capacity, is_whole_number
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
@@ -205,7 +205,7 @@ def capacity_notes(options: dict[str, str], capacity_bytes: int, member_bytes: S
 
 
 def _size_text(size_bytes: float) -> str:
-    return f"{size_bytes / 2**30:.1f} GiB ({size_bytes / 1e9:.1f} GB)"
+    return f"{size_bytes / 2**30:.1f} GiB ({decimal_capacity(size_bytes)})"  # as `info` gives the capacity
 
 
 def _drives_text(drives: list[int], capacity_bytes: int) -> str:

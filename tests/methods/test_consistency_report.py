@@ -53,6 +53,15 @@ def test_scatter_whole_run_and_last_400s(bundle: Bundle) -> None:
     assert charts.iops_scatter(default, 400, log_y=True).to_dict()["encoding"]["y"]["scale"]["type"] == "log"
 
 
+def test_the_last_400s_scatter_shows_the_window_not_the_run_from_zero(bundle: Bundle) -> None:
+    """QA: a drive report's 'last 400 s' chart had a 0-4,000 s axis, the window a cluster at its right."""
+    default = charts.load_torture_run(bundle, _record(bundle, "consistency"))
+    assert default is not None
+    window = charts.iops_scatter(default, 400).to_dict()["encoding"]["x"]["scale"]
+    whole = charts.iops_scatter(default).to_dict()["encoding"]["x"].get("scale", {})
+    assert window["zero"] is False and whole.get("zero", True) is True
+
+
 def test_the_last_400s_scatter_is_400s_of_time_when_rounds_end_short() -> None:
     """Rounds of 80.5 s at 1 s periods end in a half-second period each: 400 periods are 397.5 s,
     the chart's "last 400 s" was not the window the figures beside it describe (RunSeries.tail_count)."""

@@ -70,8 +70,11 @@ def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = Fal
     where given: 399.99 of a 400 s window, methods/consistency.window_text)."""
     scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_text or seconds_text(last_s)} s")
+    # The window's own seconds, not 0 on: a quantitative axis starts at 0 by default, and QA saw
+    # the last 400 s of a 3,600 s run as a cluster in the corner of a 0-4,000 s axis.
+    time_scale = alt.Scale(zero=last_s is None, nice=last_s is None)
     return alt.Chart(_data(iops_rows(run, last_s)), title=title).mark_circle(size=6).encode(
-        x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS", scale=scale),
+        x=alt.X("t_s:Q", title="time (s)", scale=time_scale), y=alt.Y("iops:Q", title="IOPS", scale=scale),
         tooltip=["t_s:Q", "iops:Q"],
     ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
 

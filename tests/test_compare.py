@@ -636,7 +636,7 @@ def test_thermal_compare_gives_degrees_and_points(thermal_pair: tuple[Path, Path
     text = console.export_text()
     cells = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in text.splitlines() if "│" in line}
     assert cells["Sequential write: highest temperature (°C)"] == f"{temp.differences[0]:+.1f} °C"
-    assert cells["Sequential write: share of time throttled (%)"] == f"{share.differences[0]:+.1f} pp"
+    assert cells["Sequential write: share of time slowed (heat, GC or cache) (%)"] == f"{share.differences[0]:+.1f} pp"
     assert cells["Sequential write: mean over the run (MB/s)"].endswith(" %")
     assert "Difference %" not in text.splitlines()[2]  # the header: cells carry their own units
     assert "in °C for temperatures" in text and "in points (pp) for percentages" in text

@@ -3,7 +3,7 @@
 A kill -9 saves no drive, and a full disk or a damaged state/ loses it. The simulator is
 deterministic, so the drive the run left is had again by simulating every action the run
 finished, in order, on a fresh drive with the run's seed, each checked to give the result the
-bundle holds (docs/resume.md). The runner decides what a resume does with the outcome.
+bundle holds (docs/simulator.md, "Snapshots and resume"). The runner decides what a resume does with the outcome.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def test_a_phase_that_began_throttled_below_its_peak_is_throttled_from_the_start
 
 
 def test_every_throttled_level_before_and_after_the_peak_counts() -> None:
-    """Was: time to throttle 48 s, 20.0 % throttled, levels '284' (190 missing), rise 0.0 °C."""
+    """Was: time to the first slowdown 48 s, 20.0 % throttled, levels '284' (190 missing), rise 0.0 °C."""
     rates, ev = phase(*NO_COOLDOWN)
     result = analyze_throttle(rates, evidence=ev)
     assert result.time_to_throttle_s == 0.0 and result.throttled_before_peak

@@ -210,7 +210,7 @@ def test_an_indicator_on_for_less_than_half_the_peak_leaves_it_the_peak() -> Non
 def test_a_hot_start_below_a_faster_throttled_peak_is_throttled_from_the_start() -> None:
     """QA (`ambient_c=60`, no cool-down): the random phase ran 26 s at 103 MB/s at the deepest throttle
     level, then at 165 MB/s one level up, the indicator on throughout. The 26 s were read as a ramp-up
-    before the peak: time to throttle 26 s, 2.69 GB 'written before throttling', 78 % throttled."""
+    before the peak: time to the first slowdown 26 s, 2.69 GB 'written before throttling', 78 % throttled."""
     rates, ev = phase(Piece(103, 26, (80, 82), throttle=True), Piece(165, 57, (82, 84), throttle=True),
                       Piece(103, 37, (84, 85), throttle=True))
     result = analyze_throttle(rates, evidence=ev)

@@ -46,7 +46,7 @@ def test_written_before_throttling_is_every_second_up_to_the_time_to_throttle() 
     assert m["seq_peak_mb_s"] == 800.0 and m["seq_time_to_throttle_s"] == 45.0
     assert m["seq_gb_at_peak"] == pytest.approx((400 * 10 + 600 * 20 + 800 * 15) / 1e3)
     assert not GB_SPEC.is_bound(m)
-    assert GB_SPEC.label == "Sequential write: written before throttling"
+    assert GB_SPEC.label == "Sequential write: written before the first slowdown"
 
 
 def test_a_phase_that_never_throttled_gives_all_it_wrote_as_a_lower_bound() -> None:
@@ -79,7 +79,8 @@ def test_compare_gives_no_difference_from_a_lower_bound() -> None:
     """QA: `compare` turned 749.99 GB 'at peak' of a never-throttled run into '+575.4 %' against
     111.04 GB of one that throttled. Bundles written before this change load alike."""
     assert gb_row(record(THROTTLED), record(NEVER)) == (
-        "Sequential write: written before throttling (GB)", "111.04", "≥ 749.99 (never throttled)", "never throttled")
+        "Sequential write: written before the first slowdown (GB)", "111.04", "≥ 749.99 (never throttled)",
+        "never throttled")
     assert gb_row(record(NEVER), record(THROTTLED))[-1] == "baseline never throttled"
     assert gb_row(record(NEVER), record(NEVER))[-1] == "both never throttled"
     assert gb_row(record(THROTTLED), record({**THROTTLED, "seq_gb_at_peak": 222.08}))[-1] == "+100.0 %"

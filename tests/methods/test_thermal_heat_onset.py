@@ -82,4 +82,4 @@ def test_the_figures_table_gives_both_rises_side_by_side() -> None:
     assert names.index("rnd_heat_temp_rise_c") == names.index("rnd_temp_rise_c") + 1
     labels = {s.name: s.label for s in phase_specs("rnd")}
     assert labels["rnd_heat_temp_rise_c"] == "Random write: temperature rise to heat throttling"
-    assert labels["rnd_gc_throttled_mb_s"] == "Random write: slowest GC / cache-throttled level"
+    assert labels["rnd_gc_throttled_mb_s"] == "Random write: slowest GC / cache-slowed level"

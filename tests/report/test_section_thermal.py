@@ -142,7 +142,7 @@ def test_report_in_a_terminal_gives_the_phase_notes_a_short_summary_and_bounds(b
     assert "note Random write: no throttling — it held its peak level throughout." in text
     summary = text[text.index(" Summary "):text.index("verdicts")]
     assert "peak level:" not in summary and "share of time throttled:" not in summary, summary
-    assert re.search(r"Random write: written before throttling\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│\s*GB",
+    assert re.search(r"Random write: written before the first slowdown\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│\s*GB",
                      run.screen), run.screen
 
 
@@ -152,9 +152,9 @@ def test_compare_in_a_terminal_gives_no_difference_from_a_lower_bound(bundles: d
     hot, was throttled from its start (0 GB before it): no % between them."""
     run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
-    assert re.search(r"Random write: written before throttling \(GB\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
+    assert re.search(r"Random write: written before the first slowdown \(GB\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
                      r"\s*0\.00\s*│\s*baseline never throttled", run.screen), run.screen
-    both = r"Sequential write: written before throttling \(GB\)\s*│\s*[0-9.]+\s*│\s*[0-9.]+\s*│\s*[-+][0-9.]+ %"
+    both = r"Sequential write: written before the first slowdown \(GB\)\s*│\s*[0-9.]+\s*│\s*[0-9.]+\s*│\s*[-+][0-9.]+ %"
     assert re.search(both, run.screen), run.screen  # both throttled: two values, a %
 
 
@@ -215,8 +215,8 @@ def test_the_library_rankings_leave_a_lower_bound_out(bundles: dict[str, Path], 
     section = rankings_section(Bundle(bundles["evo"]).load_run(), library, bundles["evo"])
     assert section is not None
     header = next(t for t in section.tables).header
-    assert "Sequential write: written before throttling (GB)" in header
-    assert "Random write: written before throttling (GB)" not in header
+    assert "Sequential write: written before the first slowdown (GB)" in header
+    assert "Random write: written before the first slowdown (GB)" not in header
 
 
 def test_compare_gives_no_difference_from_a_temperature_rise_that_never_reached_throttling(
@@ -226,8 +226,8 @@ def test_compare_gives_no_difference_from_a_temperature_rise_that_never_reached_
     from its first second (the SM951's random write, begun hot) has no rise to throttling (was 0.0)."""
     run = run_in_terminal("compare", str(bundles["evo"]), str(bundles["sm951"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
-    assert re.search(r"Random write: temperature rise to throttling \(°C\)\s*│\s*≥ [0-9.]+ \(never throttled\)\s*│"
-                     r"\s*—\s*│\s*baseline never throttled", run.screen), run.screen
+    assert re.search(r"Random write: temperature rise to the first slowdown \(°C\)\s*│\s*≥ [0-9.]+ "
+                     r"\(never throttled\)\s*│\s*—\s*│\s*baseline never throttled", run.screen), run.screen
 
 
 def test_a_phase_begun_hot_is_throttled_from_its_start(bundles: dict[str, Path]) -> None:

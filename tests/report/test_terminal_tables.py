@@ -19,7 +19,7 @@ QUICK = Table(key="q", title="Quick benchmark (CrystalDiskMark-style): results",
                       "write latency µs"), rows=QUICK_ROWS, caption="MB/s are decimal (10^6 bytes/s).")
 THERMAL = Table(key="t", title="Thermal throttling under sustained writes",
                 header=("", "SAMSUNG MZVPV256HDGL-00000 11.3 GB", "Samsung SSD 950 PRO 256GB 11.3 GB", "Difference %"),
-                rows=(("Sequential write: written before throttling (GB)", "≥ 25.13 (never throttled)",
+                rows=(("Sequential write: written before the first slowdown (GB)", "≥ 25.13 (never throttled)",
                        "≥ 18.11 (never throttled)", "both never throttled"),
                       ("Sequential write: peak level (MB/s)", "1,256.1", "905.5", "-27.9 %")))
 

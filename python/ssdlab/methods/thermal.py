@@ -110,40 +110,43 @@ def phase_window(phase: Phase) -> str:
 def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float | None) -> list[MetricSpec]:
     return [
         MetricSpec(f"{phase}_peak_mb_s", f"{text}: peak level", MB_S, better="higher", dims={**dims, "stat": "peak"}),
-        MetricSpec(f"{phase}_throttled_mb_s", f"{text}: slowest throttled level", MB_S, better="higher",
-                   dims={**dims, "stat": "throttled"}),
+        MetricSpec(f"{phase}_throttled_mb_s", f"{text}: slowest level (heat, GC or cache)", MB_S,
+                   better="higher", dims={**dims, "stat": "throttled"}),
         MetricSpec(f"{phase}_mean_mb_s", f"{text}: mean over the run", MB_S, better="higher",
                    dims={**dims, "stat": "mean"}),
-        MetricSpec(f"{phase}_time_to_throttle_s", f"{text}: time to throttle", SECONDS, better="higher", dims=dims),
+        # Tables name what mixes causes by what it is: a reader takes "throttled" for heat, as
+        # reviews use it (QA: "share of time throttled 92.0 %" beside "No thermal throttling").
+        MetricSpec(f"{phase}_time_to_throttle_s", f"{text}: time to the first slowdown", SECONDS, better="higher",
+                   dims=dims),
         MetricSpec(f"{phase}_time_to_heat_throttle_s", f"{text}: time to heat throttling", SECONDS, better="higher",
                    dims=dims),
         # Named "at peak" when it was the peak level's data; the name stays so older runs still load.
-        MetricSpec(f"{phase}_gb_at_peak", f"{text}: written before throttling", GB, better="higher", dims=dims,
+        MetricSpec(f"{phase}_gb_at_peak", f"{text}: written before the first slowdown", GB, better="higher", dims=dims,
                    lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
-        MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time throttled", PCT, better="lower",
-                   dims=dims),
+        MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time slowed (heat, GC or cache)", PCT,
+                   better="lower", dims=dims),
         # Most of it: the peak level was itself throttled (a drive hot from the start), so no figure
         # here measures what heat cost against an unthrottled rate.
         MetricSpec(f"{phase}_peak_indicator_pct", f"{text}: throttle indicator on at the peak level", PCT,
                    better="lower", dims=dims, thresholds=(DECISIVE_INDICATOR_PCT,)),
         # The throttled share by cause: a cache running out or GC can hold most of it beside a little heat.
-        MetricSpec(f"{phase}_heat_share_pct", f"{text}: share of time throttled from heat", PCT, better="lower",
+        MetricSpec(f"{phase}_heat_share_pct", f"{text}: share of time heat-throttled", PCT, better="lower",
                    dims=dims),
-        MetricSpec(f"{phase}_gc_share_pct", f"{text}: share of time throttled by GC / cache", PCT, better="lower",
+        MetricSpec(f"{phase}_gc_share_pct", f"{text}: share of time slowed by GC / cache", PCT, better="lower",
                    dims=dims),
         MetricSpec(f"{phase}_heat_throttled_mb_s", f"{text}: slowest heat-throttled level", MB_S, better="higher",
                    dims={**dims, "stat": "heat"}),
         # How low the drive ran at levels not judged heat: beside heat's, part of the fall from the peak
         # that was not heat (QA: "heat throttled it to 91 MB/s" where GC alone held it at 225).
-        MetricSpec(f"{phase}_gc_throttled_mb_s", f"{text}: slowest GC / cache-throttled level", MB_S,
+        MetricSpec(f"{phase}_gc_throttled_mb_s", f"{text}: slowest GC / cache-slowed level", MB_S,
                    better="higher", dims={**dims, "stat": "gc"}),
-        MetricSpec(f"{phase}_throttled_levels", f"{text}: throttled levels (MB/s)", kind="count", dims=dims),
+        MetricSpec(f"{phase}_throttled_levels", f"{text}: levels below the peak (MB/s)", kind="count", dims=dims),
         MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
         # At or above the hot limit on a drive without a throttle indicator: no verdict (began_hot).
         MetricSpec(f"{phase}_start_temp_c", f"{text}: temperature at the start", CELSIUS, better="lower", dims=dims,
                    thresholds=(hot_limit_c(warning_c),)),
         # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
-        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to throttling", CELSIUS, better="lower",
+        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to the first slowdown", CELSIUS, better="lower",
                    dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         # Up to the time to heat throttling, as the rise above is up to the time to throttle: the same
         # figure when heat came first, higher when a cache or GC slowed the drive before heat did.

@@ -27,14 +27,16 @@ def test_both_phases_throttled_from_heat_are_both_named() -> None:
 def test_the_random_phase_alone_is_named_when_only_it_throttled_from_heat() -> None:
     m = metrics_of(CACHE_ONLY, RND_HEAT)
     verdict = throttling_verdict(m)
-    assert verdict.summary == "Throttles from heat after 60 s of random write (heat 40.0 % of the time)"
+    assert verdict.summary == ("Throttles from heat after 60 s of random write (heat 40.0 % of the time)"
+                               "; sequential write slowed by garbage collection / cache after 10 s, 95.0 % of its time")
     assert verdict.because == phase_because(m, "rnd") and verdict.windows == (phase_window("rnd"),)
 
 
 def test_one_phase_keeps_its_words_and_rests_on_its_window() -> None:
     m = metrics_of(HEAT_ONLY)
     verdict = throttling_verdict(m)
-    assert verdict.summary == "Throttles from heat after 100 s of sequential write (heat 50.0 % of the time)"
+    assert verdict.summary == ("Throttles from heat after 100 s of sequential write (heat 50.0 % of the time)"
+                               "; random write slowed by garbage collection / cache after 10 s, 95.0 % of its time")
     assert verdict.because == phase_because(m, "seq") and verdict.windows == (phase_window("seq"),)
 
 

@@ -27,13 +27,17 @@ HEAT_THEN_GC: list[Piece] = [(952, 57, 42, 72, False, False, 6.0), (635, 15, 72,
                              (145, 100, 75, 60, False, True, 6.0), (80, 428, 60, 55, False, True, 6.0)]
 
 
+# metrics_of's random phase: garbage collection alone, from 10 s on (other_slowdowns).
+RND_GC = "; random write slowed by garbage collection / cache after 10 s, 95.0 % of its time"
+
+
 def test_the_summary_gives_the_share_throttled_by_cause() -> None:
     m = metrics_of(HEAT_THEN_GC)
     assert m["seq_cause"] == "thermal" and m["seq_heat_share_pct"] == pytest.approx(2.5)
     assert m["seq_gc_share_pct"] == pytest.approx(88.0) and m["seq_heat_throttled_mb_s"] == pytest.approx(635.0)
     verdict = throttling_verdict(m)
     assert verdict.summary == "Throttles from heat after 57 s of sequential write (heat 2.5 % of the time; " \
-                              "GC / cache 88.0 %)"
+                              f"GC / cache 88.0 %){RND_GC}"
     # Beside GC's time, no more than heat's slowest level (stop 43: it read "heat throttled it to 635 MB/s at
     # the slowest", which credits heat with the fall; here it was, but not where GC took part of it).
     assert verdict.because.startswith(
@@ -45,8 +49,22 @@ def test_the_summary_gives_the_share_throttled_by_cause() -> None:
 
 def test_a_phase_of_heat_alone_gives_its_share_once() -> None:
     verdict = throttling_verdict(metrics_of(HEAT_ONLY))
-    assert verdict.summary == "Throttles from heat after 100 s of sequential write (heat 50.0 % of the time)"
+    assert verdict.summary == f"Throttles from heat after 100 s of sequential write (heat 50.0 % of the time){RND_GC}"
     assert "GC" not in verdict.because and "slowest throttled level" not in verdict.because
+
+
+def test_a_heat_verdict_also_gives_the_phase_that_gc_alone_slowed() -> None:
+    """QA: a bare 950 PRO's line named its random-write GC time beside heat, and one with a heatsink,
+    whose random write GC alone slowed for 91.2 % of it, said only "Throttles from heat after 301 s of
+    sequential write": a summary must give every phase's slowdown, as a "no" verdict does."""
+    seq = {k.replace("seq_", "", 1): v for k, v in metrics_of(HEAT_ONLY).items() if k.startswith("seq_")}
+    rnd = {k.replace("seq_", "", 1): v for k, v in metrics_of(CACHE_ONLY).items() if k.startswith("seq_")}
+    metrics = {**{f"seq_{k}": v for k, v in seq.items()}, **{f"rnd_{k}": v for k, v in rnd.items()}}
+    assert (metrics["seq_cause"], metrics["rnd_cause"]) == ("thermal", "gc-cache")
+    summary = throttling_verdict(metrics).summary
+    assert summary.startswith("Throttles from heat after 100 s of sequential write (heat 50.0 % of the time); "
+                              "random write slowed by garbage collection / cache after "), summary
+    assert summary.endswith(f"{metrics['rnd_throttled_share_pct']:.1f} % of its time"), summary
 
 
 def test_a_run_recorded_before_the_shares_by_cause_keeps_its_share() -> None:

@@ -229,6 +229,9 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
                                      "block when that is larger."),
         "fill": ("Write the whole drive sequentially first so the full-stroke reads hit data; the `review` "
                  "suite turns it off because `linear` has just written the whole drive."),
+        "cooldown_s": ("Idle seconds before the measured runs, after the fill, so they start from a drive at rest "
+                       "as AS SSD's users run it: the fill, or the test before, heats a bare NVMe drive into "
+                       "throttling (0 or none: no idle)."),
         "seed": SEED,
     },
     "ThermalParams": {

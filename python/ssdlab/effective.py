@@ -83,7 +83,11 @@ from ssdlab.units import format_size, is_number
 # 9 (2026-11-26): a parameter that acts only under a switch that was off (Params.ACTS_ONLY_WITH:
 # max_rounds without until_steady) counts at its default: a wsat run with max_rounds=5 and one with
 # 25, both running the whole runtime_s, were refused as unlike. Keys of runs at the default are unchanged.
-RULES_VERSION = 9
+# 10 (2026-11-27): as-ssd gained cooldown_s (an idle before its measured runs), whose default changes
+# what it does, with a setting metric recording it: its runs' params now carry cooldown_s, so
+# as-ssd's keys changed; runs from before it (measured hot after the fill) lack the setting and stay
+# unlike the new ones.
+RULES_VERSION = 10
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"

@@ -24,6 +24,7 @@ SHORT = [
     "runtime_s=1", "access_runtime_s=1", "seq_runtime_s=1", "torture_runtime_s=2", "steady_window_s=1",
     "round_s=1", "queue_depths=4", "read_pcts=100,50,0", "max_block_bytes=64k", "length_bytes=8m",
     "threads=8", "log_period_s=0.02",
+    "cooldown_s=0",  # as-ssd's idle before its runs is a real sleep through fio (300 s)
 ]
 
 

@@ -7,7 +7,9 @@
 over the whole drive — "full stroke" — and 512 B random writes QD1 in the 1 GiB region).
 AS SSD does not publish how long each 4K test runs; ours are time-limited (`runtime_s`).
 The whole drive is written first (`fill`) so full-stroke reads hit data rather than
-unmapped LBAs, which a drive answers without touching NAND.
+unmapped LBAs, which a drive answers without touching NAND. Then the drive idles
+(`cooldown_s`) before the measured runs: a reviewer runs AS SSD on a drive at rest, and the
+fill (or the test before, in the review suite) leaves a bare NVMe drive hot and throttled.
 
 Score, as AS SSD computes it from MB/s (published by Tom's Hardware, 2011, and
 ssd-tester.com; the userbenchmark.com weights agree):
@@ -28,13 +30,30 @@ from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import fill_action, fit_region, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import period_word, whole_periods_of
-from ssdlab.methods.metrics import BYTES, IOPS, MetricSet, MetricSpec, block_text, metric_set, point_specs, split_specs
-from ssdlab.methods.params import BlockBytes, Bytes, Jobs, QueueDepth, ReadPct, Seconds, Seed
+from ssdlab.methods.metrics import (
+    BYTES,
+    IOPS,
+    SECONDS,
+    MetricSet,
+    MetricSpec,
+    block_text,
+    metric_set,
+    point_specs,
+    split_specs,
+)
+from ssdlab.methods.params import BlockBytes, Bytes, IdleSeconds, Jobs, QueueDepth, ReadPct, Seconds, Seed
+from ssdlab.steps import Idle
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
 from ssdlab.workload import Pattern, Workload
 
 NO_FILL_NOTE = "no fill: expects the drive already written (e.g. by a linear write pass)"
+# The idle before the measured runs. A drive cools towards its resting temperature as a first-order
+# lag, the excess heat falling as exp(-t / tau): 300 s is 2.8 time constants of the slowest board the
+# catalogue has fitted (the Samsung UBX M.2 2280 board, tau 108 s, crates/ssdsim/presets/950pro-512.toml),
+# which leaves ~6 % of the excess (a 950 PRO at 76 °C after the fill: ~36 °C, resting at ~33 °C), and
+# 5 or more of the others' (40-60 s, assumed). thermal.py's cool-down is the same 300 s.
+COOLDOWN_S = 300.0
 
 
 class AsSsdParams(Params):
@@ -45,6 +64,7 @@ class AsSsdParams(Params):
     access_runtime_s: Seconds = 5.0
     access_write_block_bytes: BlockBytes = 512
     fill: bool = True
+    cooldown_s: IdleSeconds = COOLDOWN_S  # idle before the measured runs, after any fill; None (or 0): no idle
     seed: Seed = 1
 
 
@@ -72,6 +92,8 @@ def as_ssd_specs() -> MetricSet:
     specs += [MetricSpec(f"score_{part}", f"AS SSD score, {part}", "points", better="higher", dims={"score": part},
                          windows=tuple(name for name, prefix in scored if part == "total" or prefix.endswith(part)))
               for part in ("read", "write", "total")]
+    # A setting: runs measured hot (no cool-down, as before it existed) compare as another method.
+    specs.append(MetricSpec("cooldown_s", "Idle cool-down before the measured runs", SECONDS, kind="setting"))
     return metric_set(specs)
 
 
@@ -129,6 +151,9 @@ class AsSsdTest(MethodTest[AsSsdParams]):
     def plan(self, params: AsSsdParams, target: TargetInfo) -> TestPlan:
         region, notes = fit_region(params.size_bytes, target, "test region")
         actions: list[Action] = [fill_action(whole_span(target, None), seed=params.seed)] if params.fill else []
+        # Always, fill or not: in the review suite the tests before (linear, mixed-seq) heat it as the fill does.
+        if params.cooldown_s is not None:
+            actions.append(Idle(name="cooldown", seconds=params.cooldown_s))
         actions += [Measure(workload=as_ssd_workload(params, target, name, pattern, region))
                     for name, _, pattern, _ in AS_SSD_RUNS]
         if not params.fill:
@@ -149,6 +174,7 @@ class AsSsdTest(MethodTest[AsSsdParams]):
                 metrics.update(run_metrics(m, prefix))
                 mb_s[prefix] = m.mb_s()
         metrics.update(as_ssd_score(mb_s))
+        metrics["cooldown_s"] = params.cooldown_s
         return metrics
 
 

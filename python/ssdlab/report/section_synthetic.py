@@ -23,7 +23,7 @@ from ssdlab.report.section_generic import metrics_tables, run_params
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
-from ssdlab.units import is_number
+from ssdlab.units import is_number, seconds_text
 
 AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))
 
@@ -59,8 +59,20 @@ def as_ssd_table(view: MethodView) -> Table:
                f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "
                f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
                f"(written) drive and {access_write} random writes in the test region, QD1. Scores by AS SSD's "
-               "published formula from the MB/s figures.")
+               f"published formula from the MB/s figures.{cooldown_text(view)}")
     return Table(f"{view.record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
+
+
+def cooldown_text(view: MethodView) -> str:
+    """How the drive started the runs, from the recorded setting (cooldown_s): not from the parameters,
+    which read a run from before the cool-down existed (measured at once) as one at its default."""
+    if "cooldown_s" not in view.record.metrics:
+        return ""
+    idle_s = view.number("cooldown_s")
+    if idle_s:
+        return (f" Measured after a {seconds_text(idle_s)} s idle, so the drive started near rest, not hot from the "
+                "fill or the test before.")
+    return " Measured at once, without a cool-down: a drive the fill or the test before heated may have been throttled."
 
 
 def as_ssd_rows(view: MethodView) -> list[Row]:

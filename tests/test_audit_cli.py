@@ -291,3 +291,36 @@ def test_a_source_file_is_refused_with_how_to_import_it(cli: Callable, tmp_path:
     src.write_text("1000000,hm,1,Read,0,4096,100\n")
     one_line_error(cli("audit", "fua", str(src)), 2, "is not an ssdlab trace (Parquet)",
                    "convert it with `ssdlab trace import`")
+
+
+@pytest.mark.parametrize(("write_cache", "fua", "words"), [
+    ("write back", "0", "as a write and a flush each: the device has a volatile cache and no FUA "
+                        "(queue/write_cache 'write back', queue/fua 0)"),
+    ("write back", "1", "as FUA writes"),
+    ("write through", "0", "as plain writes: the device has no volatile write cache"),
+])
+def test_a_device_audit_says_what_the_kernel_makes_of_a_fua_write(tmp_path: Path, write_cache: str, fua: str,
+                                                                  words: str) -> None:
+    """QA: `dd oflag=direct,dsync` on a device with queue/fua 0 gave "0 of 20 writes (0.0 %) carried
+    FUA" beside 40 flushes, with no word of why; the `trace` test words it (DSYNC_BECOMES)."""
+    from ssdlab.cli.audit import device_path_sentence
+    from ssdlab.targets.sysinfo import SysRoot
+
+    queue = tmp_path / "class" / "block" / "sdz" / "queue"
+    queue.mkdir(parents=True)
+    (queue / "write_cache").write_text(write_cache + "\n")
+    (queue / "fua").write_text(fua + "\n")
+    sentence = device_path_sentence("/dev/sdz", SysRoot(sys=tmp_path))
+    assert sentence is not None and sentence.startswith("On /dev/sdz the kernel sends a FUA or O_DSYNC write")
+    assert words in sentence
+    assert device_path_sentence("/dev/sdy", SysRoot(sys=tmp_path)) is None  # sysfs does not say
+
+
+@pytest.mark.root
+def test_dsync_writes_on_a_device_without_fua_are_explained(cli: Callable, loop: str) -> None:
+    result = cli("audit", "fua", "-d", loop, "--", "dd", "if=/dev/zero", f"of={loop}", "bs=4k", "count=20",
+                 "oflag=direct,dsync", "status=none")
+    assert result.code == 0, result.stderr
+    assert "0 of 20 writes (0.0 %) carried FUA" in result.stdout
+    assert re.search(r"the kernel sends a FUA or O_DSYNC write as a write and a flush each: the device has a\s+"
+                     r"volatile cache and no FUA", result.stdout), result.stdout

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssdlab.errors import UsageError
-from ssdlab.trace.importers import FORMATS, TraceFormatError, import_trace, parse_rwbs, parse_text
+from ssdlab.trace.importers import FORMATS, OP_OTHER, TraceFormatError, import_trace, parse_rwbs, parse_text
 from ssdlab.trace.model import (
     FLAG_FUA,
     FLAG_PREFLUSH,
@@ -109,7 +109,8 @@ def test_capture_tracefs_lines() -> None:
 
 @pytest.mark.parametrize(("rwbs", "op", "flags"), [
     ("R", OP_READ, 0), ("WS", OP_WRITE, FLAG_SYNC), ("FWFS", OP_WRITE, FLAG_PREFLUSH | FLAG_FUA | FLAG_SYNC),
-    ("WFS", OP_WRITE, FLAG_FUA | FLAG_SYNC), ("D", OP_TRIM, 0), ("FN", OP_FLUSH, FLAG_PREFLUSH),
+    ("WFS", OP_WRITE, FLAG_FUA | FLAG_SYNC), ("D", OP_TRIM, 0), ("FN", OP_OTHER, FLAG_PREFLUSH),
+    ("FF", OP_FLUSH, FLAG_PREFLUSH),
     ("DE", OP_TRIM, 0), ("RA", OP_READ, 0), ("WM", OP_WRITE, 8),
 ])
 def test_rwbs(rwbs: str, op: int, flags: int) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import click
 import typer
@@ -16,6 +17,9 @@ from ssdlab.cli.wrapped import CommandFailed, check_runnable, exit_status, how_i
 from ssdlab.errors import Interrupted, UsageError
 from ssdlab.report.formatting import MISSING
 from ssdlab.report.terminal import FittedTable
+
+if TYPE_CHECKING:
+    from ssdlab.targets.sysinfo import SysRoot
 
 audit_app = typer.Typer(help="Audits of a trace or a running workload: FUA and flushes.", no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
@@ -67,7 +71,7 @@ def audit_fua_cmd(
         return
     with tempfile.TemporaryDirectory(prefix="ssdlab-audit-") as tmp:
         trace, status = _capture(device, Path(tmp), duration, command)
-        _print_audit(trace, f"{device}, live")
+        _print_audit(trace, f"{device}, live", device_path_sentence(device))
     if command and status is None:
         raise Interrupted(f"{shown(command)} did not finish; the audit above is of its I/O until then")
     if status:
@@ -121,7 +125,27 @@ def pct_cell(pct: float | None) -> str:
     return MISSING if pct is None else f"{pct:.1f}"
 
 
-def _print_audit(path: Path, what: str) -> None:
+def device_path_sentence(device: str, root: SysRoot | None = None) -> str | None:
+    """What the kernel makes of a FUA or O_DSYNC write on `device`, by its queue/write_cache and
+    queue/fua, as the `trace` test words it (methods.trace.DSYNC_BECOMES): on a device without FUA
+    they reach it as writes and flushes, so an audit counting no FUA write says why (QA: "0 of 20
+    writes (0.0 %) carried FUA" beside 40 flushes, with no word of it). None where sysfs does not say."""
+    from ssdlab.methods.trace import DSYNC_BECOMES, fua_device_path
+    from ssdlab.targets.sysinfo import SysRoot, disk_of, read_attr, read_int
+
+    sysroot = root or SysRoot()
+    name = disk_of(sysroot, Path(os.path.realpath(device)).name)
+    queue = sysroot.block(name) / "queue"
+    write_cache, fua = read_attr(queue / "write_cache"), read_int(queue / "fua")
+    path = fua_device_path(write_cache, None if fua is None else bool(fua))
+    if path not in DSYNC_BECOMES:
+        return None
+    writes, where = DSYNC_BECOMES[path]
+    facts = f"queue/write_cache {write_cache!r}" + ("" if fua is None else f", queue/fua {fua}")
+    return f"On {device} the kernel sends a FUA or O_DSYNC write as {writes}: {where} ({facts})."
+
+
+def _print_audit(path: Path, what: str, device_note: str | None = None) -> None:
     from ssdlab.trace.audit import audit_fua
     from ssdlab.trace.model import iter_trace, read_provenance
 
@@ -132,3 +156,5 @@ def _print_audit(path: Path, what: str) -> None:
                           tuple((r.who, f"{r.writes:,}", f"{r.fua:,}", pct_cell(r.fua_pct), f"{r.preflush:,}",
                                  f"{r.flushes:,}") for r in rows)))
     out.print(rows[0].sentence())
+    if device_note and (rows[0].writes or rows[0].flushes):
+        out.print(device_note, markup=False, highlight=False)

@@ -11,8 +11,8 @@ from rich.table import Table
 
 from ssdlab.cli.app import app, out, output_file, plain
 from ssdlab.cli.options import capture_seconds, number, quoted
-from ssdlab.cli.wrapped import check_runnable, raise_if_failed, starting
-from ssdlab.errors import UsageError
+from ssdlab.cli.wrapped import check_runnable, raise_if_failed, shown, starting
+from ssdlab.errors import Interrupted, UsageError
 from ssdlab.outputs import OutputKind, check_output_file, read_head
 from ssdlab.report.formatting import MISSING
 from ssdlab.report.terminal import WholeParts
@@ -20,6 +20,7 @@ from ssdlab.units import counted, format_duration, is_number, is_whole_number
 
 if TYPE_CHECKING:
     from ssdlab.targets.base import TargetInfo
+    from ssdlab.trace.model import Provenance, TraceChunk
     from ssdlab.trace.stats import TraceStats
 
 trace_app = typer.Typer(help="Block I/O traces: import, generate, stats, capture, replay (docs/traces.md).",
@@ -59,6 +60,23 @@ def _idle_cap(text: str) -> float | None:
                   f"the idle cap in µs from 0 to {MAX_IDLE_CAP_US:g} (an hour), or `none` for real time")
 
 
+def _device(value: str) -> str:
+    """--device MAJ,MIN of `trace import`: the device of a block trace to import, checked here
+    (device_numbers reads it)."""
+    major, _, minor = value.strip().partition(",")
+    if not (major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit()) or len(value) > 24:
+        raise UsageError(f"--device {quoted(value)}: give the device's MAJ,MIN as the trace names it, e.g. 8,0")
+    return f"{int(major)},{int(minor)}"
+
+
+def device_numbers(value: str | None) -> tuple[int, int] | None:
+    """A checked --device MAJ,MIN as numbers."""
+    if value is None:
+        return None
+    major, _, minor = _device(value).partition(",")
+    return int(major), int(minor)
+
+
 def _output(value: str | Path) -> Path:
     from ssdlab.trace.model import check_trace_output
 
@@ -92,11 +110,10 @@ def _micros(us: float) -> str:
 def _secs(seconds: float) -> str:
     """Seconds to three decimals under 10 s, in ms or µs under 1 s (QA: a 200 µs trace lasted
     "0.000 s"), with the hours and minutes from a minute up."""
-    if 0 < abs(seconds) < 1:
-        return _micros(seconds * 1e6)
-    if abs(seconds) < 60:
-        return f"{seconds:,.3f} s" if abs(seconds) < 10 else f"{seconds:,.2f} s"
-    return f"{seconds:,.1f} s ({format_duration(seconds)})"
+    from ssdlab.trace.metrics import duration_parts
+
+    number, unit = duration_parts(seconds)
+    return f"{number} {unit}" + (f" ({format_duration(seconds)})" if abs(seconds) >= 60 else "")
 
 
 # Replay metric name suffix -> (the value with its unit); the name is shown without it.
@@ -123,8 +140,21 @@ def metric_row(name: str, value: Any) -> tuple[str, str]:
     return name, f"{value:,}" if isinstance(value, int) else str(value)
 
 
-# What a replay measures that the `trace` test does not declare, by its name here.
-_REPLAY_LABELS = {"ios": "I/Os replayed", "bytes_moved": "Data read and written", "elapsed_s": "Replay time"}
+# What a replay measures that the `trace` test does not declare, by its name here. Its records
+# by kind are the test's rows (QA: every record, a flush too, was "I/Os replayed"): replay_counts.
+_REPLAY_LABELS = {"bytes_moved": "Data read and written", "elapsed_s": "Replay time"}
+
+
+def replay_counts(c: TraceChunk, idle_cut_s: float) -> dict[str, Any]:
+    """What a `trace` test's results count of a replay, by their names there: its reads and writes,
+    flushes and trims apart (methods.trace.count_metrics), and the idle time the cap cut."""
+    import numpy as np
+
+    from ssdlab.trace.model import OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE
+
+    return {"trace_ios": int(np.count_nonzero((c.op == OP_READ) | (c.op == OP_WRITE))),
+            "flushes": int(np.count_nonzero(c.op == OP_FLUSH)), "trims": int(np.count_nonzero(c.op == OP_TRIM)),
+            "idle_cut_s": idle_cut_s}
 
 
 def replay_rows(flat: dict[str, Any], path: Path, target: TargetInfo) -> list[tuple[str, str]]:
@@ -167,13 +197,25 @@ def trace_import(
     output: Annotated[Path, typer.Option("--output", "-o", parser=_output, metavar="FILE.parquet",
                                          help="The ssdlab trace file (Parquet) to write; missing folders are "
                                               "made, as for report -o.")],
+    device: Annotated[str | None, typer.Option(
+        "--device", parser=_device, metavar="MAJ,MIN", show_default=False,
+        help="blkparse and capture: import this device's events alone (a trace of several devices is "
+             "refused without it).")] = None,
 ) -> None:
     """Import a trace (streaming, bounded memory) into ssdlab's normalised trace file."""
     from ssdlab.trace.importers import import_trace
 
-    prov = import_trace(source, fmt, output)  # its folders are made once there is a record to write
-    out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}", markup=False,
-              highlight=False)
+    # its folders are made once there is a record to write
+    prov = import_trace(source, fmt, output, device=device_numbers(device))
+    out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}{_others(prov)}",
+              markup=False, highlight=False)
+
+
+def _others(prov: Provenance) -> str:
+    """'; 1 request of another kind (…) not imported: …' where the import met some, else ''."""
+    from ssdlab.trace.model import others_sentence
+
+    return f"; {others_sentence(prov.other_requests, _size(prov.other_bytes))}" if prov.other_requests else ""
 
 
 @trace_app.command("generate")
@@ -224,7 +266,7 @@ def qd_text(s: TraceStats) -> str:
 
 
 def stats_table(path: Path) -> Table:
-    from ssdlab.trace.model import iter_trace, read_provenance
+    from ssdlab.trace.model import OTHER_KINDS, flushes_text, iter_trace, read_provenance
     from ssdlab.trace.stats import trace_stats
 
     prov = read_provenance(path)
@@ -245,8 +287,11 @@ def stats_table(path: Path) -> Table:
     row("inter-arrival", arrival_text(s))
     row("footprint", _size(s.footprint_bytes) + ("" if s.reuse is None else f", reuse {s.reuse:,.2f}x"))
     row("average QD", qd_text(s))
-    row("FUA / preflush / flush", f"{s.fua_writes:,} FUA writes, {s.preflush_writes:,} preflushes, "
-                                  f"{s.flushes:,} flushes")
+    if prov.other_requests:
+        row("other requests", f"{counted(prov.other_requests, 'request')}, {_size(prov.other_bytes)}: not imported "
+                              f"({OTHER_KINDS}; no replay reproduces them)")
+    row("FUA / preflush / flush", f"{counted(s.fua_writes, 'FUA write')}, "
+                                  f"{flushes_text(s.preflush_writes, 'preflush')}, {flushes_text(s.flushes)}")
     return table
 
 
@@ -291,8 +336,10 @@ def trace_capture(
         result = None
     prov = import_trace(raw, "capture", output, empty_ok=True)
     how = f" in {_secs(result.seconds)}" if result else ""
-    out.print(f"Captured {counted(prov.records, 'I/O')} of {device}{how} into {output} (raw events: {raw})",
-              markup=False, highlight=False)
+    out.print(f"Captured {counted(prov.records, 'I/O')} of {device}{how} into {output} (raw events: {raw})"
+              f"{_others(prov)}", markup=False, highlight=False)
+    if command and result is None:  # as `audit fua -d DEV -- COMMAND` says it: exit 130, what was captured kept
+        raise Interrupted(f"{shown(command)} did not finish; the capture above holds its I/O until then")
     raise_if_failed(command, result.command_status if result else None)
 
 
@@ -317,9 +364,12 @@ def trace_replay(
     if not isinstance(sim, SimTarget):
         raise UsageError(f"{target}: `trace replay` runs on sim: targets; use `ssdlab run --test trace -p "
                          f"trace.trace={path}` for files and devices")
-    check_replayable(path)  # as the `trace` test refuses it: an empty trace replays to no figures at all
-    r = replay_on_drive(sim.drive(), load_trace(path), idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
+    # As the `trace` test refuses it: an empty trace replays to no figures, an I/O larger than the drive not at all
+    check_replayable(path, sim.info().capacity_bytes, where=target)
+    trace = load_trace(path)
+    r = replay_on_drive(sim.drive(), trace, idle_cap_us=cap, remap=remap)  # type: ignore[arg-type]
     table = Table(title=plain(f"Replay of {path.name} on {target}"), show_header=False)
-    for row in replay_rows(r.metrics.flat(), path, sim.info()):
+    flat = r.metrics.flat() | replay_counts(trace, float(r.summary["idle_cut_s"]))
+    for row in replay_rows(flat, path, sim.info()):
         table.add_row(*row)
     out.print(table)

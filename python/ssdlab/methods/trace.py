@@ -143,6 +143,20 @@ def scale_note(params: TraceParams) -> str:
     return f"{scaled} (scale=None: the default, {DEFAULT_SCALE:g})" if params.scale is None else scaled
 
 
+def check_replay_fits(params: TraceParams, target: TargetInfo) -> None:
+    """Refuse, when the plan is made (before the purge, before anything writes), a trace file this
+    target cannot replay, as far as the file says: an I/O larger than the span it is remapped into,
+    or, on fio, no read or write. A generated trace fits every target."""
+    from ssdlab.trace.model import check_replayable
+
+    if params.trace.startswith("generated:") or target.kind not in (*FIO_KINDS, "sim"):
+        return  # the fake engine replays without remapping: any I/O fits it
+    try:
+        check_replayable(Path(params.trace), target.capacity_bytes, fio=target.kind in FIO_KINDS, where=target.spec)
+    except UsageError as error:
+        raise UsageError(f"test {TraceTest.name}: {error}") from None
+
+
 class TraceTest(MethodTest[TraceParams]):
     name = "trace"
     title = "Trace replay"
@@ -150,6 +164,7 @@ class TraceTest(MethodTest[TraceParams]):
     params_model = TraceParams
 
     def plan(self, params: TraceParams, target: TargetInfo) -> TestPlan:
+        check_replay_fits(params, target)
         replay = ReplayTrace(trace=params.trace, scale=params.effective_scale, seed=params.seed, fua_pct=params.fua_pct,
                              idle_cap_us=params.idle_cap_us, remap=params.remap)
         notes = [f"offsets remapped into the drive's capacity by {params.remap}",

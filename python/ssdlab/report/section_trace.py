@@ -13,7 +13,9 @@ from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import generic_section, metrics_tables, section_title
 from ssdlab.report.sections import register_section
-from ssdlab.report.types import Figure, FigureLike, Section
+from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.trace.metrics import duration_parts
+from ssdlab.units import is_number
 
 
 def replay_detail(record: TestRecord) -> dict[str, Any]:
@@ -128,13 +130,31 @@ def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
+# Durations a replay can make short (a few µs of busy time): printed in the unit that keeps them
+# short, as `trace replay` prints them, not rounded to 0.1 s in their declared seconds.
+DURATIONS = ("busy_s", "idle_cut_s")
+
+
+def with_durations(tables: list[Table], metrics: dict[str, Any]) -> list[Table]:
+    """`tables` with each DURATIONS row's value and unit as duration_parts gives them."""
+    out = []
+    for table in tables:
+        rows = tuple(
+            (row[0], *duration_parts(float(metrics[key])))
+            if key in DURATIONS and is_number(metrics.get(key)) and len(row) == 3 else row
+            for row, key in zip(table.rows, table.row_keys or ("",) * len(table.rows), strict=True))
+        out.append(replace(table, rows=rows))
+    return out
+
+
 def trace_section(bundle: Bundle, record: TestRecord) -> Section:
     view = method_view(bundle, record)
     if view is None:
         return generic_section(bundle, record)
     detail = replay_detail(record)
     return Section(key=record.name, title=section_title(record), caption=trace_caption(view, detail),
-                   status=record.status, tables=metrics_tables(shown_view(view), record),
+                   status=record.status,
+                   tables=with_durations(metrics_tables(shown_view(view), record), dict(record.metrics)),
                    figures=trace_figures(view, detail),
                    notes=(*count_notes(view, detail), *fua_notes(view, detail)))
 

@@ -67,10 +67,20 @@ from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.engines.fio_parse import load_json_plus
 from ssdlab.engines.fio_process import run_fio_captured
 from ssdlab.errors import EngineError
-from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
+from ssdlab.trace.model import (
+    FIO_ALIGN,
+    FLAG_FUA,
+    FLAG_PREFLUSH,
+    OP_FLUSH,
+    OP_READ,
+    OP_TRIM,
+    OP_WRITE,
+    TraceChunk,
+    no_reads_or_writes,
+)
 from ssdlab.trace.replay import DEFAULT_IDLE_CAP_US, Remap, remap_offsets
 
-ALIGN = 4096
+ALIGN = FIO_ALIGN
 FIO_ACTIONS = {OP_READ: "read", OP_WRITE: "write", OP_FLUSH: "datasync"}
 START_US = 1  # every iolog time is this much late (see the module docstring)
 UNKNOWN_DEPTH = 32  # a job's lanes when the trace has no completion times
@@ -243,9 +253,7 @@ def write_iologs(c: TraceChunk, work_dir: Path, filename: str, span_bytes: int, 
     rw = (c.op == OP_READ) | (c.op == OP_WRITE)
     flushes, trims = int((c.op == OP_FLUSH).sum()), int((c.op == OP_TRIM).sum())
     if not rw.any():
-        raise EngineError(f"fio cannot replay a trace without reads or writes (it holds {flushes:,} flushes and "
-                          f"{trims:,} trims): fio refuses an iolog of flushes alone, and drops trims; replay it on "
-                          "a sim: target")
+        raise EngineError(no_reads_or_writes(flushes, trims))  # check_replayable says it before the run
     length = np.where(c.op == OP_FLUSH, 0, -(-c.length_bytes // ALIGN) * ALIGN)
     off = remap_offsets(TraceChunk.from_columns({**c.columns(), "length_bytes": length}), span_bytes - ALIGN, remap)
     off = off // ALIGN * ALIGN

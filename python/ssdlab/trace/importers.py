@@ -38,11 +38,13 @@ from ssdlab.trace.model import (
     OP_READ,
     OP_TRIM,
     OP_WRITE,
+    OTHER_KINDS,
     ChunkBuilder,
     Provenance,
     TraceChunk,
     write_trace,
 )
+from ssdlab.units import counted
 
 SECTOR = 512
 # Records parsed into Python lists before they become numpy columns: 256 Ki keeps an
@@ -71,12 +73,49 @@ class Record:
     process: str | None = None
 
 
+Device = tuple[int, int]  # (major, minor)
+
+
+@dataclass(frozen=True)
+class OtherRequests:
+    """The requests of other kinds an import met (OP_OTHER): how many, and their bytes."""
+
+    requests: int = 0
+    size_bytes: int = 0
+
+    def plus(self, nbytes: int) -> OtherRequests:
+        return OtherRequests(self.requests + 1, self.size_bytes + nbytes)
+
+
 class _State:
-    """Per-import state a parser may keep (fio v2 clock, blkparse completions)."""
+    """Per-import state a parser may keep (fio v2 clock, the device of block events)."""
 
     def __init__(self) -> None:
         self.clock_ns = 0
         self.done = False
+        self.device: Device | None = None  # the one device imported (--device), or the first seen
+        self.chosen = False  # whether `device` was chosen: events of other devices are then skipped
+        self.devices: set[Device] = set()  # every device the events name
+
+
+def device_text(dev: Device) -> str:
+    return f"{dev[0]},{dev[1]}"
+
+
+def _on_device(state: _State, dev: Device) -> bool:
+    """Whether an event of device `dev` is imported. Block traces may hold several devices
+    (blkparse -i of two, a tracefs capture unfiltered); their I/Os are never merged, nor their
+    completions matched across them: without a chosen device the second one is refused."""
+    state.devices.add(dev)
+    if state.device is None:
+        state.device = dev
+    if dev == state.device:
+        return True
+    if state.chosen:
+        return False
+    first, other = device_text(state.device), device_text(dev)
+    raise ValueError(f"events of device {other} after those of {first}: the trace holds more than one device, "
+                     f"and their I/Os are not merged; import one with --device {first} (or --device {other})")
 
 
 LineParser = Callable[[str, _State], Record | None]  # None: a line to skip (header, comment)
@@ -141,8 +180,11 @@ def _rw(text: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> int:
 # SNIA IOTTA "MSR Cambridge Traces" (Narayanan et al., FAST'08), one CSV line per I/O:
 #   Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
 # Timestamp: Windows filetime (100 ns ticks since 1601-01-01); Type: Read | Write;
-# Offset, Size: bytes; ResponseTime: 100 ns ticks.
-def parse_msr(line: str, state: _State) -> Record:
+# Offset, Size: bytes; ResponseTime: 100 ns ticks. The files have no header line; one naming
+# the columns, as above, is skipped (as SYSTOR'17's is).
+def parse_msr(line: str, state: _State) -> Record | None:
+    if line.startswith("Timestamp"):
+        return None
     f = _fields(line, 7)
     ts = _int(f[0], "timestamp") * 100
     return Record(ts, _rw(f[3], ("Read",), ("Write",)), _int(f[4], "offset"), _int(f[5], "size"),
@@ -195,30 +237,42 @@ def parse_fiu(line: str, state: _State) -> Record:
 
 
 # --- RWBS (blkparse and tracefs) -----------------------------------------------------
-# The kernel's blk_fill_rwbs (block/blk-core.c; Documentation: blkparse(1)): an optional
-# leading F (preflush), the operation (R read, W write, D discard, F flush, N none,
-# DE secure erase), then F (FUA), A (readahead), S (sync), M (metadata).
+# The kernel's blk_fill_rwbs (kernel/trace/blktrace.c), which tracefs block events print:
+# `F` if REQ_PREFLUSH; the operation: W write, D discard, DE secure erase, F flush (REQ_OP_FLUSH),
+# R read, ZA/ZR/ZRA/ZF/ZO/ZC zone commands (6.16+), WZ write-zeroes (newer kernels), and `N` for
+# every other operation: write-zeroes before that, zone commands before 6.16, driver passthrough
+# (smartctl, nvme-cli); then F (REQ_FUA), A (readahead), S (sync), M (metadata), U (atomic).
+# blkparse(1) writes its own (blkparse_fmt.c fill_rwbs, from the action bits): F for the flush
+# bit, then D, W, R (with data) or N (without), then F A S M; so a flush is `FN` there, and
+# `FF` in tracefs (blk-flush.c issues REQ_OP_FLUSH | REQ_PREFLUSH). `N` is never a flush by
+# itself: an N with no preflush is another kind of request (OP_OTHER).
+_RWBS = re.compile(r"^(F?)(DE|D|WZ|W|R|F|N|Z(?:RA|[ARFOC]))([FASMU]*)$")
+_RWBS_OPS = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "DE": OP_TRIM, "F": OP_FLUSH}
+# A request of a kind no replay reproduces (write-zeroes, zone and driver commands): counted by
+# the import, noted in the trace's provenance, never stored as a record.
+OP_OTHER = -2
+
+
 def parse_rwbs(rwbs: str) -> tuple[int, int]:
-    s, flags = rwbs, 0
-    if len(s) > 1 and s[0] == "F" and s[1] in "RWDFN":
-        flags |= FLAG_PREFLUSH
-        s = s[1:]
-    if not s or s[0] not in "RWDFN":
-        raise ValueError(f"RWBS {quoted(rwbs, 20)} names no operation")
-    op = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "F": OP_FLUSH, "N": OP_FLUSH}[s[0]]
-    rest = s[2:] if s.startswith("DE") else s[1:]
-    for ch in rest:
-        if ch not in "FASM":
-            raise ValueError(f"RWBS {quoted(rwbs, 20)} has an unknown flag {quoted(ch)}")
-        flags |= {"F": FLAG_FUA, "S": FLAG_SYNC, "M": FLAG_META, "A": 0}[ch]
-    return op, flags
+    m = _RWBS.match(rwbs)
+    if m is None:
+        if not rwbs.lstrip("F")[:1] or rwbs.lstrip("F")[0] not in "RWDFNZ":
+            raise ValueError(f"RWBS {quoted(rwbs, 20)} names no operation")
+        raise ValueError(f"RWBS {quoted(rwbs, 20)} is not in the kernel's form (F? operation F? A? S? M? U?)")
+    flags = FLAG_PREFLUSH if m[1] else 0
+    for ch in m[3]:
+        flags |= {"F": FLAG_FUA, "S": FLAG_SYNC, "M": FLAG_META}.get(ch, 0)
+    return _RWBS_OPS.get(m[2], OP_OTHER), flags
 
 
 def _empty_flush(op: int, flags: int, nbytes: int) -> int:
-    """A write of no data with a preflush is a flush: kernels before REQ_OP_FLUSH (4.10)
-    issue a flush as an empty write with REQ_FLUSH, which blkparse shows as `FWS` with no
-    extent. Any other I/O of 0 bytes is left to the import to refuse."""
-    return OP_FLUSH if op == OP_WRITE and nbytes == 0 and flags & FLAG_PREFLUSH else op
+    """A request with a preflush and no data is a flush ("If a request doesn't have data, only
+    REQ_PREFLUSH makes sense, which indicates a simple flush request": block/blk-flush.c):
+    blkparse shows a flush as `FN`, and kernels before REQ_OP_FLUSH (4.10) issued one as an
+    empty write with REQ_FLUSH, `FWS` with no extent. Any other I/O of 0 bytes is left to the
+    import to refuse; an N with data or without a preflush stays another kind of request."""
+    empty = nbytes == 0 and flags & FLAG_PREFLUSH
+    return OP_FLUSH if op in (OP_WRITE, OP_OTHER) and empty else op
 
 
 # --- blkparse default text -------------------------------------------------------------
@@ -226,8 +280,9 @@ def _empty_flush(op: int, flags: int, nbytes: int) -> int:
 # CPU, sequence, time (s.ns), pid, action, RWBS, then "sector + blocks [process]".
 # The I/O is taken at its D (issue to driver) event; a C (complete) event of the same
 # sector and size fills its completion time. The per-CPU summary at the end stops it.
+# The action is a capital letter or two, or `m` (a message: an I/O scheduler's note, not an I/O).
 _BLKPARSE = re.compile(
-    r"^\s*(\d+),(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\.(\d{1,9})\s+(\d+)\s+([A-Z]{1,2})\s+(\S+)\s*(.*)$")
+    r"^\s*(\d+),(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\.(\d{1,9})\s+(\d+)\s+([A-Za-z]{1,2})\s+(\S+)\s*(.*)$")
 _EXTENT = re.compile(r"^(\d+) \+ (\d+)(?: \[(.*)\])?")
 
 
@@ -246,8 +301,8 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
         raise ValueError("not a blkparse event line (dev cpu seq time pid action rwbs ...)")
     ts = int(m[5]) * 1_000_000_000 + int(m[6].ljust(9, "0"))
     action, rwbs, rest = m[8], m[9], m[10]
-    if action not in ("D", "C"):
-        return None  # queue, merge, plug … events describe the same I/O
+    if not _on_device(state, (int(m[1]), int(m[2]))) or action not in ("D", "C"):
+        return None  # queue, merge, plug … events describe the same I/O; `m` lines are messages
     op, flags = parse_rwbs(rwbs)
     ext = _EXTENT.match(rest)
     sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
@@ -316,8 +371,8 @@ def parse_fio3(line: str, state: _State) -> Record | None:
 #   block_rq_complete: "MAJ,MIN RWBS (CMD) SECTOR + NR [IOPRIO] [ERROR]"
 # preceded by "TASK-PID [CPU] FLAGS SECONDS.USECS: EVENT:".
 _TRACEFS = re.compile(r"^\s*(.*?)-(\d+)\s+\[\d+\]\s+(?:\S+\s+)?(\d+)\.(\d{1,9}):\s+(block_rq_\w+):\s+(.*)$")
-_RQ_ISSUE = re.compile(r"^\d+,\d+ (\S+) \d+ \(.*?\) (\d+) \+ (\d+)")
-_RQ_DONE = re.compile(r"^\d+,\d+ (\S+) \(.*?\) (\d+) \+ (\d+)")
+_RQ_ISSUE = re.compile(r"^(\d+),(\d+) (\S+) \d+ \(.*?\) (\d+) \+ (\d+)")
+_RQ_DONE = re.compile(r"^(\d+),(\d+) (\S+) \(.*?\) (\d+) \+ (\d+)")
 
 
 def parse_tracefs(line: str, state: _State) -> Record | None:
@@ -333,8 +388,10 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
     if ev is None:
         raise ValueError(f"{event} body {quoted(body)} does not match the kernel's format")
-    op, flags = parse_rwbs(ev[1])
-    sector, blocks = int(ev[2]), int(ev[3])
+    if not _on_device(state, (int(ev[1]), int(ev[2]))):
+        return None
+    op, flags = parse_rwbs(ev[3])
+    sector, blocks = int(ev[4]), int(ev[5])
     op = _empty_flush(op, flags, blocks)
     if event == "block_rq_complete":
         return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
@@ -439,14 +496,21 @@ class _TimeOrder:
 class _Import:
     """One import in progress: relative time, completion matching, chunking."""
 
-    def __init__(self, fmt: Format, path: Path, chunk_records: int) -> None:
+    def __init__(self, fmt: Format, path: Path, chunk_records: int, device: Device | None = None) -> None:
         self.fmt, self.path, self.chunk_records = fmt, path, chunk_records
+        self.state = fmt.state()
+        if device is not None:
+            if fmt.state is not _Blk:
+                raise UsageError(f"--device applies to blkparse and capture traces, whose events name their "
+                                 f"device; a {fmt.name} trace names none")
+            self.state.device, self.state.chosen = device, True
+        self.others = OtherRequests()
         self.builder = ChunkBuilder()
         self.t0: int | None = None
         self.processes: dict[str, str] = {}
         # Completions arrive after their issue; records wait here (bounded by the queue
         # depth of the traced device) before they are released into a chunk.
-        self.open: dict[tuple[int, int], list[int]] = {}
+        self.open: dict[tuple[int, int, int], list[int]] = {}
         self.held: list[list[int]] = []
         self.skipped = 0
         self.lineno = 0  # the line being read
@@ -459,6 +523,9 @@ class _Import:
         caller names the line)."""
         if rec.op == -1:
             self._complete(rec)
+            return
+        if rec.op == OP_OTHER:  # counted, not kept: see OtherRequests
+            self.others = self.others.plus(rec.length)
             return
         if self.t0 is None:
             self.t0 = rec.ts_ns  # times are relative to it until _TimeOrder makes them relative to the earliest
@@ -481,14 +548,19 @@ class _Import:
             self.lines.append(self.lineno)
 
     @staticmethod
-    def _key(op: int, offset: int, length: int) -> tuple[int, int]:
-        """Completions are matched by extent; flushes (no extent) in order."""
-        return (-1, -1) if op == OP_FLUSH else (offset, length)
+    def _key(op: int, offset: int, length: int) -> tuple[int, int, int]:
+        """Completions are matched by operation and extent; flushes (no extent) in order."""
+        return (op, -1, -1) if op == OP_FLUSH else (op, offset, length)
 
     def _complete(self, rec: Record) -> None:
         waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
         if waiting and self.t0 is not None:
-            row = self.held[waiting.pop(0)]
+            index = waiting.pop(0)
+            row = self.held[index]
+            if rec.ts_ns - self.t0 < row[0]:  # never stored: a latency below 0 is no measurement
+                raise ValueError(f"this completion ({rec.ts_ns / 1e9:.9f} s) is earlier than its issue on line "
+                                 f"{self.held_lines[index]} ({(row[0] + self.t0) / 1e9:.9f} s): the events are "
+                                 "out of time order; give the tool's time-sorted output")
             row[6] = rec.ts_ns - self.t0
             _check_row(row)
         if len(self.held) >= self.chunk_records:
@@ -508,7 +580,7 @@ class _Import:
             yield out
 
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
-        state = self.fmt.state()
+        state = self.state
         for lineno, raw in enumerate(lines, 1):
             if len(raw) > MAX_LINE_CHARS and not raw.endswith("\n"):
                 raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: a line of more than "
@@ -538,9 +610,11 @@ class _Import:
             yield last
 
 
-def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tuple[_Import, Iterator[TraceChunk]]:
-    """The records of a source file as chunks; the _Import knows the processes seen."""
-    job = _Import(_format(fmt), path, chunk_records)
+def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK, device: Device | None = None,
+                ) -> tuple[_Import, Iterator[TraceChunk]]:
+    """The records of a source file as chunks (of `device` alone where given: blkparse and capture);
+    the _Import knows the processes seen."""
+    job = _Import(_format(fmt), path, chunk_records, device)
 
     def lines() -> Iterator[str]:
         try:
@@ -558,12 +632,13 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK) -> tupl
 
 
 def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK, empty_ok: bool = False,
-                 ) -> Provenance:
-    """Import `src` in format `fmt` into the trace file `dest` (streaming). A source with no
-    records is refused unless `empty_ok` (a capture of an idle device is a result: no I/O)."""
+                 device: Device | None = None) -> Provenance:
+    """Import `src` in format `fmt` into the trace file `dest` (streaming); of `device` (MAJ, MIN)
+    alone where given. A source with no records is refused unless `empty_ok` (a capture of an
+    idle device is a result: no I/O)."""
     if dest.exists() and src.exists() and dest.samefile(src):
         raise UsageError(f"{dest} is the source being imported; give -o another file name")
-    job, chunks = iter_import(src, fmt, chunk_records)
+    job, chunks = iter_import(src, fmt, chunk_records, device)
 
     def checked() -> Iterator[TraceChunk]:
         records = 0
@@ -571,10 +646,25 @@ def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CH
             records += len(chunk)
             yield chunk
         if records == 0 and not empty_ok:  # it would replay nothing: better said now than as a run without figures
-            raise UsageError(f"{src} holds no {fmt} records, so nothing was imported; check the file and -f")
+            raise UsageError(f"{src} {_nothing_held(job, fmt, device)}")
 
-    return write_trace(dest, checked(), lambda: Provenance(source_format=fmt, source=str(src),
-                                                           processes=job.processes))
+    def provenance() -> Provenance:
+        return Provenance(source_format=fmt, source=str(src), processes=job.processes,
+                          other_requests=job.others.requests, other_bytes=job.others.size_bytes)
+
+    return write_trace(dest, checked(), provenance)
+
+
+def _nothing_held(job: _Import, fmt: str, device: Device | None) -> str:
+    """What a source that gave no record holds instead, and what to do."""
+    if device is not None and device not in job.state.devices and job.state.devices:
+        held = ", ".join(sorted(device_text(d) for d in job.state.devices))
+        return (f"holds no events of device {device_text(device)}, so nothing was imported; its events are of "
+                f"{held}: give one of those to --device")
+    if job.others.requests:
+        return (f"holds only requests no replay reproduces ({counted(job.others.requests, 'request')} of "
+                f"{OTHER_KINDS}), so nothing was imported")
+    return f"holds no {fmt} records, so nothing was imported; check the file and -f"
 
 
 def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:

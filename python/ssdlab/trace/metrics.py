@@ -28,6 +28,17 @@ PLAT_BITS, PLAT_VAL = 6, 64  # fio's histogram layout (hist.rs), so bins merge w
 SLOW_MS = (10, 100)
 
 
+def duration_parts(seconds: float) -> tuple[str, str]:
+    """A duration as (number, unit) in the unit that keeps it short: ('75.7', 'µs'), ('1.30', 'ms'),
+    ('1.234', 's'); so `trace replay` and the `trace` test's results print busy and idle time alike
+    (QA: a busy time of 75.7 µs, the data rate's denominator, showed as "0.0 s")."""
+    if 0 < abs(seconds) < 1:
+        us = seconds * 1e6
+        return (f"{us / 1e3:,.2f}", "ms") if abs(us) >= 1e3 else (f"{us:,.1f}", "µs")
+    return (f"{seconds:,.3f}" if abs(seconds) < 10 else f"{seconds:,.2f}" if abs(seconds) < 60
+            else f"{seconds:,.1f}"), "s"
+
+
 @dataclass
 class BusyClock:
     """Union of [issue, completion) intervals, fed in issue order, chunk by chunk.

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ssdlab.bundle import clear_for_writer, named_for
 from ssdlab.errors import UsageError
 from ssdlab.outputs import OutputKind, check_output_file, make_folder_for, remove_made_folders, what_is
+from ssdlab.units import counted
 
 OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
 OP_NAMES = ("read", "write", "trim", "flush")
@@ -48,6 +49,16 @@ TRACE_SUFFIX = ".parquet"
 CHUNK_RECORDS = 1 << 20  # records per chunk in memory and per Parquet row group
 
 
+OTHER_KINDS = "write-zeroes, zone or driver commands"
+
+
+def others_sentence(requests: int, size: str) -> str:
+    """What an import did with the requests of other kinds (`size`: their bytes, formatted)."""
+    them = "it" if requests == 1 else "them"
+    return (f"{counted(requests, 'request')} of another kind ({OTHER_KINDS}; {size}) not imported: "
+            f"no replay reproduces {them}")
+
+
 class Provenance(BaseModel):
     """Where a trace came from and what the import did to it."""
 
@@ -57,6 +68,10 @@ class Provenance(BaseModel):
     source: str  # a path, or "generated:heavy seed=1 scale=0.02"
     records: int = 0
     skipped_lines: int = 0
+    # Requests of kinds no replay reproduces (RWBS `N`: write-zeroes, zone and driver commands),
+    # counted by the import and not kept as records (trace.importers.OP_OTHER).
+    other_requests: int = 0
+    other_bytes: int = 0
     processes: dict[str, str] = Field(default_factory=dict)  # str(pid) -> name
     notes: tuple[str, ...] = ()
     params: dict[str, Any] = Field(default_factory=dict)
@@ -247,11 +262,18 @@ def _open(path: Path) -> Any:
         raise UsageError(f"{path} is not an ssdlab trace (Parquet): {why}; {IMPORT_HINT}") from None
 
 
+NO_PROVENANCE = "parquet"  # the source_format of a Parquet file with the trace columns and no provenance
+
+
 def read_provenance(path: Path) -> Provenance:
-    meta = _open(path).metadata.metadata or {}
-    raw = meta.get(PROVENANCE_KEY)
+    """The trace's provenance; for a Parquet file with every trace column but none (written by
+    another tool), one naming the file: what replay reads, stats and audit read too (QA: `trace
+    replay` replayed such a file that `trace stats` and `audit fua` refused)."""
+    pf = check_trace(path)
+    raw = (pf.metadata.metadata or {}).get(PROVENANCE_KEY)
     if raw is None:
-        raise UsageError(f"{path} has no ssdlab trace provenance; import it with `ssdlab trace import`")
+        return Provenance(source_format=NO_PROVENANCE, source=str(path), records=pf.metadata.num_rows,
+                          notes=("a Parquet file with the trace columns, not written by ssdlab: no provenance",))
     return Provenance.model_validate(json.loads(raw))
 
 
@@ -271,13 +293,71 @@ def check_trace(path: Path) -> Any:
 
 
 EMPTY_TRACE = "the trace holds no I/Os; give a trace with records"
+# fio replays whole blocks of this many bytes, and keeps one such block of the span free
+# (trace.fio_replay: lengths are rounded up to it, offsets remapped into the span less one).
+FIO_ALIGN = 4096
 
 
-def check_replayable(path: Path) -> None:
-    """Refuse a trace no replay can measure: not an ssdlab trace, or one with no records (a
-    capture of an idle device). The `trace` test and `trace replay` refuse alike."""
-    if check_trace(path).metadata.num_rows == 0:
+def flushes_text(n: int, noun: str = "flush") -> str:
+    """'1 flush', '2 flushes' (`noun` a word in -sh: 'preflush')."""
+    return f"{n:,} {noun if n == 1 else noun + 'es'}"
+
+
+def no_reads_or_writes(flushes: int, trims: int) -> str:
+    """Why fio replays no trace without reads or writes, and what to do."""
+    return (f"fio cannot replay a trace without reads or writes (it holds {flushes_text(flushes)} and "
+            f"{counted(trims, 'trim')}): fio refuses an iolog of flushes alone, and drops trims; replay it on "
+            "a sim: target")
+
+
+@dataclass(frozen=True)
+class TraceShape:
+    """What a replay needs to know of a trace before it starts: its records by kind, and its largest I/O."""
+
+    records: int
+    reads_writes: int
+    flushes: int
+    trims: int
+    largest_bytes: int  # of its reads, writes and trims (0: none)
+
+
+def trace_shape(path: Path) -> TraceShape:
+    """A trace file's TraceShape, reading two columns chunk by chunk (bounded memory)."""
+    pf = check_trace(path)
+    counts = np.zeros(len(OP_NAMES), dtype=np.int64)
+    largest = 0
+    for batch in pf.iter_batches(batch_size=CHUNK_RECORDS, columns=["op", "length_bytes"]):
+        op, length = batch.column("op").to_numpy(), batch.column("length_bytes").to_numpy()
+        counts += np.bincount(op, minlength=len(OP_NAMES))[:len(OP_NAMES)]
+        data = length[op != OP_FLUSH]
+        largest = max(largest, int(data.max()) if len(data) else 0)
+    return TraceShape(records=pf.metadata.num_rows, reads_writes=int(counts[OP_READ] + counts[OP_WRITE]),
+                      flushes=int(counts[OP_FLUSH]), trims=int(counts[OP_TRIM]), largest_bytes=largest)
+
+
+def check_replayable(path: Path, span_bytes: int | None = None, *, fio: bool = False, where: str = "the target",
+                     ) -> None:
+    """Refuse, from the file alone and before anything is written, a trace no replay can
+    measure: not an ssdlab trace, one with no records (a capture of an idle device); where the
+    span it is replayed into is given (`span_bytes` of `where`), an I/O larger than the span;
+    on fio (`fio`), one without reads or writes. The `trace` test's plan and `trace replay`
+    refuse alike."""
+    shape = trace_shape(path)
+    if shape.records == 0:
         raise UsageError(f"{path}: {EMPTY_TRACE}")
+    if fio and not shape.reads_writes:
+        raise UsageError(f"{path}: {no_reads_or_writes(shape.flushes, shape.trims)}")
+    if span_bytes is None or not shape.largest_bytes:
+        return
+    needed = -(-shape.largest_bytes // FIO_ALIGN) * FIO_ALIGN if fio else shape.largest_bytes
+    room = span_bytes - FIO_ALIGN if fio else span_bytes
+    if needed >= room:
+        from ssdlab.report.formatting import human_size
+
+        kept = f", less the {human_size(FIO_ALIGN)} fio keeps free" if fio else ""
+        raise UsageError(f"{path}: its largest I/O ({human_size(shape.largest_bytes)}) does not fit {where} "
+                         f"({human_size(span_bytes)}{kept}); replay it on a larger target or span, or cut the I/Os "
+                         "that large from the trace")
 
 
 def trace_totals(path: Path) -> tuple[int, int, float]:

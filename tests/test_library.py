@@ -861,8 +861,9 @@ def test_the_rankings_name_a_run_left_out_as_they_name_its_drive(library: Librar
     assert twin_target.label == run.target.label and drive_id(twin_target) != drive_id(run.target)
     section = rankings_section(run, library, mine)
     assert section is not None
-    (note,) = section.notes
+    key, note = section.notes  # the key to the two drives' short ids (report/drive_settings.py)
     label = run.target.label
+    assert f"{label} [{drive_id(twin_target)[:6]}] is fake:?capacity=2g&nvme=0 (nvme=0)" in key, key
     assert note.endswith(f": 1 run of {label} [{drive_id(twin_target)[:6]}] left out of the ranking: its measured "
                          "windows were too short to trust (`ssdlab library list` marks it "
                          f"{UNRELIABLE_MARK}); a drive ranks with an older run of the test where it has one"), note

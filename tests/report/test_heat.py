@@ -157,7 +157,12 @@ def test_the_rankings_against_the_library_say_when_heat_differs(tmp_path: Path) 
         library.add(tmp_path / name)
     section = rankings_section(runs["hot"], library, tmp_path / "hot")
     assert section is not None
-    (note,) = section.notes
+    key, settings, note = section.notes  # the two drives share a name: a key, and what they were made with
+    assert "17.1 GB [" in key and " is sim:sm951-nvme-256?capacity_gib=16&heatsink=1 (thermal.throttle_c=default, " \
+        "heatsink=1)" in key, key
+    assert settings.startswith("Drive settings differ among the ranked drives — this drive (") and \
+        "]): thermal.throttle_c=45,75,80; " in settings and "]: heatsink=1: their places are partly" in settings, \
+        settings
     assert "heat differs — share of the measured time spent throttled: this drive " in note
     share = float(note.split("this drive ")[1].split(" %")[0])
     assert share > 10 and note.endswith(" 0 %; those places are partly the drives' heat (their cooling, what ran "

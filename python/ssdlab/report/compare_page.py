@@ -40,6 +40,7 @@ from ssdlab.methods.synthetic import IometerParams
 from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import mark, short_window_footnote, short_window_why, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
+from ssdlab.report.drive_settings import made_of, settings_note, short_names
 from ssdlab.report.formatting import MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
@@ -396,6 +397,14 @@ def ranking_caption(c: Comparison, short: Short) -> str:
             "measured windows too short to trust." if out else "")
 
 
+def chart_names(c: Comparison) -> list[str]:
+    """The drives' names on a ranking's bars: the model and capacity, and for drives that share
+    those what tells them apart ('… 22.5 GB (heatsink=1)', '… (heatsink=default)'), not the whole
+    target spec compare's labels add, which an axis cuts before the part that differs (QA)."""
+    return short_names([d.target.label for d in c.drives], [made_of(d.target) for d in c.drives],
+                       [d.label for d in c.drives])
+
+
 def comparison_section(c: Comparison, t: TestComparison) -> Section:
     """The test's section of the page, its measurements read from the bundles."""
     found = measured(t)
@@ -418,7 +427,8 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     tables += [] if cpu is None else [with_footnote(cpu, footnote) if footnote and marks_a_figure(cpu) else cpu]
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
-        ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short))
+        ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short),
+                               chart_names(c))
         figures += [ranked] if ranked else []
         by_drive = ranking_table(t.name, "Drives by figure", labels, ranked_metrics(t, short))
         tables += [by_drive] if by_drive else []
@@ -580,6 +590,9 @@ def banner(c: Comparison, heat: Mapping[str, str | None], short: Mapping[str, Sh
     if hot:
         notes.append(f"The drives ran at different heat in {', '.join(hot)}: those differences are partly heat (see "
                      "each caption).")
+    made = settings_note([(d.label, made_of(d.target)) for d in c.drives], "the compared drives", "their differences")
+    if made:  # as the drives' heat, what they were made with is in every test's figures
+        notes.append(f"{made[0].upper()}{made[1:]}.")
     if c.not_compared:  # no table: each says why in a line
         count = len(c.not_compared)
         has, are = ("has", "is") if count == 1 else ("have", "are")  # the verbs agree with the count

@@ -8,10 +8,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ssdlab.bundle import UNRELIABLE_MARK, RunRecord, TestRecord, short_windows
+from ssdlab.bundle import UNRELIABLE_MARK, Bundle, RunRecord, TestRecord, short_windows
 from ssdlab.effective import declared_specs, effective_method
+from ssdlab.errors import SsdlabError
 from ssdlab.library import Library, RankedTest, Ranking, drive_id
 from ssdlab.report.cpu import measured_in
+from ssdlab.report.drive_settings import Made, key_note, made_of, settings_note, told_apart
 from ssdlab.report.heat import heat_ranking_note
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import method_title
@@ -68,18 +70,21 @@ def drive_names(drives: Iterable[tuple[str, str]]) -> dict[str, str]:
 Ranked = tuple[list[FigureLike], list[TableLike], list[str]]
 
 
-def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: Path) -> Ranked:
+def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: Path,
+                 ranking: Ranking | None = None, names: Mapping[str, str] | None = None) -> Ranked:
     """The test's ranked chart and table, and notes: drives' runs left out as their figures are not
     to be trusted, the drives ran it at different heat. A test of this run whose figures are not
-    to be trusted is not ranked itself, and the note says so."""
+    to be trusted is not ranked itself, and the note says so. `ranking`: others(), where the caller
+    has it; `names`: drive_names of every drive the section names, so a drive has one name in all
+    its charts and the key (by default, of this test's drives)."""
     title = method_title(record.test, record.name, record.params)
-    ranking = others(library, run, record, bundle)
+    ranking = others(library, run, record, bundle) if ranking is None else ranking
     if short_windows(record) is not None:
         note = own_note(title, record, ranking)
         return [], [], [note] if note else []
     found = ranking.ranked
     mine = drive_id(run.target)
-    names = drive_names([(run.target.label, mine), *((t.label, t.drive_id) for t in (*found, *ranking.unreliable))])
+    names = names if names is not None else drive_names(named_drives(run, [ranking]))
     left_out = left_out_note(title, ranking.unreliable, names)
     specs = declared_specs(record, run.target)
     if not found or specs is None:
@@ -96,23 +101,76 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: P
     return ([figure] if figure else []), ([table] if table else []), [n for n in (left_out, heat) if n]
 
 
+def named_drives(run: RunRecord, rankings: Iterable[Ranking]) -> list[tuple[str, str]]:
+    """(label, drive id) of this run's drive, then of every drive the rankings rank or leave out."""
+    return [(run.target.label, drive_id(run.target)),
+            *((t.label, t.drive_id) for r in rankings for t in (*r.ranked, *r.unreliable))]
+
+
+def drives_made(library: Library, run: RunRecord, rankings: Iterable[Ranking]) -> dict[str, Made]:
+    """What each drive the rankings name was made from, by drive id: this run's target; another
+    drive's from its run's bundle (with its serial and firmware), else the target spec the library
+    holds of that run (the bundle moved or cannot be read)."""
+    made = {drive_id(run.target): made_of(run.target)}
+    held: dict[str, str] | None = None  # run id: spec, read from the library once, where needed
+    for test in (t for r in rankings for t in (*r.ranked, *r.unreliable)):
+        if test.drive_id in made:
+            continue
+        try:
+            made[test.drive_id] = made_of(Bundle(test.bundle).load_run().target)
+        except SsdlabError:
+            held = {r.run_id: r.spec for r in library.runs()} if held is None else held
+            made[test.drive_id] = Made(held.get(test.run_id, ""))
+    return made
+
+
+def drive_key_note(labels: Mapping[str, str], names: Mapping[str, str], made: Mapping[str, Made]) -> str | None:
+    """The key to the drives the section names with a short id (`labels`, `names`: by drive id, as
+    the library gives and drive_names shows them): each one's target and what tells it from the
+    drives that share its label (drive_settings.key_note). QA: "… [916eff]" and "… [133c42]" ranked
+    with no key; only `ssdlab library list` said which had the heatsink."""
+    ids = list(names)
+    apart = told_apart([labels[i] for i in ids], [made[i] for i in ids])
+    tagged = {names[i]: made[i] for i in ids if names[i] != labels[i]}
+    return key_note(tagged, {names[i]: words for i, words in zip(ids, apart, strict=True)})
+
+
+def settings_ranking_note(mine: str, ranked: Iterable[str], names: Mapping[str, str],
+                          made: Mapping[str, Made]) -> str | None:
+    """Where the drives ranked (this one, `mine`, first) were made with options not all of them share
+    (op=25, heatsink=1: drive_settings.settings_note), which drive set which. QA: a drive made with
+    op=25 topped the consistency ranking at 3x its stock twin, and nothing said it was over-provisioned."""
+    ids = list(dict.fromkeys([mine, *ranked]))
+    note = settings_note([(f"this drive ({names[i]})" if i == mine else names[i], made[i]) for i in ids])
+    return f"{note[0].upper()}{note[1:]}" if note else None
+
+
 def rankings_section(run: RunRecord, library: Library, bundle: Path) -> Section | None:
-    """Ranked charts of every test that comparable drives in the library also ran, or None."""
+    """Ranked charts of every test that comparable drives in the library also ran, or None; with a
+    key to drives named alike and a note where the drives ranked were made with other settings."""
     figures: list[FigureLike] = []
     tables: list[TableLike] = []
     notes: list[str] = []
-    for record in run.tests:
-        if record.status == "complete" and record.metrics:
-            more_figures, more_tables, more_notes = test_ranking(library, run, record, bundle)
-            figures += more_figures
-            tables += more_tables
-            notes += more_notes
+    records = [r for r in run.tests if r.status == "complete" and r.metrics]
+    rankings = {r.name: others(library, run, r, bundle) for r in records}
+    named = named_drives(run, rankings.values())
+    names = drive_names(named)
+    for record in records:
+        more_figures, more_tables, more_notes = test_ranking(library, run, record, bundle, rankings[record.name], names)
+        figures += more_figures
+        tables += more_tables
+        notes += more_notes
     if not figures and not notes:
         return None
+    made = drives_made(library, run, rankings.values())
+    labels = dict((ident, label) for label, ident in reversed(named))  # the first label each is given
+    ranked = [t.drive_id for r in records if short_windows(r) is None for t in rankings[r.name].ranked]
+    said = (drive_key_note(labels, names, made), settings_ranking_note(drive_id(run.target), ranked, names, made))
     caption = (f"This drive ({run.target.label}) against every other drive in the results library "
                f"{library.path} whose newest run of a test used the same engine and the same effective method, "
                "with measured windows long enough to trust; "
                "runs whose methods differ are never ranked together, nor simulated drives made under different "
                "revisions of the simulator's model.")
     return Section(key=SECTION_KEY, title="Rankings against the results library", caption=caption, status="ranked",
-                   tables=tables, figures=figures, figures_first=True, notes=tuple(notes))
+                   tables=tables, figures=figures, figures_first=True,
+                   notes=(*(n for n in said if n), *notes))

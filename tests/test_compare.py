@@ -274,7 +274,7 @@ def test_an_auto_reduced_region_is_refused(unlike: dict[str, Path]) -> None:
         compare_bundles([unlike["qd-big"], unlike["qd-small"]])
     message = str(err.value)
     assert "Test region: 16GiB vs 2GiB" in message
-    assert "plan notes: none vs test region reduced from 16GiB to 2GiB" in message
+    assert "plan notes: none vs test region reduced from 16 GiB to 2 GiB" in message
 
 
 def test_forced_unlike_methods_are_flagged_in_table_and_page(unlike: dict[str, Path], tmp_path: Path) -> None:

@@ -111,6 +111,16 @@ def format_size(size_bytes: int) -> str:
     return f"{size_bytes}B"
 
 
+def human_size(size_bytes: int | float) -> str:
+    """Bytes in the largest binary unit reaching 1: 16 GiB, 238.5 GiB, 512 B (exact when whole), as
+    tables give a size and notes beside them name it."""
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(size_bytes) >= factor:
+            scaled = size_bytes / factor
+            return f"{scaled:,.0f} {unit}" if scaled == int(scaled) else f"{scaled:,.1f} {unit}"
+    return f"{int(size_bytes)} B"
+
+
 def fio_size(size_bytes: int) -> str:
     """Bytes in fio's notation; fio reads 'k' as 1024 by default (kb_base=1024)."""
     for unit, factor in (("t", TIB), ("g", GIB), ("m", MIB), ("k", KIB)):

@@ -39,7 +39,7 @@ def test_qd_sweep_plan_order_and_region() -> None:
 def test_qd_sweep_scales_region_on_a_small_target() -> None:
     test = get_test("qd-sweep")
     plan = test.plan(test.parse_params({}), parse_target("fake:?capacity=2g").info())
-    assert plan.notes and "16GiB to 1GiB" in plan.notes[0]
+    assert plan.notes and "16 GiB to 1 GiB" in plan.notes[0]
     assert {m.workload.span_bytes for m in plan.measures()} == {GIB}
 
 

@@ -32,14 +32,14 @@ def test_a_region_cut_alike_on_both_drives_is_given_as_it_ran(tmp_path: Path) ->
     caption = page_caption(tmp_path, ["fake:?capacity=4g", "fake:?capacity=4g&nvme=1"])
     assert "Parameters: span 2 GiB (16 GiB asked), queue depths 1,2," in caption, caption
     assert "span 16 GiB" not in caption
-    assert "Plan notes: test region reduced from 16GiB to 2GiB (half of the 4.29 GB target)." in caption
+    assert "Plan notes: test region reduced from 16 GiB to 2 GiB (half of the 4.29 GB target)." in caption
 
 
 def test_a_region_cut_unlike_on_two_drives_is_given_for_each(tmp_path: Path) -> None:
     caption = page_caption(tmp_path, ["fake:?capacity=4g", "fake:?capacity=8g"])
     assert "Parameters: span 2 GiB on " in caption and ", 4 GiB on " in caption and " (16 GiB asked)," in caption
     assert caption.count("Plan notes on ") == 2, caption
-    assert "reduced from 16GiB to 4GiB (half of the 8.59 GB target)" in caption
+    assert "reduced from 16 GiB to 4 GiB (half of the 8.59 GB target)" in caption
 
 
 def test_a_parameter_that_applied_as_asked_reads_as_before(tmp_path: Path) -> None:

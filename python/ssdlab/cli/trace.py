@@ -93,7 +93,7 @@ def _output(value: str | Path) -> Path:
 def _size(size_bytes: float) -> str:
     """As the report prints sizes: 59.1 MiB, 16 GiB, 512 B (imported here: the report package
     is not loaded for every trace command)."""
-    from ssdlab.report.formatting import human_size
+    from ssdlab.units import human_size
 
     return human_size(size_bytes)
 

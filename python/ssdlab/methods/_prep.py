@@ -15,7 +15,7 @@ from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import DriveState, Measure
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import GIB, KIB, MIB, format_size
+from ssdlab.units import GIB, KIB, MIB, decimal_capacity, format_size, human_size
 from ssdlab.workload import Workload
 
 FILL_BLOCK_BYTES = 128 * KIB
@@ -84,9 +84,11 @@ def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tup
     region = room - room % SPAN_ALIGN_BYTES
     if region <= 0:
         raise UsageError(f"{info.spec}: too small for {what} (needs at least 2 MiB)")
+    # In the table's words (QA: "reduced from 16GiB to 4608MiB (half of the 9.66 GB target)" beside
+    # "Test region 4.5 GiB").
     note = (
-        f"{what} reduced from {format_size(wanted_bytes)} to {format_size(region)} "
-        f"(half of the {info.capacity_bytes / 1e9:.2f} GB target)"
+        f"{what} reduced from {human_size(wanted_bytes)} to {human_size(region)} "
+        f"(half of the {decimal_capacity(info.capacity_bytes)} target)"
     )
     return region, (note,)
 

@@ -16,7 +16,15 @@ import re
 from typing import Any
 
 from ssdlab.thresholds import whole_times
-from ssdlab.units import FRACTIONAL_UNITS, UNIT_FORMATS, decimal_capacity, is_number, signed, unit_from_name
+from ssdlab.units import (
+    FRACTIONAL_UNITS,
+    UNIT_FORMATS,
+    decimal_capacity,
+    human_size,
+    is_number,
+    signed,
+    unit_from_name,
+)
 
 MISSING = "—"
 
@@ -37,15 +45,6 @@ def format_number(value: float, spec: str = "") -> str:
     return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-
-
-def human_size(size_bytes: int | float) -> str:
-    """Bytes in the largest binary unit reaching 1: 16 GiB, 238.5 GiB, 512 B (exact when whole)."""
-    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(size_bytes) >= factor:
-            scaled = size_bytes / factor
-            return f"{scaled:,.0f} {unit}" if scaled == int(scaled) else f"{scaled:,.1f} {unit}"
-    return f"{int(size_bytes)} B"
 
 
 def format_in_unit(unit: str, value: Any) -> str:

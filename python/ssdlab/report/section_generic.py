@@ -17,9 +17,9 @@ from ssdlab.methods.base import Params
 from ssdlab.methods.metrics import MetricSpec, figure_unreliable, undeclared_spec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, mark, method_view, spec_text
-from ssdlab.report.formatting import MISSING, format_metric, human_size, metric_unit
+from ssdlab.report.formatting import MISSING, format_metric, metric_unit
 from ssdlab.report.types import Figure, FigureLike, Section, Table
-from ssdlab.units import is_number
+from ssdlab.units import human_size, is_number
 
 MAX_OVERLAID_WORKLOADS = 6
 TELEMETRY_TITLES = {"temp_c": "temperature (°C)", "wa": "write amplification (lifetime)", "free_blocks": "free blocks",

@@ -6,10 +6,11 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, format_value, mark, method_view
-from ssdlab.report.formatting import MISSING, human_size, with_article
+from ssdlab.report.formatting import MISSING, with_article
 from ssdlab.report.section_generic import generic_section, measured, section_title, series_figures
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import human_size
 
 DIRECTIONS = ("read", "write")
 # (column title, rate dimension) in CrystalDiskMark's order of importance.

@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, method_view
-from ssdlab.report.formatting import human_size, with_article
+from ssdlab.report.formatting import with_article
 from ssdlab.report.section_generic import (
     measured,
     metrics_tables,
@@ -25,6 +25,7 @@ from ssdlab.report.section_generic import (
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
+from ssdlab.units import human_size
 
 WIDTH = 420
 HEIGHT = 240

@@ -18,12 +18,11 @@ from ssdlab.methods.metrics import block_text
 from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import MethodView, mark, method_view
-from ssdlab.report.formatting import human_size
 from ssdlab.report.section_generic import metrics_tables, run_params
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
-from ssdlab.units import is_number, seconds_text
+from ssdlab.units import human_size, is_number, seconds_text
 
 AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))
 

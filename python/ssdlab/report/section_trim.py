@@ -13,7 +13,7 @@ from ssdlab.methods.metrics import block_text
 from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY, TrimParams, torture_params
 from ssdlab.report.charts import Row, grouped_bars
 from ssdlab.report.contract import MethodView, mark, method_view
-from ssdlab.report.formatting import format_number, human_size
+from ssdlab.report.formatting import format_number
 from ssdlab.report.section_generic import (
     catalogue_summary,
     generic_section,
@@ -26,7 +26,7 @@ from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 from ssdlab.steps import Purge
 from ssdlab.thresholds import beside
-from ssdlab.units import seconds_text
+from ssdlab.units import human_size, seconds_text
 from ssdlab.workload import Workload
 
 STATES = {CLEAN: "clean (purged)", AFTER_TRIM: "after torture and TRIM", DIRTY: "after torture, no TRIM"}

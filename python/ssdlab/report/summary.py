@@ -29,12 +29,12 @@ from ssdlab.methods.consistency import (
 from ssdlab.methods.linear import returns_words
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, mark, record_view, short_window_footnote
-from ssdlab.report.formatting import format_in_unit, human_size
+from ssdlab.report.formatting import format_in_unit
 from ssdlab.report.section_consistency import load_words, queue_words
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside, read_figure
-from ssdlab.units import is_number, seconds_text, signed
+from ssdlab.units import human_size, is_number, seconds_text, signed
 from ssdlab.verdicts import Verdict
 
 NOT_MEASURED = "not measured in this run"

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ssdlab.bundle import clear_for_writer, named_for
 from ssdlab.errors import UsageError
 from ssdlab.outputs import OutputKind, check_output_file, make_folder_for, remove_made_folders, what_is
-from ssdlab.units import counted
+from ssdlab.units import counted, human_size
 
 OP_READ, OP_WRITE, OP_TRIM, OP_FLUSH = 0, 1, 2, 3
 OP_NAMES = ("read", "write", "trim", "flush")
@@ -352,8 +352,6 @@ def check_replayable(path: Path, span_bytes: int | None = None, *, fio: bool = F
     needed = -(-shape.largest_bytes // FIO_ALIGN) * FIO_ALIGN if fio else shape.largest_bytes
     room = span_bytes - FIO_ALIGN if fio else span_bytes
     if needed >= room:
-        from ssdlab.report.formatting import human_size
-
         kept = f", less the {human_size(FIO_ALIGN)} fio keeps free" if fio else ""
         raise UsageError(f"{path}: its largest I/O ({human_size(shape.largest_bytes)}) does not fit {where} "
                          f"({human_size(span_bytes)}{kept}); replay it on a larger target or span, or cut the I/Os "

@@ -151,3 +151,14 @@ def test_a_file_at_a_reports_charts_folder_is_refused_and_kept(tmp_path: Path, b
     with pytest.raises(FileExistsError):
         render_report(bundle, tmp_path / "out" / "new.html")
     assert snapshot(tmp_path / "out") == {"new-charts": b"the user's"}
+
+
+def test_bar_labels_give_the_digits_their_table_gives() -> None:
+    """QA: quick-mb-s.png labelled a bar "469" where the table beside it said 469.5 MB/s."""
+    from ssdlab.report.charts import grouped_bars
+
+    rows = [{"entry": "SEQ1M Q8T1", "direction": "write", "mb_s": 469.47}]
+    mb_s = grouped_bars(rows, "entry", "", "direction", "mb_s", "MB/s").to_dict()
+    latency = grouped_bars(rows, "entry", "", "direction", "mb_s", "latency (µs)", unit="µs").to_dict()
+    assert mb_s["layer"][1]["encoding"]["text"]["format"] == ",.1f"
+    assert latency["layer"][1]["encoding"]["text"]["format"] == ",.1f"

@@ -16,6 +16,7 @@ from altair.utils.schemapi import debug_mode
 from ssdlab.bundle import atomic_write_bytes
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
+from ssdlab.units import UNIT_FORMATS
 
 Row = dict[str, Any]
 WIDTH_PX = 560
@@ -105,8 +106,12 @@ def line_chart(rows: Sequence[Row], y: str, y_title: str, color: str = "curve", 
         width=WIDTH_PX, height=HEIGHT_PX).interactive(bind_y=False)
 
 
-def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, y_title: str) -> AltChart:
-    """Bars of `y` per `x` category, one bar per `group` side by side, value labels on top."""
+def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, y_title: str,
+                 unit: str | None = None) -> AltChart:
+    """Bars of `y` per `x` category, one bar per `group` side by side, value labels on top, with
+    the digits the tables give `unit` (default: the y title, e.g. "MB/s"). QA: a bar read "469"
+    where the table beside it said 469.5."""
+    label_format = UNIT_FORMATS.get(unit or y_title, ",.0f")
     base = alt.Chart(alt_data(rows)).encode(
         x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset(f"{group}:N", sort=None),
@@ -115,7 +120,7 @@ def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, 
         tooltip=[f"{x}:N", f"{group}:N", alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
     )
     bars = base.mark_bar()
-    labels = base.mark_text(dy=-4, fontSize=10, baseline="bottom").encode(text=alt.Text(f"{y}:Q", format=",.0f"))
+    labels = base.mark_text(dy=-4, fontSize=10, baseline="bottom").encode(text=alt.Text(f"{y}:Q", format=label_format))
     return alt.layer(bars, labels).properties(width=WIDTH_PX, height=HEIGHT_PX)
 
 

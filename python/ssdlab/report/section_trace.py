@@ -51,12 +51,12 @@ def trace_figures(view: MethodView, detail: dict[str, Any]) -> list[FigureLike]:
     pct = percentile_rows(view)
     if pct:
         figures.append(Figure(f"{key}-percentiles", "Latency percentiles by direction",
-                              grouped_bars(pct, "percentile", "", "direction", "us", "latency (µs)"),
+                              grouped_bars(pct, "percentile", "", "direction", "us", "latency (µs)", unit="µs"),
                               "From fio-layout latency bins of every replayed I/O (issue to completion)."))
     slow = slow_rows(view)
     if slow:
         figures.append(Figure(f"{key}-slow", "I/Os above 10 ms and 100 ms",
-                              grouped_bars(slow, "limit", "", "direction", "pct", "% of I/Os"),
+                              grouped_bars(slow, "limit", "", "direction", "pct", "% of I/Os", unit="%"),
                               "Share of each direction's I/Os whose service time exceeded the limit."))
     rows = timeline_rows(detail)
     bin_s = float((detail.get("series") or {}).get("bin_s", 1.0))

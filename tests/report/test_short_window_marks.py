@@ -118,7 +118,7 @@ def test_the_terminal_report_marks_and_explains(bundles: dict[str, Path]) -> Non
     text = terminal_text(bundles["all_short"])
     summary = text[text.index("Summary"):text.index("CrystalDiskMark-style results")]
     assert f"read 83.9 MB/s{MARK} (CrystalDiskMark-style SEQ1M Q8T1), write 83.9 MB/s{MARK} (" in summary
-    assert f"10 IOPS{MARK} (100,000.0 µs{MARK} mean latency)" in summary
+    assert f"10.0 IOPS{MARK} (100,000.0 µs{MARK} mean latency)" in summary
     (note,) = [line for line in summary.splitlines() if line.startswith("│ note ")]
     assert note.split("│")[2].strip() == (
         f"{MARK} from a measured window too short to trust (under 30 turns of its queue or one period of its series): "
@@ -247,7 +247,7 @@ def marked_cells(table: Any) -> dict[str, list[str]]:
 def test_a_tests_own_results_table_marks_the_short_windows_figures(bundles: dict[str, Path]) -> None:
     """quick: the SEQ1M Q8T1 read figures alone, the footnote once under the table."""
     (table,) = section_tables(bundles["one_short"]).values()
-    assert marked_cells(table) == {"SEQ1M Q8T1": [f"52.4{MARK}", f"50{MARK}", f"160,000.0{MARK}"]}
+    assert marked_cells(table) == {"SEQ1M Q8T1": [f"52.4{MARK}", f"50.0{MARK}", f"160,000.0{MARK}"]}
     assert dict((row[0], row) for row in table.rows)["SEQ1M Q8T1"][1:3] == (f"52.4{MARK}", "1,199.6")
     footnote = FOOTNOTE.format(advice="quick: raise runtime_s to at least 5 s")
     assert table.caption.endswith(f"simulator counts from host submission too). {footnote}")
@@ -275,7 +275,7 @@ def test_the_terminal_and_html_results_tables_mark_and_explain(bundles: dict[str
     results = text[text.index("CrystalDiskMark-style results"):]
     row = next(line for line in results.splitlines() if "SEQ1M Q8T1" in line)
     assert [cell.strip() for cell in row.split("│")[1:-1]] == [
-        "SEQ1M Q8T1", f"52.4{MARK}", "1,199.6", f"50{MARK}", "1,144", f"160,000.0{MARK}", "6,993.0"]
+        "SEQ1M Q8T1", f"52.4{MARK}", "1,199.6", f"50.0{MARK}", "1,144", f"160,000.0{MARK}", "6,993.0"]
     assert " ".join(results.split()).count(" ".join(footnote.split())) == 1  # once, under the table
     html = render_report(bundles["one_short"], tmp_path / "report.html").html.read_text(encoding="utf-8")
     tip = "from a measured window too short to trust: see the note"

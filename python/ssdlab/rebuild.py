@@ -117,14 +117,20 @@ class DriveRebuild:
         return self.bundle.load_measurement(ref).model_dump_json()
 
     def _do_again(self, test: str, action: Action) -> Measurement | StepResult:
-        """An action simulated again, unseen (its result is in the bundle); a stop raises
-        Interrupted with its reason."""
-        ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
-                         progress=lambda update: None, target_facts=self.target_facts)
-        with stoppable():
-            if isinstance(action, Measure):
-                again = self.engine.measure(self.target, action.workload, ctx)
-                if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
-                    raise Interrupted(again.error or "interrupted")
-                return again
-            return self.engine.step(self.target, action, ctx)
+        return do_again(self.engine, self.target, self.bundle, test, action, self.target_facts)
+
+
+def do_again(engine: Engine, target: Target, bundle: Bundle, test: str, action: Action,
+             target_facts: TargetInfo | None) -> Measurement | StepResult:
+    """A finished action simulated again, unseen (its result is in the bundle), to bring a drive
+    to where a run left it (a rebuild here, the runner's replay of a restored test's actions); a
+    stop raises Interrupted with its reason."""
+    ctx = RunContext(raw_dir=bundle.raw_dir(test, action.name), bundle_dir=bundle.path,
+                     progress=lambda update: None, target_facts=target_facts)
+    with stoppable():
+        if isinstance(action, Measure):
+            again = engine.measure(target, action.workload, ctx)
+            if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
+                raise Interrupted(again.error or "interrupted")
+            return again
+        return engine.step(target, action, ctx)

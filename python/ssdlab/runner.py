@@ -66,7 +66,7 @@ from ssdlab.planning import (
     window_names,
     with_host_file_runs,
 )
-from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive
+from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive, do_again
 from ssdlab.resume import RESTORED, ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
@@ -638,18 +638,9 @@ class Runner:
         """Bring a restored drive (saved as the test started) to where the test stopped by
         simulating the finished actions again; their results are in the bundle already."""
         for number in range(self.replay_from, pending.start.index):
-            action = pending.plan.actions[number]
-            if outcomes[number] != "done":
-                continue
-            ctx = RunContext(raw_dir=self.bundle.raw_dir(pending.name, action.name), bundle_dir=self.bundle.path,
-                             progress=lambda update: None, target_facts=self.target_facts)
-            with stoppable():
-                if isinstance(action, Measure):
-                    again = self.engine.measure(self.target, action.workload, ctx)
-                    if again.interrupted:  # the engine took the Ctrl-C and returned what it did until then
-                        raise Interrupted(again.error or "interrupted")
-                else:
-                    self.engine.step(self.target, action, ctx)
+            if outcomes[number] == "done":
+                do_again(self.engine, self.target, self.bundle, pending.name, pending.plan.actions[number],
+                         self.target_facts)
 
     def _save_drive(self) -> None:
         """Keep the last checkpoint in the bundle, so --resume continues this very drive."""

@@ -206,6 +206,46 @@ def test_export_csv_and_parquet(library: Library, tmp_path: Path) -> None:
     assert table.num_rows == 33 and table.schema.field("value").type == "double"
 
 
+THERMAL = SuiteEntry(name="thermal", test="thermal", params={"seq_runtime_s": 3, "rnd_runtime_s": 3,
+                                                             "cooldown_s": None})
+# The export's columns before lower bounds were marked: a script that reads them by place keeps working.
+COLUMNS_BEFORE_BOUNDS = ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware", "capacity_bytes",
+                         "spec", "engine", "suite", "created_utc", "test", "method", "method_key", "metric", "label",
+                         "unit", "kind", "better", "value", "text", "unreliable"]
+
+
+def test_the_export_marks_a_lower_bound_as_one_in_csv_and_parquet(library: Library, tmp_path: Path) -> None:
+    """QA: the export gave a never-throttled phase's data written (315 GB, only the test's length) and
+    its rise to its hottest second as plain figures, where the report prints '≥ 315.01 (never
+    throttled)'. The fake drive never throttles; the random phase here is made one that did."""
+    import pyarrow.parquet as pq
+
+    path = make_bundle(tmp_path / "t", "fake:?capacity=2g", [THERMAL])
+    bundle = Bundle(path)
+    run = bundle.load_run()
+    record = run.test("thermal")
+    metrics = {**record.metrics, "seq_temp_rise_c": 9.0978, "rnd_time_to_throttle_s": 2.0, "rnd_gb_at_peak": 0.8}
+    bundle.write_run(run.model_copy(update={"tests": (record.model_copy(update={"metrics": metrics}),)}))
+    library.add(path)
+    library.export(tmp_path / "out.csv", "csv")
+    with (tmp_path / "out.csv").open(encoding="utf-8") as handle:
+        read = {row["metric"]: row for row in csv.DictReader(handle)}
+    header = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header[:len(COLUMNS_BEFORE_BOUNDS)] == COLUMNS_BEFORE_BOUNDS and header[-2:] == ["lower_bound", "bound_text"]
+    gb, rise, exact = read["seq_gb_at_peak"], read["seq_temp_rise_c"], read["rnd_gb_at_peak"]
+    assert float(gb["value"]) == pytest.approx(3.6, rel=0.01) and gb["text"] == ""  # the figure stays where it was
+    assert gb["lower_bound"] == "true" and gb["bound_text"] == f"≥ {float(gb['value']):.2f} GB (never throttled)"
+    assert (rise["lower_bound"], rise["bound_text"]) == ("true", "≥ 9.1 °C (never throttled)")
+    assert (exact["lower_bound"], exact["bound_text"]) == ("false", "")
+    assert read["seq_peak_mb_s"]["lower_bound"] == "false" and read["seq_cause"]["lower_bound"] == "false"
+    library.export(tmp_path / "out.parquet", "parquet")
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.schema.field("lower_bound").type == "bool"
+    rows = {row["metric"]: row for row in table.to_pylist()}
+    assert rows["seq_gb_at_peak"]["lower_bound"] is True and rows["seq_gb_at_peak"]["bound_text"] == gb["bound_text"]
+    assert rows["rnd_gb_at_peak"]["lower_bound"] is False and rows["rnd_gb_at_peak"]["bound_text"] is None
+
+
 CliRun = Callable[..., Any]
 
 
@@ -1135,7 +1175,7 @@ def test_the_export_says_which_figures_are_not_to_be_trusted(library: Library, t
     assert EXPORT_COLUMNS[:22] == ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware",
                                    "capacity_bytes", "spec", "engine", "suite", "created_utc", "test", "method",
                                    "method_key", "metric", "label", "unit", "kind", "better", "value", "text"]
-    assert EXPORT_COLUMNS[22:] == ["unreliable"]
+    assert EXPORT_COLUMNS[22:] == ["unreliable", "lower_bound", "bound_text"]  # columns added since go after it
     paths = short_library(library, tmp_path, STANDARD_QUICK, SLOW_SEQ_READ)
     shown = {"seq1m_q8t1_read_mb_s", "seq1m_q8t1_read_iops", "seq1m_q8t1_read_lat_us"}
 

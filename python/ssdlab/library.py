@@ -27,7 +27,7 @@ import io
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -62,9 +62,10 @@ from ssdlab.effective import (
     unreliable_figure,
 )
 from ssdlab.errors import BundleError, SsdlabError, UsageError
+from ssdlab.methods.metrics import MetricSet, MetricSpec
 from ssdlab.outputs import OutputKind, make_folder_for, read_head, what_is
 from ssdlab.targets.base import TargetInfo, label_for, members_text, recorded_members
-from ssdlab.units import is_number
+from ssdlab.units import in_unit, is_number
 from ssdlab.userdirs import xdg_base
 
 LIBRARY_ENV = "SSDLAB_LIBRARY"
@@ -470,10 +471,13 @@ class Library:
 
     def export_rows(self) -> list[dict[str, Any]]:
         """One row per figure of every test: the long table `export` writes, each saying whether
-        its figure is not to be trusted (unreliable_figures)."""
+        its figure is not to be trusted (unreliable_figures) and whether it is only a lower bound,
+        with the bound as the report says it (export_bounds)."""
         with self._reader() as db:
             flagged: dict[tuple[str, str], Callable[[str], bool]] = {}  # by (run, test): its figures not to trust
+            declared: dict[tuple[str, str], MetricSet | None] = {}  # by (run, test): its method's declarations
             for rid, bundle, name, method, params, notes, too_short, target in db.execute(NOTES_SELECT):
+                declared[(rid, name)] = stored_specs(method, params, target)
                 if unreliable(notes):
                     record = TestRecord(name=name, test=method, params=json.loads(params), notes=json.loads(notes),
                                         too_short=stored_too_short(too_short))
@@ -483,6 +487,7 @@ class Library:
         for row in rows:
             marked = flagged.get((row["run_id"], row["test"]))
             row["unreliable"] = marked is not None and marked(row["metric"])
+        export_bounds(rows, declared)
         return rows
 
     def export(self, out: Path, fmt: Literal["csv", "parquet"]) -> int:
@@ -496,7 +501,8 @@ class Library:
             writer = csv.DictWriter(text, fieldnames=columns)
             writer.writeheader()
             # true/false, as the export's words for a yes/no figure (`text`) are
-            writer.writerows({**row, "unreliable": str(row["unreliable"]).lower()} for row in rows)
+            writer.writerows({**row, "unreliable": str(row["unreliable"]).lower(),
+                              "lower_bound": str(row["lower_bound"]).lower()} for row in rows)
             data = text.getvalue().encode("utf-8")
         else:
             import pyarrow as pa
@@ -528,7 +534,8 @@ COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.create
     ORDER BY r.created_utc DESC, r.run_id"""
 EXPORT_COLUMNS = ["run_id", "bundle", "drive_id", "drive", "model", "serial", "firmware", "capacity_bytes", "spec",
                   "engine", "suite", "created_utc", "test", "method", "method_key", "metric", "label", "unit", "kind",
-                  "better", "value", "text", "unreliable"]  # new columns go last: scripts read them by place
+                  "better", "value", "text", "unreliable", "lower_bound",
+                  "bound_text"]  # new columns go last: scripts read them by place
 EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.model, r.serial, r.firmware,
     r.capacity_bytes, r.spec, r.engine, r.suite, r.created_utc, t.name AS test, t.method, t.method_key,
     m.metric, m.label, m.unit, m.kind, m.better, m.value, m.text
@@ -536,6 +543,43 @@ EXPORT_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL} AS drive, r.m
     ORDER BY r.created_utc, r.run_id, t.name, m.rowid"""
 NOTES_SELECT = """SELECT t.run_id, r.bundle, t.name, t.method, t.params_json, t.notes_json, t.too_short_json,
     r.target_json FROM tests t JOIN runs r ON r.run_id = t.run_id"""
+
+
+def stored_specs(method: str, params_json: str, target_json: str) -> MetricSet | None:
+    """A stored test's declarations, by its method, parameters and target as the library keeps them;
+    None for a method this ssdlab does not know or a row it cannot read (`library add` refreshes it)."""
+    try:
+        target = TargetInfo.model_validate_json(target_json)
+        params = json.loads(params_json)
+    except (ValidationError, ValueError):
+        return None
+    return declared_specs(TestRecord(name=method, test=method, params=params if isinstance(params, dict) else {}),
+                          target)
+
+
+def export_bounds(rows: Sequence[dict[str, Any]], declared: Mapping[tuple[str, str], MetricSet | None]) -> None:
+    """Each export row's `lower_bound`: whether its figure is only a lower bound (MetricSpec.is_bound,
+    by its test's declarations and figures: the data a phase that never throttled wrote is all it
+    wrote, not when it throttled), and `bound_text`: the bound as the report says it ('≥ 315.01 GB
+    (never throttled)'; null elsewhere). QA: the export gave 315 GB, the test's length, as a plain figure."""
+    tests: dict[tuple[str, str], dict[str, Any]] = {}  # by (run, test): its figures by metric
+    for row in rows:
+        tests.setdefault((row["run_id"], row["test"]), {})[row["metric"]] = \
+            row["value"] if row["value"] is not None else row["text"]
+    for row in rows:
+        key = (row["run_id"], row["test"])
+        specs = declared.get(key)
+        spec = specs.get(row["metric"]) if specs is not None else None
+        bound = spec is not None and row["value"] is not None and spec.is_bound(tests[key])
+        row["lower_bound"] = bound
+        row["bound_text"] = bound_words(spec, tests[key]) if spec is not None and bound else None
+
+
+def bound_words(spec: MetricSpec, metrics: Mapping[str, Any]) -> str:
+    """A lower bound with its unit in the tables' digits (units.in_unit), as the report prints it:
+    '≥ 315.01 GB (never throttled)'."""
+    value = metrics[spec.name]
+    return spec.bound_text(in_unit(value, spec.unit) if spec.unit else f"{value:g}")
 
 
 def stored_notes(notes_json: str | None) -> list[str]:
@@ -680,7 +724,7 @@ EXPORT_KIND = OutputKind("an export ssdlab wrote", lambda path: is_csv_export(pa
 
 def export_schema(pa: Any) -> Any:
     """Column types of the Parquet export (pyarrow is imported only when exporting)."""
-    types = {"capacity_bytes": pa.int64(), "value": pa.float64(), "unreliable": pa.bool_()}
+    types = {"capacity_bytes": pa.int64(), "value": pa.float64(), "unreliable": pa.bool_(), "lower_bound": pa.bool_()}
     return pa.schema([(c, types.get(c, pa.string())) for c in EXPORT_COLUMNS])
 
 

@@ -92,6 +92,8 @@ def test_rankings_leave_a_lower_bound_out() -> None:
     t = TestComparison(name="thermal", test="thermal", present=(True,) * 3, params={}, differences=(), rows=rows)
     gb = next(m for m in ranked_metrics(t) if m.spec.name == "seq_gb_at_peak")
     assert gb.values == (111.04, None, 90.0)
+    # Not as a value, but as the bound it is: at least 749.99 where the others wrote less, it ranks first.
+    assert gb.placed == (111.04, 749.99, 90.0) and gb.text(1) == "≥ 749.99 (never throttled)"
 
 
 def test_the_verdict_gives_when_each_phase_slowed_and_the_summary_is_the_verdict() -> None:

@@ -206,17 +206,24 @@ def test_a_bundle_whose_stored_share_counted_a_dip_says_what_its_levels_add_up_t
     assert not any("share of time throttled stored" in n for n in build_section(bundle, record).notes)
 
 
-def test_the_library_rankings_leave_a_lower_bound_out(bundles: dict[str, Path], tmp_path: Path) -> None:
-    """Neither drive's short random phase throttled: its 'written before throttling' is two lower
-    bounds, not figures to rank; the sequential phase's (both throttled) ranks."""
+def test_the_library_rankings_place_a_lower_bound_as_one(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """The 840 EVO's short random phase never throttled: its 'written before the first slowdown' is a
+    lower bound, ranked as one where it beats every measured figure (the SM951's random phase, begun
+    hot, throttled from its first second: 0 GB), marked '≥', never as a plain figure; the sequential
+    phase's (both throttled) ranks as figures. (Bounds alone would not rank: test_ranking_bounds.py.)"""
     library = Library(tmp_path / "library.sqlite")
     for path in bundles.values():
         library.add(path)
     section = rankings_section(Bundle(bundles["evo"]).load_run(), library, bundles["evo"])
     assert section is not None
-    header = next(t for t in section.tables).header
-    assert "Sequential write: written before the first slowdown (GB)" in header
-    assert "Random write: written before the first slowdown (GB)" not in header
+    table = next(t for t in section.tables)
+    assert "Sequential write: written before the first slowdown (GB)" in table.header
+    column = table.header.index("Random write: written before the first slowdown (GB)")
+    assert re.fullmatch(r"≥ [0-9.]+ \(never throttled\)", table.rows[0][column]), table.rows[0]
+    assert table.rows[1][column] == "0.00"
+    figure = next(f for f in section.figures if f.key.endswith("-ranking"))
+    assert "Random write: written before the first slowdown: " in figure.caption
+    assert "is placed first by its lower bound" in figure.caption
 
 
 def test_compare_gives_no_difference_from_a_temperature_rise_that_never_reached_throttling(

@@ -108,7 +108,11 @@ def phase_window(phase: Phase) -> str:
 
 
 def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float | None) -> list[MetricSpec]:
+    # `better` says which way a figure ranks (report/rankings.py): a result of the drive has one; a test
+    # condition, a check on the measurement, or a figure no one direction reads right has None (shown
+    # and compared, never ranked). Each spec's reason is beside it.
     return [
+        # Higher: the rates the drive held (its fastest, its slowest, over the run) are its results.
         MetricSpec(f"{phase}_peak_mb_s", f"{text}: peak level", MB_S, better="higher", dims={**dims, "stat": "peak"}),
         MetricSpec(f"{phase}_throttled_mb_s", f"{text}: slowest level (heat, GC or cache)", MB_S,
                    better="higher", dims={**dims, "stat": "throttled"}),
@@ -116,20 +120,29 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
                    dims={**dims, "stat": "mean"}),
         # Tables name what mixes causes by what it is: a reader takes "throttled" for heat, as
         # reviews use it (QA: "share of time throttled 92.0 %" beside "No thermal throttling").
+        # Higher: a drive that slows later, whatever the cause, holds its peak longer; so for heat alone.
         MetricSpec(f"{phase}_time_to_throttle_s", f"{text}: time to the first slowdown", SECONDS, better="higher",
                    dims=dims),
         MetricSpec(f"{phase}_time_to_heat_throttle_s", f"{text}: time to heat throttling", SECONDS, better="higher",
                    dims=dims),
         # Named "at peak" when it was the peak level's data; the name stays so older runs still load.
+        # Higher: more written at full speed; a phase that never slowed has a lower bound, ranked where
+        # it beats every measured figure (rankings.RankedMetric.placed).
         MetricSpec(f"{phase}_gb_at_peak", f"{text}: written before the first slowdown", GB, better="higher", dims=dims,
                    lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
+        # Lower: less of the run spent below the peak level.
         MetricSpec(f"{phase}_throttled_share_pct", f"{text}: share of time slowed (heat, GC or cache)", PCT,
                    better="lower", dims=dims),
         # Most of it: the peak level was itself throttled (a drive hot from the start), so no figure
         # here measures what heat cost against an unthrottled rate.
+        # No direction: a check on the measurement (was the fastest level itself throttled, as in a phase
+        # begun hot), which the verdict reads; how hot the phase began (a condition) decides it as much as
+        # the drive does.
         MetricSpec(f"{phase}_peak_indicator_pct", f"{text}: throttle indicator on at the peak level", PCT,
-                   better="lower", dims=dims, thresholds=(DECISIVE_INDICATOR_PCT,)),
+                   better=None, dims=dims, thresholds=(DECISIVE_INDICATOR_PCT,)),
         # The throttled share by cause: a cache running out or GC can hold most of it beside a little heat.
+        # Lower, each: less time slowed by that cause. Higher for the slowest level of each cause below:
+        # how low the drive fell.
         MetricSpec(f"{phase}_heat_share_pct", f"{text}: share of time heat-throttled", PCT, better="lower",
                    dims=dims),
         MetricSpec(f"{phase}_gc_share_pct", f"{text}: share of time slowed by GC / cache", PCT, better="lower",
@@ -141,17 +154,23 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
         MetricSpec(f"{phase}_gc_throttled_mb_s", f"{text}: slowest GC / cache-slowed level", MB_S,
                    better="higher", dims={**dims, "stat": "gc"}),
         MetricSpec(f"{phase}_throttled_levels", f"{text}: levels below the peak (MB/s)", kind="count", dims=dims),
-        MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better="lower", dims=dims),
-        # At or above the hot limit on a drive without a throttle indicator: no verdict (began_hot).
-        MetricSpec(f"{phase}_start_temp_c", f"{text}: temperature at the start", CELSIUS, better="lower", dims=dims,
+        # No direction: a drive that throttles holds itself at its own throttle point (three drives at 70 °C),
+        # and one that writes slower or throttles sooner runs cooler; lower is not a better drive by itself.
+        MetricSpec(f"{phase}_max_temp_c", f"{text}: highest temperature", CELSIUS, better=None, dims=dims),
+        # At or above the hot limit on a drive without a throttle indicator: no verdict (began_hot). No
+        # direction: a condition of the test (the room, the cool-down, the phase before), not a result.
+        MetricSpec(f"{phase}_start_temp_c", f"{text}: temperature at the start", CELSIUS, better=None, dims=dims,
                    thresholds=(hot_limit_c(warning_c),)),
         # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
-        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to the first slowdown", CELSIUS, better="lower",
+        # No direction: a smaller rise is a drive that slowed sooner (worse) or one that began warmer (the
+        # start temperature, a condition); a larger one a later throttle point or a cooler start.
+        MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to the first slowdown", CELSIUS, better=None,
                    dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
         # Up to the time to heat throttling, as the rise above is up to the time to throttle: the same
         # figure when heat came first, higher when a cache or GC slowed the drive before heat did.
+        # No direction, as the rise to the first slowdown: its throttle point less where the phase began.
         MetricSpec(f"{phase}_heat_temp_rise_c", f"{text}: temperature rise to heat throttling", CELSIUS,
-                   better="lower", dims=dims),
+                   better=None, dims=dims),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
     ]

@@ -383,10 +383,13 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[FittedT
 
 
 def ranked_metrics(t: TestComparison, short: Short = ()) -> list[RankedMetric]:
-    """Each declared figure's values; a lower bound is not ranked as a value, nor is a figure from
-    a window too short to trust."""
+    """Each declared figure's values; a lower bound is not ranked as a value but as the bound it is
+    (rankings: placed where it beats every measured value, else left out and said), nor is a figure
+    from a window too short to trust ranked at all."""
     return [RankedMetric(row.spec, tuple(None if row.is_bound(i) or unreliable_value(row, short, i) else v
-                                         for i, v in enumerate(row.values)))
+                                         for i, v in enumerate(row.values)),
+                         tuple(v if row.is_bound(i) and not unreliable_value(row, short, i) else None
+                               for i, v in enumerate(row.values)))
             for row in t.rows if row.spec is not None]
 
 

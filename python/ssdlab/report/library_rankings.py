@@ -15,7 +15,7 @@ from ssdlab.library import Library, RankedTest, Ranking, drive_id
 from ssdlab.report.cpu import measured_in
 from ssdlab.report.drive_settings import Made, key_note, made_of, settings_note, told_apart
 from ssdlab.report.heat import heat_ranking_note
-from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
+from ssdlab.report.rankings import ranked_figure, ranked_metric, ranking_table
 from ssdlab.report.section_generic import method_title
 from ssdlab.report.types import FigureLike, Section, TableLike
 from ssdlab.units import counted
@@ -90,9 +90,10 @@ def test_ranking(library: Library, run: RunRecord, record: TestRecord, bundle: P
     if not found or specs is None:
         return [], [], [left_out] if left_out else []
     labels = [names[mine], *(names[t.drive_id] for t in found)]
-    # spec.exact: a lower bound (e.g. data written by a phase that never throttled) is not ranked as a value.
-    metrics = [RankedMetric(spec, (spec.exact(record.metrics), *(spec.exact(t.values) for t in found)))
-               for spec in specs]
+    # spec.exact: a lower bound (e.g. data written by a phase that never throttled) is not ranked as a value;
+    # it is placed where it beats every measured one, else left out and said (rankings.bound_notes).
+    tests = [record.metrics, *(t.values for t in found)]
+    metrics = [ranked_metric(spec, specs, tests) for spec in specs]
     figure = ranked_figure(f"{SECTION_KEY}-{record.name}", title, labels, 0, metrics,
                            f"{counted(len(found), 'other drive')} in the library ran this test alike.")
     table = ranking_table(f"{SECTION_KEY}-{record.name}", f"{title}: drives by figure", labels, metrics)

@@ -260,11 +260,13 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
     status.done = true;
     write();
   });
-  // Sortable tables: a click on a heading sorts by that column (numbers as numbers, gaps last).
+  // Sortable tables: a click on a heading sorts by that column (numbers as numbers, gaps last; a
+  // lower bound, "≥ 315.01 (never throttled)", by its number: the drive is at least that).
   function cellValue(row, index) {
     var text = (row.cells[index] ? row.cells[index].textContent : "").trim();
-    var number = parseFloat(text.replace(/[,\s%+]/g, "").replace(/[A-Za-zµ\/]+$/, ""));
-    return { text: text, number: /^[+-]?[\d,.]+/.test(text) ? number : NaN };
+    var figure = text.replace(/^≥\s*/, "");
+    var number = parseFloat(figure.replace(/[,\s%+]/g, "").replace(/[A-Za-zµ\/]+$/, ""));
+    return { text: text, number: /^[+-]?[\d,.]+/.test(figure) ? number : NaN };
   }
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {

@@ -11,6 +11,7 @@ use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
 pub use crate::report::{DriveState, Identity, IdleResult, TrimResult};
 use crate::rng::Rng;
+use crate::slc::SlcContents;
 use crate::thermal::Thermal;
 use crate::timing::{us, Pipe, Timing};
 
@@ -168,7 +169,9 @@ pub struct Drive {
     next_die: u32,
     pub(crate) host_bytes_written: u64,
     fold_bytes: u64,
-    pub(crate) slc_used: u64,
+    /// The host pages whose valid copy is in the SLC cache (its occupancy), in the order
+    /// they came in (docs/simulator.md, "SLC cache").
+    pub(crate) slc: SlcContents,
     slc_mode: SlcMode,
     /// Varies firmware command times (mean unchanged), seeded by the drive seed.
     rng: Rng,
@@ -205,6 +208,11 @@ impl Drive {
         let blocks_per_die =
             n.blocks_per_plane + reserve_blocks(&cfg) - config::slc_blocks_per_die(&cfg);
         let user_lpns = cfg.ftl.user_bytes / LPN_BYTES;
+        let slc_mode = match cfg.slc.mode.as_str() {
+            "static" => SlcMode::Static,
+            "dynamic" => SlcMode::Dynamic,
+            _ => SlcMode::None,
+        };
         let ftl = Ftl::new(
             dies,
             blocks_per_die,
@@ -231,12 +239,8 @@ impl Drive {
             next_die: 0,
             host_bytes_written: 0,
             fold_bytes: 0,
-            slc_used: 0,
-            slc_mode: match cfg.slc.mode.as_str() {
-                "static" => SlcMode::Static,
-                "dynamic" => SlcMode::Dynamic,
-                _ => SlcMode::None,
-            },
+            slc: SlcContents::new(user_lpns, slc_mode != SlcMode::None),
+            slc_mode,
             rng: Rng::new(seed ^ 0x5EED_D21E),
             thermal: Thermal::new(&cfg.thermal),
             paced: cfg.ftl.gc_policy == "paced",
@@ -303,7 +307,7 @@ impl Drive {
             nand_bytes_written: self.nand_bytes_written(),
             temp_c: self.thermal.temp_c(),
             throttle_level: self.thermal.level(),
-            slc_used_bytes: self.slc_used,
+            slc_used_bytes: self.slc_used_bytes(),
             valid_pages: self.ftl.mapped,
         }
     }
@@ -312,6 +316,7 @@ impl Drive {
     #[inline]
     pub(crate) fn prefetch_map(&self, off: u64) {
         self.ftl.prefetch_l2p(off / LPN_BYTES);
+        self.slc.prefetch(off / LPN_BYTES);
     }
 
     #[inline]
@@ -320,7 +325,21 @@ impl Drive {
     }
 
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.ftl.check_invariants()
+        self.ftl.check_invariants()?;
+        self.slc.check_invariants()?;
+        if self.slc_mode == SlcMode::Static && self.slc_used_bytes() > self.cfg.slc.bytes {
+            return Err(format!(
+                "the static SLC cache holds {} B, more than its {} B",
+                self.slc_used_bytes(),
+                self.cfg.slc.bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// The valid host data in the SLC cache, bytes.
+    pub fn slc_used_bytes(&self) -> u64 {
+        self.slc.held_pages() * LPN_BYTES
     }
 
     // ----- thermal -------------------------------------------------------------
@@ -675,33 +694,46 @@ impl Drive {
         }
     }
 
-    /// Fold one unit of SLC data into native cells on `die` from time `t`: an internal
-    /// copy, so it pays the datasheet program time as GC copies do, and the energy of one
-    /// SLC sense and one native program.
+    /// Fold one unit of SLC data into native cells on `die` from time `t`: the oldest valid
+    /// pages, up to a unit of them (`SlcContents::fold_oldest`). An internal copy, so it pays
+    /// the datasheet program time as GC copies do, and the energy of one SLC sense and one
+    /// native program. Invalid pages (rewritten or trimmed) are not copied and cost nothing.
+    ///
+    /// No erase is charged for the SLC blocks folding (or invalidation) empties: the model
+    /// charges none for SLC blocks anywhere. A static cache's blocks are outside the FTL's, and
+    /// a dynamic cache is an account of free NAND, not blocks taken from the FTL's free lists,
+    /// so neither ever erases one; reclaiming a block of invalid pages, erased with nothing to
+    /// copy, is left as uncharged as a folded one (docs/simulator.md, "SLC cache").
     fn fold_unit(&mut self, die: u32, t: u64) {
-        let unit = self.ftl.slots_per_unit as u64 * LPN_BYTES;
-        let bytes = unit.min(self.slc_used);
+        let pages = self.slc.fold_oldest(self.ftl.slots_per_unit as u64);
+        if pages == 0 {
+            return;
+        }
         let busy = self.cur.t_read_slc + self.cur.t_prog_gc;
         self.hold_die(die, busy, t);
         self.thermal
             .spend_work(self.read_slc_wns() + self.prog_wns());
-        self.slc_used -= bytes;
-        self.fold_bytes += bytes;
+        self.fold_bytes += pages * LPN_BYTES;
     }
 
-    /// The cells of the next host unit: SLC while the cache has room (the unit is then
-    /// counted in it), else native. A dynamic cache shrinking under its contents folds the
-    /// excess first.
-    fn unit_cells(&mut self, unit_bytes: u64, t: u64) -> Cells {
+    /// The cells of the unit gathered in the write buffer: SLC while the cache has room for
+    /// the pages it adds (its pages already in SLC add none: their old copies become
+    /// invalid), else native, and the unit's pages then leave the cache. A dynamic cache
+    /// shrinking under its contents folds the excess first. Padding is never valid data, so
+    /// it takes no room.
+    fn unit_cells(&mut self, t: u64) -> Cells {
         if self.slc_mode == SlcMode::None {
             return Cells::Native;
         }
         let cap = self.slc_cap();
-        if self.slc_used + unit_bytes <= cap {
-            self.slc_used += unit_bytes;
+        let pending = self.buffer.pending();
+        let added = self.slc.new_pages(pending) * LPN_BYTES;
+        if self.slc_used_bytes() + added <= cap {
+            self.slc.enter(pending);
             return Cells::Slc;
         }
-        while self.slc_used > cap {
+        self.slc.leave(pending);
+        while self.slc_used_bytes() > cap {
             let d = self.next_die;
             self.next_die = (self.next_die + 1) % self.ftl.dies;
             self.fold_unit(d, t);
@@ -813,7 +845,7 @@ impl Drive {
         let t = self.read_for_merge(t);
         let die = self.pick_ready_die(t);
         let unit_bytes = self.ftl.slots_per_unit as u64 * LPN_BYTES;
-        let cells = self.unit_cells(unit_bytes, t);
+        let cells = self.unit_cells(t);
         self.ftl.program_unit(die, self.buffer.pending());
         let rel = self.nand_program(die, unit_bytes, cells, t);
         let updates = self.buffer.pending().len() as u64;
@@ -939,6 +971,7 @@ impl Drive {
             for lpn in lpn0..lpn1 {
                 self.ftl.trim(lpn);
             }
+            self.slc.leave_range(lpn0, lpn1);
             self.forgive_gc_debt(self.ftl.mapped, mapped);
         }
         self.ctrl_w_free + self.host_lat
@@ -974,7 +1007,7 @@ impl Drive {
     pub fn purge(&mut self) -> TrimResult {
         let cap = self.capacity_bytes();
         let r = self.trim(0, cap).expect("whole range is valid");
-        self.slc_used = 0;
+        self.slc.clear();
         r
     }
 
@@ -995,7 +1028,7 @@ impl Drive {
     /// Fold the SLC cache in idle time `start..end`, a unit at a time on the die that
     /// frees up first, while that die can start before `end`.
     fn fold_slc(&mut self, start: u64, end: u64) {
-        while self.slc_used > 0 {
+        while self.slc.held_pages() > 0 {
             let die = (0..self.ftl.dies)
                 .min_by_key(|&d| self.die_free[d as usize])
                 .expect("at least one die");

@@ -18,6 +18,7 @@ pub mod job;
 pub mod replay;
 mod report;
 pub mod rng;
+mod slc;
 pub mod snapshot;
 mod thermal;
 mod timing;
@@ -37,7 +38,9 @@ pub use snapshot::{restore, snapshot};
 /// without a raise. 1 (2026-11-26): the first revision recorded; runs before it have none.
 /// 2 (2026-11-27): the Samsung UBX M.2 board's `thermal.tau_s` (SM951 AHCI/NVMe, 950 PRO) fitted,
 /// 40 → 108 s: those drives heat more slowly (no equilibrium temperature moves).
-pub const MODEL_REVISION: u32 = 2;
+/// 3 (2026-11-27): the SLC cache holds valid data only: a page rewritten or trimmed leaves it, and
+/// folding copies valid pages only (the 840 EVO's CrystalDiskMark writes stay at SLC speed).
+pub const MODEL_REVISION: u32 = 3;
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

@@ -1,5 +1,5 @@
 //! Snapshots: a drive's whole state (config, page maps, block states, append points, SLC
-//! use, write buffer, thermal state, command-time jitter RNG and virtual clock) as compact
+//! contents, write buffer, thermal state, command-time jitter RNG and virtual clock) as compact
 //! compressed bytes, and the same drive back from them. Restoring a snapshot gives a drive
 //! that answers every later command exactly as the original would.
 //!
@@ -47,8 +47,9 @@ impl Snapshot for Array {
 /// config; 3: GC policy, map journal, the host's maximum transfer and NAND suspend in the
 /// config; paced GC debt, journal state and per-die read ends in the drive; 4: the read path's
 /// own latency, `ctrl.read_latency_us`, apart from the host's per-command latency; 5: the
-/// sectors the host wrote of each page in the write buffer).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x05";
+/// sectors the host wrote of each page in the write buffer; 6: the SLC cache's contents, which
+/// pages are in it and in what order, in place of a byte count).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x06";
 
 const STREAM_BUF_BYTES: usize = 1 << 16;
 const SCRATCH_BYTES: usize = 1 << 20;

@@ -149,7 +149,19 @@ def test_a_parameter_that_differs_only_as_its_setting_does_is_said_once() -> Non
     _, consistency = next((t, r) for t, r in recorded() if r.test == "consistency")
     none = _with(consistency, {"op_pct": 0.0}, {"op_pct": 0.0})
     spare = _with(consistency, {"op_pct": 25}, {"op_pct": 25.0})
-    assert said(none, spare) == ["Extra over-provisioning: 0 % vs 25 %"]
+    assert said(none, spare) == ["Extra over-provisioning: 0.0 % vs 25.0 %"]  # as the tables show them
+
+
+def test_a_share_that_differs_is_said_in_the_digits_of_the_tables() -> None:
+    """QA: compare refused trace runs for "Writes marked FUA in the trace: 0 % vs 33 %" while its
+    tables showed 33.3: the comparable form rounds a share to whole %, the message need not."""
+    from ssdlab.effective import differences
+
+    target, consistency = next((t, r) for t, r in recorded() if r.test == "consistency")
+    none = _with(consistency, {"op_pct": 0.0}, {"op_pct": 0.0})
+    third = _with(consistency, {"op_pct": 33.33}, {"op_pct": 33.33})
+    said = [d.describe() for d in differences([effective_method(r, target) for r in (none, third)])]
+    assert said == ["Extra over-provisioning: 0.0 % vs 33.3 %"]
 
 
 def test_a_parameter_recorded_under_another_name_is_said_once() -> None:

@@ -207,6 +207,10 @@ def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
     not set (a cool-down of none) as 'none', never Python's None (QA: "cool-down: 5 vs None")."""
     if value is None:
         return "none"
+    if is_number(value) and spec.unit == PCT:  # in the tables' digits, not the comparable form's whole %
+        from ssdlab.report.contract import format_value  # (QA: "0 % vs 33 %" beside a table's 33.3)
+
+        return f"{format_value(spec, value)} %"
     if is_number(value) and spec.unit == BYTES and normalised.endswith("capacity"):
         return f"{format_size(int(value))} ({normalised})"
     if is_number(value) and spec.unit == BYTES and not normalised.endswith("drive"):

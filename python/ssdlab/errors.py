@@ -83,6 +83,12 @@ def stop_reason(error: BaseException) -> str:
     return str(error) if isinstance(error, Stopped) else USER_STOP
 
 
+def stop_notes(error: BaseException) -> tuple[str, ...]:
+    """What an engine said of the work a stop cut off (its notes on the stop, add_note), for the
+    stopped test's notes."""
+    return tuple(note for note in getattr(error, "__notes__", ()) if isinstance(note, str))
+
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # A write whose reader went away (`ssdlab run … | head`) stops as a stop signal does, told as the
 # signal the system sends for it: Python ignores SIGPIPE, so the write fails (EPIPE) instead, and

@@ -45,6 +45,7 @@ from ssdlab.errors import (
     closed_output_held,
     os_error_text,
     reworded,
+    stop_notes,
     stop_reason,
     stoppable,
     stops_held,
@@ -476,7 +477,7 @@ class Runner:
             metrics = test.analyze(params, self.target.info(), results)
             verdicts = test.verdicts(params, metrics)
         except KeyboardInterrupt as stop:
-            unsaved = self._fail(record, "interrupted", stop_reason(stop))
+            unsaved = self._fail(record, "interrupted", stop_reason(stop), stop_notes(stop))
             raise Interrupted(self._resume_hint(stop_reason(stop), unsaved=unsaved)) from None
         except InUse as err:  # nothing failed: the run waits for the device to be free
             unsaved = self._fail(record, "interrupted", str(err))
@@ -649,8 +650,9 @@ class Runner:
             if data is not None:
                 self.bundle.write_drive_state(data, *self.checkpoint_at)
 
-    def _fail(self, record: RunRecord, status: str, error: str) -> str | None:
-        """Mark the current test and the run as stopped, keeping everything saved so far; returns
+    def _fail(self, record: RunRecord, status: str, error: str, notes: tuple[str, ...] = ()) -> str | None:
+        """Mark the current test and the run as stopped, keeping everything saved so far, with
+        `notes` on what the stop cut off (errors.stop_notes); returns
         what could not be kept ("not the simulated drive: why"), if anything. The simulated drive
         never keeps the stop from being recorded (QA: a link planted at state/ left run.json
         "running"); a record that cannot be written (the disk is full) is said, never instead of
@@ -666,7 +668,8 @@ class Runner:
         if unsaved is not None:
             error = f"{error}; the simulated drive was not kept: {unsaved}"
             lost.append(f"not the simulated drive: {unsaved}")
-        state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now()})
+        state = self.current.model_copy(update={"status": status, "error": error, "finished_utc": utc_now(),
+                                                "notes": (*self.current.notes, *notes)})
         record = record.with_test(state).model_copy(update={"status": status, "error": error})
         try:
             self.bundle.write_run(record)

@@ -277,3 +277,18 @@ def test_only_an_engine_that_drops_trims_lists_them_and_says_which(tmp_path: Pat
     on_file = test.metric_specs(test.parse_params({}), parse_target(f"file:{tmp_path / 'f.img'}?size=64m").info())
     dropped = on_file.get("dropped_trims")
     assert dropped is not None and dropped.label == "Trims dropped by the fio replay"
+
+
+def test_a_trace_tests_seed_takes_what_trace_generate_takes() -> None:
+    """QA: `trace generate --seed 5000000000` made a trace, `-p trace.seed=5000000000` was refused
+    (at most 2^32 - 1, the workloads' bound), though both are the generator's seed."""
+    from ssdlab.errors import UsageError
+    from ssdlab.methods import get_test
+    from ssdlab.trace.generate import SEED_LIMIT
+
+    trace = get_test("trace")
+    for seed in (5_000_000_000, SEED_LIMIT - 1):
+        assert trace.parse_params({"trace": "generated:light", "seed": seed}).seed == seed
+    with pytest.raises(UsageError, match=r"is over 18446744073709551615, the most it takes: .*below 2\^64; give a "
+                                         r"whole number from 0 to 18446744073709551615$"):
+        trace.parse_params({"trace": "generated:light", "seed": SEED_LIMIT})  # said exactly, not as 2^64

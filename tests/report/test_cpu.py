@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from ssdlab.bundle import Bundle
 from ssdlab.compare import compare_bundles
 from ssdlab.engines.sim import SimEngine
 from ssdlab.measurement import Measurement
 from ssdlab.methods import REGISTRY
-from ssdlab.report.compare_page import comparison_section
+from ssdlab.report.compare_page import comparison_section, comparison_tables
 from ssdlab.report.cpu import cpu_comparison_table, cpu_table, workload_names
 from ssdlab.report.section_generic import row_label
 from ssdlab.report.sections import build_section
@@ -98,3 +99,11 @@ def test_sim_array_cpu_reaches_report_and_compare(tmp_path: Path) -> None:
     cpu = next(t for t in section.tables if t.key == "quick-cpu")
     assert cpu.rows and all(row[1] == "—" for row in cpu.rows)  # the single drive has no host striping
     assert {row[0] for row in cpu.rows} == results
+    # QA: the terminal's compare had no CPU table, while the page and docs/simulator.md have one.
+    printed = [t for t in comparison_tables(comparison) if t.title.endswith("Host CPU side by side")]
+    assert [t.title.split(": ")[-1] for t in printed] == ["Host CPU side by side"] * 2  # of quick, of qd-sweep
+    assert printed[0].title.startswith("Quick benchmark")
+    assert printed[0].rows == cpu.rows and printed[0].header == cpu.header
+    console = Console(record=True, width=60, soft_wrap=True)  # as the CLI's, in a 60-column terminal
+    console.print(printed[0])
+    assert max(len(line) for line in console.export_text().splitlines()) <= 60

@@ -125,6 +125,23 @@ def test_no_md_in_the_kernel_is_refused_before_any_command(tmp_path: Path) -> No
     assert run_refusal(array(tmp_path / "md", md=True)[0], planned) is None
 
 
+def test_info_says_what_run_does_with_an_array_this_kernel_cannot_build(tmp_path: Path) -> None:
+    """QA: `info raid0:…` on a kernel without md said "safety writable" and which --yes its writes
+    needed, while plan and run refused it."""
+    from ssdlab.cli.inspect import info_rows, write_setup_refusal
+
+    def rows(target: Raid0Target) -> dict[str, str]:
+        return dict(info_rows(target.info(), target.confirmation_token(), write_setup_refusal(target)))
+
+    without = rows(array(tmp_path, md=False)[0])
+    assert without["safety"].startswith("run refuses to write it: raid0:/dev/nvme0n1,/dev/loop3: this kernel has "
+                                        "no md (software RAID) support")
+    assert "writes need" not in without
+    (tmp_path / "md").mkdir()
+    built = rows(array(tmp_path / "md", md=True)[0])
+    assert built["safety"] == "writable" and built["writes need"] == f"--destroy --yes={SERIAL},loop3"
+
+
 def test_runner_releases_the_array_on_ctrl_c(tmp_path: Path) -> None:
     """Ctrl-C during a test: the run stops and the array is still torn down."""
     from ssdlab.engines.fake import FakeEngine

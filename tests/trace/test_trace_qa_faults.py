@@ -294,6 +294,37 @@ def test_busy_and_idle_time_show_in_the_unit_that_keeps_them_short() -> None:
     assert shown.rows == (("Busy time", "75.7", "µs"), ("Idle time cut", "1.30", "ms"), ("Flushes", "1", ""))
 
 
+def test_a_replays_latencies_show_in_ms_or_s_in_trace_replay_as_in_the_runs_report(cli: Callable,
+                                                                                  tmp_path: Path) -> None:
+    """QA: `trace replay` printed "Read latency p99 53,399,177.1 µs" and "Average service time
+    207,963.6 µs" (docs/traces.md: times in µs, ms or s); the run's report of the same trace says
+    them alike."""
+    from ssdlab.bundle import Bundle
+    from ssdlab.engines.sim import SimEngine
+    from ssdlab.report.section_trace import trace_section
+    from ssdlab.runner import run_entries
+    from ssdlab.suites import entry
+    from ssdlab.targets import parse_target
+
+    n = 1600  # 1 MiB writes issued at once: the last waits for all before it, well over a second
+    burst = TraceChunk.from_columns({
+        "timestamp_ns": np.zeros(n), "op": [OP_WRITE] * n, "offset_bytes": np.arange(n) << 20,
+        "length_bytes": np.full(n, 1 << 20), "flags": np.zeros(n), "pid": np.full(n, -1),
+        "completion_ns": np.full(n, -1)})
+    trace = tmp_path / "burst.parquet"
+    write_trace(trace, [burst], Provenance(source_format="test", source="test"))
+    spec = "sim:sm951-nvme-256?scale=0.05"
+    out = cli("trace", "replay", str(trace), "-t", spec).stdout
+    printed = dict(re.findall(r"│ (\S[^│]*?) +│ +([^│]*?) +│", out))
+    assert re.fullmatch(r"\d\.\d{3} s", printed["Write latency p99.9"]), printed
+    assert re.fullmatch(r"\d{3}\.\d\d ms", printed["Average service time"]), printed
+    record = run_entries(tmp_path / "b", parse_target(spec), SimEngine(), [entry("trace", trace=str(trace))])
+    section = trace_section(Bundle(tmp_path / "b"), record.test("trace"))
+    rows = {row[0]: f"{row[1]} {row[2]}" for table in section.tables for row in table.rows if len(row) == 3}
+    for label in ("Write latency p99.9", "Average service time", "Write latency p50"):
+        assert rows[label] == printed[label]
+
+
 # --- nits: a Parquet without provenance, plurals, an MSR header --------------------------------------------
 
 

@@ -89,9 +89,20 @@ def confirm_text(info: TargetInfo, token: str) -> str:
     return f"--destroy --yes={token}{without}"
 
 
-def info_rows(info: TargetInfo, token: str | None = None) -> list[tuple[str, str]]:
+def write_setup_refusal(target: Target) -> str | None:
+    """Why `run` would refuse a test that writes to the target whatever the flags, before writing
+    (planning.run_refusal of a plan that writes: a kernel that cannot build the array, a scratch
+    file it cannot grow), less its being in use, which the safety row says already."""
+    return target.setup_refusal(True) or target.unavailable()
+
+
+def info_rows(info: TargetInfo, token: str | None = None, refusal: str | None = None) -> list[tuple[str, str]]:
+    """`info`'s rows; `refusal`: why run refuses to write it (write_setup_refusal), said as its
+    safety in place of "writable" (QA: a RAID-0 on a kernel without md read "writable", and which
+    --yes its writes needed, while plan and run refused it)."""
     safety = info.safety
-    state = "writable" if safety.writable else "IN USE: " + "; ".join(safety.reasons)
+    state = ("IN USE: " + "; ".join(safety.reasons) if not safety.writable
+             else f"run refuses to write it: {refusal}" if refusal else "writable")
     member = member_text(info)  # an array's member facts: each member's (report/identity.py)
 
     def each(field: str) -> str:
@@ -109,7 +120,8 @@ def info_rows(info: TargetInfo, token: str | None = None) -> list[tuple[str, str
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
         # what to type only where it can work: a device in use is refused whatever is typed (QA)
-        *((("writes need", confirm_text(info, token)),) if token is not None and safety.writable else ()),
+        *((("writes need", confirm_text(info, token)),) if token is not None and safety.writable and not refusal
+          else ()),
         *(("note", note) for note in info.notes),
     ]
 
@@ -166,7 +178,7 @@ def info(
         return
     # The heading soft-wrapped, not folded within the table: it quotes the target, a path to copy.
     out.print(f"ssdlab info {spec}", markup=False, highlight=False)
-    out.print(facts_table("", list(info_rows(facts, tgt.confirmation_token()))))
+    out.print(facts_table("", list(info_rows(facts, tgt.confirmation_token(), write_setup_refusal(tgt)))))
 
 
 @app.command()

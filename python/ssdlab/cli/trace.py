@@ -16,7 +16,7 @@ from ssdlab.errors import Interrupted, UsageError
 from ssdlab.outputs import OutputKind, check_output_file, read_head
 from ssdlab.report.formatting import MISSING
 from ssdlab.report.terminal import WholeParts
-from ssdlab.units import counted, format_duration, is_number, is_whole_number
+from ssdlab.units import counted, format_duration, is_whole_number
 
 if TYPE_CHECKING:
     from ssdlab.targets.base import TargetInfo
@@ -119,7 +119,7 @@ def _secs(seconds: float) -> str:
 # Replay metric name suffix -> (the value with its unit); the name is shown without it.
 _METRIC_UNITS: tuple[tuple[str, Callable[[Any], str]], ...] = (
     ("_mb_s", lambda v: f"{v:,.1f} MB/s"),
-    ("_us", lambda v: f"{v:,.1f} µs"),  # every latency of the table in µs, as the report shows them
+    ("_us", lambda v: f"{v:,.1f} µs"),  # none of replay_rows' rows: the test's latencies are in µs, ms or s there
     ("_pct", lambda v: f"{v:,.2f} %"),
     ("_s", _secs),
 )
@@ -162,13 +162,14 @@ def replay_rows(flat: dict[str, Any], path: Path, target: TargetInfo) -> list[tu
     `read_lat_p99_9`): by the test's declared labels and units, in its order, the headline first;
     then what only a replay here counts."""
     from ssdlab.methods import get_test
-    from ssdlab.methods.metrics import SECONDS
     from ssdlab.report.contract import figure_with_unit
+    from ssdlab.report.section_trace import duration_s
 
     method = get_test("trace")
     specs = method.metric_specs(method.parse_params({"trace": str(path)}), target)
-    # Seconds as this command prints them (a short replay is busy for 0.014 s, not "0.0 s")
-    rows = [(spec.label, _secs(flat[spec.name]) if spec.unit == SECONDS and is_number(flat[spec.name])
+    # Durations and latencies as the run's report gives them: a short replay is busy for 0.014 s, not
+    # "0.0 s"; a slow read's p99 is 53.40 s, not "53,399,177.1 µs"
+    rows = [(spec.label, _secs(seconds) if (seconds := duration_s(spec.name, flat[spec.name])) is not None
              else figure_with_unit(spec, flat)) for spec in specs if spec.name in flat]
     return rows + [(label, metric_row(name, flat[name])[1]) for name, label in _REPLAY_LABELS.items() if name in flat]
 

@@ -12,7 +12,6 @@ import pty
 import re
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -34,12 +33,12 @@ from ssdlab.engines.fio_parse import (
     summarize,
 )
 from ssdlab.engines.fio_process import (
-    STOP_GRACE_S,
     end_leftovers,
     exit_words,
     file_key,
     leftover_error,
     run_fio_captured,
+    stop_and_wait,
     stop_with_parent,
 )
 from ssdlab.engines.fio_steps import run_step
@@ -492,19 +491,7 @@ class FioEngine:
 
     def _stop(self, proc: subprocess.Popen[bytes]) -> None:
         """SIGINT makes fio stop its jobs and still write results and logs; wait for that."""
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-        deadline = time.monotonic() + STOP_GRACE_S
-        while proc.poll() is None and time.monotonic() < deadline:
-            try:
-                proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                continue
-            except KeyboardInterrupt:
-                break  # a second Ctrl-C: stop waiting
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop_and_wait(proc)
 
     def _raw_files(self, ctx: RunContext, name: str, job: Path, output: Path, stderr: Path) -> dict[str, str]:
         raw = {"job": ctx.relative(job)}

@@ -10,6 +10,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ssdlab.errors import EngineError
 
@@ -141,7 +142,9 @@ def run_fio_captured(argv: Sequence[str], timeout_s: float, cwd: Path | None = N
     deadline = time.monotonic() + timeout_s
     try:
         out, err = _communicate(proc, keys, deadline)
-    except BaseException:  # a timeout, a stop: nothing of fio runs on
+    except BaseException as error:  # a timeout, a stop: nothing of fio runs on
+        if isinstance(error, KeyboardInterrupt):  # a stop: fio writes what it did so far (its logs), then ends
+            stop_and_wait(proc)
         proc.kill()
         end_leftovers(keys)
         proc.wait()
@@ -149,6 +152,24 @@ def run_fio_captured(argv: Sequence[str], timeout_s: float, cwd: Path | None = N
         proc.stderr.close()
         raise
     return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def stop_and_wait(proc: subprocess.Popen[Any]) -> None:
+    """SIGINT makes fio stop its jobs and still write results and logs; wait for that, up to
+    STOP_GRACE_S (a second stop ends the wait), then kill it."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            continue
+        except KeyboardInterrupt:
+            break  # a second Ctrl-C: stop waiting
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
 
 
 def _communicate(proc: subprocess.Popen[str], keys: frozenset[FileKey], deadline: float) -> tuple[str, str]:

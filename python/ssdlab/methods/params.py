@@ -387,6 +387,8 @@ def _typed(value: Any, unit: str) -> str:
         return str(value)
     if unit == "bytes" and isinstance(value, int):
         return f"{value >> 60}EiB" if value and value % (1 << 60) == 0 else format_size(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # exact: a float rounds 2^64 - 1 (a trace seed's bound) up to 2^64
     number = float(value)
     return str(int(number)) if number.is_integer() else f"{number:.6f}".rstrip("0").rstrip(".")
 

@@ -376,10 +376,25 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[FittedT
     found = measured_tests(c) if found is None else found
     tests = [with_run_labels(c, t) for t in c.shown]
     short = {t.name: short_windows_of(c, t, found[t.name]) for t in tests}
-    return [rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
-                             rows=tuple(comparison_cells(t, short[t.name])),
-                             caption=test_caption(c, t, heat_note(c, t, found[t.name]), short[t.name])))
-            for t in tests]
+    out = []
+    for t in tests:
+        out.append(rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
+                                    rows=tuple(comparison_cells(t, short[t.name])),
+                                    caption=test_caption(c, t, heat_note(c, t, found[t.name]), short[t.name]))))
+        cpu = cpu_side_by_side(c, t, found[t.name], short[t.name])  # the page's, after its figures (QA: none here)
+        out += [] if cpu is None else [rich_table(cpu, f"{section_title(c, t)}: {cpu.title}")]
+    return out
+
+
+def cpu_side_by_side(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]],
+                     short: Short) -> Table | None:
+    """The test's host CPU per workload, drive by drive (cpu_comparison_table), with the footnote
+    to the figures it marks from windows too short to trust; None where no drive has a CPU figure."""
+    specs = [row.spec for row in t.rows if row.spec is not None]
+    cpu = cpu_comparison_table(t.name, [d.label for d in c.drives], found,
+                               workload_names((n for f in found for n in f), specs), short)
+    footnote = short_note(c, short, t)
+    return with_footnote(cpu, footnote) if cpu is not None and footnote and marks_a_figure(cpu) else cpu
 
 
 def ranked_metrics(t: TestComparison, short: Short = ()) -> list[RankedMetric]:
@@ -424,10 +439,8 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c, t),
                   rows=tuple(comparison_cells(t, short)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
-    specs = [row.spec for row in t.rows if row.spec is not None]
-    cpu = cpu_comparison_table(t.name, labels, found, workload_names((n for f in found for n in f), specs), short)
-    footnote = short_note(c, short, t)
-    tables += [] if cpu is None else [with_footnote(cpu, footnote) if footnote and marks_a_figure(cpu) else cpu]
+    cpu = cpu_side_by_side(c, t, found, short)
+    tables += [] if cpu is None else [cpu]
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
         ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short),

@@ -1,5 +1,6 @@
 """Report section of `trace` (docs/methods/trace.md): the review metrics, latency
-percentiles and slow-I/O shares by direction, and the replay over virtual time."""
+percentiles and slow-I/O shares by direction, and the replay over time (the simulator's
+virtual time, fio's real time)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ssdlab.report.section_generic import generic_section, metrics_tables, secti
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
 from ssdlab.trace.metrics import duration_parts
+from ssdlab.trace.sim_step import FUA_DSYNC
 from ssdlab.units import is_number
 
 
@@ -61,22 +63,31 @@ def trace_figures(view: MethodView, detail: dict[str, Any]) -> list[FigureLike]:
     rows = timeline_rows(detail)
     bin_s = float((detail.get("series") or {}).get("bin_s", 1.0))
     if rows["mb_s"]:
+        cut = "" if view.params.idle_cap_us is None else " (idle time cut)"
         figures.append(Figure(f"{key}-timeline", "Data moved over the replay",
                               line_chart(rows["mb_s"], "mb_s", "MB/s"),
-                              f"Bytes of completed reads and writes per {bin_s:g} s of virtual time (idle time "
-                              "cut). MB/s are decimal."))
+                              f"Bytes of completed reads and writes per {bin_s:g} s of {replay_clock(detail)}{cut}. "
+                              "MB/s are decimal."))
         figures.append(Figure(f"{key}-latency", "Mean service time over the replay",
                               line_chart(rows["lat_us"], "lat_us", "µs"),
                               f"Mean issue-to-completion time of the I/Os completing in each {bin_s:g} s."))
     return figures
 
 
+def replay_clock(detail: dict[str, Any]) -> str:
+    """The time a replay's timeline runs in: fio replays in real time; only the simulator's (and
+    the fake engine's) is virtual (QA: a fio replay's chart said "of virtual time")."""
+    return "real time" if detail.get("fua_replay") == FUA_DSYNC else "virtual time"
+
+
 def trace_caption(view: MethodView, detail: dict[str, Any]) -> str:
     p = view.params
     trace = detail.get("trace") or {}
     cap = "idle time kept" if p.idle_cap_us is None else f"idle time cut to {p.idle_cap_us:g} µs"
-    return (f"Open-loop replay of {trace.get('source', p.trace)} ({held_text(detail, trace)}) on the purged "
-            f"drive, {cap}, offsets remapped by {p.remap}. Average data rate = bytes moved / busy time "
+    # Not purged (purge=no): the drive as the run found it (QA: "on the purged drive" was said of either).
+    drive = "the purged drive" if p.purge else "the drive as it was (not purged first: purge=no)"
+    return (f"Open-loop replay of {trace.get('source', p.trace)} ({held_text(detail, trace)}) on {drive}, "
+            f"{cap}, offsets remapped by {p.remap}. Average data rate = bytes moved / busy time "
             "(time with at least one I/O outstanding); see docs/traces.md.")
 
 
@@ -131,17 +142,26 @@ def fua_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
 
 
 # Durations a replay can make short (a few µs of busy time): printed in the unit that keeps them
-# short, as `trace replay` prints them, not rounded to 0.1 s in their declared seconds.
+# short, as `trace replay` prints them, not rounded to 0.1 s in their declared seconds. Its
+# latencies (`_us`) too, which a slow drive makes long (QA: "Read latency p99 53,399,177.1 µs").
 DURATIONS = ("busy_s", "idle_cut_s")
+LATENCY_SUFFIX = "_us"
+
+
+def duration_s(key: str, value: Any) -> float | None:
+    """A DURATIONS or latency metric's value in seconds; None for any other metric, or no figure."""
+    if not is_number(value) or not (key in DURATIONS or key.endswith(LATENCY_SUFFIX)):
+        return None
+    return float(value) / 1e6 if key.endswith(LATENCY_SUFFIX) else float(value)
 
 
 def with_durations(tables: list[Table], metrics: dict[str, Any]) -> list[Table]:
-    """`tables` with each DURATIONS row's value and unit as duration_parts gives them."""
+    """`tables` with each duration's (duration_s) value and unit as duration_parts gives them."""
     out = []
     for table in tables:
         rows = tuple(
-            (row[0], *duration_parts(float(metrics[key])))
-            if key in DURATIONS and is_number(metrics.get(key)) and len(row) == 3 else row
+            (row[0], *duration_parts(seconds))
+            if (seconds := duration_s(key, metrics.get(key))) is not None and len(row) == 3 else row
             for row, key in zip(table.rows, table.row_keys or ("",) * len(table.rows), strict=True))
         out.append(replace(table, rows=rows))
     return out

@@ -365,6 +365,13 @@ def drift(planned_us: npt.NDArray[np.int64], issued_us: npt.NDArray[np.int64],
     return pct, float(np.percentile(lag, 50)), float(np.percentile(lag, 99))
 
 
+def unkept_replay_note(ran: int, planned: int) -> str:
+    """The note of a replay stopped part-way: what it had done, which is not kept (QA: a stopped
+    replay's test said only that it "had measured nothing")."""
+    return (f"The interrupted replay's {ran:,} reads and writes (of {planned:,}) are not kept: a replay "
+            "restarts from its first I/O.")
+
+
 def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir: Path, *,
                     remap: Remap = "modulo", idle_cap_us: float | None = DEFAULT_IDLE_CAP_US,
                     ioengine_for: Callable[[int], str], fio: str = "fio", timeout_s: float = 3600.0) -> FioReplay:
@@ -385,7 +392,13 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     command = fio_command(binary, iolog, str(target_file), work_dir, engines)
     atomic_write_text(work_dir / COMMAND_FILE, command_text(command))
     # as the workloads' fio: it stops if ssdlab is killed outright (it wrote on to the trace's end)
-    done = run_fio_captured(command, timeout_s)
+    try:
+        done = run_fio_captured(command, timeout_s)
+    except KeyboardInterrupt as stop:  # fio stopped and wrote its logs: say what the stop discards
+        ran = len(lat_rows(lat_logs))
+        if ran:
+            stop.add_note(unkept_replay_note(ran, iolog.reads_writes))
+        raise
     if done.stderr:
         atomic_write_text(stderr_file, done.stderr)
     text = output.read_text(errors="replace") if output.is_file() else ""

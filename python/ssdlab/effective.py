@@ -59,7 +59,7 @@ from ssdlab.methods.metrics import (
 )
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import MODEL_REVISION
-from ssdlab.units import format_size, is_number
+from ssdlab.units import format_size, in_unit, is_number
 
 # What makes two records' methods alike: bump it whenever a change makes a record's key differ
 # (a metric's kind moves from setting to count, notes or sizes are normalised anew), so a
@@ -208,9 +208,7 @@ def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
     if value is None:
         return "none"
     if is_number(value) and spec.unit == PCT:  # in the tables' digits, not the comparable form's whole %
-        from ssdlab.report.contract import format_value  # (QA: "0 % vs 33 %" beside a table's 33.3)
-
-        return f"{format_value(spec, value)} %"
+        return in_unit(value, PCT)  # (QA: "0 % vs 33 %" beside a table's 33.3)
     if is_number(value) and spec.unit == BYTES and normalised.endswith("capacity"):
         return f"{format_size(int(value))} ({normalised})"
     if is_number(value) and spec.unit == BYTES and not normalised.endswith("drive"):

@@ -45,6 +45,9 @@ def stop_handling(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The CLI's stop handling in this process, then pytest's handlers and a clean record back
     (stop_signals() keeps its handlers once a stop came: the program is ending)."""
     before = {sig: signal.getsignal(sig) for sig in HANDLED}
+    # As a terminal's program has it: a run started in the background (CI, `make test &`) inherits
+    # SIGINT ignored, and stop_signals() leaves an ignored signal ignored (a fresh clone's run failed so).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     monkeypatch.setattr(errors, "_stops", errors._Stops())
     yield
     for sig, handler in before.items():

@@ -67,15 +67,14 @@ class DriveRebuild:
         when one of its measurements cannot be read: it restarts); raises RebuildFailed."""
         info = self.target.info().model_copy(update={"measured_rates": self.rates})
         ran = record.tests[:[t.name for t in record.tests].index(first.name) + 1]
-        upto = {t.name: 0 if t.name == first.name and self._unreadable(t) else len(t.action_outcomes) for t in ran}
+        upto = {t.name: 0 if t.name == first.name and unreadable(self.bundle, t) else len(t.action_outcomes)
+                for t in ran}
         total = sum(t.action_outcomes[:upto[t.name]].count("done") for t in ran)
         done = 0
         for test in ran:
             done = self._test_again(test, info, upto[test.name], done, total)
         return Rebuilt(first.name, upto[first.name], done)
 
-    def _unreadable(self, test: TestRecord) -> bool:
-        return any(self.bundle.measurement_problem(ref) is not None for ref in test.measurements)
 
     def _test_again(self, test: TestRecord, info: TargetInfo, upto: int, done: int, total: int) -> int:
         """Simulate the first `upto` actions of `test` as they ran (skipped ones skipped), each
@@ -118,6 +117,17 @@ class DriveRebuild:
 
     def _do_again(self, test: str, action: Action) -> Measurement | StepResult:
         return do_again(self.engine, self.target, self.bundle, test, action, self.target_facts)
+
+
+def unreadable(bundle: Bundle, test: TestRecord) -> str | None:
+    """Why a stopped test cannot continue from its measurements (one is damaged or gone: a disk
+    that filled, a hand edit), or None; it then restarts rather than failing (the runner), and a
+    rebuild simulates none of its own actions."""
+    for ref in test.measurements:
+        problem = bundle.measurement_problem(ref)
+        if problem is not None:
+            return f"its measurement {ref.name} cannot be read ({problem})"
+    return None
 
 
 def do_again(engine: Engine, target: Target, bundle: Bundle, test: str, action: Action,

@@ -67,7 +67,7 @@ from ssdlab.planning import (
     window_names,
     with_host_file_runs,
 )
-from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive, do_again
+from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive, do_again, unreadable
 from ssdlab.resume import RESTORED, ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
@@ -193,7 +193,7 @@ class Runner:
         first test of this process and the target forgot its state, or it must start over."""
         keeps = self.target.keeps_state()
         done = len(test_record.action_outcomes)
-        damaged = self._unreadable(test_record)
+        damaged = unreadable(self.bundle, test_record)
         shared = test_record.start is not None and test_record.start.shared_from is not None
         began, how = test_record.action_began, self.exact_how
         if shared:
@@ -219,15 +219,6 @@ class Runner:
         if self.lost_drive:
             return f"the state {before} left cannot be restored: {self.lost_drive}"
         return f"the state {before} left was lost when the run stopped"
-
-    def _unreadable(self, test_record: TestRecord) -> str | None:
-        """Why the stopped test cannot continue from its measurements (one is damaged or gone:
-        a disk that filled, a hand edit), or None; it then restarts rather than failing."""
-        for ref in test_record.measurements:
-            problem = self.bundle.measurement_problem(ref)
-            if problem is not None:
-                return f"its measurement {ref.name} cannot be read ({problem})"
-        return None
 
     def authorize(self, record: RunRecord, pending: Sequence[PendingTest]) -> None:
         """Refuse before anything is written when a destructive test may not write."""

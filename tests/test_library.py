@@ -4,6 +4,7 @@ runs are never ranked together, queries, export, and the CLI (piped and in a ter
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import shutil
@@ -58,6 +59,28 @@ def test_adding_twice_changes_nothing(library: Library, tmp_path: Path) -> None:
     assert again.outcome == "updated" and again.run.run_id == first.run.run_id
     # profile + 4 entries x 2 directions x (mb_s, iops, lat, runs)
     assert counts(library) == before == (1, 1 + 4 * 2 * 4)
+
+
+def test_two_runs_started_in_the_same_second_are_two_runs(library: Library, tmp_path: Path) -> None:
+    # QA (stop 45): two runs on one target started in one second (a script's parallel runs) had one
+    # id, so the second was refused as "a copy" of the first and never listed.
+    first = make_bundle(tmp_path / "a", "fake:?capacity=2g", created="2026-11-27T20:08:45Z")
+    second = make_bundle(tmp_path / "b", "fake:?capacity=2g", created="2026-11-27T20:08:45Z")
+    assert library.add(first).outcome == "added" and library.add(second).outcome == "added"
+    assert len(library.runs()) == 2
+
+
+def test_a_bundle_from_before_runs_had_a_nonce_keeps_its_id(tmp_path: Path) -> None:
+    """The id a library listed an older bundle under (made from these fields, as before) still
+    finds it: the library would otherwise call it changed."""
+    bundle = Bundle(make_bundle(tmp_path / "a", "fake:?capacity=2g"))
+    raw = json.loads((bundle.path / "run.json").read_text())
+    assert raw.pop("nonce")
+    (bundle.path / "run.json").write_text(json.dumps(raw))  # as an older ssdlab wrote it
+    run = bundle.load_run()
+    fields = (run.created_utc, run.target.spec, run.target.serial, run.host.get("hostname"), run.engine, run.suite)
+    legacy = hashlib.sha256("\x1f".join("" if f is None else str(f) for f in fields).encode()).hexdigest()[:12]
+    assert run.nonce == "" and run_id(run) == legacy
 
 
 def test_a_moved_bundle_is_reported_then_found_again(library: Library, tmp_path: Path) -> None:

@@ -220,6 +220,10 @@ class RunRecord(BaseModel):
     ssdlab_version: str
     created_utc: str
     updated_utc: str
+    # Drawn once when the run is made, so that two runs started in the same second on one target
+    # are two runs in the library (created_utc is to the second); a copy or a resume keeps it.
+    # "": a bundle from before it was kept, whose id is made from the rest (library.run_id).
+    nonce: str = ""
     status: RunStatus = "running"
     error: str | None = None
     target: TargetInfo

@@ -109,9 +109,11 @@ def _digest(*parts: object) -> str:
 
 
 def run_id(run: RunRecord) -> str:
-    """Stable id of a run: the same after a move or a resume, different for another run."""
-    return _digest(run.created_utc, run.target.spec, run.target.serial, run.host.get("hostname"), run.engine,
-                   run.suite)
+    """Stable id of a run: the same after a move or a resume, different for another run, even one
+    started in the same second (its nonce)."""
+    nonce = [run.nonce] if run.nonce else []  # an older bundle keeps the id it was listed under
+    return _digest(run.created_utc, *nonce, run.target.spec, run.target.serial, run.host.get("hostname"),
+                   run.engine, run.suite)
 
 
 def drive_id(target: TargetInfo) -> str:

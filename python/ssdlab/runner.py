@@ -7,6 +7,7 @@ is switched off, never allowed to end a run: the display is a view, the bundle t
 
 from __future__ import annotations
 
+import secrets
 import shlex
 import time
 from collections.abc import Mapping, Sequence
@@ -113,7 +114,7 @@ def new_record(
         TestRecord(name=p.entry.name, test=p.entry.test, params=p.params, start=p.start) for p in planned
     )
     return RunRecord(
-        ssdlab_version=__version__, created_utc=now, updated_utc=now, target=target.info(),
+        ssdlab_version=__version__, created_utc=now, updated_utc=now, nonce=secrets.token_hex(8), target=target.info(),
         host=host_facts(engine.name, engine_version), engine=engine.name,
         engine_version=engine_version, suite=suite, options=dict(options), tests=tests,
     )

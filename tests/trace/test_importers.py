@@ -119,7 +119,7 @@ def test_rwbs(rwbs: str, op: int, flags: int) -> None:
 
 def test_import_streams_in_chunks_and_keeps_provenance(tmp_path: Path) -> None:
     src = tmp_path / "big.csv"
-    src.write_text("".join(f"{i},R,{i * 4096},4096,{1000 + i}\n" for i in range(1000)))
+    src.write_text("".join(f"0,R,{i * 4096},4096,{1000 + i}\n" for i in range(1000)))
     dest = tmp_path / "big.parquet"
     prov = import_trace(src, "alibaba", dest, chunk_records=128)
     assert prov.records == 1000
@@ -216,7 +216,7 @@ def test_a_record_earlier_than_the_first_is_sorted_in_and_times_start_at_the_ear
 @pytest.mark.parametrize("fmt", ["alibaba", "blkparse"])
 def test_a_record_out_of_order_by_more_than_a_chunk_is_refused_with_its_line(tmp_path: Path, fmt: str) -> None:
     times = [5, 6, 7, 8, 1, 9, 10, 11, 12, 2]  # 1 comes 4 records late: sorted in; 2 comes 8 late
-    lines = {"alibaba": "{t},R,{o},4096,{t}\n", "blkparse": "  8,0 0 {t} {t}.000000000 7 D R {o} + 8 [a]\n"}
+    lines = {"alibaba": "0,R,{o},4096,{t}\n", "blkparse": "  8,0 0 {t} {t}.000000000 7 D R {o} + 8 [a]\n"}
     src = tmp_path / "late.txt"
     src.write_text("".join(lines[fmt].format(t=t, o=8 * i) for i, t in enumerate(times)))
     with pytest.raises(TraceFormatError, match=rf"late\.txt:10: {fmt}: the record is earlier than records already "

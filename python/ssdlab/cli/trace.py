@@ -60,23 +60,6 @@ def _idle_cap(text: str) -> float | None:
                   f"the idle cap in µs from 0 to {MAX_IDLE_CAP_US:g} (an hour), or `none` for real time")
 
 
-def _device(value: str) -> str:
-    """--device MAJ,MIN of `trace import`: the device of a block trace to import, checked here
-    (device_numbers reads it)."""
-    major, _, minor = value.strip().partition(",")
-    if not (major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit()) or len(value) > 24:
-        raise UsageError(f"--device {quoted(value)}: give the device's MAJ,MIN as the trace names it, e.g. 8,0")
-    return f"{int(major)},{int(minor)}"
-
-
-def device_numbers(value: str | None) -> tuple[int, int] | None:
-    """A checked --device MAJ,MIN as numbers."""
-    if value is None:
-        return None
-    major, _, minor = _device(value).partition(",")
-    return int(major), int(minor)
-
-
 def _output(value: str | Path) -> Path:
     from ssdlab.trace.model import check_trace_output
 
@@ -199,15 +182,16 @@ def trace_import(
                                          help="The ssdlab trace file (Parquet) to write; missing folders are "
                                               "made, as for report -o.")],
     device: Annotated[str | None, typer.Option(
-        "--device", parser=_device, metavar="MAJ,MIN", show_default=False,
-        help="blkparse and capture: import this device's events alone (a trace of several devices is "
-             "refused without it).")] = None,
+        "--device", metavar="DEVICE", show_default=False,
+        help="Import this device's records alone, as the trace names it: MAJ,MIN (blkparse, capture, fiu), "
+             "HOST,DISK (msr), the device_id, VolumeID or LUN (alibaba, tencent, systor17), the filename (fio2, "
+             "fio3). A trace of several devices is refused without it.")] = None,
 ) -> None:
     """Import a trace (streaming, bounded memory) into ssdlab's normalised trace file."""
     from ssdlab.trace.importers import import_trace
 
     # its folders are made once there is a record to write
-    prov = import_trace(source, fmt, output, device=device_numbers(device))
+    prov = import_trace(source, fmt, output, device=device)
     out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}{_others(prov)}",
               markup=False, highlight=False)
 
@@ -339,6 +323,8 @@ def trace_capture(
     how = f" in {_secs(result.seconds)}" if result else ""
     out.print(f"Captured {counted(prov.records, 'I/O')} of {device}{how} into {output} (raw events: {raw})"
               f"{_others(prov)}", markup=False, highlight=False)
+    for note in result.notes if result else ():  # the capture's clock, where it is not one for all CPUs
+        out.print(f"Note: {note}", markup=False, highlight=False)
     if command and result is None:  # as `audit fua -d DEV -- COMMAND` says it: exit 130, what was captured kept
         raise Interrupted(f"{shown(command)} did not finish; the capture above holds its I/O until then")
     raise_if_failed(command, result.command_status if result else None)

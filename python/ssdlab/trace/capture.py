@@ -3,13 +3,19 @@
 The kernel's block_rq_issue and block_rq_complete events (include/trace/events/block.h)
 are enabled in a private tracefs instance (instances/ssdlab-PID, so nothing else tracing
 on the machine is disturbed), filtered to the device's dev_t, and their trace_pipe lines are
-saved as text; `import_trace(..., "capture")` turns them into a trace. The device itself is
-never opened: capture is read-only. Root only. The instance is removed on every exit,
-Ctrl-C included, and tracefs is unmounted again if this capture mounted it.
+saved as text. The instance's trace clock is set to `global`: the default, `local`, is each
+CPU's own clock, so an I/O issued on one CPU and completed on another could show a completion
+before its issue, and the issues of two CPUs out of order; `global` is one clock for all CPUs
+(Documentation/trace/ftrace.rst, "trace_clock"). Where it cannot be set, the capture keeps the
+instance's clock and says so (CaptureResult.notes). `import_trace(..., "capture")` turns the
+lines into a trace. The device itself is never opened: capture is read-only. Root only. The
+instance is removed on every exit, Ctrl-C included, and tracefs is unmounted again if this
+capture mounted it.
 """
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import select
@@ -28,6 +34,7 @@ from ssdlab.targets.spec import KINDS
 
 TRACEFS = Path("/sys/kernel/tracing")
 EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+CLOCK = "global"  # one clock across CPUs; see the module docstring
 READ_CHUNK = 1 << 16
 POLL_S = 0.1
 
@@ -44,6 +51,8 @@ class CaptureResult:
     lines: int
     seconds: float
     command_status: int | None
+    clock: str = CLOCK  # the tracefs trace clock the event times are of
+    notes: tuple[str, ...] = ()  # for the user: a clock other than CLOCK
 
 
 def device_dev(device: str) -> tuple[int, int]:
@@ -93,6 +102,31 @@ def tracefs_instance(root: Path = TRACEFS) -> Iterator[Path]:
             subprocess.run(["umount", str(root)], capture_output=True, check=False)
 
 
+def _current_clock(text: str) -> str | None:
+    """The clock in use, from a trace_clock file ("[local] global counter ..."), bracketed."""
+    return next((word[1:-1] for word in text.split() if word.startswith("[") and word.endswith("]")), None)
+
+
+def set_clock(inst: Path, clock: str = CLOCK) -> tuple[str, tuple[str, ...]]:
+    """Set the instance's trace clock to `clock` where the kernel offers it: the clock then in use,
+    and a note where that is not `clock` (the capture still runs: its times are then per CPU)."""
+    path = inst / "trace_clock"
+    try:
+        offered = path.read_text()
+        if clock in offered.replace("[", " ").replace("]", " ").split():
+            _write(path, clock)
+            offered = path.read_text()
+    except OSError as err:
+        return "unknown", (f"the capture's times are of tracefs's default clock: its trace_clock could not be set "
+                           f"to {clock} ({err.strerror or err}); completions on another CPU than their issue may show "
+                           "out of order",)
+    used = _current_clock(offered) or "unknown"
+    if used == clock:
+        return used, ()
+    return used, (f"the capture's times are of tracefs's {used} clock, per CPU ({clock} is not offered by this "
+                  "kernel); completions on another CPU than their issue may show out of order",)
+
+
 def _enable(inst: Path, major: int, minor: int) -> None:
     dev = (major << 20) | minor  # the kernel's internal dev_t, as the events record it
     for event in EVENTS:
@@ -103,11 +137,14 @@ def _enable(inst: Path, major: int, minor: int) -> None:
 def _pump(fd: int, out: IO[str], done: Callable[[], bool]) -> int:
     """Copy trace_pipe to `out` until done(); returns the number of lines."""
     lines, tail = 0, ""
+    # Incremental: a task name's UTF-8 character split between two reads stays one character
+    # (decoding each read alone made it two U+FFFD).
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
         finished = done()
         ready, _, _ = select.select([fd], [], [], 0 if finished else POLL_S)
         if ready:
-            data = os.read(fd, READ_CHUNK).decode("utf-8", "replace")
+            data = decoder.decode(os.read(fd, READ_CHUNK))
             text = tail + data
             keep = text.rsplit("\n", 1)
             tail = keep[1] if len(keep) > 1 else text
@@ -135,6 +172,7 @@ def capture(device: str, out_path: Path, *, seconds: float | None = None, comman
     # A temporary file renamed to out_path at the end, Ctrl-C included: a link or device node
     # put there after the command's check is replaced, never written through.
     with tracefs_instance(root) as inst, replacing_text_file(out_path) as out:
+        clock, notes = set_clock(inst)  # before any event: a clock change empties the buffer
         _write(inst / "trace", "")  # start empty
         _enable(inst, major, minor)
         fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
@@ -153,4 +191,5 @@ def capture(device: str, out_path: Path, *, seconds: float | None = None, comman
                 lines = _pump(fd, out, lambda: time.monotonic() >= end)
         finally:
             os.close(fd)
-    return CaptureResult(lines=lines, seconds=time.monotonic() - start, command_status=status)
+    return CaptureResult(lines=lines, seconds=time.monotonic() - start, command_status=status, clock=clock,
+                         notes=notes)

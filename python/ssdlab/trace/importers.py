@@ -73,7 +73,7 @@ class Record:
     process: str | None = None
 
 
-Device = tuple[int, int]  # (major, minor)
+Device = str  # a device as the trace names it, normalised: "8,0" (MAJ,MIN), "hm,1", "1283", "/dev/sdb"
 
 
 @dataclass(frozen=True)
@@ -88,25 +88,47 @@ class OtherRequests:
 
 
 class _State:
-    """Per-import state a parser may keep (fio v2 clock, the device of block events)."""
+    """Per-import state a parser may keep (fio v2 clock, the device of the records)."""
 
     def __init__(self) -> None:
         self.clock_ns = 0
         self.done = False
         self.device: Device | None = None  # the one device imported (--device), or the first seen
-        self.chosen = False  # whether `device` was chosen: events of other devices are then skipped
-        self.devices: set[Device] = set()  # every device the events name
+        self.chosen = False  # whether `device` was chosen: records of other devices are then skipped
+        self.devices: set[Device] = set()  # every device the records name (at most MAX_DEVICES_SEEN)
+        self.noun = "device"  # what the format calls a device, for messages
+
+
+# A Tencent or Alibaba file holds thousands of volumes: the set that names them in an error stays bounded.
+MAX_DEVICES_SEEN = 1 << 16
+DEVICES_SHOWN = 8  # devices an error message lists
 
 
 def device_text(dev: Device) -> str:
-    return f"{dev[0]},{dev[1]}"
+    """A device for a message and a command line: as the trace names it where that is plain,
+    quoted (escaped, cut short) where it holds spaces, quotes or control characters."""
+    return dev if re.fullmatch(r"[\w.,:/+@-]{1,64}", dev, re.ASCII) else quoted(dev)
+
+
+def _natural(dev: Device) -> list[str | int]:
+    """Sort key: 8,2 before 8,16; volume 7 before 1283."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", dev)]
+
+
+def devices_text(devices: set[Device]) -> str:
+    """The devices a trace names, in order, at most DEVICES_SHOWN of them."""
+    shown = sorted(devices, key=_natural)
+    more = len(shown) - DEVICES_SHOWN
+    return ", ".join(device_text(d) for d in shown[:DEVICES_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _on_device(state: _State, dev: Device) -> bool:
-    """Whether an event of device `dev` is imported. Block traces may hold several devices
-    (blkparse -i of two, a tracefs capture unfiltered); their I/Os are never merged, nor their
-    completions matched across them: without a chosen device the second one is refused."""
-    state.devices.add(dev)
+    """Whether a record of device `dev` is imported. A trace may hold several devices (blkparse -i
+    of two, a tracefs capture unfiltered, an FIU trace of two disks, the Alibaba and Tencent files
+    of thousands of volumes); their I/Os are never merged, nor their completions matched across
+    them: without a chosen device the second one is refused."""
+    if len(state.devices) < MAX_DEVICES_SEEN:
+        state.devices.add(dev)
     if state.device is None:
         state.device = dev
     if dev == state.device:
@@ -114,8 +136,66 @@ def _on_device(state: _State, dev: Device) -> bool:
     if state.chosen:
         return False
     first, other = device_text(state.device), device_text(dev)
-    raise ValueError(f"events of device {other} after those of {first}: the trace holds more than one device, "
-                     f"and their I/Os are not merged; import one with --device {first} (or --device {other})")
+    raise ValueError(f"records of {state.noun} {other} after those of {first}: the trace holds more than one "
+                     f"{state.noun}, and their I/Os are not merged; import one with --device {first} "
+                     f"(or --device {other})")
+
+
+@dataclass(frozen=True)
+class DeviceField:
+    """What names a record's device in a format, and how a --device value is read to match it."""
+
+    noun: str  # device, disk, volume, LUN, file
+    form: str  # the column(s) as the format's documentation names them
+    example: str
+    normalise: Callable[[str], Device]  # ValueError where the text is no such name
+
+
+def _maj_min(major: str, minor: str) -> Device:
+    major, minor = major.strip(), minor.strip()
+    if not (major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit()) or len(major + minor) > 20:
+        raise ValueError(f"{quoted(major + ',' + minor)} is not MAJ,MIN (two numbers)")
+    return f"{int(major)},{int(minor)}"
+
+
+def _number(text: str) -> Device:
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 20:
+        raise ValueError(f"{quoted(text)} is not a number")
+    return str(int(text))
+
+
+def _token(text: str) -> Device:
+    """A name without spaces (a hostname, a LUN, a file name in a whitespace-separated line)."""
+    text = text.strip()
+    if not text or len(text) > 4096 or any(ch.isspace() for ch in text):
+        raise ValueError(f"{quoted(text)} is not a name (empty, or with spaces)")
+    return text
+
+
+def _host_disk(host: str, disk: str) -> Device:
+    return f"{_token(host)},{_number(disk)}"
+
+
+def _split2(read: Callable[[str, str], Device]) -> Callable[[str], Device]:
+    def normalise(text: str) -> Device:
+        first, comma, second = text.strip().rpartition(",")
+        if not comma:
+            raise ValueError(f"{quoted(text)} has no comma")
+        return read(first, second)
+    return normalise
+
+
+MAJ_MIN = DeviceField("device", "MAJ,MIN", "8,0", _split2(_maj_min))
+
+
+def _keep(state: _State, what: str, read: Callable[..., Device], *parts: str) -> bool:
+    """Whether the record whose device columns are `parts` is imported (see _on_device)."""
+    try:
+        dev = read(*parts)
+    except ValueError as error:
+        raise ValueError(f"{what} {error}") from None
+    return _on_device(state, dev)
 
 
 LineParser = Callable[[str, _State], Record | None]  # None: a line to skip (header, comment)
@@ -181,11 +261,17 @@ def _rw(text: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> int:
 #   Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime
 # Timestamp: Windows filetime (100 ns ticks since 1601-01-01); Type: Read | Write;
 # Offset, Size: bytes; ResponseTime: 100 ns ticks. The files have no header line; one naming
-# the columns, as above, is skipped (as SYSTOR'17's is).
+# the columns, as above, is skipped (as SYSTOR'17's is). Hostname,DiskNumber is the device (one
+# file per disk as published; files joined together are not merged).
+MSR_DISK = DeviceField("disk", "Hostname,DiskNumber", "hm,1", _split2(_host_disk))
+
+
 def parse_msr(line: str, state: _State) -> Record | None:
     if line.startswith("Timestamp"):
         return None
     f = _fields(line, 7)
+    if not _keep(state, "hostname,disk", _host_disk, f[1], f[2]):
+        return None
     ts = _int(f[0], "timestamp") * 100
     return Record(ts, _rw(f[3], ("Read",), ("Write",)), _int(f[4], "offset"), _int(f[5], "size"),
                   completion_ns=ts + _int(f[6], "response time") * 100)
@@ -194,9 +280,15 @@ def parse_msr(line: str, state: _State) -> Record | None:
 # --- Alibaba block traces -------------------------------------------------------------
 # github.com/alibaba/block-traces (2020, "io_traces.csv"), one CSV line per I/O:
 #   device_id,opcode,offset,length,timestamp
-# opcode: R | W; offset, length: bytes; timestamp: microseconds (Unix epoch).
-def parse_alibaba(line: str, state: _State) -> Record:
+# opcode: R | W; offset, length: bytes; timestamp: microseconds (Unix epoch). The one file holds
+# every volume: device_id is the device.
+ALIBABA_VOLUME = DeviceField("volume", "device_id", "0", _number)
+
+
+def parse_alibaba(line: str, state: _State) -> Record | None:
     f = _fields(line, 5)
+    if not _keep(state, "device_id", _number, f[0]):
+        return None
     return Record(_int(f[4], "timestamp") * 1000, _rw(f[1], ("R",), ("W",)),
                   _int(f[2], "offset"), _int(f[3], "length"))
 
@@ -205,8 +297,14 @@ def parse_alibaba(line: str, state: _State) -> Record:
 # SNIA IOTTA "Tencent Cloud Block Storage" (Zhang et al., ATC'20), one CSV line per I/O:
 #   Timestamp,Offset,Size,IOType,VolumeID
 # Timestamp: seconds (Unix epoch); Offset, Size: 512-byte sectors; IOType: 0 read, 1 write.
-def parse_tencent(line: str, state: _State) -> Record:
+# A file holds every volume of its hour: VolumeID is the device.
+TENCENT_VOLUME = DeviceField("volume", "VolumeID", "1283", _number)
+
+
+def parse_tencent(line: str, state: _State) -> Record | None:
     f = _fields(line, 5)
+    if not _keep(state, "VolumeID", _number, f[4]):
+        return None
     return Record(_int(f[0], "timestamp") * 1_000_000_000, _rw(f[3], ("0",), ("1",)),
                   _int(f[1], "offset") * SECTOR, _int(f[2], "size") * SECTOR)
 
@@ -215,11 +313,16 @@ def parse_tencent(line: str, state: _State) -> Record:
 # SNIA IOTTA "SYSTOR '17 Traces" (Lee et al., SYSTOR'17), CSV with a header line:
 #   Timestamp,Response,IOType,LUN,Offset,Size
 # Timestamp: seconds (Unix epoch, fractional); Response: seconds; IOType: R | W;
-# Offset, Size: bytes.
+# Offset, Size: bytes. LUN is the device.
+SYSTOR_LUN = DeviceField("LUN", "LUN", "1", _token)
+
+
 def parse_systor(line: str, state: _State) -> Record | None:
     if line.startswith("Timestamp"):
         return None
     f = _fields(line, 6)
+    if not _keep(state, "LUN", _token, f[3]):
+        return None
     ts = _seconds_ns(f[0], "timestamp")
     return Record(ts, _rw(f[2], ("R",), ("W",)), _int(f[4], "offset"), _int(f[5], "size"),
                   completion_ns=ts + _seconds_ns(f[1], "response"))
@@ -229,9 +332,12 @@ def parse_systor(line: str, state: _State) -> Record | None:
 # SNIA IOTTA "FIU IODedup / SRCMap" traces (Koller & Rangaswami, FAST'10), one
 # space-separated line per I/O:
 #   ts pid process lba size op major minor md5
-# ts: ns; lba: 512-byte sectors; size: 512-byte blocks; op: R | W.
-def parse_fiu(line: str, state: _State) -> Record:
+# ts: ns; lba: 512-byte sectors; size: 512-byte blocks; op: R | W; major, minor: the device
+# (as blkparse's MAJ,MIN).
+def parse_fiu(line: str, state: _State) -> Record | None:
     f = _fields(line, 8, None)
+    if not _keep(state, "major minor", _maj_min, f[6], f[7]):
+        return None
     return Record(_int(f[0], "timestamp"), _rw(f[5], ("R", "r"), ("W", "w")), _int(f[3], "lba") * SECTOR,
                   _int(f[4], "size") * SECTOR, pid=_int(f[1], "pid") % (1 << 31), process=f[2][:64])
 
@@ -301,7 +407,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
         raise ValueError("not a blkparse event line (dev cpu seq time pid action rwbs ...)")
     ts = int(m[5]) * 1_000_000_000 + int(m[6].ljust(9, "0"))
     action, rwbs, rest = m[8], m[9], m[10]
-    if not _on_device(state, (int(m[1]), int(m[2]))) or action not in ("D", "C"):
+    if not _keep(state, "device", _maj_min, m[1], m[2]) or action not in ("D", "C"):
         return None  # queue, merge, plug … events describe the same I/O; `m` lines are messages
     op, flags = parse_rwbs(rwbs)
     ext = _EXTENT.match(rest)
@@ -320,12 +426,17 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
 _FIO_OPS = {"read": OP_READ, "write": OP_WRITE, "trim": OP_TRIM, "sync": OP_FLUSH, "datasync": OP_FLUSH}
 
 
-def _fio_io(parts: list[str], ts_ns: int) -> Record | None:
+FIO_FILE = DeviceField("file", "filename", "/dev/sdb", _token)
+
+
+def _fio_io(parts: list[str], ts_ns: int, state: _State) -> Record | None:
     action = parts[1]
     if action in ("add", "open", "close"):
         return None
     if action not in _FIO_OPS:
         raise ValueError(f"unknown fio iolog action {quoted(action, 20)}")
+    if not _keep(state, "filename", _token, parts[0]):  # one job's log may name several files
+        return None
     op = _FIO_OPS[action]
     if op == OP_FLUSH:
         return Record(ts_ns, op, 0, 0)
@@ -352,7 +463,7 @@ def parse_fio2(line: str, state: _State) -> Record | None:
     if parts[1] == "wait":
         state.clock_ns += _int(parts[2] if len(parts) > 2 else "", "wait usec") * 1000
         return None
-    return _fio_io(parts, state.clock_ns)
+    return _fio_io(parts, state.clock_ns, state)
 
 
 def parse_fio3(line: str, state: _State) -> Record | None:
@@ -361,7 +472,7 @@ def parse_fio3(line: str, state: _State) -> Record | None:
     parts = line.split()
     if len(parts) < 3:
         raise ValueError("expected 'timestamp filename action [offset length]'")
-    return _fio_io(parts[1:], _int(parts[0], "timestamp") * 1_000)
+    return _fio_io(parts[1:], _int(parts[0], "timestamp") * 1_000, state)
 
 
 # --- ssdlab capture (tracefs text) ------------------------------------------------------
@@ -388,7 +499,7 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
     if ev is None:
         raise ValueError(f"{event} body {quoted(body)} does not match the kernel's format")
-    if not _on_device(state, (int(ev[1]), int(ev[2]))):
+    if not _keep(state, "device", _maj_min, ev[1], ev[2]):
         return None
     op, flags = parse_rwbs(ev[3])
     sector, blocks = int(ev[4]), int(ev[5])
@@ -404,19 +515,20 @@ class Format:
     name: str
     parse: LineParser
     title: str
+    device: DeviceField | None  # what names a record's device; None: the format names none
     state: Callable[[], _State] = _State
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("msr", parse_msr, "MSR Cambridge CSV (SNIA IOTTA)"),
-    Format("alibaba", parse_alibaba, "Alibaba block traces CSV"),
-    Format("tencent", parse_tencent, "Tencent CBS CSV (SNIA IOTTA)"),
-    Format("systor17", parse_systor, "SYSTOR'17 LUN traces CSV (SNIA IOTTA)"),
-    Format("fiu", parse_fiu, "FIU IODedup/SRCMap text"),
-    Format("blkparse", parse_blkparse, "blkparse default text output", _Blk),
-    Format("fio2", parse_fio2, "fio iolog version 2"),
-    Format("fio3", parse_fio3, "fio iolog version 3 (µs timestamps)"),
-    Format("capture", parse_tracefs, "ssdlab capture (tracefs block_rq_* text)", _Blk),
+    Format("msr", parse_msr, "MSR Cambridge CSV (SNIA IOTTA)", MSR_DISK),
+    Format("alibaba", parse_alibaba, "Alibaba block traces CSV", ALIBABA_VOLUME),
+    Format("tencent", parse_tencent, "Tencent CBS CSV (SNIA IOTTA)", TENCENT_VOLUME),
+    Format("systor17", parse_systor, "SYSTOR'17 LUN traces CSV (SNIA IOTTA)", SYSTOR_LUN),
+    Format("fiu", parse_fiu, "FIU IODedup/SRCMap text", MAJ_MIN),
+    Format("blkparse", parse_blkparse, "blkparse default text output", MAJ_MIN, _Blk),
+    Format("fio2", parse_fio2, "fio iolog version 2", FIO_FILE),
+    Format("fio3", parse_fio3, "fio iolog version 3 (µs timestamps)", FIO_FILE),
+    Format("capture", parse_tracefs, "ssdlab capture (tracefs block_rq_* text)", MAJ_MIN, _Blk),
 )}
 
 
@@ -496,14 +608,13 @@ class _TimeOrder:
 class _Import:
     """One import in progress: relative time, completion matching, chunking."""
 
-    def __init__(self, fmt: Format, path: Path, chunk_records: int, device: Device | None = None) -> None:
+    def __init__(self, fmt: Format, path: Path, chunk_records: int, device: str | None = None) -> None:
         self.fmt, self.path, self.chunk_records = fmt, path, chunk_records
         self.state = fmt.state()
+        if fmt.device is not None:
+            self.state.noun = fmt.device.noun
         if device is not None:
-            if fmt.state is not _Blk:
-                raise UsageError(f"--device applies to blkparse and capture traces, whose events name their "
-                                 f"device; a {fmt.name} trace names none")
-            self.state.device, self.state.chosen = device, True
+            self.state.device, self.state.chosen = chosen_device(fmt, device), True
         self.others = OtherRequests()
         self.builder = ChunkBuilder()
         self.t0: int | None = None
@@ -542,7 +653,7 @@ class _Import:
             self.held.append(row)
             self.held_lines.append(self.lineno)
             if len(self.held) >= self.chunk_records:  # a trace without completions: memory stays bounded
-                self.release()
+                self.release(keep=len(self.held) // 2)
         else:
             self.builder.add(*row)
             self.lines.append(self.lineno)
@@ -563,14 +674,21 @@ class _Import:
                                  "out of time order; give the tool's time-sorted output")
             row[6] = rec.ts_ns - self.t0
             _check_row(row)
-        if len(self.held) >= self.chunk_records:
-            self.release()
 
-    def release(self) -> None:
-        for row in self.held:
+    def release(self, keep: int = 0) -> None:
+        """Hand the held records on, in the order they came, but the newest `keep`: those stay,
+        their completions still to be matched. Releasing every held record cut the completions
+        of the I/Os in flight at each chunk, and one I/O without a completion leaves a trace's
+        queue depth unknown (a capture of more than a chunk of I/Os had none). A record waits at
+        most about a chunk of issues: one whose completion is later than that (or never comes)
+        is released without it."""
+        cut = max(1, len(self.held) - keep)
+        for row in self.held[:cut]:
             self.builder.add(*row)
-        self.lines += self.held_lines
-        self.held, self.held_lines, self.open = [], [], {}
+        self.lines += self.held_lines[:cut]
+        self.held, self.held_lines = self.held[cut:], self.held_lines[cut:]
+        self.open = {key: kept for key, waiting in self.open.items()
+                     if (kept := [i - cut for i in waiting if i >= cut])}
 
     def _sorted(self) -> Iterator[TraceChunk]:
         """The builder's records, on through _TimeOrder."""
@@ -610,10 +728,22 @@ class _Import:
             yield last
 
 
-def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK, device: Device | None = None,
+def chosen_device(fmt: Format, value: str) -> Device:
+    """--device as `fmt` names its devices (8,0 for 08,00), or a one-line refusal saying what to give."""
+    field = fmt.device
+    if field is None:
+        raise UsageError(f"--device applies to traces whose records name their device; a {fmt.name} trace names none")
+    try:
+        return field.normalise(value)
+    except ValueError:
+        raise UsageError(f"--device {quoted(value)}: give the {field.noun}'s {field.form} as the {fmt.name} trace "
+                         f"names it, e.g. {field.example}") from None
+
+
+def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK, device: str | None = None,
                 ) -> tuple[_Import, Iterator[TraceChunk]]:
-    """The records of a source file as chunks (of `device` alone where given: blkparse and capture);
-    the _Import knows the processes seen."""
+    """The records of a source file as chunks (of `device` alone where given, as --device names
+    it: see chosen_device); the _Import knows the processes seen."""
     job = _Import(_format(fmt), path, chunk_records, device)
 
     def lines() -> Iterator[str]:
@@ -632,10 +762,10 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK, device:
 
 
 def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CHUNK, empty_ok: bool = False,
-                 device: Device | None = None) -> Provenance:
-    """Import `src` in format `fmt` into the trace file `dest` (streaming); of `device` (MAJ, MIN)
-    alone where given. A source with no records is refused unless `empty_ok` (a capture of an
-    idle device is a result: no I/O)."""
+                 device: str | None = None) -> Provenance:
+    """Import `src` in format `fmt` into the trace file `dest` (streaming); of `device` (as --device
+    gives it: "8,0", "hm,1", "1283") alone where given. A source with no records is refused
+    unless `empty_ok` (a capture of an idle device is a result: no I/O)."""
     if dest.exists() and src.exists() and dest.samefile(src):
         raise UsageError(f"{dest} is the source being imported; give -o another file name")
     job, chunks = iter_import(src, fmt, chunk_records, device)
@@ -655,12 +785,12 @@ def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CH
     return write_trace(dest, checked(), provenance)
 
 
-def _nothing_held(job: _Import, fmt: str, device: Device | None) -> str:
+def _nothing_held(job: _Import, fmt: str, device: str | None) -> str:
     """What a source that gave no record holds instead, and what to do."""
-    if device is not None and device not in job.state.devices and job.state.devices:
-        held = ", ".join(sorted(device_text(d) for d in job.state.devices))
-        return (f"holds no events of device {device_text(device)}, so nothing was imported; its events are of "
-                f"{held}: give one of those to --device")
+    state = job.state
+    if device is not None and state.device not in state.devices and state.devices and state.device is not None:
+        return (f"holds no records of {state.noun} {device_text(state.device)}, so nothing was imported; its "
+                f"records are of {devices_text(state.devices)}: give one of those to --device")
     if job.others.requests:
         return (f"holds only requests no replay reproduces ({counted(job.others.requests, 'request')} of "
                 f"{OTHER_KINDS}), so nothing was imported")

@@ -246,6 +246,29 @@ def test_the_mixed_random_done_line_spends_no_figure_on_a_part() -> None:
     assert "100 % reads, write part" not in line, line
 
 
+def test_a_done_line_gives_each_point_the_rate_its_readers_look_at_first() -> None:
+    """QA: as-ssd's line read "Seq write: IOPS 91.0", IOPS being first of a point's figures in the
+    order the analysis writes them; AS SSD shows MB/s, as the report's AS SSD table does. A
+    sequential curve is read by MB/s (mixed-seq, qd-sweep's sequential curves), random I/O by IOPS."""
+    from ssdlab.progress import metric_summary
+
+    def line(test: str, keep: str = "") -> str:
+        metrics, specs = declared(test)
+        # IOPS first, as analysis.sweeps.point_metrics writes a point's figures
+        written = dict(sorted(metrics.items(), key=lambda item: not item[0].endswith("_iops")))
+        picked = {k: (v if keep in k else None) for k, v in written.items()}
+        return metric_summary(TestRecord(name=test, test=test, metrics=picked), specs)  # type: ignore[arg-type]
+
+    assert line("as-ssd").startswith("Seq write: throughput 1,00"), line("as-ssd")
+    assert "IOPS" not in line("as-ssd") and line("as-ssd", "access").startswith("Access time read: access time ")
+    assert line("mixed-seq").startswith("128 KiB sequential QD 1, 100 % reads: throughput "), line("mixed-seq")
+    assert line("qd-sweep", "seq128k").startswith("128 KiB sequential read, QD 1: throughput "), line("qd-sweep", "seq")
+    assert line("qd-sweep").startswith("4 KiB random read, QD 1: IOPS "), line("qd-sweep")
+    assert line("mixed-random").startswith("4 KiB random QD 3, 100 % reads: IOPS "), line("mixed-random")
+    assert line("iometer-mixed").startswith("4 KiB random, 50 % reads, QD 32: IOPS "), line("iometer-mixed")
+    assert line("quick").startswith("SEQ1M Q8T1 read: throughput "), line("quick")
+
+
 def test_a_workload_with_no_rate_yet_does_not_show_zero() -> None:
     """QA: every workload's first tick read "0 IOPS 0.0 MB/s"; a 1 to 2 s workload showed nothing else.
     A stall later in a workload is a real zero and stays shown."""

@@ -184,15 +184,15 @@ def metric_summary(record: TestRecord, specs: MetricSet | None, limit: int = 4) 
     2,184 MB/s'): the first measured figure of each thing measured, in the method's order (its
     headline first), settings and counts left out. A method this ssdlab does not know: its
     first numbers by their names, as the report shows them. The read and write parts of a mixed
-    point are left out beside its whole (a_part_adds_nothing)."""
+    point are left out beside its whole (a_part_adds_nothing). The order is the declared one, each
+    point led by the rate its readers look at first (metrics.rate_specs), not the order the
+    analysis wrote them in (QA: AS SSD's Seq by its IOPS, where AS SSD shows MB/s)."""
     if specs is None:
         shown = [(k, v) for k, v in record.metrics.items() if is_number(v)]
         return "; ".join(f"{k}={format_metric(k, v)}" for k, v in shown[:limit]) or NO_FIGURES
     parts: dict[str, str] = {}  # by what was measured: its label before ': throughput', ': IOPS'...
-    for name, value in record.metrics.items():
-        spec = specs.get(name)
-        if spec is None:
-            continue
+    for spec in specs:
+        value = record.metrics.get(spec.name)
         measured = spec.label.split(": ")[0]
         if spec.kind == "figure" and is_number(value) and measured not in parts and not a_part_adds_nothing(
                 spec, value, parts):

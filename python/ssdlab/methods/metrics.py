@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 V = TypeVar("V")
 MetricKind = Literal["figure", "setting", "count", "verdict"]
 Better = Literal["higher", "lower"]
+Rate = Literal["iops", "mb_s"]  # the two rates of a measured point
 
 IOPS = "IOPS"
 MB_S = "MB/s"
@@ -195,14 +196,25 @@ def block_text(size_bytes: int) -> str:
     return short[:-3] + " " + short[-3:] if short.endswith("iB") else short[:-1] + " B"
 
 
-def point_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = ()) -> list[MetricSpec]:
-    """The four figures of one measured point (analysis.sweeps.point_metrics); `windows`: the
-    window it measured, where the method names it."""
+def rate_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...],
+               lead: Rate) -> list[MetricSpec]:
+    """A point's IOPS and MB/s, the one its method's readers look at first (`lead`) first: a done
+    line shows a point by its first figure (progress.metric_summary). QA: AS SSD's line read
+    "Seq write: IOPS 91.0", where AS SSD shows MB/s."""
+    iops = MetricSpec(f"{name}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"},
+                      windows=windows)
+    mb_s = MetricSpec(f"{name}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"},
+                      windows=windows)
+    return [iops, mb_s] if lead == "iops" else [mb_s, iops]
+
+
+def point_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = (),
+                lead: Rate = "iops") -> list[MetricSpec]:
+    """The four figures of one measured point (analysis.sweeps.point_metrics), its rates led by
+    `lead` (rate_specs: IOPS for small random I/O, MB/s for sequential transfers and for the tools
+    that show MB/s); `windows`: the window it measured, where the method names it."""
     return [
-        MetricSpec(f"{name}_iops", f"{label}: IOPS", IOPS, better="higher", dims={**dims, "rate": "iops"},
-                   windows=windows),
-        MetricSpec(f"{name}_mb_s", f"{label}: throughput", MB_S, better="higher", dims={**dims, "rate": "mb_s"},
-                   windows=windows),
+        *rate_specs(name, label, dims, windows, lead),
         MetricSpec(f"{name}_lat_us", f"{label}: mean latency", US, better="lower", dims={**dims, "rate": "lat"},
                    windows=windows),
         MetricSpec(f"{name}_p99_lat_us", f"{label}: 99th percentile latency", US, better="lower",
@@ -210,11 +222,8 @@ def point_specs(name: str, label: str, dims: Mapping[str, object], windows: tupl
     ]
 
 
-def split_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = ()) -> list[MetricSpec]:
-    """Read and write shares of a mixed point (analysis.sweeps.split_metrics)."""
-    return [
-        MetricSpec(f"{name}_{part}_{rate}", f"{label}, {part} part: {text}", unit, better="higher",
-                   dims={**dims, "part": part, "rate": rate}, windows=windows)
-        for part in ("read", "write")
-        for rate, text, unit in (("iops", "IOPS", IOPS), ("mb_s", "throughput", MB_S))
-    ]
+def split_specs(name: str, label: str, dims: Mapping[str, object], windows: tuple[str, ...] = (),
+                lead: Rate = "iops") -> list[MetricSpec]:
+    """Read and write shares of a mixed point (analysis.sweeps.split_metrics), each led as the point is."""
+    return [spec for part in ("read", "write")
+            for spec in rate_specs(f"{name}_{part}", f"{label}, {part} part", {**dims, "part": part}, windows, lead)]

@@ -46,6 +46,7 @@ from ssdlab.methods.metrics import (
     PCT,
     MetricSet,
     MetricSpec,
+    Rate,
     block_text,
     metric_set,
     point_specs,
@@ -101,6 +102,9 @@ QD_PATTERNS: dict[tuple[Kind, Direction], Pattern] = {
     ("rnd", "read"): "randread", ("rnd", "write"): "randwrite", ("seq", "read"): "read", ("seq", "write"): "write",
 }
 QD_ORDER: tuple[tuple[Kind, Direction], ...] = (("rnd", "read"), ("seq", "read"), ("rnd", "write"), ("seq", "write"))
+# The rate each curve is read by, as its chart draws it (report/section_sweeps.qd_rows): random I/O by IOPS,
+# sequential by MB/s.
+QD_LEAD: dict[Kind, Rate] = {"rnd": "iops", "seq": "mb_s"}
 
 
 def qd_prefix(params: QdSweepParams, kind: Kind, direction: Direction) -> str:
@@ -123,12 +127,14 @@ def qd_curve_specs(params: QdSweepParams, kind: Kind, direction: Direction) -> l
     """Each queue depth's point, then the low-QD scores, of one curve."""
     prefix, label = qd_prefix(params, kind, direction), qd_curve_label(params, kind, direction)
     dims = {"curve": kind, "direction": direction}
+    lead = QD_LEAD[kind]
     specs = [spec for qd in params.queue_depths
              for spec in point_specs(f"{prefix}_qd{qd}", f"{label}, QD {qd}", {**dims, "qd": qd},
-                                     (qd_point_name(params, kind, direction, qd),))]
+                                     (qd_point_name(params, kind, direction, qd),), lead)]
     scored = tuple(qd_point_name(params, kind, direction, qd) for qd in LOW_QD_SCORE_DEPTHS
                    if qd in params.queue_depths)
-    for rate, unit in (("iops", IOPS), ("mb_s", MB_S)):
+    rates = (("iops", IOPS), ("mb_s", MB_S))
+    for rate, unit in rates if lead == "iops" else rates[::-1]:
         specs.append(MetricSpec(f"{prefix}_score_{rate}", f"{label}: score (mean of QD 1, 2, 4)", unit,
                                 better="higher", dims={**dims, "score": rate}, windows=scored))
     return specs
@@ -229,12 +235,13 @@ def mix_workload(params: MixedRandomParams | MixedSeqParams, read_pct: int, span
     )
 
 
-def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Literal["iops", "mb_s"], what: str) -> MetricSet:
-    """Each mix's point and its read/write split, then the curve's average and low."""
+def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Rate, what: str) -> MetricSet:
+    """Each mix's point and its read/write split, led by the curve's `rate`, then the curve's average and low."""
     specs = [MetricSpec("span_bytes", "Span", BYTES, kind="setting")]
     for pct in params.read_pcts:
         label, dims, windows = f"{what}, {pct} % reads", {"read_pct": pct}, (mix_name(pct),)
-        specs += point_specs(mix_label(pct), label, dims, windows) + split_specs(mix_label(pct), label, dims, windows)
+        specs += (point_specs(mix_label(pct), label, dims, windows, rate)
+                  + split_specs(mix_label(pct), label, dims, windows, rate))
     unit = IOPS if rate == "iops" else MB_S
     specs += [
         MetricSpec(f"avg_{rate}", f"{what}: average over the mixes", unit, better="higher", dims={"curve": "avg"}),
@@ -245,7 +252,7 @@ def mixed_specs(params: MixedRandomParams | MixedSeqParams, rate: Literal["iops"
     return metric_set(specs)
 
 
-def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Literal["iops", "mb_s"]) -> Metrics:
+def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Rate) -> Metrics:
     """Per mix: rates (both directions and each), latency; then the curve's average and low."""
     metrics: Metrics = {}
     curve: dict[int, float] = {}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from altair.utils.schemapi import debug_mode
 from ssdlab.bundle import atomic_write_bytes
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
-from ssdlab.units import UNIT_FORMATS
+from ssdlab.units import UNIT_FORMATS, is_number
 
 Row = dict[str, Any]
 WIDTH_PX = 560
@@ -84,6 +85,28 @@ def telemetry_rows(label: str, telemetry: Mapping[str, Sequence[float]]) -> dict
     return out
 
 
+# Room between a value axis's highest mark and the plot's edge, as a share of the axis's span: more
+# than a value label's height (grouped_bars). Vega's round ends alone gave none where the highest
+# value was a round number (QA: 2,200 MB/s on a 0-2,200 axis drew the queue-depth chart's top bar
+# and its label on the plot's top edge).
+HEADROOM = 0.1
+
+
+def value_scale(values: Iterable[object], zero: bool = True, **scale: Any) -> alt.Scale:
+    """The scale of a rate's axis (IOPS, MB/s, °C...) drawing `values`, its top HEADROOM of the
+    span above the highest (Vega then rounds it up to a tick)."""
+    finite = [float(v) for v in values if is_number(v) and math.isfinite(v)]
+    if not finite:
+        return alt.Scale(zero=zero, **scale)
+    low, high = (min(0.0, *finite) if zero else min(finite)), max(finite)
+    return alt.Scale(zero=zero, domainMax=high + HEADROOM * (high - low), **scale)
+
+
+def field_values(rows: Sequence[Row], field: str) -> list[object]:
+    """One field of every row, for value_scale."""
+    return [row.get(field) for row in rows]
+
+
 def top_legend() -> alt.Legend:
     """A legend above the chart, one entry a line and never cut: drive labels are long and
     often differ only at their end (the same model with and without a heatsink)."""
@@ -95,7 +118,7 @@ def line_chart(rows: Sequence[Row], y: str, y_title: str, color: str = "curve", 
     """Lines against time; `detail` splits lines of one colour (e.g. one per workload)."""
     encoding: dict[str, Any] = {
         "x": alt.X("t_s:Q", title="time (s)"),
-        "y": alt.Y(f"{y}:Q", title=y_title),
+        "y": alt.Y(f"{y}:Q", title=y_title, scale=value_scale(field_values(rows, y))),
         "color": alt.Color(f"{color}:N", title=color_title or None, sort=None, legend=top_legend()),
         "tooltip": [*([f"{detail}:N"] if detail else []), f"{color}:N", alt.Tooltip("t_s:Q", title="time (s)"),
                     alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
@@ -115,7 +138,7 @@ def grouped_bars(rows: Sequence[Row], x: str, x_title: str, group: str, y: str, 
     base = alt.Chart(alt_data(rows)).encode(
         x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset(f"{group}:N", sort=None),
-        y=alt.Y(f"{y}:Q", title=y_title),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=value_scale(field_values(rows, y))),
         color=alt.Color(f"{group}:N", title=None, sort=None, legend=top_legend()),
         tooltip=[f"{x}:N", f"{group}:N", alt.Tooltip(f"{y}:Q", title=y_title, format=",.1f")],
     )
@@ -170,6 +193,30 @@ def spec_json(spec: Mapping[str, Any]) -> str:
     """JSON safe to put inside a <script> element."""
     text = json.dumps(_clean(dict(spec)), separators=(",", ":"), allow_nan=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@dataclass(frozen=True)
+class ChartHeading:
+    """What a chart's PNG says of itself, to be read on its own (pasted into an article): what it
+    shows, then under it whose drive it is (or which drives it compares) and the test. On the page
+    the heading, the figure's title and its caption say these; a PNG has only what is drawn in it
+    (QA: a PNG titled "consistency: whole run" named no drive)."""
+
+    title: str  # the figure's title
+    lines: tuple[str, ...]  # under it: the drive (or the drives compared), the test
+
+
+# Left-aligned over the plot as reviewers' charts are; the lines smaller and grey, under the title.
+HEADING_STYLE: dict[str, Any] = {"anchor": "start", "fontSize": 13, "subtitleFontSize": 11,
+                                 "subtitleColor": "#555555", "subtitlePadding": 3, "offset": 10}
+
+
+def headed(spec: Mapping[str, Any], heading: ChartHeading) -> dict[str, Any]:
+    """The spec with `heading` over it. A title the chart draws itself (the run a scatter is of, the
+    metric a ranking shows) stays the title, the heading's lines under it."""
+    own = spec.get("title")
+    title = own if isinstance(own, dict) else {"text": own or heading.title}
+    return {**spec, "title": {**HEADING_STYLE, **title, "subtitle": list(heading.lines)}}
 
 
 def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -> Path:

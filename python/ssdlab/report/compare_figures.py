@@ -32,7 +32,16 @@ from ssdlab.methods.metrics import block_text
 from ssdlab.methods.quick import quick_specs
 from ssdlab.methods.thermal import evidence_of
 from ssdlab.methods.trim import AFTER_TRIM, CLEAN, DIRTY
-from ssdlab.report.charts import Row, alt_data, grouped_bars, line_chart, thin, top_legend
+from ssdlab.report.charts import (
+    Row,
+    alt_data,
+    field_values,
+    grouped_bars,
+    line_chart,
+    thin,
+    top_legend,
+    value_scale,
+)
 from ssdlab.report.consistency_charts import TortureRun, load_torture_run
 from ssdlab.report.contract import method_view
 from ssdlab.report.section_consistency import each_dot, iops_per_dot
@@ -81,7 +90,7 @@ def dim_rows(c: Comparison, t: TestComparison, value_dims: dict[str, object], *k
 
 def lines_by(rows: Sequence[Row], c: Comparison, x: alt.X, y_title: str, column: str | None) -> AltChart:
     base = alt.Chart(alt_data(rows)).mark_line(point=True).encode(
-        x=x, y=alt.Y("value:Q", title=y_title), color=drive_colour(c),
+        x=x, y=alt.Y("value:Q", title=y_title, scale=value_scale(field_values(rows, "value"))), color=drive_colour(c),
         tooltip=["drive:N", alt.Tooltip("value:Q", title=y_title, format=",.1f"), "metric:N"],
     ).properties(width=LINE_W, height=LINE_H)
     return base.facet(column=alt.Column(f"{column}:N", title=None)) if column else base
@@ -231,7 +240,8 @@ def plotted_writes(plotted: Sequence[Plotted]) -> str:
 
 def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[str]) -> AltChart:
     """Whole run beside the analysed window zoomed, one row per drive; a switch picks the variant."""
-    y = alt.Y("iops:Q", title="IOPS", scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True))
+    y = alt.Y("iops:Q", title="IOPS",
+              scale=alt.Scale(type="log") if log_y else value_scale(field_values(rows, "iops")))
     base = alt.Chart(alt_data(rows)).mark_circle(size=5, opacity=0.7).encode(
         y=y, color=drive_colour(c).legend(None), tooltip=["drive:N", "t_s:Q", alt.Tooltip("iops:Q", format=",.0f")],
     ).transform_filter(f"datum.variant == {VARIANT_PARAM}").properties(width=PANEL_W, height=PANEL_H)
@@ -280,7 +290,8 @@ def linear_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
                 rows += [{**r, "drive": label} for r in position_rows(bundle.load_measurement(ref), direction)]
         if rows:
             chart = alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.2).encode(
-                x=alt.X("position_gb:Q", title="position (GB)"), y=alt.Y("mb_s:Q", title="MB/s"),
+                x=alt.X("position_gb:Q", title="position (GB)"),
+                y=alt.Y("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
                 color=drive_colour(c)).properties(width=LINE_W * 2, height=LINE_H)
             figures.append(Figure(f"{t.name}-{direction}-position", f"Linear {direction}: MB/s against position",
                                   chart, "Throughput against the position reached, one line per drive."))

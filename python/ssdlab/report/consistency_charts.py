@@ -25,7 +25,7 @@ from ssdlab.analysis.consistency import (
 )
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.charts import thin as thin_rows
 from ssdlab.report.types import AltChart
 from ssdlab.units import seconds_text
@@ -65,15 +65,17 @@ def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
 
 
 def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False,
-                 last_text: str | None = None) -> AltChart:
+                 last_text: str | None = None, shared: Sequence[float] = ()) -> AltChart:
     """Per-second IOPS against time: the whole run, or its last `last_s` seconds (said as `last_text`
-    where given: 399.99 of a 400 s window, methods/consistency.window_text)."""
-    scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
+    where given: 399.99 of a 400 s window, methods/consistency.window_text); `shared`: the IOPS of
+    the panels beside it on one scale (side_by_side), which its top clears too."""
+    rows = iops_rows(run, last_s)
+    scale = alt.Scale(type="log") if log_y else value_scale([*field_values(rows, "iops"), *shared])
     title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_text or seconds_text(last_s)} s")
     # The window's own seconds, not 0 on: a quantitative axis starts at 0 by default, and QA saw
     # the last 400 s of a 3,600 s run as a cluster in the corner of a 0-4,000 s axis.
     time_scale = alt.Scale(zero=last_s is None, nice=last_s is None)
-    return alt.Chart(_data(iops_rows(run, last_s)), title=title).mark_circle(size=6).encode(
+    return alt.Chart(_data(rows), title=title).mark_circle(size=6).encode(
         x=alt.X("t_s:Q", title="time (s)", scale=time_scale), y=alt.Y("iops:Q", title="IOPS", scale=scale),
         tooltip=["t_s:Q", "iops:Q"],
     ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
@@ -81,7 +83,8 @@ def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = Fal
 
 def side_by_side(runs: Sequence[TortureRun], last_s: float | None = None, log_y: bool = False) -> AltChart:
     """Default and OP variants next to each other, on one IOPS scale so levels compare."""
-    return alt.hconcat(*(iops_scatter(r, last_s, log_y) for r in runs)).resolve_scale(y="shared")
+    shared = [row["iops"] for r in runs for row in iops_rows(r, last_s)]
+    return alt.hconcat(*(iops_scatter(r, last_s, log_y, shared=shared) for r in runs)).resolve_scale(y="shared")
 
 
 def telemetry_rows(run: TortureRun, key: str) -> list[Row]:
@@ -96,7 +99,8 @@ def telemetry_panels(run: TortureRun) -> AltChart | None:
         rows = telemetry_rows(run, key)
         if rows:
             panels.append(alt.Chart(_data(rows)).mark_line().encode(
-                x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
+                x=alt.X("t_s:Q", title="time (s)"),
+                y=alt.Y("value:Q", title=title, scale=value_scale(field_values(rows, "value"), zero=False)),
             ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT // 2))
     return alt.vconcat(*panels).resolve_scale(x="shared") if len(panels) > 1 else None
 
@@ -117,8 +121,9 @@ def wsat_charts(run: TortureRun) -> AltChart:
     rows = thin([{"t_s": t, "gb": g, "iops": v}
                  for t, g, v in zip(run.series.t_s, gb, run.series.iops, strict=True)])
     base = alt.Chart(_data(rows)).mark_circle(size=6)
-    by_time = base.encode(x=alt.X("t_s:Q", title="time (s)"), y=alt.Y("iops:Q", title="IOPS"))
-    by_gb = base.encode(x=alt.X("gb:Q", title="host GB written"), y=alt.Y("iops:Q", title="IOPS"))
+    y = alt.Y("iops:Q", title="IOPS", scale=value_scale(field_values(rows, "iops")))
+    by_time = base.encode(x=alt.X("t_s:Q", title="time (s)"), y=y)
+    by_gb = base.encode(x=alt.X("gb:Q", title="host GB written"), y=y)
     return alt.hconcat(by_time.properties(title="WSAT: IOPS against time"),
                        by_gb.properties(title="WSAT: IOPS against GB written")).resolve_scale(y="shared")
 
@@ -126,7 +131,8 @@ def wsat_charts(run: TortureRun) -> AltChart:
 def pts_convergence(rows: Sequence[Row], window: tuple[int, int]) -> AltChart:
     """Tracking variables per round (rows: round, cell, iops) with the measurement window."""
     lines = alt.Chart(_data(list(rows)), title="PTS steady-state convergence").mark_line(point=True).encode(
-        x=alt.X("round:Q", title="round", axis=alt.Axis(format="d", tickMinStep=1)), y=alt.Y("iops:Q", title="IOPS"),
+        x=alt.X("round:Q", title="round", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("iops:Q", title="IOPS", scale=value_scale(field_values(rows, "iops"))),
         color=alt.Color("cell:N", title="variable"),
     )
     span = alt.Chart(_data([{"start": window[0] - 0.5, "end": window[1] + 0.5}])).mark_rect(

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from ssdlab.bundle import RunRecord
+from ssdlab.report.drive_settings import made_of
 from ssdlab.report.formatting import MISSING, format_bytes_decimal
 from ssdlab.targets.base import TargetInfo, members_text, recorded_members
 
@@ -128,3 +129,15 @@ def setup_facts(run: RunRecord, status: str | None = None) -> list[Fact]:
 def drive_label(info: TargetInfo) -> str:
     """Short drive name for headings and comparisons: model + capacity."""
     return info.label
+
+
+def drive_identity(info: TargetInfo) -> str:
+    """The drive as a chart drawn on its own names it (report.chart_heading): its short name, and
+    for a simulated drive that it is one, of which preset and options ('SAMSUNG MZVPV256HDGL-00000
+    256 GB, simulated: sm951-nvme-256, heatsink=1'): a chart pasted into an article must not pass
+    for a measurement of the real model."""
+    if info.kind != "sim":
+        return drive_label(info)
+    options = [f"{key}={value}" for key, value in made_of(info).settings.items()]
+    made = ", ".join([str(info.extra.get("preset") or info.spec), *options])
+    return f"{drive_label(info)}, simulated: {made}"

@@ -30,7 +30,7 @@ from ssdlab.outputs import (
     remove_made_folders,
     what_is,
 )
-from ssdlab.report.charts import chart_spec, has_data, javascript_bundle, spec_json, write_png
+from ssdlab.report.charts import ChartHeading, chart_spec, has_data, headed, javascript_bundle, spec_json, write_png
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
@@ -73,6 +73,7 @@ class Page:
     intro: Sequence[TableLike]  # drive identity and setup
     sections: Sequence[Section]
     footer: str
+    drives: str  # whose figures the charts are, as each PNG names it: the drive, or the drives compared
     summary: Sequence[Finding] = ()  # the conclusion, first on the page (id "summary")
     summary_note: str | None = None  # under it: why figures it marks are not trusted (summary.unreliable_footnote)
 
@@ -121,10 +122,11 @@ def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
 
 
 def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, drawing: Path, html_dir: Path,
-                   inside: Path | None) -> RenderedFigure:
-    """Draw the chart into the folder being drawn, under `png`'s name; the page links `png`,
-    where the chart is once that folder is swapped in."""
-    write_png(spec, drawing / png.name, inside=inside)
+                   inside: Path | None, heading: ChartHeading) -> RenderedFigure:
+    """Draw the chart into the folder being drawn, under `png`'s name, with `heading` over it (the
+    page's chart has the page around it instead); the page links `png`, where the chart is once
+    that folder is swapped in."""
+    write_png(headed(spec, heading), drawing / png.name, inside=inside)
     return RenderedFigure(
         element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
         png_href=Path(os.path.relpath(png, html_dir)).as_posix(),
@@ -224,7 +226,8 @@ def _draw_sections(page: Page, drawing: Path, charts_dir: Path, html_dir: Path,
             if not has_data(spec):
                 continue  # nothing measured to draw (e.g. a pass too short to log one period)
             png = png_path(charts_dir, fig.key, pngs)
-            figures.append(_render_figure(fig, spec, len(pngs), png, drawing, html_dir, inside))
+            heading = ChartHeading(fig.title, (page.drives, section.title))
+            figures.append(_render_figure(fig, spec, len(pngs), png, drawing, html_dir, inside, heading))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
     return sections, pngs

@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, fell_words, pass_name, returns_words
 from ssdlab.methods.metrics import GB, block_text
-from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
@@ -51,7 +51,7 @@ def region_layer(size_gb: float, peak_mb_s: float) -> AltChart:
 def position_chart(rows: Sequence[Row], region: tuple[float, float] | None) -> AltChart:
     lines = alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.2).encode(
         x=alt.X("position_gb:Q", title="position (GB written or read so far)"),
-        y=alt.Y("mb_s:Q", title="MB/s"),
+        y=alt.Y("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
         color=alt.Color("pass:N", title=None, sort=list(PASSES)),
         tooltip=["pass:N", alt.Tooltip("position_gb:Q", format=",.2f"), alt.Tooltip("mb_s:Q", format=",.0f")],
     )

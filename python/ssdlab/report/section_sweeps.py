@@ -13,7 +13,7 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
-from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import with_article
 from ssdlab.report.section_generic import (
@@ -50,7 +50,7 @@ def qd_bars(rows: Sequence[Row], kind: str, y_title: str) -> AltChart:
     return alt.Chart(alt_data(picked)).mark_bar().encode(
         x=alt.X("qd:O", title="queue depth"),
         xOffset=alt.XOffset("direction:N"),
-        y=alt.Y("value:Q", title=y_title),
+        y=alt.Y("value:Q", title=y_title, scale=value_scale(field_values(picked, "value"))),
         color=alt.Color("direction:N", title=None),
         tooltip=["curve:N", "direction:N", "qd:O", alt.Tooltip("value:Q", format=",.0f"), "metric:N"],
     ).properties(width=WIDTH, height=HEIGHT)
@@ -89,7 +89,7 @@ def bathtub(rows: Sequence[Row], y_title: str) -> AltChart:
     """Rate against read share, 100 % reads on the left as the sweep runs."""
     return alt.Chart(alt_data(rows)).mark_line(point=True).encode(
         x=alt.X("read_pct:Q", title="reads (%)", scale=alt.Scale(domain=[100, 0])),
-        y=alt.Y("value:Q", title=y_title),
+        y=alt.Y("value:Q", title=y_title, scale=value_scale(field_values(rows, "value"))),
         color=alt.Color("part:N", title=None, sort=["total", "read", "write"]),
         strokeDash=alt.StrokeDash("part:N", legend=None, sort=["total", "read", "write"]),
         tooltip=["part:N", "read_pct:Q", alt.Tooltip("value:Q", format=",.0f"), "metric:N"],
@@ -130,7 +130,7 @@ def transfer_chart(rows: Sequence[Row]) -> AltChart:
         x=alt.X("block_bytes:Q", title="transfer size (log2 scale)", scale=alt.Scale(type="log", base=2),
                 axis=alt.Axis(labelExpr="datum.value >= 1048576 ? datum.value / 1048576 + ' MiB' : "
                               "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'")),
-        y=alt.Y("mb_s:Q", title="MB/s"),
+        y=alt.Y("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
         color=alt.Color("direction:N", title=None),
         tooltip=["label:N", "direction:N", alt.Tooltip("mb_s:Q", format=",.1f"), "metric:N"],
     ).properties(width=WIDTH, height=HEIGHT)

@@ -16,7 +16,7 @@ import altair as alt
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
-from ssdlab.report.charts import Row, alt_data
+from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables, run_params
 from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
@@ -88,7 +88,7 @@ def as_ssd_chart(rows: Sequence[Row]) -> AltChart:
     return alt.Chart(alt_data(rows)).mark_bar().encode(
         y=alt.Y("test:N", title=None, sort=[label for label, _ in AS_SSD_ROWS]),
         yOffset=alt.YOffset("direction:N"),
-        x=alt.X("mb_s:Q", title="MB/s"),
+        x=alt.X("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
         color=alt.Color("direction:N", title=None),
         tooltip=["test:N", "direction:N", alt.Tooltip("mb_s:Q", format=",.1f")],
     ).properties(width=WIDTH, height=HEIGHT // 2 + 40)
@@ -108,7 +108,7 @@ def iometer_rows(bundle: Bundle, record: TestRecord) -> list[Row]:
 def iometer_chart(rows: Sequence[Row]) -> AltChart:
     return alt.Chart(alt_data(rows)).mark_line().encode(
         x=alt.X("t_s:Q", title="time (s)"),
-        y=alt.Y("iops:Q", title="IOPS", scale=alt.Scale(zero=True)),
+        y=alt.Y("iops:Q", title="IOPS", scale=value_scale(field_values(rows, "iops"))),
         color=alt.Color("part:N", title=None, sort=["total", "read", "write"]),
         tooltip=["part:N", "t_s:Q", alt.Tooltip("iops:Q", format=",.0f")],
     ).properties(width=WIDTH, height=HEIGHT)

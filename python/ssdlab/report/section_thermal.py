@@ -40,7 +40,7 @@ from ssdlab.methods.thermal import (
     hot_start_words,
     phase_window,
 )
-from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, thin
+from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, field_values, thin, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.section_generic import (
@@ -137,7 +137,8 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     end_s = max((r["t_s"] for r in rows), default=m.runtime_s)
     x = alt.X("t_s:Q", title="time (s)", scale=alt.Scale(domain=[0, end_s], nice=False))
     rate = alt.Chart(data).mark_line(color=RATE_COLOR, strokeWidth=1.2).encode(
-        x=x, y=alt.Y("mb_s:Q", title="write MB/s", axis=alt.Axis(titleColor=RATE_COLOR)),
+        x=x, y=alt.Y("mb_s:Q", title="write MB/s", scale=value_scale(field_values(rows, "mb_s")),
+                     axis=alt.Axis(titleColor=RATE_COLOR)),
         tooltip=[alt.Tooltip("t_s:Q", title="time (s)"), alt.Tooltip("mb_s:Q", title="MB/s", format=",.0f")])
     levels = alt.Chart(alt_data(level_rows(result, max((r["mb_s"] for r in rows), default=None))))
     bands = levels.mark_rect(color=LEVEL_COLOR, opacity=0.15).encode(y="mb_s:Q", y2="low_mb_s:Q",
@@ -154,7 +155,7 @@ def rate_temp_chart(m: Measurement, result: ThrottleAnalysis) -> AltChart:
     if not temp:
         return left.properties(width=WIDTH_PX, height=HEIGHT_PX)
     heat = alt.Chart(data).mark_line(color=TEMP_COLOR, strokeWidth=1.2).encode(
-        x=x, y=alt.Y("temp_c:Q", title="temperature °C", scale=alt.Scale(zero=False),
+        x=x, y=alt.Y("temp_c:Q", title="temperature °C", scale=value_scale(field_values(rows, "temp_c"), zero=False),
                      axis=alt.Axis(titleColor=TEMP_COLOR, orient="right")),
         tooltip=[alt.Tooltip("t_s:Q", title="time (s)"), alt.Tooltip("temp_c:Q", title="°C", format=".1f")])
     return alt.layer(left, heat).resolve_scale(y="independent").properties(width=WIDTH_PX, height=HEIGHT_PX)

@@ -174,6 +174,10 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
                     "SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), or `auto`: `nvme` on NVMe targets, "
                     "`standard` on the others."),
         "offset_bytes": "Where the test region starts on the target.",
+        "interval_s": ("Idle seconds between one entry and the next (CrystalDiskMark's interval time; 0 or none: "
+                       "no idle)."),
+        "warmup": ("Run each entry once unmeasured before its measured runs, as CrystalDiskMark's "
+                   "\"Preparing…\" run (`false`: no such run)."),
     },
     "QdSweepParams": {
         "span_bytes": REGION_16G,

@@ -57,8 +57,8 @@ def test_adding_twice_changes_nothing(library: Library, tmp_path: Path) -> None:
     before = counts(library)
     again = library.add(bundle)
     assert again.outcome == "updated" and again.run.run_id == first.run.run_id
-    # profile + 4 entries x 2 directions x (mb_s, iops, lat, runs)
-    assert counts(library) == before == (1, 1 + 4 * 2 * 4)
+    # profile, interval_s, warmup + 4 entries x 2 directions x (mb_s, iops, lat, runs)
+    assert counts(library) == before == (1, 3 + 4 * 2 * 4)
 
 
 def test_two_runs_started_in_the_same_second_are_two_runs(library: Library, tmp_path: Path) -> None:
@@ -220,13 +220,13 @@ def test_export_csv_and_parquet(library: Library, tmp_path: Path) -> None:
     rows = library.export(tmp_path / "out.csv", "csv")
     with (tmp_path / "out.csv").open(encoding="utf-8") as handle:
         read = list(csv.DictReader(handle))
-    assert len(read) == rows == 33
+    assert len(read) == rows == 35
     iops = next(r for r in read if r["metric"] == "rnd4k_q1t1_read_iops")
     assert iops["label"] == "RND4K Q1T1 read: IOPS" and iops["unit"] == "IOPS" and float(iops["value"]) == 12500
     assert next(r for r in read if r["metric"] == "profile")["text"] == "nvme"
-    assert library.export(tmp_path / "out.parquet", "parquet") == 33
+    assert library.export(tmp_path / "out.parquet", "parquet") == 35
     table = pq.read_table(tmp_path / "out.parquet")
-    assert table.num_rows == 33 and table.schema.field("value").type == "double"
+    assert table.num_rows == 35 and table.schema.field("value").type == "double"
 
 
 THERMAL = SuiteEntry(name="thermal", test="thermal", params={"seq_runtime_s": 3, "rnd_runtime_s": 3,
@@ -287,7 +287,7 @@ def test_cli_add_list_remove_export(cli: CliRun, tmp_path: Path) -> None:
     removed = cli("library", "remove", "--missing", "--library", lib)
     assert removed.code == 0 and "removed run" in removed.stdout and "(ssdlab fake drive 4.29 GB" in removed.stdout
     exported = cli("library", "export", str(tmp_path / "x.csv"), "--library", lib)
-    assert exported.code == 0 and "33 rows written" in exported.stdout
+    assert exported.code == 0 and "35 rows written" in exported.stdout
     bad = cli("library", "export", str(tmp_path / "x.xlsx"), "--library", lib)
     assert bad.code != 0 and bad.stderr.count("\n") == 1 and "csv or parquet, not 'xlsx'" in bad.stderr
     for name in ("-", "runs"):  # QA: `export -` said "not ''"
@@ -957,7 +957,7 @@ def test_a_library_written_before_it_kept_notes_reads_them_from_the_bundles(libr
     ranking = library.ranking("fake", "quick", key_of(paths["c"]))
     assert sorted(t.bundle.name for t in ranking.ranked) == ["a-old", "b", "c"]
     assert [t.bundle.name for t in ranking.unreliable] == ["a-new"]
-    assert len(library.export_rows()) == 4 * 33
+    assert len(library.export_rows()) == 4 * 35
     with sqlite3.connect(library.path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
     db.close()
@@ -1212,7 +1212,7 @@ def test_the_export_says_which_figures_are_not_to_be_trusted(library: Library, t
         return out
 
     assert marked(library.export_rows()) == {"a-new": shown, "b": shown}
-    assert library.export(tmp_path / "out.csv", "csv") == 4 * 33
+    assert library.export(tmp_path / "out.csv", "csv") == 4 * 35
     with (tmp_path / "out.csv").open(encoding="utf-8") as handle:
         reader = csv.reader(handle)
         assert next(reader) == EXPORT_COLUMNS

@@ -186,7 +186,7 @@ def test_a_library_an_older_failed_write_left_without_its_version_is_repaired(cl
     assert listed.code == 0 and "is empty" in listed.stdout, listed.stderr
     added = cli("library", "add", str(make_bundle(tmp_path / "a")), "--library", str(lib))
     assert added.code == 0, added.stderr
-    assert version_of(lib) == str(SCHEMA_VERSION) and len(Library(lib).export_rows()) == 33
+    assert version_of(lib) == str(SCHEMA_VERSION) and len(Library(lib).export_rows()) == 35
     other = tmp_path / "other.sqlite"
     with closing(sqlite3.connect(other)) as db:
         db.executescript(SCHEMA + "CREATE TABLE photos (name TEXT);")

@@ -341,8 +341,9 @@ def test_a_test_scoped_param_wins_over_a_plain_one_in_any_order(order: tuple[str
 
 
 # Times that are no fio job, bounded by their own reasons: linear's logging period (10 ms), thermal's
-# cool-down (an idle) and consistency's steady-state window (tests/methods/test_time_params.py).
-NOT_JOB_TIMES = frozenset({"log_period_s", "cooldown_s", "steady_window_s"})
+# cool-down and quick's interval (idles) and consistency's steady-state window
+# (tests/methods/test_time_params.py).
+NOT_JOB_TIMES = frozenset({"log_period_s", "cooldown_s", "interval_s", "steady_window_s"})
 
 
 def _seconds_params() -> list[tuple[str, str]]:

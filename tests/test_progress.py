@@ -209,7 +209,7 @@ def test_done_line_names_figures_by_their_labels() -> None:
     metrics, specs = declared("quick")
     line = metric_summary(TestRecord(name="quick", test="quick", metrics=metrics), specs)  # type: ignore[arg-type]
     parts = line.split("; ")
-    assert parts[0] == "SEQ1M Q8T1 read: throughput 1,002.0 MB/s", line
+    assert parts[0] == "SEQ1M Q8T1 read: throughput 1,004.0 MB/s", line  # after profile, interval_s, warmup
     assert len(parts) == 4 and len({p.split(": ")[0] for p in parts}) == 4
     assert "_" not in line and "profile" not in line and "nvme" not in line
 

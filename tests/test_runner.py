@@ -49,8 +49,8 @@ def test_full_run_writes_bundle(bundle_dir: Path, fake_target: Target) -> None:
     assert record.status == "complete"
     test = record.test("quick")
     assert test.status == "complete"
-    # 1 fill + 4 entries x 2 directions x 2 runs
-    assert len(test.measurements) == 17
+    # 1 fill + 4 entries x 2 directions x (an unmeasured run + 2 runs)
+    assert len(test.measurements) == 25
     assert test.metrics["seq1m_q8t1_read_mb_s"] == pytest.approx(1999.6, abs=0.1)
     assert test.metrics["rnd4k_q32t16_read_iops"] == 300_000.0
     assert (bundle.path / "series" / "quick" / "seq1m_q8t1-read-r1.csv").read_text().startswith("t_s,")
@@ -70,7 +70,7 @@ def test_interrupt_keeps_measurements_and_resumes(bundle_dir: Path, fake_target:
     # Resume: the unfinished test runs again from its start.
     finished = Runner(bundle, fake_target, FakeEngine(), NullObserver()).run(record)
     assert finished.status == "complete"
-    assert len(finished.test("quick").measurements) == 17
+    assert len(finished.test("quick").measurements) == 25
 
 
 def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> None:
@@ -244,8 +244,11 @@ def test_a_device_mounted_between_two_workloads_stops_the_run_before_the_next_wr
         stopped = bundle.load_run()
         assert stopped.status == "interrupted" and "mounted at" in (stopped.error or "")
         test = stopped.test("quick")
-        assert test.status == "interrupted" and [m.name for m in test.measurements] == [
-            "prepare-fill", "seq1m_q8t1-read-r1"]  # kept; the write after the mount never started
+        # kept, the reads after the mount too (CrystalDiskMark's order: every entry's read, then its
+        # writes); the first write after the mount never started
+        reads = [f"{entry}-read-{run}" for entry in ("seq1m_q8t1", "seq1m_q1t1", "rnd4k_q32t1", "rnd4k_q1t1")
+                 for run in ("warmup", "r1")]
+        assert test.status == "interrupted" and [m.name for m in test.measurements] == ["prepare-fill", *reads]
         assert _sha256(backing) == before
     finally:
         subprocess.run(["umount", str(point)], check=False)
@@ -391,7 +394,7 @@ def test_a_run_records_its_short_windows_beside_the_note(bundle_dir: Path, fake_
                                                                           "profile": "standard"})])
     test = record.test("quick")
     (note,) = test.notes
-    assert "8 of 8 measured windows (seq1m_q8t1-read-r1, seq1m_q8t1-write-r1, seq1m_q1t1-read-r1 and 5 more)" in note
+    assert "8 of 8 measured windows (seq1m_q8t1-read-r1, seq1m_q1t1-read-r1, rnd4k_q32t1-read-r1 and 5 more)" in note
     assert test.too_short is not None and len(test.too_short.windows) == 8 and note.endswith(test.too_short.advice)
     assert Bundle(bundle_dir).load_run().test("quick") == test
     short = short_windows(test)
@@ -433,5 +436,5 @@ def test_every_action_gets_the_target_s_facts_read_as_the_run_began(bundle_dir: 
 
     engine = Seeing()
     _run(bundle_dir, fake_target, engine)
-    assert len(engine.seen) == 17 and all(facts is engine.seen[0] for facts in engine.seen)
+    assert len(engine.seen) == 25 and all(facts is engine.seen[0] for facts in engine.seen)
     assert engine.seen[0] == fake_target.info()

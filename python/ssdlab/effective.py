@@ -87,7 +87,10 @@ from ssdlab.units import format_size, in_unit, is_number
 # what it does, with a setting metric recording it: its runs' params now carry cooldown_s, so
 # as-ssd's keys changed; runs from before it (measured hot after the fill) lack the setting and stay
 # unlike the new ones.
-RULES_VERSION = 10
+# 11 (2026-11-27): quick runs in CrystalDiskMark's order (all reads, then all writes), each entry after
+# an unmeasured run and an interval, recorded as settings (interval_s, warmup): quick's keys changed,
+# and runs from before (each entry read then written, at once) lack the settings and stay unlike.
+RULES_VERSION = 11
 METHOD_KEY = "test (method)"  # named as differing when one test name runs different methods
 NOTES_KEY = "plan notes"
 WHOLE_DRIVE_PCT = 99.5  # a size this close to the capacity is "the whole drive"

@@ -31,6 +31,8 @@ def test_a_sub_millisecond_steady_state_window_is_no_job_either() -> None:
     # An idle takes 0 (as none), so its floor is 0 itself, and the advice says so.
     ("thermal", "cooldown_s", "is under 0 s, the least it takes: an idle is a length of time, and 0 or none is no "
                               "idle; give a number of seconds from 0 to 604800, or none"),
+    ("quick", "interval_s", "is under 0 s, the least it takes: an idle is a length of time, and 0 or none is no "
+                            "idle; give a number of seconds from 0 to 604800, or none"),
     ("consistency", "steady_window_s", "is not above 0 s: a window is a length of time; give a number of seconds "
                                        "above 0, up to 604800"),
 ])

@@ -33,8 +33,9 @@ class StoppingEngine(StopAfterMeasures, FakeEngine):
         self.left = measures_before_stop
 
 
-def make_interrupted_bundle(path: Path, measures_before_stop: int = 5) -> Path:
-    """quick stopped part-way (prepare-fill + 4 runs kept), the mixed test never started."""
+def make_interrupted_bundle(path: Path, measures_before_stop: int = 7) -> Path:
+    """quick stopped part-way (prepare-fill, and of two entries the unmeasured run and 2 runs each,
+    kept), the mixed test never started."""
     try:
         make_bundle(path, (QUICK, MIXED), engine=StoppingEngine(measures_before_stop))
     except Interrupted:

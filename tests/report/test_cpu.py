@@ -48,7 +48,7 @@ def test_display_names_follow_the_metrics_named_after_a_workload() -> None:
     quick = REGISTRY["quick"]
     params = quick.parse_params({"runs": 2})
     target = parse_target("sim:").info()
-    names = [m.name for m in quick.plan(params, target).measures()]
+    names = [m.name for m in quick.plan(params, target).measures() if m.role == "measure"]  # as measured_in gives them
     shown = workload_names(names, quick.metric_specs(params, target))
     assert shown["seq1m_q8t1-read-r1"] == "SEQ1M Q8T1 read, run 1"
     assert shown["rnd4k_q1t1-write-r2"] == "RND4K Q1T1 write, run 2"
@@ -89,7 +89,7 @@ def test_sim_array_cpu_reaches_report_and_compare(tmp_path: Path) -> None:
     tables = {t.key: t for t in build_section(array, array.load_run().test("quick")).tables}
     results = {f"{row[0]} {d}" for row in tables["quick-cdm"].rows for d in ("read", "write")}
     assert [row[0] for row in tables["quick-cpu"].rows] == [
-        f"{e} {d}" for e in ("SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1") for d in ("read", "write")]
+        f"{e} {d}" for d in ("read", "write") for e in ("SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1")]
     assert {row[0] for row in tables["quick-cpu"].rows} == results
     sweep = {t.key: t for t in build_section(array, array.load_run().test("qd-sweep")).tables}
     assert [row[0] for row in sweep["qd-sweep-cpu"].rows] == [row[0] for row in sweep["qd-sweep-metrics"].rows]

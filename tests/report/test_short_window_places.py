@@ -179,10 +179,10 @@ class StoppingSim(StopAfterMeasures, SimEngine):
 
 
 def stopped_raid(path: Path, runtime_s: float) -> Path:
-    """quick on a simulated RAID-0, stopped after its fill and three runs."""
+    """quick on a simulated RAID-0, stopped after its fill and three entries (each an unmeasured run, then one)."""
     entry = SuiteEntry(name="quick", test="quick", params={"runs": 1, "runtime_s": runtime_s, "size_bytes": "64m"})
     with pytest.raises(Interrupted):
-        run_entries(path, parse_target(RAID), StoppingSim(4), [entry])
+        run_entries(path, parse_target(RAID), StoppingSim(7), [entry])
     return path
 
 

@@ -1,7 +1,9 @@
 """CrystalDiskMark-style quick preset (docs/methods/quick.md).
 
-Each entry runs `runs` times for `runtime_s` seconds over a `size_bytes` test region,
-reads first then writes, like CrystalDiskMark; the region is written once beforehand so
+Each entry runs `runs` times for `runtime_s` seconds over a `size_bytes` test region, in
+CrystalDiskMark's order: every entry's reads, then every entry's writes, each entry after an
+unmeasured run of the same length ("Preparing...") and `interval_s` idle between entries
+(`ExecDiskBenchAll` and `DiskSpd` in DiskBench.cpp). The region is written once beforehand so
 reads hit real data. The NVMe profile is chosen for NVMe targets unless told otherwise.
 """
 
@@ -24,8 +26,9 @@ from ssdlab.methods.base import (
     TestPlan,
     TestResults,
 )
-from ssdlab.methods.metrics import IOPS, MB_S, US, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import Bytes, OffsetBytes, ParamValueError, Seconds
+from ssdlab.methods.metrics import IOPS, MB_S, SECONDS, US, MetricSet, MetricSpec, metric_set
+from ssdlab.methods.params import Bytes, IdleSeconds, OffsetBytes, ParamValueError, Seconds
+from ssdlab.steps import Idle
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -72,6 +75,10 @@ class QuickParams(Params):
     aggregate: Literal["best", "mean"] = "best"
     profile: Literal["auto", "standard", "nvme"] = "auto"
     offset_bytes: OffsetBytes = 0
+    # CrystalDiskMark's IntervalTime default (5 s) between entries; None (or 0): none.
+    interval_s: IdleSeconds = 5.0
+    # CrystalDiskMark runs each entry once unmeasured ("Preparing...") before its measured runs.
+    warmup: bool = True
 
     @field_validator("size_bytes")
     @classmethod
@@ -93,6 +100,26 @@ def profile_entries(params: QuickParams, target: TargetInfo) -> tuple[CdmEntry, 
 
 def run_name(entry: CdmEntry, direction: str, run: int) -> str:
     return f"{entry.key}-{direction}-r{run}"
+
+
+def cdm_order(entries: tuple[CdmEntry, ...]) -> list[tuple[CdmEntry, str]]:
+    """Every entry's read, then every entry's write, as CrystalDiskMark's "All" runs them: its
+    RND4K Q1T1 read follows the deep-queue random reads, not random writes."""
+    return [(entry, direction) for direction in DIRECTIONS for entry in entries]
+
+
+def entry_runs(params: QuickParams, entry: CdmEntry, direction: str, common: dict[str, int]) -> list[Action]:
+    """One entry in one direction: CrystalDiskMark's unmeasured first run (kept, not analysed),
+    then its `runs` measured ones."""
+    pattern = entry.pattern_read if direction == "read" else entry.pattern_write
+    runs: list[Action] = []
+    for run in range(0 if params.warmup else 1, params.runs + 1):
+        name = run_name(entry, direction, run) if run else f"{entry.key}-{direction}-warmup"
+        workload = Workload(name=name, pattern=pattern, block_size_bytes=entry.block_size_bytes,
+                            iodepth=entry.iodepth, jobs=entry.jobs, runtime_s=params.runtime_s,
+                            seed=run or params.runs + 1, **common)  # the measured runs keep their seeds
+        runs.append(Measure(workload=workload, role="measure" if run else "precondition"))
+    return runs
 
 
 def run_windows(params: QuickParams, entry: CdmEntry, direction: str) -> tuple[str, ...]:
@@ -151,26 +178,26 @@ class QuickTest(MethodTest[QuickParams]):
         common = {"offset_bytes": params.offset_bytes, "span_bytes": size}
         # CrystalDiskMark prepares its test file with 1 MiB writes at QD8.
         actions: list[Action] = [fill_action(size, "prepare-fill", 1, MIB, 8, params.offset_bytes)]
-        for entry in profile_entries(params, target):
-            for direction, pattern in (("read", entry.pattern_read), ("write", entry.pattern_write)):
-                for run in range(1, params.runs + 1):
-                    workload = Workload(
-                        name=run_name(entry, direction, run), pattern=pattern,
-                        block_size_bytes=entry.block_size_bytes, iodepth=entry.iodepth,
-                        jobs=entry.jobs, runtime_s=params.runtime_s, seed=run, **common,
-                    )
-                    actions.append(Measure(workload=workload))
+        for index, (entry, direction) in enumerate(cdm_order(profile_entries(params, target))):
+            if index and params.interval_s is not None:
+                actions.append(Idle(name=f"interval-{index}", seconds=params.interval_s))
+            actions += entry_runs(params, entry, direction, common)
         return self.make_plan(params, actions, notes)
 
     def metric_specs(self, params: QuickParams, target: TargetInfo) -> MetricSet:
-        specs = [MetricSpec("profile", "CrystalDiskMark profile", kind="setting")]
+        specs = [MetricSpec("profile", "CrystalDiskMark profile", kind="setting"),
+                 # Settings: runs from before CrystalDiskMark's order, interval and unmeasured first run
+                 # lack them, and compare as another method.
+                 MetricSpec("interval_s", "Idle between entries", SECONDS, kind="setting"),
+                 MetricSpec("warmup", "Unmeasured first run of each entry", kind="setting")]
         for entry in profile_entries(params, target):
             for direction in DIRECTIONS:
                 specs += quick_specs(entry, direction, run_windows(params, entry, direction))
         return metric_set(specs)
 
     def analyze(self, params: QuickParams, target: TargetInfo, results: TestResults) -> Metrics:
-        metrics: Metrics = {"profile": "nvme" if profile_entries(params, target) is NVME else "standard"}
+        metrics: Metrics = {"profile": "nvme" if profile_entries(params, target) is NVME else "standard",
+                            "interval_s": params.interval_s, "warmup": params.warmup}
         pick = max if params.aggregate == "best" else fmean
         for entry in profile_entries(params, target):
             for direction in DIRECTIONS:

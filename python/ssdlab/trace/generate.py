@@ -2,8 +2,9 @@
 benches (docs/traces.md, "Generated traces"), so a heavy- or destroyer-class workload runs
 without the proprietary traces.
 
-Published targets (AnandTech storage bench descriptions, 2013 "Heavy" and 2014 "The
-Destroyer"; copied into the issue that asked for this):
+Published targets (AnandTech storage bench descriptions: "AnandTech Storage Bench 2011 - Heavy
+Workload", anandtech.com/show/6884 page 7, and "The Destroyer", AnandTech Storage Bench 2013,
+anandtech.com/show/7555 page 3; copied into the issue that asked for this):
 - heavy: 2.17 M reads, 1.78 M writes, 48.63 GB read, 106.32 GB written, average QD 4.6,
   43 % sequential, sizes <4K 7.8 %, 4K 29.2 %, 8K 3.5 %, 16K 10.3 %, 32K 10.8 %,
   64K 4.1 %, 128K 21.7 %, rest larger;
@@ -68,9 +69,9 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile("heavy", 2_170_000, 1_780_000, round(48.63 * GB), round(106.32 * GB), 4.6, 43.0,
-            source="AnandTech Storage Bench 2013 'Heavy' published totals"),
+            source="AnandTech Storage Bench 2011 'Heavy' published totals"),
     Profile("destroyer", 38_830_000, 10_980_000, round(1583.02 * GB), round(875.62 * GB), 5.5, 67.0,
-            source="AnandTech Storage Bench 2014 'The Destroyer' published totals"),
+            source="AnandTech Storage Bench 2013 'The Destroyer' published totals"),
     # Ours: a light client day (browsing, office, a little media), read-mostly, shallow
     # queues, small I/O; defined here, reproduces no published bench.
     Profile("light", 300_000, 200_000, round(6.0 * GB), round(3.0 * GB), 1.8, 35.0,

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from ssdlab import _ssdsim
 
 Remap = Literal["modulo", "proportional"]
-DEFAULT_IDLE_CAP_US = 25.0  # the client-bench reviews cut idle time to 25 µs
+# Idle stretches are cut to this: a nearly back-to-back replay. AnandTech's later descriptions give
+# 25 ms (docs/methods/trace.md, "Where ssdlab differs"); idle_cap_us=25000 replays that way.
+DEFAULT_IDLE_CAP_US = 25.0
 SECTOR = 512
 
 

@@ -150,3 +150,37 @@ def test_a_swap_file_is_refused(tmp_path: Path) -> None:
         assert "in use as swap" in (FileTarget.from_spec(f"file:{path}?size=16m").write_refusal() or "")
     finally:
         subprocess.run(["swapoff", str(path)], check=False)
+
+
+def test_a_copy_of_ssdlabs_scratch_file_is_not_ssdlabs(tmp_path: Path, cli: Callable) -> None:
+    """QA (stop 45): the mark was the same "1" on every scratch file, and `cp -a`, `rsync -X` and
+    `tar --xattrs` carry it: a copy filled with someone's data was written unasked. The mark is
+    now the file's own device and inode, which a copy does not share and a rename keeps."""
+    import shutil
+
+    made = tmp_path / "scratch.img"
+    assert cli("run", f"file:{made}?size=4m", *QUICK, "--out", str(tmp_path / "one")).code == 0
+    copy = tmp_path / "mydata.img"
+    shutil.copy2(made, copy)  # copies the xattrs, as cp -a does
+    copy.write_bytes(b"precious" * (4 << 17))
+    before = copy.read_bytes()
+    assert not FileTarget.from_spec(f"file:{copy}?size=4m").owned()
+    refused = cli("run", f"file:{copy}?size=4m", *QUICK, "--out", str(tmp_path / "two"))
+    assert refused.code == 3 and "--destroy --yes=" in refused.stderr and copy.read_bytes() == before
+    moved = tmp_path / "renamed.img"
+    made.rename(moved)
+    assert FileTarget.from_spec(f"file:{moved}?size=4m").owned()
+
+
+def test_an_older_ssdlabs_mark_is_confirmed_as_a_copy_would_be(tmp_path: Path) -> None:
+    import os
+
+    from ssdlab.targets.file import LEGACY_MARK, OWNED_XATTR
+
+    path = someones_file(tmp_path)
+    os.setxattr(path, OWNED_XATTR, LEGACY_MARK)
+    target = FileTarget.from_spec(f"file:{path}?size=4m")
+    assert target.foreign()
+    with pytest.raises(SafetyError) as refused:
+        target.authorize_writes(destroy=False, confirmed_serial=None)
+    assert "carries an older ssdlab's scratch mark" in str(refused.value) and "\n" not in str(refused.value)

@@ -59,13 +59,23 @@ def allocated_bytes(path: Path) -> int:
 
 # The mark ssdlab leaves on the scratch files it creates, so it never mistakes someone's file for one.
 OWNED_XATTR = "user.ssdlab.scratch"
+# What older ssdlab versions wrote as the mark: the same on every file, so a copy (cp -a, rsync -X,
+# tar --xattrs) carried it, and a copy filled with someone's data was written unasked (QA).
+LEGACY_MARK = b"1"
+
+
+def file_mark(path: Path) -> bytes:
+    """The mark of the file at `path`: its device and inode, which a copy does not share, while a
+    rename on its file system keeps them."""
+    found = os.stat(path, follow_symlinks=False)
+    return f"{found.st_dev}:{found.st_ino}".encode()
 
 
 def mark_owned(path: Path) -> None:
     """Mark a file as ssdlab's scratch file; on file systems without user xattrs, the next run
     simply asks for confirmation again."""
     with contextlib.suppress(OSError):
-        os.setxattr(path, OWNED_XATTR, b"1", follow_symlinks=False)
+        os.setxattr(path, OWNED_XATTR, file_mark(path), follow_symlinks=False)
 
 
 def file_safety(refusal: str | None) -> SafetyState:
@@ -158,7 +168,14 @@ class FileTarget(Target):
     def owned(self) -> bool:
         """Whether the file is ssdlab's own scratch file (ssdlab marks the files it creates)."""
         try:
-            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == b"1"
+            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == file_mark(self.path)
+        except OSError:
+            return False
+
+    def legacy_marked(self) -> bool:
+        """Whether the file carries an older ssdlab's mark, which its copies carry too."""
+        try:
+            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == LEGACY_MARK
         except OSError:
             return False
 
@@ -182,13 +199,19 @@ class FileTarget(Target):
             too_small = self._size_refusal(writing=True)
             if too_small:
                 raise TargetError(too_small)
-            confirm_by_name(self.spec, f"{self.path} exists and was not created by ssdlab: writing destroys its "
+            confirm_by_name(self.spec, f"{self.path} exists and {self._whose()}: writing destroys its "
                             f"contents{self._growth_words()}", str(self.path), destroy, confirmed_serial,
                             also=(self.path.name,))
         shortfall = self._space_shortfall()
         if shortfall:  # refused before the run writes its bundle, not at the first test
             raise TargetError(f"{self.spec}: {shortfall}; free space or give a smaller size=")
         self._authorized = True
+
+    def _whose(self) -> str:
+        if self.legacy_marked():
+            return ("carries an older ssdlab's scratch mark, which copies of its files carry too (delete the file "
+                    "to let ssdlab make a new one)")
+        return "was not created by ssdlab"
 
     def writes_authorized(self) -> bool:
         return self._authorized or not self.foreign()
@@ -313,7 +336,7 @@ class FileTarget(Target):
         """That a run that writes grows someone's file to the size= asked, said by `plan` and `info`."""
         growth = self._growth_words() if self.foreign() else ""
         if growth:
-            return (f"{self.path} was not created by ssdlab: a run that writes destroys its contents{growth} "
+            return (f"{self.path} {self._whose()}: a run that writes destroys its contents{growth} "
                     f"(confirmed with --destroy --yes={self.path}); a run that only reads is refused at that size",)
         return ()
 

@@ -266,6 +266,48 @@ def test_authorized_loop_write_then_discard(loop: tuple[BlockTarget, Path], ctx:
 
 
 @pytest.mark.root
+def test_a_written_device_is_held_so_no_mount_or_mkfs_claims_it_mid_write(
+        loop: tuple[BlockTarget, Path], ctx: RunContext) -> None:
+    """QA (stop 45): during a write workload another process opened the device O_RDWR|O_EXCL, as
+    mkfs and mount do, and succeeded; ssdlab's checks come only between actions. The engine now
+    holds it exclusively while fio writes, and lets go after (the next purge must take it)."""
+    target, _ = loop
+    target.authorize_writes(destroy=True, confirmed_serial=target.name)
+    claims: list[str] = []
+
+    def claim_mid_write() -> None:
+        time.sleep(1.0)
+        try:
+            os.close(os.open(target.device_path, os.O_RDWR | os.O_EXCL))
+            claims.append("claimed")
+        except OSError as err:
+            claims.append(os.strerror(err.errno or 0))
+
+    w = workload(name="w", pattern="write", block_size_bytes=128 * 1024, iodepth=8, runtime_s=3)
+    thread = threading.Thread(target=claim_mid_write)
+    thread.start()
+    m = FioEngine().measure(target, w, ctx)
+    thread.join()
+    assert m.write.ios > 0 and claims == [os.strerror(16)]  # EBUSY
+    os.close(os.open(target.device_path, os.O_RDWR | os.O_EXCL))  # let go after the workload
+    assert FioEngine().step(target, Purge(), ctx).detail["method"] == "blkdiscard"
+
+
+@pytest.mark.root
+def test_a_device_already_held_is_not_written(loop: tuple[BlockTarget, Path], ctx: RunContext) -> None:
+    target, backing = loop
+    target.authorize_writes(destroy=True, confirmed_serial=target.name)
+    holder = os.open(target.device_path, os.O_RDONLY | os.O_EXCL)
+    try:
+        with pytest.raises(SafetyError) as refused:
+            FioEngine().measure(target, workload(name="w", pattern="write", runtime_s=1), ctx)
+    finally:
+        os.close(holder)
+    assert "held exclusively by something else now" in str(refused.value) and "\n" not in str(refused.value)
+    assert allocated_bytes(backing) == 0
+
+
+@pytest.mark.root
 def test_loop_write_cache_switch(loop: tuple[BlockTarget, Path], ctx: RunContext) -> None:
     target, _ = loop
     target.authorize_writes(destroy=True, confirmed_serial=target.name)
@@ -308,7 +350,8 @@ def test_a_device_mounted_after_the_checks_fails_the_workload(loop: tuple[BlockT
                                                               tmp_path: Path) -> None:
     """QA: a device mounted mid-test made fio abort the job ("appears mounted, and
     'allow_mounted_write' isn't set. Aborting.") and exit 0; the workload was recorded as
-    measured at 0.0 MB/s and its test as complete. A workload fio ran no I/O for fails."""
+    measured at 0.0 MB/s and its test as complete. The engine's hold on the device it writes
+    (held_while_writing) now finds the mount first, and nothing is written."""
     import hashlib
     import subprocess
 
@@ -320,7 +363,7 @@ def test_a_device_mounted_after_the_checks_fails_the_workload(loop: tuple[BlockT
     subprocess.run(["mount", target.spec, str(mnt)], check=True)
     try:
         before = hashlib.sha256(backing.read_bytes()).hexdigest()
-        with pytest.raises(EngineError, match=r"fio did no I/O for w: .*appears mounted"):
+        with pytest.raises(SafetyError, match=r"held exclusively by something else now \(a mount"):
             FioEngine().measure(target, workload(name="w", pattern="write", block_size_bytes=MIB, runtime_s=1), ctx)
         assert hashlib.sha256(backing.read_bytes()).hexdigest() == before
     finally:

@@ -48,6 +48,7 @@ from ssdlab.steps import Step, StepResult
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget
+from ssdlab.targets.safety import held_while_writing
 from ssdlab.targets.sysinfo import block_facts
 from ssdlab.telemetry.sampler import Sampler, telemetry_sampler, with_telemetry
 from ssdlab.units import fio_size
@@ -373,8 +374,10 @@ class FioEngine:
         sampler = telemetry_sampler(target.kind, target.spec, facts=ctx.target_facts) if self.telemetry else None
         if sampler is not None:
             sampler.start()
+        held = target.write_held_paths() if workload.is_write else ()
         try:
-            stopped, code = self._run(job, output, stderr_path, workload, ctx)
+            with held_while_writing(target.spec, held):
+                stopped, code = self._run(job, output, stderr_path, workload, ctx)
         finally:
             if sampler is not None:
                 sampler.stop()

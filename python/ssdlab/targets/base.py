@@ -286,6 +286,11 @@ class Target(ABC):
         targets that live in this process)."""
         return ()
 
+    def write_held_paths(self) -> tuple[Path, ...]:
+        """The device nodes an engine holds exclusively while it writes them
+        (safety.held_while_writing): none but for block devices and arrays."""
+        return ()
+
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Raise SafetyError unless writing is allowed (docs/safety.md). Files and sims: always.
 

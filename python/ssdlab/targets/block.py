@@ -84,6 +84,9 @@ class BlockTarget(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return (self.device_path,)
 
+    def write_held_paths(self) -> tuple[Path, ...]:
+        return (self.device_path,)
+
     def prepare(self) -> None:
         if not self.device_path.exists():
             raise TargetError(f"{self.spec}: device {self.device_path} has gone away")

@@ -207,6 +207,10 @@ class Raid0Target(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return tuple(m.device_path for m in self.members)
 
+    def write_held_paths(self) -> tuple[Path, ...]:
+        """The assembled array (md itself holds its members)."""
+        return self._md.write_held_paths() if self._md is not None else ()
+
     def confirmation_token(self) -> str:
         """Every member's own token, in member order: --yes=SERIAL_A,SERIAL_B."""
         return ",".join(m.confirmation_token() for m in self.members)

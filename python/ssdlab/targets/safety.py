@@ -15,9 +15,11 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+from ssdlab.errors import SafetyError
 from ssdlab.targets.base import SafetyState
 from ssdlab.targets.sysinfo import (
     SysRoot,
@@ -160,6 +162,47 @@ def held_exclusively(node: Path) -> bool:
         os.close(fd)
         return False
     return True
+
+
+@contextmanager
+def held_while_writing(spec: str, nodes: Sequence[Path]) -> Iterator[None]:
+    """Hold each device node exclusively (O_EXCL) while an engine writes it: between the run's
+    checks and the end of a write, a mount, mkfs or md assembly of the device (or, for a whole
+    disk, of a partition: the kernel refuses to claim a partition of a claimed disk) fails with
+    EBUSY instead of meeting our writes (QA: another process took O_EXCL mid-workload). fio opens
+    the device without O_EXCL, so it is not held up. A node that cannot be opened at all (not
+    root) cannot be written either, and is left alone. SafetyError if something holds it now."""
+    held: list[int] = []
+    try:
+        for node in nodes:
+            fd = _claim(node)
+            if fd == _BUSY:
+                raise SafetyError(f"{spec}: {node} is held exclusively by something else now (a mount, mkfs or an "
+                                  "md/dm device); nothing was written to it; free it, then resume the run")
+            if fd >= 0:
+                held.append(fd)
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+_BUSY = -2
+
+
+def _claim(node: Path) -> int:
+    """An O_EXCL descriptor of `node`, _BUSY if another holder keeps it past udev's moment
+    (EXCLUSIVE_RETRY_S), or -1 if it cannot be opened."""
+    for pause in (*EXCLUSIVE_RETRY_S, None):
+        try:
+            return os.open(node, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError as err:
+            if err.errno != errno.EBUSY:
+                return -1
+            if pause is None:
+                return _BUSY
+            time.sleep(pause)
+    return _BUSY
 
 
 def probe_node(root: SysRoot, name: str, hint: Path | None = None) -> Path | None:

@@ -154,6 +154,17 @@ pub struct Nand {
     /// read queues behind the operation (presets without a source).
     #[serde(default)]
     pub suspend_us: f64,
+    /// Page-register hits: a die keeps the page it last sensed on each plane in that plane's
+    /// page register until it senses another page there, programs or erases, so a read of
+    /// another 4 KiB of the same physical page needs no new sense (tR), only the transfer
+    /// out (docs/simulator.md, "NAND"). On in every preset (it is how NAND works); off only
+    /// to compare (`nand.page_register=0`).
+    #[serde(default = "page_register_default")]
+    pub page_register: bool,
+}
+
+fn page_register_default() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -618,12 +629,19 @@ fn least_op_pct(raw_bytes: u64, kept_bytes: u64) -> String {
     format!(" to at least {:.1}", (op * 10.0).ceil() / 10.0)
 }
 
+/// The most planes a die may have: a read's planes are a bit mask (`Drive::read_nand`); NAND
+/// dies have 1 to 6.
+pub const MAX_PLANES: u32 = 64;
+
 /// Reject configurations the model cannot run.
 pub fn validate(cfg: &Config) -> Result<(), SimError> {
     let n = &cfg.nand;
     let e = |m: &str| Err(SimError::Config(format!("invalid config: {m}")));
     if n.channels == 0 || n.dies_per_channel == 0 || n.planes == 0 || n.pages_per_block == 0 {
         return e("nand geometry must be non-zero");
+    }
+    if n.planes > MAX_PLANES {
+        return e(&format!("nand.planes must be at most {MAX_PLANES}"));
     }
     if n.page_bytes < 4096 || !n.page_bytes.is_multiple_of(4096) {
         return e("nand.page_bytes must be a multiple of 4096");

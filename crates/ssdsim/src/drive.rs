@@ -153,6 +153,10 @@ pub struct Drive {
     /// Per die, when its last reserved read ends: work reserved on a die beyond this is
     /// program or erase work, which a read may suspend (`nand.suspend_us`).
     read_free: Vec<u64>,
+    /// Per die and plane (`die * planes + plane`), the program unit whose page that plane's
+    /// page register holds from its last sense, `NONE` when it holds none: a read of it
+    /// needs no new sense (`nand.page_register`, "Page registers" below).
+    page_reg: Vec<u32>,
     channels: Vec<Pipe>,
     /// Controller command paths (per-command firmware cost), read and write.
     ctrl_r_free: u64,
@@ -227,6 +231,7 @@ impl Drive {
             cur: Timing::new(&cfg, 1.0),
             die_free: vec![0; dies as usize],
             read_free: vec![0; dies as usize],
+            page_reg: vec![NONE; (dies * n.planes) as usize],
             channels: vec![Pipe::new(n.channel_mb_s); n.channels as usize],
             ctrl_r_free: 0,
             ctrl_w_free: 0,
@@ -327,12 +332,34 @@ impl Drive {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.ftl.check_invariants()?;
         self.slc.check_invariants()?;
+        self.check_registers()?;
         if self.slc_mode == SlcMode::Static && self.slc_used_bytes() > self.cfg.slc.bytes {
             return Err(format!(
                 "the static SLC cache holds {} B, more than its {} B",
                 self.slc_used_bytes(),
                 self.cfg.slc.bytes
             ));
+        }
+        Ok(())
+    }
+
+    /// A page register holds a page only while nothing but reads has been reserved on its die
+    /// since that page's sense: program, erase or internal work clears the die's registers.
+    fn check_registers(&self) -> Result<(), String> {
+        let planes = self.cfg.nand.planes as usize;
+        if self.page_reg.len() != self.die_free.len() * planes {
+            return Err(format!(
+                "{} page registers for {} dies of {planes} planes",
+                self.page_reg.len(),
+                self.die_free.len()
+            ));
+        }
+        for (d, regs) in self.page_reg.chunks(planes).enumerate() {
+            if regs.iter().any(|&g| g != NONE) && self.die_free[d] != self.read_free[d] {
+                return Err(format!(
+                    "die {d} holds a page in its registers with program or erase work reserved after its last read"
+                ));
+            }
         }
         Ok(())
     }
@@ -463,6 +490,80 @@ impl Drive {
         sensed
     }
 
+    // ----- page registers ---------------------------------------------------------
+    //
+    // A NAND sense (tR) moves a whole page of one plane from the array into that plane's page
+    // register, from which the controller clocks out what it needs over the channel. The
+    // register keeps the page until the plane senses another page, or the die programs
+    // (program data passes through the registers) or erases (the model clears them then too,
+    // as ONFI leaves their contents undefined after any array operation but a read). So a
+    // second read of the same physical page, such as the next 4 KiB of a sequential stream
+    // (a 16 KiB page holds four), needs no sense: no tR and no sense energy, only its
+    // transfer out. Internal work (GC, folding, journal programs and erases) clears a die's
+    // registers whenever it takes die time.
+
+    /// The bit of the plane `slot` lies on: a program unit holds one page on each plane,
+    /// `slots_per_page` consecutive slots each, in plane order.
+    #[inline]
+    fn plane_bit(&self, slot: u32) -> u64 {
+        let spp = self.cfg.nand.page_bytes / LPN_BYTES as u32;
+        1 << ((slot % self.ftl.slots_per_unit) / spp)
+    }
+
+    /// Whether every plane in `planes` of `die` holds its page of program unit `group`.
+    #[inline]
+    fn registers_hold(&self, die: u32, group: u32, planes: u64) -> bool {
+        if !self.cfg.nand.page_register {
+            return false;
+        }
+        let base = (die * self.cfg.nand.planes) as usize;
+        let mut rest = planes;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            if self.page_reg[base + p] != group {
+                return false;
+            }
+            rest &= rest - 1;
+        }
+        true
+    }
+
+    /// After a sense of `group`'s pages on `planes`: those registers hold them, unless program
+    /// or erase work is reserved on the die behind the read (a suspended operation resumes
+    /// after it), which will take the registers over.
+    #[inline]
+    fn load_registers(&mut self, die: u32, group: u32, planes: u64) {
+        let d = die as usize;
+        if self.die_free[d] > self.read_free[d] {
+            self.clear_registers(die);
+            return;
+        }
+        let base = (die * self.cfg.nand.planes) as usize;
+        let mut rest = planes;
+        while rest != 0 {
+            self.page_reg[base + rest.trailing_zeros() as usize] = group;
+            rest &= rest - 1;
+        }
+    }
+
+    /// The die programs or erases (or internal work takes it): its registers hold nothing.
+    #[inline]
+    fn clear_registers(&mut self, die: u32) {
+        let planes = self.cfg.nand.planes as usize;
+        let base = die as usize * planes;
+        self.page_reg[base..base + planes].fill(NONE);
+    }
+
+    /// Read `bytes` already in `die`'s page registers from `t`: no sense, no sense energy;
+    /// the transfer out waits for work already reserved on the die (only reads: anything
+    /// else would have cleared the registers) and takes its channel as `nand_read`'s does.
+    fn read_register(&mut self, die: u32, bytes: u64, t: u64) -> u64 {
+        let ready = t.max(self.die_free[die as usize]);
+        let c = self.channel_of(die);
+        let (cs, ce) = self.channels[c].reserve(t, bytes);
+        ready.max(cs) + (ce - cs)
+    }
+
     /// Transfer a host or journal unit over the channel and program it into `cells`; returns
     /// the completion time. The die is held for the host path's share of the program time
     /// (`nand.prog_ways`), the energy is the whole program's (`prog_wns`).
@@ -477,6 +578,7 @@ impl Drive {
         let start = moved.max(self.die_free[d]);
         self.die_free[d] = start + t_prog;
         self.thermal.spend_work(energy_wns);
+        self.clear_registers(die);
         self.die_free[d]
     }
 
@@ -486,6 +588,7 @@ impl Drive {
         let d = die as usize;
         let start = t.max(self.die_free[d]);
         self.die_free[d] = start + busy;
+        self.clear_registers(die);
     }
 
     /// Die time to collect one victim with `moved` valid slots, from the mechanisms:
@@ -572,6 +675,9 @@ impl Drive {
         let Some(work) = self.ftl.gc_one(die) else {
             return false;
         };
+        // The victim is erased now as far as the map is concerned, its die time paid later:
+        // the die's registers may hold none of its pages from here on.
+        self.clear_registers(die);
         let victim = self.victim_work(work.moved);
         let freed = self.ftl.slots_per_block.saturating_sub(work.moved);
         let freed_units = (freed / self.ftl.slots_per_unit).max(1) as u64;
@@ -892,8 +998,8 @@ impl Drive {
             };
             let slot = self.ftl.lookup(lpn);
             if slot != NONE {
-                let die = self.ftl.die_of_slot(slot);
-                ready = ready.max(self.nand_read(die, LPN_BYTES, t));
+                let (group, plane) = (slot / self.ftl.slots_per_unit, self.plane_bit(slot));
+                ready = ready.max(self.read_group(group, plane, LPN_BYTES, t));
             }
         }
         ready
@@ -929,6 +1035,7 @@ impl Drive {
         // Consecutive LPNs in one program unit share one multi-plane page read.
         let mut group = NONE;
         let mut group_bytes = 0u64;
+        let mut planes = 0u64;
         for lpn in lpn0..lpn1 {
             let slot = self.ftl.lookup(lpn);
             if slot == NONE {
@@ -937,22 +1044,31 @@ impl Drive {
             let g = slot / unit;
             if g != group {
                 if group != NONE {
-                    done = done.max(self.read_group(group, group_bytes, t0));
+                    done = done.max(self.read_group(group, planes, group_bytes, t0));
                 }
                 group = g;
                 group_bytes = 0;
+                planes = 0;
             }
             group_bytes += LPN_BYTES;
+            planes |= self.plane_bit(slot);
         }
         if group != NONE {
-            done = done.max(self.read_group(group, group_bytes, t0));
+            done = done.max(self.read_group(group, planes, group_bytes, t0));
         }
         done
     }
 
-    fn read_group(&mut self, group: u32, bytes: u64, t: u64) -> u64 {
+    /// Read `bytes` of program unit `group` from the pages on the planes in the mask `planes`
+    /// from `t`: from the page registers when they hold them all, else with a sense.
+    fn read_group(&mut self, group: u32, planes: u64, bytes: u64, t: u64) -> u64 {
         let die = self.ftl.die_of_slot(group * self.ftl.slots_per_unit);
-        self.nand_read(die, bytes, t)
+        if self.registers_hold(die, group, planes) {
+            return self.read_register(die, bytes, t);
+        }
+        let done = self.nand_read(die, bytes, t);
+        self.load_registers(die, group, planes);
+        done
     }
 
     // ----- trim, purge, idle ---------------------------------------------------
@@ -1061,8 +1177,47 @@ impl Drive {
 
 #[cfg(test)]
 mod tests {
-    use super::{journal_erase_share, Drive, LPN_BYTES};
+    use super::{journal_erase_share, Drive, LPN_BYTES, NONE};
     use crate::job::{JobSpec, Pattern};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, .. ProptestConfig::default() })]
+
+        /// A page-register hit never follows a program or erase on its die: after any mix of
+        /// reads, writes (programs, GC, journal erases), FUA writes, TRIMs and idle time, a
+        /// die whose registers hold a page has had only reads reserved since that page's
+        /// sense, and a read served from a register finds there the unit its data is in.
+        #[test]
+        fn registers_hold_pages_only_between_reads(
+            ops in prop::collection::vec((0u8..5, 0u64..2048, 0u64..3), 1..300)
+        ) {
+            let ov = [("capacity_gib", "1"), ("nand.channels", "2"), ("nand.dies_per_channel", "1"),
+                ("op", "25"), ("ftl.map_journal_entry_bytes", "256")]
+                .map(|(k, v)| (k.to_string(), v.to_string()));
+            let mut d = Drive::new("950pro-256", &ov, 7).expect("drive builds");
+            let cap_pages = d.capacity_bytes() / LPN_BYTES;
+            let mut t = 0u64;
+            for (op, page, len) in ops {
+                let off = page % (cap_pages - 64) * LPN_BYTES;
+                let len = [4096, 16384, 131_072][len as usize];
+                t += 5_000;
+                match op {
+                    0 | 1 => { d.read(t, off, len); }
+                    2 => { d.write(t, off, len, false); }
+                    3 => { d.write(t, off, len, true); }
+                    _ => { d.trim_at(t, off, len); }
+                }
+                prop_assert!(d.check_registers().is_ok(), "{:?}", d.check_registers());
+                // Every register's unit is one the FTL may hold data in: never a unit of a
+                // free (erased) block.
+                for &g in d.page_reg.iter().filter(|&&g| g != NONE) {
+                    let block = g * d.ftl.slots_per_unit / d.ftl.slots_per_block;
+                    prop_assert!(!d.ftl.is_free_block(block), "a register holds a page of erased block {block}");
+                }
+            }
+        }
+    }
 
     /// A block's units carry exactly one erase of die time between them, however the erase
     /// time divides, and each unit's share differs from the mean by less than a nanosecond.

@@ -208,6 +208,12 @@ impl Ftl {
         self.valid.len() as u64
     }
 
+    /// Whether `block` is erased and on its die's free list (tests).
+    #[cfg(test)]
+    pub(crate) fn is_free_block(&self, block: u32) -> bool {
+        self.free[(block / self.blocks_per_die) as usize].contains(&block)
+    }
+
     pub fn free_blocks(&self, die: u32) -> u32 {
         self.free[die as usize].len() as u32
     }

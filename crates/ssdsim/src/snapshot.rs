@@ -48,8 +48,9 @@ impl Snapshot for Array {
 /// config; paced GC debt, journal state and per-die read ends in the drive; 4: the read path's
 /// own latency, `ctrl.read_latency_us`, apart from the host's per-command latency; 5: the
 /// sectors the host wrote of each page in the write buffer; 6: the SLC cache's contents, which
-/// pages are in it and in what order, in place of a byte count).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x06";
+/// pages are in it and in what order, in place of a byte count; 7: each die's page registers, which
+/// program unit's page every plane last sensed, and `nand.page_register` in the config).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x07";
 
 const STREAM_BUF_BYTES: usize = 1 << 16;
 const SCRATCH_BYTES: usize = 1 << 20;

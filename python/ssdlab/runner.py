@@ -75,6 +75,7 @@ from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo, TargetLocks
+from ssdlab.targets.identity import identity_changes
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import seconds_apart
 
@@ -233,7 +234,21 @@ class Runner:
     def preflight(self, record: RunRecord) -> None:
         """Everything that could refuse the run, checked before anything is written."""
         self.check_same_engine(record)
+        self.check_same_drive(record)
         self.authorize(record, self.pending(record))
+
+    def check_same_drive(self, record: RunRecord) -> None:
+        """A run goes on only on the drive its bundle recorded (targets/identity.py): a target string
+        names a place (/dev/loop3, /dev/sdb), which another drive can be found at after a reboot or
+        in an edited run.json; its measurements would be filed under the first drive. Checked before
+        anything is written or measured, and before a simulated drive is restored from the bundle
+        (the restored drive is the bundle's own, whatever the target string now names)."""
+        changes = identity_changes(record.target, self.target.info())
+        if changes:
+            raise SafetyError(
+                f"{self.target.spec} is not the drive {self.bundle.path} was measuring: {'; '.join(changes)}; "
+                f"a resume continues only on that drive: attach it again, or start a new run on this one "
+                f"with another --out (`ssdlab run -t {shlex.quote(self.target.spec)} -o NEW_DIR ...`)")
 
     def check_same_engine(self, record: RunRecord) -> None:
         """A resumed simulated run continues under the simulator it began with: another one (another
@@ -319,6 +334,7 @@ class Runner:
 
     def _run(self, record: RunRecord) -> RunRecord:
         self.check_same_engine(record)
+        self.check_same_drive(record)
         try:
             self.restore_drive(record)
         except KeyboardInterrupt as stop:  # while rebuilding the drive: nothing of the run has changed yet

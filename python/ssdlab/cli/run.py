@@ -306,6 +306,8 @@ def run(
         if resume is None:
             check_new_bundle(bundle)  # before the lock puts its file there
         runner = Runner(bundle, tgt, engine)
+        if resume is not None:  # before --yes is checked against the device now there, which may be another
+            runner.check_same_drive(record)
         record = confirmed(runner, record, tgt, destroy, yes)
         runner.preflight(record)  # a refused run leaves nothing behind
         print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 Remap = Literal["modulo", "proportional"]
 # Idle stretches are cut to this: a nearly back-to-back replay. AnandTech's later descriptions give
-# 25 ms (docs/methods/trace.md, "Where ssdlab differs"); idle_cap_us=25000 replays that way.
+# 25 ms (docs/methods/trace.md, "Published method it follows"); idle_cap_us=25000 replays that way.
 DEFAULT_IDLE_CAP_US = 25.0
 SECTOR = 512
 

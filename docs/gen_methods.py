@@ -226,7 +226,8 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
     "AsSsdParams": {
         "size_bytes": "Test region of Seq, 4K, 4K-64Thrd and the access-time writes (AS SSD: 1 GiB).",
         "seq_block_bytes": "Transfer size of Seq (AS SSD: 16 MiB).",
-        "runtime_s": "Seconds of each 4K and 4K-64Thrd run (AS SSD does not publish its durations).",
+        "runtime_s": ("Seconds of each 4K and 4K-64Thrd run (AS SSD bounds each by amount instead: it reads or "
+                      "writes until the 1 GB range is traveled)."),
         "threads": "Jobs of 4K-64Thrd, each at QD1.",
         "access_runtime_s": "Seconds of each access-time run.",
         "access_write_block_bytes": ("Size of the access-time writes (AS SSD: 512 B); the target's logical "

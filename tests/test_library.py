@@ -795,10 +795,32 @@ def test_library_list_is_readable_at_80_columns(tmp_path: Path, how: str) -> Non
     for row, suite in ((raid, "raid-scaling"), (quick_run, "quick")):
         assert f" {suite} " in row[0] and "complete" in row[0] and " 1 " in row[0], "\n".join(lines)
     assert any("MZVPV512HDGL-00000" in line for line in raid) and any("md RAID-0" in line for line in raid)
-    assert "a-lo" in raid[0] and "\N{HORIZONTAL ELLIPSIS}" not in "".join(lines), "\n".join(lines)
+    assert " a- " in raid[0] and "\N{HORIZONTAL ELLIPSIS}" not in "".join(lines), "\n".join(lines)
     bundle_at = next(line for line in lines if " bundle " in line).index("bundle")  # the column's cells start here
     folder = "".join(line[bundle_at:].split()[0] for line in raid if len(line) > bundle_at and line[bundle_at] != " ")
     assert folder == LONG_RUNS[0][0], "\n".join(lines)
+
+
+@pytest.mark.parametrize("how", ["terminal", "piped"])
+def test_library_list_at_80_columns_breaks_a_folder_name_only_after_a_hyphen(tmp_path: Path, how: str) -> None:
+    """QA: piped at 80 columns a default bundle name broke mid-word ("r-sim-defau" / "lt"): a folder
+    name breaks after its hyphens, as a model number does, each part whole (none here is wider than
+    the column)."""
+    folder = "20261127-210441-thermal-sim-sm951-ahci-512-heatsink-1-capacity-g"
+    lib = tmp_path / "library.sqlite"
+    bundle = Bundle(make_bundle(tmp_path / folder, "fake:?capacity=2g"))
+    bundle.write_run(bundle.load_run().model_copy(update={"target": bundle.load_run().target.model_copy(
+        update={"model": "SAMSUNG MZHPV512HDGL-00000"})}))
+    Library(lib).add(bundle.path)
+    lines = run_in_terminal("library", "list", "--library", str(lib), columns=80).lines if how == "terminal" \
+        else piped_list(lib)
+    table = lines[:next(n for n, line in enumerate(lines) if line.startswith("1 run in"))]
+    bundle_at = next(line for line in table if " bundle " in line).index("bundle")
+    pieces = [line[bundle_at:].split()[0] for line in table[table.index(next(line for line in table
+                                                                           if "complete" in line)):]
+              if len(line) > bundle_at and line[bundle_at] != " "]
+    assert "".join(pieces) == folder and len(pieces) > 1, "\n".join(lines)
+    assert all(piece.endswith("-") for piece in pieces[:-1]), "\n".join(lines)
 
 
 def test_library_list_uses_a_wide_terminal(tmp_path: Path) -> None:

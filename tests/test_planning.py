@@ -184,7 +184,7 @@ def test_a_start_is_its_own_only_where_a_purge_comes_before_any_measurement(
         assert own or p.start.state.startswith(left), said
         assert own or "prepares the drive itself" not in p.start.reason, said
         if isinstance(ahead, Measure) and ahead.role == "precondition":  # a fill over the drive as it is
-            assert f"own preparation (first step: {ahead.name})" in p.start.reason, said
+            assert f"own preparation — its first step, {ahead.describe()} —" in p.start.reason, said
     record = new_record(target, FakeEngine(), None, entries, overrides, {})
     assert [t.start for t in record.tests] == [p.start for p in planned]
 
@@ -377,3 +377,31 @@ def test_a_time_under_a_millisecond_is_a_one_line_error_on_the_command_line(cli:
         "error: test quick: parameter runtime_s=0.0004 is under 0.001 s, the least it takes: fio's job files count "
         "whole milliseconds, and fio reads 0 ms as no time limit at all; give a number of seconds from 0.001 to 604800"
     ], result.stderr
+
+
+@pytest.mark.parametrize(("transport", "said"), [
+    ("sim-ahci", "300 MB/s and 20,000 4 KiB IOPS assumed (a fallback: no typical rate for transport AHCI, and none "
+                 "is read from this simulated preset)"),
+    ("sim-nvme", "1,500 MB/s and 150,000 4 KiB IOPS assumed for NVMe (a typical drive's, not read from this "
+                 "simulated preset)"),
+])
+def test_a_simulated_drive_is_not_said_to_wait_for_a_run_on_this_device(transport: str, said: str) -> None:
+    """QA: `plan -t 'sim:sm951-ahci-512?heatsink=1'` said "speed unknown until a finished run fills
+    this device": no earlier run's rates are read for a simulated drive (device_rates.device_key)."""
+    assert assumed_rates(info("sim", transport)).describe() == said
+
+
+def test_the_why_line_names_a_step_as_the_plan_lists_it() -> None:
+    """QA: "why: … (its first step: purge-seq)" beside "1. purge (TRIM, whole target)"."""
+    from ssdlab.methods import get_entry
+    from ssdlab.planning import plan_run
+
+    (thermal,) = plan_run([get_entry("thermal")], {}, parse_target("fake:?capacity=2g").info())
+    assert "purge-seq" not in thermal.start.reason
+    assert f"its first step, {thermal.plan.actions[0].describe()} —" in thermal.start.reason
+
+
+def test_plan_calls_a_run_of_tests_custom_as_the_library_does(cli: Any) -> None:
+    """QA: plan said "suite -" for a --test run, `library list` and the report "custom"."""
+    first = cli("plan", "--test", "thermal", "-t", "fake:").stdout.splitlines()[0]
+    assert ", suite custom, engine fake" in first, first

@@ -32,7 +32,7 @@ from ssdlab.units import is_number, seconds_apart
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
 FALLBACK_RATE = (3e8, 20_000.0)
-_TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA"}
+_TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA", "ahci": "AHCI"}
 # Network volumes behind a drive's interface run at their provisioned rate, not a drive's: an
 # EBS volume is an NVMe device named by its model (AWS EC2 user guide, "Amazon EBS and NVMe":
 # `mn : Amazon Elastic Block Store`), and a gp3 volume defaults to 125 MiB/s (docs/architecture.md).
@@ -493,10 +493,10 @@ def no_entry_reason(plan: TestPlan) -> str:
     if first is not None:
         index, step = first
         if wipes(step):
-            return (f"the test prepares the drive itself from whatever state it is in (its {step_ordinal(index)}: "
-                    f"{step.name}), so no earlier state is shared")
-        return (f"the test's own preparation ({step_ordinal(index)}: {step.name}) writes over the drive as the suite "
-                "leaves it, with no purge before it, so it starts from that state")
+            return (f"the test prepares the drive itself from whatever state it is in — {said_step(index, step)} — "
+                    "so no earlier state is shared")
+        return (f"the test's own preparation — {said_step(index, step)} — writes over the drive as the suite leaves "
+                "it, with no purge before it, so it starts from that state")
     measured = next(((i, a) for i, a in enumerate(plan.actions) if action_role(a) == "measure"), None)
     if measured is None or (isinstance(measured[1], Measure) and not measured[1].workload.is_write):
         return "the test has no preparation of its own: it measures the drive as the suite leaves it"
@@ -525,6 +525,12 @@ def wipes(step: Action) -> bool:
     """Whether a preparation step leaves nothing of the state before it: a purge of the whole
     target does; a fill or a torture writes over that state, and a purge of a span keeps the rest."""
     return isinstance(step, Purge) and step.span_bytes is None
+
+
+def said_step(index: int, step: Action) -> str:
+    """A step as the plan lists it ("its first step, purge (TRIM, whole target)"), not by its
+    internal name (QA: "its first step: purge-seq" beside "1. purge (TRIM, whole target)")."""
+    return f"its {step_ordinal(index)}, {step.describe()}"
 
 
 def step_ordinal(index: int) -> str:
@@ -569,6 +575,7 @@ class AssumedRates:
     known: bool  # False: the figures are the fallback for a transport without its own
     measured: MeasuredRates | None = None  # given with --rate, else an earlier run's on this device: used first
     volume: str = ""  # the model of a network volume behind the transport, "" for a drive
+    simulated: bool = False  # a sim: target, which no earlier run measures (device_rates.device_key)
 
     def describe(self) -> str:
         if self.measured is None:
@@ -587,6 +594,13 @@ class AssumedRates:
 
     def _assumed(self) -> str:
         name = _TRANSPORT_NAMES.get(self.transport, self.transport)
+        if self.simulated:
+            # Not "until a finished run fills this device": no run's rates are looked up for a
+            # simulated drive, and the estimate is of simulated device time (QA).
+            if self.known:
+                return f"assumed for {name} (a typical drive's, not read from this simulated preset)"
+            return (f"assumed (a fallback: no typical rate for transport {name or 'unknown'}, and none is read from "
+                    "this simulated preset)")
         if self.volume:
             return (f"assumed ({self.volume} is a network volume behind {name}: speed unknown until a finished run "
                     "fills this device)")
@@ -611,7 +625,8 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     measured = info.measured_rates
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
-    return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume)
+    return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume,
+                        simulated=info.kind == "sim")
 
 
 def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRates | None) -> MeasuredRates | None:

@@ -39,3 +39,6 @@ def entry(test: str, name: str | None = None, **params: Any) -> SuiteEntry:
 
 
 DEFAULT_SUITE = "quick"
+# What a run of tests named one by one (--test) is called where a suite's name would be: the
+# library stores no suite for it, and plan, `library list` and the report all say this.
+CUSTOM_SUITE = "custom"

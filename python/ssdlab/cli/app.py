@@ -6,6 +6,7 @@ registers its commands on `app`. Only the CLI prints and exits.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV
 from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.report.terminal import filled_lines
-from ssdlab.suites import SuiteEntry
+from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
 from ssdlab.targets.spec import TARGET_FORMS
@@ -38,6 +39,26 @@ def _show_version(value: bool) -> None:
         print(f"ssdlab {__version__}")
         raise typer.Exit()
 
+
+def _keep_argument_help() -> None:
+    """Every positional argument's help, shown: typer 0.20 sets a TyperArgument's `help` and then
+    calls click's Argument.__init__, which from click 8.5 takes a `help` of its own (None, as typer
+    passes it none) and overwrites it, so `run --help` listed `[TARGET]` with no words (QA). Set
+    again once click is done; harmless where typer passes it on itself."""
+    init = typer.core.TyperArgument.__init__
+    if getattr(init, "keeps_help", False):
+        return
+
+    @functools.wraps(init)
+    def keeping(self: typer.core.TyperArgument, *args: Any, help: str | None = None, **kwargs: Any) -> None:
+        init(self, *args, help=help, **kwargs)
+        self.help = help
+
+    keeping.keeps_help = True  # type: ignore[attr-defined]
+    typer.core.TyperArgument.__init__ = keeping  # type: ignore[method-assign]
+
+
+_keep_argument_help()
 
 app = typer.Typer(
     help="ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD.",
@@ -93,10 +114,11 @@ def print_message(console: Console, label: str, text: str) -> None:
 TARGET_HELP = TARGET_FORMS
 DEFAULT_TARGET_HELP = f"run and plan take {DEFAULT_SIM_SPEC}, the simulated drive, when none is given"
 TargetArg = Annotated[str | None, typer.Argument(
-    help=f"The target: {TARGET_HELP} (or give it with -t; {DEFAULT_TARGET_HELP}).", show_default=False)]
+    help="The target, the same as giving it with -t (--target lists its forms).", show_default=False)]
 TargetOpt = Annotated[str | None, typer.Option(
     "--target", "-t", help=f"The target: {TARGET_HELP} ({DEFAULT_TARGET_HELP}).", show_default=False)]
-SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help="Suite to run (see `ssdlab list`).")]
+SuiteOpt = Annotated[str | None, typer.Option("--suite", "-s", help=(
+    f"Suite to run (see `ssdlab list`); {DEFAULT_SUITE} when neither --suite nor --test is given."))]
 TestOpt = Annotated[list[str] | None, typer.Option("--test", help="Run one test (repeatable) instead of a suite.")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help=(
     "key=value (every test that has the key) or test.key=value (the test of that name, as `plan` lists it, "

@@ -47,6 +47,7 @@ from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.report.terminal import print_hanging as hanging
 from ssdlab.steps import ReplayTrace
+from ssdlab.suites import CUSTOM_SUITE
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo, with_capacity
 from ssdlab.targets.sysinfo import hctm_counts, recorded_threshold_kelvin
@@ -208,7 +209,7 @@ def plan(
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     drive = with_capacity(facts.model or "model unknown", facts.capacity_bytes, ", ")
     print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(drive)}), "
-                  f"suite {suite_name or '-'}, engine {engine.name}", markup=True)
+                  f"suite {suite_name or CUSTOM_SUITE}, engine {engine.name}", markup=True)
     print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
     if host:
         _print_hosts(tgt, engine, host_refusal)

@@ -21,6 +21,7 @@ from ssdlab.library import EXPORT_KIND, Added, BundleState, Library, LibraryRun,
 from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
 from ssdlab.report.terminal import FittedTable, fit_widths, hyphen_parts, hyphen_wrapped
+from ssdlab.suites import CUSTOM_SUITE
 from ssdlab.units import counted
 
 library_app = typer.Typer(help="The results library: every finished run, so drives rank against each other.",
@@ -90,13 +91,14 @@ class Column:
 # line, then the bundle's folder name folds onto more lines; a screen narrower than the words the
 # drive's name and the columns that never give way need has each run as a block (runs_table).
 # The folder name is never cut: `library remove` takes it as shown.
+BUNDLE_COLUMN = Column("bundle", (16, 8, 4, 4))  # its folder's name; a moved bundle's full path is printed below
 RUN_COLUMNS = (
     Column("run"),
     Column("drive (engine)", (20, 18, 18, 10), whole_words=True),
     Column("suite"),
     Column("tests", justify="right"),
     Column("started UTC", (16, 10, 10, 10)),  # then the date above the time
-    Column("bundle", (16, 8, 4, 4)),  # its folder's name; a moved bundle's full path is printed below the table
+    BUNDLE_COLUMN,
     Column("state"),
 )
 GAP = 2  # between columns: a padding space and the box's blank vertical line
@@ -163,7 +165,7 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[tuple[Bu
         if check.state != "ok":
             problems.append((check.state, f"run {run.run_id}: bundle {run.bundle} {check.said()}"))
         shown = shown_status(run.status, run.bundle) if check.state == "ok" else STATES[check.state]
-        rows.append((run.run_id[:RUN_ID_SHOWN], f"{names[run.drive_id]} ({run.engine})", run.suite or "custom",
+        rows.append((run.run_id[:RUN_ID_SHOWN], f"{names[run.drive_id]} ({run.engine})", run.suite or CUSTOM_SUITE,
                      str(run.tests), run.created_utc.replace("T", " ")[:16], run.bundle.name,
                      f"{shown}{UNRELIABLE_MARK}" if run.unreliable else shown))
     widths = given_to_the_name(column_widths(RUN_COLUMNS, rows, width), rows)
@@ -178,8 +180,13 @@ def runs_table(runs: list[LibraryRun], width: int) -> tuple[Table, list[tuple[Bu
         table.add_column(column.heading, width=size, justify=column.justify, no_wrap=not column.floors,
                          overflow="fold")
     drive = next(i for i, column in enumerate(RUN_COLUMNS) if column.whole_words)
+    # A folder's name too long for its column breaks after a hyphen, as a printed line breaks a
+    # word, and folds only inside a part longer than the column (QA at 80 columns: "r-sim-defau" /
+    # "lt"); the drive's name also at its spaces.
+    wrapped = {drive: True, RUN_COLUMNS.index(BUNDLE_COLUMN): False}
     for row in rows:
-        table.add_row(*(Text(hyphen_wrapped(cell, widths[i]) if i == drive else cell) for i, cell in enumerate(row)))
+        table.add_row(*(Text(hyphen_wrapped(cell, widths[i], every_word=wrapped[i]) if i in wrapped else cell)
+                        for i, cell in enumerate(row)))
     return table, problems
 
 
@@ -229,8 +236,8 @@ def list_runs(library: LibraryOpt = None) -> None:
 @library_app.command("remove")
 def remove(
     runs: Annotated[list[str] | None, typer.Argument(
-        help=f"Run ids (each {RUN_ID_DIGITS}) or bundle folder names, as `library list` shows "
-             "them, or bundle paths.")] = None,
+        help=f"The runs to forget, each named by its run id ({RUN_ID_DIGITS}) or its bundle's folder name, as "
+             "`ssdlab library list` shows them, or its bundle path.")] = None,
     missing: Annotated[bool, typer.Option("--missing", help="Remove every run whose bundle moved or vanished.")]
     = False,
     library: LibraryOpt = None,

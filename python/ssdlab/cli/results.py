@@ -126,8 +126,10 @@ def put_first(labels: list[str], baseline: str | None, named: int | None = None)
 @app.command()
 def compare(
     drives: Annotated[list[str], typer.Argument(
-        help="Bundles, or results-library queries: a run id, a model substring, a preset (sim:NAME), 'latest' or "
-             "'all'. The first drive is the baseline.")],
+        help="Each names a drive: a bundle path; or, from the results library, a run id as `ssdlab library list` "
+             "shows it (that run alone), a target spec or simulator preset (sim:NAME or NAME), 'latest' (the newest "
+             "run's drive), 'all' (every drive), or any other text of a drive's model, label or target spec (any "
+             "case). The first drive is the baseline (see --baseline).")],
     force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", parser=output_file, metavar="FILE.html",
                                                 help="Also write an HTML comparison.")] = None,

@@ -70,6 +70,16 @@ def default_out(suite: str | None, tests: list[str], target: str) -> Path:
     return Path("results") / f"{datetime.now():%Y%m%d-%H%M%S}-{label}-{slug}"
 
 
+def yes_needs_destroy(ctx: click.Context, yes: str | None) -> str | None:
+    """--yes (its callback): it confirms what --destroy allows and means nothing without it
+    (docs/safety.md; a file ssdlab did not make needs both too), so it is refused in one line, not
+    taken silently (QA: `run --yes=FOO` without --destroy ran, exit 0). --destroy is eager: its
+    value is known here whichever comes first on the command line."""
+    if yes is not None and not ctx.params.get("destroy"):
+        raise UsageError("--yes confirms --destroy; add --destroy to write to that target, or drop --yes")
+    return yes
+
+
 def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     """Ask for the confirmation token interactively when --destroy is given without --yes; a
     target in use is refused first: nobody is asked to confirm what ssdlab will not do."""
@@ -263,12 +273,13 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print one JSON object on stdout, always: at the end (also when the run stops or fails: its status and "
         "why), or, for a run refused before it starts, status \"refused\" and why."))] = False,
-    destroy: Annotated[bool, typer.Option("--destroy", help=(
+    destroy: Annotated[bool, typer.Option("--destroy", is_eager=True, help=(
         "Allow writes that destroy data: to a block device, a RAID-0's members, or an existing file ssdlab did "
         "not make (docs/safety.md)."))] = False,
-    yes: Annotated[str | None, typer.Option("--yes", help=(
+    yes: Annotated[str | None, typer.Option("--yes", callback=yes_needs_destroy, help=(
         "Confirm what --destroy writes: a device's serial (its kernel name, e.g. loop3, when it has none; "
-        "`ssdlab info` shows it), a file's path, or SERIAL_A,SERIAL_B for RAID-0 members."))] = None,
+        "`ssdlab info` shows it), a file's path, or SERIAL_A,SERIAL_B for RAID-0 members. Only with --destroy."))]
+    = None,
     engine_name: Annotated[str, typer.Option("--engine", help=f"One of {', '.join(ENGINE_NAMES)}.")] = "auto",
     resume: Annotated[Path | None, typer.Option("--resume", help="Continue an interrupted bundle.")] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report.")] = False,

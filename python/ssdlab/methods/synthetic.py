@@ -5,7 +5,8 @@
 (4 KiB random QD1), 4K-64Thrd (4 KiB random, 64 jobs at QD1 each — AS SSD uses 64 files of
 16 MiB; here the 64 jobs share the 1 GiB region), and access time (4 KiB random reads QD1
 over the whole drive — "full stroke" — and 512 B random writes QD1 in the 1 GiB region).
-AS SSD does not publish how long each 4K test runs; ours are time-limited (`runtime_s`).
+AS SSD's 4K tests run until the 1 GB range is traveled (bounded by amount: the Alibaba Cloud
+page docs/methods/as-ssd.md cites); ours are time-limited (`runtime_s`), the same for every drive.
 The whole drive is written first (`fill`) so full-stroke reads hit data rather than
 unmapped LBAs, which a drive answers without touching NAND. Then the drive idles
 (`cooldown_s`) before the measured runs: a reviewer runs AS SSD on a drive at rest, and the

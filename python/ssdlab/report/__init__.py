@@ -21,6 +21,7 @@ from ssdlab.report.sections import build_section, register_section
 from ssdlab.report.summary import summary_findings, unreliable_footnote
 from ssdlab.report.terminal import facts_table, rich_table
 from ssdlab.report.types import Figure, Section, Table
+from ssdlab.suites import CUSTOM_SUITE
 
 __all__ = [
     "Figure",
@@ -101,7 +102,7 @@ def render_report(bundle_dir: Path, out_html: Path | None = None, library: Libra
     findings = summary_findings(run, bundle)
     page = Page(
         title=f"{drive_label(run.target)} — SSD review",
-        subtitle=f"{run.suite or 'custom'} suite · {run.engine} engine · bundle {bundle.path.name} · "
+        subtitle=f"{run.suite or CUSTOM_SUITE} suite · {run.engine} engine · bundle {bundle.path.name} · "
                  f"{run.created_utc}",
         banner=report_banner(bundle, run), intro=_intro(bundle, run), sections=sections,
         summary=findings, summary_note=unreliable_footnote(findings),

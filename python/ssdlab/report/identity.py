@@ -17,6 +17,7 @@ from collections.abc import Callable
 from ssdlab.bundle import RunRecord
 from ssdlab.report.drive_settings import made_of
 from ssdlab.report.formatting import MISSING, format_bytes_decimal
+from ssdlab.suites import CUSTOM_SUITE
 from ssdlab.targets.base import TargetInfo, members_text, recorded_members
 
 Fact = tuple[str, str]
@@ -119,7 +120,7 @@ def setup_facts(run: RunRecord, status: str | None = None) -> list[Fact]:
         ("CPU", cpu_text(host)),
         ("Memory", memory_text(host)),
         ("ssdlab", run.ssdlab_version),
-        ("Suite", _text(run.suite) if run.suite else "custom (" + ", ".join(t.name for t in run.tests) + ")"),
+        ("Suite", _text(run.suite) if run.suite else f"{CUSTOM_SUITE} (" + ", ".join(t.name for t in run.tests) + ")"),
         ("Started (UTC)", run.created_utc),
         ("Last update (UTC)", run.updated_utc),
         ("Run status", run_status_text(run, status)),

@@ -194,6 +194,8 @@ def trace_import(
     prov = import_trace(source, fmt, output, device=device)
     out.print(f"Imported {counted(prov.records, 'record')} from {source} ({fmt}) into {output}{_others(prov)}",
               markup=False, highlight=False)
+    for note in prov.notes:  # a last line without its line end
+        out.print(f"Note: {note}", markup=False, highlight=False)
 
 
 def _others(prov: Provenance) -> str:

@@ -57,6 +57,9 @@ MAX_LINE_CHARS = 1 << 16
 QUOTE_CHARS = 40  # file content in an error message: at most about this many characters
 
 
+CUT_LINE = "the last line has no line end: the file may be cut short; remove that line or give the whole file"
+
+
 class TraceFormatError(UsageError):
     """A source line that does not parse: `file:line: format: what is wrong`."""
 
@@ -628,6 +631,8 @@ class _Import:
         self.lines: list[int] = []  # the line of each record in the builder
         self.held_lines: list[int] = []
         self.order = _TimeOrder(path, fmt.name, chunk_records)
+        self.earliest_ns: int | None = None  # of the records fed, as the source gives it
+        self.notes: list[str] = []  # for the provenance, and said by the import
 
     def feed(self, rec: Record) -> None:
         """Take one parsed record; a value its column cannot hold is a ValueError (the
@@ -638,6 +643,7 @@ class _Import:
         if rec.op == OP_OTHER:  # counted, not kept: see OtherRequests
             self.others = self.others.plus(rec.length)
             return
+        self.earliest_ns = rec.ts_ns if self.earliest_ns is None else min(self.earliest_ns, rec.ts_ns)
         if self.t0 is None:
             self.t0 = rec.ts_ns  # times are relative to it until _TimeOrder makes them relative to the earliest
         if rec.length == 0 and rec.op != OP_FLUSH:
@@ -697,6 +703,17 @@ class _Import:
         if out is not None:
             yield out
 
+    def _check_unended(self, rec: Record, lineno: int) -> None:
+        """The record of the file's last line, which has no line end: refused where its time is
+        earlier than every record before it (a cut timestamp: a cut number is smaller), else kept
+        with a note (nothing tells a cut offset or size from a whole one)."""
+        issue = rec.op not in (-1, OP_OTHER)
+        if issue and self.earliest_ns is not None and rec.ts_ns < self.earliest_ns:
+            raise ValueError("its time is earlier than every record before it (a timestamp cut short)")
+        if issue:
+            self.notes.append(f"line {lineno:,}, the file's last, has no line end: if the file was cut short, "
+                              "that record may be cut too; check the end of the file")
+
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.state
         for lineno, raw in enumerate(lines, 1):
@@ -705,6 +722,10 @@ class _Import:
                                        f"{MAX_LINE_CHARS:,} characters is not a trace record; give the "
                                        "trace as an uncompressed text file")
             line = raw.strip()
+            # Only the file's last line can lack its end (a longer line is refused above): if the
+            # file was cut short, so was it, and a cut number still parses (QA: an Alibaba line cut in
+            # its timestamp became the earliest record, and the trace spanned 438,279 h).
+            unended = not raw.endswith(("\n", "\r"))
             if state.done:
                 break
             if not line:
@@ -713,10 +734,13 @@ class _Import:
                 self.lineno = lineno
                 rec = self.fmt.parse(line, state)
                 if rec is not None:
+                    if unended:
+                        self._check_unended(rec, lineno)
                     self.feed(rec)
             except (ValueError, IndexError, OverflowError) as error:
                 # U+FFFD: bytes that are not UTF-8 (read with errors="replace").
                 hint = "; the line is not text: give the trace as an uncompressed text file" if "\ufffd" in raw else ""
+                hint = hint or (f"; {CUT_LINE}" if unended else "")  # binary data is no text cut short
                 raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
             if len(self.builder) >= self.chunk_records:
                 yield from self._sorted()
@@ -780,7 +804,8 @@ def import_trace(src: Path, fmt: str, dest: Path, chunk_records: int = IMPORT_CH
 
     def provenance() -> Provenance:
         return Provenance(source_format=fmt, source=str(src), processes=job.processes,
-                          other_requests=job.others.requests, other_bytes=job.others.size_bytes)
+                          other_requests=job.others.requests, other_bytes=job.others.size_bytes,
+                          notes=tuple(job.notes))
 
     return write_trace(dest, checked(), provenance)
 
@@ -800,4 +825,4 @@ def _nothing_held(job: _Import, fmt: str, device: str | None) -> str:
 def parse_text(text: str, fmt: str, name: str = "<text>") -> TraceChunk:
     """Parse source text held in memory (tests, small inputs)."""
     job = _Import(_format(fmt), Path(name), CHUNK_RECORDS)
-    return TraceChunk.concat(job.chunks(iter(text.splitlines())))
+    return TraceChunk.concat(job.chunks(iter(text.splitlines(keepends=True))))

@@ -268,13 +268,37 @@ NO_PROVENANCE = "parquet"  # the source_format of a Parquet file with the trace 
 def read_provenance(path: Path) -> Provenance:
     """The trace's provenance; for a Parquet file with every trace column but none (written by
     another tool), one naming the file: what replay reads, stats and audit read too (QA: `trace
-    replay` replayed such a file that `trace stats` and `audit fua` refused)."""
+    replay` replayed such a file that `trace stats` and `audit fua` refused). A provenance that
+    does not read (not JSON, not UTF-8, fields of the wrong kind: edited or written by another
+    tool) is treated as none, with a note saying so: the records are checked on their own as they
+    are read (read_columns), and the provenance only describes them (QA: such a file crashed
+    `trace stats`, `audit fua` and `run`)."""
     pf = check_trace(path)
     raw = (pf.metadata.metadata or {}).get(PROVENANCE_KEY)
     if raw is None:
-        return Provenance(source_format=NO_PROVENANCE, source=str(path), records=pf.metadata.num_rows,
-                          notes=("a Parquet file with the trace columns, not written by ssdlab: no provenance",))
-    return Provenance.model_validate(json.loads(raw))
+        return _no_provenance(path, pf, "a Parquet file with the trace columns, not written by ssdlab: no provenance")
+    try:
+        return Provenance.model_validate(json.loads(raw))
+    except (ValueError, TypeError) as error:  # JSONDecodeError, UnicodeDecodeError, ValidationError
+        return _no_provenance(path, pf, f"its ssdlab provenance does not read ({_why_unreadable(error)}): "
+                                        "read as a Parquet file with the trace columns and no provenance")
+
+
+def _no_provenance(path: Path, pf: Any, note: str) -> Provenance:
+    return Provenance(source_format=NO_PROVENANCE, source=str(path), records=pf.metadata.num_rows, notes=(note,))
+
+
+def _why_unreadable(error: Exception) -> str:
+    """One short line for a provenance that does not read."""
+    from pydantic import ValidationError
+
+    if isinstance(error, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where + ': ' if where else ''}{first['msg']}"
+    return str(error).splitlines()[0]
 
 
 def missing_columns(pf: Any) -> list[str]:
@@ -283,13 +307,82 @@ def missing_columns(pf: Any) -> list[str]:
 
 
 def check_trace(path: Path) -> Any:
-    """The trace file opened, when it is one replay can read (Parquet with every column); a
-    UsageError saying what it is instead. Cheap: only the footer is read."""
+    """The trace file opened, when it is one replay can read (Parquet with every column, each of
+    numbers); a UsageError saying what it is instead. Cheap: only the footer is read."""
+    import pyarrow as pa
+
     pf = _open(path)
     missing = missing_columns(pf)
     if missing:
         raise UsageError(f"{path} is not an ssdlab trace: columns {', '.join(missing)} missing; {IMPORT_HINT}")
+    schema = pf.schema_arrow
+    for name in COLUMNS:
+        kind = schema.field(name).type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise UsageError(f"{path}: its column {name} holds {kind}, not numbers; write it as integers "
+                             f"({np.dtype(COLUMNS[name]).name}), as ssdlab writes trace files")
     return pf
+
+
+def _first(mask: Any) -> int:
+    """The index of the first true value of a boolean Arrow array (-1: none)."""
+    import pyarrow.compute as pc
+
+    return int(pc.index(mask, True).as_py())
+
+
+def _column_values(column: Any, name: str, path: Path, first_record: int) -> np.ndarray[Any, Any]:
+    """One column of a batch as its numpy type. Any integer type is taken whose values fit, and a
+    float column whose values are whole, finite and fit (pandas writes a column of integers as
+    float64 whenever one of them is missing): the values are what was meant, exactly below 2^53.
+    A null, a fraction, a NaN or a value out of the column's range is refused naming its record
+    (QA: a float64 trace crashed replay with a numpy cast error, nulls with an ArrowInvalid)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    dtype = np.dtype(COLUMNS[name])
+    if column.null_count:
+        index = _first(pc.is_null(column))
+        raise UsageError(f"{path}: record {first_record + index + 1:,} has no {name} (null): every record needs a "
+                         "value in every trace column; drop or fill such records and write the file again")
+    info = np.iinfo(dtype)
+    if pa.types.is_floating(column.type):
+        bounds = pc.or_(pc.less(column, float(info.min)), pc.greater(column, float(info.max)))
+        fraction = pc.or_(pc.invert(pc.is_finite(column)), pc.not_equal(pc.floor(column), column))
+        index = _first(pc.fill_null(pc.or_(bounds, fraction), True))  # NaN compares to null: refused
+    else:  # integers of any width and sign: compared as Python ints (Arrow will not mix uint64 and int64)
+        extremes = pc.min_max(column)
+        low, high = extremes["min"].as_py(), extremes["max"].as_py()
+        inside = low is None or (info.min <= low and high <= info.max)
+        index = -1 if inside else next(i for i, v in enumerate(column.to_pylist()) if not info.min <= v <= info.max)
+    if index < 0:
+        try:
+            return np.asarray(column.cast(pa.from_numpy_dtype(dtype), safe=True).to_numpy(), dtype=dtype)
+        except pa.ArrowInvalid:  # a float just past the range's end (2^63 as float64)
+            index = _first(pc.greater_equal(pc.abs(column.cast(pa.float64())), float(info.max)))
+    value = column[max(index, 0)].as_py()
+    raise UsageError(f"{path}: record {first_record + max(index, 0) + 1:,}: {name} {value!r} is not a whole number "
+                     f"from {info.min:,} to {info.max:,} ({dtype.name}); write the trace columns as ssdlab does")
+
+
+def read_columns(path: Path, columns: list[str], chunk_records: int = CHUNK_RECORDS,
+                 ) -> Iterator[dict[str, np.ndarray[Any, Any]]]:
+    """`columns` of a trace file as numpy arrays of their types, chunk by chunk (bounded memory):
+    the one place a trace's records are read. Each value is checked as it is read
+    (_column_values; an op must be one of OP_NAMES), so a file another tool wrote is refused in
+    one line naming the record, never met by numpy or the replay as a value they cannot take."""
+    pf = check_trace(path)
+    first = 0
+    for batch in pf.iter_batches(batch_size=chunk_records, columns=columns):
+        values = {name: _column_values(batch.column(name), name, path, first) for name in columns}
+        if "op" in values:
+            unknown = np.flatnonzero(values["op"] >= len(OP_NAMES))
+            if len(unknown):
+                known = ", ".join(f"{code} {name}" for code, name in enumerate(OP_NAMES))
+                raise UsageError(f"{path}: record {first + int(unknown[0]) + 1:,}: op {int(values['op'][unknown[0]])} "
+                                 f"is no operation ssdlab knows ({known}); drop or fix that record")
+        first += batch.num_rows
+        yield values
 
 
 EMPTY_TRACE = "the trace holds no I/Os; give a trace with records"
@@ -322,17 +415,34 @@ class TraceShape:
 
 
 def trace_shape(path: Path) -> TraceShape:
-    """A trace file's TraceShape, reading two columns chunk by chunk (bounded memory)."""
-    pf = check_trace(path)
+    """A trace file's TraceShape, reading it chunk by chunk (bounded memory). Every column is read,
+    so a value no replay can take is refused here, before a run purges a drive (read_columns);
+    so is a record no replay can move: a read, write or trim at a negative offset or of no bytes
+    (QA: those passed `plan`, and the run failed after its purge)."""
     counts = np.zeros(len(OP_NAMES), dtype=np.int64)
-    largest = 0
-    for batch in pf.iter_batches(batch_size=CHUNK_RECORDS, columns=["op", "length_bytes"]):
-        op, length = batch.column("op").to_numpy(), batch.column("length_bytes").to_numpy()
+    largest = records = 0
+    for chunk in iter_trace(path):
+        op, length = chunk.op, chunk.length_bytes
         counts += np.bincount(op, minlength=len(OP_NAMES))[:len(OP_NAMES)]
-        data = length[op != OP_FLUSH]
-        largest = max(largest, int(data.max()) if len(data) else 0)
-    return TraceShape(records=pf.metadata.num_rows, reads_writes=int(counts[OP_READ] + counts[OP_WRITE]),
+        data = op != OP_FLUSH
+        _refuse_unmovable(path, records, chunk, data)
+        largest = max(largest, int(length[data].max()) if data.any() else 0)
+        records += len(chunk)
+    return TraceShape(records=records, reads_writes=int(counts[OP_READ] + counts[OP_WRITE]),
                       flushes=int(counts[OP_FLUSH]), trims=int(counts[OP_TRIM]), largest_bytes=largest)
+
+
+def _refuse_unmovable(path: Path, first_record: int, chunk: TraceChunk, data: npt.NDArray[np.bool_]) -> None:
+    """Refuse the first read, write or trim of `chunk` at a negative offset or of 0 bytes or fewer."""
+    bad = np.flatnonzero(data & ((chunk.offset_bytes < 0) | (chunk.length_bytes <= 0)))
+    if not len(bad):
+        return
+    i = int(bad[0])
+    op, offset, length = OP_NAMES[chunk.op[i]], int(chunk.offset_bytes[i]), int(chunk.length_bytes[i])
+    why = (f"its offset ({offset:,} bytes) is below 0" if offset < 0 else
+           f"it moves {length:,} bytes, so it is not an I/O")
+    raise UsageError(f"{path}: record {first_record + i + 1:,} (a {op}): {why}; no replay can issue it: drop or fix "
+                     "that record")
 
 
 def check_replayable(path: Path, span_bytes: int | None = None, *, fio: bool = False, where: str = "the target",
@@ -361,19 +471,23 @@ def check_replayable(path: Path, span_bytes: int | None = None, *, fio: bool = F
 def trace_totals(path: Path) -> tuple[int, int, float]:
     """(I/Os, bytes, seconds from the first issue to the last) of a trace file, reading only the two
     columns they need: what a plan estimates its replay from (planning.replay_estimate_s)."""
-    pf = check_trace(path)
-    table = pf.read(columns=["timestamp_ns", "length_bytes"])
-    if table.num_rows == 0:
-        return 0, 0, 0.0
-    issued = table.column("timestamp_ns").to_numpy()
-    return table.num_rows, int(table.column("length_bytes").to_numpy().sum()), float(issued.max() - issued.min()) / 1e9
+    ios = moved = 0
+    first: int | None = None
+    last: int | None = None
+    for cols in read_columns(path, ["timestamp_ns", "length_bytes"]):
+        issued = cols["timestamp_ns"]
+        if len(issued):
+            low, high = int(issued.min()), int(issued.max())
+            first, last = low if first is None else min(first, low), high if last is None else max(last, high)
+        ios += len(issued)
+        moved += int(cols["length_bytes"].sum())
+    return ios, moved, 0.0 if first is None or last is None else float(last - first) / 1e9
 
 
 def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:
     """The records of a trace file, chunk by chunk (bounded memory)."""
-    pf = check_trace(path)
-    for batch in pf.iter_batches(batch_size=chunk_records, columns=list(COLUMNS)):
-        yield TraceChunk.from_columns({name: batch.column(name).to_numpy() for name in COLUMNS})
+    for columns in read_columns(path, list(COLUMNS), chunk_records):
+        yield TraceChunk.from_columns(columns)
 
 
 def load_trace(path: Path) -> TraceChunk:

@@ -184,3 +184,20 @@ def test_an_older_ssdlabs_mark_is_confirmed_as_a_copy_would_be(tmp_path: Path) -
     with pytest.raises(SafetyError) as refused:
         target.authorize_writes(destroy=False, confirmed_serial=None)
     assert "carries an older ssdlab's scratch mark" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_confirmation_with_stdin_closed_is_refused_in_one_line(tmp_path: Path) -> None:
+    """QA (stop 45): `run … --destroy <&-` (cron, nohup) crashed with "internal error:
+    AttributeError: 'NoneType' object has no attribute 'isatty'" where </dev/null was refused."""
+    import os
+
+    from pty_helpers import SSDLAB
+
+    path = someones_file(tmp_path)
+    before = path.read_bytes()
+    done = subprocess.run([str(SSDLAB), "run", f"file:{path}?size=4m", *QUICK, "--out", str(tmp_path / "b"),
+                           "--destroy", "--no-library"], capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(0))  # stdin closed, as `<&-` leaves it
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip() == f"error: file:{path}?size=4m: confirm with --yes={path} (no terminal to ask on)"
+    assert path.read_bytes() == before

@@ -90,7 +90,7 @@ def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     if refusal:
         raise SafetyError(refusal)
     facts = tgt.info()
-    if not sys.stdin.isatty():
+    if sys.stdin is None or not sys.stdin.isatty():  # closed (`<&-`, some cron jobs): None
         raise SafetyError(f"{facts.spec}: confirm with --yes={token} (no terminal to ask on)")
     model = facts.model or "model unknown"
     typed = str(typer.prompt(f"This DESTROYS all data on {facts.spec} ({model}). Type {token!r} to confirm"))

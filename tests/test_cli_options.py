@@ -711,3 +711,18 @@ def test_a_misspelt_test_name_in_a_param_is_named(cli: Callable[..., Any]) -> No
     result = cli("plan", "--suite", "consistency", "-t", "fake:", "-p", "consistency.nosuch=1")
     one_line_error(result.code, result.stderr, "no selected test takes parameter 'consistency.nosuch'")
     assert cli("plan", "--suite", "consistency", "-t", "fake:", "-p", "consistency-op25.op_pct=10").code == 0
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_a_locale_that_cannot_encode_a_character_prints_a_stand_in(encoding: str) -> None:
+    """QA (stop 45): under an ISO-8859-1 locale `report` and `run` ended in "internal error:
+    UnicodeEncodeError" (exit 70) after their work was done; `info`'s '—' did the same."""
+    import os
+    import subprocess
+
+    from pty_helpers import SSDLAB
+
+    done = subprocess.run([str(SSDLAB), "info", "sim:"], capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert done.returncode == 0, done.stderr
+    assert b"| path " in done.stdout and b"| ?" in done.stdout

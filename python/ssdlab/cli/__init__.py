@@ -7,6 +7,8 @@ import line below.
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 import sys
 
@@ -96,8 +98,18 @@ def main() -> None:
     # A kill, a CI timeout or a closed terminal (SIGTERM, SIGHUP) stops like Ctrl-C: engines halt and
     # the bundle keeps its data and is marked stopped, so a report never shows a dead run as running.
     # So does a closed output (`ssdlab run … | head`): guarded_output tells it as a stop.
+    text_in_any_locale()
     with stop_signals(), guarded_output():
         _main()
+
+
+def text_in_any_locale() -> None:
+    """Output streams that cannot encode a character (a latin-1 or ASCII locale: '—', 'µ', the
+    tables' box lines) print a stand-in rather than fail: QA saw `report` end in "internal error:
+    UnicodeEncodeError" after its work was done, so scripts read a finished run as failed."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+            stream.reconfigure(errors="replace")
 
 
 def _main() -> None:

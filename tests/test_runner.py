@@ -73,6 +73,22 @@ def test_interrupt_keeps_measurements_and_resumes(bundle_dir: Path, fake_target:
     assert len(finished.test("quick").measurements) == 25
 
 
+def test_a_record_of_more_finished_steps_than_the_test_has_restarts_it(bundle_dir: Path, fake_target: Target) -> None:
+    """QA (stop 45): a run.json counting 500 finished steps of quick (hand-edited, or written by an
+    ssdlab whose test had more steps) crashed the resume ("zip() argument 2 is longer") and left
+    the bundle marked running; the test now starts over, and says why."""
+    with pytest.raises(Interrupted):
+        _run(bundle_dir, fake_target, StopAfter(5, "interrupt"))
+    bundle = Bundle(bundle_dir)
+    record = bundle.load_run()
+    test = record.test("quick")
+    edited = record.with_test(test.model_copy(update={"action_outcomes": ("done",) * 500}))
+    bundle.write_run(edited)
+    finished = Runner(bundle, fake_target, FakeEngine(), NullObserver()).run(bundle.load_run())
+    assert finished.status == "complete" and len(finished.test("quick").measurements) == 25
+    assert any("counts 500 finished steps of quick, which has" in note for note in finished.test("quick").notes)
+
+
 def test_engine_failure_is_recorded(bundle_dir: Path, fake_target: Target) -> None:
     with pytest.raises(EngineError, match=r"boom.*resume"):
         _run(bundle_dir, fake_target, StopAfter(3, "fail"))

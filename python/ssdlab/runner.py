@@ -121,6 +121,16 @@ def new_record(
     )
 
 
+def _past_the_plan(test_record: TestRecord, plan: TestPlan) -> str | None:
+    """Why a test's record cannot be resumed where it says: it counts more finished steps than the
+    test has (a hand-edited run.json, or one an ssdlab whose test had more steps wrote). QA: the
+    resume crashed ("zip() argument 2 is longer") and left the bundle marked running."""
+    done, steps = len(test_record.action_outcomes), len(plan.actions)
+    if done <= steps:
+        return None
+    return f"its record counts {done} finished steps of {test_record.name}, which has {steps}"
+
+
 def _add_step(results: TestResults, step: StepResult) -> TestResults:
     name = step.step.name
     # Several steps of one kind in a plan are told apart by their position.
@@ -195,8 +205,9 @@ class Runner:
         first test of this process and the target forgot its state, or it must start over."""
         keeps = self.target.keeps_state()
         done = len(test_record.action_outcomes)
-        damaged = unreadable(self.bundle, test_record)
         shared = test_record.start is not None and test_record.start.shared_from is not None
+        damaged = unreadable(self.bundle, test_record) or _past_the_plan(
+            test_record, shared_plan(plan) if shared else plan)
         began, how = test_record.action_began, self.exact_how
         if shared:
             point = resume_point(shared_plan(plan).actions, done, keeps, exact, began, how)

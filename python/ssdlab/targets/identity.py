@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ssdlab.targets.base import TargetInfo
+from ssdlab.targets.sim import MODEL_REVISION
 
 # TargetInfo.extra facts that say which drive it is (block: sysinfo.py; files: file.py; sim: sim.py).
 EXTRA_FACTS = {
@@ -105,7 +106,8 @@ def identity_changes(was: TargetInfo, now: TargetInfo) -> list[str]:
     changes += differs("logical block size", was.logical_block_size, now.logical_block_size)
     for key, what in EXTRA_FACTS.items():
         changes += differs(what, was.extra.get(key), now.extra.get(key))
-    changes += config_changes(was.extra.get("config"), now.extra.get("config"))
+    if was.extra.get(MODEL_REVISION) == now.extra.get(MODEL_REVISION):  # else the simulator changed,
+        changes += config_changes(was.extra.get("config"), now.extra.get("config"))  # as check_same_engine says
     raid_was, raid_now = was.extra.get("raid0_members"), now.extra.get("raid0_members")
     if was.kind == "sim":  # a simulated array's members are preset names
         changes += differs("RAID-0 members", raid_was, raid_now)

@@ -118,6 +118,8 @@ def test_any_rwbs_is_a_record_no_record_or_one_line(rwbs: str, sectors: int) -> 
 
 def test_parse_rwbs_follows_blk_fill_rwbs() -> None:
     assert parse_rwbs("FF") == (OP_FLUSH, FLAG_PREFLUSH)
+    # An empty zone append or reset after a preflush is that command, not a flush (fuzz: 'FZA', 0 sectors)
+    assert parse_rwbs("FZA") == (OP_OTHER, 0) and parse_rwbs("FWZ") == (OP_OTHER, 0)
     assert parse_rwbs("N")[0] == OP_OTHER and parse_rwbs("ZA")[0] == OP_OTHER and parse_rwbs("WZ")[0] == OP_OTHER
     assert parse_rwbs("WSU")[0] == OP_WRITE and parse_rwbs("DE")[0] == OP_TRIM
 

@@ -368,7 +368,9 @@ def parse_rwbs(rwbs: str) -> tuple[int, int]:
         if not rwbs.lstrip("F")[:1] or rwbs.lstrip("F")[0] not in "RWDFNZ":
             raise ValueError(f"RWBS {quoted(rwbs, 20)} names no operation")
         raise ValueError(f"RWBS {quoted(rwbs, 20)} is not in the kernel's form (F? operation F? A? S? M? U?)")
-    flags = FLAG_PREFLUSH if m[1] else 0
+    # A preflush makes an empty W or N a flush (_empty_flush); a zone or write-zeroes command (Z…,
+    # WZ) stays what it is, whatever precedes it (the fuzz test drew 'FZA', an empty zone append).
+    flags = FLAG_PREFLUSH if m[1] and m[2] in ("W", "N", "R", "D", "DE", "F") else 0
     for ch in m[3]:
         flags |= {"F": FLAG_FUA, "S": FLAG_SYNC, "M": FLAG_META}.get(ch, 0)
     return _RWBS_OPS.get(m[2], OP_OTHER), flags

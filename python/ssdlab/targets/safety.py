@@ -148,20 +148,12 @@ def held_exclusively(node: Path) -> bool:
     """Whether the kernel or another process holds the device open exclusively (O_EXCL): a mount
     in any mount namespace, an md/dm/btrfs/ZFS member, an ext4/XFS external journal, swap, mkfs
     or blkdiscard at work. Our own O_EXCL open fails with EBUSY then; it is closed at once, so
-    ssdlab never holds the device after (blkdiscard and mdadm must be able to take it)."""
-    for pause in (*EXCLUSIVE_RETRY_S, None):
-        try:
-            fd = os.open(node, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC | os.O_NONBLOCK)
-        except OSError as err:
-            if err.errno != errno.EBUSY:
-                return False  # cannot be opened at all (not root): then it cannot be written either
-            if pause is None:
-                return True
-            time.sleep(pause)
-            continue
+    ssdlab never holds the device after (blkdiscard and mdadm must be able to take it). A device
+    that cannot be opened at all (not root) is not held: then it cannot be written either."""
+    fd = _claim(node)
+    if fd >= 0:
         os.close(fd)
-        return False
-    return True
+    return fd == _BUSY
 
 
 @contextmanager

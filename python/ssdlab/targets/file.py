@@ -165,19 +165,24 @@ class FileTarget(Target):
             kind = "a directory" if stat.S_ISDIR(mode) else "a device or special file"
             raise TargetError(f"{self.spec}: {self.path} is {kind}, not a regular file; ssdlab will not touch it")
 
+    def _mark(self) -> bytes | None:
+        """The scratch mark the file carries (None: none, or no file)."""
+        try:
+            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False)
+        except OSError:
+            return None
+
     def owned(self) -> bool:
         """Whether the file is ssdlab's own scratch file (ssdlab marks the files it creates)."""
+        mark = self._mark()
         try:
-            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == file_mark(self.path)
+            return mark is not None and mark == file_mark(self.path)
         except OSError:
             return False
 
     def legacy_marked(self) -> bool:
         """Whether the file carries an older ssdlab's mark, which its copies carry too."""
-        try:
-            return os.getxattr(self.path, OWNED_XATTR, follow_symlinks=False) == LEGACY_MARK
-        except OSError:
-            return False
+        return self._mark() == LEGACY_MARK
 
     def foreign(self) -> bool:
         """An existing file ssdlab did not create: writing it needs the user's confirmation."""

@@ -360,6 +360,8 @@ _RWBS_OPS = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "DE": OP_TRIM, "F": OP_F
 # A request of a kind no replay reproduces (write-zeroes, zone and driver commands): counted by
 # the import, noted in the trace's provenance, never stored as a record.
 OP_OTHER = -2
+# A completion event (blkparse C, block_rq_complete): matched to its issue by _Import, never a record.
+OP_COMPLETION = -1
 
 
 def parse_rwbs(rwbs: str) -> tuple[int, int]:
@@ -419,7 +421,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
     sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
     op = _empty_flush(op, flags, blocks)
     if action == "C":
-        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
+        return Record(ts, OP_COMPLETION, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[7]) % (1 << 31), process=name)
 
 
@@ -510,7 +512,7 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     sector, blocks = int(ev[4]), int(ev[5])
     op = _empty_flush(op, flags, blocks)
     if event == "block_rq_complete":
-        return Record(ts, -1, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
+        return Record(ts, OP_COMPLETION, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[2]) % (1 << 31),
                   process=m[1].strip()[:64] or None)
 
@@ -639,7 +641,7 @@ class _Import:
     def feed(self, rec: Record) -> None:
         """Take one parsed record; a value its column cannot hold is a ValueError (the
         caller names the line)."""
-        if rec.op == -1:
+        if rec.op == OP_COMPLETION:
             self._complete(rec)
             return
         if rec.op == OP_OTHER:  # counted, not kept: see OtherRequests
@@ -709,7 +711,7 @@ class _Import:
         """The record of the file's last line, which has no line end: refused where its time is
         earlier than every record before it (a cut timestamp: a cut number is smaller), else kept
         with a note (nothing tells a cut offset or size from a whole one)."""
-        issue = rec.op not in (-1, OP_OTHER)
+        issue = rec.op not in (OP_COMPLETION, OP_OTHER)
         if issue and self.earliest_ns is not None and rec.ts_ns < self.earliest_ns:
             raise ValueError("its time is earlier than every record before it (a timestamp cut short)")
         if issue:

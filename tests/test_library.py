@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -595,6 +596,23 @@ def test_a_read_only_library_is_read_but_not_changed(library: Library, cli: CliR
         missing = Library(library.path.parent / "none" / "library.sqlite")  # read: empty, not created
         assert missing.runs() == [] and not missing.path.parent.exists()
     assert library.path.read_bytes() == before
+
+
+def test_a_library_another_process_is_changing_is_waited_for(library: Library, tmp_path: Path) -> None:
+    """QA: a `library list` beside a run adding itself (or two runs ending together): one of them
+    was refused at once, "database is locked", and a finished run was left out of the library."""
+    library.add(make_bundle(tmp_path / "a", "sim:"))
+    other = sqlite3.connect(library.path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another process in the middle of its change
+    done = threading.Timer(0.5, other.execute, ("COMMIT",))
+    done.start()
+    try:
+        assert len(library.runs()) == 1
+        assert library.add(make_bundle(tmp_path / "b", "sim:sm951-nvme-256")).outcome == "added"
+    finally:
+        done.join()
+        other.close()
+    assert len(library.runs()) == 2
 
 
 def test_runs_added_under_other_effective_rules_are_read_again(library: Library, tmp_path: Path) -> None:

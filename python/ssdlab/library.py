@@ -92,6 +92,10 @@ CREATE TABLE IF NOT EXISTS metrics (
     PRIMARY KEY (run_id, test, metric), FOREIGN KEY (run_id, test) REFERENCES tests(run_id, name) ON DELETE CASCADE);
 CREATE INDEX IF NOT EXISTS tests_by_method ON tests (method, method_key);
 """
+# How long a command waits for another process (a run adding itself, `library list`) to finish its
+# change of the library before it says the library is locked: changes take milliseconds, a first
+# open after an upgrade reads every bundle again.
+LOCK_WAIT_S = 60.0
 BundleState = Literal["ok", "missing", "changed", "damaged"]
 AddOutcome = Literal["added", "updated", "moved", "replaced"]
 
@@ -306,7 +310,7 @@ class Library:
         self.check_writable()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with closing(sqlite3.connect(self.path)) as db, db:
+            with closing(sqlite3.connect(self.path, timeout=LOCK_WAIT_S)) as db, db:
                 _prepare(db, self.path)
                 yield db
         except sqlite3.DatabaseError as err:
@@ -744,7 +748,11 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
     called the file another program's database."""
     db.execute("PRAGMA foreign_keys = ON")  # a no-op inside a transaction: set before it begins
     db.create_function("drive_label", 3, label_for, deterministic=True)  # LABEL, in every query that reads one
-    db.execute("BEGIN")
+    # IMMEDIATE: the write lock is taken first, waiting (LOCK_WAIT_S) while another process holds it. A
+    # deferred BEGIN read the schema, then asked for it at the first write, and SQLite answers a reader
+    # that asks while another reader waits for it "database is locked" at once, without waiting (QA: two
+    # `library list` or a `list` beside a finishing `run`, half of them refused, the run left unadded).
+    db.execute("BEGIN IMMEDIATE")
     for statement in SCHEMA.split(";"):
         if statement.strip():
             db.execute(statement)

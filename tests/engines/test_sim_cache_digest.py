@@ -4,7 +4,9 @@ says when the cache is over its bound."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,22 @@ def test_an_entry_written_without_a_digest_is_dropped(tmp_path: Path) -> None:
     (tmp_path / f"{A}.json").write_text(json.dumps({"history_after": "ha"}))
     assert SimCache(tmp_path, limit_bytes=10**9).get(A) is None
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("error", [errno.EROFS, errno.ENOENT])
+def test_an_entry_read_whole_is_a_hit_when_its_use_cannot_be_noted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   error: int) -> None:
+    """QA: a cache on a read-only file system (a lab's shared copy), or an entry another process
+    cleared right after it was read, failed the run's test ("Read-only file system")."""
+    cache = SimCache(tmp_path, limit_bytes=10**9)
+    cache.put(A, b"drive a", {"history_after": "ha"})
+
+    def refused(*_: object) -> None:
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(os, "utime", refused)
+    hit = cache.get(A)
+    assert hit is not None and hit[0] == b"drive a" and hit[1]["history_after"] == "ha"
 
 
 @pytest.mark.parametrize(("bound", "then"), [("0", "drops every entry"), ("0.000001", "until it fits")])

@@ -257,8 +257,8 @@ def test_a_replay_keeps_its_traced_depth_as_the_workloads_do(tmp_path: Path, dep
 
 def planned_command(plan_out: str) -> str:
     """The fio command `ssdlab plan --fio` printed for a replay: from fio's path to the line
-    that does not continue."""
-    lines = plan_out.splitlines()
+    that does not continue (printed as fio comments, '# ', so fio reads the whole output)."""
+    lines = [line.removeprefix("# ") for line in plan_out.splitlines()]
     start = next(i for i, line in enumerate(lines) if line.startswith(f"{shutil.which('fio')} --output-format="))
     end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
     return "\n".join(lines[start:end + 1]) + "\n"
@@ -305,7 +305,17 @@ def test_a_replay_on_fio_keeps_its_command_and_json_as_planned(cli: Callable, tm
     assert (detail["fio_command_file"], detail["fio_output_file"]) == ("raw/trace/replay/replay.cmd",
                                                                         "raw/trace/replay/replay.json")
     plan = cli("plan", "--test", "trace", *AUDIT_PARAMS, "--fio", "-t", target)
-    assert (raw / "replay.cmd").read_text() == planned_command(plan.stdout).replace("BUNDLE/", f"{bundle}/")
+    assert (raw / "replay.cmd").read_text() == held_as(planned_command(plan.stdout).replace("BUNDLE/", f"{bundle}/"),
+                                                       tmp_path / "target.bin", (raw / "replay.cmd").read_text())
+
+
+def held_as(planned: str, path: Path, kept: str) -> str:
+    """The planned command as the run keeps it: fio given the descriptor ssdlab held of the file
+    (FileTarget.fio_open), which the kept command's first line names with the path."""
+    said = kept.splitlines()[0]
+    assert said.startswith("# /proc/") and f": {path}, held open by ssdlab (O_NOFOLLOW)" in said, said
+    held = said.removeprefix("# ").split(":")[0]
+    return f"{said}\n{planned.replace(f'={path} ', f'={held} ')}"
 
 
 @pytest.mark.fio
@@ -332,4 +342,4 @@ def test_a_replay_runs_the_engines_fio_program(tmp_path: Path) -> None:
         target.release()
     assert result.detail["fio_ios"] > 0
     assert str(program) in calls.read_text().splitlines()  # the replay ran it (the probe may too)
-    assert (raw / "replay.cmd").read_text().startswith(f"{program} --output-format=json+")
+    assert (raw / "replay.cmd").read_text().splitlines()[1].startswith(f"{program} --output-format=json+")

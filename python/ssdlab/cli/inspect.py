@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -46,7 +48,7 @@ from ssdlab.planning import (
 from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.report.terminal import print_hanging as hanging
-from ssdlab.steps import ReplayTrace
+from ssdlab.steps import Purge, ReplayTrace
 from ssdlab.suites import CUSTOM_SUITE
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo, with_capacity
@@ -208,26 +210,58 @@ def plan(
     planned = plan_run(entries, overrides_from(entries, param, until_steady), facts, engine)
     clock = "simulated device time" if facts.kind == "sim" else "estimated duration"
     drive = with_capacity(facts.model or "model unknown", facts.capacity_bytes, ", ")
-    print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(drive)}), "
-                  f"suite {suite_name or CUSTOM_SUITE}, engine {engine.name}", markup=True)
-    print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
-    if host:
-        _print_hosts(tgt, engine, host_refusal)
-    refusal = host_refusal or run_refusal(tgt, planned) or (None if host else engine_refusal(engine))
-    if refusal:
-        out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
-        facts = _without_said(facts, refusal)
-    elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
-        # Soft-wrapped, as errors are: a flag or command wrapped onto two lines would be copied broken.
-        out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and destroy "
-                  "its data (docs/safety.md)", highlight=False)
-    print_target_remarks(out, facts)
-    print_warnings(out, plan_warnings(planned, facts))
+    with fio_comments(fio):
+        if fio:
+            out.print(FIO_PLAN_HEAD, markup=False, highlight=False)
+        print_hanging("[bold]Plan[/] for ", f"{plain(facts.spec)} ({plain(drive)}), "
+                      f"suite {suite_name or CUSTOM_SUITE}, engine {engine.name}", markup=True)
+        print_hanging("  durations of byte-limited work: ", assumed_rates(facts).describe())
+        if host:
+            _print_hosts(tgt, engine, host_refusal)
+        refusal = host_refusal or run_refusal(tgt, planned) or (None if host else engine_refusal(engine))
+        if refusal:
+            out.print(f"[red]run would refuse this:[/] {plain(refusal)}", highlight=False)
+            facts = _without_said(facts, refusal)
+        elif (token := tgt.confirmation_token()) and any(item.plan.destructive for item in planned):
+            # Soft-wrapped, as errors are: a flag or command wrapped onto two lines would be copied broken.
+            out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and "
+                      "destroy its data (docs/safety.md)", highlight=False)
+        print_target_remarks(out, facts)
+        print_warnings(out, plan_warnings(planned, facts))
     for item in planned:
-        _print_plan(item, clock)
+        with fio_comments(fio):
+            _print_plan(item, clock)
         if fio:
             _print_jobs(item, tgt, engine, host_refusal)
-    _print_totals(planned, clock)
+    with fio_comments(fio):
+        _print_totals(planned, clock)
+
+
+# What `plan --fio` says first: its output is read by fio as it is (QA: the plan's lines were not
+# fio comments), but it is many job files, which fio would run at once, each [global] carrying on.
+FIO_PLAN_HEAD = ("Every line but the job files is a fio comment, so fio reads this output as it is "
+                 "(fio --parse-only); each '--- TEST / WORKLOAD ---' block is the whole job file of one "
+                 "workload: run one at a time, as ssdlab does (in one file fio runs every job at once, and "
+                 "each [global] section carries on into the jobs after it)")
+
+
+@contextmanager
+def fio_comments(on: bool) -> Iterator[None]:
+    """With `plan --fio`, what is printed inside as fio comment lines ('# '), laid out 2 columns
+    narrower in a terminal to make room for the mark."""
+    if not on:
+        yield
+        return
+    width = out.width
+    if out.is_terminal:
+        out.width = max(20, width - 2)
+    try:
+        with out.capture() as captured:
+            yield
+    finally:
+        out.width = width
+    for line in captured.get().splitlines():
+        out.print(Text("# ") + Text.from_ansi(line) if line.strip() else "#", highlight=False)
 
 
 def _without_said(facts: TargetInfo, refusal: str) -> TargetInfo:
@@ -323,10 +357,15 @@ PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)
 def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal: str | None) -> None:
     from ssdlab.engines.fio import FioEngine
     from ssdlab.engines.fio_multi import MultiHostFioEngine
+    from ssdlab.engines.fio_steps import purge_command
 
     for action in item.plan.actions:
         if isinstance(action, ReplayTrace) and type(engine) is FioEngine:  # a --host run refuses a trace
             _print_replay(item, action, target, engine)
+            continue
+        if isinstance(action, Purge) and type(engine) is FioEngine:  # a --host run purges nothing (fio_multi)
+            out.print(f"\n# --- {item.entry.name} / {action.name}: not a fio job; ssdlab runs ---\n"
+                      f"# {purge_command(target, action)}", markup=False, highlight=False)
             continue
         if not isinstance(action, Measure):
             continue
@@ -350,5 +389,7 @@ def _print_replay(item: PlannedTest, step: ReplayTrace, target: Target, engine: 
 
     raw_dir = PLAN_BUNDLE / RAW_DIR / item.entry.name / step.name
     out.print(f"\n# --- {item.entry.name} / {step.name} (BUNDLE: the run's bundle) ---", markup=False)
-    out.print(fio_replay_plan(target, step, raw_dir, engine.ioengine_for, engine.binary), markup=False,
-              highlight=False, end="")
+    # A shell command, not a job file: commented too, so the whole output stays fio's to read.
+    text = fio_replay_plan(target, step, raw_dir, engine.ioengine_for, engine.binary)
+    out.print("".join(line if line.startswith("#") else f"# {line}" for line in text.splitlines(keepends=True)),
+              markup=False, highlight=False, end="")

@@ -81,6 +81,15 @@ def fio_escape(path: str) -> str:
     return path.replace(":", "\\:")
 
 
+def held_file_comment(path: str, filename: str | None) -> list[str]:
+    """The job file's word on a filename= that is not the target's path: the descriptor ssdlab
+    holds (FileTarget.fio_open), with the path it was opened by."""
+    if filename is None or filename == path:
+        return []
+    return [f"; filename={filename}: {path}, held open by ssdlab (O_NOFOLLOW) while fio ran, so fio",
+            "; wrote the file ssdlab checked, whatever the path named by then"]
+
+
 def parse_version(text: str) -> tuple[int, int]:
     match = re.search(r"fio-(\d+)\.(\d+)", text)
     if not match:
@@ -329,13 +338,15 @@ class FioEngine:
 
     # ---- job files ---------------------------------------------------------------------
 
-    def job_text(self, target: Target, workload: Workload, log_prefix: str | None = None) -> str:
-        """The exact job file fio runs for this workload (`ssdlab plan --fio` prints it)."""
+    def job_text(self, target: Target, workload: Workload, log_prefix: str | None = None,
+                 filename: str | None = None) -> str:
+        """The exact job file fio runs for this workload (`ssdlab plan --fio` prints it with the
+        target's path; a run names the file by what fio opens it as, `filename`: Target.fio_open)."""
         return self.job_text_for(target, workload, log_prefix, self.ioengine or probe_ioengine(self.binary),
-                                 self.version_tuple())
+                                 self.version_tuple(), filename)
 
     def job_text_for(self, target: Target, workload: Workload, log_prefix: str | None, ioengine: str,
-                     fio_version: tuple[int, int] | None) -> str:
+                     fio_version: tuple[int, int] | None, filename: str | None = None) -> str:
         """The job file for a fio that has `ioengine` and is `fio_version`: this machine's, or a
         remote host's (fio_multi), whose fio may be older or newer than the local one."""
         w = workload
@@ -343,8 +354,9 @@ class FioEngine:
         seed = [f"randseed={w.seed}"] if w.seed else ["randrepeat=0"]
         sections = [
             f"; ssdlab workload {w.name}: {w.describe()}",
+            *held_file_comment(target.fio_filename, filename),
             "[global]",
-            f"filename={fio_escape(target.fio_filename)}",
+            f"filename={fio_escape(filename or target.fio_filename)}",
             *_io_lines(w, ioengine, target.kind == "file", fio_version),
             *_span_lines(target, w),
             *_limit_lines(w),
@@ -370,17 +382,19 @@ class FioEngine:
         output = ctx.raw_path(f"{workload.name}.json")
         stderr_path = ctx.raw_path(f"{workload.name}.stderr")
         _remove_stale(ctx.raw_dir, workload.name, (output, stderr_path))
-        atomic_write_text(job, self.job_text(target, workload, log_prefix=workload.name), inside=ctx.bundle_dir)
-        sampler = telemetry_sampler(target.kind, target.spec, facts=ctx.target_facts) if self.telemetry else None
-        if sampler is not None:
-            sampler.start()
         held = target.write_held_paths() if workload.is_write else ()
-        try:
-            with held_while_writing(target.spec, held):
-                stopped, code = self._run(job, output, stderr_path, workload, ctx)
-        finally:
+        with target.fio_open() as filename:
+            atomic_write_text(job, self.job_text(target, workload, log_prefix=workload.name, filename=filename),
+                              inside=ctx.bundle_dir)
+            sampler = telemetry_sampler(target.kind, target.spec, facts=ctx.target_facts) if self.telemetry else None
             if sampler is not None:
-                sampler.stop()
+                sampler.start()
+            try:
+                with held_while_writing(target.spec, held):
+                    stopped, code = self._run(job, output, stderr_path, workload, ctx)
+            finally:
+                if sampler is not None:
+                    sampler.stop()
         raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""

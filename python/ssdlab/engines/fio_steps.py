@@ -7,6 +7,7 @@ limits of a device, the kernel's write-cache mode after writing it.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -76,6 +77,33 @@ def _punch_file(target: FileTarget, step: Purge) -> dict[str, Any]:
             "allocated_bytes_before": before, "allocated_bytes_after": allocated_bytes(target.path)}
 
 
+def discard_argv(target: BlockTarget, step: Purge) -> list[str]:
+    """The blkdiscard command a purge of a device runs (`ssdlab plan --fio` prints it)."""
+    facts = block_facts(target.sysroot, target.name)
+    offset, length = _span(step, facts.capacity_bytes)
+    length -= length % facts.logical_block_size
+    return ["blkdiscard", "--offset", str(offset), "--length", str(length), str(target.device_path)]
+
+
+def punch_argv(target: FileTarget, step: Purge) -> list[str]:
+    """util-linux's fallocate command that does what a purge of a file does (ssdlab calls
+    fallocate(2) itself, then fsync): `ssdlab plan --fio` prints it."""
+    offset, length = _span(step, target.size_bytes)
+    return ["fallocate", "--punch-hole", "--keep-size", "--offset", str(offset), "--length", str(length),
+            str(target.path)]
+
+
+def purge_command(target: Target, step: Purge) -> str:
+    """What a purge on fio runs, as a shell line, or why it is not run (`ssdlab plan --fio`)."""
+    if step.secure_erase:
+        return "none: secure erase is not available through the fio engine (the run refuses it)"
+    if isinstance(target, BlockTarget):
+        return shlex.join(discard_argv(target, step))
+    if isinstance(target, FileTarget):
+        return f"{shlex.join(punch_argv(target, step))}  (ssdlab calls fallocate(2) itself, then fsync)"
+    return f"none: the fio engine cannot purge {target.spec} (the run refuses it)"
+
+
 def _discard_device(target: BlockTarget, step: Purge) -> dict[str, Any]:
     if not target.writes_authorized():
         raise SafetyError(f"{target.spec}: purge discards all data in the span; it needs --destroy --yes=SERIAL")
@@ -84,9 +112,12 @@ def _discard_device(target: BlockTarget, step: Purge) -> dict[str, Any]:
         raise EngineError(f"purge: {target.spec} does not support discard (queue/discard_max_bytes is 0)")
     if shutil.which("blkdiscard") is None:
         raise EngineError("purge: blkdiscard not found: install it with `apt-get install util-linux`")
-    offset, length = _span(step, facts.capacity_bytes)
-    length -= length % facts.logical_block_size
-    argv = ["blkdiscard", "--offset", str(offset), "--length", str(length), str(target.device_path)]
+    argv = discard_argv(target, step)
+    offset, length = int(argv[2]), int(argv[4])
+    # Not held O_EXCL here (safety.held_while_writing), unlike fio's writes: blkdiscard opens the
+    # device O_EXCL itself (util-linux 2.36 and newer), so it fails with EBUSY on a device mounted
+    # since the run's checks, and a mount or mkfs during the discard does too; a hold of ours
+    # would make blkdiscard itself fail.
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["no message"])[0]

@@ -7,7 +7,8 @@ import json
 import os
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -312,6 +313,13 @@ class Target(ABC):
     def fio_filename(self) -> str:
         """What fio's `filename=` should be; only real targets have one."""
         raise TargetError(f"{self.spec}: {self.kind} targets are not run through fio")
+
+    @contextmanager
+    def fio_open(self) -> Iterator[str]:
+        """The name fio opens the target by while an engine runs it, valid inside the block: the
+        fio_filename itself, but for a file target, whose path may be swapped for a symlink
+        between its checks and fio's open (FileTarget.fio_open)."""
+        yield self.fio_filename
 
 
 def confirm_by_name(spec: str, what: str, token: str, destroy: bool, confirmed: str | None,

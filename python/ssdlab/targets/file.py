@@ -20,6 +20,8 @@ import os
 import posixpath
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -122,6 +124,8 @@ class FileTarget(Target):
     size_given: bool = False
     kind = "file"
     _authorized: bool = field(default=False, repr=False)
+    # (st_dev, st_ino) of the file prepare() checked and opened: what fio must write (fio_open).
+    _identity: tuple[int, int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> FileTarget:
@@ -141,6 +145,38 @@ class FileTarget(Target):
     @property
     def fio_filename(self) -> str:
         return str(self.path)
+
+    @contextmanager
+    def fio_open(self) -> Iterator[str]:
+        """The file prepare() checked, held open (O_NOFOLLOW) while fio runs, named as its magic
+        link /proc/<ssdlab's pid>/fd/N: fio opens the path it is given and follows symlinks, so a
+        symlink swapped in at the path after the checks was written through (QA: the victim it
+        pointed at was overwritten). The magic link reopens the inode held here, whatever the path
+        names by then (a rename, a symlink, another file). SafetyError when the path is already not
+        that file. fio's jobs run as children of this process, which may open its descriptors."""
+        fd = self._open_checked()
+        try:
+            yield f"/proc/{os.getpid()}/fd/{fd}"
+        finally:
+            os.close(fd)
+
+    def _open_checked(self) -> int:
+        """A read-only descriptor of the file at the path, refused when it is a symlink, not a
+        regular file, or not the file prepare() checked (another file renamed there since)."""
+        changed = f"{self.spec}: {self.path} changed since ssdlab checked it"
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as err:
+            why = "it is a symlink now" if err.errno == errno.ELOOP else err.strerror
+            raise SafetyError(f"{changed} ({why}); nothing was written to it; give the real path of a regular "
+                              "file, and keep others from changing its folder during a run") from None
+        found = os.fstat(fd)
+        if stat.S_ISREG(found.st_mode) and self._identity in (None, (found.st_dev, found.st_ino)):
+            return fd
+        os.close(fd)
+        why = "not a regular file now" if not stat.S_ISREG(found.st_mode) else "another file is at its path now"
+        raise SafetyError(f"{changed} ({why}); nothing was written to it; keep others from changing its folder "
+                          "during a run")
 
     def exclusive_paths(self) -> tuple[Path, ...]:
         return (self.path,)
@@ -223,6 +259,7 @@ class FileTarget(Target):
 
     def prepare(self) -> None:
         self.check()
+        self._identity = None
         if self.foreign():
             # Someone's file: a read-only test changes nothing; a confirmed write keeps its size
             # unless size= asked for more, and it stays theirs (the next write asks again).
@@ -230,9 +267,18 @@ class FileTarget(Target):
             if too_small:
                 raise TargetError(too_small)
             if not self._authorized:
+                fd = self._open_checked()
+                self._identity = self._identity_of(fd)
+                os.close(fd)
                 return
-        if self._create_or_grow():
+        created, self._identity = self._create_or_grow()
+        if created:
             mark_owned(self.path)  # only a file ssdlab made is its own
+
+    @staticmethod
+    def _identity_of(fd: int) -> tuple[int, int]:
+        found = os.fstat(fd)
+        return found.st_dev, found.st_ino
 
     def _size_refusal(self, writing: bool) -> str | None:
         """Why someone's file cannot be used at this size: it is smaller, and only a size= the user
@@ -260,8 +306,9 @@ class FileTarget(Target):
             return ""
         return f" and grows it from {format_size(have_bytes)} to size={format_size(self.size_bytes)}"
 
-    def _create_or_grow(self) -> bool:
-        """Create the file or grow it to its size; whether it was created here."""
+    def _create_or_grow(self) -> tuple[bool, tuple[int, int]]:
+        """Create the file or grow it to its size; whether it was created here, and the identity
+        of the file it opened (O_NOFOLLOW: never through a symlink), which fio_open holds to."""
         flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         created = not self.path.exists()
         try:
@@ -274,9 +321,10 @@ class FileTarget(Target):
             had_bytes = os.fstat(fd).st_size
             if had_bytes < self.size_bytes:
                 self._allocate(fd, had_bytes, created)
+            identity = self._identity_of(fd)
         finally:
             os.close(fd)
-        return created
+        return created, identity
 
     def _allocate(self, fd: int, had_bytes: int, created: bool) -> None:
         """Real blocks for the whole file, not a sparse one. A file system that cannot hold it

@@ -374,8 +374,11 @@ def unkept_replay_note(ran: int, planned: int) -> str:
 
 def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir: Path, *,
                     remap: Remap = "modulo", idle_cap_us: float | None = DEFAULT_IDLE_CAP_US,
-                    ioengine_for: Callable[[int], str], fio: str = "fio", timeout_s: float = 3600.0) -> FioReplay:
+                    ioengine_for: Callable[[int], str], fio: str = "fio", timeout_s: float = 3600.0,
+                    shown_as: Path | None = None) -> FioReplay:
     """Replay onto an existing file or device (the caller answers for safety) and measure drift.
+    `shown_as`: the path `target_file` stands for, said in COMMAND_FILE, when fio is given another
+    name of it (a file target's descriptor held open by ssdlab, FileTarget.fio_open).
     `ioengine_for` names the engine for a job's depth: the fio engine's choice
     (engines/fio.py FioEngine.ioengine_for: libaio where io_uring does not run, or where an
     older fio's io_uring would raise a depth that is not a power of two to the next one); both
@@ -390,7 +393,9 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     clear_for_writer(*work_dir.glob("replay_*.log"), output, stderr_file)
     engines = replay_engines(iolog, ioengine_for)
     command = fio_command(binary, iolog, str(target_file), work_dir, engines)
-    atomic_write_text(work_dir / COMMAND_FILE, command_text(command))
+    held = (f"# {target_file}: {shown_as}, held open by ssdlab (O_NOFOLLOW) while fio ran, so fio replayed "
+            "onto the file ssdlab checked\n") if shown_as is not None and shown_as != target_file else ""
+    atomic_write_text(work_dir / COMMAND_FILE, held + command_text(command))
     # as the workloads' fio: it stops if ssdlab is killed outright (it wrote on to the trace's end)
     try:
         done = run_fio_captured(command, timeout_s)

@@ -46,6 +46,7 @@ from typing import Any
 from ssdlab.bundle import RAW_DIR, ShortWindows, TestRecord, how_it_ran
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
+from ssdlab.methods._prep import SIZE_CUT_NOTES
 from ssdlab.methods.base import DEVICE_FACT
 from ssdlab.methods.metrics import (
     BYTES,
@@ -117,6 +118,11 @@ class EffectiveMethod:
     # Job conventions the run's job files show where they are not today's (job_conventions): name -> what ran.
     conventions: Mapping[str, str] = field(default_factory=dict)
     simulated: SimulatedDrive | None = field(default=None, compare=False)  # a simulated drive's model
+    # Size parameters as the run measured them (MethodTest.measured_sizes), as canonical JSON, and each
+    # size setting in bytes as recorded: what compare takes where a size was cut to fit the target.
+    # Not in the key: the library's keys stay as they were.
+    measured: Mapping[str, str] = field(default_factory=dict, compare=False)
+    sizes: Mapping[str, float] = field(default_factory=dict, compare=False)
 
     def _parts(self) -> dict[str, Any]:
         parts: dict[str, Any] = {"test": self.test, "params": dict(self.params), "settings": dict(self.settings),
@@ -457,6 +463,23 @@ def model_difference_list(methods: Sequence[EffectiveMethod]) -> list[Difference
     return found
 
 
+def measured_sizes(record: TestRecord, target: TargetInfo) -> dict[str, int]:
+    """The record's size parameters as its method measured them on `target` (none for a method
+    this ssdlab does not know, or parameters it refuses)."""
+    try:
+        test = get_test(record.test)
+        return test.measured_sizes(test.parse_params(record.params), target)
+    except SsdlabError:
+        return {}
+
+
+def size_bytes(spec: MetricSpec, value: Any) -> float | None:
+    """A size setting's value in bytes, None for any other setting."""
+    if not is_number(value) or spec.unit not in (BYTES, GB):
+        return None
+    return float(value) * (1e9 if spec.unit == GB else 1.0)
+
+
 def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None = None) -> EffectiveMethod:
     """The test's effective method; `bundle`: the run's bundle, whose job files show its conventions
     (without it they are taken as today's)."""
@@ -465,9 +488,12 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
     labels: dict[str, str] = {}
     shown: dict[str, str] = {}
     recorded: dict[str, Any] = {}
+    sizes: dict[str, float] = {}
     for spec in specs or ():
         if spec.kind == "setting" and spec.name in record.metrics:
             value = recorded[spec.name] = record.metrics[spec.name]
+            if (in_bytes := size_bytes(spec, value)) is not None:
+                sizes[spec.name] = in_bytes
             settings[spec.name] = setting_value(spec, value, record.params, target.capacity_bytes)
             # As the tables head it, "… (s)", where the value shown does not carry its unit ("0 %", "4 GiB").
             labels[spec.name] = spec.label if spec.unit in (PCT, BYTES) else label_with_unit(spec.label, spec.unit)
@@ -479,6 +505,7 @@ def effective_method(record: TestRecord, target: TargetInfo, bundle: Path | None
         shown=shown, recorded=recorded, setting_params=params_of,
         conventions=job_conventions(bundle, record) if bundle is not None else {},
         simulated=simulated_drive(target),
+        measured={k: canonical(v) for k, v in measured_sizes(record, target).items()}, sizes=sizes,
     )
 
 
@@ -510,16 +537,20 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
     found: list[Difference] = []
     missing = canonical(None)
     for key in sorted({k for m in methods for k in m.params}):
-        values = [m.params.get(key, missing) for m in methods]
+        # A size as measured, where the method cut it to fit the target: a run cut to 256 MiB and one
+        # asked for 256 MiB measured alike (QA: "size: 1073741824 vs 268435456").
+        values = [m.measured.get(key, m.params.get(key, missing)) for m in methods]
         if len(set(values)) > 1 and not said_as_setting(methods, key):
             found.append(Difference(param_label(key), key, tuple(_shown(v) for v in values)))
     for key in dict.fromkeys(k for m in methods for k in m.settings):
         values = [m.settings.get(key, "(not recorded)") for m in methods]
-        if len(set(values)) > 1:
+        if len(set(values)) > 1 and not sizes_alike(methods, key):
             label = next(m.labels[key] for m in methods if key in m.labels)
             found.append(Difference(label, key, tuple(m.shown.get(key, v) for m, v in zip(methods, values,
                                                                                            strict=True))))
-    if len({m.notes for m in methods}) > 1:
+    # A note that a size was cut to fit weighs nothing where that size was measured alike; where the
+    # runs differ anyway it is said with the rest.
+    if len({m.notes for m in methods}) > 1 and (found or len({notes_beside_sizes(m) for m in methods}) > 1):
         found.append(Difference(NOTES_KEY, NOTES_KEY, tuple("; ".join(m.raw_notes) or "none" for m in methods)))
     for name in sorted({k for m in methods for k in m.conventions}):
         followed = tuple(m.conventions.get(name, TODAY_CONVENTIONS.get(name, "today's")) for m in methods)
@@ -528,6 +559,20 @@ def differences(methods: Sequence[EffectiveMethod]) -> tuple[Difference, ...]:
     found += model_difference_list(methods)
     found += revision_difference(methods)
     return tuple(found)
+
+
+def sizes_alike(methods: Sequence[EffectiveMethod], name: str) -> bool:
+    """Whether every run recorded the size setting `name` at one size in bytes: the same size
+    measured, whether one was cut to fit its target (a share of it) and another asked for it."""
+    return all(name in m.sizes for m in methods) and len({m.sizes[name] for m in methods}) == 1
+
+
+def notes_beside_sizes(method: EffectiveMethod) -> tuple[str, ...]:
+    """The method notes compare weighs: less a note that a size was cut to fit the target where
+    the size as measured is compared instead (a size setting, MethodTest.measured_sizes)."""
+    if not (method.measured or method.sizes):
+        return method.notes
+    return tuple(n for n in method.notes if not n.startswith(SIZE_CUT_NOTES))
 
 
 def said_as_setting(methods: Sequence[EffectiveMethod], key: str) -> bool:
@@ -539,7 +584,11 @@ def said_as_setting(methods: Sequence[EffectiveMethod], key: str) -> bool:
     method resolved (span_bytes unset, the span it chose) says something the setting does not, and stays."""
     names = {setting_of(m, key) for m in methods}
     name = names.pop() if len(names) == 1 else None
-    if name is None or not all(name in m.settings for m in methods) or len({m.settings[name] for m in methods}) < 2:
+    if name is None or not all(name in m.settings for m in methods):
+        return False
+    if sizes_alike(methods, name):  # the sizes asked differ, the size measured not
+        return True
+    if len({m.settings[name] for m in methods}) < 2:
         return False
     return all(same_value(json.loads(m.params.get(key, canonical(None))), m.recorded.get(name)) for m in methods)
 

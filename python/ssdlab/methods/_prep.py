@@ -72,6 +72,11 @@ def size_label(size_bytes: int) -> str:
     return f"{size_bytes}b"
 
 
+# How a plan note that a region or length was cut to fit the target starts: what the cut size, as
+# measured, says (a size setting, MethodTest.measured_sizes), so compare sets it aside there.
+SIZE_CUT_NOTES = ("test region reduced ", "test length reduced ")
+
+
 def fit_region(wanted_bytes: int, info: TargetInfo, what: str) -> tuple[int, tuple[str, ...]]:
     """The method's region, or half the target when the target is too small for it.
 

@@ -226,6 +226,12 @@ class MethodTest(ABC, Generic[P]):
         """The method's yes/no answers, from its metrics; none by default."""
         return ()
 
+    def measured_sizes(self, params: P, target: TargetInfo) -> dict[str, int]:
+        """Size parameters as the run measured them on this target, where the method cuts them to
+        fit a small one and no setting metric records the cut size: compare takes these, not the
+        sizes asked (effective.differences). None by default."""
+        return {}
+
 
 class Params(BaseModel):
     """Base for parameter models: frozen, unknown keys rejected, no list parameter holding a

@@ -184,6 +184,11 @@ class QuickTest(MethodTest[QuickParams]):
             actions += entry_runs(params, entry, direction, common)
         return self.make_plan(params, actions, notes)
 
+    def measured_sizes(self, params: QuickParams, target: TargetInfo) -> dict[str, int]:
+        """The region the entries used, size_bytes cut to the target (QA: a 256 MiB file's run was
+        refused beside a run asked for 256 MiB, "size: 1073741824 vs 268435456")."""
+        return {"size_bytes": region_bytes(params, target.capacity_bytes)}
+
     def metric_specs(self, params: QuickParams, target: TargetInfo) -> MetricSet:
         specs = [MetricSpec("profile", "CrystalDiskMark profile", kind="setting"),
                  # Settings: runs from before CrystalDiskMark's order, interval and unmeasured first run

@@ -150,6 +150,10 @@ class AsSsdTest(MethodTest[AsSsdParams]):
     summary = "incompressible 1 GiB: Seq 16 MiB, 4K QD1, 4K 64 threads, access time; AS SSD score"
     params_model = AsSsdParams
 
+    def measured_sizes(self, params: AsSsdParams, target: TargetInfo) -> dict[str, int]:
+        """The test region, size_bytes cut to half a small target (fit_region)."""
+        return {"size_bytes": fit_region(params.size_bytes, target, "test region")[0]}
+
     def plan(self, params: AsSsdParams, target: TargetInfo) -> TestPlan:
         region, notes = fit_region(params.size_bytes, target, "test region")
         actions: list[Action] = [fill_action(whole_span(target, None), seed=params.seed)] if params.fill else []

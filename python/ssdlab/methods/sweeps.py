@@ -123,16 +123,24 @@ def qd_curve_label(params: QdSweepParams, kind: Kind, direction: Direction) -> s
     return f"{block_text(block)} {'random' if kind == 'rnd' else 'sequential'} {direction}"
 
 
+def scores_low_qd(params: QdSweepParams) -> bool:
+    """Whether the run has a score: it sweeps every depth the score is the mean of (QD 1, 2 and 4).
+    QA: with queue_depths=1,4,32 each curve showed a "score (mean of QD 1, 2, 4)", empty, naming
+    a QD 2 that was never run; a mean of the others would be another score under its name."""
+    return all(qd in params.queue_depths for qd in LOW_QD_SCORE_DEPTHS)
+
+
 def qd_curve_specs(params: QdSweepParams, kind: Kind, direction: Direction) -> list[MetricSpec]:
-    """Each queue depth's point, then the low-QD scores, of one curve."""
+    """Each queue depth's point, then the low-QD scores (scores_low_qd), of one curve."""
     prefix, label = qd_prefix(params, kind, direction), qd_curve_label(params, kind, direction)
     dims = {"curve": kind, "direction": direction}
     lead = QD_LEAD[kind]
     specs = [spec for qd in params.queue_depths
              for spec in point_specs(f"{prefix}_qd{qd}", f"{label}, QD {qd}", {**dims, "qd": qd},
                                      (qd_point_name(params, kind, direction, qd),), lead)]
-    scored = tuple(qd_point_name(params, kind, direction, qd) for qd in LOW_QD_SCORE_DEPTHS
-                   if qd in params.queue_depths)
+    if not scores_low_qd(params):
+        return specs
+    scored = tuple(qd_point_name(params, kind, direction, qd) for qd in LOW_QD_SCORE_DEPTHS)
     rates = (("iops", IOPS), ("mb_s", MB_S))
     for rate, unit in rates if lead == "iops" else rates[::-1]:
         specs.append(MetricSpec(f"{prefix}_score_{rate}", f"{label}: score (mean of QD 1, 2, 4)", unit,
@@ -195,8 +203,9 @@ class QdSweepTest(MethodTest[QdSweepParams]):
                 continue
             metrics.update(point_metrics(m, f"{prefix}_qd{qd}"))
             iops[qd], mb_s[qd] = m.iops(), m.mb_s()
-        metrics[f"{prefix}_score_iops"] = low_qd_score(iops)
-        metrics[f"{prefix}_score_mb_s"] = low_qd_score(mb_s)
+        if scores_low_qd(params):
+            metrics[f"{prefix}_score_iops"] = low_qd_score(iops)
+            metrics[f"{prefix}_score_mb_s"] = low_qd_score(mb_s)
         return metrics
 
 

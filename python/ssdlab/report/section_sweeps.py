@@ -13,6 +13,7 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
+from ssdlab.methods.sweeps import scores_low_qd
 from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import with_article
@@ -64,8 +65,8 @@ def qd_figures(view: MethodView) -> list[Figure]:
     return [
         Figure(f"{name}-random", f"{block_text(p.random_block_bytes)} random IOPS by queue depth",
                qd_bars(rows, "rnd", "IOPS"),
-               f"Random reads (on written data), then random writes, {how}; the drive was purged first. "
-               "Score = mean of QD1, QD2 and QD4."),
+               f"Random reads (on written data), then random writes, {how}; the drive was purged first."
+               + (" Score = mean of QD1, QD2 and QD4." if scores_low_qd(p) else "")),
         Figure(f"{name}-sequential", f"{block_text(p.seq_block_bytes)} sequential MB/s by queue depth",
                qd_bars(rows, "seq", "MB/s"),
                f"Sequential reads, then sequential writes, {how}. MB/s are decimal (10^6 bytes)."),

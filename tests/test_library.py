@@ -615,6 +615,19 @@ def test_a_library_another_process_is_changing_is_waited_for(library: Library, t
     assert len(library.runs()) == 2
 
 
+def test_a_run_removed_by_another_process_as_it_was_added_is_a_one_line_error(
+        library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: another process removed the run between the add's change and its reading the run
+    back: the add ended in a bare StopIteration ("internal error")."""
+    bundle = make_bundle(tmp_path / "a", "sim:")
+    runs = Library.runs
+    monkeypatch.setattr(Library, "runs", lambda self: [])  # what the read finds after the removal
+    with pytest.raises(UsageError, match="not in the results library .*`ssdlab library list`"):
+        library.add(bundle)
+    monkeypatch.setattr(Library, "runs", runs)
+    assert len(library.runs()) == 1
+
+
 def test_runs_added_under_other_effective_rules_are_read_again(library: Library, tmp_path: Path) -> None:
     """A library written before effective.RULES_VERSION (no rules row) or under another version
     re-reads its runs from their bundles once, so their keys are today's and they rank beside new

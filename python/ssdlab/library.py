@@ -395,7 +395,13 @@ class Library:
         return [replace(_library_run(row), flagged=tuple(flagged.get(row[0], []))) for row in rows]
 
     def run(self, rid: str) -> LibraryRun:
-        return next(r for r in self.runs() if r.run_id == rid)
+        """The run of id `rid`; UsageError when it is not there (QA: another process removed a run
+        between its add and this read, and `next` ended the add in a bare StopIteration)."""
+        for found in self.runs():
+            if found.run_id == rid:
+                return found
+        raise UsageError(f"run {rid} is not in the results library {self.path} (another ssdlab may have removed it "
+                         "just now); see what it holds with `ssdlab library list`")
 
     def find_run(self, which: str) -> LibraryRun:
         (run,) = self.find_runs([which])

@@ -35,9 +35,10 @@ def test_a_running_test_is_said_as_its_run_is(tmp_path: Path, live: bool) -> Non
     said = {
         True: ("This run is still running", "measured so far; make the report again once it ends.",
                "Still running: this test was running as the report was made",
-               "Measured so far (the test is still running)"),
+               "Measured so far (the test is still running)", "The workloads this test has run so far"),
         False: ("This run stopped without saving its status", f"resume with `ssdlab run --resume {bundle}`",
-                "Incomplete: the run stopped while this test was running", "Measured before the test stopped"),
+                "Incomplete: the run stopped while this test was running", "Measured before the test stopped",
+                "The workloads this test ran before it stopped"),
     }
     for text in said[live]:
         assert text in html, text

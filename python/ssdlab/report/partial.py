@@ -20,12 +20,18 @@ from ssdlab.report.types import Table
 CAPTION = ("The workloads this test ran before it stopped, each from its own totals: IOPS and MB/s over its "
            "runtime, latency over its I/Os. The method's own figures need every point and are left out until the "
            "test is resumed and finishes.")
+# A report of a bundle whose run is still going (QA: it said "before it stopped" of a running test).
+LIVE_CAPTION = ("The workloads this test has run so far, each from its own totals: IOPS and MB/s over its runtime, "
+                "latency over its I/Os. The method's own figures need every point and come when the test finishes.")
 # QA: a table captioned "the workloads this test finished" listed "torture (cut short)", one it had not.
 CUT_SHORT = " A workload marked (cut short) was running when the test stopped: its figures cover the part it ran."
 
 
-def caption(found: Mapping[str, Measurement]) -> str:
-    """The table's caption, saying what a (cut short) row is when the table has one."""
+def caption(found: Mapping[str, Measurement], live: bool = False) -> str:
+    """The table's caption, saying what a (cut short) row is when the table has one; `live`: of a
+    test still running."""
+    if live:
+        return LIVE_CAPTION
     return CAPTION + (CUT_SHORT if any(m.interrupted for m in found.values()) else "")
 
 
@@ -73,4 +79,4 @@ def unfinished_table(record: TestRecord, found: Mapping[str, Measurement],
     )
     header = ("workload", "IOPS", "MB/s", "mean latency µs", "p99 latency µs")
     return Table(key=f"{record.name}-measured", title=LIVE_TITLE if live else STOPPED_TITLE, header=header, rows=rows,
-                 caption=caption(found))
+                 caption=caption(found, live))

@@ -514,7 +514,8 @@ def test_a_window_just_under_its_period_reads_under_it(cli: Callable[..., Any], 
     ("transfer-sweep", ["min_block_bytes=1536"], ["parameter min_block_bytes=1536 is not a power of two"]),
     ("thermal", ["budget_bytes=2k"], ["parameter budget_bytes=2k is under seq_block_size_bytes, 128KiB",
                                       "give a budget_bytes of at least 128KiB, or none"]),
-    ("quick", ["size_bytes=4k"], ["parameter size_bytes=4k is under 1MiB", "give a size of at least 1MiB"]),
+    ("quick", ["size_bytes=4k"], ["parameter size_bytes=4k is under 1MiB, the least it takes",
+                                  "give a size from 1MiB to 1EiB"]),
     ("qd-sweep", ["span_bytes=4k"], ["workload fill: its span, 4KiB, is smaller than one 128KiB block",
                                      "give a span of at least one block"]),
 ], ids=["min-over-max", "min-over-length", "not-a-power", "budget-under-block", "region-under-1m", "span-under-block"])
@@ -553,8 +554,8 @@ def test_transfer_sizes_the_target_cannot_take_are_refused_not_crashed_on(cli: C
     ("qd-sweep", "queue_depths=1,x", ": x is not a whole number; give each a whole number from 1 to 4096"),
     ("quick", "aggregate=worst", "is not best or mean; give best or mean"),
     ("quick", "runs=2.5", "is not a whole number; give a whole number from 1 to 9"),
-    ("quick", "size_bytes=16q", "is not a size (a number with an optional k/m/g/t suffix, e.g. 4k or 1g); give a "
-                                "size from 512B to 1EiB"),
+    ("quick", "size_bytes=16q", "is not a size (a number in digits 0-9 with an optional k/m/g/t suffix, e.g. 4k, "
+                                "1g or 1 g); give a size from 1MiB to 1EiB"),
     ("pts-iops", "block_sizes_bytes=4k,zz", ": zz is not a size"),
     ("qd-sweep", "random_block_bytes=1000", "is not a whole number of 512-byte sectors; give a multiple of 512 bytes"),
     ("qd-sweep", "queue_depths=1,1", "gives 1 more than once; give each value once"),

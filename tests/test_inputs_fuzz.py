@@ -133,3 +133,81 @@ def test_a_device_path_with_a_nul_is_no_device() -> None:
                       st.text(max_size=20)))
 def test_any_rate(cli: Callable, rate: str) -> None:
     result_or_one_line_error(cli("plan", "--test", "linear", "-t", "fake:", "--rate", rate))
+
+
+# A number as Python's int() and float() read it but nobody types it on purpose: `1_0` is 10, a
+# full-width or Arabic-Indic digit is its ASCII one (QA: `runtime_s=1_0` ran 10 s, `--rate` in
+# full-width digits was taken). Every parser of a typed number refuses both, in one line.
+FULL_WIDTH = {ord("0") + n: 0xFF10 + n for n in range(10)}  # U+FF10..FF19
+ARABIC_INDIC = {ord("0") + n: 0x0660 + n for n in range(10)}  # U+0660..0669
+
+
+def slipped(digits: str, how: str) -> str:
+    """`digits` with an underscore between two of them, or in another script's digits."""
+    if how == "_":
+        return f"{digits[:1]}_{digits[1:]}"
+    return digits.translate(FULL_WIDTH if how == "full-width" else ARABIC_INDIC)
+
+
+SLIPPED = st.builds(slipped, st.integers(min_value=10, max_value=99999).map(str),
+                    st.sampled_from(["_", "full-width", "arabic-indic"]))
+NUMBER_FIELDS = sorted({(name, field) for name in NAMES
+                        for field, info in get_test(get_entry(name).test).params_model.model_fields.items()
+                        if info.annotation not in (bool, str) and "bool" not in str(info.annotation)
+                        and "Literal" not in str(info.annotation) and "str" not in str(info.annotation)})
+
+
+@FUZZ
+@given(named=st.sampled_from(NUMBER_FIELDS), number=SLIPPED, unit=st.sampled_from(["", "k", " g"]))
+def test_a_number_parameter_in_no_digits_we_read_is_refused(cli: Callable, named: tuple[str, str], number: str,
+                                                             unit: str) -> None:
+    name, field = named
+    result = cli("plan", "-t", "fake:", "--test", name, "-p", f"{field}={number}{unit}")
+    result_or_one_line_error(result)
+    assert result.code == 2, (named, number, result.stdout[-300:])
+
+
+@FUZZ
+@given(number=SLIPPED, rest=st.sampled_from(["MB/s", " MB/s", "MB/s,90k", "GB/s"]),
+       where=st.sampled_from(["rate", "iops"]))
+def test_a_rate_in_no_digits_we_read_is_refused(cli: Callable, number: str, rest: str, where: str) -> None:
+    rate = f"{number}{rest}" if where == "rate" else f"520MB/s,{number}"
+    result = cli("plan", "--test", "linear", "-t", "fake:", "--rate", rate)
+    result_or_one_line_error(result)
+    assert result.code == 2 and "digits 0-9" in result.stderr, (rate, result.stderr)
+
+
+@FUZZ
+@given(number=SLIPPED, key=st.sampled_from(["fake:?capacity=", "file:/tmp/ssdlab-fuzz/never.img?size="]),
+       unit=st.sampled_from(["g", " g", "m"]))
+def test_a_target_size_in_no_digits_we_read_is_refused(cli: Callable, number: str, key: str, unit: str) -> None:
+    result = cli("info", f"{key}{number}{unit}", "--json")
+    result_or_one_line_error(result)
+    assert result.code == 2 and "digits 0-9" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("text", "size"), [("4 g", 4 << 30), ("4g", 4 << 30), (" 16 GiB ", 16 << 30), ("1.5 k", 1536)])
+def test_a_space_between_a_size_and_its_unit_is_taken(text: str, size: int) -> None:
+    """As ssdlab prints a size (16 GiB) and a rate (520 MB/s); a space inside the number is not."""
+    from ssdlab.units import parse_rate, parse_size
+
+    assert parse_size(text) == size
+    assert parse_rate("520 MB/s") == (520e6, None)
+    with pytest.raises(SsdlabError, match="digits 0-9"):
+        parse_size("1 6g")
+
+
+@pytest.mark.parametrize("order", [("10", "1_0"), ("1_0", "10")])
+def test_a_number_given_twice_once_with_an_underscore_is_one_line(cli: Callable, order: tuple[str, str]) -> None:
+    """`-p runtime_s=10 -p runtime_s=1_0`: whether the two are one value asked the refusal of 1_0 too,
+    which then escaped as an internal error."""
+    result = cli("plan", "-t", "fake:", "--test", "quick", *[x for v in order for x in ("-p", f"runtime_s={v}")])
+    result_or_one_line_error(result)
+    assert result.code == 2, result.stdout[-300:]
+
+
+def test_a_list_keeps_a_space_inside_a_value(cli: Callable) -> None:
+    """QA: `queue_depths=1 6` ran QD 16 (the list lost every space, not only those around a value)."""
+    result = cli("plan", "-t", "fake:", "--test", "qd-sweep", "-p", "queue_depths=1 6")
+    assert result.code == 2 and "1 6 is not a whole number" in result.stderr, result.stderr
+    assert cli("plan", "-t", "fake:", "--test", "qd-sweep", "-p", "queue_depths=1, 2").code == 0

@@ -315,7 +315,7 @@ def same_value(key: str, first: str, second: str) -> bool:
         adapter: TypeAdapter[Any] = TypeAdapter(Annotated[info.annotation, info])
         try:
             read = [adapter.validate_python(none_from_text(own, {field: text})[field]) for text in (first, second)]
-        except ValidationError:
+        except (ValidationError, ValueError):  # ValueError: none_from_text's refusal of `1_0` (ParamValueError)
             return False
         if read[0] != read[1]:
             return False

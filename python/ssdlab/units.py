@@ -13,7 +13,11 @@ GIB = 1024 * MIB
 TIB = 1024 * GIB
 
 _SUFFIX = {"": 1, "b": 1, "k": KIB, "m": MIB, "g": GIB, "t": TIB}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
+# ASCII digits only (re.ASCII): `\d` alone also takes full-width and other scripts' digits, and a
+# size or rate is read as typed, never through int()/float(), which also take `1_0` as 10. A space
+# between the number and its unit is fine (`4 g`, `520 MB/s`, as ssdlab prints them); one inside
+# the number is not.
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE | re.ASCII)
 
 
 # 1 EiB: beyond any drive; every engine's offsets stay within 64 bits.
@@ -29,7 +33,7 @@ class SizeError(UsageError):
         self.what = what
 
 
-SIZE_FORM = "a number with an optional k/m/g/t suffix, e.g. 4k or 1g"
+SIZE_FORM = "a number in digits 0-9 with an optional k/m/g/t suffix, e.g. 4k, 1g or 1 g"
 
 
 def parse_size(text: str) -> int:
@@ -65,9 +69,10 @@ def _decimal_unit_refusal(number: str, suffix: str) -> str:
 
 
 _RATE_PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
-_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg])(i?)b(?:/s|ps)?\s*$", re.IGNORECASE)
-_COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
-RATE_EXAMPLE = "give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k (write rate, then 4 KiB random-write IOPS)"
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg])(i?)b(?:/s|ps)?\s*$", re.IGNORECASE | re.ASCII)
+_COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE | re.ASCII)
+RATE_EXAMPLE = ("give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k (write rate, then 4 KiB random-write IOPS; digits 0-9, "
+                "a space before the unit is fine)")
 # What a storage device can write: an old USB stick's MB/s to beyond a PCIe 6.0 x16 link's
 # 128 GB/s is 1e6..1e11; 4 KiB random writes from 1 IOPS to 100 million (today's fastest
 # drives do a few million). Outside these a figure is a slip (KB for MB, a missing unit).
@@ -248,6 +253,17 @@ def c_to_kelvin(celsius: float) -> float:
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def number_slip(text: str) -> str | None:
+    """Why `text`, which Python's int() or float() would read, is no number as typed here: a `_`
+    (int('1_0') is 10) or a digit that is not 0-9 (int() reads a full-width 5 as 5); None when it
+    has neither. QA: `runtime_s=1_0` ran 10 s, `--rate` in full-width digits was taken."""
+    if "_" in text:
+        return "has a _ in it (a number is digits 0-9 alone: 10, not 1_0)"
+    if any(not char.isascii() and char.isdigit() for char in text):
+        return "has a digit other than 0-9 (a full-width or other script's digit)"
+    return None
 
 
 def is_whole_number(text: str) -> bool:

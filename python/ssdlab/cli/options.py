@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable
 
 from ssdlab.errors import UsageError
+from ssdlab.units import number_slip
 
 
 def quoted(text: str) -> str:
@@ -16,7 +17,10 @@ def quoted(text: str) -> str:
 
 
 def number(option: str, value: str | float, ok: Callable[[float], bool], give: str) -> float:
-    """A float option's value, refused in one line unless `ok` (NaN and infinities included)."""
+    """A float option's value, refused in one line unless `ok` (NaN and infinities included), or
+    unless typed in digits 0-9 without `_` (float() takes `1_0` and full-width digits: number_slip)."""
+    if isinstance(value, str) and (slip := number_slip(value)) is not None:
+        raise UsageError(f"{option} {quoted(value)} {slip}: give {give}")
     try:
         parsed = float(value)
     except ValueError:

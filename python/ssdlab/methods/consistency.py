@@ -81,9 +81,9 @@ from ssdlab.methods.params import (
     OP_PCT_WHY,
     WINDOW_ROUNDS_WHY,
     BlockBytes,
-    Bytes,
     Jobs,
     QueueDepth,
+    RegionBytes,
     Seconds,
     Seed,
     WindowSeconds,
@@ -107,7 +107,7 @@ class TortureParams(Params):
     block_size_bytes: BlockBytes = 4 * KIB
     iodepth: QueueDepth = 32
     jobs: Jobs = 1
-    span_bytes: Bytes | None = None
+    span_bytes: RegionBytes | None = None
     op_pct: Annotated[float, OP_PCT_WHY] = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     compress_pct: int = Field(default=0, ge=0, le=99)
     steady_window_s: WindowSeconds = 400.0

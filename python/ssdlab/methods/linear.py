@@ -27,7 +27,7 @@ from ssdlab.measurement import Measurement, flag_on, period_samples, time_weight
 from ssdlab.methods._prep import whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, PCT, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import BlockBytes, Bytes, ParamValueError, QueueDepth, Seed, text_tuple
+from ssdlab.methods.params import BlockBytes, ParamValueError, QueueDepth, RegionBytes, Seed, text_tuple
 from ssdlab.steps import Purge
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
@@ -44,7 +44,7 @@ PASSES: tuple[PassName, ...] = ("write", "read")  # write first: the read pass r
 class LinearParams(Params):
     block_size_bytes: BlockBytes = MIB
     iodepth: QueueDepth = 1
-    span_bytes: Bytes | None = None  # None: first to last LBA
+    span_bytes: RegionBytes | None = None  # None: first to last LBA
     log_period_s: float = Field(default=1.0, ge=MIN_LOG_PERIOD_S, le=3600, allow_inf_nan=False)
     drop_fraction: float = Field(default=DEFAULT_DROP_FRACTION, gt=0, lt=1)
     purge: bool = True  # before a write pass; a read-only run never purges

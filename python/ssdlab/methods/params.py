@@ -24,7 +24,17 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
-from ssdlab.units import GIB, MAX_SIZE_BYTES, SizeError, format_size, is_number, parse_size, unit_from_name
+from ssdlab.units import (
+    GIB,
+    MAX_SIZE_BYTES,
+    MIB,
+    SizeError,
+    format_size,
+    is_number,
+    number_slip,
+    parse_size,
+    unit_from_name,
+)
 
 MAX_BYTES = MAX_SIZE_BYTES
 # Larger transfers are not what any review measures; fio and the simulator take them whole.
@@ -49,11 +59,30 @@ NONE_WORDS = frozenset({"none", "null"})
 
 def none_from_text(fields: Mapping[str, FieldInfo], data: Any) -> Any:
     """Let `--param cooldown_s=none` arrive as text: 'none' is None for a parameter that may be
-    none, as the docs write it; for any other parameter it stays text and is refused as such."""
+    none, as the docs write it; for any other parameter it stays text and is refused as such. A
+    number's text is checked first (numbers_as_typed), here since every reading of a parameter's
+    text comes through here (the model's and planning.same_value's)."""
     if not isinstance(data, Mapping):
         return data
+    numbers_as_typed(fields, data)
     return {name: None if _is_none_word(value) and _may_be_none(fields.get(name)) else value
             for name, value in data.items()}
+
+
+def numbers_as_typed(fields: Mapping[str, FieldInfo], data: Mapping[str, Any]) -> None:
+    """Refuse a number parameter's text that pydantic and int() would read, but not as typed:
+    `runtime_s=1_0` as 10, a full-width 5 as 5 (units.number_slip). A text parameter (a trace's path)
+    may hold either."""
+    for name, value in data.items():
+        info = fields.get(name)
+        slip = number_slip(value) if isinstance(value, str) and info is not None and _holds_numbers(info) else None
+        if slip is not None:
+            raise ParamValueError(slip, field=name)
+
+
+def _holds_numbers(info: FieldInfo) -> bool:
+    found = list(_annotations(info))
+    return any(item in (int, float) for item in found) and str not in found
 
 
 def _is_none_word(value: Any) -> bool:
@@ -76,10 +105,11 @@ class ParamValueError(ValueError):
 
 
 def _split(value: str) -> list[str]:
-    """A list as typed, one value between each pair of commas (spaces left out). An empty value
-    is refused (QA: `queue_depths=1,,2` ran 1 and 2 in silence, whatever was meant between
-    them); nothing at all is the empty list, which the list's own length check refuses."""
-    parts = value.replace(" ", "").split(",")
+    """A list as typed, one value between each pair of commas (spaces around it left out, not
+    those inside it: QA read `queue_depths=1 6` as 16). An empty value is refused (QA:
+    `queue_depths=1,,2` ran 1 and 2 in silence, whatever was meant between them); nothing at all
+    is the empty list, which the list's own length check refuses."""
+    parts = [part.strip() for part in value.split(",")]
     if parts == [""]:
         return []
     if "" in parts:
@@ -106,7 +136,10 @@ def int_tuple(value: Any) -> Any:
 
 def _whole(part: str) -> int:
     """One item of a list of whole numbers, as a single value of one is taken: `2.0` is 2 (QA:
-    `runs=2.0` was taken, `queue_depths=1,2.0` refused)."""
+    `runs=2.0` was taken, `queue_depths=1,2.0` refused). Never `1_6` or full-width digits, which int() takes."""
+    slip = number_slip(part)
+    if slip is not None:
+        raise ParamValueError(slip, item=part)
     try:
         return int(part)
     except ValueError:
@@ -172,6 +205,10 @@ SECONDS_WHY = Why(low="fio's job files count whole milliseconds, and fio reads 0
 BYTES_WHY = Why(low=SECTOR_WHY, high=BEYOND_DRIVES_WHY, unit="bytes")
 BLOCK_WHY = Why(low=SECTOR_WHY, high="no review measures larger transfers", unit="bytes")
 OFFSET_WHY = Why(high=BEYOND_DRIVES_WHY, unit="bytes")
+# methods/_prep.SPAN_ALIGN_BYTES: a region or span is cut to whole MiB, so under 1 MiB none is left.
+REGION_FLOOR_BYTES = MIB
+REGION_WHY = Why(low="a test region is cut to whole MiB, so every block size up to 1 MiB divides it",
+                 high=BEYOND_DRIVES_WHY, unit="bytes")
 PERCENT_WHY = Why(low=SHARE_WHY, high=SHARE_WHY, unit="%")
 OP_PCT_WHY = Why(high="at 100 % no span would be left to write")
 WINDOW_ROUNDS_WHY = Why(low=f"the SNIA PTS judges steady state over windows of {PTS_WINDOW_ROUNDS} rounds")
@@ -181,6 +218,10 @@ SEED_WHY = Why(high="methods add a point's number to the seed, and 32 bits keep 
 Bytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BYTES), BYTES_WHY]
 BlockBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=512, le=MAX_BLOCK_BYTES),
                        AfterValidator(_whole_sectors), BLOCK_WHY]
+# A region or span cut to whole MiB (quick's test region, a span through _prep.usable_span_bytes):
+# its floor is 1 MiB, not a sector, so the refusal of 0 names the bound that holds (QA: `size_bytes=0`
+# said "under 512B, the least it takes", and 512 was then refused as under 1 MiB).
+RegionBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=REGION_FLOOR_BYTES, le=MAX_BYTES), REGION_WHY]
 OffsetBytes = Annotated[int, BeforeValidator(size_from_text), Field(ge=0, le=MAX_BYTES), OFFSET_WHY]
 Seconds = Annotated[float, Field(ge=MIN_SECONDS, le=MAX_SECONDS, allow_inf_nan=False),
                     AfterValidator(_whole_milliseconds), SECONDS_WHY]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from ssdlab.errors import UsageError
 from ssdlab.methods._prep import fill_action
@@ -27,7 +27,7 @@ from ssdlab.methods.base import (
     TestResults,
 )
 from ssdlab.methods.metrics import IOPS, MB_S, SECONDS, US, MetricSet, MetricSpec, metric_set
-from ssdlab.methods.params import Bytes, IdleSeconds, OffsetBytes, ParamValueError, Seconds
+from ssdlab.methods.params import IdleSeconds, OffsetBytes, RegionBytes, Seconds
 from ssdlab.steps import Idle
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
@@ -69,7 +69,7 @@ NVME = (
 
 
 class QuickParams(Params):
-    size_bytes: Bytes = GIB
+    size_bytes: RegionBytes = GIB
     runs: int = Field(default=5, ge=1, le=9)
     runtime_s: Seconds = 5.0
     aggregate: Literal["best", "mean"] = "best"
@@ -79,16 +79,6 @@ class QuickParams(Params):
     interval_s: IdleSeconds = 5.0
     # CrystalDiskMark runs each entry once unmeasured ("Preparing...") before its measured runs.
     warmup: bool = True
-
-    @field_validator("size_bytes")
-    @classmethod
-    def _holds_a_region(cls, value: int) -> int:
-        """A region is whole MiB (region_bytes): a smaller size leaves none. QA: `size_bytes=4k` was
-        refused as if the offset left too little of the target."""
-        if value < MIB:
-            raise ParamValueError("is under 1MiB, the least test region the entries use (a region is whole MiB)",
-                                  give="a size of at least 1MiB, e.g. 1g")
-        return value
 
 
 def profile_entries(params: QuickParams, target: TargetInfo) -> tuple[CdmEntry, ...]:

@@ -59,6 +59,7 @@ from ssdlab.methods.params import (
     QueueDepth,
     QueueDepths,
     ReadPcts,
+    RegionBytes,
     Seconds,
     Seed,
 )
@@ -225,7 +226,7 @@ class MixedRandomParams(MixedParams):
 
 
 class MixedSeqParams(MixedParams):
-    span_bytes: Bytes | None = None  # None: the whole drive
+    span_bytes: RegionBytes | None = None  # None: the whole drive
     block_size_bytes: BlockBytes = 128 * KIB
     iodepth: QueueDepth = 1
     # Write the whole span first so reads hit data; a suite that runs this right after a

@@ -42,7 +42,17 @@ from ssdlab.methods.metrics import (
     point_specs,
     split_specs,
 )
-from ssdlab.methods.params import BlockBytes, Bytes, IdleSeconds, Jobs, QueueDepth, ReadPct, Seconds, Seed
+from ssdlab.methods.params import (
+    BlockBytes,
+    Bytes,
+    IdleSeconds,
+    Jobs,
+    QueueDepth,
+    ReadPct,
+    RegionBytes,
+    Seconds,
+    Seed,
+)
 from ssdlab.steps import Idle
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import GIB, KIB, MIB
@@ -189,7 +199,7 @@ class IometerParams(Params):
     read_pct: ReadPct = 50
     iodepth: QueueDepth = 32
     runtime_s: Seconds = 120.0
-    span_bytes: Bytes | None = None  # None: the whole drive
+    span_bytes: RegionBytes | None = None  # None: the whole drive
     fill: bool = True
     seed: Seed = 1
 

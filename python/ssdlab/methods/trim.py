@@ -26,7 +26,7 @@ from ssdlab.methods._prep import fill_actions, filled_state, free_space_bytes, s
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import TortureParams, skip_torture_round, torture_actions, tortured_state
 from ssdlab.methods.metrics import MB_S, PCT, SECONDS, MetricSet, MetricSpec, block_text, metric_set
-from ssdlab.methods.params import OP_PCT_WHY, BlockBytes, Bytes, QueueDepth, Seconds, Seed
+from ssdlab.methods.params import OP_PCT_WHY, BlockBytes, QueueDepth, RegionBytes, Seconds, Seed
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.thresholds import beside
@@ -44,7 +44,7 @@ class TrimParams(Params):
     torture_runtime_s: Seconds = 3600.0  # the longest the torture runs (within 25 rounds); it stops once steady
     torture_block_size_bytes: BlockBytes = 4 * KIB
     torture_iodepth: QueueDepth = 32
-    span_bytes: Bytes | None = None
+    span_bytes: RegionBytes | None = None
     op_pct: Annotated[float, OP_PCT_WHY] = Field(default=0.0, ge=0, lt=100, allow_inf_nan=False)
     effective_pct: float = Field(default=90.0, gt=0, le=100)
     reference: bool = True  # also measure the tortured drive without TRIM

@@ -140,6 +140,31 @@ def test_error_names_file_and_line(tmp_path: Path) -> None:
     assert not (tmp_path / "out.parquet").exists()
 
 
+@pytest.mark.parametrize("fmt", sorted(FILES))
+def test_a_byte_order_mark_is_dropped(tmp_path: Path, fmt: str) -> None:
+    """QA: a CSV saved by a spreadsheet or a Windows tool starts with a UTF-8 BOM, and every text
+    format refused its first record, naming '\\ufeff…' as its timestamp or device."""
+    src = tmp_path / FILES[fmt]
+    src.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / FILES[fmt]).read_bytes())
+    with_mark = import_trace(src, fmt, tmp_path / "bom.parquet")
+    without = import_trace(FIXTURES / FILES[fmt], fmt, tmp_path / "plain.parquet")
+    assert with_mark.records == without.records > 0
+    assert load_trace(tmp_path / "bom.parquet").timestamp_ns.tolist() == \
+        load_trace(tmp_path / "plain.parquet").timestamp_ns.tolist()
+
+
+@pytest.mark.parametrize(("fmt", "line", "field"), [
+    ("alibaba", "0,R,0,4096,1_000", "timestamp"), ("alibaba", "0,R,4_096,4096,1000", "offset"),
+    ("msr", "128166372003061629,hm,1,Read,0,4096,1\uff10", "response time"),
+    ("tencent", "1_538323200,0,8,1,1", "timestamp"),
+    ("systor17", "1487248250.1_15926,0.000304,R,1,3720585216,4096", "timestamp"),
+])
+def test_a_number_in_no_digits_a_trace_writes_is_refused(fmt: str, line: str, field: str) -> None:
+    """int() and Decimal() read `1_000` as 1000 and full-width digits as theirs: no trace writes either."""
+    with pytest.raises(TraceFormatError, match=f"{fmt}: {field} .* is not an? "):
+        parse_text(line + "\n", fmt)
+
+
 def test_a_source_with_no_records_imports_nothing(tmp_path: Path) -> None:
     src = tmp_path / "empty.csv"
     src.write_text("")

@@ -61,6 +61,12 @@ BAD_VALUES = {  # file -> (columns, what the one line says)
     "op9": ({"op": [OP_WRITE, 9, OP_READ]}, "record 2: op 9 is no operation ssdlab knows"),
     "op300": ({"op": pa.array([1, 0, 300], pa.int64())}, "record 3: op 300 is not a whole number from 0 to 255"),
     "u64": ({"timestamp_ns": pa.array([0, 1, 2**64 - 1], pa.uint64())}, "record 3: timestamp_ns 18446744073709551615"),
+    # QA: values of the right type that no trace holds were taken (replay dropped the flag, stats
+    # counted a negative latency or a span from before the trace's start)
+    "flag16": ({"flags": [0, 16, 0]}, "record 2: flags 16 hold a bit ssdlab does not define"),
+    "before0": ({"timestamp_ns": [-5, 1_000_000, 2_000_000]}, "record 1: timestamp_ns -5 is before the trace's start"),
+    "done_first": ({"completion_ns": [133_200, 500_000, 2_100_000]},
+                   "record 2: its completion_ns (500,000) is before its issue (1,000,000)"),
 }
 
 
@@ -149,6 +155,24 @@ def test_a_last_line_cut_short_of_its_fields_says_the_file_looks_cut(tmp_path: P
     cut.write_text((FIXTURES / "msr.csv").read_text().splitlines()[0] + "\n128166372003061629,wdev,0,Re")
     with pytest.raises(TraceFormatError, match=r"cut.csv:2: msr: expected 7 fields.*may be cut short; remove"):
         import_trace(cut, "msr", tmp_path / "t.parquet")
+
+
+@pytest.mark.parametrize(("fmt", "fixture", "whole"), [
+    ("systor17", "systor17.csv", "1487248250.116062,0.001000,W,1,3720589312,8192"),
+    ("fio3", "fio3.log", "12 /dev/sdb write 8192 4096"),
+])
+def test_a_last_line_cut_in_its_size_is_refused(tmp_path: Path, fmt: str, fixture: str, whole: str) -> None:
+    """QA: a last line cut in its size (the last field of systor17 and fio iologs) imported with only a
+    note, a wrong record: 8192 bytes cut to 819 is off the sectors every I/O before it kept."""
+    lines = [line for line in (FIXTURES / fixture).read_text().splitlines(keepends=True) if " close" not in line]
+    source = tmp_path / "cut.txt"
+    source.write_text("".join(lines) + whole[:-1])
+    size = whole[:-1].replace(",", " ").split()[-1]
+    with pytest.raises(TraceFormatError, match=rf"{fmt}: its size, {size} bytes, is not a whole number of 512-byte "
+                                               r"sectors.*has no line end"):
+        import_trace(source, fmt, tmp_path / "t.parquet")
+    source.write_text("".join(lines) + whole)  # whole, without its line end: imported, with the note
+    assert import_trace(source, fmt, tmp_path / "t.parquet").records == len(load_trace(tmp_path / "t.parquet"))
 
 
 def test_a_complete_last_line_without_its_line_end_is_imported_with_a_note(cli: Callable, tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from ssdlab.trace.model import (
     TraceChunk,
     write_trace,
 )
+from ssdlab.units import number_slip
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = {"msr": "msr.csv", "alibaba": "alibaba.csv", "tencent": "tencent.csv", "systor17": "systor17.csv",
@@ -140,8 +141,8 @@ def test_any_capture_seconds_start_a_capture_or_give_one_line(cli: Callable, tmp
                                                               no_capture: list[Any], seconds: str) -> None:
     no_capture.clear()
     result = cli("trace", "capture", "-d", NO_DEVICE, f"--seconds={seconds}", "-o", str(tmp_path / "c.parquet"))
-    try:
-        valid = math.isfinite(float(seconds)) and float(seconds) > 0
+    try:  # float() takes `1_000` and full-width digits too, which no option does (units.number_slip)
+        valid = math.isfinite(float(seconds)) and float(seconds) > 0 and number_slip(seconds) is None
     except ValueError:
         valid = False
     event("started" if valid else "refused")
@@ -170,6 +171,8 @@ def test_an_unknown_capture_option_is_no_command_to_run(cli: Callable, tmp_path:
 @pytest.mark.parametrize(("option", "value"), [
     ("--scale", "nan"), ("--scale", "inf"), ("--scale", "-1"), ("--scale", "0"), ("--scale", "1.5"),
     ("--scale", "abc"), ("--fua-pct", "nan"), ("--fua-pct", "-1"), ("--fua-pct", "101"), ("--fua-pct", "inf"),
+    # float() reads these as 0.01 and 30 (QA: numbers typed with `_` or full-width digits were taken)
+    ("--scale", "0.0_1"), ("--fua-pct", "3_0"), ("--fua-pct", "\uff13\uff10"),
 ])
 def test_generate_numbers_out_of_range_are_one_line(cli: Callable, tmp_path: Path, option: str, value: str) -> None:
     one_line_error(cli("trace", "generate", "light", "-o", str(tmp_path / "g.parquet"), f"{option}={value}"),

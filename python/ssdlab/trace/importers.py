@@ -44,7 +44,7 @@ from ssdlab.trace.model import (
     TraceChunk,
     write_trace,
 )
-from ssdlab.units import counted
+from ssdlab.units import counted, number_slip
 
 SECTOR = 512
 # Records parsed into Python lists before they become numpy columns: 256 Ki keeps an
@@ -224,6 +224,7 @@ def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 def _int(text: str, what: str) -> int:
     try:
+        _as_typed(text)
         value = int(text.strip(), 0) if text.strip().lower().startswith("0x") else int(text.strip())
     except ValueError:
         raise ValueError(f"{what} {quoted(text.strip())} is not an integer") from None
@@ -232,11 +233,24 @@ def _int(text: str, what: str) -> int:
     return value
 
 
+def _on_sectors(rec: Record) -> bool:
+    """Whether an I/O starts and ends on a 512-byte sector, as a block device's do."""
+    return rec.offset % 512 == 0 and rec.length % 512 == 0
+
+
+def _as_typed(text: str) -> None:
+    """ValueError for a number int() and Decimal() read but no trace writes: `1_0`, full-width or
+    other scripts' digits (units.number_slip)."""
+    if number_slip(text) is not None:
+        raise ValueError(text)
+
+
 def _seconds_ns(text: str, what: str) -> int:
     """Decimal seconds to ns exactly (a float would lose the µs of an epoch timestamp)."""
     try:
+        _as_typed(text)
         value = Decimal(text.strip())
-    except InvalidOperation:
+    except (InvalidOperation, ValueError):
         raise ValueError(f"{what} {quoted(text.strip())} is not a number") from None
     if not value.is_finite() or not 0 <= value < 10**12:
         raise ValueError(f"{what} {quoted(text.strip())} is out of range")
@@ -632,6 +646,9 @@ class _Import:
         self.held: list[list[int]] = []
         self.skipped = 0
         self.lineno = 0  # the line being read
+        # Reads, writes and trims so far, and whether each began and ended on a 512-byte sector:
+        # a last line cut in its size (fio iologs, SNIA systor17 end with it) breaks that (_check_unended).
+        self.data_records, self.sector_whole = 0, True
         self.lines: list[int] = []  # the line of each record in the builder
         self.held_lines: list[int] = []
         self.order = _TimeOrder(path, fmt.name, chunk_records)
@@ -653,6 +670,9 @@ class _Import:
         if rec.length == 0 and rec.op != OP_FLUSH:
             raise ValueError(f"a {OP_NAMES[rec.op]} of 0 bytes moves nothing, so it is not an I/O; "
                              "remove the line or give its real size")
+        if rec.op != OP_FLUSH:
+            self.data_records += 1
+            self.sector_whole = self.sector_whole and _on_sectors(rec)
         done = rec.completion_ns - self.t0 if rec.completion_ns >= 0 else _NO_COMPLETION
         row = [rec.ts_ns - self.t0, rec.op, rec.offset, rec.length, rec.flags, rec.pid, done]
         _check_row(row)
@@ -708,12 +728,19 @@ class _Import:
             yield out
 
     def _check_unended(self, rec: Record, lineno: int) -> None:
-        """The record of the file's last line, which has no line end: refused where its time is
-        earlier than every record before it (a cut timestamp: a cut number is smaller), else kept
-        with a note (nothing tells a cut offset or size from a whole one)."""
+        """The record of the file's last line, which has no line end. Only its last field can be
+        cut (a line cut before it has too few fields). A cut record is a wrong one, so it is refused
+        where the cut shows: a time earlier than every record before it (a cut number is smaller:
+        Alibaba ends with it), or a size or offset off the 512-byte sectors every read, write and
+        trim before it kept (4096 cut to 409: fio iologs and systor17 end with the size). Else it
+        is kept with a note: a cut response time (MSR) or device name reads as a whole one."""
         issue = rec.op not in (OP_COMPLETION, OP_OTHER)
         if issue and self.earliest_ns is not None and rec.ts_ns < self.earliest_ns:
             raise ValueError("its time is earlier than every record before it (a timestamp cut short)")
+        if issue and rec.op != OP_FLUSH and self.data_records and self.sector_whole and not _on_sectors(rec):
+            what = f"size, {rec.length:,} bytes," if rec.length % 512 else f"offset, {rec.offset:,},"
+            raise ValueError(f"its {what} is not a whole number of 512-byte sectors, as every I/O's before it is "
+                             "(a number cut short)")
         if issue:
             self.notes.append(f"line {lineno:,}, the file's last, has no line end: if the file was cut short, "
                               "that record may be cut too; check the end of the file")
@@ -776,7 +803,9 @@ def iter_import(path: Path, fmt: str, chunk_records: int = IMPORT_CHUNK, device:
 
     def lines() -> Iterator[str]:
         try:
-            with path.open("r", encoding="utf-8", errors="replace", newline=None) as handle:
+            # utf-8-sig: a byte-order mark that a spreadsheet or Windows tool put first is dropped,
+            # as CSV readers do (QA: every text format refused its first record, naming '\ufeff…').
+            with path.open("r", encoding="utf-8-sig", errors="replace", newline=None) as handle:
                 # At most one character more than a line may hold: a longer line is refused
                 # (_Import.chunks) before it is read whole.
                 while line := handle.readline(MAX_LINE_CHARS + 1):

@@ -375,14 +375,43 @@ def read_columns(path: Path, columns: list[str], chunk_records: int = CHUNK_RECO
     first = 0
     for batch in pf.iter_batches(batch_size=chunk_records, columns=columns):
         values = {name: _column_values(batch.column(name), name, path, first) for name in columns}
-        if "op" in values:
-            unknown = np.flatnonzero(values["op"] >= len(OP_NAMES))
-            if len(unknown):
-                known = ", ".join(f"{code} {name}" for code, name in enumerate(OP_NAMES))
-                raise UsageError(f"{path}: record {first + int(unknown[0]) + 1:,}: op {int(values['op'][unknown[0]])} "
-                                 f"is no operation ssdlab knows ({known}); drop or fix that record")
+        _refuse_unknown(path, first, values)
         first += batch.num_rows
         yield values
+
+
+FLAG_NAMES = {FLAG_FUA: "FUA", FLAG_PREFLUSH: "PREFLUSH", FLAG_SYNC: "SYNC", FLAG_META: "META"}
+KNOWN_FLAGS = FLAG_FUA | FLAG_PREFLUSH | FLAG_SYNC | FLAG_META
+NO_COMPLETION_NS = -1  # completion_ns where the trace does not know it
+
+
+def _refuse_unknown(path: Path, first_record: int, values: dict[str, np.ndarray[Any, Any]]) -> None:
+    """Refuse, naming the first such record, a value of the right type that no trace holds: an op
+    beyond OP_NAMES, a flag bit ssdlab does not define (a replay would drop what it meant), a time
+    before the trace's start (importers start a trace at 0), or a completion before its issue (a
+    negative latency; blkparse input refuses it on import). Each column checked where it is read."""
+    faults: list[tuple[np.ndarray[Any, Any], Callable[[int], str]]] = []
+    if "op" in values:
+        known = ", ".join(f"{code} {name}" for code, name in enumerate(OP_NAMES))
+        faults.append((values["op"] >= len(OP_NAMES),
+                       lambda i: f"op {int(values['op'][i])} is no operation ssdlab knows ({known})"))
+    if "flags" in values:
+        named = ", ".join(f"{bit} {name}" for bit, name in FLAG_NAMES.items())
+        faults.append(((values["flags"] & np.uint8(0xFF ^ KNOWN_FLAGS)) != 0,
+                       lambda i: f"flags {int(values['flags'][i])} hold a bit ssdlab does not define "
+                                 f"(it knows {named})"))
+    if "timestamp_ns" in values:
+        faults.append((values["timestamp_ns"] < 0,
+                       lambda i: f"timestamp_ns {int(values['timestamp_ns'][i]):,} is before the trace's start (0)"))
+    if "timestamp_ns" in values and "completion_ns" in values:
+        done, issued = values["completion_ns"], values["timestamp_ns"]
+        faults.append(((done != NO_COMPLETION_NS) & (done < issued),
+                       lambda i: f"its completion_ns ({int(done[i]):,}) is before its issue ({int(issued[i]):,}); "
+                                 f"give {NO_COMPLETION_NS} where the completion is not known"))
+    found = [(int(np.flatnonzero(mask)[0]), say) for mask, say in faults if mask.any()]
+    if found:
+        index, say = min(found, key=lambda item: item[0])
+        raise UsageError(f"{path}: record {first_record + index + 1:,}: {say(index)}; drop or fix that record")
 
 
 EMPTY_TRACE = "the trace holds no I/Os; give a trace with records"

@@ -622,7 +622,7 @@ def test_a_run_removed_by_another_process_as_it_was_added_is_a_one_line_error(
     bundle = make_bundle(tmp_path / "a", "sim:")
     runs = Library.runs
     monkeypatch.setattr(Library, "runs", lambda self: [])  # what the read finds after the removal
-    with pytest.raises(UsageError, match="not in the results library .*`ssdlab library list`"):
+    with pytest.raises(UsageError, match=r"not in the results library .*`ssdlab library list`"):
         library.add(bundle)
     monkeypatch.setattr(Library, "runs", runs)
     assert len(library.runs()) == 1
@@ -1425,3 +1425,18 @@ def test_another_programs_sqlite_database_is_refused_and_left_as_it_was(cli: Cli
             f"error: results library {other} is another program's SQLite database, not an ssdlab library: ssdlab "
             "never writes into it; give a library file with --library or SSDLAB_LIBRARY"), result.stderr
     assert other.read_bytes() == before
+
+
+def test_a_library_another_ssdlab_holds_says_to_retry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: while another ssdlab held the library's lock, the refusal said "cannot be used (database
+    is locked); give another", as if the library were broken: it is fine, and the way out is to wait."""
+    path = tmp_path / "lib.db"
+    Library(path).runs()
+    with closing(sqlite3.connect(path, isolation_level=None)) as holder:
+        holder.execute("BEGIN EXCLUSIVE")
+        waiting = sqlite3.connect
+        monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: waiting(*a, **{**k, "timeout": 0.01}))
+        with pytest.raises(UsageError) as refused:
+            Library(path).runs()
+    text = str(refused.value)
+    assert "in use by another ssdlab" in text and "retry when that one ends" in text and "\n" not in text, text

@@ -253,3 +253,23 @@ def test_a_pipe_whose_reader_goes_away_is_closed_and_told(stop_handling: None) -
     finally:
         watcher.close()
         os.close(write)
+
+
+@pytest.mark.parametrize("command", [["plan", "--test", "quick", "-t", "fake:"],
+                                     ["run", "-t", "fake:", "--test", "quick", "--json", "-p", "runs=1", "--no-report",
+                                      "--no-library"]])
+def test_a_command_started_with_stdout_closed_is_refused(tmp_path: Path, command: list[str]) -> None:
+    """QA: `ssdlab run --json … >&-` and `ssdlab plan … >&-` exited 0 having printed nothing
+    anywhere (Python gives a closed descriptor's stream as None, and rich then writes nowhere)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python"),
+           "SSDLAB_LIBRARY": str(tmp_path / "lib.db")}
+    out = ["-o", str(tmp_path / "b")] if command[0] == "run" else []
+    proc = subprocess.run([sys.executable, "-m", "ssdlab", *command, *out], env=env, stdin=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, check=False, timeout=120,
+                          preexec_fn=lambda: os.close(1))  # the child's stdout, closed before exec
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: stdout is closed"), proc.stderr
+    assert ">/dev/null" in proc.stderr and not (tmp_path / "b").exists()

@@ -18,6 +18,8 @@ FAST = ("--test", "quick", "-p", "runs=1", "--no-library", "--no-report")
     (("-t", "sim:nope"), "unknown preset 'nope'"),
     (("-t", "fake:?capacity=2g", "-p", "runtime_s=0.0001"), "parameter runtime_s=0.0001 is under 0.001 s"),
     (("-t", "fake:?capacity=2g", "--test", "nosuch"), "nosuch"),
+    # QA: refused as --yes's callback, before the run's body, so no object was printed
+    (("-t", "fake:?capacity=2g", "--yes=X"), "--yes confirms --destroy"),
 ])
 def test_a_refused_run_prints_its_json_too(cli: Callable[..., Any], args: tuple[str, ...], says: str) -> None:
     result = cli("run", *FAST, *args, "--json")
@@ -26,6 +28,18 @@ def test_a_refused_run_prints_its_json_too(cli: Callable[..., Any], args: tuple[
     stderr = result.stderr.strip()
     assert stderr == f"error: {data['error']}" and says in data["error"], (stderr, data)
     assert data | {"error": ""} == {"bundle": None, "status": "refused", "target": args[1], "report": None,
+                                    "tests": [], "error": ""}
+
+
+@pytest.mark.parametrize(("args", "says"), [(("--bogus",), "No such option '--bogus'"),
+                                            (("--suite",), "Option '--suite' requires an argument")])
+def test_a_command_line_click_refuses_prints_its_json_too(cli: Callable[..., Any], args: tuple[str, ...],
+                                                          says: str) -> None:
+    """Refused while click reads the command line, before any option is known: no target to name."""
+    result = cli("run", "-t", "fake:?capacity=2g", "--json", *args)
+    data = json.loads(result.stdout)
+    assert result.code == 2 and result.stderr.strip() == f"error: {data['error']}" and says in data["error"]
+    assert data | {"error": ""} == {"bundle": None, "status": "refused", "target": None, "report": None,
                                     "tests": [], "error": ""}
 
 

@@ -821,6 +821,11 @@ def _reread(db: sqlite3.Connection, rid: str, path: Path, added_utc: str) -> Non
 
 
 def _unusable(path: Path, err: sqlite3.DatabaseError) -> UsageError:
+    if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+        # Another ssdlab is writing it (sqlite gave up waiting for its lock): the library is fine,
+        # so the advice is to wait, not to leave it (QA: "give another" read as "it is broken").
+        return UsageError(f"results library {path} is in use by another ssdlab ({err}); retry when that one "
+                          f"ends, or give another library with --library or {LIBRARY_ENV}")
     return UsageError(f"results library {path} cannot be used ({err}); give another with --library or {LIBRARY_ENV}")
 
 

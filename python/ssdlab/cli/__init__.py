@@ -99,6 +99,11 @@ def main() -> None:
     # the bundle keeps its data and is marked stopped, so a report never shows a dead run as running.
     # So does a closed output (`ssdlab run … | head`): guarded_output tells it as a stop.
     text_in_any_locale()
+    if sys.stdout is None:  # started with stdout closed (`>&-`): Python gives None, rich writes nowhere
+        # Every command writes its result there (a plan, run --json's object, a table): refused before
+        # it starts, as `ls >&-` fails, not a run done and exit 0 with nothing said (QA).
+        _fail("[red]error:[/]", "stdout is closed, so nothing ssdlab prints could be read; give it somewhere to "
+              "write (>/dev/null to discard it)", 2)
     with stop_signals(), guarded_output():
         _main()
 
@@ -132,7 +137,11 @@ def _main() -> None:
             # A group given no command: rich help printed itself; plain help is the error's text.
             print(message, end="" if message.endswith("\n") or not message else "\n")
             message = "give one of the commands above"
-        _fail("[red]error:[/]", f"{message} (see `{where} --help`)", error.exit_code)
+        line = f"{message} (see `{where} --help`)"
+        refused = run.usage_refusal_json(sys.argv[1:], error.ctx, line)
+        if refused is not None:
+            print(refused)
+        _fail("[red]error:[/]", line, error.exit_code)
     except click.ClickException as error:
         _fail("[red]error:[/]", error.format_message(), error.exit_code)
     except KeyboardInterrupt as error:  # a Stopped, too

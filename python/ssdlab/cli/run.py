@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -70,14 +71,13 @@ def default_out(suite: str | None, tests: list[str], target: str) -> Path:
     return Path("results") / f"{datetime.now():%Y%m%d-%H%M%S}-{label}-{slug}"
 
 
-def yes_needs_destroy(ctx: click.Context, yes: str | None) -> str | None:
-    """--yes (its callback): it confirms what --destroy allows and means nothing without it
-    (docs/safety.md; a file ssdlab did not make needs both too), so it is refused in one line, not
-    taken silently (QA: `run --yes=FOO` without --destroy ran, exit 0). --destroy is eager: its
-    value is known here whichever comes first on the command line."""
-    if yes is not None and not ctx.params.get("destroy"):
+def yes_needs_destroy(destroy: bool, yes: str | None) -> None:
+    """--yes confirms what --destroy allows and means nothing without it (docs/safety.md; a file
+    ssdlab did not make needs both too), so it is refused in one line, not taken silently (QA:
+    `run --yes=FOO` without --destroy ran, exit 0). Checked in the run's body, where a refusal under
+    --json prints its object too (refusals_as_json; QA: as --yes's callback it printed none)."""
+    if yes is not None and not destroy:
         raise UsageError("--yes confirms --destroy; add --destroy to write to that target, or drop --yes")
-    return yes
 
 
 def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
@@ -273,10 +273,10 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help=(
         "Print one JSON object on stdout, always: at the end (also when the run stops or fails: its status and "
         "why), or, for a run refused before it starts, status \"refused\" and why."))] = False,
-    destroy: Annotated[bool, typer.Option("--destroy", is_eager=True, help=(
+    destroy: Annotated[bool, typer.Option("--destroy", help=(
         "Allow writes that destroy data: to a block device, a RAID-0's members, or an existing file ssdlab did "
         "not make (docs/safety.md)."))] = False,
-    yes: Annotated[str | None, typer.Option("--yes", callback=yes_needs_destroy, help=(
+    yes: Annotated[str | None, typer.Option("--yes", help=(
         "Confirm what --destroy writes: a device's serial (its kernel name, e.g. loop3, when it has none; "
         "`ssdlab info` shows it), a file's path, or SERIAL_A,SERIAL_B for RAID-0 members. Only with --destroy."))]
     = None,
@@ -296,6 +296,7 @@ def run(
     given = target if target is not None else target_opt
     # From here to the run's start a refusal ends it; with --json a script still reads one object.
     with refusals_as_json(as_json, given):
+        yes_needs_destroy(destroy, yes)
         device_rate = parse_rate(rate) if rate is not None else None  # refused before anything is made
         # The run is added to the library at the end: a library it cannot be added to, or named beside
         # --no-library, is refused now, not after hours of measuring (a resumed run's in _resumed, once its
@@ -416,6 +417,20 @@ def refusals_as_json(as_json: bool, spec: str | None) -> Iterator[None]:
             stopped = isinstance(error, KeyboardInterrupt | Interrupted | click.exceptions.Abort)
             print(status_json(None, "stopped" if stopped else "refused", spec, None, [], refusal_text(error)))
         raise
+
+
+def usage_refusal_json(args: Sequence[str], ctx: click.Context | None, line: str) -> str | None:
+    """`run --json`'s one object for a command line click refused before the run's body could
+    (refusals_as_json): an unknown option, an option given no value. The help promises one object
+    always (QA: `run --yes=X --json` printed none while --yes was checked in its callback). `line`:
+    the error as stderr gets it; None for another command, or without --json."""
+    words = list(itertools.takewhile(lambda arg: arg != "--", args))
+    command = next((word for word in words if not word.startswith("-")), None)
+    if command != "run" or "--json" not in words:
+        return None
+    params = ctx.params if ctx is not None and ctx.command.name == "run" else {}
+    spec = params.get("target") or params.get("target_opt")
+    return status_json(None, "refused", spec, None, [], line)
 
 
 def refusal_text(error: BaseException) -> str:

@@ -28,6 +28,7 @@ from ssdlab.engines.fio_parse import (
     load_json_plus,
     log_files,
     parse_eta,
+    results_unwritten,
     series_from_logs,
     steady_state_facts,
     summarize,
@@ -402,8 +403,9 @@ class FioEngine:
             partial = self._partial(workload, ctx, text, raw, stopped)
             return with_telemetry(partial, sampler, _fio_start_on(sampler, text, partial.runtime_s))
         if code != 0:
-            raise EngineError(f"fio failed ({exit_words(code)}): {first_error_line(stderr, text)}; raw files in "
-                              f"{ctx.raw_dir}")
+            raise EngineError(results_unwritten(ctx.raw_dir, f"fio failed ({exit_words(code)}): "
+                                                             f"{first_error_line(stderr, text)}") +
+                              f"; raw files in {ctx.raw_dir}")
         measured = self._measurement(workload, ctx, text, raw)
         check_it_ran(workload.name, {"": (measured.read, measured.write, measured.trim)}, stderr, ctx)
         ctx.progress(measured_update(measured))
@@ -523,7 +525,11 @@ class FioEngine:
 
     def _measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str],
                      check_error: bool = True) -> Measurement:
-        summary = summarize(load_json_plus(text))
+        try:
+            data = load_json_plus(text)
+        except EngineError as error:
+            raise EngineError(results_unwritten(ctx.raw_dir, str(error))) from None
+        summary = summarize(data)
         if summary.error and check_error:
             raise EngineError(
                 f"fio job failed: {os.strerror(summary.error)} (error {summary.error}); raw files in {ctx.raw_dir}"

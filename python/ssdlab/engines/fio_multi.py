@@ -60,6 +60,7 @@ from ssdlab.engines.base import Capabilities, RunContext, StepRefusal
 from ssdlab.engines.fio import MIN_VERSION, FioEngine, check_it_ran, fio_escape, parse_version
 from ssdlab.engines.fio_parse import (
     ALL_CLIENTS,
+    NO_ROOM,
     HostSummary,
     add_series,
     client_summaries,
@@ -69,6 +70,7 @@ from ssdlab.engines.fio_parse import (
     messages,
     on_periods,
     ran_until,
+    results_unwritten,
     series_from_logs,
 )
 from ssdlab.engines.fio_process import stop_with_parent
@@ -824,8 +826,10 @@ class MultiHostFioEngine(FioEngine):
         said = "\n".join([done.stdout, done.stderr, messages(text)])
         self._check_hosts(workload, ctx, said, text)
         if done.returncode != 0 or not text:
-            raise EngineError(f"fio client run failed (exit {done.returncode}): {first_error_line(said)}; is "
-                              f"`fio --server` running on {', '.join(self.addresses)}?")
+            failed = results_unwritten(ctx.raw_dir, f"fio client run failed (exit {done.returncode}): "
+                                                    f"{first_error_line(said)}")
+            raise EngineError(failed if failed.startswith(NO_ROOM) else
+                              f"{failed}; is `fio --server` running on {', '.join(self.addresses)}?")
         return self._hosts_measurement(workload, ctx, text, {"output": ctx.relative(output)}, files)
 
     def _check_hosts(self, w: Workload, ctx: RunContext, said: str, text: str) -> None:

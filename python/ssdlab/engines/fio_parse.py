@@ -6,8 +6,10 @@ quantity the simulator reports; `lat_percentiles=1` makes json+ carry its histog
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,6 +20,7 @@ from typing import Any
 
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, OpTotals, Series
+from ssdlab.units import MIB, human_size
 
 # Log file names: <prefix>_<kind>.<job number>.log (per_job_logs=1).
 LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>iops|bw|lat|clat|slat)\.(?P<job>\d+)\.log$")
@@ -521,6 +524,31 @@ def first_error_line(stderr: str, output: str = "") -> str:
     text = stderr + "\n" + output
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return error_line(text) or (lines[0] if lines else "no message")
+
+
+NO_ROOM = os.strerror(errno.ENOSPC)  # how results_unwritten's line starts
+# Free space under which fio's results (a json+ document of some 10 KiB, its logs) may not have fit.
+ROOM_FOR_RESULTS_BYTES = MIB
+
+
+def free_bytes(folder: Path) -> int | None:
+    """Bytes an unprivileged writer may still use on `folder`'s file system; None when unknown."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return None
+    return stats.f_bavail * stats.f_frsize
+
+
+def results_unwritten(raw_dir: Path, said: str) -> str:
+    """fio's failure `said`, led by its cause when that is a full disk where the bundle is: fio then
+    exits 0 with an empty JSON file and no stderr, and "fio wrote no JSON results" led the line
+    with ENOSPC far behind it (QA). What fio said is kept, after the cause."""
+    free = free_bytes(raw_dir)
+    if free is None or free >= ROOM_FOR_RESULTS_BYTES:
+        return said
+    return (f"{NO_ROOM} in {raw_dir} ({human_size(free)} free): fio could not write its results "
+            f"there ({said}); free space on that disk")
 
 
 def messages(output: str) -> str:

@@ -237,7 +237,10 @@ class Params(BaseModel):
     """Base for parameter models: frozen, unknown keys rejected, no list parameter holding a
     value twice (each value names its measurements and metrics, which must be distinct)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # defer_build: a model's validator is built when it first validates, not as the catalogue is
+    # imported; a command uses one or two of the tests' models, and building all of them was
+    # most of the catalogue's import time.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     # A parameter that acts only while a switch (a bool parameter) is on -> that switch: with the
     # switch off it changes nothing the run does, so two runs that differ in it alone ran one method
     # (acting_params; the effective method, compare and the library's rankings all read it there).

@@ -222,6 +222,13 @@ pub struct Thermal {
     pub die_prog_w: f64,
     pub die_read_w: f64,
     pub die_erase_w: f64,
+    /// Energy per byte a host read moves, nanojoules per byte: the NAND channel transfer out
+    /// of the page register, ECC (LDPC/BCH) decode, DMA into and out of DRAM and the host link,
+    /// beside the die's energy per sense (`die_read_w`). Charged for every byte a host read
+    /// returns, at any throttle level (docs/simulator.md, "Thermal"). 0 in a preset that
+    /// names none.
+    #[serde(default)]
+    pub read_nj_per_byte: f64,
     /// Temperatures at which throttle level 1, 2, … engage.
     pub throttle_c: Vec<f64>,
     /// Slowdown factor of NAND and controller at level 1, 2, …
@@ -747,6 +754,7 @@ fn validate_physics(cfg: &Config) -> Result<(), SimError> {
         ("thermal.die_prog_w", t.die_prog_w),
         ("thermal.die_read_w", t.die_read_w),
         ("thermal.die_erase_w", t.die_erase_w),
+        ("thermal.read_nj_per_byte", t.read_nj_per_byte),
         ("thermal.hysteresis_c", t.hysteresis_c),
     ];
     if let Some(key) = first_refused(&powers, |w| w >= 0.0 && w.is_finite()) {

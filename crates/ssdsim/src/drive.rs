@@ -373,12 +373,30 @@ impl Drive {
 
     /// Advance the thermal model up to virtual time `t`. A new throttle level
     /// rescales NAND and controller times (same energy per operation, see
-    /// `Thermal::spend` and `Thermal::spend_work`).
+    /// `Thermal::spend` and `Thermal::spend_work`), and the rate of the controller's
+    /// read data path with them.
     #[inline]
     pub(crate) fn thermal_until(&mut self, t: u64) {
         if self.thermal.advance(t, &self.cfg.thermal) {
-            self.cur = Timing::new(&self.cfg, self.thermal.factor());
+            let factor = self.thermal.factor();
+            self.cur = Timing::new(&self.cfg, factor);
+            self.throttle_data_path(factor);
         }
+    }
+
+    /// Slow the controller's read data path by the throttle `factor`. Drives throttle by
+    /// lowering the controller's clocks (NVMe power states), which slows the bytes as well as
+    /// the commands; a byte's energy stays the same (`thermal.read_nj_per_byte`), so the power
+    /// reads' bytes draw falls with their rate. Left at full rate, sequential reads, bound by the
+    /// data path and not by the stretched NAND, kept their rate and power when throttled and
+    /// heated the bare 950 PRO 512 GB to 116 °C (tests/read_power.rs). The host link after it
+    /// need not slow: the data path is then the slower stage. The write data path keeps its rate:
+    /// writes carry no energy per byte (theirs is inside `thermal.die_prog_w`), the stretched
+    /// tPROG already slows them, and slowing it too moved the calibrated write throttling
+    /// (tests/methods/test_thermal_before_peak.py). The NAND channels keep theirs: the throttle
+    /// stretches the NAND's own times (tR, tPROG).
+    fn throttle_data_path(&mut self, factor: f64) {
+        self.data_r.set_rate(self.cfg.ctrl.max_read_mb_s / factor);
     }
 
     // ----- NAND energy ---------------------------------------------------------
@@ -437,6 +455,15 @@ impl Drive {
     #[inline]
     fn erase_wns(&self) -> f64 {
         self.cfg.thermal.die_erase_w * self.cfg.nand.t_erase_us * 1e3
+    }
+
+    /// Energy of moving `bytes` of a host read from the page registers to the host (nJ):
+    /// channel transfer, ECC decode, DMA and link, per byte (`thermal.read_nj_per_byte`).
+    /// It follows the bytes, not the senses: a 128 KiB read senses a 32 KiB page group once
+    /// per plane pair and moves every byte, a random 4 KiB read senses a page to move 4 KiB.
+    #[inline]
+    fn read_bytes_wns(&self, bytes: u64) -> f64 {
+        self.cfg.thermal.read_nj_per_byte * bytes as f64
     }
 
     // ----- NAND primitives -----------------------------------------------------
@@ -1022,6 +1049,8 @@ impl Drive {
     pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
         let cmd_done = self.command(Dir::Read, t);
         let sensed = self.read_nand(cmd_done, off, len);
+        // Moving the data costs energy per byte (channel, decode, DMA, link), beside the senses.
+        self.thermal.spend_work(self.read_bytes_wns(len));
         self.transfer(Dir::Read, sensed, len) + self.read_lat + self.host_lat
     }
 

@@ -43,7 +43,13 @@ pub use snapshot::{restore, snapshot};
 /// 4 (2026-11-28): page registers: a die keeps the page each plane last sensed until it senses
 /// another there, programs or erases, so a read of the same physical page needs no tR and no
 /// sense energy (sequential 4 KiB QD1 reads on the Intel 750 400 GB: 54.1 → 39.8 µs).
-pub const MODEL_REVISION: u32 = 4;
+/// 5 (2026-11-28): a host read costs energy per byte moved (`thermal.read_nj_per_byte`: channel,
+/// ECC decode, DMA, link) beside a smaller energy per sense; on the 950 PRO, fitted to Samsung's
+/// 5.7 W average read power, 128 KiB QD32 sequential reads draw 1.13 → 5.7 W, 4 KiB QD32 random
+/// reads 4.04 → 5.2 W; a throttle level slows the controller's read data path by its factor as
+/// it stretches NAND and command times, so throttled reads draw less (bare 950 PRO 512 GB,
+/// sustained sequential reads: 116 °C → held at 74 °C).
+pub const MODEL_REVISION: u32 = 5;
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

@@ -49,8 +49,9 @@ impl Snapshot for Array {
 /// own latency, `ctrl.read_latency_us`, apart from the host's per-command latency; 5: the
 /// sectors the host wrote of each page in the write buffer; 6: the SLC cache's contents, which
 /// pages are in it and in what order, in place of a byte count; 7: each die's page registers, which
-/// program unit's page every plane last sensed, and `nand.page_register` in the config).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x07";
+/// program unit's page every plane last sensed, and `nand.page_register` in the config; 8:
+/// `thermal.read_nj_per_byte` in the config).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x08";
 
 const STREAM_BUF_BYTES: usize = 1 << 16;
 const SCRATCH_BYTES: usize = 1 << 20;

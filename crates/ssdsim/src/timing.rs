@@ -54,6 +54,13 @@ impl Pipe {
         (start, end)
     }
 
+    /// Move bytes at `mb_s` from now on; work already reserved keeps its times. The
+    /// controller's read data path slows with the throttle level this way
+    /// (`Drive::thermal_until`).
+    pub fn set_rate(&mut self, mb_s: f64) {
+        self.ns_per_byte = ns_per_byte(mb_s);
+    }
+
     /// Time to move `bytes` at this pipe's rate, in ns.
     #[inline]
     pub fn duration(&self, bytes: u64) -> u64 {

@@ -1,0 +1,217 @@
+//! Read power follows the bytes a read moves as well as the senses it takes (docs/simulator.md,
+//! "Thermal"): a 128 KiB sequential read moves twice the bytes per second of a 4 KiB QD32
+//! random read on the Samsung 950 PRO 512 GB and senses a quarter as many pages, so it is the
+//! hotter of the two. Fitted: the sequential figure, Samsung's "Read Power 5.7W (average)"
+//! (anandtech.com/show/10754). Held out: AnandTech's heatsink article (anandtech.com/show/9856),
+//! whose QD ramp found "the performance for random reads is unaffected by the heatsink" (page 5)
+//! while "both capacities see significant gains in sequential read performance" (page 6).
+//! Before reads carried energy per byte, random QD32 reads drew 4.0 W, sequential reads 1.1 W:
+//! random reads throttled bare and sequential reads did not. Now sequential reads are the hotter
+//! and throttle, and throttling slows the controller's data path and link with the NAND and
+//! command times, so a throttled drive draws less and its temperature settles near the
+//! thresholds; random reads still throttle bare too (ignored check below, with its reason).
+
+mod common;
+use common::*;
+use ssdsim::{Drive, Pattern};
+
+/// AnandTech's read tests: a full drive, queue depth 1 doubling to 32, three minutes at each
+/// (show/9856, page 5: "The timing and queue depth scaling for testing random reads are handled
+/// the same as for random writes", which run "starting with a queue depth of 1 and doubling QD
+/// every three minutes"; the sequential tests share that timing, page 6).
+const RAMP_QD: [u32; 6] = [1, 2, 4, 8, 16, 32];
+const STEP_S: f64 = 180.0;
+
+fn overrides(heatsink: &str) -> Vec<(&str, &str)> {
+    vec![("scale", "0.02"), ("heatsink", heatsink)]
+}
+
+/// A filled 950 PRO 512 GB (the scale keeps its dies and channels) cooled back to ambient.
+fn full_cool_drive(preset: &str, heatsink: &str) -> Drive {
+    let mut d = drive(preset, &overrides(heatsink), 3);
+    fill(&mut d);
+    d.idle(20.0 * d.cfg.thermal.tau_s);
+    d
+}
+
+/// Read MB/s at each queue depth of the ramp, and the hottest temperature reached.
+fn ramp(preset: &str, pattern: Pattern, bs: u64, heatsink: &str) -> (Vec<f64>, f64) {
+    let mut d = full_cool_drive(preset, heatsink);
+    let mut hottest = d.temp_c();
+    let mut rates = Vec::new();
+    for qd in RAMP_QD {
+        let mut bytes = 0u64;
+        // Second by second, to see the temperature on the way.
+        for _ in 0..STEP_S as usize {
+            let r = run(&mut d, &timed(pattern, bs, qd, 0, 0.0, 1.0));
+            bytes += r.read.bytes;
+            hottest = hottest.max(d.temp_c());
+        }
+        rates.push(bytes as f64 / STEP_S / 1e6);
+    }
+    (rates, hottest)
+}
+
+/// Mean MB/s over the whole ramp.
+fn ramp_mean(rates: &[f64]) -> f64 {
+    mean(rates)
+}
+
+/// Mean power (W) of 20 s of `pattern` at QD32 on a full drive, heat kept out.
+fn power_w(preset: &str, pattern: Pattern, bs: u64) -> (f64, f64) {
+    let mut ov = overrides("1");
+    ov.extend_from_slice(&NO_THROTTLE);
+    let mut d = drive(preset, &ov, 3);
+    fill(&mut d);
+    let (e0, t0) = (d.energy_total(), d.now_s());
+    let r = run(&mut d, &timed(pattern, bs, 32, 0, 0.0, 20.0));
+    let watts = d.cfg.thermal.idle_w + (d.energy_total() - e0) / (d.now_s() - t0);
+    (watts, mb_s(&r, false))
+}
+
+/// The fitted figure: 128 KiB QD32 sequential reads at the spec rate draw Samsung's 5.7 W
+/// average read power (within 3 %); the 256 GB, not fitted, its own 5.1 W (within 10 %).
+#[test]
+fn sequential_reads_draw_the_rated_read_power() {
+    for (preset, rated_w, tolerance) in [("950pro-512", 5.7, 0.03), ("950pro-256", 5.1, 0.10)] {
+        let (watts, rate) = power_w(preset, Pattern::Read, 128 * KIB);
+        println!("{preset}: 128 KiB QD32 sequential read {rate:.0} MB/s, {watts:.2} W (rated {rated_w} W)");
+        assert!(
+            (watts / rated_w - 1.0).abs() < tolerance,
+            "{preset}: sequential reads draw {watts:.2} W, Samsung rates {rated_w} W"
+        );
+    }
+}
+
+/// Sequential reads move more bytes per second than random QD32 reads and draw more power.
+#[test]
+fn sequential_reads_draw_more_than_random_reads() {
+    let (seq, _) = power_w("950pro-512", Pattern::Read, 128 * KIB);
+    let (rnd, iops_mb) = power_w("950pro-512", Pattern::Randread, 4 * KIB);
+    println!("950pro-512: sequential {seq:.2} W, random {rnd:.2} W ({iops_mb:.0} MB/s)");
+    assert!(seq > rnd, "sequential {seq:.2} W, random {rnd:.2} W");
+}
+
+/// Throttling holds the temperature: sustained 128 KiB QD32 sequential reads on the bare 950 PRO
+/// 512 GB (5.7 W unthrottled, 116 °C at its bare 16 °C/W) for ten thermal time constants stay
+/// within 3 °C of its deepest throttle threshold, because a throttled drive moves its bytes
+/// slower (controller data path and link at the throttle level's rate) and the per-byte energy
+/// then draws less power. When only the NAND and command times were stretched, the data path
+/// kept its 2.56 GB/s and 5.7 W, and the drive ran away to 116 °C.
+#[test]
+fn throttling_holds_sustained_sequential_reads_near_the_threshold() {
+    let mut d = full_cool_drive("950pro-512", "0");
+    let ceiling_c = *d
+        .cfg
+        .thermal
+        .throttle_c
+        .last()
+        .expect("the preset throttles")
+        + 3.0;
+    let seconds = (10.0 * d.cfg.thermal.tau_s) as usize;
+    let mut hottest = d.temp_c();
+    let mut bytes_last_minute = 0u64;
+    for s in 0..seconds {
+        let r = run(&mut d, &timed(Pattern::Read, 128 * KIB, 32, 0, 0.0, 1.0));
+        hottest = hottest.max(d.temp_c());
+        if s + 60 >= seconds {
+            bytes_last_minute += r.read.bytes;
+        }
+    }
+    let rate = bytes_last_minute as f64 / 60.0 / 1e6;
+    println!("bare sequential reads for {seconds} s: hottest {hottest:.1} °C, last minute {rate:.0} MB/s");
+    assert!(
+        hottest <= ceiling_c,
+        "sustained sequential reads reach {hottest:.1} °C, above {ceiling_c:.1} °C"
+    );
+    assert!(
+        rate < 0.9 * d.cfg.ctrl.max_read_mb_s,
+        "throttled sequential reads still move {rate:.0} MB/s"
+    );
+}
+
+/// The four ramps of the held-out checks, bare and with a heatsink: (random bare, random with
+/// heatsink, sequential bare, sequential with heatsink), each MB/s per queue depth and hottest °C.
+type Ramps = [(Vec<f64>, f64); 4];
+
+fn ramps() -> Ramps {
+    let preset = "950pro-512";
+    let ramps = [
+        ramp(preset, Pattern::Randread, 4 * KIB, "0"),
+        ramp(preset, Pattern::Randread, 4 * KIB, "1"),
+        ramp(preset, Pattern::Read, 128 * KIB, "0"),
+        ramp(preset, Pattern::Read, 128 * KIB, "1"),
+    ];
+    let show = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.0}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let names = [
+        "random 4 KiB, bare",
+        "random 4 KiB, heatsink",
+        "sequential 128 KiB, bare",
+        "sequential 128 KiB, heatsink",
+    ];
+    for (name, (rates, hottest)) in names.iter().zip(&ramps) {
+        println!(
+            "{name:<30} MB/s at QD 1..32: {} (hottest {hottest:.1} °C)",
+            show(rates)
+        );
+    }
+    ramps
+}
+
+/// Share of the ramp's mean rate a bare drive loses against one with a heatsink.
+fn bare_loss(bare: &[f64], heatsink: &[f64]) -> f64 {
+    1.0 - ramp_mean(bare) / ramp_mean(heatsink)
+}
+
+/// Held out (AnandTech's heatsink article, show/9856 page 6: "Both capacities see significant
+/// gains in sequential read performance", page 5: random reads "unaffected by the heatsink"): in
+/// AnandTech's QD ramp the bare 950 PRO 512 GB loses more than 2 % of its mean sequential-read
+/// rate to throttling, and a larger share than of its random-read rate. Before reads carried
+/// energy per byte, sequential reads stayed at 43 °C and never throttled (0 % lost, random reads
+/// 13.4 %). The hottest temperatures no longer tell the two apart: throttling holds both near the
+/// thresholds (74 °C), where sequential reads ran away to 116 °C while the data path kept its
+/// rate when throttled.
+#[test]
+fn sequential_reads_lose_more_to_a_bare_board_than_random_reads() {
+    let [(rnd_bare, rnd_c), (rnd_hs, _), (seq_bare, seq_c), (seq_hs, _)] = ramps();
+    let seq_loss = bare_loss(&seq_bare, &seq_hs);
+    let rnd_loss = bare_loss(&rnd_bare, &rnd_hs);
+    println!(
+        "bare: sequential {seq_c:.1} °C, loses {:.1} %; random {rnd_c:.1} °C, loses {:.1} %",
+        100.0 * seq_loss,
+        100.0 * rnd_loss
+    );
+    assert!(
+        seq_loss > 0.02,
+        "sequential reads lose {:.1} % bare",
+        100.0 * seq_loss
+    );
+    assert!(
+        seq_loss > rnd_loss,
+        "sequential reads lose {:.1} % bare, random reads {:.1} %",
+        100.0 * seq_loss,
+        100.0 * rnd_loss
+    );
+}
+
+/// Held out (show/9856 page 5: "The performance for random reads is unaffected by the
+/// heatsink"): random reads lose at most 3 % of the ramp's mean rate bare. Not met: with a
+/// read's bytes costing what Samsung's 5.7 W sequential figure says, QD32 random reads at the
+/// spec rate (1.25 GB/s) draw 2.4 W in bytes alone, and with the read command path (1.42 W at
+/// `thermal.ctrl_active_w`, assumed) and idle (0.5 W) at least 4.4 W even at no sense energy:
+/// bare (16 °C/W) that passes the 70 °C threshold within the QD16 and QD32 steps. The model loses
+/// 23.7 % (13.4 % before reads carried energy per byte) (docs/simulator-calibration.md, "Read
+/// power").
+#[test]
+#[ignore = "not met: QD32 random reads throttle bare (docs/simulator-calibration.md, Read power)"]
+fn random_reads_are_unaffected_by_the_heatsink() {
+    let [(rnd_bare, _), (rnd_hs, _), _, _] = ramps();
+    let loss = bare_loss(&rnd_bare, &rnd_hs);
+    println!("bare loses {:.1} % of the random ramp", 100.0 * loss);
+    assert!(loss < 0.03, "random reads lose {:.1} % bare", 100.0 * loss);
+}

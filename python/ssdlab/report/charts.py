@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import importlib.metadata
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,9 +18,11 @@ import vl_convert as vlc
 from altair.utils.schemapi import debug_mode
 
 from ssdlab.bundle import atomic_write_bytes
+from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
 from ssdlab.units import UNIT_FORMATS, is_number
+from ssdlab.userdirs import xdg_base
 
 Row = dict[str, Any]
 WIDTH_PX = 560
@@ -27,6 +32,7 @@ PNG_SCALE = 2.0
 # What the inlined bundle exposes to the page's own script.
 BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
 VL_VERSION = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]  # "5.20", matching altair
+VL_CONVERT_VERSION = importlib.metadata.version("vl-convert-python")  # what bundles the page's script
 
 
 def alt_data(rows: Sequence[Row]) -> Any:
@@ -229,6 +235,49 @@ def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -
 
 @cache
 def javascript_bundle() -> str:
-    """Vega, Vega-Lite and vega-embed in one script, so the page needs no network."""
-    bundle: str = vlc.javascript_bundle(BUNDLE_SNIPPET, vl_version=VL_VERSION)
-    return bundle.replace("</script", "<\\/script")
+    """Vega, Vega-Lite and vega-embed in one script, so the page needs no network. Bundling it
+    takes vl-convert 1.5-3 s, paid by every report; the script is the same for one vl-convert and
+    Vega-Lite version, so it is kept in the user's cache (script_cache_dir) and read from there."""
+    key = hashlib.sha256(f"{VL_CONVERT_VERSION}\0{VL_VERSION}\0{BUNDLE_SNIPPET}".encode()).hexdigest()[:16]
+    folder = script_cache_dir()
+    kept = _kept_script(folder, key) if folder is not None else None
+    if kept is not None:
+        return kept
+    bundle: str = vlc.javascript_bundle(BUNDLE_SNIPPET, vl_version=VL_VERSION).replace("</script", "<\\/script")
+    if folder is not None:
+        _keep_script(folder, key, bundle)
+    return bundle
+
+
+def script_cache_dir() -> Path | None:
+    """$XDG_CACHE_HOME/ssdlab/report (~/.cache/ssdlab/report); None without a home to put it in."""
+    try:
+        return xdg_base("XDG_CACHE_HOME", ".cache") / "ssdlab" / "report"
+    except UsageError:
+        return None
+
+
+def _script_name(key: str, script: str) -> str:
+    # The content's digest in the name: a file changed since (cut short, edited) is not taken.
+    return f"vega-{key}-{hashlib.sha256(script.encode()).hexdigest()[:16]}.js"
+
+
+def _kept_script(folder: Path, key: str) -> str | None:
+    """The script kept for `key`, when its content is what its name says; None otherwise."""
+    for path in folder.glob(f"vega-{key}-*.js"):
+        try:
+            script = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if path.name == _script_name(key, script):
+            return script
+    return None
+
+
+def _keep_script(folder: Path, key: str, script: str) -> None:
+    """Keep the script for the next report, in place of any other version's; a cache that cannot
+    be written (read-only, full) only means the next report bundles it again."""
+    with contextlib.suppress(OSError):
+        for old in folder.glob("vega-*.js"):
+            old.unlink(missing_ok=True)
+        atomic_write_bytes(folder / _script_name(key, script), script.encode("utf-8"))

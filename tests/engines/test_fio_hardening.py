@@ -214,6 +214,17 @@ def test_plan_fio_is_a_valid_fio_input_and_names_the_purge_command(cli: Callable
     assert not path.exists()
 
 
+def test_plan_fio_leaves_the_consoles_width_as_it_was(cli: Callable[..., Any], tmp_path: Path) -> None:
+    """plan --fio lays its comments out narrower; putting back the width it read fixed the console
+    at that width for whatever printed next (in the tests: every later test in the process)."""
+    from ssdlab.cli.app import out
+
+    before = out._width
+    plan = cli("plan", "-t", f"file:{tmp_path / 't.dat'}?size=64m", "--test", "quick", "-p", "runs=1", "--fio")
+    assert plan.code == 0, plan.stderr
+    assert out._width == before
+
+
 @pytest.mark.root
 def test_plan_fio_names_the_exact_blkdiscard_command(cli: Callable[..., Any], tmp_path: Path) -> None:
     with attached_loop(tmp_path / "loop.img") as device:

@@ -252,14 +252,16 @@ def fio_comments(on: bool) -> Iterator[None]:
     if not on:
         yield
         return
-    width = out.width
+    # The width as set (None: read from the terminal or COLUMNS at each print), put back as it was:
+    # setting the width read fixed the console's width for whatever the process printed next.
+    saved = out._width
     if out.is_terminal:
-        out.width = max(20, width - 2)
+        out.width = max(20, out.width - 2)
     try:
         with out.capture() as captured:
             yield
     finally:
-        out.width = width
+        out._width = saved
     for line in captured.get().splitlines():
         out.print(Text("# ") + Text.from_ansi(line) if line.strip() else "#", highlight=False)
 

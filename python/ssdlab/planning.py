@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -538,31 +537,33 @@ def step_ordinal(index: int) -> str:
 
 
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
-    """Device time of the plan; `least`: every until-steady group stops at its first window
-    that may count, the first after the rounds wrote the drive's free space."""
-    counted = least_rounds(plan, info) if least else None
-    total, seen = 0.0, Counter[str]()
-    for action in plan.actions:
-        if counted is not None and isinstance(action, Measure) and action.group is not None:
-            seen[action.group] += 1
-            if seen[action.group] > counted[action.group]:
-                continue
-        total += estimate_action_s(action, info)
-    return total
+    """Device time of the plan; `least`: every until-steady phase stops at its first window
+    that may count, the first after the rounds wrote the drive's free space (least_left_out)."""
+    left_out = least_left_out(plan, info) if least else frozenset()
+    return sum(estimate_action_s(action, info) for index, action in enumerate(plan.actions)
+               if index not in left_out)
 
 
-def least_rounds(plan: TestPlan, info: TargetInfo) -> dict[str, int]:
-    """Rounds each until-steady group runs at least: those writing the drive's free space at
-    the assumed rate, then one window."""
-    groups: dict[str, list[Measure]] = {}
-    for action in plan.actions:
-        if isinstance(action, Measure) and action.group is not None:
-            groups.setdefault(action.group, []).append(action)
-    return {
-        group: first_round_after([assumed_bytes(r, info) for r in rounds], rounds[0].steady_after_bytes)
-        + PTS_WINDOW_ROUNDS
-        for group, rounds in groups.items()
-    }
+def least_left_out(plan: TestPlan, info: TargetInfo) -> frozenset[int]:
+    """Indexes of the actions an until-steady phase leaves out when it is steady at its first
+    window that may count: it runs the rounds writing the drive's free space at the assumed rate,
+    then one window. A round is what the method says (MethodTest.steady_round): one measure of a
+    torture, a whole matrix of cells for pts-iops."""
+    method = get_test(plan.test)
+    params = method.parse_params(plan.params)
+    phases: dict[str, dict[str, list[tuple[int, Measure]]]] = {}
+    for index, action in enumerate(plan.actions):
+        if not isinstance(action, Measure) or (where := method.steady_round(params, action)) is None:
+            continue
+        phase, round_name = where
+        phases.setdefault(phase, {}).setdefault(round_name, []).append((index, action))
+    left_out: set[int] = set()
+    for rounds in phases.values():
+        ordered = list(rounds.values())
+        written = [sum(assumed_bytes(measure, info) for _, measure in one) for one in ordered]
+        counted = first_round_after(written, ordered[0][0][1].steady_after_bytes) + PTS_WINDOW_ROUNDS
+        left_out.update(index for one in ordered[counted:] for index, _ in one)
+    return frozenset(left_out)
 
 
 @dataclass(frozen=True)

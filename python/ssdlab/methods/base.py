@@ -201,6 +201,13 @@ class MethodTest(ABC, Generic[P]):
         """Whether to leave out an action given what ran so far (early steady-state stop)."""
         return False
 
+    def steady_round(self, params: P, action: Measure) -> tuple[str, str] | None:
+        """(phase, round) of a measure that an early steady-state stop (skip) may leave out, for
+        the plan's least estimate (planning.least_left_out): a phase stops a whole round at a time;
+        None for a measure that always runs. By default each measure of a group is one round of
+        it (a torture's rounds); a method whose round is several measures says its own."""
+        return (action.group, action.name) if action.group is not None else None
+
     def early_stops(self, actions: Sequence[Action], outcomes: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
         """(phase, rounds run, rounds planned) of each until-steady phase that skip stopped early,
         the runner's note (bundle.EARLY_STOP_NOTE): by default groups_stopped_early. A method

@@ -168,6 +168,14 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
         steady = common_window(params, done)[0]
         return steady is not None and round_of(action.group) > steady
 
+    def steady_round(self, params: PtsIopsParams, action: Measure) -> tuple[str, str] | None:
+        """A group is one round of the whole matrix, and only until_steady stops it early (QA:
+        `plan` counted each round's first 5 cells as the least, 2h05m for the default matrix
+        whose least is 5 rounds of 56 cells, 4h40m, and gave it without until_steady too)."""
+        if not params.until_steady or action.group is None:
+            return None
+        return "round matrix", action.group
+
     def early_stops(self, actions: Sequence[Action], outcomes: Sequence[str]) -> tuple[tuple[str, int, int], ...]:
         """The matrix's rounds run of those planned, when it stopped early: a round is a group of
         cells (the default counts each cell as a round: QA read "round05 phase ... after 55 of 56

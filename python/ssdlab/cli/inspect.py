@@ -340,10 +340,19 @@ def print_hanging(label: str, text: str, markup: bool = False) -> None:
     hanging(out, head, body)
 
 
+def test_duration_text(item: PlannedTest) -> str:
+    """A test's duration as its plan line says it: of a test with until-steady phases, the longest
+    and the least (QA: the line gave the longest as the estimate, and only the total said so)."""
+    if item.least_s >= item.estimate_s:
+        return format_duration(item.estimate_s)
+    return (f"at most {format_duration(item.estimate_s)} ({format_duration(item.least_s)} if each until-steady "
+            "phase is steady at its first window)")
+
+
 def _print_plan(item: PlannedTest, clock: str) -> None:
     out.print()
-    print_hanging(f"[bold cyan]{item.entry.name}[/] ", f"({item.entry.test}) — {clock} "
-                  f"{format_duration(item.estimate_s)}", markup=True)
+    print_hanging(f"[bold cyan]{item.entry.name}[/] ", f"({item.entry.test}) — {clock} {test_duration_text(item)}",
+                  markup=True)
     print_hanging("  params: ", ", ".join(f"{k}={v}" for k, v in item.params.items()))
     print_hanging("  starts from: ", item.start.state)
     print_hanging("    why: ", item.start.reason)

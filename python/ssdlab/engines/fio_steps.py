@@ -21,7 +21,7 @@ from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResu
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget, allocated_bytes, punch_hole
-from ssdlab.targets.sysinfo import block_facts, read_attr
+from ssdlab.targets.sysinfo import BlockFacts, block_facts, read_attr
 
 IDLE_SLICE_S = 0.2  # short sleeps so Ctrl-C is felt at once
 
@@ -77,11 +77,14 @@ def _punch_file(target: FileTarget, step: Purge) -> dict[str, Any]:
             "allocated_bytes_before": before, "allocated_bytes_after": allocated_bytes(target.path)}
 
 
-def discard_argv(target: BlockTarget, step: Purge) -> list[str]:
-    """The blkdiscard command a purge of a device runs (`ssdlab plan --fio` prints it)."""
-    facts = block_facts(target.sysroot, target.name)
+def _discard_span(step: Purge, facts: BlockFacts) -> tuple[int, int]:
+    """Offset and length a purge of a device discards: its span, in whole logical blocks."""
     offset, length = _span(step, facts.capacity_bytes)
-    length -= length % facts.logical_block_size
+    return offset, length - length % facts.logical_block_size
+
+
+def discard_argv(target: BlockTarget, offset: int, length: int) -> list[str]:
+    """The blkdiscard command a purge of a device runs (`ssdlab plan --fio` prints it)."""
     return ["blkdiscard", "--offset", str(offset), "--length", str(length), str(target.device_path)]
 
 
@@ -98,7 +101,7 @@ def purge_command(target: Target, step: Purge) -> str:
     if step.secure_erase:
         return "none: secure erase is not available through the fio engine (the run refuses it)"
     if isinstance(target, BlockTarget):
-        return shlex.join(discard_argv(target, step))
+        return shlex.join(discard_argv(target, *_discard_span(step, block_facts(target.sysroot, target.name))))
     if isinstance(target, FileTarget):
         return f"{shlex.join(punch_argv(target, step))}  (ssdlab calls fallocate(2) itself, then fsync)"
     return f"none: the fio engine cannot purge {target.spec} (the run refuses it)"
@@ -112,8 +115,8 @@ def _discard_device(target: BlockTarget, step: Purge) -> dict[str, Any]:
         raise EngineError(f"purge: {target.spec} does not support discard (queue/discard_max_bytes is 0)")
     if shutil.which("blkdiscard") is None:
         raise EngineError("purge: blkdiscard not found: install it with `apt-get install util-linux`")
-    argv = discard_argv(target, step)
-    offset, length = int(argv[2]), int(argv[4])
+    offset, length = _discard_span(step, facts)
+    argv = discard_argv(target, offset, length)
     # Not held O_EXCL here (safety.held_while_writing), unlike fio's writes: blkdiscard opens the
     # device O_EXCL itself (util-linux 2.36 and newer), so it fails with EBUSY on a device mounted
     # since the run's checks, and a mount or mkfs during the discard does too; a hold of ours

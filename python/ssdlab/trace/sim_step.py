@@ -155,7 +155,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
 
     chunk, prov = load_step_trace(step)
     target.prepare()
-    _, span = replay_file(target)
+    path, span = replay_file(target)
     ctx.progress(ProgressUpdate(label=step.name, fraction=0.0, elapsed_s=0.0))
     # As a workload that writes (FioEngine.measure): a device held O_EXCL, so a mount or mkfs of it
     # mid-replay fails with EBUSY (QA: the replay did not hold it); a file by the descriptor of the
@@ -163,7 +163,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     with held_while_writing(target.spec, target.write_held_paths()), target.fio_open() as filename:
         r = replay_with_fio(chunk, Path(filename), span, ctx.make_raw_dir(), remap=step.remap,
                             idle_cap_us=step.idle_cap_us, ioengine_for=ioengine_for, fio=fio,
-                            shown_as=replay_file(target)[0])
+                            shown_as=path)
     executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     summary = {"elapsed_s": elapsed, "idle_cut_s": r.iolog.idle_cut_ns / 1e9}

@@ -26,6 +26,7 @@ from ssdlab.engines.fio_parse import (
     error_line,
     first_error_line,
     load_json_plus,
+    load_results,
     log_files,
     parse_eta,
     results_unwritten,
@@ -525,11 +526,7 @@ class FioEngine:
 
     def _measurement(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str],
                      check_error: bool = True) -> Measurement:
-        try:
-            data = load_json_plus(text)
-        except EngineError as error:
-            raise EngineError(results_unwritten(ctx.raw_dir, str(error))) from None
-        summary = summarize(data)
+        summary = summarize(load_results(text, ctx.raw_dir))
         if summary.error and check_error:
             raise EngineError(
                 f"fio job failed: {os.strerror(summary.error)} (error {summary.error}); raw files in {ctx.raw_dir}"

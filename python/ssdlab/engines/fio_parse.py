@@ -551,6 +551,15 @@ def results_unwritten(raw_dir: Path, said: str) -> str:
             f"there ({said}); free space on that disk")
 
 
+def load_results(text: str, raw_dir: Path) -> dict[str, Any]:
+    """load_json_plus of fio's output, its failure led by a full disk where the results were to go
+    (results_unwritten): what every reader of a fio run's own results asks."""
+    try:
+        return load_json_plus(text)
+    except EngineError as error:
+        raise EngineError(results_unwritten(raw_dir, str(error))) from None
+
+
 def messages(output: str) -> str:
     """What fio said in its --output file before the JSON document: a client run writes its own
     lines there ("client: host=H disconnected") and its servers' ("<name> fio: ..."), not to

@@ -64,7 +64,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
-from ssdlab.engines.fio_parse import load_json_plus, results_unwritten
+from ssdlab.engines.fio_parse import load_results, results_unwritten
 from ssdlab.engines.fio_process import run_fio_captured
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import (
@@ -416,10 +416,7 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     refused = [line for line in said if "iolog" in line]
     if refused:  # fio skips an iolog line it cannot read, and says so only here: never a silent partial replay
         raise EngineError(f"fio skipped lines of the replay's iolog: {refused[0]}")
-    try:
-        result = load_json_plus(text)
-    except EngineError as error:
-        raise EngineError(results_unwritten(output.parent, str(error))) from None
+    result = load_results(text, output.parent)
     issued_us = issued_from_lat_log(*lat_logs)
     pct, p50, p99 = drift(iolog.planned_us, issued_us)
     return FioReplay(iolog, result, lat_logs, engines, issued_us, pct, p50, p99)

@@ -235,7 +235,7 @@ def _int(text: str, what: str) -> int:
 
 def _on_sectors(rec: Record) -> bool:
     """Whether an I/O starts and ends on a 512-byte sector, as a block device's do."""
-    return rec.offset % 512 == 0 and rec.length % 512 == 0
+    return rec.offset % SECTOR == 0 and rec.length % SECTOR == 0
 
 
 def _as_typed(text: str) -> None:
@@ -738,7 +738,7 @@ class _Import:
         if issue and self.earliest_ns is not None and rec.ts_ns < self.earliest_ns:
             raise ValueError("its time is earlier than every record before it (a timestamp cut short)")
         if issue and rec.op != OP_FLUSH and self.data_records and self.sector_whole and not _on_sectors(rec):
-            what = f"size, {rec.length:,} bytes," if rec.length % 512 else f"offset, {rec.offset:,},"
+            what = f"size, {rec.length:,} bytes," if rec.length % SECTOR else f"offset, {rec.offset:,},"
             raise ValueError(f"its {what} is not a whole number of 512-byte sectors, as every I/O's before it is "
                              "(a number cut short)")
         if issue:

@@ -211,3 +211,33 @@ def test_a_list_keeps_a_space_inside_a_value(cli: Callable) -> None:
     result = cli("plan", "-t", "fake:", "--test", "qd-sweep", "-p", "queue_depths=1 6")
     assert result.code == 2 and "1 6 is not a whole number" in result.stderr, result.stderr
     assert cli("plan", "-t", "fake:", "--test", "qd-sweep", "-p", "queue_depths=1, 2").code == 0
+
+
+RATE_PARTS = st.sampled_from(["520", "1.5", "520MB/s", "1GB/s", "90k", "90000", "2m", "", " ", ",", ",,", "MB/s",
+                              "x", "k", ".", "1e3", "-1", "0"])
+
+
+@FUZZ
+@given(rate=st.one_of(st.lists(RATE_PARTS, max_size=5).map("".join), st.lists(RATE_PARTS, max_size=3).map(",".join)))
+@example(rate="520MB/s,")
+@example(rate="520MB/s, ")
+@example(rate="520MB/s,,90k")
+@example(rate="520MB/s,90k,")
+@example(rate=",90k")
+def test_a_rate_reads_as_bw_and_iops_or_is_refused_in_one_line(rate: str) -> None:
+    """`--rate BW[,IOPS]`: a comma always has IOPS after it (QA: `520MB/s,` was taken as BW alone)."""
+    from ssdlab.units import parse_rate
+
+    try:
+        bytes_s, iops = parse_rate(rate)
+    except SsdlabError as error:
+        assert "\n" not in str(error) and "BW[,IOPS]" in str(error), str(error)
+        return
+    assert bytes_s > 0 and (iops is None) == ("," not in rate), (rate, bytes_s, iops)
+    assert rate.count(",") <= 1 and (iops is None or rate.partition(",")[2].strip())
+
+
+def test_a_rate_with_nothing_after_its_comma_is_refused(cli: Callable) -> None:
+    result = cli("plan", "--test", "linear", "-t", "fake:", "--rate", "520MB/s,")
+    result_or_one_line_error(result)
+    assert result.code == 2 and "no IOPS after the comma" in result.stderr and "BW[,IOPS]" in result.stderr

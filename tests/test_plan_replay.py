@@ -46,3 +46,29 @@ def test_the_traces_suite_plan_counts_its_replays(cli: Any) -> None:
     assert "— simulated device time 0m01s" not in shown  # the purge alone
     assert "Total simulated device time: 0m09s" in shown
 
+
+
+def test_plan_reads_a_trace_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: plan read a trace file in full five times: its replay checked twice (the plan, then its
+    warnings), its estimate three times (alone, after sharing, at its least)."""
+    import ssdlab.trace.model as model
+    from ssdlab.methods import get_entry
+    from ssdlab.planning import parse_overrides, plan_run, plan_warnings
+
+    provenance, chunks = generate("light", scale=0.01)
+    path = tmp_path / "light.parquet"
+    write_trace(path, chunks, provenance)
+    reads: list[Path] = []
+    real = model.read_columns
+
+    def counted(where: Path, *args: Any, **kwargs: Any) -> Any:
+        reads.append(where)
+        return real(where, *args, **kwargs)
+
+    monkeypatch.setattr(model, "read_columns", counted)
+    info = parse_target(f"file:{tmp_path}/t.img?size=1g").info()
+    planned = plan_run([get_entry("trace")], parse_overrides([f"trace={path}"]), info)
+    plan_warnings(planned, info)
+    assert len(reads) == 1 and planned[0].estimate_s > 1.0  # the purge's 1 s and the replay
+    write_trace(path, *reversed(generate("light", scale=0.02)))  # a changed file is read again
+    assert trace_totals(path)[0] == profile_totals("light", 0.02)[0] and len(reads) == 2

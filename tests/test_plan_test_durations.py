@@ -31,3 +31,20 @@ def test_without_until_steady_each_test_has_one_figure(cli: Callable[..., Any]) 
     shown = cli("plan", "-t", "fake:?capacity=8g", "--test", "consistency", "-p", "until_steady=false")
     assert shown.code == 0, shown.stderr
     assert "at most" not in line_of(shown.stdout, "consistency")
+
+
+def test_a_fio_ss_torture_is_said_at_most_with_its_least(cli: Callable[..., Any], tmp_path: Any) -> None:
+    """fio's own steady-state detector ends the torture once its window is steady (QA: plan gave the
+    whole runtime without saying the run may stop earlier)."""
+    shown = cli("plan", "-t", f"file:{tmp_path}/c.img?size=1g", "--test", "consistency", "-p", "fio_ss=true",
+                "-p", "runtime_s=600")
+    assert shown.code == 0, shown.stderr
+    steady = line_of(shown.stdout, "consistency")
+    found = re.search(r"at most (\d+)m(\d+)s \((\d+)m(\d+)s if fio's steady-state detector \(fio_ss\) ends the "
+                      r"torture at its first check\)", steady)
+    assert found, steady
+    longest_s, least_s = (60 * int(m) + int(s) for m, s in (found.groups()[:2], found.groups()[2:]))
+    assert longest_s - least_s == 600 - 300  # fio judges its 300 s window (ss_dur) first at 300 s
+    text = " ".join(shown.stdout.split())
+    assert re.search(r"fio_ss tortures are counted at their whole runtime; if fio's steady-state detector "
+                     rf"\(fio_ss\) ends the torture at its first check: {found.group(3)}m{found.group(4)}s", text), text

@@ -56,14 +56,16 @@ def test_a_rate_measured_on_the_device_comes_before_the_transports_guess() -> No
     assert (rates.bytes_s, rates.iops_4k) == (1.67e9, 62_700.0)
     said = rates.describe()
     assert "1,670 MB/s and 62,700 4 KiB IOPS measured on this device by the run of 2026-11-23T10:00:00Z" in said
-    assert "/r/b1" in said and "assumed" not in said
+    rated, _, latency = said.partition("; at queue depth n")
+    assert "/r/b1" in rated and "assumed" not in rated
+    assert "assumed" in latency  # the run measured no 4 KiB QD1 latency
 
 
 def test_without_a_measured_iops_the_transports_guess_fills_in_and_says_so() -> None:
     target = info("block", "sata").model_copy(update={"measured_rates": measured(None)})
     rates = assumed_rates(target)
     assert (rates.bytes_s, rates.iops_4k) == (1.67e9, 60_000.0)
-    assert rates.describe().endswith("; 60,000 4 KiB IOPS assumed for SATA")
+    assert "; 60,000 4 KiB IOPS assumed for SATA; at queue depth n" in rates.describe()
 
 
 EBS = "Amazon Elastic Block Store"
@@ -381,9 +383,12 @@ def test_a_time_under_a_millisecond_is_a_one_line_error_on_the_command_line(cli:
 
 @pytest.mark.parametrize(("transport", "said"), [
     ("sim-ahci", "300 MB/s and 20,000 4 KiB IOPS assumed (a fallback: no typical rate for transport AHCI, and none "
-                 "is read from this simulated preset)"),
+                 "is read from this simulated preset); at queue depth n, at most n I/Os per 100 µs (a typical SATA "
+                 "SSD's 4 KiB QD1 random read latency, assumed for a transport without its own: the slower of SATA's "
+                 "and NVMe's)"),
     ("sim-nvme", "1,500 MB/s and 150,000 4 KiB IOPS assumed for NVMe (a typical drive's, not read from this "
-                 "simulated preset)"),
+                 "simulated preset); at queue depth n, at most n I/Os per 50 µs (a typical NVMe SSD's 4 KiB QD1 "
+                 "random read latency, assumed)"),
 ])
 def test_a_simulated_drive_is_not_said_to_wait_for_a_run_on_this_device(transport: str, said: str) -> None:
     """QA: `plan -t 'sim:sm951-ahci-512?heatsink=1'` said "speed unknown until a finished run fills

@@ -8,7 +8,9 @@ measured rate is the better figure, and `ssdlab plan` uses it and says so
 
 Only rates that say what a fill will do count: a sequential write of at least half the device
 (a shorter one may finish inside an SLC cache, many times faster than a fill), and 4 KiB random
-writes at a deep queue for at least a minute (a torture round or a sweep point).
+writes at a deep queue for at least a minute (a torture round or a sweep point). The same run's
+4 KiB random I/O at queue depth 1 (qd-sweep's, as-ssd's, quick's RND4K Q1T1) gives the service
+time that paces small blocks at a shallow queue (planning.AssumedRates.iops_at).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ FILL_MIN_BLOCK_BYTES = 128 * 1024
 RANDOM_BLOCK_BYTES = 4096
 RANDOM_MIN_QUEUE = 16  # iodepth x jobs: a device-bound rate, not a latency-bound one
 RANDOM_MIN_RUNTIME_S = 60.0
+QD1_MIN_RUNTIME_S = 1.0  # thousands of I/Os at QD1: a mean a stall cannot move much
 RUNS_LOOKED_AT = 20  # the library's newest runs; older ones rarely describe today's device better
 
 
@@ -99,6 +102,7 @@ def rates_in_run(run: RunRecord, bundle: Bundle) -> MeasuredRates | None:
         return None
     fills: list[float] = []
     randoms: list[float] = []
+    latencies_s: list[float] = []
     for record in run.tests:
         try:
             found = bundle.measurements(record).values()
@@ -109,10 +113,13 @@ def rates_in_run(run: RunRecord, bundle: Bundle) -> MeasuredRates | None:
                 fills.append(m.write.mb_s(m.runtime_s) * 1e6)
             elif is_deep_random_write(m):
                 randoms.append(m.write.iops(m.runtime_s))
+            elif is_qd1_random(m):
+                latencies_s.append(m.mean_lat_us() / 1e6)
     if not fills:
         return None
     return MeasuredRates(write_bytes_s=statistics.median(fills),
                          write_iops_4k=statistics.median(randoms) if randoms else None,
+                         qd1_latency_s=statistics.median(latencies_s) if latencies_s else None,
                          run_created_utc=run.created_utc, bundle=str(bundle.path))
 
 
@@ -128,6 +135,14 @@ def device_capacity_bytes(info: TargetInfo) -> int | None:
 def _complete_write(m: Measurement) -> bool:
     w = m.workload
     return not m.interrupted and m.error is None and m.runtime_s > 0 and w.effective_read_pct() == 0
+
+
+def is_qd1_random(m: Measurement) -> bool:
+    """4 KiB random reads or writes, one at a time, complete and at least QD1_MIN_RUNTIME_S long."""
+    w = m.workload
+    return (not m.interrupted and m.error is None and m.runtime_s >= QD1_MIN_RUNTIME_S and m.read.ios + m.write.ios > 0
+            and w.pattern in ("randread", "randwrite", "randrw") and w.block_size_bytes == RANDOM_BLOCK_BYTES
+            and w.iodepth * w.jobs == 1)
 
 
 def is_fill(m: Measurement, device_bytes: int) -> bool:

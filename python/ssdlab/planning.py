@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
 from ssdlab.bundle import StartState, TooShort
 from ssdlab.engines.base import Engine
+from ssdlab.engines.fio import ss_duration_s
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.measurement import Measurement, under_one_period
 from ssdlab.methods import REGISTRY, get_entry, get_suite, get_test
@@ -27,10 +28,27 @@ from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 from ssdlab.units import is_number, seconds_apart
+from ssdlab.workload import Workload
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
 FALLBACK_RATE = (3e8, 20_000.0)
+# A small block's service time at queue depth 1, for byte-limited work at a shallow queue: with n
+# I/Os outstanding a drive completes at most n per service time (Little's law), so its IOPS at
+# queue depth n are min(its rated IOPS, n / this); the rated IOPS above are deep-queue figures
+# (QA: transfer-sweep at QD4 with `--rate 1GB/s,60k` took 34 s against an estimate of 11 s).
+# Published 4 KiB QD1 random read figures, as 1 / IOPS:
+# - NVMe: 20,176 IOPS, 49.6 µs (Lexar NM790, CrystalDiskMark RND4K Q1T1 in KitGuru's review,
+#   https://kitguru.net/components/ssd-drives/simon-crisp/lexar-nm790-with-heatsink-4tb-ssd-review/11);
+# - SATA: 10,000 IOPS, 100 µs (Samsung's 850 PRO and 850 EVO spec, "4KB Random Read (QD1): Max. 10K
+#   IOPS", http://www.ubergizmo.com/reviews/samsung-850-pro-256gb-review/; Tom's Hardware measured
+#   "right around 10,000 IOPS at a queue depth of one",
+#   http://www.tomshardware.com/reviews/samsung-850-pro-ssd-performance,3861-5.html), also taken
+#   for a device ssdlab cannot name (USB, a virtual disk): the slower of the two.
+# A read's, used for writes too: a drive acknowledges a small write from its cache, often sooner
+# (the same spec: 36K IOPS at QD1), so small writes at a shallow queue are counted long.
+ASSUMED_QD1_LATENCY_S = {"nvme": 1 / 20_176, "sata": 1 / 10_000}
+FALLBACK_QD1_LATENCY_S = ASSUMED_QD1_LATENCY_S["sata"]
 _TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA", "ahci": "AHCI"}
 # Network volumes behind a drive's interface run at their provisioned rate, not a drive's: an
 # EBS volume is an NVMe device named by its model (AWS EC2 user guide, "Amazon EBS and NVMe":
@@ -47,6 +65,14 @@ NETWORK_VOLUME_MODELS = frozenset({"Amazon Elastic Block Store"})
 # This is its time beyond the job's runtime (fio's own start included, which a local run's
 # estimate leaves out as a few tenths of a second).
 HOST_WORKLOAD_OVERHEAD_S = 1.4
+# What a local fio run costs each workload beyond its device time: fio's start and its job's setup,
+# and the run writing the measurement into its bundle. Measured on the 2-core development VM (fio
+# 3.33, a scratch file on ext4 on virtio, load average under 1): transfer-sweep with
+# `-p length_bytes=1m -p max_block_bytes=1m` and `-p min_block_bytes=1m` (18 and 2 workloads of a
+# few ms each, `--no-report --no-library`) took 7.74 s and 2.68 s, 0.32 s a workload more. The
+# QA transfer-sweep of 24 workloads (`-p length_bytes=64m -p max_block_bytes=1m`) ran 18.9 s of
+# device time in 31.0 s.
+LOCAL_WORKLOAD_OVERHEAD_S = 0.3
 # A --host run makes its file on each host at its first workload and deletes it when it ends
 # (engines/fio_multi.py): a client run each, all hosts at once. Making it allocates its whole size
 # (posix_fallocate, which writes no data on a file system that allocates: ext4, xfs, btrfs), so
@@ -538,10 +564,26 @@ def step_ordinal(index: int) -> str:
 
 def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
     """Device time of the plan; `least`: every until-steady phase stops at its first window
-    that may count, the first after the rounds wrote the drive's free space (least_left_out)."""
+    that may count, the first after the rounds wrote the drive's free space (least_left_out),
+    and a workload fio's steady-state detector may end (fio_ss) at its first check."""
     left_out = least_left_out(plan, info) if least else frozenset()
-    return sum(estimate_action_s(action, info) for index, action in enumerate(plan.actions)
-               if index not in left_out)
+    return sum(least_action_s(action, info) if least else estimate_action_s(action, info)
+               for index, action in enumerate(plan.actions) if index not in left_out)
+
+
+def least_action_s(action: Action, info: TargetInfo) -> float:
+    """An action's device time when every early stop it has comes at its first chance: a workload
+    under fio's steady-state detector (consistency's fio_ss) ends once fio has its first window
+    (QA: plan gave the whole runtime, without a word that the run may stop earlier)."""
+    if isinstance(action, Measure) and action.workload.fio_steady_state and action.workload.runtime_s is not None:
+        w = action.workload
+        return min(estimate_action_s(action, info), ss_duration_s(w) + w.ramp_s)
+    return estimate_action_s(action, info)
+
+
+def stops_early_by_fio(plan: TestPlan) -> bool:
+    """Whether fio's steady-state detector may end a workload of the plan before its runtime."""
+    return any(isinstance(a, Measure) and a.workload.fio_steady_state for a in plan.actions)
 
 
 def least_left_out(plan: TestPlan, info: TargetInfo) -> frozenset[int]:
@@ -577,15 +619,40 @@ class AssumedRates:
     measured: MeasuredRates | None = None  # given with --rate, else an earlier run's on this device: used first
     volume: str = ""  # the model of a network volume behind the transport, "" for a drive
     simulated: bool = False  # a sim: target, which no earlier run measures (device_rates.device_key)
+    qd1_latency_s: float = FALLBACK_QD1_LATENCY_S  # a small block's service time alone (Little's law)
+
+    def iops_at(self, queue_depth: int | None) -> float:
+        """Small-block IOPS with `queue_depth` I/Os outstanding (iodepth x jobs): at most that
+        many per QD1 service time, and at most the rated IOPS; None: a deep queue."""
+        if queue_depth is None:
+            return self.iops_4k
+        return min(self.iops_4k, queue_depth / self.qd1_latency_s)
 
     def describe(self) -> str:
+        return f"{self._rates()}; {self._latency()}"
+
+    def _rates(self) -> str:
         if self.measured is None:
             return f"{self._mb_s()} and {self._iops()} {self._assumed()}"
-        where = ("as given with --rate" if self.measured.given else
-                 f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})")
         if self.measured.write_iops_4k is not None:
-            return f"{self._mb_s()} and {self._iops()} {where}"
-        return f"{self._mb_s()} {where}; {self._iops()} {self._assumed()}"
+            return f"{self._mb_s()} and {self._iops()} {self._where()}"
+        return f"{self._mb_s()} {self._where()}; {self._iops()} {self._assumed()}"
+
+    def _where(self) -> str:
+        assert self.measured is not None
+        return ("as given with --rate" if self.measured.given else
+                f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})")
+
+    def _latency(self) -> str:
+        """The service time a shallow queue is paced by, and where it comes from."""
+        head = f"at queue depth n, at most n I/Os per {self.qd1_latency_s * 1e6:,.0f} µs"
+        if self.measured is not None and self.measured.qd1_latency_s is not None:
+            return f"{head} (its 4 KiB QD1 latency, {self._where()})"
+        if self.transport in ASSUMED_QD1_LATENCY_S:
+            name = _TRANSPORT_NAMES.get(self.transport, self.transport)
+            return f"{head} (a typical {name} SSD's 4 KiB QD1 random read latency, assumed)"
+        return (f"{head} (a typical SATA SSD's 4 KiB QD1 random read latency, assumed for a transport without its "
+                "own: the slower of SATA's and NVMe's)")
 
     def _mb_s(self) -> str:
         return f"{self.bytes_s / 1e6:,.0f} MB/s"
@@ -623,11 +690,13 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     volume = model if model in NETWORK_VOLUME_MODELS else ""
     known = transport in ASSUMED_RATE and not volume
     bytes_s, iops_4k = ASSUMED_RATE[transport] if known else FALLBACK_RATE
+    latency_s = ASSUMED_QD1_LATENCY_S.get(transport, FALLBACK_QD1_LATENCY_S)
     measured = info.measured_rates
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
+        latency_s = measured.qd1_latency_s or latency_s
     return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume,
-                        simulated=info.kind == "sim")
+                        simulated=info.kind == "sim", qd1_latency_s=latency_s)
 
 
 def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRates | None) -> MeasuredRates | None:
@@ -641,11 +710,18 @@ def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRate
     return MeasuredRates(write_bytes_s=bytes_s, write_iops_4k=iops_4k, given=True)
 
 
-def assumed_rate(info: TargetInfo, block_size_bytes: int) -> float:
-    """Bytes/s assumed for a block size: small blocks are command-bound whether sequential or
-    not (ATTO's 512 B end), large ones bandwidth-bound whether random or not."""
+def assumed_rate(info: TargetInfo, block_size_bytes: int, queue_depth: int | None = None) -> float:
+    """Bytes/s assumed for a block size with `queue_depth` I/Os outstanding (None: a deep queue):
+    small blocks are command-bound whether sequential or not (ATTO's 512 B end), at a shallow
+    queue by the service time of each (AssumedRates.iops_at), large ones bandwidth-bound whether
+    random or not."""
     rates = assumed_rates(info)
-    return min(rates.bytes_s, rates.iops_4k * block_size_bytes)
+    return min(rates.bytes_s, rates.iops_at(queue_depth) * block_size_bytes)
+
+
+def queue_depth(w: Workload) -> int:
+    """I/Os a workload keeps outstanding: each job's queue."""
+    return w.iodepth * w.jobs
 
 
 def assumed_bytes(action: Measure, info: TargetInfo) -> float:
@@ -653,7 +729,7 @@ def assumed_bytes(action: Measure, info: TargetInfo) -> float:
     w = action.workload
     if w.runtime_s is None:
         return float(w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs
-    return w.runtime_s * assumed_rate(info, w.block_size_bytes) * w.jobs if w.is_write else 0.0
+    return w.runtime_s * assumed_rate(info, w.block_size_bytes, queue_depth(w)) * w.jobs if w.is_write else 0.0
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
@@ -671,11 +747,17 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
     if not isinstance(action, Measure):
         return 0.0
     w = action.workload
-    extra = HOST_WORKLOAD_OVERHEAD_S if is_remote(info) else 0.0
+    extra = HOST_WORKLOAD_OVERHEAD_S if is_remote(info) else workload_overhead_s(info)
     if w.runtime_s is not None:
         return w.runtime_s + w.ramp_s + extra
-    rate = assumed_rate(info, w.block_size_bytes)
+    rate = assumed_rate(info, w.block_size_bytes, queue_depth(w))
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s + extra
+
+
+def workload_overhead_s(info: TargetInfo) -> float:
+    """What a workload costs beyond its device time, run here: fio's start for a file or a block
+    device (LOCAL_WORKLOAD_OVERHEAD_S); none in a simulated drive's device time or the fake engine's."""
+    return LOCAL_WORKLOAD_OVERHEAD_S if info.kind in ("file", "block") else 0.0
 
 
 def replay_estimate_s(step: ReplayTrace, info: TargetInfo) -> float:

@@ -71,8 +71,8 @@ def _decimal_unit_refusal(number: str, suffix: str) -> str:
 _RATE_PREFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
 _RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg])(i?)b(?:/s|ps)?\s*$", re.IGNORECASE | re.ASCII)
 _COUNT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE | re.ASCII)
-RATE_EXAMPLE = ("give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k (write rate, then 4 KiB random-write IOPS; digits 0-9, "
-                "a space before the unit is fine)")
+RATE_EXAMPLE = ("give e.g. 520MB/s, 1.5GB/s or 520MB/s,90k: BW[,IOPS], the write rate, then 4 KiB random-write "
+                "IOPS (digits 0-9, a space before the unit is fine)")
 # What a storage device can write: an old USB stick's MB/s to beyond a PCIe 6.0 x16 link's
 # 128 GB/s is 1e6..1e11; 4 KiB random writes from 1 IOPS to 100 million (today's fastest
 # drives do a few million). Outside these a figure is a slip (KB for MB, a missing unit).
@@ -83,7 +83,11 @@ IOPS_BOUNDS = (1.0, 1e8)
 def parse_rate(text: str) -> tuple[float, float | None]:
     """'520MB/s' -> (520e6, None); '1.5GB/s,90k' -> (1.5e9, 90000.0). MB/s are decimal as
     drive specs give them, MiB/s binary; both figures must be positive."""
-    rate_text, _, iops_text = text.partition(",")
+    rate_text, comma, iops_text = text.partition(",")
+    if comma and not iops_text.strip():  # QA: `520MB/s,` was taken as if no comma were there
+        raise UsageError(f"bad rate {text!r}: no IOPS after the comma; {RATE_EXAMPLE}")
+    if "," in iops_text:
+        raise UsageError(f"bad rate {text!r}: one comma at most; {RATE_EXAMPLE}")
     match = _RATE_RE.match(rate_text)
     if not match:
         raise UsageError(f"bad rate {text!r}: {RATE_EXAMPLE}")

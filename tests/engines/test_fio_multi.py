@@ -523,7 +523,14 @@ def test_host_runs_are_estimated_with_their_client_runs_and_one_file(tmp_path: P
     host is made once, its whole size allocated, at its first workload, and deleted at its end
     (a client run each): no read lays it out again, as each read's new file was, written in full
     (quick at 1 GiB: 20 layouts, 20 GiB a host). A purge there does nothing."""
-    from ssdlab.planning import HOST_FILE_RUNS_S, HOST_WORKLOAD_OVERHEAD_S, assumed_rates, plan_run, select_entries
+    from ssdlab.planning import (
+        HOST_FILE_RUNS_S,
+        HOST_WORKLOAD_OVERHEAD_S,
+        LOCAL_WORKLOAD_OVERHEAD_S,
+        assumed_rates,
+        plan_run,
+        select_entries,
+    )
     from ssdlab.targets.file import RemoteFileTarget
 
     _, entries = select_entries(None, ["quick"])
@@ -534,7 +541,8 @@ def test_host_runs_are_estimated_with_their_client_runs_and_one_file(tmp_path: P
     workloads = [a.workload for a in there.plan.actions if isinstance(a, Measure)]
     reads = [w for w in workloads if w.effective_read_pct()]
     assert len(workloads) == 49 and len(reads) == 24  # with CrystalDiskMark's unmeasured runs
-    once = len(workloads) * HOST_WORKLOAD_OVERHEAD_S + HOST_FILE_RUNS_S
+    # a client run's overhead in place of a local fio's (both include fio's start)
+    once = len(workloads) * (HOST_WORKLOAD_OVERHEAD_S - LOCAL_WORKLOAD_OVERHEAD_S) + HOST_FILE_RUNS_S
     assert there.estimate_s == pytest.approx(here.estimate_s + once)
     assert there.alone_s == pytest.approx(here.alone_s + once) and there.least_s == pytest.approx(here.least_s + once)
     linear = plan_run([e for e in select_entries(None, ["linear"])[1]], {"passes": "write"}, remote)[0]

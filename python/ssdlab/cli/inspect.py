@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -44,6 +44,7 @@ from ssdlab.planning import (
     plan_warnings,
     run_refusal,
     select_entries,
+    stops_early_by_fio,
 )
 from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
@@ -327,9 +328,18 @@ def _print_totals(planned: list[PlannedTest], clock: str) -> None:
     print_hanging("  before sharing preparation: ", f"{format_duration(alone)}; after: {format_duration(total)} "
                   f"({sharing})")
     if least < total:
-        print_hanging("  ", f"until-steady phases are counted at their longest; if each is steady at its first "
-                      f"window after the drive's free space is written (at the assumed rate): "
-                      f"{format_duration(least)}")
+        print_hanging("  ", f"{_least_words(planned)}: {format_duration(least)}")
+
+
+def _least_words(planned: Sequence[PlannedTest]) -> str:
+    """What the total's least assumes: until-steady phases steady at once, fio_ss stopping at once."""
+    fio = any(stops_early_by_fio(item.plan) for item in planned)
+    steady = any(item.least_s < item.estimate_s and not stops_early_by_fio(item.plan) for item in planned)
+    if fio and not steady:
+        return f"fio_ss tortures are counted at their whole runtime; if {FIO_SS_FIRST_CHANCE}"
+    words = ("until-steady phases are counted at their longest; if each is steady at its first window after the "
+             "drive's free space is written (at the assumed rate)")
+    return f"{words}, and {FIO_SS_FIRST_CHANCE}" if fio else words
 
 
 def print_hanging(label: str, text: str, markup: bool = False) -> None:
@@ -345,8 +355,20 @@ def test_duration_text(item: PlannedTest) -> str:
     and the least (QA: the line gave the longest as the estimate, and only the total said so)."""
     if item.least_s >= item.estimate_s:
         return format_duration(item.estimate_s)
-    return (f"at most {format_duration(item.estimate_s)} ({format_duration(item.least_s)} if each until-steady "
-            "phase is steady at its first window)")
+    return f"at most {format_duration(item.estimate_s)} ({format_duration(item.least_s)} if {_first_chance(item)})"
+
+
+def _first_chance(item: PlannedTest) -> str:
+    """When a test takes its least: each early stop it has comes at its first chance (a test has
+    either kind, not both: consistency's fio_ss and until_steady are refused together)."""
+    if stops_early_by_fio(item.plan):
+        return FIO_SS_FIRST_CHANCE
+    return "each until-steady phase is steady at its first window"
+
+
+# fio's own steady-state detector (consistency's fio_ss) ends a workload once its window is
+# steady, first judged after ss_dur (engines/fio.ss_duration_s).
+FIO_SS_FIRST_CHANCE = "fio's steady-state detector (fio_ss) ends the torture at its first check"
 
 
 def _print_plan(item: PlannedTest, clock: str) -> None:

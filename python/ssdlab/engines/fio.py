@@ -169,9 +169,15 @@ def _limit_lines(w: Workload) -> list[str]:
     if w.ramp_s:
         lines.append(f"ramp_time={_seconds(w.ramp_s)}")
     if w.fio_steady_state:
-        duration = min(SS_DUR_S, max(1, int((w.runtime_s or SS_DUR_S * 2) // 2)))
-        lines += [f"ss={SS_RULE}", f"ss_dur={duration}s", "ss_ramp=0"]
+        lines += [f"ss={SS_RULE}", f"ss_dur={ss_duration_s(w)}s", "ss_ramp=0"]
     return lines
+
+
+def ss_duration_s(w: Workload) -> int:
+    """fio's steady-state window for the workload (ss_dur): SS_DUR_S, or half a shorter runtime.
+    With ss_ramp=0 fio first judges the window once it has run this long, so it may end the job
+    then (planning counts that as the least a fio_ss torture takes)."""
+    return min(SS_DUR_S, max(1, int((w.runtime_s or SS_DUR_S * 2) // 2)))
 
 
 def _seconds(value: float) -> str:

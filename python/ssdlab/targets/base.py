@@ -71,6 +71,8 @@ class MeasuredRates(BaseModel):
 
     write_bytes_s: float  # median of its sequential fills of at least half the device
     write_iops_4k: float | None = None  # median of its deep-queue 4 KiB random writes, if it had some
+    # median mean latency of its 4 KiB random I/O at queue depth 1, if it had some (never given)
+    qd1_latency_s: float | None = None
     run_created_utc: str = ""  # the run that measured them; "" when given
     bundle: str = ""
     given: bool = False  # stated with --rate (a drive's spec, a figure from elsewhere), not measured

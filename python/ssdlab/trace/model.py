@@ -19,6 +19,7 @@ renamed into place when complete, so a failed write leaves an existing file as i
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -441,15 +442,37 @@ class TraceShape:
     flushes: int
     trims: int
     largest_bytes: int  # of its reads, writes and trims (0: none)
+    total_bytes: int = 0  # of all its records
+    length_s: float = 0.0  # from its first issue to its last
 
 
 def trace_shape(path: Path) -> TraceShape:
     """A trace file's TraceShape, reading it chunk by chunk (bounded memory). Every column is read,
     so a value no replay can take is refused here, before a run purges a drive (read_columns);
     so is a record no replay can move: a read, write or trim at a negative offset or of no bytes
-    (QA: those passed `plan`, and the run failed after its purge)."""
+    (QA: those passed `plan`, and the run failed after its purge).
+
+    Read once while the file stays as it is: `plan` checks the replay (check_replayable) and
+    estimates it (trace_totals) from one read (QA: plan read a trace file in full five times)."""
+    try:
+        stat = path.stat()
+    except OSError:  # read_columns says what is wrong with it
+        return _scan_shape(path)
+    return _scanned_shape(path, path.resolve(), stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@functools.lru_cache(maxsize=4)
+def _scanned_shape(path: Path, resolved: Path, mtime_ns: int, size: int, inode: int) -> TraceShape:
+    """_scan_shape of the file as it was at that modification time, size and inode (the cache's
+    key, with where `path`, as given for its messages, leads)."""
+    return _scan_shape(path)
+
+
+def _scan_shape(path: Path) -> TraceShape:
     counts = np.zeros(len(OP_NAMES), dtype=np.int64)
-    largest = records = 0
+    largest = records = moved = 0
+    first: int | None = None
+    last: int | None = None
     for chunk in iter_trace(path):
         op, length = chunk.op, chunk.length_bytes
         counts += np.bincount(op, minlength=len(OP_NAMES))[:len(OP_NAMES)]
@@ -457,8 +480,13 @@ def trace_shape(path: Path) -> TraceShape:
         _refuse_unmovable(path, records, chunk, data)
         largest = max(largest, int(length[data].max()) if data.any() else 0)
         records += len(chunk)
+        moved += int(length.sum())
+        if len(chunk):
+            low, high = int(chunk.timestamp_ns.min()), int(chunk.timestamp_ns.max())
+            first, last = low if first is None else min(first, low), high if last is None else max(last, high)
     return TraceShape(records=records, reads_writes=int(counts[OP_READ] + counts[OP_WRITE]),
-                      flushes=int(counts[OP_FLUSH]), trims=int(counts[OP_TRIM]), largest_bytes=largest)
+                      flushes=int(counts[OP_FLUSH]), trims=int(counts[OP_TRIM]), largest_bytes=largest,
+                      total_bytes=moved, length_s=0.0 if first is None or last is None else float(last - first) / 1e9)
 
 
 def _refuse_unmovable(path: Path, first_record: int, chunk: TraceChunk, data: npt.NDArray[np.bool_]) -> None:
@@ -498,19 +526,10 @@ def check_replayable(path: Path, span_bytes: int | None = None, *, fio: bool = F
 
 
 def trace_totals(path: Path) -> tuple[int, int, float]:
-    """(I/Os, bytes, seconds from the first issue to the last) of a trace file, reading only the two
-    columns they need: what a plan estimates its replay from (planning.replay_estimate_s)."""
-    ios = moved = 0
-    first: int | None = None
-    last: int | None = None
-    for cols in read_columns(path, ["timestamp_ns", "length_bytes"]):
-        issued = cols["timestamp_ns"]
-        if len(issued):
-            low, high = int(issued.min()), int(issued.max())
-            first, last = low if first is None else min(first, low), high if last is None else max(last, high)
-        ios += len(issued)
-        moved += int(cols["length_bytes"].sum())
-    return ios, moved, 0.0 if first is None or last is None else float(last - first) / 1e9
+    """(I/Os, bytes, seconds from the first issue to the last) of a trace file: what a plan
+    estimates its replay from (planning.replay_estimate_s), from the read trace_shape keeps."""
+    shape = trace_shape(path)
+    return shape.records, shape.total_bytes, shape.length_s
 
 
 def iter_trace(path: Path, chunk_records: int = CHUNK_RECORDS) -> Iterator[TraceChunk]:

@@ -499,6 +499,7 @@ class Library:
         for row in rows:
             marked = flagged.get((row["run_id"], row["test"]))
             row["unreliable"] = marked is not None and marked(row["metric"])
+        export_declared(rows, declared)
         export_bounds(rows, declared)
         return rows
 
@@ -567,6 +568,23 @@ def stored_specs(method: str, params_json: str, target_json: str) -> MetricSet |
         return None
     return declared_specs(TestRecord(name=method, test=method, params=params if isinstance(params, dict) else {}),
                           target)
+
+
+def export_declared(rows: Sequence[dict[str, Any]], declared: Mapping[tuple[str, str], MetricSet | None]) -> None:
+    """Each export row's `better`, `label` and `kind` as this ssdlab's catalogue declares its metric,
+    as the report, compare and the rankings read them; the stored columns hold what the ssdlab that
+    added the run declared (QA: a thermal phase's `peak_indicator_pct`, no longer ranked, still
+    exported as 'lower' is better). The label and kind only where the unit is still the stored one:
+    a figure stored in another unit keeps the words it was stored with. A metric this ssdlab does
+    not declare keeps its stored columns."""
+    for row in rows:
+        specs = declared.get((row["run_id"], row["test"]))
+        spec = specs.get(row["metric"]) if specs is not None else None
+        if spec is None:
+            continue
+        row["better"] = spec.better
+        if spec.unit == row["unit"]:
+            row["label"], row["kind"] = spec.label, spec.kind
 
 
 def export_bounds(rows: Sequence[dict[str, Any]], declared: Mapping[tuple[str, str], MetricSet | None]) -> None:

@@ -49,6 +49,48 @@ def thin(rows: Sequence[Row], limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
     return list(rows[::step])
 
 
+def thin_keeping_extremes(rows: Sequence[Row], field: str, limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
+    """At most about `limit` rows of a long series for a scatter whose outliers are its point: of
+    each run of k consecutive rows, the one lowest in `field` and the one highest, in their order.
+    Every k-th row (thin) left a stall out of the chart as often as not: QA saw a 3,600 s
+    consistency run drawn from every second second, and compare's from every third, so a
+    one-second drop to 0 IOPS, the thing the plot is for, could be missing from it."""
+    if len(rows) <= limit:
+        return list(rows)
+    step = -(-2 * len(rows) // limit)
+    out: list[Row] = []
+    for start in range(0, len(rows), step):
+        chunk = rows[start:start + step]
+        valued = [i for i, row in enumerate(chunk) if is_number(row.get(field)) and math.isfinite(row[field])]
+        if not valued:
+            out.append(chunk[0])
+            continue
+        low = min(valued, key=lambda i: chunk[i][field])
+        high = max(valued, key=lambda i: chunk[i][field])
+        out.extend(chunk[i] for i in sorted({low, high}))
+    return out
+
+
+def thinned_every(count: int, limit: int = MAX_POINTS_PER_CURVE) -> int:
+    """Of how many consecutive rows thin_keeping_extremes keeps the lowest and the highest (1: all)."""
+    return 1 if count <= limit else -(-2 * count // limit)
+
+
+def log_scale_with_zero(values: Iterable[object]) -> tuple[alt.Scale, alt.Axis]:
+    """A logarithmic value axis that still draws 0: a symmetric-log scale (linear below 1, so 0
+    sits at its foot) with ticks at 0 and the powers of ten. A plain log scale has no place for 0:
+    Vega took log(0) into its domain and drew every point of the chart on one line at its top, the
+    axis without a tick (QA: one second of 0 IOPS blanked a consistency run's log chart, the chart
+    meant to show stalls)."""
+    finite = [float(v) for v in values if is_number(v) and math.isfinite(v) and v >= 0]
+    top = max(finite, default=1.0)
+    decades = max(1, math.ceil(math.log10(top))) if top > 1 else 1
+    ticks = [0, *(10 ** k for k in range(1, decades + 1))]
+    # labelExpr: Vega reads a symlog axis's format specifier as a log one's and printed 1e+5.
+    axis = alt.Axis(values=ticks, labelExpr="format(datum.value, ',')")
+    return alt.Scale(type="symlog", domainMax=10 ** decades), axis
+
+
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 

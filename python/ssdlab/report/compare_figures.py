@@ -23,6 +23,7 @@ from typing import Any
 
 import altair as alt
 
+from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.compare import Comparison, TestComparison
 from ssdlab.measurement import Measurement
@@ -38,7 +39,10 @@ from ssdlab.report.charts import (
     field_values,
     grouped_bars,
     line_chart,
+    log_scale_with_zero,
     thin,
+    thin_keeping_extremes,
+    thinned_every,
     top_legend,
     value_scale,
 )
@@ -220,7 +224,7 @@ def scatter_rows(plotted: Sequence[Plotted]) -> list[Row]:
         start = times[-1] - float(window) if times and is_number(window) else float("inf")
         points: list[Row] = [{"drive": p.drive, "variant": variant_label(p.record), "t_s": ts, "iops": v}
                              for ts, v in zip(times, p.run.series.iops, strict=True)]
-        rows += [{**point, "part": "whole"} for point in thin(points, SCATTER_POINTS)]
+        rows += [{**point, "part": "whole"} for point in thin_keeping_extremes(points, "iops", SCATTER_POINTS)]
         rows += [{**point, "part": "window"} for point, ts in zip(points, times, strict=True) if ts > start]
     return rows
 
@@ -240,8 +244,9 @@ def plotted_writes(plotted: Sequence[Plotted]) -> str:
 
 def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[str]) -> AltChart:
     """Whole run beside the analysed window zoomed, one row per drive; a switch picks the variant."""
-    y = alt.Y("iops:Q", title="IOPS",
-              scale=alt.Scale(type="log") if log_y else value_scale(field_values(rows, "iops")))
+    scale, axis = log_scale_with_zero(field_values(rows, "iops")) if log_y else \
+        (value_scale(field_values(rows, "iops")), alt.Axis())
+    y = alt.Y("iops:Q", title="IOPS", scale=scale, axis=axis)
     base = alt.Chart(alt_data(rows)).mark_circle(size=5, opacity=0.7).encode(
         y=y, color=drive_colour(c).legend(None), tooltip=["drive:N", "t_s:Q", alt.Tooltip("iops:Q", format=",.0f")],
     ).transform_filter(f"datum.variant == {VARIANT_PARAM}").properties(width=PANEL_W, height=PANEL_H)
@@ -254,6 +259,17 @@ def scatter(rows: Sequence[Row], c: Comparison, log_y: bool, variants: Sequence[
     menu: dict[str, Any] = {"bind": alt.binding_radio(options=list(variants), name="Variant: ")} \
         if len(variants) > 1 else {}
     return alt.hconcat(whole, window).add_params(alt.param(name=VARIANT_PARAM, value=variants[0], **menu))
+
+
+def thinned_words(series: Sequence[RunSeries]) -> str:
+    """What the whole-run panel leaves out of a run longer than SCATTER_POINTS periods: of each k
+    consecutive periods it draws the slowest and the fastest (charts.thin_keeping_extremes)."""
+    every = max((thinned_every(len(s.t_s), SCATTER_POINTS) for s in series), default=1)
+    if every <= 1:
+        return ""
+    return (f" Left, a run of more than {SCATTER_POINTS:,} periods is drawn from the slowest and the fastest "
+            f"of each {every} periods in a row (the longest run's; fewer for a shorter one); the analysed "
+            "window has every period.")
 
 
 def consistency_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
@@ -270,12 +286,14 @@ def consistency_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     cut = (f" The first {MAX_SCATTER_DRIVES} drives are plotted; the ranking has them all."
            if len(c.drives) > MAX_SCATTER_DRIVES else "")
     series = [p.run.series for p in plotted]
-    how = f"{each_dot(series, plotted_writes(plotted))}; right: the analysed window, zoomed." + switch + cut
+    how = f"{each_dot(series, plotted_writes(plotted))}; right: the analysed window, zoomed." + \
+        thinned_words(series) + switch + cut
     per = iops_per_dot(series)
     return [
         Figure(f"{t.name}-scatter", per, scatter(rows, c, False, variants), how),
         Figure(f"{t.name}-scatter-log", f"{per} (log scale)", scatter(rows, c, True, variants),
-               "The same on a logarithmic IOPS axis, so stalls far below the mean show." + switch),
+               "The same on a logarithmic IOPS axis, so stalls far below the mean show; a period in which no "
+               "write completed sits at 0, at its foot." + switch),
     ]
 
 

@@ -4,7 +4,8 @@ Docs: docs/methods/consistency.md, wsat.md, pts-iops.md, trim-validation.md.
 
 Pure builders: plain rows in, altair charts out, so the report and compare can both use
 them. Loaders at the bottom turn a bundle's test records into those rows. Long runs are
-thinned to at most MAX_POINTS per panel (every k-th second: the scatter keeps its spread).
+thinned to at most about MAX_POINTS per panel: the IOPS scatters keep the slowest and the fastest
+of each run of k seconds (charts.thin_keeping_extremes), so a stall is never the second left out.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ssdlab.analysis.consistency import (
 )
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
-from ssdlab.report.charts import Row, alt_data, field_values, value_scale
+from ssdlab.report.charts import Row, alt_data, field_values, log_scale_with_zero, thin_keeping_extremes, value_scale
 from ssdlab.report.charts import thin as thin_rows
 from ssdlab.report.types import AltChart
 from ssdlab.units import seconds_text
@@ -61,7 +62,7 @@ def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
     # end in a short period each, so a count of periods is not a time.
     count = len(series.iops) if last_s is None else series.tail_count(last_s)
     pairs = list(zip(series.t_s, series.iops, strict=True))[-count:]
-    return thin([{"t_s": t, "iops": v, "run": run.label} for t, v in pairs])
+    return thin_keeping_extremes([{"t_s": t, "iops": v, "run": run.label} for t, v in pairs], "iops", MAX_POINTS)
 
 
 def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = False,
@@ -70,13 +71,14 @@ def iops_scatter(run: TortureRun, last_s: float | None = None, log_y: bool = Fal
     where given: 399.99 of a 400 s window, methods/consistency.window_text); `shared`: the IOPS of
     the panels beside it on one scale (side_by_side), which its top clears too."""
     rows = iops_rows(run, last_s)
-    scale = alt.Scale(type="log") if log_y else value_scale([*field_values(rows, "iops"), *shared])
+    drawn = [*field_values(rows, "iops"), *shared]
+    scale, axis = log_scale_with_zero(drawn) if log_y else (value_scale(drawn), alt.Axis())
     title = f"{run.label}: " + ("whole run" if last_s is None else f"last {last_text or seconds_text(last_s)} s")
     # The window's own seconds, not 0 on: a quantitative axis starts at 0 by default, and QA saw
     # the last 400 s of a 3,600 s run as a cluster in the corner of a 0-4,000 s axis.
     time_scale = alt.Scale(zero=last_s is None, nice=last_s is None)
     return alt.Chart(_data(rows), title=title).mark_circle(size=6).encode(
-        x=alt.X("t_s:Q", title="time (s)", scale=time_scale), y=alt.Y("iops:Q", title="IOPS", scale=scale),
+        x=alt.X("t_s:Q", title="time (s)", scale=time_scale), y=alt.Y("iops:Q", title="IOPS", scale=scale, axis=axis),
         tooltip=["t_s:Q", "iops:Q"],
     ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT)
 
@@ -118,8 +120,9 @@ def steady_bars(rows: Sequence[Row]) -> AltChart:
 def wsat_charts(run: TortureRun) -> AltChart:
     """WSAT: IOPS against time and against total host GB written."""
     gb = run.series.cumulative_gb_written()
-    rows = thin([{"t_s": t, "gb": g, "iops": v}
-                 for t, g, v in zip(run.series.t_s, gb, run.series.iops, strict=True)])
+    rows = thin_keeping_extremes([{"t_s": t, "gb": g, "iops": v}
+                                  for t, g, v in zip(run.series.t_s, gb, run.series.iops, strict=True)], "iops",
+                                 MAX_POINTS)
     base = alt.Chart(_data(rows)).mark_circle(size=6)
     y = alt.Y("iops:Q", title="IOPS", scale=value_scale(field_values(rows, "iops")))
     by_time = base.encode(x=alt.X("t_s:Q", title="time (s)"), y=y)

@@ -121,7 +121,8 @@ def scatter_figures(run: charts.TortureRun, window: float, p: TortureParams) -> 
                charts.iops_scatter(run, window, last_text=window_text(window, p.steady_window_s)),
                "The analysed window: its mean and standard deviation are the steady-state figures."),
         Figure(f"{key}-scatter-log", f"{per}, whole run (log scale)", charts.iops_scatter(run, log_y=True),
-               "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show."),
+               "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show; a "
+               "second in which no write completed sits at 0, at its foot."),
     ]
 
 

@@ -8,7 +8,6 @@ and the IOPS matrix as a table.
 from __future__ import annotations
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods._prep import size_label
 from ssdlab.methods.pts import PtsIopsParams, cell_metric
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, mark, method_view
@@ -16,6 +15,7 @@ from ssdlab.report.formatting import format_metric
 from ssdlab.report.section_generic import section_title
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.units import human_size
 
 
 def matrix_cell(record: TestRecord, name: str, view: MethodView | None) -> str:
@@ -27,10 +27,11 @@ def matrix_cell(record: TestRecord, name: str, view: MethodView | None) -> str:
 
 
 def matrix_table(record: TestRecord, params: PtsIopsParams, view: MethodView | None = None) -> Table:
-    """Rows: block size; columns: read share; cells: window mean IOPS."""
+    """Rows: block size, in binary units as every other table prints sizes (not the workload names'
+    '4k' and '512b', which read as 4000 and 512 bits); columns: read share; cells: window mean IOPS."""
     header = ("block size", *(f"{pct} % read" for pct in params.read_pcts))
     rows = tuple(
-        (size_label(bs), *(matrix_cell(record, k, view) for pct in params.read_pcts if (k := cell_metric((bs, pct)))))
+        (human_size(bs), *(matrix_cell(record, k, view) for pct in params.read_pcts if (k := cell_metric((bs, pct)))))
         for bs in params.block_sizes_bytes
     )
     m = record.metrics

@@ -56,13 +56,16 @@ def mb_s_rows(view: MethodView) -> list[Row]:
 
 def quick_caption(view: MethodView) -> str:
     p = view.params
-    pick = "best run" if p.aggregate == "best" else "mean of the runs"
+    # As the method takes them (methods/quick.py, analyze): the best run's latency is the lowest mean
+    # latency of the runs; the mean of the runs' is the mean of their mean latencies.
+    pick, latency = ("best run", "the lowest mean") if p.aggregate == "best" else \
+        ("mean of the runs", "the mean of the runs' means")
     times = "once" if p.runs == 1 else f"{p.runs} times"
     region = human_size(region_bytes(p, view.target.capacity_bytes))
     return (
         f"CrystalDiskMark method ({run_profile(view)} profile): each entry runs {times} for {p.runtime_s:g} s "
         f"over {with_article(region)} test region that was written once beforehand, reads first, then writes; "
-        f"incompressible data. Shown: the {pick} (latency: the lowest mean). Qn = queue depth, Tn = threads."
+        f"incompressible data. Shown: the {pick} (latency: {latency}). Qn = queue depth, Tn = threads."
     )
 
 

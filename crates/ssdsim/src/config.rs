@@ -90,6 +90,16 @@ pub struct Ctrl {
     /// `host.cmd_latency_us` held it (docs/simulator.md, "Host interface").
     #[serde(default)]
     pub read_latency_us: f64,
+    /// Sequential read-ahead window, KiB (docs/simulator.md, "Read-ahead"): a host read that
+    /// starts where the last one ended has the drive read this much past it into its buffer
+    /// in the background. 0: no read-ahead (drives saved before it existed).
+    #[serde(default)]
+    pub readahead_kib: u32,
+    /// Latency of a host read served wholly from the read-ahead buffer, in place of
+    /// `read_latency_us` (the buffer lookup and first data out; the mapping lookup and the
+    /// ECC decode were done when the data was prefetched). Not serialised, like it.
+    #[serde(default)]
+    pub readahead_hit_us: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -732,6 +742,13 @@ pub fn validate(cfg: &Config) -> Result<(), SimError> {
     if !(n.suspend_us >= 0.0 && n.suspend_us.is_finite()) {
         return e("nand.suspend_us must be zero (no suspend) or positive");
     }
+    // A window past 64 MiB would hold more than any controller's DRAM buffer sets aside.
+    if !cfg.ctrl.readahead_kib.is_multiple_of(4) || cfg.ctrl.readahead_kib > 65536 {
+        return e("ctrl.readahead_kib must be a multiple of 4 up to 65536 (0: no read-ahead)");
+    }
+    if cfg.ctrl.readahead_hit_us.is_nan() || cfg.ctrl.readahead_hit_us < 0.0 {
+        return e("ctrl.readahead_hit_us must be zero or positive");
+    }
     validate_physics(cfg)?;
     validate_scales(cfg)
 }
@@ -823,6 +840,7 @@ fn validate_scales(cfg: &Config) -> Result<(), SimError> {
         ("ctrl.trim_cmd_us", c.trim_cmd_us),
         ("ctrl.gc_page_us", c.gc_page_us),
         ("ctrl.read_latency_us", c.read_latency_us),
+        ("ctrl.readahead_hit_us", c.readahead_hit_us),
         ("host.cmd_latency_us", cfg.host.cmd_latency_us),
         ("slc.t_prog_us", cfg.slc.t_prog_us),
         ("slc.t_read_us", cfg.slc.t_read_us),

@@ -9,6 +9,7 @@ use crate::buffer::{sectors_written, WriteBuffer};
 use crate::config::{self, Config};
 use crate::error::SimError;
 use crate::ftl::{Ftl, NONE};
+use crate::readahead::{ReadAhead, Segment};
 pub use crate::report::{DriveState, Identity, IdleResult, TrimResult};
 use crate::rng::Rng;
 use crate::slc::SlcContents;
@@ -169,6 +170,10 @@ pub struct Drive {
     host_lat: u64,
     /// `ctrl.read_latency_us`: what a host read pays on top of `host_lat`.
     read_lat: u64,
+    /// `ctrl.readahead_hit_us`: what a read served from the read-ahead buffer pays instead.
+    hit_lat: u64,
+    /// The read stream and the pages prefetched for it ("Read-ahead" below).
+    ra: ReadAhead,
     buffer: WriteBuffer,
     next_die: u32,
     pub(crate) host_bytes_written: u64,
@@ -240,6 +245,8 @@ impl Drive {
             link: [Pipe::new(cfg.host.link_mb_s); 2],
             host_lat: us(cfg.host.cmd_latency_us),
             read_lat: us(cfg.ctrl.read_latency_us),
+            hit_lat: us(cfg.ctrl.readahead_hit_us),
+            ra: ReadAhead::default(),
             buffer: WriteBuffer::new(&cfg.buffer, slots_per_unit as usize),
             next_die: 0,
             host_bytes_written: 0,
@@ -333,6 +340,8 @@ impl Drive {
         self.ftl.check_invariants()?;
         self.slc.check_invariants()?;
         self.check_registers()?;
+        self.ra
+            .check(self.ftl.user_lpns(), self.readahead_pages())?;
         if self.slc_mode == SlcMode::Static && self.slc_used_bytes() > self.cfg.slc.bytes {
             return Err(format!(
                 "the static SLC cache holds {} B, more than its {} B",
@@ -993,6 +1002,9 @@ impl Drive {
         let t = self.transfer(Dir::Write, cmd_done, len);
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
+        if !self.ra.is_empty() {
+            self.ra.invalidate(lpn0, lpn1); // the buffer's copy is old data from here on
+        }
         let t = self.buffer.admit(t, (lpn1 - lpn0) * LPN_BYTES);
         self.host_bytes_written += len;
         let mut durable = t;
@@ -1048,24 +1060,43 @@ impl Drive {
     /// A host read submitted at `t`; returns its completion time.
     pub fn read(&mut self, t: u64, off: u64, len: u64) -> u64 {
         let cmd_done = self.command(Dir::Read, t);
-        let sensed = self.read_nand(cmd_done, off, len);
-        // Moving the data costs energy per byte (channel, decode, DMA, link), beside the senses.
-        self.thermal.spend_work(self.read_bytes_wns(len));
-        self.transfer(Dir::Read, sensed, len) + self.read_lat + self.host_lat
-    }
-
-    /// NAND reads of the mapped pages of `off..off+len` from `t0`; returns when the
-    /// last one is off the channel.
-    fn read_nand(&mut self, t0: u64, off: u64, len: u64) -> u64 {
-        let mut done = t0;
         let lpn0 = off / LPN_BYTES;
         let lpn1 = (off + len).div_ceil(LPN_BYTES);
+        let (ready, buffered) = self.read_nand(cmd_done, lpn0, lpn1);
+        // Moving the data costs energy per byte (channel, decode, DMA, link), beside the senses.
+        self.thermal.spend_work(self.read_bytes_wns(len));
+        // Data already in the buffer was looked up and decoded when it was prefetched.
+        let path_lat = if buffered {
+            self.ra.hit();
+            self.hit_lat
+        } else {
+            self.read_lat
+        };
+        let done = self.transfer(Dir::Read, ready, len) + path_lat + self.host_lat;
+        self.read_ahead(cmd_done, off, len);
+        done
+    }
+
+    /// Reads of the pages `lpn0..lpn1` from `t0`: from the read-ahead buffer those it holds,
+    /// NAND reads of the other mapped ones. Returns when the last is in the buffer or off the
+    /// channel, and whether the buffer held every page.
+    fn read_nand(&mut self, t0: u64, lpn0: u64, lpn1: u64) -> (u64, bool) {
+        let mut done = t0;
+        let look_in_buffer = !self.ra.is_empty();
+        let mut buffered = look_in_buffer;
         let unit = self.ftl.slots_per_unit;
         // Consecutive LPNs in one program unit share one multi-plane page read.
         let mut group = NONE;
         let mut group_bytes = 0u64;
         let mut planes = 0u64;
         for lpn in lpn0..lpn1 {
+            if look_in_buffer {
+                if let Some(ready) = self.ra.ready_of(lpn) {
+                    done = done.max(ready);
+                    continue;
+                }
+                buffered = false;
+            }
             let slot = self.ftl.lookup(lpn);
             if slot == NONE {
                 continue; // never written or trimmed: the controller returns zeros
@@ -1085,7 +1116,49 @@ impl Drive {
         if group != NONE {
             done = done.max(self.read_group(group, planes, group_bytes, t0));
         }
-        done
+        (done, buffered)
+    }
+
+    // ----- read-ahead ------------------------------------------------------------
+    //
+    // Controllers detect a sequential read stream and read the pages after it into their DRAM
+    // buffer before the host asks, so a sequential reader at QD1 pays the command path and a
+    // buffer hit where a random one pays a sense (docs/simulator.md, "Read-ahead"). The
+    // prefetch is ordinary NAND work (sense, register, channel) reserved on the dies when the
+    // command that continued the stream is processed: it takes die time from everything else,
+    // and a read that never comes wastes it. A write or TRIM of a prefetched page drops it.
+
+    /// The read-ahead window in host pages (`ctrl.readahead_kib`).
+    #[inline]
+    fn readahead_pages(&self) -> u64 {
+        self.cfg.ctrl.readahead_kib as u64 * 1024 / LPN_BYTES
+    }
+
+    /// After a host read of `off..off+len` processed at `t`: when it continued the stream,
+    /// prefetch what the window past it does not hold yet.
+    fn read_ahead(&mut self, t: u64, off: u64, len: u64) {
+        let window = self.readahead_pages();
+        if window == 0 || !self.ra.follows(off, len) {
+            return;
+        }
+        let from = (off + len).div_ceil(LPN_BYTES);
+        let start = self.ra.window_from(from);
+        let end = (from + window).min(self.ftl.user_lpns());
+        if start >= end {
+            return;
+        }
+        let (sensed, _) = self.read_nand(t, start, end);
+        self.ra.push(Segment {
+            start,
+            end,
+            ready: sensed + self.read_lat,
+        });
+    }
+
+    /// Host reads served wholly from the read-ahead buffer, and host pages prefetched, since
+    /// the drive was built.
+    pub fn readahead_counts(&self) -> (u64, u64) {
+        (self.ra.hits(), self.ra.prefetched())
     }
 
     /// Read `bytes` of program unit `group` from the pages on the planes in the mask `planes`
@@ -1113,6 +1186,7 @@ impl Drive {
         if pages > 0 {
             let mapped = self.ftl.mapped;
             self.buffer.discard(lpn0, lpn1);
+            self.ra.invalidate(lpn0, lpn1); // a prefetched copy must not outlive its TRIM
             for lpn in lpn0..lpn1 {
                 self.ftl.trim(lpn);
             }
@@ -1244,6 +1318,51 @@ mod tests {
                     let block = g * d.ftl.slots_per_unit / d.ftl.slots_per_block;
                     prop_assert!(!d.ftl.is_free_block(block), "a register holds a page of erased block {block}");
                 }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+        /// Read-ahead never outlives the data it copied: after any mix of sequential runs of
+        /// reads (which prefetch), random reads, writes, FUA writes, TRIMs and idle time, no
+        /// prefetched page lies in a range written or trimmed since, so no later read is served
+        /// old data; the buffer stays within its window, and the drive's mapping and other
+        /// invariants hold after every command.
+        #[test]
+        fn read_ahead_drops_what_a_write_or_trim_makes_stale(
+            ops in prop::collection::vec((0u8..7, 0u64..1024, 0u64..3, 1u64..12), 1..120)
+        ) {
+            let ov = [("capacity_gib", "1"), ("nand.channels", "2"), ("nand.dies_per_channel", "1"),
+                ("op", "25"), ("ctrl.readahead_kib", "64")]
+                .map(|(k, v)| (k.to_string(), v.to_string()));
+            let mut d = Drive::new("950pro-256", &ov, 7).expect("drive builds");
+            let cap_pages = d.capacity_bytes() / LPN_BYTES;
+            d.write(0, 0, 4 << 20, false); // some mapped data to read
+            let mut t = 1_000_000u64;
+            for (op, page, len, run) in ops {
+                let off = page % (cap_pages - 64) * LPN_BYTES;
+                let len = [4096, 16384, 131_072][len as usize];
+                t += 5_000;
+                let (lpn0, lpn1) = (off / LPN_BYTES, (off + len).div_ceil(LPN_BYTES));
+                match op {
+                    0 | 1 => {
+                        // a stream: `run` reads, each where the last ended
+                        for k in 0..run {
+                            t = d.read(t, off + k * len, len);
+                        }
+                    }
+                    2 => { d.read(t, off, len); }
+                    3 => { d.write(t, off, len, false); }
+                    4 => { d.write(t, off, len, true); }
+                    5 => { d.trim_at(t, off, len); }
+                    _ => { d.now = d.now.max(t); d.idle(0.001); t = d.now; }
+                }
+                if (3..=5).contains(&op) {
+                    prop_assert!(!d.ra.holds_any(lpn0, lpn1), "a prefetched copy of {lpn0}..{lpn1} outlived its write");
+                }
+                prop_assert!(d.check_invariants().is_ok(), "{:?}", d.check_invariants());
             }
         }
     }

@@ -50,8 +50,9 @@ impl Snapshot for Array {
 /// sectors the host wrote of each page in the write buffer; 6: the SLC cache's contents, which
 /// pages are in it and in what order, in place of a byte count; 7: each die's page registers, which
 /// program unit's page every plane last sensed, and `nand.page_register` in the config; 8:
-/// `thermal.read_nj_per_byte` in the config).
-const MAGIC: &[u8; 8] = b"SSDSNAP\x08";
+/// `thermal.read_nj_per_byte` in the config; 9: the read-ahead stream and its prefetched pages in
+/// the drive, `ctrl.readahead_kib` and `ctrl.readahead_hit_us` in the config).
+const MAGIC: &[u8; 8] = b"SSDSNAP\x09";
 
 const STREAM_BUF_BYTES: usize = 1 << 16;
 const SCRATCH_BYTES: usize = 1 << 20;
@@ -171,11 +172,19 @@ mod tests {
     fn garbage_is_refused() {
         assert!(restore::<Drive>(b"not a snapshot").is_err());
         let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
-        enc.write_all(b"SSDSNAP\x09rest").unwrap();
+        enc.write_all(b"SSDSNAP\x0arest").unwrap();
         let other = enc.finish().unwrap();
         assert!(restore::<Drive>(&other)
             .unwrap_err()
             .to_string()
             .contains("format"));
+        // A snapshot of the previous format (8: no read-ahead state) is refused, not misread.
+        let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(b"SSDSNAP\x08D").unwrap();
+        let old = enc.finish().unwrap();
+        assert!(restore::<Drive>(&old)
+            .unwrap_err()
+            .to_string()
+            .contains("this simulator's format"));
     }
 }

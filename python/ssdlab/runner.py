@@ -358,9 +358,11 @@ class Runner:
         locks = TargetLocks(self.target.spec)
         ahead: RunAhead | None = None
         try:
-            locks.take(self.target.exclusive_paths())  # before anything is built or written
+            # Before anything is built or written: a scratch file not there yet is made and locked
+            # now, so only the run holding its lock ever opens it for writing.
+            locks.take(self.target.exclusive_paths(), self.target)
             self.target.prepare()  # only now: preparing may create or grow a file it was just allowed to write
-            locks.take(self.target.exclusive_paths())  # a scratch file prepare just made
+            locks.take(self.target.exclusive_paths())  # what prepare made that the first look did not find
             ahead = RunAhead.begin(self.engine, self.bundle, self.target, record, pending, self._twin_runner)
             if ahead is None:  # what a second half left when its run was killed (kill -9): nothing reads it
                 drop_stale_ahead(self.bundle)

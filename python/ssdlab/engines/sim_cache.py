@@ -10,24 +10,33 @@ it instead, with results identical to simulating it.
 Entries live in $SSDLAB_SIM_CACHE, else $XDG_CACHE_HOME/ssdlab/sim (~/.cache by default),
 one `<key>.snap` and one `<key>.json` (with the SHA-256 of the .snap) each; the cache is
 bounded ($SSDLAB_SIM_CACHE_MAX_GB, 4 GB by default) and drops the least recently used entries first.
+
+A writer holds an advisory lock (flock) on each part it writes, from before its first byte until the
+entry is whole, so a part whose lock is free was left by a process that died (a crash, a kill) and
+is removed, while one whose lock is held belongs to a running ssdlab and is left alone, whatever
+its age (`sim cache --clear`, the clean-up after each store).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import functools
 import hashlib
 import json
 import math
 import os
 import re
+import stat
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from ssdlab.bundle import atomic_write_bytes, atomic_write_text
+from ssdlab.bundle import named_for, new_file_mode
 from ssdlab.errors import UsageError
 from ssdlab.outputs import what_is
 from ssdlab.userdirs import xdg_base
@@ -38,8 +47,12 @@ MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
 # Nothing else in the folder is touched: $SSDLAB_SIM_CACHE may point at a folder that holds more.
 KEY_CHARS = 32
 _OWN_FILE = re.compile(rf"^\.?(?P<key>[0-9a-f]{{{KEY_CHARS}}})\.(snap|json)(\.[^/]+\.tmp)?$")
-# A pair is written within seconds; a part still alone after this was left by a crash or a kill.
+# Only where flock is refused (ENOLCK, EOPNOTSUPP: some network file systems), whose writers hold no
+# lock, is a part told by its age: a pair is written within seconds, so one still alone after this
+# was left by a crash or a kill.
 ORPHAN_GRACE_S = 600.0
+# Tries at a temporary file a clean-up did not remove in the instant between its making and its lock.
+LOCK_TRIES = 20
 SNAP_DIGEST = "snap_sha256"  # the sidecar's key for snap_digest of the snapshot written with it
 
 
@@ -89,6 +102,26 @@ class Entry:
     meta: dict[str, Any]
 
 
+PartState = Literal["writing", "leftover"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One of the cache's files that is not (yet) a whole entry: a temporary file, a `.snap`
+    without its `.json`, an unreadable `.json`."""
+    path: Path
+    size_bytes: int
+    state: PartState  # "writing": a running ssdlab holds its lock; "leftover": a dead process's
+
+
+@dataclass(frozen=True)
+class Cleared:
+    """What `SimCache.clear` did: whole entries and leftover parts removed, parts being written left."""
+    entries: int
+    leftovers: int
+    writing: int
+
+
 @dataclass(frozen=True)
 class SimCache:
     path: Path
@@ -116,9 +149,11 @@ class SimCache:
             return None
         if not isinstance(info, dict) or info.get(SNAP_DIGEST) != snap_digest(data):
             # Also an entry written before its snapshot had a digest: nothing can vouch for its
-            # snapshot, and dropping it costs one simulation of what made it, stored again.
+            # snapshot, and dropping it costs one simulation of what made it, stored again. Not
+            # while a store of this key holds its new .snap's lock: its .json is the one coming.
             with contextlib.suppress(OSError):  # a read-only cache: a miss all the same
-                self.remove(key)
+                if _remove_unless_held(snap):
+                    meta.unlink(missing_ok=True)
             return None
         now = time.time()
         for file in (snap, meta):
@@ -133,8 +168,17 @@ class SimCache:
         return (self.path / f"{key}.snap").is_file() and (self.path / f"{key}.json").is_file()
 
     def put(self, key: str, data: bytes, meta: dict[str, Any]) -> None:
-        atomic_write_bytes(self.path / f"{key}.snap", data)
-        atomic_write_text(self.path / f"{key}.json", json.dumps({**meta, SNAP_DIGEST: snap_digest(data)}) + "\n")
+        """Store an entry: its `.snap`, then its `.json`, each through a locked temporary file; the
+        `.snap`'s lock is held until the `.json` is in place, so no clean-up takes a `.snap` still
+        waiting for its `.json` for a crash's leftover (QA: `sim cache --clear` removed a running
+        review's half-written part and its drive was not stored)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        snap_fd = _write_locked(self.path / f"{key}.snap", data, sync=False)
+        try:
+            sidecar = json.dumps({**meta, SNAP_DIGEST: snap_digest(data)}) + "\n"
+            os.close(_write_locked(self.path / f"{key}.json", sidecar.encode(), sync=True))
+        finally:
+            os.close(snap_fd)
         self.evict()
 
     def entries(self) -> list[Entry]:
@@ -152,8 +196,8 @@ class SimCache:
         return sorted(found, key=lambda e: e.used, reverse=True)
 
     def evict(self) -> None:
-        """Drop least recently used entries until the cache is within its bound, and the parts of
-        entries a crash left half written, which no lookup can use."""
+        """Drop least recently used entries until the cache is within its bound, and the parts a
+        dead process left half written (their lock is free), which no lookup can use."""
         total, kept = 0, set()
         for entry in self.entries():
             total += entry.size_bytes
@@ -161,40 +205,152 @@ class SimCache:
                 self.remove(entry.key)
             else:
                 kept.add(entry.key)
-        for orphan in self._orphans(ORPHAN_GRACE_S, kept):
-            orphan.unlink(missing_ok=True)
+        for file in self._part_files(kept):
+            _remove_unless_held(file)
 
-    def orphans(self, older_than_s: float = 0.0) -> list[Path]:
-        """The cache's own files that belong to no whole entry (a .snap without its .json, an
-        unreadable .json, a temporary file), untouched for `older_than_s`."""
-        return self._orphans(older_than_s, {e.key for e in self.entries()})
+    def parts(self) -> list[Part]:
+        """The cache's own files that belong to no whole entry, each being written (its lock held
+        by a running ssdlab) or left by a process that died; their bytes are on disk all the same."""
+        found = []
+        for file in self._part_files({e.key for e in self.entries()}):
+            state = _part_state(file)
+            with contextlib.suppress(OSError):  # gone meanwhile: renamed into place, or removed
+                if state is not None:
+                    found.append(Part(file, file.lstat().st_size, state))
+        return found
 
-    def _orphans(self, older_than_s: float, whole: set[str]) -> list[Path]:
-        now = time.time()
+    def _part_files(self, whole: set[str]) -> list[Path]:
+        """The cache's own files outside the whole entries `whole`: every temporary file, a `.snap`
+        without its `.json`, an unreadable `.json`. Nothing else in the folder is the cache's."""
         found = []
         for file in self.path.iterdir() if self.path.is_dir() else ():
             match = _OWN_FILE.match(file.name)
-            if match is None or (match["key"] in whole and not file.name.endswith(".tmp")) or file.is_dir():
+            if match is None or (match["key"] in whole and not file.name.endswith(".tmp")):
                 continue
-            try:
-                if now - file.lstat().st_mtime >= older_than_s:
+            with contextlib.suppress(OSError):  # gone meanwhile
+                if stat.S_ISREG(file.lstat().st_mode):
                     found.append(file)
-            except OSError:
-                continue  # gone meanwhile
         return found
 
     def remove(self, key: str) -> None:
         for suffix in (".snap", ".json"):
             (self.path / f"{key}{suffix}").unlink(missing_ok=True)
 
-    def clear(self) -> int:
-        """Remove every entry and every half-written part; the count is of whole entries."""
+    def clear(self) -> Cleared:
+        """Remove every entry and every part a dead process left; parts a running ssdlab is
+        writing are left (it stores its drive a moment later, as it would after a clear)."""
         entries = self.entries()
         for entry in entries:
             self.remove(entry.key)
-        for orphan in self.orphans():
-            orphan.unlink(missing_ok=True)
-        return len(entries)
+        leftovers = writing = 0
+        for file in self._part_files(set()):
+            if _remove_unless_held(file):
+                leftovers += 1
+            else:
+                writing += 1
+        return Cleared(len(entries), leftovers, writing)
+
+
+def _write_locked(path: Path, data: bytes, sync: bool) -> int:
+    """Write `path` through a temporary file beside it, renamed over it (a link at `path` is
+    replaced, never written through), holding the file's lock from before its first byte; the
+    descriptor is returned with the lock held (the caller closes it, which lets the lock go).
+    The file gets the permissions open() would have given (bundle.new_file_mode)."""
+    with named_for(path):
+        fd, tmp = _locked_temp(path)
+        try:
+            with open(fd, "wb", closefd=False) as handle:
+                handle.write(data)
+            os.fchmod(fd, new_file_mode())
+            if sync:
+                os.fsync(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            os.close(fd)
+            raise
+    return fd
+
+
+def _locked_temp(path: Path) -> tuple[int, str]:
+    """A new temporary file beside `path` with its lock held. A clean-up may take the lock of a
+    file made an instant ago, before its maker does, and remove it as a leftover: the maker then
+    holds the lock of a file no longer at its name, and makes another."""
+    for _ in range(LOCK_TRIES):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with contextlib.suppress(OSError):  # no flock here (see ORPHAN_GRACE_S): written unlocked
+                fcntl.flock(fd, fcntl.LOCK_EX)  # a clean-up holds it for an unlink at most
+            if _same_file(fd, tmp):
+                return fd, tmp
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    raise OSError(errno.EAGAIN, "its temporary files kept being removed as they were made", str(path))
+
+
+def _same_file(fd: int, name: Path | str) -> bool:
+    """Whether `name` still names the file open at `fd` (not removed, not replaced)."""
+    try:
+        here, there = os.fstat(fd), os.stat(name, follow_symlinks=False)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+@contextlib.contextmanager
+def _lock_probe(file: Path, mode: int) -> Iterator[bool | None]:
+    """Try the part's lock (`mode`: fcntl.LOCK_SH to look, LOCK_EX to remove it) without waiting:
+    True when taken (held for the block: no running ssdlab writes the part), False when a running
+    ssdlab holds it, None where the file system refuses flock. FileNotFoundError when it is gone
+    (its writer renamed it into place, or another clean-up removed it)."""
+    fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            taken: bool | None = False
+        except OSError:
+            taken = None
+        else:
+            taken = True
+            if not _same_file(fd, file):
+                raise FileNotFoundError(errno.ENOENT, "renamed or removed since it was opened", str(file))
+        yield taken
+    finally:
+        os.close(fd)  # lets the lock go
+
+
+def _part_state(file: Path) -> PartState | None:
+    """Whether a running ssdlab is writing the part; None when it is gone."""
+    try:
+        with _lock_probe(file, fcntl.LOCK_SH) as taken:
+            return "writing" if _held(taken, file) else "leftover"
+    except OSError:
+        return None
+
+
+def _remove_unless_held(file: Path) -> bool:
+    """Remove a part a dead process left (its lock free); False when a running ssdlab writes it."""
+    try:
+        with _lock_probe(file, fcntl.LOCK_EX) as taken:
+            if _held(taken, file):
+                return False
+            file.unlink(missing_ok=True)  # with its lock held: no writer renames it meanwhile
+    except OSError:
+        pass  # gone meanwhile (renamed into place by its writer, removed by another clean-up)
+    return True
+
+
+def _held(taken: bool | None, file: Path) -> bool:
+    """A lock not taken is a running writer's; where flock is refused, a young part is taken for one."""
+    if taken is None:
+        try:
+            return time.time() - file.lstat().st_mtime < ORPHAN_GRACE_S
+        except OSError:
+            return False
+    return not taken
 
 
 def prep_key(build: str, preset: str, overrides: dict[str, str], seed: int, history: str,

@@ -289,6 +289,13 @@ class Target(ABC):
         targets that live in this process)."""
         return ()
 
+    def create_locked(self, path: Path) -> int | None:
+        """Make `path`, one of exclusive_paths() that does not exist, for the run's lock to hold
+        before anything opens it for writing (TargetLocks.take): a read-only descriptor of the new
+        file, or None when it is not this target's to make (or another process made it first).
+        A target whose files exist already makes none."""
+        return None
+
     def write_held_paths(self) -> tuple[Path, ...]:
         """The device nodes an engine holds exclusively while it writes them
         (safety.held_while_writing): none but for block devices and arrays."""
@@ -353,6 +360,14 @@ def lock_refusal(path: Path) -> str:
             f"wait for it to end or stop it (`fuser -v {path}` lists who has it open)")
 
 
+def held_by_another_run(path: Path) -> str | None:
+    """lock_refusal when another ssdlab run holds the lock on `path`, else None: read before
+    whether it is in use, since that run may be growing it (open for writing) as it starts, and
+    its lock is what a second run must be told of."""
+    others = [h for h in flock_holders(path) if h.pid != os.getpid() and h.is_ssdlab]
+    return lock_refusal(path) if others else None
+
+
 class TargetLocks:
     """Advisory locks (flock) on a target's file or device nodes for the life of a run: two
     runs on one drive at once each measure the other's I/O and change each other's drive state.
@@ -363,24 +378,38 @@ class TargetLocks:
         self.spec = spec
         self.held: dict[Path, int] = {}
 
-    def take(self, paths: tuple[Path, ...]) -> None:
-        """Lock each path not yet held that exists (a scratch file is locked once created), or
-        refuse, releasing nothing already held (close() does that)."""
+    def take(self, paths: tuple[Path, ...], target: Target | None = None) -> None:
+        """Lock each path not yet held, or refuse, releasing nothing already held (close() does
+        that). A path that does not exist is skipped, or made by `target` (create_locked) and
+        locked, so only the run holding the lock opens it for writing: two runs starting on one
+        new scratch file both found it missing and opened it for writing to make it, and the one
+        refused at the lock had done so first; the run holding it, which reads whether another
+        process has its file open for writing before each write, could stop at its first (QA)."""
         for path in paths:
             if path in self.held:
                 continue
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:
+            fd = self._open(path, target)
+            if fd is None:
                 continue
-            except OSError as err:
-                raise TargetError(f"{self.spec}: cannot open {path} ({err.strerror})") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 raise TargetError(f"{self.spec}: {lock_refusal(path)}") from None
             self.held[path] = fd
+
+    def _open(self, path: Path, target: Target | None) -> int | None:
+        """A read-only descriptor of `path` to lock (made by `target` when missing), or None."""
+        for _ in range(2):  # missing, then made by another run between our look and our making
+            try:
+                return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                made = target.create_locked(path) if target is not None else None
+                if made is not None or target is None:
+                    return made
+            except OSError as err:
+                raise TargetError(f"{self.spec}: cannot open {path} ({err.strerror})") from None
+        return None
 
     def close(self) -> None:
         for fd in self.held.values():

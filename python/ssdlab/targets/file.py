@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name
+from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name, held_by_another_run
 from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.safety import file_in_use, in_use_refusal
 from ssdlab.targets.spec import split_query
@@ -126,6 +126,10 @@ class FileTarget(Target):
     _authorized: bool = field(default=False, repr=False)
     # (st_dev, st_ino) of the file prepare() checked and opened: what fio must write (fio_open).
     _identity: tuple[int, int] | None = field(default=None, repr=False)
+    # (st_dev, st_ino) of the file this process made for its run's lock (create_locked): its own.
+    _made: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    # The hole-punching probe's finding for the file of that (st_dev, st_ino) (supports_punch_hole).
+    _punch_probed: tuple[tuple[int, int], bool | None] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_spec(cls, spec: str, sysroot: SysRoot | None = None) -> FileTarget:
@@ -181,6 +185,31 @@ class FileTarget(Target):
     def exclusive_paths(self) -> tuple[Path, ...]:
         return (self.path,)
 
+    def create_locked(self, path: Path) -> int | None:
+        """The scratch file made empty (O_EXCL: never someone's) and marked as ssdlab's, for the
+        run's lock to hold before prepare() opens it for writing to grow it; None when another
+        process made it first (its run's lock decides) or `path` is not this file."""
+        if path != self.path:
+            return None
+        self.check()
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except FileExistsError:
+            return None
+        except OSError as err:
+            raise TargetError(f"{self.spec}: cannot create {self.path} ({err.strerror})") from None
+        self._made = self._identity_of(fd)
+        mark_owned(path)
+        return fd
+
+    def _made_here(self) -> bool:
+        """Whether the file at the path is the one create_locked made (also where no mark is kept)."""
+        try:
+            found = os.stat(self.path, follow_symlinks=False)
+        except OSError:
+            return False
+        return self._made == (found.st_dev, found.st_ino)
+
     def confirmation_token(self) -> str | None:
         return str(self.path) if self.foreign() else None
 
@@ -222,7 +251,7 @@ class FileTarget(Target):
 
     def foreign(self) -> bool:
         """An existing file ssdlab did not create: writing it needs the user's confirmation."""
-        return self.path.exists() and not self.owned()
+        return self.path.exists() and not self.owned() and not self._made_here()
 
     def write_refusal(self) -> str | None:
         reasons = file_in_use(self.sysroot, self.path)
@@ -233,6 +262,9 @@ class FileTarget(Target):
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Files in use are refused; a file ssdlab did not create needs --destroy and its path."""
         self._authorized = False
+        held = held_by_another_run(self.path)
+        if held:
+            raise TargetError(f"{self.spec}: {held}")
         refusal = self.write_refusal()
         if refusal:
             raise SafetyError(refusal)
@@ -317,11 +349,12 @@ class FileTarget(Target):
             doing = "create" if created else "open"
             raise TargetError(f"{self.spec}: cannot {doing} {self.path} for writing ({err.strerror})") from None
         try:
+            identity = self._identity_of(fd)
+            created = created or identity == self._made  # made empty for the run's lock (create_locked)
             # Only grow: a larger file may hold a previous run's preconditioned data.
             had_bytes = os.fstat(fd).st_size
             if had_bytes < self.size_bytes:
                 self._allocate(fd, had_bytes, created)
-            identity = self._identity_of(fd)
         finally:
             os.close(fd)
         return created, identity
@@ -395,10 +428,32 @@ class FileTarget(Target):
 
     def supports_punch_hole(self, fstype: str | None) -> bool | None:
         """Probe on our own file past its end (touches no data, but does update its times),
-        else go by the fs type: someone else's file is not touched at all."""
+        else go by the fs type: someone else's file is not touched at all. Not while a run holds
+        the file's lock (this process's own run too): the probe opens the file for writing, and a
+        run reads whether another process has it open for writing before each write, so a second
+        run's start stopped the first (QA). The finding is kept for the file it was made on."""
         by_type = None if fstype is None else fstype in PUNCH_HOLE_FS
         if not self.owned():
             return by_type
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return by_type
+        try:
+            identity = self._identity_of(fd)
+            if self._punch_probed is not None and self._punch_probed[0] == identity:
+                return self._punch_probed[1]
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # a run that starts now is refused meanwhile
+            except BlockingIOError:
+                return by_type
+            found = self._probe_punch_hole(by_type)
+            self._punch_probed = (identity, found)
+            return found
+        finally:
+            os.close(fd)
+
+    def _probe_punch_hole(self, by_type: bool | None) -> bool | None:
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW)
         except OSError:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pty_helpers import SSDLAB, run_in_terminal
+from ssdlab import library as library_module
 from ssdlab.bundle import Bundle
 from ssdlab.effective import effective_method
 from ssdlab.engines.fake import FakeEngine, FakeProfile
@@ -620,12 +621,34 @@ def test_a_run_removed_by_another_process_as_it_was_added_is_a_one_line_error(
     """QA: another process removed the run between the add's change and its reading the run
     back: the add ended in a bare StopIteration ("internal error")."""
     bundle = make_bundle(tmp_path / "a", "sim:")
-    runs = Library.runs
-    monkeypatch.setattr(Library, "runs", lambda self: [])  # what the read finds after the removal
+    outcome = library_module._outcome
+
+    def removed_then(*args: Any) -> Any:  # the other process, between the add's change and its read
+        with closing(sqlite3.connect(library.path)) as other, other:
+            other.execute("PRAGMA foreign_keys = ON")  # its tests go with it, as `library remove` takes them
+            other.execute("DELETE FROM runs")
+        return outcome(*args)
+
+    monkeypatch.setattr(library_module, "_outcome", removed_then)
     with pytest.raises(UsageError, match=r"not in the results library .*`ssdlab library list`"):
         library.add(bundle)
-    monkeypatch.setattr(Library, "runs", runs)
-    assert len(library.runs()) == 1
+    monkeypatch.setattr(library_module, "_outcome", outcome)
+    assert library.add(bundle).outcome == "added" and len(library.runs()) == 1
+
+
+def test_a_run_is_read_by_its_id_alone(library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Library.run (each add reads its run back) read every run of the library to find one; it
+    reads the one, as runs() shows it: its tests counted, a flagged test with its advice."""
+    plain = library.add(make_bundle(tmp_path / "a", "fake:?capacity=2g")).run
+    short = library.add(flagged_bundle(tmp_path / "b", "fake:?capacity=4g", STANDARD_QUICK, SLOW_SEQ_READ,
+                                       "2024-02-01T00:00:00Z")).run
+    listed = {run.run_id: run for run in library.runs()}
+    assert listed == {plain.run_id: plain, short.run_id: short}
+    assert (plain.tests, plain.flagged, short.tests, short.unreliable) == (1, (), 1, (STANDARD_QUICK.name,))
+    monkeypatch.setattr(Library, "runs", lambda self: pytest.fail("read every run to find one"))
+    assert library.run(short.run_id) == short and library.run(plain.run_id) == plain
+    with pytest.raises(UsageError, match=r"run 0123 is not in the results library"):
+        library.run("0123")
 
 
 def test_runs_added_under_other_effective_rules_are_read_again(library: Library, tmp_path: Path) -> None:

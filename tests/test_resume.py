@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -255,6 +256,52 @@ def test_a_run_killed_without_saving_its_drive_resumes_to_the_figures_of_one_not
     assert engine.ran.count(stop) == 1
 
 
+@pytest.mark.parametrize("stop", ["torture-r002", "after-trim"])
+def test_a_rebuild_restores_a_preparation_the_cache_holds_and_resumes_to_the_same_figures(
+        tmp_path: Path, stop: str, whole_sim_run: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rebuild simulated a test's purge and fill again though the cache of prepared drives held
+    the drive they made from this very one (the key is the drive's history and the steps), as the
+    run itself restores it; it restores it, checks each result against the bundle's, and the
+    resumed run ends with the figures of one never stopped."""
+    from ssdlab.engines import sim as sim_engine
+
+    monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)  # the small drive's fill is quick: stored all the same
+    monkeypatch.setattr(sim_engine, "RESTORE_FACTOR", 0.0)
+    observer = Rebuilding()
+    engine, bundle = _sim_run(tmp_path, stop, _as_killed, observer)
+    assert "fill-p1" not in engine.ran and engine.ran.count(stop) == 1  # restored, not simulated again
+    got = _same_figures(bundle, whole_sim_run)
+    stopped = got.test("consistency" if stop.startswith("torture") else "trim-validation")
+    note = next(n for n in stopped.notes if "the simulated drive was rebuilt" in n)
+    assert "(2 of them restored from the cache of prepared simulated drives, as simulating them left it)" in note
+    total = observer.told[-1][1]
+    assert observer.told == [(done, total) for done in range(1, total + 1)]  # the restored ones counted too
+
+
+def test_a_cached_preparation_the_bundle_does_not_hold_fails_the_rebuild_as_a_simulated_one_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache entry whose results are not the bundle's (an edited sidecar): the drive is not the
+    run's, so the resume goes on on a fresh drive, and says so, as when simulating gives others."""
+    from ssdlab.engines import sim as sim_engine
+
+    monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)
+    monkeypatch.setattr(sim_engine, "RESTORE_FACTOR", 0.0)
+    cached_prep = sim_engine.SimEngine.cached_prep
+
+    def edited(self: Any, target: Any, key: str) -> Any:
+        records = cached_prep(self, target, key)
+        return None if records is None else [*records[:-1], {**records[-1], "result": "{}"}]
+
+    def killed(state: Path) -> None:
+        _as_killed(state)
+        monkeypatch.setattr(sim_engine.SimEngine, "cached_prep", edited)
+
+    _, bundle = _sim_run(tmp_path, "after-trim", killed)
+    trim = bundle.load_run().test("trim-validation")
+    fresh = next(n for n in trim.notes if "on a fresh simulated drive" in n)
+    assert "the cache's prepared drive of consistency gave other results for step 2 (fill-p1)" in fresh, fresh
+
+
 class Rebuilding(NullObserver):
     def __init__(self) -> None:
         self.told: list[tuple[int, int]] = []
@@ -275,6 +322,42 @@ def test_a_rebuild_tells_the_observer_how_far_it_has_got_before_the_run_starts(
     total = observer.told[-1][1]
     assert total > 3 and observer.told == [(done, total) for done in range(1, total + 1)]
     assert observer.started_after == total  # all of it before the run's own events
+
+
+class Started(NullObserver):
+    def __init__(self, reads: list[int]) -> None:
+        self.reads, self.at_start = reads, -1
+
+    def run_started(self, tests: Any) -> None:
+        self.at_start = len(self.reads)
+
+
+def test_a_resume_that_rebuilds_its_drive_reads_the_targets_facts_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resume's checks (same simulator, same drive), the rebuild's plans and the run's actions
+    each read target.info() again (4 reads before the run started; a block device's are sysfs reads
+    and a smartctl call): it is read once and handed on."""
+    from ssdlab.targets.sim import SimTarget
+
+    reads: list[int] = []
+    info = SimTarget.info
+
+    def counted(self: SimTarget) -> Any:  # the run's reads, not the simulator engine's own of its capacity
+        if not sys._getframe(1).f_code.co_filename.endswith("engines/sim.py"):
+            reads.append(1)
+        return info(self)
+
+    monkeypatch.setattr(SimTarget, "info", counted)
+    observer = Started(reads)
+
+    def killed(state: Path) -> None:  # then the resume, in a new process: its reads from here
+        _as_killed(state)
+        reads.clear()
+
+    _sim_run(tmp_path, "torture-r002", killed, observer)
+    assert observer.at_start == 1
+    test = Bundle(tmp_path / "b").load_run().test("consistency")
+    assert any("rebuilt by simulating" in n for n in test.notes)
 
 
 def test_a_drive_that_cannot_be_rebuilt_is_said_fresh_in_every_test_after(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@ core from the cached drive it starts with, and measures exactly what running in 
 
 from __future__ import annotations
 
+import errno
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -153,3 +155,34 @@ def test_the_run_is_split_where_it_best_halves_its_estimate() -> None:
     assert split_index(_pending(1452, 1092, 19, 342, 1080, 51, 120, 2129, 2172, 1802)) == 7  # the review on sim:
     assert split_index(_pending(100, 1, 1, 1)) == 1
     assert split_index(_pending(1, 1, 1, 100)) == 3
+
+
+CLI_RUN = ("run", "-t", "sim:sm951-nvme-256?capacity_gib=1", "--test", "consistency", "--test", AHEAD,
+           "-p", "runtime_s=15", "-p", "torture_runtime_s=15", "-p", "seq_runtime_s=1", "--no-library", "--no-report")
+
+
+def test_a_split_drive_the_cache_cannot_keep_is_a_warning_and_the_run_goes_on(
+        tmp_path: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """QA: storing the drive a run reaches at its split failed silently (a full or read-only cache:
+    the next run never ran ahead, and nobody said why). The run measures on, and says it once."""
+    put = sim_engine.SimCache.put
+
+    def full(self: Any, key: str, data: bytes, meta: dict[str, Any]) -> None:
+        if meta.get("unit") == "tests":  # the split's drive, not a test's preparation
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path / f"{key}.snap"))
+        put(self, key, data, meta)
+
+    monkeypatch.setattr(sim_engine.SimCache, "put", full)
+    result = cli(*CLI_RUN, "-o", str(tmp_path / "b"))
+    assert result.code == 0, result.stderr
+    warned = [line for line in result.stderr.splitlines() if line.startswith("warning: the simulated drive")]
+    assert len(warned) == 1, result.stderr
+    assert warned[0].startswith("warning: the simulated drive as consistency left it could not be kept in the "
+                                f"cache {sim_engine.SimCache.default().path} (No space left on device: ")
+    assert "the next run of these tests runs them in turn" in warned[0] and "Traceback" not in result.stderr
+    record = Bundle(tmp_path / "b").load_run()
+    assert record.status == "complete" and all(t.status == "complete" for t in record.tests)
+    monkeypatch.setattr(sim_engine.SimCache, "put", put)
+    again = cli(*CLI_RUN, "-o", str(tmp_path / "again"))  # nothing kept: it runs in turn, and stores it now
+    assert again.code == 0 and "warning: the simulated drive" not in again.stderr, again.stderr
+    assert NOTE not in Bundle(tmp_path / "again").load_run().test(AHEAD).notes

@@ -27,7 +27,7 @@ import io
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -386,20 +386,18 @@ class Library:
         """Every run, newest first."""
         with self._reader() as db:
             rows = db.execute(RUNS_SELECT + " GROUP BY r.run_id ORDER BY r.created_utc DESC, r.run_id").fetchall()
-            flagged: dict[str, list[tuple[str, str]]] = {}
-            for rid, name, notes_json, too_short in db.execute(
-                    "SELECT run_id, name, notes_json, too_short_json FROM tests ORDER BY rowid"):
-                notes = stored_notes(notes_json)  # read once: whether flagged, and what it advises
-                if says_so(notes):
-                    flagged.setdefault(rid, []).append((name, stored_advice(notes, too_short)))
-        return [replace(_library_run(row), flagged=tuple(flagged.get(row[0], []))) for row in rows]
+            flagged = _flagged(db.execute("SELECT run_id, name, notes_json, too_short_json FROM tests ORDER BY rowid"))
+        return [replace(_library_run(row), flagged=flagged.get(row[0], ())) for row in rows]
 
     def run(self, rid: str) -> LibraryRun:
-        """The run of id `rid`; UsageError when it is not there (QA: another process removed a run
+        """The run of id `rid`, read by its key in one query (it read every run of the library to find
+        one): as runs() has it. UsageError when it is not there (QA: another process removed a run
         between its add and this read, and `next` ended the add in a bare StopIteration)."""
-        for found in self.runs():
-            if found.run_id == rid:
-                return found
+        with self._reader() as db:
+            rows = db.execute(RUN_SELECT, (rid,)).fetchall()
+        if rows:
+            tests = [(rid, *row[10:]) for row in rows if row[10] is not None]
+            return replace(_library_run((*rows[0][:9], len(tests), rows[0][9])), flagged=_flagged(tests).get(rid, ()))
         raise UsageError(f"run {rid} is not in the results library {self.path} (another ssdlab may have removed it "
                          "just now); see what it holds with `ssdlab library list`")
 
@@ -539,6 +537,10 @@ LABEL = "drive_label(r.model, r.spec, r.capacity_bytes)"
 RUNS_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL}, r.spec, r.engine, r.suite, r.status, r.created_utc,
     COUNT(t.name), json_extract(r.target_json, '$.extra.preset')
     FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id"""
+# One run's row once per test (once, with NULLs, when it has none), its tests in the order added.
+RUN_SELECT = f"""SELECT r.run_id, r.bundle, r.drive_id, {LABEL}, r.spec, r.engine, r.suite, r.status, r.created_utc,
+    json_extract(r.target_json, '$.extra.preset'), t.name, t.notes_json, t.too_short_json
+    FROM runs r LEFT JOIN tests t ON t.run_id = r.run_id WHERE r.run_id = ? ORDER BY t.rowid"""
 COMPARABLE_SELECT = f"""SELECT r.run_id, r.drive_id, {LABEL}, r.bundle, r.created_utc, t.name, r.target_json,
     t.notes_json
     FROM tests t
@@ -897,6 +899,17 @@ def _library_run(row: Sequence[Any]) -> LibraryRun:
     rid, bundle, drive, label, spec, engine, suite, status, created, tests, preset = row
     return LibraryRun(rid, Path(bundle), drive, label, spec, engine, suite, status, created, tests,
                       preset if isinstance(preset, str) else None)
+
+
+def _flagged(tests: Iterable[Sequence[Any]]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per run, (test, what it says to raise) of each test whose notes say its figures are not to be
+    trusted, in the order of `tests`: rows of (run id, name, notes_json, too_short_json)."""
+    flagged: dict[str, list[tuple[str, str]]] = {}
+    for rid, name, notes_json, too_short in tests:
+        notes = stored_notes(notes_json)  # read once: whether flagged, and what it advises
+        if says_so(notes):
+            flagged.setdefault(rid, []).append((name, stored_advice(notes, too_short)))
+    return {rid: tuple(found) for rid, found in flagged.items()}
 
 
 def _refuse_a_copy(listed: Path, path: Path, rid: str) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, first_round_after
 from ssdlab.bundle import StartState, TooShort
@@ -105,6 +105,13 @@ def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any], selected: Se
                    ) -> dict[str, Any]:
     """Suite parameters, then user overrides: `key=v` for every test that has the key, `test.key=v`
     for one test (override_field); `selected`: the run's tests (default: this one alone)."""
+    resolved: dict[str, Any] = parsed_params(entry, overrides, selected).model_dump()
+    return resolved
+
+
+def parsed_params(entry: SuiteEntry, overrides: Mapping[str, Any], selected: Sequence[SuiteEntry] = ()
+                  ) -> BaseModel:
+    """resolve_params' parameters as the method parsed them (MethodTest.parse_params)."""
     names = {e.name for e in selected} or {entry.name}
     params = dict(entry.params)
     # A scoped key is the more specific: it wins over a plain one whatever their order on the
@@ -113,8 +120,8 @@ def resolve_params(entry: SuiteEntry, overrides: Mapping[str, Any], selected: Se
         field = override_field(entry, key, names)
         if field is not None:
             params[field] = value
-    resolved: dict[str, Any] = get_test(entry.test).parse_params(params).model_dump()
-    return resolved
+    parsed: BaseModel = get_test(entry.test).parse_params(params)
+    return parsed
 
 
 def override_field(entry: SuiteEntry, key: str, names: Set[str]) -> str | None:
@@ -145,9 +152,13 @@ def check_overrides(entries: Sequence[SuiteEntry], overrides: Mapping[str, Any])
 
 
 def plan_entry(entry: SuiteEntry, params: Mapping[str, Any], info: TargetInfo) -> TestPlan:
-    test = get_test(entry.test)
+    return plan_parsed(entry, get_test(entry.test).parse_params(params), info)
+
+
+def plan_parsed(entry: SuiteEntry, parsed: BaseModel, info: TargetInfo) -> TestPlan:
+    """The test's plan from its parameters parsed (MethodTest.parse_params), once for all that reads them."""
     try:
-        return test.plan(test.parse_params(params), info)
+        return get_test(entry.test).plan(parsed, info)
     except ValidationError as err:  # parameters each valid, together impossible on this target
         first = err.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -386,6 +397,7 @@ class PlannedTest:
     entry: SuiteEntry
     params: dict[str, Any]
     plan: TestPlan
+    parsed: BaseModel  # `params` as the method parsed them (parse_params), read by the least estimate
     estimate_s: float
     start: StartState = OWN_START
     alone_s: float = 0.0
@@ -400,13 +412,15 @@ def plan_run(
     check_distinct(entries)
     planned = []
     for entry in entries:
-        params = resolve_params(entry, overrides, entries)
-        plan = plan_entry(entry, params, info)
+        parsed = parsed_params(entry, overrides, entries)  # once: the plan and its least estimate read them
+        params = parsed.model_dump()
+        plan = plan_parsed(entry, parsed, info)
         check_workloads(info, entry.name, plan)
         if engine is not None:
             check_engine(engine, info, entry.name, plan)
         alone = plan_estimate_s(plan, info)
-        planned.append(PlannedTest(entry=entry, params=params, plan=plan, estimate_s=alone, alone_s=alone))
+        planned.append(PlannedTest(entry=entry, params=params, plan=plan, parsed=parsed, estimate_s=alone,
+                                   alone_s=alone))
     return with_host_files(share_preparation(planned, info), info)
 
 
@@ -472,7 +486,7 @@ def share_preparation(planned: Sequence[PlannedTest], info: TargetInfo) -> list[
         start = start_state(item.plan, before, before_name)
         plan = shared_plan(item.plan) if start.shared_from else item.plan
         out.append(replace(item, plan=plan, start=start, estimate_s=plan_estimate_s(plan, info),
-                           least_s=plan_estimate_s(plan, info, least=True)))
+                           least_s=plan_estimate_s(plan, info, least=item.parsed)))
         before, before_name = item.plan.exit, item.entry.name
     return out
 
@@ -562,12 +576,13 @@ def step_ordinal(index: int) -> str:
     return "first step" if index == 0 else f"step {index + 1}"
 
 
-def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: bool = False) -> float:
-    """Device time of the plan; `least`: every until-steady phase stops at its first window
-    that may count, the first after the rounds wrote the drive's free space (least_left_out),
-    and a workload fio's steady-state detector may end (fio_ss) at its first check."""
-    left_out = least_left_out(plan, info) if least else frozenset()
-    return sum(least_action_s(action, info) if least else estimate_action_s(action, info)
+def plan_estimate_s(plan: TestPlan, info: TargetInfo, least: BaseModel | None = None) -> float:
+    """Device time of the plan; `least` (the plan's parameters, parsed: PlannedTest.parsed): every
+    until-steady phase stops at its first window that may count, the first after the rounds wrote
+    the drive's free space (least_left_out), and a workload fio's steady-state detector may end
+    (fio_ss) at its first check."""
+    left_out = least_left_out(plan, info, least) if least is not None else frozenset()
+    return sum(least_action_s(action, info) if least is not None else estimate_action_s(action, info)
                for index, action in enumerate(plan.actions) if index not in left_out)
 
 
@@ -586,13 +601,12 @@ def stops_early_by_fio(plan: TestPlan) -> bool:
     return any(isinstance(a, Measure) and a.workload.fio_steady_state for a in plan.actions)
 
 
-def least_left_out(plan: TestPlan, info: TargetInfo) -> frozenset[int]:
+def least_left_out(plan: TestPlan, info: TargetInfo, params: BaseModel) -> frozenset[int]:
     """Indexes of the actions an until-steady phase leaves out when it is steady at its first
     window that may count: it runs the rounds writing the drive's free space at the assumed rate,
     then one window. A round is what the method says (MethodTest.steady_round): one measure of a
-    torture, a whole matrix of cells for pts-iops."""
+    torture, a whole matrix of cells for pts-iops. `params`: the plan's, parsed (PlannedTest.parsed)."""
     method = get_test(plan.test)
-    params = method.parse_params(plan.params)
     phases: dict[str, dict[str, list[tuple[int, Measure]]]] = {}
     for index, action in enumerate(plan.actions):
         if not isinstance(action, Measure) or (where := method.steady_round(params, action)) is None:

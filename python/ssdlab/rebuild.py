@@ -8,15 +8,15 @@ bundle holds (docs/simulator.md, "Snapshots and resume"). The runner decides wha
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ssdlab.bundle import Bundle, MeasurementRef, RunRecord, TestRecord
 from ssdlab.engines.base import Engine, RunContext
 from ssdlab.errors import Interrupted, SsdlabError, stoppable
 from ssdlab.measurement import Measurement
-from ssdlab.methods.base import Action, Measure
+from ssdlab.methods.base import Action, Measure, TestPlan
 from ssdlab.planning import plan_entry, shared_plan
 from ssdlab.resume import label
 from ssdlab.steps import StepResult
@@ -33,6 +33,17 @@ class RebuildsDrive(Protocol):
     def rebuilt_state(self, target: Target) -> None: ...
 
 
+@runtime_checkable
+class CachesPreparation(Protocol):
+    """An engine that can restore a test's preparation from a cache instead of running it (the
+    runner's, and a rebuild's of a test that prepared the drive itself)."""
+
+    def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
+    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
+    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float,
+                   ) -> str | None: ...
+
+
 class RebuildFailed(Exception):
     """The drive a stopped run left could not be made again (why: the message)."""
 
@@ -44,6 +55,7 @@ class Rebuilt:
     test: str
     upto: int
     count: int  # actions simulated again, of every test up to the stopped one
+    cached: int = 0  # of them, those of preparations restored from the cache of prepared drives
 
 
 # Told after each action simulated again: (done, total). A rebuild takes as long as the run did
@@ -59,26 +71,28 @@ class DriveRebuild:
     target: Target
     engine: Engine
     rates: MeasuredRates | None
-    target_facts: TargetInfo | None
+    target_facts: TargetInfo  # read once as the resume began (Runner._run): its plans and engine take them
     told: RebuildProgress
 
     def run(self, record: RunRecord, first: TestRecord) -> Rebuilt:
         """Simulate the finished actions of the tests before `first` and of `first` (none of its own
         when one of its measurements cannot be read: it restarts); raises RebuildFailed."""
-        info = self.target.info().model_copy(update={"measured_rates": self.rates})
+        info = self.target_facts.model_copy(update={"measured_rates": self.rates})
         ran = record.tests[:[t.name for t in record.tests].index(first.name) + 1]
         upto = {t.name: 0 if t.name == first.name and unreadable(self.bundle, t) else len(t.action_outcomes)
                 for t in ran}
         total = sum(t.action_outcomes[:upto[t.name]].count("done") for t in ran)
-        done = 0
+        done = cached = 0
         for test in ran:
-            done = self._test_again(test, info, upto[test.name], done, total)
-        return Rebuilt(first.name, upto[first.name], done)
+            done, cached = self._test_again(test, info, upto[test.name], done, total, cached)
+        return Rebuilt(first.name, upto[first.name], done, cached)
 
 
-    def _test_again(self, test: TestRecord, info: TargetInfo, upto: int, done: int, total: int) -> int:
+    def _test_again(self, test: TestRecord, info: TargetInfo, upto: int, done: int, total: int,
+                    cached: int) -> tuple[int, int]:
         """Simulate the first `upto` actions of `test` as they ran (skipped ones skipped), each
-        compared with its result in the bundle; the count of actions done so far in the rebuild."""
+        compared with its result in the bundle; the counts of actions done so far in the rebuild,
+        and of those restored from the cache of prepared drives (_cached_prep)."""
         try:
             plan = plan_entry(SuiteEntry(name=test.name, test=test.test), test.params, info)
         except SsdlabError as err:  # e.g. its trace file gone since
@@ -89,8 +103,13 @@ class DriveRebuild:
             raise RebuildFailed(f"{test.name} has {upto} steps recorded, and its plan {len(plan.actions)}")
         measured = {ref.name: ref for ref in test.measurements}
         steps = iter(test.steps)
+        restored = self._cached_prep(test, plan, upto, measured, steps)
         for number, outcome in enumerate(test.action_outcomes[:upto]):
             if outcome != "done":
+                continue
+            if number < restored:
+                done, cached = done + 1, cached + 1
+                self.told(done, total)
                 continue
             action = plan.actions[number]
             kept = self._kept_result(test, action, measured, steps)
@@ -99,7 +118,33 @@ class DriveRebuild:
                                     "results than the bundle holds")
             done += 1
             self.told(done, total)
-        return done
+        return done, cached
+
+    def _cached_prep(self, test: TestRecord, plan: TestPlan, upto: int, measured: Mapping[str, MeasurementRef],
+                     steps: Iterator[StepResult]) -> int:
+        """The test's own preparation restored from the cache of prepared drives, as the runner
+        restores it (Runner._actions), when the test ran all of it and the cache holds the drive it
+        made from this very drive (the key is the drive's history and the preparation's actions):
+        its actions' count, else 0. Each of their results is the bundle's, as a simulated one must be."""
+        prep, engine = plan.prep_actions, self.engine
+        if not prep or upto < prep or not isinstance(engine, CachesPreparation):
+            return 0
+        actions = plan.actions[:prep]
+        records = engine.cached_prep(self.target, engine.prep_key(self.target, [a.model_dump_json() for a in actions]))
+        if records is None:
+            return 0
+        # The drive is the cached one from here: records that are not the bundle's fail the rebuild
+        # (it goes on on a fresh drive), as simulating the actions to other results does.
+        if len(records) != prep:
+            raise RebuildFailed(f"the cache's prepared drive of {test.name} has {len(records)} steps, and its "
+                                f"preparation {prep}")
+        for number, (action, rec) in enumerate(zip(actions, records, strict=True)):
+            outcome = test.action_outcomes[number]
+            if rec.get("outcome") != outcome or (
+                    outcome == "done" and rec.get("result") != self._kept_result(test, action, measured, steps)):
+                raise RebuildFailed(f"the cache's prepared drive of {test.name} gave other results for "
+                                    f"{label(plan.actions, number)} than the bundle holds")
+        return prep
 
     def _kept_result(self, test: TestRecord, action: Action, measured: Mapping[str, MeasurementRef],
                      steps: Iterator[StepResult]) -> str:

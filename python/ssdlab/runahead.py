@@ -65,7 +65,7 @@ class RunsAhead(Protocol):
     def drive_history(self, target: Target) -> str: ...
     def memory_bytes(self, target: Target) -> int: ...
     def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float,
-                    ) -> threading.Thread | None: ...
+                    unkept: Callable[[str], None]) -> threading.Thread | None: ...
     def cached_twin(self, target: Target, key: str) -> Target | None: ...
     def has_cached(self, key: str) -> bool: ...
 
@@ -190,6 +190,9 @@ class RunAhead:
     ready: threading.Event = field(default_factory=threading.Event)  # the twin was restored, or not
     history: str | None = None  # the twin's drive history (a hit)
     outcome: BaseException | None = None
+    # Why the drive stored at the split could not be kept (told from the storing thread): the run
+    # goes on, and the runner hands it to the CLI to say (Runner.warnings).
+    unkept: list[str] = field(default_factory=list)
 
     @property
     def private(self) -> Bundle:
@@ -246,7 +249,8 @@ class RunAhead:
     def reached(self, target: Target) -> None:
         """The run reached the split with nothing to adopt: store its drive for next time."""
         if self.storing is None:
-            self.storing = self.engine.store_start(target, self.key, self.names, time.perf_counter() - self.began)
+            self.storing = self.engine.store_start(target, self.key, self.names, time.perf_counter() - self.began,
+                                                   self.unkept.append)
 
     def adopt(self, target: Target, record: RunRecord, observer: RunObserver,
               hint: Callable[[str], str]) -> RunRecord | None:

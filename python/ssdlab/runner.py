@@ -68,7 +68,7 @@ from ssdlab.planning import (
     window_names,
     with_host_file_runs,
 )
-from ssdlab.rebuild import DriveRebuild, RebuildFailed, RebuildsDrive, do_again, unreadable
+from ssdlab.rebuild import CachesPreparation, DriveRebuild, RebuildFailed, RebuildsDrive, do_again, unreadable
 from ssdlab.resume import RESTORED, ResumePoint, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
@@ -92,16 +92,6 @@ class SavesDriveState(Protocol):
     def checkpoint(self, target: Target) -> None: ...
     def saved_state(self, target: Target) -> bytes | None: ...
     def restore_state(self, target: Target, data: bytes) -> None: ...
-
-
-@runtime_checkable
-class CachesPreparation(Protocol):
-    """An engine that can restore a test's preparation from a cache instead of running it."""
-
-    def prep_key(self, target: Target, actions: Sequence[str]) -> str: ...
-    def cached_prep(self, target: Target, key: str) -> list[dict[str, Any]] | None: ...
-    def store_prep(self, target: Target, key: str, records: Sequence[dict[str, Any]], wall_s: float,
-                   ) -> str | None: ...
 
 
 def new_record(
@@ -166,6 +156,9 @@ class Runner:
     # What taking the target down left after a run that completed (a --host run's file it could not
     # delete, a RAID-0 it could not stop): the CLI says it beside the report, which the run earned.
     left_behind: str = field(init=False, default="")
+    # What the run went on without, each a line the CLI says as a warning: the drive of a run-ahead
+    # split that the cache could not keep (runahead.py), so the next run does not run ahead.
+    warnings: tuple[str, ...] = field(init=False, default=())
     # What a resume must confirm again (docs/safety.md): `--destroy --yes=TOKEN` when this run writes.
     resume_flags: str = field(init=False, default="")
     # The target's facts as this run read them when it began (pending): every action's engine gets
@@ -242,33 +235,35 @@ class Runner:
             token = self.target.confirmation_token()
             self.resume_flags = f" --destroy --yes={token}" if token else ""
 
-    def preflight(self, record: RunRecord) -> None:
-        """Everything that could refuse the run, checked before anything is written."""
-        self.check_same_engine(record)
-        self.check_same_drive(record)
-        self.authorize(record, self.pending(record))
+    def preflight(self, record: RunRecord, facts: TargetInfo | None = None) -> None:
+        """Everything that could refuse the run, checked before anything is written (`facts`: the
+        target's info as the caller read it, else read now, once for all of it)."""
+        facts = facts or self.target.info()
+        self.check_same_engine(record, facts)
+        self.check_same_drive(record, facts)
+        self.authorize(record, self.pending(record, facts))
 
-    def check_same_drive(self, record: RunRecord) -> None:
+    def check_same_drive(self, record: RunRecord, facts: TargetInfo) -> None:
         """A run goes on only on the drive its bundle recorded (targets/identity.py): a target string
         names a place (/dev/loop3, /dev/sdb), which another drive can be found at after a reboot or
         in an edited run.json; its measurements would be filed under the first drive. Checked before
         anything is written or measured, and before a simulated drive is restored from the bundle
         (the restored drive is the bundle's own, whatever the target string now names)."""
-        changes = identity_changes(record.target, self.target.info())
+        changes = identity_changes(record.target, facts)
         if changes:
             raise SafetyError(
                 f"{self.target.spec} is not the drive {self.bundle.path} was measuring: {'; '.join(changes)}; "
                 f"a resume continues only on that drive: attach it again, or start a new run on this one "
                 f"with another --out (`ssdlab run -t {shlex.quote(self.target.spec)} -o NEW_DIR ...`)")
 
-    def check_same_engine(self, record: RunRecord) -> None:
+    def check_same_engine(self, record: RunRecord, facts: TargetInfo) -> None:
         """A resumed simulated run continues under the simulator it began with: another one (another
         ssdsim version or model revision) is another drive, so the resume is refused, and a new run
         is the way. Another fio version measures the same device: the resume goes on, and every test
         it runs says which fio measured it (engine_change)."""
         now, was = self.engine.version(), record.engine_version
         if record.engine == "sim" or self.target.kind == "sim":
-            now_rev = self.target.info().extra.get(MODEL_REVISION)
+            now_rev = facts.extra.get(MODEL_REVISION)
             was_rev = record.target.extra.get(MODEL_REVISION)
             if (was and was != now) or (was_rev is not None and was_rev != now_rev):
                 raise UsageError(
@@ -280,16 +275,17 @@ class Runner:
             self.engine_change = (f"measured with {now}, where the run began with {was}: this test's measurements "
                                   f"from this resume on are {now}'s")
 
-    def restore_drive(self, record: RunRecord) -> None:
+    def restore_drive(self, record: RunRecord, facts: TargetInfo) -> None:
         """Continue a stopped simulated run on the drive saved in its bundle, when the save is
         where the run stopped (the first unfinished test, with as many actions done); otherwise
-        keep why not (lost_drive), for the note of a test that must start over."""
+        keep why not (lost_drive), for the note of a test that must start over; `facts`: the
+        target's info as the run read it, which a rebuild plans with."""
         first = next((t for t in record.tests if t.status != "complete"), None)
         if first is None or not isinstance(self.engine, SavesDriveState):
             return
         self.lost_drive = self._restore_saved(first)
         if self.lost_drive is not None:
-            self._rebuild(record, first)
+            self._rebuild(record, first, facts)
 
     def _restore_saved(self, first: TestRecord) -> str | None:
         """Restore the drive the bundle saved; None when done, else why it cannot be."""
@@ -308,7 +304,7 @@ class Runner:
         self.exact, self.replay_from = test, at
         return None
 
-    def _rebuild(self, record: RunRecord, first: TestRecord) -> None:
+    def _rebuild(self, record: RunRecord, first: TestRecord, facts: TargetInfo) -> None:
         """Without a usable saved drive, make the drive the run left again (rebuild.py); the stopped
         test then continues on that very drive. When that cannot be done the resume goes on on a
         fresh drive, and every test it runs says so (fresh_drive)."""
@@ -318,8 +314,7 @@ class Runner:
                 t.action_outcomes for t in ran):  # nothing ran yet (a new run): the fresh drive is the drive
             return
         engine.reset_state(self.target)
-        rebuild = DriveRebuild(self.bundle, self.target, engine, self.rates, self.target_facts,
-                               told=self.guard.drive_rebuilding)
+        rebuild = DriveRebuild(self.bundle, self.target, engine, self.rates, facts, told=self.guard.drive_rebuilding)
         try:
             rebuilt = rebuild.run(record, first)
         except RebuildFailed as err:
@@ -331,8 +326,10 @@ class Runner:
             return
         engine.rebuilt_state(self.target)
         self.exact, self.replay_from = rebuilt.test, rebuilt.upto
-        self.exact_how = (f"rebuilt by simulating the run's {rebuilt.count} finished actions again on a fresh drive "
-                          f"with the run's seed, each giving the result the bundle holds (no usable saved drive: "
+        cached = (f" ({rebuilt.cached} of them restored from the cache of prepared simulated drives, as simulating "
+                  "them left it)") if rebuilt.cached else ""
+        self.exact_how = (f"rebuilt by simulating the run's {rebuilt.count} finished actions again{cached} on a fresh "
+                          f"drive with the run's seed, each giving the result the bundle holds (no usable saved drive: "
                           f"{self.lost_drive})")
         self.lost_drive = None
 
@@ -344,16 +341,19 @@ class Runner:
             return self._run(record)
 
     def _run(self, record: RunRecord) -> RunRecord:
-        self.check_same_engine(record)
-        self.check_same_drive(record)
+        # The target's facts, read once for the run (a block device's are sysfs reads and a smartctl
+        # call): the resume's checks, a rebuild's plans and every action's engine (target_facts) take
+        # them. A restored or rebuilt simulated drive keeps the identity they are of.
+        facts = self.target_facts = self.target.info()
+        self.check_same_engine(record, facts)
+        self.check_same_drive(record, facts)
         try:
-            self.restore_drive(record)
+            self.restore_drive(record, facts)
         except KeyboardInterrupt as stop:  # while rebuilding the drive: nothing of the run has changed yet
             raise Interrupted(self._resume_hint(stop_reason(stop))) from None
         except Interrupted as err:  # the engine took the stop while rebuilding and said so
             raise Interrupted(self._resume_hint(str(err))) from None
-        self.target_facts = self.target.info()
-        pending = self.pending(record, self.target_facts)
+        pending = self.pending(record, facts)
         self.authorize(record, pending)
         locks = TargetLocks(self.target.spec)
         ahead: RunAhead | None = None
@@ -413,6 +413,7 @@ class Runner:
         try:
             if ahead is not None:
                 ahead.close(wait_store=wait_store)
+                self.warnings = tuple(ahead.unkept)
         finally:
             try:
                 left = self._release()

@@ -17,6 +17,7 @@ from fio_helpers import workload
 from loop_helpers import attached_loop
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
+from ssdlab.engines.fio_process import held_file_comment
 from ssdlab.errors import EngineError, SafetyError
 from ssdlab.steps import Purge, ReplayTrace
 from ssdlab.targets.block import BlockTarget
@@ -72,6 +73,9 @@ def test_a_symlink_swapped_in_before_fio_opens_the_file_is_not_written_through(
     assert digest(victim) == before
     job = (ctx.raw_dir / "w.fio").read_text()
     assert f"filename=/proc/{os.getpid()}/fd/" in job and str(scratch.path) in job  # the real path, said
+    held = next(line for line in job.splitlines() if line.startswith("filename=")).removeprefix("filename=")
+    # the sentence a replay's command file says too (trace/fio_replay.py), written in one place
+    assert held_file_comment(str(scratch.path), held, ";")[0] in job.splitlines()
 
 
 def test_a_symlink_in_place_before_the_hold_is_refused(scratch: FileTarget, victim: Path, ctx: RunContext,

@@ -111,14 +111,14 @@ def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp
     assert isinstance(target, SimTarget)
     w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=256 * MIB)
     engine.measure(target, w, _ctx(tmp_path))
-    storing = engine.store_start(target, "split", ["t"], wall_s=1e6)
+    storing = engine.store_start(target, "split", ["t"], wall_s=1e6, unkept=pytest.fail)
     assert storing is not None and target.spare is not None
     stored = target.spare[1]
     engine.checkpoint(target)
     assert target.checkpoint is stored and target.spare is None
     storing.join()
     # Anything run in between makes the stored copy stale: the checkpoint is the drive as it is now.
-    storing = engine.store_start(target, "split-2", ["t"], wall_s=1e6)
+    storing = engine.store_start(target, "split-2", ["t"], wall_s=1e6, unkept=pytest.fail)
     assert storing is not None and target.spare is not None
     stored = target.spare[1]
     engine.step(target, Idle(seconds=1), _ctx(tmp_path))
@@ -136,6 +136,6 @@ def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path) -> None:
     target, engine = parse_target(SMALL), SimEngine()
     w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=64 * MIB)
     engine.measure(target, w, _ctx(tmp_path))
-    storing = engine.store_start(target, "exit", ["t"], wall_s=1e6)
+    storing = engine.store_start(target, "exit", ["t"], wall_s=1e6, unkept=pytest.fail)
     assert storing is not None and not storing.daemon
     storing.join()

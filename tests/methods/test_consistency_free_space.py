@@ -68,7 +68,7 @@ def test_free_space_is_the_raw_nand_less_the_data() -> None:
 
 def _least_rounds(plan: TestPlan, info: TargetInfo) -> float:
     """Rounds the least estimate counts: the full estimate runs all 25 rounds of 80 s."""
-    return 25 - (plan_estimate_s(plan, info) - plan_estimate_s(plan, info, least=True)) / 80.0
+    return 25 - (plan_estimate_s(plan, info) - plan_estimate_s(plan, info, least=parsed(plan))) / 80.0
 
 
 @pytest.mark.parametrize(("op_pct", "spec", "rounds"), [
@@ -112,3 +112,8 @@ def test_on_the_simulator_the_early_stop_lands_on_the_long_run_steady_state(tmp_
     assert early["window_wa"] > 1.01  # garbage collection is running in the window
     assert early["window_iops_mean"] < 0.8 * early["fresh_iops"]
     assert early["window_iops_mean"] == pytest.approx(long["window_iops_mean"], rel=0.15)
+
+
+def parsed(plan: TestPlan) -> Any:
+    """The plan's parameters as its method parses them (PlannedTest.parsed)."""
+    return get_test(plan.test).parse_params(plan.params)

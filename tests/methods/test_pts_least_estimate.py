@@ -5,6 +5,8 @@ until_steady too)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS
@@ -30,11 +32,16 @@ def test_the_least_counts_one_window_of_whole_rounds() -> None:
     plan, info = _plan()
     cells = sum(1 for a in plan.actions if isinstance(a, Measure) and a.group == "round01")
     assert cells == 56  # 8 block sizes x 7 read shares
-    least = plan_estimate_s(plan, info, least=True)
+    least = plan_estimate_s(plan, info, least=parsed(plan))
     assert least - _prep_s(plan, info) == pytest.approx(PTS_WINDOW_ROUNDS * cells * 60.0)
     assert least < plan_estimate_s(plan, info)
 
 
 def test_a_matrix_that_cannot_stop_early_has_no_shorter_least() -> None:
     plan, info = _plan(until_steady=False)
-    assert plan_estimate_s(plan, info, least=True) == pytest.approx(plan_estimate_s(plan, info))
+    assert plan_estimate_s(plan, info, least=parsed(plan)) == pytest.approx(plan_estimate_s(plan, info))
+
+
+def parsed(plan: TestPlan) -> Any:
+    """The plan's parameters as its method parses them (PlannedTest.parsed)."""
+    return get_test(plan.test).parse_params(plan.params)

@@ -14,6 +14,7 @@ import pytest
 
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fio import FioEngine
+from ssdlab.engines.fio_process import held_file_comment
 from ssdlab.errors import EngineError
 from ssdlab.runner import run_entries
 from ssdlab.suites import entry
@@ -315,6 +316,7 @@ def held_as(planned: str, path: Path, kept: str) -> str:
     said = kept.splitlines()[0]
     assert said.startswith("# /proc/") and f": {path}, held open by ssdlab (O_NOFOLLOW)" in said, said
     held = said.removeprefix("# ").split(":")[0]
+    assert [said] == held_file_comment(str(path), held, "#")  # the job files' sentence (engines/fio.py)
     return f"{said}\n{planned.replace(f'={path} ', f'={held} ')}"
 
 

@@ -5,6 +5,7 @@ FIU (major minor), MSR (Hostname,DiskNumber), Alibaba (device_id), Tencent (Volu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from ssdlab.errors import UsageError
-from ssdlab.trace.importers import FORMATS, import_trace
+from ssdlab.trace.importers import FORMATS, TraceFormatError, import_trace, parse_text
 from ssdlab.trace.model import OP_READ, OP_WRITE, load_trace
 
 # Per format: the source text (device A's write at offset 0, then device B's read at 4096 and write at 8192,
@@ -114,3 +115,25 @@ def test_fiu_keeps_pid_and_process_of_the_device_imported(tmp_path: Path) -> Non
     src.write_text(TWO_DEVICES["fiu"][0])
     prov = import_trace(src, "fiu", tmp_path / "t.parquet", device="8,16")
     assert prov.processes == {"11": "b"} and load_trace(tmp_path / "t.parquet").pid.tolist() == [11, 11]
+
+
+# Per format: a record whose device column(s) name no device of the format's form.
+BAD_DEVICE_RECORD = {
+    "fiu": "1000 10 a 0 8 W x 0 m\n",
+    "msr": "10000,hm,z,Write,0,4096,1\n",
+    "alibaba": "q,W,0,4096,1\n",
+    "tencent": "1,0,8,1,v\n",
+    "systor17": "1.0,0.001,W,,0,4096\n",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(BAD_DEVICE_RECORD))
+def test_a_records_device_is_read_as_device_reads_it_and_named_so(fmt: str) -> None:
+    """A format's device column(s) are read in one place (its DeviceField), for its records and for
+    --device alike: a record's bad device is named by the columns --device's refusal names (FIU's
+    and MSR's records said "major minor" and "hostname,disk", their --device "MAJ,MIN" and
+    "Hostname,DiskNumber")."""
+    field = FORMATS[fmt].device
+    assert field is not None
+    with pytest.raises(TraceFormatError, match=rf"^<text>:1: {fmt}: {re.escape(field.form)} "):
+        parse_text(BAD_DEVICE_RECORD[fmt], fmt)

@@ -61,7 +61,7 @@ from ssdlab.progress import LiveObserver, QuietObserver
 from ssdlab.report.contract import unreliable_metrics
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
 from ssdlab.targets import parse_target
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.units import parse_rate
 
 
@@ -99,10 +99,11 @@ def confirm_serial(tgt: Target, destroy: bool, yes: str | None) -> str | None:
     return typed
 
 
-def confirmed(runner: Runner, record: RunRecord, tgt: Target, destroy: bool, yes: str | None) -> RunRecord:
+def confirmed(runner: Runner, record: RunRecord, tgt: Target, destroy: bool, yes: str | None,
+              facts: TargetInfo) -> RunRecord:
     """The record with the confirmation typed at the prompt, asked only when a test writes (and
-    after the in-use check: confirm_serial)."""
-    if not any(p.plan.destructive for p in runner.pending(record)):
+    after the in-use check: confirm_serial); `facts`: the target's info, as the caller read it."""
+    if not any(p.plan.destructive for p in runner.pending(record, facts)):
         return record
     typed = confirm_serial(tgt, destroy, yes)
     return record.model_copy(update={"options": {**record.options, "confirmed_serial": typed}})
@@ -317,11 +318,11 @@ def run(
         no_library, no_report, library = kept.no_library, kept.no_report, kept.library
         if resume is None:
             check_new_bundle(bundle)  # before the lock puts its file there
-        runner = Runner(bundle, tgt, engine)
+        runner, facts = Runner(bundle, tgt, engine), tgt.info()  # read once for the checks before the run
         if resume is not None:  # before --yes is checked against the device now there, which may be another
-            runner.check_same_drive(record)
-        record = confirmed(runner, record, tgt, destroy, yes)
-        runner.preflight(record)  # a refused run leaves nothing behind
+            runner.check_same_drive(record, facts)
+        record = confirmed(runner, record, tgt, destroy, yes, facts)
+        runner.preflight(record, facts)  # a refused run leaves nothing behind
         print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
         print_warnings(err, [text for t in record.tests if t.status != "complete"
                              for text in param_warnings(t.name, t.test, t.params, record.target)])
@@ -398,6 +399,7 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
     finally:
         if runner.left_behind:
             err.print(f"[yellow]note:[/] {plain(runner.left_behind)}", highlight=False)
+        print_warnings(err, runner.warnings)
         failed = runner.display_error or getattr(observer, "error", None)
         if failed:
             err.print(f"[yellow]note:[/] the progress display failed ({plain(failed)}); the run went on without it",

@@ -38,6 +38,7 @@ from ssdlab.engines.fio_process import (
     end_leftovers,
     exit_words,
     file_key,
+    held_file_comment,
     leftover_error,
     run_fio_captured,
     stop_and_wait,
@@ -81,15 +82,6 @@ _engine_probe_cache: dict[str, str] = {}
 def fio_escape(path: str) -> str:
     """fio splits filename= on ':'; a literal colon is written '\\:'."""
     return path.replace(":", "\\:")
-
-
-def held_file_comment(path: str, filename: str | None) -> list[str]:
-    """The job file's word on a filename= that is not the target's path: the descriptor ssdlab
-    holds (FileTarget.fio_open), with the path it was opened by."""
-    if filename is None or filename == path:
-        return []
-    return [f"; filename={filename}: {path}, held open by ssdlab (O_NOFOLLOW) while fio ran, so fio",
-            "; wrote the file ssdlab checked, whatever the path named by then"]
 
 
 def parse_version(text: str) -> tuple[int, int]:
@@ -362,7 +354,7 @@ class FioEngine:
         seed = [f"randseed={w.seed}"] if w.seed else ["randrepeat=0"]
         sections = [
             f"; ssdlab workload {w.name}: {w.describe()}",
-            *held_file_comment(target.fio_filename, filename),
+            *held_file_comment(target.fio_filename, filename, ";"),
             "[global]",
             f"filename={fio_escape(filename or target.fio_filename)}",
             *_io_lines(w, ioengine, target.kind == "file", fio_version),

@@ -20,6 +20,16 @@ PR_SET_PDEATHSIG = 1
 SIG_DFL_ADDRESS = ctypes.c_void_p(0)  # SIG_DFL as libc's signal() takes it
 
 
+def held_file_comment(path: str, filename: str | None, mark: str) -> list[str]:
+    """The word, as a comment opened by `mark`, on a fio given `filename` for the target's `path`:
+    the descriptor ssdlab holds (FileTarget.fio_open), with the path it was opened by. A job file
+    says it (';', engines/fio.py), and so does a replay's command file ('#', trace/fio_replay.py)."""
+    if filename is None or filename == path:
+        return []
+    return [f"{mark} {filename}: {path}, held open by ssdlab (O_NOFOLLOW) while fio ran, so fio used the "
+            "file ssdlab checked, whatever the path named by then"]
+
+
 def stop_with_parent() -> Callable[[], None]:
     """A pre-exec hook: if ssdlab dies without cleaning up (SIGKILL), fio gets SIGINT and stops.
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
@@ -248,9 +247,12 @@ class SimEngine:
     def memory_bytes(self, target: Target) -> int:
         return int(MEMORY_PER_CAPACITY * target.info().capacity_bytes)
 
-    def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float) -> threading.Thread | None:
+    def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float,
+                    unkept: Callable[[str], None]) -> threading.Thread | None:
         """Store the drive as it is now, compressed in the background, when reaching it took
-        longer than restoring it would; the thread is returned to be joined before exiting."""
+        longer than restoring it would; the thread is returned to be joined before exiting. Why
+        the drive could not be kept (a read-only or full cache folder) is told to `unkept`, from
+        the thread: the run goes on, and the CLI says it (QA: the failure was silent)."""
         if not _worth_storing(target, wall_s):
             return None
         sim = self._sim(target)
@@ -259,8 +261,13 @@ class SimEngine:
         meta = _entry_meta(sim, wall_s, actions=list(tests), unit="tests")
 
         def store() -> None:
-            with contextlib.suppress(OSError):  # no room for it: the next run simulates these tests again
-                SimCache.default().put(key, drive.snapshot(), meta)
+            cache = SimCache.default()
+            try:
+                cache.put(key, drive.snapshot(), meta)
+            except OSError as err:  # no room for it: the next run simulates these tests again
+                unkept(f"the simulated drive as {', '.join(tests)} left it could not be kept in the cache "
+                       f"{cache.path} ({os_error_text(err)}): the next run of these tests runs them in turn, "
+                       "not its second half ahead on a second core; this run's measurements are not affected")
 
         # Not a daemon: a run that stops gives the store up (RunAhead.close), but the interpreter
         # waits for it at exit, as it takes seconds at most. A daemon thread inside the simulator's

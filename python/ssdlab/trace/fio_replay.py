@@ -65,7 +65,7 @@ import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.engines.fio_parse import load_results, results_unwritten
-from ssdlab.engines.fio_process import run_fio_captured
+from ssdlab.engines.fio_process import held_file_comment, run_fio_captured
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import (
     FIO_ALIGN,
@@ -393,9 +393,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     clear_for_writer(*work_dir.glob("replay_*.log"), output, stderr_file)
     engines = replay_engines(iolog, ioengine_for)
     command = fio_command(binary, iolog, str(target_file), work_dir, engines)
-    held = (f"# {target_file}: {shown_as}, held open by ssdlab (O_NOFOLLOW) while fio ran, so fio replayed "
-            "onto the file ssdlab checked\n") if shown_as is not None and shown_as != target_file else ""
-    atomic_write_text(work_dir / COMMAND_FILE, held + command_text(command))
+    held = held_file_comment(str(shown_as), str(target_file), "#") if shown_as is not None else []
+    atomic_write_text(work_dir / COMMAND_FILE, "".join(f"{line}\n" for line in held) + command_text(command))
     # as the workloads' fio: it stops if ssdlab is killed outright (it wrote on to the trace's end)
     try:
         done = run_fio_captured(command, timeout_s)

@@ -93,13 +93,18 @@ class OtherRequests:
 class _State:
     """Per-import state a parser may keep (fio v2 clock, the device of the records)."""
 
-    def __init__(self) -> None:
+    def __init__(self, field: DeviceField | None = None) -> None:
         self.clock_ns = 0
         self.done = False
+        self.field = field  # the format's: what names a record's device, read by _keep
         self.device: Device | None = None  # the one device imported (--device), or the first seen
         self.chosen = False  # whether `device` was chosen: records of other devices are then skipped
         self.devices: set[Device] = set()  # every device the records name (at most MAX_DEVICES_SEEN)
-        self.noun = "device"  # what the format calls a device, for messages
+
+    @property
+    def noun(self) -> str:
+        """What the format calls a device, for messages."""
+        return self.field.noun if self.field is not None else "device"
 
 
 # A Tencent or Alibaba file holds thousands of volumes: the set that names them in an error stays bounded.
@@ -146,18 +151,29 @@ def _on_device(state: _State, dev: Device) -> bool:
 
 @dataclass(frozen=True)
 class DeviceField:
-    """What names a record's device in a format, and how a --device value is read to match it."""
+    """What names a record's device in a format: how its column(s) are read, for the records
+    (_keep) and for a --device value (normalise) alike, and what messages call them."""
 
     noun: str  # device, disk, volume, LUN, file
     form: str  # the column(s) as the format's documentation names them
     example: str
-    normalise: Callable[[str], Device]  # ValueError where the text is no such name
+    read: Callable[..., Device]  # the column(s) -> the device; ValueError where they are no such name
+    columns: int = 1  # how many columns name it: a --device value gives them joined by a comma
+
+    def normalise(self, text: str) -> Device:
+        """A --device value, as a record naming that device reads (8,0 for 08,00)."""
+        if self.columns == 1:
+            return self.read(text)
+        first, comma, second = text.strip().rpartition(",")
+        if not comma:
+            raise ValueError(f"{quoted(text)} has no comma")
+        return self.read(first, second)
 
 
 def _maj_min(major: str, minor: str) -> Device:
     major, minor = major.strip(), minor.strip()
     if not (major.isascii() and major.isdigit() and minor.isascii() and minor.isdigit()) or len(major + minor) > 20:
-        raise ValueError(f"{quoted(major + ',' + minor)} is not MAJ,MIN (two numbers)")
+        raise ValueError(f"{quoted(major + ',' + minor)} is not two numbers")
     return f"{int(major)},{int(minor)}"
 
 
@@ -180,24 +196,19 @@ def _host_disk(host: str, disk: str) -> Device:
     return f"{_token(host)},{_number(disk)}"
 
 
-def _split2(read: Callable[[str, str], Device]) -> Callable[[str], Device]:
-    def normalise(text: str) -> Device:
-        first, comma, second = text.strip().rpartition(",")
-        if not comma:
-            raise ValueError(f"{quoted(text)} has no comma")
-        return read(first, second)
-    return normalise
+MAJ_MIN = DeviceField("device", "MAJ,MIN", "8,0", _maj_min, columns=2)
 
 
-MAJ_MIN = DeviceField("device", "MAJ,MIN", "8,0", _split2(_maj_min))
-
-
-def _keep(state: _State, what: str, read: Callable[..., Device], *parts: str) -> bool:
-    """Whether the record whose device columns are `parts` is imported (see _on_device)."""
+def _keep(state: _State, *parts: str) -> bool:
+    """Whether the record whose device columns are `parts` is imported (see _on_device), read as
+    its format's DeviceField reads them (as --device is: chosen_device)."""
+    field = state.field
+    if field is None:  # a format whose records name no device: each is imported
+        return True
     try:
-        dev = read(*parts)
+        dev = field.read(*parts)
     except ValueError as error:
-        raise ValueError(f"{what} {error}") from None
+        raise ValueError(f"{field.form} {error}") from None
     return _on_device(state, dev)
 
 
@@ -280,14 +291,14 @@ def _rw(text: str, reads: tuple[str, ...], writes: tuple[str, ...]) -> int:
 # Offset, Size: bytes; ResponseTime: 100 ns ticks. The files have no header line; one naming
 # the columns, as above, is skipped (as SYSTOR'17's is). Hostname,DiskNumber is the device (one
 # file per disk as published; files joined together are not merged).
-MSR_DISK = DeviceField("disk", "Hostname,DiskNumber", "hm,1", _split2(_host_disk))
+MSR_DISK = DeviceField("disk", "Hostname,DiskNumber", "hm,1", _host_disk, columns=2)
 
 
 def parse_msr(line: str, state: _State) -> Record | None:
     if line.startswith("Timestamp"):
         return None
     f = _fields(line, 7)
-    if not _keep(state, "hostname,disk", _host_disk, f[1], f[2]):
+    if not _keep(state, f[1], f[2]):
         return None
     ts = _int(f[0], "timestamp") * 100
     return Record(ts, _rw(f[3], ("Read",), ("Write",)), _int(f[4], "offset"), _int(f[5], "size"),
@@ -304,7 +315,7 @@ ALIBABA_VOLUME = DeviceField("volume", "device_id", "0", _number)
 
 def parse_alibaba(line: str, state: _State) -> Record | None:
     f = _fields(line, 5)
-    if not _keep(state, "device_id", _number, f[0]):
+    if not _keep(state, f[0]):
         return None
     return Record(_int(f[4], "timestamp") * 1000, _rw(f[1], ("R",), ("W",)),
                   _int(f[2], "offset"), _int(f[3], "length"))
@@ -320,7 +331,7 @@ TENCENT_VOLUME = DeviceField("volume", "VolumeID", "1283", _number)
 
 def parse_tencent(line: str, state: _State) -> Record | None:
     f = _fields(line, 5)
-    if not _keep(state, "VolumeID", _number, f[4]):
+    if not _keep(state, f[4]):
         return None
     return Record(_int(f[0], "timestamp") * 1_000_000_000, _rw(f[3], ("0",), ("1",)),
                   _int(f[1], "offset") * SECTOR, _int(f[2], "size") * SECTOR)
@@ -338,7 +349,7 @@ def parse_systor(line: str, state: _State) -> Record | None:
     if line.startswith("Timestamp"):
         return None
     f = _fields(line, 6)
-    if not _keep(state, "LUN", _token, f[3]):
+    if not _keep(state, f[3]):
         return None
     ts = _seconds_ns(f[0], "timestamp")
     return Record(ts, _rw(f[2], ("R",), ("W",)), _int(f[4], "offset"), _int(f[5], "size"),
@@ -353,7 +364,7 @@ def parse_systor(line: str, state: _State) -> Record | None:
 # (as blkparse's MAJ,MIN).
 def parse_fiu(line: str, state: _State) -> Record | None:
     f = _fields(line, 8, None)
-    if not _keep(state, "major minor", _maj_min, f[6], f[7]):
+    if not _keep(state, f[6], f[7]):
         return None
     return Record(_int(f[0], "timestamp"), _rw(f[5], ("R", "r"), ("W", "w")), _int(f[3], "lba") * SECTOR,
                   _int(f[4], "size") * SECTOR, pid=_int(f[1], "pid") % (1 << 31), process=f[2][:64])
@@ -414,8 +425,8 @@ _EXTENT = re.compile(r"^(\d+) \+ (\d+)(?: \[(.*)\])?")
 
 
 class _Blk(_State):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, field: DeviceField | None = None) -> None:
+        super().__init__(field)
         self.pending: dict[tuple[int, int], int] = {}  # (sector, blocks) -> index of its record
 
 
@@ -428,7 +439,7 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
         raise ValueError("not a blkparse event line (dev cpu seq time pid action rwbs ...)")
     ts = int(m[5]) * 1_000_000_000 + int(m[6].ljust(9, "0"))
     action, rwbs, rest = m[8], m[9], m[10]
-    if not _keep(state, "device", _maj_min, m[1], m[2]) or action not in ("D", "C"):
+    if not _keep(state, m[1], m[2]) or action not in ("D", "C"):
         return None  # queue, merge, plug … events describe the same I/O; `m` lines are messages
     op, flags = parse_rwbs(rwbs)
     ext = _EXTENT.match(rest)
@@ -456,7 +467,7 @@ def _fio_io(parts: list[str], ts_ns: int, state: _State) -> Record | None:
         return None
     if action not in _FIO_OPS:
         raise ValueError(f"unknown fio iolog action {quoted(action, 20)}")
-    if not _keep(state, "filename", _token, parts[0]):  # one job's log may name several files
+    if not _keep(state, parts[0]):  # one job's log may name several files
         return None
     op = _FIO_OPS[action]
     if op == OP_FLUSH:
@@ -520,7 +531,7 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
     if ev is None:
         raise ValueError(f"{event} body {quoted(body)} does not match the kernel's format")
-    if not _keep(state, "device", _maj_min, ev[1], ev[2]):
+    if not _keep(state, ev[1], ev[2]):
         return None
     op, flags = parse_rwbs(ev[3])
     sector, blocks = int(ev[4]), int(ev[5])
@@ -537,7 +548,7 @@ class Format:
     parse: LineParser
     title: str
     device: DeviceField | None  # what names a record's device; None: the format names none
-    state: Callable[[], _State] = _State
+    state: Callable[[DeviceField | None], _State] = _State
 
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
@@ -631,9 +642,7 @@ class _Import:
 
     def __init__(self, fmt: Format, path: Path, chunk_records: int, device: str | None = None) -> None:
         self.fmt, self.path, self.chunk_records = fmt, path, chunk_records
-        self.state = fmt.state()
-        if fmt.device is not None:
-            self.state.noun = fmt.device.noun
+        self.state = fmt.state(fmt.device)
         if device is not None:
             self.state.device, self.state.chosen = chosen_device(fmt, device), True
         self.others = OtherRequests()

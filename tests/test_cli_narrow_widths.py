@@ -73,10 +73,10 @@ def sim_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SimCache:
     monkeypatch.setenv("SSDLAB_SIM_CACHE", str(tmp_path / "cache"))
     cache = SimCache(tmp_path / "cache", 10**9)
     cache.path.mkdir()
-    cache.put("1" * 64, b"0" * 1000, {"preset": "sm951-nvme-128", "overrides": {"capacity_gib": 1}, "seed": 1,
+    cache.put("1" * 32, b"0" * 1000, {"preset": "sm951-nvme-128", "overrides": {"capacity_gib": 1}, "seed": 1,
                                       "actions": ["purge", "seq_fill", "random_precondition", "steady_state"],
                                       "unit": "steps"})
-    cache.put("2" * 64, b"0" * 1000, {"preset": "950pro-512", "overrides": {}, "seed": 7,
+    cache.put("2" * 32, b"0" * 1000, {"preset": "950pro-512", "overrides": {}, "seed": 7,
                                       "actions": ["quick", "iops"], "unit": "tests"})
     return cache
 

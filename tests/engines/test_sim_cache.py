@@ -76,11 +76,12 @@ def test_another_seed_or_history_is_a_miss(tmp_path: Path) -> None:
 
 def test_the_cache_drops_the_least_recently_used_first(tmp_path: Path) -> None:
     cache = SimCache(tmp_path, limit_bytes=3000)
-    for key in ("a", "b", "c"):
+    a, b, c, d = (letter * 32 for letter in "abcd")  # keys as prep_key makes them: 32 hex digits
+    for key in (a, b, c):
         cache.put(key, b"x" * 900, {"preset": "p"})
-    assert cache.get("a") is not None  # a is now the most recently used
-    cache.put("d", b"x" * 900, {"preset": "p"})
-    assert {e.key for e in cache.entries()} == {"a", "c", "d"}
+    assert cache.get(a) is not None  # a is now the most recently used
+    cache.put(d, b"x" * 900, {"preset": "p"})
+    assert {e.key for e in cache.entries()} == {a, c, d}
     assert cache.clear().entries == 3 and cache.entries() == []
 
 
@@ -95,13 +96,15 @@ def test_parts_a_crash_left_are_removed_and_nothing_else_is(tmp_path: Path) -> N
     (tmp_path / f"{bad}.json").write_text("{cut", encoding="utf-8")
     (tmp_path / f"{bad}.snap").write_bytes(b"x")
     (tmp_path / f".{whole}.snap.k2j3h4.tmp").write_bytes(b"x")
-    theirs = [tmp_path / "notes.json", tmp_path / "photo.snap", tmp_path / f"{'d' * 31}.json"]
+    # notes.json with a notes.snap beside it is a pair, not an entry (it was listed and cleared)
+    theirs = [tmp_path / "notes.json", tmp_path / "notes.snap", tmp_path / "photo.snap", tmp_path / f"{'d' * 31}.json"]
     for file in theirs:  # SSDLAB_SIM_CACHE may be a folder that holds other files
         file.write_text("{}", encoding="utf-8")
     left = {f"{lone}.snap", f"{bad}.json", f"{bad}.snap", f".{whole}.snap.k2j3h4.tmp"}
     assert {p.path.name: p.state for p in cache.parts()} == dict.fromkeys(left, "leftover")
     cache.evict()
     assert cache.parts() == [] and cache.get(whole) is not None
+    assert [e.key for e in cache.entries()] == [whole]
     (tmp_path / f"{lone}.snap").write_bytes(b"x")
     assert cache.clear() == Cleared(entries=1, leftovers=1, writing=0)
     assert sorted(f.name for f in tmp_path.iterdir()) == sorted(f.name for f in theirs)

@@ -46,6 +46,7 @@ MAX_SETTING_GB = 1e6  # a petabyte: any larger figure is a typo
 # The cache's own files: `<key>.snap`, `<key>.json`, and their half-written `.<name>.<random>.tmp`.
 # Nothing else in the folder is touched: $SSDLAB_SIM_CACHE may point at a folder that holds more.
 KEY_CHARS = 32
+_KEY = re.compile(rf"[0-9a-f]{{{KEY_CHARS}}}")
 _OWN_FILE = re.compile(rf"^\.?(?P<key>[0-9a-f]{{{KEY_CHARS}}})\.(snap|json)(\.[^/]+\.tmp)?$")
 # Only where flock is refused (ENOLCK, EOPNOTSUPP: some network file systems), whose writers hold no
 # lock, is a part told by its age: a pair is written within seconds, so one still alone after this
@@ -185,6 +186,8 @@ class SimCache:
         """Every entry, most recently used first."""
         found = []
         for meta_file in self.path.glob("*.json"):
+            if _KEY.fullmatch(meta_file.stem) is None:
+                continue  # not the cache's: a user's notes.json beside a notes.snap is theirs
             snap = meta_file.with_suffix(".snap")
             try:
                 meta = json.loads(meta_file.read_text(encoding="utf-8"))

@@ -822,3 +822,26 @@ def test_a_test_one_of_three_drives_did_not_finish_keeps_its_table(unlike: dict[
         console.print(table)
     text = console.export_text()
     assert f"did not finish on {c.drives[0].label} (" in text and "so it counts as not run there" in text
+
+
+def test_a_comparison_page_is_written_when_the_reader_goes_away(bundles: dict[str, Path], tmp_path: Path) -> None:
+    """QA: `ssdlab compare A B -o x.html | head -1` wrote no page: the tables went into the pipe, the
+    reader left after its line, and that stopped the process (cli/streams.py) while it rendered the
+    page. The page is written before the first line now, so a reader that has a line has the page."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    page = tmp_path / "x.html"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent / "python")}
+    with subprocess.Popen([sys.executable, "-m", "ssdlab", "compare", str(bundles["base"]), str(bundles["faster"]),
+                           "-o", str(page)], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline()  # `| head -1`: one line, then the reader goes
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        code = proc.wait(timeout=240)
+    assert code in (0, 128 + signal.SIGPIPE) and stderr == ""
+    assert "<html" in page.read_text(encoding="utf-8")

@@ -166,9 +166,12 @@ def compare(
     for line in passed_over_lines(comparison):  # as rankings pass them over (docs/library.md, "compare")
         err.print(f"[yellow]note:[/] {plain(line)}", highlight=False)
     found = measured_tests(comparison)  # read once for the terminal's tables and the page
+    # The page is written before anything is printed: a reader that stops reading (`| head`)
+    # ends this process at its next print, and the page asked for must be there all the same.
+    page = render_comparison(comparison, output, found).html if output else None
     for table in comparison_tables(comparison, found):
         out.print(table)
     for line in not_compared_lines(comparison):  # a table of one drive's figures would compare nothing
         out.print(line, markup=False, highlight=False)
-    if output:
-        out.print(f"Comparison: {render_comparison(comparison, output, found).html}", markup=False)
+    if page is not None:
+        out.print(f"Comparison: {page}", markup=False)

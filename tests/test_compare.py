@@ -154,7 +154,7 @@ def test_terminal_tables(comparison: Comparison, bundles: dict[str, Path]) -> No
     # Human labels with the unit, from the method's declarations; internal names stay out.
     line = next(x for x in text.splitlines() if "SEQ1M Q8T1 read: throughput" in x)
     assert [c.strip() for c in line.split("│")[1:-1]] == [
-        "SEQ1M Q8T1 read: throughput (MB/s)", "1,999.6", "3,000.0", "+50.0 %"]
+        "SEQ1M Q8T1 read: throughput (MB/s)", "1,999.6", "3,000.0", "+50.0 % better"]
     assert "seq1m_q8t1_read_mb_s" not in text
     # Settings and counts get no Difference %: only measured figures are compared.
     profile = next(x for x in text.splitlines() if "CrystalDiskMark profile" in x)
@@ -168,7 +168,7 @@ def test_terminal_tables(comparison: Comparison, bundles: dict[str, Path]) -> No
     text = console.export_text()
     gap = next(x for x in text.splitlines() if "lowest second" in x)
     assert [c.strip() for c in gap.split("│")[1:-1]] == [
-        "4 KiB random, 50 % reads, QD 32: lowest second (IOPS)", "157,500", "—", "157,500", "—", "±0.0 %"]
+        "4 KiB random, 50 % reads, QD 32: lowest second (IOPS)", "157,500", "—", "157,500", "—", "±0.0 % same"]
     assert "not run on ssdlab fake drive 4.29 GB" in text
 
 
@@ -178,7 +178,7 @@ def test_terminal_tables_keep_every_figure_in_a_narrow_terminal(comparison: Comp
     for table in comparison_tables(comparison):
         console.print(table)
     text = console.export_text()
-    for figure in ("1,999.6", "3,000.0", "+50.0 %"):
+    for figure in ("1,999.6", "3,000.0", "+50.0 % better"):
         assert figure in text  # labels and headings wrap; figures are never cut to an ellipsis
 
 
@@ -198,7 +198,7 @@ def test_html_and_pngs(comparison: Comparison, tmp_path: Path) -> None:
     assert "<h1>ssdlab fake drive 2.15 GB against ssdlab fake drive 4.29 GB</h1>" in html
     # The label shows; the internal name is its tooltip only.
     assert '<td title="seq1m_q8t1_read_mb_s">SEQ1M Q8T1 read: throughput (MB/s)</td>' in html
-    assert '<td class="num">+50.0 %</td>' in html
+    assert '<td class="num">+50.0 % better</td>' in html
     assert "src=\"http" not in html and "href=\"http" not in html
 
 
@@ -637,8 +637,9 @@ def test_thermal_compare_gives_degrees_and_points(thermal_pair: tuple[Path, Path
     text = console.export_text()
     cells = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in text.splitlines() if "│" in line}
     assert cells["Sequential write: highest temperature (°C)"] == f"{temp.differences[0]:+.1f} °C"
-    assert cells["Sequential write: share of time slowed (heat, GC or cache) (%)"] == f"{share.differences[0]:+.1f} pp"
-    assert cells["Sequential write: mean over the run (MB/s)"].endswith(" %")
+    slowed = cells["Sequential write: share of time slowed (heat, GC or cache) (%)"]
+    assert slowed == f"{share.differences[0]:+.1f} pp better"
+    assert cells["Sequential write: mean over the run (MB/s)"].endswith(" % better")
     assert "Difference %" not in text.splitlines()[2]  # the header: cells carry their own units
     assert "in °C for temperatures" in text and "in points (pp) for percentages" in text
     html = render_comparison(c, tmp_path / "cmp.html").html.read_text(encoding="utf-8")

@@ -47,7 +47,7 @@ def test_a_location_that_differs_says_so_and_not_by_how_much(test: str, name: st
 
 
 def test_a_quantity_beside_it_keeps_its_difference() -> None:
-    assert cells("transfer-sweep", "write_peak_mb_s", 1000.0, 1500.0)[-1] == "+50.0 %"
+    assert cells("transfer-sweep", "write_peak_mb_s", 1000.0, 1500.0)[-1] == "+50.0 % better"
 
 
 def test_every_location_the_catalogue_declares_is_marked_as_one() -> None:

@@ -28,10 +28,11 @@ def test_figures_that_print_alike_differ_by_nothing() -> None:
 
 def test_a_difference_is_that_of_the_printed_figures() -> None:
     assert cells("start_temp_c", 27.1, 26.05)[1:] == ("27.1", "26.1", "-1.0 °C")  # not the stored -1.05 -> -1.1
-    assert cells("written_gb", 100.0, 150.004)[1:] == ("100.00", "150.00", "+50.0 %")
+    assert cells("written_gb", 100.0, 150.004)[1:] == ("100.00", "150.00", "+50.0 % better")
 
 
 def test_small_iops_keep_three_figures_so_their_difference_is_near_the_true_one() -> None:
     """QA: standard deviations of 72.388, 2,128.07 and 72.645 IOPS printed "72 / 2,128 / 73", and the
     difference of the printed figures read "+1.4 %" where the true one is +0.35 %."""
-    assert cells("stddev_iops", 72.388, 2128.07, 72.645)[1:] == ("72.4", "2,128", "72.6", "+2839.2 %", "+0.3 %")
+    assert cells("stddev_iops", 72.388, 2128.07, 72.645)[1:] == ("72.4", "2,128", "72.6",
+                                                          "+2839.2 % worse", "+0.3 % worse")

@@ -40,7 +40,7 @@ def test_rankings_and_comparison_rows_read_in_the_declared_unit() -> None:
     assert table is not None and table.header[1] == SEQ_LATENCY
     assert [r[1] for r in table.rows] == ["3,812.0", "3,276.1", "1,906.3"]
     cells = row_cells(MetricRow(spec.name, values[:2], (-14.1,), spec), (True, True))
-    assert cells == (SEQ_LATENCY, "3,812.0", "3,276.1", "-14.1 %")
+    assert cells == (SEQ_LATENCY, "3,812.0", "3,276.1", "-14.1 % better")
 
 
 def quick_latencies(html: str) -> dict[str, str]:

@@ -156,9 +156,9 @@ def test_compare_marks_the_short_windows_figures_of_the_drive_that_had_them(bund
     c = compare_bundles([bundles["fine"], bundles["one_short"], bundles["fine_too"]])
     (table,) = comparison_tables(c)
     rows = {row[0]: row[1:] for row in table.rows}
-    assert rows["SEQ1M Q8T1 read: throughput (MB/s)"] == ("1,999.6", f"52.4{MARK}", "1,999.6", f"-97.4 %{MARK}",
-                                                          "±0.0 %")
-    assert rows["SEQ1M Q1T1 read: throughput (MB/s)"] == ("1,999.6", "52.4", "1,999.6", "-97.4 %", "±0.0 %")
+    assert rows["SEQ1M Q8T1 read: throughput (MB/s)"] == ("1,999.6", f"52.4{MARK}", "1,999.6", f"-97.4 % worse{MARK}",
+                                                          "±0.0 % same")
+    assert rows["SEQ1M Q1T1 read: throughput (MB/s)"] == ("1,999.6", "52.4", "1,999.6", "-97.4 % worse", "±0.0 % same")
     assert rows["SEQ1M Q8T1 read: runs"] == ("1", "1", "1", "", "")  # a count is no figure
     assert sum(cell.count(MARK) for row in table.rows for cell in row) == 6  # MB/s, IOPS, latency; each diff
     assert table.caption.endswith(

@@ -128,8 +128,8 @@ def telemetry_rows(label: str, telemetry: Mapping[str, Sequence[float]]) -> dict
         if key == "t_s" or not values:
             continue
         rows = [{"curve": label, "t_s": t, "value": _finite(float(v))} for t, v in zip(times, values, strict=False)]
-        if rows:
-            out[key] = thin(rows)
+        if rows:  # a one-period dip (free blocks, a temperature drop) must survive thinning (QA)
+            out[key] = thin_keeping_extremes(rows, "value")
     return out
 
 

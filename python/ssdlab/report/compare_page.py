@@ -44,7 +44,7 @@ from ssdlab.report.drive_settings import made_of, settings_note, short_names
 from ssdlab.report.formatting import MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
-from ssdlab.report.page import Page, ReportFiles, page_charts_dir, render_page
+from ssdlab.report.page import DIRECTION_WORDS, Page, ReportFiles, page_charts_dir, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
 from ssdlab.report.section_generic import format_param, method_title, params_caption, run_params, variant_title
 from ssdlab.report.sections import marks_a_figure, with_footnote
@@ -106,11 +106,40 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = (),
               for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
     as_printed = [shown_difference(row, i, d, values) for i, d in enumerate(row.differences, start=1)]
     values = [mark(value, shown) for value, shown in zip(values, marked, strict=True)]
-    diffs = [(bound_difference(row, i) or mark(format_difference(d, row.difference_unit),
+    diffs = [(bound_difference(row, i) or mark(directed(format_difference(d, row.difference_unit), d, row),
                                                d is not None and (marked[0] or marked[i])))
              if row.compared else mark(text_difference(row, i), marked[0] or marked[i])
              for i, d in enumerate(as_printed, start=1)]
     return (label, *values, *diffs)
+
+
+# Which way a difference goes for the drive, in a word that reads without colour (QA: "+63 %" of a
+# latency, worse, and "+63 %" of IOPS, better, looked alike): piped terminals and printed pages
+# have none. Its words are page.DIRECTION_WORDS, which keeps such a cell a right-aligned figure.
+BETTER, WORSE, SAME = DIRECTION_WORDS
+
+
+def direction(difference_shown: float | None, row: MetricRow) -> str | None:
+    """'better' / 'worse' for a difference from the baseline of a figure that declares which way is
+    better (MetricSpec.better), 'same' where it prints as none (±0.0); None for a figure with no
+    better way (a setting, a count, a temperature at the start) or no difference."""
+    better = row.spec.better if row.spec is not None else None
+    if better is None or difference_shown is None or math.isnan(difference_shown):
+        return None
+    if round(difference_shown, 1) == 0:  # format_difference's one decimal: what the reader sees
+        return SAME
+    return BETTER if (difference_shown > 0) == (better == "higher") else WORSE
+
+
+def directed(text: str, difference_shown: float | None, row: MetricRow) -> str:
+    """A difference cell with its direction word after it, where it has one."""
+    word = direction(difference_shown, row)
+    return f"{text} {word}" if word else text
+
+
+def ranked_rows(t: TestComparison) -> bool:
+    """Whether any difference in the test's table carries a direction word."""
+    return any(row.compared and row.spec is not None and row.spec.better is not None for row in t.rows)
 
 
 def shown_difference(row: MetricRow, index: int, stored: float | None, values: Sequence[str]) -> float | None:
@@ -274,10 +303,15 @@ def difference_note(c: Comparison, t: TestComparison) -> str:
     if t.present and not t.present[0]:  # every Difference is against the baseline, which has no figure here
         return f"no Difference: {c.baseline.label} has no figures in this test"
     units = difference_units(t)
+    ways = f" ({DIRECTION_NOTE})" if ranked_rows(t) else ""
     if units in ([], [RELATIVE]):
-        return f"Difference % against {c.baseline.label}"
+        return f"Difference % against {c.baseline.label}{ways}"
     words = [DIFFERENCE_WORDS.get(unit, "in % of it") for unit in units]
-    return f"Difference against {c.baseline.label}: {'; '.join(words)}"
+    return f"Difference against {c.baseline.label}: {'; '.join(words)}{ways}"
+
+
+DIRECTION_NOTE = (f"{BETTER} / {WORSE}: the drive's figure is better or worse than the baseline's, for figures "
+                  f"where higher or lower is better; {SAME}: no difference as printed; unmarked: no better way")
 
 
 def measured(t: TestComparison) -> list[dict[str, Measurement]]:

@@ -85,8 +85,11 @@ def slug(text: str) -> str:
 # A figure as a table cell prints it, which lines up on its last digit: a difference from the
 # baseline included, whatever its sign and unit ('±0.0 %', '-15.7 °C', '+2.0 pp': formatting.
 # format_difference); a column of '±0.0 %' alone was left-aligned beside a right-aligned one (QA).
-# A figure from a window too short to trust carries a mark after it (bundle.UNRELIABLE_MARK).
-NUMERIC_CELL = re.compile(rf"[+\-±]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B| °C| pp)?{UNRELIABLE_MARK}?|—")
+# A figure from a window too short to trust carries a mark after it (bundle.UNRELIABLE_MARK), and
+# compare's difference the word that says which way is better (DIRECTION_WORDS) before that.
+DIRECTION_WORDS = ("better", "worse", "same")
+NUMERIC_CELL = re.compile(rf"[+\-±]?[\d,]+(\.\d+)?( ?%| ?[KMGT]iB| ?B| °C| pp)?"
+                          rf"( (?:{'|'.join(DIRECTION_WORDS)}))?{UNRELIABLE_MARK}?|—")
 
 
 def is_numeric_cell(text: str) -> bool:

@@ -40,7 +40,7 @@ from ssdlab.methods.thermal import (
     hot_start_words,
     phase_window,
 )
-from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, field_values, thin, value_scale
+from ssdlab.report.charts import HEIGHT_PX, WIDTH_PX, Row, alt_data, field_values, thin_keeping_extremes, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import MISSING, format_in_unit
 from ssdlab.report.section_generic import (
@@ -64,8 +64,9 @@ CAUSE_SHORT = {"thermal": "heat", "gc-cache": "GC / cache", "unknown": "cause un
 
 def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
     rates = m.series.mb_s("write")
-    return thin([{"t_s": t, "mb_s": r, "temp_c": temp[i] if temp else None}
-                 for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))])
+    # The slowest and fastest second of each stretch: a one-second throttle dip must not vanish (QA).
+    return thin_keeping_extremes([{"t_s": t, "mb_s": r, "temp_c": temp[i] if temp else None}
+                                  for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))], "mb_s")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import MetricSet
 from ssdlab.methods.trace import DSYNC_BECOMES, dsync_sentence
-from ssdlab.report.charts import Row, grouped_bars, line_chart, thin
+from ssdlab.report.charts import Row, grouped_bars, line_chart, thin_keeping_extremes
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.section_generic import generic_section, metrics_tables, section_title
 from ssdlab.report.sections import register_section
@@ -43,7 +43,9 @@ def slow_rows(view: MethodView) -> list[Row]:
 def timeline_rows(detail: dict[str, Any]) -> dict[str, list[Row]]:
     series = detail.get("series") or {}
     t = series.get("t_s", [])
-    return {key: thin([{"t_s": ts, "curve": label, key: v} for ts, v in zip(t, series.get(key, []), strict=False)])
+    # Each stretch's lowest and highest second, so a one-second stall stays on the chart (QA).
+    return {key: thin_keeping_extremes([{"t_s": ts, "curve": label, key: v}
+                                        for ts, v in zip(t, series.get(key, []), strict=False)], key)
             for key, label in (("mb_s", "data moved"), ("lat_us", "mean latency"))}
 
 

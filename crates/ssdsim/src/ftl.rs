@@ -331,8 +331,17 @@ impl Ftl {
     }
 
     fn pad_to_unit(&mut self, die: u32) {
+        // Units are a power of two of slots on every preset: a mask then, not a divide.
+        let spu = self.slots_per_unit;
+        let unit_offset = |next: u32| {
+            if spu.is_power_of_two() {
+                next & (spu - 1)
+            } else {
+                next % spu
+            }
+        };
         while let Some(o) = self.host_open[die as usize] {
-            if o.next % self.slots_per_unit == 0 {
+            if unit_offset(o.next) == 0 {
                 break;
             }
             self.append(die, NONE as u64, false);

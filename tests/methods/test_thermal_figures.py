@@ -83,7 +83,7 @@ def test_compare_gives_no_difference_from_a_lower_bound() -> None:
         "never throttled")
     assert gb_row(record(NEVER), record(THROTTLED))[-1] == "baseline never throttled"
     assert gb_row(record(NEVER), record(NEVER))[-1] == "both never throttled"
-    assert gb_row(record(THROTTLED), record({**THROTTLED, "seq_gb_at_peak": 222.08}))[-1] == "+100.0 %"
+    assert gb_row(record(THROTTLED), record({**THROTTLED, "seq_gb_at_peak": 222.08}))[-1] == "+100.0 % better"
 
 
 def test_rankings_leave_a_lower_bound_out() -> None:

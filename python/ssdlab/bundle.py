@@ -422,19 +422,32 @@ def _write_replacing(path: Path, data: bytes, inside: Path | None, sync: bool) -
         make_dirs_inside(inside, path.parent)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
+    os.close(write_replacing_fd(path, data, sync=sync))
+
+
+def _private_temp(path: Path) -> tuple[int, str]:
+    return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+
+def write_replacing_fd(path: Path, data: bytes, *, sync: bool,
+                       make_temp: Callable[[Path], tuple[int, str]] = _private_temp) -> int:
+    """_write_replacing's write in a folder that exists, through the temporary file `make_temp`
+    makes beside `path` (the simulated-drive cache's holds its lock: engines/sim_cache.py); the
+    descriptor of the file now at `path` is returned open (the caller closes it, with any lock)."""
     with named_for(path):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = make_temp(path)
         try:
-            with os.fdopen(fd, "wb") as handle:
+            with open(fd, "wb", closefd=False) as handle:
                 handle.write(data)
-                handle.flush()
-                os.fchmod(handle.fileno(), new_file_mode())
-                if sync:
-                    os.fsync(handle.fileno())
+            os.fchmod(fd, new_file_mode())
+            if sync:
+                os.fsync(fd)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
+            os.close(fd)
             raise
+    return fd
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ssdlab.bundle import named_for, new_file_mode
+from ssdlab.bundle import write_replacing_fd
 from ssdlab.errors import UsageError
 from ssdlab.outputs import what_is
 from ssdlab.userdirs import xdg_base
@@ -255,24 +255,10 @@ class SimCache:
 
 
 def _write_locked(path: Path, data: bytes, sync: bool) -> int:
-    """Write `path` through a temporary file beside it, renamed over it (a link at `path` is
-    replaced, never written through), holding the file's lock from before its first byte; the
-    descriptor is returned with the lock held (the caller closes it, which lets the lock go).
-    The file gets the permissions open() would have given (bundle.new_file_mode)."""
-    with named_for(path):
-        fd, tmp = _locked_temp(path)
-        try:
-            with open(fd, "wb", closefd=False) as handle:
-                handle.write(data)
-            os.fchmod(fd, new_file_mode())
-            if sync:
-                os.fsync(fd)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            os.close(fd)
-            raise
-    return fd
+    """Write `path` through a temporary file beside it, renamed over it, holding the file's lock
+    from before its first byte; the descriptor is returned with the lock held (the caller closes
+    it, which lets the lock go)."""
+    return write_replacing_fd(path, data, sync=sync, make_temp=_locked_temp)
 
 
 def _locked_temp(path: Path) -> tuple[int, str]:

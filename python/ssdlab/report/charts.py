@@ -55,9 +55,9 @@ def thin_keeping_extremes(rows: Sequence[Row], field: str, limit: int = MAX_POIN
     Every k-th row (thin) left a stall out of the chart as often as not: QA saw a 3,600 s
     consistency run drawn from every second second, and compare's from every third, so a
     one-second drop to 0 IOPS, the thing the plot is for, could be missing from it."""
-    if len(rows) <= limit:
+    step = thinned_every(len(rows), limit)
+    if step == 1:
         return list(rows)
-    step = -(-2 * len(rows) // limit)
     out: list[Row] = []
     for start in range(0, len(rows), step):
         chunk = rows[start:start + step]

@@ -41,7 +41,7 @@ from ssdlab.report.compare_figures import kind_figures
 from ssdlab.report.contract import mark, short_window_footnote, short_window_why, spec_text
 from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.drive_settings import made_of, settings_note, short_names
-from ssdlab.report.formatting import MISSING, format_difference, format_metric
+from ssdlab.report.formatting import DIFFERENCE_DECIMALS, MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import DIRECTION_WORDS, Page, ReportFiles, page_charts_dir, render_page
@@ -126,7 +126,7 @@ def direction(difference_shown: float | None, row: MetricRow) -> str | None:
     better = row.spec.better if row.spec is not None else None
     if better is None or difference_shown is None or math.isnan(difference_shown):
         return None
-    if round(difference_shown, 1) == 0:  # format_difference's one decimal: what the reader sees
+    if round(difference_shown, DIFFERENCE_DECIMALS) == 0:  # as format_difference prints it: what the reader sees
         return SAME
     return BETTER if (difference_shown > 0) == (better == "higher") else WORSE
 

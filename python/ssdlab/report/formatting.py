@@ -82,10 +82,15 @@ def format_metric(name: str, value: Any) -> str:
     return format_in_unit(unit_from_name(name), value)
 
 
+# The decimals a difference from the baseline is printed with: a difference that rounds to none
+# at them reads "same" in compare (compare_page.direction).
+DIFFERENCE_DECIMALS = 1
+
+
 def format_pct_change(value: float | None) -> str:
     if value is None or math.isnan(value):
         return MISSING
-    return f"{signed(value, 1)} %"
+    return f"{signed(value, DIFFERENCE_DECIMALS)} %"
 
 
 def format_difference(value: float | None, unit: str = "%") -> str:
@@ -95,7 +100,7 @@ def format_difference(value: float | None, unit: str = "%") -> str:
         return format_pct_change(value)
     if value is None or math.isnan(value):
         return MISSING
-    return f"{signed(value, 1)} {unit}"
+    return f"{signed(value, DIFFERENCE_DECIMALS)} {unit}"
 
 
 def format_bytes_decimal(size_bytes: int | None) -> str:

@@ -142,7 +142,7 @@ def is_qd1_random(m: Measurement) -> bool:
     w = m.workload
     return (not m.interrupted and m.error is None and m.runtime_s >= QD1_MIN_RUNTIME_S and m.read.ios + m.write.ios > 0
             and w.pattern in ("randread", "randwrite", "randrw") and w.block_size_bytes == RANDOM_BLOCK_BYTES
-            and w.iodepth * w.jobs == 1)
+            and w.outstanding_ios == 1)
 
 
 def is_fill(m: Measurement, device_bytes: int) -> bool:
@@ -156,4 +156,4 @@ def is_deep_random_write(m: Measurement) -> bool:
     """4 KiB random writes at a deep queue for at least a minute."""
     w = m.workload
     return (_complete_write(m) and w.pattern == "randwrite" and w.block_size_bytes == RANDOM_BLOCK_BYTES
-            and w.iodepth * w.jobs >= RANDOM_MIN_QUEUE and m.runtime_s >= RANDOM_MIN_RUNTIME_S)
+            and w.outstanding_ios >= RANDOM_MIN_QUEUE and m.runtime_s >= RANDOM_MIN_RUNTIME_S)

@@ -321,7 +321,7 @@ class Measurement(BaseModel):
     @property
     def in_flight(self) -> int:
         """I/Os the workload keeps outstanding: its queue depth, in each of its jobs."""
-        return self.workload.iodepth * self.workload.jobs
+        return self.workload.outstanding_ios
 
     def queue_turns(self) -> float:
         """How many times over the I/Os completed in the window refilled the queue."""

@@ -28,7 +28,6 @@ from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
 from ssdlab.units import is_number, seconds_apart
-from ssdlab.workload import Workload
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -733,17 +732,12 @@ def assumed_rate(info: TargetInfo, block_size_bytes: int, queue_depth: int | Non
     return min(rates.bytes_s, rates.iops_at(queue_depth) * block_size_bytes)
 
 
-def queue_depth(w: Workload) -> int:
-    """I/Os a workload keeps outstanding: each job's queue."""
-    return w.iodepth * w.jobs
-
-
 def assumed_bytes(action: Measure, info: TargetInfo) -> float:
     """Bytes a timed write moves at the assumed rate (its size when it has one)."""
     w = action.workload
     if w.runtime_s is None:
         return float(w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs
-    return w.runtime_s * assumed_rate(info, w.block_size_bytes, queue_depth(w)) * w.jobs if w.is_write else 0.0
+    return w.runtime_s * assumed_rate(info, w.block_size_bytes, w.outstanding_ios) * w.jobs if w.is_write else 0.0
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
@@ -764,7 +758,7 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
     extra = HOST_WORKLOAD_OVERHEAD_S if is_remote(info) else workload_overhead_s(info)
     if w.runtime_s is not None:
         return w.runtime_s + w.ramp_s + extra
-    rate = assumed_rate(info, w.block_size_bytes, queue_depth(w))
+    rate = assumed_rate(info, w.block_size_bytes, w.outstanding_ios)
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s + extra
 
 

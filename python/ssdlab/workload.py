@@ -67,6 +67,11 @@ class Workload(BaseModel):
         return self.pattern in WRITE_PATTERNS or self.pattern == "trim"
 
     @property
+    def outstanding_ios(self) -> int:
+        """I/Os the job keeps in flight at once: each of its jobs' queue."""
+        return self.iodepth * self.jobs
+
+    @property
     def is_sequential(self) -> bool:
         return self.pattern in SEQUENTIAL_PATTERNS
 

@@ -86,7 +86,7 @@ class FakeEngine:
 
     def _fresh_iops(self, w: Workload) -> tuple[float, float]:
         p = self.profile
-        outstanding = w.iodepth * w.jobs
+        outstanding = w.outstanding_ios
         if w.is_sequential:
             read_cap = p.seq_read_mb_s * 1e6 / w.block_size_bytes
             write_cap = p.seq_write_mb_s * 1e6 / w.block_size_bytes
@@ -113,7 +113,7 @@ class FakeEngine:
     def _measurement(self, w: Workload, per_s: list[tuple[float, float]]) -> Measurement:
         reads = [round(r) for r, _ in per_s]
         writes = [round(x) for _, x in per_s]
-        outstanding = w.iodepth * w.jobs
+        outstanding = w.outstanding_ios
         rlat = [outstanding / r * 1e9 if r else 0.0 for r in reads]
         wlat = [outstanding / x * 1e9 if x else 0.0 for x in writes]
         bs = w.block_size_bytes

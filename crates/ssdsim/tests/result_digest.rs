@@ -47,6 +47,13 @@ impl Log {
         self.put(what, json(&r));
         self.put(&format!("{what} state"), json(&d.state()));
     }
+
+    /// Timed jobs in turn, each (name, pattern, block size, queue depth, seed, runtime s).
+    fn run_timed(&mut self, d: &mut Drive, runs: &[(&str, Pattern, u64, u32, u64, f64)]) {
+        for &(what, pattern, bs, qd, seed, runtime_s) in runs {
+            self.run(d, what, &timed(pattern, bs, qd, seed, runtime_s));
+        }
+    }
 }
 
 fn job(pattern: Pattern, bs: u64, qd: u32, seed: u64) -> JobSpec {
@@ -100,40 +107,26 @@ fn workloads(preset: &str, overrides: &[(&str, &str)]) -> String {
         "fill 128k qd32",
         &job(Pattern::Write, 128 * KIB, 32, 1),
     );
-    log.run(
+    log.run_timed(
         &mut d,
-        "read 128k qd32",
-        &timed(Pattern::Read, 128 * KIB, 32, 2, 0.5),
-    );
-    log.run(
-        &mut d,
-        "read 4k qd1",
-        &timed(Pattern::Read, 4 * KIB, 1, 3, 0.2),
-    );
-    log.run(
-        &mut d,
-        "read 128k qd1",
-        &timed(Pattern::Read, 128 * KIB, 1, 4, 0.2),
+        &[
+            ("read 128k qd32", Pattern::Read, 128 * KIB, 32, 2, 0.5),
+            ("read 4k qd1", Pattern::Read, 4 * KIB, 1, 3, 0.2),
+            ("read 128k qd1", Pattern::Read, 128 * KIB, 1, 4, 0.2),
+        ],
     );
     // Random write torture (consistency-type), then reads and mixes on the dirty drive.
     let mut torture = job(Pattern::Randwrite, 4 * KIB, 32, 5);
     torture.size_bytes = Some(cap + cap / 2);
     torture.log_period_s = 0.1;
     log.run(&mut d, "torture 4k qd32", &torture);
-    log.run(
+    log.run_timed(
         &mut d,
-        "randwrite 4k qd32",
-        &timed(Pattern::Randwrite, 4 * KIB, 32, 6, 2.0),
-    );
-    log.run(
-        &mut d,
-        "randread 4k qd32",
-        &timed(Pattern::Randread, 4 * KIB, 32, 7, 0.5),
-    );
-    log.run(
-        &mut d,
-        "randread 4k qd1",
-        &timed(Pattern::Randread, 4 * KIB, 1, 8, 0.2),
+        &[
+            ("randwrite 4k qd32", Pattern::Randwrite, 4 * KIB, 32, 6, 2.0),
+            ("randread 4k qd32", Pattern::Randread, 4 * KIB, 32, 7, 0.5),
+            ("randread 4k qd1", Pattern::Randread, 4 * KIB, 1, 8, 0.2),
+        ],
     );
     let mut mixed = timed(Pattern::Randrw, 4 * KIB, 3, 9, 0.5);
     mixed.read_pct = 70.0;
@@ -163,15 +156,12 @@ fn workloads(preset: &str, overrides: &[(&str, &str)]) -> String {
         &timed(Pattern::Write, 128 * KIB, 1, 14, 1.0),
     );
     // Thermal: a long sustained write (heats, throttles on bare presets).
-    log.run(
+    log.run_timed(
         &mut d,
-        "sustained write",
-        &timed(Pattern::Write, 128 * KIB, 32, 15, 20.0),
-    );
-    log.run(
-        &mut d,
-        "sustained read",
-        &timed(Pattern::Read, 128 * KIB, 32, 16, 20.0),
+        &[
+            ("sustained write", Pattern::Write, 128 * KIB, 32, 15, 20.0),
+            ("sustained read", Pattern::Read, 128 * KIB, 32, 16, 20.0),
+        ],
     );
     // A trace replay, per-I/O times and all.
     let ios = trace(cap);

@@ -99,6 +99,14 @@ def test_run_json_reports_bundle_and_metrics(cli: Callable, tmp_path: Path) -> N
     _one_line_error(again, 2, "already holds a run")
 
 
+def test_a_suite_or_test_named_where_the_target_goes_says_how_to_run_it(cli: Callable) -> None:
+    # `ssdlab run quick` read "bad target 'quick'" and named target forms only (lead's QA)
+    _one_line_error(cli("run", "quick"), 2, "'quick' is a suite, not a target", "--suite quick")
+    _one_line_error(cli("plan", "quick", "-t", "fake:"), 2, "'quick' is a suite, not a target")
+    _one_line_error(cli("plan", "consistency-op25"), 2, "is a test, not a target", "--test consistency-op25")
+    _one_line_error(cli("run", "trim-validation", "-t", "fake:"), 2, "--test trim-validation")
+
+
 def test_bad_inputs_are_one_line_errors(cli: Callable, tmp_path: Path) -> None:
     # every target form is named, the arrays too (QA: `info bogus:` left out raid0: and sim:raid0(...))
     _one_line_error(cli("run", "-t", "nonsense"), 2, "bad target 'nonsense'", "file:PATH", "raid0:/dev/A", "sim:raid0(")

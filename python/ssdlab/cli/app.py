@@ -20,6 +20,7 @@ from rich.text import Text
 from ssdlab import __version__
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV
+from ssdlab.methods import CATALOG_SUITES, REGISTRY, VARIANTS
 from ssdlab.planning import parse_overrides, with_until_steady
 from ssdlab.report.terminal import filled_lines
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
@@ -158,6 +159,20 @@ def one_target(positional: str | None, option: str | None, default: str | None =
             raise UsageError(f"give a target: {TARGET_HELP}")
         return default
     return chosen
+
+
+def refuse_a_name_for_a_target(word: str | None) -> None:
+    """For the commands that run suites (run, plan): `ssdlab run quick` reads as "run the quick
+    suite" to a newcomer, but the word in that place is the target; no target form is a bare word,
+    so a suite's or a test's name there is that mistake."""
+    if word is None:
+        return
+    if word in CATALOG_SUITES:
+        raise UsageError(f"{word!r} is a suite, not a target: run it with --suite {word} "
+                         f"(and the target with -t, the simulated drive when none is given)")
+    if word in REGISTRY or word in VARIANTS:
+        raise UsageError(f"{word!r} is a test, not a target: run it with --test {word} "
+                         f"(and the target with -t, the simulated drive when none is given)")
 
 
 def overrides_from(entries: Sequence[SuiteEntry], param: list[str] | None, until_steady: bool) -> dict[str, str]:

@@ -27,6 +27,7 @@ from ssdlab.cli.app import (
     plain,
     print_target_remarks,
     print_warnings,
+    refuse_a_name_for_a_target,
 )
 from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
@@ -204,6 +205,7 @@ def plan(
     given_rate = parse_rate(rate) if rate is not None else None
     lib = Library(library)
     lib.check_file()  # as run refuses a library that is not one, before anything is asked of the target
+    refuse_a_name_for_a_target(target)
     tgt, engine, host_refusal = _plan_target(one_target(target, target_opt), host or [])
     facts = with_measured_rates(tgt.info(), lib)
     facts = facts.model_copy(update={"measured_rates": given_rates(given_rate, facts.measured_rates)})

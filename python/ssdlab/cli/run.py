@@ -34,6 +34,7 @@ from ssdlab.cli.app import (
     plain,
     print_target_remarks,
     print_warnings,
+    refuse_a_name_for_a_target,
 )
 from ssdlab.cli.library import add_finished_run, library_add_command
 from ssdlab.cli.results import print_tables, write_report
@@ -312,6 +313,7 @@ def run(
                           until_steady)
             bundle, record, tgt, engine = _resumed(resume, asked, destroy, yes, kept)
         else:
+            refuse_a_name_for_a_target(target)
             bundle, record, tgt, engine = _fresh(one_target(target, target_opt), suite, test or [], param,
                                                  until_steady, destroy, yes, engine_name, out_dir, host, kept)
         kept = Kept().with_stored(record.options)  # a resumed run's own, kept with its options

@@ -265,7 +265,7 @@ def test_regions_cut_to_half_of_two_small_drives_compare(tmp_path: Path) -> None
     assert not any(t.flagged for t in c.tests)
     method = c.tests[0].method
     assert method is not None and method.settings["span_bytes"] == "50 % of capacity"
-    assert method.shown["span_bytes"] == "2GiB (50 % of capacity)"
+    assert method.shown["span_bytes"] == "2 GiB (50 % of capacity)"
 
 
 def test_an_auto_reduced_region_is_refused(unlike: dict[str, Path]) -> None:
@@ -273,7 +273,7 @@ def test_an_auto_reduced_region_is_refused(unlike: dict[str, Path]) -> None:
     with pytest.raises(UsageError) as err:
         compare_bundles([unlike["qd-big"], unlike["qd-small"]])
     message = str(err.value)
-    assert "Test region: 16GiB vs 2GiB" in message
+    assert "Test region: 16 GiB vs 2 GiB" in message
     assert "plan notes: none vs test region reduced from 16 GiB to 2 GiB" in message
 
 

@@ -40,7 +40,7 @@ from ssdlab.bundle import UNRELIABLE_MARK, Bundle, RunRecord, TestRecord, says_u
 from ssdlab.effective import Difference, EffectiveMethod, declared_specs, differences, effective_method
 from ssdlab.errors import UsageError
 from ssdlab.library import run_id, shown_status
-from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.methods.metrics import MetricSet, MetricSpec, part_moved_nothing
 from ssdlab.targets.base import TargetInfo
 from ssdlab.units import is_number, unit_from_name
 
@@ -366,6 +366,8 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None,
         if all(v is None for v in values):
             continue
         spec = specs.get(name) if specs is not None else None
+        if spec is not None and all(v is None or part_moved_nothing(spec, v) for v in values):
+            continue  # the write part of a 100 % read point, on every drive: no row of 0s
         compared = spec.compared if spec is not None else True
         # A lower bound is not a value: no difference from it or against it.
         bounds = tuple(spec is not None and r is not None and spec.is_bound(r.metrics) for r in records)

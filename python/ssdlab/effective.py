@@ -60,7 +60,7 @@ from ssdlab.methods.metrics import (
 )
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import MODEL_REVISION
-from ssdlab.units import format_size, in_unit, is_number
+from ssdlab.units import human_size, in_unit, is_number
 
 # What makes two records' methods alike: bump it whenever a change makes a record's key differ
 # (a metric's kind moves from setting to count, notes or sizes are normalised anew), so a
@@ -219,9 +219,9 @@ def shown_setting(spec: MetricSpec, value: Any, normalised: str) -> str:
     if is_number(value) and spec.unit == PCT:  # in the tables' digits, not the comparable form's whole %
         return in_unit(value, PCT)  # (QA: "0 % vs 33 %" beside a table's 33.3)
     if is_number(value) and spec.unit == BYTES and normalised.endswith("capacity"):
-        return f"{format_size(int(value))} ({normalised})"
+        return f"{human_size(int(value))} ({normalised})"
     if is_number(value) and spec.unit == BYTES and not normalised.endswith("drive"):
-        return format_size(int(value))
+        return human_size(int(value))
     return normalised
 
 

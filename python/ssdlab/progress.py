@@ -20,7 +20,7 @@ from rich.text import Text
 from ssdlab.bundle import TestRecord, says_unreliable
 from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action
-from ssdlab.methods.metrics import MetricSet, MetricSpec
+from ssdlab.methods.metrics import MetricSet, MetricSpec, part_moved_nothing
 from ssdlab.report.contract import figure_with_unit
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.terminal import print_hanging
@@ -208,7 +208,7 @@ def a_part_adds_nothing(spec: MetricSpec, value: object, shown: Mapping[str, str
     if part is None:
         return False
     whole = spec.label.split(": ")[0].removesuffix(f", {part} part")
-    return value == 0 or whole in shown
+    return part_moved_nothing(spec, value) or whole in shown
 
 
 def done_line(record: TestRecord, figures: str) -> Text:

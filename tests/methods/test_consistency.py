@@ -78,7 +78,7 @@ def test_a_span_asked_for_beyond_the_target_is_noted_as_cut() -> None:
     for name in ("consistency", "wsat", "trim-validation"):
         test = get_test(name)
         cut = test.plan(test.parse_params({"span_bytes": "100g"}), parse_target(TARGET).info())
-        assert cut.notes == ("span_bytes=100GiB is more than the target holds: span cut to 2GiB",), name
+        assert cut.notes == ("span_bytes=100GiB is more than the target holds: span cut to 2 GiB",), name
         held = test.plan(test.parse_params({"span_bytes": "1g"}), parse_target(TARGET).info())
         assert not any("cut" in note for note in held.notes), name
 

@@ -10,6 +10,7 @@ from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.measurement import Measurement, Series
 from ssdlab.report import consistency_charts as charts
+from ssdlab.report.charts import thin_keeping_extremes
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -78,10 +79,10 @@ def test_the_last_400s_scatter_is_400s_of_time_when_rounds_end_short() -> None:
     assert len(last) == series.tail_count(400)
 
 
-def test_long_runs_are_thinned() -> None:
-    rows = [{"i": i} for i in range(10_001)]
-    thinned = charts.thin(rows)
-    assert len(thinned) <= charts.MAX_POINTS and thinned[0] == {"i": 0} and thinned[1] == {"i": 3}
+def test_long_runs_are_thinned_keeping_extremes() -> None:
+    rows = [{"t_s": float(i), "value": float(i % 5)} for i in range(10_001)]
+    thinned = thin_keeping_extremes(rows, "value", charts.MAX_POINTS)
+    assert len(thinned) <= charts.MAX_POINTS + 2 and thinned[:2] == [rows[0], rows[4]]
 
 
 def test_telemetry_panels_only_with_telemetry(bundle: Bundle) -> None:

@@ -121,7 +121,7 @@ def test_transfer_sweep_skips_sizes_below_the_logical_block() -> None:
     info = parse_target(BIG).info().model_copy(update={"logical_block_size": 4096})
     plan = test.plan(test.parse_params({}), info)
     assert plan.measures()[0].workload.block_size_bytes == 4096
-    assert any("4KiB - 64MiB" in note for note in plan.notes)
+    assert any("4 KiB - 64 MiB" in note for note in plan.notes)
 
 
 def test_power_of_two_sizes_only() -> None:

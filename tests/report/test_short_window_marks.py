@@ -218,7 +218,7 @@ def test_a_test_whose_figures_name_no_windows_has_each_marked_from_its_note() ->
     advice = (("consistency", "raise round_s to at least 1 s"),)
     assert found["fresh_vs_steady"] == (f"100,000 IOPS{MARK} fresh, 20,000 IOPS{MARK} over the last 400 s "
                                         f"(20 %{MARK} of fresh)", advice)
-    assert found["consistency"] == (f"mean / \N{GREEK SMALL LETTER SIGMA} = 20.0{MARK} over the last 400 s (mean "
+    assert found["consistency"] == (f"mean / \N{GREEK SMALL LETTER SIGMA} = 20.00{MARK} over the last 400 s (mean "
                                     f"20,000 IOPS{MARK}, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS{MARK}; "
                                     f"\N{GREEK SMALL LETTER SIGMA} is 5.0 %{MARK} of the mean)", advice)
     assert found["trim"] == ("TRIM restores (96 % of clean)", ())

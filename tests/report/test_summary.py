@@ -69,7 +69,7 @@ FULL = (
 def test_each_rule_on_known_figures() -> None:
     got = findings(*FULL)
     assert got["fresh_vs_steady"].text == "100,000 IOPS fresh, 20,000 IOPS over the last 400 s (20 % of fresh)"
-    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.0 over the last 400 s (mean 20,000 "
+    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.00 over the last 400 s (mean 20,000 "
                                        "IOPS, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS; \N{GREEK SMALL LETTER SIGMA} "
                                        "is 5.0 % of the mean)")
     assert got["spare_area"].title == "Extra spare area (25 % over-provisioning)"
@@ -196,7 +196,7 @@ def test_fresh_vs_steady_and_consistency_say_when_heat_is_part_of_them(
                                              "window_throttled_pct": hot[1]}})
     got = findings(run)
     assert got["fresh_vs_steady"].text == "100,000 IOPS fresh, 20,000 IOPS over the last 400 s (20 % of fresh)" + fall
-    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.0 over the last 400 s (mean 20,000 "
+    assert got["consistency"].text == ("mean / \N{GREEK SMALL LETTER SIGMA} = 20.00 over the last 400 s (mean 20,000 "
                                        "IOPS, \N{GREEK SMALL LETTER SIGMA} 1,000 IOPS; \N{GREEK SMALL LETTER SIGMA} "
                                        "is 5.0 % of the mean)" + spread)
 

@@ -19,7 +19,7 @@ from ssdlab.methods.metrics import MetricSet
 from ssdlab.methods.params import ParamValueError, none_from_text, param_refusal
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, StepResult
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import format_size
+from ssdlab.units import human_size
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -73,7 +73,7 @@ class DriveState(BaseModel):
         what = {"clean": "clean (purged)", "filled": "filled sequentially", "tortured": "tortured"}[self.kind]
         op = f", OP {self.op_pct:g} %" if self.op_pct else ""
         recipe = f": {self.recipe}" if self.recipe else ""
-        return f"{what}, span {format_size(self.span_bytes)}{op}{recipe}"
+        return f"{what}, span {human_size(self.span_bytes)}{op}{recipe}"
 
 
 # A plan note that starts with this states what the device is (its cache, its FUA), not what

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from ssdlab.units import format_size
+from ssdlab.units import format_size, is_number
 
 if TYPE_CHECKING:
     from ssdlab.bundle import ShortWindows
@@ -227,3 +227,11 @@ def split_specs(name: str, label: str, dims: Mapping[str, object], windows: tupl
     """Read and write shares of a mixed point (analysis.sweeps.split_metrics), each led as the point is."""
     return [spec for part in ("read", "write")
             for spec in rate_specs(f"{name}_{part}", f"{label}, {part} part", {**dims, "part": part}, windows, lead)]
+
+
+def part_moved_nothing(spec: MetricSpec, value: object) -> bool:
+    """Whether `value` is a read or write part of a mixed point (split_specs) that did no I/O: the
+    write part of a 100 % read point, the read part of a 0 % one. Wherever parts are printed (the
+    results tables, compare, a test's done line) such a part is left out, its point's whole beside
+    it says all there is: QA read "100 % reads, write part: 0 IOPS" as a write that failed."""
+    return spec.dims.get("part") is not None and is_number(value) and value == 0

@@ -28,8 +28,7 @@ from ssdlab.steps import Purge
 from ssdlab.suites import Suite
 from ssdlab.suites import entry as suite_entry
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import KIB
-from ssdlab.units import format_size as span_text
+from ssdlab.units import KIB, human_size
 from ssdlab.workload import Workload
 
 PTS_BLOCK_SIZES = (1024 * KIB, 128 * KIB, 64 * KIB, 32 * KIB, 16 * KIB, 8 * KIB, 4 * KIB, 512)
@@ -154,7 +153,7 @@ class PtsIopsTest(MethodTest[PtsIopsParams]):
         for number in range(1, params.max_rounds + 1):
             actions += [Measure(group=f"round{number:02d}", workload=cell_workload(params, number, cell, span))
                         for cell in matrix]
-        notes = [f"active range {span_text(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)"]
+        notes = [f"active range {human_size(span)} ({100.0 * span / target.capacity_bytes:.1f} % of capacity)"]
         if (left_out := block_size_note(params, target)) is not None:
             notes.append(left_out)
         return self.make_plan(params, actions, notes)

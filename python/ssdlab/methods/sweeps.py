@@ -65,7 +65,7 @@ from ssdlab.methods.params import (
 )
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import GIB, KIB, MIB, format_size
+from ssdlab.units import GIB, KIB, MIB, format_size, human_size
 from ssdlab.workload import Pattern, Workload
 
 MIXED_SHARES_PCT = (100, 80, 60, 40, 20, 0)
@@ -389,8 +389,8 @@ def transfer_sizes(params: TransferParams, info: TargetInfo, length: int) -> tup
                          f"{format_size(length)}; give sizes between them (min_block_bytes, max_block_bytes)")
     notes: tuple[str, ...] = ()
     if len(usable) < len(sizes):
-        notes = (f"transfer sizes limited to {format_size(usable[0])} - {format_size(usable[-1])}: "
-                 f"logical block {info.logical_block_size} B, test length {format_size(length)}",)
+        notes = (f"transfer sizes limited to {human_size(usable[0])} - {human_size(usable[-1])}: "
+                 f"logical block {info.logical_block_size} B, test length {human_size(length)}",)
     return usable, notes
 
 

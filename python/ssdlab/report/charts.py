@@ -43,37 +43,39 @@ def alt_data(rows: Sequence[Row]) -> Any:
         return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
 
 
-def thin(rows: Sequence[Row], limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
-    """Every k-th row, so long runs stay light in the page."""
-    step = max(1, -(-len(rows) // limit))
-    return list(rows[::step])
-
-
-def thin_keeping_extremes(rows: Sequence[Row], field: str, limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
-    """At most about `limit` rows of a long series for a scatter whose outliers are its point: of
-    each run of k consecutive rows, the one lowest in `field` and the one highest, in their order.
-    Every k-th row (thin) left a stall out of the chart as often as not: QA saw a 3,600 s
-    consistency run drawn from every second second, and compare's from every third, so a
-    one-second drop to 0 IOPS, the thing the plot is for, could be missing from it."""
-    step = thinned_every(len(rows), limit)
+def thin_keeping_extremes(rows: Sequence[Row], fields: str | Sequence[str],
+                          limit: int = MAX_POINTS_PER_CURVE) -> list[Row]:
+    """At most about `limit` rows of a long series, for a chart whose outliers are its point: of
+    each run of k consecutive rows, the one lowest and the one highest in each of `fields` (a
+    chart drawing two values from its rows, IOPS and MB/s, keeps both's), in their order.
+    Every k-th row left a stall out of the chart as often as not: QA saw a 3,600 s consistency
+    run drawn from every second second, and compare's from every third, so a one-second drop to
+    0 IOPS, the thing the plot is for, could be missing from it. It is the only thinning the
+    charts use, so no chart of per-second data leaves a stall out."""
+    names = (fields,) if isinstance(fields, str) else tuple(fields)
+    step = thinned_every(len(rows), limit, len(names))
     if step == 1:
         return list(rows)
     out: list[Row] = []
     for start in range(0, len(rows), step):
         chunk = rows[start:start + step]
-        valued = [i for i, row in enumerate(chunk) if is_number(row.get(field)) and math.isfinite(row[field])]
-        if not valued:
-            out.append(chunk[0])
-            continue
-        low = min(valued, key=lambda i: chunk[i][field])
-        high = max(valued, key=lambda i: chunk[i][field])
-        out.extend(chunk[i] for i in sorted({low, high}))
+        kept = {i for name in names for i in _extremes(chunk, name)}
+        out.extend(chunk[i] for i in sorted(kept or {0}))
     return out
 
 
-def thinned_every(count: int, limit: int = MAX_POINTS_PER_CURVE) -> int:
-    """Of how many consecutive rows thin_keeping_extremes keeps the lowest and the highest (1: all)."""
-    return 1 if count <= limit else -(-2 * count // limit)
+def _extremes(chunk: Sequence[Row], field: str) -> tuple[int, ...]:
+    """The indices of the lowest and the highest finite `field` in `chunk` (none without one)."""
+    valued = [i for i, row in enumerate(chunk) if is_number(row.get(field)) and math.isfinite(row[field])]
+    if not valued:
+        return ()
+    return (min(valued, key=lambda i: chunk[i][field]), max(valued, key=lambda i: chunk[i][field]))
+
+
+def thinned_every(count: int, limit: int = MAX_POINTS_PER_CURVE, fields: int = 1) -> int:
+    """Of how many consecutive rows thin_keeping_extremes keeps the lowest and the highest of each
+    of `fields` fields (1: all rows kept)."""
+    return 1 if count <= limit else -(-2 * fields * count // limit)
 
 
 def log_scale_with_zero(values: Iterable[object]) -> tuple[alt.Scale, alt.Axis]:
@@ -105,8 +107,11 @@ def series_rows(label: str, m: Measurement, offset_s: float = 0.0) -> list[Row]:
             continue
         curve = f"{label} {direction}"
         points = zip(series.t_s, series.iops(direction), series.mb_s(direction), strict=True)
-        rows.extend(thin([{"curve": curve, "workload": label, "direction": direction, "t_s": offset_s + t,
-                           "iops": iops, "mb_s": mb_s} for t, iops, mb_s in points]))
+        # Both charts drawn from these rows keep their stalls: a one-second 0 IOPS (QA: every k-th
+        # second was drawn, so a stall in a long run was as often missing as not).
+        rows.extend(thin_keeping_extremes([{"curve": curve, "workload": label, "direction": direction,
+                                            "t_s": offset_s + t, "iops": iops, "mb_s": mb_s}
+                                           for t, iops, mb_s in points], ("iops", "mb_s")))
     return rows
 
 

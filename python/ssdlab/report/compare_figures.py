@@ -40,7 +40,6 @@ from ssdlab.report.charts import (
     grouped_bars,
     line_chart,
     log_scale_with_zero,
-    thin,
     thin_keeping_extremes,
     thinned_every,
     top_legend,
@@ -352,26 +351,35 @@ def thermal_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
         rate: list[Row] = []
         temp: list[Row] = []
         for d, found in zip(c.drives, per_drive, strict=True):
-            if name not in found:
-                continue
-            m = found[name]
-            temps = evidence_of(m).temp_c or []
-            for i, (t_s, mb_s) in enumerate(zip(m.series.t_s, m.series.mb_s("write"), strict=True)):
-                rate.append({"curve": d.label, "t_s": t_s, "mb_s": mb_s})
-                if i < len(temps):
-                    temp.append({"curve": d.label, "t_s": t_s, "temp_c": temps[i]})
-        figures.append(Figure(f"{t.name}-{name}-mb-s", f"{name}: write MB/s", line_chart(thin(rate), "mb_s", "MB/s"),
+            if name in found:
+                drive_rate, drive_temp = thermal_rows(d.label, found[name])
+                rate += drive_rate
+                temp += drive_temp
+        figures.append(Figure(f"{t.name}-{name}-mb-s", f"{name}: write MB/s", line_chart(rate, "mb_s", "MB/s"),
                               f"Write throughput of phase {name!r} per second, overlaid per drive."))
         if temp:
             figures.append(Figure(f"{t.name}-{name}-temp", f"{name}: temperature",
-                                  line_chart(thin(temp), "temp_c", "°C"),
+                                  line_chart(temp, "temp_c", "°C"),
                                   f"Drive temperature during phase {name!r}, overlaid per drive."))
     return figures
 
 
+def thermal_rows(label: str, m: Measurement) -> tuple[list[Row], list[Row]]:
+    """One drive's write MB/s and temperature rows of a thermal phase, each thinned on its own
+    keeping its lowest and highest (QA: every k-th row of all drives' rows together was drawn, so
+    a one-second throttle dip, and a drive's share of the points, was left to chance)."""
+    temps = evidence_of(m).temp_c or []
+    rate = [{"curve": label, "t_s": t_s, "mb_s": mb_s}
+            for t_s, mb_s in zip(m.series.t_s, m.series.mb_s("write"), strict=True)]
+    temp = [{"curve": label, "t_s": t_s, "temp_c": temp_c} for t_s, temp_c in zip(m.series.t_s, temps, strict=False)]
+    return thin_keeping_extremes(rate, "mb_s"), thin_keeping_extremes(temp, "temp_c")
+
+
 def curve_rows(label: str, m: Measurement) -> list[Row]:
+    """One drive's per-second IOPS of a workload, a stall kept however long the run."""
     iops = m.series.iops("total")
-    return thin([{"curve": label, "t_s": t, "iops": v} for t, v in zip(m.series.t_s, iops, strict=True)])
+    return thin_keeping_extremes([{"curve": label, "t_s": t, "iops": v}
+                                  for t, v in zip(m.series.t_s, iops, strict=True)], "iops")
 
 
 for _test, _builder in (("qd-sweep", qd_figures), ("mixed-random", mixed_figures), ("mixed-seq", mixed_figures),

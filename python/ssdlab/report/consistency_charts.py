@@ -4,8 +4,9 @@ Docs: docs/methods/consistency.md, wsat.md, pts-iops.md, trim-validation.md.
 
 Pure builders: plain rows in, altair charts out, so the report and compare can both use
 them. Loaders at the bottom turn a bundle's test records into those rows. Long runs are
-thinned to at most about MAX_POINTS per panel: the IOPS scatters keep the slowest and the fastest
-of each run of k seconds (charts.thin_keeping_extremes), so a stall is never the second left out.
+thinned to at most about MAX_POINTS per panel: the IOPS scatters and the telemetry lines keep the
+lowest and the highest of each run of k seconds (charts.thin_keeping_extremes), so a stall is never
+the second left out.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from ssdlab.analysis.consistency import (
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data, field_values, log_scale_with_zero, thin_keeping_extremes, value_scale
-from ssdlab.report.charts import thin as thin_rows
 from ssdlab.report.types import AltChart
 from ssdlab.units import seconds_text
 
@@ -50,10 +50,6 @@ class TortureRun:
     series: RunSeries
     telemetry: Mapping[str, tuple[float, ...]]
     metrics: Mapping[str, Any]
-
-
-def thin(rows: Sequence[Row], limit: int = MAX_POINTS) -> list[Row]:
-    return thin_rows(rows, limit)
 
 
 def iops_rows(run: TortureRun, last_s: float | None = None) -> list[Row]:
@@ -90,8 +86,10 @@ def side_by_side(runs: Sequence[TortureRun], last_s: float | None = None, log_y:
 
 
 def telemetry_rows(run: TortureRun, key: str) -> list[Row]:
+    """One telemetry channel under the IOPS scatter: a one-period dip (free blocks) kept (QA)."""
     times, values = run.telemetry.get("t_s", ()), run.telemetry.get(key, ())
-    return thin([{"t_s": t, "value": v} for t, v in zip(times, values, strict=False)])
+    return thin_keeping_extremes([{"t_s": t, "value": v} for t, v in zip(times, values, strict=False)], "value",
+                                 MAX_POINTS)
 
 
 def telemetry_panels(run: TortureRun) -> AltChart | None:

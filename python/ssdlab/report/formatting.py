@@ -60,10 +60,25 @@ def format_in_unit(unit: str, value: Any) -> str:
     if isinstance(value, int) and unit not in FRACTIONAL_UNITS:
         return f"{value:,d}"
     if unit == "times" and math.isfinite(value):  # 0.996 drive capacities are not "1.00 times"
-        return whole_times(value, 2)
+        return whole_times(value, RATIO_DECIMALS)
+    if unit == RATIO and isinstance(value, float) and math.isfinite(value):
+        return format_ratio(value)
     if unit == "IOPS" and 0 < abs(value) < SMALL_IOPS:
         return small_iops(float(value))
     return format_number(float(value), UNIT_FORMATS.get(unit, ""))
+
+
+# A declared figure without a unit is a ratio of two like quantities (mean / standard deviation,
+# write amplification); it and a count of times (drive capacities written) print with these
+# decimals in every table, summary line, comparison and done line. QA: a mean / standard
+# deviation read 12.95 in the results table and `compare` and 13.0 in the summary.
+RATIO = ""
+RATIO_DECIMALS = 2
+
+
+def format_ratio(value: float) -> str:
+    """A ratio as every table and sentence prints it: 12.95, 1.23, 1,234.50."""
+    return f"{value:,.{RATIO_DECIMALS}f}"
 
 
 # IOPS under this keep three significant figures, not whole numbers: QA compared standard
@@ -78,8 +93,12 @@ def small_iops(value: float) -> str:
 
 
 def format_metric(name: str, value: Any) -> str:
-    """A metric of a method this ssdlab does not know, by the unit its name ends with."""
-    return format_in_unit(unit_from_name(name), value)
+    """A metric of a method this ssdlab does not know, by the unit its name ends with: one whose
+    name says none is not known to be a ratio (format_ratio), so it keeps four figures."""
+    unit = unit_from_name(name)
+    if unit == RATIO and is_number(value) and not isinstance(value, bool | int):
+        return format_number(float(value))
+    return format_in_unit(unit, value)
 
 
 # The decimals a difference from the baseline is printed with: a difference that rounds to none

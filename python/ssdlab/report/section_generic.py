@@ -14,7 +14,7 @@ from ssdlab.effective import param_label
 from ssdlab.errors import SsdlabError
 from ssdlab.measurement import Measurement
 from ssdlab.methods.base import Params
-from ssdlab.methods.metrics import MetricSpec, figure_unreliable, undeclared_spec
+from ssdlab.methods.metrics import MetricSpec, figure_unreliable, part_moved_nothing, undeclared_spec
 from ssdlab.report.charts import line_chart, series_rows, telemetry_rows, timeline_rows
 from ssdlab.report.contract import MethodView, mark, method_view, spec_text
 from ssdlab.report.formatting import MISSING, format_metric, metric_unit
@@ -196,13 +196,16 @@ def column_name(rate: str, name: str, specs: Sequence[MetricSpec]) -> str:
 
 def rate_grid(view: MethodView, specs: Sequence[MetricSpec]) -> Table:
     """One row per measured point, one column per rate (IOPS, MB/s, latency...), each column
-    in its declared unit (latencies in µs, as everywhere in the report)."""
+    in its declared unit (latencies in µs, as everywhere in the report); a mixed point's part that
+    did no I/O has no row (metrics.part_moved_nothing)."""
     columns = [(rate, column_name(rate, name, specs)) for rate, name in RATE_COLUMNS
                if any(s.dims["rate"] == rate for s in specs)]
     units = {str(s.dims["rate"]): s.unit for s in reversed(specs)}  # each column's (its first metric's)
     rows: dict[str, dict[object, str]] = {}
     keys: dict[str, list[str]] = {}
     for spec in specs:
+        if part_moved_nothing(spec, view.value(spec)):  # no "write part: 0" of a 100 % read point
+            continue
         rows.setdefault(row_label(spec), {})[spec.dims["rate"]] = mark(spec_text(spec, view.value(spec)),
                                                                        view.marked(spec))
         keys.setdefault(row_label(spec), []).append(spec.name)

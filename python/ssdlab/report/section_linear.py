@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.linear import PASSES, fell_words, pass_name, returns_words
 from ssdlab.methods.metrics import GB, block_text
-from ssdlab.report.charts import Row, alt_data, field_values, value_scale
+from ssdlab.report.charts import Row, alt_data, field_values, thin_keeping_extremes, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables
 from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
@@ -28,14 +28,15 @@ MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of the
 
 
 def position_rows(m: Measurement, direction: str) -> list[Row]:
-    """(GB moved by the middle of the period, MB/s in it) for each period, thinned evenly."""
+    """(GB moved by the middle of the period, MB/s in it) for each period; of a pass longer than
+    MAX_POINTS periods, the slowest and the fastest of each stretch (a one-period stall is kept)."""
     curve = curve_from_series(m.series, "read" if direction == "read" else "write")
     if not len(curve):
         return []  # too short to log a single period
     starts = (0.0, *curve.end_position_bytes[:-1])
-    step = max(1, -(-len(curve) // MAX_POINTS))
-    points = list(zip(starts, curve.end_position_bytes, curve.rate_mb_s, strict=True))[::step]
-    return [{"position_gb": (start + end) / 2e9, "mb_s": rate, "pass": direction} for start, end, rate in points]
+    points = zip(starts, curve.end_position_bytes, curve.rate_mb_s, strict=True)
+    return thin_keeping_extremes([{"position_gb": (start + end) / 2e9, "mb_s": rate, "pass": direction}
+                                  for start, end, rate in points], "mb_s", MAX_POINTS)
 
 
 def region_layer(size_gb: float, peak_mb_s: float) -> AltChart:

@@ -14,7 +14,7 @@ from typing import Any
 import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
-from ssdlab.methods.metrics import block_text
+from ssdlab.methods.metrics import block_text, part_moved_nothing
 from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
 from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
@@ -121,12 +121,19 @@ def total_text(view: MethodView, name: str, unit: str) -> str:
     return mark(_fmt(view.number(name), unit, 0), spec is not None and view.marked(spec))
 
 
+def moved_nothing(view: MethodView, name: str) -> bool:
+    """Whether the run's part `name` (read_iops, write_iops) did no I/O (metrics.part_moved_nothing)."""
+    spec = view.specs.get(name)
+    return spec is not None and part_moved_nothing(spec, view.number(name))
+
+
 def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
     p, record = view.params, view.record
-    totals = {part: total_text(view, name, unit) for part, name, unit in (
-        ("all", "iops", "IOPS"), ("read", "read_iops", "read"), ("write", "write_iops", "write"))}
+    parts = [total_text(view, name, unit) for name, unit in (("read_iops", "read"), ("write_iops", "write"))
+             if not moved_nothing(view, name)]  # no "(41,203 read, 0 write)" of a 100 % read mix
     caption = (f"{block_text(p.block_size_bytes)} random, {p.read_pct} % reads, QD{p.iodepth}, {p.runtime_s:g} s over "
-               f"the whole written drive: {totals['all']} combined ({totals['read']}, {totals['write']}).")
+               f"the whole written drive: {total_text(view, 'iops', 'IOPS')} combined"
+               + (f" ({', '.join(parts)})." if parts else "."))
     return Figure(f"{record.name}-iops", f"Iometer {iometer_block(p.block_size_bytes)} mixed: IOPS over the run",
                   iometer_chart(iometer_rows(bundle, record)), caption)
 

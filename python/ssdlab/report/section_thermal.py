@@ -64,9 +64,11 @@ CAUSE_SHORT = {"thermal": "heat", "gc-cache": "GC / cache", "unknown": "cause un
 
 def rate_temp_rows(m: Measurement, temp: Sequence[float] | None) -> list[Row]:
     rates = m.series.mb_s("write")
-    # The slowest and fastest second of each stretch: a one-second throttle dip must not vanish (QA).
+    # The slowest and fastest second of each stretch, and the coolest and hottest: a one-second
+    # throttle dip must not vanish (QA), nor a one-second spike of the temperature drawn beside it.
     return thin_keeping_extremes([{"t_s": t, "mb_s": r, "temp_c": temp[i] if temp else None}
-                                  for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))], "mb_s")
+                                  for i, (t, r) in enumerate(zip(m.series.t_s, rates, strict=True))],
+                                 ("mb_s", "temp_c"))
 
 
 @dataclass(frozen=True)

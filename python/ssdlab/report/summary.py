@@ -29,7 +29,7 @@ from ssdlab.methods.consistency import (
 from ssdlab.methods.linear import returns_words
 from ssdlab.methods.metrics import MetricSet, MetricSpec, block_text
 from ssdlab.report.contract import MethodView, mark, record_view, short_window_footnote
-from ssdlab.report.formatting import format_in_unit
+from ssdlab.report.formatting import format_in_unit, format_ratio
 from ssdlab.report.section_consistency import load_words, queue_words
 from ssdlab.report.types import Finding
 from ssdlab.targets.base import TargetInfo
@@ -359,7 +359,7 @@ def steadiness(view: MethodView) -> Finding | None:
         return None
     spread = f"; {SIGMA} is {mark(f'{cv:.1f} %', short_figures(view, 'window_cv_pct'))} of the mean" \
         if cv is not None else ""
-    shown = mark(f"{ratio:,.1f}", short_figures(view, "window_mean_stddev_ratio"))
+    shown = mark(format_ratio(ratio), short_figures(view, "window_mean_stddev_ratio"))
     text = (f"mean / {SIGMA} = {shown} over {window_words(view)} (mean {fig(view, 'window_iops_mean')}, "
             f"{SIGMA} {fig(view, 'window_iops_stddev')}{spread}){spread_heat_caveat(view)}")
     rule = (f"mean / standard deviation of the per-second IOPS over the analysed window ({own_window(view)}) of "

@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -343,12 +344,35 @@ def confirm_by_name(spec: str, what: str, token: str, destroy: bool, confirmed: 
         raise SafetyError(f"{spec}: --yes={confirmed.strip()!r} does not match {token!r}")
 
 
+# How long a run waits for `ssdlab info` or `plan` to end its probe of the scratch file (a
+# shared lock held for one small fallocate) before it says the file is being probed.
+PROBE_WAIT_S = 2.0
+PROBE_POLL_S = 0.05
+
+
+def wait_for_probes(path: Path) -> bool:
+    """Wait up to PROBE_WAIT_S while another ssdlab command probes `path` (a shared lock: info,
+    plan), so a run that starts meanwhile is not refused for a moment's look (QA: it was, named
+    "another ssdlab run"). Whether none probes it now."""
+    deadline = time.monotonic() + PROBE_WAIT_S
+    while any(h.is_probe and h.pid != os.getpid() for h in flock_holders(path)):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(PROBE_POLL_S)
+    return True
+
+
 def lock_refusal(path: Path) -> str:
-    """Who holds the lock on `path`: another ssdlab run, or another program (a tool such as
-    `flock` or `udevadm lock` claiming the drive), named when /proc/locks shows it; never said
-    to be ssdlab when it is not known to be."""
+    """Who holds the lock on `path`: another ssdlab run, an ssdlab command probing the file, or
+    another program (a tool such as `flock` or `udevadm lock` claiming the drive), named when
+    /proc/locks shows it; never said to be an ssdlab run when it is not known to be one."""
     holders = flock_holders(path)
-    ours = next((h for h in holders if h.is_ssdlab), None)
+    probe = next((h for h in holders if h.is_probe and h.pid != os.getpid()), None)
+    ours = next((h for h in holders if h.is_ssdlab and not h.is_probe), None)
+    if ours is None and probe is not None:
+        what = f"`ssdlab {probe.command}`" if probe.command else "another ssdlab command"
+        return (f"{what} (pid {probe.pid}) is probing {path} (a shared lock, held while it reads what the file "
+                f"system can do) and still was after {PROBE_WAIT_S:g} s; run again once it has ended")
     if ours is not None:
         return (f"another ssdlab run is using {path} (pid {ours.pid}); wait for it to end (two runs at once "
                 "would each measure the other's I/O)")
@@ -364,6 +388,7 @@ def held_by_another_run(path: Path) -> str | None:
     """lock_refusal when another ssdlab run holds the lock on `path`, else None: read before
     whether it is in use, since that run may be growing it (open for writing) as it starts, and
     its lock is what a second run must be told of."""
+    wait_for_probes(path)
     others = [h for h in flock_holders(path) if h.pid != os.getpid() and h.is_ssdlab]
     return lock_refusal(path) if others else None
 
@@ -391,12 +416,22 @@ class TargetLocks:
             fd = self._open(path, target)
             if fd is None:
                 continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not self._lock(fd, path):
                 os.close(fd)
                 raise TargetError(f"{self.spec}: {lock_refusal(path)}") from None
             self.held[path] = fd
+
+    @staticmethod
+    def _lock(fd: int, path: Path) -> bool:
+        """Take the exclusive lock, once more after a probe of `path` has ended (wait_for_probes)."""
+        for _ in range(2):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if not wait_for_probes(path):
+                    return False
+        return False
 
     def _open(self, path: Path, target: Target | None) -> int | None:
         """A read-only descriptor of `path` to lock (made by `target` when missing), or None."""

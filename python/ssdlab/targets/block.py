@@ -16,8 +16,39 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo
 from ssdlab.targets.iopath import device_warning
-from ssdlab.targets.safety import in_use_refusal, safety_state
-from ssdlab.targets.sysinfo import BlockFacts, CommandRunner, SysRoot, block_facts, enrich, run_command
+from ssdlab.targets.safety import devnum_text, in_use_refusal, safety_state
+from ssdlab.targets.sysinfo import (
+    BlockFacts,
+    CommandRunner,
+    SysRoot,
+    block_facts,
+    devnum_names,
+    enrich,
+    run_command,
+)
+
+
+def kernel_name(spec: str, rdev: int, root: SysRoot) -> str:
+    """The kernel name of the device a node opens, found by its device number, and only when
+    /dev/NAME opens that same device: every check reads sysfs of NAME and every write goes to
+    /dev/NAME. QA: the name was the node's file name, so /dev/../tmp/x/loop2, a node of loop1 (in
+    use as swap), was checked as loop2, found free and loop2 written; and in a container whose
+    /dev/sda is the host's sdb, sda would be checked while sdb was written."""
+    devnum = devnum_text(rdev)
+    name = devnum_names(root).get(devnum)
+    if name is None:
+        raise TargetError(f"{spec}: the kernel has no sysfs entry for block device {devnum}; `lsblk` lists "
+                          "the block devices")
+    node = root.device_path(name)
+    try:
+        there = os.stat(node)
+    except OSError:
+        there = None
+    if there is None or not stat.S_ISBLK(there.st_mode) or there.st_rdev != rdev:
+        found = "is missing" if there is None else f"opens {devnum_text(there.st_rdev)}, another device"
+        raise TargetError(f"{spec} is {name} ({devnum}) to the kernel, but {node} {found}; ssdlab checks and "
+                          f"writes a device only through its own node: give {node} once it opens {name}")
+    return name
 
 
 @dataclass
@@ -36,20 +67,17 @@ class BlockTarget(Target):
         root = sysroot or SysRoot()
         path = Path(spec)
         try:
-            mode = path.stat().st_mode
+            found = path.stat()
         except FileNotFoundError:
             raise TargetError(f"{spec}: no such device; `lsblk` lists the block devices") from None
         except OSError as err:
             raise TargetError(f"{spec}: cannot inspect it ({err.strerror})") from None
         except ValueError:  # a NUL in the path, which no device has
             raise TargetError(f"{spec!r}: no such device (a path cannot hold a NUL character)") from None
-        if not stat.S_ISBLK(mode):
+        if not stat.S_ISBLK(found.st_mode):
             raise TargetError(f"{spec} is not a block device; for a scratch file use file:PATH")
-        # /dev/disk/by-id/... links resolve to the kernel name sysfs knows.
-        name = Path(os.path.realpath(path)).name
-        if not root.block(name).exists():
-            raise TargetError(f"{spec}: the kernel has no sysfs entry for {name}")
-        return cls(spec=spec, name=name, sysroot=root, run=run or run_command)
+        # By the node's device number, not its file name: /dev/disk/by-id links, a node elsewhere.
+        return cls(spec=spec, name=kernel_name(spec, found.st_rdev, root), sysroot=root, run=run or run_command)
 
     @property
     def device_path(self) -> Path:

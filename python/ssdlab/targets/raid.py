@@ -28,7 +28,7 @@ from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_model
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.spec import split_query
-from ssdlab.targets.sysinfo import SysRoot
+from ssdlab.targets.sysinfo import SysRoot, disk_of
 from ssdlab.units import is_whole_number
 
 MD_NAME = "ssdlab-raid0"
@@ -114,6 +114,11 @@ class Raid0Target(Target):
         members = tuple(BlockTarget.from_spec(p, root) for p in paths)
         if len({m.name for m in members}) != len(members):
             raise UsageError("raid0 target: two members are the same device")
+        names = {m.name for m in members}
+        inside = next((m for m in members if disk_of(root, m.name) != m.name and disk_of(root, m.name) in names), None)
+        if inside is not None:  # the array would stripe over the same blocks twice
+            raise UsageError(f"raid0 target: member {inside.spec} is a partition of member "
+                             f"/dev/{disk_of(root, inside.name)}; give devices that do not overlap")
         return cls(spec=spec, members=members, chunk_kib=parse_chunk_kib(options.get("chunk_kib", "64")),
                    sysroot=root)
 

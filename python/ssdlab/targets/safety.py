@@ -67,6 +67,8 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     members = members_of(root, name)
     holders = holders_of(root, members)
     involved = set(members) | set(holders)
+    # A partition's whole disk: a file system or swap on it spans the partition's blocks too.
+    disk = {disk_of(root, name)} - {name}
     numbers = devnum_names(root)
     mounted: list[str] = []
     reasons: list[str] = []
@@ -75,20 +77,20 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     for devnum, point, _fstype, source in mount_entries(root):
         # major:minor identifies the device even when the source is a /dev/mapper alias;
         # the source path covers file systems with anonymous device numbers (btrfs).
-        who = numbers.get(devnum) if numbers.get(devnum) in involved else dev_name(root, source)
-        if who not in involved:
+        who = numbers.get(devnum) if numbers.get(devnum) in involved | disk else dev_name(root, source)
+        if who not in involved | disk:
             continue
         mounted.append(point)
-        reasons.append(f"{who} is mounted at {point}")
-        explained.add(who)
+        reasons.append(_whose_use(name, who, f"is mounted at {point}", whole=who in disk))
+        explained.add(name if who in disk else who)
         root_device = root_device or point == "/"
     swap = False
     for path in swap_devices(root):
         who = _block_name(root, numbers, path)
-        if who in involved:
+        if who in involved | disk:
             swap = True
-            reasons.append(f"{who} is in use as swap")
-            explained.add(who)
+            reasons.append(_whose_use(name, who, "is in use as swap", whole=who in disk))
+            explained.add(name if who in disk else who)
     foreign = [h for h in holders if h not in own]
     if foreign:
         reasons.append(f"held by {', '.join(foreign)} (md/dm/LVM)")
@@ -109,6 +111,15 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
         writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),
         holders=tuple(holders), swap=swap, root_device=root_device,
     )
+
+
+def _whose_use(name: str, who: str | None, use: str, whole: bool) -> str:
+    """One use of the device, said of what has it: the device, one of its partitions or (`whole`)
+    the whole disk of the partition `name` (QA: a partition of a mounted disk was said to be held
+    by "a RAID, LVM, btrfs or ZFS member ... or a mount ssdlab cannot see")."""
+    if whole:
+        return f"its whole disk {who} {use} (writing {name} writes into it)"
+    return f"{who} {use}"
 
 
 def _block_name(root: SysRoot, numbers: dict[str, str], path: str) -> str | None:
@@ -217,7 +228,10 @@ def probe_node(root: SysRoot, name: str, hint: Path | None = None) -> Path | Non
 def exclusive_reasons(root: SysRoot, members: Sequence[str], explained: set[str], hint: Path | None) -> list[str]:
     """Members held exclusively by something mountinfo, holders and swaps do not show. The
     partitions first: a whole disk is busy while any partition is claimed, and then the
-    partition says why."""
+    partition says why. None when the whole disk's own use is said: no partition of a claimed
+    disk can be claimed, and its partitions would each be said held by "the kernel"."""
+    if members[0] in explained:
+        return []
     reasons: list[str] = []
     for member in [*members[1:], members[0]]:
         if member in explained or (member == members[0] and (reasons or explained)):

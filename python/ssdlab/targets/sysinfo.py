@@ -528,19 +528,53 @@ class LockHolder(NamedTuple):
     pid: int
     comm: str
     argv: tuple[str, ...]
+    # A shared (LOCK_SH) lock: what `ssdlab info` or `plan` holds for the moment it probes a
+    # scratch file (FileTarget.supports_punch_hole); a run holds its target exclusively.
+    shared: bool = False
 
     @property
     def is_ssdlab(self) -> bool:
         """Whether it is an ssdlab run: this process, or one started as `ssdlab` or `python -m ssdlab`."""
+        return self.pid == os.getpid() or self._ssdlab_at() is not None
+
+    @property
+    def is_probe(self) -> bool:
+        """Whether it is an ssdlab command probing the file for a moment, not a run using it."""
+        return self.shared and self.is_ssdlab
+
+    @property
+    def command(self) -> str:
+        """The ssdlab command it runs ("info", "plan", "run"), "" when its command line does not say."""
+        at = self._ssdlab_at()
+        rest = [a for a in self.argv[at + 1:] if not a.startswith("-")] if at is not None else []
+        return rest[0] if rest else ""
+
+    def _ssdlab_at(self) -> int | None:
+        """Where `ssdlab` stands in its command line (`ssdlab`, `python ssdlab`, `python -m ssdlab`)."""
         names = [Path(arg).name for arg in self.argv[:3]]
-        started = names[:1] == ["ssdlab"] or (names[:1] != [] and names[0].startswith("python") and (
-            names[1:2] == ["ssdlab"] or names[1:3] == ["-m", "ssdlab"]))
-        return self.pid == os.getpid() or started
+        if names[:1] == ["ssdlab"]:
+            return 0
+        if names[:1] != [] and names[0].startswith("python"):
+            if names[1:2] == ["ssdlab"]:
+                return 1
+            if names[1:3] == ["-m", "ssdlab"]:
+                return 2
+        return None
 
 
-def parse_proc_locks(text: str) -> list[tuple[int, int, int, int]]:
-    """(pid, major, minor, inode) of each flock /proc/locks lists as held (fs/locks.c writes
-    the file system's device as hex major:minor; '->' lines are waiters, not holders)."""
+class ProcLock(NamedTuple):
+    """One flock /proc/locks lists as held."""
+
+    pid: int
+    major: int
+    minor: int
+    inode: int
+    shared: bool  # LOCK_SH ("READ"), not LOCK_EX ("WRITE")
+
+
+def parse_proc_locks(text: str) -> list[ProcLock]:
+    """Each flock /proc/locks lists as held (fs/locks.c writes the file system's device as hex
+    major:minor, and READ for a shared lock; '->' lines are waiters, not holders)."""
     found = []
     for line in text.splitlines():
         fields = line.split()
@@ -548,7 +582,7 @@ def parse_proc_locks(text: str) -> list[tuple[int, int, int, int]]:
             continue
         try:
             major, minor, inode = fields[5].split(":")
-            found.append((int(fields[4]), int(major, 16), int(minor, 16), int(inode)))
+            found.append(ProcLock(int(fields[4]), int(major, 16), int(minor, 16), int(inode), fields[3] == "READ"))
         except ValueError:
             continue
     return found
@@ -563,9 +597,9 @@ def flock_holders(path: Path, proc: Path = Path("/proc")) -> list[LockHolder]:
     except OSError:
         return []
     found = []
-    for pid, major, minor, inode in locks:
+    for pid, major, minor, inode, shared in locks:
         if pid <= 0 or (major, minor, inode) != (os.major(node.st_dev), os.minor(node.st_dev), node.st_ino):
             continue
         argv = (read_attr(proc / str(pid) / "cmdline") or "").split("\0")
-        found.append(LockHolder(pid, read_attr(proc / str(pid) / "comm") or "?", tuple(a for a in argv if a)))
+        found.append(LockHolder(pid, read_attr(proc / str(pid) / "comm") or "?", tuple(a for a in argv if a), shared))
     return found

@@ -383,3 +383,12 @@ def test_mdadm_runs_out_of_reach_of_a_typed_ctrl_c() -> None:
 
     done = exec_command(["sh", "-c", "ps -o sid= -p $$"])
     assert done.code == 0 and int(done.stdout) != os.getsid(0), done
+
+
+def test_an_array_with_two_members_in_use_says_the_promise_once(tmp_path: Path) -> None:
+    # QA: each member's refusal was joined whole, "... ssdlab never writes to a device in use ..." once a member
+    target, _ = array(tmp_path, names=("nvme0n1", "sdb"), mountinfo="mountinfo.nvme-busy")
+    refusal = target.write_refusal()
+    assert refusal is not None and refusal.startswith("raid0:/dev/nvme0n1,/dev/sdb is in use (")
+    assert refusal.count("ssdlab never writes") == 1
+    assert "nvme0n1" in refusal.split("ssdlab never writes")[0] and "sdb" in refusal.split("ssdlab never writes")[0]

@@ -166,8 +166,10 @@ def test_a_read_only_device_is_refused_before_anything_runs(tmp_path: Path) -> N
     try:
         target = BlockTarget.from_spec(device)
         assert not target.info().safety.writable
-        with pytest.raises(SafetyError, match="is read-only"):
+        with pytest.raises(SafetyError, match="is read-only") as refused:
             target.authorize_writes(destroy=True, confirmed_serial=Path(device).name)
+        # read-only is no use by anyone: it read "is in use (loop4 is read-only ...)" (QA)
+        assert "cannot be written" in str(refused.value) and "in use" not in str(refused.value)
     finally:
         subprocess.run(["losetup", "-d", device], check=False)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_model
 from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.safety import in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, disk_of
 from ssdlab.units import is_whole_number
@@ -138,10 +139,11 @@ class Raid0Target(Target):
 
     def write_refusal(self) -> str | None:
         """Any member in use, and once built the array itself (mounted, held, mapped by a loop)."""
-        refusals = [r for m in self.members if (r := m.write_refusal())]
-        if self._md is not None and (refusal := self._md.write_refusal()):
-            refusals.append(refusal)
-        return "; ".join(refusals) if refusals else None
+        devices = [*self.members, *([self._md] if self._md is not None else [])]
+        reasons = [reason if reason.startswith(f"{device.name} ") else f"{device.name}: {reason}"
+                   for device in devices for reason in device.safety().reasons]
+        # One refusal naming every device's reasons: each member's own said the promise again (QA).
+        return in_use_refusal(self.spec, "a device", reasons) if reasons else None
 
     def unavailable(self) -> str | None:
         """A kernel without md cannot build the array (QA: `plan` did not say so; `run` refused

@@ -39,9 +39,17 @@ DELETED = " (deleted)"  # what the kernel's d_path appends to the path of an unl
 EXCLUSIVE_RETRY_S = (0.05, 0.1, 0.2, 0.4, 0.5)
 
 
+# A device's ro flag: it cannot be written, which is no use of it by anyone (QA: a `losetup -r`
+# device read "is in use (loop4 is read-only ...)").
+READ_ONLY = "is read-only (its ro flag is set)"
+
+
 def in_use_refusal(spec: str, what: str, reasons: Sequence[str]) -> str:
-    """The one refusal for a target in use: the same promise for files and devices, and true
-    (read-only tests do run there)."""
+    """The one refusal for a target in use (or read-only): the same promise for files, devices
+    and arrays, said once, and true (read-only tests do run there)."""
+    if all(reason.endswith(READ_ONLY) for reason in reasons):
+        return (f"{spec} cannot be written ({'; '.join(reasons)}); only tests that do not write may run on it "
+                "(e.g. --test linear-read)")
     return (f"{spec} is in use ({'; '.join(reasons)}); ssdlab never writes to {what} in use, whatever "
             "the flags; only tests that do not write may run on it (e.g. --test linear-read)")
 
@@ -98,7 +106,7 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     if root_device:
         reasons.append("backs the root file system")
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
-        reasons.append(f"{name} is read-only (its ro flag is set)")
+        reasons.append(f"{name} {READ_ONLY}")
     writing = device_writers(root, name, members)
     reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
                 for member, pid, comm in writing]

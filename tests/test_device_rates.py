@@ -128,8 +128,9 @@ def test_a_rate_given_with_rate_times_byte_limited_work(cli: Callable, tmp_path:
     assert slow == pytest.approx(2 * 10 * 2**30 / 100e6, abs=3) and fast == pytest.approx(slow / 2, abs=3)
     said = cli("plan", "--test", "linear", "-t", target, "--rate", "1.5GB/s,90k").stdout.splitlines()[1]
     assert said == ("  durations of byte-limited work: 1,500 MB/s and 90,000 4 KiB IOPS as given with --rate; at queue "
-                    "depth n, at most n I/Os per 100 µs (a typical SATA SSD's 4 KiB QD1 random read latency, assumed "
-                    "for a transport without its own: the slower of SATA's and NVMe's)")
+                    "depth n, at most n I/Os per 100 µs for reads and per 100 µs for writes, a mix by its share of "
+                    "reads (4 KiB QD1 random latency: both a typical SATA SSD's read latency, assumed for a transport "
+                    "without its own (the slower of SATA's and NVMe's; no write cache assumed))")
     for bad in ("fast", "100", "0MB/s", "1GB/s,lots", "0.0000001MB/s", "500KB/s", "200GB/s", "1GB/s,0.5",
                 "1GB/s,200m"):
         refused = cli("run", "--test", "linear", "-t", target, "--rate", bad, "-o", str(tmp_path / "b"))

@@ -383,12 +383,14 @@ def test_a_time_under_a_millisecond_is_a_one_line_error_on_the_command_line(cli:
 
 @pytest.mark.parametrize(("transport", "said"), [
     ("sim-ahci", "300 MB/s and 20,000 4 KiB IOPS assumed (a fallback: no typical rate for transport AHCI, and none "
-                 "is read from this simulated preset); at queue depth n, at most n I/Os per 100 µs (a typical SATA "
-                 "SSD's 4 KiB QD1 random read latency, assumed for a transport without its own: the slower of SATA's "
-                 "and NVMe's)"),
+                 "is read from this simulated preset); at queue depth n, at most n I/Os per 100 µs for reads and per "
+                 "100 µs for writes, a mix by its share of reads (4 KiB QD1 random latency: both a typical SATA SSD's "
+                 "read latency, assumed for a transport without its own (the slower of SATA's and NVMe's; no write "
+                 "cache assumed))"),
     ("sim-nvme", "1,500 MB/s and 150,000 4 KiB IOPS assumed for NVMe (a typical drive's, not read from this "
-                 "simulated preset); at queue depth n, at most n I/Os per 50 µs (a typical NVMe SSD's 4 KiB QD1 "
-                 "random read latency, assumed)"),
+                 "simulated preset); at queue depth n, at most n I/Os per 50 µs for reads and per 50 µs for writes, "
+                 "a mix by its share of reads (4 KiB QD1 random latency: both a typical NVMe SSD's read latency, "
+                 "assumed (no published QD1 write figure taken: writes counted long))"),
 ])
 def test_a_simulated_drive_is_not_said_to_wait_for_a_run_on_this_device(transport: str, said: str) -> None:
     """QA: `plan -t 'sim:sm951-ahci-512?heatsink=1'` said "speed unknown until a finished run fills

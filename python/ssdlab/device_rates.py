@@ -10,7 +10,8 @@ Only rates that say what a fill will do count: a sequential write of at least ha
 (a shorter one may finish inside an SLC cache, many times faster than a fill), and 4 KiB random
 writes at a deep queue for at least a minute (a torture round or a sweep point). The same run's
 4 KiB random I/O at queue depth 1 (qd-sweep's, as-ssd's, quick's RND4K Q1T1) gives the service
-time that paces small blocks at a shallow queue (planning.AssumedRates.iops_at).
+times, a read's and a write's apart, that pace small blocks at a shallow queue
+(planning.AssumedRates.iops_at).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from ssdlab.bundle import Bundle, RunRecord
 from ssdlab.errors import BundleError, SsdlabError
 from ssdlab.library import Library
-from ssdlab.measurement import Measurement
+from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.targets.base import MeasuredRates, TargetInfo
 
 # Of the device's capacity: past any SLC cache. A cache that takes all free space holds one bit
@@ -102,7 +103,8 @@ def rates_in_run(run: RunRecord, bundle: Bundle) -> MeasuredRates | None:
         return None
     fills: list[float] = []
     randoms: list[float] = []
-    latencies_s: list[float] = []
+    read_latencies_s: list[float] = []
+    write_latencies_s: list[float] = []
     for record in run.tests:
         try:
             found = bundle.measurements(record).values()
@@ -113,14 +115,21 @@ def rates_in_run(run: RunRecord, bundle: Bundle) -> MeasuredRates | None:
                 fills.append(m.write.mb_s(m.runtime_s) * 1e6)
             elif is_deep_random_write(m):
                 randoms.append(m.write.iops(m.runtime_s))
-            elif is_qd1_random(m):
-                latencies_s.append(m.mean_lat_us() / 1e6)
+            elif is_qd1_random(m):  # each direction it did (a randrw has both)
+                read_latencies_s += mean_latencies_s(m.read)
+                write_latencies_s += mean_latencies_s(m.write)
     if not fills:
         return None
     return MeasuredRates(write_bytes_s=statistics.median(fills),
                          write_iops_4k=statistics.median(randoms) if randoms else None,
-                         qd1_latency_s=statistics.median(latencies_s) if latencies_s else None,
+                         qd1_read_latency_s=statistics.median(read_latencies_s) if read_latencies_s else None,
+                         qd1_write_latency_s=statistics.median(write_latencies_s) if write_latencies_s else None,
                          run_created_utc=run.created_utc, bundle=str(bundle.path))
+
+
+def mean_latencies_s(totals: OpTotals) -> list[float]:
+    """The mean latency of one direction of a measurement, as a list of one (none without I/O)."""
+    return [totals.lat_sum_ns / totals.ios / 1e9] if totals.ios else []
 
 
 def device_capacity_bytes(info: TargetInfo) -> int | None:

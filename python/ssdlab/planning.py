@@ -5,6 +5,7 @@ Shared by `ssdlab plan` (shows it) and `ssdlab run` (does it), so both agree exa
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence, Set
@@ -27,7 +28,13 @@ from ssdlab.run_events import PendingTest
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import MeasuredRates, Target, TargetInfo
+from ssdlab.trace.fio_replay import MAX_DEPTH, UNKNOWN_DEPTH
+from ssdlab.trace.generate import generate, profile_totals
+from ssdlab.trace.model import TraceShape, chunks_shape, trace_shape
+from ssdlab.trace.sim_step import GENERATED
+from ssdlab.trace.writecache import can_switch
 from ssdlab.units import is_number, seconds_apart
+from ssdlab.workload import Workload
 
 # Rough device rates for estimates on real targets, by transport (bytes/s, 4 KiB IOPS).
 ASSUMED_RATE = {"nvme": (1.5e9, 150_000.0), "sata": (4.5e8, 60_000.0)}
@@ -36,18 +43,25 @@ FALLBACK_RATE = (3e8, 20_000.0)
 # I/Os outstanding a drive completes at most n per service time (Little's law), so its IOPS at
 # queue depth n are min(its rated IOPS, n / this); the rated IOPS above are deep-queue figures
 # (QA: transfer-sweep at QD4 with `--rate 1GB/s,60k` took 34 s against an estimate of 11 s).
-# Published 4 KiB QD1 random read figures, as 1 / IOPS:
-# - NVMe: 20,176 IOPS, 49.6 µs (Lexar NM790, CrystalDiskMark RND4K Q1T1 in KitGuru's review,
+# A read's and a write's apart: a drive with a volatile cache acknowledges a small write once it is
+# in the cache, often sooner than it can read a block from NAND. Published 4 KiB QD1 random
+# figures, as 1 / IOPS:
+# - NVMe read: 20,176 IOPS, 49.6 µs (Lexar NM790, CrystalDiskMark RND4K Q1T1 in KitGuru's review,
 #   https://kitguru.net/components/ssd-drives/simon-crisp/lexar-nm790-with-heatsink-4tb-ssd-review/11);
-# - SATA: 10,000 IOPS, 100 µs (Samsung's 850 PRO and 850 EVO spec, "4KB Random Read (QD1): Max. 10K
-#   IOPS", http://www.ubergizmo.com/reviews/samsung-850-pro-256gb-review/; Tom's Hardware measured
+#   NVMe write: the read's. The same review's RND4K Q1T1 write figure could not be found in the
+#   stored pages (stop 48), and no other drive's is put beside this one's read; counted long.
+# - SATA: read 10,000 IOPS, 100 µs; write 36,000 IOPS, 27.8 µs (Samsung's 850 PRO spec, "4KB Random
+#   Read (QD1): Max. 10K IOPS", "4KB Random Write (QD1): Max. 36K IOPS",
+#   http://www.ubergizmo.com/reviews/samsung-850-pro-256gb-review/; Tom's Hardware measured its reads
 #   "right around 10,000 IOPS at a queue depth of one",
-#   http://www.tomshardware.com/reviews/samsung-850-pro-ssd-performance,3861-5.html), also taken
-#   for a device ssdlab cannot name (USB, a virtual disk): the slower of the two.
-# A read's, used for writes too: a drive acknowledges a small write from its cache, often sooner
-# (the same spec: 36K IOPS at QD1), so small writes at a shallow queue are counted long.
-ASSUMED_QD1_LATENCY_S = {"nvme": 1 / 20_176, "sata": 1 / 10_000}
-FALLBACK_QD1_LATENCY_S = ASSUMED_QD1_LATENCY_S["sata"]
+#   http://www.tomshardware.com/reviews/samsung-850-pro-ssd-performance,3861-5.html).
+# A device ssdlab cannot name (USB, a virtual disk) gets SATA's read figure, the slower of the two,
+# for reads and writes alike: no write cache can be assumed there. Measured on the 2-core development
+# VM (virtio, ext4, fio 3.33, 4 KiB QD1 direct I/O on a 1 GiB file, 5 s each): reads 93.5 µs, writes
+# 151.2 µs. A run that measured the device's own QD1 latencies is used first (device_rates).
+ASSUMED_QD1_READ_LATENCY_S = {"nvme": 1 / 20_176, "sata": 1 / 10_000}
+ASSUMED_QD1_WRITE_LATENCY_S = {"nvme": ASSUMED_QD1_READ_LATENCY_S["nvme"], "sata": 1 / 36_000}
+FALLBACK_QD1_LATENCY_S = ASSUMED_QD1_READ_LATENCY_S["sata"]
 _TRANSPORT_NAMES = {"nvme": "NVMe", "sata": "SATA", "ahci": "AHCI"}
 # Network volumes behind a drive's interface run at their provisioned rate, not a drive's: an
 # EBS volume is an NVMe device named by its model (AWS EC2 user guide, "Amazon EBS and NVMe":
@@ -314,8 +328,6 @@ def refusal_advice(engine: Engine, info: TargetInfo, plan: TestPlan) -> str:
 def check_cache_switch(info: TargetInfo, name: str, plan: TestPlan) -> None:
     """A drive whose write cache ssdlab cannot switch (a loop device, a virtual disk) fails a
     test that switches it halfway, and its resume the same way: refuse it here instead."""
-    from ssdlab.trace.writecache import can_switch
-
     if info.kind == "block" and any(isinstance(a, SetWriteCache) for a in plan.actions) \
             and not can_switch(transport := info.pacing_transport):
         raise UsageError(f"test {name}: {info.spec} is on {transport or 'an unknown transport'}, and ssdlab "
@@ -632,14 +644,20 @@ class AssumedRates:
     measured: MeasuredRates | None = None  # given with --rate, else an earlier run's on this device: used first
     volume: str = ""  # the model of a network volume behind the transport, "" for a drive
     simulated: bool = False  # a sim: target, which no earlier run measures (device_rates.device_key)
-    qd1_latency_s: float = FALLBACK_QD1_LATENCY_S  # a small block's service time alone (Little's law)
+    # a small block's service time alone (Little's law), a read's and a write's
+    qd1_read_latency_s: float = FALLBACK_QD1_LATENCY_S
+    qd1_write_latency_s: float = FALLBACK_QD1_LATENCY_S
 
-    def iops_at(self, queue_depth: int | None) -> float:
-        """Small-block IOPS with `queue_depth` I/Os outstanding (iodepth x jobs): at most that
-        many per QD1 service time, and at most the rated IOPS; None: a deep queue."""
+    def qd1_latency_s(self, read_share: float) -> float:
+        """The mean QD1 service time of small blocks with `read_share` of them reads (0 to 1)."""
+        return read_share * self.qd1_read_latency_s + (1.0 - read_share) * self.qd1_write_latency_s
+
+    def iops_at(self, queue_depth: int | None, read_share: float = 0.0) -> float:
+        """Small-block IOPS with `queue_depth` I/Os outstanding (iodepth x jobs), `read_share` of them
+        reads: at most that many per QD1 service time, and at most the rated IOPS; None: a deep queue."""
         if queue_depth is None:
             return self.iops_4k
-        return min(self.iops_4k, queue_depth / self.qd1_latency_s)
+        return min(self.iops_4k, queue_depth / self.qd1_latency_s(read_share))
 
     def describe(self) -> str:
         return f"{self._rates()}; {self._latency()}"
@@ -657,15 +675,26 @@ class AssumedRates:
                 f"measured on this device by the run of {self.measured.run_created_utc} ({self.measured.bundle})")
 
     def _latency(self) -> str:
-        """The service time a shallow queue is paced by, and where it comes from."""
-        head = f"at queue depth n, at most n I/Os per {self.qd1_latency_s * 1e6:,.0f} µs"
-        if self.measured is not None and self.measured.qd1_latency_s is not None:
-            return f"{head} (its 4 KiB QD1 latency, {self._where()})"
-        if self.transport in ASSUMED_QD1_LATENCY_S:
-            name = _TRANSPORT_NAMES.get(self.transport, self.transport)
-            return f"{head} (a typical {name} SSD's 4 KiB QD1 random read latency, assumed)"
-        return (f"{head} (a typical SATA SSD's 4 KiB QD1 random read latency, assumed for a transport without its "
-                "own: the slower of SATA's and NVMe's)")
+        """The service times a shallow queue is paced by, and where each comes from."""
+        read, write = self._latency_source("read"), self._latency_source("write")
+        where = f"both {read}" if read == write else f"a read's {read}, a write's {write}"
+        if self.transport == "nvme" and write == "a typical NVMe SSD's read latency, assumed":
+            where += " (no published QD1 write figure taken: writes counted long)"
+        return (f"at queue depth n, at most n I/Os per {self.qd1_read_latency_s * 1e6:,.0f} µs for reads and per "
+                f"{self.qd1_write_latency_s * 1e6:,.0f} µs for writes, a mix by its share of reads (4 KiB QD1 random "
+                f"latency: {where})")
+
+    def _latency_source(self, direction: str) -> str:
+        """Where the QD1 latency of reads or writes comes from: this device's run, else a typical drive's."""
+        measured = None if self.measured is None else getattr(self.measured, f"qd1_{direction}_latency_s")
+        if measured is not None:
+            return self._where()
+        if self.transport == "nvme":
+            return "a typical NVMe SSD's read latency, assumed"
+        if self.transport in ASSUMED_QD1_READ_LATENCY_S:
+            return f"a typical {_TRANSPORT_NAMES.get(self.transport, self.transport)} SSD's, assumed"
+        return ("a typical SATA SSD's read latency, assumed for a transport without its own (the slower of SATA's and "
+                "NVMe's; no write cache assumed)")
 
     def _mb_s(self) -> str:
         return f"{self.bytes_s / 1e6:,.0f} MB/s"
@@ -703,13 +732,15 @@ def assumed_rates(info: TargetInfo) -> AssumedRates:
     volume = model if model in NETWORK_VOLUME_MODELS else ""
     known = transport in ASSUMED_RATE and not volume
     bytes_s, iops_4k = ASSUMED_RATE[transport] if known else FALLBACK_RATE
-    latency_s = ASSUMED_QD1_LATENCY_S.get(transport, FALLBACK_QD1_LATENCY_S)
+    read_s = ASSUMED_QD1_READ_LATENCY_S.get(transport, FALLBACK_QD1_LATENCY_S)
+    write_s = ASSUMED_QD1_WRITE_LATENCY_S.get(transport, FALLBACK_QD1_LATENCY_S)
     measured = info.measured_rates
     if measured is not None:
         bytes_s, iops_4k = measured.write_bytes_s, measured.write_iops_4k or iops_4k
-        latency_s = measured.qd1_latency_s or latency_s
+        read_s = measured.qd1_read_latency_s or read_s
+        write_s = measured.qd1_write_latency_s or write_s
     return AssumedRates(bytes_s, iops_4k, transport=transport, known=known, measured=measured, volume=volume,
-                        simulated=info.kind == "sim", qd1_latency_s=latency_s)
+                        simulated=info.kind == "sim", qd1_read_latency_s=read_s, qd1_write_latency_s=write_s)
 
 
 def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRates | None) -> MeasuredRates | None:
@@ -723,13 +754,19 @@ def given_rates(given: tuple[float, float | None] | None, measured: MeasuredRate
     return MeasuredRates(write_bytes_s=bytes_s, write_iops_4k=iops_4k, given=True)
 
 
-def assumed_rate(info: TargetInfo, block_size_bytes: int, queue_depth: int | None = None) -> float:
-    """Bytes/s assumed for a block size with `queue_depth` I/Os outstanding (None: a deep queue):
-    small blocks are command-bound whether sequential or not (ATTO's 512 B end), at a shallow
-    queue by the service time of each (AssumedRates.iops_at), large ones bandwidth-bound whether
-    random or not."""
+def assumed_rate(info: TargetInfo, block_size_bytes: int, queue_depth: int | None = None, read_share: float = 0.0,
+                 ) -> float:
+    """Bytes/s assumed for a block size with `queue_depth` I/Os outstanding (None: a deep queue),
+    `read_share` of them reads (0 to 1): small blocks are command-bound whether sequential or not
+    (ATTO's 512 B end), at a shallow queue by the service time of each (AssumedRates.iops_at), large
+    ones bandwidth-bound whether random or not."""
     rates = assumed_rates(info)
-    return min(rates.bytes_s, rates.iops_at(queue_depth) * block_size_bytes)
+    return min(rates.bytes_s, rates.iops_at(queue_depth, read_share) * block_size_bytes)
+
+
+def workload_rate(info: TargetInfo, w: Workload) -> float:
+    """assumed_rate for a workload: its block size, its I/Os in flight and its share of reads."""
+    return assumed_rate(info, w.block_size_bytes, w.outstanding_ios, w.effective_read_pct() / 100)
 
 
 def assumed_bytes(action: Measure, info: TargetInfo) -> float:
@@ -737,7 +774,7 @@ def assumed_bytes(action: Measure, info: TargetInfo) -> float:
     w = action.workload
     if w.runtime_s is None:
         return float(w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs
-    return w.runtime_s * assumed_rate(info, w.block_size_bytes, w.outstanding_ios) * w.jobs if w.is_write else 0.0
+    return w.runtime_s * workload_rate(info, w) * w.jobs if w.is_write else 0.0
 
 
 def estimate_action_s(action: Action, info: TargetInfo) -> float:
@@ -758,7 +795,7 @@ def estimate_action_s(action: Action, info: TargetInfo) -> float:
     extra = HOST_WORKLOAD_OVERHEAD_S if is_remote(info) else workload_overhead_s(info)
     if w.runtime_s is not None:
         return w.runtime_s + w.ramp_s + extra
-    rate = assumed_rate(info, w.block_size_bytes, w.outstanding_ios)
+    rate = workload_rate(info, w)
     return (w.size_bytes or w.resolve_span(info.capacity_bytes)) * w.jobs / rate + w.ramp_s + extra
 
 
@@ -768,29 +805,76 @@ def workload_overhead_s(info: TargetInfo) -> float:
     return LOCAL_WORKLOAD_OVERHEAD_S if info.kind in ("file", "block") else 0.0
 
 
-def replay_estimate_s(step: ReplayTrace, info: TargetInfo) -> float:
-    """A replay's device time, roughly (QA: a replay counted 0 s, a `traces` suite of three 0m01s):
-    its I/Os at the assumed rate of their mean size (a rough rate, as for byte limits); in real time,
-    the trace's own length where longer. The idle a capped replay keeps is left out: gaps come only
-    where the queue drains, up to the cap each (the default drive's `traces` suite replayed in 1.83 /
-    2.10 / 1.29 s against 2.1 / 3.3 / 0.6 s so estimated). A trace file that cannot be read is left
-    to the run to refuse: 0 s."""
-    from ssdlab.trace.generate import profile_totals
-    from ssdlab.trace.model import trace_totals
+# What a replay on fio costs beyond fio's own replay time: the trace loaded, its iologs written a
+# line an I/O, fio started with a job a lane, its per-I/O latency logs read back and the trace kept
+# in the bundle. Measured on the 2-core development VM (fio 3.33, a 2 GiB scratch file on ext4 on
+# virtio, load average about 6, other jobs running), the replay step's time less fio's replay
+# (its `elapsed_s`), for 5,000 / 7,900 / 10,000 / 19,750 I/Os: 1.06 and 1.09 / 1.24 / 1.23 and 1.42
+# / 1.64 s; a least-squares line through them:
+#   ssdlab run --test trace -p trace=generated:light -p scale=0.01 -t 'file:/tmp/planq/x.img?size=2g'
+REPLAY_FIO_START_S = 0.9
+REPLAY_FIO_PER_IO_S = 38e-6
+# A generated trace's shape is taken from one of at most this many I/Os, made as plan runs (0.2 s
+# for the `traces` suite's, each): a larger one (scale=1: 7 s for heavy's 3.95 M) is estimated from
+# the same profile at the scale that gives this many, its time in proportion to its I/Os. A generated
+# trace's timing is the same at every scale: bursts and idle gaps drawn alike (trace.generate).
+GENERATED_SHAPE_MAX_IOS = 200_000
 
-    if step.trace.startswith("generated:"):
-        ios, total_bytes = profile_totals(step.trace.removeprefix("generated:"), step.scale)
-        length_s = 0.0  # not known without generating it
-    else:
-        try:
-            ios, total_bytes, length_s = trace_totals(Path(step.trace))
-        except UsageError:
-            return 0.0
-    if ios == 0:
+
+def replay_estimate_s(step: ReplayTrace, info: TargetInfo) -> float:
+    """A replay's time from what the trace holds (QA: a replay counted 0 s, so a `traces` suite of
+    three 0m01s; then every replay was taken at the deep-queue rate, whatever its timing). Open loop:
+    each I/O is issued at its time in the trace, so the replay lasts the trace's span as replayed —
+    all of it in real time (idle_cap_us=None), else with each idle stretch cut to the cap
+    (TraceShape.replay_span_s) — or, where the drive cannot keep up, the time its I/Os take at the
+    assumed rates, at the queue depth the replay keeps (replay_queue_depth); the longer of the two.
+    The fake engine replays at the trace's own times, idle never cut. A trace file that cannot be
+    read is left to the run to refuse: 0 s."""
+    found = replay_shape(step)
+    if found is None or found[0].records == 0:
         return 0.0
-    mean_bytes = max(total_bytes / ios, 512.0)
-    busy_s = ios * mean_bytes / assumed_rate(info, round(mean_bytes))
-    return max(busy_s, length_s) if step.idle_cap_us is None else busy_s
+    shape, times = found
+    read_share = shape.reads / shape.records
+    mean_bytes = max(shape.total_bytes / shape.records, 512.0)
+    rate = assumed_rate(info, round(mean_bytes), replay_queue_depth(shape, info), read_share)
+    span_s = shape.length_s if info.kind == "fake" else shape.replay_span_s(step.idle_cap_us)
+    device_s = max(shape.total_bytes / rate, span_s) * times
+    if info.kind in ("file", "block"):
+        return device_s + REPLAY_FIO_START_S + REPLAY_FIO_PER_IO_S * shape.records * times
+    return device_s
+
+
+def replay_queue_depth(shape: TraceShape, info: TargetInfo) -> int | None:
+    """The I/Os a replay keeps in flight where the drive falls behind: on fio one per lane, as many
+    lanes as the trace had I/Os in flight (trace.fio_replay: UNKNOWN_DEPTH without completion times,
+    at most MAX_DEPTH); on the simulator every late I/O is queued at the drive (None: a deep queue)."""
+    if info.kind not in ("file", "block"):
+        return None
+    return min(shape.max_in_flight, MAX_DEPTH) if shape.completion_times else UNKNOWN_DEPTH
+
+
+def replay_shape(step: ReplayTrace) -> tuple[TraceShape, float] | None:
+    """The shape of the trace a replay step replays, and how many times its I/Os the replay's are (1
+    but for a large generated trace, estimated from a smaller one: GENERATED_SHAPE_MAX_IOS); None for
+    a trace file that cannot be read."""
+    if not step.trace.startswith(GENERATED):
+        try:
+            return trace_shape(Path(step.trace)), 1.0
+        except UsageError:
+            return None
+    profile = step.trace.removeprefix(GENERATED)
+    ios, _ = profile_totals(profile, step.scale)
+    scale = step.scale if ios <= GENERATED_SHAPE_MAX_IOS else step.scale * GENERATED_SHAPE_MAX_IOS / ios
+    shape = generated_shape(profile, scale, step.seed, step.fua_pct)
+    return shape, ios / shape.records if shape.records else 1.0
+
+
+@functools.lru_cache(maxsize=8)
+def generated_shape(profile: str, scale: float, seed: int, fua_pct: float) -> TraceShape:
+    """The TraceShape of a generated trace, made once for a plan (its estimates alone, after sharing
+    and at their least each ask)."""
+    _, chunks = generate(profile, seed=seed, scale=scale, fua_pct=fua_pct)
+    return chunks_shape(chunks, Path(GENERATED + profile))
 
 
 def is_remote(info: TargetInfo) -> bool:

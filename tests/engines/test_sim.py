@@ -139,3 +139,28 @@ def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path) -> None:
     storing = engine.store_start(target, "exit", ["t"], wall_s=1e6, unkept=pytest.fail)
     assert storing is not None and not storing.daemon
     storing.join()
+
+
+def test_the_engine_reads_the_targets_facts_once_not_at_each_measurement(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """engines/sim.py read target.info() (every fact of the drive) for its capacity at each
+    measurement, trim and store; a sim target's capacity is its configuration's, fixed for the run."""
+    target = parse_target(SMALL)
+    assert isinstance(target, SimTarget)
+    calls: list[int] = []
+    real = SimTarget.info
+
+    def counted(self: SimTarget) -> object:
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(SimTarget, "info", counted)
+    engine = SimEngine()
+    w = Workload(name="w", pattern="randwrite", block_size_bytes=4 * KIB, iodepth=4, runtime_s=0.2, span_bytes=GIB)
+    for _ in range(3):
+        engine.measure(target, w, _ctx(tmp_path))
+    engine.step(target, Purge(offset_bytes=0, span_bytes=64 * MIB), _ctx(tmp_path))
+    assert len(calls) == 1
+    other = parse_target(SMALL)  # another target: its own capacity, read once too
+    engine.measure(other, w, _ctx(tmp_path))
+    assert len(calls) == 2

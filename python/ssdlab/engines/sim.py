@@ -102,9 +102,9 @@ def _error_text(error: str | None) -> str | None:
     return error
 
 
-def _worth_storing(target: Target, wall_s: float) -> bool:
-    """Simulating what made the drive took longer than restoring it is estimated to take."""
-    restore_s = RESTORE_S_PER_GB * target.info().capacity_bytes / 1e9
+def _worth_storing(capacity_bytes: int, wall_s: float) -> bool:
+    """Simulating what made a drive of this capacity took longer than restoring it is estimated to take."""
+    restore_s = RESTORE_S_PER_GB * capacity_bytes / 1e9
     return wall_s >= max(MIN_PREP_WALL_S, RESTORE_FACTOR * restore_s)
 
 
@@ -124,20 +124,32 @@ class SimEngine:
 
     def __init__(self) -> None:
         SimCache.default()  # a bad cache setting is said before a run starts, not in its middle
+        self._capacity: tuple[Target, int] | None = None  # the last target's, read once (capacity_bytes)
 
     def version(self) -> str:
         module = simulator()
         return f"ssdsim-{getattr(module, '__version__', 'dev')}"
 
     def job_text(self, target: Target, workload: Workload) -> str:
-        return json.dumps(job_dict(workload, target.info().capacity_bytes), indent=2)
+        return json.dumps(job_dict(workload, self.capacity_bytes(target)), indent=2)
 
     def _drive(self, target: Target) -> _ssdsim.Drive:
         return self._sim(target).drive()
 
+    def capacity_bytes(self, target: Target) -> int:
+        """The target's capacity, read from its drive once for the target, not at each measurement
+        (target.info() builds all its facts for this one number). It cannot change in a run: every
+        fact a sim target gives is its configuration's (preset, overrides, seed), and each drive the
+        target is given in its place (a cached preparation, a resumed run's saved drive, a rebuild's
+        fresh one) is of that same configuration; its write cache is set in the spec, not by a step."""
+        known = self._capacity  # one read: the run-ahead simulates a twin target on another thread
+        if known is None or known[0] is not target:
+            known = self._capacity = (target, target.info().capacity_bytes)
+        return known[1]
+
     def measure(self, target: Target, workload: Workload, ctx: RunContext) -> Measurement:
         drive = self._drive(target)
-        job = job_dict(workload, target.info().capacity_bytes)
+        job = job_dict(workload, self.capacity_bytes(target))
 
         def on_progress(p: _ssdsim.Progress) -> None:
             ctx.progress(ProgressUpdate(
@@ -225,7 +237,7 @@ class SimEngine:
         """Keep the prepared drive when simulating the preparation took long enough to be worth it;
         why it could not be kept (a read-only or full cache folder), for the test's notes, else None.
         QA: a read-only cache stopped trim-validation ("Read-only file system: …/<key>.snap")."""
-        if not _worth_storing(target, wall_s):
+        if not _worth_storing(self.capacity_bytes(target), wall_s):
             return None
         meta = _entry_meta(self._sim(target), wall_s, actions=[r["name"] for r in records], records=list(records))
         cache = SimCache.default()
@@ -245,7 +257,7 @@ class SimEngine:
         return self._sim(target).history
 
     def memory_bytes(self, target: Target) -> int:
-        return int(MEMORY_PER_CAPACITY * target.info().capacity_bytes)
+        return int(MEMORY_PER_CAPACITY * self.capacity_bytes(target))
 
     def store_start(self, target: Target, key: str, tests: Sequence[str], wall_s: float,
                     unkept: Callable[[str], None]) -> threading.Thread | None:
@@ -253,7 +265,7 @@ class SimEngine:
         longer than restoring it would; the thread is returned to be joined before exiting. Why
         the drive could not be kept (a read-only or full cache folder) is told to `unkept`, from
         the thread: the run goes on, and the CLI says it (QA: the failure was silent)."""
-        if not _worth_storing(target, wall_s):
+        if not _worth_storing(self.capacity_bytes(target), wall_s):
             return None
         sim = self._sim(target)
         drive = self._drive(target).copy()
@@ -305,7 +317,7 @@ class SimEngine:
             if step.span_bytes is None and step.offset_bytes == 0:
                 detail = dict(drive.purge())
             else:
-                capacity = target.info().capacity_bytes
+                capacity = self.capacity_bytes(target)
                 span = step.span_bytes or capacity - step.offset_bytes
                 detail = dict(drive.trim(step.offset_bytes, span))
         elif isinstance(step, Idle):

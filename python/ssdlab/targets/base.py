@@ -72,8 +72,10 @@ class MeasuredRates(BaseModel):
 
     write_bytes_s: float  # median of its sequential fills of at least half the device
     write_iops_4k: float | None = None  # median of its deep-queue 4 KiB random writes, if it had some
-    # median mean latency of its 4 KiB random I/O at queue depth 1, if it had some (never given)
-    qd1_latency_s: float | None = None
+    # median mean latency of its 4 KiB random reads, and apart its writes, at queue depth 1, if it
+    # had some (never given): a write a cache acknowledges is often quicker than a read
+    qd1_read_latency_s: float | None = None
+    qd1_write_latency_s: float | None = None
     run_created_utc: str = ""  # the run that measured them; "" when given
     bundle: str = ""
     given: bool = False  # stated with --rate (a drive's spec, a figure from elsewhere), not measured

@@ -433,9 +433,41 @@ def no_reads_or_writes(flushes: int, trims: int) -> str:
             "a sim: target")
 
 
+# An idle stretch's length in log-spaced bins, 8 a decade from 1 ns to about 2.8 hours (longer ones
+# in the last): what a replay's span under any idle cap is estimated from (TraceShape.replay_span_s),
+# in bounded memory whatever the trace's length.
+IDLE_BINS_PER_DECADE = 8
+IDLE_BIN_EDGES_NS = 10.0 ** (np.arange(13 * IDLE_BINS_PER_DECADE + 1) / IDLE_BINS_PER_DECADE)
+
+
+@dataclass(frozen=True)
+class IdleGaps:
+    """A trace's idle stretches by length (IDLE_BIN_EDGES_NS): how many, and their total, per bin."""
+
+    counts: tuple[int, ...] = (0,) * len(IDLE_BIN_EDGES_NS)
+    sums_ns: tuple[float, ...] = (0.0,) * len(IDLE_BIN_EDGES_NS)
+
+    def cut_ns(self, cap_ns: float) -> float:
+        """The time a cap of `cap_ns` cuts from these stretches: each longer one, less the cap. A bin
+        the cap falls in is taken at its mean (its stretches are within a factor of 1.33 of it)."""
+        return sum(max(total - count * cap_ns, 0.0) for count, total in zip(self.counts, self.sums_ns, strict=True))
+
+    def plus(self, gaps_ns: npt.NDArray[np.int64]) -> IdleGaps:
+        """These stretches with `gaps_ns` added (those of 0 ns or less are none)."""
+        gaps = gaps_ns[gaps_ns > 0].astype(np.float64)
+        if not len(gaps):
+            return self
+        where = np.clip(np.searchsorted(IDLE_BIN_EDGES_NS, gaps, side="right") - 1, 0, len(IDLE_BIN_EDGES_NS) - 1)
+        counts = np.asarray(self.counts) + np.bincount(where, minlength=len(IDLE_BIN_EDGES_NS))
+        sums = np.asarray(self.sums_ns) + np.bincount(where, weights=gaps, minlength=len(IDLE_BIN_EDGES_NS))
+        return IdleGaps(tuple(int(c) for c in counts), tuple(float(t) for t in sums))
+
+
 @dataclass(frozen=True)
 class TraceShape:
-    """What a replay needs to know of a trace before it starts: its records by kind, and its largest I/O."""
+    """What a replay needs to know of a trace before it starts: its records by kind, and its largest
+    I/O; and what its replay's length is estimated from (planning.replay_estimate_s): its span, its
+    idle stretches and its queue depth."""
 
     records: int
     reads_writes: int
@@ -444,6 +476,20 @@ class TraceShape:
     largest_bytes: int  # of its reads, writes and trims (0: none)
     total_bytes: int = 0  # of all its records
     length_s: float = 0.0  # from its first issue to its last
+    reads: int = 0
+    completion_times: bool = False  # every record has its completion time (the next two need them)
+    max_in_flight: int = 0  # most records outstanding at once: the traced device's queue depth
+    idle: IdleGaps = field(default_factory=IdleGaps)  # stretches with nothing outstanding
+    gaps: IdleGaps = field(default_factory=IdleGaps)  # every inter-arrival gap
+
+    def replay_span_s(self, idle_cap_us: float | None) -> float:
+        """The span of the trace's issue times as a replay keeps them: all of it, or with each idle
+        stretch cut to `idle_cap_us` (trace.fio_replay.capped_times_ns: an idle stretch is one with
+        nothing outstanding where the trace has every completion time, else every inter-arrival gap)."""
+        if idle_cap_us is None:
+            return self.length_s
+        cut_ns = (self.idle if self.completion_times else self.gaps).cut_ns(idle_cap_us * 1000)
+        return max(self.length_s - cut_ns / 1e9, 0.0)
 
 
 def trace_shape(path: Path) -> TraceShape:
@@ -457,23 +503,68 @@ def trace_shape(path: Path) -> TraceShape:
     try:
         stat = path.stat()
     except OSError:  # read_columns says what is wrong with it
-        return _scan_shape(path)
+        return chunks_shape(iter_trace(path), path)
     return _scanned_shape(path, path.resolve(), stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
 @functools.lru_cache(maxsize=4)
 def _scanned_shape(path: Path, resolved: Path, mtime_ns: int, size: int, inode: int) -> TraceShape:
-    """_scan_shape of the file as it was at that modification time, size and inode (the cache's
+    """chunks_shape of the file as it was at that modification time, size and inode (the cache's
     key, with where `path`, as given for its messages, leads)."""
-    return _scan_shape(path)
+    return chunks_shape(iter_trace(path), path)
 
 
-def _scan_shape(path: Path) -> TraceShape:
+@dataclass
+class _Timing:
+    """The running state of a scan's timing across chunks (TraceShape's last four fields)."""
+
+    last_ns: int | None = None  # the latest issue so far
+    busy_until_ns: int | None = None  # the latest completion so far (known times only)
+    open_done_ns: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    known: bool = True
+    max_in_flight: int = 0
+    idle: IdleGaps = field(default_factory=IdleGaps)
+    gaps: IdleGaps = field(default_factory=IdleGaps)
+
+    def add(self, chunk: TraceChunk) -> None:
+        """A chunk's records, taken in issue order (a chunk that is not is sorted, as trace stats does)."""
+        chunk = chunk.in_time_order()
+        ts, done = chunk.timestamp_ns.astype(np.int64), chunk.completion_ns.astype(np.int64)
+        before = ts[0] if self.last_ns is None else self.last_ns
+        self.gaps = self.gaps.plus(np.diff(ts, prepend=before))
+        self.last_ns = int(ts[-1])
+        self.known = self.known and bool((done >= 0).all())
+        if not self.known:
+            return
+        busy = np.maximum.accumulate(np.maximum(np.maximum(done, ts), self.busy_until_ns or int(ts[0])))
+        self.idle = self.idle.plus(ts - np.concatenate([[self.busy_until_ns or int(ts[0])], busy[:-1]]))
+        self.busy_until_ns = int(busy[-1])
+        self.max_in_flight = max(self.max_in_flight, _most_in_flight(ts, done, self.open_done_ns))
+        ends = np.concatenate([self.open_done_ns, done])
+        self.open_done_ns = ends[ends > ts[-1]]
+
+
+def _most_in_flight(issue_ns: npt.NDArray[np.int64], done_ns: npt.NDArray[np.int64],
+                    open_done_ns: npt.NDArray[np.int64]) -> int:
+    """Most I/Os outstanding at once among these, with those still open from earlier chunks
+    (`open_done_ns`, their completions) counted from the first issue; a completion before an
+    issue at the same time (as trace.fio_replay.max_outstanding counts them)."""
+    starts = np.concatenate([np.full(len(open_done_ns), issue_ns[0]), issue_ns])
+    ends = np.concatenate([open_done_ns, done_ns])
+    times = np.concatenate([starts, ends])
+    steps = np.concatenate([np.ones(len(starts), dtype=np.int64), -np.ones(len(ends), dtype=np.int64)])
+    order = np.lexsort((steps, times))
+    return max(1, int(np.cumsum(steps[order]).max()))
+
+
+def chunks_shape(chunks: Iterable[TraceChunk], path: Path) -> TraceShape:
+    """The TraceShape of a trace's chunks (`path`: the file they come from, for its refusals)."""
     counts = np.zeros(len(OP_NAMES), dtype=np.int64)
     largest = records = moved = 0
     first: int | None = None
     last: int | None = None
-    for chunk in iter_trace(path):
+    timing = _Timing()
+    for chunk in chunks:
         op, length = chunk.op, chunk.length_bytes
         counts += np.bincount(op, minlength=len(OP_NAMES))[:len(OP_NAMES)]
         data = op != OP_FLUSH
@@ -484,9 +575,14 @@ def _scan_shape(path: Path) -> TraceShape:
         if len(chunk):
             low, high = int(chunk.timestamp_ns.min()), int(chunk.timestamp_ns.max())
             first, last = low if first is None else min(first, low), high if last is None else max(last, high)
+            timing.add(chunk)
+    known = timing.known and records > 0
     return TraceShape(records=records, reads_writes=int(counts[OP_READ] + counts[OP_WRITE]),
                       flushes=int(counts[OP_FLUSH]), trims=int(counts[OP_TRIM]), largest_bytes=largest,
-                      total_bytes=moved, length_s=0.0 if first is None or last is None else float(last - first) / 1e9)
+                      total_bytes=moved, length_s=0.0 if first is None or last is None else float(last - first) / 1e9,
+                      reads=int(counts[OP_READ]), completion_times=known,
+                      max_in_flight=timing.max_in_flight if known else 0, idle=timing.idle if known else IdleGaps(),
+                      gaps=timing.gaps)
 
 
 def _refuse_unmovable(path: Path, first_record: int, chunk: TraceChunk, data: npt.NDArray[np.bool_]) -> None:

@@ -91,3 +91,27 @@ def resume_point(actions: Sequence[Action], done: int, keeps_state: bool, exact:
         f"{label(actions, done)} had started and changed the drive, and it measures from the state before it; "
         f"the test goes back to {label(actions, anchor)}, which re-creates that state"
     ))
+
+
+OTHER_PLAN = "the ssdlab version the run began under planned the test otherwise"
+
+
+def not_this_plan(actions: Sequence[Action], outcomes: Sequence[str], measured: Sequence[str]) -> str | None:
+    """Why a stopped test's record does not fit `actions`, this ssdlab's plan of it, or None: the
+    measurements it kept (`measured`, by name) are not those of the plan's finished steps (its
+    `outcomes`). An older ssdlab may have planned the same test with the same parameters otherwise
+    (QA: a quick run stopped after 3 steps of 9 resumed at step 4 of today's 24, counting a warm-up
+    it never ran as done and measuring the rest under another method)."""
+    done = len(outcomes)
+    finished = (i for i, (a, o) in enumerate(zip(actions, outcomes, strict=False))
+                if o == "done" and isinstance(a, Measure))
+    missing = next((i for i in finished if actions[i].name not in measured), None)
+    if missing is not None:
+        return f"its record counts {label(actions, missing)} as finished but holds no measurement of it: {OTHER_PLAN}"
+    # The step that was running when the run stopped may have left a measurement cut short.
+    planned = {a.name for a in actions[:done + 1] if isinstance(a, Measure)}
+    extra = next((name for name in measured if name not in planned), None)
+    if extra is not None:
+        return (f"its record holds a measurement {extra!r} that none of the {done} steps it counts as finished "
+                f"made: {OTHER_PLAN}")
+    return None

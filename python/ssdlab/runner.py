@@ -69,7 +69,7 @@ from ssdlab.planning import (
     with_host_file_runs,
 )
 from ssdlab.rebuild import CachesPreparation, DriveRebuild, RebuildFailed, RebuildsDrive, do_again, unreadable
-from ssdlab.resume import RESTORED, ResumePoint, resume_point
+from ssdlab.resume import RESTORED, ResumePoint, not_this_plan, resume_point
 from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObserver
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
 from ssdlab.steps import StepResult
@@ -199,8 +199,9 @@ class Runner:
         keeps = self.target.keeps_state()
         done = len(test_record.action_outcomes)
         shared = test_record.start is not None and test_record.start.shared_from is not None
-        damaged = unreadable(self.bundle, test_record) or _past_the_plan(
-            test_record, shared_plan(plan) if shared else plan)
+        recorded = shared_plan(plan) if shared else plan
+        damaged = unreadable(self.bundle, test_record) or _past_the_plan(test_record, recorded) or not_this_plan(
+            recorded.actions, test_record.action_outcomes, [ref.name for ref in test_record.measurements])
         began, how = test_record.action_began, self.exact_how
         if shared:
             point = resume_point(shared_plan(plan).actions, done, keeps, exact, began, how)
@@ -265,7 +266,9 @@ class Runner:
         if record.engine == "sim" or self.target.kind == "sim":
             now_rev = facts.extra.get(MODEL_REVISION)
             was_rev = record.target.extra.get(MODEL_REVISION)
-            if (was and was != now) or (was_rev is not None and was_rev != now_rev):
+            # A bundle that recorded no revision predates the record (ssdsim before revision 1): its
+            # drive was simulated by an older model, not this one (QA: such a run resumed silently).
+            if (was and was != now) or was_rev != now_rev:
                 raise UsageError(
                     f"{self.bundle.path} was run under {was or 'an unrecorded simulator'} (model revision "
                     f"{was_rev if was_rev is not None else 'unrecorded'}), and this ssdlab simulates with {now} "

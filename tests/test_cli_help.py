@@ -84,3 +84,10 @@ def test_yes_with_destroy_is_taken_in_either_order(cli: Any, tmp_path: Any, orde
     result = cli("run", *order, "--test", "quick", "-p", "runs=1", "-p", "runtime_s=1", "--no-library",
                  "--no-report", "-o", str(tmp_path / "b"))
     assert result.code == 0, result.stderr
+
+
+@pytest.mark.parametrize("command", [(), ("run",), ("library", "export"), ("sim", "cache"), ("trace", "replay")])
+def test_dash_h_is_help_on_every_command(cli: Any, command: tuple[str, ...]) -> None:
+    # QA: `library export -h` read "No such option '-h'" (as did every command)
+    shown = cli(*command, "-h")
+    assert shown.code == 0 and "Usage:" in shown.stdout and shown.stdout == cli(*command, "--help").stdout

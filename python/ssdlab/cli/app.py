@@ -64,6 +64,8 @@ _keep_argument_help()
 app = typer.Typer(
     help="ssdlab: SSD review methodology on real drives, scratch files and a simulated SSD.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    # -h as well as --help, on every command (Click hands it down): `library export -h` was refused (QA).
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 

@@ -58,6 +58,7 @@ from ssdlab.effective import (
     declared_specs,
     effective_method,
     model_differences,
+    same_revision,
     simulated_drive,
     unreliable_figure,
 )
@@ -716,7 +717,7 @@ def one_model_each(found: Sequence[tuple[RankedTest, str]], like: SimulatedDrive
         except ValidationError:
             model = None  # a row this ssdlab cannot read: `library add` refreshes it
         # Another model of its preset, or another revision of the simulator's model: two simulators.
-        if model is not None and any(model_differences(other, model) or other.revision != model.revision
+        if model is not None and any(model_differences(other, model) or not same_revision(other, model)
                                      for other in models):
             continue
         kept.append(test)

@@ -135,19 +135,30 @@ REMOTE_STEPS = Capabilities(steps={"file": frozenset({"purge", "idle"})}, refuse
 
 
 def parse_host(text: str) -> tuple[str, int]:
-    """'host' or 'host:port' (IPv6 as [addr]:port) -> (host, port), or a one-line UsageError."""
+    """'host' or 'host:port' (IPv6 as [addr]:port) -> (host, port), or a one-line UsageError.
+    A name fio's --client= cannot carry (a comma is its port separator; spaces, control
+    characters, a leading '-') or an unclosed '[' is refused here, not at a connect that fails
+    for another reason."""
     text = text.strip()
     host, port = text, str(DEFAULT_PORT)
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
+        host, closed, rest = text[1:].partition("]")
         port = rest.removeprefix(":") or port
+        if not closed or (rest and not rest.startswith(":")):
+            host = ""
     elif text.count(":") == 1:
         host, port = text.split(":")
     elif ":" in text and not _ipv6(text):
         host = ""  # several colons and not an IPv6 address: refused below
-    if not host or not is_whole_number(port) or not 0 < int(port) < 65536:
-        raise UsageError(f"--host {text!r}: write HOST or HOST:PORT (fio --server listens on {DEFAULT_PORT})")
+    if not _host_name_ok(host) or not is_whole_number(port) or not 0 < int(port) < 65536:
+        raise UsageError(f"--host {text!r}: write HOST or HOST:PORT (fio --server listens on {DEFAULT_PORT}; "
+                         "an IPv6 address as [ADDRESS]:PORT)")
     return host, int(port)
+
+
+def _host_name_ok(host: str) -> bool:
+    return bool(host) and not host.startswith("-") and not any(c.isspace() or c == "," or not c.isprintable()
+                                                                for c in host)
 
 
 def _ipv6(text: str) -> bool:
@@ -158,10 +169,22 @@ def _ipv6(text: str) -> bool:
     return True
 
 
+def host_address(host: str, port: int) -> str:
+    """HOST:PORT as the user writes it, an IPv6 address in brackets ([::1]:8765)."""
+    return f"[{host}]:{port}" if _ipv6(host) else f"{host}:{port}"
+
+
+def client_option(host: str, port: int) -> str:
+    """fio's --client= for a server: fio reads a bare address as IPv4 or a name ("::1,8765": "bad
+    server port 0"), so an IPv6 address is given as ip6:ADDRESS. fio names the host without the
+    prefix in what it says (client_said) and in client_stats (_stats_entry)."""
+    return f"--client=ip6:{host},{port}" if _ipv6(host) else f"--client={host},{port}"
+
+
 def client_argv(binary: str, output: Path, hosts: Sequence[tuple[str, int]], jobs: Sequence[Path]) -> list[str]:
     argv = [binary, "--output-format=json+", f"--output={output}"]
     for (host, port), job in zip(hosts, jobs, strict=True):
-        argv += [f"--client={host},{port}", str(job)]
+        argv += [client_option(host, port), str(job)]
     return argv
 
 
@@ -398,7 +421,7 @@ def failed_hosts(asked: Sequence[tuple[str, int]], said: str, stats: Sequence[Ma
         if told is None and entry is None:
             told = NO_RESULT
         if told is not None:
-            failures.append(HostFailure(index, f"{host}:{port}", told))
+            failures.append(HostFailure(index, host_address(host, port), told))
     return failures
 
 
@@ -500,7 +523,7 @@ class MultiHostFioEngine(FioEngine):
 
     @property
     def addresses(self) -> tuple[str, ...]:
-        return tuple(f"{host}:{port}" for host, port in self.hosts)
+        return tuple(host_address(host, port) for host, port in self.hosts)
 
     def target_for(self, spec: str) -> RemoteFileTarget:
         """The target a --host run uses: `file:PATH` names the file on the hosts. Refused by its
@@ -566,8 +589,8 @@ class MultiHostFioEngine(FioEngine):
             socket.create_connection((host, port), timeout=timeout_s).close()
         except OSError as err:
             why = err.strerror or str(err) or type(err).__name__
-            return UsageError(f"--host {host}:{port}: cannot reach fio's server ({why}); start `fio --server` "
-                              "there or check the name and port")
+            return UsageError(f"--host {host_address(host, port)}: cannot reach fio's server ({why}); start "
+                              "`fio --server` there or check the name and port")
         return None
 
     def _versions(self, said: Sequence[str]) -> tuple[HostFio, ...]:
@@ -685,14 +708,14 @@ class MultiHostFioEngine(FioEngine):
                       ) -> str:
         """What a host's fio printed for a small job (its stdout and stderr). `own_session`: a
         Ctrl-C at the terminal does not reach the client (_client_runs)."""
-        argv = [self.binary, f"--client={host},{port}", str(job), output_format]
+        argv = [self.binary, client_option(host, port), str(job), output_format]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, check=False,
                                   stdin=subprocess.DEVNULL, start_new_session=own_session)
         except subprocess.TimeoutExpired:
             if tidying:
                 return f"fio: its fio server did not answer in {timeout_s:.0f} s"
-            raise EngineError(f"--host {host}:{port}: its fio server did not answer in {timeout_s:.0f} s; "
+            raise EngineError(f"--host {host_address(host, port)}: its fio server did not answer in {timeout_s:.0f} s; "
                               "check that `fio --server` there is idle") from None
         except OSError as err:
             raise EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio") from None
@@ -892,7 +915,11 @@ class MultiHostFioEngine(FioEngine):
         if len(hosts) != len(self.hosts):
             raise EngineError(f"fio reported {len(hosts)} hosts for {len(self.hosts)} asked for")
         hosts = self._in_asked_order(hosts)
-        check_it_ran(w.name, {h.address: (h.summary.read, h.summary.write, h.summary.trim) for h in hosts},
+        # As the user wrote them ([::1]:8765), and one key per host: a server given twice is two hosts.
+        addresses = [host_address(h.hostname, h.port) if h.port is not None else h.hostname for h in hosts]
+        keys = [a if addresses.index(a) == i else f"{a} (host {i})" for i, a in enumerate(addresses)]
+        check_it_ran(w.name, {key: (h.summary.read, h.summary.write, h.summary.trim) for key, h in zip(keys, hosts,
+                                                                                                      strict=True)},
                      messages(text), ctx)
         series = [self._host_series(ctx, w, i) for i in range(len(hosts))]
         telemetry: dict[str, tuple[float, ...]] = {}
@@ -905,10 +932,10 @@ class MultiHostFioEngine(FioEngine):
                 telemetry[f"host{i}_iops"] = tuple(mine.iops())
                 telemetry[f"host{i}_mb_s"] = tuple(mine.mb_s())
         facts: dict[str, float | int | bool | str | None] = {"fio_version": self._version,
-                                                              "hosts": ", ".join(h.address for h in hosts)}
+                                                              "hosts": ", ".join(addresses)}
         for i, h in enumerate(hosts):
             runtime = h.summary.runtime_s
-            facts[f"host{i}"] = h.address
+            facts[f"host{i}"] = addresses[i]
             if files and f"host{i}_file" in files:  # where this host's I/O went
                 facts[f"host{i}_file"] = files[f"host{i}_file"]
             facts[f"host{i}_fio_version"] = self.host_fio()[i].version

@@ -46,20 +46,62 @@ def load_json_plus(text: str) -> dict[str, Any]:
     return last
 
 
-def _number(data: Mapping[str, Any], key: str) -> float:
-    value = data.get(key, 0)
-    return float(value) if isinstance(value, int | float) else 0.0
+# What every refusal of a document of another shape ends with: the shape ssdlab reads is fio 3.x's.
+OTHER_SHAPE = ("ssdlab reads what fio 3.24 or newer writes with --output-format=json+ "
+               "(`fio --version` says which wrote it)")
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    """A JSON object as such; anything else (absent, null) as an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _number(data: Any, key: str) -> float:
+    """A figure of a JSON object: 0 where it is absent or no finite number (bools are no figures)."""
+    value = _object(data).get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        raise EngineError(f"fio's JSON results give {key} as an integer of {int(value).bit_length()} bits, no "
+                          f"figure fio writes; {OTHER_SHAPE}") from None
+    return number if math.isfinite(number) else 0.0
+
+
+def _entries(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    """A document's list of jobs (`jobs`, `client_stats`): [] where it has none; a one-line refusal
+    where it is no list of objects (a traceback before, QA)."""
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(entry, Mapping) for entry in value):
+        raise EngineError(f"fio's JSON results hold {key!r} as no list of jobs; {OTHER_SHAPE}")
+    return value
+
+
+def _bins(lat: Mapping[str, Any]) -> Iterable[tuple[int, int]]:
+    """json+ latency bins: {"<latency ns>": <I/Os>} since fio 2.99 (fio 2.x keyed them by bin
+    number, "FIO_IO_U_PLAT_..."); one that is not a whole number of ns and of I/Os is refused."""
+    for key, count in _object(lat.get("bins")).items():
+        try:
+            value_ns = int(key)
+        except ValueError:
+            value_ns = -1
+        if value_ns < 0 or isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise EngineError(f"fio's json+ latency bins hold {str(key)[:40]!r}: {str(count)[:20]}, not a "
+                              f"latency in ns and a count of I/Os; {OTHER_SHAPE}")
+        yield value_ns, count
 
 
 def op_totals(ddir: Mapping[str, Any]) -> OpTotals:
     """One direction of a json+ job: counts, total-latency summary and bins."""
     ios = int(_number(ddir, "total_ios"))
-    if ios == 0:
+    if ios <= 0:
         return OpTotals()
-    lat = ddir.get("lat_ns") or {}
+    lat = _object(ddir.get("lat_ns"))
     # Older fio or lat_percentiles=0 only bins completion latency; better than nothing.
-    bins = lat.get("bins") or (ddir.get("clat_ns") or {}).get("bins") or {}
-    hist = LatencyHistogram.from_pairs((int(value), int(count)) for value, count in bins.items())
+    hist = LatencyHistogram.from_pairs(_bins(lat) if _object(lat.get("bins")) else _bins(_object(ddir.get("clat_ns"))))
     return OpTotals(
         ios=ios, bytes=int(_number(ddir, "io_bytes")),
         # mean x ios keeps fio's own mean exact when the Measurement divides back.
@@ -91,20 +133,20 @@ def check_output(data: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> 
                           "measures one group per workload: use one group (no new_group / stonewall), or "
                           "summarize_groups() for each group apart")
     for job in jobs:
-        if job.get("mixed") and not any(_number(job.get(d) or {}, "total_ios") for d in ("read", "write", "trim")):
+        if job.get("mixed") and not any(_number(job.get(d), "total_ios") for d in ("read", "write", "trim")):
             raise EngineError("fio reported reads and writes as one (unified_rw_reporting); ssdlab needs them "
                               "apart: remove unified_rw_reporting from the job (or set it to 'both')")
         for d in ("read", "write", "trim"):
-            ddir = job.get(d) or {}
+            ddir = _object(job.get(d))
             if _number(ddir, "total_ios") and "lat_ns" not in ddir and "clat_ns" not in ddir:
-                version = data.get("fio version", "an old fio")
-                raise EngineError(f"{version} reports latency without lat_ns / clat_ns (fio before 3.0); "
-                                  "ssdlab needs fio 3.x or newer")
+                version = " ".join(str(data.get("fio version", "an old fio")).split())[:40] or "an old fio"
+                raise EngineError(f"{version} reports latency without lat_ns / clat_ns (fio before 3.0, in µs); "
+                                  f"{OTHER_SHAPE}")
 
 
 def summarize_groups(data: Mapping[str, Any]) -> dict[int, JobSummary]:
     """One summary per reporting group (groupid), for outputs of hand-written job files."""
-    jobs = data.get("jobs") or []
+    jobs = _entries(data, "jobs")
     groups: dict[int, list[Mapping[str, Any]]] = {}
     for job in jobs:
         groups.setdefault(int(_number(job, "groupid")), []).append(job)
@@ -112,7 +154,7 @@ def summarize_groups(data: Mapping[str, Any]) -> dict[int, JobSummary]:
 
 
 def summarize(data: Mapping[str, Any]) -> JobSummary:
-    jobs = data.get("jobs") or []
+    jobs = _entries(data, "jobs")
     if not jobs:
         raise EngineError("fio's JSON results hold no job")
     check_output(data, jobs)
@@ -122,12 +164,12 @@ def summarize(data: Mapping[str, Any]) -> JobSummary:
 def summarize_jobs(jobs: Sequence[Mapping[str, Any]]) -> JobSummary:
     """Totals of jobs of one group (group_reporting=1 gives one job; several are summed)."""
     job = jobs[0]
-    totals = {d: op_totals(job.get(d) or {}) for d in ("read", "write", "trim")}
+    totals = {d: op_totals(_object(job.get(d))) for d in ("read", "write", "trim")}
     for extra in jobs[1:]:
         for d in totals:
-            more = op_totals(extra.get(d) or {})
+            more = op_totals(_object(extra.get(d)))
             totals[d] = _add(totals[d], more)
-    runtimes = [_number(j.get(d) or {}, "runtime") for j in jobs for d in ("read", "write", "trim")]
+    runtimes = [_number(j.get(d), "runtime") for j in jobs for d in ("read", "write", "trim")]
     runtime_s = max(runtimes, default=0.0) / 1000.0
     ss = job.get("steadystate")
     return JobSummary(
@@ -155,20 +197,26 @@ class HostSummary:
 
 def client_summaries(data: Mapping[str, Any]) -> tuple[list[HostSummary], JobSummary]:
     """Per host and aggregate totals of a client/server run's `client_stats`."""
-    stats = [s for s in data.get("client_stats") or [] if isinstance(s, dict)]
+    stats = _entries(data, "client_stats")
     hosts = [s for s in stats if s.get("jobname") != ALL_CLIENTS]
     if not hosts:
         raise EngineError("fio's client/server results hold no host (no client_stats)")
     check_output(data, hosts)
-    per_host = [HostSummary(str(h.get("hostname", "?")), int(h["port"]) if isinstance(h.get("port"), int) else None,
+    per_host = [HostSummary(str(h.get("hostname", "?")), _port(h.get("port")),
                             summarize_jobs([h])) for h in hosts]
     aggregate = next((s for s in stats if s.get("jobname") == ALL_CLIENTS), None)
     return per_host, summarize_jobs([aggregate] if aggregate is not None else hosts)
 
 
+def _port(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _optional(job: Mapping[str, Any], key: str) -> float | None:
     value = job.get(key)
-    return float(value) if isinstance(value, int | float) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:  # NaN
+        return None
+    return _number(job, key)
 
 
 def _add(a: OpTotals, b: OpTotals) -> OpTotals:

@@ -273,6 +273,11 @@ def _json(text: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object as such, anything else as an empty one (a tool's output of another shape)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _threshold_c(kelvin: object) -> float | None:
     """An id-ctrl temperature threshold (WCTEMP, CCTEMP: whole kelvin, 0 when the drive reports
     none) as recorded: in °C on its readings' scale (kelvin_to_c), to the hundredth it has (343 K:
@@ -394,9 +399,9 @@ def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any], hctm: Mapping[str, objec
     """nvme id-ctrl is the drive's own word on identity; sysfs can truncate or lag it. `hctm`: the
     drive's HCTM facts (hctm_facts), which need a command of their own."""
     for attr, key in (("model", "mn"), ("serial", "sn"), ("firmware", "fr")):
-        value = str(ctrl.get(key, "")).strip()
-        if value:
-            setattr(facts, attr, value)
+        value = ctrl.get(key)
+        if isinstance(value, str) and value.strip():  # nvme-cli pads them with spaces
+            setattr(facts, attr, value.strip())
     vwc, oncs = ctrl.get("vwc"), ctrl.get("oncs")
     facts.extra["nvme"] = {
         "vid": ctrl.get("vid"), "ssvid": ctrl.get("ssvid"), "ver": ctrl.get("ver"),
@@ -417,22 +422,25 @@ def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any], hctm: Mapping[str, objec
 
 def apply_smartctl(facts: BlockFacts, info: dict[str, Any]) -> None:
     """smartctl reads ATA IDENTIFY, which has the serial and firmware sysfs lacks for SATA."""
-    for attr, key in (("model", "model_name"), ("serial", "serial_number"), ("firmware", "firmware_version")):
-        value = str(info.get(key, "")).strip()
-        if value:
-            setattr(facts, attr, value)
-    protocol = str(info.get("device", {}).get("protocol", ""))
+    # A SCSI / SAS drive's firmware is its INQUIRY revision, which smartctl gives as `revision`
+    # (no firmware_version; smartctl 7.2 on a SAS disk, tests/fixtures/versions/README.md).
+    firmware = "firmware_version" if "firmware_version" in info else "revision"
+    for attr, key in (("model", "model_name"), ("serial", "serial_number"), ("firmware", firmware)):
+        value = info.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
+            setattr(facts, attr, str(value).strip())
+    protocol = str(_object(info.get("device")).get("protocol", ""))
     if protocol == "ATA" and facts.transport in ("scsi", "unknown"):
         facts.transport = "sata"
     rotation = info.get("rotation_rate")
     if isinstance(rotation, int):
         facts.rotational = rotation != 0
-    speed = info.get("interface_speed", {}).get("current", {}).get("string")
+    speed = _object(_object(info.get("interface_speed")).get("current")).get("string")
     facts.extra["smartctl"] = {
         "model_family": info.get("model_family"), "protocol": protocol or None,
-        "sata_version": info.get("sata_version", {}).get("string"), "interface_speed": speed,
-        "trim_supported": info.get("trim", {}).get("supported"),
-        "user_capacity_bytes": info.get("user_capacity", {}).get("bytes"),
+        "sata_version": _object(info.get("sata_version")).get("string"), "interface_speed": speed,
+        "trim_supported": _object(info.get("trim")).get("supported"),
+        "user_capacity_bytes": _object(info.get("user_capacity")).get("bytes"),
     }
 
 

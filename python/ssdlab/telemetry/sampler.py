@@ -66,6 +66,12 @@ class DriveSource:
     counters_indicate: bool = True
 
 
+# A drive whose smart-log gives 0 K (sources.drive_kelvin): its counters are sampled, its hwmon reads
+# the same nothing, and the report says why no temperature is drawn.
+NO_TEMPERATURE = ("drive temperature: the drive reports none (0 K in its SMART log: no sensor, as on emulated "
+                  "and cloud NVMe drives)")
+
+
 def drive_source(device: str | None, run: CommandRunner = run_command, sys_root: Path = Path("/sys"),
                  known: Mapping[str, object] | None = None) -> tuple[DriveSource | None, str | None]:
     """The first drive source that answers for `device`, or None and a one-line note why. `known`:
@@ -79,7 +85,7 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
         source.probe = source.read()
         if source.probe is not None:
             source.counters_indicate = nvme_counters_indicate(run, device, known)
-            return source, None
+            return source, None if "temp_c" in source.probe else NO_TEMPERATURE
         tried.append("nvme smart-log (missing nvme-cli, or no permission)")
     else:
         source = DriveSource("smartctl -A", lambda: smartctl_reader(run, device))

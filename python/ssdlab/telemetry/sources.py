@@ -17,6 +17,8 @@ None when its source gave nothing usable. Channels (units in the names):
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,23 +30,50 @@ from ssdlab.units import kelvin_to_c
 Sample = dict[str, float]
 
 
+_DECIMAL = re.compile(r"[0-9]{1,20}")
+
+
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A finite figure: a JSON number, or one nvme-cli wrote as a decimal string. nvme-cli 2.2 and
+    newer built against json-c older than 0.14 write every unsigned field (thm_temp1_trans_count,
+    thm_temp1_total_time, warning_temp_time...) as a string ("4"): util/json.c,
+    util_json_object_new_uint64 (src/nvme-json.c on nvme-cli's master); read as numbers only, the
+    thermal counters of such a build were dropped and throttling went unseen (QA)."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float: no figure a drive gives
+        return None
+    return number if math.isfinite(number) else None
+
+
+def drive_kelvin(value: Any) -> float | None:
+    """A temperature the drive gave in kelvin, None when it gave none: 0 K is an NVMe drive with
+    no sensor (an emulated or cloud NVMe: AWS's, propolis's), which nvme-cli prints as 0 and the
+    kernel's hwmon as -273150 m°C; taken as a reading it made the drive -273.15 °C (QA). smartctl
+    leaves such a temperature out (nvmeprint.cpp: `if (k)`)."""
+    kelvin = _number(value)
+    return kelvin if kelvin is not None and kelvin > 0 else None
 
 
 def parse_nvme_smart_log(text: str) -> Sample | None:
     """`nvme smart-log -o json`: temperatures are in kelvin; the thermal-management times in
-    seconds, the warning / critical temperature times in minutes (NVMe base spec, SMART log)."""
+    seconds, the warning / critical temperature times in minutes (NVMe base spec, SMART log).
+    A drive that reports no temperature (0 K, drive_kelvin) gives its counters without temp_c."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except ValueError:  # not JSON, or JSON whose numbers overflow a float
         return None
     if not isinstance(data, dict) or _number(data.get("temperature")) is None:
         return None
-    out: Sample = {"temp_c": kelvin_to_c(float(data["temperature"]))}
+    composite = drive_kelvin(data["temperature"])
+    out: Sample = {} if composite is None else {"temp_c": kelvin_to_c(composite)}
     for n in range(1, 9):
-        kelvin = _number(data.get(f"temperature_sensor_{n}"))
-        if kelvin:  # 0 means "sensor not implemented"
+        kelvin = drive_kelvin(data.get(f"temperature_sensor_{n}"))
+        if kelvin is not None:  # 0 means "sensor not implemented"
             out[f"temp_sensor{n}_c"] = kelvin_to_c(kelvin)
     names = {"thm_temp1_trans_count": "thm_temp1_trans_count", "thm_temp2_trans_count": "thm_temp2_trans_count",
              "thm_temp1_total_time": "thm_temp1_total_s", "thm_temp2_total_time": "thm_temp2_total_s",
@@ -58,32 +87,49 @@ def parse_nvme_smart_log(text: str) -> Sample | None:
 
 # SMART attributes that carry the drive temperature in their raw value's low byte.
 SATA_TEMP_ATTRIBUTES = (194, 190)
+# The °C such a low byte may say, as smartctl reads it (atacmds.cpp, ata_return_temperature_value:
+# `0 < temp && temp < 128`, else "no valid attribute"): a raw 0 is a drive with no reading, which
+# was drawn as 0 °C (QA).
+SATA_TEMP_RANGE_C = range(1, 128)
 
 
 def parse_smartctl_attributes(text: str) -> Sample | None:
-    """`smartctl -j -A`: the current temperature, else attribute 194 / 190's raw value."""
+    """`smartctl -j -A`: the current temperature (smartctl 7.0 and newer give it whenever attribute
+    194 or 190 holds one, read as its drive database says), else attribute 194 / 190's raw value
+    where its low byte is a temperature smartctl would take."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+        data = _object(json.loads(text))
+    except ValueError:
         return None
-    current = _number((data.get("temperature") or {}).get("current")) if isinstance(data, dict) else None
+    current = _number(_object(data.get("temperature")).get("current"))
     if current is not None:
         return {"temp_c": current}
-    table = ((data.get("ata_smart_attributes") or {}).get("table") or []) if isinstance(data, dict) else []
-    by_id = {row.get("id"): row for row in table if isinstance(row, dict)}
+    table = _object(data.get("ata_smart_attributes")).get("table")
+    by_id = {row.get("id"): row for row in table if isinstance(row, dict)} if isinstance(table, list) else {}
     for attribute in SATA_TEMP_ATTRIBUTES:
-        raw = _number(((by_id.get(attribute) or {}).get("raw") or {}).get("value"))
-        if raw is not None:
+        raw = _number(_object(_object(by_id.get(attribute)).get("raw")).get("value"))
+        if raw is not None and int(raw) & 0xFF in SATA_TEMP_RANGE_C:
             return {"temp_c": float(int(raw) & 0xFF)}
     return None
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object as such, anything else as an empty one (a tool's output of another shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+# hwmon's reading of a drive that reports 0 K (drive_kelvin): the kernel's nvme hwmon gives
+# kelvin less 273.15 in m°C, so -273150; nothing real reads at or below it.
+HWMON_NO_READING_MC = -273150
+
+
 def read_hwmon(path: Path) -> Sample | None:
-    """hwmon temp1_input is in millidegrees Celsius."""
+    """hwmon temp1_input is in millidegrees Celsius; None when the drive reports no temperature."""
     try:
-        return {"temp_c": int(path.read_text().strip()) / 1000.0}
+        millidegrees = int(path.read_text().strip())
     except (OSError, ValueError):
         return None
+    return {"temp_c": millidegrees / 1000.0} if millidegrees > HWMON_NO_READING_MC else None
 
 
 def find_hwmon(sys_root: Path, device_name: str) -> Path | None:

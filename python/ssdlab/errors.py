@@ -36,6 +36,22 @@ class SafetyError(SsdlabError):
     exit_code = 3
 
 
+class InUse(SafetyError):
+    """The target became in use during the run (mounted, held, mapped): the run stops before it
+    writes again, keeping what it measured; it resumes once the target is free."""
+
+
+# How a stop by the watch is told (the measurement's `error`): the runner tells it from a user's stop
+# by these words (stopped_by_use), as the run then waits for the device to be free, not for the user.
+CAME_INTO_USE = "came into use during the write, so fio was stopped at once and nothing more is written to it"
+
+
+def stopped_by_use(reason: str | None) -> bool:
+    """Whether an interrupted measurement's `error` is a stop by an engine's watch (engines/fio_process
+    UseWatch), not a Ctrl-C or a signal."""
+    return reason is not None and CAME_INTO_USE in reason
+
+
 class EngineError(SsdlabError):
     """An engine (fio, simulator) failed or is missing."""
 

@@ -39,6 +39,7 @@ from ssdlab.errors import (
     FileSystemError,
     InternalError,
     Interrupted,
+    InUse,
     SafetyError,
     SsdlabError,
     UsageError,
@@ -49,6 +50,7 @@ from ssdlab.errors import (
     stop_notes,
     stop_reason,
     stoppable,
+    stopped_by_use,
     stops_held,
     with_left,
 )
@@ -78,11 +80,6 @@ from ssdlab.targets.base import MeasuredRates, Target, TargetInfo, TargetLocks
 from ssdlab.targets.identity import identity_changes
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import seconds_apart
-
-
-class InUse(SafetyError):
-    """The target became in use during the run (mounted, held, mapped): the run stops before it
-    writes again, keeping what it measured; it resumes once the target is free."""
 
 
 @runtime_checkable
@@ -576,6 +573,8 @@ class Runner:
                 state, results = self._keep(state, results, action, result)
                 if isinstance(result, Measurement) and result.interrupted:
                     self._save(record, state)
+                    if stopped_by_use(result.error):  # the engine's watch stopped it: not the user's stop
+                        raise InUse(result.error or "")
                     raise Interrupted(result.error or "interrupted")
             outcome: ActionOutcome = "skipped" if skipped else "done"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome),

@@ -35,6 +35,8 @@ from ssdlab.engines.fio_parse import (
     summarize,
 )
 from ssdlab.engines.fio_process import (
+    CameIntoUse,
+    UseWatch,
     end_leftovers,
     exit_words,
     file_key,
@@ -43,6 +45,7 @@ from ssdlab.engines.fio_process import (
     run_fio_captured,
     stop_and_wait,
     stop_with_parent,
+    use_watch,
 )
 from ssdlab.engines.fio_steps import run_step
 from ssdlab.errors import EngineError, SafetyError, stop_reason
@@ -391,7 +394,8 @@ class FioEngine:
                 sampler.start()
             try:
                 with held_while_writing(target.spec, held):
-                    stopped, code = self._run(job, output, stderr_path, workload, ctx)
+                    watch = use_watch(target, workload.is_write)
+                    stopped, code = self._run(job, output, stderr_path, workload, ctx, watch)
             finally:
                 if sampler is not None:
                     sampler.stop()
@@ -419,8 +423,9 @@ class FioEngine:
             )
 
     def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext,
-             ) -> tuple[str | None, int]:
-        """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report.
+             watch: UseWatch | None = None) -> tuple[str | None, int]:
+        """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report, and so
+        does `watch` once the device it writes comes into use (then at once, see UseWatch).
         Returns why it was stopped (None: it ran to its end) and fio's exit status. However fio
         ends (killed by a signal, failed, stopped, or an error here), nothing of it is left
         running: its jobs, which outlive a fio killed outright, are killed too (end_leftovers)."""
@@ -440,7 +445,7 @@ class FioEngine:
             os.close(slave)
             slave = -1
             try:
-                stopped, code, closed = self._relay_until_stopped(master, proc, w, ctx)
+                stopped, code, closed = self._relay_until_stopped(master, proc, w, ctx, watch)
             except BaseException:
                 end_leftovers(keys)  # never leave fio writing behind a failed run
                 raise
@@ -456,23 +461,28 @@ class FioEngine:
                 os.close(slave)
 
     def _relay_until_stopped(self, master: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext,
-                             ) -> tuple[str | None, int, bool]:
+                             watch: UseWatch | None = None) -> tuple[str | None, int, bool]:
         """Why fio was stopped (None: it was not), its exit status, and whether its terminal was
         closed by all (_relay_progress)."""
         try:
-            closed = self._relay_progress(master, proc, w, ctx)
+            closed = self._relay_progress(master, proc, w, ctx, watch)
             return None, proc.wait(), closed
         except KeyboardInterrupt as stop:
             self._stop(proc)
             return stop_reason(stop), proc.returncode if proc.returncode is not None else -1, False
+        except CameIntoUse as found:  # as a Ctrl-C: its jobs stop writing at the SIGINT (fio_process)
+            self._stop(proc)
+            return str(found), proc.returncode if proc.returncode is not None else -1, False
         except BaseException:
             self._stop(proc)
             raise
 
-    def _relay_progress(self, fd: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext) -> bool:
+    def _relay_progress(self, fd: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext,
+                        watch: UseWatch | None = None) -> bool:
         """Turn fio's ETA lines (about one a second) into progress updates, until fio ends. True
         when its terminal was closed by all that had it (fio and its jobs), False when fio ended
-        while some process of it still holds it: a job of a fio that was killed."""
+        while some process of it still holds it: a job of a fio that was killed. `watch`: read
+        between fio's lines, on time (CameIntoUse once the device it writes is in use)."""
         start = time.monotonic()
         # fio's first lines carry no rates or percentage ("Jobs: 1 (f=1)", for a second or more),
         # and a ramp shows "-.-%": the bar then moves by the clock with the last known rates, none
@@ -481,7 +491,9 @@ class FioEngine:
         last = ProgressUpdate(label=w.name, fraction=0.0, elapsed_s=0.0)
         pending = b""
         while True:
-            ready, _, _ = select.select([fd], [], [], 1.0)
+            ready, _, _ = select.select([fd], [], [], watch.wait_s(1.0) if watch else 1.0)
+            if watch is not None:
+                watch.check()
             if not ready:
                 if proc.poll() is not None:
                     return False  # fio ended; a job it left holds the terminal (end_leftovers)

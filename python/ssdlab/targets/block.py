@@ -16,7 +16,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo
 from ssdlab.targets.iopath import device_warning
-from ssdlab.targets.safety import devnum_text, in_use_refusal, safety_state
+from ssdlab.targets.safety import devnum_text, in_use_refusal, safety_state, uses_while_writing
 from ssdlab.targets.sysinfo import (
     BlockFacts,
     CommandRunner,
@@ -94,6 +94,11 @@ class BlockTarget(Target):
 
     def safety(self) -> SafetyState:
         return safety_state(self.sysroot, self.name, own=self.own_holders)
+
+    def uses_while_writing(self) -> list[str]:
+        """Why the device is in use now, read the cheap way an engine reads it again and again
+        while it writes (safety.uses_while_writing): empty while it is free."""
+        return uses_while_writing(self.sysroot, self.name, own=self.own_holders)
 
     def info(self) -> TargetInfo:
         facts = self.facts()

@@ -73,6 +73,40 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     through (a loop on `name` is in use only when it is not the target itself); `node`: a device
     node that opens it when /dev has none (a loop's backing node outside /dev)."""
     members = members_of(root, name)
+    seen = visible_uses(root, name, members, own)
+    reasons = list(seen.reasons)
+    explained = set(seen.explained)  # members whose use is said already: no exclusive probe needed
+    if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
+        reasons.append(f"{name} {READ_ONLY}")
+    writing = device_writers(root, name, members)
+    reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
+                for member, pid, comm in writing]
+    explained.update(member for member, _pid, _comm in writing)  # a writer that also holds it O_EXCL: said once
+    if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
+        reasons += exclusive_reasons(root, members, explained, node)
+    reasons += mapped_by_loops(root, name, members, above)
+    reasons += loop_reasons(root, disk_of(root, name), depth, above)
+    return SafetyState(
+        writable=not reasons, reasons=tuple(reasons), mounted_at=seen.mounted,
+        holders=seen.holders, swap=seen.swap, root_device=seen.root_device,
+    )
+
+
+class VisibleUses(NamedTuple):
+    """The uses of a device the kernel lists (mountinfo, /proc/swaps, sysfs holders/): cheap to
+    read, so read again and again while ssdlab writes the device (uses_while_writing)."""
+
+    reasons: tuple[str, ...]
+    mounted: tuple[str, ...]
+    holders: tuple[str, ...]
+    swap: bool
+    root_device: bool
+    explained: frozenset[str]  # members whose use is said: no exclusive probe needed for them
+
+
+def visible_uses(root: SysRoot, name: str, members: Sequence[str], own: frozenset[str]) -> VisibleUses:
+    """Mounts, swap and md/dm/LVM holders of the device, of one of its partitions (`members`) or of
+    its whole disk; `own`: holders ssdlab made itself (its RAID-0), which are no use."""
     holders = holders_of(root, members)
     involved = set(members) | set(holders)
     # A partition's whole disk: a file system or swap on it spans the partition's blocks too.
@@ -80,7 +114,7 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     numbers = devnum_names(root)
     mounted: list[str] = []
     reasons: list[str] = []
-    explained: set[str] = set()  # members whose use is said already: no exclusive probe needed
+    explained: set[str] = set()
     root_device = False
     for devnum, point, _fstype, source in mount_entries(root):
         # major:minor identifies the device even when the source is a /dev/mapper alias;
@@ -105,20 +139,26 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     explained.update(m for m in members if holders_of(root, [m]))
     if root_device:
         reasons.append("backs the root file system")
-    if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
-        reasons.append(f"{name} {READ_ONLY}")
-    writing = device_writers(root, name, members)
-    reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
-                for member, pid, comm in writing]
-    explained.update(member for member, _pid, _comm in writing)  # a writer that also holds it O_EXCL: said once
-    if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
-        reasons += exclusive_reasons(root, members, explained, node)
-    reasons += mapped_by_loops(root, name, members, above)
-    reasons += loop_reasons(root, disk_of(root, name), depth, above)
-    return SafetyState(
-        writable=not reasons, reasons=tuple(reasons), mounted_at=tuple(mounted),
-        holders=tuple(holders), swap=swap, root_device=root_device,
-    )
+    return VisibleUses(tuple(reasons), tuple(mounted), tuple(holders), swap, root_device, frozenset(explained))
+
+
+def uses_while_writing(root: SysRoot, name: str, own: frozenset[str] = frozenset(), depth: int = 0,
+                       above: frozenset[str] = frozenset()) -> list[str]:
+    """Why `name` is in use now, from what can begin while ssdlab writes it (engines/fio.py asks
+    every WATCH_PERIOD_S during a write): safety_state's checks that read only what the kernel
+    lists, no process scan, no O_EXCL probe. Those two are left out because they cannot change
+    then: ssdlab holds the device O_EXCL during the write (held_while_writing), so a mount, mkfs,
+    swapon or md/dm assembly of it, or of a partition of it, fails; fio is its writer. What gets
+    past the hold: a loop device attached to it or to a partition (a loop does not claim what it
+    maps; QA: `losetup -f` on the target, mkfs and mount on the new loop while fio wrote on), a
+    holder or mount the kernel makes without a claim, a partition that appeared since (its
+    members are read again here), and for a loop target, its backing device or file coming into
+    use, read the same way down the loops. There the hold does not reach: a mount of the backing
+    device in another mount namespace, or a program writing the backing file, is found only by
+    the full check before the next action that writes."""
+    members = members_of(root, name)
+    reasons = [*visible_uses(root, name, members, own).reasons, *mapped_by_loops(root, name, members, above)]
+    return reasons + loop_reasons(root, disk_of(root, name), depth, above, watching=True)
 
 
 def _whose_use(name: str, who: str | None, use: str, whole: bool) -> str:
@@ -399,11 +439,13 @@ def mapped_by_loops(root: SysRoot, name: str, members: Sequence[str], above: fro
 MAX_LOOP_DEPTH = 8
 
 
-def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = frozenset()) -> list[str]:
+def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = frozenset(),
+                 watching: bool = False) -> list[str]:
     """Why a loop device is in use through what it writes to: a block device in use (a loop on
     a mounted loop writes into the mounted file system; the device is found by its number, so a
     node outside /dev counts), or a backing file in use, which includes a file another loop
-    device also maps. Empty for anything that is not a loop."""
+    device also maps. Empty for anything that is not a loop. `watching`: only the checks
+    uses_while_writing makes, all the way down."""
     backing = loop_backing(root, disk)
     if backing is None:
         return []
@@ -415,12 +457,13 @@ def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = f
         if below is None:
             return [f"{disk} writes to block device {devnum} ({backing.shown}), which sysfs does not know"]
         hint = None if backing.deleted else Path(backing.path)
-        state = safety_state(root, below, depth + 1, above=above | {disk}, node=hint)
-        return [f"{disk} writes to {below}, which is in use ({'; '.join(state.reasons)})"] if state.reasons else []
+        reasons = (uses_while_writing(root, below, depth=depth + 1, above=above | {disk}) if watching else
+                   list(safety_state(root, below, depth + 1, above=above | {disk}, node=hint).reasons))
+        return [f"{disk} writes to {below}, which is in use ({'; '.join(reasons)})"] if reasons else []
     if backing.file_id is None:
         return [f"{disk} writes to {backing.shown}, which ssdlab cannot identify (run ssdlab as root)"]
     # The file's other users: swap, another loop device mapping it, a process writing it.
-    return file_users(root, backing.shown, backing.file_id, skip_loop=disk)
+    return file_users(root, backing.shown, backing.file_id, skip_loop=disk, writers=not watching)
 
 
 def file_in_use(root: SysRoot, path: Path) -> list[str]:
@@ -433,13 +476,16 @@ def file_in_use(root: SysRoot, path: Path) -> list[str]:
     return file_users(root, str(path), (here.st_dev, here.st_ino))
 
 
-def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: str | None = None) -> list[str]:
-    """file_in_use for a file known by (st_dev, st_ino), also one whose path was deleted."""
+def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: str | None = None,
+               writers: bool = True) -> list[str]:
+    """file_in_use for a file known by (st_dev, st_ino), also one whose path was deleted; without
+    the scan of every process for a writer unless `writers`."""
     same = _same_file(file_id)
     reasons = [f"{shown} is in use as swap" for swap in swap_devices(root) if same(swap)]
     reasons += [f"{shown} backs {loop} (a loop device; an image mounted from it is mounted through it)"
                 for loop, backing in attached_loops(root) if loop != skip_loop and backing.file_id == file_id]
-    reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
+    if writers:
+        reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
     return reasons
 
 

@@ -65,7 +65,7 @@ import numpy.typing as npt
 
 from ssdlab.bundle import atomic_write_text, clear_for_writer
 from ssdlab.engines.fio_parse import load_results, results_unwritten
-from ssdlab.engines.fio_process import held_file_comment, run_fio_captured
+from ssdlab.engines.fio_process import CameIntoUse, UseWatch, held_file_comment, run_fio_captured
 from ssdlab.errors import EngineError
 from ssdlab.trace.model import (
     FIO_ALIGN,
@@ -375,10 +375,11 @@ def unkept_replay_note(ran: int, planned: int) -> str:
 def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir: Path, *,
                     remap: Remap = "modulo", idle_cap_us: float | None = DEFAULT_IDLE_CAP_US,
                     ioengine_for: Callable[[int], str], fio: str = "fio", timeout_s: float = 3600.0,
-                    shown_as: Path | None = None) -> FioReplay:
+                    shown_as: Path | None = None, watch: UseWatch | None = None) -> FioReplay:
     """Replay onto an existing file or device (the caller answers for safety) and measure drift.
     `shown_as`: the path `target_file` stands for, said in COMMAND_FILE, when fio is given another
-    name of it (a file target's descriptor held open by ssdlab, FileTarget.fio_open).
+    name of it (a file target's descriptor held open by ssdlab, FileTarget.fio_open); `watch`:
+    the device's watch while fio writes it (fio_process.use_watch: CameIntoUse, fio stopped).
     `ioengine_for` names the engine for a job's depth: the fio engine's choice
     (engines/fio.py FioEngine.ioengine_for: libaio where io_uring does not run, or where an
     older fio's io_uring would raise a depth that is not a power of two to the next one); both
@@ -397,8 +398,8 @@ def replay_with_fio(c: TraceChunk, target_file: Path, span_bytes: int, work_dir:
     atomic_write_text(work_dir / COMMAND_FILE, "".join(f"{line}\n" for line in held) + command_text(command))
     # as the workloads' fio: it stops if ssdlab is killed outright (it wrote on to the trace's end)
     try:
-        done = run_fio_captured(command, timeout_s)
-    except KeyboardInterrupt as stop:  # fio stopped and wrote its logs: say what the stop discards
+        done = run_fio_captured(command, timeout_s, watch=watch)
+    except (KeyboardInterrupt, CameIntoUse) as stop:  # fio stopped and wrote its logs: say what the stop discards
         ran = len(lat_rows(lat_logs))
         if ran:
             stop.add_note(unkept_replay_note(ran, iolog.reads_writes))

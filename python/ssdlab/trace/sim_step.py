@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from ssdlab.bundle import clear_for_writer
 from ssdlab.engines.base import ProgressUpdate, RunContext
+from ssdlab.engines.fio_process import use_watch
 from ssdlab.errors import UsageError
 from ssdlab.steps import ReplayTrace
 from ssdlab.targets.safety import held_while_writing
@@ -163,7 +164,7 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     with held_while_writing(target.spec, target.write_held_paths()), target.fio_open() as filename:
         r = replay_with_fio(chunk, Path(filename), span, ctx.make_raw_dir(), remap=step.remap,
                             idle_cap_us=step.idle_cap_us, ioengine_for=ioengine_for, fio=fio,
-                            shown_as=path)
+                            shown_as=path, watch=use_watch(target, writes=bool((chunk.op != OP_READ).any())))
     executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     summary = {"elapsed_s": elapsed, "idle_cut_s": r.iolog.idle_cut_ns / 1e9}

@@ -385,11 +385,14 @@ def test_hosts_that_end_apart_are_added_up_to_the_last_hosts_end(tmp_path: Path)
     assert m.series.t_s == (0.201, 0.3, 0.4, 0.5, 0.6, 0.7, 0.79)  # was (0.201, 0.3)
     assert sum(m.series.write_ios) == pytest.approx(1280, rel=1e-9)
     # each host's share of each period: host 0's last 31 ms at its last rate, nothing after its end
+    # (every period, the last one too: the hosts' columns add up to the total, test_fio_multi_host_columns.py)
     shares = [a * d + b * d for a, b, d in zip(m.telemetry["host0_iops"], m.telemetry["host1_iops"],
-                                                  m.series.durations_s(), strict=False)]
-    assert shares == pytest.approx(list(m.series.write_ios[:6]))
-    assert m.telemetry["host0_iops"][2] == pytest.approx(1646 * 0.031 / 0.1)
-    assert m.telemetry["host0_iops"][3:] == (0.0,) * 3
+                                                  m.series.durations_s(), strict=True)]
+    assert shares == pytest.approx(list(m.series.write_ios))
+    # host 0's last 31 ms hold what its totals say it did after its log (was: its last rate, 51 I/Os)
+    assert sum(a * d for a, d in zip(m.telemetry["host0_iops"], m.series.durations_s(), strict=True)) \
+        == pytest.approx(256)
+    assert m.telemetry["host0_iops"][3:] == (0.0,) * 4  # nothing after its end, to the run's last period
 
 
 # fio 3.33's client, as it ran here: one of two servers killed mid-run (fio exits 1), and one

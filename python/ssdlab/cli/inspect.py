@@ -32,6 +32,7 @@ from ssdlab.cli.app import (
 from ssdlab.device_rates import with_measured_rates
 from ssdlab.engines import engine_for
 from ssdlab.engines.base import Engine
+from ssdlab.engines.fio_multi import MultiHostFioEngine
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.library import Library
 from ssdlab.methods import REGISTRY, VARIANTS, all_suites
@@ -233,7 +234,7 @@ def plan(
         print_warnings(out, plan_warnings(planned, facts))
     for item in planned:
         with fio_comments(fio):
-            _print_plan(item, clock)
+            _print_plan(item, clock, engine)
         if fio:
             _print_jobs(item, tgt, engine, host_refusal)
     with fio_comments(fio):
@@ -373,17 +374,26 @@ def _first_chance(item: PlannedTest) -> str:
 FIO_SS_FIRST_CHANCE = "fio's steady-state detector (fio_ss) ends the torture at its first check"
 
 
-def _print_plan(item: PlannedTest, clock: str) -> None:
+def _print_plan(item: PlannedTest, clock: str, engine: Engine) -> None:
+    # A --host run skips some steps (MultiHostFioEngine.step): the plan says what the run does.
+    remote = engine if isinstance(engine, MultiHostFioEngine) else None
+    said = [remote.planned_step(action) if remote is not None and isinstance(action, Purge) else None
+            for action in item.plan.actions]
     out.print()
     print_hanging(f"[bold cyan]{item.entry.name}[/] ", f"({item.entry.test}) — {clock} {test_duration_text(item)}",
                   markup=True)
     print_hanging("  params: ", ", ".join(f"{k}={v}" for k, v in item.params.items()))
-    print_hanging("  starts from: ", item.start.state)
-    print_hanging("    why: ", item.start.reason)
+    if any(said):  # not the purged drive its plan starts from alone
+        print_hanging("  starts from: ", "the run's file on each host as the tests before left it (new, nothing "
+                      f"written, for the run's first test), not the planned '{item.start.state}'")
+        print_hanging("    why: ", "a --host run purges nothing")
+    else:
+        print_hanging("  starts from: ", item.start.state)
+        print_hanging("    why: ", item.start.reason)
     for note in item.plan.notes:
         print_hanging("  [yellow]note:[/] ", plain(note), markup=True)
-    for number, action in enumerate(item.plan.actions, start=1):
-        print_hanging(f"  {number:3d}. ", action.describe())
+    for number, (action, text) in enumerate(zip(item.plan.actions, said, strict=True), start=1):
+        print_hanging(f"  {number:3d}. ", text or action.describe())
 
 
 PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)

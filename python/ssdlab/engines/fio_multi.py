@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import errno
 import ipaddress
+import math
 import os
 import posixpath
 import re
@@ -62,6 +63,7 @@ from ssdlab.engines.fio_parse import (
     ALL_CLIENTS,
     NO_ROOM,
     HostSummary,
+    JobSummary,
     add_series,
     client_summaries,
     complete_series,
@@ -96,6 +98,19 @@ from ssdlab.workload import Workload
 DEFAULT_PORT = 8765  # fio's own default server port
 CONNECT_TIMEOUT_S = 5.0  # a fio server on a reachable host answers a connect at once
 PROBE_TIMEOUT_S = 60.0  # the probe job reads 4 KiB; a server answers in about a second
+# fio's handshake, before anything else is asked of a host: its client sends a probe on connecting
+# and prints the server's reply ("hostname=…, fio=fio-3.33, …") as soon as it comes; this job is
+# refused when the server parses it, after that reply, so nothing runs there and the client ends.
+# A port that takes the connection and never answers (QA: a silent peer held the start-up probes
+# for the whole PROBE_TIMEOUT_S: a client writing JSON alone never checks its commands' replies)
+# is dropped by fio's own client, which with normal output gives a probe FIO_HANDSHAKE_S
+# (client.c, FIO_NET_CLIENT_TIMEOUT) and says "timeout on cmd PROBE". A fio server answers within
+# about a second (its accept loop wakes once a second: 0.2-1.0 s here; it forks a process per
+# client, so one busy with another run answers as fast). HANDSHAKE_TIMEOUT_S: should fio not.
+HANDSHAKE_JOB = "[ssdlab-handshake]\nrw=ssdlab-handshake-only\n"
+HANDSHAKE_REPLY = re.compile(r"^hostname=[^\n]*\bfio=", re.MULTILINE)
+FIO_HANDSHAKE_S = 5.0
+HANDSHAKE_TIMEOUT_S = 15.0
 # Reading /dev/zero writes nothing on the host and works on any Linux; io_uring runs it or fails.
 PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=4k\nsize=4k\n"
 PROBE_FORMAT = "--output-format=normal,json"  # normal: the server's probe reply, which names its fio
@@ -471,6 +486,37 @@ def sum_series(parts: Sequence[Series], ends_s: Sequence[float | None] = ()) -> 
     return add_series(parts, ends_s)
 
 
+def own_series(part: Series, host: HostSummary) -> Series:
+    """A host's series ended at its own end and adding up to its own totals (complete_series), as
+    a local run's is; a host that logged nothing is left so (sum_series: then no sum at all)."""
+    if not len(part):
+        return part
+    return complete_series(part, host.summary.read, host.summary.write, host.summary.runtime_s)
+
+
+COUNT_COLUMNS = ("read_ios", "write_ios", "read_bytes", "write_bytes")
+
+
+def with_counts_of(total: Series, shares: Sequence[Series]) -> Series:
+    """The total series with each count column the sum of the hosts' shares (on its periods), where
+    those add up to what the total holds (each host's series ended at its own totals: own_series),
+    so a row of the host columns adds up to the total's to the last bit; a column whose shares do
+    not (a host's logs that do not describe its run, left as logged) is left as the total has it."""
+    update = {}
+    for name in COUNT_COLUMNS:
+        summed = tuple(math.fsum(values) for values in zip(*(getattr(s, name) for s in shares), strict=True))
+        if math.isclose(math.fsum(summed), math.fsum(getattr(total, name)), rel_tol=1e-9, abs_tol=1e-6):
+            update[name] = summed
+    return total.model_copy(update=update)
+
+
+def mean_latency_us(summary: JobSummary) -> float | None:
+    """A host's mean total latency per I/O (reads and writes together, fio's lat), None without I/O:
+    the report's per-host table sets it beside the host's IOPS (report/hosts.py)."""
+    ios = summary.read.ios + summary.write.ios
+    return (summary.read.lat_sum_ns + summary.write.lat_sum_ns) / ios / 1000 if ios else None
+
+
 def outlast_stops(runs: Sequence[Future[str]]) -> KeyboardInterrupt | None:
     """Wait for every client run, whatever stop signals come while they run (each raised here
     as a KeyboardInterrupt: a run measuring takes every Ctrl-C, errors.stoppable); the first."""
@@ -493,13 +539,32 @@ def said_or_raise(run: Future[str], stop: KeyboardInterrupt | None) -> str:
     return f"fio: {error}"
 
 
+def silent_peer(address: str, waited_s: float) -> UsageError:
+    """A port that took fio's connection and did not answer its handshake (HANDSHAKE_JOB)."""
+    return UsageError(f"--host {address}: not a fio server: it took the connection but did not answer fio's handshake "
+                      f"in {waited_s:.0f} s (a fio server answers within about a second); give the port `fio --server` "
+                      "listens on there, or restart a fio server that hangs")
+
+
+UNSAID = "its fio server did not say whether it is gone"  # _probe_left: a file that may be there
+
+
 def probe_left_words(left: Sequence[str]) -> str:
-    """"; " and the start-up probe's files that may still be on the hosts, or ""."""
-    if not left:
-        return ""
-    files = "file" if len(left) == 1 else "files"
-    return (f"; the start-up probe could not delete its {files} {'; '.join(left)}: delete "
-            f"{'it' if len(left) == 1 else 'them'} there by hand")
+    """"; " and the start-up probe's files that are still on the hosts (fio said so), then those
+    that may be (their server did not say: QA, a port that was no fio server's was told "could not
+    delete its file ... delete it there by hand" of a file never made), or ""."""
+    there = [name for name in left if UNSAID not in name]
+    unsure = [name for name in left if UNSAID in name]
+    words = ""
+    if there:
+        files = "file" if len(there) == 1 else "files"
+        words += (f"; the start-up probe could not delete its {files} {'; '.join(there)}: delete "
+                  f"{'it' if len(there) == 1 else 'them'} there by hand")
+    if unsure:
+        files = "file" if len(unsure) == 1 else "files"
+        words += (f"; the start-up probe's {files} may be left: {'; '.join(unsure)}: look there and delete "
+                  f"{'it if it is' if len(unsure) == 1 else 'any that is'} there")
+    return words
 
 
 @dataclass
@@ -549,6 +614,7 @@ class MultiHostFioEngine(FioEngine):
         finds a read-only file system without writing (FILE_READ_ONLY), in the words run's probe
         is refused with."""
         raise_for_hosts(self._unreachable(host, port, timeout_s) for host, port in self.hosts)
+        raise_for_hosts(self._handshakes())  # a port that is not a fio server's, told in seconds
         count = len(self.hosts)
         versions = [] if self._host_fio else [(i, PROBE_JOB, PROBE_FORMAT) for i in range(count)]
         fresh = target is not None and writes and not self.resumed  # a resumed run's file is its own
@@ -593,6 +659,42 @@ class MultiHostFioEngine(FioEngine):
                               "`fio --server` there or check the name and port")
         return None
 
+    def _handshakes(self) -> list[SsdlabError | None]:
+        """Why each host is not a fio server that answers (handshake_error), all hosts at once."""
+        with tempfile.TemporaryDirectory(prefix="ssdlab-handshake-") as tmp:
+            job = Path(tmp) / "handshake.fio"
+            atomic_write_text(job, HANDSHAKE_JOB)
+            with ThreadPoolExecutor(max_workers=len(self.hosts)) as pool:
+                runs = [pool.submit(self._handshake_error, host, port, job) for host, port in self.hosts]
+                return [run.result() for run in runs]
+
+    def _handshake_error(self, host: str, port: int, job: Path) -> SsdlabError | None:
+        """Why the port of `host` is not a fio server that answers fio's handshake (HANDSHAKE_JOB),
+        or None: it took the connection and said nothing in HANDSHAKE_TIMEOUT_S, or closed it
+        unanswered (not a fio server, or one of another protocol version: each side then drops the
+        other's commands), or fio could not connect (client_said). Nothing is written there: the
+        job is refused before it runs."""
+        address = host_address(host, port)
+        argv = [self.binary, client_option(host, port), str(job), "--output-format=normal"]
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=HANDSHAKE_TIMEOUT_S, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return silent_peer(address, HANDSHAKE_TIMEOUT_S)
+        except OSError as err:
+            return EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio")
+        said = done.stdout + done.stderr
+        if HANDSHAKE_REPLY.search(said):
+            return None
+        if "timeout on cmd PROBE" in said:
+            return silent_peer(address, FIO_HANDSHAKE_S)
+        told = client_said(host, port, said)
+        if told is not None and not told.startswith("its fio server disconnected"):
+            return UsageError(f"--host {address}: {told}; start `fio --server` there or check the name and port")
+        return UsageError(f"--host {address}: not a fio server: it closed the connection without answering fio's "
+                          f"handshake (or its fio speaks another protocol version than this machine's "
+                          f"{self._version or 'fio'}: they must match); give the port `fio --server` listens on there")
+
     def _versions(self, said: Sequence[str]) -> tuple[HostFio, ...]:
         """Each host's fio from its probe reply; one refusal naming every host that failed it."""
         found: list[HostFio] = []
@@ -632,7 +734,7 @@ class MultiHostFioEngine(FioEngine):
         if problem is not None and problem.endswith("is not a directory"):
             return None
         why = client_said(*self.hosts[index], output) or first_error_line(output)
-        return f"{name} on {self.addresses[index]} (its fio server did not say whether it is gone: {why})"
+        return f"{name} on {self.addresses[index]} ({UNSAID}: {why})"
 
     def _absent_error(self, index: int, output: str, name: str) -> SsdlabError | None:
         """Why a new run may not use its file name on host `index`: taken there (anything at the
@@ -879,6 +981,18 @@ class MultiHostFioEngine(FioEngine):
             return super().step(target, step, ctx)
         raise EngineError(f"{target.spec}: the {step.kind} step cannot run on the --host hosts")
 
+    @staticmethod
+    def planned_step(step: Step) -> str | None:
+        """A step as `plan --host` lists it, where the run does something else than its
+        describe() says (QA: plan listed "purge (TRIM, whole target)", which step() skips); None
+        where the run does what it says."""
+        if isinstance(step, Purge) and step.secure_erase:
+            return f"{step.describe()}: cannot run on the --host hosts; the run stops at this step"
+        if isinstance(step, Purge):
+            return (f"{step.describe()}: not done on the --host hosts (the run's file on each host is new to this "
+                    "run and deleted when it ends; nothing there is purged)")
+        return None
+
     def _run_clients(self, argv: list[str], ctx: RunContext) -> subprocess.CompletedProcess[str]:
         # If ssdlab is killed outright, the client gets SIGINT and tells its servers to quit.
         proc = subprocess.Popen(argv, cwd=ctx.raw_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -925,10 +1039,18 @@ class MultiHostFioEngine(FioEngine):
         telemetry: dict[str, tuple[float, ...]] = {}
         ends: list[float | None] = [h.summary.runtime_s for h in hosts]  # hosts of other speeds end apart
         joined = sum_series(series, ends)
-        if len(joined):
-            telemetry["t_s"] = joined.t_s
-            for i, (part, end) in enumerate(zip(series, ends, strict=True)):
-                mine = on_periods(ran_until(part, end), joined)  # this host's share of each joined period
+        # Ended at the run's end, adding up to fio's totals, as a local run's series (QA: the last
+        # partial period was left out, so a pass's minimum period sat above its average).
+        completed = complete_series(joined, total.read, total.write, total.runtime_s)
+        if len(completed):
+            # Each host's share of each period from its series ended at its own end and adding up to
+            # its own totals (own_series), so the hosts' columns add up to the total's in every period
+            # (QA: a last row of 765 + 767 against 1,485.6 IOPS: the tail was the total's alone).
+            shares = [on_periods(ran_until(own_series(part, h), end), completed)
+                      for part, h, end in zip(series, hosts, ends, strict=True)]
+            completed = with_counts_of(completed, shares)
+            telemetry["t_s"] = completed.t_s
+            for i, mine in enumerate(shares):
                 telemetry[f"host{i}_iops"] = tuple(mine.iops())
                 telemetry[f"host{i}_mb_s"] = tuple(mine.mb_s())
         facts: dict[str, float | int | bool | str | None] = {"fio_version": self._version,
@@ -941,9 +1063,7 @@ class MultiHostFioEngine(FioEngine):
             facts[f"host{i}_fio_version"] = self.host_fio()[i].version
             facts[f"host{i}_iops"] = (h.summary.read.ios + h.summary.write.ios) / runtime if runtime else 0.0
             facts[f"host{i}_mb_s"] = (h.summary.read.bytes + h.summary.write.bytes) / runtime / 1e6 if runtime else 0.0
-        # Ended at the run's end, adding up to fio's totals, as a local run's series (QA: the last
-        # partial period was left out, so a pass's minimum period sat above its average).
-        completed = complete_series(joined, total.read, total.write, total.runtime_s)
+            facts[f"host{i}_mean_lat_us"] = mean_latency_us(h.summary)
         return Measurement(workload=w, engine=self.name, runtime_s=total.runtime_s, read=total.read,
                            write=total.write, trim=total.trim, series=completed, telemetry=telemetry,
                            cpu_usr_pct=total.cpu_usr_pct, cpu_sys_pct=total.cpu_sys_pct, engine_facts=facts,

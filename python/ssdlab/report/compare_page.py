@@ -43,6 +43,7 @@ from ssdlab.report.cpu import cpu_comparison_table, measured_in, workload_names
 from ssdlab.report.drive_settings import made_of, settings_note, short_names
 from ssdlab.report.formatting import DIFFERENCE_DECIMALS, MISSING, format_difference, format_metric
 from ssdlab.report.heat import heat_comparison_note
+from ssdlab.report.hosts import hosts_tables, sum_notes
 from ssdlab.report.identity import drive_facts
 from ssdlab.report.page import DIRECTION_WORDS, Page, ReportFiles, page_charts_dir, render_page
 from ssdlab.report.rankings import RankedMetric, ranked_figure, ranking_table
@@ -242,14 +243,17 @@ def comparison_cells(t: TestComparison, short: Short = ()) -> list[tuple[str, ..
     return [row_cells(row, t.present, short, t.params) for row in t.rows]
 
 
-def test_caption(c: Comparison, t: TestComparison, heat: str | None, short: Short = ()) -> str:
+def test_caption(c: Comparison, t: TestComparison, heat: str | None, short: Short = (),
+                 hosts: Sequence[str] = ()) -> str:
     """What the reader must know beside the test's table; `heat` is its heat_note, `short` the
-    windows too short to trust on each drive (short_windows_of), which its marks are explained by."""
+    windows too short to trust on each drive (short_windows_of), which its marks are explained by;
+    `hosts`: what the figures of each run on several --host hosts are (host_notes)."""
     notes = drive_notes(c, t)
     if t.differences:
         notes.append("FORCED: methods differ (" + "; ".join(d.describe() for d in t.differences) + ")")
     if heat:
         notes.append(heat)
+    notes += [note.rstrip(".") for note in hosts]
     notes.append(difference_note(c, t))
     footnote = short_note(c, short, t)
     return "; ".join(notes) + (f". {footnote}" if footnote else "")
@@ -414,9 +418,12 @@ def comparison_tables(c: Comparison, found: Found | None = None) -> list[FittedT
     for t in tests:
         out.append(rich_table(Table(key=f"{t.name}-compare", title=section_title(c, t), header=comparison_header(c, t),
                                     rows=tuple(comparison_cells(t, short[t.name])),
-                                    caption=test_caption(c, t, heat_note(c, t, found[t.name]), short[t.name]))))
+                                    caption=test_caption(c, t, heat_note(c, t, found[t.name]), short[t.name],
+                                                         host_notes(c, found[t.name])))))
         cpu = cpu_side_by_side(c, t, found[t.name], short[t.name])  # the page's, after its figures (QA: none here)
         out += [] if cpu is None else [rich_table(cpu, f"{section_title(c, t)}: {cpu.title}")]
+        hosts = per_host(c, t, found[t.name], short[t.name])
+        out += [rich_table(h, f"{section_title(c, t)}: {h.title}") for h in hosts]
     return out
 
 
@@ -429,6 +436,20 @@ def cpu_side_by_side(c: Comparison, t: TestComparison, found: Sequence[Mapping[s
                                workload_names((n for f in found for n in f), specs), short)
     footnote = short_note(c, short, t)
     return with_footnote(cpu, footnote) if cpu is not None and footnote and marks_a_figure(cpu) else cpu
+
+
+def per_host(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Measurement]],
+             short: Short) -> list[Table]:
+    """Each host's figures beside the total, for each drive whose run was on several --host hosts
+    (report/hosts.py), its workloads named as the CPU table names them; none for any other run."""
+    specs = [row.spec for row in t.rows if row.spec is not None]
+    names = workload_names((n for f in found for n in f), specs)
+    return hosts_tables(t.name, [d.label for d in c.drives], found, names, short)
+
+
+def host_notes(c: Comparison, found: Sequence[Mapping[str, Measurement]]) -> list[str]:
+    """That a run on several --host hosts gives their sum, each at the workload's queue depth."""
+    return sum_notes([d.label for d in c.drives], found)
 
 
 def ranked_metrics(t: TestComparison, short: Short = ()) -> list[RankedMetric]:
@@ -469,12 +490,13 @@ def _section(c: Comparison, t: TestComparison, found: Sequence[Mapping[str, Meas
     t = with_run_labels(c, t)
     labels = [d.label for d in c.drives]
     short = short_windows_of(c, t, found)
-    caption = test_caption(c, t, heat, short)
+    caption = test_caption(c, t, heat, short, host_notes(c, found))
     table = Table(key=f"{t.name}-compare", title="Side by side", header=comparison_header(c, t),
                   rows=tuple(comparison_cells(t, short)), caption=caption, row_keys=tuple(r.name for r in t.rows))
     tables: list[TableLike] = [table]
     cpu = cpu_side_by_side(c, t, found, short)
     tables += [] if cpu is None else [cpu]
+    tables += per_host(c, t, found, short)
     figures: list[FigureLike] = []
     if len(c.drives) >= RANKED_MIN_DRIVES:
         ranked = ranked_figure(t.name, "Ranking", labels, 0, ranked_metrics(t, short), ranking_caption(c, short),

@@ -102,20 +102,25 @@ def host_short_windows(bundle: Bundle, record: TestRecord, found: dict[str, Meas
 def with_host_facts(bundle: Bundle, record: TestRecord, section: Section, found: dict[str, Measurement],
                     short: ShortWindows | None = None, live: bool = False) -> Section:
     """The section with, for an unfinished test, the workloads it ran (report/partial.py);
-    the host CPU of its workloads (report/cpu.py), where any has one; a one-line note for
+    the host CPU of its workloads (report/cpu.py), where any has one; for a run on several --host
+    hosts, each host's figures and a note that the totals are their sum (report/hosts.py); a one-line note for
     telemetry that could not be sampled, and one for figures measured while the drive
     throttled (report/heat.py). `found`: its measured workloads (cpu.measured_in); `short`:
     those too short to trust (host_short_windows), whose figures the tables mark; `live`: the
     test is still running."""
     from ssdlab.report.cpu import bundle_workload_names, cpu_table, telemetry_notes
     from ssdlab.report.heat import heat_notes
+    from ssdlab.report.hosts import hosts_table, sum_note
     from ssdlab.report.partial import unfinished_table
 
     names = bundle_workload_names(bundle, record, found)  # as the results tables name them
-    extra = (unfinished_table(record, found, names, short, live), cpu_table(record.name, found, names, short))
+    extra = (unfinished_table(record, found, names, short, live), cpu_table(record.name, found, names, short),
+             hosts_table(record.name, found, names, short))  # each host's figures, for a run on several
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
-    return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat))
+    hosts = sum_note(found)  # a total of several hosts is their sum, each at the workload's queue depth
+    return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat,
+                                                  *([hosts] if hosts else [])))
 
 
 def with_footnotes(record: TestRecord, section: Section, short: ShortWindows | None) -> Section:

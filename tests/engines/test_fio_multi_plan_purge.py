@@ -1,0 +1,59 @@
+"""`plan --host` prints what a --host run does: the run skips a purge (MultiHostFioEngine.step:
+the run's file on each host is its own, new to it), and the plan listed "1. purge (TRIM, whole
+target)" and "starts from: clean (purged)" (QA)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ssdlab.engines.fio_multi import MultiHostFioEngine
+from ssdlab.steps import Idle, Purge
+
+
+def test_a_purge_is_planned_as_the_run_does_it() -> None:
+    assert "not done on the --host hosts" in (MultiHostFioEngine.planned_step(Purge()) or "")
+    assert "cannot run on the --host hosts" in (MultiHostFioEngine.planned_step(Purge(secure_erase=True)) or "")
+    assert MultiHostFioEngine.planned_step(Idle(seconds=5)) is None
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    """One fio server on a loopback port, stopped by its own pid afterwards."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    pidfile = tmp_path / "server.pid"
+    subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
+    for _ in range(50):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.1)
+    pid = int(pidfile.read_text())
+    time.sleep(0.5)
+    yield ("127.0.0.1", port)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+
+
+@pytest.mark.fio
+def test_plan_host_lists_no_purge_the_run_skips(server: tuple[str, int], tmp_path: Path, cli: Any) -> None:
+    work = tmp_path / "plan"
+    work.mkdir()
+    done = cli("plan", f"file:{work / 'x.img'}?size=16m", "--test", "wsat", "-p", "runtime_s=60",
+               "--host", f"{server[0]}:{server[1]}")
+    assert done.code == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "1. purge (TRIM, whole target): not done on the --host hosts" in text
+    assert "1. purge (TRIM, whole target) 2." not in text
+    assert "starts from: the run's file on each host" in text and "why: a --host run purges nothing" in text
+    assert list(work.iterdir()) == []  # plan wrote nothing

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ssdlab.bundle import RUN_ID_DIGITS, RUN_ID_SHOWN, UNRELIABLE_MARK, Bundle, RunRecord
 from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain, print_message
-from ssdlab.errors import BundleError, SsdlabError, UsageError, stops_held
+from ssdlab.errors import BundleError, SsdlabError, UsageError, os_error_text, stops_held
 from ssdlab.library import EXPORT_KIND, Added, BundleState, Library, LibraryRun, shown_status
 from ssdlab.outputs import check_output_file
 from ssdlab.report.library_rankings import drive_names
@@ -298,7 +298,9 @@ def add_finished_run(bundle: Bundle, record: RunRecord, quiet: bool, library: Pa
     try:
         added = where.add(bundle.path)
     except (SsdlabError, OSError) as error:
-        print_message(err, "[yellow]note:[/]", f"not added to the results library ({error}); add it later with "
+        # An OSError in the system's words and where (QA: "([Errno 13] Permission denied: '/home/u/.local')").
+        said = os_error_text(error) if isinstance(error, OSError) else str(error)
+        print_message(err, "[yellow]note:[/]", f"not added to the results library ({said}); add it later with "
                                                f"`{library_add_command(bundle.path, library)}`")
         return
     # A stop signal now is the caller's to raise, once it knows the run added (stdout found closed:

@@ -9,6 +9,7 @@ import typer
 
 from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain
+from ssdlab.cli.handback import first_missing, hand_back, hand_back_all
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import Library, LibraryRun, Selection, select_drives
 
@@ -76,7 +77,12 @@ def report(
 
     if output is not None and output.resolve() == (bundle / REPORT_FILE).resolve():
         output = None  # the bundle's own report, written as `report BUNDLE` writes it
-    files = render_report(bundle, html_output(output, "report.html", lib), library=lib)
+    made = first_missing(output if output is not None else bundle)
+    try:
+        files = render_report(bundle, html_output(output, "report.html", lib), library=lib)
+    finally:  # under sudo, what it wrote in the user's folders is theirs (cli/handback.py)
+        hand_back(made)
+    hand_back_all(sorted({png.parent for png in files.pngs}))
     print_tables(bundle)
     out.print(f"Report: {files.html}", markup=False)
 
@@ -168,7 +174,15 @@ def compare(
     found = measured_tests(comparison)  # read once for the terminal's tables and the page
     # The page is written before anything is printed: a reader that stops reading (`| head`)
     # ends this process at its next print, and the page asked for must be there all the same.
-    page = render_comparison(comparison, output, found).html if output else None
+    page = None
+    if output is not None:
+        made = first_missing(output)
+        try:
+            files = render_comparison(comparison, output, found)
+        finally:  # under sudo, the page and its charts are the user's (cli/handback.py)
+            hand_back(made)
+        hand_back_all(sorted({png.parent for png in files.pngs}))
+        page = files.html
     for table in comparison_tables(comparison, found):
         out.print(table)
     for line in not_compared_lines(comparison):  # a table of one drive's figures would compare nothing

@@ -36,6 +36,7 @@ from ssdlab.cli.app import (
     print_warnings,
     refuse_a_name_for_a_target,
 )
+from ssdlab.cli.handback import hand_back_all, run_writes
 from ssdlab.cli.library import add_finished_run, library_add_command
 from ssdlab.cli.results import print_tables, write_report
 from ssdlab.device_rates import rates_for
@@ -320,6 +321,7 @@ def run(
         no_library, no_report, library = kept.no_library, kept.no_report, kept.library
         if resume is None:
             check_new_bundle(bundle)  # before the lock puts its file there
+        made = run_writes(bundle.path, library)  # under sudo, handed to the user at the end (cli/handback.py)
         runner, facts = Runner(bundle, tgt, engine), tgt.info()  # read once for the checks before the run
         if resume is not None:  # before --yes is checked against the device now there, which may be another
             runner.check_same_drive(record, facts)
@@ -328,6 +330,17 @@ def run(
         print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
         print_warnings(err, [text for t in record.tests if t.status != "complete"
                              for text in param_warnings(t.name, t.test, t.params, record.target)])
+    try:
+        _measure_and_record(bundle, record, tgt, engine, as_json, no_report, device_rate, library, no_library,
+                            fresh=resume is None)
+    finally:  # finished, stopped or failed: what the run wrote is there, and is the sudo user's
+        hand_back_all(made)
+
+
+def _measure_and_record(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
+                        no_report: bool, device_rate: tuple[float, float | None] | None, library: Path | None,
+                        no_library: bool, fresh: bool) -> None:
+    """The run, once nothing refuses it: measured, added to the library, reported and said."""
     measured, added, said = False, no_library, False
     report_path: Path | None = None  # written (write_report_or_say) before a stop, or not
     try:
@@ -335,7 +348,7 @@ def run(
             # From here to the run's end a stop signal is raised only where the runner can record it;
             # one that comes as the display closes waits for check_stop() below.
             with stops_held(), bundle.lock():
-                if resume is None and bundle.run_file.exists():  # another run got here first
+                if fresh and bundle.run_file.exists():  # another run got here first
                     check_new_bundle(bundle)
                 record = _execute(bundle, record, tgt, engine, as_json, no_report, device_rate, library)
                 measured = True

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ssdlab.cli.app import app, out, output_file, plain
+from ssdlab.cli.handback import first_missing, hand_back_all
 from ssdlab.cli.options import capture_seconds, number, quoted
 from ssdlab.cli.wrapped import check_runnable, raise_if_failed, shown, starting
 from ssdlab.errors import Interrupted, UsageError
@@ -315,13 +316,17 @@ def trace_capture(
     raw = output.with_suffix(".tracefs.txt")
     # The raw events beside it: a FIFO there blocked the capture; a file not an earlier capture's is kept.
     check_output_file(raw, "capture.tracefs.txt", RAW_EVENTS)
+    made = [first_missing(output), first_missing(raw)]  # root's capture, the sudo user's files (cli/handback.py)
     try:
-        with starting(command):
-            result = capture(device, raw, seconds=seconds, command=command)
-    except KeyboardInterrupt:
-        out.print("stopped: importing what was captured")
-        result = None
-    prov = import_trace(raw, "capture", output, empty_ok=True)
+        try:
+            with starting(command):
+                result = capture(device, raw, seconds=seconds, command=command)
+        except KeyboardInterrupt:
+            out.print("stopped: importing what was captured")
+            result = None
+        prov = import_trace(raw, "capture", output, empty_ok=True)
+    finally:
+        hand_back_all(made)
     how = f" in {_secs(result.seconds)}" if result else ""
     out.print(f"Captured {counted(prov.records, 'I/O')} of {device}{how} into {output} (raw events: {raw})"
               f"{_others(prov)}", markup=False, highlight=False)

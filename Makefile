@@ -9,7 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 DEMO_OUT ?= results/demo-$(shell date +%Y%m%d-%H%M%S)
 
-.PHONY: demo test install system-deps test-deps lint rust-test py-test bench clean
+.PHONY: demo test install rust-version system-deps test-deps lint rust-test py-test bench clean
 
 demo: install
 	$(SSDLAB) run --suite quick --out $(DEMO_OUT)
@@ -17,9 +17,11 @@ demo: install
 test: install test-deps lint rust-test py-test
 
 # fio from Debian; python3-venv for the virtualenv; a Rust toolchain to build ssdsim
-# (rustup's if present, else Debian's cargo).
+# (rustup's if present, else Debian's cargo). losetup and mkfs.ext4 live in /usr/sbin, which is
+# not on an ordinary user's PATH on Debian: looked for there too, or every `make demo` as a user
+# asked sudo to install what is installed (QA).
 system-deps:
-	@missing=""; \
+	@PATH="$$PATH:/usr/sbin:/sbin"; missing=""; \
 	command -v fio >/dev/null || missing="$$missing fio"; \
 	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv python3-pip"; \
 	command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ] || missing="$$missing cargo rustc"; \
@@ -37,9 +39,20 @@ $(VENV)/bin/python:
 
 # pip builds the Rust extension through maturin (release profile); re-running rebuilds
 # only what changed.
-install: system-deps $(VENV)/bin/python
+install: system-deps rust-version $(VENV)/bin/python
 	@export PATH="$$HOME/.cargo/bin:$$PATH"; \
 	$(PY) -m pip install -q -e ".[dev]"
+
+# The simulator's dependencies need Rust 1.85 or newer (toml 0.9, rand 0.10: their rust-version);
+# Debian 12's own cargo is 1.63, with which the build fails deep in a dependency: say so first.
+RUST_MIN_MINOR := 85
+rust-version:
+	@export PATH="$$HOME/.cargo/bin:$$PATH"; \
+	found=$$(cargo --version 2>/dev/null); \
+	minor=$$(echo "$$found" | sed -nE 's/^cargo 1\.([0-9]+)\..*/\1/p'); \
+	if [ -z "$$minor" ] || [ "$$minor" -lt $(RUST_MIN_MINOR) ]; then \
+	  echo "error: building ssdlab's simulator needs Rust 1.$(RUST_MIN_MINOR) or newer (found: $${found:-no cargo}); install it with rustup (https://rustup.rs), then run make again" >&2; exit 2; \
+	fi
 
 # stubtest compares python/ssdlab/_ssdsim.pyi with the built extension. It needs the
 # project's mypy config (mypy_path = python): without it mypy finds no stub for the

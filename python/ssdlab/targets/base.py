@@ -5,7 +5,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import pwd
 import re
+import stat
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -245,6 +247,27 @@ class TargetInfo(BaseModel):
     @property
     def is_nvme(self) -> bool:
         return (self.pacing_transport or "").endswith("nvme")
+
+
+def permission_refusal(spec: str, path: Path, writes: bool, folder: bool = False) -> str | None:
+    """Why this user cannot open `path` as a run would (for writing when `writes`, else reading),
+    or None. QA as an ordinary user: a root-owned loop device was "writable" in `info`, `run`
+    asked for --destroy --yes first and then failed "cannot open /dev/loop0 (Permission denied)",
+    which said why but not what to do. `folder`: `path` is the folder a new file is made in.
+    Root passes (os.access), save a read-only file system, which the targets say in their own words."""
+    if os.access(path, (os.W_OK | os.X_OK if folder else os.W_OK) if writes else os.R_OK):
+        return None
+    try:
+        found = path.stat()
+    except OSError:
+        return None  # gone, or not even visible: run says what it finds
+    try:
+        owner = pwd.getpwuid(found.st_uid).pw_name
+    except KeyError:
+        owner = f"uid {found.st_uid}"
+    what = f"make a file in {path}" if folder else f"open {path} for {'writing' if writes else 'reading'}"
+    return (f"{spec}: this user cannot {what} (it is {owner}'s, mode {stat.filemode(found.st_mode)}); "
+            "run ssdlab as root (sudo), or give a target you can " + ("write" if writes else "read"))
 
 
 class Target(ABC):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ssdlab.errors import SafetyError, TargetError
-from ssdlab.targets.base import SafetyState, Target, TargetInfo
+from ssdlab.targets.base import SafetyState, Target, TargetInfo, permission_refusal
 from ssdlab.targets.iopath import device_warning
 from ssdlab.targets.safety import devnum_text, in_use_refusal, safety_state, uses_while_writing
 from ssdlab.targets.sysinfo import (
@@ -135,8 +135,15 @@ class BlockTarget(Target):
             return None
         return in_use_refusal(self.spec, "a device", state.reasons)
 
+    def setup_refusal(self, writes: bool) -> str | None:
+        """A device node this user cannot open as the run would (not root): before any confirmation."""
+        return permission_refusal(self.spec, self.device_path, writes)
+
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         self._authorized = False
+        unopenable = self.setup_refusal(True)  # first: as this user nothing else can be done (or read)
+        if unopenable:
+            raise TargetError(unopenable)
         refusal = self.write_refusal()
         if refusal:
             raise SafetyError(refusal)

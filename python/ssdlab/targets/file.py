@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Protocol
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
-from ssdlab.targets.base import SafetyState, Target, TargetInfo, confirm_by_name, held_by_another_run
+from ssdlab.targets.base import (
+    SafetyState,
+    Target,
+    TargetInfo,
+    confirm_by_name,
+    held_by_another_run,
+    permission_refusal,
+)
 from ssdlab.targets.iopath import file_warning
 from ssdlab.targets.safety import file_in_use, in_use_refusal
 from ssdlab.targets.spec import split_query
@@ -392,6 +399,10 @@ class FileTarget(Target):
             return None  # run says what it finds
         if read_only:
             return f"{self.spec}: {where} is on a read-only file system; give a file on a writable one"
+        # a new file is made in its folder (written and searched); an existing one is opened
+        unopenable = permission_refusal(self.spec, where, writes=True, folder=where != self.path)
+        if unopenable:
+            return unopenable
         said = [text for bit, text in INODE_NO_WRITE_FLAGS.items() if flags & bit]
         if said:
             return (f"{self.spec}: {where} is {said[0]}, so not even root can write it; clear that flag (as root: "

@@ -23,3 +23,13 @@ def attached_loop(backing: Path, size_bytes: int | None = 64 * MIB, direct_io: b
         yield device
     finally:
         subprocess.run(["losetup", "-d", device], check=False)
+
+
+# Loop devices a test attached on top of its target (a device that comes into use mid-write):
+# detached after each test of tests/engines (its conftest.py, detach_stacked).
+STACKED: list[str] = []
+
+
+def detach_stacked() -> None:
+    while STACKED:
+        subprocess.run(["losetup", "-d", STACKED.pop()], check=False)

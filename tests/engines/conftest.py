@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from loop_helpers import detach_stacked
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.targets.file import FileTarget
 
@@ -26,3 +28,10 @@ def updates() -> list[ProgressUpdate]:
 def ctx(tmp_path: Path, updates: list[ProgressUpdate]) -> RunContext:
     bundle = tmp_path / "bundle"
     return RunContext(raw_dir=bundle / "raw" / "test" / "action", bundle_dir=bundle, progress=updates.append)
+
+
+@pytest.fixture(autouse=True)
+def _detach_stacked() -> Iterator[None]:
+    """Loops a test put on top of its target (loop_helpers.STACKED) go when it ends."""
+    yield
+    detach_stacked()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fio_helpers import fio_pids, workload
 
-from loop_helpers import attached_loop
+from loop_helpers import STACKED, attached_loop
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
 from ssdlab.engines.fio_process import WATCH_PERIOD_S, CameIntoUse, UseWatch, run_fio_captured, use_watch
@@ -49,17 +49,6 @@ def device(tmp_path: Path) -> Iterator[tuple[BlockTarget, Path]]:
         target = BlockTarget.from_spec(node)
         target.authorize_writes(destroy=True, confirmed_serial=target.name)
         yield target, backing
-
-
-# Loop devices a test attached on top of its target (measure_while), detached after each test.
-STACKED: list[str] = []
-
-
-@pytest.fixture(autouse=True)
-def _detach_stacked() -> Iterator[None]:
-    yield
-    while STACKED:
-        subprocess.run(["losetup", "-d", STACKED.pop()], check=False)
 
 
 def partition(node: str, start_sector: int, sectors: int) -> str:

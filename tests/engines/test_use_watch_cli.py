@@ -16,36 +16,16 @@ from pathlib import Path
 import pytest
 from fio_helpers import fio_pids
 
-from loop_helpers import attached_loop
+from loop_helpers import STACKED, attached_loop
 from ssdlab.bundle import Bundle
-from ssdlab.trace.model import OP_WRITE, Provenance, TraceChunk, write_trace
+from trace_helpers import slow_writes
 
 pytestmark = [pytest.mark.root, pytest.mark.fio]
-
-# Loops a test put on top of its target: detached after each test.
-STACKED: list[str] = []
-
-
-@pytest.fixture(autouse=True)
-def _detach_stacked() -> Iterator[None]:
-    yield
-    while STACKED:
-        subprocess.run(["losetup", "-d", STACKED.pop()], check=False)
-
 
 @pytest.fixture
 def node(tmp_path: Path) -> Iterator[str]:
     with attached_loop(tmp_path / "target.img", direct_io=True) as device:
         yield device
-
-
-def slow_writes(path: Path, count: int, gap_ns: int) -> Path:
-    """`count` 4 KiB writes `gap_ns` apart, as a trace file (a replay that takes its time)."""
-    write_trace(path, [TraceChunk.from_columns({
-        "timestamp_ns": [i * gap_ns for i in range(count)], "op": [OP_WRITE] * count,
-        "offset_bytes": [i * 65536 for i in range(count)], "length_bytes": [4096] * count, "flags": [0] * count,
-        "pid": [-1] * count, "completion_ns": [-1] * count})], Provenance(source_format="msr", source=str(path)))
-    return path
 
 
 def run_and_stack(node: str, out: Path, *test_args: str) -> subprocess.CompletedProcess[str]:

@@ -22,7 +22,7 @@ from ssdlab.runner import Runner, run_entries
 from ssdlab.steps import Purge, ReplayTrace
 from ssdlab.suites import entry
 from ssdlab.targets import parse_target
-from ssdlab.trace.model import OP_WRITE, Provenance, TraceChunk, write_trace
+from trace_helpers import slow_writes
 
 REPLAY = ReplayTrace(trace="generated:light")
 
@@ -35,15 +35,6 @@ def test_a_replay_cut_part_way_goes_back_to_the_purge_before_it() -> None:
     assert point.index == 0
     assert "step 2 (replay trace" in point.reason and "goes back to step 1 (purge" in point.reason
     assert resume_point((Purge(), REPLAY), 1, keeps_state=True, began=False).index == 1  # it had not begun
-
-
-def slow_writes(path: Path, count: int, gap_ns: int) -> Path:
-    """`count` 4 KiB writes `gap_ns` apart, as a trace file."""
-    write_trace(path, [TraceChunk.from_columns({
-        "timestamp_ns": [i * gap_ns for i in range(count)], "op": [OP_WRITE] * count,
-        "offset_bytes": [i * 65536 for i in range(count)], "length_bytes": [4096] * count, "flags": [0] * count,
-        "pid": [-1] * count, "completion_ns": [-1] * count})], Provenance(source_format="msr", source=str(path)))
-    return path
 
 
 @pytest.fixture

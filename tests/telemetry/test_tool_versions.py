@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,19 @@ def test_a_drive_at_0_kelvin_reports_no_temperature() -> None:
     assert sample is not None
     assert not any(key.startswith("temp") for key in sample)
     assert sample["thm_temp1_trans_count"] == 0  # its counters are kept
+
+
+def test_no_kelvin_under_the_lowest_reading_is_a_temperature(tmp_path: Path) -> None:
+    """Hypothesis found 5.8e-196 K (only 0 was refused) drawn as -273.15 °C: anything under -100 °C
+    is no reading, whichever way it comes."""
+    for kelvin in (5.767095474207026e-196, 0.5, 1, 173):
+        sample = parse_nvme_smart_log(json.dumps({"temperature": kelvin, "temperature_sensor_1": kelvin}))
+        assert sample is not None and not any(key.startswith("temp") for key in sample), kelvin
+    assert parse_nvme_smart_log(json.dumps({"temperature": 233}))["temp_c"] == pytest.approx(-40.15)  # type: ignore[index]
+    hwmon = tmp_path / "temp1_input"
+    for millidegrees, reading in (("-100001", None), ("-99000", {"temp_c": -99.0})):
+        hwmon.write_text(millidegrees)
+        assert read_hwmon(hwmon) == reading
 
 
 def test_hwmon_of_a_drive_at_0_kelvin_is_no_reading(tmp_path: Path) -> None:

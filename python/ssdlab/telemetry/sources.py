@@ -50,13 +50,19 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+# No drive reads below this: -100 °C, far under the -40 °C the widest (industrial) ratings start at.
+# What reads lower is no reading (0 K is the NVMe "not reported"; hypothesis found 6e-196 K drawn as
+# -273.15 °C where only 0 was refused).
+LOWEST_READING_K = 173.15
+
+
 def drive_kelvin(value: Any) -> float | None:
     """A temperature the drive gave in kelvin, None when it gave none: 0 K is an NVMe drive with
     no sensor (an emulated or cloud NVMe: AWS's, propolis's), which nvme-cli prints as 0 and the
     kernel's hwmon as -273150 m°C; taken as a reading it made the drive -273.15 °C (QA). smartctl
     leaves such a temperature out (nvmeprint.cpp: `if (k)`)."""
     kelvin = _number(value)
-    return kelvin if kelvin is not None and kelvin > 0 else None
+    return kelvin if kelvin is not None and kelvin >= LOWEST_READING_K else None
 
 
 def parse_nvme_smart_log(text: str) -> Sample | None:
@@ -118,18 +124,15 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-# hwmon's reading of a drive that reports 0 K (drive_kelvin): the kernel's nvme hwmon gives
-# kelvin less 273.15 in m°C, so -273150; nothing real reads at or below it.
-HWMON_NO_READING_MC = -273150
-
-
 def read_hwmon(path: Path) -> Sample | None:
-    """hwmon temp1_input is in millidegrees Celsius; None when the drive reports no temperature."""
+    """hwmon temp1_input is in millidegrees Celsius; None when the drive reports no temperature: the
+    kernel's nvme hwmon gives a drive that reports 0 K (drive_kelvin) as -273150, under the lowest
+    reading (LOWEST_READING_K) as every such value is."""
     try:
-        millidegrees = int(path.read_text().strip())
+        reading_c = int(path.read_text().strip()) / 1000.0
     except (OSError, ValueError):
         return None
-    return {"temp_c": millidegrees / 1000.0} if millidegrees > HWMON_NO_READING_MC else None
+    return {"temp_c": reading_c} if reading_c >= kelvin_to_c(LOWEST_READING_K) else None
 
 
 def find_hwmon(sys_root: Path, device_name: str) -> Path | None:

@@ -22,11 +22,16 @@ def attached_loop(backing: Path, size_bytes: int | None = 64 * MIB, direct_io: b
     try:
         yield device
     finally:
+        # Loops a test stacked on this one first: one on a partition kept the partition (and the
+        # detach of this loop) pending, and the next test that got this loop number found loopNp1
+        # "held exclusively" (seen in a full run). Then the partitions, before the loop goes.
+        detach_stacked()
+        subprocess.run(["partx", "-d", device], check=False, capture_output=True)
         subprocess.run(["losetup", "-d", device], check=False)
 
 
 # Loop devices a test attached on top of its target (a device that comes into use mid-write):
-# detached after each test of tests/engines (its conftest.py, detach_stacked).
+# detached before their target (attached_loop) and after each test of tests/engines (its conftest.py).
 STACKED: list[str] = []
 
 

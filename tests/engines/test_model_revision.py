@@ -6,7 +6,8 @@ holds only if the revision is raised whenever a simulated figure moves: this tes
 set of jobs on a handful of presets that between them reach every mechanism (sequential fill,
 GC under random writes, reads, a mix, TRIM, idle, O_DSYNC writes, an SLC cache, heat and
 throttling, power-loss protection, a trace replay with FUA and flushes) and compares a digest
-of their whole results with the one recorded for the current revision.
+of their whole results, and of every preset's constants, with the one recorded for the current
+revision.
 
 When it fails because results changed: raise MODEL_REVISION in crates/ssdsim/src/lib.rs (with a
 dated line saying what changed), rebuild, and record the new digest:
@@ -19,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +90,18 @@ def rounded(value: Any) -> Any:
     return value
 
 
+# Every preset's constants, as parsed (comments are no change): the drives above reach every
+# mechanism, not every preset, and a preset's constant moves its results as a mechanism does (the
+# 845DC EVO's idle power, 0.5 W assumed, became its spec's 1.2 W with no change to this digest).
+PRESETS = Path(__file__).resolve().parents[2] / "crates" / "ssdsim" / "presets"
+
+
 def model_digest() -> str:
     digest = hashlib.sha256()
     for preset, overrides in DRIVES:
         digest.update(json.dumps(rounded(drive_results(preset, overrides)), sort_keys=True).encode())
+    for path in sorted(PRESETS.glob("*.toml")):
+        digest.update(json.dumps([path.name, tomllib.loads(path.read_text())], sort_keys=True).encode())
     return digest.hexdigest()[:24]
 
 

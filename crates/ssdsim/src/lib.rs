@@ -56,7 +56,10 @@ pub use snapshot::{restore, snapshot};
 /// 20 µs sequential read latency) in place of the read path's latency: QD1 4 KiB sequential
 /// reads on the Intel 750 400 GB 39.8 → 20.0 µs, QD1 128 KiB sequential reads roughly doubled
 /// on NVMe presets; random reads unchanged.
-pub const MODEL_REVISION: u32 = 6;
+/// 7 (2026-11-28): the 845DC EVO presets' idle power is their spec table's 1.2 W (0.5 W assumed
+/// before; AnandTech's 845DC preview): every EVO draws 0.7 W more at all times, so it runs warmer
+/// (128 KiB QD32 sequential writes, 480 GB, heatsink: 2.52 → 3.22 W against the spec's 3.8 W).
+pub const MODEL_REVISION: u32 = 7;
 
 /// Analytic steady-state write amplification of greedy GC under uniform random
 /// writes: WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP.

@@ -167,27 +167,31 @@ fn mean_power_w(d: &mut Drive, spec: &JobSpec) -> f64 {
 /// tables, anandtech.com/show/8319/2 and /3): EVO (every capacity) 2.7 W / 3.8 W, PRO 400 GB
 /// 1.7 W / 3.1 W, PRO 800 GB 1.7 W / 3.3 W; the workload is not named, so the highest-power
 /// one, 128 KiB QD32 sequential, fresh drive, heat kept out. Depends on `thermal.idle_w` (EVO:
-/// 0.5 W assumed, where the same table says 1.2 W; PRO: 1.0 W, from that table),
+/// 1.2 W, PRO: 1.0 W, both from the same tables' "Idle Power"; the EVO's was an assumed 0.5 W
+/// until 2026-11-28, when its write missed by -33.8 % and its read by -77.6 %),
 /// `ctrl_active_w` (1.5 W, assumed), `die_prog_w` / `die_read_w` / `die_erase_w` (assumed) and
 /// `read_nj_per_byte` (0 on these presets: no per-byte read energy). All miss: see
 /// docs/simulator-calibration.md ("What is still off", "845DC load power").
+/// The EVO's read miss with its table's idle power.
+const READ_EVO_ERR: f64 = -51.7;
+
 #[test]
 fn heldout_845dc_load_power() {
+    // A write error of None: met (within 20 %); Some: the recorded miss.
     for (preset, read_w, write_w, read_err, write_err) in [
-        ("845dcevo-480", 2.7, 3.8, -77.6, -33.8),
-        ("845dcpro-400", 1.7, 3.1, -34.0, -29.6),
-        ("845dcpro-800", 1.7, 3.3, -34.0, -33.9),
+        ("845dcevo-480", 2.7, 3.8, READ_EVO_ERR, None),
+        ("845dcpro-400", 1.7, 3.1, -34.0, Some(-29.6)),
+        ("845dcpro-800", 1.7, 3.3, -34.0, Some(-33.9)),
     ] {
         let mut d = drive(preset, &[("heatsink", "1")], 1);
         let w = mean_power_w(&mut d, &timed(Pattern::Write, 128 * KIB, 32, 0, 0.0, 40.0));
         fill(&mut d);
         let r = mean_power_w(&mut d, &timed(Pattern::Read, 128 * KIB, 32, 0, 0.0, 40.0));
-        known_miss(
-            &format!("{preset} 128K QD32 sequential write, W"),
-            w,
-            write_w,
-            write_err,
-        );
+        let what = format!("{preset} 128K QD32 sequential write, W");
+        match write_err {
+            Some(recorded) => known_miss(&what, w, write_w, recorded),
+            None => met(&what, w, write_w, 20.0),
+        }
         known_miss(
             &format!("{preset} 128K QD32 sequential read, W"),
             r,

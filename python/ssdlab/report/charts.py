@@ -65,11 +65,21 @@ def thin_keeping_extremes(rows: Sequence[Row], fields: str | Sequence[str],
 
 
 def _extremes(chunk: Sequence[Row], field: str) -> tuple[int, ...]:
-    """The indices of the lowest and the highest finite `field` in `chunk` (none without one)."""
-    valued = [i for i, row in enumerate(chunk) if is_number(row.get(field)) and math.isfinite(row[field])]
-    if not valued:
-        return ()
-    return (min(valued, key=lambda i: chunk[i][field]), max(valued, key=lambda i: chunk[i][field]))
+    """The indices of the lowest and the highest finite `field` in `chunk` (none without one); of
+    equal ones the first, as min() and max() take it. One pass: an 8-hour run's telemetry is
+    28,800 rows a channel, and a list of the valued rows and two keyed scans of it were most of
+    its thinning (QA, scale)."""
+    low = high = -1
+    low_value = high_value = 0.0
+    for i, row in enumerate(chunk):
+        value = row.get(field)
+        if not is_number(value) or not math.isfinite(value):
+            continue
+        if low < 0 or value < low_value:
+            low, low_value = i, value
+        if high < 0 or value > high_value:
+            high, high_value = i, value
+    return () if low < 0 else (low, high)
 
 
 def thinned_every(count: int, limit: int = MAX_POINTS_PER_CURVE, fields: int = 1) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import altair as alt
@@ -66,11 +67,18 @@ class RankedMetric:
     def measured(self) -> list[float]:
         return [float(v) for v in self.values if is_number(v)]
 
+    @cached_property
+    def top_measured(self) -> float | None:
+        """The highest measured value (None without one), found once: placed_bound asks it of every
+        drive, and reading every drive's value each time made a ranking against a library of
+        hundreds of runs quadratic (QA, scale: 10,200 scans of 150 drives in one report)."""
+        return max(self.measured, default=None)
+
     def placed_bound(self, index: int) -> bool:
         """Whether drive `index`'s lower bound is at or above every measured value (at least one),
         so the drive is at least as far along as any: it ranks first (last where lower is better)."""
-        bound, measured = self.bound(index), self.measured
-        return bound is not None and bool(measured) and bound >= max(measured)
+        bound, top = self.bound(index), self.top_measured
+        return bound is not None and top is not None and bound >= top
 
     @property
     def placed(self) -> tuple[Value, ...]:

@@ -399,15 +399,13 @@ class FileTarget(Target):
             return None  # run says what it finds
         if read_only:
             return f"{self.spec}: {where} is on a read-only file system; give a file on a writable one"
-        # a new file is made in its folder (written and searched); an existing one is opened
-        unopenable = permission_refusal(self.spec, where, writes=True, folder=where != self.path)
-        if unopenable:
-            return unopenable
         said = [text for bit, text in INODE_NO_WRITE_FLAGS.items() if flags & bit]
         if said:
             return (f"{self.spec}: {where} is {said[0]}, so not even root can write it; clear that flag (as root: "
                     "chattr -i, or -a) or give another file")
-        return None
+        # after the flags, which deny root too and are said in their words: a new file is made in its
+        # folder (written and searched), an existing one is opened
+        return permission_refusal(self.spec, where, writes=True, folder=where != self.path)
 
     def _space_shortfall(self) -> str | None:
         """Why the file system cannot grow the file to its size, or None when it can."""

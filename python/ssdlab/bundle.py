@@ -691,6 +691,20 @@ def lock_holder(path: Path) -> str | None:
     return None
 
 
+def check_text_path(path: Path, held_by: str = "a bundle's report and the results library") -> None:
+    """A bundle's path is written as text into its report and the results library (UTF-8): a
+    name with bytes that are no UTF-8 (os.fsencode's surrogates) is refused up front, in one line.
+    QA: `run -o $'bad\\xff'` measured to the end, then failed with "internal error:
+    UnicodeEncodeError" writing the report and adding to the library; `report` of it too."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")  # its bytes as \xff, as ls -b shows them
+        raise BundleError(f"{shown} is not UTF-8 text, which {held_by} must hold its path in; give (or rename "
+                          "it to) a path in UTF-8") from None
+
+
 class Bundle:
     """A result bundle directory."""
 
@@ -721,6 +735,7 @@ class Bundle:
         takes: `takes_run_id` for one that also takes a run id (report, compare); otherwise (run
         --resume, library add) a run id given for the path is said not to be taken there (the
         library names its bundle: library.with_bundle_named)."""
+        check_text_path(self.path)
         if not self.run_file.is_file():
             if not self.path.exists():
                 raise MissingBundle(self._missing_text(takes_run_id), self.path, str(self.given))

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from ssdlab import __version__
+from ssdlab.bundle import check_text_path
 from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV
 from ssdlab.methods import CATALOG_SUITES, REGISTRY, VARIANTS
@@ -83,6 +84,15 @@ def output_file(value: str | Path) -> Path:
     from ssdlab.outputs import where_written
 
     return value if isinstance(value, Path) else where_written(value)
+
+
+def page_file(value: str | Path) -> Path:
+    """An HTML page's -o (report, compare): an output_file whose path is UTF-8 text, as the page
+    names its charts folder by it. QA: `report -o $'r\\xff.html'` drew every chart, then ended in
+    "internal error: UnicodeEncodeError"."""
+    path = output_file(value)
+    check_text_path(path, "the page, linking its charts,")
+    return path
 
 
 class CliConsole(Console):

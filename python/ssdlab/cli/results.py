@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ssdlab.bundle import Bundle, is_run_id_prefix
-from ssdlab.cli.app import LibraryOpt, app, err, out, output_file, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, page_file, plain
 from ssdlab.cli.handback import first_missing, hand_back, hand_back_all
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import Library, LibraryRun, Selection, select_drives
@@ -64,7 +64,7 @@ def gone_or_damaged(run: LibraryRun) -> str:
 def report(
     bundle: Annotated[Path, typer.Argument(help="A bundle directory made by `ssdlab run`, or a run id from "
                                                 "`ssdlab library list`.")],
-    output: Annotated[Path | None, typer.Option("--output", "-o", parser=output_file, metavar="FILE.html",
+    output: Annotated[Path | None, typer.Option("--output", "-o", parser=page_file, metavar="FILE.html",
                                                 help="HTML file to write.")] = None,
     library: LibraryOpt = None,
 ) -> None:
@@ -137,7 +137,7 @@ def compare(
              "run's drive), 'all' (every drive), or any other text of a drive's model, label or target spec (any "
              "case). The first drive is the baseline (see --baseline).")],
     force: Annotated[bool, typer.Option("--force", help="Compare even if methods differ (flagged).")] = False,
-    output: Annotated[Path | None, typer.Option("--output", "-o", parser=output_file, metavar="FILE.html",
+    output: Annotated[Path | None, typer.Option("--output", "-o", parser=page_file, metavar="FILE.html",
                                                 help="Also write an HTML comparison.")] = None,
     baseline: Annotated[str | None, typer.Option(
         "--baseline", help="The drive under review, the baseline of every difference: text from its label.")] = None,

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import click
 import typer
 
-from ssdlab.bundle import LOCK_FILE, Bundle, RunRecord
+from ssdlab.bundle import LOCK_FILE, RUN_FILE, Bundle, RunRecord, check_text_path
 from ssdlab.cli.app import (
     LibraryOpt,
     ParamOpt,
@@ -253,8 +253,18 @@ def _fresh(spec: str, suite: str | None, tests: list[str], param: list[str] | No
     return Bundle(out_dir or default_out(suite_name, tests, spec)), record, tgt, engine
 
 
+def bundle_around(path: Path) -> Path | None:
+    """The bundle of another run that `path` lies inside, if any. QA: `run -o OTHER/charts/new`
+    was taken, and the next `report OTHER` swapped its charts folder in and deleted that run."""
+    return next((parent for parent in path.parents if (parent / RUN_FILE).is_file()), None)
+
+
 def check_new_bundle(bundle: Bundle) -> None:
     """A new run gets a new or empty directory: never mixed into another run or other files."""
+    check_text_path(bundle.path)
+    if (holder := bundle_around(bundle.path)) is not None:
+        raise UsageError(f"--out {bundle.path} is inside the bundle of another run ({holder}), whose `report` "
+                         "replaces its folders: give a directory outside it")
     if bundle.run_file.exists():
         raise UsageError(f"{bundle.path} already holds a run; choose another --out or use --resume")
     if bundle.path.exists() and not bundle.path.is_dir():

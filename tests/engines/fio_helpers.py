@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +47,20 @@ def wait_until(done: Callable[[], object], seconds: float) -> bool:
     while not done() and time.monotonic() < deadline:
         time.sleep(0.1)
     return bool(done())
+
+
+@contextlib.contextmanager
+def daemon_server(listen: str, pidfile: Path) -> Iterator[None]:
+    """A `fio --server=LISTEN` daemon, up for the block and stopped by its own pid afterwards."""
+    subprocess.run(["fio", f"--server={listen}", f"--daemonize={pidfile}"], check=True, timeout=30)
+    for _ in range(50):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.1)
+    pid = int(pidfile.read_text())
+    time.sleep(0.5)  # listening once its pid is written, within this
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)

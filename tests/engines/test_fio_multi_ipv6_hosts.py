@@ -5,16 +5,12 @@ QA: `--host [::1]:PORT` passed parse_host and the connect check, then every fio 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fio_helpers import daemon_server
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, host_address, parse_host
@@ -58,17 +54,9 @@ def ipv6_server(tmp_path: Path) -> Iterator[int]:
     """A fio server on [::1], stopped by its own pid afterwards."""
     if not _ipv6_loopback():
         pytest.skip("no IPv6 loopback here")
-    port, pidfile = _free_port6(), tmp_path / "server6.pid"
-    subprocess.run(["fio", f"--server=ip6:::1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
-    for _ in range(50):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        time.sleep(0.1)
-    pid = int(pidfile.read_text())
-    time.sleep(0.5)
-    yield port
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
+    port = _free_port6()
+    with daemon_server(f"ip6:::1,{port}", tmp_path / "server6.pid"):
+        yield port
 
 
 @pytest.mark.fio

@@ -4,17 +4,13 @@ target)" and "starts from: clean (purged)" (QA)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fio_helpers import daemon_server
 
 from ssdlab.engines.fio_multi import MultiHostFioEngine
 from ssdlab.steps import Idle, Purge
@@ -32,17 +28,8 @@ def server(tmp_path: Path) -> Iterator[tuple[str, int]]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    pidfile = tmp_path / "server.pid"
-    subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
-    for _ in range(50):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        time.sleep(0.1)
-    pid = int(pidfile.read_text())
-    time.sleep(0.5)
-    yield ("127.0.0.1", port)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
+    with daemon_server(f"ip:127.0.0.1,{port}", tmp_path / "server.pid"):
+        yield ("127.0.0.1", port)
 
 
 @pytest.mark.fio

@@ -20,6 +20,7 @@ from typing import Any
 
 from ssdlab.errors import EngineError
 from ssdlab.measurement import LatencyHistogram, OpTotals, Series
+from ssdlab.targets.sysinfo import json_object
 from ssdlab.units import MIB, human_size
 
 # Log file names: <prefix>_<kind>.<job number>.log (per_job_logs=1).
@@ -51,14 +52,9 @@ OTHER_SHAPE = ("ssdlab reads what fio 3.24 or newer writes with --output-format=
                "(`fio --version` says which wrote it)")
 
 
-def _object(value: Any) -> Mapping[str, Any]:
-    """A JSON object as such; anything else (absent, null) as an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
 def _number(data: Any, key: str) -> float:
     """A figure of a JSON object: 0 where it is absent or no finite number (bools are no figures)."""
-    value = _object(data).get(key, 0)
+    value = json_object(data).get(key, 0)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0.0
     try:
@@ -83,7 +79,7 @@ def _entries(data: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 def _bins(lat: Mapping[str, Any]) -> Iterable[tuple[int, int]]:
     """json+ latency bins: {"<latency ns>": <I/Os>} since fio 2.99 (fio 2.x keyed them by bin
     number, "FIO_IO_U_PLAT_..."); one that is not a whole number of ns and of I/Os is refused."""
-    for key, count in _object(lat.get("bins")).items():
+    for key, count in json_object(lat.get("bins")).items():
         try:
             value_ns = int(key)
         except ValueError:
@@ -99,9 +95,10 @@ def op_totals(ddir: Mapping[str, Any]) -> OpTotals:
     ios = int(_number(ddir, "total_ios"))
     if ios <= 0:
         return OpTotals()
-    lat = _object(ddir.get("lat_ns"))
+    lat = json_object(ddir.get("lat_ns"))
     # Older fio or lat_percentiles=0 only bins completion latency; better than nothing.
-    hist = LatencyHistogram.from_pairs(_bins(lat) if _object(lat.get("bins")) else _bins(_object(ddir.get("clat_ns"))))
+    hist = LatencyHistogram.from_pairs(_bins(lat) if json_object(lat.get("bins"))
+                                       else _bins(json_object(ddir.get("clat_ns"))))
     return OpTotals(
         ios=ios, bytes=int(_number(ddir, "io_bytes")),
         # mean x ios keeps fio's own mean exact when the Measurement divides back.
@@ -137,7 +134,7 @@ def check_output(data: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]) -> 
             raise EngineError("fio reported reads and writes as one (unified_rw_reporting); ssdlab needs them "
                               "apart: remove unified_rw_reporting from the job (or set it to 'both')")
         for d in ("read", "write", "trim"):
-            ddir = _object(job.get(d))
+            ddir = json_object(job.get(d))
             if _number(ddir, "total_ios") and "lat_ns" not in ddir and "clat_ns" not in ddir:
                 version = " ".join(str(data.get("fio version", "an old fio")).split())[:40] or "an old fio"
                 raise EngineError(f"{version} reports latency without lat_ns / clat_ns (fio before 3.0, in µs); "
@@ -164,10 +161,10 @@ def summarize(data: Mapping[str, Any]) -> JobSummary:
 def summarize_jobs(jobs: Sequence[Mapping[str, Any]]) -> JobSummary:
     """Totals of jobs of one group (group_reporting=1 gives one job; several are summed)."""
     job = jobs[0]
-    totals = {d: op_totals(_object(job.get(d))) for d in ("read", "write", "trim")}
+    totals = {d: op_totals(json_object(job.get(d))) for d in ("read", "write", "trim")}
     for extra in jobs[1:]:
         for d in totals:
-            more = op_totals(_object(extra.get(d)))
+            more = op_totals(json_object(extra.get(d)))
             totals[d] = _add(totals[d], more)
     runtimes = [_number(j.get(d), "runtime") for j in jobs for d in ("read", "write", "trim")]
     runtime_s = max(runtimes, default=0.0) / 1000.0

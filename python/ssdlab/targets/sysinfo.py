@@ -273,9 +273,11 @@ def _json(text: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _object(value: object) -> dict[str, Any]:
-    """A JSON object as such, anything else as an empty one (a tool's output of another shape)."""
-    return value if isinstance(value, dict) else {}
+def json_object(value: object) -> Mapping[str, Any]:
+    """A JSON object as such, anything else (absent, null, another shape) as an empty one: how the
+    readers of tools' outputs (smartctl, nvme-cli, fio) take a field that may be missing or of another
+    version's shape."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _threshold_c(kelvin: object) -> float | None:
@@ -429,18 +431,18 @@ def apply_smartctl(facts: BlockFacts, info: dict[str, Any]) -> None:
         value = info.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip():
             setattr(facts, attr, str(value).strip())
-    protocol = str(_object(info.get("device")).get("protocol", ""))
+    protocol = str(json_object(info.get("device")).get("protocol", ""))
     if protocol == "ATA" and facts.transport in ("scsi", "unknown"):
         facts.transport = "sata"
     rotation = info.get("rotation_rate")
     if isinstance(rotation, int):
         facts.rotational = rotation != 0
-    speed = _object(_object(info.get("interface_speed")).get("current")).get("string")
+    speed = json_object(json_object(info.get("interface_speed")).get("current")).get("string")
     facts.extra["smartctl"] = {
         "model_family": info.get("model_family"), "protocol": protocol or None,
-        "sata_version": _object(info.get("sata_version")).get("string"), "interface_speed": speed,
-        "trim_supported": _object(info.get("trim")).get("supported"),
-        "user_capacity_bytes": _object(info.get("user_capacity")).get("bytes"),
+        "sata_version": json_object(info.get("sata_version")).get("string"), "interface_speed": speed,
+        "trim_supported": json_object(info.get("trim")).get("supported"),
+        "user_capacity_bytes": json_object(info.get("user_capacity")).get("bytes"),
     }
 
 

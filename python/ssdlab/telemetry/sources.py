@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ssdlab.targets.sysinfo import CommandRunner
+from ssdlab.targets.sysinfo import CommandRunner, json_object
 from ssdlab.units import kelvin_to_c
 
 Sample = dict[str, float]
@@ -104,24 +104,19 @@ def parse_smartctl_attributes(text: str) -> Sample | None:
     194 or 190 holds one, read as its drive database says), else attribute 194 / 190's raw value
     where its low byte is a temperature smartctl would take."""
     try:
-        data = _object(json.loads(text))
+        data = json_object(json.loads(text))
     except ValueError:
         return None
-    current = _number(_object(data.get("temperature")).get("current"))
+    current = _number(json_object(data.get("temperature")).get("current"))
     if current is not None:
         return {"temp_c": current}
-    table = _object(data.get("ata_smart_attributes")).get("table")
+    table = json_object(data.get("ata_smart_attributes")).get("table")
     by_id = {row.get("id"): row for row in table if isinstance(row, dict)} if isinstance(table, list) else {}
     for attribute in SATA_TEMP_ATTRIBUTES:
-        raw = _number(_object(_object(by_id.get(attribute)).get("raw")).get("value"))
+        raw = _number(json_object(json_object(by_id.get(attribute)).get("raw")).get("value"))
         if raw is not None and int(raw) & 0xFF in SATA_TEMP_RANGE_C:
             return {"temp_c": float(int(raw) & 0xFF)}
     return None
-
-
-def _object(value: Any) -> dict[str, Any]:
-    """A JSON object as such, anything else as an empty one (a tool's output of another shape)."""
-    return value if isinstance(value, dict) else {}
 
 
 def read_hwmon(path: Path) -> Sample | None:

@@ -213,17 +213,20 @@ DECIMAL_UNITS = (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1
 
 def decimal_capacity(size_bytes: int | float) -> str:
     """Capacity as drive labels print it: decimal units, three significant figures, never an
-    exponent (a mistyped size=999999t is 1.1 EB, not 1.1e+06 TB)."""
+    exponent (a mistyped size=999999t is 1.1 EB, not 1.1e+06 TB). The unit is the one the figure
+    reads in once rounded: QA: a 931 GiB target (999.65 GB) read "1e+03 GB", not "1 TB"."""
+    shown = float(f"{size_bytes:.3g}") if abs(size_bytes) >= DECIMAL_UNITS[-1][1] else size_bytes
     for unit, factor in DECIMAL_UNITS:
-        if abs(size_bytes) >= factor:
+        if abs(shown) >= factor:
             return f"{_three_figures(size_bytes / factor)} {unit}"
     return f"{size_bytes:g} B"
 
 
 def _three_figures(value: float) -> str:
-    # '{:.3g}' switches to an exponent from 1000 on; with at most 1000 EB that only happens at
-    # the top unit, where the whole number is the clearest form.
-    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    # '{:.3g}' switches to an exponent once the figure rounds to 1000; with at most 1000 EB that
+    # only happens at the top unit, where the whole number is the clearest form.
+    text = f"{value:.3g}"
+    return text if "e" not in text else f"{value:,.0f}"
 
 
 def signed(value: float, digits: int = 0) -> str:

@@ -18,7 +18,14 @@ from statistics import pstdev
 
 import numpy as np
 
-from ssdlab.analysis.steady_state import PTS_WINDOW_ROUNDS, SeriesVerdict, all_whole, judge_series, time_mean
+from ssdlab.analysis.steady_state import (
+    PTS_WINDOW_ROUNDS,
+    WHOLE_REL_TOL,
+    SeriesVerdict,
+    all_whole,
+    judge_series,
+    time_mean,
+)
 from ssdlab.measurement import Measurement, Series
 
 Metric = float | int | bool | str | None
@@ -83,11 +90,20 @@ def tail_periods(lengths_s: Sequence[float], seconds: float, period_s: float) ->
 
 
 def _covering(lengths: Sequence[float], seconds: float, period_s: float) -> int:
-    """How many of `lengths`, in order, make `seconds`: whole periods round to the nearest count,
-    as the window always did; otherwise a period counts while its first half lies within."""
+    """How many of `lengths`, in order, make `seconds`: a period counts while its first half lies
+    within; of whole periods that is the nearest count, a half period over rounding down, as
+    covering_by_time takes it. QA: Python's round() takes halves to the even count, so windows of
+    1.5, 2.5, 3.5 and 4.5 s took 2, 2, 4 and 4 whole periods, where the same run with its last
+    period a hair long (the simulator's, fio's) took 1, 2, 3 and 4."""
     if all_whole(lengths, period_s):
-        return min(len(lengths), max(1, round(seconds / period_s)))
+        return min(len(lengths), half_down_count(seconds / period_s))
     return covering_by_time(lengths, seconds)
+
+
+def half_down_count(periods: float) -> int:
+    """The whole number of periods nearest `periods`, a half rounding down (2.5 -> 2, 3.5 -> 3),
+    at least one; a rounding off a half, as a ratio of two floats carries, is the half."""
+    return max(1, math.ceil(periods - 0.5 - WHOLE_REL_TOL * max(1.0, periods)))
 
 
 def covering_by_time(lengths: Sequence[float], seconds: float) -> int:

@@ -11,7 +11,7 @@ import struct
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
 from ssdlab.engines.fio_process import WATCH_PERIOD_S, CameIntoUse, UseWatch, run_fio_captured, use_watch
 from ssdlab.measurement import Measurement
+from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
 from ssdlab.targets.file import FileTarget
 
@@ -66,10 +67,20 @@ def partition(node: str, start_sector: int, sectors: int) -> str:
     return f"{node}p1"
 
 
-def measure_while(target: BlockTarget, ctx: RunContext, act: str) -> tuple[Measurement, float]:
+def measure_while(target: Target, ctx: RunContext, act: str) -> tuple[Measurement, float]:
     """measure(LONG) on `target`, attaching a loop device on top of `act` (a node) two seconds in:
-    the measurement and how long after the attachment measure() returned. The write always runs
-    to its end or stop before the test goes on (no fio outlives it)."""
+    the measurement and how long after the attachment measure() returned."""
+
+    def stack() -> None:
+        STACKED.append(run("losetup", "--find", "--show", act))
+
+    return measure_during(target, ctx, stack)
+
+
+def measure_during(target: Target, ctx: RunContext, act: Callable[[], object]) -> tuple[Measurement, float]:
+    """measure(LONG) on `target`, doing `act` two seconds in: the measurement and how long after
+    `act` returned measure() returned. The write always runs to its end or stop before the test
+    goes on (no fio outlives it)."""
     done: list[Measurement | BaseException] = []
 
     def write() -> None:
@@ -83,9 +94,8 @@ def measure_while(target: BlockTarget, ctx: RunContext, act: str) -> tuple[Measu
     try:
         time.sleep(2.0)
         assert not done, f"the write ended early: {done}"
-        stacked_node = run("losetup", "--find", "--show", act)
+        act()
         attached_at = time.monotonic()
-        STACKED.append(stacked_node)
         writer.join(timeout=STOPPED_WITHIN_S)
         took_s = time.monotonic() - attached_at
     finally:

@@ -16,6 +16,7 @@ from typing import Any
 from ssdlab.errors import CAME_INTO_USE, EngineError, InUse
 from ssdlab.targets.base import Target
 from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.raid import Raid0Target
 
 # fio writes its results when told to stop; give it this long before killing it.
 STOP_GRACE_S = 30.0
@@ -216,6 +217,16 @@ WATCH_PERIOD_S = 0.5
 # its I/O queued behind mkfs's; its job's write_bytes (/proc/PID/io) did not grow meanwhile.
 
 
+# The scan for another writer of the device (a `dd of=/dev/X`, a second fio without --exclusive:
+# O_EXCL does not stop them) stats every open file of every process, so its cost grows with the
+# machine's open files: 3.8 ms of CPU at 87 processes (465 open files), 80 ms at 2,091 processes
+# (10,500 open files: 2,000 `sleep`s) on the development machine. Read at every reading, that
+# second case would take 16 % of one core beside fio. It is read as often as it stays within this
+# share of one core, timed as it goes: at every reading (0.5 s) on an ordinary machine, about every
+# 10 s with 2,000 processes (docs/safety.md).
+WRITER_SCAN_SHARE = 0.01
+
+
 class CameIntoUse(InUse):
     """The device fio writes came into use during the write: fio is stopped at once."""
 
@@ -224,13 +235,19 @@ class CameIntoUse(InUse):
 class UseWatch:
     """Reads `uses` (why the device is in use: BlockTarget.uses_while_writing) every `period_s`
     while fio writes, the first time as soon as it is asked (a use may have begun since the run's
-    last check); check() raises CameIntoUse once one is found. The engine's loop that relays fio's
-    output calls it (single-threaded: fio is stopped by the same code that started it)."""
+    last check), and `writers` (other processes writing it: BlockTarget.writers_while_writing) at
+    the same time as long as that scan's CPU stays within `writer_share` of one core (at every
+    reading on an ordinary machine; WRITER_SCAN_SHARE); check() raises CameIntoUse once either
+    finds one. The engine's loop that relays fio's output calls it (single-threaded: fio is
+    stopped by the same code that started it)."""
 
     spec: str
     uses: Callable[[], Sequence[str]]
+    writers: Callable[[], Sequence[str]] | None = None
     period_s: float = WATCH_PERIOD_S
+    writer_share: float = WRITER_SCAN_SHARE
     _due_s: float = field(default=0.0, repr=False)  # time.monotonic() of the next reading
+    _writers_due_s: float = field(default=0.0, repr=False)  # of the next scan for writers
 
     def wait_s(self, longest_s: float) -> float:
         """How long the caller may wait for fio's output before the next reading is due."""
@@ -241,22 +258,33 @@ class UseWatch:
         if now < self._due_s:
             return
         self._due_s = now + self.period_s
-        reasons = self.uses()
+        reasons = [*self.uses(), *self._writers(now)]
         if reasons:
             # What was kept is the caller's to say (the runner: the bundle, with the resume command).
             raise CameIntoUse(f"{self.spec} {CAME_INTO_USE}: {'; '.join(reasons)}")
+
+    def _writers(self, now: float) -> Sequence[str]:
+        """The scan for writers when it is due; the next one due once `writer_share` of the time
+        since would have paid for this one's CPU (this thread's: fio's own is not ours)."""
+        if self.writers is None or now < self._writers_due_s:
+            return ()
+        began_s = time.thread_time()
+        found = self.writers()
+        self._writers_due_s = now + (time.thread_time() - began_s) / self.writer_share
+        return found
 
 
 def use_watch(target: Target, writes: bool) -> UseWatch | None:
     """The watch on a block device fio writes (docs/safety.md): ssdlab holds it O_EXCL for the
     write, but a loop device attached to it gets past that hold (QA: `losetup -f` on the target,
-    then mkfs and mount on the new loop, while fio wrote on to the workload's end). None for a
-    workload that only reads, which cannot harm a device in use (read-only tests run on mounted
-    ones), and for targets that are not one block device. A file target needs none: fio writes
-    only its inode (FileTarget.fio_open), which is ssdlab's own scratch file (or one confirmed with
-    --yes=PATH), swapon of it makes the kernel refuse fio's writes, and a loop attached to it maps
-    only those bytes, nothing outside the file. The simulator writes memory. A RAID-0 is left
-    for now: its array and members would each need watching (docs/safety.md)."""
-    if not writes or not isinstance(target, BlockTarget):
+    then mkfs and mount on the new loop, while fio wrote on to the workload's end), and so does a
+    program that opens it for writing without O_EXCL (`dd`). A RAID-0's array and every member are
+    watched so, each as a single device. None for a workload that only reads, which cannot harm a
+    device in use (read-only tests run on mounted ones), and for targets that are not block
+    devices. A file target needs none: fio writes only its inode (FileTarget.fio_open), which is
+    ssdlab's own scratch file (or one confirmed with --yes=PATH), swapon of it makes the kernel
+    refuse fio's writes, and a loop attached to it maps only those bytes, nothing outside the
+    file. The simulator writes memory."""
+    if not writes or not isinstance(target, BlockTarget | Raid0Target):
         return None
-    return UseWatch(target.spec, target.uses_while_writing)
+    return UseWatch(target.spec, target.uses_while_writing, target.writers_while_writing)

@@ -16,7 +16,13 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo, permission_refusal
 from ssdlab.targets.iopath import device_warning
-from ssdlab.targets.safety import devnum_text, in_use_refusal, safety_state, uses_while_writing
+from ssdlab.targets.safety import (
+    devnum_text,
+    in_use_refusal,
+    safety_state,
+    uses_while_writing,
+    writers_while_writing,
+)
 from ssdlab.targets.sysinfo import (
     BlockFacts,
     CommandRunner,
@@ -99,6 +105,11 @@ class BlockTarget(Target):
         """Why the device is in use now, read the cheap way an engine reads it again and again
         while it writes (safety.uses_while_writing): empty while it is free."""
         return uses_while_writing(self.sysroot, self.name, own=self.own_holders)
+
+    def writers_while_writing(self) -> list[str]:
+        """Other processes that have the device open for writing now (a scan of every process's
+        open files: what the engine's watch reads less often, by its cost; safety.writers_while_writing)."""
+        return writers_while_writing(self.sysroot, [self.name])
 
     def info(self) -> TargetInfo:
         facts = self.facts()

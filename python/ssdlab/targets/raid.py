@@ -27,7 +27,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_model
 from ssdlab.targets.block import BlockTarget
-from ssdlab.targets.safety import in_use_refusal
+from ssdlab.targets.safety import in_use_refusal, writers_while_writing
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, disk_of
 from ssdlab.units import is_whole_number
@@ -137,13 +137,33 @@ class Raid0Target(Target):
                            holders=tuple(h for _, s in states for h in s.holders),
                            swap=any(s.swap for _, s in states), root_device=any(s.root_device for _, s in states))
 
+    def _devices(self) -> list[BlockTarget]:
+        """What writing the array writes: every member, and once built the array itself."""
+        return [*self.members, *([self._md] if self._md is not None else [])]
+
+    def _reasons(self, of: Callable[[BlockTarget], Sequence[str]]) -> list[str]:
+        """Every device's reasons, each said of its device."""
+        return [reason if reason.startswith(f"{device.name} ") else f"{device.name}: {reason}"
+                for device in self._devices() for reason in of(device)]
+
     def write_refusal(self) -> str | None:
         """Any member in use, and once built the array itself (mounted, held, mapped by a loop)."""
-        devices = [*self.members, *([self._md] if self._md is not None else [])]
-        reasons = [reason if reason.startswith(f"{device.name} ") else f"{device.name}: {reason}"
-                   for device in devices for reason in device.safety().reasons]
+        reasons = self._reasons(lambda device: device.safety().reasons)
         # One refusal naming every device's reasons: each member's own said the promise again (QA).
         return in_use_refusal(self.spec, "a device", reasons) if reasons else None
+
+    def uses_while_writing(self) -> list[str]:
+        """Why the array or a member is in use now, each read as a single device's while fio
+        writes it (BlockTarget.uses_while_writing; engines/fio_process.UseWatch): a loop stacked on
+        a member or on the array, a mount of the array, a member taken by something else. The
+        array's hold on its members is its own (own_holders), no use."""
+        return self._reasons(BlockTarget.uses_while_writing)
+
+    def writers_while_writing(self) -> list[str]:
+        """Other processes writing the array or a member (one scan of every process for all of
+        them: safety.writers_while_writing). md writes its members from the kernel, with no
+        process's file, so it is not one."""
+        return writers_while_writing(self.sysroot, [device.name for device in self._devices()])
 
     def unavailable(self) -> str | None:
         """A kernel without md cannot build the array (QA: `plan` did not say so; `run` refused

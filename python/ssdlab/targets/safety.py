@@ -146,12 +146,14 @@ def uses_while_writing(root: SysRoot, name: str, own: frozenset[str] = frozenset
                        above: frozenset[str] = frozenset()) -> list[str]:
     """Why `name` is in use now, from what can begin while ssdlab writes it (engines/fio.py asks
     every WATCH_PERIOD_S during a write): safety_state's checks that read only what the kernel
-    lists, no process scan, no O_EXCL probe. Those two are left out because they cannot change
-    then: ssdlab holds the device O_EXCL during the write (held_while_writing), so a mount, mkfs,
-    swapon or md/dm assembly of it, or of a partition of it, fails; fio is its writer. What gets
-    past the hold: a loop device attached to it or to a partition (a loop does not claim what it
-    maps; QA: `losetup -f` on the target, mkfs and mount on the new loop while fio wrote on), a
-    holder or mount the kernel makes without a claim, a partition that appeared since (its
+    lists, no process scan, no O_EXCL probe. The probe is left out because its answer cannot
+    change then: ssdlab holds the device O_EXCL during the write (held_while_writing), so a mount,
+    mkfs, swapon or md/dm assembly of it, or of a partition of it, fails. The scan for another
+    writer (which O_EXCL does not stop: `dd`) costs more, by the machine's open files: the watch
+    reads it on its own, as often as its cost allows (writers_while_writing). What gets past the
+    hold and is read here: a loop device attached to it or to a partition (a loop does not claim
+    what it maps; QA: `losetup -f` on the target, mkfs and mount on the new loop while fio wrote
+    on), a holder or mount the kernel makes without a claim, a partition that appeared since (its
     members are read again here), and for a loop target, its backing device or file coming into
     use, read the same way down the loops. There the hold does not reach: a mount of the backing
     device in another mount namespace, or a program writing the backing file, is found only by
@@ -190,14 +192,61 @@ def device_writers(root: SysRoot, name: str, members: Sequence[str]) -> list[tup
     partitions count for a whole disk, and the whole disk for a partition (a writer of the disk
     writes the partition's blocks too). A reader is not counted: writing changes what it reads,
     but it cannot change what the test measures (docs/safety.md)."""
+    return _writers(root, _device_numbers(root, name, members))
+
+
+def writers_while_writing(root: SysRoot, names: Sequence[str]) -> list[str]:
+    """The other writers of the devices `names` (each with its partitions and whole disk, as
+    device_writers counts them), in one scan of every process, for an engine's watch while it
+    writes them (engines/fio_process.UseWatch): a `dd of=/dev/X` or a second fio started without
+    O_EXCL gets past ssdlab's O_EXCL hold. This ssdlab's own processes are spared: fio and its
+    jobs, the telemetry's smartctl and nvme (descendants of this process). A reader is no use."""
+    numbers: dict[str, str] = {}
+    for name in names:
+        numbers.update(_device_numbers(root, name, members_of(root, name)))
+    me = os.getpid()
+    return [f"{comm} (pid {pid}) opened {root.device_path(member)} for writing; stop that program first"
+            for member, pid, comm in _writers(root, numbers) if not descends_from(root, pid, me)]
+
+
+def _device_numbers(root: SysRoot, name: str, members: Sequence[str]) -> dict[str, str]:
+    """'major:minor' -> kernel name of the device, its partitions (`members`) and its whole disk."""
     numbers = {read_attr(root.block(m) / "dev"): m for m in (*members, disk_of(root, name))}
-    numbers.pop(None, None)
+    return {devnum: member for devnum, member in numbers.items() if devnum is not None}
+
+
+def _writers(root: SysRoot, numbers: dict[str, str]) -> list[tuple[str, int, str]]:
     found = []
     for proc, fd, devnum in _block_fds(root):
         member = numbers.get(devnum)
         if member is not None and _opened_for_writing(proc / "fdinfo" / fd.name):
             found.append((member, int(proc.name), read_attr(proc / "comm") or "?"))
     return sorted(set(found), key=lambda f: (f[1], f[0]))
+
+
+# Parents followed up from a process before giving up on it being ours: fio's job processes are
+# fio's children and fio is ours, so two steps reach this process from any of them.
+MAX_ANCESTRY = 8
+
+
+def descends_from(root: SysRoot, pid: int, ancestor: int) -> bool:
+    """Whether `ancestor` is `pid`'s parent, its parent's parent, ... (/proc/PID/stat); False
+    once the chain leaves the processes that can be read (pid 1, a process gone)."""
+    for _ in range(MAX_ANCESTRY):
+        pid = _parent(root, pid)
+        if pid == ancestor:
+            return True
+        if pid <= 1:
+            return False
+    return False
+
+
+def _parent(root: SysRoot, pid: int) -> int:
+    """The parent's pid, 0 when unknown. The command name in stat is in parentheses and may hold
+    anything, ")" too: the fields after the last ")" are the state, then the parent."""
+    text = read_attr(root.proc / str(pid) / "stat") or ""
+    fields = text.rpartition(")")[2].split()
+    return int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
 
 
 # ---- held exclusively ----------------------------------------------------------------------
@@ -331,19 +380,35 @@ def openers(root: SysRoot, devnum: str) -> list[tuple[int, str]]:
 
 
 def _block_fds(root: SysRoot) -> Iterator[tuple[Path, Path, str]]:
-    """(process, fd, device number) of every block device other processes have open."""
+    """(process, fd, device number) of every block device other processes have open. A stat of
+    every open file on the machine: os.scandir and plain strings, a Path made only for a block
+    device (the watch makes this scan while fio writes; its cost is in docs/safety.md)."""
     for proc in _processes(root):
-        for fd in _fds(proc):
+        for fd in _fd_paths(proc):
             try:
                 there = os.stat(fd)
             except OSError:
                 continue
             if stat.S_ISBLK(there.st_mode):
-                yield proc, fd, devnum_text(there.st_rdev)
+                yield proc, Path(fd), devnum_text(there.st_rdev)
+
+
+def _fd_paths(proc: Path) -> list[str]:
+    try:
+        with os.scandir(proc / "fd") as fds:
+            return [fd.path for fd in fds]
+    except OSError:
+        return []  # gone, or not ours to look at
 
 
 def _processes(root: SysRoot) -> list[Path]:
-    return sorted((p for p in root.proc.glob("[0-9]*") if p.name != str(os.getpid())), key=lambda p: int(p.name))
+    me = str(os.getpid())
+    try:
+        with os.scandir(root.proc) as entries:
+            pids = [entry.name for entry in entries if entry.name.isdigit() and entry.name != me]
+    except OSError:
+        return []
+    return [root.proc / pid for pid in sorted(pids, key=int)]
 
 
 def _namespace(proc: Path) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,9 @@ from ssdlab.cli.app import LibraryOpt, app, err, out, page_file, plain
 from ssdlab.cli.handback import first_missing, hand_back, hand_back_all
 from ssdlab.errors import SsdlabError, UsageError
 from ssdlab.library import Library, LibraryRun, Selection, select_drives
+
+if TYPE_CHECKING:  # the report's modules load when a command draws one
+    from ssdlab.report import BuiltReport
 
 
 def existing_library(path: Path | None = None) -> Library | None:
@@ -29,7 +32,8 @@ def write_report(bundle: Bundle, library: Path | None = None) -> Path:
     return render_report(bundle.path, library=existing_library(library)).html
 
 
-def print_tables(bundle_dir: Path) -> None:
+def print_tables(bundle_dir: Path | BuiltReport) -> None:
+    """The bundle's tables on the terminal; `bundle_dir`: the bundle, or its report as built."""
     from ssdlab.report import terminal_tables
 
     for table in terminal_tables(bundle_dir):
@@ -73,17 +77,19 @@ def report(
     lib = existing_library(library)
     bundle = bundle_or_run(bundle, lib)
     Bundle(bundle).load_run(takes_run_id=True)  # a clear error for a non-bundle before any rendering
-    from ssdlab.report import REPORT_FILE, render_report
+    from ssdlab.report import REPORT_FILE, build_report, render_report
 
     if output is not None and output.resolve() == (bundle / REPORT_FILE).resolve():
         output = None  # the bundle's own report, written as `report BUNDLE` writes it
     made = first_missing(output if output is not None else bundle)
     try:
-        files = render_report(bundle, html_output(output, "report.html", lib), library=lib)
+        to_html = html_output(output, "report.html", lib)  # refused before anything is built
+        built = build_report(bundle)  # once, for the page and the terminal's tables
+        files = render_report(built, to_html, library=lib)
     finally:  # under sudo, what it wrote in the user's folders is theirs (cli/handback.py)
         hand_back(made)
     hand_back_all(sorted({png.parent for png in files.pngs}))
-    print_tables(bundle)
+    print_tables(built)
     out.print(f"Report: {files.html}", markup=False)
 
 

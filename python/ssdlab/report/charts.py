@@ -253,8 +253,13 @@ def _clean(value: Any) -> Any:
 
 
 def spec_json(spec: Mapping[str, Any]) -> str:
-    """JSON safe to put inside a <script> element."""
-    text = json.dumps(_clean(dict(spec)), separators=(",", ":"), allow_nan=False, default=str)
+    """A spec as JSON safe to put inside a <script> element."""
+    return script_json(dict(spec))
+
+
+def script_json(value: Any) -> str:
+    """JSON safe to put inside a <script> element (a spec, a dataset's rows), NaN as null."""
+    text = json.dumps(_clean(value), separators=(",", ":"), allow_nan=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -1,7 +1,8 @@
 """Writes one offline single-file HTML page (report or comparison) and its PNG charts.
 
 Charts are Vega-Lite specs rendered in the page by the inlined Vega/vega-embed bundle, and
-exported as PNG beside the page. The page records each chart's render result (and any
+exported as PNG beside the page. Their data is on the page once, each dataset shared by the
+charts that draw it (report/page_data.py). The page records each chart's render result (and any
 script error) as JSON in #render-status, so a headless browser can check it.
 """
 
@@ -32,6 +33,7 @@ from ssdlab.outputs import (
 )
 from ssdlab.report.charts import ChartHeading, chart_spec, has_data, headed, javascript_bundle, spec_json, write_png
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
+from ssdlab.report.page_data import share_datasets
 from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
 
@@ -54,8 +56,9 @@ class RenderedFigure:
     element_id: str
     title: str
     caption: str
-    spec_json: str
+    spec_json: str  # its datasets named, not inline (page_data.share_datasets)
     png_href: str
+    datasets: tuple[str, ...] = ()  # the names of the page's datasets it draws
 
 
 @dataclass(frozen=True)
@@ -125,14 +128,17 @@ def png_path(charts_dir: Path, key: str, taken: Sequence[Path]) -> Path:
 
 
 def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path, drawing: Path, html_dir: Path,
-                   inside: Path | None, heading: ChartHeading) -> RenderedFigure:
+                   inside: Path | None, heading: ChartHeading, datasets: dict[str, str]) -> RenderedFigure:
     """Draw the chart into the folder being drawn, under `png`'s name, with `heading` over it (the
     page's chart has the page around it instead); the page links `png`, where the chart is once
-    that folder is swapped in."""
+    that folder is swapped in. Its data goes into the page's `datasets` (name to JSON text), once."""
     write_png(headed(spec, heading), drawing / png.name, inside=inside)
+    shared = share_datasets(spec)
+    for name, text in shared.datasets.items():
+        datasets.setdefault(name, text)
     return RenderedFigure(
-        element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(spec),
-        png_href=Path(os.path.relpath(png, html_dir)).as_posix(),
+        element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(shared.spec),
+        png_href=Path(os.path.relpath(png, html_dir)).as_posix(), datasets=tuple(shared.datasets),
     )
 
 
@@ -194,8 +200,9 @@ def render_page(page: Page, out_html: Path, charts_dir: Path, inside: Path | Non
         remove_made_folders(made)
         raise
     try:
-        sections, pngs = _draw_sections(page, drawing, charts_dir, out_html.parent, inside)
-        html = _template().render(page=page, sections=sections, vega_js=javascript_bundle(),
+        datasets: dict[str, str] = {}
+        sections, pngs = _draw_sections(page, drawing, charts_dir, out_html.parent, inside, datasets)
+        html = _template().render(page=page, sections=sections, datasets=datasets, vega_js=javascript_bundle(),
                                   collapse_rows=COLLAPSE_ROWS)
         swap_in(drawing, charts_dir, inside, lambda: atomic_write_text(out_html, html, inside=inside))
     except BaseException:
@@ -217,9 +224,10 @@ def _output_paths(out_html: Path, charts_dir: Path, inside: Path | None) -> tupl
     return out_html.resolve(), charts_dir.parent.resolve() / charts_dir.name
 
 
-def _draw_sections(page: Page, drawing: Path, charts_dir: Path, html_dir: Path,
-                   inside: Path | None) -> tuple[list[RenderedSection], list[Path]]:
-    """Each section with its charts drawn into `drawing`, and the PNGs' paths in `charts_dir`."""
+def _draw_sections(page: Page, drawing: Path, charts_dir: Path, html_dir: Path, inside: Path | None,
+                   datasets: dict[str, str]) -> tuple[list[RenderedSection], list[Path]]:
+    """Each section with its charts drawn into `drawing`, and the PNGs' paths in `charts_dir`;
+    the charts' data into `datasets` (name to JSON text), each dataset once."""
     pngs: list[Path] = []
     sections: list[RenderedSection] = []
     for section in page.sections:
@@ -230,7 +238,7 @@ def _draw_sections(page: Page, drawing: Path, charts_dir: Path, html_dir: Path,
                 continue  # nothing measured to draw (e.g. a pass too short to log one period)
             png = png_path(charts_dir, fig.key, pngs)
             heading = ChartHeading(fig.title, (page.drives, section.title))
-            figures.append(_render_figure(fig, spec, len(pngs), png, drawing, html_dir, inside, heading))
+            figures.append(_render_figure(fig, spec, len(pngs), png, drawing, html_dir, inside, heading, datasets))
             pngs.append(png)
         sections.append(RenderedSection(section, f"test-{slug(section.key)}", tuple(figures)))
     return sections, pngs

@@ -202,7 +202,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% for fig in rs.figures %}
   <figure>
     <h3>{{ fig.title }}</h3>
-    <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
+    <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec" data-datasets="{{ fig.datasets|join(' ') }}"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
     <script type="application/json" id="{{ fig.element_id }}-spec">{{ fig.spec_json|safe }}</script>
     <figcaption>{{ fig.caption|marks }} <a class="png-link" href="{{ fig.png_href }}">PNG</a></figcaption>
   </figure>
@@ -215,6 +215,9 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 <footer>{{ page.footer }}</footer>
 </main>
 <pre id="render-status"></pre>
+{% for name, rows in datasets.items() %}
+<script type="application/json" id="{{ name }}">{{ rows|safe }}</script>
+{% endfor %}
 <script>{{ vega_js|safe }}</script>
 <script>
 (function () {
@@ -241,6 +244,12 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   var jobs = nodes.map(function (node) {
     try {
       var spec = JSON.parse(document.getElementById(node.dataset.spec).textContent);
+      // Its data, written once on the page for all the charts that draw it (page_data.py): a copy
+      // of its own, as Vega writes into the rows it draws.
+      (node.dataset.datasets || "").split(" ").filter(Boolean).forEach(function (name) {
+        spec.datasets = spec.datasets || {};
+        spec.datasets[name] = JSON.parse(document.getElementById(name).textContent);
+      });
       return vegaEmbed(node, spec, { actions: false, renderer: "svg" }).then(function (result) {
         status.charts[node.id] = node.querySelector("svg") ? "ok" : "error: no svg";
         status.marks[node.id] = countMarks(result.view.scenegraph().root);

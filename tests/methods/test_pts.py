@@ -72,10 +72,11 @@ def test_stops_when_tracking_variables_are_steady(tmp_path: Path) -> None:
     assert m["ss_attained"] is True and m["ss_round"] == 5 and m["rounds_run"] == 5
     assert (m["window_first_round"], m["window_last_round"]) == (1, 5)
     assert not any(ref.name.startswith("round06") for ref in record.measurements)
-    # 4 KiB random write with 25 % spare area: the fake's steady 52.5 % of 100k.
-    assert m["bs4k_rd0_iops"] == pytest.approx(52_500, abs=1)
-    assert m["bs64k_rd0_iops"] == pytest.approx(52_500, abs=1)
-    assert m["ss_bs4k_rd0_range_pct"] < 0.01
+    # 4 KiB random write with 25 % spare area: the fake's steady 52.5 % of 100k, but for the last
+    # of its cliff's tail (the preconditioning writes twice the span, no more).
+    assert m["bs4k_rd0_iops"] == pytest.approx(52_500, rel=2e-4)
+    assert m["bs64k_rd0_iops"] == pytest.approx(52_500, rel=2e-4)
+    assert m["ss_bs4k_rd0_range_pct"] < 0.1  # the tail settling, far inside PTS's 20 %
     # The tracking variables in this matrix are 4k/0 and 64k/65; 4k/65 is reported but not tracked.
     assert "ss_bs64k_rd65_range_pct" in m and "ss_bs4k_rd65_range_pct" not in m
 

@@ -25,11 +25,9 @@ SEQ_IOPS = 9155  # the fake's 1200 MB/s in whole 128 KiB writes per second
 class DirtyFake(FakeEngine):
     """The fake, but sequential writes also slow down on a used (untrimmed) drive."""
 
-    def _rates(self, spec: str, w: Workload, span: int, capacity: int, second: int) -> tuple[float, float]:
+    def _rates(self, spec: str, w: Workload, span: int, capacity: int) -> tuple[float, float]:
         riops, wiops = self._fresh_iops(w)
-        wiops *= self._cliff_factor(self.written_bytes.get(spec, 0.0), span, capacity)
-        self.written_bytes[spec] = self.written_bytes.get(spec, 0.0) + wiops * w.block_size_bytes
-        return riops, wiops
+        return riops, wiops * self._cliff_factor(self.written_bytes.get(spec, 0.0), span, capacity)
 
 
 def _run_record(tmp_path: Path, engine: FakeEngine, **params: object) -> TestRecord:

@@ -7,8 +7,10 @@ steady level that rises with spare area; sequential rates are flat. No randomnes
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ssdlab.engines.base import Capabilities, ProgressUpdate, RunContext
 from ssdlab.errors import EngineError
@@ -28,6 +30,17 @@ class FakeProfile:
     write_lat_us: float = 25.0
     steady_fraction: float = 0.15  # steady random-write share of fresh at no spare area
 
+
+class Period(NamedTuple):
+    """One period of a measurement: the reads and writes done in it, and its length."""
+
+    reads: int
+    writes: int
+    length_s: float
+
+    @property
+    def iops(self) -> float:
+        return (self.reads + self.writes) / self.length_s
 
 # The fake engine writes nothing anywhere, so it may stand in on any target.
 _EVERY_STEP = frozenset({"purge", "idle", "write_cache", "replay_trace"})
@@ -68,21 +81,32 @@ class FakeEngine:
         span = workload.resolve_span(capacity)
         if workload.pattern == "trim":
             self.written_bytes[target.spec] = 0.0
-        seconds = self._duration_s(workload, span)
-        per_s = [self._rates(target.spec, workload, span, capacity, second) for second in range(seconds)]
-        for second, (riops, wiops) in enumerate(per_s, start=1):
-            ctx.progress(ProgressUpdate(
-                label=workload.name, fraction=second / seconds, elapsed_s=float(second),
-                iops=riops + wiops, mb_s=(riops + wiops) * workload.block_size_bytes / 1e6,
-            ))
-        return self._measurement(workload, per_s)
-
-    def _duration_s(self, workload: Workload, span: int) -> int:
         if workload.runtime_s is not None:
-            return max(1, round(workload.runtime_s))
-        riops, wiops = self._fresh_iops(workload)
-        total = (riops + wiops) * workload.block_size_bytes * workload.jobs
-        return max(1, math.ceil((workload.size_bytes or span) * workload.jobs / total))
+            seconds = max(1, round(workload.runtime_s))
+            periods = [self._period(target.spec, workload, span, capacity) for _ in range(seconds)]
+        else:
+            periods = self._sized_periods(target.spec, workload, span, capacity)
+        elapsed_s, total_s = 0.0, sum(p.length_s for p in periods)
+        for p in periods:
+            elapsed_s += p.length_s
+            ctx.progress(ProgressUpdate(
+                label=workload.name, fraction=elapsed_s / total_s, elapsed_s=elapsed_s,
+                iops=p.iops, mb_s=p.iops * workload.block_size_bytes / 1e6,
+            ))
+        return self._measurement(workload, periods)
+
+    def _sized_periods(self, spec: str, w: Workload, span: int, capacity: int) -> list[Period]:
+        """Each second of a workload bounded by size, as fio runs it: to the bytes it is given and
+        no further, the last period as long as what was left takes at the second's rate (QA: a
+        linear pass run at full rate for whole seconds wrote 4.798 GB of a 4.295 GB span), at the
+        rates of the drive's state as it goes (a pass into the write cliff takes longer)."""
+        left_ios = round((w.size_bytes or span) * w.jobs / w.block_size_bytes)
+        periods: list[Period] = []
+        while left_ios > 0:
+            period = self._period(spec, w, span, capacity, left_ios)
+            left_ios -= period.reads + period.writes
+            periods.append(period)
+        return periods or [Period(0, 0, 1.0)]
 
     def _fresh_iops(self, w: Workload) -> tuple[float, float]:
         p = self.profile
@@ -97,11 +121,25 @@ class FakeEngine:
         share = w.effective_read_pct() / 100
         return read * share, write * (1 - share)
 
-    def _rates(self, spec: str, w: Workload, span: int, capacity: int, second: int) -> tuple[float, float]:
+    def _period(self, spec: str, w: Workload, span: int, capacity: int, left_ios: int | None = None) -> Period:
+        """The next second's I/Os, or, when fewer than a second's are `left_ios`, those in the part
+        of a second they take at its rates. What it writes counts for the cliff."""
+        riops, wiops = self._rates(spec, w, span, capacity)
+        reads, writes = round(riops), round(wiops)
+        if left_ios is not None and 0 < left_ios < reads + writes:
+            length_s = left_ios / (reads + writes)
+            reads = round(reads * length_s)
+            period = Period(reads, left_ios - reads, length_s)
+        else:
+            period = Period(reads, writes, 1.0)
+        self.written_bytes[spec] = self.written_bytes.get(spec, 0.0) + wiops * period.length_s * w.block_size_bytes
+        return period
+
+    def _rates(self, spec: str, w: Workload, span: int, capacity: int) -> tuple[float, float]:
+        """Read and write I/Os a second in the drive's present state (random writes: the cliff)."""
         riops, wiops = self._fresh_iops(w)
         if wiops and not w.is_sequential:
             wiops *= self._cliff_factor(self.written_bytes.get(spec, 0.0), span, capacity)
-        self.written_bytes[spec] = self.written_bytes.get(spec, 0.0) + wiops * w.block_size_bytes
         return riops, wiops
 
     def _cliff_factor(self, written: float, span: int, capacity: int) -> float:
@@ -110,22 +148,24 @@ class FakeEngine:
         excess = max(0.0, written - span) / span
         return steady + (1 - steady) * math.exp(-4 * excess)
 
-    def _measurement(self, w: Workload, per_s: list[tuple[float, float]]) -> Measurement:
-        reads = [round(r) for r, _ in per_s]
-        writes = [round(x) for _, x in per_s]
+    def _measurement(self, w: Workload, periods: list[Period]) -> Measurement:
+        reads = [p.reads for p in periods]
+        writes = [p.writes for p in periods]
+        # Little's law: each I/O takes as long as the in-flight I/Os take to turn over once.
         outstanding = w.outstanding_ios
-        rlat = [outstanding / r * 1e9 if r else 0.0 for r in reads]
-        wlat = [outstanding / x * 1e9 if x else 0.0 for x in writes]
+        rlat = [outstanding * p.length_s / p.reads * 1e9 if p.reads else 0.0 for p in periods]
+        wlat = [outstanding * p.length_s / p.writes * 1e9 if p.writes else 0.0 for p in periods]
+        ends_s = list(itertools.accumulate(p.length_s for p in periods))
         bs = w.block_size_bytes
         series = Series(
-            period_s=1.0, t_s=tuple(float(i + 1) for i in range(len(per_s))),
+            period_s=1.0, t_s=tuple(ends_s),
             read_ios=tuple(map(float, reads)), write_ios=tuple(map(float, writes)),
             read_bytes=tuple(float(r * bs) for r in reads), write_bytes=tuple(float(x * bs) for x in writes),
             read_lat_sum_ns=tuple(r * lat for r, lat in zip(reads, rlat, strict=True)),
             write_lat_sum_ns=tuple(x * lat for x, lat in zip(writes, wlat, strict=True)),
         )
         return Measurement(
-            workload=w, engine=self.name, runtime_s=float(len(per_s)),
+            workload=w, engine=self.name, runtime_s=ends_s[-1],
             read=_totals(reads, rlat, bs), write=_totals(writes, wlat, bs), series=series,
         )
 

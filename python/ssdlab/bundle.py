@@ -607,10 +607,11 @@ class BundleLock:
     reads "running" while nobody holds its lock was stopped without saving its status.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, bundle: Bundle | None = None) -> None:
         self.path = path / LOCK_FILE
         self.fd: int | None = None
         self.made = False
+        self.bundle = bundle  # told the folder it locked (Bundle.folder_key), for as long as it holds it
 
     def __enter__(self) -> BundleLock:
         self.made = not self.path.parent.exists()
@@ -627,9 +628,13 @@ class BundleLock:
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since_utc": utc_now(),
                                  "command": " ".join(sys.argv)}).encode())
         self.fd = fd
+        if self.bundle is not None:
+            self.bundle.folder_key = folder_key(self.path.parent)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.bundle is not None:
+            self.bundle.folder_key = None
         if self.fd is not None:
             fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
@@ -640,6 +645,15 @@ class BundleLock:
             with contextlib.suppress(OSError):
                 self.path.unlink()
                 self.path.parent.rmdir()  # only if nothing else is in it
+
+
+def folder_key(path: Path) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of the folder at `path`, or None when there is none: which folder it is."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _open_lock_file(path: Path) -> int:
@@ -711,13 +725,23 @@ class Bundle:
     def __init__(self, path: Path) -> None:
         self.given = path  # as typed: a run id given where a path is taken is named back (load_run)
         self.path = path.resolve()
+        self.folder_key: tuple[int, int] | None = None  # the folder locked (BundleLock), while it is
+
+    def check_folder(self) -> None:
+        """While the bundle is locked, its folder is the one locked: one removed (or another put in
+        its place) during the run is refused, never made again. QA: `rm -rf` of a bundle mid-run,
+        and the run made it again for its next file, ended "complete" (exit 0, added to the
+        library) with the measurements from before the removal gone."""
+        if self.folder_key is not None and folder_key(self.path) != self.folder_key:
+            raise BundleError(f"{self.path} was removed or replaced during the run, and what it held is gone with "
+                              "it: ssdlab writes nothing more there; run again into a new --out")
 
     @property
     def run_file(self) -> Path:
         return self.path / RUN_FILE
 
     def lock(self) -> BundleLock:
-        return BundleLock(self.path)
+        return BundleLock(self.path, self)
 
     def raw_dir(self, test: str, action: str) -> Path:
         return self.path / RAW_DIR / test / action
@@ -728,6 +752,7 @@ class Bundle:
         return MEASUREMENTS_DIR / test, SERIES_DIR / test, RAW_DIR / test
 
     def write_run(self, record: RunRecord) -> None:
+        self.check_folder()
         atomic_write_text(self.run_file, record.model_dump_json(indent=2) + "\n", inside=self.path)
 
     def load_run(self, *, takes_run_id: bool = False) -> RunRecord:
@@ -763,6 +788,7 @@ class Bundle:
 
     def write_drive_state(self, data: bytes, test: str, done: int) -> None:
         """Keep a simulated drive as it was after `done` actions of `test` (for --resume)."""
+        self.check_folder()
         atomic_write_bytes(self.path / DRIVE_SNAPSHOT, data, inside=self.path)
         atomic_write_text(self.path / DRIVE_STATE, json.dumps({"test": test, "done": done}) + "\n",
                           inside=self.path)
@@ -858,6 +884,7 @@ class Bundle:
         name = m.workload.name
         rel_json = MEASUREMENTS_DIR / test / f"{name}.json"
         rel_csv = SERIES_DIR / test / f"{name}.csv"
+        self.check_folder()
         atomic_write_text(self.path / rel_json, m.model_dump_json() + "\n", inside=self.path)
         atomic_write_text(self.path / rel_csv, series_csv_text(m), inside=self.path)
         return MeasurementRef(

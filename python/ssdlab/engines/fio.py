@@ -168,11 +168,16 @@ def _limit_lines(w: Workload) -> list[str]:
     return lines
 
 
+SS_LEAST_CHECKS = 2  # fio checks steady state once a second (steadystate.c)
+
+
 def ss_duration_s(w: Workload) -> int:
-    """fio's steady-state window for the workload (ss_dur): SS_DUR_S, or half a shorter runtime.
+    """fio's steady-state window for the workload (ss_dur): SS_DUR_S, or half a shorter runtime,
+    never less than two of fio's one-second checks: the slope of one is 0/0 (QA: a 3 s workload
+    had ss_dur=1s, and fio 3.33 wrote "slope": -nan and said "attained" at its first second).
     With ss_ramp=0 fio first judges the window once it has run this long, so it may end the job
     then (planning counts that as the least a fio_ss torture takes)."""
-    return min(SS_DUR_S, max(1, int((w.runtime_s or SS_DUR_S * 2) // 2)))
+    return min(SS_DUR_S, max(SS_LEAST_CHECKS, int((w.runtime_s or SS_DUR_S * 2) // 2)))
 
 
 def _seconds(value: float) -> str:

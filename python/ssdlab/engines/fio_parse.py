@@ -28,8 +28,29 @@ LOG_RE = re.compile(r"^(?P<prefix>.+)_(?P<kind>iops|bw|lat|clat|slat)\.(?P<job>\
 DDIR_NAMES = {0: "read", 1: "write", 2: "trim"}
 
 
+# fio prints its floats with %f (json.c, json_print_value): a 0/0 comes out as `nan` / `-nan` and a
+# division by 0 as `inf`, which no JSON reader takes, and the whole document was lost ("fio wrote no
+# JSON results"). A run of fio 3.33 here with ss=iops_slope and ss_dur one check interval long (the
+# slope of one point: 0/0, steadystate.c) wrote `"slope" : -nan` and `"criterion" : "-nan%"`.
+# Such a bare word is read as null, no figure; JSON strings are matched first and kept as they are.
+_STRING_OR_NOT_A_NUMBER = re.compile(r'("(?:[^"\\]|\\.)*")|(?<![\w.])[-+]?(?:nan|inf(?:inity)?)(?![\w.])',
+                                     re.IGNORECASE)
+
+
+# Where a value can stand: what is there only when fio wrote one (most documents: nothing to do).
+_VALUE_NOT_A_NUMBER = re.compile(r"[:\[,]\s*[-+]?(?:nan|inf)", re.IGNORECASE)
+
+
+def _not_a_number_as_null(text: str) -> str:
+    if not _VALUE_NOT_A_NUMBER.search(text):
+        return text  # a scan of a few MB of json+ bins, not a substitution through them
+    return _STRING_OR_NOT_A_NUMBER.sub(lambda match: match[1] or "null", text)
+
+
 def load_json_plus(text: str) -> dict[str, Any]:
-    """The final JSON document in fio's output file (fio may put notes before it)."""
+    """The final JSON document in fio's output file (fio may put notes before it); a figure fio
+    printed as nan or inf is null there (_not_a_number_as_null)."""
+    text = _not_a_number_as_null(text)
     start = text.find("{")
     decoder = json.JSONDecoder()
     last: dict[str, Any] | None = None
@@ -232,12 +253,24 @@ def steady_state_facts(ss: Mapping[str, Any] | None) -> dict[str, float | int | 
     """fio's own steady-state verdict (jobs[0].steadystate in the output) as scalar facts."""
     if not ss:
         return {}
+    criterion = str(ss.get("criterion", ""))
+    # fio judges its criterion even when that is no number (the slope of a one-interval window is
+    # 0/0: "-nan%"), and said "attained" of such a run, stopping it at its first second: no verdict.
+    judged = not criterion or _finite_text(criterion.rstrip("%"))
     return {
-        "fio_ss_attained": bool(ss.get("attained")),
+        "fio_ss_attained": bool(ss.get("attained")) if judged else None,
         "fio_ss_rule": str(ss.get("ss", "")),
-        "fio_ss_criterion": str(ss.get("criterion", "")),
+        "fio_ss_criterion": criterion if judged else None,
         "fio_ss_duration_s": ss.get("duration") if isinstance(ss.get("duration"), int) else None,
     }
+
+
+def _finite_text(text: str) -> bool:
+    """Whether `text` is a finite number as fio prints one ("12.5"), not "nan", "-nan" or "inf"."""
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 # ---- per-period logs -------------------------------------------------------------------

@@ -173,14 +173,44 @@ def transport_of(root: SysRoot, disk: str) -> str:
     return "scsi" if disk.startswith("sd") else "unknown"
 
 
+# What the kernel writes in current_link_speed (drivers/pci/pci-sysfs.c, pci_speed_string):
+# "8.0 GT/s PCIe" since Linux 4.17, "8 GT/s" / "2.5 GT/s" before; "Unknown" (before: "Unknown
+# speed") where the link is down or never trained. current_link_width is the negotiated lane count:
+# 0 with the link down, 63 or 255 from a function that no longer answers (its config space reads as
+# all ones). Such a text was recorded as it stood and shown as "PCIe Unknown": no figure is.
+_LINK_SPEED = re.compile(r"(\d{1,4}(?:\.\d{1,3})?) ?GT/s(?: PCIe)?", re.ASCII)
+PCIE_LANES = (1, 2, 4, 8, 12, 16, 32)  # the link widths PCIe defines
+MAX_LINK_GT_S = 1024.0  # far beyond PCIe 7.0's 128 GT/s: a figure above is none the bus has
+
+
+def link_speed(text: str | None) -> str | None:
+    """A current_link_speed text as the speed it says ("8.0 GT/s PCIe", in the kernel's words of
+    today whatever the kernel's age), None for any text that says no speed."""
+    match = _LINK_SPEED.fullmatch((text or "").strip())
+    if match is None:
+        return None
+    gt_s = float(match[1])
+    return f"{gt_s:.1f} GT/s PCIe" if 0 < gt_s <= MAX_LINK_GT_S else None
+
+
+def link_width(text: str | None) -> int | None:
+    """A current_link_width text as the lanes it says, None for any that are no PCIe link's (0: down)."""
+    try:
+        lanes = int((text or "").strip())
+    except ValueError:
+        return None
+    return lanes if lanes in PCIE_LANES else None
+
+
 def pcie_link(root: SysRoot, disk: str) -> tuple[str | None, int | None]:
-    """Current PCIe link speed and width of the PCI function above the disk, if any."""
+    """Current PCIe link speed and width of the PCI function above the disk, each None where sysfs
+    says none (link_speed, link_width); (None, None) when no function above it has a link."""
     here = (root.block(disk) / "device").resolve()
     top = root.sys.resolve()
     while here != top and top in here.parents:
         speed = read_attr(here / "current_link_speed")
         if speed:
-            return speed, read_int(here / "current_link_width")
+            return link_speed(speed), link_width(read_attr(here / "current_link_width"))
         here = here.parent
     return None, None
 
@@ -397,6 +427,21 @@ def smartctl_info(run: CommandRunner, device: str) -> dict[str, Any] | None:
     return data if data and (data.get("model_name") or data.get("serial_number")) else None
 
 
+_UNSIGNED_TEXT = re.compile(r"[0-9]{1,20}")  # a uint64 in decimal, as util_json_object_new_uint64 prints it
+
+
+def unsigned_field(value: object) -> int | None:
+    """An unsigned field of nvme-cli's JSON as the number it is. nvme-cli 2.4 and newer built against
+    json-c older than 0.14 write every one (id-ctrl's `ver`, `nn`...) as a decimal string
+    (util_json_object_new_uint64, tests/fixtures/versions/README.md), which was recorded as such:
+    "65792" for NVMe 1.1. None for what is no whole number >= 0."""
+    if isinstance(value, str) and _UNSIGNED_TEXT.fullmatch(value.strip()):
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
 def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any], hctm: Mapping[str, object] | None = None) -> None:
     """nvme id-ctrl is the drive's own word on identity; sysfs can truncate or lag it. `hctm`: the
     drive's HCTM facts (hctm_facts), which need a command of their own."""
@@ -406,8 +451,8 @@ def apply_nvme(facts: BlockFacts, ctrl: dict[str, Any], hctm: Mapping[str, objec
             setattr(facts, attr, value.strip())
     vwc, oncs = ctrl.get("vwc"), ctrl.get("oncs")
     facts.extra["nvme"] = {
-        "vid": ctrl.get("vid"), "ssvid": ctrl.get("ssvid"), "ver": ctrl.get("ver"),
-        "mdts": ctrl.get("mdts"), "nn": ctrl.get("nn"), "npss": ctrl.get("npss"),
+        "vid": ctrl.get("vid"), "ssvid": ctrl.get("ssvid"), "ver": unsigned_field(ctrl.get("ver")),
+        "mdts": ctrl.get("mdts"), "nn": unsigned_field(ctrl.get("nn")), "npss": ctrl.get("npss"),
         "tnvmcap": ctrl.get("tnvmcap"),
         "volatile_write_cache": bool(vwc & 1) if isinstance(vwc, int) else None,
         # ONCS bit 2: Dataset Management (deallocate, i.e. TRIM).

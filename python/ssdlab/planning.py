@@ -24,6 +24,7 @@ from ssdlab.measurement import Measurement, under_one_period
 from ssdlab.methods import REGISTRY, get_entry, get_suite, get_test
 from ssdlab.methods.base import Action, DriveState, Measure, TestPlan, action_role
 from ssdlab.methods.params import none_from_text
+from ssdlab.methods.trim import TRIM_STEP
 from ssdlab.run_events import PendingTest
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
@@ -303,6 +304,16 @@ def check_engine(engine: Engine, info: TargetInfo, name: str, plan: TestPlan) ->
         raise UsageError(f"test {name}: the {engine.name} engine cannot do {', '.join(missing)} "
                          f"({info.spec}); {refusal_advice(engine, info, plan)}")
     check_cache_switch(info, name, plan)
+    check_measured_trim(info, name, plan)
+
+
+def check_measured_trim(info: TargetInfo, name: str, plan: TestPlan) -> None:
+    """A --host run purges nothing (MultiHostFioEngine.step), so a test that measures what its
+    TRIM does would report a TRIM never made (QA: trim-validation's after-TRIM write on hosts)."""
+    if is_remote(info) and any(isinstance(a, Purge) and a.name == TRIM_STEP for a in plan.actions):
+        raise UsageError(f"test {name}: it measures what a TRIM does, and a --host run purges nothing (the run's "
+                         "file on each host is new to it); run it without --host (ssdlab on each host, or a file: "
+                         "target here), and the other tests with --host by --test")
 
 
 # What to do instead of a step the target cannot take: no parameter of the test removes a step.
@@ -493,13 +504,52 @@ def share_preparation(planned: Sequence[PlannedTest], info: TargetInfo) -> list[
     out: list[PlannedTest] = []
     before: DriveState | None = None
     before_name: str | None = None
+    remote = is_remote(info)
     for item in planned:
-        start = start_state(item.plan, before, before_name)
+        skips = remote and purges(item.plan)
+        start = host_start_state(item.plan, before_name) if skips and purges_first(item.plan) else \
+            start_state(item.plan, before, before_name)
         plan = shared_plan(item.plan) if start.shared_from else item.plan
         out.append(replace(item, plan=plan, start=start, estimate_s=plan_estimate_s(plan, info),
                            least_s=plan_estimate_s(plan, info, least=item.parsed)))
-        before, before_name = item.plan.exit, item.entry.name
+        # A state made with a purge the hosts skip is not there for the next test to share.
+        before, before_name = None if skips else item.plan.exit, item.entry.name
     return out
+
+
+# What a --host run's file on each host is: its own, made at the run's first workload and deleted
+# at its end; MultiHostFioEngine.step does no purge on it.
+HOST_FILE_NEW = "the run's file on each host, new to this run (nothing written)"
+HOST_PURGES_NOTHING = ("a --host run purges nothing (the run's file on each host is its own, made for the run and "
+                       "deleted when it ends)")
+
+
+def purges(plan: TestPlan) -> bool:
+    """Whether the plan has a purge, which a --host run does not do (MultiHostFioEngine.step)."""
+    return any(isinstance(action, Purge) for action in plan.actions)
+
+
+def before_measuring(plan: TestPlan) -> tuple[Action, ...]:
+    """The plan's steps before the first it measures in (all of them when it measures in none)."""
+    first = next((i for i, a in enumerate(plan.actions) if action_role(a) == "measure"), len(plan.actions))
+    return plan.actions[:first]
+
+
+def purges_first(plan: TestPlan) -> bool:
+    """Whether the plan purges before it measures: the state it starts from is then the purge's."""
+    return any(isinstance(action, Purge) for action in before_measuring(plan))
+
+
+def host_start_state(plan: TestPlan, before_name: str | None) -> StartState:
+    """The state a test that purges before it measures starts from on --host hosts: the file as
+    the tests before left it, with the test's own preparation but its purge on it, never the
+    purged state its plan names (QA: the planner shared "clean (purged)" the run never made)."""
+    found = HOST_FILE_NEW if before_name is None else f"the run's file on each host as {before_name} left it"
+    written = any(action_role(action) == "prepare" and not isinstance(action, Purge)
+                  for action in before_measuring(plan))
+    state = f"{found}, then written by this test's own preparation, less its purge" if written else found
+    named = f", not the planned '{plan.entry.describe()}'" if plan.entry is not None else ""
+    return StartState(state=state + named, reason=f"{HOST_PURGES_NOTHING}, so no earlier state is shared")
 
 
 def shared_plan(plan: TestPlan) -> TestPlan:

@@ -383,13 +383,9 @@ def _print_plan(item: PlannedTest, clock: str, engine: Engine) -> None:
     print_hanging(f"[bold cyan]{item.entry.name}[/] ", f"({item.entry.test}) — {clock} {test_duration_text(item)}",
                   markup=True)
     print_hanging("  params: ", ", ".join(f"{k}={v}" for k, v in item.params.items()))
-    if any(said):  # not the purged drive its plan starts from alone
-        print_hanging("  starts from: ", "the run's file on each host as the tests before left it (new, nothing "
-                      f"written, for the run's first test), not the planned '{item.start.state}'")
-        print_hanging("    why: ", "a --host run purges nothing")
-    else:
-        print_hanging("  starts from: ", item.start.state)
-        print_hanging("    why: ", item.start.reason)
+    # On --host the planner's start already says what the hosts' files hold (planning.host_start_state).
+    print_hanging("  starts from: ", item.start.state)
+    print_hanging("    why: ", item.start.reason)
     for note in item.plan.notes:
         print_hanging("  [yellow]note:[/] ", plain(note), markup=True)
     for number, (action, text) in enumerate(zip(item.plan.actions, said, strict=True), start=1):

@@ -110,6 +110,7 @@ PROBE_TIMEOUT_S = 60.0  # the probe job reads 4 KiB; a server answers in about a
 HANDSHAKE_JOB = "[ssdlab-handshake]\nrw=ssdlab-handshake-only\n"
 HANDSHAKE_REPLY = re.compile(r"^hostname=[^\n]*\bfio=", re.MULTILINE)
 FIO_HANDSHAKE_S = 5.0
+HANDSHAKE_TRIES = 2  # fio's own timeout may fire on a server that stalls a moment: _handshake_error
 HANDSHAKE_TIMEOUT_S = 15.0
 # Reading /dev/zero writes nothing on the host and works on any Linux; io_uring runs it or fails.
 PROBE_JOB = "[ssdlab-probe]\nioengine=io_uring\nfilename=/dev/zero\nrw=read\nbs=4k\nsize=4k\n"
@@ -676,18 +677,26 @@ class MultiHostFioEngine(FioEngine):
         job is refused before it runs."""
         address = host_address(host, port)
         argv = [self.binary, client_option(host, port), str(job), "--output-format=normal"]
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=HANDSHAKE_TIMEOUT_S, check=False,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return silent_peer(address, HANDSHAKE_TIMEOUT_S)
-        except OSError as err:
-            return EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio")
-        said = done.stdout + done.stderr
+        # fio's client gives a probe FIO_HANDSHAKE_S, a constant (client.c, FIO_NET_CLIENT_TIMEOUT:
+        # no option sets it); a server that stalled longer once (7 s, a busy host) answers the next
+        # connection: one more try, HANDSHAKE_TRIES in all, before the port is called no fio server.
+        tries = 0
+        while tries < HANDSHAKE_TRIES:
+            tries += 1
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True, timeout=HANDSHAKE_TIMEOUT_S,
+                                      check=False, stdin=subprocess.DEVNULL)
+            except subprocess.TimeoutExpired:
+                return silent_peer(address, HANDSHAKE_TIMEOUT_S)
+            except OSError as err:
+                return EngineError(f"cannot run {self.binary} ({err.strerror}); reinstall fio")
+            said = done.stdout + done.stderr
+            if "timeout on cmd PROBE" not in said or HANDSHAKE_REPLY.search(said):
+                break
         if HANDSHAKE_REPLY.search(said):
             return None
         if "timeout on cmd PROBE" in said:
-            return silent_peer(address, FIO_HANDSHAKE_S)
+            return silent_peer(address, FIO_HANDSHAKE_S * tries)
         told = client_said(host, port, said)
         if told is not None and not told.startswith("its fio server disconnected"):
             return UsageError(f"--host {address}: {told}; start `fio --server` there or check the name and port")

@@ -67,10 +67,15 @@ def torture_params(params: TrimParams) -> TortureParams:
     )
 
 
+# The name of the purge whose effect the test measures (planning.check_engine: an engine that
+# skips purges cannot run the test).
+TRIM_STEP = "trim-span"
+
+
 def trim_step(target: TargetInfo, span: int) -> Purge:
     """TRIM exactly the span the test used (the whole device when there is no OP)."""
     whole = span >= target.capacity_bytes
-    return Purge(name="trim-span", span_bytes=None if whole else span)
+    return Purge(name=TRIM_STEP, span_bytes=None if whole else span)
 
 
 class TrimValidationTest(MethodTest[TrimParams]):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -97,13 +98,20 @@ class LatencyHistogram(BaseModel):
         total = self.count
         if total == 0:
             return float("nan")
-        threshold = total * pct / 100.0
+        rank = nearest_rank(total, pct)
         seen = 0
         for value_ns, count in self.bins:
             seen += count
-            if seen >= threshold:
+            if seen >= rank:
                 return within_bin_ns(value_ns, max_ns)
         return within_bin_ns(self.bins[-1][0], max_ns)
+
+
+def nearest_rank(total: int, pct: float) -> int:
+    """The rank of the pct-th percentile of `total` samples: the least whole number at or above
+    total x pct / 100, worked out exactly from pct as written (99.9 is 999/10). QA: in floating
+    point 41,000 x 99.9 / 100 is 40959.00000000001, and the percentile took the 40,960th sample."""
+    return math.ceil(total * Fraction(repr(float(pct))) / 100)
 
 
 class OpTotals(BaseModel):

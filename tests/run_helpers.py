@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ssdlab.bundle import RunRecord, TestRecord, utc_now
 from ssdlab.engines.base import RunContext
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.planning import check_overrides, parse_overrides
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import Target, TargetInfo
 from ssdlab.workload import Workload
 
 SHORT = [
@@ -91,3 +92,13 @@ class StopAfterMeasures:
             raise KeyboardInterrupt
         self.left -= 1
         return super().measure(target, workload, ctx)  # type: ignore[misc]
+
+
+def small_record() -> RunRecord:
+    """A run record of one quick test on fake:, nothing measured: for the bundle's own tests."""
+    now = utc_now()
+    return RunRecord(
+        ssdlab_version="t", created_utc=now, updated_utc=now, engine="fake",
+        target=TargetInfo(spec="fake:", kind="fake", capacity_bytes=1 << 30),
+        tests=(TestRecord(name="quick", test="quick"),),
+    )

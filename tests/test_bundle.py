@@ -5,23 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from ssdlab.bundle import SCHEMA_VERSION, Bundle, RunRecord, TestRecord, upgrade, utc_now
+from run_helpers import small_record
+from ssdlab.bundle import SCHEMA_VERSION, Bundle, TestRecord, upgrade
 from ssdlab.errors import BundleError
-from ssdlab.targets.base import TargetInfo
-
-
-def _record() -> RunRecord:
-    now = utc_now()
-    return RunRecord(
-        ssdlab_version="t", created_utc=now, updated_utc=now, engine="fake",
-        target=TargetInfo(spec="fake:", kind="fake", capacity_bytes=1 << 30),
-        tests=(TestRecord(name="quick", test="quick"),),
-    )
 
 
 def test_roundtrip_and_atomic_files(tmp_path: Path) -> None:
     bundle = Bundle(tmp_path / "b")
-    record = _record()
+    record = small_record()
     bundle.write_run(record)
     assert bundle.load_run() == record
     assert [p.name for p in bundle.path.iterdir()] == ["run.json"]  # no temp files left
@@ -41,7 +32,7 @@ def test_refuses_non_bundles_and_newer_schemas(tmp_path: Path) -> None:
 
 
 def test_with_test_replaces_by_name() -> None:
-    record = _record()
+    record = small_record()
     updated = record.with_test(TestRecord(name="quick", test="quick", status="complete"))
     assert updated.test("quick").status == "complete"
     with pytest.raises(BundleError):
@@ -51,7 +42,7 @@ def test_with_test_replaces_by_name() -> None:
 def test_a_version_1_bundle_loads_renamed_and_reports(tmp_path: Path) -> None:
     """Bundles written before schema 2 keep loading: consistency figures are renamed to the
     window names the report reads, and the test resumes from its start (no outcomes kept)."""
-    v1 = json.loads(_record().model_dump_json())
+    v1 = json.loads(small_record().model_dump_json())
     v1["schema_version"] = 1
     v1["tests"] = [{"name": "consistency", "test": "consistency", "status": "complete",
                     "params": {"runtime_s": 600.0}, "metrics": {"steady_iops_mean": 15000.0,
@@ -72,7 +63,7 @@ def test_a_version_1_bundle_loads_renamed_and_reports(tmp_path: Path) -> None:
 
 
 def test_a_version_2_bundle_records_every_test_as_self_prepared(tmp_path: Path) -> None:
-    v2 = json.loads(_record().model_dump_json())
+    v2 = json.loads(small_record().model_dump_json())
     v2["schema_version"] = 2
     v2["tests"] = [{"name": "quick", "test": "quick", "status": "complete"}]
     bundle = Bundle(tmp_path / "b")
@@ -95,7 +86,7 @@ def test_a_bundles_run_json_given_for_the_bundle_names_its_directory(tmp_path: P
 def test_dropping_the_drive_state_leaves_no_empty_state_folder(tmp_path: Path) -> None:
     """Audit: a finished resumed run left an empty `state/` in its bundle."""
     bundle = Bundle(tmp_path / "b")
-    bundle.write_run(_record())
+    bundle.write_run(small_record())
     bundle.write_drive_state(b"snapshot", "quick", 3)
     bundle.drop_drive_state()
     assert sorted(p.name for p in bundle.path.iterdir()) == ["run.json"]

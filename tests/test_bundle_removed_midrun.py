@@ -11,28 +11,19 @@ from typing import Any
 
 import pytest
 
-from ssdlab.bundle import Bundle, RunRecord, TestRecord, utc_now
+from run_helpers import small_record
+from ssdlab.bundle import Bundle
 from ssdlab.errors import BundleError
 from ssdlab.measurement import Measurement
-from ssdlab.targets.base import TargetInfo
-
-
-def _record() -> RunRecord:
-    now = utc_now()
-    return RunRecord(
-        ssdlab_version="t", created_utc=now, updated_utc=now, engine="fake",
-        target=TargetInfo(spec="fake:", kind="fake", capacity_bytes=1 << 30),
-        tests=(TestRecord(name="quick", test="quick"),),
-    )
 
 
 def test_a_locked_bundle_removed_is_refused_not_made_again(tmp_path: Path) -> None:
     bundle = Bundle(tmp_path / "b")
     with bundle.lock():
-        bundle.write_run(_record())
+        bundle.write_run(small_record())
         shutil.rmtree(bundle.path)
         with pytest.raises(BundleError, match="removed or replaced during the run"):
-            bundle.write_run(_record())
+            bundle.write_run(small_record())
         with pytest.raises(BundleError, match="removed or replaced during the run"):
             bundle.write_drive_state(b"drive", "quick", 1)
     assert not bundle.path.exists()
@@ -41,11 +32,11 @@ def test_a_locked_bundle_removed_is_refused_not_made_again(tmp_path: Path) -> No
 def test_a_locked_bundle_replaced_by_another_folder_is_refused(tmp_path: Path) -> None:
     bundle = Bundle(tmp_path / "b")
     with bundle.lock():
-        bundle.write_run(_record())
+        bundle.write_run(small_record())
         bundle.path.rename(tmp_path / "moved")
         bundle.path.mkdir()
         with pytest.raises(BundleError, match="removed or replaced"):
-            bundle.write_run(_record())
+            bundle.write_run(small_record())
     assert not bundle.run_file.exists()
 
 
@@ -54,9 +45,9 @@ def test_an_unlocked_bundle_is_written_as_before(tmp_path: Path) -> None:
     let go, neither."""
     bundle = Bundle(tmp_path / "b")
     with bundle.lock():
-        bundle.write_run(_record())
+        bundle.write_run(small_record())
     shutil.rmtree(bundle.path)
-    bundle.write_run(_record())
+    bundle.write_run(small_record())
     assert bundle.load_run().tests[0].name == "quick"
 
 

@@ -33,7 +33,7 @@ from typing import IO, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ssdlab.errors import BundleError, json_error_text
-from ssdlab.measurement import Measurement, period_values
+from ssdlab.measurement import Measurement, measurement_from_json, period_values
 from ssdlab.outputs import what_is
 from ssdlab.steps import StepResult
 from ssdlab.targets.base import TargetInfo
@@ -909,7 +909,7 @@ class Bundle:
             if (self.path / rel).exists() and not (self.path / rel).is_file():  # a FIFO would block for ever
                 return "it is not a regular file"
             # Bytes, not text: pydantic's own parser says where the UTF-8 or the JSON goes wrong.
-            return Measurement.model_validate_json((self.path / rel).read_bytes())
+            return measurement_from_json((self.path / rel).read_bytes())
         except (OSError, ValueError) as err:  # ValueError: a ValidationError, or a NUL in the file name
             return first_problem(err)
 

@@ -14,6 +14,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 class SsdlabError(Exception):
@@ -41,15 +42,9 @@ class InUse(SafetyError):
     writes again, keeping what it measured; it resumes once the target is free."""
 
 
-# How a stop by the watch is told (the measurement's `error`): the runner tells it from a user's stop
-# by these words (stopped_by_use), as the run then waits for the device to be free, not for the user.
+# How a stop by the watch is told in words (the measurement's `error`, the message). The runner does
+# not read them: the measurement says why it stopped (Measurement.stopped_by, stop_cause).
 CAME_INTO_USE = "came into use during the write, so fio was stopped at once and nothing more is written to it"
-
-
-def stopped_by_use(reason: str | None) -> bool:
-    """Whether an interrupted measurement's `error` is a stop by an engine's watch (engines/fio_process
-    UseWatch), not a Ctrl-C or a signal."""
-    return reason is not None and CAME_INTO_USE in reason
 
 
 class EngineError(SsdlabError):
@@ -106,6 +101,12 @@ def stop_notes(error: BaseException) -> tuple[str, ...]:
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# SIGQUIT (Ctrl-\) is left to its default action, on purpose: it is the terminal's "quit now" for
+# a program that does not stop as asked, and ssdlab holds stops (a second Ctrl-C while the first is
+# answered: saving a large simulated drive, writing the report). It ends the run as a crash does,
+# with nothing lost that a resume does not redo: every bundle write is atomic, fio is stopped as
+# its parent dies (fio_process.stop_with_parent), the bundle's lock goes with the process, and
+# run.json, still "running", resumes (the report says the run stopped without saving its status).
 # A write whose reader went away (`ssdlab run … | head`) stops as a stop signal does, told as the
 # signal the system sends for it: Python ignores SIGPIPE, so the write fails (EPIPE) instead, and
 # the CLI's guard on stdout and stderr reports it (output_closed); its watcher finds the reader
@@ -113,6 +114,36 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # one acts only on an output found closed: a pipe to a child process (fio, ssh) that closes is
 # that engine's to deal with, no stop.
 OUTPUT_CLOSED = signal.SIGPIPE
+OUTPUT_CLOSED_WORDS = "the output was closed"  # how a stop by a closed output is told (stop_error)
+
+# Why a workload stopped early, as its measurement records it (Measurement.stopped_by): the user
+# (Ctrl-C, or the run-ahead half stopped with the run), a stop signal (SIGTERM, SIGHUP, a closed
+# output), the engine's watch finding the device in use (InUse: the run then waits for the device
+# to be free, not for the user), or an error in the engine's own callback (the simulator's).
+StopCause = Literal["user", "signal", "in_use", "error"]
+
+
+def stop_cause(error: BaseException) -> StopCause:
+    """Why `error`, the exception that stopped a workload, stopped it."""
+    if isinstance(error, InUse):
+        return "in_use"
+    if isinstance(error, Stopped):
+        return "signal"
+    return "user" if isinstance(error, KeyboardInterrupt) else "error"
+
+
+def stop_cause_in_words(reason: str | None) -> StopCause:
+    """Why a stopped measurement written before measurements recorded it (Measurement.stopped_by)
+    stopped, from its `error` as that ssdlab wrote it (USER_STOP, a Stopped's words, CAME_INTO_USE;
+    anything else was an error the engine met). For those files only: the words are no contract."""
+    text = reason or ""
+    if CAME_INTO_USE in text:
+        return "in_use"
+    if text == USER_STOP:
+        return "user"
+    named = tuple(f"({sig.name})" for sig in STOP_SIGNALS)
+    return "signal" if text.endswith(named) or text.startswith(OUTPUT_CLOSED_WORDS) else "error"
+
 
 
 @dataclass
@@ -139,7 +170,7 @@ def stop_error(signum: int) -> KeyboardInterrupt:
     if signum == signal.SIGINT:
         return KeyboardInterrupt()
     if signum == OUTPUT_CLOSED:
-        return Stopped(signum, f"the output was closed ({(_stops.closed or ['output'])[0]}: broken pipe)")
+        return Stopped(signum, f"{OUTPUT_CLOSED_WORDS} ({(_stops.closed or ['output'])[0]}: broken pipe)")
     return Stopped(signum)
 
 

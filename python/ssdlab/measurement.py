@@ -10,11 +10,12 @@ import math
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from ssdlab.analysis.steady_state import all_whole
+from ssdlab.errors import StopCause, stop_cause_in_words
 from ssdlab.thresholds import apart
 from ssdlab.workload import Workload
 
@@ -267,6 +268,15 @@ def under_one_period(runtime_s: float, period_s: float) -> bool:
     return runtime_s < period_s
 
 
+_FROM_FILE = "from_file"  # the validation context of a measurement read from its file
+
+
+def measurement_from_json(data: bytes | str) -> Measurement:
+    """A measurement as its file (a bundle's measurements/…json) holds it, of any ssdlab that wrote
+    one; ValidationError (a ValueError) for anything else."""
+    return Measurement.model_validate_json(data, context={_FROM_FILE: True})
+
+
 class Measurement(BaseModel):
     """Everything one engine run of one workload produced."""
 
@@ -284,11 +294,28 @@ class Measurement(BaseModel):
     cpu_usr_pct: float | None = None
     cpu_sys_pct: float | None = None
     interrupted: bool = False
-    error: str | None = None
+    error: str | None = None  # why it stopped early or failed, in words (for the reader)
+    # Why an interrupted one stopped (errors.stop_cause), for the program: the engine sets it where it
+    # stops the workload, and the runner acts on it, never on the words. None: it was not stopped.
+    stopped_by: StopCause | None = None
     # Scalar facts only an engine knows, e.g. fio's own steady-state verdict (fio_ss_attained).
     engine_facts: Mapping[str, float | int | bool | str | None] = Field(default_factory=dict)
     # Raw engine files (job file, output) by role, relative to the bundle directory.
     raw_files: Mapping[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stop_cause_of_older_file(cls, data: Any, info: ValidationInfo) -> Any:
+        """A stopped measurement's file an ssdlab before `stopped_by` wrote says why in words alone
+        (the bundle schema stays: the field is optional, and an older ssdlab reads a newer file
+        alike); its cause is read from them (errors.stop_cause_in_words), so every reader of a
+        loaded measurement has one. Files only (measurement_from_json): a measurement made in
+        code says its cause, or has none."""
+        from_file = isinstance(info.context, dict) and info.context.get(_FROM_FILE)
+        if from_file and isinstance(data, dict) and "stopped_by" not in data and data.get("interrupted") is True:
+            error = data.get("error")
+            return {**data, "stopped_by": stop_cause_in_words(error if isinstance(error, str) else None)}
+        return data
 
     def totals(self, direction: Direction) -> OpTotals:
         return {"read": self.read, "write": self.write, "trim": self.trim}[direction]

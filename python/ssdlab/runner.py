@@ -50,7 +50,6 @@ from ssdlab.errors import (
     stop_notes,
     stop_reason,
     stoppable,
-    stopped_by_use,
     stops_held,
     with_left,
 )
@@ -573,8 +572,8 @@ class Runner:
                 state, results = self._keep(state, results, action, result)
                 if isinstance(result, Measurement) and result.interrupted:
                     self._save(record, state)
-                    if stopped_by_use(result.error):  # the engine's watch stopped it: not the user's stop
-                        raise InUse(result.error or "")
+                    if result.stopped_by == "in_use":  # the engine's watch stopped it: not the user's stop
+                        raise InUse(result.error or f"{self.target.spec} came into use during the write")
                     raise Interrupted(result.error or "interrupted")
             outcome: ActionOutcome = "skipped" if skipped else "done"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome),

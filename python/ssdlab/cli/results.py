@@ -26,10 +26,11 @@ def existing_library(path: Path | None = None) -> Library | None:
     return library if library.path.exists() else None
 
 
-def write_report(bundle: Bundle, library: Path | None = None) -> Path:
+def write_report(built: BuiltReport, library: Path | None = None) -> Path:
+    """The bundle's own report page (report.html in it), from its report as built (build_report)."""
     from ssdlab.report import render_report
 
-    return render_report(bundle.path, library=existing_library(library)).html
+    return render_report(built, library=existing_library(library)).html
 
 
 def print_tables(bundle_dir: Path | BuiltReport) -> None:

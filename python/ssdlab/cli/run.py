@@ -60,6 +60,7 @@ from ssdlab.library import Library
 from ssdlab.outputs import what_is
 from ssdlab.planning import given_rates, param_warnings, select_entries
 from ssdlab.progress import LiveObserver, QuietObserver
+from ssdlab.report import BuiltReport, build_report
 from ssdlab.report.contract import unreliable_metrics
 from ssdlab.runner import Runner, completed_hint, load_for_resume, new_record
 from ssdlab.targets import parse_target
@@ -373,9 +374,10 @@ def _measure_and_record(bundle: Bundle, record: RunRecord, tgt: Target, engine: 
                 add_finished_run(bundle, record, quiet=as_json, library=library)
                 added = True
                 check_stop()  # one held while that was said: the run is in the library
-            report_path = None if no_report else write_report_or_say(bundle, library)
+            report = NO_REPORT if no_report else write_report_or_say(bundle, library)
+            report_path = report.html
             with stops_held():  # said whole, once: a stop now is raised after it
-                _finish(bundle, record, report_path, as_json)
+                _finish(bundle, record, report, as_json)
                 said = True
         check_stop()  # a closed output: the run is complete and its bookkeeping done; exit as on SIGPIPE
     except KeyboardInterrupt as stop:
@@ -392,18 +394,34 @@ def _measure_and_record(bundle: Bundle, record: RunRecord, tgt: Target, engine: 
         raise typer.Exit(2)
 
 
-def write_report_or_say(bundle: Bundle, library: Path | None = None) -> Path | None:
+@dataclass(frozen=True)
+class RunReport:
+    """What a run's report came to: its page (None: not written) and its sections as built for it
+    (None: not built), which the terminal's tables are made of too, not built again (QA, scale: half
+    a second of an 8-hour run's report, twice)."""
+
+    html: Path | None = None
+    built: BuiltReport | None = None
+
+
+NO_REPORT = RunReport()  # --no-report
+
+
+def write_report_or_say(bundle: Bundle, library: Path | None = None) -> RunReport:
     """The report, or one line saying why not: a report that cannot be written does not
-    change what the run measured, and the bundle already holds it all."""
+    change what the run measured, and the bundle already holds it all. One built whose page could
+    not be written still gives the tables."""
+    built = None
     try:
-        return write_report(bundle, library)
+        built = build_report(bundle.path)
+        return RunReport(write_report(built, library), built)
     except (SsdlabError, OSError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         where = f" ({error.filename})" if isinstance(error, OSError) and error.filename else ""
         err.print(f"[red]error:[/] the report could not be written: {plain(reason)}{plain(where)}; the measurements "
                   f"are in {plain(bundle.path)} — write the report later with `ssdlab report {plain(bundle.path)}`",
                   highlight=False)
-        return None
+        return RunReport(None, built)
 
 
 def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_json: bool,
@@ -417,7 +435,8 @@ def _execute(bundle: Bundle, record: RunRecord, tgt: Target, engine: Engine, as_
         with observer:
             return runner.run(record)
     except (Interrupted, EngineError, InternalError) as error:
-        report_path = None if no_report else write_report_or_say(bundle, library)  # it still shows what it measured
+        # The report still shows what it measured.
+        report_path = None if no_report else write_report_or_say(bundle, library).html
         if as_json:  # a script reads where the measurements are and why the run ended, as from a finished run
             print(run_json(bundle, bundle.load_run(), report_path, error=str(error)))
         raise
@@ -494,11 +513,11 @@ def status_json(bundle: Path | None, status: str, target: str | None, report: Pa
     }, indent=2)
 
 
-def _finish(bundle: Bundle, record: RunRecord, report_path: Path | None, as_json: bool) -> None:
+def _finish(bundle: Bundle, record: RunRecord, report: RunReport, as_json: bool) -> None:
     if as_json:
-        print(run_json(bundle, record, report_path))
+        print(run_json(bundle, record, report.html))
         return
-    print_tables(bundle.path)
+    print_tables(report.built or bundle.path)  # built for the page, else (--no-report, it failed) now
     out.print(f"\nBundle: {bundle.path}", markup=False)
-    if report_path:
-        out.print(f"Report: {report_path}", markup=False)
+    if report.html:
+        out.print(f"Report: {report.html}", markup=False)

@@ -48,7 +48,7 @@ from ssdlab.engines.fio_process import (
     use_watch,
 )
 from ssdlab.engines.fio_steps import run_step
-from ssdlab.errors import EngineError, SafetyError, stop_reason
+from ssdlab.errors import EngineError, SafetyError, StopCause, stop_cause, stop_reason
 from ssdlab.measurement import Measurement, OpTotals
 from ssdlab.steps import Step, StepResult
 from ssdlab.targets.base import Target
@@ -303,6 +303,20 @@ def _fio_start_on(sampler: Sampler | None, output: str, runtime_s: float) -> flo
     return None if start_wall_s is None else sampler.at_wall(start_wall_s)
 
 
+@dataclass(frozen=True)
+class FioStop:
+    """Why fio was stopped before its end: the cause the runner acts on (the measurement's
+    stopped_by), and the words the bundle and the message tell it in."""
+
+    cause: StopCause
+    reason: str
+
+
+def _stopped_code(proc: subprocess.Popen[bytes]) -> int:
+    """A stopped fio's exit status; -1 while it is not known to have ended."""
+    return proc.returncode if proc.returncode is not None else -1
+
+
 @dataclass
 class FioEngine:
     binary: str = "fio"
@@ -400,15 +414,15 @@ class FioEngine:
             try:
                 with held_while_writing(target.spec, held):
                     watch = use_watch(target, workload.is_write)
-                    stopped, code = self._run(job, output, stderr_path, workload, ctx, watch)
+                    stop, code = self._run(job, output, stderr_path, workload, ctx, watch)
             finally:
                 if sampler is not None:
                     sampler.stop()
         raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""
-        if stopped is not None:
-            partial = self._partial(workload, ctx, text, raw, stopped)
+        if stop is not None:
+            partial = self._partial(workload, ctx, text, raw, stop)
             return with_telemetry(partial, sampler, _fio_start_on(sampler, text, partial.runtime_s))
         if code != 0:
             raise EngineError(results_unwritten(ctx.raw_dir, f"fio failed ({exit_words(code)}): "
@@ -428,7 +442,7 @@ class FioEngine:
             )
 
     def _run(self, job: Path, output: Path, stderr_path: Path, w: Workload, ctx: RunContext,
-             watch: UseWatch | None = None) -> tuple[str | None, int]:
+             watch: UseWatch | None = None) -> tuple[FioStop | None, int]:
         """Run fio, relaying its ETA line as progress; Ctrl-C asks fio to stop and report, and so
         does `watch` once the device it writes comes into use (then at once, see UseWatch).
         Returns why it was stopped (None: it ran to its end) and fio's exit status. However fio
@@ -466,7 +480,7 @@ class FioEngine:
                 os.close(slave)
 
     def _relay_until_stopped(self, master: int, proc: subprocess.Popen[bytes], w: Workload, ctx: RunContext,
-                             watch: UseWatch | None = None) -> tuple[str | None, int, bool]:
+                             watch: UseWatch | None = None) -> tuple[FioStop | None, int, bool]:
         """Why fio was stopped (None: it was not), its exit status, and whether its terminal was
         closed by all (_relay_progress)."""
         try:
@@ -474,10 +488,10 @@ class FioEngine:
             return None, proc.wait(), closed
         except KeyboardInterrupt as stop:
             self._stop(proc)
-            return stop_reason(stop), proc.returncode if proc.returncode is not None else -1, False
+            return FioStop(stop_cause(stop), stop_reason(stop)), _stopped_code(proc), False
         except CameIntoUse as found:  # as a Ctrl-C: its jobs stop writing at the SIGINT (fio_process)
             self._stop(proc)
-            return str(found), proc.returncode if proc.returncode is not None else -1, False
+            return FioStop(stop_cause(found), str(found)), _stopped_code(proc), False
         except BaseException:
             self._stop(proc)
             raise
@@ -556,16 +570,16 @@ class FioEngine:
             raw_files=raw,
         )
 
-    def _partial(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str], why: str) -> Measurement:
-        """What fio measured before Ctrl-C (or a signal: `why`), or an empty measurement if it
-        wrote nothing."""
+    def _partial(self, w: Workload, ctx: RunContext, text: str, raw: dict[str, str], stop: FioStop) -> Measurement:
+        """What fio measured before Ctrl-C (or a signal, or the device coming into use: `stop`), or
+        an empty measurement if it wrote nothing."""
         try:
             # A stopped job may carry an error code (EINTR); its numbers are still real.
             full = self._measurement(w, ctx, text, raw, check_error=False)
         except EngineError:
             return Measurement(workload=w, engine=self.name, runtime_s=0.0, interrupted=True,
-                               error=why, raw_files=raw)
-        return full.model_copy(update={"interrupted": True, "error": why})
+                               error=stop.reason, stopped_by=stop.cause, raw_files=raw)
+        return full.model_copy(update={"interrupted": True, "error": stop.reason, "stopped_by": stop.cause})
 
     # ---- steps -------------------------------------------------------------------------
 

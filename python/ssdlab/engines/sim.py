@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ssdlab.engines.base import ALL_FEATURES, Capabilities, ProgressUpdate, RunContext
 from ssdlab.engines.sim_cache import SimCache, build_digest, fold, prep_key
-from ssdlab.errors import USER_STOP, Cancelled, EngineError, Stopped, os_error_text
+from ssdlab.errors import USER_STOP, Cancelled, EngineError, StopCause, Stopped, os_error_text
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
 from ssdlab.steps import Idle, Purge, ReplayTrace, SetWriteCache, Step, StepResult
 from ssdlab.targets.base import Target
@@ -87,6 +87,7 @@ def to_measurement(workload: Workload, result: _ssdsim.RunResult) -> Measurement
         read=_totals(result["read"]), write=_totals(result["write"]), trim=_totals(result["trim"]),
         series=series, telemetry=telemetry, interrupted=bool(result["interrupted"]),
         error=_error_text(result.get("error")),
+        stopped_by=_stop_cause(result.get("error")) if result["interrupted"] else None,
         cpu_sys_pct=100.0 * host_cpu / elapsed if host_cpu is not None and elapsed > 0 else None,
     )
 
@@ -100,6 +101,16 @@ def _error_text(error: str | None) -> str | None:
     if name == Stopped.__name__:
         return message
     return error
+
+
+def _stop_cause(error: str | None) -> StopCause:
+    """Why the simulator stopped early, from the exception it names (_error_text): a stop (Ctrl-C,
+    the run-ahead half's Cancelled, a Stopped's signal) or an error raised in its progress callback.
+    The simulator has no watch: it never stops for a device in use."""
+    name = (error or "").partition(": ")[0]
+    if name in ("KeyboardInterrupt", Cancelled.__name__):
+        return "user"
+    return "signal" if name == Stopped.__name__ else "error"
 
 
 def _worth_storing(capacity_bytes: int, wall_s: float) -> bool:

@@ -28,6 +28,7 @@ from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sim import DEFAULT_SIM_SPEC
 from ssdlab.targets.spec import TARGET_FORMS
+from ssdlab.targets.sysinfo import flock_holders
 
 
 def plain(value: object) -> str:
@@ -152,6 +153,17 @@ def print_target_remarks(console: Console, info: TargetInfo) -> None:
         console.print(f"[yellow]warning:[/] {plain(info.io_warning)}", highlight=False)
     for note in info.notes:
         console.print(f"[yellow]note:[/] {plain(note)}", highlight=False)
+
+
+def print_readers(console: Console, info: TargetInfo) -> None:
+    """Other programs reading the target as it was checked (SafetyState.readers), one line each:
+    no refusal, but the figures would not be the drive's alone. `plan` says them, and `run` from
+    the target's facts read at its start (a resumed run's are not the bundle's: QA, a leftover fio
+    job of the killed run read the device beside the resumed workloads, and nothing said so)."""
+    for reader in info.safety.readers:
+        if reader.pid in {h.pid for h in flock_holders(Path(reader.path))}:
+            continue  # it holds the target's lock: the run's refusal names it, in its one line
+        console.print(f"[yellow]warning:[/] {plain(reader.text)}", highlight=False)
 
 
 def print_warnings(console: Console, warnings: Sequence[str]) -> None:

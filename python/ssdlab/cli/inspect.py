@@ -25,6 +25,7 @@ from ssdlab.cli.app import (
     out,
     overrides_from,
     plain,
+    print_readers,
     print_target_remarks,
     print_warnings,
     refuse_a_name_for_a_target,
@@ -125,6 +126,8 @@ def info_rows(info: TargetInfo, token: str | None = None, refusal: str | None = 
         *thermal_rows(info.extra.get("nvme")),
         ("direct I/O", "reaches the drive" if info.io_warning is None else f"NOT A DRIVE: {info.io_warning}"),
         ("safety", state),
+        # not in use, yet not the drive's alone: another program reads it (SafetyState.readers)
+        *(("competing I/O", reader.text) for reader in safety.readers),
         # what to type only where it can work: a device in use is refused whatever is typed (QA)
         *((("writes need", confirm_text(info, token)),) if token is not None and safety.writable and not refusal
           else ()),
@@ -231,6 +234,7 @@ def plan(
             out.print(f"[yellow]run needs[/] {plain(f'--destroy --yes={token}')}: these tests write to it and "
                       "destroy its data (docs/safety.md)", highlight=False)
         print_target_remarks(out, facts)
+        print_readers(out, facts)
         print_warnings(out, plan_warnings(planned, facts))
     for item in planned:
         with fio_comments(fio):

@@ -32,6 +32,7 @@ from ssdlab.cli.app import (
     out,
     overrides_from,
     plain,
+    print_readers,
     print_target_remarks,
     print_warnings,
     refuse_a_name_for_a_target,
@@ -339,6 +340,7 @@ def run(
         record = confirmed(runner, record, tgt, destroy, yes, facts)
         runner.preflight(record, facts)  # a refused run leaves nothing behind
         print_target_remarks(err, record.target)  # after: a refusal's one line says it all, once
+        print_readers(err, facts)  # read now: a resumed run's readers are not those its bundle recorded
         print_warnings(err, [text for t in record.tests if t.status != "complete"
                              for text in param_warnings(t.name, t.test, t.params, record.target)])
     try:

@@ -83,8 +83,27 @@ class MeasuredRates(BaseModel):
     given: bool = False  # stated with --rate (a drive's spec, a figure from elsewhere), not measured
 
 
+class ReadingProcess(BaseModel):
+    """Another program that has the target open for reading only (targets/safety.py): no use
+    that refuses a write, but its I/O competes with the test's, so the figures are not the
+    drive's alone (QA: a killed run's fio job, re-parented to pid 1, kept reading the device
+    while a resumed run measured beside it, and nothing said so)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pid: int
+    command: str  # /proc/PID/comm
+    path: str  # what it reads: the device, its partition or whole disk, or the scratch file
+
+    @property
+    def text(self) -> str:
+        return (f"pid {self.pid} ({self.command}) is reading {self.path}: its I/O competes with the test's; "
+                "stop it for figures of the drive alone")
+
+
 class SafetyState(BaseModel):
-    """Whether writing is allowed at all; reasons say why not (mounted, holders, swap, root)."""
+    """Whether writing is allowed at all; reasons say why not (mounted, holders, swap, root).
+    `readers`: other programs reading it when it was checked, which refuse nothing."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -94,6 +113,7 @@ class SafetyState(BaseModel):
     holders: tuple[str, ...] = ()
     swap: bool = False
     root_device: bool = False
+    readers: tuple[ReadingProcess, ...] = ()  # default: bundles recorded before it load as they were
 
 
 # A RAID-0's identity fields that are each member's own: md and simulated arrays record every

@@ -28,6 +28,7 @@ from typing import Protocol
 
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import (
+    ReadingProcess,
     SafetyState,
     Target,
     TargetInfo,
@@ -36,7 +37,7 @@ from ssdlab.targets.base import (
     permission_refusal,
 )
 from ssdlab.targets.iopath import file_warning
-from ssdlab.targets.safety import file_in_use, in_use_refusal
+from ssdlab.targets.safety import file_in_use, file_readers, in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, MIB, decimal_capacity, format_size, parse_size
@@ -87,8 +88,11 @@ def mark_owned(path: Path) -> None:
         os.setxattr(path, OWNED_XATTR, file_mark(path), follow_symlinks=False)
 
 
-def file_safety(refusal: str | None) -> SafetyState:
-    return SafetyState() if refusal is None else SafetyState(writable=False, reasons=(refusal,))
+def file_safety(refusal: str | None, readers: tuple[ReadingProcess, ...] = ()) -> SafetyState:
+    """`readers`: other programs reading the file, which refuse nothing but compete (safety.file_readers)."""
+    if refusal is None:
+        return SafetyState(readers=readers)
+    return SafetyState(writable=False, reasons=(refusal,), readers=readers)
 
 
 def check_job_safe(raw_path: str) -> None:
@@ -494,7 +498,7 @@ class FileTarget(Target):
             write_cache=facts.write_cache if facts else None, fua=facts.fua if facts else None,
             discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
             io_warning=file_warning(self.sysroot, fstype, device),
-            safety=file_safety(self.write_refusal()),
+            safety=file_safety(self.write_refusal(), file_readers(self.sysroot, self.path)),
             notes=self._space_notes(),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
                    "backing_transport": facts.transport if facts else None,

@@ -135,7 +135,8 @@ class Raid0Target(Target):
         return SafetyState(writable=not reasons, reasons=reasons,
                            mounted_at=tuple(p for _, s in states for p in s.mounted_at),
                            holders=tuple(h for _, s in states for h in s.holders),
-                           swap=any(s.swap for _, s in states), root_device=any(s.root_device for _, s in states))
+                           swap=any(s.swap for _, s in states), root_device=any(s.root_device for _, s in states),
+                           readers=tuple(r for _, s in states for r in s.readers))
 
     def _devices(self) -> list[BlockTarget]:
         """What writing the array writes: every member, and once built the array itself."""

@@ -2,7 +2,9 @@
 md/dm/LVM, backing the root file system, open for writing by another process, held open
 exclusively (a mount in another mount namespace, a RAID/btrfs/ZFS member, an external journal, a
 program), mapped by a loop device, or writing through a loop device to something in use; for
-files, swap, a loop device's backing file, or open for writing by another process.
+files, swap, a loop device's backing file, or open for writing by another process. Another
+process that only reads it refuses nothing, but is recorded (SafetyState.readers): its I/O
+competes with the test's.
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ssdlab.errors import SafetyError
-from ssdlab.targets.base import SafetyState
+from ssdlab.targets.base import ReadingProcess, SafetyState
 from ssdlab.targets.sysinfo import (
     SysRoot,
     dev_name,
@@ -78,7 +80,8 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     explained = set(seen.explained)  # members whose use is said already: no exclusive probe needed
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
         reasons.append(f"{name} {READ_ONLY}")
-    writing = device_writers(root, name, members)
+    opened = _openers(root, _device_numbers(root, name, members))  # one scan for writers and readers
+    writing = [(member, pid, comm) for member, pid, comm, writes in opened if writes]
     reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
                 for member, pid, comm in writing]
     explained.update(member for member, _pid, _comm in writing)  # a writer that also holds it O_EXCL: said once
@@ -89,6 +92,7 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=seen.mounted,
         holders=seen.holders, swap=seen.swap, root_device=seen.root_device,
+        readers=_readers_among(root, opened),
     )
 
 
@@ -190,8 +194,7 @@ def device_writers(root: SysRoot, name: str, members: Sequence[str]) -> list[tup
     """(device, pid, command) of other processes that have the device open for writing: a VM, a
     database or `dd` on a raw device opens it without O_EXCL, so nothing else shows it. Its
     partitions count for a whole disk, and the whole disk for a partition (a writer of the disk
-    writes the partition's blocks too). A reader is not counted: writing changes what it reads,
-    but it cannot change what the test measures (docs/safety.md)."""
+    writes the partition's blocks too). A reader refuses nothing (_readers_among)."""
     return _writers(root, _device_numbers(root, name, members))
 
 
@@ -216,12 +219,31 @@ def _device_numbers(root: SysRoot, name: str, members: Sequence[str]) -> dict[st
 
 
 def _writers(root: SysRoot, numbers: dict[str, str]) -> list[tuple[str, int, str]]:
-    found = []
+    return [(member, pid, comm) for member, pid, comm, writes in _openers(root, numbers) if writes]
+
+
+def _openers(root: SysRoot, numbers: dict[str, str]) -> list[tuple[str, int, str, bool]]:
+    """(device, pid, command, open for writing) of every other process's descriptors of the
+    devices `numbers` ('major:minor' -> kernel name), one per kind of open, by pid."""
+    found = set()
     for proc, fd, devnum in _block_fds(root):
         member = numbers.get(devnum)
-        if member is not None and _opened_for_writing(proc / "fdinfo" / fd.name):
-            found.append((member, int(proc.name), read_attr(proc / "comm") or "?"))
-    return sorted(set(found), key=lambda f: (f[1], f[0]))
+        if member is not None:
+            writes = _opened_for_writing(proc / "fdinfo" / fd.name)
+            found.add((member, int(proc.name), read_attr(proc / "comm") or "?", writes))
+    return sorted(found, key=lambda f: (f[1], f[0], f[3]))
+
+
+def _readers_among(root: SysRoot, opened: Sequence[tuple[str, int, str, bool]]) -> tuple[ReadingProcess, ...]:
+    """The processes of `opened` that only read: a process that also writes is refused as a
+    writer, and this process's descendants are ssdlab's own (fio's jobs, the telemetry's
+    smartctl). A leftover fio job of a killed run is pid 1's child by then, so it is said, as a
+    user's fio is: nothing tells them apart, and both compete alike."""
+    me = os.getpid()
+    writers = {pid for _member, pid, _comm, writes in opened if writes}
+    readers = {(pid, comm, str(root.device_path(member))) for member, pid, comm, _writes in opened
+               if pid not in writers and not descends_from(root, pid, me)}
+    return tuple(ReadingProcess(pid=pid, command=comm, path=path) for pid, comm, path in sorted(readers))
 
 
 # Parents followed up from a process before giving up on it being ours: fio's job processes are
@@ -552,6 +574,31 @@ def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: s
     if writers:
         reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
     return reasons
+
+
+def file_readers(root: SysRoot, path: Path) -> tuple[ReadingProcess, ...]:
+    """Other processes that have the file open for reading only, as _readers_among finds them for
+    a device (not writers, which refuse it; not this process's descendants). Empty when it is not there."""
+    try:
+        here = os.stat(path)
+    except OSError:
+        return ()
+    file_id = (here.st_dev, here.st_ino)
+    me = os.getpid()
+    found = set()
+    for proc in _processes(root):
+        kinds = set()
+        for fd in _fd_paths(proc):
+            try:
+                there = os.stat(fd)
+            except OSError:
+                continue
+            if (there.st_dev, there.st_ino) == file_id:
+                kinds.add(_opened_for_writing(proc / "fdinfo" / os.path.basename(fd)))
+        pid = int(proc.name)
+        if kinds == {False} and not descends_from(root, pid, me):
+            found.add((pid, read_attr(proc / "comm") or "?"))
+    return tuple(ReadingProcess(pid=pid, command=comm, path=str(path)) for pid, comm in sorted(found))
 
 
 def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,6 +22,7 @@ def attached_loop(backing: Path, size_bytes: int | None = 64 * MIB, direct_io: b
     flags = ["--direct-io=on"] if direct_io else []  # off is losetup's default
     device = subprocess.run(["losetup", "--find", "--show", *flags, str(backing)], check=True,
                             capture_output=True, text=True).stdout.strip()
+    unopened_within(device, 5.0)
     try:
         yield device
     finally:
@@ -38,3 +42,32 @@ STACKED: list[str] = []
 def detach_stacked() -> None:
     while STACKED:
         subprocess.run(["losetup", "-d", STACKED.pop()], check=False)
+
+
+def unopened_within(device: str, seconds: float) -> bool:
+    """Wait until no other process has `device` open, at most `seconds`: a loop number another
+    test has just detached is free while that test's `losetup -d` still holds it, and a test's
+    start-up safety check then (rightly) found "open for writing by pid N (losetup)" (seen in a
+    full run with two workers)."""
+    rdev = os.stat(device).st_rdev
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_opens(pid, rdev) for pid in os.listdir("/proc") if pid.isdigit() and int(pid) != os.getpid()):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _opens(pid: str, rdev: int) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            there = os.stat(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if stat.S_ISBLK(there.st_mode) and there.st_rdev == rdev:
+            return True
+    return False

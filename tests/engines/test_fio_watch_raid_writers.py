@@ -104,6 +104,16 @@ def test_dd_opening_the_device_for_writing_mid_write_stops_fio(device: tuple[Blo
 
 @pytest.mark.root
 @pytest.mark.fio
+def opened_within(pid: int, path: str, seconds: float) -> bool:
+    """Whether process `pid` has `path` open within `seconds` (it opens it once it has started)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if any(os.readlink(fd) == path for fd in Path(f"/proc/{pid}/fd").iterdir()):
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def test_readers_of_the_device_mid_write_do_not_stop_fio(device: tuple[BlockTarget, Path], ctx: RunContext) -> None:
     """blkid, udev's probes and smartctl open a device read-only: no use (docs/safety.md). Nor is
     fio's own opening of it for writing, nor udev's probe after fio closes it."""
@@ -111,7 +121,7 @@ def test_readers_of_the_device_mid_write_do_not_stop_fio(device: tuple[BlockTarg
     short = workload(name="w", pattern="randwrite", block_size_bytes=4096, iodepth=32, runtime_s=5)
     reader = Held(["python3", "-c", f"import os, sys; os.open({str(target.device_path)!r}, os.O_RDONLY); "
                                     "sys.stdin.read()"])
-    assert any(os.readlink(fd) == str(target.device_path) for fd in Path(f"/proc/{reader.pid}/fd").iterdir())
+    assert opened_within(reader.pid, str(target.device_path), 10.0)  # under load the open comes late
     try:
         subprocess.run(["blkid", "-p", str(target.device_path)], check=False, capture_output=True)
         measured = FioEngine(telemetry=False).measure(target, short, ctx)

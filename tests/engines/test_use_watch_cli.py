@@ -28,11 +28,13 @@ def node(tmp_path: Path) -> Iterator[str]:
         yield device
 
 
-def run_and_stack(node: str, out: Path, *test_args: str) -> subprocess.CompletedProcess[str]:
-    """`ssdlab run` on `node`; once fio writes it, a loop device attached on top of it."""
+def run_and_stack(node: str, out: Path, *test_args: str,
+                  program: tuple[str, ...] = ("-m", "ssdlab")) -> subprocess.CompletedProcess[str]:
+    """`ssdlab run` on `node` (`program`: how python starts it); once fio writes it, a loop device
+    attached on top of it."""
     name = Path(node).name
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "python")}
-    argv = [sys.executable, "-m", "ssdlab", "run", "-t", node, *test_args, "--destroy", f"--yes={name}",
+    argv = [sys.executable, *program, "run", "-t", node, *test_args, "--destroy", f"--yes={name}",
             "--no-library", "-o", str(out)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             text=True, env=env)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import ssdlab.report
 from run_helpers import StopAfterMeasures
+from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine, FakeProfile
 from ssdlab.errors import Interrupted
+from ssdlab.report.types import Section
 from ssdlab.runner import run_entries
 from ssdlab.suites import SuiteEntry
 from ssdlab.targets import parse_target
@@ -41,3 +47,17 @@ def make_interrupted_bundle(path: Path, measures_before_stop: int = 7) -> Path:
     except Interrupted:
         return path
     raise AssertionError("the run was not interrupted")
+
+
+def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the tests whose report sections are built from now on, one entry a build
+    (`report` and `run` build each once, for the page and the terminal's tables both)."""
+    built: list[str] = []
+    real: Callable[..., Section] = ssdlab.report.build_section
+
+    def counted(bundle: Bundle, record: Any, *args: Any, **kwargs: Any) -> Section:
+        built.append(record.name)
+        return real(bundle, record, *args, **kwargs)
+
+    monkeypatch.setattr(ssdlab.report, "build_section", counted)
+    return built

@@ -8,25 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_bundles import MIXED, QUICK, make_bundle
+from report_bundles import MIXED, QUICK, counting_builds, make_bundle
 
 import ssdlab.report
-from ssdlab.bundle import Bundle
 from ssdlab.report import render_report, terminal_tables
-from ssdlab.report.types import Section
-
-
-def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the tests whose sections are built from now on, one entry a build."""
-    built: list[str] = []
-    real: Callable[..., Section] = ssdlab.report.build_section
-
-    def counted(bundle: Bundle, record: Any, *args: Any, **kwargs: Any) -> Section:
-        built.append(record.name)
-        return real(bundle, record, *args, **kwargs)
-
-    monkeypatch.setattr(ssdlab.report, "build_section", counted)
-    return built
 
 
 def test_the_report_command_builds_each_section_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

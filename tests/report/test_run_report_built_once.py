@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from report_bundles import counting_builds
 
 import ssdlab.report
 from ssdlab.bundle import Bundle
-from ssdlab.report.types import Section
 
 TESTS = ("quick", "iometer-mixed")
 
@@ -23,19 +23,6 @@ TESTS = ("quick", "iometer-mixed")
 def run_args(out: Path, *extra: str) -> tuple[str, ...]:
     return ("run", "-t", "fake:?capacity=2g", *(a for t in TESTS for a in ("--test", t)), "-p", "runs=1",
             "-p", "runtime_s=1", "--engine", "fake", "--out", str(out), "--no-library", *extra)
-
-
-def counting_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the tests whose sections are built from now on, one entry a build."""
-    built: list[str] = []
-    real: Callable[..., Section] = ssdlab.report.build_section
-
-    def counted(bundle: Bundle, record: Any, *args: Any, **kwargs: Any) -> Section:
-        built.append(record.name)
-        return real(bundle, record, *args, **kwargs)
-
-    monkeypatch.setattr(ssdlab.report, "build_section", counted)
-    return built
 
 
 def test_a_run_builds_each_section_once_for_its_page_and_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -583,22 +583,10 @@ def file_readers(root: SysRoot, path: Path) -> tuple[ReadingProcess, ...]:
         here = os.stat(path)
     except OSError:
         return ()
-    file_id = (here.st_dev, here.st_ino)
     me = os.getpid()
-    found = set()
-    for proc in _processes(root):
-        kinds = set()
-        for fd in _fd_paths(proc):
-            try:
-                there = os.stat(fd)
-            except OSError:
-                continue
-            if (there.st_dev, there.st_ino) == file_id:
-                kinds.add(_opened_for_writing(proc / "fdinfo" / os.path.basename(fd)))
-        pid = int(proc.name)
-        if kinds == {False} and not descends_from(root, pid, me):
-            found.add((pid, read_attr(proc / "comm") or "?"))
-    return tuple(ReadingProcess(pid=pid, command=comm, path=str(path)) for pid, comm in sorted(found))
+    return tuple(ReadingProcess(pid=pid, command=comm, path=str(path))
+                 for pid, comm, writes in _file_openers(root, _same_file((here.st_dev, here.st_ino)))
+                 if not writes and not descends_from(root, pid, me))
 
 
 def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
@@ -614,23 +602,18 @@ def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
 
 def writers_of(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str]]:
     """Other processes holding the file open for writing (from /proc/PID/fd and fdinfo flags)."""
+    return [(pid, comm) for pid, comm, writes in _file_openers(root, same) if writes]
+
+
+def _file_openers(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str, bool]]:
+    """(pid, command, open for writing) of every other process that has the file open, one entry
+    a process, by pid: writing when any of its descriptors of it writes."""
     found = []
-    for proc in root.proc.glob("[0-9]*"):
-        pid = int(proc.name)
-        if pid == os.getpid():
-            continue
-        for fd in _fds(proc):
-            if same(str(fd)) and _opened_for_writing(proc / "fdinfo" / fd.name):
-                found.append((pid, read_attr(proc / "comm") or "?"))
-                break
+    for proc in _processes(root):
+        writes = {_opened_for_writing(proc / "fdinfo" / os.path.basename(fd)) for fd in _fd_paths(proc) if same(fd)}
+        if writes:
+            found.append((int(proc.name), read_attr(proc / "comm") or "?", True in writes))
     return found
-
-
-def _fds(proc: Path) -> list[Path]:
-    try:
-        return list((proc / "fd").iterdir())
-    except OSError:
-        return []  # gone, or not ours to look at
 
 
 def _opened_for_writing(fdinfo: Path) -> bool:

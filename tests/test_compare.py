@@ -449,7 +449,8 @@ def test_no_internal_metric_names_in_compare_tables(unlike: dict[str, Path]) -> 
     ("8.0 GT/s PCIe", 4, "8.0 GT/s PCIe x4"),
     ("8.0 GT/s", 4, "PCIe 8.0 GT/s x4"),
     ("SATA 6Gb/s", None, "SATA 6Gb/s"),
-    (None, 2, "PCIe ? x2"),
+    (None, 2, "PCIe x2, speed unknown"),
+    ("", 4, "PCIe x4, speed unknown"),
 ])
 def test_link_speed_is_not_doubled(speed: str | None, width: int | None, shown: str) -> None:
     from ssdlab.report.identity import link_text

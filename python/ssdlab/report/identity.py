@@ -40,7 +40,9 @@ def link_text(info: TargetInfo) -> str:
         return MISSING
     bus = "" if re.search(r"pcie|sata|sas|usb|nvme", speed, re.IGNORECASE) else "PCIe "
     lanes = f" x{width}" if width and not re.search(r"\bx\d+\b", speed) else ""
-    return f"{bus}{speed or '?'}{lanes}"
+    if not speed:  # a width the kernel knows and a speed it does not: say so in words, not "PCIe ? x4"
+        return f"PCIe x{width}, speed unknown"
+    return f"{bus}{speed}{lanes}"
 
 
 def member_facts(info: TargetInfo) -> list[dict[str, object]]:

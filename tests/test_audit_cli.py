@@ -294,10 +294,13 @@ def test_a_source_file_is_refused_with_how_to_import_it(cli: Callable, tmp_path:
 
 
 @pytest.mark.parametrize(("write_cache", "fua", "words"), [
-    ("write back", "0", "as a write and a flush each: the device has a volatile cache and no FUA "
+    ("write back", "0", "as a write and a flush each (the FUA emulated), and a second flush after each O_DSYNC "
+                        "write to a block device itself (concurrent writes share flushes): the device has a volatile "
+                        "cache and no FUA "
                         "(queue/write_cache 'write back', queue/fua 0)"),
-    ("write back", "1", "as FUA writes"),
-    ("write through", "0", "as plain writes: the device has no volatile write cache"),
+    ("write back", "1", "as FUA writes, and a flush after each O_DSYNC write to a block device itself"),
+    ("write through", "0", "as plain writes, with no flush reaching the device: the device has no volatile "
+                           "write cache"),
 ])
 def test_a_device_audit_says_what_the_kernel_makes_of_a_fua_write(tmp_path: Path, write_cache: str, fua: str,
                                                                   words: str) -> None:
@@ -322,5 +325,9 @@ def test_dsync_writes_on_a_device_without_fua_are_explained(cli: Callable, loop:
                  "oflag=direct,dsync", "status=none")
     assert result.code == 0, result.stderr
     assert "0 of 20 writes (0.0 %) carried FUA" in result.stdout
-    assert re.search(r"the kernel sends a FUA or O_DSYNC write as a write and a flush each: the device has a\s+"
-                     r"volatile cache and no FUA", result.stdout), result.stdout
+    # QA (2026-11-28): 20 O_DSYNC writes at QD1 reach a loop device with 40 flushes (the FUA emulated
+    # by a flush after each write, then the sync's own); the sentence said "a write and a flush each"
+    assert re.search(r"│ all\s+│\s+20 │\s+0 │\s+0\.0 │\s+0 │\s+40 │", result.stdout), result.stdout
+    assert re.search(r"the kernel sends a FUA or O_DSYNC write as a write and a flush each \(the FUA emulated\),\s+"
+                     r"and a second flush after each O_DSYNC write to a block device itself", result.stdout), \
+        result.stdout

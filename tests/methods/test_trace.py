@@ -203,8 +203,10 @@ def test_a_trace_that_was_never_generated_shows_no_generated_scale(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("path", "says"), [
-    ("o_dsync_fua", ["FUA writes", "the device has a volatile cache and FUA"]),
-    ("o_dsync_flush", ["a write and a flush each", "the device has a volatile cache and no FUA"]),
+    ("o_dsync_fua", ["FUA writes, and a flush after each O_DSYNC write to a block device itself",
+                     "the device has a volatile cache and FUA"]),
+    ("o_dsync_flush", ["a write and a flush each (the FUA emulated), and a second flush after each O_DSYNC write",
+                       "the device has a volatile cache and no FUA"]),
     ("o_dsync_plain", ["plain writes", "the device has no volatile write cache"]),
     ("o_dsync", ["FUA writes", "a write and a flush each", "plain writes", "does not say which"]),
 ])
@@ -236,7 +238,8 @@ def test_the_docs_say_what_o_dsync_became_in_the_results_words() -> None:
     docs = " ".join((Path(__file__).parents[2] / "docs" / "traces.md").read_text(encoding="utf-8").split())
     for path in ("o_dsync", *DSYNC_BECOMES):
         assert f'"{FUA_REPLAY_TEXT[path]}"' in docs, path
-    rule = dsync_sentence("o_dsync").removeprefix("the kernel sends them ").split(";")[0]
+    rule = dsync_sentence("o_dsync").removeprefix("the kernel sends them ")
+    rule = rule.removesuffix("; this device does not say which")
     assert f"the kernel sends them {rule} — what it did with the traced FUA writes" in docs
 
 

@@ -62,7 +62,7 @@ def test_every_io_fio_completes_is_in_the_latency_logs(tmp_path: Path, trace: Tr
 def test_issue_times_from_a_ms_log_are_never_before_the_start() -> None:
     """fio logs the completion in whole ms (truncated): 4 ms with a latency of 4.7 ms made an issue
     time of -0.7 ms, which crashed the busy time. The completion taken is the earliest the log allows."""
-    rows = np.array([[4, 4_716_636, 1, 4096], [18, 1_014_165, 1, 4096], [0, 80_000, 0, 4096]], dtype=np.int64)
+    rows = np.array([[4, 4_716_636, 1, 4096, 0], [18, 1_014_165, 1, 4096, 1], [0, 80_000, 0, 4096, 2]], dtype=np.int64)
     issue, done = lat_times_ns(rows)
     assert issue.tolist() == [0, 16_985_835, 0] and done.tolist() == [4_716_636, 18_000_000, 80_000]
 

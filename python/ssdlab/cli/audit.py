@@ -113,7 +113,10 @@ def _capture(device: str, tmp: Path, seconds: float | None, command: list[str]) 
     status = None
     try:
         with starting(command):
-            status = capture(device, raw, seconds=seconds, command=command).command_status
+            result = capture(device, raw, seconds=seconds, command=command)
+        status = result.command_status
+        for note in result.notes:  # its clock, where not one for all CPUs; events tracefs lost
+            out.print(f"Note: {note}", markup=False, highlight=False)
     except KeyboardInterrupt:
         out.print("stopped: auditing what was captured")
     trace = tmp / "capture.parquet"

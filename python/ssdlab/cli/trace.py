@@ -250,7 +250,11 @@ def qd_text(s: TraceStats) -> str:
         return f"{s.avg_qd:,.2f}"
     if not s.records:
         return f"{MISSING} (no I/O)"
-    return "unknown (no completion times)" if not s.completion_times else f"{MISSING} (no time with an I/O outstanding)"
+    if s.completion_times:
+        return f"{MISSING} (no time with an I/O outstanding)"
+    if 0 < s.without_completion < s.records:  # QA: 1 of 78,626 without one read "no completion times"
+        return f"unknown ({s.without_completion:,} of {s.records:,} I/Os have no completion time)"
+    return "unknown (no completion times)"
 
 
 def stats_table(path: Path) -> Table:

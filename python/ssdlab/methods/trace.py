@@ -45,10 +45,20 @@ SUITE_SCALES = {"heavy": 0.02, "destroyer": 0.002, "light": 0.1}
 # by its queue/write_cache and queue/fua (fua_device_path): the writes it sends, and where. The one
 # wording of it: the results' "FUA writes replayed as" and the report's note on a fio replay both
 # say it from here (they said it apart, and the results' left the plain writes out).
+# An O_DSYNC direct write to a block device is a FUA write (block/fops.c dio_bio_write_op) and then
+# the sync's own flush (generic_write_sync -> blkdev_fsync -> blkdev_issue_flush); without FUA the
+# block layer emulates the FUA with a flush after the write (blk-flush.c), so two flushes each. On a
+# file, the file system decides (ext4 and XFS skip the sync's flush after a FUA write that changed
+# no metadata). QA (2026-11-28, captured on a loop device, queue/fua 0): 30 O_DSYNC writes at QD1
+# reached it as 30 writes and 60 flushes, where the sentence said "a write and a flush each".
+# Concurrent writes share flushes (blk-flush.c runs one flush for those pending together): 21 O_DSYNC
+# writes in a replay's lanes reached the loop device with 16 flushes.
+SYNC_FLUSH = "after each O_DSYNC write to a block device itself (concurrent writes share flushes)"
 DSYNC_BECOMES: dict[str, tuple[str, str]] = {
-    "o_dsync_fua": ("FUA writes", "the device has a volatile cache and FUA"),
-    "o_dsync_flush": ("a write and a flush each", "the device has a volatile cache and no FUA"),
-    "o_dsync_plain": ("plain writes", "the device has no volatile write cache"),
+    "o_dsync_fua": (f"FUA writes, and a flush {SYNC_FLUSH}", "the device has a volatile cache and FUA"),
+    "o_dsync_flush": (f"a write and a flush each (the FUA emulated), and a second flush {SYNC_FLUSH}",
+                      "the device has a volatile cache and no FUA"),
+    "o_dsync_plain": ("plain writes, with no flush reaching the device", "the device has no volatile write cache"),
 }
 
 
@@ -59,21 +69,21 @@ def dsync_sentence(path: str) -> str:
     if path in DSYNC_BECOMES:
         writes, where = DSYNC_BECOMES[path]
         return f"the kernel sent them as {writes}: {where}"
-    ways = either(f"as {writes} where {where}" for writes, where in DSYNC_BECOMES.values())
+    ways = either((f"where {where}, as {writes}" for writes, where in DSYNC_BECOMES.values()), "; ")
     return f"the kernel sends them {ways}; this device does not say which"
 
 
-def either(choices: Iterable[str]) -> str:
-    """'a, b, or c'."""
+def either(choices: Iterable[str], sep: str = ", ") -> str:
+    """'a, b, or c' (`sep` "; " where a choice holds commas)."""
     *first, last = choices
-    return f"{', '.join(first)}, or {last}" if first else last
+    return f"{sep.join(first)}{sep}or {last}" if first else last
 
 
 # How the engine applied the trace's FUA writes (the replay's `fua_replay`, ssdlab.trace.sim_step;
 # docs/traces.md, "FUA in a replay"), and "none" for a trace without FUA writes.
 FUA_REPLAY_TEXT = {
     "native": "FUA writes (simulator)",
-    "o_dsync": f"O_DSYNC direct writes (fio): {either(w for w, _ in DSYNC_BECOMES.values())} "
+    "o_dsync": f"O_DSYNC direct writes (fio): {either((w for w, _ in DSYNC_BECOMES.values()), '; ')} "
                "(the device does not say which)",
     # the same, where the target's queue/fua and queue/write_cache say which
     **{path: f"O_DSYNC direct writes (fio), sent as {writes}: {where}" for path, (writes, where) in

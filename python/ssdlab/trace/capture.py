@@ -1,7 +1,7 @@
 """Capture a device's block I/O through tracefs (docs/traces.md, "Capture").
 
-The kernel's block_rq_issue and block_rq_complete events (include/trace/events/block.h)
-are enabled in a private tracefs instance (instances/ssdlab-PID, so nothing else tracing
+The kernel's block_rq_issue, block_rq_complete and block_rq_requeue events
+(include/trace/events/block.h) are enabled in a private tracefs instance (instances/ssdlab-PID, so nothing else tracing
 on the machine is disturbed), filtered to the device's dev_t, and their trace_pipe lines are
 saved as text. The instance's trace clock is set to `global`: the default, `local`, is each
 CPU's own clock, so an I/O issued on one CPU and completed on another could show a completion
@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -33,10 +34,20 @@ from ssdlab.outputs import write_attribute
 from ssdlab.targets.spec import KINDS
 
 TRACEFS = Path("/sys/kernel/tracing")
-EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+# A requeue too: a request the driver gives back is issued again, and the import counts it once
+# (trace.importers.OP_REQUEUE); without the requeue event it would be two I/Os.
+ISSUE_EVENT = "block/block_rq_issue"
+EVENTS = (ISSUE_EVENT, "block/block_rq_complete", "block/block_rq_requeue")
 CLOCK = "global"  # one clock across CPUs; see the module docstring
 READ_CHUNK = 1 << 16
 POLL_S = 0.1
+# After the capture's time or command, issues stop being recorded and the completions of the I/Os
+# still in flight are waited for (as completions are recorded before issues are, _enable): until
+# the device is quiet for QUIET_S, at most DRAIN_S. QA: a `--seconds` capture of a busy device
+# ended with I/Os in flight, and one I/O without its completion (1 of 78,626 at QD 8) made the
+# whole trace's queue depth unknown and its fio replay fall back to 32 lanes.
+QUIET_S = 0.1
+DRAIN_S = 0.5  # a busy device is never quiet: its later completions are of I/Os not captured, and ignored
 
 
 def check_seconds(seconds: float) -> float:
@@ -128,10 +139,60 @@ def set_clock(inst: Path, clock: str = CLOCK) -> tuple[str, tuple[str, ...]]:
 
 
 def _enable(inst: Path, major: int, minor: int) -> None:
+    """Filter every event to the device, and enable the issues last: an I/O issued before its
+    completion event was on would have no completion. QA: enabled in turn, issue first, the I/Os
+    issued in the moment before completions were recorded (7 at QD 8) had none, and one such
+    record leaves a trace's queue depth unknown."""
     dev = (major << 20) | minor  # the kernel's internal dev_t, as the events record it
     for event in EVENTS:
         _write(inst / "events" / event / "filter", f"dev == {dev}")
+    for event in (*(e for e in EVENTS if e != ISSUE_EVENT), ISSUE_EVENT):
         _write(inst / "events" / event / "enable", "1")
+
+
+def _drain(inst: Path, fd: int, out: IO[str]) -> int:
+    """Stop recording issues and take the completions (and requeues) still to come: the I/Os in
+    flight when the capture ended. Until no event came for QUIET_S, or DRAIN_S at most."""
+    _write(inst / "events" / ISSUE_EVENT / "enable", "0")
+    end = time.monotonic() + DRAIN_S
+    lines, quiet_until = 0, time.monotonic() + QUIET_S
+    while True:
+        stop = min(end, quiet_until)
+        if time.monotonic() >= stop:
+            return lines
+        more = _pump(fd, out, partial(_past, stop))
+        if more:
+            lines, quiet_until = lines + more, time.monotonic() + QUIET_S
+
+
+def _past(moment: float) -> bool:
+    return time.monotonic() >= moment
+
+
+def lost_events(inst: Path) -> int:
+    """Events tracefs lost in this instance: written over before they were read (`overrun`, a
+    reader that fell behind a full buffer) or not recorded (`dropped events`), over every CPU
+    (per_cpu/cpuN/stats). A lost issue is a missing I/O and a lost completion a wrong latency:
+    the capture says so rather than pass a partial trace for a whole one."""
+    lost = 0
+    for stats in inst.glob("per_cpu/cpu*/stats"):
+        try:
+            text = stats.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() in ("overrun", "dropped events") and value.strip().isdigit():
+                lost += int(value)
+    return lost
+
+
+def lost_note(lost: int) -> tuple[str, ...]:
+    """The note of a capture that lost events (lost_events), or none."""
+    if not lost:
+        return ()
+    return (f"tracefs lost {lost:,} block events of this capture (its buffer overran: the capture fell behind "
+            "the device), so the trace misses I/Os or completions: capture a shorter run or a quieter moment",)
 
 
 def _pump(fd: int, out: IO[str], done: Callable[[], bool]) -> int:
@@ -189,7 +250,10 @@ def capture(device: str, out_path: Path, *, seconds: float | None = None, comman
             else:
                 end = start + float(seconds or 0)
                 lines = _pump(fd, out, lambda: time.monotonic() >= end)
+            seconds_captured = time.monotonic() - start
+            lines += _drain(inst, fd, out)
+            notes = (*notes, *lost_note(lost_events(inst)))
         finally:
             os.close(fd)
-    return CaptureResult(lines=lines, seconds=time.monotonic() - start, command_status=status, clock=clock,
+    return CaptureResult(lines=lines, seconds=seconds_captured, command_status=status, clock=clock,
                          notes=notes)

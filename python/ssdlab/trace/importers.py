@@ -387,6 +387,11 @@ _RWBS_OPS = {"R": OP_READ, "W": OP_WRITE, "D": OP_TRIM, "DE": OP_TRIM, "F": OP_F
 OP_OTHER = -2
 # A completion event (blkparse C, block_rq_complete): matched to its issue by _Import, never a record.
 OP_COMPLETION = -1
+# A requeue (blkparse R, block_rq_requeue): the driver gave the issued request back, and it is issued
+# again (a second D, block_rq_issue) and completed once. _Import drops the issue it undoes, so the
+# request is one I/O, at its last issue (QA: a requeued write was imported as two writes, one
+# without a completion, which left the whole trace's queue depth unknown).
+OP_REQUEUE = -3
 
 
 def parse_rwbs(rwbs: str) -> tuple[int, int]:
@@ -439,14 +444,14 @@ def parse_blkparse(line: str, state: _State) -> Record | None:
         raise ValueError("not a blkparse event line (dev cpu seq time pid action rwbs ...)")
     ts = int(m[5]) * 1_000_000_000 + int(m[6].ljust(9, "0"))
     action, rwbs, rest = m[8], m[9], m[10]
-    if not _keep(state, m[1], m[2]) or action not in ("D", "C"):
+    if not _keep(state, m[1], m[2]) or action not in ("D", "C", "R"):
         return None  # queue, merge, plug … events describe the same I/O; `m` lines are messages
     op, flags = parse_rwbs(rwbs)
     ext = _EXTENT.match(rest)
     sector, blocks, name = (int(ext[1]), int(ext[2]), ext[3]) if ext else (0, 0, None)
     op = _empty_flush(op, flags, blocks)
-    if action == "C":
-        return Record(ts, OP_COMPLETION, sector * SECTOR, blocks * SECTOR, flags=op)  # a completion, matched by _Import
+    if action in ("C", "R"):  # a completion or a requeue, matched by _Import to its issue
+        return Record(ts, OP_COMPLETION if action == "C" else OP_REQUEUE, sector * SECTOR, blocks * SECTOR, flags=op)
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[7]) % (1 << 31), process=name)
 
 
@@ -526,7 +531,7 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
         raise ValueError("not a tracefs block event line (TASK-PID [CPU] TIME: block_rq_…: …)")
     ts = int(m[3]) * 1_000_000_000 + int(m[4].ljust(9, "0"))
     event, body = m[5], m[6]
-    if event not in ("block_rq_issue", "block_rq_complete"):
+    if event not in ("block_rq_issue", "block_rq_complete", "block_rq_requeue"):
         return None
     ev = (_RQ_ISSUE if event == "block_rq_issue" else _RQ_DONE).match(body)
     if ev is None:
@@ -536,8 +541,9 @@ def parse_tracefs(line: str, state: _State) -> Record | None:
     op, flags = parse_rwbs(ev[3])
     sector, blocks = int(ev[4]), int(ev[5])
     op = _empty_flush(op, flags, blocks)
-    if event == "block_rq_complete":
-        return Record(ts, OP_COMPLETION, sector * SECTOR, blocks * SECTOR, flags=op)  # flags carries the op here
+    if event != "block_rq_issue":  # a completion or a requeue (the same format); flags carries the op here
+        return Record(ts, OP_COMPLETION if event == "block_rq_complete" else OP_REQUEUE, sector * SECTOR,
+                      blocks * SECTOR, flags=op)
     return Record(ts, op, sector * SECTOR, blocks * SECTOR, flags, pid=int(m[2]) % (1 << 31),
                   process=m[1].strip()[:64] or None)
 
@@ -663,12 +669,16 @@ class _Import:
         self.order = _TimeOrder(path, fmt.name, chunk_records)
         self.earliest_ns: int | None = None  # of the records fed, as the source gives it
         self.notes: list[str] = []  # for the provenance, and said by the import
+        self.requeued = 0  # issues undone by a requeue (_requeue)
 
     def feed(self, rec: Record) -> None:
         """Take one parsed record; a value its column cannot hold is a ValueError (the
         caller names the line)."""
         if rec.op == OP_COMPLETION:
             self._complete(rec)
+            return
+        if rec.op == OP_REQUEUE:
+            self._requeue(rec)
             return
         if rec.op == OP_OTHER:  # counted, not kept: see OtherRequests
             self.others = self.others.plus(rec.length)
@@ -714,6 +724,14 @@ class _Import:
             row[6] = rec.ts_ns - self.t0
             _check_row(row)
 
+    def _requeue(self, rec: Record) -> None:
+        """Drop the latest issue of the requeued request: it is issued again, and that issue is the I/O."""
+        waiting = self.open.get(self._key(rec.flags, rec.offset, rec.length))
+        if not waiting:
+            return  # its issue was before the trace began (or already released): nothing to undo
+        self.held[waiting.pop()] = []
+        self.requeued += 1
+
     def release(self, keep: int = 0) -> None:
         """Hand the held records on, in the order they came, but the newest `keep`: those stay,
         their completions still to be matched. Releasing every held record cut the completions
@@ -722,9 +740,10 @@ class _Import:
         most about a chunk of issues: one whose completion is later than that (or never comes)
         is released without it."""
         cut = max(1, len(self.held) - keep)
-        for row in self.held[:cut]:
-            self.builder.add(*row)
-        self.lines += self.held_lines[:cut]
+        for row, line in zip(self.held[:cut], self.held_lines[:cut], strict=True):
+            if row:  # [] : an issue a requeue undid
+                self.builder.add(*row)
+                self.lines.append(line)
         self.held, self.held_lines = self.held[cut:], self.held_lines[cut:]
         self.open = {key: kept for key, waiting in self.open.items()
                      if (kept := [i - cut for i in waiting if i >= cut])}
@@ -743,7 +762,7 @@ class _Import:
         Alibaba ends with it), or a size or offset off the 512-byte sectors every read, write and
         trim before it kept (4096 cut to 409: fio iologs and systor17 end with the size). Else it
         is kept with a note: a cut response time (MSR) or device name reads as a whole one."""
-        issue = rec.op not in (OP_COMPLETION, OP_OTHER)
+        issue = rec.op not in (OP_COMPLETION, OP_OTHER, OP_REQUEUE)
         if issue and self.earliest_ns is not None and rec.ts_ns < self.earliest_ns:
             raise ValueError("its time is earlier than every record before it (a timestamp cut short)")
         if issue and rec.op != OP_FLUSH and self.data_records and self.sector_whole and not _on_sectors(rec):
@@ -785,6 +804,9 @@ class _Import:
             if len(self.builder) >= self.chunk_records:
                 yield from self._sorted()
         self.release()
+        if self.requeued:
+            self.notes.append(f"{counted(self.requeued, 'request')} requeued by the driver and issued again: each "
+                              "imported once, at its last issue")
         if len(self.builder):
             yield from self._sorted()
         last = self.order.finish()

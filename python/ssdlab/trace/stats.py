@@ -8,8 +8,12 @@ Definitions (the ones `ssdlab trace stats` prints and the generators are tested 
   is not is sorted, so inter-arrival gaps are never negative).
 - sequential: a read or write whose offset is the end of the previous read or write.
 - burstiness: coefficient of variation of inter-arrival times (1 for Poisson arrivals)
-  and the peak-second to mean-second I/O count ratio.
-- footprint: bytes in the union of all extents touched; reuse = bytes moved / footprint.
+  and the peak-second to mean-second I/O count ratio, the mean over every second from the
+  first I/O's to the last one's, idle seconds included (QA: the mean was over the seconds with
+  I/O alone, so a burst of 1,000 I/Os and one I/O an hour later read 2.0, not 3,597).
+- footprint: bytes in the union of the extents read or written; reuse = bytes read and
+  written / footprint, so never below 1 (QA: the footprint held trims' extents and the bytes
+  did not: a capture of 4.1 MiB read and written, 5 MiB trimmed, read "reuse 0.45x").
 - average queue depth (Little's law): sum of I/O latencies / busy time, where busy time
   is the union of intervals with at least one I/O outstanding (needs completion times).
 A statistic of nothing is None, never 0: shares and the size mix need a read or write,
@@ -27,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.trace.metrics import BusyClock
-from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_NAMES, OP_READ, OP_TRIM, OP_WRITE, TraceChunk
+from ssdlab.trace.model import FLAG_FUA, FLAG_PREFLUSH, OP_FLUSH, OP_NAMES, OP_READ, OP_WRITE, TraceChunk
 from ssdlab.units import share_pct
 
 KIB = 1024
@@ -57,6 +61,7 @@ class TraceStats:
     avg_qd: float | None  # None without completion times, or without time an I/O was outstanding
     qd_per_second: tuple[float, ...] = ()
     completion_times: bool = True  # every I/O has its completion time (False: avg_qd is unknown)
+    without_completion: int = 0  # I/Os without their completion time (one makes avg_qd unknown)
 
     @property
     def read_pct_ios(self) -> float | None:
@@ -110,6 +115,7 @@ class StatsAccumulator:
     busy: BusyClock = field(default_factory=BusyClock)
     lat_sum_ns: float = 0.0
     has_completion: bool = True
+    without_completion: int = 0
 
     def add(self, c: TraceChunk) -> None:
         if not len(c):
@@ -123,10 +129,10 @@ class StatsAccumulator:
         rw = (c.op == OP_READ) | (c.op == OP_WRITE)
         self._sizes_and_sequence(c, rw)
         self._timing(c)
-        data = rw | (c.op == OP_TRIM)
-        starts = c.offset_bytes[data]
+        # a trim moves no data: its extents are not part of what the bytes moved touched
+        starts = c.offset_bytes[rw]
         s, e = _merge_extents(np.concatenate([self.ext_s, starts]),
-                              np.concatenate([self.ext_e, starts + c.length_bytes[data]]))
+                              np.concatenate([self.ext_e, starts + c.length_bytes[rw]]))
         self.ext_s, self.ext_e = s, e
         writes = c.op == OP_WRITE
         self.fua += int(np.count_nonzero(writes & ((c.flags & FLAG_FUA) != 0)))
@@ -165,6 +171,7 @@ class StatsAccumulator:
         known = c.completion_ns >= 0
         if not known.all():
             self.has_completion = False
+            self.without_completion += int(np.count_nonzero(~known))
             return
         lat = (c.completion_ns - ts).astype(np.float64)
         self.lat_sum_ns += float(lat.sum())
@@ -184,6 +191,7 @@ class StatsAccumulator:
         mean_gap = self.gap_sum / n_gaps if n_gaps > 0 else None
         var = max(self.gap_sq / n_gaps - mean_gap * mean_gap, 0.0) if mean_gap is not None else 0.0
         seconds = list(self.per_second.values())
+        spanned = max(self.per_second) - min(self.per_second) + 1 if seconds else 0
         footprint = int((self.ext_e - self.ext_s).sum())
         moved = int(self.nbytes[OP_READ] + self.nbytes[OP_WRITE])
         busy_ns = self.busy.total_ns
@@ -200,10 +208,11 @@ class StatsAccumulator:
             sequential_pct=share_pct(self.seq, rw),
             interarrival_mean_us=None if mean_gap is None else mean_gap / 1e3,
             interarrival_cv=(var ** 0.5) / mean_gap if mean_gap else None,
-            peak_to_mean_iops=max(seconds) / (sum(seconds) / len(seconds)) if seconds else None,
+            peak_to_mean_iops=max(seconds) / (sum(seconds) / spanned) if seconds else None,
             footprint_bytes=footprint, reuse=moved / footprint if footprint else None,
             fua_writes=self.fua, preflush_writes=self.preflush, flushes=int(self.ios[OP_FLUSH]),
             avg_qd=qd, qd_per_second=qd_series, completion_times=self.has_completion,
+            without_completion=self.without_completion,
         )
 
 

@@ -365,7 +365,7 @@ def test_drives_with_and_without_fua_compare_in_the_write_cache_audit(tmp_path: 
     console = Console(record=True, width=200)
     console.print(comparison_tables(c)[0])
     row = next(line for line in console.export_text().splitlines() if "What O_DSYNC became" in line)
-    assert "FUA write" in row and "write + flush" in row
+    assert "FUA write + flush" in row and "write + 2 flushes" in row
 
 
 def test_difference_pct_only_for_measured_figures(unlike: dict[str, Path]) -> None:

@@ -91,6 +91,6 @@ def test_a_drive_that_refuses_is_an_error_and_unchanged() -> None:
 def test_unknown_transport_and_dsync_paths() -> None:
     with pytest.raises(EngineError, match="no known way"):
         cache_tool("/dev/vda", "virtio")
-    assert dsync_path("write back", True) == "FUA write"
-    assert dsync_path("write back", False) == "write + flush"
+    assert dsync_path("write back", True) == "FUA write + flush"
+    assert dsync_path("write back", False) == "write + 2 flushes"
     assert dsync_path("write through", False).startswith("plain")

@@ -11,7 +11,10 @@ the atexit handler runs after a KeyboardInterrupt reaches the top of the program
 How an O_DSYNC write reaches the drive (what the A/B's "dsync" case measures) follows from
 the kernel's queue/fua and queue/write_cache (Documentation/block/writeback_cache_control):
 with a volatile cache ("write back") and FUA support, a FUA write; with a volatile cache and no
-FUA, a write followed by a flush; without a volatile cache ("write through"), a plain write.
+FUA, a write followed by a flush (the FUA emulated); without a volatile cache ("write through"), a
+plain write. A write to the block device itself is then followed by its sync's own flush (see
+methods/trace.DSYNC_BECOMES: two flushes per write were captured on a loop device without FUA), so
+the labels count it.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ def dsync_path(write_cache: str | None, fua: bool | None) -> str:
     if write_cache == "write through":
         return "plain write (no volatile cache)"
     if write_cache == "write back":
-        return "FUA write" if fua else "write + flush"
+        return "FUA write + flush" if fua else "write + 2 flushes"
     return "unknown (the kernel does not say)"
 
 

@@ -342,8 +342,10 @@ def test_a_word_unlike_the_baselines_says_differs(tmp_path: Path) -> None:
         run_entries(tmp_path / name, parse_target(spec), FakeEngine(), entry, suite=None)
     comparison = compare_bundles([tmp_path / "fua", tmp_path / "flush", tmp_path / "fua2"])
     (row,) = [r for r in comparison.tests[0].rows if r.name == "dsync_path"]
-    assert row.values == ("FUA write + flush", "write + 2 flushes", "FUA write + flush") and row.differences == (None, None)
+    assert row.values == ("FUA write + flush", "write + 2 flushes", "FUA write + flush")
+    assert row.differences == (None, None)
     text = caption([tmp_path / "fua", tmp_path / "flush", tmp_path / "fua2"], force=False)
     line = next(x for x in text.splitlines() if "What O_DSYNC became" in x)
     assert [c.strip() for c in line.split("│")[1:-1]] == [
-        "What O_DSYNC became on the device", "FUA write + flush", "write + 2 flushes", "FUA write + flush", "differs", ""]
+        "What O_DSYNC became on the device", "FUA write + flush", "write + 2 flushes", "FUA write + flush",
+        "differs", ""]

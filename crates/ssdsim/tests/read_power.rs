@@ -34,11 +34,15 @@ fn full_cool_drive(preset: &str, heatsink: &str) -> Drive {
     d
 }
 
-/// Read MB/s at each queue depth of the ramp, and the hottest temperature reached.
+/// Read MB/s at each queue depth of the ramp, and the hottest temperature reached; prints the
+/// seconds spent throttled and the first of them (docs/simulator-calibration.md, "Heat in the
+/// review suite").
 fn ramp(preset: &str, pattern: Pattern, bs: u64, heatsink: &str) -> (Vec<f64>, f64) {
     let mut d = full_cool_drive(preset, heatsink);
     let mut hottest = d.temp_c();
     let mut rates = Vec::new();
+    let (mut throttled_s, mut first_throttled_s) = (0usize, None);
+    let mut second = 0usize;
     for qd in RAMP_QD {
         let mut bytes = 0u64;
         // Second by second, to see the temperature on the way.
@@ -46,9 +50,18 @@ fn ramp(preset: &str, pattern: Pattern, bs: u64, heatsink: &str) -> (Vec<f64>, f
             let r = run(&mut d, &timed(pattern, bs, qd, 0, 0.0, 1.0));
             bytes += r.read.bytes;
             hottest = hottest.max(d.temp_c());
+            second += 1;
+            if d.throttle_level() > 0 {
+                throttled_s += 1;
+                first_throttled_s.get_or_insert(second);
+            }
         }
         rates.push(bytes as f64 / STEP_S / 1e6);
     }
+    println!(
+        "{preset} {pattern:?} {bs} B heatsink={heatsink}: throttled {throttled_s} of {second} s, \
+         first at {first_throttled_s:?} s"
+    );
     (rates, hottest)
 }
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validat
 
 from ssdlab.analysis.steady_state import all_whole
 from ssdlab.errors import StopCause, stop_cause_in_words
+from ssdlab.targets.base import ReadingProcess
 from ssdlab.thresholds import apart
 from ssdlab.workload import Workload
 
@@ -298,6 +299,9 @@ class Measurement(BaseModel):
     # Why an interrupted one stopped (errors.stop_cause), for the program: the engine sets it where it
     # stops the workload, and the runner acts on it, never on the words. None: it was not stopped.
     stopped_by: StopCause | None = None
+    # Other programs seen reading the target during the workload (the engine's watch): its figures
+    # are not the drive's alone. Empty: none seen, or an engine or ssdlab that did not look.
+    competing_readers: tuple[ReadingProcess, ...] = ()
     # Scalar facts only an engine knows, e.g. fio's own steady-state verdict (fio_ss_attained).
     engine_facts: Mapping[str, float | int | bool | str | None] = Field(default_factory=dict)
     # Raw engine files (job file, output) by role, relative to the bundle directory.

@@ -25,6 +25,7 @@ from ssdlab.report.contract import figure_with_unit
 from ssdlab.report.formatting import format_metric
 from ssdlab.report.terminal import print_hanging
 from ssdlab.run_events import PendingTest, WorkClock
+from ssdlab.targets.base import ReadingProcess
 from ssdlab.units import counted, format_duration, is_number
 
 # Below this much estimated work done, the wall-per-estimate ratio is noise.
@@ -377,12 +378,20 @@ class LiveObserver:
             except Exception as err:  # no display is better than no run
                 self.error = self.error or f"{type(err).__name__}: {err}"
 
+    def competing_reader(self, reader: ReadingProcess) -> None:
+        self.console.print(reader_warning(reader))  # above the live lines, as a finished test's
+
     def test_finished(self, record: TestRecord) -> None:
         if self.clock is not None:
             self.clock.test_finished(record.name)
         summary = metric_summary(record, declared_for(self.clock, record.name))
         head = Text.from_markup(f"[green]✓[/] {escape(record.name)}: ")
         print_hanging(self.console, head, done_line(record, summary))
+
+
+def reader_warning(reader: ReadingProcess) -> Text:
+    """The line `run` prints for a reader at its start (cli/app.print_readers), for one that began mid-run."""
+    return Text.assemble(("warning:", "yellow"), f" {reader.text}")
 
 
 # Piped (a log, --json): a line on the step under way at most this often, so a log shows life
@@ -464,6 +473,10 @@ class QuietObserver:
             self.clock.progress(update.fraction)
         self.step_state = f"{100 * min(1.0, update.fraction):.0f} % · {live_text(update)}"
         self._heartbeat()
+
+    def competing_reader(self, reader: ReadingProcess) -> None:
+        self.console.print(reader_warning(reader))
+        self.last_line_at = self.now()
 
     def test_finished(self, record: TestRecord) -> None:
         where = ""

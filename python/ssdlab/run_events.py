@@ -15,6 +15,7 @@ from ssdlab.engines.base import ProgressUpdate
 from ssdlab.methods.base import Action, TestPlan
 from ssdlab.methods.metrics import MetricSet
 from ssdlab.resume import ResumePoint
+from ssdlab.targets.base import ReadingProcess
 
 
 class WorkClock(Protocol):
@@ -75,6 +76,10 @@ class RunObserver(Protocol):
     def progress(self, update: ProgressUpdate) -> None:
         return None
 
+    def competing_reader(self, reader: ReadingProcess) -> None:
+        """Another program started reading the target during a workload (said once a run)."""
+        return None
+
     def test_finished(self, record: TestRecord) -> None:
         return None
 
@@ -118,6 +123,9 @@ class GuardedObserver:
 
     def progress(self, update: ProgressUpdate) -> None:
         self._call("progress", update)
+
+    def competing_reader(self, reader: ReadingProcess) -> None:
+        self._call("competing_reader", reader)
 
     def test_finished(self, record: TestRecord) -> None:
         self._call("test_finished", record)

@@ -47,7 +47,7 @@ from ssdlab.host import meminfo_bytes
 from ssdlab.methods.base import Action
 from ssdlab.progress import RunClock
 from ssdlab.run_events import PendingTest, RunObserver, WorkClock
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import ReadingProcess, Target
 
 SWITCH = "SSDLAB_RUN_AHEAD"  # "0" turns running ahead off
 AHEAD_DIR = ".ahead"  # the second runner's private bundle, inside the run's bundle
@@ -113,6 +113,9 @@ class Relay:
         self._check()
         self.clock.progress(update.fraction)
         self._put("progress", update)
+
+    def competing_reader(self, reader: ReadingProcess) -> None:  # never: the twin is a simulated drive
+        self._put("competing_reader", reader)
 
     def test_finished(self, record: TestRecord) -> None:
         self.clock.test_finished(record.name)

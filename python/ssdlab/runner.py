@@ -75,7 +75,7 @@ from ssdlab.run_events import GuardedObserver, NullObserver, PendingTest, RunObs
 from ssdlab.runahead import RunAhead, drop_stale_ahead, stopped_record
 from ssdlab.steps import StepResult
 from ssdlab.suites import SuiteEntry
-from ssdlab.targets.base import MeasuredRates, Target, TargetInfo, TargetLocks
+from ssdlab.targets.base import MeasuredRates, ReadingProcess, Target, TargetInfo, TargetLocks
 from ssdlab.targets.identity import identity_changes
 from ssdlab.targets.sim import MODEL_REVISION
 from ssdlab.units import seconds_apart
@@ -160,6 +160,9 @@ class Runner:
     # The target's facts as this run read them when it began (pending): every action's engine gets
     # them (RunContext.target_facts), so a drive is asked once a run, not at every measurement.
     target_facts: TargetInfo | None = field(init=False, default=None)
+    # Other programs reading the target that were said (run's start: the CLI, from the same facts;
+    # since, the engine's watch): each is said once a run (RunContext.readers_said).
+    readers_said: set[ReadingProcess] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.guard = GuardedObserver(self.observer)
@@ -344,6 +347,7 @@ class Runner:
         # call): the resume's checks, a rebuild's plans and every action's engine (target_facts) take
         # them. A restored or rebuilt simulated drive keeps the identity they are of.
         facts = self.target_facts = self.target.info()
+        self.readers_said.update(facts.safety.readers)
         self.check_same_engine(record, facts)
         self.check_same_drive(record, facts)
         try:
@@ -627,7 +631,8 @@ class Runner:
     def _do(self, test: str, action: Action) -> Measurement | StepResult:
         """What the engine measured or did (it may stop early on Ctrl-C and say so)."""
         ctx = RunContext(raw_dir=self.bundle.raw_dir(test, action.name), bundle_dir=self.bundle.path,
-                         progress=self.guard.progress, target_facts=self.target_facts)
+                         progress=self.guard.progress, target_facts=self.target_facts,
+                         on_reader=self.guard.competing_reader, readers_said=self.readers_said)
         with stoppable():
             if isinstance(action, Measure):
                 return self.engine.measure(self.target, action.workload, ctx)

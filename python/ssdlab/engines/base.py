@@ -14,7 +14,7 @@ from typing import Protocol
 from ssdlab.bundle import make_dirs_inside
 from ssdlab.measurement import Measurement
 from ssdlab.steps import Purge, Step, StepResult
-from ssdlab.targets.base import Target, TargetInfo
+from ssdlab.targets.base import ReadingProcess, Target, TargetInfo
 from ssdlab.workload import Workload
 
 # Workload features an engine may or may not honour, each with the test of whether a
@@ -109,6 +109,11 @@ class RunContext:
     # it (the telemetry sampler, a drive's HCTM) is not asked of the drive again at every action.
     # None outside a run (tests, old callers): the engine asks.
     target_facts: TargetInfo | None = None
+    # Another program that starts reading the target during a workload (the engine's watch,
+    # engines/fio_process.UseWatch): told once a run (`readers_said`, the run's own set, holding
+    # those said at its start), never a refusal. None: nobody listens (tests, old callers).
+    on_reader: Callable[[ReadingProcess], None] | None = None
+    readers_said: set[ReadingProcess] = field(default_factory=set)
 
     def make_raw_dir(self) -> Path:
         """The action's raw folder, made below the bundle with no link on the way: a bundle

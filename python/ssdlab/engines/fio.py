@@ -413,7 +413,7 @@ class FioEngine:
                 sampler.start()
             try:
                 with held_while_writing(target.spec, held):
-                    watch = use_watch(target, workload.is_write)
+                    watch = use_watch(target, workload.is_write, on_reader=ctx.on_reader, said=ctx.readers_said)
                     stop, code = self._run(job, output, stderr_path, workload, ctx, watch)
             finally:
                 if sampler is not None:
@@ -421,14 +421,15 @@ class FioEngine:
         raw = self._raw_files(ctx, workload.name, job, output, stderr_path)
         stderr = stderr_path.read_text(errors="replace") if stderr_path.exists() else ""
         text = output.read_text(errors="replace") if output.exists() else ""
+        readers = tuple(watch.readers_seen) if watch is not None else ()
         if stop is not None:
-            partial = self._partial(workload, ctx, text, raw, stop)
+            partial = self._partial(workload, ctx, text, raw, stop).model_copy(update={"competing_readers": readers})
             return with_telemetry(partial, sampler, _fio_start_on(sampler, text, partial.runtime_s))
         if code != 0:
             raise EngineError(results_unwritten(ctx.raw_dir, f"fio failed ({exit_words(code)}): "
                                                              f"{first_error_line(stderr, text)}") +
                               f"; raw files in {ctx.raw_dir}")
-        measured = self._measurement(workload, ctx, text, raw)
+        measured = self._measurement(workload, ctx, text, raw).model_copy(update={"competing_readers": readers})
         check_it_ran(workload.name, {"": (measured.read, measured.write, measured.trim)}, stderr, ctx)
         ctx.progress(measured_update(measured))
         return with_telemetry(measured, sampler, _fio_start_on(sampler, text, measured.runtime_s))

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.errors import CAME_INTO_USE, EngineError, InUse
-from ssdlab.targets.base import Target
+from ssdlab.targets.base import ReadingProcess, Target
 from ssdlab.targets.block import BlockTarget
+from ssdlab.targets.file import FileTarget
 from ssdlab.targets.raid import Raid0Target
+from ssdlab.targets.safety import Openers
 
 # fio writes its results when told to stop; give it this long before killing it.
 STOP_GRACE_S = 30.0
@@ -231,21 +233,35 @@ class CameIntoUse(InUse):
     """The device fio writes came into use during the write: fio is stopped at once."""
 
 
+def no_uses() -> Sequence[str]:
+    """A workload that only reads refuses nothing: its watch looks for readers alone."""
+    return ()
+
+
 @dataclass
 class UseWatch:
     """Reads `uses` (why the device is in use: BlockTarget.uses_while_writing) every `period_s`
     while fio writes, the first time as soon as it is asked (a use may have begun since the run's
-    last check), and `writers` (other processes writing it: BlockTarget.writers_while_writing) at
-    the same time as long as that scan's CPU stays within `writer_share` of one core (at every
-    reading on an ordinary machine; WRITER_SCAN_SHARE); check() raises CameIntoUse once either
-    finds one. The engine's loop that relays fio's output calls it (single-threaded: fio is
-    stopped by the same code that started it)."""
+    last check), and, as long as that scan's CPU stays within `writer_share` of one core (at every
+    reading on an ordinary machine; WRITER_SCAN_SHARE), the other processes that have it open:
+    `openers` (BlockTarget.openers_while_measuring: writers and readers in one scan), else
+    `writers` alone. check() raises CameIntoUse once `uses` or a writer is found, a writer only
+    when `writers` is given (the workload writes). A reader refuses nothing: each one not said
+    before (`said`, shared by the run's watches, which the caller fills with the readers said at
+    the run's start) is told to `on_reader` once, and every reader seen during the workload is
+    kept in `readers_seen`, for the measurement's record. The engine's loop that relays fio's
+    output calls it (single-threaded: fio is stopped by the same code that started it)."""
 
     spec: str
     uses: Callable[[], Sequence[str]]
     writers: Callable[[], Sequence[str]] | None = None
     period_s: float = WATCH_PERIOD_S
     writer_share: float = WRITER_SCAN_SHARE
+    openers: Callable[[], Openers] | None = None
+    on_reader: Callable[[ReadingProcess], None] | None = None
+    said: set[ReadingProcess] = field(default_factory=set)
+    readers_seen: list[ReadingProcess] = field(default_factory=list)
+    scan_cpu_s: list[float] = field(default_factory=list, repr=False)  # each scan's CPU, for its cost
     _due_s: float = field(default=0.0, repr=False)  # time.monotonic() of the next reading
     _writers_due_s: float = field(default=0.0, repr=False)  # of the next scan for writers
 
@@ -264,27 +280,59 @@ class UseWatch:
             raise CameIntoUse(f"{self.spec} {CAME_INTO_USE}: {'; '.join(reasons)}")
 
     def _writers(self, now: float) -> Sequence[str]:
-        """The scan for writers when it is due; the next one due once `writer_share` of the time
-        since would have paid for this one's CPU (this thread's: fio's own is not ours)."""
-        if self.writers is None or now < self._writers_due_s:
+        """The scan for writers (and readers) when it is due; the next one due once `writer_share`
+        of the time since would have paid for this one's CPU (this thread's: fio's own is not ours)."""
+        if (self.writers is None and self.openers is None) or now < self._writers_due_s:
             return ()
         began_s = time.thread_time()
-        found = self.writers()
-        self._writers_due_s = now + (time.thread_time() - began_s) / self.writer_share
+        found = self._scan()
+        spent_s = time.thread_time() - began_s
+        self.scan_cpu_s.append(spent_s)
+        self._writers_due_s = now + spent_s / self.writer_share
         return found
 
+    def _scan(self) -> Sequence[str]:
+        if self.openers is None:
+            return self.writers() if self.writers is not None else ()
+        found = self.openers()
+        for reader in found.readers:
+            self._seen(reader)
+        return found.writers if self.writers is not None else ()
 
-def use_watch(target: Target, writes: bool) -> UseWatch | None:
+    def _seen(self, reader: ReadingProcess) -> None:
+        if reader not in self.readers_seen:
+            self.readers_seen.append(reader)
+        if reader not in self.said:
+            self.said.add(reader)
+            if self.on_reader is not None:
+                self.on_reader(reader)
+
+
+def use_watch(target: Target, writes: bool, on_reader: Callable[[ReadingProcess], None] | None = None,
+              said: set[ReadingProcess] | None = None) -> UseWatch | None:
     """The watch on a block device fio writes (docs/safety.md): ssdlab holds it O_EXCL for the
     write, but a loop device attached to it gets past that hold (QA: `losetup -f` on the target,
     then mkfs and mount on the new loop, while fio wrote on to the workload's end), and so does a
-    program that opens it for writing without O_EXCL (`dd`). A RAID-0's array and every member are
-    watched so, each as a single device. None for a workload that only reads, which cannot harm a
-    device in use (read-only tests run on mounted ones), and for targets that are not block
-    devices. A file target needs none: fio writes only its inode (FileTarget.fio_open), which is
-    ssdlab's own scratch file (or one confirmed with --yes=PATH), swapon of it makes the kernel
-    refuse fio's writes, and a loop attached to it maps only those bytes, nothing outside the
-    file. The simulator writes memory."""
-    if not writes or not isinstance(target, BlockTarget | Raid0Target):
-        return None
-    return UseWatch(target.spec, target.uses_while_writing, target.writers_while_writing)
+    program that opens it for writing without O_EXCL (`dd`), or that writes a loop target's
+    backing file. A RAID-0's array and every member are watched so, each as a single device.
+    The same scan finds another program that starts reading the target (or a loop's backing
+    file) mid-run: no refusal, but its I/O competes with the test's. Given `on_reader` (told each
+    reader not in `said` once), every measured workload is watched for readers, reads too and on
+    a scratch file; without it, as before: only a block device written, and None otherwise. A
+    read cannot harm a device in use (read-only tests run on mounted ones), so a read's watch
+    refuses nothing. A file target's write refuses no use either: fio writes only its inode
+    (FileTarget.fio_open), which is ssdlab's own scratch file (or one confirmed with --yes=PATH),
+    swapon of it makes the kernel refuse fio's writes, and a loop attached to it maps only those
+    bytes, nothing outside the file. The simulator writes memory."""
+    shared = said if said is not None else set()
+    if isinstance(target, BlockTarget | Raid0Target):
+        if writes:
+            return UseWatch(target.spec, target.uses_while_writing, target.writers_while_writing,
+                            openers=target.openers_while_measuring, on_reader=on_reader, said=shared)
+        if on_reader is not None:
+            return UseWatch(target.spec, no_uses, openers=target.openers_while_measuring, on_reader=on_reader,
+                            said=shared)
+    if isinstance(target, FileTarget) and on_reader is not None:
+        return UseWatch(target.spec, no_uses, openers=target.openers_while_measuring, on_reader=on_reader,
+                        said=shared)
+    return None

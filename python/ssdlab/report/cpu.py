@@ -155,6 +155,19 @@ def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping
     return Table(key=f"{key}-cpu", title="Host CPU side by side", header=header, rows=tuple(rows), caption=CAPTION)
 
 
+def competing_notes(found: Mapping[str, Measurement], names: Mapping[str, str]) -> tuple[str, ...]:
+    """One line per other program the engine's watch saw reading the target during the test's
+    workloads (Measurement.competing_readers), naming those workloads (by `names`, workload_names):
+    their figures were taken beside that program's I/O, not the drive's alone."""
+    during: dict[tuple[int, str, str], list[str]] = {}
+    for workload, measured in found.items():
+        for reader in measured.competing_readers:
+            during.setdefault((reader.pid, reader.command, reader.path), []).append(names.get(workload, workload))
+    return tuple(f"Measured beside another program: pid {pid} ({command}) read {path} during "
+                 f"{', '.join(workloads)}; those figures are not the drive's alone."
+                 for (pid, command, path), workloads in during.items())
+
+
 def telemetry_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:
     """What the telemetry sampler could not sample, once per distinct note (one line each)."""
     notes = (str(m.engine_facts.get("telemetry_note")) for m in found.values() if m.engine_facts.get("telemetry_note"))

@@ -108,7 +108,7 @@ def with_host_facts(bundle: Bundle, record: TestRecord, section: Section, found:
     throttled (report/heat.py). `found`: its measured workloads (cpu.measured_in); `short`:
     those too short to trust (host_short_windows), whose figures the tables mark; `live`: the
     test is still running."""
-    from ssdlab.report.cpu import bundle_workload_names, cpu_table, telemetry_notes
+    from ssdlab.report.cpu import bundle_workload_names, competing_notes, cpu_table, telemetry_notes
     from ssdlab.report.heat import heat_notes
     from ssdlab.report.hosts import hosts_table, sum_note
     from ssdlab.report.partial import unfinished_table
@@ -119,7 +119,8 @@ def with_host_facts(bundle: Bundle, record: TestRecord, section: Section, found:
     tables = [*section.tables, *(table for table in extra if table is not None)]
     heat = heat_notes(found, names) if record.test != "thermal" else ()  # there heat is the subject
     hosts = sum_note(found)  # a total of several hosts is their sum, each at the workload's queue depth
-    return replace(section, tables=tables, notes=(*section.notes, *telemetry_notes(found), *heat,
+    return replace(section, tables=tables, notes=(*section.notes, *competing_notes(found, names),
+                                                  *telemetry_notes(found), *heat,
                                                   *([hosts] if hosts else [])))
 
 

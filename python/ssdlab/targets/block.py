@@ -17,8 +17,10 @@ from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.base import SafetyState, Target, TargetInfo, permission_refusal
 from ssdlab.targets.iopath import device_warning
 from ssdlab.targets.safety import (
+    Openers,
     devnum_text,
     in_use_refusal,
+    openers_while_measuring,
     safety_state,
     uses_while_writing,
     writers_while_writing,
@@ -110,6 +112,12 @@ class BlockTarget(Target):
         """Other processes that have the device open for writing now (a scan of every process's
         open files: what the engine's watch reads less often, by its cost; safety.writers_while_writing)."""
         return writers_while_writing(self.sysroot, [self.name])
+
+    def openers_while_measuring(self) -> Openers:
+        """Other processes writing or reading the device now, or for a loop, what it maps (its
+        backing file, its backing device): the same one scan as writers_while_writing, for the
+        engine's watch during every workload (safety.openers_while_measuring)."""
+        return openers_while_measuring(self.sysroot, [self.name])
 
     def info(self) -> TargetInfo:
         facts = self.facts()

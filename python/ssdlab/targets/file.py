@@ -20,7 +20,7 @@ import os
 import posixpath
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,7 +37,7 @@ from ssdlab.targets.base import (
     permission_refusal,
 )
 from ssdlab.targets.iopath import file_warning
-from ssdlab.targets.safety import file_in_use, file_readers, in_use_refusal
+from ssdlab.targets.safety import Openers, file_in_use, file_openers_while_measuring, file_state, in_use_refusal
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, block_facts, device_of_path, mount_of
 from ssdlab.units import GIB, MIB, decimal_capacity, format_size, parse_size
@@ -265,10 +265,15 @@ class FileTarget(Target):
         return self.path.exists() and not self.owned() and not self._made_here()
 
     def write_refusal(self) -> str | None:
-        reasons = file_in_use(self.sysroot, self.path)
-        if not reasons:
-            return None
-        return in_use_refusal(self.spec, "a file", reasons)
+        return self._refusal(file_in_use(self.sysroot, self.path))
+
+    def _refusal(self, reasons: Sequence[str]) -> str | None:
+        return in_use_refusal(self.spec, "a file", reasons) if reasons else None
+
+    def openers_while_measuring(self) -> Openers:
+        """Other processes writing or reading the file now (one scan of every process's open
+        files: the engine's watch reads it during every workload, by its cost)."""
+        return file_openers_while_measuring(self.sysroot, self.path)
 
     def authorize_writes(self, destroy: bool, confirmed_serial: str | None) -> None:
         """Files in use are refused; a file ssdlab did not create needs --destroy and its path."""
@@ -487,6 +492,7 @@ class FileTarget(Target):
         device = device_of_path(self.sysroot, self.path.parent)
         facts = block_facts(self.sysroot, device) if device else None
         fs_block = os.statvfs(self.path.parent).f_bsize
+        state = file_state(self.sysroot, self.path)  # writers and readers from one scan of every process
         return TargetInfo(
             spec=self.spec, kind="file", path=str(self.path),
             model=f"scratch file on {fstype or 'unknown fs'} ({source or 'unknown device'})",
@@ -498,7 +504,7 @@ class FileTarget(Target):
             write_cache=facts.write_cache if facts else None, fua=facts.fua if facts else None,
             discard=self.supports_punch_hole(fstype), rotational=facts.rotational if facts else None,
             io_warning=file_warning(self.sysroot, fstype, device),
-            safety=file_safety(self.write_refusal(), file_readers(self.sysroot, self.path)),
+            safety=file_safety(self._refusal(state.reasons), state.readers),
             notes=self._space_notes(),
             extra={"fstype": fstype, "fs_source": source, "backing_device": device,
                    "backing_transport": facts.transport if facts else None,

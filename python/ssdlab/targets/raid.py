@@ -27,7 +27,7 @@ from pathlib import Path
 from ssdlab.errors import SafetyError, TargetError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, MEMBER_FIELDS, SafetyState, Target, TargetInfo, array_model
 from ssdlab.targets.block import BlockTarget
-from ssdlab.targets.safety import in_use_refusal, writers_while_writing
+from ssdlab.targets.safety import Openers, in_use_refusal, openers_while_measuring, writers_while_writing
 from ssdlab.targets.spec import split_query
 from ssdlab.targets.sysinfo import SysRoot, disk_of
 from ssdlab.units import is_whole_number
@@ -165,6 +165,11 @@ class Raid0Target(Target):
         them: safety.writers_while_writing). md writes its members from the kernel, with no
         process's file, so it is not one."""
         return writers_while_writing(self.sysroot, [device.name for device in self._devices()])
+
+    def openers_while_measuring(self) -> Openers:
+        """Other processes writing or reading the array or a member now, in one scan for all
+        (safety.openers_while_measuring; the engine's watch reads it during every workload)."""
+        return openers_while_measuring(self.sysroot, [device.name for device in self._devices()])
 
     def unavailable(self) -> str | None:
         """A kernel without md cannot build the array (QA: `plan` did not say so; `run` refused

@@ -35,6 +35,7 @@ from ssdlab.targets.sysinfo import (
     swap_devices,
 )
 
+FileKey = tuple[int, int]  # (st_dev, st_ino) of a regular file
 DELETED = " (deleted)"  # what the kernel's d_path appends to the path of an unlinked file
 # How long an exclusive holder may take to let go before the device counts as held: udev and
 # blkid open a device for a moment after it was written; a mount or a RAID member does not let go.
@@ -80,15 +81,16 @@ def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] =
     explained = set(seen.explained)  # members whose use is said already: no exclusive probe needed
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
         reasons.append(f"{name} {READ_ONLY}")
-    opened = _openers(root, _device_numbers(root, name, members))  # one scan for writers and readers
-    writing = [(member, pid, comm) for member, pid, comm, writes in opened if writes]
-    reasons += [f"{member} is open for writing by pid {pid} ({comm}); stop that program first"
-                for member, pid, comm in writing]
-    explained.update(member for member, _pid, _comm in writing)  # a writer that also holds it O_EXCL: said once
+    # One scan for writers and readers, of the device and, for a loop, of its backing file: a
+    # program reading (or writing) the image competes with (or changes) what the loop reads.
+    opened = _openers(root, _device_numbers(root, name, members), _backing_files(root, name))
+    writing = [opener for opener in opened if opener.writes]
+    reasons += [opener.writer_reason for opener in writing]
+    explained.update(o.member for o in writing if o.member)  # a writer that also holds it O_EXCL: said once
     if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
         reasons += exclusive_reasons(root, members, explained, node)
     reasons += mapped_by_loops(root, name, members, above)
-    reasons += loop_reasons(root, disk_of(root, name), depth, above)
+    reasons += loop_reasons(root, disk_of(root, name), depth, above, file_writers=False)  # scanned above
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=seen.mounted,
         holders=seen.holders, swap=seen.swap, root_device=seen.root_device,
@@ -195,21 +197,66 @@ def device_writers(root: SysRoot, name: str, members: Sequence[str]) -> list[tup
     database or `dd` on a raw device opens it without O_EXCL, so nothing else shows it. Its
     partitions count for a whole disk, and the whole disk for a partition (a writer of the disk
     writes the partition's blocks too). A reader refuses nothing (_readers_among)."""
-    return _writers(root, _device_numbers(root, name, members))
+    return [(o.member, o.pid, o.command) for o in _openers(root, _device_numbers(root, name, members))
+            if o.writes and o.member]
+
+
+class Openers(NamedTuple):
+    """What one scan of every process found of what a workload measures (openers_while_measuring)."""
+
+    writers: tuple[str, ...]  # why it is in use: another process writes it
+    readers: tuple[ReadingProcess, ...]  # no use, but competing I/O
+
+
+def openers_while_measuring(root: SysRoot, names: Sequence[str]) -> Openers:
+    """The other writers and readers of the devices `names` (each with its partitions and whole
+    disk, as device_writers counts them, and for a loop, what it maps all the way down: the
+    backing file, or the backing device with its own), in one scan of every process, for an
+    engine's watch during a workload (engines/fio_process.UseWatch): a `dd of=/dev/X` or a second
+    fio started without O_EXCL gets past ssdlab's O_EXCL hold, and so does a program writing a
+    loop's backing file; a reader that starts mid-run competes with the test. This ssdlab's own
+    processes are spared: fio and its jobs, the telemetry's smartctl and nvme (descendants of
+    this process)."""
+    devices: dict[str, str] = {}
+    files: dict[FileKey, str] = {}
+    for name in names:
+        _add_down_the_loops(root, name, devices, files)
+    me = os.getpid()
+    opened = [o for o in _openers(root, devices, files) if not descends_from(root, o.pid, me)]
+    writers = tuple(f"{o.command} (pid {o.pid}) opened {o.path_in(root)} for writing; stop that program first"
+                    for o in opened if o.writes)
+    return Openers(writers, _readers_among(root, opened))
 
 
 def writers_while_writing(root: SysRoot, names: Sequence[str]) -> list[str]:
-    """The other writers of the devices `names` (each with its partitions and whole disk, as
-    device_writers counts them), in one scan of every process, for an engine's watch while it
-    writes them (engines/fio_process.UseWatch): a `dd of=/dev/X` or a second fio started without
-    O_EXCL gets past ssdlab's O_EXCL hold. This ssdlab's own processes are spared: fio and its
-    jobs, the telemetry's smartctl and nvme (descendants of this process). A reader is no use."""
-    numbers: dict[str, str] = {}
-    for name in names:
-        numbers.update(_device_numbers(root, name, members_of(root, name)))
-    me = os.getpid()
-    return [f"{comm} (pid {pid}) opened {root.device_path(member)} for writing; stop that program first"
-            for member, pid, comm in _writers(root, numbers) if not descends_from(root, pid, me)]
+    """The other writers of the devices `names`: openers_while_measuring's writers."""
+    return list(openers_while_measuring(root, names).writers)
+
+
+def _add_down_the_loops(root: SysRoot, name: str, devices: dict[str, str], files: dict[FileKey, str],
+                        depth: int = 0) -> None:
+    """Add to `devices` ('major:minor' -> kernel name) and `files` ((st_dev, st_ino) -> path) the
+    device `name` with its partitions and whole disk, and what a loop among them maps, down to
+    MAX_LOOP_DEPTH: writing or reading any of them reaches, or competes with, `name`."""
+    devices.update(_device_numbers(root, name, members_of(root, name)))
+    backing = loop_backing(root, disk_of(root, name))
+    if backing is None or depth >= MAX_LOOP_DEPTH:
+        return
+    if backing.file_id is not None:
+        files[backing.file_id] = backing.shown
+    elif backing.rdev is not None:
+        below = devnum_names(root).get(devnum_text(backing.rdev))
+        if below is not None:
+            _add_down_the_loops(root, below, devices, files, depth + 1)
+
+
+def _backing_files(root: SysRoot, name: str) -> dict[FileKey, str]:
+    """(st_dev, st_ino) -> path of the regular file a loop device (or the loop a partition is
+    of) maps: empty for anything else."""
+    backing = loop_backing(root, disk_of(root, name))
+    if backing is None or backing.file_id is None:
+        return {}
+    return {backing.file_id: backing.shown}
 
 
 def _device_numbers(root: SysRoot, name: str, members: Sequence[str]) -> dict[str, str]:
@@ -218,31 +265,59 @@ def _device_numbers(root: SysRoot, name: str, members: Sequence[str]) -> dict[st
     return {devnum: member for devnum, member in numbers.items() if devnum is not None}
 
 
-def _writers(root: SysRoot, numbers: dict[str, str]) -> list[tuple[str, int, str]]:
-    return [(member, pid, comm) for member, pid, comm, writes in _openers(root, numbers) if writes]
+class Opener(NamedTuple):
+    """Another process's open of a device (`member`, its kernel name) or of a file (`file`)."""
+
+    member: str | None
+    file: str | None
+    pid: int
+    command: str
+    writes: bool
+
+    def path_in(self, root: SysRoot) -> str:
+        return self.file if self.file is not None else str(root.device_path(self.member or "?"))
+
+    @property
+    def writer_reason(self) -> str:
+        if self.member is not None:
+            return f"{self.member} is open for writing by pid {self.pid} ({self.command}); stop that program first"
+        return f"{self.file} is open for writing by pid {self.pid} ({self.command})"
 
 
-def _openers(root: SysRoot, numbers: dict[str, str]) -> list[tuple[str, int, str, bool]]:
-    """(device, pid, command, open for writing) of every other process's descriptors of the
-    devices `numbers` ('major:minor' -> kernel name), one per kind of open, by pid."""
+def _openers(root: SysRoot, numbers: dict[str, str], files: dict[FileKey, str] | None = None) -> list[Opener]:
+    """Every other process's opens of the devices `numbers` ('major:minor' -> kernel name) and
+    of the regular files `files` ((st_dev, st_ino) -> path), one per kind of open, by pid: a
+    stat of every open file on the machine, once, whatever is looked for."""
     found = set()
-    for proc, fd, devnum in _block_fds(root):
-        member = numbers.get(devnum)
-        if member is not None:
-            writes = _opened_for_writing(proc / "fdinfo" / fd.name)
-            found.add((member, int(proc.name), read_attr(proc / "comm") or "?", writes))
-    return sorted(found, key=lambda f: (f[1], f[0], f[3]))
+    for proc in _processes(root):
+        command: str | None = None
+        for fd in _fd_paths(proc):
+            try:
+                there = os.stat(fd)
+            except OSError:
+                continue
+            member = file = None
+            if stat.S_ISBLK(there.st_mode):
+                member = numbers.get(devnum_text(there.st_rdev))
+            elif files and stat.S_ISREG(there.st_mode):
+                file = files.get((there.st_dev, there.st_ino))
+            if member is None and file is None:
+                continue
+            command = command or read_attr(proc / "comm") or "?"
+            writes = _opened_for_writing(proc / "fdinfo" / os.path.basename(fd))
+            found.add(Opener(member, file, int(proc.name), command, writes))
+    return sorted(found, key=lambda o: (o.pid, o.member or "", o.file or "", o.writes))
 
 
-def _readers_among(root: SysRoot, opened: Sequence[tuple[str, int, str, bool]]) -> tuple[ReadingProcess, ...]:
+def _readers_among(root: SysRoot, opened: Sequence[Opener]) -> tuple[ReadingProcess, ...]:
     """The processes of `opened` that only read: a process that also writes is refused as a
     writer, and this process's descendants are ssdlab's own (fio's jobs, the telemetry's
     smartctl). A leftover fio job of a killed run is pid 1's child by then, so it is said, as a
     user's fio is: nothing tells them apart, and both compete alike."""
     me = os.getpid()
-    writers = {pid for _member, pid, _comm, writes in opened if writes}
-    readers = {(pid, comm, str(root.device_path(member))) for member, pid, comm, _writes in opened
-               if pid not in writers and not descends_from(root, pid, me)}
+    writers = {o.pid for o in opened if o.writes}
+    readers = {(o.pid, o.command, o.path_in(root)) for o in opened
+               if o.pid not in writers and not descends_from(root, o.pid, me)}
     return tuple(ReadingProcess(pid=pid, command=comm, path=path) for pid, comm, path in sorted(readers))
 
 
@@ -527,12 +602,13 @@ MAX_LOOP_DEPTH = 8
 
 
 def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = frozenset(),
-                 watching: bool = False) -> list[str]:
+                 watching: bool = False, file_writers: bool = True) -> list[str]:
     """Why a loop device is in use through what it writes to: a block device in use (a loop on
     a mounted loop writes into the mounted file system; the device is found by its number, so a
     node outside /dev counts), or a backing file in use, which includes a file another loop
     device also maps. Empty for anything that is not a loop. `watching`: only the checks
-    uses_while_writing makes, all the way down."""
+    uses_while_writing makes, all the way down; `file_writers`: scan every process for a writer
+    of a backing file (False when the caller's own scan took it in: safety_state)."""
     backing = loop_backing(root, disk)
     if backing is None:
         return []
@@ -550,17 +626,46 @@ def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = f
     if backing.file_id is None:
         return [f"{disk} writes to {backing.shown}, which ssdlab cannot identify (run ssdlab as root)"]
     # The file's other users: swap, another loop device mapping it, a process writing it.
-    return file_users(root, backing.shown, backing.file_id, skip_loop=disk, writers=not watching)
+    return file_users(root, backing.shown, backing.file_id, skip_loop=disk, writers=file_writers and not watching)
 
 
 def file_in_use(root: SysRoot, path: Path) -> list[str]:
     """Why a regular file is in use, like a device: swap, a loop device's backing file (which
     a mounted image is), or open for writing by another process. Empty when it is free."""
+    return list(file_state(root, path).reasons)
+
+
+class FileState(NamedTuple):
+    reasons: tuple[str, ...]  # file_in_use
+    readers: tuple[ReadingProcess, ...]  # file_readers
+
+
+def file_state(root: SysRoot, path: Path) -> FileState:
+    """file_in_use and file_readers from one scan of every process's open files (`info` on a
+    file target scanned them twice: once for writers, once for readers)."""
     try:
         here = os.stat(path)
     except OSError:
-        return []
-    return file_users(root, str(path), (here.st_dev, here.st_ino))
+        return FileState((), ())
+    file_id = (here.st_dev, here.st_ino)
+    opened = _openers(root, {}, {file_id: str(path)})
+    reasons = [*file_users(root, str(path), file_id, writers=False),
+               *dict.fromkeys(o.writer_reason for o in opened if o.writes)]
+    return FileState(tuple(reasons), _readers_among(root, opened))
+
+
+def file_openers_while_measuring(root: SysRoot, path: Path) -> Openers:
+    """openers_while_measuring for a scratch file: its other writers and readers, in one scan,
+    ssdlab's own processes spared (none when the file is not there)."""
+    try:
+        here = os.stat(path)
+    except OSError:
+        return Openers((), ())
+    me = os.getpid()
+    opened = [o for o in _openers(root, {}, {(here.st_dev, here.st_ino): str(path)})
+              if not descends_from(root, o.pid, me)]
+    writers = tuple(f"{o.command} (pid {o.pid}) opened {o.file} for writing" for o in opened if o.writes)
+    return Openers(writers, _readers_among(root, opened))
 
 
 def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: str | None = None,
@@ -572,21 +677,14 @@ def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: s
     reasons += [f"{shown} backs {loop} (a loop device; an image mounted from it is mounted through it)"
                 for loop, backing in attached_loops(root) if loop != skip_loop and backing.file_id == file_id]
     if writers:
-        reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, same)]
+        reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, file_id)]
     return reasons
 
 
 def file_readers(root: SysRoot, path: Path) -> tuple[ReadingProcess, ...]:
     """Other processes that have the file open for reading only, as _readers_among finds them for
     a device (not writers, which refuse it; not this process's descendants). Empty when it is not there."""
-    try:
-        here = os.stat(path)
-    except OSError:
-        return ()
-    me = os.getpid()
-    return tuple(ReadingProcess(pid=pid, command=comm, path=str(path))
-                 for pid, comm, writes in _file_openers(root, _same_file((here.st_dev, here.st_ino)))
-                 if not writes and not descends_from(root, pid, me))
+    return file_state(root, path).readers
 
 
 def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
@@ -600,20 +698,10 @@ def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
     return same
 
 
-def writers_of(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str]]:
-    """Other processes holding the file open for writing (from /proc/PID/fd and fdinfo flags)."""
-    return [(pid, comm) for pid, comm, writes in _file_openers(root, same) if writes]
-
-
-def _file_openers(root: SysRoot, same: Callable[[str], bool]) -> list[tuple[int, str, bool]]:
-    """(pid, command, open for writing) of every other process that has the file open, one entry
-    a process, by pid: writing when any of its descriptors of it writes."""
-    found = []
-    for proc in _processes(root):
-        writes = {_opened_for_writing(proc / "fdinfo" / os.path.basename(fd)) for fd in _fd_paths(proc) if same(fd)}
-        if writes:
-            found.append((int(proc.name), read_attr(proc / "comm") or "?", True in writes))
-    return found
+def writers_of(root: SysRoot, file_id: FileKey) -> list[tuple[int, str]]:
+    """Other processes holding the file open for writing (from /proc/PID/fd and fdinfo flags),
+    one entry a process, by pid."""
+    return list(dict.fromkeys((o.pid, o.command) for o in _openers(root, {}, {file_id: ""}) if o.writes))
 
 
 def _opened_for_writing(fdinfo: Path) -> bool:

@@ -52,7 +52,7 @@ from ssdlab.planning import (
 from ssdlab.report.identity import link_text, member_text
 from ssdlab.report.terminal import FittedTable, facts_table
 from ssdlab.report.terminal import print_hanging as hanging
-from ssdlab.steps import Purge, ReplayTrace
+from ssdlab.steps import Idle, Purge, ReplayTrace
 from ssdlab.suites import CUSTOM_SUITE
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import Target, TargetInfo, with_capacity
@@ -236,9 +236,11 @@ def plan(
         print_target_remarks(out, facts)
         print_readers(out, facts)
         print_warnings(out, plan_warnings(planned, facts))
-    for item in planned:
+    for index, item in enumerate(planned):
         with fio_comments(fio):
             _print_plan(item, clock, engine)
+        if fio and index == 0:
+            _print_file_setup(tgt, engine)
         if fio:
             _print_jobs(item, tgt, engine, host_refusal)
     with fio_comments(fio):
@@ -250,7 +252,8 @@ def plan(
 FIO_PLAN_HEAD = ("Every line but the job files is a fio comment, so fio reads this output as it is "
                  "(fio --parse-only); each '--- TEST / WORKLOAD ---' block is the whole job file of one "
                  "workload: run one at a time, as ssdlab does (in one file fio runs every job at once, and "
-                 "each [global] section carries on into the jobs after it)")
+                 "each [global] section carries on into the jobs after it), and between them, in their place, "
+                 "the shell line under each 'not a fio job' block (making the file, purges, idles)")
 
 
 @contextmanager
@@ -399,18 +402,31 @@ def _print_plan(item: PlannedTest, clock: str, engine: Engine) -> None:
 PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)
 
 
+def _print_file_setup(target: Target, engine: Engine) -> None:
+    """The file a run makes (or grows) before its first job, where the job files start."""
+    from ssdlab.engines.fio import FioEngine
+    from ssdlab.engines.fio_steps import file_setup_command
+
+    command = file_setup_command(target) if type(engine) is FioEngine else None
+    if command is not None:
+        out.print(f"\n# --- {target.spec}: not a fio job; ssdlab makes the file first ---\n# {command}",
+                  markup=False, highlight=False)
+
+
 def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal: str | None) -> None:
     from ssdlab.engines.fio import FioEngine
     from ssdlab.engines.fio_multi import MultiHostFioEngine
-    from ssdlab.engines.fio_steps import purge_command
+    from ssdlab.engines.fio_steps import step_command
 
     for action in item.plan.actions:
         if isinstance(action, ReplayTrace) and type(engine) is FioEngine:  # a --host run refuses a trace
             _print_replay(item, action, target, engine)
             continue
-        if isinstance(action, Purge) and type(engine) is FioEngine:  # a --host run purges nothing (fio_multi)
+        # Every step between the job files, in its place (QA: idles were left out): a --host run purges nothing
+        # (fio_multi), but waits as any run does.
+        if not isinstance(action, Measure) and (type(engine) is FioEngine or isinstance(action, Idle)):
             out.print(f"\n# --- {item.entry.name} / {action.name}: not a fio job; ssdlab runs ---\n"
-                      f"# {purge_command(target, action)}", markup=False, highlight=False)
+                      f"# {step_command(target, action)}", markup=False, highlight=False)
             continue
         if not isinstance(action, Measure):
             continue

@@ -103,8 +103,56 @@ def purge_command(target: Target, step: Purge) -> str:
     if isinstance(target, BlockTarget):
         return shlex.join(discard_argv(target, *_discard_span(step, block_facts(target.sysroot, target.name))))
     if isinstance(target, FileTarget):
-        return f"{shlex.join(punch_argv(target, step))}  (ssdlab calls fallocate(2) itself, then fsync)"
+        # One line a shell runs as printed: the fsync ssdlab does after punching is coreutils' `sync FILE`
+        # (QA: the line ended in a remark in brackets, which the shell passed on to fallocate as arguments).
+        return f"{shlex.join(punch_argv(target, step))} && {shlex.join(['sync', str(target.path)])}"
     return f"none: the fio engine cannot purge {target.spec} (the run refuses it)"
+
+
+def file_setup_command(target: Target) -> str | None:
+    """What a run does to a file target before its first job, as a shell line (`ssdlab plan --fio`):
+    it makes the file, or grows it, to its size with real blocks (posix_fallocate, as fallocate(1)
+    does); None when the file is there at its size. QA: a user running the printed lines on a new
+    path had the first purge fail (fallocate: cannot open: No such file), and fio lay out each job's
+    region only, not the target's size."""
+    if not isinstance(target, FileTarget):
+        return None
+    try:
+        have_bytes = target.path.stat().st_size
+    except FileNotFoundError:
+        have_bytes = -1
+    except OSError:
+        return None  # the run's own checks say why it cannot use the path
+    if have_bytes >= target.size_bytes:
+        return None
+    return shlex.join(["fallocate", "--length", str(target.size_bytes), str(target.path)])
+
+
+def step_command(target: Target, step: Step) -> str:
+    """What a step that is not a fio job does on fio, as a shell line a user runs between the job
+    files (`ssdlab plan --fio`), or why it is not run. QA: plan --fio printed purges only, so a user
+    running the printed job files back to back left out quick's idle between its entries."""
+    if isinstance(step, Purge):
+        return purge_command(target, step)
+    if isinstance(step, Idle):
+        return f"sleep {step.seconds:g}"
+    if isinstance(step, SetWriteCache):
+        return write_cache_command(target, step)
+    return f"none: {step.describe()} is not a step of its own on fio"
+
+
+def write_cache_command(target: Target, step: SetWriteCache) -> str:
+    """The kernel's write-cache switch as a shell line; the drive's own cache, in words (its tool
+    is nvme-cli or hdparm by transport, and ssdlab puts the setting back at exit)."""
+    if not isinstance(target, BlockTarget):
+        return f"none: {target.spec} has no write cache to switch (the run refuses it)"
+    if step.device:
+        return (f"none here: ssdlab switches the drive's volatile write cache {'on' if step.enabled else 'off'} "
+                "with nvme set-feature 0x06 (NVMe) or hdparm -W (SATA), and puts it back at exit")
+    facts = block_facts(target.sysroot, target.name)
+    path = target.sysroot.block(facts.disk) / "queue" / "write_cache"
+    wanted = "write back" if step.enabled else "write through"
+    return f"echo {shlex.quote(wanted)} > {shlex.quote(str(path))}"
 
 
 def _discard_device(target: BlockTarget, step: Purge) -> dict[str, Any]:

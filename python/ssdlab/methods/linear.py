@@ -24,7 +24,7 @@ from ssdlab.analysis.linear import (
     sustain_words,
 )
 from ssdlab.measurement import Measurement, flag_on, period_samples, time_weighted
-from ssdlab.methods._prep import whole_span
+from ssdlab.methods._prep import span_cut_notes, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import GB, MB_S, PCT, MetricSet, MetricSpec, metric_set
 from ssdlab.methods.params import BlockBytes, ParamValueError, QueueDepth, RegionBytes, Seed, text_tuple
@@ -271,9 +271,9 @@ class LinearTest(MethodTest[LinearParams]):
             iodepth=params.iodepth, span_bytes=span, size_bytes=span, log_period_s=params.log_period_s,
             seed=params.seed,
         )) for direction in params.passes]
-        notes: tuple[str, ...] = ()
+        notes = span_cut_notes(span, params.span_bytes)  # a span asked past the end is said, not cut in silence
         if span < target.capacity_bytes - MIB:
-            notes = (f"passes cover {span / 1e9:.2f} of {target.capacity_bytes / 1e9:.2f} GB",)
+            notes = (*notes, f"passes cover {span / 1e9:.2f} of {target.capacity_bytes / 1e9:.2f} GB")
         return self.make_plan(params, actions, notes)
 
     def metric_specs(self, params: LinearParams, target: TargetInfo) -> MetricSet:

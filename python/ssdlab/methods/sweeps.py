@@ -37,7 +37,7 @@ from ssdlab.analysis.sweeps import (
     split_metrics,
 )
 from ssdlab.errors import UsageError
-from ssdlab.methods._prep import fill_action, fit_region, size_label, whole_span
+from ssdlab.methods._prep import fill_action, fit_region, size_label, span_cut_notes, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.metrics import (
     BYTES,
@@ -324,7 +324,8 @@ class MixedSeqTest(MethodTest[MixedSeqParams]):
         span = whole_span(target, params.span_bytes)
         actions: list[Action] = [fill_action(span, seed=params.seed)] if params.fill else []
         actions += [Measure(workload=mix_workload(params, p, span, sequential=True)) for p in params.read_pcts]
-        notes = () if params.fill else ("no fill: expects the drive already written (e.g. by a linear write pass)",)
+        notes = span_cut_notes(span, params.span_bytes)
+        notes += () if params.fill else ("no fill: expects the drive already written (e.g. by a linear write pass)",)
         return self.make_plan(params, actions, notes)
 
     def metric_specs(self, params: MixedSeqParams, target: TargetInfo) -> MetricSet:

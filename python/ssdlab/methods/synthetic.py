@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from ssdlab.analysis.sweeps import full_period_iops, point_metrics, split_metrics
 from ssdlab.measurement import Measurement
-from ssdlab.methods._prep import fill_action, fit_region, whole_span
+from ssdlab.methods._prep import fill_action, fit_region, span_cut_notes, whole_span
 from ssdlab.methods.base import Action, Measure, MethodTest, Metrics, Params, TestPlan, TestResults
 from ssdlab.methods.consistency import period_word, whole_periods_of
 from ssdlab.methods.metrics import (
@@ -234,7 +234,7 @@ class IometerMixedTest(MethodTest[IometerParams]):
             name=MIXED_RUN, pattern="randrw", read_pct=params.read_pct, block_size_bytes=params.block_size_bytes,
             iodepth=params.iodepth, span_bytes=span, runtime_s=params.runtime_s, seed=params.seed,
         )))
-        notes = () if params.fill else (NO_FILL_NOTE,)
+        notes = span_cut_notes(span, params.span_bytes) + (() if params.fill else (NO_FILL_NOTE,))
         return self.make_plan(params, actions, notes)
 
     def metric_specs(self, params: IometerParams, target: TargetInfo) -> MetricSet:

@@ -84,7 +84,8 @@ def test_heatsink_removes_the_throttling(bundles: dict[str, Path]) -> None:
     assert record.metrics["seq_cause"] == "none" and record.metrics["seq_throttled_share_pct"] == 0.0
     assert record.metrics["seq_time_to_throttle_s"] is None
     verdict = next(v for v in record.verdicts if v.key == "throttling")
-    assert verdict.outcome == "no"
+    # Its 10-s random phase held its peak throughout, too briefly to rule out heat (NO_VERDICT_MIN_S): no "no".
+    assert verdict.outcome == "inconclusive" and "random write phase was too short" in verdict.summary
 
 
 def test_compare_gives_difference_pct_per_metric(bundles: dict[str, Path], tmp_path: Path) -> None:

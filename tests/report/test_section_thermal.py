@@ -120,7 +120,9 @@ def test_report_in_a_terminal_shows_the_cause_in_words(bundles: dict[str, Path])
     run = run_in_terminal("report", str(bundles["evo"]), columns=160)
     assert run.code == 0, run.screen[-3000:]
     assert not CODE.search(run.screen), run.screen
-    assert "No thermal throttling (garbage collection / cache: sequential write slowed after" in run.screen  # summary
+    # Its 10-s random phase held its peak throughout: too short for a "no" (thermal.NO_VERDICT_MIN_S).
+    assert "too short to rule out throttling (garbage collection / cache: sequential write slowed after" \
+        in flat(run.screen)  # summary
     assert re.search(r"Sequential write: cause of the slowdown\s*│\s*garbage collection / cache", run.screen)
     assert "Sequential write: each level and its cause" in run.screen
 

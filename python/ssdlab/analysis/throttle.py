@@ -363,6 +363,14 @@ def _time_mean(values: Sequence[float], lengths: Sequence[float]) -> float:
     return _mean(values) if not values or all_whole(lengths, lengths[0]) else time_mean(values, lengths)
 
 
+def _temp_mean(temps: Sequence[float], lengths: Sequence[float]) -> float | None:
+    """Mean temperature over time of the periods that have one (a failed read is NaN: the sampler's
+    measurement.period_values), None when none has: a single gap made a level's mean, and so every
+    "hotter than the peak" vote, NaN (QA: a sampler that stopped answering mid-run)."""
+    known = [(t, d) for t, d in zip(temps, lengths, strict=True) if math.isfinite(t)]
+    return _time_mean([t for t, _ in known], [d for _, d in known]) if known else None
+
+
 def _sse(prefix: Sequence[float], prefix_sq: Sequence[float], a: int, b: int) -> float:
     n = b - a
     total = prefix[b] - prefix[a]
@@ -618,7 +626,7 @@ def _levels(segments: Sequence[Segment], period_s: float, temp: Sequence[float] 
         rate = math.fsum(rates[i] * lengths[i] for span in spans for i in span) / time_s if time_s > 0 else \
             sum(s.rate * (s.stop - s.start) for s in own) / periods
         picked = [i for span in spans for i in span]
-        mean_temp = _time_mean([temp[i] for i in picked], [lengths[i] for i in picked]) if temp and picked else None
+        mean_temp = _temp_mean([temp[i] for i in picked], [lengths[i] for i in picked]) if temp and picked else None
         if whole:
             out.append(Level(rate=rate, duration_s=periods * period_s, share_pct=100.0 * periods / total,
                              mean_temp_c=mean_temp))
@@ -672,6 +680,14 @@ def _slow_transitions(segments: Sequence[Segment], k: int, step: int, band: floa
         out.append(j)
         j += step
     return out
+
+
+def _temp_rate_corr(temps: Sequence[float] | None, rates: Sequence[float]) -> float | None:
+    """Pearson correlation of temperature and rate over the periods that have a temperature."""
+    if not temps:
+        return None
+    pairs = [(t, r) for t, r in zip(temps, rates, strict=True) if math.isfinite(t)]
+    return pearson([t for t, _ in pairs], [r for _, r in pairs])
 
 
 def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
@@ -754,7 +770,7 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
     peak_periods, peak_on = frame.peak_periods, frame.peak_on
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
                             temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
-                            temp_rate_corr=pearson(list(evidence.temp_c), rates) if evidence.temp_c else None,
+                            temp_rate_corr=_temp_rate_corr(evidence.temp_c, rates),
                             throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on,
                             indicator_onset=_first_on(evidence.throttle_active))
     if base.whole:
@@ -956,11 +972,13 @@ def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
     period included), or over the whole series without one: the one definition of a rise to
     throttling, for the phase (to its onset) and for each level (to the fall into it). Throttled
     from the first period (onset 0), a phase or a level has none (its callers give None): it
-    heated before the phase, so the 0 °C here is no rise to throttling."""
-    if not temp:
+    heated before the phase, so the 0 °C here is no rise to throttling. Periods without a reading
+    (NaN: a failed read) are left out; without the first period's (the phase's start temperature,
+    none too) no rise was measured: Python's max over a NaN gave NaN or skipped it by its place."""
+    if not temp or not math.isfinite(temp[0]):
         return None
     upto = temp[: onset + 1] if onset is not None else temp
-    return max(upto) - temp[0]
+    return max(t for t in upto if math.isfinite(t)) - temp[0]
 
 
 @dataclass(frozen=True)
@@ -1015,16 +1033,17 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     rise = hotter = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
-        if not peak:  # no unthrottled peak periods (a peak level throttled throughout): nothing to be hotter than
+        hot_c, peak_c = _temp_mean(hot, _picked(lengths, selected)), _temp_mean(peak, _picked(lengths, at_peak))
+        if peak_c is None:  # no unthrottled peak periods (a peak level throttled throughout), or none read
             hotter = None
         elif hot:
-            hotter = _time_mean(hot, _picked(lengths, selected)) - _time_mean(peak, _picked(lengths, at_peak))
+            hotter = None if hot_c is None else hot_c - peak_c
         else:
             hotter = 0.0
         # Throttled from the first period, or before the peak was first reached (no fall from the peak
         # led into it): no rise to throttling was measured (not a rise of 0 °C, which read as a drive
-        # throttling without heating, a vote for GC / cache).
-        rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first) or 0.0
+        # throttling without heating, a vote for GC / cache). Nor without a reading at the start.
+        rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first)
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
     figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
@@ -1032,10 +1051,11 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
     heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else \
-        [f"throttled from the start, already at {ev.temp_c[0]:.1f} °C: no temperature rise up to {scope.first} "
+        [f"throttled from the start, already at {_reading(ev.temp_c[0])}: no temperature rise up to {scope.first} "
          "was measured"] if ev.temp_c and first == 0 else \
-        [f"throttled before the peak level was first reached, at {ev.temp_c[first]:.1f} °C: no fall from the peak, "
-         "so no temperature rise to throttling was measured"] if ev.temp_c else []
+        [f"throttled before the peak level was first reached, at {_reading(ev.temp_c[first])}: no fall from the "
+         "peak, so no temperature rise to throttling was measured"] if ev.temp_c and before_peak(first, at_peak) else \
+        [f"no temperature was read at the start, so no rise up to {scope.first} was measured"] if ev.temp_c else []
     heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
     if indicator_decides(indicator):  # decisive; GC that heated it is still named
@@ -1049,6 +1069,11 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         return replace(figures, evidence=(NO_DATA,))
     cause: Cause = "thermal" if thermal_votes > gc_votes else "gc-cache" if gc_votes > thermal_votes else "unknown"
     return replace(figures, cause=cause, evidence=notes)
+
+
+def _reading(temp_c: float) -> str:
+    """'74.2 °C', or what a period without a reading (NaN: a failed read) had."""
+    return f"{temp_c:.1f} °C" if math.isfinite(temp_c) else "an unknown temperature (no reading)"
 
 
 def before_peak(first: int, at_peak: Sequence[bool]) -> bool:

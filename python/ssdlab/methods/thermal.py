@@ -54,6 +54,12 @@ TEMP, LEVEL, ACTIVE, POWER, GC = "temp_c", "throttle_level", "throttle_active", 
 # drive's own warning temperature (NVMe WCTEMP) where it gives one, else the top of the 0-70 °C
 # operating range SSDs are commonly rated for (SATA drives; NVMe drives whose WCTEMP is 0).
 RATED_MAX_C = 70.0
+# A phase that held its peak for less than this tells no "no": the drives of the SM951 / 950 PRO
+# generation heat up to their throttle point in about two minutes of sustained writes (AnandTech:
+# the SM951 "can sustain peak throughput for about two minutes", docs/drives.md; the simulator's
+# 950 PRO 512 GB throttles after 66 s, its SM951 after 127 s), so a 20-s phase that never slowed
+# read "No thermal throttling" of a drive that throttles (QA: a 20-s run on a loop device).
+NO_VERDICT_MIN_S = 120.0
 
 
 class ThermalParams(Params):
@@ -254,6 +260,13 @@ def start_temp_c(temp: Sequence[float] | None) -> float | None:
     return temp[0] if temp and math.isfinite(temp[0]) else None
 
 
+def max_temp_c(temp: Sequence[float] | None) -> float | None:
+    """The phase's hottest period: of those with a reading (NaN: a failed read), None without any.
+    Python's max took a NaN first period as the maximum (QA: a sampler whose first read failed)."""
+    known = [t for t in temp or () if math.isfinite(t)]
+    return max(known) if known else None
+
+
 def evidence_of(measurement: Measurement) -> Evidence:
     """What beside the rate tells heat from GC: the engine's or the sampler's telemetry, on the
     rate series' periods (measurement.period_values / period_flags)."""
@@ -281,7 +294,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     levels = result.throttled_levels
     if result.peak is None:  # too short for a level: no peak, so neither a throttle nor its absence
         return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
-                f"{phase}_max_temp_c": max(temp) if temp else None, f"{phase}_start_temp_c": start_temp_c(temp)}
+                f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_temp_c(temp)}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -297,7 +310,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_heat_throttled_mb_s": result.cause_slowest_rate("thermal"),
         f"{phase}_gc_throttled_mb_s": result.cause_slowest_rate("gc-cache"),
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
-        f"{phase}_max_temp_c": max(temp) if temp else None,
+        f"{phase}_max_temp_c": max_temp_c(temp),
         f"{phase}_start_temp_c": start_temp_c(temp),
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_heat_temp_rise_c": result.heat_temp_rise_c,
@@ -336,7 +349,8 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
             "as it sped up); a phase "
             "on a drive without a throttle indicator that began at or above the drive's warning temperature "
             f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
-            "from its data")
+            "from its data; nor is a phase that held its peak level throughout for less than "
+            f"{NO_VERDICT_MIN_S:.0f} s, as drives take about two minutes to heat up to their throttle point")
     # A "no", or no verdict, rests on every phase it judged; a yes on the phases that throttled from heat
     # alone (Verdict.windows): a random phase too short to trust does not mark a yes the sequential
     # one gives.
@@ -375,10 +389,34 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                                "without a throttle indicator",
                        because=f"{hot_start_words(metrics, hot)}: {did}; start it cooler (a longer cooldown_s, more "
                                "airflow) to tell")
-    text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
     when = slowed(metrics)
     gc = f" (garbage collection / cache: {when})" if when else ""
+    brief = [(p, ran) for p in PHASES if (ran := held_peak_s(metrics, p)) is not None and ran < NO_VERDICT_MIN_S]
+    if brief:  # held its peak throughout, but for less time than drives take to heat up: no "no" from it
+        names = " and ".join(PHASE_TEXT[p].lower() for p, _ in brief)
+        held = "; ".join(f"{PHASE_TEXT[p].lower()} held its peak level for all of its {seconds_text(ran)} s"
+                         for p, ran in brief)
+        return Verdict(**base, outcome="inconclusive",
+                       summary=f"No verdict: the {names} {'phases were' if len(brief) > 1 else 'phase was'} too short "
+                               f"to rule out throttling{gc}",
+                       because=f"{held}, under the {NO_VERDICT_MIN_S:.0f} s that drives take to heat up to their "
+                               "throttle point (the SM951 holds its peak for about two minutes): give "
+                               f"{' and '.join(f'{p}_runtime_s' for p, _ in brief)} of at least "
+                               f"{NO_VERDICT_MIN_S:.0f} s (the default 600 s shows whether heat builds up)")
+    text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def held_peak_s(metrics: Mapping[str, object], phase: Phase) -> float | None:
+    """How long a phase that never slowed ran: all it wrote (its data-before-throttling bound) over
+    its mean rate, which is that data over its run time; None for a phase that slowed, or one
+    recorded without these figures."""
+    if metrics.get(f"{phase}_cause") != "none" or metrics.get(f"{phase}_time_to_throttle_s") is not None:
+        return None
+    written_gb, mean_mb_s = metrics.get(f"{phase}_gb_at_peak"), metrics.get(f"{phase}_mean_mb_s")
+    if not isinstance(written_gb, float | int) or not isinstance(mean_mb_s, float | int) or mean_mb_s <= 0:
+        return None
+    return 1000.0 * written_gb / mean_mb_s
 
 
 def heat_summary(metrics: Mapping[str, object], thermal: Sequence[Phase]) -> str:

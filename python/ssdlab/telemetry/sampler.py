@@ -79,6 +79,9 @@ def drive_source(device: str | None, run: CommandRunner = run_command, sys_root:
     if device is None:
         return None, "drive temperature: not sampled (the target is not a block device)"
     name = Path(device).name
+    if (sys_root / "class" / "block" / name / "loop").is_dir():
+        return None, (f"drive temperature: none ({name} is a loop device, a file's blocks, not a drive: it has no "
+                      "temperature or throttle counters to read)")
     tried = []
     if name.startswith("nvme"):
         source = DriveSource("nvme smart-log", lambda: nvme_reader(run, device))

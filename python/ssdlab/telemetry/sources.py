@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ssdlab.targets.sysinfo import CommandRunner, json_object
-from ssdlab.units import kelvin_to_c
+from ssdlab.units import c_to_kelvin, kelvin_to_c
 
 Sample = dict[str, float]
 
@@ -54,15 +54,26 @@ def _number(value: Any) -> float | None:
 # What reads lower is no reading (0 K is the NVMe "not reported"; hypothesis found 6e-196 K drawn as
 # -273.15 °C where only 0 was refused).
 LOWEST_READING_K = 173.15
+# Nor above this: 150 °C, the highest junction temperature silicon is rated for (AEC-Q100 grade 0),
+# far over any drive's critical temperature. What reads higher is a sensor's sentinel or garbage:
+# an NVMe temperature field of all ones (65535 K) was taken as a drive at 65261.85 °C, its phase's
+# start and hottest second, and voted its slowdown GC / cache (QA).
+HIGHEST_READING_K = 423.15
 
 
 def drive_kelvin(value: Any) -> float | None:
     """A temperature the drive gave in kelvin, None when it gave none: 0 K is an NVMe drive with
     no sensor (an emulated or cloud NVMe: AWS's, propolis's), which nvme-cli prints as 0 and the
     kernel's hwmon as -273150 m°C; taken as a reading it made the drive -273.15 °C (QA). smartctl
-    leaves such a temperature out (nvmeprint.cpp: `if (k)`)."""
+    leaves such a temperature out (nvmeprint.cpp: `if (k)`). A reading outside any drive's range
+    (plausible_kelvin) is none either."""
     kelvin = _number(value)
-    return kelvin if kelvin is not None and kelvin >= LOWEST_READING_K else None
+    return kelvin if kelvin is not None and plausible_kelvin(kelvin) else None
+
+
+def plausible_kelvin(kelvin: float) -> bool:
+    """Whether a reading is one a drive can give: LOWEST_READING_K to HIGHEST_READING_K."""
+    return LOWEST_READING_K <= kelvin <= HIGHEST_READING_K
 
 
 def parse_nvme_smart_log(text: str) -> Sample | None:
@@ -108,7 +119,8 @@ def parse_smartctl_attributes(text: str) -> Sample | None:
     except ValueError:
         return None
     current = _number(json_object(data.get("temperature")).get("current"))
-    if current is not None:
+    # In smartctl's range too: a current of 0 (a drive without a reading) was taken as 0 °C (QA).
+    if current is not None and SATA_TEMP_RANGE_C.start <= current < SATA_TEMP_RANGE_C.stop:
         return {"temp_c": current}
     table = json_object(data.get("ata_smart_attributes")).get("table")
     by_id = {row.get("id"): row for row in table if isinstance(row, dict)} if isinstance(table, list) else {}
@@ -122,12 +134,13 @@ def parse_smartctl_attributes(text: str) -> Sample | None:
 def read_hwmon(path: Path) -> Sample | None:
     """hwmon temp1_input is in millidegrees Celsius; None when the drive reports no temperature: the
     kernel's nvme hwmon gives a drive that reports 0 K (drive_kelvin) as -273150, under the lowest
-    reading (LOWEST_READING_K) as every such value is."""
+    reading (LOWEST_READING_K) as every such value is; nor a reading over the highest (65535 K, all
+    ones, as 65261850)."""
     try:
         reading_c = int(path.read_text().strip()) / 1000.0
     except (OSError, ValueError):
         return None
-    return {"temp_c": reading_c} if reading_c >= kelvin_to_c(LOWEST_READING_K) else None
+    return {"temp_c": reading_c} if plausible_kelvin(c_to_kelvin(reading_c)) else None
 
 
 def find_hwmon(sys_root: Path, device_name: str) -> Path | None:

@@ -120,6 +120,16 @@ def count_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def reader_notes(detail: dict[str, Any]) -> tuple[str, ...]:
+    """Other programs the replay's watch saw reading the target (trace/sim_step.py keeps them in
+    the step's detail, as a measurement keeps its competing_readers; report/cpu.competing_notes)."""
+    readers = detail.get("competing_readers")
+    if not isinstance(readers, list):
+        return ()
+    return tuple(f"Replayed beside another program: pid {r.get('pid')} ({r.get('command')}) read {r.get('path')}; "
+                 "these figures are not the drive's alone." for r in readers if isinstance(r, dict))
+
+
 def shown_view(view: MethodView) -> MethodView:
     """The view whose tables the section shows: without the generated trace's scale for a trace
     that was never generated (a capture, an import), which has none."""
@@ -178,7 +188,7 @@ def trace_section(bundle: Bundle, record: TestRecord) -> Section:
                    status=record.status,
                    tables=with_durations(metrics_tables(shown_view(view), record), dict(record.metrics)),
                    figures=trace_figures(view, detail),
-                   notes=(*count_notes(view, detail), *fua_notes(view, detail)))
+                   notes=(*count_notes(view, detail), *fua_notes(view, detail), *reader_notes(detail)))
 
 
 register_section("trace", trace_section)

@@ -161,10 +161,14 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
     # As a workload that writes (FioEngine.measure): a device held O_EXCL, so a mount or mkfs of it
     # mid-replay fails with EBUSY (QA: the replay did not hold it); a file by the descriptor of the
     # file checked, never through a symlink put at its path since (FileTarget.fio_open).
+    # Watched as a workload is: another program reading the target mid-replay is told once a run
+    # (ctx.on_reader) and kept in the step's detail, as a measurement keeps it (competing_readers).
+    watch = use_watch(target, writes=bool((chunk.op != OP_READ).any()), on_reader=ctx.on_reader,
+                      said=ctx.readers_said)
     with held_while_writing(target.spec, target.write_held_paths()), target.fio_open() as filename:
         r = replay_with_fio(chunk, Path(filename), span, ctx.make_raw_dir(), remap=step.remap,
                             idle_cap_us=step.idle_cap_us, ioengine_for=ioengine_for, fio=fio,
-                            shown_as=path, watch=use_watch(target, writes=bool((chunk.op != OP_READ).any())))
+                            shown_as=path, watch=watch)
     executed, issue, done = executed_from_lat_log(*r.lat_logs)
     elapsed = float(done.max() - issue.min()) / 1e9 if len(issue) else 0.0
     summary = {"elapsed_s": elapsed, "idle_cut_s": r.iolog.idle_cut_ns / 1e9}
@@ -179,6 +183,8 @@ def fio_replay_step(target: Target, step: ReplayTrace, ctx: RunContext,
                              "dsync": job.dsync} for job, engine in zip(r.iolog.jobs, r.ioengines, strict=True)],
                   fio_command_file=ctx.relative(ctx.raw_dir / COMMAND_FILE),
                   fio_output_file=ctx.relative(ctx.raw_dir / OUTPUT_FILE))
+    if watch is not None and watch.readers_seen:
+        detail["competing_readers"] = [reader.model_dump() for reader in watch.readers_seen]
     return detail
 
 

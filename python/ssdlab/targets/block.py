@@ -98,7 +98,10 @@ class BlockTarget(Target):
     def facts(self) -> BlockFacts:
         if not self.sysroot.block(self.name).exists():
             raise TargetError(f"{self.spec}: device {self.name} has gone away")
-        return enrich(block_facts(self.sysroot, self.name), self.run, str(self.device_path))
+        facts = block_facts(self.sysroot, self.name)
+        if facts.capacity_bytes == 0:  # QA: "offset 0 is past the end of the target (0 bytes); use a smaller offset"
+            raise TargetError(f"{self.spec}: {empty_device_words(self.name)}")
+        return enrich(facts, self.run, str(self.device_path))
 
     def safety(self) -> SafetyState:
         return safety_state(self.sysroot, self.name, own=self.own_holders)
@@ -187,3 +190,13 @@ class BlockTarget(Target):
 
     def writes_authorized(self) -> bool:
         return self._authorized
+
+
+def empty_device_words(name: str) -> str:
+    """Why a block device holds 0 bytes and what to do, in words: a loop device with no file
+    attached (it exists from boot, or after `losetup -d`), else a device without its medium."""
+    if name.startswith("loop"):
+        return (f"{name} has no capacity (0 bytes): no file is attached to it; attach one "
+                f"(losetup /dev/{name} FILE) or give the loop device `losetup -a` lists")
+    return (f"{name} has no capacity (0 bytes): no medium in it (a card reader without a card, a drive "
+            "that did not come up); check `lsblk`")

@@ -9,13 +9,7 @@ descendant is ssdlab's own: fio's jobs, the telemetry's smartctl), and killed by
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,40 +17,10 @@ import pytest
 from test_device_writers import opened
 from test_in_use import partitioned, partitioned_loop
 
+from foreign_openers import comm, foreign_opener
 from ssdlab.targets import parse_target
 from ssdlab.targets.base import ReadingProcess, SafetyState, TargetInfo
 from ssdlab.targets.block import BlockTarget
-
-# Reads its file for as long as the test lasts, from the start, as a leftover fio job would.
-READ = ("import os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY)\n"
-        "open(sys.argv[2] + '.tmp', 'w').write(str(os.getpid())); os.rename(sys.argv[2] + '.tmp', sys.argv[2])\n"
-        "while True: os.pread(fd, 4096, 0); time.sleep(0.01)")
-
-
-@contextmanager
-def foreign_reader(path: str, folder: Path) -> Iterator[int]:
-    """A process not of this test's family (`setsid -f`: its parent exits at once) that reads
-    `path`; its pid, killed when the test ends."""
-    pid_file = folder / f"reader-{time.monotonic_ns()}.pid"
-    subprocess.run(["setsid", "-f", sys.executable, "-c", READ, path, str(pid_file)], check=True)
-    for _ in range(200):
-        if pid_file.exists():
-            break
-        time.sleep(0.02)
-    pid = int(pid_file.read_text())
-    try:
-        assert os.getppid() != pid
-        yield pid
-    finally:
-        os.kill(pid, signal.SIGKILL)
-        for _ in range(200):  # its fds are closed once it is gone (reaped by pid 1)
-            if not Path(f"/proc/{pid}").exists():
-                break
-            time.sleep(0.01)
-
-
-def comm(pid: int) -> str:
-    return Path(f"/proc/{pid}/comm").read_text().strip()
 
 
 def said(pid: int, path: str) -> str:
@@ -74,7 +38,7 @@ def test_a_reader_of_the_device_is_recorded_and_said_by_info_and_plan(
         loop_device: tuple[str, Path], tmp_path: Path, cli: Callable[..., Any]) -> None:
     name, _ = loop_device
     device = f"/dev/{name}"
-    with foreign_reader(device, tmp_path) as pid:
+    with foreign_opener(device, tmp_path) as pid:
         state = BlockTarget.from_spec(device).info().safety
         assert state.writable and not state.reasons  # refuses nothing: a write would still run
         assert state.readers == (ReadingProcess(pid=pid, command=comm(pid), path=device),)
@@ -92,11 +56,11 @@ def test_a_reader_of_the_device_is_recorded_and_said_by_info_and_plan(
 def test_a_reader_of_a_partition_or_of_its_whole_disk_is_said_for_both(tmp_path: Path) -> None:
     with partitioned_loop(partitioned(tmp_path / "disk.img")) as disk:
         part = f"{disk}p1"
-        with foreign_reader(part, tmp_path) as pid:
+        with foreign_opener(part, tmp_path) as pid:
             for target in (disk, part):
                 readers = BlockTarget.from_spec(target).info().safety.readers
                 assert [(r.pid, r.path) for r in readers] == [(pid, part)], target
-        with foreign_reader(disk, tmp_path) as pid:
+        with foreign_opener(disk, tmp_path) as pid:
             readers = BlockTarget.from_spec(part).info().safety.readers
             assert [(r.pid, r.path) for r in readers] == [(pid, disk)]
 
@@ -119,7 +83,7 @@ def test_a_reader_of_a_scratch_file_is_said(tmp_path: Path, cli: Callable[..., A
     with scratch.open("wb") as handle:
         handle.truncate(8 << 20)
     spec = f"file:{scratch}?size=4m"
-    with foreign_reader(str(scratch), tmp_path) as pid:
+    with foreign_opener(str(scratch), tmp_path) as pid:
         state = parse_target(spec).info().safety
         assert state.writable
         assert state.readers == (ReadingProcess(pid=pid, command=comm(pid), path=str(scratch)),)

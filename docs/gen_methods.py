@@ -485,7 +485,8 @@ def plan_block(test: MethodTest[Any]) -> str:
     head = (f"<details><summary>The plan with the default parameters on a 512 GB NVMe drive: "
             f"{len(plan.actions)} actions, about {estimate} (click to open)</summary>")
     body = ["", f"`ssdlab plan --test {test.name} -t TARGET` prints it for your target "
-                "(`--fio` adds the fio job files, or for a trace replay the fio command).",
+                "(`--fio` adds the fio job files, each other step as the shell line to run in its place, "
+                "or for a trace replay the fio command).",
             "", *steps, *(["", *notes] if notes else []), "", "</details>"]
     return "\n".join([head, *body])
 

@@ -221,11 +221,16 @@ def openers_while_measuring(root: SysRoot, names: Sequence[str]) -> Openers:
     files: dict[FileKey, str] = {}
     for name in names:
         _add_down_the_loops(root, name, devices, files)
+    return _watched(root, _openers(root, devices, files))
+
+
+def _watched(root: SysRoot, opened: Sequence[Opener]) -> Openers:
+    """The watch's Openers of what one scan found: this ssdlab's own processes spared."""
     me = os.getpid()
-    opened = [o for o in _openers(root, devices, files) if not descends_from(root, o.pid, me)]
+    others = [o for o in opened if not descends_from(root, o.pid, me)]
     writers = tuple(f"{o.command} (pid {o.pid}) opened {o.path_in(root)} for writing; stop that program first"
-                    for o in opened if o.writes)
-    return Openers(writers, _readers_among(root, opened))
+                    for o in others if o.writes)
+    return Openers(writers, _readers_among(root, others))
 
 
 def writers_while_writing(root: SysRoot, names: Sequence[str]) -> list[str]:
@@ -643,29 +648,35 @@ class FileState(NamedTuple):
 def file_state(root: SysRoot, path: Path) -> FileState:
     """file_in_use and file_readers from one scan of every process's open files (`info` on a
     file target scanned them twice: once for writers, once for readers)."""
-    try:
-        here = os.stat(path)
-    except OSError:
+    file_id = _file_key(path)
+    if file_id is None:
         return FileState((), ())
-    file_id = (here.st_dev, here.st_ino)
     opened = _openers(root, {}, {file_id: str(path)})
-    reasons = [*file_users(root, str(path), file_id, writers=False),
-               *dict.fromkeys(o.writer_reason for o in opened if o.writes)]
+    reasons = [*file_users(root, str(path), file_id, writers=False), *_writer_reasons(opened)]
     return FileState(tuple(reasons), _readers_among(root, opened))
 
 
 def file_openers_while_measuring(root: SysRoot, path: Path) -> Openers:
     """openers_while_measuring for a scratch file: its other writers and readers, in one scan,
     ssdlab's own processes spared (none when the file is not there)."""
+    file_id = _file_key(path)
+    if file_id is None:
+        return Openers((), ())
+    return _watched(root, _openers(root, {}, {file_id: str(path)}))
+
+
+def _file_key(path: Path) -> FileKey | None:
+    """(st_dev, st_ino) of the file at `path`; None when it is not there (or not ours to stat)."""
     try:
         here = os.stat(path)
     except OSError:
-        return Openers((), ())
-    me = os.getpid()
-    opened = [o for o in _openers(root, {}, {(here.st_dev, here.st_ino): str(path)})
-              if not descends_from(root, o.pid, me)]
-    writers = tuple(f"{o.command} (pid {o.pid}) opened {o.file} for writing" for o in opened if o.writes)
-    return Openers(writers, _readers_among(root, opened))
+        return None
+    return (here.st_dev, here.st_ino)
+
+
+def _writer_reasons(opened: Sequence[Opener]) -> list[str]:
+    """Opener.writer_reason of each writer of `opened`, one a process and path."""
+    return list(dict.fromkeys(o.writer_reason for o in opened if o.writes))
 
 
 def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: str | None = None,
@@ -677,7 +688,7 @@ def file_users(root: SysRoot, shown: str, file_id: tuple[int, int], skip_loop: s
     reasons += [f"{shown} backs {loop} (a loop device; an image mounted from it is mounted through it)"
                 for loop, backing in attached_loops(root) if loop != skip_loop and backing.file_id == file_id]
     if writers:
-        reasons += [f"{shown} is open for writing by pid {pid} ({comm})" for pid, comm in writers_of(root, file_id)]
+        reasons += _writer_reasons(_openers(root, {}, {file_id: shown}))
     return reasons
 
 
@@ -696,12 +707,6 @@ def _same_file(file_id: tuple[int, int]) -> Callable[[str], bool]:
         return (there.st_dev, there.st_ino) == file_id
 
     return same
-
-
-def writers_of(root: SysRoot, file_id: FileKey) -> list[tuple[int, str]]:
-    """Other processes holding the file open for writing (from /proc/PID/fd and fdinfo flags),
-    one entry a process, by pid."""
-    return list(dict.fromkeys((o.pid, o.command) for o in _openers(root, {}, {file_id: ""}) if o.writes))
 
 
 def _opened_for_writing(fdinfo: Path) -> bool:

@@ -25,6 +25,7 @@ from ssdlab.report.contract import mark, window_unreliable
 from ssdlab.report.formatting import MISSING, format_pct_change
 from ssdlab.report.section_generic import row_label
 from ssdlab.report.types import Table
+from ssdlab.targets.base import ReadingProcess
 
 CAPTION = ("Host CPU during each measured workload, % of one CPU: fio's usr and sys of its job threads; on a "
            "simulated RAID-0 the modelled CPU of the software striping (sys).")
@@ -159,13 +160,18 @@ def competing_notes(found: Mapping[str, Measurement], names: Mapping[str, str]) 
     """One line per other program the engine's watch saw reading the target during the test's
     workloads (Measurement.competing_readers), naming those workloads (by `names`, workload_names):
     their figures were taken beside that program's I/O, not the drive's alone."""
-    during: dict[tuple[int, str, str], list[str]] = {}
+    during: dict[ReadingProcess, list[str]] = {}
     for workload, measured in found.items():
         for reader in measured.competing_readers:
-            during.setdefault((reader.pid, reader.command, reader.path), []).append(names.get(workload, workload))
-    return tuple(f"Measured beside another program: pid {pid} ({command}) read {path} during "
-                 f"{', '.join(workloads)}; those figures are not the drive's alone."
-                 for (pid, command, path), workloads in during.items())
+            during.setdefault(reader, []).append(names.get(workload, workload))
+    return tuple(competing_note(reader, workloads) for reader, workloads in during.items())
+
+
+def competing_note(reader: ReadingProcess, during: Sequence[str]) -> str:
+    """The report's words for a program seen reading the target `during` the workloads named (a
+    test's, competing_notes; a trace replay's, section_trace)."""
+    return (f"Measured beside another program: pid {reader.pid} ({reader.command}) read {reader.path} during "
+            f"{', '.join(during)}; those figures are not the drive's alone.")
 
 
 def telemetry_notes(found: Mapping[str, Measurement]) -> tuple[str, ...]:

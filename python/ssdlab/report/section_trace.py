@@ -7,14 +7,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pydantic import ValidationError
+
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import MetricSet
 from ssdlab.methods.trace import DSYNC_BECOMES, dsync_sentence
 from ssdlab.report.charts import Row, grouped_bars, line_chart, thin_keeping_extremes
 from ssdlab.report.contract import MethodView, method_view
+from ssdlab.report.cpu import competing_note
 from ssdlab.report.section_generic import generic_section, metrics_tables, section_title
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import Figure, FigureLike, Section, Table
+from ssdlab.targets.base import ReadingProcess
 from ssdlab.trace.metrics import duration_parts
 from ssdlab.trace.sim_step import FUA_DSYNC
 from ssdlab.units import is_number
@@ -122,12 +126,20 @@ def count_notes(view: MethodView, detail: dict[str, Any]) -> tuple[str, ...]:
 
 def reader_notes(detail: dict[str, Any]) -> tuple[str, ...]:
     """Other programs the replay's watch saw reading the target (trace/sim_step.py keeps them in
-    the step's detail, as a measurement keeps its competing_readers; report/cpu.competing_notes)."""
+    the step's detail, as a measurement keeps its competing_readers), said as a test's are."""
     readers = detail.get("competing_readers")
     if not isinstance(readers, list):
         return ()
-    return tuple(f"Replayed beside another program: pid {r.get('pid')} ({r.get('command')}) read {r.get('path')}; "
-                 "these figures are not the drive's alone." for r in readers if isinstance(r, dict))
+    valid = (reader for reader in map(_reader, readers) if reader is not None)
+    return tuple(competing_note(reader, ("the replay",)) for reader in valid)
+
+
+def _reader(recorded: object) -> ReadingProcess | None:
+    """A recorded reader, or None for one this ssdlab cannot read (a hand-edited bundle)."""
+    try:
+        return ReadingProcess.model_validate(recorded)
+    except ValidationError:
+        return None
 
 
 def shown_view(view: MethodView) -> MethodView:

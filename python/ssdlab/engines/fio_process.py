@@ -325,14 +325,10 @@ def use_watch(target: Target, writes: bool, on_reader: Callable[[ReadingProcess]
     swapon of it makes the kernel refuse fio's writes, and a loop attached to it maps only those
     bytes, nothing outside the file. The simulator writes memory."""
     shared = said if said is not None else set()
-    if isinstance(target, BlockTarget | Raid0Target):
-        if writes:
-            return UseWatch(target.spec, target.uses_while_writing, target.writers_while_writing,
-                            openers=target.openers_while_measuring, on_reader=on_reader, said=shared)
-        if on_reader is not None:
-            return UseWatch(target.spec, no_uses, openers=target.openers_while_measuring, on_reader=on_reader,
-                            said=shared)
-    if isinstance(target, FileTarget) and on_reader is not None:
+    if writes and isinstance(target, BlockTarget | Raid0Target):
+        return UseWatch(target.spec, target.uses_while_writing, target.writers_while_writing,
+                        openers=target.openers_while_measuring, on_reader=on_reader, said=shared)
+    if on_reader is not None and isinstance(target, BlockTarget | Raid0Target | FileTarget):
         return UseWatch(target.spec, no_uses, openers=target.openers_while_measuring, on_reader=on_reader,
                         said=shared)
     return None

@@ -23,6 +23,7 @@ from ssdlab.errors import UsageError
 from ssdlab.library import LIBRARY_ENV
 from ssdlab.methods import CATALOG_SUITES, REGISTRY, VARIANTS
 from ssdlab.planning import parse_overrides, with_until_steady
+from ssdlab.progress import reader_warning
 from ssdlab.report.terminal import filled_lines
 from ssdlab.suites import DEFAULT_SUITE, SuiteEntry
 from ssdlab.targets.base import TargetInfo
@@ -163,7 +164,7 @@ def print_readers(console: Console, info: TargetInfo) -> None:
     for reader in info.safety.readers:
         if reader.pid in {h.pid for h in flock_holders(Path(reader.path))}:
             continue  # it holds the target's lock: the run's refusal names it, in its one line
-        console.print(f"[yellow]warning:[/] {plain(reader.text)}", highlight=False)
+        console.print(reader_warning(reader))  # the same line as one found mid-run
 
 
 def print_warnings(console: Console, warnings: Sequence[str]) -> None:

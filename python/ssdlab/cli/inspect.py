@@ -402,6 +402,14 @@ def _print_plan(item: PlannedTest, clock: str, engine: Engine) -> None:
 PLAN_BUNDLE = Path("BUNDLE")  # each run names its own bundle (-o)
 
 
+def verbatim(text: str, end: str = "\n") -> None:
+    """A job file, or a line a user runs between them, as it is: never wrapped at the terminal's
+    width (QA: in an 60-column terminal a job file's long filename= and the fallocate line under
+    '--- not a fio job' broke over two lines, the second without '#', so fio and the shell read
+    them wrong when copied); a terminal still shows a long line over several rows."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True, end=end)
+
+
 def _print_file_setup(target: Target, engine: Engine) -> None:
     """The file a run makes (or grows) before its first job, where the job files start."""
     from ssdlab.engines.fio import FioEngine
@@ -409,8 +417,7 @@ def _print_file_setup(target: Target, engine: Engine) -> None:
 
     command = file_setup_command(target) if type(engine) is FioEngine else None
     if command is not None:
-        out.print(f"\n# --- {target.spec}: not a fio job; ssdlab makes the file first ---\n# {command}",
-                  markup=False, highlight=False)
+        verbatim(f"\n# --- {target.spec}: not a fio job; ssdlab makes the file first ---\n# {command}")
 
 
 def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal: str | None) -> None:
@@ -425,23 +432,21 @@ def _print_jobs(item: PlannedTest, target: Target, engine: Engine, host_refusal:
         # Every step between the job files, in its place (QA: idles were left out): a --host run purges nothing
         # (fio_multi), but waits as any run does.
         if not isinstance(action, Measure) and (type(engine) is FioEngine or isinstance(action, Idle)):
-            out.print(f"\n# --- {item.entry.name} / {action.name}: not a fio job; ssdlab runs ---\n"
-                      f"# {step_command(target, action)}", markup=False, highlight=False)
+            verbatim(f"\n# --- {item.entry.name} / {action.name}: not a fio job; ssdlab runs ---\n"
+                     f"# {step_command(target, action)}")
             continue
         if not isinstance(action, Measure):
             continue
         if not isinstance(engine, MultiHostFioEngine):
-            out.print(f"\n# --- {item.entry.name} / {action.name} ---", markup=False)
-            out.print(engine.job_text(target, action.workload), markup=False, highlight=False)
+            verbatim(f"\n# --- {item.entry.name} / {action.name} ---")
+            verbatim(engine.job_text(target, action.workload))
             continue
         if host_refusal:  # each host's job file is written for the fio it runs, which did not answer
-            out.print(f"\n# --- {item.entry.name} / {action.name}: no job files (the hosts were not asked) ---",
-                      markup=False)
+            verbatim(f"\n# --- {item.entry.name} / {action.name}: no job files (the hosts were not asked) ---")
             continue
         for index, text in enumerate(engine.host_job_texts(target, action.workload)):
-            out.print(f"\n# --- {item.entry.name} / {action.name} / host {index} {engine.addresses[index]} ---",
-                      markup=False)
-            out.print(text, markup=False, highlight=False)
+            verbatim(f"\n# --- {item.entry.name} / {action.name} / host {index} {engine.addresses[index]} ---")
+            verbatim(text)
 
 
 def _print_replay(item: PlannedTest, step: ReplayTrace, target: Target, engine: FioEngine) -> None:
@@ -449,8 +454,7 @@ def _print_replay(item: PlannedTest, step: ReplayTrace, target: Target, engine: 
     from ssdlab.trace.sim_step import fio_replay_plan
 
     raw_dir = PLAN_BUNDLE / RAW_DIR / item.entry.name / step.name
-    out.print(f"\n# --- {item.entry.name} / {step.name} (BUNDLE: the run's bundle) ---", markup=False)
+    verbatim(f"\n# --- {item.entry.name} / {step.name} (BUNDLE: the run's bundle) ---")
     # A shell command, not a job file: commented too, so the whole output stays fio's to read.
     text = fio_replay_plan(target, step, raw_dir, engine.ioengine_for, engine.binary)
-    out.print("".join(line if line.startswith("#") else f"# {line}" for line in text.splitlines(keepends=True)),
-              markup=False, highlight=False, end="")
+    verbatim("".join(line if line.startswith("#") else f"# {line}" for line in text.splitlines(keepends=True)), end="")

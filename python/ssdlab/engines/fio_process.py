@@ -246,7 +246,8 @@ class UseWatch:
     reading on an ordinary machine; WRITER_SCAN_SHARE), the other processes that have it open:
     `openers` (BlockTarget.openers_while_measuring: writers and readers in one scan), else
     `writers` alone. check() raises CameIntoUse once `uses` or a writer is found, a writer only
-    when `writers` is given (the workload writes). A reader refuses nothing: each one not said
+    when `writers` is given (the workload writes); without it, a writer is competing I/O as a
+    reader is (ReadingProcess.writes). A reader refuses nothing: each one not said
     before (`said`, shared by the run's watches, which the caller fills with the readers said at
     the run's start) is told to `on_reader` once, and every reader seen during the workload is
     kept in `readers_seen`, for the measurement's record. The engine's loop that relays fio's
@@ -295,7 +296,10 @@ class UseWatch:
         if self.openers is None:
             return self.writers() if self.writers is not None else ()
         found = self.openers()
-        for reader in found.readers:
+        # Where a writer refuses nothing (a read, a scratch file), it competes as a reader does,
+        # and changes what later reads read: told and kept the same way, in words that say it writes.
+        competing = found.readers if self.writers is not None else (*found.readers, *found.writing)
+        for reader in competing:
             self._seen(reader)
         return found.writers if self.writers is not None else ()
 

@@ -157,8 +157,8 @@ def cpu_comparison_table(key: str, labels: Sequence[str], runs: Sequence[Mapping
 
 
 def competing_notes(found: Mapping[str, Measurement], names: Mapping[str, str]) -> tuple[str, ...]:
-    """One line per other program the engine's watch saw reading the target during the test's
-    workloads (Measurement.competing_readers), naming those workloads (by `names`, workload_names):
+    """One line per other program the engine's watch saw reading (or writing) the target during the
+    test's workloads (Measurement.competing_readers), naming those workloads (by `names`, workload_names):
     their figures were taken beside that program's I/O, not the drive's alone."""
     during: dict[ReadingProcess, list[str]] = {}
     for workload, measured in found.items():
@@ -169,8 +169,10 @@ def competing_notes(found: Mapping[str, Measurement], names: Mapping[str, str]) 
 
 def competing_note(reader: ReadingProcess, during: Sequence[str]) -> str:
     """The report's words for a program seen reading the target `during` the workloads named (a
-    test's, competing_notes; a trace replay's, section_trace)."""
-    return (f"Measured beside another program: pid {reader.pid} ({reader.command}) read {reader.path} during "
+    test's, competing_notes; a trace replay's, section_trace), or writing it where a writer
+    refuses nothing (a read, a scratch file: ReadingProcess.writes)."""
+    verb = "wrote" if reader.writes else "read"
+    return (f"Measured beside another program: pid {reader.pid} ({reader.command}) {verb} {reader.path} during "
             f"{', '.join(during)}; those figures are not the drive's alone.")
 
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from ssdlab.errors import SafetyError, TargetError
 from ssdlab.targets.sysinfo import flock_holders
@@ -87,16 +87,33 @@ class ReadingProcess(BaseModel):
     """Another program that has the target open for reading only (targets/safety.py): no use
     that refuses a write, but its I/O competes with the test's, so the figures are not the
     drive's alone (QA: a killed run's fio job, re-parented to pid 1, kept reading the device
-    while a resumed run measured beside it, and nothing said so)."""
+    while a resumed run measured beside it, and nothing said so). `writes`: one that writes it
+    where a writer refuses nothing, seen by the watch of a workload that only reads, or of any
+    workload on a scratch file (engines/fio_process.UseWatch): it competes too, and changes what
+    the target holds."""
 
     model_config = ConfigDict(frozen=True)
 
     pid: int
     command: str  # /proc/PID/comm
-    path: str  # what it reads: the device, its partition or whole disk, or the scratch file
+    # What it reads (or writes): the device, its partition or whole disk, what a loop maps, the scratch file.
+    path: str
+    writes: bool = False  # default: bundles recorded before it load as they were (all readers)
+
+    @model_serializer(mode="wrap")
+    def _without_reads(self, dump: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A reader's record as before the field (info --json, run.json, a measurement): only a
+        writer carries it."""
+        data: dict[str, Any] = dump(self)
+        if not self.writes:
+            data.pop("writes", None)
+        return data
 
     @property
     def text(self) -> str:
+        if self.writes:
+            return (f"pid {self.pid} ({self.command}) is writing {self.path}: its I/O competes with the test's "
+                    "and changes what the target holds; stop it for figures of the drive alone")
         return (f"pid {self.pid} ({self.command}) is reading {self.path}: its I/O competes with the test's; "
                 "stop it for figures of the drive alone")
 

@@ -3,8 +3,9 @@ md/dm/LVM, backing the root file system, open for writing by another process, he
 exclusively (a mount in another mount namespace, a RAID/btrfs/ZFS member, an external journal, a
 program), mapped by a loop device, or writing through a loop device to something in use; for
 files, swap, a loop device's backing file, or open for writing by another process. Another
-process that only reads it refuses nothing, but is recorded (SafetyState.readers): its I/O
-competes with the test's.
+process that only reads it (or, for a loop, what the loop maps, all the way down) refuses
+nothing, but is recorded (SafetyState.readers): its I/O competes with the test's. So is, during
+a workload, a writer where a writer refuses nothing (Openers.writing: a read, a scratch file).
 
 Read fresh every time: a device unmounted a minute ago is writable now, and one mounted a
 second ago is not. A whole disk counts as in use when any of its partitions is.
@@ -70,27 +71,35 @@ def devnum_text(rdev: int) -> str:
 
 
 def safety_state(root: SysRoot, name: str, depth: int = 0, own: frozenset[str] = frozenset(),
-                 above: frozenset[str] = frozenset(), node: Path | None = None) -> SafetyState:
+                 above: frozenset[str] = frozenset(), node: Path | None = None,
+                 opened: Sequence[Opener] | None = None) -> SafetyState:
     """Whether `name` may be written. `own`: md arrays ssdlab built on it itself (their hold is
     expected, the array is checked on its own); `above`: the loop devices this check came down
     through (a loop on `name` is in use only when it is not the target itself); `node`: a device
-    node that opens it when /dev has none (a loop's backing node outside /dev)."""
+    node that opens it when /dev has none (a loop's backing node outside /dev); `opened`: the
+    openers the check of the loop above found in its scan, which took this device in (None: the
+    top, which scans)."""
     members = members_of(root, name)
     seen = visible_uses(root, name, members, own)
     reasons = list(seen.reasons)
     explained = set(seen.explained)  # members whose use is said already: no exclusive probe needed
     if read_attr(root.block(name) / "ro") == "1":  # e.g. losetup -r: every write would fail mid-run
         reasons.append(f"{name} {READ_ONLY}")
-    # One scan for writers and readers, of the device and, for a loop, of its backing file: a
-    # program reading (or writing) the image competes with (or changes) what the loop reads.
-    opened = _openers(root, _device_numbers(root, name, members), _backing_files(root, name))
-    writing = [opener for opener in opened if opener.writes]
+    if opened is None:  # the top: one scan of every process for the whole chain
+        opened = _openers(root, *down_the_loops(root, name))
+    # Of those, the openers of this device (its partitions, whole disk) and of the file it maps
+    # when it is a loop: a writer of a device further down is said by the check of that device,
+    # below (loop_reasons), as "loopN writes to loopM, which is in use (...)".
+    numbers, files = _device_numbers(root, name, members), _backing_files(root, name)
+    writing = [o for o in opened if o.writes and (o.member in numbers.values() or o.file in files.values())]
     reasons += [opener.writer_reason for opener in writing]
     explained.update(o.member for o in writing if o.member)  # a writer that also holds it O_EXCL: said once
     if not own:  # ssdlab's own array holds its members exclusively; the array itself is checked instead
         reasons += exclusive_reasons(root, members, explained, node)
     reasons += mapped_by_loops(root, name, members, above)
-    reasons += loop_reasons(root, disk_of(root, name), depth, above, file_writers=False)  # scanned above
+    reasons += loop_reasons(root, disk_of(root, name), depth, above, file_writers=False, opened=opened)
+    # Readers of any of the chain: a program reading a loop's backing file, or its backing device
+    # (a partition, a loop further down), competes with what the loop reads as one of the loop does.
     return SafetyState(
         writable=not reasons, reasons=tuple(reasons), mounted_at=seen.mounted,
         holders=seen.holders, swap=seen.swap, root_device=seen.root_device,
@@ -206,6 +215,9 @@ class Openers(NamedTuple):
 
     writers: tuple[str, ...]  # why it is in use: another process writes it
     readers: tuple[ReadingProcess, ...]  # no use, but competing I/O
+    # The same writers as records (writes=True): where a writer refuses nothing (a workload that
+    # only reads, a scratch file), competing I/O that changes what the target holds.
+    writing: tuple[ReadingProcess, ...] = ()
 
 
 def openers_while_measuring(root: SysRoot, names: Sequence[str]) -> Openers:
@@ -230,7 +242,7 @@ def _watched(root: SysRoot, opened: Sequence[Opener]) -> Openers:
     others = [o for o in opened if not descends_from(root, o.pid, me)]
     writers = tuple(f"{o.command} (pid {o.pid}) opened {o.path_in(root)} for writing; stop that program first"
                     for o in others if o.writes)
-    return Openers(writers, _readers_among(root, others))
+    return Openers(writers, _readers_among(root, others), _writers_among(root, others))
 
 
 def writers_while_writing(root: SysRoot, names: Sequence[str]) -> list[str]:
@@ -253,6 +265,16 @@ def _add_down_the_loops(root: SysRoot, name: str, devices: dict[str, str], files
         below = devnum_names(root).get(devnum_text(backing.rdev))
         if below is not None:
             _add_down_the_loops(root, below, devices, files, depth + 1)
+
+
+def down_the_loops(root: SysRoot, name: str) -> tuple[dict[str, str], dict[FileKey, str]]:
+    """The devices ('major:minor' -> kernel name) and files ((st_dev, st_ino) -> path) whose
+    openers write into or compete with `name`: it, and for a loop what it maps, all the way down
+    (_add_down_the_loops)."""
+    devices: dict[str, str] = {}
+    files: dict[FileKey, str] = {}
+    _add_down_the_loops(root, name, devices, files)
+    return devices, files
 
 
 def _backing_files(root: SysRoot, name: str) -> dict[FileKey, str]:
@@ -324,6 +346,13 @@ def _readers_among(root: SysRoot, opened: Sequence[Opener]) -> tuple[ReadingProc
     readers = {(o.pid, o.command, o.path_in(root)) for o in opened
                if o.pid not in writers and not descends_from(root, o.pid, me)}
     return tuple(ReadingProcess(pid=pid, command=comm, path=path) for pid, comm, path in sorted(readers))
+
+
+def _writers_among(root: SysRoot, opened: Sequence[Opener]) -> tuple[ReadingProcess, ...]:
+    """The processes of `opened` that write, one record a process and path (writes=True):
+    competing I/O where a writer refuses nothing (Openers.writing)."""
+    writers = {(o.pid, o.command, o.path_in(root)) for o in opened if o.writes}
+    return tuple(ReadingProcess(pid=pid, command=comm, path=path, writes=True) for pid, comm, path in sorted(writers))
 
 
 # Parents followed up from a process before giving up on it being ours: fio's job processes are
@@ -607,13 +636,16 @@ MAX_LOOP_DEPTH = 8
 
 
 def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = frozenset(),
-                 watching: bool = False, file_writers: bool = True) -> list[str]:
+                 watching: bool = False, file_writers: bool = True,
+                 opened: Sequence[Opener] | None = None) -> list[str]:
     """Why a loop device is in use through what it writes to: a block device in use (a loop on
     a mounted loop writes into the mounted file system; the device is found by its number, so a
     node outside /dev counts), or a backing file in use, which includes a file another loop
     device also maps. Empty for anything that is not a loop. `watching`: only the checks
     uses_while_writing makes, all the way down; `file_writers`: scan every process for a writer
-    of a backing file (False when the caller's own scan took it in: safety_state)."""
+    of a backing file (False when the caller's own scan took it in: safety_state); `opened`: what
+    that scan found, all the way down (down_the_loops), which the backing device's check takes
+    instead of scanning again."""
     backing = loop_backing(root, disk)
     if backing is None:
         return []
@@ -626,7 +658,7 @@ def loop_reasons(root: SysRoot, disk: str, depth: int, above: frozenset[str] = f
             return [f"{disk} writes to block device {devnum} ({backing.shown}), which sysfs does not know"]
         hint = None if backing.deleted else Path(backing.path)
         reasons = (uses_while_writing(root, below, depth=depth + 1, above=above | {disk}) if watching else
-                   list(safety_state(root, below, depth + 1, above=above | {disk}, node=hint).reasons))
+                   list(safety_state(root, below, depth + 1, above=above | {disk}, node=hint, opened=opened).reasons))
         return [f"{disk} writes to {below}, which is in use ({'; '.join(reasons)})"] if reasons else []
     if backing.file_id is None:
         return [f"{disk} writes to {backing.shown}, which ssdlab cannot identify (run ssdlab as root)"]

@@ -116,6 +116,6 @@ def test_plan_reads_a_trace_file_once(tmp_path: Path, monkeypatch: pytest.Monkey
     info = parse_target(f"file:{tmp_path}/t.img?size=1g").info()
     planned = plan_run([get_entry("trace")], parse_overrides([f"trace={path}"]), info)
     plan_warnings(planned, info)
-    assert len(reads) == 1 and planned[0].estimate_s > 1.0  # the purge's 1 s and the replay
+    assert len(reads) == 1 and planned[0].estimate_s > 1.0  # the purge and the replay
     write_trace(path, *reversed(generate("light", scale=0.02)))  # a changed file is read again
     assert trace_totals(path)[0] == profile_totals("light", 0.02)[0] and len(reads) == 2

@@ -34,7 +34,8 @@ def test_heat_first_gives_the_same_rise_twice() -> None:
 
 
 def test_no_heat_gives_no_rise_to_heat_throttling() -> None:
-    result = analyze_throttle(RATES, evidence=Evidence(temp_c=[30.0] * len(RATES)))
+    # A sensor that moves (a constant one could be stuck: analysis.throttle.STUCK_SENSOR_S), never 5 °C up.
+    result = analyze_throttle(RATES, evidence=Evidence(temp_c=[30.0 + i // 100 for i in range(len(RATES))]))
     assert result.cause == "gc-cache" and result.heat_temp_rise_c is None and result.indicator_onset is None
 
 

@@ -32,7 +32,8 @@ def test_long_phases_without_a_slowdown_are_a_no() -> None:
     assert throttling_verdict(m).outcome == "no"
 
 
-def test_a_slowed_phase_is_judged_as_before() -> None:
-    slowed = {**never_slowed(30.0), "cause": "gc-cache", "time_to_throttle_s": 5.0, "throttled_share_pct": 80.0}
+def test_a_long_phase_slowed_by_gc_is_a_no() -> None:
+    slowed = {**never_slowed(30.0), "cause": "gc-cache", "time_to_throttle_s": 5.0, "throttled_share_pct": 80.0,
+              "measured_s": 300.0}
     verdict = throttling_verdict(metrics(slowed, never_slowed(300.0, 290.0)))
     assert verdict.outcome == "no" and verdict.summary.startswith("No thermal throttling (garbage collection")

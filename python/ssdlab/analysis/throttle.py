@@ -65,7 +65,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -73,6 +73,7 @@ from ssdlab.analysis.steady_state import WHOLE_REL_TOL, all_whole, time_mean
 from ssdlab.thresholds import beside, keep_reading, side, signed_beside
 from ssdlab.units import seconds_text
 
+T = TypeVar("T")
 Cause = Literal["thermal", "gc-cache", "none", "unknown"]
 CAUSE_TEXT = {"thermal": "thermal throttling", "gc-cache": "garbage collection / cache",
               "none": "no throttling", "unknown": "cause unknown"}
@@ -85,6 +86,10 @@ NOISE_FLOOR_SHARE = 0.01
 HEATING_C = 10.0
 # Below this rise the rate fell on a drive that did not heat up (°C).
 FLAT_C = 5.0
+# A temperature that read the same in every period of at least this much measured time (s) is a sensor
+# that does not change (stuck, or a fixed value some drives report): its flat line is no sign that the
+# drive did not heat, so it is no vote for GC / cache (QA: a constant 40 °C read "No thermal throttling").
+STUCK_SENSOR_S = 60.0
 # Energy per host byte this much higher when throttled means the drive is busy with internal work.
 ENERGY_RISE_PCT = 20.0
 # A level before the peak this much hotter than the peak level (°C) ran hot, not on rounding: drives
@@ -149,9 +154,11 @@ class Evidence:
     """Inputs beside the rate, each optional, one value per period like the rate."""
 
     temp_c: Sequence[float] | None = None
-    throttle_active: Sequence[bool] | None = None  # the drive's own indicator
+    # The drive's own indicator; None in a period it was not read for (the sampler had stopped): an
+    # indicator not read is not one that was off.
+    throttle_active: Sequence[bool | None] | None = None
     power_w: Sequence[float] | None = None
-    gc_active: Sequence[bool] | None = None  # garbage collection moved pages / write cache full
+    gc_active: Sequence[bool | None] | None = None  # garbage collection moved pages / write cache full
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,10 @@ class Judgement:
     # From the first period up to where the judged throttled time begins (None: no temperature, or
     # throttled from the first period, where no rise to throttling was measured).
     temp_rise_c: float | None = None
+    # The end of the last period with a temperature reading (s), when the readings stopped before
+    # the judged time began (the sampler died): temp_rise_c is then a lower bound, the rise up to there.
+    temp_read_to_s: float | None = None
+    stuck_c: float | None = None  # the one temperature every period read, over STUCK_SENSOR_S or more
     hotter_c: float | None = None  # the judged periods' mean temperature minus the peak level's
     energy_rise_pct: float | None = None  # energy per unit of host work against the peak level's
     gc_pct: float | None = None  # garbage collection moved pages, % of the periods
@@ -221,6 +232,27 @@ class ThrottleAnalysis:
     # The first period during which the drive's own throttle indicator was on (None: no indicator data, or
     # never on): the drive's word for when heat set in, beside thermal_onset, which the levels give.
     indicator_onset: int | None = None
+    # The last period with a temperature reading (None: no reading at all). Before the onset (the
+    # sampler stopped answering first), the rise to throttling is a lower bound (temp_rise_open).
+    temp_last_read: int | None = None
+
+    @property
+    def temp_rise_open(self) -> bool:
+        """Whether the temperature readings stopped before the onset: temp_rise_c is the rise up to
+        the last reading, a lower bound (QA: a sampler that died at 40 s gave the rise by then as
+        the rise to a slowdown at 90 s)."""
+        return _stopped_before(self.temp_last_read, self.onset) and self.temp_rise_c is not None
+
+    @property
+    def heat_temp_rise_open(self) -> bool:
+        """Whether the temperature readings stopped before heat throttling set in: heat_temp_rise_c
+        is a lower bound."""
+        return _stopped_before(self.temp_last_read, self.thermal_onset) and self.heat_temp_rise_c is not None
+
+    @property
+    def temp_last_read_s(self) -> float | None:
+        """When the last temperature reading's period ended (s from the start)."""
+        return None if self.temp_last_read is None else self.start_s(self.temp_last_read + 1)
 
     @property
     def throttled(self) -> bool:
@@ -772,7 +804,8 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
                             temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
                             temp_rate_corr=_temp_rate_corr(evidence.temp_c, rates),
                             throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on,
-                            indicator_onset=_first_on(evidence.throttle_active))
+                            indicator_onset=_first_on(evidence.throttle_active),
+                            temp_last_read=_last_reading(evidence.temp_c))
     if base.whole:
         share = 100.0 * sum(level >= 0 for level in level_at) / len(rates)
     else:
@@ -811,7 +844,7 @@ def phase_scope(analysis: ThrottleAnalysis) -> Scope:
     return replace(PHASE_SCOPE, first=f"{PHASE_SCOPE.first}, at {seconds_text(analysis.start_s(analysis.onset))} s")
 
 
-def _first_on(flags: Sequence[bool] | None) -> int | None:
+def _first_on(flags: Sequence[bool | None] | None) -> int | None:
     """The first period in which `flags` was on (None: no such data, or never on)."""
     return next((i for i, on in enumerate(flags) if on), None) if flags is not None else None
 
@@ -844,7 +877,7 @@ def _own_periods(segments: Sequence[Segment], levels: set[int], onset: int, n: i
     return [own and i >= onset for i, own in enumerate(out)]
 
 
-def _throttled_before_peak(segments: Sequence[Segment], peak: int, band: float, flags: Sequence[bool] | None,
+def _throttled_before_peak(segments: Sequence[Segment], peak: int, band: float, flags: Sequence[bool | None] | None,
                            lengths: Sequence[float]) -> int | None:
     """Where a phase that began throttled (a drive hot from before) throttled from, its peak level
     being unthrottled: the start of the first segment at a slower level before the first peak
@@ -866,7 +899,7 @@ def _throttled_before_peak(segments: Sequence[Segment], peak: int, band: float, 
     return segments[k].start
 
 
-def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool],
+def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[bool | None],
                      lengths: Sequence[float]) -> int:
     """Where a phase whose peak level was itself throttled began to throttle: the drive's indicator
     first on from the earliest stretch before the first peak segment that ran throttled up to it
@@ -879,7 +912,7 @@ def _indicator_onset(segments: Sequence[Segment], peak: int, flags: Sequence[boo
     return next(i for i in range(segments[k].start, len(flags)) if flags[i])
 
 
-def _indicated(seg: Segment, flags: Sequence[bool], lengths: Sequence[float]) -> bool:
+def _indicated(seg: Segment, flags: Sequence[bool | None], lengths: Sequence[float]) -> bool:
     """Whether the drive's throttle indicator was on during most of a segment's time (the half a
     throttled level's cause is read at)."""
     return indicator_decides(_share_pct(flags, _periods_of(len(flags), [seg]), lengths))
@@ -967,6 +1000,17 @@ def _check_lengths(n: int, evidence: Evidence) -> None:
             raise ValueError(f"{name} has {len(values)} values for {n} periods")
 
 
+def _last_reading(temp: Sequence[float] | None) -> int | None:
+    """The last period with a temperature reading (None: none at all)."""
+    return next((i for i in range(len(temp) - 1, -1, -1) if math.isfinite(temp[i])), None) if temp else None
+
+
+def _stopped_before(last_read: int | None, first: int | None) -> bool:
+    """Whether the temperature readings (the last at period `last_read`) stopped before period
+    `first`: a rise up to `first` is then the rise up to the last reading, a lower bound."""
+    return last_read is not None and first is not None and last_read < first
+
+
 def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
     """Temperature rise from the first period up to period `onset` (the hottest before it, that
     period included), or over the whole series without one: the one definition of a rise to
@@ -1004,22 +1048,26 @@ def too_short(cfg: ThrottleConfig = DEFAULT_CONFIG) -> str:
 NO_DATA = "no temperature, throttle counter, power or GC data to tell heat from GC / cache"
 
 
-def _share_pct(flags: Sequence[bool] | None, selected: Sequence[bool], lengths: Sequence[float]) -> float | None:
+def _share_pct(flags: Sequence[bool | None] | None, selected: Sequence[bool],
+               lengths: Sequence[float]) -> float | None:
     """% of the selected periods' time in which `flags` was on, each period weighed by its length
-    (None: no such data)."""
+    (None: no such data). Periods whose flag was not read (None: the sampler had stopped) are left
+    out, none of them read is no data: a flag held at its last reading gave an indicator "off
+    during 100 %" of a level the sampler never saw, a vote for GC / cache."""
     if flags is None:
         return None
-    picked = _picked(flags, selected)
+    read = [sel and flag is not None for flag, sel in zip(flags, selected, strict=True)]
+    picked = [bool(flag) for flag in _picked(flags, read)]
     if not picked:
-        return 0.0
-    seconds = _picked(lengths, selected)
+        return 0.0 if not any(selected) else None
+    seconds = _picked(lengths, read)
     if all_whole(seconds, seconds[0]):
         return 100.0 * sum(picked) / len(picked)
     # The ratio first: 100 x the seconds on, then divided, came out a rounding above 100 when all were.
     return 100.0 * (math.fsum(d for on, d in zip(picked, seconds, strict=True) if on) / math.fsum(seconds))
 
 
-def _picked(values: Sequence[float], selected: Sequence[bool]) -> list[float]:
+def _picked(values: Sequence[T], selected: Sequence[bool]) -> list[T]:
     return [v for v, sel in zip(values, selected, strict=True) if sel]
 
 
@@ -1030,7 +1078,7 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     words and figures. `durations_s`: each period's length (default: all alike)."""
     lengths = _lengths(durations_s, len(rates), 1.0)
     indicator, gc = _share_pct(ev.throttle_active, selected, lengths), _share_pct(ev.gc_active, selected, lengths)
-    rise = hotter = None
+    rise = hotter = read_to_s = stuck = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
         hot_c, peak_c = _temp_mean(hot, _picked(lengths, selected)), _temp_mean(peak, _picked(lengths, at_peak))
@@ -1044,19 +1092,26 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         # led into it): no rise to throttling was measured (not a rise of 0 °C, which read as a drive
         # throttling without heating, a vote for GC / cache). Nor without a reading at the start.
         rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first)
+        last = _last_reading(ev.temp_c)
+        if rise is not None and last is not None and _stopped_before(last, first):
+            read_to_s = math.fsum(lengths[: last + 1])  # the rise is up to there: a lower bound
+        stuck = stuck_sensor_c(ev.temp_c, lengths)
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
-    figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, hotter_c=hotter,
+    figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, temp_read_to_s=read_to_s, stuck_c=stuck,
+                        hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
     # Each figure printed on its own side of the threshold its vote reads (a 49.6 % indicator never "50 %").
     on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
-    heat = [f"temperature rose {rise_text(rise)} °C up to {scope.first}"] if rise is not None else \
+    heat = [_rise_words(rise, read_to_s, scope)] if rise is not None else \
         [f"throttled from the start, already at {_reading(ev.temp_c[0])}: no temperature rise up to {scope.first} "
          "was measured"] if ev.temp_c and first == 0 else \
         [f"throttled before the peak level was first reached, at {_reading(ev.temp_c[first])}: no fall from the "
          "peak, so no temperature rise to throttling was measured"] if ev.temp_c and before_peak(first, at_peak) else \
         [f"no temperature was read at the start, so no rise up to {scope.first} was measured"] if ev.temp_c else []
     heat += [f"{scope.periods} averaged {hotter_text(hotter)} °C against peak-level ones"] if hotter is not None else []
+    heat += [f"but the temperature read {stuck:.1f} °C in every period: a sensor that never changes (stuck, or a fixed "
+             "value) cannot tell a drive that did not heat"] if stuck is not None else []
     moved = [f"garbage collection moved pages during {gc_text(gc)} % of {scope.time}"] if gc is not None else []
     if indicator_decides(indicator):  # decisive; GC that heated it is still named
         return replace(figures, cause="thermal", evidence=(*on, *heat, *moved))
@@ -1069,6 +1124,24 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         return replace(figures, evidence=(NO_DATA,))
     cause: Cause = "thermal" if thermal_votes > gc_votes else "gc-cache" if gc_votes > thermal_votes else "unknown"
     return replace(figures, cause=cause, evidence=notes)
+
+
+def stuck_sensor_c(temp: Sequence[float], lengths: Sequence[float]) -> float | None:
+    """The one temperature every period with a reading read, when they took STUCK_SENSOR_S or more
+    (None: it changed, or too little time was read to say)."""
+    read = [(t, d) for t, d in zip(temp, lengths, strict=True) if math.isfinite(t)]
+    if not read or math.fsum(d for _, d in read) < STUCK_SENSOR_S * (1 - WHOLE_REL_TOL):
+        return None
+    return read[0][0] if all(t == read[0][0] for t, _ in read) else None
+
+
+def _rise_words(rise_c: float, read_to_s: float | None, scope: Scope) -> str:
+    """'temperature rose 12.0 °C up to the fall into the level', or at least that much where the
+    readings stopped before it (the sampler died: the rise after them is not known)."""
+    if read_to_s is None:
+        return f"temperature rose {rise_text(rise_c)} °C up to {scope.first}"
+    return (f"temperature rose at least {rise_text(rise_c)} °C up to {scope.first}: its readings stopped at "
+            f"{seconds_text(read_to_s)} s, before it, so the rise after that is not known")
 
 
 def _reading(temp_c: float) -> str:
@@ -1123,7 +1196,9 @@ def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int
     if j.temp_rise_c is not None and j.hotter_c is not None:
         if j.temp_rise_c >= HEATING_C and j.hotter_c >= 0:
             thermal += 1
-        elif j.temp_rise_c < FLAT_C:
+        elif j.temp_rise_c < FLAT_C and j.temp_read_to_s is None and j.stuck_c is None:
+            # Flat up to the fall: no heating. A rise up to readings that stopped before it (a lower
+            # bound) says nothing of the seconds after them.
             gc += 1
     elif j.hotter_c is not None and j.hotter_c >= SENSOR_STEP_C:
         # No rise to throttling (throttled before the peak: hotter_c is against unthrottled peak

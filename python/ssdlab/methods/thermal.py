@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from itertools import pairwise
 from typing import Literal
 
 from pydantic import model_validator
@@ -179,6 +180,14 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
                    better=None, dims=dims),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
+        # How long the phase was measured: a "no" rests on phases that ran long enough for heat to build
+        # (NO_VERDICT_MIN_S), whether they slowed from GC / cache or not. No direction: a test condition.
+        # Its length is exact however short the window (never marked as a short window's figure).
+        MetricSpec(f"{phase}_measured_s", f"{text}: time measured", SECONDS, better=None, dims=dims, no_window=True),
+        # When the temperature readings stopped, where they did before the phase ended (the sampler died
+        # or the drive stopped answering): a rise to a slowdown after it is a lower bound. None: read to the end.
+        MetricSpec(f"{phase}_temp_stopped_s", f"{text}: temperature readings stopped at", SECONDS, better=None,
+                   dims=dims),
     ]
 
 
@@ -269,14 +278,45 @@ def max_temp_c(temp: Sequence[float] | None) -> float | None:
 
 def evidence_of(measurement: Measurement) -> Evidence:
     """What beside the rate tells heat from GC: the engine's or the sampler's telemetry, on the
-    rate series' periods (measurement.period_values / period_flags)."""
-    active = period_flags(measurement, ACTIVE)
+    rate series' periods (measurement.period_values / period_flags). A period after a channel's
+    readings stopped (periods_read) has none: NaN, or None for a flag."""
+    active_key = ACTIVE if period_flags(measurement, ACTIVE) is not None else LEVEL
     return Evidence(
-        temp_c=period_values(measurement, TEMP),
-        throttle_active=active if active is not None else period_flags(measurement, LEVEL),
-        power_w=period_values(measurement, POWER),
-        gc_active=period_flags(measurement, GC),
+        temp_c=_values_read(measurement, TEMP),
+        throttle_active=_flags_read(measurement, active_key),
+        power_w=_values_read(measurement, POWER),
+        gc_active=_flags_read(measurement, GC),
     )
+
+
+def _values_read(measurement: Measurement, key: str) -> list[float] | None:
+    values, read = period_values(measurement, key), periods_read(measurement, key)
+    return None if values is None else [v if r else math.nan for v, r in zip(values, read, strict=True)]
+
+
+def _flags_read(measurement: Measurement, key: str) -> list[bool | None] | None:
+    flags, read = period_flags(measurement, key), periods_read(measurement, key)
+    return None if flags is None else [f if r else None for f, r in zip(flags, read, strict=True)]
+
+
+def periods_read(measurement: Measurement, key: str) -> list[bool]:
+    """Per period of the rate series: whether telemetry channel `key` was read for it: not for a
+    period that began after the channel's last reading (the sampler died, or its drive stopped
+    answering, before the run ended). measurement.period_samples gives such a period the last
+    reading, which held a temperature and an indicator "off" for minutes the sampler never saw
+    (QA: a sampler that died at 40 s made the rise to a slowdown at 90 s the rise up to 40 s, and
+    the indicator read off throughout). A sampler that ran to the end read last within its interval
+    before it stopped, after fio ended: a 1-s one after the last 1-s period began; one that reads
+    less often (a slow drive command) is given the time between its readings, less a period, of slack."""
+    read = [end for _, end, value in measurement.telemetry_samples(key) if math.isfinite(value)]
+    n = len(measurement.series)
+    if not read:
+        return [True] * n  # never read: every period is NaN / off already (period_values, period_flags)
+    gaps = sorted(b - a for a, b in pairwise(read) if b > a)
+    slack_s = max(0.0, (gaps[len(gaps) // 2] if gaps else 0.0) - measurement.series.period_s)
+    t_s, lengths = measurement.series.t_s, measurement.series.durations_s()
+    starts = [t_s[i - 1] if i > 0 else t_s[0] - lengths[0] for i in range(n)]
+    return [start < read[-1] + slack_s for start in starts]
 
 
 def analyze_measurement(measurement: Measurement, cfg: ThrottleConfig = DEFAULT_CONFIG) -> ThrottleAnalysis:
@@ -292,9 +332,13 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     result = analyze_measurement(found, cfg)
     temp = evidence_of(found).temp_c
     levels = result.throttled_levels
-    if result.peak is None:  # too short for a level: no peak, so neither a throttle nor its absence
+    stopped = temp_stopped_s(result, temp)
+    # Too short for a level, or its fastest level a stall (it wrote nothing: QA, 200 s at 0 MB/s read "No
+    # thermal throttling"): no peak, so neither a throttle nor its absence.
+    if result.peak is None or not (result.peak_rate or 0.0) > 0:
         return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
-                f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_temp_c(temp)}
+                f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_temp_c(temp),
+                f"{phase}_measured_s": result.run_s, f"{phase}_temp_stopped_s": stopped}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -315,7 +359,16 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_heat_temp_rise_c": result.heat_temp_rise_c,
         f"{phase}_cause": result.cause,
+        f"{phase}_measured_s": result.run_s,
+        f"{phase}_temp_stopped_s": stopped,
     }
+
+
+def temp_stopped_s(result: ThrottleAnalysis, temp: Sequence[float] | None) -> float | None:
+    """When the phase's temperature readings stopped, where they stopped before its last period
+    (None: read to the end, or never read)."""
+    last = result.temp_last_read
+    return None if last is None or temp is None or last == len(temp) - 1 else result.temp_last_read_s
 
 
 def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysis) -> float | None:
@@ -330,7 +383,8 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
 
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "gc_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
-                   "peak_indicator_pct", "start_temp_c", "temp_rise_c", "heat_temp_rise_c", "cause")
+                   "peak_indicator_pct", "start_temp_c", "temp_rise_c", "heat_temp_rise_c", "cause", "measured_s",
+                   "temp_stopped_s")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
@@ -349,8 +403,9 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
             "as it sped up); a phase "
             "on a drive without a throttle indicator that began at or above the drive's warning temperature "
             f"({RATED_MAX_C:.0f} °C where it gives none) is not judged, as a throttle from its start cannot be told "
-            "from its data; nor is a phase that held its peak level throughout for less than "
-            f"{NO_VERDICT_MIN_S:.0f} s, as drives take about two minutes to heat up to their throttle point")
+            "from its data; a \"no\" needs every phase measured for at least "
+            f"{NO_VERDICT_MIN_S:.0f} s, whether it held its peak level or slowed from GC / cache, as drives take "
+            "about two minutes to heat up to their throttle point")
     # A "no", or no verdict, rests on every phase it judged; a yes on the phases that throttled from heat
     # alone (Verdict.windows): a random phase too short to trust does not mark a yes the sequential
     # one gives.
@@ -367,6 +422,15 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     if any(c is None for p, c in causes.items() if p not in short):
         return Verdict(**base, outcome="inconclusive", summary="No verdict: a phase was not measured",
                        because="a sustained write phase is missing")
+    idle = [p for p in short if metrics.get(f"{p}_mean_mb_s") == 0]
+    if idle:  # it ran, but wrote nothing: no rate to throttle from, however long it ran
+        names = " and ".join(PHASE_TEXT[p].lower() for p in idle)
+        phases, were = ("phases", "were") if len(idle) > 1 else ("phase", "was")
+        ran_words = "; ".join(f"{PHASE_TEXT[p].lower()} ran {seconds_text(float(run_s))} s" for p in idle
+                        if isinstance(run_s := metrics.get(f"{p}_measured_s"), float | int))
+        return Verdict(**base, outcome="inconclusive", summary=f"No verdict: the {names} {phases} wrote nothing",
+                       because=f"{ran_words + ' ' if ran_words else ''}at 0 MB/s: no write completed, so there is no "
+                               "rate to throttle from; check that the target accepts writes (its fio log) and rerun")
     if short:
         names = " and ".join(PHASE_TEXT[p].lower() for p in short)
         held = seconds_text(DEFAULT_CONFIG.min_segment_s)
@@ -391,11 +455,10 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                                "airflow) to tell")
     when = slowed(metrics)
     gc = f" (garbage collection / cache: {when})" if when else ""
-    brief = [(p, ran) for p in PHASES if (ran := held_peak_s(metrics, p)) is not None and ran < NO_VERDICT_MIN_S]
-    if brief:  # held its peak throughout, but for less time than drives take to heat up: no "no" from it
+    brief = [(p, ran) for p in PHASES if (ran := measured_s(metrics, p)) is not None and ran < NO_VERDICT_MIN_S]
+    if brief:  # measured for less time than drives take to heat up: no "no" from it, slowed or not
         names = " and ".join(PHASE_TEXT[p].lower() for p, _ in brief)
-        held = "; ".join(f"{PHASE_TEXT[p].lower()} held its peak level for all of its {seconds_text(ran)} s"
-                         for p, ran in brief)
+        held = "; ".join(brief_words(metrics, p, ran) for p, ran in brief)
         return Verdict(**base, outcome="inconclusive",
                        summary=f"No verdict: the {names} {'phases were' if len(brief) > 1 else 'phase was'} too short "
                                f"to rule out throttling{gc}",
@@ -405,6 +468,29 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                                f"{NO_VERDICT_MIN_S:.0f} s (the default 600 s shows whether heat builds up)")
     text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def brief_words(metrics: Mapping[str, object], phase: Phase, ran_s: float) -> str:
+    """'sequential write held its peak level for all of its 20 s', or for a phase that slowed from
+    GC / cache, 'random write ran 30 s in all (slowed by garbage collection / cache after 5 s, ...)': a
+    slowdown that was not heat does not show the drive would not have heated later (QA: a 30-s phase
+    slowed by GC read "No thermal throttling")."""
+    text = PHASE_TEXT[phase].lower()
+    first = metrics.get(f"{phase}_time_to_throttle_s")
+    if first is None:
+        return f"{text} held its peak level for all of its {seconds_text(ran_s)} s"
+    cause = CAUSE_TEXT.get(str(metrics.get(f"{phase}_cause")), "a cause not known")
+    return (f"{text} ran {seconds_text(ran_s)} s in all (slowed by {cause} {_after(first)}, which does not show "
+            "that heat would not have throttled it later)")
+
+
+def measured_s(metrics: Mapping[str, object], phase: Phase) -> float | None:
+    """How long a phase was measured (its measured_s); for a run recorded before that was a figure,
+    held_peak_s (a phase that never slowed), else None (judged as it was)."""
+    ran = metrics.get(f"{phase}_measured_s")
+    if isinstance(ran, float | int) and not isinstance(ran, bool):
+        return float(ran)
+    return held_peak_s(metrics, phase)
 
 
 def held_peak_s(metrics: Mapping[str, object], phase: Phase) -> float | None:
@@ -623,26 +709,46 @@ def temperature_words(m: Mapping[str, object], throttled_peak: bool, later: bool
     a GC slowdown at 81 s, 24.3 °C, read as the rise by heat's onset at 159 s, 33.8 °C); with the
     phase's hottest second, which may come later still."""
     rise, heat_rise, hottest = m.get("temp_rise_c"), m.get("heat_temp_rise_c"), _tenth(m.get("max_temp_c"))
-    by_heat = f"the temperature had risen {rise_text(heat_rise)} °C by the onset of heat throttling" \
-        if later and isinstance(heat_rise, float | int) else None
+    stopped = m.get("temp_stopped_s")
+    # Readings that stopped before the moment named give the rise up to them: a lower bound (QA: a
+    # sampler that died at 40 s gave the rise by 40 s as the rise to a slowdown at 90 s).
+    cut, cut_heat = _stopped_by(stopped, m.get("time_to_throttle_s")), _stopped_by(stopped, m.get(
+        "time_to_heat_throttle_s"))
+    if isinstance(stopped, float | int) and (cut or cut_heat):
+        hottest = f"{hottest} °C read; the readings stopped at {seconds_text(stopped)} s, before the " \
+            f"{'onset of heat throttling' if cut_heat and not cut else 'slowdown'}, so the rise after that is not known"
+    else:
+        hottest = f"{hottest} °C"
+    by_heat = f"the temperature had risen {_at_least(cut_heat)}{rise_text(heat_rise)} °C by the onset of heat " \
+        "throttling" if later and isinstance(heat_rise, float | int) else None
     if m.get("peak_indicator_pct") is not None and throttled_peak:  # hot from the start: no rise to throttling
-        return [f"its hottest second was {hottest} °C"]
+        return [f"its hottest second was {hottest}"]
     if m.get("time_to_throttle_s") == 0:  # throttled from its first second: no rise to throttling was measured
         began = f"it began at {_tenth(m.get('start_temp_c'))} °C, already throttled"
-        return [f"{began}; {by_heat} (hottest second: {hottest} °C)" if by_heat else
-                f"{began} (hottest second: {hottest} °C)"]
+        return [f"{began}; {by_heat} (hottest second: {hottest})" if by_heat else
+                f"{began} (hottest second: {hottest})"]
     # Temperatures to a tenth, as the tables give them; each rise on its side of the heating votes'
     # thresholds (a 9.96 °C rise did not count as heating: never "10.0").
     if by_heat:
-        first = f"{rise_text(rise)} °C by the first slowdown; " if isinstance(rise, float | int) else ""
-        return [f"{by_heat} ({first}hottest second: {hottest} °C)"]
+        first = f"{_at_least(cut)}{rise_text(rise)} °C by the first slowdown; " if isinstance(rise, float | int) else ""
+        return [f"{by_heat} ({first}hottest second: {hottest})"]
     if not isinstance(rise, float | int):
         return []
     if later:  # a run recorded before the rise to heat throttling was a figure: its rise is to the first slowdown
-        return [f"the temperature had risen {rise_text(rise)} °C by the first slowdown, after "
-                f"{_num(m.get('time_to_throttle_s'))} s (hottest second: {hottest} °C)"]
+        return [f"the temperature had risen {_at_least(cut)}{rise_text(rise)} °C by the first slowdown, after "
+                f"{_num(m.get('time_to_throttle_s'))} s (hottest second: {hottest})"]
     # The rise is up to the onset; the hottest second may come later (it read as the onset's).
-    return [f"the temperature had risen {rise_text(rise)} °C by then (hottest second: {hottest} °C)"]
+    return [f"the temperature had risen {_at_least(cut)}{rise_text(rise)} °C by then (hottest second: {hottest})"]
+
+
+def _stopped_by(stopped_s: object, at_s: object) -> bool:
+    """Whether temperature readings that stopped at `stopped_s` ended at or before `at_s` (a time in
+    the phase): a rise up to `at_s` is then the rise up to the last reading."""
+    return isinstance(stopped_s, float | int) and isinstance(at_s, float | int) and stopped_s <= at_s
+
+
+def _at_least(cut: bool) -> str:
+    return "at least " if cut else ""
 
 
 def _num(value: object) -> str:

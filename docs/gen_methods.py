@@ -228,7 +228,7 @@ MEANINGS: Mapping[str, Mapping[str, str]] = {
         "seq_block_bytes": "Transfer size of Seq (AS SSD: 16 MiB).",
         "runtime_s": ("Seconds of each 4K and 4K-64Thrd run (AS SSD bounds each by amount instead: it reads or "
                       "writes until the 1 GB range is traveled)."),
-        "threads": "Jobs of 4K-64Thrd, each at QD1.",
+        "threads": "Jobs of 4K-64Thrd, each at QD1 (AS SSD: 64); the row is named by the count (4: 4K-4Thrd).",
         "access_runtime_s": "Seconds of each access-time run.",
         "access_write_block_bytes": ("Size of the access-time writes (AS SSD: 512 B); the target's logical "
                                      "block when that is larger."),

@@ -1,6 +1,6 @@
 """Report sections for the synthetic presets: the AS SSD table and the Iometer figure.
 
-AS SSD is a table in its own layout (rows Seq / 4K / 4K-64Thrd / Acc.time, columns Read /
+AS SSD is a table in its own layout (rows Seq / 4K / 4K-64Thrd (the count that ran) / Acc.time, columns Read /
 Write, then the three scores); `as_ssd_table` gives it as header + rows for any renderer,
 and `figures` a bar chart of the same MB/s. Iometer: combined, read and write IOPS, and
 IOPS per period over the run.
@@ -15,7 +15,15 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text, part_moved_nothing
-from ssdlab.methods.synthetic import MIXED_RUN, IometerParams, access_write_bytes, iometer_block
+from ssdlab.methods.synthetic import (
+    AS_SSD_THREADS,
+    MIXED_RUN,
+    AsSsdParams,
+    IometerParams,
+    access_write_bytes,
+    iometer_block,
+    threads_label,
+)
 from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.section_generic import metrics_tables, run_params
@@ -24,7 +32,11 @@ from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
 from ssdlab.units import human_size, is_number, seconds_text
 
-AS_SSD_ROWS = (("Seq", "seq"), ("4K", "rnd4k"), ("4K-64Thrd", "rnd4k_64t"))
+
+def as_ssd_rows_of(threads: int = AS_SSD_THREADS) -> tuple[tuple[str, str], ...]:
+    """(row label, metric key) of the MB/s rows: the many-thread row named by the jobs that ran."""
+    return ("Seq", "seq"), ("4K", "rnd4k"), (threads_label(threads), "rnd4k_64t")
+
 
 
 def _fmt(value: Any, unit: str, digits: int = 1) -> str:
@@ -48,14 +60,14 @@ def _cell(view: MethodView, unit: str, digits: int = 1, **dims: object) -> str:
 def as_ssd_table(view: MethodView) -> Table:
     p = view.params
     rows = [(label, _cell(view, "MB/s", run=f"{key}_read", rate="mb_s"),
-             _cell(view, "MB/s", run=f"{key}_write", rate="mb_s")) for label, key in AS_SSD_ROWS]
+             _cell(view, "MB/s", run=f"{key}_write", rate="mb_s")) for label, key in as_ssd_rows_of(p.threads)]
     rows.append(("Acc.time", _cell(view, "ms", 3, run="access_read", rate="access_ms"),
                  _cell(view, "ms", 3, run="access_write", rate="access_ms")))
     rows.append(("Score", _cell(view, "", 0, score="read"), _cell(view, "", 0, score="write")))
     rows.append(("Total score", _cell(view, "", 0, score="total"), ""))
     access_write = human_size(access_write_bytes(p.access_write_block_bytes, view.target.logical_block_size))
     caption = (f"Incompressible data. Seq: {human_size(p.size_bytes)} in {human_size(p.seq_block_bytes)} blocks at "
-               f"QD1. 4K: random QD1, {p.runtime_s:g} s. 4K-64Thrd: {p.threads} jobs at QD1 "
+               f"QD1. 4K: random QD1, {p.runtime_s:g} s. {threads_label(p.threads)}: {p.threads} jobs at QD1 "
                f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
                f"(written) drive and {access_write} random writes in the test region, QD1. Scores by AS SSD's "
                f"published formula from the MB/s figures.{cooldown_text(view)}")
@@ -76,7 +88,7 @@ def cooldown_text(view: MethodView) -> str:
 
 def as_ssd_rows(view: MethodView) -> list[Row]:
     rows: list[Row] = []
-    for label, key in AS_SSD_ROWS:
+    for label, key in as_ssd_rows_of(view.params.threads):
         for direction in ("read", "write"):
             value = _run_value(view, f"{key}_{direction}", "mb_s")
             if value is not None:
@@ -85,8 +97,9 @@ def as_ssd_rows(view: MethodView) -> list[Row]:
 
 
 def as_ssd_chart(rows: Sequence[Row]) -> AltChart:
+    order = list(dict.fromkeys(str(row["test"]) for row in rows))  # Seq, 4K, 4K-nThrd, as as_ssd_rows gives them
     return alt.Chart(alt_data(rows)).mark_bar().encode(
-        y=alt.Y("test:N", title=None, sort=[label for label, _ in AS_SSD_ROWS]),
+        y=alt.Y("test:N", title=None, sort=order),
         yOffset=alt.YOffset("direction:N"),
         x=alt.X("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
         color=alt.Color("direction:N", title=None),
@@ -157,8 +170,10 @@ def tables(bundle: Bundle, record: TestRecord) -> list[Table]:
 
 
 def as_ssd_section(bundle: Bundle, record: TestRecord) -> Section:
+    ran = run_params(record.test, record.params)
+    threads = ran.threads if isinstance(ran, AsSsdParams) else AS_SSD_THREADS
     caption = ("AS SSD Benchmark's procedure on a 1 GiB test region with incompressible data: sequential, "
-               "4K QD1, 4K with 64 threads, and access time; scores by AS SSD's published formula.")
+               f"4K QD1, 4K with {threads} threads, and access time; scores by AS SSD's published formula.")
     return dedicated_section(bundle, record, caption, figures(bundle, record), tables(bundle, record))
 
 

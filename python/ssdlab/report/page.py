@@ -31,7 +31,16 @@ from ssdlab.outputs import (
     remove_made_folders,
     what_is,
 )
-from ssdlab.report.charts import ChartHeading, chart_spec, has_data, headed, javascript_bundle, spec_json, write_png
+from ssdlab.report.charts import (
+    PNG_SCALE,
+    ChartHeading,
+    chart_spec,
+    has_data,
+    headed,
+    javascript_bundle,
+    spec_json,
+    write_png,
+)
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.page_data import share_datasets
 from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
@@ -59,6 +68,7 @@ class RenderedFigure:
     spec_json: str  # its datasets named, not inline (page_data.share_datasets)
     png_href: str
     datasets: tuple[str, ...] = ()  # the names of the page's datasets it draws
+    png_width_px: int | None = None  # the PNG's width in CSS pixels (it is drawn at PNG_SCALE)
 
 
 @dataclass(frozen=True)
@@ -132,14 +142,26 @@ def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path,
     """Draw the chart into the folder being drawn, under `png`'s name, with `heading` over it (the
     page's chart has the page around it instead); the page links `png`, where the chart is once
     that folder is swapped in. Its data goes into the page's `datasets` (name to JSON text), once."""
-    write_png(headed(spec, heading), drawing / png.name, inside=inside)
+    drawn = write_png(headed(spec, heading), drawing / png.name, inside=inside)
     shared = share_datasets(spec)
     for name, text in shared.datasets.items():
         datasets.setdefault(name, text)
     return RenderedFigure(
         element_id=f"chart-{index}", title=fig.title, caption=fig.caption, spec_json=spec_json(shared.spec),
         png_href=Path(os.path.relpath(png, html_dir)).as_posix(), datasets=tuple(shared.datasets),
+        png_width_px=_css_width_px(drawn),
     )
+
+
+def _css_width_px(png: Path) -> int | None:
+    """The width a PNG drawn at PNG_SCALE is shown at on the page (its IHDR's width over the
+    scale): the page's <img> of a chart, seen without JavaScript, is the chart's size, not twice it.
+    None for a file that is not a PNG."""
+    with png.open("rb") as f:
+        head = f.read(24)
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return round(int.from_bytes(head[16:20], "big") / PNG_SCALE)
 
 
 def is_ssdlab_page(path: Path) -> bool:

@@ -78,6 +78,7 @@ details.table { margin: 10px 0; }
 details.table > summary { cursor: pointer; color: var(--accent); font-weight: 600; margin: 6px 0; }
 figure { margin: 16px 0 22px; }
 figure .chart { min-height: 60px; }
+figure .chart img { max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: 13px; max-width: 900px; }
 figcaption a { color: var(--accent); }
 .vega-bindings { font-size: 13px; margin: 4px 0; }
@@ -103,6 +104,11 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   table.findings a { display: none; }
   .intro { grid-template-columns: 1fr 1fr; }
   .intro .card, section.summary { background: none; }
+  /* A scroll box prints only what fits in it: a wide comparison table lost its right-hand columns. */
+  .table-wrap, .intro .card { overflow: visible; }
+  table { width: 100%; }
+  tr, img { break-inside: avoid; }
+  thead { display: table-header-group; }
 }
 </style>
 </head>
@@ -121,8 +127,8 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 {% if page.banner %}<div class="banner" role="alert">{{ page.banner }}</div>{% endif %}
 {% if page.summary %}
 <section class="summary" id="summary">
-  <h2>Summary</h2>
-  <table class="findings"><tbody>
+  <h2 id="summary-title">Summary</h2>
+  <table class="findings" aria-labelledby="summary-title"><tbody>
   {% for f in page.summary if f.measured %}
   <tr class="measured" id="finding-{{ f.key|slug }}">
     <th>{{ f.title }}</th>
@@ -147,14 +153,14 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
 <div class="intro">
 {% for table in page.intro %}
   <div class="card">
-    <h2>{{ table.title }}</h2>
+    <h2 id="intro-{{ table.key|slug }}-title">{{ table.title }}</h2>
     {% if table.header|length == 2 %}
-    <table class="facts" id="intro-{{ table.key|slug }}"><tbody>
+    <table class="facts" id="intro-{{ table.key|slug }}" aria-labelledby="intro-{{ table.key|slug }}-title"><tbody>
     {% for row in table.rows %}<tr><th>{{ row[0] }}</th><td>{{ row[1] }}</td></tr>
     {% endfor %}
     </tbody></table>
     {% else %}
-    <table class="data" id="intro-{{ table.key|slug }}"><thead><tr>{% for h in table.header %}<th>{{ h }}</th>{% endfor %}</tr></thead><tbody>
+    <table class="data" id="intro-{{ table.key|slug }}" aria-labelledby="intro-{{ table.key|slug }}-title"><thead><tr>{% for h in table.header %}<th>{{ h }}</th>{% endfor %}</tr></thead><tbody>
     {% for row in table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>
     {% endfor %}
     </tbody></table>
@@ -176,7 +182,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% if rs.section.verdict_note %}<p class="caption" id="verdict-note-{{ rs.anchor }}">{{ rs.section.verdict_note|marks }}</p>{% endif %}
   {% macro one_table(table) %}
   <div class="table-wrap">
-  <table class="data sortable" id="table-{{ table.key|slug }}">
+  <table class="data sortable" id="table-{{ table.key|slug }}" aria-labelledby="table-{{ table.key|slug }}-title">
     <thead><tr>{% for h in table.header %}<th{% if not loop.first %} class="num"{% endif %}>{{ h }}</th>{% endfor %}</tr></thead>
     <tbody>
     {% for row in table.rows %}{% set key = table.row_keys[loop.index0] if table.row_keys else None %}<tr>{% for cell in row %}<td{% if not loop.first and cell is numeric %} class="num"{% endif %}{% if loop.first and key %} title="{{ key }}"{% endif %}>{{ cell|marks }}</td>{% endfor %}</tr>
@@ -189,11 +195,11 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% macro tables() %}
   {% for table in rs.section.tables %}
   {% if table.collapsed or table.rows|length > collapse_rows %}
-  <details class="table"><summary>{{ table.title|marks }} ({{ table.rows|length }} rows)</summary>
+  <details class="table"><summary id="table-{{ table.key|slug }}-title">{{ table.title|marks }} ({{ table.rows|length }} rows)</summary>
   {{ one_table(table) }}
   </details>
   {% else %}
-  <h3>{{ table.title|marks }}</h3>
+  <h3 id="table-{{ table.key|slug }}-title">{{ table.title|marks }}</h3>
   {{ one_table(table) }}
   {% endif %}
   {% endfor %}
@@ -202,7 +208,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   {% for fig in rs.figures %}
   <figure>
     <h3>{{ fig.title }}</h3>
-    <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec" data-datasets="{{ fig.datasets|join(' ') }}"><noscript>Charts need JavaScript; see the PNG.</noscript></div>
+    <div class="chart" id="{{ fig.element_id }}" data-spec="{{ fig.element_id }}-spec" data-datasets="{{ fig.datasets|join(' ') }}"><img src="{{ fig.png_href }}" loading="lazy" alt="Chart: {{ fig.title }}"{% if fig.png_width_px %} width="{{ fig.png_width_px }}"{% endif %}></div>
     <script type="application/json" id="{{ fig.element_id }}-spec">{{ fig.spec_json|safe }}</script>
     <figcaption>{{ fig.caption|marks }} <a class="png-link" href="{{ fig.png_href }}">PNG</a></figcaption>
   </figure>

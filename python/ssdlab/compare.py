@@ -155,6 +155,7 @@ class MetricRow:
     # Per drive: its own run's declaration, which its value is printed by (spec_of), so it reads as
     # in its own report: a start temperature beside that drive's warning temperature, not the first's.
     specs: tuple[MetricSpec | None, ...] = ()
+    whys: tuple[str | None, ...] = ()  # per drive: why its value is a lower bound (bounds), None elsewhere
 
     def spec_of(self, index: int) -> MetricSpec | None:
         """The declaration drive `index`'s value is printed by: its own run's, else the row's."""
@@ -164,6 +165,10 @@ class MetricRow:
     def is_bound(self, index: int) -> bool:
         """Whether drive `index`'s value is only a lower bound."""
         return index < len(self.bounds) and self.bounds[index]
+
+    def bound_why(self, index: int) -> str | None:
+        """Why drive `index`'s value is only a lower bound (MetricSpec.bound_why), None where it is not."""
+        return self.whys[index] if index < len(self.whys) else None
 
     @property
     def difference_unit(self) -> str:
@@ -370,12 +375,13 @@ def metric_rows(records: Sequence[TestRecord | None], specs: MetricSet | None,
             continue  # the write part of a 100 % read point, on every drive: no row of 0s
         compared = spec.compared if spec is not None else True
         # A lower bound is not a value: no difference from it or against it.
-        bounds = tuple(spec is not None and r is not None and spec.is_bound(r.metrics) for r in records)
+        whys = tuple(spec.bound_why(r.metrics) if spec is not None and r is not None else None for r in records)
+        bounds = tuple(why is not None for why in whys)
         unit = unit_of(name, spec)
         diffs = tuple(difference(v, values[0], unit) if compared and not (bound or bounds[0]) else None
                       for v, bound in zip(values[1:], bounds[1:], strict=True))
         mine = tuple(declared.get(name) if declared is not None else None for declared in own)
-        rows.append(MetricRow(name, values, diffs, spec, bounds, mine))
+        rows.append(MetricRow(name, values, diffs, spec, bounds, mine, whys))
     return tuple(rows)
 
 

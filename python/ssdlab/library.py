@@ -612,7 +612,7 @@ def bound_words(spec: MetricSpec, metrics: Mapping[str, Any]) -> str:
     """A lower bound with its unit in the tables' digits (units.in_unit), as the report prints it:
     '≥ 315.01 GB (never throttled)'."""
     value = metrics[spec.name]
-    return spec.bound_text(in_unit(value, spec.unit) if spec.unit else f"{value:g}")
+    return spec.bound_text(in_unit(value, spec.unit) if spec.unit else f"{value:g}", spec.bound_why(metrics))
 
 
 def stored_notes(notes_json: str | None) -> list[str]:

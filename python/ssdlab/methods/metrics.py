@@ -53,6 +53,21 @@ class LowerBound:
 
     unless: str  # the metric whose value makes this one exact
     why: str  # what a reader sees beside the bound: "never throttled"
+    # Also a bound where what the figure is made of stopped first: metric `cut` (a time in the phase, s)
+    # has a value at or before metric `unless`'s (a temperature rise up to a slowdown, whose readings
+    # stopped before it: the rise up to the last reading). "": no such case.
+    cut: str = ""
+    cut_why: str = ""
+
+    def reason(self, metrics: Mapping[str, object]) -> str | None:
+        """Why the figure among one record's `metrics` is only a lower bound (None: it is exact)."""
+        at = metrics.get(self.unless)
+        if at is None:
+            return self.why
+        cut_at = metrics.get(self.cut) if self.cut else None
+        if is_number(cut_at) and is_number(at) and float(cut_at) <= float(at):
+            return self.cut_why
+        return None
 
 
 @dataclass(frozen=True)
@@ -101,18 +116,24 @@ class MetricSpec:
 
     def is_bound(self, metrics: Mapping[str, object]) -> bool:
         """Whether this metric's value among one record's `metrics` is only a lower bound."""
+        return self.bound_why(metrics) is not None
+
+    def bound_why(self, metrics: Mapping[str, object]) -> str | None:
+        """Why this metric's value among one record's `metrics` is only a lower bound (LowerBound.reason),
+        None where it is exact or missing."""
         bound = self.lower_bound
-        return bound is not None and metrics.get(self.name) is not None and metrics.get(bound.unless) is None
+        return None if bound is None or metrics.get(self.name) is None else bound.reason(metrics)
 
     def exact(self, metrics: Mapping[str, V]) -> V | None:
         """This metric's value among `metrics`, or None when it is only a lower bound: what may be
         ranked or compared as a value."""
         return None if self.is_bound(metrics) else metrics.get(self.name)
 
-    def bound_text(self, text: str) -> str:
-        """'≥ 749.99 (never throttled)': a value already formatted, shown as the bound it is."""
-        why = f" ({self.lower_bound.why})" if self.lower_bound is not None else ""
-        return f"≥ {text}{why}"
+    def bound_text(self, text: str, why: str | None = None) -> str:
+        """'≥ 749.99 (never throttled)': a value already formatted, shown as the bound it is, with
+        `why` it is one (bound_why; default: the declaration's first reason)."""
+        why = why or (self.lower_bound.why if self.lower_bound is not None else "")
+        return f"≥ {text} ({why})" if why else f"≥ {text}"
 
     @property
     def compared(self) -> bool:

@@ -114,6 +114,10 @@ def phase_window(phase: Phase) -> str:
     return f"thermal-{phase}"
 
 
+# Why a rise to a slowdown is only a lower bound where the temperature readings stopped first.
+READINGS_STOPPED = "readings stopped before it"
+
+
 def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float | None) -> list[MetricSpec]:
     # `better` says which way a figure ranks (report/rankings.py): a result of the drive has one; a test
     # condition, a check on the measurement, or a figure no one direction reads right has None (shown
@@ -171,13 +175,18 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
         # A phase that never throttled rose this much without throttling: a lower bound, like the data written.
         # No direction: a smaller rise is a drive that slowed sooner (worse) or one that began warmer (the
         # start temperature, a condition); a larger one a later throttle point or a cooler start.
+        # Also a lower bound where the temperature readings stopped before the slowdown (the sampler died):
+        # the rise up to the last reading, not a figure to set beside another drive's.
         MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to the first slowdown", CELSIUS, better=None,
-                   dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled")),
+                   dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled",
+                                                     cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED)),
         # Up to the time to heat throttling, as the rise above is up to the time to throttle: the same
         # figure when heat came first, higher when a cache or GC slowed the drive before heat did.
         # No direction, as the rise to the first slowdown: its throttle point less where the phase began.
         MetricSpec(f"{phase}_heat_temp_rise_c", f"{text}: temperature rise to heat throttling", CELSIUS,
-                   better=None, dims=dims),
+                   better=None, dims=dims,
+                   lower_bound=LowerBound(f"{phase}_time_to_heat_throttle_s", "no heat throttling",
+                                          cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED)),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
         # How long the phase was measured: a "no" rests on phases that ran long enough for heat to build

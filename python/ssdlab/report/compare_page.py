@@ -100,7 +100,7 @@ def row_cells(row: MetricRow, present: Sequence[bool], short: Short = (),
                                                                                       strict=True)]
         label = row.name
     else:
-        values = [value_cell(row.spec_of(i) or row.spec, v, row.is_bound(i)) if here else MISSING
+        values = [value_cell(row.spec_of(i) or row.spec, v, row.is_bound(i), row.bound_why(i)) if here else MISSING
                   for i, (v, here) in enumerate(zip(row.values, present, strict=True))]
         label = label_with_unit(row.label, row.spec.unit)
     marked = [here and is_number(v) and unreliable_value(row, short, i, params)
@@ -222,10 +222,11 @@ def text_difference(row: MetricRow, index: int) -> str:
     return DIFFERS if value != baseline else ""
 
 
-def value_cell(spec: MetricSpec, value: object, bound: bool) -> str:
-    """A value in its declared unit, in words where it is a code, as a bound where it is one."""
+def value_cell(spec: MetricSpec, value: object, bound: bool, why: str | None = None) -> str:
+    """A value in its declared unit, in words where it is a code, as a bound where it is one (`why`:
+    MetricRow.bound_why)."""
     text = spec_text(spec, spec.shown(value))
-    return spec.bound_text(text) if bound else text
+    return spec.bound_text(text, why) if bound else text
 
 
 def bound_difference(row: MetricRow, index: int) -> str | None:
@@ -236,7 +237,7 @@ def bound_difference(row: MetricRow, index: int) -> str | None:
     if bound is None or not (mine or baseline):
         return None
     who = "both " if mine and baseline else "" if mine else "baseline "
-    return f"{who}{bound.why}"
+    return f"{who}{row.bound_why(index if mine else 0) or bound.why}"
 
 
 def comparison_cells(t: TestComparison, short: Short = ()) -> list[tuple[str, ...]]:

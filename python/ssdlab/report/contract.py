@@ -139,7 +139,8 @@ def figure_with_unit(spec: MetricSpec, metrics: Mapping[str, Metric]) -> str:
     text = format_value(spec, value)
     if is_number(value) and spec.unit and spec.unit != BYTES and not spec.label.endswith(spec.unit):
         text = f"{text} {spec.unit}"
-    return spec.bound_text(text) if spec.is_bound(metrics) else text
+    why = spec.bound_why(metrics)
+    return spec.bound_text(text, why) if why is not None else text
 
 
 def spec_text(spec: MetricSpec, value: object) -> str:

@@ -187,7 +187,8 @@ def phase_table(view: MethodView, phase: Phase) -> Table:
 def figure_row(view: MethodView, spec: MetricSpec) -> tuple[str, str, str]:
     """(label, value, unit) as flat_table gives them, a lower bound shown as one: '≥ 749.99 (never throttled)'."""
     value, unit = value_cells(spec, view.value(spec))
-    shown = spec.bound_text(value) if spec.is_bound(view.record.metrics) else value
+    why = spec.bound_why(view.record.metrics)
+    shown = spec.bound_text(value, why) if why is not None else value
     return spec.label, mark(shown, view.marked(spec)), unit
 
 

@@ -73,7 +73,7 @@ def test_notes_on_how_a_run_went_leave_the_method_alike() -> None:
     # A window too short for its queue: the drive's pace decides it, as it does the figures.
     short = Measurement(workload=rounds[0].workload, engine="sim", runtime_s=0.002, write=OpTotals(ios=20))
     how = (*early_stop_notes(rounds, ("done", "skipped", "skipped")), RAN_AHEAD_NOTE,
-           CACHED_PREP_NOTE.format(steps=27), RESUMED_NOTE.format(reason="continues at round 4"),
+           CACHED_PREP_NOTE.format(steps="27 steps"), RESUMED_NOTE.format(reason="continues at round 4"),
            *short_window_notes(rounds[:1], {"r0": short}, record.params))
     assert len(how) == 5 and all(how_it_ran(note) for note in how)
     key = effective_method(plain, target).key

@@ -77,7 +77,7 @@ class StartState(BaseModel):
 RESUMED_NOTE = "resumed: {reason}"
 RAN_AHEAD_NOTE = ("ran ahead on a second core from the cached drive this test starts with (the drive this run "
                   "reached, checked by its history digest): the same drive and results running it in turn gives")
-CACHED_PREP_NOTE = ("preparation ({steps} steps) restored from the cache of prepared simulated drives: the same "
+CACHED_PREP_NOTE = ("preparation ({steps}) restored from the cache of prepared simulated drives: the same "
                     "drive and results simulating it gives")
 # An until-steady phase ended when the drive was steady: an outcome of the drive, as its figures are.
 EARLY_STOP_NOTE = "{what} stopped early at SNIA steady state after {done} of {rounds} rounds"

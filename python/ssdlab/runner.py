@@ -78,7 +78,7 @@ from ssdlab.suites import SuiteEntry
 from ssdlab.targets.base import MeasuredRates, ReadingProcess, Target, TargetInfo, TargetLocks
 from ssdlab.targets.identity import identity_changes
 from ssdlab.targets.sim import MODEL_REVISION
-from ssdlab.units import seconds_apart
+from ssdlab.units import counted, seconds_apart
 
 
 @runtime_checkable
@@ -616,7 +616,7 @@ class Runner:
                 results = _add_step(results, step)
             outcome: ActionOutcome = "done" if done else "skipped"
             state = state.model_copy(update={"action_outcomes": (*state.action_outcomes, outcome)})
-        notes = (*state.notes, CACHED_PREP_NOTE.format(steps=len(prep)))
+        notes = (*state.notes, CACHED_PREP_NOTE.format(steps=counted(len(prep), "step")))
         return state.model_copy(update={"notes": notes}), results
 
     def _show_restored(self, state: TestRecord, prep: Sequence[Action]) -> None:

@@ -14,6 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from ssdlab.targets import safety
+
 # Writes its pid at once, opens its file `after_s` later, and reads it on and on (unless O_WRONLY).
 OPEN = ("import os, sys, time\n"
         "open(sys.argv[2] + '.tmp', 'w').write(str(os.getpid())); os.rename(sys.argv[2] + '.tmp', sys.argv[2])\n"
@@ -56,3 +60,16 @@ def wait_opened(pid_file: Path, within_s: float = 5.0) -> None:
 
 def comm(pid: int) -> str:
     return Path(f"/proc/{pid}/comm").read_text().strip()
+
+
+def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every listing of /proc's processes from now on (one per scan of every process's open files)."""
+    calls: list[int] = []
+    listed = safety._processes
+
+    def counted(root: safety.SysRoot) -> list[Path]:
+        calls.append(1)
+        return listed(root)
+
+    monkeypatch.setattr(safety, "_processes", counted)
+    return calls

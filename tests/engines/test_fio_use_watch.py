@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import struct
 import subprocess
 import threading
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 import pytest
 from fio_helpers import fio_pids, workload
 
-from loop_helpers import STACKED, attached_loop
+from loop_helpers import STACKED, attached_loop, partition
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
 from ssdlab.engines.fio_process import WATCH_PERIOD_S, CameIntoUse, UseWatch, run_fio_captured, use_watch
@@ -50,21 +49,6 @@ def device(tmp_path: Path) -> Iterator[tuple[BlockTarget, Path]]:
         target = BlockTarget.from_spec(node)
         target.authorize_writes(destroy=True, confirmed_serial=target.name)
         yield target, backing
-
-
-def partition(node: str, start_sector: int, sectors: int) -> str:
-    """Give the disk at `node` an MBR with one Linux partition and have the kernel read it; the
-    partition's node. (No sfdisk here: the table is four fields.)"""
-    entry = struct.pack("<B3sB3sII", 0, bytes(3), 0x83, bytes(3), start_sector, sectors)
-    fd = os.open(node, os.O_WRONLY)
-    try:
-        os.pwrite(fd, entry, 446)
-        os.pwrite(fd, b"\x55\xaa", 510)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    run("partx", "-u", node)  # adds it, unless udev's rescan on close did so first
-    return f"{node}p1"
 
 
 def measure_while(target: Target, ctx: RunContext, act: str) -> tuple[Measurement, float]:

@@ -7,7 +7,6 @@ as the watch during a workload does (safety.openers_while_measuring)."""
 from __future__ import annotations
 
 import os
-import struct
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from foreign_openers import comm, foreign_opener
-from loop_helpers import attached_loop, unopened_within
-from ssdlab.targets import safety
+from foreign_openers import comm, count_scans, foreign_opener
+from loop_helpers import attached_loop, partition, unopened_within
 from ssdlab.targets.base import ReadingProcess
 from ssdlab.targets.block import BlockTarget
 
@@ -32,33 +30,6 @@ def loop_on(node: str) -> Iterator[str]:
         yield loop
     finally:
         subprocess.run(["losetup", "-d", loop], check=False)
-
-
-def partition(node: str) -> str:
-    """An MBR with one Linux partition from sector 2048 on the disk at `node`, read by the kernel."""
-    entry = struct.pack("<B3sB3sII", 0, bytes(3), 0x83, bytes(3), 2048, 65536)
-    fd = os.open(node, os.O_WRONLY)
-    try:
-        os.pwrite(fd, entry, 446)
-        os.pwrite(fd, b"\x55\xaa", 510)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    subprocess.run(["partx", "-u", node], check=False, capture_output=True)
-    return f"{node}p1"
-
-
-def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every listing of /proc's processes from now on (one per scan of every process's open files)."""
-    calls: list[int] = []
-    listed = safety._processes
-
-    def counted(root: safety.SysRoot) -> list[Path]:
-        calls.append(1)
-        return listed(root)
-
-    monkeypatch.setattr(safety, "_processes", counted)
-    return calls
 
 
 @pytest.mark.root

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from foreign_openers import comm, foreign_opener
-from ssdlab.targets import parse_target, safety
+from foreign_openers import comm, count_scans, foreign_opener
+from ssdlab.targets import parse_target
 from ssdlab.targets.base import ReadingProcess
 from ssdlab.targets.block import BlockTarget
 
@@ -58,16 +58,3 @@ def test_info_on_a_scratch_file_scans_the_processes_once(tmp_path: Path, monkeyp
         assert state.readers == (ReadingProcess(pid=reader, command=comm(reader), path=str(scratch)),)
         assert not state.writable and len(state.reasons) == 1
         assert f"({scratch} is open for writing by pid {writer} ({comm(writer)}))" in state.reasons[0]
-
-
-def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every listing of /proc's processes from now on (one per scan of every process's open files)."""
-    calls: list[int] = []
-    listed = safety._processes
-
-    def counted(root: safety.SysRoot) -> list[Path]:
-        calls.append(1)
-        return listed(root)
-
-    monkeypatch.setattr(safety, "_processes", counted)
-    return calls

@@ -1,6 +1,6 @@
 """A scratch file's purge (punch every block out, then sync) takes time in proportion to what was
 written: 0.17 s/GiB on ext4 here. Every file purge was planned at 1 s, so a 512 GiB file's (~86 s
-each, sixteen in the review suite) were counted 1 s each."""
+each, eight in the review suite) were counted 1 s each."""
 
 from __future__ import annotations
 

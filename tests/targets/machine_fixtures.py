@@ -31,8 +31,12 @@ def recorded_loop_status(node: Path) -> LoopStatus | None:
 
 
 def machine_root(mountinfo: str = "mountinfo") -> SysRoot:
+    """The recorded machine, its /proc included: the real one lists this machine's processes, and a
+    fio of another test writing the real loop3 (device 7:3, as the recorded loop3) made the recorded
+    loop3 "open for writing by pid N (fio)" (CI flake, 2026-11-28)."""
     return SysRoot(sys=MACHINE / "sys", mountinfo=MACHINE / "proc" / mountinfo,
-                   swaps=MACHINE / "proc" / "swaps", dev=MACHINE / "dev", loop_status=recorded_loop_status)
+                   swaps=MACHINE / "proc" / "swaps", dev=MACHINE / "dev", proc=MACHINE / "proc",
+                   loop_status=recorded_loop_status)
 
 
 class RecordedRunner:

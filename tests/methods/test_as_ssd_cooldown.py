@@ -93,8 +93,8 @@ def test_a_bare_950pro_starts_its_measured_runs_cool_after_the_fill(cooled: Ran)
         assert first_sample(runs[name], "temp_c") < FIRST_THROTTLE_C, name
         assert first_sample(runs[name], "throttle_level") == 0, name
     assert metrics["cooldown_s"] == COOLDOWN_S  # the setting records it, and the report says it
-    assert caption.endswith("Measured after a 300 s idle, so the drive started near rest, not hot from the fill or "
-                            "the test before.")
+    assert caption.endswith("Measured after a 300 s idle, for the drive to cool from the fill or the test before; "
+                            "none of the 8 measured runs ran throttled.")
 
 
 def test_without_the_cooldown_it_is_measured_hot_and_throttled(hot: Ran, cooled: Ran) -> None:

@@ -13,7 +13,7 @@ import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
-from ssdlab.methods.sweeps import scores_low_qd
+from ssdlab.methods.sweeps import MixedRandomParams, MixedSeqParams, QdSweepParams, TransferParams, scores_low_qd
 from ssdlab.report.charts import Row, alt_data, field_values, value_scale
 from ssdlab.report.contract import MethodView, method_view
 from ssdlab.report.formatting import with_article
@@ -21,12 +21,13 @@ from ssdlab.report.section_generic import (
     measured,
     metrics_tables,
     row_label,
+    run_params,
     section_title,
     series_figures,
 )
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
-from ssdlab.units import human_size
+from ssdlab.units import MIB, human_size
 
 WIDTH = 420
 HEIGHT = 240
@@ -106,7 +107,12 @@ def mixed_figures(view: MethodView) -> list[Figure]:
     if random:
         where = f"over {with_article(human_size(int(view.number('span_bytes') or 0)))} region written after a purge"
     else:
-        where = "over the whole drive, written beforehand" + ("" if p.fill else " by the previous test")
+        # A span short of the drive is said as such (QA: span_bytes=8g on a 250 GB drive read "over the whole
+        # drive"); whole_span cuts the whole drive to whole MiB.
+        span = view.number("span_bytes")
+        short = p.span_bytes is not None and span is not None and span < view.target.capacity_bytes - MIB
+        drive = f"the drive's first {human_size(int(span))}" if short and span is not None else "the whole drive"
+        where = f"over {drive}, written beforehand" + ("" if p.fill else " by the previous test")
     caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.iodepth}, {where}; "
                f"read share {steps} %, {p.runtime_s:g} s each. Total, read and write rates.")
     title = f"Mixed {'random' if random else 'sequential'} {block}: rate against read share"
@@ -149,15 +155,34 @@ def transfer_figures(view: MethodView) -> list[Figure]:
 
 BUILDERS = {"qd-sweep": qd_figures, "mixed-random": mixed_figures, "mixed-seq": mixed_figures,
             "transfer-sweep": transfer_figures}
-CAPTIONS = {
-    "qd-sweep": "AnandTech-style queue-depth sweeps: after a purge a test region is written, then each point "
-                "(4 KiB random, 128 KiB sequential; reads first, then writes) runs at one queue depth.",
-    "mixed-random": "4 KiB random I/O at QD3 on a test region written after a purge, the share of reads stepping "
-                    "down from 100 % to 0 %.",
-    "mixed-seq": "128 KiB sequential I/O at QD1 over the whole written drive, the share of reads stepping down "
-                 "from 100 % to 0 %; balanced mixes are usually slowest (the bathtub).",
-    "transfer-sweep": "ATTO-like: for each transfer size, a region is written sequentially at QD4 and read back.",
-}
+def shares_words(read_pcts: Sequence[int]) -> str:
+    """'stepping down from 100 % to 0 %' of a sweep run in that order, else the shares in the order run."""
+    pcts = list(read_pcts)
+    if len(pcts) > 1 and pcts == sorted(pcts, reverse=True):
+        return f"stepping down from {pcts[0]} % to {pcts[-1]} %"
+    return f"at {', '.join(str(pct) for pct in pcts)} % in turn"
+
+
+def sweep_caption(record: TestRecord) -> str:
+    """The method in a sentence, in the block sizes, queue depth, shares and span the run ran (QA: fixed text
+    read "4 KiB random I/O at QD3" of a run at other settings, and "over the whole written drive" of a
+    mixed-seq run over an 8 GiB span)."""
+    p = run_params(record.test, record.params) or run_params(record.test, {})  # values it refuses: the defaults
+    if isinstance(p, QdSweepParams):
+        return ("AnandTech-style queue-depth sweeps: after a purge a test region is written, then each point "
+                f"({block_text(p.random_block_bytes)} random, {block_text(p.seq_block_bytes)} sequential; reads "
+                "first, then writes) runs at one queue depth.")
+    if isinstance(p, MixedSeqParams):
+        where = "the whole written drive" if p.span_bytes is None else "the written span"
+        return (f"{block_text(p.block_size_bytes)} sequential I/O at QD{p.iodepth} over {where}, the share of "
+                f"reads {shares_words(p.read_pcts)}; balanced mixes are usually slowest (the bathtub).")
+    if isinstance(p, MixedRandomParams):
+        return (f"{block_text(p.block_size_bytes)} random I/O at QD{p.iodepth} on a test region written after a "
+                f"purge, the share of reads {shares_words(p.read_pcts)}.")
+    if isinstance(p, TransferParams):
+        return (f"ATTO-like: for each transfer size, a region is written sequentially at QD{p.iodepth} and read "
+                "back.")
+    return f"Method {record.test!r}."
 
 
 def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
@@ -178,7 +203,7 @@ def dedicated_section(
 
 def sweep_section(bundle: Bundle, record: TestRecord) -> Section:
     tables = metrics_tables(method_view(bundle, record), record) if record.metrics else []
-    return dedicated_section(bundle, record, CAPTIONS[record.test], figures(bundle, record), tables)
+    return dedicated_section(bundle, record, sweep_caption(record), figures(bundle, record), tables)
 
 
 for _test in BUILDERS:

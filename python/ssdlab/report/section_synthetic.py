@@ -8,14 +8,16 @@ IOPS per period over the run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import altair as alt
 
 from ssdlab.bundle import Bundle, TestRecord
+from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import block_text, part_moved_nothing
 from ssdlab.methods.synthetic import (
+    AS_SSD_RUNS,
     AS_SSD_THREADS,
     MIXED_RUN,
     AsSsdParams,
@@ -57,7 +59,9 @@ def _cell(view: MethodView, unit: str, digits: int = 1, **dims: object) -> str:
     return mark(_fmt(found[0][1], unit, digits), view.marked(found[0][0])) if found else _fmt(None, unit)
 
 
-def as_ssd_table(view: MethodView) -> Table:
+def as_ssd_table(view: MethodView, found: Mapping[str, Measurement] | None = None) -> Table:
+    """The AS SSD table; `found`: the test's measurements, whose telemetry says whether the cool-down did cool
+    the drive (cooldown_text)."""
     p = view.params
     rows = [(label, _cell(view, "MB/s", run=f"{key}_read", rate="mb_s"),
              _cell(view, "MB/s", run=f"{key}_write", rate="mb_s")) for label, key in as_ssd_rows_of(p.threads)]
@@ -70,20 +74,36 @@ def as_ssd_table(view: MethodView) -> Table:
                f"QD1. 4K: random QD1, {p.runtime_s:g} s. {threads_label(p.threads)}: {p.threads} jobs at QD1 "
                f"each, {p.runtime_s:g} s. Acc.time: mean latency of 4 KiB random reads over the whole "
                f"(written) drive and {access_write} random writes in the test region, QD1. Scores by AS SSD's "
-               f"published formula from the MB/s figures.{cooldown_text(view)}")
+               f"published formula from the MB/s figures.{cooldown_text(view, found)}")
     return Table(f"{view.record.name}-table", "AS SSD-like benchmark", ("", "Read", "Write"), tuple(rows), caption)
 
 
-def cooldown_text(view: MethodView) -> str:
+def cooldown_text(view: MethodView, found: Mapping[str, Measurement] | None = None) -> str:
     """How the drive started the runs, from the recorded setting (cooldown_s): not from the parameters,
-    which read a run from before the cool-down existed (measured at once) as one at its default."""
+    which read a run from before the cool-down existed (measured at once) as one at its default. What the
+    idle was for, and whether it did it only as the measured runs' telemetry (`found`) says: QA: "after a
+    5 s idle, so the drive started near rest, not hot" stood above a note that the Seq runs of a 950 PRO
+    ran throttled all their time at 67 °C."""
     if "cooldown_s" not in view.record.metrics:
         return ""
     idle_s = view.number("cooldown_s")
     if idle_s:
-        return (f" Measured after a {seconds_text(idle_s)} s idle, so the drive started near rest, not hot from the "
-                "fill or the test before.")
+        return (f" Measured after a {seconds_text(idle_s)} s idle, for the drive to cool from the fill or the test "
+                f"before{cooled_words(found or {})}.")
     return " Measured at once, without a cool-down: a drive the fill or the test before heated may have been throttled."
+
+
+def cooled_words(found: Mapping[str, Measurement]) -> str:
+    """Whether the measured runs ran cool, as their telemetry says: '; it did not here: 3 of the 8 measured
+    runs ran throttled (see the notes)', '; none of the 8 measured runs ran throttled', or "" when the
+    telemetry cannot say for every run (a real drive without a temperature sampler)."""
+    shares = [found[name].throttled_share() for name, *_ in AS_SSD_RUNS if name in found]
+    hot = sum(1 for share in shares if share)
+    if hot:
+        return f"; it did not here: {hot} of the {len(shares)} measured runs ran throttled (see the notes)"
+    if shares and all(share is not None for share in shares):
+        return f"; none of the {len(shares)} measured runs ran throttled"
+    return ""
 
 
 def as_ssd_rows(view: MethodView) -> list[Row]:
@@ -145,7 +165,7 @@ def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
     parts = [total_text(view, name, unit) for name, unit in (("read_iops", "read"), ("write_iops", "write"))
              if not moved_nothing(view, name)]  # no "(41,203 read, 0 write)" of a 100 % read mix
     caption = (f"{block_text(p.block_size_bytes)} random, {p.read_pct} % reads, QD{p.iodepth}, {p.runtime_s:g} s over "
-               f"the whole written drive: {total_text(view, 'iops', 'IOPS')} combined"
+               f"{iometer_where(record, p)}: {total_text(view, 'iops', 'IOPS')} combined"
                + (f" ({', '.join(parts)})." if parts else "."))
     return Figure(f"{record.name}-iops", f"Iometer {iometer_block(p.block_size_bytes)} mixed: IOPS over the run",
                   iometer_chart(iometer_rows(bundle, record)), caption)
@@ -156,7 +176,7 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
     if view is None or not record.metrics:
         return []
     if view.record.test == "as-ssd":
-        table = as_ssd_table(view)
+        table = as_ssd_table(view, bundle.measurements(record))
         return [Figure(f"{view.record.name}-bars", "AS SSD-like: MB/s", as_ssd_chart(as_ssd_rows(view)),
                        table.caption)]
     if view.record.test == "iometer-mixed":
@@ -166,13 +186,16 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
 
 def tables(bundle: Bundle, record: TestRecord) -> list[Table]:
     view = method_view(bundle, record) if record.test == "as-ssd" else None
-    return [as_ssd_table(view)] if view is not None and record.metrics else []
+    return [as_ssd_table(view, bundle.measurements(record))] if view is not None and record.metrics else []
 
 
 def as_ssd_section(bundle: Bundle, record: TestRecord) -> Section:
     ran = run_params(record.test, record.params)
-    threads = ran.threads if isinstance(ran, AsSsdParams) else AS_SSD_THREADS
-    caption = ("AS SSD Benchmark's procedure on a 1 GiB test region with incompressible data: sequential, "
+    p = ran if isinstance(ran, AsSsdParams) else AsSsdParams()
+    threads = p.threads
+    # The test region the run used (QA: "a 1 GiB test region" was printed whatever size_bytes was).
+    caption = (f"AS SSD Benchmark's procedure on a {human_size(p.size_bytes)} test region with incompressible "
+               "data: sequential, "
                f"4K QD1, 4K with {threads} threads, and access time; scores by AS SSD's published formula.")
     return dedicated_section(bundle, record, caption, figures(bundle, record), tables(bundle, record))
 
@@ -183,11 +206,17 @@ def iometer_caption(record: TestRecord) -> str:
     ran = run_params(record.test, record.params)
     p = ran if isinstance(ran, IometerParams) else IometerParams()
     mix = "half reads" if p.read_pct == 50 else f"{p.read_pct} % reads"
+    return (f"Iometer-style {block_text(p.block_size_bytes)} random mix, {mix}, at QD{p.iodepth} over "
+            f"{iometer_where(record, p)}; combined IOPS.")
+
+
+def iometer_where(record: TestRecord, p: IometerParams) -> str:
+    """'the whole written drive', 'a 8 GiB span of the written drive': the span the run ran over, for the
+    section's caption and the figure's (QA: the figure said "the whole written drive" of a span)."""
     span = record.metrics.get("span_bytes")
     where = "the whole" if p.span_bytes is None or not is_number(span) else f"a {human_size(float(span))} span of the"
     written = "written drive" if p.fill else "drive, as written before it (no fill)"
-    return (f"Iometer-style {block_text(p.block_size_bytes)} random mix, {mix}, at QD{p.iodepth} over {where} "
-            f"{written}; combined IOPS.")
+    return f"{where} {written}"
 
 
 def iometer_section(bundle: Bundle, record: TestRecord) -> Section:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import re
 import select
 import subprocess
 import time
@@ -48,6 +49,13 @@ POLL_S = 0.1
 # whole trace's queue depth unknown and its fio replay fall back to 32 lanes.
 QUIET_S = 0.1
 DRAIN_S = 0.5  # a busy device is never quiet: its later completions are of I/Os not captured, and ignored
+# A new instance's ring buffer holds ~1.4 MB per CPU (buffer_size_kb 1410 here), about 20,000 block
+# events: a loop device at QD 8 (~100,000 issues and completions a second) filled it while the reader
+# waited for a busy CPU, and tracefs lost 507 events at once (CI flake, 2026-11-28: 140 "[LOST N
+# EVENTS]" lines in 0.5 s). The buffer is grown to BUFFER_KB per CPU, the instance's memory bounded by
+# BUFFER_TOTAL_KB over all CPUs; where the kernel refuses it, the default stays and losses are said.
+BUFFER_KB = 16 * 1024
+BUFFER_TOTAL_KB = 256 * 1024
 
 
 def check_seconds(seconds: float) -> float:
@@ -136,6 +144,28 @@ def set_clock(inst: Path, clock: str = CLOCK) -> tuple[str, tuple[str, ...]]:
         return used, ()
     return used, (f"the capture's times are of tracefs's {used} clock, per CPU ({clock} is not offered by this "
                   "kernel); completions on another CPU than their issue may show out of order",)
+
+
+def grow_buffer(inst: Path, cpus: int | None = None) -> int | None:
+    """Grow the instance's per-CPU buffer (BUFFER_KB, at most BUFFER_TOTAL_KB over `cpus`) where it is
+    smaller; the size then in use, or None where it could not be read. Before any event: a resize
+    empties the buffer."""
+    path = inst / "buffer_size_kb"
+    want_kb = min(BUFFER_KB, BUFFER_TOTAL_KB // max(1, cpus or os.cpu_count() or 1))
+    try:
+        now_kb = _kb(path.read_text())
+        if now_kb is not None and now_kb < want_kb:
+            _write(path, str(want_kb))
+            now_kb = _kb(path.read_text())
+    except OSError:
+        return None  # the default buffer stays: an overrun is still counted and said (lost_note)
+    return now_kb
+
+
+def _kb(text: str) -> int | None:
+    """buffer_size_kb's size: "1410", or "7 (expanded: 1408)" of a buffer not yet in use (its size then)."""
+    found = re.match(r"\s*(\d+)", text)
+    return int(found[1]) if found else None
 
 
 def _enable(inst: Path, major: int, minor: int) -> None:
@@ -234,6 +264,7 @@ def capture(device: str, out_path: Path, *, seconds: float | None = None, comman
     # put there after the command's check is replaced, never written through.
     with tracefs_instance(root) as inst, replacing_text_file(out_path) as out:
         clock, notes = set_clock(inst)  # before any event: a clock change empties the buffer
+        grow_buffer(inst)
         _write(inst / "trace", "")  # start empty
         _enable(inst, major, minor)
         fd = os.open(inst / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)

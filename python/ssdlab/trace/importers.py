@@ -100,6 +100,7 @@ class _State:
         self.device: Device | None = None  # the one device imported (--device), or the first seen
         self.chosen = False  # whether `device` was chosen: records of other devices are then skipped
         self.devices: set[Device] = set()  # every device the records name (at most MAX_DEVICES_SEEN)
+        self.lost_events = 0  # events the tracing tool says it lost (tracefs "CPU:N [LOST K EVENTS]")
 
     @property
     def noun(self) -> str:
@@ -523,8 +524,18 @@ _RQ_ISSUE = re.compile(r"^(\d+),(\d+) (\S+) \d+ \(.*?\) (\d+) \+ (\d+)")
 _RQ_DONE = re.compile(r"^(\d+),(\d+) (\S+) \(.*?\) (\d+) \+ (\d+)")
 
 
+# trace_pipe's line where the ring buffer overran before the reader took the events (kernel/trace/trace.c,
+# print_trace_line: "CPU:%d [LOST %lu EVENTS]"). QA: a capture of a busy loop device while the machine
+# was loaded held 140 of them, and the import refused the whole capture at the first.
+_TRACEFS_LOST = re.compile(r"^CPU:\s*(\d+)\s+\[LOST (\d+) EVENTS\]$")
+
+
 def parse_tracefs(line: str, state: _State) -> Record | None:
     if line.startswith("#"):
+        return None
+    lost = _TRACEFS_LOST.match(line)
+    if lost is not None:
+        state.lost_events += int(lost[2])
         return None
     m = _TRACEFS.match(line)
     if m is None:
@@ -807,11 +818,20 @@ class _Import:
         if self.requeued:
             self.notes.append(f"{counted(self.requeued, 'request')} requeued by the driver and issued again: each "
                               "imported once, at its last issue")
+        if state.lost_events:
+            self.notes.append(lost_words(state.lost_events))
         if len(self.builder):
             yield from self._sorted()
         last = self.order.finish()
         if last is not None:
             yield last
+
+
+def lost_words(lost: int) -> str:
+    """The note of a trace whose tracing tool lost events: what is missing from it."""
+    return (f"the tracing tool lost {counted(lost, 'event')} (its buffer overran while the capture ran): the I/Os "
+            "whose issue was lost are missing, and those whose completion was lost have no completion time; "
+            "capture a shorter run or a quieter moment for a whole trace")
 
 
 def chosen_device(fmt: Format, value: str) -> Device:

@@ -15,6 +15,7 @@ from ssdlab.workload import Workload
 pytest.importorskip("ssdlab._ssdsim", reason="the simulator extension is not built")
 
 from ssdlab._ssdsim import Drive
+from ssdlab.engines import sim as sim_engine
 from ssdlab.engines.sim import SimEngine
 from ssdlab.targets import parse_target
 from ssdlab.targets.sim import SimTarget
@@ -104,7 +105,13 @@ def test_determinism(tmp_path: Path) -> None:
     assert a.write == b.write and a.series == b.series
 
 
-def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp_path: Path) -> None:
+@pytest.fixture
+def stores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drives are stored as a run would store them (tests store none by wall time: conftest)."""
+    monkeypatch.setattr(sim_engine, "MIN_PREP_WALL_S", 0.0)
+
+
+def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp_path: Path, stores: None) -> None:
     """At a run-ahead split the store and the starting test's checkpoint are the same drive:
     one copy of a large simulated drive, not two (each is the drive's full size in memory)."""
     target, engine = parse_target(SMALL), SimEngine()
@@ -129,7 +136,7 @@ def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp
     storing.join()
 
 
-def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path) -> None:
+def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path, stores: None) -> None:
     """The store runs in the simulator's Rust code with the GIL released: a daemon thread there when
     Python finalizes aborts the process (SIGABRT; PyO3 0.23 lets glibc's pthread_exit unwind Rust
     frames). A closed-pipe stop exited -6 once under load. The thread is no daemon, so exit waits."""

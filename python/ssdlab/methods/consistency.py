@@ -316,11 +316,32 @@ def torture_metrics(params: TortureParams, target: TargetInfo, results: TestResu
     metrics["window_wa"] = window_wa(ran, series, params.steady_window_s)
     metrics["window_throttled_pct"] = window_throttled_pct(ran, series, params.steady_window_s)
     metrics["fresh_throttled_pct"] = fresh_throttled_pct(ran, series)
+    metrics["spare_written_pct"] = spare_written_pct(target, valid_bytes, series, params.steady_window_s)
     if steady_verdict(params, metrics).outcome == "inconclusive":
         # The rule judged nothing: no "steady state reached: no" beside "Too short to judge" (QA),
         # and nothing for compare or the library to set against a drive that was judged.
         metrics["steady_attained"] = None
     return series, metrics
+
+
+# The most spare area of the drives the lab describes (docs/drives.md: the Intel DC S3700 800 GB's
+# 1 TiB and the Samsung 845DC PRO 800 GB's 1024 GiB of NAND under 800.2 GB; the simulator's presets
+# alike): on a drive whose NAND is not known, the free space the torture must write before its
+# window can show what the drive settles at is counted up to this.
+MOST_SPARE_PCT = 37.4
+
+
+def spare_written_pct(target: TargetInfo, valid_bytes: int, series: RunSeries, window_s: float) -> float | None:
+    """On a drive whose raw NAND is not known (free_space_bytes then assumes the least, 7.37 % spare):
+    the most spare area, in % of capacity, a drive could have and have run out of free blocks before
+    the analysed window (the last `window_s`, as RunSeries.tail_count takes it) began: the host bytes
+    written before it plus the data on the drive when the torture began, over the capacity, less one.
+    None where the raw NAND is known (the simulator: its free space is the drive's own) or no window."""
+    raw = target.extra.get("raw_bytes")
+    if (isinstance(raw, int) and raw > 0) or not series.iops or target.capacity_bytes <= 0:
+        return None
+    before = math.fsum(series.write_bytes[:len(series.iops) - series.tail_count(window_s)])
+    return 100.0 * ((before + valid_bytes) / target.capacity_bytes - 1.0)
 
 
 # How a window figure's label names the window (torture_specs).
@@ -569,6 +590,8 @@ def torture_specs(params: TortureParams) -> list[MetricSpec]:
                    GB, kind="count"),
         MetricSpec("free_space_written_s", "Free space written by (no steady window before)", SECONDS,
                    kind="count"),
+        MetricSpec("spare_written_pct", "Most spare area run out of before the analysed window (NAND not known)",
+                   PCT, kind="count"),
         MetricSpec("op_pct", "Extra over-provisioning", PCT, kind="setting"),
         MetricSpec("span_bytes", "Span written", BYTES, kind="setting"),
         MetricSpec("span_pct", "Span as % of capacity", PCT, kind="setting"),
@@ -698,6 +721,9 @@ def cliff_verdict(metrics: Metrics, steady: Verdict, params: TortureParams) -> V
     if steady.outcome != "yes" or not isinstance(share, float) or not isinstance(fresh, float):
         return Verdict(**base, outcome="inconclusive", summary="Cliff not judged: no steady state",
                        because="where the drive settles is unknown until it reaches steady state")
+    if window_before_free_s(metrics):
+        return Verdict(**base, outcome="inconclusive", summary=f"Cliff not judged: {FRESH_WINDOW_WORDS}",
+                       because=fresh_window_words(params, metrics))
     where = metrics.get("cliff_gb_written")
     after = f" after {in_unit(where, GB)} written" if isinstance(where, float) else ""
     heat = heat_in_fall(metrics)
@@ -706,8 +732,80 @@ def cliff_verdict(metrics: Metrics, steady: Verdict, params: TortureParams) -> V
     if share <= CLIFF_SHARE_PCT:
         return Verdict(**base, outcome="yes", summary=f"Falls to {shown} % of its fresh rate{after}",
                        because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
+    spare = metrics.get("spare_written_pct")
+    if isinstance(spare, int | float) and spare < MOST_SPARE_PCT:
+        return Verdict(**base, outcome="inconclusive", summary=f"Cliff not judged: {SPARE_UNKNOWN_WORDS}",
+                       because=spare_unknown_words(params, metrics, shown))
     return Verdict(**base, outcome="no", summary=f"No cliff: holds {shown} % of its fresh rate",
                    because=f"fresh {fresh:,.0f} IOPS, steady {metrics.get('window_iops_mean'):,.0f} IOPS{heat}")
+
+
+FRESH_WINDOW_WORDS = "the analysed window began before the free space was written"
+SPARE_UNKNOWN_WORDS = "no fall yet, and the drive's spare area is not known"
+
+
+def spare_unknown_words(params: TortureParams, metrics: Metrics, shown: str) -> str:
+    """Why a window holding the fresh rate says no cliff of a drive whose NAND is not known
+    (spare_written_pct under MOST_SPARE_PCT), and the runtime that would write the most spare
+    area's free space before the window, at the run's own rate."""
+    figures = [metrics.get(k) for k in ("spare_written_pct", "host_gb_written", "runtime_s", "window_s", "span_bytes",
+                                        "span_pct")]
+    numbers = [float(v) for v in figures if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) != len(figures):
+        return "the drive's NAND is not known"
+    spare, host_gb, runtime, window, span, span_pct = numbers
+    advice = ""
+    if min(host_gb, runtime, span, span_pct) > 0:
+        capacity = span / (span_pct / 100)
+        rate = host_gb * 1e9 / runtime  # the run's own, plateau and all
+        short_bytes = capacity * (MOST_SPARE_PCT - spare) / 100  # more to write before the window
+        need_s = runtime - window + short_bytes / rate + params.steady_window_s
+        without = " without until_steady" if params.until_steady else ""
+        advice = f"; give runtime_s of at least {number_text(math.ceil(need_s))}{without}"
+    return (f"the analysed window holds {shown} % of the fresh rate, but the drive's NAND is not known: before the "
+            f"window began the torture had written the free space of a drive with up to {spare:.1f} % spare "
+            f"area, and drives keep up to {MOST_SPARE_PCT:g} % (Intel DC S3700, Samsung 845DC PRO): one with more "
+            f"would not have run out of free blocks yet{advice}")
+
+
+def window_before_free_s(metrics: Metrics) -> float | None:
+    """Seconds of the analysed window (the run's last `window_s`) before the torture had written the
+    drive's free space (free_space_written_s): random writes then still landed in free blocks, so
+    the window's figures mix the fresh drive with its steady state. 0 when the window begins at or
+    after it, as the rule's windows must (judge_run); None when the run does not say (a bundle before
+    the figure; a run that never wrote it, which free_space_never_written speaks for). QA: a 60 s
+    torture on sim:sm951-nvme-256?capacity_gib=16&op=100 with steady_window_s=60 was "No cliff: holds
+    81 % of its fresh rate", its window holding the 23 s at 101,000 IOPS before the free space was
+    written beside the steady state the rule found after it, at 70 % of fresh."""
+    runtime, window, free_s = (metrics.get(k) for k in ("runtime_s", "window_s", "free_space_written_s"))
+    if not isinstance(runtime, int | float) or not isinstance(window, int | float) \
+            or not isinstance(free_s, int | float):
+        return None
+    before = free_s - (runtime - window)
+    # The window starts where a period ends, as free_space_written_s is one: a rounding off it is at it.
+    return before if before > WHOLE_REL_TOL * max(1.0, runtime) else 0.0
+
+
+def fresh_window_words(params: TortureParams, metrics: Metrics) -> str:
+    """Why a window that began before the free space was written (window_before_free_s) is no steady
+    state to set against the fresh rate, and the longest window this run's seconds after it hold."""
+    before = window_before_free_s(metrics)
+    runtime, window, free_s, free_gb = (metrics.get(k) for k in ("runtime_s", "window_s", "free_space_written_s",
+                                                                 "free_space_gb"))
+    if not before or not isinstance(runtime, int | float) or not isinstance(window, int | float) \
+            or not isinstance(free_s, int | float):
+        return ""
+    free = f"{free_gb:.1f} GB of free space" if isinstance(free_gb, int | float) else "free space"
+    after_s = math.floor((runtime - free_s) / LOG_PERIOD_S + WHOLE_REL_TOL) * LOG_PERIOD_S  # whole periods
+    advice = [f"steady_window_s of at most {number_text(after_s)}"] if after_s >= MIN_SPREAD_SAMPLES * LOG_PERIOD_S \
+        else []
+    if not params.until_steady:  # an early stop ends at its steady window, however long runtime_s is
+        advice.append(f"runtime_s of at least {number_text(math.ceil(free_s + params.steady_window_s))}")
+    give = f"; give {' or '.join(advice)}" if advice else ""
+    return (f"the analysed window (the last {seconds_text(window)} s, from {seconds_text(runtime - window)} s) holds "
+            f"{seconds_text(before)} s before the torture had written the drive's {free} (by "
+            f"{seconds_text(free_s)} s), when random writes still landed in free blocks, so its mean mixes the fresh "
+            f"drive with its steady state{give}")
 
 
 def torture_verdicts(params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:
@@ -908,9 +1006,9 @@ class WsatTest(MethodTest[TortureParams]):
 
     def analyze(self, params: TortureParams, target: TargetInfo, results: TestResults) -> Metrics:
         series, metrics = torture_metrics(params, target, results, 0)
-        # steady_verdict says yes exactly where this holds: torture_metrics empties steady_attained
-        # where the verdict is inconclusive.
-        judged = bool(metrics.get("steady_attained"))
+        # The cliff is placed exactly where the cliff verdict judges one: after steady state, and not of
+        # a window that began before the free space was written (window_before_free_s).
+        judged = cliff_verdict(metrics, steady_verdict(params, metrics), params).conclusive
         return {**wsat_extras(series, metrics, judged), **metrics}
 
     def verdicts(self, params: TortureParams, metrics: Metrics) -> tuple[Verdict, ...]:

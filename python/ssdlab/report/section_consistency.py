@@ -14,7 +14,15 @@ from collections.abc import Sequence
 from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods._prep import FILL_BLOCK_BYTES, FILL_IODEPTH
-from ssdlab.methods.consistency import TortureParams, rule_round_s, torture_time, window_text
+from ssdlab.methods.consistency import (
+    MOST_SPARE_PCT,
+    SPARE_UNKNOWN_WORDS,
+    TortureParams,
+    rule_round_s,
+    torture_time,
+    window_before_free_s,
+    window_text,
+)
 from ssdlab.methods.metrics import block_text
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, method_view
@@ -117,6 +125,8 @@ def window_title(view: MethodView) -> str:
     """'Steady state (last 400 s)' only when the window was judged steady."""
     verdict = next((v for v in view.record.verdicts if v.key == "steady_state"), None)
     last = f"last {window_seconds(view)} s"
+    if window_before_free_s(view.record.metrics):  # the rule's window lies later: this one holds fresh seconds
+        return f"{last.capitalize()} (not steady state: it began before the free space was written)"
     if verdict is not None and verdict.outcome == "yes":
         return f"Steady state ({last})"
     return f"{last.capitalize()} (not steady state)" if verdict else last.capitalize()
@@ -201,6 +211,30 @@ SIM_LEVEL_NOTE = ("Simulated drive: a client preset's steady-state level rests o
                   "compare this test's shape with real drives more than its level.")
 
 
+def fresh_window_note(record: TestRecord) -> str | None:
+    """One plain sentence where the analysed window began before the torture had written the drive's
+    free space (window_before_free_s): its figures are then partly the fresh drive's, not steady state."""
+    before = window_before_free_s(record.metrics)
+    free_s = record.metrics.get("free_space_written_s")
+    if not before or not isinstance(free_s, int | float):
+        return None
+    return (f"The analysed window began {seconds_text(before)} s before the torture had written the drive's free "
+            f"space (by {seconds_text(free_s)} s), so its figures mix the fresh drive with its steady state and "
+            "the cliff is not judged.")
+
+
+def spare_unknown_note(record: TestRecord) -> str | None:
+    """One plain sentence where the cliff was not judged because no fall came before the free space of
+    the most spare area a drive keeps was written, on a drive whose NAND is not known."""
+    cliff = next((v for v in record.verdicts if v.key == "cliff"), None)
+    spare = record.metrics.get("spare_written_pct")
+    if cliff is None or not cliff.summary.endswith(SPARE_UNKNOWN_WORDS) or not isinstance(spare, int | float):
+        return None
+    return (f"This drive's spare area is not known: before the analysed window the torture had written the free "
+            f"space of a drive with up to {spare:.1f} % spare area, and one with more (drives keep up to "
+            f"{MOST_SPARE_PCT:g} %) may still fall, so the cliff is not judged.")
+
+
 def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     target = bundle.load_run().target
     view = method_view(bundle, record)
@@ -214,7 +248,8 @@ def consistency_section(bundle: Bundle, record: TestRecord) -> Section:
     else:
         figures += series_figures(record.name, measured(bundle, record))
     tables = [metric_table(view, "steady", window_title(view), WINDOW_TABLE)]
-    level = (SIM_LEVEL_NOTE,) if record.metrics and target.kind == "sim" else ()
+    sim = [SIM_LEVEL_NOTE] if record.metrics and target.kind == "sim" else []
+    level = tuple(note for note in [*sim, fresh_window_note(record), spare_unknown_note(record)] if note)
     return Section(key=record.name, title=section_title(record), caption=consistency_caption(view),
                    status=record.status, tables=tables if record.metrics else [], figures=figures,
                    notes=level)

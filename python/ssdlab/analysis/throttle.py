@@ -159,6 +159,13 @@ class Evidence:
     throttle_active: Sequence[bool | None] | None = None
     power_w: Sequence[float] | None = None
     gc_active: Sequence[bool | None] | None = None  # garbage collection moved pages / write cache full
+    # The temperature the run began at, where a reading from before its start tells it (the drive idle
+    # as the telemetry sampler started): every rise is from it. None: from the first period's.
+    start_temp_c: float | None = None
+    # When the first period's temperature was read (s from the start), where that came more than a
+    # period after the first period ended and no reading from before the start was kept (a sampler
+    # reading every 10 s): the drive had heated meanwhile, so every rise from it is a lower bound.
+    start_read_late_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,9 @@ class Judgement:
     # The end of the last period with a temperature reading (s), when the readings stopped before
     # the judged time began (the sampler died): temp_rise_c is then a lower bound, the rise up to there.
     temp_read_to_s: float | None = None
+    # When the start temperature was first read, where late (Evidence.start_read_late_s): temp_rise_c is
+    # then a lower bound too, from a start read after the drive had begun to heat.
+    temp_from_s: float | None = None
     stuck_c: float | None = None  # the one temperature every period read, over STUCK_SENSOR_S or more
     hotter_c: float | None = None  # the judged periods' mean temperature minus the peak level's
     energy_rise_pct: float | None = None  # energy per unit of host work against the peak level's
@@ -191,6 +201,9 @@ class LevelCause:
     throttled_periods: int  # its throttled time: its own periods and the transitions it owns
     throttled_s: float  # that time in seconds (the periods' real lengths)
     judgement: Judgement
+    # A stall: the drive wrote nothing at this level (its rate at zero, within the noise floor), which
+    # is neither heat nor GC / cache; judged by the drive's own indicator alone (stall_judgement).
+    stall: bool = False
 
     @property
     def cause(self) -> Cause:
@@ -257,6 +270,11 @@ class ThrottleAnalysis:
     @property
     def throttled(self) -> bool:
         return self.onset is not None
+
+    @property
+    def stalled_s(self) -> float:
+        """The throttled time at stall levels (the drive wrote nothing): 0 without any."""
+        return math.fsum(lc.throttled_s for lc in self.level_causes if lc.stall)
 
     @property
     def peak_throttled(self) -> bool:
@@ -801,7 +819,8 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
     rates, evidence, lengths, cfg = frame.rates, frame.evidence, frame.lengths, frame.cfg
     peak_periods, peak_on = frame.peak_periods, frame.peak_on
     base = ThrottleAnalysis(period_s, segments, tuple(levels), peak, onset, 0.0, "none",
-                            temp_rise_c=None if onset == 0 else _temp_rise(evidence.temp_c, onset),
+                            temp_rise_c=None if onset == 0 else
+                            _temp_rise(evidence.temp_c, onset, evidence.start_temp_c),
                             temp_rate_corr=_temp_rate_corr(evidence.temp_c, rates),
                             throttled_level_at=level_at, durations_s=tuple(lengths), peak_indicator_pct=peak_on,
                             indicator_onset=_first_on(evidence.throttle_active),
@@ -822,8 +841,15 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
     # Over the throttled levels' own periods from the onset, as each level is judged over its own
     # from the fall into it: a phase with one throttled level gives the same evidence as that level,
     # and the phase's temperature rise is the table's (both up to the onset).
-    own = _own_periods(segments, set(base.throttled_indices), onset, len(rates))
-    overall = judge(own, reference, onset, rates, evidence, phase_scope(base), lengths)
+    # A stall's periods are no evidence of either cause (stall_judgement): left out of the evidence over
+    # all throttled levels, whose words name the stalls instead.
+    stalled = [lc for lc in by_level if lc.stall]
+    moving = set(base.throttled_indices) - {lc.level for lc in stalled}
+    own = _own_periods(segments, moving, onset, len(rates))
+    stall_notes = tuple(text for lc in stalled for text in lc.judgement.evidence[:1])
+    overall = judge(own, reference, onset, rates, evidence, phase_scope(base), lengths) if moving else \
+        Judgement(phase_cause(by_level))
+    overall = replace(overall, evidence=(*stall_notes, *overall.evidence))
     cause = phase_cause(by_level)
     thermal = [lc.since for lc in by_level if lc.cause == "thermal"]
     heat_from = min(thermal) if thermal else None
@@ -831,7 +857,8 @@ def _judged(frame: Frame, onset: int | None, level_at: tuple[int, ...]) -> Throt
         (before_peak_words(base),) if base.throttled_before_peak else ()
     return replace(base, cause=cause, evidence=(*start, _by_level_words(base, by_level), *overall.evidence),
                    level_causes=by_level, overall=overall, thermal_onset=heat_from,
-                   heat_temp_rise_c=None if not heat_from else _temp_rise(evidence.temp_c, heat_from))
+                   heat_temp_rise_c=None if not heat_from else _temp_rise(evidence.temp_c, heat_from,
+                                                                           evidence.start_temp_c))
 
 
 def phase_scope(analysis: ThrottleAnalysis) -> Scope:
@@ -958,10 +985,40 @@ def _level_causes(analysis: ThrottleAnalysis, rates: Sequence[float], ev: Eviden
     for index in analysis.throttled_indices:
         selected = _own_periods(analysis.segments, {index}, onset, len(rates))
         since = level_at.index(index)
+        # A level at zero is a stall (QA: 140 s at 0 MB/s after the peak read "garbage collection /
+        # cache", its flat temperature and the indicator off voting so): the drive or the host stopped
+        # writing, which neither cause is, so no vote is read from it.
+        stall = analysis.levels[index].rate <= noise_floor(rates)
+        judged = judge(selected, at_peak, since, rates, ev, LEVEL_SCOPE, lengths)
+        if stall:
+            judged = stall_judgement(judged, selected, analysis.start_s(since), lengths)
         out.append(LevelCause(index, selected.index(True), sum(selected), since, level_at.count(index),
-                              analysis.level_time_s(index),
-                              judge(selected, at_peak, since, rates, ev, LEVEL_SCOPE, lengths)))
+                              analysis.level_time_s(index), judged, stall=stall))
     return tuple(out)
+
+
+def stall_judgement(judged: Judgement, selected: Sequence[bool], since_s: float,
+                    lengths: Sequence[float]) -> Judgement:
+    """A stall level's cause, from its figures as `judge` gave them (`judged`, kept for the levels
+    table): the drive wrote nothing, which is neither heat nor garbage collection / cache (a drive
+    that stopped completing writes, or a host that stopped sending them), so none of the votes is
+    read (a flat or falling temperature, the indicator off, an energy per byte without bytes). Only
+    the drive's own indicator, on during most of it, says it was throttled from heat."""
+    indicator = judged.indicator_pct
+    stalled_s = math.fsum(d for d, sel in zip(lengths, selected, strict=True) if sel)
+    words = [stall_words(stalled_s, since_s)]
+    if indicator is not None:
+        words.append(f"the drive's throttle indicator was on during {indicator_text(indicator)} % of the level's time")
+    cause: Cause = "thermal" if indicator_decides(indicator) else "unknown"
+    return replace(judged, cause=cause, evidence=tuple(words))
+
+
+def stall_words(stalled_s: float, since_s: float) -> str:
+    """'a stall: the drive wrote nothing (0 MB/s) for 140 s, from 200 s, which is neither heat nor
+    garbage collection / cache'."""
+    return (f"a stall: the drive wrote nothing (0 MB/s) for {seconds_text(stalled_s)} s, from {seconds_text(since_s)} "
+            "s, which is neither heat nor garbage collection / cache (the drive stopped completing writes, or the host "
+            "stopped sending them)")
 
 
 def phase_cause(by_level: Sequence[LevelCause]) -> Cause:
@@ -983,12 +1040,16 @@ def _by_level_words(analysis: ThrottleAnalysis, by_level: Sequence[LevelCause]) 
     throttling from 300 s (2 levels, 240 s)': each cause, in the order it first appeared, from
     the fall into its first level, with its levels' throttled time (as the levels table shows)."""
     parts = []
-    for cause in dict.fromkeys(lc.cause for lc in sorted(by_level, key=lambda lc: lc.since)):
-        own = [lc for lc in by_level if lc.cause == cause]
+
+    def named(lc: LevelCause) -> str:  # a stall of no known cause is named for what it is
+        return "a stall" if lc.stall and lc.cause == "unknown" else CAUSE_TEXT[lc.cause]
+
+    for name in dict.fromkeys(named(lc) for lc in sorted(by_level, key=lambda lc: lc.since)):
+        own = [lc for lc in by_level if named(lc) == name]
         start = min(lc.since for lc in own)
         seconds = sum(lc.throttled_periods for lc in own) * analysis.period_s if analysis.whole else \
             math.fsum(lc.throttled_s for lc in own)
-        parts.append(f"{CAUSE_TEXT[cause]} from {seconds_text(analysis.start_s(start))} s "
+        parts.append(f"{name} from {seconds_text(analysis.start_s(start))} s "
                      f"({len(own)} level{'s' if len(own) > 1 else ''}, {seconds_text(seconds)} s)")
     return "by throttled level: " + "; ".join(parts)
 
@@ -1011,18 +1072,23 @@ def _stopped_before(last_read: int | None, first: int | None) -> bool:
     return last_read is not None and first is not None and last_read < first
 
 
-def _temp_rise(temp: Sequence[float] | None, onset: int | None) -> float | None:
+def _temp_rise(temp: Sequence[float] | None, onset: int | None, start_c: float | None = None) -> float | None:
     """Temperature rise from the first period up to period `onset` (the hottest before it, that
     period included), or over the whole series without one: the one definition of a rise to
     throttling, for the phase (to its onset) and for each level (to the fall into it). Throttled
     from the first period (onset 0), a phase or a level has none (its callers give None): it
     heated before the phase, so the 0 °C here is no rise to throttling. Periods without a reading
     (NaN: a failed read) are left out; without the first period's (the phase's start temperature,
-    none too) no rise was measured: Python's max over a NaN gave NaN or skipped it by its place."""
-    if not temp or not math.isfinite(temp[0]):
+    none too) no rise was measured: Python's max over a NaN gave NaN or skipped it by its place.
+    `start_c`: the temperature at the start read before it (Evidence.start_temp_c), in place of the
+    first period's, which a slow sampler reads up to its interval into the run."""
+    if not temp:
+        return None
+    start = start_c if start_c is not None and math.isfinite(start_c) else temp[0]
+    if not math.isfinite(start):
         return None
     upto = temp[: onset + 1] if onset is not None else temp
-    return max(t for t in upto if math.isfinite(t)) - temp[0]
+    return max([start, *(t for t in upto if math.isfinite(t))]) - start
 
 
 @dataclass(frozen=True)
@@ -1078,7 +1144,7 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
     words and figures. `durations_s`: each period's length (default: all alike)."""
     lengths = _lengths(durations_s, len(rates), 1.0)
     indicator, gc = _share_pct(ev.throttle_active, selected, lengths), _share_pct(ev.gc_active, selected, lengths)
-    rise = hotter = read_to_s = stuck = None
+    rise = hotter = read_to_s = from_s = stuck = None
     if ev.temp_c is not None:
         hot, peak = _picked(ev.temp_c, selected), _picked(ev.temp_c, at_peak)
         hot_c, peak_c = _temp_mean(hot, _picked(lengths, selected)), _temp_mean(peak, _picked(lengths, at_peak))
@@ -1091,19 +1157,21 @@ def judge(selected: Sequence[bool], at_peak: Sequence[bool], first: int, rates: 
         # Throttled from the first period, or before the peak was first reached (no fall from the peak
         # led into it): no rise to throttling was measured (not a rise of 0 °C, which read as a drive
         # throttling without heating, a vote for GC / cache). Nor without a reading at the start.
-        rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first)
+        rise = None if before_peak(first, at_peak) else _temp_rise(ev.temp_c, first, ev.start_temp_c)
         last = _last_reading(ev.temp_c)
         if rise is not None and last is not None and _stopped_before(last, first):
             read_to_s = math.fsum(lengths[: last + 1])  # the rise is up to there: a lower bound
+        if rise is not None and ev.start_temp_c is None:
+            from_s = ev.start_read_late_s  # the rise is from a start read late: a lower bound
         stuck = stuck_sensor_c(ev.temp_c, lengths)
     energy = _energy(rates, ev.power_w, selected, at_peak, lengths) if ev.power_w is not None else None
-    figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, temp_read_to_s=read_to_s, stuck_c=stuck,
-                        hotter_c=hotter,
+    figures = Judgement("unknown", indicator_pct=indicator, temp_rise_c=rise, temp_read_to_s=read_to_s,
+                        temp_from_s=from_s, stuck_c=stuck, hotter_c=hotter,
                         energy_rise_pct=energy[2] if energy else None, gc_pct=gc)
     # Each figure printed on its own side of the threshold its vote reads (a 49.6 % indicator never "50 %").
     on = [f"the drive's throttle indicator was on during {indicator_text(indicator)} % of {scope.time}"] \
         if indicator is not None else []
-    heat = [_rise_words(rise, read_to_s, scope)] if rise is not None else \
+    heat = [_rise_words(rise, read_to_s, scope, from_s)] if rise is not None else \
         [f"throttled from the start, already at {_reading(ev.temp_c[0])}: no temperature rise up to {scope.first} "
          "was measured"] if ev.temp_c and first == 0 else \
         [f"throttled before the peak level was first reached, at {_reading(ev.temp_c[first])}: no fall from the "
@@ -1135,13 +1203,16 @@ def stuck_sensor_c(temp: Sequence[float], lengths: Sequence[float]) -> float | N
     return read[0][0] if all(t == read[0][0] for t, _ in read) else None
 
 
-def _rise_words(rise_c: float, read_to_s: float | None, scope: Scope) -> str:
+def _rise_words(rise_c: float, read_to_s: float | None, scope: Scope, from_s: float | None = None) -> str:
     """'temperature rose 12.0 °C up to the fall into the level', or at least that much where the
-    readings stopped before it (the sampler died: the rise after them is not known)."""
+    readings stopped before it (the sampler died: the rise after them is not known), or where the
+    first reading came late (`from_s`: the drive had heated before it)."""
+    late = f"; its first reading came {seconds_text(from_s)} s into the run, so the rise before that is not known" \
+        if from_s is not None else ""
     if read_to_s is None:
-        return f"temperature rose {rise_text(rise_c)} °C up to {scope.first}"
+        return f"temperature rose {'at least ' if late else ''}{rise_text(rise_c)} °C up to {scope.first}{late}"
     return (f"temperature rose at least {rise_text(rise_c)} °C up to {scope.first}: its readings stopped at "
-            f"{seconds_text(read_to_s)} s, before it, so the rise after that is not known")
+            f"{seconds_text(read_to_s)} s, before it, so the rise after that is not known{late}")
 
 
 def _reading(temp_c: float) -> str:
@@ -1196,7 +1267,7 @@ def _votes(j: Judgement, energy: tuple[float, float, float] | None) -> tuple[int
     if j.temp_rise_c is not None and j.hotter_c is not None:
         if j.temp_rise_c >= HEATING_C and j.hotter_c >= 0:
             thermal += 1
-        elif j.temp_rise_c < FLAT_C and j.temp_read_to_s is None and j.stuck_c is None:
+        elif j.temp_rise_c < FLAT_C and j.temp_read_to_s is None and j.temp_from_s is None and j.stuck_c is None:
             # Flat up to the fall: no heating. A rise up to readings that stopped before it (a lower
             # bound) says nothing of the seconds after them.
             gc += 1

@@ -347,14 +347,13 @@ def fio_start_wall_s(output: str, runtime_s: float) -> float | None:
     here) gives only `timestamp_ms`, when it wrote its output, after its job's end: less the run's
     runtime_s (where its series ends), that is the start plus the time fio takes between its last
     I/O and its output, writing its logs (about 20 ms here with averaged logs)."""
+    started = fio_job_start_wall_s(output)
+    if started is not None:
+        return started
     try:
         data = load_json_plus(output)
     except EngineError:
         return None
-    starts = [job.get("job_start") for job in data.get("jobs") or [] if isinstance(job, dict)]
-    known = [float(ms) for ms in starts if isinstance(ms, int | float) and not isinstance(ms, bool) and ms > 0]
-    if known:
-        return min(known) / 1000.0
     written_ms = data.get("timestamp_ms")
     if isinstance(written_ms, int | float) and not isinstance(written_ms, bool) and written_ms > 0:
         return written_ms / 1000.0 - runtime_s
@@ -367,7 +366,26 @@ def _fio_start_on(sampler: Sampler | None, output: str, runtime_s: float) -> flo
     if sampler is None:
         return None
     start_wall_s = fio_start_wall_s(output, runtime_s)
-    return None if start_wall_s is None else sampler.at_wall(start_wall_s)
+    if start_wall_s is None:
+        return None
+    if fio_job_start_wall_s(output) is None:
+        # Only the time fio wrote its output is known: that stamp goes onto the sampler's clock (by its
+        # stop's wall-clock reading, nearest it), and the runtime comes off there, on the monotonic clock.
+        # Less the runtime in wall seconds first, a wall-clock step during the run (NTP) moved fio's
+        # start by the step: it is a time of the clock after the step, mapped through the one before.
+        return sampler.at_wall(start_wall_s + runtime_s) - runtime_s
+    return sampler.at_wall(start_wall_s)
+
+
+def fio_job_start_wall_s(output: str) -> float | None:
+    """fio's json+ `job_start` (fio 3.36 and newer) in wall-clock seconds, None where it gives none."""
+    try:
+        data = load_json_plus(output)
+    except EngineError:
+        return None
+    starts = [job.get("job_start") for job in data.get("jobs") or [] if isinstance(job, dict)]
+    known = [float(ms) for ms in starts if isinstance(ms, int | float) and not isinstance(ms, bool) and ms > 0]
+    return min(known) / 1000.0 if known else None
 
 
 @dataclass(frozen=True)

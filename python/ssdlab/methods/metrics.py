@@ -58,6 +58,10 @@ class LowerBound:
     # stopped before it: the rise up to the last reading). "": no such case.
     cut: str = ""
     cut_why: str = ""
+    # Also a bound wherever metric `late` has a value: what the figure is made of began late (a rise
+    # from a start temperature first read 10 s into the phase). "": no such case.
+    late: str = ""
+    late_why: str = ""
 
     def reason(self, metrics: Mapping[str, object]) -> str | None:
         """Why the figure among one record's `metrics` is only a lower bound (None: it is exact)."""
@@ -67,6 +71,8 @@ class LowerBound:
         cut_at = metrics.get(self.cut) if self.cut else None
         if is_number(cut_at) and is_number(at) and float(cut_at) <= float(at):
             return self.cut_why
+        if self.late and is_number(metrics.get(self.late)):
+            return self.late_why
         return None
 
 

@@ -39,6 +39,7 @@ from ssdlab.methods.params import BlockBytes, Bytes, IdleSeconds, ParamValueErro
 from ssdlab.steps import Idle, Purge
 from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sysinfo import recorded_threshold_kelvin
+from ssdlab.telemetry.sampler import TEMP_BEFORE_C
 from ssdlab.thresholds import beside, significant
 from ssdlab.units import KIB, c_to_kelvin, format_size, kelvin_to_c, seconds_text
 from ssdlab.verdicts import Verdict
@@ -61,6 +62,10 @@ RATED_MAX_C = 70.0
 # 950 PRO 512 GB throttles after 66 s, its SM951 after 127 s), so a 20-s phase that never slowed
 # read "No thermal throttling" of a drive that throttles (QA: a 20-s run on a loop device).
 NO_VERDICT_MIN_S = 120.0
+# A phase that begins, the drive idle after its cool-down, at a temperature reading this high is read in
+# another unit (temp_unit_doubt): 30 °C above the 0-70 °C range SSDs are rated to run in, at water's
+# boiling point; drives throttle hard or shut down before it, so no drive idles there and then writes.
+IDLE_IMPLAUSIBLE_C = 100.0
 
 
 class ThermalParams(Params):
@@ -116,6 +121,8 @@ def phase_window(phase: Phase) -> str:
 
 # Why a rise to a slowdown is only a lower bound where the temperature readings stopped first.
 READINGS_STOPPED = "readings stopped before it"
+# Why it is one where the first reading came late, with none from before the start (a slow sampler).
+FIRST_READ_LATE = "first reading late"
 
 
 def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float | None) -> list[MetricSpec]:
@@ -179,14 +186,16 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
         # the rise up to the last reading, not a figure to set beside another drive's.
         MetricSpec(f"{phase}_temp_rise_c", f"{text}: temperature rise to the first slowdown", CELSIUS, better=None,
                    dims=dims, lower_bound=LowerBound(f"{phase}_time_to_throttle_s", "never throttled",
-                                                     cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED)),
+                                                     cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED,
+                                                     late=f"{phase}_temp_first_read_s", late_why=FIRST_READ_LATE)),
         # Up to the time to heat throttling, as the rise above is up to the time to throttle: the same
         # figure when heat came first, higher when a cache or GC slowed the drive before heat did.
         # No direction, as the rise to the first slowdown: its throttle point less where the phase began.
         MetricSpec(f"{phase}_heat_temp_rise_c", f"{text}: temperature rise to heat throttling", CELSIUS,
                    better=None, dims=dims,
                    lower_bound=LowerBound(f"{phase}_time_to_heat_throttle_s", "no heat throttling",
-                                          cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED)),
+                                          cut=f"{phase}_temp_stopped_s", cut_why=READINGS_STOPPED,
+                                          late=f"{phase}_temp_first_read_s", late_why=FIRST_READ_LATE)),
         MetricSpec(f"{phase}_cause", f"{text}: cause of the slowdown", kind="verdict", dims=dims,
                    value_text=CAUSE_TEXT),
         # How long the phase was measured: a "no" rests on phases that ran long enough for heat to build
@@ -197,6 +206,19 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
         # or the drive stopped answering): a rise to a slowdown after it is a lower bound. None: read to the end.
         MetricSpec(f"{phase}_temp_stopped_s", f"{text}: temperature readings stopped at", SECONDS, better=None,
                    dims=dims),
+        # When the temperature was first read, where that was more than a period into the phase and no
+        # reading from before it was kept (a sampler reading every 10 s): the start temperature is that
+        # late, and a rise from it a lower bound. None: read at the start. No direction: how it was read.
+        MetricSpec(f"{phase}_temp_first_read_s", f"{text}: temperature first read at", SECONDS, better=None,
+                   dims=dims),
+        # Temperature readings left out as not °C (temp_unit_doubt): their range as read ("104 to 141"),
+        # with no unit, so the table never shows them as °C. None: the readings were °C, or there were none.
+        MetricSpec(f"{phase}_temp_not_c", f"{text}: temperature readings left out (not °C)", kind="count",
+                   dims=dims),
+        # The throttled time at 0 MB/s (the drive wrote nothing): a stall, neither heat nor GC / cache,
+        # which the verdict names for what it is. No direction: a fault of the run or the drive, not a
+        # rate to rank. None: no stall (or a run recorded before this was a figure).
+        MetricSpec(f"{phase}_stalled_s", f"{text}: time stalled (writing nothing)", SECONDS, better=None, dims=dims),
     ]
 
 
@@ -273,8 +295,11 @@ def hot_limit_c(warning_c: object) -> float:
     return float(warning_c) if isinstance(warning_c, float | int) else RATED_MAX_C
 
 
-def start_temp_c(temp: Sequence[float] | None) -> float | None:
-    """The temperature the phase began at: its first period's (None without one, or a failed read)."""
+def start_temp_c(temp: Sequence[float] | None, before_c: float | None = None) -> float | None:
+    """The temperature the phase began at: a reading from before it where one was kept (`before_c`:
+    Evidence.start_temp_c), else its first period's (None without one, or a failed read)."""
+    if before_c is not None and temp:
+        return before_c
     return temp[0] if temp and math.isfinite(temp[0]) else None
 
 
@@ -290,12 +315,65 @@ def evidence_of(measurement: Measurement) -> Evidence:
     rate series' periods (measurement.period_values / period_flags). A period after a channel's
     readings stopped (periods_read) has none: NaN, or None for a flag."""
     active_key = ACTIVE if period_flags(measurement, ACTIVE) is not None else LEVEL
+    temp = _values_read(measurement, TEMP)
+    before = temp_before_c(measurement) if temp is not None else None
+    if temp_unit_doubt(measurement) is not None:  # no °C: no temperature, rather than a wrong one
+        temp = before = None
     return Evidence(
-        temp_c=_values_read(measurement, TEMP),
+        temp_c=temp,
         throttle_active=_flags_read(measurement, active_key),
         power_w=_values_read(measurement, POWER),
         gc_active=_flags_read(measurement, GC),
+        start_temp_c=before,
+        start_read_late_s=first_read_late_s(measurement) if temp is not None and before is None else None,
     )
+
+
+def temp_unit_doubt(measurement: Measurement) -> str | None:
+    """Why a real drive's temperature readings are not °C, in words, or None: the phase began, the drive
+    idle after its cool-down (or from the phase before, at its throttle point at most), at a reading of
+    IDLE_IMPLAUSIBLE_C or more, which no drive that then writes is at (QA: readings of 104-141 that fit
+    °F, a drive at 40-60 °C, passed the sources' 173-423 K check and read as a 36 °C rise to 141 °C). Not
+    converted: the unit is a guess from their shape, so no figure is made of them. The simulator's are
+    its model's °C (its ambient is set), never doubted."""
+    if measurement.engine == "sim":
+        return None
+    temp = [t for t in period_values(measurement, TEMP) or () if math.isfinite(t)]
+    before = temp_before_c(measurement)
+    start = before if before is not None else (temp[0] if temp else None)
+    if start is None or start < IDLE_IMPLAUSIBLE_C:
+        return None
+    low, high = min([start, *temp]), max([start, *temp])
+    return (f"the temperature readings, {low:.0f} to {high:.0f}, are left out of every figure: the phase began at a "
+            f"reading of {start:.0f}, the drive idle, and no drive idles at {IDLE_IMPLAUSIBLE_C:.0f} °C or more, so "
+            f"they are not °C (they fit °F, {fahrenheit_to_c(low):.1f} to {fahrenheit_to_c(high):.1f} °C, which "
+            "ssdlab does not assume: check the tool the drive is read with)")
+
+
+def fahrenheit_to_c(value: float) -> float:
+    return (value - 32.0) * 5.0 / 9.0
+
+
+def temp_before_c(measurement: Measurement) -> float | None:
+    """The drive's temperature read before the measurement began (the telemetry sampler's reading
+    as it started, the drive idle; sampler.TEMP_BEFORE_C), None where none was kept (the simulator,
+    whose first period's reading is its own, and runs recorded before)."""
+    value = measurement.engine_facts.get(TEMP_BEFORE_C)
+    return float(value) if isinstance(value, float | int) and not isinstance(value, bool) and math.isfinite(value) \
+        else None
+
+
+def first_read_late_s(measurement: Measurement) -> float | None:
+    """When the first temperature reading was taken (s on the measurement's clock), where that was
+    more than a period after the first period ended: a sample stands for the time since the one
+    before, so the first period's temperature is that reading's, taken after the drive began to heat
+    (a sampler reading every 10 s, or smartctl polling). None: read within it (the simulator's at the
+    period's end, the 1-s sampler's a few ms after), or never."""
+    read = [end for _, end, value in measurement.telemetry_samples(TEMP) if math.isfinite(value)]
+    series = measurement.series
+    if not read or not len(series):
+        return None
+    return read[0] if read[0] > series.t_s[0] + series.period_s * (1 + 1e-6) else None
 
 
 def _values_read(measurement: Measurement, key: str) -> list[float] | None:
@@ -330,8 +408,10 @@ def periods_read(measurement: Measurement, key: str) -> list[bool]:
 
 def analyze_measurement(measurement: Measurement, cfg: ThrottleConfig = DEFAULT_CONFIG) -> ThrottleAnalysis:
     series = measurement.series
-    return analyze_throttle(series.mb_s("write"), series.period_s, evidence_of(measurement), cfg,
-                            durations_s=series.durations_s())
+    result = analyze_throttle(series.mb_s("write"), series.period_s, evidence_of(measurement), cfg,
+                              durations_s=series.durations_s())
+    doubt = temp_unit_doubt(measurement)
+    return result if doubt is None else replace(result, evidence=(doubt, *result.evidence))
 
 
 def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) -> Metrics:
@@ -339,15 +419,19 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
     if found is None or not len(found.series):
         return dict.fromkeys(names)
     result = analyze_measurement(found, cfg)
-    temp = evidence_of(found).temp_c
+    evidence = evidence_of(found)
+    temp = evidence.temp_c
     levels = result.throttled_levels
     stopped = temp_stopped_s(result, temp)
+    start_c, late_s = start_temp_c(temp, evidence.start_temp_c), evidence.start_read_late_s
+    not_c = readings_not_c(found)
     # Too short for a level, or its fastest level a stall (it wrote nothing: QA, 200 s at 0 MB/s read "No
     # thermal throttling"): no peak, so neither a throttle nor its absence.
     if result.peak is None or not (result.peak_rate or 0.0) > 0:
         return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
-                f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_temp_c(temp),
-                f"{phase}_measured_s": result.run_s, f"{phase}_temp_stopped_s": stopped}
+                f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_c,
+                f"{phase}_measured_s": result.run_s, f"{phase}_temp_stopped_s": stopped,
+                f"{phase}_temp_first_read_s": late_s, f"{phase}_temp_not_c": not_c}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -364,13 +448,27 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_gc_throttled_mb_s": result.cause_slowest_rate("gc-cache"),
         f"{phase}_throttled_levels": ", ".join(f"{lv.rate:.0f}" for lv in levels) or "none",
         f"{phase}_max_temp_c": max_temp_c(temp),
-        f"{phase}_start_temp_c": start_temp_c(temp),
+        f"{phase}_start_temp_c": start_c,
         f"{phase}_temp_rise_c": result.temp_rise_c,
         f"{phase}_heat_temp_rise_c": result.heat_temp_rise_c,
         f"{phase}_cause": result.cause,
         f"{phase}_measured_s": result.run_s,
         f"{phase}_temp_stopped_s": stopped,
+        f"{phase}_stalled_s": result.stalled_s or None,
+        f"{phase}_temp_first_read_s": late_s,
+        f"{phase}_temp_not_c": not_c,
     }
+
+
+def readings_not_c(measurement: Measurement) -> str | None:
+    """'104 to 141': the range of temperature readings left out as not °C (temp_unit_doubt), None
+    where they were kept."""
+    if temp_unit_doubt(measurement) is None:
+        return None
+    read = [t for t in period_values(measurement, TEMP) or () if math.isfinite(t)]
+    before = temp_before_c(measurement)
+    read += [before] if before is not None else []
+    return f"{min(read):.0f} to {max(read):.0f}"
 
 
 def temp_stopped_s(result: ThrottleAnalysis, temp: Sequence[float] | None) -> float | None:
@@ -393,11 +491,22 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "gc_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
                    "peak_indicator_pct", "start_temp_c", "temp_rise_c", "heat_temp_rise_c", "cause", "measured_s",
-                   "temp_stopped_s")
+                   "temp_stopped_s", "stalled_s", "temp_first_read_s", "temp_not_c")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
-    """Whether the drive throttles from heat under sustained writes, phase by phase."""
+    """Whether the drive throttles from heat under sustained writes, phase by phase; with why a
+    phase's temperature readings were left out (not °C), where they were."""
+    verdict = _throttling_verdict(metrics)
+    left_out = [f"{PHASE_TEXT[p].lower()}'s temperature readings, {value}, are left out: the phase began at a "
+                f"reading no idle drive shows in °C (they fit °F), so no temperature figure or vote is made of them"
+                for p in PHASES if isinstance(value := metrics.get(f"{p}_temp_not_c"), str)]
+    if not left_out:
+        return verdict
+    return verdict.model_copy(update={"because": "; ".join([verdict.because, *left_out])})
+
+
+def _throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     causes = {phase: metrics.get(f"{phase}_cause") for phase in PHASES}
     figures = {f"{phase}_{key}": metrics.get(f"{phase}_{key}") for phase in PHASES for key in VERDICT_FIGURES}
     figures["warning_temp_c"] = metrics.get("warning_temp_c")
@@ -450,6 +559,12 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                                f"{held} s (minutes show whether heat builds up)")
     unknown = [p for p, c in causes.items() if c == "unknown"]
     if unknown:
+        stalls = stall_words(metrics, unknown)
+        if stalls:  # a stall is neither heat nor GC / cache: say what it is (QA: read as GC / cache)
+            return Verdict(**base, outcome="inconclusive", summary=f"Stalls, cause not known ({stalls})",
+                           because=f"{phase_because(metrics, unknown[0])}; {stalls}: a stall is neither heat nor "
+                                   "garbage collection / cache (the drive stopped completing writes, or the host "
+                                   "stopped sending them): check the kernel log and the drive's error log, and rerun")
         return Verdict(**base, outcome="inconclusive", summary=f"Slows down, cause not known ({slowed(metrics)})",
                        because=f"{phase_because(metrics, unknown[0])}, but neither a throttle indicator nor "
                                "the temperature separates heat from GC / cache")
@@ -476,7 +591,17 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
                                f"{' and '.join(f'{p}_runtime_s' for p, _ in brief)} of at least "
                                f"{NO_VERDICT_MIN_S:.0f} s (the default 600 s shows whether heat builds up)")
     text = "; ".join(f"{PHASE_TEXT[p]}: {CAUSE_TEXT[str(c)]}" for p, c in causes.items())
+    stalls = stall_words(metrics, PHASES)
+    if stalls:  # shorter than the GC / cache time beside it, but still no GC / cache: named apart
+        text += f"; {stalls}, neither heat nor GC / cache"
     return Verdict(**base, outcome="no", summary=f"No thermal throttling{gc}", because=text)
+
+
+def stall_words(metrics: Mapping[str, object], phases: Sequence[Phase]) -> str:
+    """'sequential write stalled (wrote nothing) for 140 s': each of `phases` with throttled time at
+    0 MB/s; empty when none had any."""
+    return "; ".join(f"{PHASE_TEXT[p].lower()} stalled (wrote nothing) for {seconds_text(float(s))} s"
+                     for p in phases if isinstance(s := metrics.get(f"{p}_stalled_s"), float | int) and s > 0)
 
 
 def brief_words(metrics: Mapping[str, object], phase: Phase, ran_s: float) -> str:
@@ -723,11 +848,18 @@ def temperature_words(m: Mapping[str, object], throttled_peak: bool, later: bool
     # sampler that died at 40 s gave the rise by 40 s as the rise to a slowdown at 90 s).
     cut, cut_heat = _stopped_by(stopped, m.get("time_to_throttle_s")), _stopped_by(stopped, m.get(
         "time_to_heat_throttle_s"))
+    # A start temperature first read late (a slow sampler, none kept from before): every rise from it is
+    # a lower bound too (QA: 17.8 °C at 10-s readings against a true 20.8 °C).
+    first_read = m.get("temp_first_read_s")
     if isinstance(stopped, float | int) and (cut or cut_heat):
         hottest = f"{hottest} °C read; the readings stopped at {seconds_text(stopped)} s, before the " \
             f"{'onset of heat throttling' if cut_heat and not cut else 'slowdown'}, so the rise after that is not known"
     else:
         hottest = f"{hottest} °C"
+    if isinstance(first_read, float | int):
+        cut = cut_heat = True
+        hottest += f"; the temperature was first read {seconds_text(first_read)} s into the phase, so the rise " \
+            "before that is not known"
     by_heat = f"the temperature had risen {_at_least(cut_heat)}{rise_text(heat_rise)} °C by the onset of heat " \
         "throttling" if later and isinstance(heat_rise, float | int) else None
     if m.get("peak_indicator_pct") is not None and throttled_peak:  # hot from the start: no rise to throttling

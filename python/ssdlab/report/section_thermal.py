@@ -263,7 +263,8 @@ def phase_note(phase: Phase, result: ThrottleAnalysis, hot: str | None = None) -
     if result.overall is None and hot is not None:  # "no throttling" is what cannot be told
         return f"{PHASE_TEXT[phase]}: no verdict — {held_words(result)}, but {hot}."
     if result.overall is None:  # never throttled
-        evidence = "; ".join(result.evidence) or held_words(result)
+        # Its evidence is only what stands beside the verdict (temperature readings left out as not °C).
+        evidence = "; ".join([*result.evidence, held_words(result)])
     else:
         by_level = [e for e in result.evidence if e not in result.overall.evidence]
         evidence = "; ".join(by_level) + "; over all throttled levels: " + "; ".join(result.overall.evidence)

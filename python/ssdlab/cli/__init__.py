@@ -1,7 +1,7 @@
 """The ssdlab command line. The only place that prints and exits.
 
 Each command group is a module here that registers on `app` (cli/app.py): inspect (list,
-info, plan), run, results (report, compare), library, sim. A new group is one module and one
+info, plan), run, results (report, compare), library, sim, trace, audit. A new group is one module and one
 import line below.
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -49,17 +50,46 @@ def wait_until(done: Callable[[], object], seconds: float) -> bool:
     return bool(done())
 
 
+# How long a fio daemon may take to listen. fio's parent writes the pid file and exits; the forked
+# child binds its socket after (fio server.c), when it is scheduled: a fixed 0.5-s wait failed the
+# run with "Connection refused" when that child started late (a fio that listened 1.5 s after
+# writing its pid failed test_two_loopback_servers). A bound of waiting, not a guess of the start-up.
+LISTEN_WITHIN_S = 30.0
+
+
+def listening(host: str, port: int) -> bool:
+    """Whether something accepts a TCP connection at host:port now."""
+    with contextlib.suppress(OSError):
+        socket.create_connection((host, port), timeout=1).close()
+        return True
+    return False
+
+
+def wait_listening(host: str, port: int, pid: int) -> None:
+    """Wait until the fio server `pid` listens at host:port; fail at once if it died, or after
+    LISTEN_WITHIN_S."""
+    def ready() -> bool:
+        return listening(host, port) or not Path(f"/proc/{pid}").exists()
+
+    assert wait_until(ready, LISTEN_WITHIN_S), f"fio --server (pid {pid}) did not listen at {host}:{port}"
+    assert Path(f"/proc/{pid}").exists(), f"fio --server (pid {pid}) for {host}:{port} exited"
+
+
+def daemon_pid(pidfile: Path) -> int:
+    """The pid a `fio --daemonize=PIDFILE` wrote (its parent writes it before exiting)."""
+    assert wait_until(lambda: pidfile.exists() and pidfile.read_text().strip(), 5.0), f"no pid in {pidfile}"
+    return int(pidfile.read_text())
+
+
 @contextlib.contextmanager
 def daemon_server(listen: str, pidfile: Path) -> Iterator[None]:
-    """A `fio --server=LISTEN` daemon, up for the block and stopped by its own pid afterwards."""
+    """A `fio --server=LISTEN` daemon (LISTEN: ip:ADDR,PORT or ip6:ADDR,PORT), up and listening for
+    the block and stopped by its own pid afterwards."""
     subprocess.run(["fio", f"--server={listen}", f"--daemonize={pidfile}"], check=True, timeout=30)
-    for _ in range(50):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        time.sleep(0.1)
-    pid = int(pidfile.read_text())
-    time.sleep(0.5)  # listening once its pid is written, within this
+    pid = daemon_pid(pidfile)
     try:
+        host, _, port = listen.partition(":")[2].rpartition(",")
+        wait_listening(host, int(port), pid)
         yield
     finally:
         with contextlib.suppress(ProcessLookupError):

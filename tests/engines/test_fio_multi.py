@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES, fio_pids, start_python, wait_until
+from fio_helpers import FIO_FIXTURES, daemon_pid, fio_pids, start_python, wait_listening, wait_until
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
@@ -158,17 +158,16 @@ def servers(tmp_path: Path) -> Iterator[list[tuple[str, int]]]:
     for index in range(2):
         port, pidfile = _free_port(), tmp_path / f"server{index}.pid"
         subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
-        for _ in range(50):
-            if pidfile.exists() and pidfile.read_text().strip():
-                break
-            time.sleep(0.1)
-        pids.append(int(pidfile.read_text()))
+        pids.append(daemon_pid(pidfile))
         found.append(("127.0.0.1", port))
-    time.sleep(0.5)
-    yield found
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
+    try:
+        for (host, port), pid in zip(found, pids, strict=True):
+            wait_listening(host, port, pid)  # each forked server binds when it is scheduled, not by a set time
+        yield found
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
 
 
 @pytest.mark.fio

@@ -162,24 +162,29 @@ def test_a_loop_on_a_partition_of_the_target_stops_fio_and_its_mount_was_refused
 
 
 def test_the_watch_reads_at_once_then_once_a_period_and_names_every_use() -> None:
+    """On a clock of the test's own: on the real one, a loaded machine that ran the test 0.1 s
+    late between two calls failed it (0.1 < wait_s, a second reading where none was due)."""
+    now = [100.0]
     readings: list[float] = []
     uses: list[str] = []
 
     def read() -> list[str]:
-        readings.append(time.monotonic())
+        readings.append(now[0])
         return list(uses)
 
-    watch = UseWatch("/dev/x", read, period_s=0.2)
+    watch = UseWatch("/dev/x", read, period_s=0.2, clock=lambda: now[0])
     assert watch.wait_s(1.0) == 0.0  # due at once: a use may have begun since the run's checks
     watch.check()
+    now[0] += 0.05
     watch.check()  # not due yet: no reading
-    assert len(readings) == 1
-    assert 0.1 < watch.wait_s(1.0) <= 0.2
-    time.sleep(watch.wait_s(1.0))
+    assert readings == [100.0]
+    assert watch.wait_s(1.0) == pytest.approx(0.15)  # the period counts from the reading
+    assert watch.wait_s(0.1) == 0.1  # never past what the caller waits at most
+    now[0] += watch.wait_s(1.0)
     uses[:] = ["a backs b", "c is mounted at /m"]
     with pytest.raises(CameIntoUse) as found:
         watch.check()
-    assert len(readings) == 2
+    assert readings == [100.0, pytest.approx(100.2)]
     assert str(found.value) == ("/dev/x came into use during the write, so fio was stopped at once and nothing more "
                                 "is written to it: a backs b; c is mounted at /m")
     assert WATCH_PERIOD_S <= 0.5

@@ -176,22 +176,55 @@ def test_a_read_that_overruns_skips_the_ticks_it_covered() -> None:
     assert rows == pytest.approx([1.03, 2.03, 4.5, 5.03, 6.03])
 
 
-def test_the_thread_keeps_its_cadence_and_stops_at_once() -> None:
-    """Real clocks: reads of 0.25 s land at 1.25, 2.25, 3.25 s (were 1.25, 2.5, 3.75: a second
-    after each read returned), and stop() in the middle of a wait returns at once (Ctrl-C)."""
+def test_the_thread_reads_at_its_whole_seconds_on_real_clocks() -> None:
+    """Real clocks and the thread's own wait: each read begins at the whole second it waited for,
+    never before (a wait may end a little early: the clock is read again), and the next read does
+    not wait a period after a read returned (that made 1.25, 2.5, 3.75). Where the rows land to the
+    ms is checked on the fake clock (test_the_sampler_reads_on_whole_seconds_from_its_start): rows
+    asked to be within 0.12 s of 1.25, 2.25, 3.25 here were 1.44, 2.61, 3.44 on a machine that ran
+    the thread 0.4 s late (a loaded CI machine's scheduler)."""
+    began: list[float] = []
+
     def slow_read() -> Sample:
+        began.append(sampler.clock() - sampler._t0)
         time.sleep(0.25)
         return {"temp_c": 40.0}
 
     sampler = Sampler(drive=DriveSource("slow", slow_read), proc_stat=Path("/nonexistent/stat"))
     sampler.start()
-    time.sleep(3.5)
+    deadline = time.monotonic() + 60
+    while len(sampler.rows) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sampler.stop()
+    rows = [t for t, _ in sampler.rows]
+    assert len(rows) >= 3
+    tick = 1  # the loop's rule: the next whole second, or the one after a read that overran it
+    for k, row in enumerate(rows):
+        assert began[k + 1] >= tick * sampler.period_s  # began[0]: the baseline read (no probe)
+        assert row >= began[k + 1] + 0.25  # stamped as its read returned
+        tick = max(tick + 1, math.floor(row / sampler.period_s) + 1)
+    # A period after each read returned, no read would begin sooner than that; on the ticks, each
+    # does (0.75 s after), unless the machine held the thread back 0.25 s at every tick.
+    assert any(began[k + 1] < rows[k - 1] + sampler.period_s for k in range(1, len(rows)))
+
+
+def test_stop_in_the_middle_of_a_wait_returns_at_once() -> None:
+    """Ctrl-C during a run: stop() ends the thread's wait for its next reading, not at its end
+    (a 60-s period here: a return before half of it is not the wait's end, however loaded the machine)."""
+    read = threading.Event()
+
+    def reading() -> Sample:
+        read.set()
+        return {"temp_c": 40.0}
+
+    sampler = Sampler(drive=DriveSource("once", reading), proc_stat=Path("/nonexistent/stat"), period_s=60.0)
+    sampler.start()
+    assert read.wait(30)  # the baseline read: the thread then waits for its first whole period
     asked = time.monotonic()
     sampler.stop()
-    assert time.monotonic() - asked < 0.2
-    rows = [t for t, _ in sampler.rows]
-    # the baseline read (no probe) takes 0.25 s first, inside the first second
-    assert rows == pytest.approx([1.25, 2.25, 3.25], abs=0.12)
+    assert time.monotonic() - asked < 30
+    assert sampler._thread is not None and not sampler._thread.is_alive()
+    assert sampler.rows == []
 
 
 def counting(samples: list[Sample]) -> tuple[DriveSource, list[int]]:

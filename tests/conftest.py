@@ -27,6 +27,9 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = tempfile.mkdtemp(prefix="ssdlab-test-library-")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
     os.environ["SSDLAB_LIBRARY"] = str(Path(folder) / "library.sqlite")
+    # Nor the user's cache folder: the report keeps Vega's script there (report/script cache), and
+    # tests wrote it into the real ~/.cache/ssdlab (flakes QA). One per session, shared by its workers.
+    os.environ["XDG_CACHE_HOME"] = str(Path(folder) / "cache")
     # The CLI's consoles take a terminal size from the environment when they are made (at import),
     # and keep it: an exported COLUMNS (pytest-xdist's workers set 80x24) would fix every test's
     # width, whatever a test sets. Tests that need a size set it themselves.

@@ -34,7 +34,7 @@ def test_readings_in_fahrenheit_are_no_rise_in_celsius() -> None:
     m = phase_metrics("seq", found, DEFAULT_CONFIG)
     # were 104.0, 141.0 and a rise of 36.0 "°C", and heat from it
     assert m["seq_start_temp_c"] is None and m["seq_max_temp_c"] is None and m["seq_temp_rise_c"] is None
-    assert m["seq_temp_not_c"] == "104 to 141"
+    assert m["seq_temp_other_unit"] == "104 to 141"
     assert m["seq_cause"] == "unknown"  # nothing else tells heat from GC / cache
     verdict = throttling_verdict({**m, **held_rnd(), "warning_temp_c": None})
     assert verdict.outcome == "inconclusive"  # was "yes": "the temperature had risen 36.0 °C by then"
@@ -49,13 +49,13 @@ def test_readings_in_fahrenheit_are_no_rise_in_celsius() -> None:
 def test_the_drives_indicator_still_tells_heat() -> None:
     indicator = [0.0] * 100 + [1.0] * 200
     m = phase_metrics("seq", recorded(RATES, rows([fahrenheit(c) for c in CELSIUS], indicator)), DEFAULT_CONFIG)
-    assert m["seq_cause"] == "thermal" and m["seq_temp_rise_c"] is None and m["seq_temp_not_c"] == "104 to 141"
+    assert m["seq_cause"] == "thermal" and m["seq_temp_rise_c"] is None and m["seq_temp_other_unit"] == "104 to 141"
 
 
 def test_celsius_readings_and_the_simulators_are_kept() -> None:
     """The same drive read in °C; and a simulated drive whose model runs hot (its ambient set) is
     never doubted."""
     m = phase_metrics("seq", recorded(RATES, rows(CELSIUS)), DEFAULT_CONFIG)
-    assert m["seq_temp_not_c"] is None and m["seq_start_temp_c"] == 40.0 and m["seq_cause"] == "thermal"
+    assert m["seq_temp_other_unit"] is None and m["seq_start_temp_c"] == 40.0 and m["seq_cause"] == "thermal"
     sim = recorded(RATES, rows([c + 70.0 for c in CELSIUS])).model_copy(update={"engine": "sim"})
     assert phase_metrics("seq", sim, DEFAULT_CONFIG)["seq_start_temp_c"] == 110.0

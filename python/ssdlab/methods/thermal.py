@@ -213,7 +213,7 @@ def _phase_specs(phase: Phase, text: str, dims: dict[str, str], warning_c: float
                    dims=dims),
         # Temperature readings left out as not °C (temp_unit_doubt): their range as read ("104 to 141"),
         # with no unit, so the table never shows them as °C. None: the readings were °C, or there were none.
-        MetricSpec(f"{phase}_temp_not_c", f"{text}: temperature readings left out (not °C)", kind="count",
+        MetricSpec(f"{phase}_temp_other_unit", f"{text}: temperature readings left out (not °C)", kind="count",
                    dims=dims),
         # The throttled time at 0 MB/s (the drive wrote nothing): a stall, neither heat nor GC / cache,
         # which the verdict names for what it is. No direction: a fault of the run or the drive, not a
@@ -431,7 +431,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         return {**dict.fromkeys(names), f"{phase}_mean_mb_s": found.write.mb_s(found.runtime_s),
                 f"{phase}_max_temp_c": max_temp_c(temp), f"{phase}_start_temp_c": start_c,
                 f"{phase}_measured_s": result.run_s, f"{phase}_temp_stopped_s": stopped,
-                f"{phase}_temp_first_read_s": late_s, f"{phase}_temp_not_c": not_c}
+                f"{phase}_temp_first_read_s": late_s, f"{phase}_temp_other_unit": not_c}
     return {
         f"{phase}_peak_mb_s": result.peak_rate,
         f"{phase}_throttled_mb_s": min((lv.rate for lv in levels), default=None),
@@ -456,7 +456,7 @@ def phase_metrics(phase: Phase, found: Measurement | None, cfg: ThrottleConfig) 
         f"{phase}_temp_stopped_s": stopped,
         f"{phase}_stalled_s": result.stalled_s or None,
         f"{phase}_temp_first_read_s": late_s,
-        f"{phase}_temp_not_c": not_c,
+        f"{phase}_temp_other_unit": not_c,
     }
 
 
@@ -491,7 +491,7 @@ def written_before_throttle_gb(measurement: Measurement, result: ThrottleAnalysi
 VERDICT_FIGURES = ("peak_mb_s", "throttled_mb_s", "heat_throttled_mb_s", "gc_throttled_mb_s", "time_to_throttle_s",
                    "time_to_heat_throttle_s", "throttled_share_pct", "heat_share_pct", "gc_share_pct", "max_temp_c",
                    "peak_indicator_pct", "start_temp_c", "temp_rise_c", "heat_temp_rise_c", "cause", "measured_s",
-                   "temp_stopped_s", "stalled_s", "temp_first_read_s", "temp_not_c")
+                   "temp_stopped_s", "stalled_s", "temp_first_read_s", "temp_other_unit")
 
 
 def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
@@ -500,7 +500,7 @@ def throttling_verdict(metrics: Mapping[str, object]) -> Verdict:
     verdict = _throttling_verdict(metrics)
     left_out = [f"{PHASE_TEXT[p].lower()}'s temperature readings, {value}, are left out: the phase began at a "
                 f"reading no idle drive shows in °C (they fit °F), so no temperature figure or vote is made of them"
-                for p in PHASES if isinstance(value := metrics.get(f"{p}_temp_not_c"), str)]
+                for p in PHASES if isinstance(value := metrics.get(f"{p}_temp_other_unit"), str)]
     if not left_out:
         return verdict
     return verdict.model_copy(update={"because": "; ".join([verdict.because, *left_out])})

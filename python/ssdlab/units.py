@@ -257,6 +257,11 @@ def c_to_kelvin(celsius: float) -> float:
     return celsius + KELVIN_AT_0_C
 
 
+def fahrenheit_to_c(fahrenheit: float) -> float:
+    """A temperature in °F, in °C (what a reading that looks like °F would be: methods/thermal.py)."""
+    return (fahrenheit - 32.0) * 5.0 / 9.0
+
+
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A real number (bools are not figures)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

@@ -41,7 +41,7 @@ from ssdlab.targets.base import TargetInfo
 from ssdlab.targets.sysinfo import recorded_threshold_kelvin
 from ssdlab.telemetry.sampler import TEMP_BEFORE_C
 from ssdlab.thresholds import beside, significant
-from ssdlab.units import KIB, c_to_kelvin, format_size, kelvin_to_c, seconds_text
+from ssdlab.units import KIB, c_to_kelvin, fahrenheit_to_c, format_size, is_number, kelvin_to_c, seconds_text
 from ssdlab.verdicts import Verdict
 from ssdlab.workload import Workload
 
@@ -350,17 +350,12 @@ def temp_unit_doubt(measurement: Measurement) -> str | None:
             "ssdlab does not assume: check the tool the drive is read with)")
 
 
-def fahrenheit_to_c(value: float) -> float:
-    return (value - 32.0) * 5.0 / 9.0
-
-
 def temp_before_c(measurement: Measurement) -> float | None:
     """The drive's temperature read before the measurement began (the telemetry sampler's reading
     as it started, the drive idle; sampler.TEMP_BEFORE_C), None where none was kept (the simulator,
     whose first period's reading is its own, and runs recorded before)."""
     value = measurement.engine_facts.get(TEMP_BEFORE_C)
-    return float(value) if isinstance(value, float | int) and not isinstance(value, bool) and math.isfinite(value) \
-        else None
+    return float(value) if is_number(value) and math.isfinite(value) else None
 
 
 def first_read_late_s(measurement: Measurement) -> float | None:

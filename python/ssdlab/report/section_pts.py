@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods._prep import free_space_bytes, usable_span_bytes
-from ssdlab.methods.pts import PtsIopsParams, cell_metric
+from ssdlab.methods.pts import PtsIopsParams, cell_metric, cell_name, cells
 from ssdlab.report import consistency_charts as charts
 from ssdlab.report.contract import MethodView, mark, method_view
 from ssdlab.report.formatting import format_metric
@@ -44,9 +44,10 @@ def never_written(found: Mapping[str, Measurement], record: TestRecord, params: 
         return None
     span = usable_span_bytes(target, 100.0 - params.active_range_pct, None)
     free = free_space_bytes(target, span)
-    rounds = range(1, last + 1)
-    written = sum(m.write.bytes for name, m in found.items()
-                  if name.startswith("round") and name[5:7].isdigit() and int(name[5:7]) in rounds)
+    # By the names the test gives its cells (cell_name), not read back from them: a round past 99 is
+    # "round100-…", which a two-digit slice read as round 10.
+    names = {cell_name(number, cell) for number in range(1, last + 1) for cell in cells(params)}
+    written = sum(m.write.bytes for name, m in found.items() if name in names)
     if free <= 0 or written >= free:
         return None
     known = isinstance(target.extra.get("raw_bytes"), int)

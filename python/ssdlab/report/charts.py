@@ -11,18 +11,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-import vl_convert as vlc
-from altair.utils.schemapi import debug_mode
-
+from ssdlab._lazy import deferred
 from ssdlab.bundle import atomic_write_bytes
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
 from ssdlab.report.types import AltChart
 from ssdlab.units import UNIT_FORMATS, is_number
 from ssdlab.userdirs import xdg_base
+
+if TYPE_CHECKING:
+    import altair as alt
+    import vl_convert as vlc
+else:
+    alt = deferred("altair")
+    vlc = deferred("vl_convert")
 
 Row = dict[str, Any]
 WIDTH_PX = 560
@@ -31,7 +35,9 @@ MAX_POINTS_PER_CURVE = 2000
 PNG_SCALE = 2.0
 # What the inlined bundle exposes to the page's own script.
 BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed; window.vega = vega; window.vegaLite = vegaLite;"
-VL_VERSION = alt.SCHEMA_VERSION.lstrip("v").rsplit(".", 1)[0]  # "5.20", matching altair
+# The Vega-Lite version altair 5.5 writes (alt.SCHEMA_VERSION "v5.20.1"), written out: reading it
+# from altair here would import altair with every command (ssdlab/_lazy.py). A test checks it.
+VL_VERSION = "5.20"
 VL_CONVERT_VERSION = importlib.metadata.version("vl-convert-python")  # what bundles the page's script
 
 
@@ -39,6 +45,8 @@ def alt_data(rows: Sequence[Row]) -> Any:
     """Inline data for a chart. altair checks every row against the Vega-Lite schema as the
     object is made (its debug mode, on by default): 0.2 s per 4,000 rows, most of a review
     report's time. The tests check each chart's whole spec instead (chart_spec)."""
+    from altair.utils.schemapi import debug_mode  # here: importing it loads altair (ssdlab/_lazy.py)
+
     with debug_mode(False):
         return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.compare import Comparison, TestComparison
@@ -52,6 +51,11 @@ from ssdlab.report.section_linear import position_rows
 from ssdlab.report.section_quick import DIRECTIONS, quick_entries
 from ssdlab.report.types import AltChart, Figure, FigureLike
 from ssdlab.units import is_number
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 CompareFigures = Callable[[Comparison, TestComparison], list[FigureLike]]
 MAX_CURVE_FIGURES_PER_TEST = 6

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.analysis.consistency import (
     HOST_BYTES,
     NAND_BYTES,
@@ -30,6 +29,11 @@ from ssdlab.measurement import Measurement
 from ssdlab.report.charts import Row, alt_data, field_values, log_scale_with_zero, thin_keeping_extremes, value_scale
 from ssdlab.report.types import AltChart
 from ssdlab.units import seconds_text
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 MAX_POINTS = 4000  # per scatter panel: an hour at 1 s periods is shown whole
 PANEL_WIDTH = 360

@@ -19,16 +19,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.methods.metrics import BYTES, MetricSpec, label_with_unit, names_unit
 from ssdlab.report.charts import Row, alt_data
 from ssdlab.report.contract import spec_text
 from ssdlab.report.formatting import MISSING
 from ssdlab.report.types import AltChart, Figure, Table
 from ssdlab.units import is_number
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 Value = float | int | bool | str | None
 BAR_PX = 22  # height of one drive's bar

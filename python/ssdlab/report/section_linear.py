@@ -7,9 +7,9 @@ so far), with the write pass's peak region — found by `ssdlab.analysis.linear`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.analysis.linear import curve_from_series, detect_peak_region
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
@@ -22,6 +22,11 @@ from ssdlab.report.section_sweeps import HEIGHT, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section
 from ssdlab.units import MIB, in_unit
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 WIDTH = 560
 MAX_POINTS = 3000  # per pass; a 2 TB drive at 1 s periods has ~1000-4000 of them

@@ -8,9 +8,9 @@ are metrics already). Each section registers under its catalogue test; an unfini
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.metrics import block_text
 from ssdlab.methods.sweeps import MixedRandomParams, MixedSeqParams, QdSweepParams, TransferParams, scores_low_qd
@@ -28,6 +28,11 @@ from ssdlab.report.section_generic import (
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, TableLike
 from ssdlab.units import MIB, human_size
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 WIDTH = 420
 HEIGHT = 240

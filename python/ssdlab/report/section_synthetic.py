@@ -9,10 +9,9 @@ IOPS per period over the run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
 from ssdlab.methods.metrics import block_text, part_moved_nothing
@@ -33,6 +32,11 @@ from ssdlab.report.section_sweeps import HEIGHT, WIDTH, dedicated_section
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, Section, Table
 from ssdlab.units import human_size, is_number, seconds_text
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 
 def as_ssd_rows_of(threads: int = AS_SSD_THREADS) -> tuple[tuple[str, str], ...]:

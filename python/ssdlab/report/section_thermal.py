@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-
+from ssdlab._lazy import deferred
 from ssdlab.analysis.throttle import (
     CAUSE_TEXT,
     DEFAULT_CONFIG,
@@ -53,6 +52,11 @@ from ssdlab.report.section_generic import (
 from ssdlab.report.sections import register_section
 from ssdlab.report.types import AltChart, Figure, FigureLike, Section, Table
 from ssdlab.units import seconds_text
+
+if TYPE_CHECKING:
+    import altair as alt
+else:
+    alt = deferred("altair")
 
 RATE_COLOR, TEMP_COLOR, LEVEL_COLOR, HEAT_COLOR = "#1f77b4", "#d62728", "#555555", "#ff7f0e"
 # A level label's height on the chart and a little: labels closer than this overlap, so levels

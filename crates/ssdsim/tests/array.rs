@@ -1,9 +1,7 @@
 //! RAID-0 of simulated drives: capacity, data placement, scaling that comes from the
 //! members' limits, host CPU for striping, and state kept across jobs.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdsim::{Array, Device, JobSpec, Pattern};
 
 fn array(preset: &str, n: usize, chunk: u64) -> Array {

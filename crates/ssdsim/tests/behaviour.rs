@@ -1,8 +1,7 @@
 //! Behavioural checks of the model: determinism, Little's law, TRIM, FUA/PLP,
 //! SLC exhaustion, thermal throttling, AHCI queue cap, overrides.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Pattern, SyncMode};
 
 fn small(preset: &str, extra: &[(&str, &str)]) -> ssdsim::Drive {

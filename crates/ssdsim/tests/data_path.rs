@@ -1,8 +1,7 @@
 //! The controller's data path and the host link stream a command's data (docs/simulator.md,
 //! "Data path and link"): a long read at QD1 costs the slower of the two, not their sum.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 /// Tom's Hardware, "840 Pro SSD: toggle mode 2" (tomshardware.com/reviews/

@@ -3,8 +3,7 @@
 //! program time, hence the fresh sequential write, where it was, and must lower the
 //! full-span steady state, which GC copies at the datasheet time dominate.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 /// Fresh 128 KiB QD32 sequential write MB/s and steady full-span 4 KiB QD32 random-write

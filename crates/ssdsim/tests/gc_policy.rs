@@ -9,8 +9,7 @@
 //!   together, so the drive cycles once per free block on every die —
 //!   period = dies × block bytes / host write rate.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, JobSpec, Pattern};
 
 fn quiet_drive(preset: &str, scale: &str, policy: &str) -> Drive {

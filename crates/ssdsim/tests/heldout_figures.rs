@@ -7,10 +7,9 @@
 //! within a few points of what the calibration page records), so a change that moves it, for
 //! better or worse, is seen and the page updated.
 //!
-//! `cargo test --release -p ssdsim --test heldout_figures -- --nocapture` prints the table.
+//! `cargo test --release -p ssdsim --test sim heldout_figures:: -- --nocapture` prints the table.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, JobSpec, Pattern};
 
 fn err_pct(sim: f64, published: f64) -> f64 {

@@ -3,8 +3,7 @@
 //! parallel, so one large read at QD1 is several commands whose transfers overlap the
 //! next ones' NAND reads. The request stays one host I/O in the results.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{replay, Array, Device, Drive, Pattern, ReplayIo, RunResult};
 
 /// A small copy of `preset`, written once sequentially so reads reach the NAND.

@@ -2,8 +2,7 @@
 //! or a GC move — journals `ftl.map_journal_entry_bytes` to NAND, so the journal adds
 //! exactly that share of a 4 KiB slot to the NAND bytes written and takes die time.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 /// A filled and once-tortured SM951 256 GB with `entry_bytes` journaled per update. Without

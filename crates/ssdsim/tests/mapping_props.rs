@@ -2,8 +2,7 @@
 //! and per-block valid counts add up to the number of mapped LPNs, whatever mix of
 //! writes, TRIMs and garbage collection happened.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use ssdsim::ftl::Ftl;
 use ssdsim::{JobSpec, Pattern};

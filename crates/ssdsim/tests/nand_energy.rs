@@ -4,8 +4,7 @@
 //! the overlapped share of the die time instead made a host program cost `prog_ways` times
 //! less than a GC copy of the same unit, so sequential writes ran cooler than random ones.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, Pattern};
 
 /// Only the die's program power left on: energy then counts NAND programs alone.

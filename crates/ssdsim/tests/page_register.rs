@@ -4,8 +4,7 @@
 //! three of four commands in a page already sensed, costs less than a random one; before the
 //! registers both cost a sense (Intel 750 400 GB: 54 µs each).
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use ssdsim::{Drive, Pattern};
 

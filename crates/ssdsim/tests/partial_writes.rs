@@ -2,9 +2,7 @@
 //! data of a page is read from NAND only when the page is still partial as its unit is
 //! programmed (docs/simulator.md, "Write buffer").
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, JobSpec, Pattern, SyncMode};
 
 const REGION: u64 = 64 * MIB;

@@ -4,8 +4,7 @@
 //! write buffer holds it, does not. One fixed latency for both once made QD1 writes pay what
 //! was sized for QD1 reads: the 950 PRO wrote 21K IOPS at QD1 against its 43K spec.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, Pattern};
 
 /// Mean latency of QD1 4 KiB random I/O over half of a filled drive (0.5 s), µs.

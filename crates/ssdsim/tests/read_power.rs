@@ -14,8 +14,7 @@
 //! minutes into the test"), so the board and the write powers agree with it and the read side is
 //! what is off: `random_read_power_budget` shows where QD32 random reads' power goes.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, Pattern};
 
 /// AnandTech's read tests: a full drive, queue depth 1 doubling to 32, three minutes at each

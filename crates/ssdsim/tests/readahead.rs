@@ -4,8 +4,7 @@
 //! sense, each time. Random reads never start where the last one ended (but by chance), so
 //! they neither hit nor trigger prefetches, and stay as calibrated (`qd1_latency.rs`).
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{presets, Drive, Pattern};
 
 /// Mean QD1 read latency (µs) of `bs`-byte reads over the first half of a filled drive.

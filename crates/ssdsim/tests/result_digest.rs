@@ -3,13 +3,11 @@
 //! results with histograms and series, counters, trim/idle results, snapshot bytes)
 //! digested and compared with `tests/fixtures/result_digests.txt`. A change that moves a
 //! figure on purpose raises `MODEL_REVISION` and rewrites the fixture with
-//! `SSDSIM_BLESS=1 cargo test --release -p ssdsim --test result_digest`.
-
-mod common;
+//! `SSDSIM_BLESS=1 cargo test --release -p ssdsim --test sim result_digest::`.
 
 use std::fmt::Write as _;
 
-use common::{drive, KIB};
+use crate::common::{drive, KIB};
 use ssdsim::{replay, snapshot, Drive, JobSpec, Pattern, ReplayIo, SyncMode};
 
 const FIXTURE: &str = concat!(

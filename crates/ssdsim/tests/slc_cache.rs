@@ -3,8 +3,7 @@
 //! only folding lowered, so rewriting a 1 GiB region filled the 840 EVO's 3 GB TurboWrite cache
 //! and CrystalDiskMark's write runs after the first ran at the TLC rate.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use ssdsim::{restore, snapshot, Drive, JobSpec, Pattern};
 

@@ -1,8 +1,7 @@
 //! Property test of snapshots: a drive restored from a snapshot answers any later
 //! sequence of jobs, TRIMs and idle periods exactly as the drive it was taken of.
 
-mod common;
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use ssdsim::{restore, snapshot, Drive, JobSpec, Pattern};
 

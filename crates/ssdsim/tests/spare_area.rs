@@ -4,8 +4,7 @@
 //! the preset's GC policy. Scaled drives (scale=0.01, parallelism kept) so it runs in
 //! the normal suite.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{config, Pattern};
 
 /// Mean IOPS and coefficient of variation (%) of the last 40 one-second periods of

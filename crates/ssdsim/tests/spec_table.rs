@@ -2,8 +2,7 @@
 //! scaled-down capacities: 128 KiB sequential read/write and 4 KiB random
 //! read/write, all QD32. Prints the table and asserts every figure within 10 %.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 struct Row {

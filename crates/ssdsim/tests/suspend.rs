@@ -4,8 +4,7 @@
 //! No preset turns it on (no source states it for these controllers); these tests turn
 //! it on with an assumed 20 us latency.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::job::OpSummary;
 use ssdsim::{Drive, JobSpec, Pattern, RunResult};
 

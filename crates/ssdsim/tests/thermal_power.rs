@@ -3,8 +3,7 @@
 //! resistance, and a preset throttles under that load exactly when that temperature
 //! passes its first throttle threshold.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::{Drive, Pattern};
 
 fn steady_writer(preset: &str, extra: &[(&str, &str)]) -> Drive {

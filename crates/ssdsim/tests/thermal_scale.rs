@@ -7,8 +7,7 @@
 //! scale `sim:?scale=0.01` resolves to and at full size (docs/simulator-calibration.md, "Heat
 //! does not depend on scale").
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 /// Seconds of sustained writes: past the onset (about 150 s from cold) and a few

@@ -12,8 +12,7 @@
 //! on one die at that moment, in front of the read that came next (docs/simulator.md,
 //! "Mapping-table persistence"; `drive::tests` checks the mechanism itself).
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 const REGION: u64 = 256 * MIB;

@@ -10,8 +10,7 @@
 //! GC's write amplification stays the full drive's); the controller cost per host write,
 //! `write_cmd_us + (WA - 1) x gc_page_us`, depends on nothing else.
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::Pattern;
 
 /// Mean IOPS of the last 20 one-second periods of 30 s of 4 KiB QD32 full-span random

@@ -2,8 +2,7 @@
 //! against the analytic WA = α / (α + W₀(−α·e^(−α))), α = 1 + OP, on a one-die drive
 //! with 4 KiB pages and 256 pages per block (so one block = 256 mapping units).
 
-mod common;
-use common::*;
+use crate::common::*;
 use ssdsim::theoretical_wa;
 
 fn steady_wa(op_pct: u32, extra: &[(&str, &str)]) -> f64 {

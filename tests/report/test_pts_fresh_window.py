@@ -67,3 +67,25 @@ def test_a_record_that_does_not_say_where_its_window_ends_says_nothing(missing: 
     assert missing not in record.metrics
     info = parse_target(DRIVE).info()
     assert section_pts.never_written({}, record, PtsIopsParams(), info) is None
+
+
+def test_rounds_past_99_are_not_read_as_rounds_10_to_19() -> None:
+    """A window ending at round 10 counts rounds 1-10 only: "round100-…" was read as round 10 (a
+    two-digit slice of the name), its bytes counted, and the fresh-state sentence lost."""
+    from ssdlab.bundle import TestRecord
+    from ssdlab.measurement import Measurement, OpTotals
+    from ssdlab.methods.pts import PtsIopsParams, cell_name, cells
+    from ssdlab.workload import Workload
+
+    params = PtsIopsParams(block_sizes_bytes=[4096], read_pcts=[0])
+    [cell] = cells(params)
+    workload = Workload(name="w", pattern="randwrite", block_size_bytes=4096, runtime_s=1)
+    info = parse_target(DRIVE).info()
+
+    def wrote(gb: float) -> Measurement:
+        return Measurement(workload=workload, engine="fake", runtime_s=1.0, write=OpTotals(ios=1, bytes=int(gb * 1e9)))
+
+    found = {cell_name(n, cell): wrote(0.1) for n in range(1, 11)} | {cell_name(100, cell): wrote(1000.0)}
+    record = TestRecord(name="pts-iops", test="pts-iops", metrics={"window_last_round": 10})
+    said = section_pts.never_written(found, record, params, info)
+    assert said is not None and said.startswith("The rounds up to the window's end wrote 1.0 GB"), said

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES, daemon_pid, fio_pids, start_python, wait_listening, wait_until
+from fio_helpers import FIO_FIXTURES, daemon_server, fio_pids, start_python, wait_until
 
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
@@ -153,21 +153,13 @@ def _free_port() -> int:
 
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[list[tuple[str, int]]]:
-    """Two fio servers on loopback ports, stopped by their own pids afterwards."""
-    found, pids = [], []
-    for index in range(2):
-        port, pidfile = _free_port(), tmp_path / f"server{index}.pid"
-        subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
-        pids.append(daemon_pid(pidfile))
-        found.append(("127.0.0.1", port))
-    try:
-        for (host, port), pid in zip(found, pids, strict=True):
-            wait_listening(host, port, pid)  # each forked server binds when it is scheduled, not by a set time
+    """Two fio servers on loopback ports, each listening before the test, stopped by their own pids
+    afterwards (fio_helpers.daemon_server)."""
+    found = [("127.0.0.1", _free_port()) for _ in range(2)]
+    with contextlib.ExitStack() as servers_up:
+        for index, (host, port) in enumerate(found):
+            servers_up.enter_context(daemon_server(f"ip:{host},{port}", tmp_path / f"server{index}.pid"))
         yield found
-    finally:
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
 
 
 @pytest.mark.fio

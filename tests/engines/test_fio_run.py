@@ -79,11 +79,16 @@ def test_the_series_periods_are_fios_own_windows(scratch: FileTarget, ctx: RunCo
     # what fio logged, should this fail again (a full test run here once saw nine windows sum past fio's total)
     seen = f"runtime {m.runtime_s} s, periods ending {m.series.t_s}, bw log {[line[:2] for line in lines]}"
     assert len(stamps) >= 8 and sum(m.series.write_bytes) == pytest.approx(m.write.bytes), seen
-    *windows, last = m.series.mb_s("write")
+    windows = m.series.mb_s("write")[:-1]
     # at the rates fio logged, give or take the totals' reconciliation (the ms fio's clock rounds away)
     moving = [rate for rate in windows if rate > 0]
     assert min(rates) * 0.98 <= min(moving) and max(moving) <= max(rates) * 1.02, seen
-    assert last <= max(rates) * 1.02, seen  # the tail after the last sample: never a peak the drive did not run
+    # The tail after the last sample holds no more than the fastest window ran in a period (or in the
+    # tail's time, if longer): never the bytes of a dropped window. Judged by bytes, not rate: a tail
+    # of a few ms is any rate (a fresh clone's full run here: 0.063 s at 1,302.7 MB/s against fio's
+    # fastest window 1,038.1, the page cache taking a burst), which the bound on its rate failed on.
+    tail_s, tail_mb = m.series.durations_s()[-1], m.series.write_bytes[-1] / 1e6
+    assert tail_mb <= max(rates) * max(tail_s, 0.1) * 1.02, seen
     # A period at zero only where fio logged no line for one: no 1 MiB write completed in it. A full
     # test run here, the disk loaded by other tests, once gave a window at zero (fio's log not kept;
     # not reproduced in 30 runs beside a dd): most likely such a stall, which this allows.

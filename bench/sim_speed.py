@@ -4,10 +4,12 @@ Build first:  make install
 Run:          .venv/bin/python bench/sim_speed.py
 
 Prints the figures, then as its last line exactly:
-    sim_host_ios_per_s=<n> consistency_wall_s=<n> rss_mib_per_tb=<n>
+    sim_host_ios_per_s=<n> consistency_wall_s=<n> rss_mib_per_tb=<n> sim_seq_read_mb_per_s=<n>
 - sim_host_ios_per_s: simulated host I/Os per wall second for steady-state 4 KiB QD32
   random writes (sm951-nvme-256 scaled to scale=0.05, after a fill and a torture of
   twice its capacity, so GC runs at its steady-state write amplification; 360 s virtual);
+- sim_seq_read_mb_per_s: host MB read per wall second for 128 KiB QD32 sequential reads of
+  that drive afterwards (60 s virtual; the read path and its read-ahead, page by page);
 - consistency_wall_s: wall time of purge + full 128 KiB QD32 sequential fill + 3600 s of
   4 KiB QD32 random writes on sm951-nvme-256 at full capacity (the review's performance
   consistency test).
@@ -47,7 +49,7 @@ def timed(label: str, fn):  # type: ignore[no-untyped-def]
     return out, wall
 
 
-def steady_state_speed(runtime_s: float) -> float:
+def steady_state_speed(runtime_s: float) -> tuple[float, _ssdsim.Drive]:
     print("steady-state 4 KiB QD32 random writes, sm951-nvme-256 scale=0.05")
     d = _ssdsim.Drive("sm951-nvme-256", {"scale": "0.05", "heatsink": "1"}, seed=1)
     cap = d.identity()["capacity_bytes"]
@@ -58,7 +60,16 @@ def steady_state_speed(runtime_s: float) -> float:
                     lambda: d.run(job("randwrite", 4 * KIB, 32, runtime_s=runtime_s, seed=3)))
     ios = r["write"]["ios"]
     print(f"  simulated {ios} host I/Os = {ios / r['elapsed_s']:.0f} IOPS virtual, WA {d.state()['wa']:.2f}")
-    return ios / wall
+    return ios / wall, d
+
+
+def seq_read_speed(d: _ssdsim.Drive, runtime_s: float) -> float:
+    print("sequential 128 KiB QD32 reads of the same drive")
+    r, wall = timed(f"measure {runtime_s:.0f} s virtual",
+                    lambda: d.run(job("read", 128 * KIB, 32, runtime_s=runtime_s, seed=4)))
+    mb = r["read"]["bytes"] / 1e6
+    print(f"  simulated {mb:.0f} MB read = {mb / r['elapsed_s']:.0f} MB/s virtual")
+    return mb / wall
 
 
 def consistency() -> float:
@@ -120,14 +131,17 @@ def main() -> None:
     if args.rss_only:
         print(f"rss_mib_per_tb={rss_per_tb():.0f}")
         return
-    speed = steady_state_speed(args.steady_runtime)
+    speed, drive = steady_state_speed(args.steady_runtime)
     print(f"  => {speed:,.0f} simulated host I/Os per wall second")
+    read_mb_s = seq_read_speed(drive, 60.0)
+    print(f"  => {read_mb_s:,.0f} simulated host MB read per wall second")
     wall = consistency()
     print(f"  => consistency test wall time {wall:.1f} s")
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss_mib:.0f} MiB")
     per_tb = rss_per_tb()
-    print(f"sim_host_ios_per_s={speed:.0f} consistency_wall_s={wall:.1f} rss_mib_per_tb={per_tb:.0f}")
+    print(f"sim_host_ios_per_s={speed:.0f} consistency_wall_s={wall:.1f} rss_mib_per_tb={per_tb:.0f} "
+          f"sim_seq_read_mb_per_s={read_mb_s:.0f}")
 
 
 if __name__ == "__main__":

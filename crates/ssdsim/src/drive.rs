@@ -35,6 +35,18 @@ fn rem(n: u32, d: u32) -> u32 {
     }
 }
 
+/// `n / d` (d > 0) with a shift when `d` is a power of two, as `rem` does: the read path
+/// divides each page's slot by the slots per unit and per page, powers of two on every preset,
+/// and a hardware divide there was a third of a sequential read's simulated time.
+#[inline(always)]
+fn quot(n: u32, d: u32) -> u32 {
+    if d.is_power_of_two() {
+        n >> d.trailing_zeros()
+    } else {
+        n / d
+    }
+}
+
 /// The die time of a system-block erase (`t_erase` ns) that journal unit number `unit`
 /// carries: each of a block's `units_per_block` units takes its share, rounded so a block's
 /// shares add up to exactly one erase.
@@ -555,7 +567,7 @@ impl Drive {
     #[inline]
     fn plane_bit(&self, slot: u32) -> u64 {
         let spp = self.cfg.nand.page_bytes / LPN_BYTES as u32;
-        1 << (rem(slot, self.ftl.slots_per_unit) / spp)
+        1 << quot(rem(slot, self.ftl.slots_per_unit), spp)
     }
 
     /// Whether every plane in `planes` of `die` holds its page of program unit `group`.
@@ -1057,7 +1069,7 @@ impl Drive {
             };
             let slot = self.ftl.lookup(lpn);
             if slot != NONE {
-                let (group, plane) = (slot / self.ftl.slots_per_unit, self.plane_bit(slot));
+                let (group, plane) = (quot(slot, self.ftl.slots_per_unit), self.plane_bit(slot));
                 ready = ready.max(self.read_group(group, plane, LPN_BYTES, t));
             }
         }
@@ -1109,19 +1121,23 @@ impl Drive {
         let mut group = NONE;
         let mut group_bytes = 0u64;
         let mut planes = 0u64;
-        for lpn in lpn0..lpn1 {
+        let mut lpn = lpn0;
+        while lpn < lpn1 {
             if look_in_buffer {
-                if let Some(ready) = self.ra.ready_of(lpn) {
-                    done = done.max(ready);
+                // The buffer's pages of a segment, taken together: one search, not one a page.
+                if let Some(seg) = self.ra.segment_of(lpn) {
+                    done = done.max(seg.ready);
+                    lpn = seg.end.min(lpn1);
                     continue;
                 }
                 buffered = false;
             }
             let slot = self.ftl.lookup(lpn);
+            lpn += 1;
             if slot == NONE {
                 continue; // never written or trimmed: the controller returns zeros
             }
-            let g = slot / unit;
+            let g = quot(slot, unit);
             if g != group {
                 if group != NONE {
                     done = done.max(self.read_group(group, planes, group_bytes, t0));

@@ -70,13 +70,14 @@ impl ReadAhead {
         seq
     }
 
-    /// When `lpn`'s prefetched data is in the buffer, if it is there.
+    /// The prefetched segment holding `lpn`, if the buffer holds it: every page from `lpn` to
+    /// the segment's end is in the buffer from its `ready`, so a read takes them together.
     #[inline]
-    pub fn ready_of(&self, lpn: u64) -> Option<u64> {
+    pub fn segment_of(&self, lpn: u64) -> Option<Segment> {
         self.segs
             .iter()
             .find(|s| s.start <= lpn && lpn < s.end)
-            .map(|s| s.ready)
+            .copied()
     }
 
     /// Drop the pages a write or TRIM of `lpn0..lpn1` makes stale, keeping the rest of their

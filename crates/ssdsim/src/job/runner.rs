@@ -33,6 +33,9 @@ struct Gen {
     ahead: VecDeque<(Op, u64)>,
     region_start: u64,
     region_len: u64,
+    /// Blocks in the region (`region_len / bs`), divided once: a random command's offset is
+    /// drawn from it, and a divide per command was a fifth of drawing it.
+    region_blocks: u64,
     cursor: u64,
     issued: u64,
     writes_since_flush: u32,
@@ -54,6 +57,7 @@ impl Gen {
             ahead: VecDeque::with_capacity(LOOKAHEAD + 1),
             region_start: start,
             region_len: region_bytes / bs * bs,
+            region_blocks: region_bytes / bs,
             cursor: 0,
             issued: 0,
             writes_since_flush: 0,
@@ -70,7 +74,7 @@ impl Gen {
         let bs = spec.block_size_bytes;
         while self.ahead.len() < LOOKAHEAD {
             let op = draw_op(spec, &mut self.rng);
-            let off = self.region_start + self.rng.below(self.region_len / bs) * bs;
+            let off = self.region_start + self.rng.below(self.region_blocks) * bs;
             d.prefetch_map(off);
             self.ahead.push_back((op, off));
         }

@@ -10,7 +10,6 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from fio_helpers import daemon_server, free_port
 from loop_helpers import attached_loop
 from run_helpers import ODD_LIBRARIES, ODD_LIBRARY_WORDS, odd_library
 from ssdlab.bundle import Bundle
@@ -336,10 +336,8 @@ def test_a_raw_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
 def test_a_hosts_job_file_is_never_written_through_a_link(tmp_path: Path, victim: Path) -> None:
     from ssdlab.engines.fio_multi import MultiHostFioEngine
 
-    port = _free_port()
-    pidfile = tmp_path / "server.pid"
-    subprocess.run(["fio", f"--server=ip:127.0.0.1,{port}", f"--daemonize={pidfile}"], check=True, timeout=30)
-    try:
+    port = free_port()
+    with daemon_server(f"ip:127.0.0.1,{port}", tmp_path / "server.pid"):
         raw = tmp_path / "bundle" / "raw"
         raw.mkdir(parents=True)
         for name in ("mh-h0.fio", "mh.json"):
@@ -347,47 +345,11 @@ def test_a_hosts_job_file_is_never_written_through_a_link(tmp_path: Path, victim
         before = digest(victim)
         engine = MultiHostFioEngine(hosts=(("127.0.0.1", port),))
         target = engine.target_for(f"file:{tmp_path / 'scratch'}?size=16m")  # the file on the host
-        _wait_for_server(engine)
         # 64 KiB and done: a --host workload costs over a second beyond its I/O already
         quick = Workload(name="mh", pattern="write", block_size_bytes=4096, size_bytes=64 << 10, span_bytes=1 << 20)
         engine.measure(target, quick, RunContext(raw_dir=raw, bundle_dir=tmp_path / "bundle"))
         assert digest(victim) == before
         assert not (raw / "mh-h0.fio").is_symlink()
-    finally:
-        _stop_server(pidfile)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_for_server(engine: Any) -> None:
-    import time
-
-    for _ in range(50):
-        try:
-            engine.check_reachable()
-            return
-        except Exception:  # not listening yet
-            time.sleep(0.1)
-
-
-def _stop_server(pidfile: Path) -> None:
-    import contextlib
-    import signal
-    import time
-
-    for _ in range(50):
-        if pidfile.exists() and pidfile.read_text().strip():
-            break
-        time.sleep(0.1)
-    with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
-        os.kill(int(pidfile.read_text()), signal.SIGTERM)
 
 
 def test_the_write_cache_switch_never_writes_through_a_link(tmp_path: Path, victim: Path) -> None:

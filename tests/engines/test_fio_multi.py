@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES, daemon_server, fio_pids, start_python, wait_until
 
+from fio_helpers import FIO_FIXTURES, daemon_server, fio_pids, free_port, listening, start_python, wait_until
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
 from ssdlab.engines.fio_multi import (
@@ -144,18 +143,11 @@ def test_remote_block_devices_are_refused() -> None:
         engine.check_target(parse_target("file:/srv/x.img"))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def servers(tmp_path: Path) -> Iterator[list[tuple[str, int]]]:
     """Two fio servers on loopback ports, each listening before the test, stopped by their own pids
     afterwards (fio_helpers.daemon_server)."""
-    found = [("127.0.0.1", _free_port()) for _ in range(2)]
+    found = [("127.0.0.1", free_port()) for _ in range(2)]
     with contextlib.ExitStack() as servers_up:
         for index, (host, port) in enumerate(found):
             servers_up.enter_context(daemon_server(f"ip:{host},{port}", tmp_path / f"server{index}.pid"))
@@ -285,7 +277,7 @@ def test_cli_host_run_and_refused_block(servers: list[tuple[str, int]], tmp_path
 
 
 def test_an_unreachable_host_is_refused_before_the_bundle_is_made(tmp_path: Path, cli: Any) -> None:
-    closed = _free_port()  # nothing listens there
+    closed = free_port()  # nothing listens there
     for host in (f"127.0.0.1:{closed}", "no-such-host.invalid"):
         done = cli("run", f"file:{tmp_path / 't'}?size=32m", "--test", "quick", "--host", host,
                    "-o", str(tmp_path / "b"), "--no-report", "--no-library")
@@ -477,7 +469,7 @@ def test_a_host_that_dies_is_named(servers: list[tuple[str, int]], tmp_path: Pat
 def test_a_trace_replay_with_host_is_refused_for_that_reason(tmp_path: Path, cli: Any) -> None:
     """QA: the refusal said "cannot do the replay trace step on file targets", though a trace
     replays on a file target; the reason is --host (the replay runs a local fio)."""
-    closed = f"127.0.0.1:{_free_port()}"  # plan refuses the test before it asks any host
+    closed = f"127.0.0.1:{free_port()}"  # plan refuses the test before it asks any host
     for selection in (("--test", "trace"), ("--suite", "traces")):
         done = cli("plan", f"file:{tmp_path / 'x.img'}", *selection, "--host", closed)
         line = done.stderr.strip()
@@ -567,20 +559,15 @@ def ns_server(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
     exists on that "host" and not on this machine, as a directory on another machine would."""
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare(1) for a mount namespace")
-    base, port = tmp_path / "ns", _free_port()
+    base, port = tmp_path / "ns", free_port()
     base.mkdir()
     script = f'mount -t tmpfs -o size=64m tmpfs "$1" && mkdir "$1/remote-only" && exec fio --server=ip:127.0.0.1,{port}'
     proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def listening() -> bool:
-        with contextlib.suppress(OSError):
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        return False
-
     try:
-        if not wait_until(lambda: proc.poll() is not None or listening(), 20) or proc.poll() is not None:
+        up = wait_until(lambda: proc.poll() is not None or listening("127.0.0.1", port), 20)
+        if not up or proc.poll() is not None:
             pytest.skip("cannot start fio --server in a mount namespace here")
         yield "127.0.0.1", port, base / "remote-only"
     finally:

@@ -8,16 +8,15 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import wait_until
-from test_fio_multi import WRITE_PASS, _free_port, _hosts, servers  # noqa: F401  (servers: a fixture)
+from test_fio_multi import WRITE_PASS, _hosts, servers  # noqa: F401  (servers: a fixture)
 
+from fio_helpers import free_port, listening, wait_until
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.engines.fio_multi import MultiHostFioEngine
@@ -47,7 +46,7 @@ def test_hosts_that_say_the_same_are_named_together() -> None:
 
 
 def test_every_unreachable_host_is_named(tmp_path: Path, cli: Any) -> None:
-    closed = [f"127.0.0.1:{_free_port()}", f"127.0.0.1:{_free_port()}"]
+    closed = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
     done = cli("run", f"file:{tmp_path / 't'}?size=8m", *WRITE_PASS, "--host", closed[0], "--host", closed[1],
                "-o", str(tmp_path / "b"))
     line = done.stderr.strip()
@@ -66,7 +65,7 @@ def ns_servers(tmp_path: Path) -> Iterator[tuple[list[tuple[str, int]], Path]]:
     base = tmp_path / "ns"
     for name in ("ro", "small"):
         (base / name).mkdir(parents=True)
-    ports, pidfile = [_free_port(), _free_port()], base / "a.pid"
+    ports, pidfile = [free_port(), free_port()], base / "a.pid"
     script = ('mount --bind "$1/ro" "$1/ro" && mount -o remount,bind,ro "$1/ro" && '
               'mount -t tmpfs -o size=24m tmpfs "$1/small" && '
               f'fio --server=ip:127.0.0.1,{ports[0]} --daemonize="$1/a.pid" && '
@@ -74,14 +73,11 @@ def ns_servers(tmp_path: Path) -> Iterator[tuple[list[tuple[str, int]], Path]]:
     proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def listening(port: int) -> bool:
-        with contextlib.suppress(OSError):
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        return False
+    def all_listening() -> bool:
+        return all(listening("127.0.0.1", port) for port in ports)
 
     try:
-        if not wait_until(lambda: proc.poll() is not None or all(map(listening, ports)), 20) or proc.poll() is not None:
+        if not wait_until(lambda: proc.poll() is not None or all_listening(), 20) or proc.poll() is not None:
             pytest.skip("cannot start fio --server in a mount namespace here")
         yield [("127.0.0.1", port) for port in ports], base
     finally:

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import daemon_server
 
+from fio_helpers import daemon_server, free_port
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio_multi import MultiHostFioEngine, client_argv, host_address, parse_host
 from ssdlab.errors import UsageError
@@ -42,19 +42,12 @@ def _ipv6_loopback() -> bool:
     return True
 
 
-def _free_port6() -> int:
-    with socket.socket(socket.AF_INET6) as s:
-        s.bind(("::1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def ipv6_server(tmp_path: Path) -> Iterator[int]:
     """A fio server on [::1], stopped by its own pid afterwards."""
     if not _ipv6_loopback():
         pytest.skip("no IPv6 loopback here")
-    port = _free_port6()
+    port = free_port("::1")
     with daemon_server(f"ip6:::1,{port}", tmp_path / "server6.pid"):
         yield port
 

@@ -4,14 +4,13 @@ target)" and "starts from: clean (purged)" (QA)."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import daemon_server
 
+from fio_helpers import daemon_server, free_port
 from ssdlab.engines.fio_multi import MultiHostFioEngine
 from ssdlab.steps import Idle, Purge
 
@@ -25,9 +24,7 @@ def test_a_purge_is_planned_as_the_run_does_it() -> None:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, int]]:
     """One fio server on a loopback port, stopped by its own pid afterwards."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     with daemon_server(f"ip:127.0.0.1,{port}", tmp_path / "server.pid"):
         yield ("127.0.0.1", port)
 

@@ -1,4 +1,4 @@
-"""Shared bits for the fio engine tests."""
+"""Shared bits for the tests that run fio: workloads, fio processes, and fio servers to run against."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from ssdlab.workload import Workload
 
-FIO_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fio"
+FIO_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fio"
 
 
 def workload(**fields: Any) -> Workload:
@@ -55,6 +55,14 @@ def wait_until(done: Callable[[], object], seconds: float) -> bool:
 # run with "Connection refused" when that child started late (a fio that listened 1.5 s after
 # writing its pid failed test_two_loopback_servers). A bound of waiting, not a guess of the start-up.
 LISTEN_WITHIN_S = 30.0
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on at `host` (an IPv4 or IPv6 address) as this returns."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.bind((host, 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def listening(host: str, port: int) -> bool:

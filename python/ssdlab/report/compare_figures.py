@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,7 +112,7 @@ def qd_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     for curve, rate, y_title, what in (("rnd", "iops", "IOPS", "random"), ("seq", "mb_s", "MB/s", "sequential")):
         rows = dim_rows(c, t, {"curve": curve, "rate": rate}, "qd", "direction")
         if rows:
-            chart = lines_by(rows, c, alt.X("qd:O", title="queue depth"), y_title, "direction")
+            chart = partial(lines_by, rows, c, alt.X("qd:O", title="queue depth"), y_title, "direction")
             figures.append(Figure(f"{t.name}-{curve}-by-qd", f"{what.capitalize()} {y_title} against queue depth",
                                   chart, f"{y_title} at each queue depth, one line per drive; reads left, writes "
                                   "right."))
@@ -124,7 +125,7 @@ def mixed_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     if not rows:
         return []
     x = alt.X("read_pct:Q", title="reads (%)", scale=alt.Scale(domain=[100, 0]))
-    return [Figure(f"{t.name}-by-mix", f"{y_title} against read share", lines_by(rows, c, x, y_title, None),
+    return [Figure(f"{t.name}-by-mix", f"{y_title} against read share", partial(lines_by, rows, c, x, y_title, None),
                    f"Total {y_title} at each read share, 100 % reads on the left, one line per drive.")]
 
 
@@ -135,7 +136,8 @@ def transfer_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     x = alt.X("block_bytes:Q", title="transfer size (log2 scale)", scale=alt.Scale(type="log", base=2),
               axis=alt.Axis(labelExpr="datum.value >= 1048576 ? datum.value / 1048576 + ' MiB' : "
                             "datum.value >= 1024 ? datum.value / 1024 + ' KiB' : datum.value + ' B'"))
-    return [Figure(f"{t.name}-by-size", "MB/s against transfer size", lines_by(rows, c, x, "MB/s", "direction"),
+    return [Figure(f"{t.name}-by-size", "MB/s against transfer size",
+                   partial(lines_by, rows, c, x, "MB/s", "direction"),
                    "Sequential throughput at each transfer size, one line per drive; MB/s are decimal.")]
 
 
@@ -149,7 +151,7 @@ def trim_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     if not rows:
         return []
     return [Figure(f"{t.name}-states", "Sequential write by drive state",
-                   grouped_bars(rows, "state", "", "drive", "mb_s", "MB/s"),
+                   partial(grouped_bars, rows, "state", "", "drive", "mb_s", "MB/s"),
                    "Clean, after torture and TRIM, and (when measured) after torture without TRIM; a bar per "
                    "drive. MB/s are decimal.")]
 
@@ -169,7 +171,7 @@ def quick_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
         ]
         if rows:
             figures.append(Figure(f"{t.name}-{direction}-mb-s", f"{direction.capitalize()} MB/s per entry",
-                                  grouped_bars(rows, "entry", "", "drive", "mb_s", "MB/s"),
+                                  partial(grouped_bars, rows, "entry", "", "drive", "mb_s", "MB/s"),
                                   f"{direction.capitalize()} throughput (decimal MB/s) per CrystalDiskMark "
                                   "entry, one bar per drive."))
     return figures
@@ -293,8 +295,8 @@ def consistency_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
         thinned_words(series) + switch + cut
     per = iops_per_dot(series)
     return [
-        Figure(f"{t.name}-scatter", per, scatter(rows, c, False, variants), how),
-        Figure(f"{t.name}-scatter-log", f"{per} (log scale)", scatter(rows, c, True, variants),
+        Figure(f"{t.name}-scatter", per, partial(scatter, rows, c, False, variants), how),
+        Figure(f"{t.name}-scatter-log", f"{per} (log scale)", partial(scatter, rows, c, True, variants),
                "The same on a logarithmic IOPS axis, so stalls far below the mean show; a period in which no "
                "write completed sits at 0, at its foot." + switch),
     ]
@@ -310,13 +312,18 @@ def linear_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
             if ref is not None:
                 rows += [{**r, "drive": label} for r in position_rows(bundle.load_measurement(ref), direction)]
         if rows:
-            chart = alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.2).encode(
-                x=alt.X("position_gb:Q", title="position (GB)"),
-                y=alt.Y("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
-                color=drive_colour(c)).properties(width=LINE_W * 2, height=LINE_H)
             figures.append(Figure(f"{t.name}-{direction}-position", f"Linear {direction}: MB/s against position",
-                                  chart, "Throughput against the position reached, one line per drive."))
+                                  partial(position_lines, rows, c),
+                                  "Throughput against the position reached, one line per drive."))
     return figures
+
+
+def position_lines(rows: Sequence[Row], c: Comparison) -> AltChart:
+    """MB/s against the position reached, one line per drive."""
+    return alt.Chart(alt_data(rows)).mark_line(strokeWidth=1.2).encode(
+        x=alt.X("position_gb:Q", title="position (GB)"),
+        y=alt.Y("mb_s:Q", title="MB/s", scale=value_scale(field_values(rows, "mb_s"))),
+        color=drive_colour(c)).properties(width=LINE_W * 2, height=LINE_H)
 
 
 def _measured(bundle: Path, name: str) -> dict[str, Measurement]:
@@ -335,7 +342,8 @@ def curve_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     for name in names[:MAX_CURVE_FIGURES_PER_TEST]:
         rows = [row for d, found in zip(c.drives, per_drive, strict=True) if name in found
                 for row in curve_rows(d.label, found[name])]
-        figures.append(Figure(f"{t.name}-{name}-iops", f"{name}: IOPS per second", line_chart(rows, "iops", "IOPS"),
+        figures.append(Figure(f"{t.name}-{name}-iops", f"{name}: IOPS per second",
+                              partial(line_chart, rows, "iops", "IOPS"),
                               f"Per-second IOPS of workload {name!r}, overlaid per drive."))
     return figures
 
@@ -359,11 +367,12 @@ def thermal_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
                 drive_rate, drive_temp = thermal_rows(d.label, found[name])
                 rate += drive_rate
                 temp += drive_temp
-        figures.append(Figure(f"{t.name}-{name}-mb-s", f"{name}: write MB/s", line_chart(rate, "mb_s", "MB/s"),
+        figures.append(Figure(f"{t.name}-{name}-mb-s", f"{name}: write MB/s",
+                              partial(line_chart, rate, "mb_s", "MB/s"),
                               f"Write throughput of phase {name!r} per second, overlaid per drive."))
         if temp:
             figures.append(Figure(f"{t.name}-{name}-temp", f"{name}: temperature",
-                                  line_chart(temp, "temp_c", "°C"),
+                                  partial(line_chart, temp, "temp_c", "°C"),
                                   f"Drive temperature during phase {name!r}, overlaid per drive."))
     return figures
 

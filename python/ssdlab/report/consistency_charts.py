@@ -107,8 +107,15 @@ def telemetry_rows(run: TortureRun, key: str) -> list[Row]:
                                  MAX_POINTS)
 
 
-def telemetry_panels(run: TortureRun) -> AltChart | None:
-    """IOPS with the simulator's telemetry underneath on the same time axis (None without)."""
+def has_telemetry(run: TortureRun) -> bool:
+    """Whether the run holds any channel telemetry_panels draws (a time and a value: telemetry_rows
+    has rows), asked without thinning any: the terminal's tables ask it too."""
+    times = run.telemetry.get("t_s", ())
+    return bool(times) and any(run.telemetry.get(key, ()) for key in TELEMETRY)
+
+
+def telemetry_panels(run: TortureRun) -> AltChart:
+    """IOPS with the simulator's telemetry underneath on the same time axis (has_telemetry)."""
     panels = [iops_scatter(run)]
     for key, title in TELEMETRY.items():
         rows = telemetry_rows(run, key)
@@ -117,7 +124,7 @@ def telemetry_panels(run: TortureRun) -> AltChart | None:
                 x=alt.X("t_s:Q", title="time (s)"),
                 y=alt.Y("value:Q", title=title, scale=value_scale(field_values(rows, "value"), zero=False)),
             ).properties(width=PANEL_WIDTH, height=PANEL_HEIGHT // 2))
-    return alt.vconcat(*panels).resolve_scale(x="shared") if len(panels) > 1 else None
+    return alt.vconcat(*panels).resolve_scale(x="shared")
 
 
 def steady_bars(rows: Sequence[Row]) -> AltChart:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from ssdlab._lazy import deferred
@@ -250,7 +250,8 @@ def ranked_figure(key: str, title: str, drives: Sequence[str], review: int,
             "menu says (higher or lower is better). Pick the metric in the menu above the chart."
             f"{bar_key(drives, bars)}")
     bounds = " ".join(bound_notes(drives, ranked))
-    return Figure(f"{key}-ranking", title, ranked_chart(rows, len(drives)), f"{caption} {note} {bounds}".strip())
+    return Figure(f"{key}-ranking", title, partial(ranked_chart, rows, len(drives)),
+                  f"{caption} {note} {bounds}".strip())
 
 
 def bound_notes(drives: Sequence[str], metrics: Sequence[RankedMetric]) -> list[str]:

@@ -10,6 +10,7 @@ WSAT: IOPS against time and against host GB written.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 from ssdlab.analysis.consistency import RunSeries
 from ssdlab.bundle import Bundle, TestRecord
@@ -135,23 +136,22 @@ def window_title(view: MethodView) -> str:
 def scatter_figures(run: charts.TortureRun, window: float, p: TortureParams) -> list[FigureLike]:
     key, per = run.label, iops_per_dot([run.series])
     return [
-        Figure(f"{key}-scatter", f"{per}, whole run", charts.iops_scatter(run),
+        Figure(f"{key}-scatter", f"{per}, whole run", partial(charts.iops_scatter, run),
                f"{each_dot([run.series], f'{block_text(p.block_size_bytes)} random writes')}; the cliff is where "
                "the spare area ran out."),
         Figure(f"{key}-scatter-window", f"{per}, last {window_text(window, p.steady_window_s)} s",
-               charts.iops_scatter(run, window, last_text=window_text(window, p.steady_window_s)),
+               partial(charts.iops_scatter, run, window, last_text=window_text(window, p.steady_window_s)),
                "The analysed window: its mean and standard deviation are the steady-state figures."),
-        Figure(f"{key}-scatter-log", f"{per}, whole run (log scale)", charts.iops_scatter(run, log_y=True),
+        Figure(f"{key}-scatter-log", f"{per}, whole run (log scale)", partial(charts.iops_scatter, run, log_y=True),
                "The same run on a logarithmic IOPS axis, so outliers and stalls far below the mean show; a "
                "second in which no write completed sits at 0, at its foot."),
     ]
 
 
 def telemetry_figure(run: charts.TortureRun) -> list[FigureLike]:
-    chart = charts.telemetry_panels(run)
-    if chart is None:
+    if not charts.has_telemetry(run):
         return []
-    return [Figure(f"{run.label}-telemetry", "IOPS with simulator telemetry", chart,
+    return [Figure(f"{run.label}-telemetry", "IOPS with simulator telemetry", partial(charts.telemetry_panels, run),
                    "Simulator telemetry (write amplification, free blocks, temperature) on the IOPS time axis.")]
 
 
@@ -171,11 +171,12 @@ def comparison_figures(bundle: Bundle, view: MethodView) -> list[FigureLike]:
             for t in siblings]
     window = window_s(view)
     return [
-        Figure(f"{record.name}-variants", "Variants side by side, whole run", charts.side_by_side(runs),
+        Figure(f"{record.name}-variants", "Variants side by side, whole run", partial(charts.side_by_side, runs),
                "Same IOPS scale in every panel, so levels compare directly."),
         Figure(f"{record.name}-variants-window", f"Variants side by side, last {seconds_text(window)} s",
-               charts.side_by_side(runs, window), "The analysed windows of each variant."),
-        Figure(f"{record.name}-variants-bars", "Steady-state mean and stddev per variant", charts.steady_bars(bars),
+               partial(charts.side_by_side, runs, window), "The analysed windows of each variant."),
+        Figure(f"{record.name}-variants-bars", "Steady-state mean and stddev per variant",
+               partial(charts.steady_bars, bars),
                "Higher mean is faster; lower stddev is steadier."),
     ]
 
@@ -263,7 +264,7 @@ def wsat_section(bundle: Bundle, record: TestRecord) -> Section:
     figures: list[FigureLike] = []
     if run is not None:
         figures.append(Figure(f"{record.name}-wsat", "WSAT: IOPS against time and host GB written",
-                              charts.wsat_charts(run),
+                              partial(charts.wsat_charts, run),
                               f"{each_dot([run.series])}; right: the same against data written."))
         figures += telemetry_figure(run)
     tables = [metric_table(view, "wsat", "Write saturation", WSAT_TABLE)]

@@ -7,6 +7,7 @@ status notes, parameter captions) are shared by the dedicated sections.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from ssdlab.bundle import Bundle, TestRecord, short_windows
@@ -259,12 +260,12 @@ def series_figures(key: str, found: Mapping[str, Measurement]) -> list[Figure]:
     if len(found) <= MAX_OVERLAID_WORKLOADS:
         rows = [row for name, m in found.items() for row in series_rows(name, m)]
         how = "Per-second rates of each measured workload, as logged by the engine, overlaid from its start."
-        charts = {y: line_chart(rows, y, title) for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
+        charts = {y: partial(line_chart, rows, y, title) for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
     else:
         rows = timeline_rows(found)
         how = (f"Per-second rates of the {len(found)} measured workloads, as logged by the engine, laid end to "
                "end in run order (hover a line for its workload).")
-        charts = {y: line_chart(rows, y, title, color="direction", detail="workload")
+        charts = {y: partial(line_chart, rows, y, title, color="direction", detail="workload")
                   for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
     if not rows:
         return []
@@ -281,7 +282,7 @@ def telemetry_figures(key: str, found: Mapping[str, Measurement]) -> list[Figure
             channels.setdefault(channel, []).extend(rows)
     return [
         Figure(f"{key}-telemetry-{channel}", f"Telemetry: {TELEMETRY_TITLES.get(channel, channel)}",
-               line_chart(rows, "value", TELEMETRY_TITLES.get(channel, channel)),
+               partial(line_chart, rows, "value", TELEMETRY_TITLES.get(channel, channel)),
                f"Engine telemetry channel {channel!r}, sampled each logging period beside the rates.")
         for channel, rows in channels.items()
     ]

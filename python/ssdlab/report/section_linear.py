@@ -7,6 +7,7 @@ so far), with the write pass's peak region — found by `ssdlab.analysis.linear`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ssdlab._lazy import deferred
@@ -118,7 +119,7 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
             found = detect_peak_region(curve_from_series(m.series, "write"), view.params.drop_fraction)
             region = None if found is None else (found.size_gb, found.peak_mb_s)
     return [Figure(f"{record.name}-position", "Linear pass: throughput against position",
-                   position_chart(rows, region), caption(view))]
+                   partial(position_chart, rows, region), caption(view))]
 
 
 def linear_section(bundle: Bundle, record: TestRecord) -> Section:

@@ -8,6 +8,7 @@ and the IOPS matrix as a table.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.measurement import Measurement
@@ -93,11 +94,12 @@ def pts_section(bundle: Bundle, record: TestRecord) -> Section:
     first, last = record.metrics.get("window_first_round"), record.metrics.get("window_last_round")
     if convergence and isinstance(first, int) and isinstance(last, int):
         figures.append(Figure(f"{record.name}-convergence", "Steady-state convergence",
-                              charts.pts_convergence(convergence, (first, last)),
+                              partial(charts.pts_convergence, convergence, (first, last)),
                               "Tracking variables per round; the shaded rounds are the measurement window."))
     if window:
         figures.append(Figure(f"{record.name}-window", "Measurement window: IOPS per block size",
-                              charts.pts_window_plot(window), "One line per read share; both axes logarithmic."))
+                              partial(charts.pts_window_plot, window),
+                              "One line per read share; both axes logarithmic."))
     view = method_view(bundle, record)
     fresh = never_written(bundle.measurements(record), record, params, view.target) if view is not None else None
     tables = [matrix_table(record, params, view, fresh)] if record.metrics else []

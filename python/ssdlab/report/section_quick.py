@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from ssdlab.bundle import Bundle, TestRecord
 from ssdlab.methods.quick import NVME, STANDARD, CdmEntry, region_bytes
 from ssdlab.report.charts import Row, grouped_bars
@@ -78,7 +80,7 @@ def quick_section(bundle: Bundle, record: TestRecord) -> Section:
     if not record.metrics:  # unfinished: no analysis, show the raw per-second curves it has
         figures.extend(series_figures(record.name, measured(bundle, record)))
     if rows:
-        chart = grouped_bars(rows, "entry", "", "direction", "mb_s", "MB/s")
+        chart = partial(grouped_bars, rows, "entry", "", "direction", "mb_s", "MB/s")
         figures.append(Figure(f"{record.name}-mb-s", "Throughput per entry: read vs write", chart,
                               "Grouped bars: MB/s (decimal) per CrystalDiskMark entry, read and write."))
     tables = [quick_table(view)] if record.metrics else []

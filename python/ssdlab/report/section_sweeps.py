@@ -8,6 +8,7 @@ are metrics already). Each section registers under its catalogue test; an unfini
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ssdlab._lazy import deferred
@@ -70,11 +71,11 @@ def qd_figures(view: MethodView) -> list[Figure]:
     how = f"at QD {qds}, {p.runtime_s:g} s per point, over {with_article(span)} region written beforehand"
     return [
         Figure(f"{name}-random", f"{block_text(p.random_block_bytes)} random IOPS by queue depth",
-               qd_bars(rows, "rnd", "IOPS"),
+               partial(qd_bars, rows, "rnd", "IOPS"),
                f"Random reads (on written data), then random writes, {how}; the drive was purged first."
                + (" Score = mean of QD1, QD2 and QD4." if scores_low_qd(p) else "")),
         Figure(f"{name}-sequential", f"{block_text(p.seq_block_bytes)} sequential MB/s by queue depth",
-               qd_bars(rows, "seq", "MB/s"),
+               partial(qd_bars, rows, "seq", "MB/s"),
                f"Sequential reads, then sequential writes, {how}. MB/s are decimal (10^6 bytes)."),
     ]
 
@@ -121,7 +122,7 @@ def mixed_figures(view: MethodView) -> list[Figure]:
     caption = (f"{block} {'random' if random else 'sequential'} I/O at QD{p.iodepth}, {where}; "
                f"read share {steps} %, {p.runtime_s:g} s each. Total, read and write rates.")
     title = f"Mixed {'random' if random else 'sequential'} {block}: rate against read share"
-    return [Figure(f"{record.name}-bathtub", title, bathtub(mix_rows(view, rate), y_title), caption)]
+    return [Figure(f"{record.name}-bathtub", title, partial(bathtub, mix_rows(view, rate), y_title), caption)]
 
 
 # --- transfer-sweep ----------------------------------------------------------------------
@@ -154,8 +155,8 @@ def transfer_figures(view: MethodView) -> list[Figure]:
     caption = (f"Sequential writes of a {length} region at QD{p.iodepth}, each read back, for transfer "
                f"sizes {block_text(p.min_block_bytes)} to {block_text(p.max_block_bytes)} (powers of two), "
                "after a purge (ATTO-like).")
-    return [Figure(f"{view.record.name}-sizes", "Throughput by transfer size", transfer_chart(
-        transfer_rows(view)), caption)]
+    return [Figure(f"{view.record.name}-sizes", "Throughput by transfer size",
+                   partial(transfer_chart, transfer_rows(view)), caption)]
 
 
 BUILDERS = {"qd-sweep": qd_figures, "mixed-random": mixed_figures, "mixed-seq": mixed_figures,

@@ -9,6 +9,7 @@ IOPS per period over the run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ssdlab._lazy import deferred
@@ -172,7 +173,7 @@ def iometer_figure(bundle: Bundle, view: MethodView) -> Figure:
                f"{iometer_where(record, p)}: {total_text(view, 'iops', 'IOPS')} combined"
                + (f" ({', '.join(parts)})." if parts else "."))
     return Figure(f"{record.name}-iops", f"Iometer {iometer_block(p.block_size_bytes)} mixed: IOPS over the run",
-                  iometer_chart(iometer_rows(bundle, record)), caption)
+                  partial(iometer_chart, iometer_rows(bundle, record)), caption)
 
 
 def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
@@ -181,7 +182,7 @@ def figures(bundle: Bundle, record: TestRecord) -> list[Figure]:
         return []
     if view.record.test == "as-ssd":
         table = as_ssd_table(view, bundle.measurements(record))
-        return [Figure(f"{view.record.name}-bars", "AS SSD-like: MB/s", as_ssd_chart(as_ssd_rows(view)),
+        return [Figure(f"{view.record.name}-bars", "AS SSD-like: MB/s", partial(as_ssd_chart, as_ssd_rows(view)),
                        table.caption)]
     if view.record.test == "iometer-mixed":
         return [iometer_figure(bundle, view)]

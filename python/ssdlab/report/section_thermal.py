@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ssdlab._lazy import deferred
@@ -380,7 +381,7 @@ def phase_figures(key: str, found: dict[str, Measurement],
         if result.level_causes:  # a phase that never throttled has its peak in the figures already
             tables[phase] = level_table(key, phase, result, levels_unreliable(view, phase))
         figures.append(Figure(f"{key}-{phase}", f"{PHASE_TEXT[phase]}: MB/s and temperature",
-                              rate_temp_chart(m, result),
+                              partial(rate_temp_chart, m, result),
                               "Blue: write MB/s per second (left axis); red: drive temperature (right axis); dashed "
                               "grey: the performance levels found, with their share of the phase (as in the levels "
                               "table: a throttled level's includes the transitions falling into it) and the cause of "

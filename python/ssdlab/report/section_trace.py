@@ -5,6 +5,7 @@ virtual time, fio's real time)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -59,23 +60,24 @@ def trace_figures(view: MethodView, detail: dict[str, Any]) -> list[FigureLike]:
     pct = percentile_rows(view)
     if pct:
         figures.append(Figure(f"{key}-percentiles", "Latency percentiles by direction",
-                              grouped_bars(pct, "percentile", "", "direction", "us", "latency (µs)", unit="µs"),
+                              partial(grouped_bars, pct, "percentile", "", "direction", "us", "latency (µs)",
+                                      unit="µs"),
                               "From fio-layout latency bins of every replayed I/O (issue to completion)."))
     slow = slow_rows(view)
     if slow:
         figures.append(Figure(f"{key}-slow", "I/Os above 10 ms and 100 ms",
-                              grouped_bars(slow, "limit", "", "direction", "pct", "% of I/Os", unit="%"),
+                              partial(grouped_bars, slow, "limit", "", "direction", "pct", "% of I/Os", unit="%"),
                               "Share of each direction's I/Os whose service time exceeded the limit."))
     rows = timeline_rows(detail)
     bin_s = float((detail.get("series") or {}).get("bin_s", 1.0))
     if rows["mb_s"]:
         cut = "" if view.params.idle_cap_us is None else " (idle time cut)"
         figures.append(Figure(f"{key}-timeline", "Data moved over the replay",
-                              line_chart(rows["mb_s"], "mb_s", "MB/s"),
+                              partial(line_chart, rows["mb_s"], "mb_s", "MB/s"),
                               f"Bytes of completed reads and writes per {bin_s:g} s of {replay_clock(detail)}{cut}. "
                               "MB/s are decimal."))
         figures.append(Figure(f"{key}-latency", "Mean service time over the replay",
-                              line_chart(rows["lat_us"], "lat_us", "µs"),
+                              partial(line_chart, rows["lat_us"], "lat_us", "µs"),
                               f"Mean issue-to-completion time of the I/Os completing in each {bin_s:g} s."))
     return figures
 

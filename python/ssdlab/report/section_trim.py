@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import groupby
 
 from ssdlab.bundle import Bundle, TestRecord
@@ -148,7 +149,7 @@ def trim_section(bundle: Bundle, record: TestRecord) -> Section:
     if rows:
         bars = [{"state": r["state"], "what": "sequential write", "mb_s": r["mb_s"]} for r in rows]
         figures.append(Figure(f"{record.name}-bars", "Sequential write by drive state",
-                              grouped_bars(bars, "state", "", "what", "mb_s", "MB/s"), "MB/s are decimal."))
+                              partial(grouped_bars, bars, "state", "", "what", "mb_s", "MB/s"), "MB/s are decimal."))
     figures += series_figures(record.name, measured(bundle, record))
     tables = [trim_table(view, rows)] if rows else []
     return Section(key=record.name, title=section_title(record), caption=trim_caption(view),

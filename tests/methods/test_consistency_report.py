@@ -87,7 +87,7 @@ def test_long_runs_are_thinned_keeping_extremes() -> None:
 
 def test_telemetry_panels_only_with_telemetry(bundle: Bundle) -> None:
     default = charts.load_torture_run(bundle, _record(bundle, "consistency"))
-    assert default is not None and charts.telemetry_panels(default) is None  # the fake has none
+    assert default is not None and not charts.has_telemetry(default)  # the fake has none
     w = Workload(name="torture-r001", pattern="randwrite", block_size_bytes=4096, runtime_s=3)
     series = Series(t_s=(1.0, 2.0, 3.0), read_ios=(0.0,) * 3, write_ios=(5.0,) * 3, read_bytes=(0.0,) * 3,
                     write_bytes=(5.0 * 4096,) * 3, read_lat_sum_ns=(0.0,) * 3, write_lat_sum_ns=(1.0,) * 3)
@@ -97,7 +97,8 @@ def test_telemetry_panels_only_with_telemetry(bundle: Bundle) -> None:
     joined = charts.joined_telemetry([m, second])
     assert joined["t_s"] == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0) and len(joined["wa"]) == 6
     run = charts.TortureRun("sim", default.series, joined, {})
-    spec = charts.telemetry_panels(run).to_dict()  # type: ignore[union-attr]
+    assert charts.has_telemetry(run)
+    spec = charts.telemetry_panels(run).to_dict()
     assert len(spec["vconcat"]) == 3  # IOPS, WA, temperature (no free_blocks channel here)
 
 

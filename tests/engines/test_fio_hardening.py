@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import workload
 
+from fio_helpers import workload
 from loop_helpers import attached_loop
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine

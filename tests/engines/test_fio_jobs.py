@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import workload
 
+from fio_helpers import workload
 from ssdlab.engines.fio import FioEngine, probe_ioengine
 from ssdlab.errors import EngineError
 from ssdlab.targets.block import BlockTarget

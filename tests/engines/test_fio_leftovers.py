@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids, start_python, wait_until, workload
 
+from fio_helpers import fio_pids, start_python, wait_until, workload
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine
 from ssdlab.errors import EngineError

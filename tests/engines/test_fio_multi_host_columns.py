@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES
 
+from fio_helpers import FIO_FIXTURES
 from ssdlab.bundle import series_csv_text
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio_multi import HostFio, MultiHostFioEngine

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from fio_helpers import FIO_FIXTURES
 
+from fio_helpers import FIO_FIXTURES
 from ssdlab.engines.fio_parse import load_json_plus, steady_state_facts, summarize
 
 SS1S = FIO_FIXTURES / "seqwrite-ss1s" / "seqwrite-ss1s.json"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fio_helpers import FIO_FIXTURES
 
+from fio_helpers import FIO_FIXTURES
 from ssdlab.analysis.linear import curve_from_series
 from ssdlab.analysis.linear import summarize as linear_summary
 from ssdlab.engines.fio_multi import sum_series

@@ -11,8 +11,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids, start_python, wait_until, workload
 
+from fio_helpers import fio_pids, start_python, wait_until, workload
 from loop_helpers import attached_loop
 from ssdlab.engines.base import ProgressUpdate, RunContext
 from ssdlab.engines.fio import FioEngine

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fio_helpers import FIO_FIXTURES
 
+from fio_helpers import FIO_FIXTURES
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IOLOG_MAX_IOS, FioEngine, run_time, times_by_iolog
 from ssdlab.engines.fio_parse import (

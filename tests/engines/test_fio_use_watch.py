@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids, workload
 
+from fio_helpers import fio_pids, workload
 from loop_helpers import STACKED, attached_loop, partition
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine

@@ -16,9 +16,9 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids, workload
 from test_fio_use_watch import LONG, STOPPED_WITHIN_S, digest, measure_during, measure_while
 
+from fio_helpers import fio_pids, workload
 from loop_helpers import STACKED, attached_loop
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import FioEngine

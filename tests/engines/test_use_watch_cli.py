@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fio_helpers import fio_pids
 
+from fio_helpers import fio_pids
 from loop_helpers import STACKED, attached_loop
 from ssdlab.bundle import Bundle
 from trace_helpers import slow_writes

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ssdlab.workload import Workload
 
@@ -102,3 +105,26 @@ def daemon_server(listen: str, pidfile: Path) -> Iterator[None]:
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def namespace_servers(script: str, base: Path, ports: Sequence[int]) -> Iterator[None]:
+    """fio servers that `script` (sh, with $1 = `base`) starts in a mount namespace of its own, on
+    file systems only they see: each of `ports` listens on loopback before the block. Skips the
+    test without root and unshare(1), or where the namespace cannot start them. The script's own
+    process is stopped afterwards; a server it daemonized is the caller's to stop."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare(1) for a mount namespace")
+    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def up() -> bool:
+        return proc.poll() is not None or all(listening("127.0.0.1", port) for port in ports)
+
+    try:
+        if not wait_until(up, 20) or proc.poll() is not None:
+            pytest.skip("cannot start fio --server in a mount namespace here")
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from fio_helpers import FIO_FIXTURES, daemon_server, fio_pids, free_port, listening, start_python, wait_until
+from fio_helpers import FIO_FIXTURES, daemon_server, fio_pids, free_port, namespace_servers, start_python, wait_until
 from ssdlab.engines.base import RunContext
 from ssdlab.engines.fio import IO_URING_EXACT_DEPTH, parse_version
 from ssdlab.engines.fio_multi import (
@@ -557,22 +557,11 @@ def _sha256(path: Path) -> str:
 def ns_server(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
     """A fio server in its own mount namespace, with a tmpfs on DIR there only: DIR/remote-only
     exists on that "host" and not on this machine, as a directory on another machine would."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare(1) for a mount namespace")
     base, port = tmp_path / "ns", free_port()
     base.mkdir()
     script = f'mount -t tmpfs -o size=64m tmpfs "$1" && mkdir "$1/remote-only" && exec fio --server=ip:127.0.0.1,{port}'
-    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    try:
-        up = wait_until(lambda: proc.poll() is not None or listening("127.0.0.1", port), 20)
-        if not up or proc.poll() is not None:
-            pytest.skip("cannot start fio --server in a mount namespace here")
+    with namespace_servers(script, base, [port]):
         yield "127.0.0.1", port, base / "remote-only"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.fio

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 from test_fio_multi import WRITE_PASS, _hosts, servers  # noqa: F401  (servers: a fixture)
 
-from fio_helpers import free_port, listening, wait_until
+from fio_helpers import free_port, namespace_servers
 from ssdlab.bundle import Bundle
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.engines.fio_multi import MultiHostFioEngine
@@ -60,8 +58,6 @@ def ns_servers(tmp_path: Path) -> Iterator[tuple[list[tuple[str, int]], Path]]:
     """Two fio servers in one mount namespace of their own, where DIR/ro is mounted read-only and
     DIR/small is a 24 MiB tmpfs: two hosts whose paths are one directory (as two servers on one
     machine, or a shared file system), on file systems only they see."""
-    if os.geteuid() != 0 or not shutil.which("unshare"):
-        pytest.skip("needs root and unshare(1) for a mount namespace")
     base = tmp_path / "ns"
     for name in ("ro", "small"):
         (base / name).mkdir(parents=True)
@@ -70,21 +66,12 @@ def ns_servers(tmp_path: Path) -> Iterator[tuple[list[tuple[str, int]], Path]]:
               'mount -t tmpfs -o size=24m tmpfs "$1/small" && '
               f'fio --server=ip:127.0.0.1,{ports[0]} --daemonize="$1/a.pid" && '
               f'exec fio --server=ip:127.0.0.1,{ports[1]}')
-    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def all_listening() -> bool:
-        return all(listening("127.0.0.1", port) for port in ports)
-
     try:
-        if not wait_until(lambda: proc.poll() is not None or all_listening(), 20) or proc.poll() is not None:
-            pytest.skip("cannot start fio --server in a mount namespace here")
-        yield [("127.0.0.1", port) for port in ports], base
-    finally:
+        with namespace_servers(script, base, ports):
+            yield [("127.0.0.1", port) for port in ports], base
+    finally:  # the server the script daemonized
         with contextlib.suppress(OSError, ValueError):
             os.kill(int(pidfile.read_text()), signal.SIGTERM)
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.fio

@@ -9,7 +9,7 @@ Prints the figures, then as its last line exactly:
   random writes (sm951-nvme-256 scaled to scale=0.05, after a fill and a torture of
   twice its capacity, so GC runs at its steady-state write amplification; 360 s virtual);
 - sim_seq_read_mb_per_s: host MB read per wall second for 128 KiB QD32 sequential reads of
-  that drive afterwards (60 s virtual; the read path and its read-ahead, page by page);
+  that drive afterwards (60 s virtual: the read path and its read-ahead);
 - consistency_wall_s: wall time of purge + full 128 KiB QD32 sequential fill + 3600 s of
   4 KiB QD32 random writes on sm951-nvme-256 at full capacity (the review's performance
   consistency test).

@@ -112,9 +112,9 @@ def qd_figures(c: Comparison, t: TestComparison) -> list[FigureLike]:
     for curve, rate, y_title, what in (("rnd", "iops", "IOPS", "random"), ("seq", "mb_s", "MB/s", "sequential")):
         rows = dim_rows(c, t, {"curve": curve, "rate": rate}, "qd", "direction")
         if rows:
-            chart = partial(lines_by, rows, c, alt.X("qd:O", title="queue depth"), y_title, "direction")
+            draw = partial(lines_by, rows, c, alt.X("qd:O", title="queue depth"), y_title, "direction")
             figures.append(Figure(f"{t.name}-{curve}-by-qd", f"{what.capitalize()} {y_title} against queue depth",
-                                  chart, f"{y_title} at each queue depth, one line per drive; reads left, writes "
+                                  draw, f"{y_title} at each queue depth, one line per drive; reads left, writes "
                                   "right."))
     return figures
 

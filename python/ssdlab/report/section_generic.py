@@ -260,18 +260,18 @@ def series_figures(key: str, found: Mapping[str, Measurement]) -> list[Figure]:
     if len(found) <= MAX_OVERLAID_WORKLOADS:
         rows = [row for name, m in found.items() for row in series_rows(name, m)]
         how = "Per-second rates of each measured workload, as logged by the engine, overlaid from its start."
-        charts = {y: partial(line_chart, rows, y, title) for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
+        draws = {y: partial(line_chart, rows, y, title) for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
     else:
         rows = timeline_rows(found)
         how = (f"Per-second rates of the {len(found)} measured workloads, as logged by the engine, laid end to "
                "end in run order (hover a line for its workload).")
-        charts = {y: partial(line_chart, rows, y, title, color="direction", detail="workload")
+        draws = {y: partial(line_chart, rows, y, title, color="direction", detail="workload")
                   for y, title in (("iops", "IOPS"), ("mb_s", "MB/s"))}
     if not rows:
         return []
     return [
-        Figure(f"{key}-iops", "IOPS per second", charts["iops"], how),
-        Figure(f"{key}-mb-s", "MB/s per second", charts["mb_s"], how + " MB/s are decimal (10^6 bytes)."),
+        Figure(f"{key}-iops", "IOPS per second", draws["iops"], how),
+        Figure(f"{key}-mb-s", "MB/s per second", draws["mb_s"], how + " MB/s are decimal (10^6 bytes)."),
     ]
 
 

@@ -80,8 +80,8 @@ def quick_section(bundle: Bundle, record: TestRecord) -> Section:
     if not record.metrics:  # unfinished: no analysis, show the raw per-second curves it has
         figures.extend(series_figures(record.name, measured(bundle, record)))
     if rows:
-        chart = partial(grouped_bars, rows, "entry", "", "direction", "mb_s", "MB/s")
-        figures.append(Figure(f"{record.name}-mb-s", "Throughput per entry: read vs write", chart,
+        draw = partial(grouped_bars, rows, "entry", "", "direction", "mb_s", "MB/s")
+        figures.append(Figure(f"{record.name}-mb-s", "Throughput per entry: read vs write", draw,
                               "Grouped bars: MB/s (decimal) per CrystalDiskMark entry, read and write."))
     tables = [quick_table(view)] if record.metrics else []
     return Section(key=record.name, title=section_title(record), caption=quick_caption(view),

@@ -120,12 +120,24 @@ def rss_per_tb() -> float:
     return per_tb
 
 
+def positive_seconds(text: str) -> float:
+    """A run time in virtual seconds: a number over 0 (0 measures nothing to divide by)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds over 0")
+    return seconds
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     # 360 s: with GC at datasheet NAND times the steady state is ~3x lower than it was, so
     # 120 s held ~1.7 M host I/Os (under a second of wall time, too short to time); 360 s
     # measures about as many I/Os as 120 s did before.
-    ap.add_argument("--steady-runtime", type=float, default=360.0, help="virtual seconds measured (default 360)")
+    ap.add_argument("--steady-runtime", type=positive_seconds, default=360.0,
+                    help="virtual seconds measured (default 360)")
     ap.add_argument("--rss-only", action="store_true", help="only the memory figure")
     args = ap.parse_args()
     if args.rss_only:

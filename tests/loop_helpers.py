@@ -33,6 +33,21 @@ def attached_loop(backing: Path, size_bytes: int | None = 64 * MIB, direct_io: b
         detach_stacked()
         subprocess.run(["partx", "-d", device], check=False, capture_output=True)
         subprocess.run(["losetup", "-d", device], check=False)
+        detached_within(device, 5.0)
+
+
+def detached_within(device: str, seconds: float) -> bool:
+    """Wait until the kernel no longer lists `device` as a loop with a backing file. `losetup -d`
+    of a loop something still has open (a loop stacked on it, a mount going away) only marks it
+    to clear at its last close, and a test that attached the same file again right after found it
+    "backs loopN" (seen in a full run: test_a_device_a_loop_device_maps_is_in_use)."""
+    backing_file = Path("/sys/block") / Path(device).name / "loop" / "backing_file"
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not backing_file.exists():
+            return True
+        time.sleep(0.02)
+    return False
 
 
 # Loop devices a test attached on top of its target (a device that comes into use mid-write):

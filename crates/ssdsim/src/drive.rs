@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::buffer::{sectors_written, WriteBuffer};
 use crate::config::{self, Config};
 use crate::error::SimError;
-use crate::ftl::{Ftl, NONE};
+use crate::ftl::{quot, rem, Ftl, NONE};
 use crate::readahead::{ReadAhead, Segment};
 pub use crate::report::{DriveState, Identity, IdleResult, TrimResult};
 use crate::rng::Rng;
@@ -21,30 +21,6 @@ pub use crate::ftl::LPN_BYTES;
 /// Blocks per die kept beyond the nominal NAND for append points and the GC low-water mark.
 pub fn reserve_blocks(cfg: &Config) -> u32 {
     cfg.ftl.gc_free_low + 2
-}
-
-/// `n % d` (d > 0) with a mask when `d` is a power of two, as channel counts and slots per
-/// unit are on every preset: the NAND primitives take it per operation, and a hardware
-/// divide there costs more than the well-predicted branch.
-#[inline(always)]
-fn rem(n: u32, d: u32) -> u32 {
-    if d.is_power_of_two() {
-        n & (d - 1)
-    } else {
-        n % d
-    }
-}
-
-/// `n / d` (d > 0) with a shift when `d` is a power of two, as `rem` does: the read path
-/// divides each page's slot by the slots per unit and per page, powers of two on every preset,
-/// and a hardware divide there was a third of a sequential read's simulated time.
-#[inline(always)]
-fn quot(n: u32, d: u32) -> u32 {
-    if d.is_power_of_two() {
-        n >> d.trailing_zeros()
-    } else {
-        n / d
-    }
 }
 
 /// The die time of a system-block erase (`t_erase` ns) that journal unit number `unit`

@@ -190,6 +190,16 @@ class Drive:
         """A RAID-0 of the presets striped in chunk_bytes (array.rs); overrides apply to every
         member. Raises ValueError for fewer than two members or a bad chunk."""
 
+    @staticmethod
+    def describe(preset: str, overrides: dict[str, str] | None = None, seed: int = 1) -> Identity:
+        """Drive(preset, overrides, seed).identity() without building the drive (drive.rs
+        describe): the same ValueErrors, none of the mapping tables' allocation."""
+
+    @staticmethod
+    def describe_raid0(presets: list[str], chunk_bytes: int, overrides: dict[str, str] | None = None,
+                       seed: int = 1) -> Identity:
+        """Drive.raid0(...).identity() without building the members (array.rs describe)."""
+
     def identity(self) -> Identity: ...
     @property
     def now_s(self) -> float:

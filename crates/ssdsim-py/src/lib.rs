@@ -85,6 +85,39 @@ impl PyDrive {
         })
     }
 
+    /// `Drive(preset, overrides, seed).identity()` without building the drive
+    /// (`ssdsim::Drive::describe`): the same refusals, none of the mapping tables.
+    #[staticmethod]
+    #[pyo3(signature = (preset, overrides = None, seed = 1))]
+    fn describe(
+        py: Python<'_>,
+        preset: &str,
+        overrides: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+    ) -> PyResult<PyObject> {
+        let ov = overrides_of(overrides)?;
+        to_py(
+            py,
+            &ssdsim::Drive::describe(preset, &ov, seed).map_err(value_err)?,
+        )
+    }
+
+    /// `Drive.raid0(…).identity()` without building the members (`ssdsim::Array::describe`).
+    #[staticmethod]
+    #[pyo3(signature = (presets, chunk_bytes, overrides = None, seed = 1))]
+    fn describe_raid0(
+        py: Python<'_>,
+        presets: Vec<String>,
+        chunk_bytes: u64,
+        overrides: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+    ) -> PyResult<PyObject> {
+        let ov = overrides_of(overrides)?;
+        let identity =
+            ssdsim::Array::describe(&presets, &ov, seed, chunk_bytes).map_err(value_err)?;
+        to_py(py, &identity)
+    }
+
     fn identity(&self, py: Python<'_>) -> PyResult<PyObject> {
         match &self.inner {
             Sim::One(d) => to_py(py, &d.identity()),

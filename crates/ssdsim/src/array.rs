@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::{self, Config};
 use crate::drive::{Drive, DriveState, Identity, IdleResult, TrimResult};
 use crate::error::SimError;
 use crate::job::split::split_request;
@@ -179,28 +180,15 @@ impl Array {
         seed: u64,
         chunk_bytes: u64,
     ) -> Result<Self, SimError> {
-        if presets.len() < 2 {
-            return Err(SimError::Job(
-                "a RAID-0 array needs at least two members".into(),
-            ));
-        }
-        if chunk_bytes < 4096 || !chunk_bytes.is_power_of_two() {
-            return Err(SimError::Job(format!(
-                "chunk of {chunk_bytes} bytes: give a power of two of at least 4 KiB"
-            )));
-        }
+        check_layout(presets.len(), chunk_bytes)?;
         let members = presets
             .iter()
             .enumerate()
             .map(|(i, p)| Drive::new(p, overrides, seed.wrapping_add(i as u64)))
             .collect::<Result<Vec<_>, _>>()?;
-        let smallest = members
-            .iter()
-            .map(|d| d.capacity_bytes())
-            .min()
-            .unwrap_or(0);
+        let configs: Vec<&Config> = members.iter().map(|d| &d.cfg).collect();
         Ok(Array {
-            member_bytes: smallest / chunk_bytes * chunk_bytes,
+            member_bytes: member_bytes(&configs, chunk_bytes),
             members,
             chunk_bytes,
             now: 0,
@@ -209,6 +197,32 @@ impl Array {
             md_request_ns: MD_REQUEST_NS,
             md_piece_ns: MD_PIECE_NS,
         })
+    }
+
+    /// `Array::new(…)?.identity()` without building the members (`Drive::describe`).
+    pub fn describe(
+        presets: &[String],
+        overrides: &[(String, String)],
+        seed: u64,
+        chunk_bytes: u64,
+    ) -> Result<Identity, SimError> {
+        check_layout(presets.len(), chunk_bytes)?;
+        let configs = presets
+            .iter()
+            .map(|p| config::resolve(p, overrides))
+            .collect::<Result<Vec<_>, _>>()?;
+        let members: Vec<(&Config, u64)> = (0..)
+            .zip(&configs)
+            .map(|(i, c)| (c, seed.wrapping_add(i)))
+            .collect();
+        let cfgs: Vec<&Config> = configs.iter().collect();
+        let layout = Layout {
+            chunk_bytes,
+            member_bytes: member_bytes(&cfgs, chunk_bytes),
+            md_request_ns: MD_REQUEST_NS,
+            md_piece_ns: MD_PIECE_NS,
+        };
+        Ok(array_identity(&members, &layout))
     }
 
     pub fn cpu_busy_s(&self) -> f64 {
@@ -259,36 +273,14 @@ impl Array {
 
     /// The array as a host sees it: capacity and name from the members.
     pub fn identity(&self) -> Identity {
-        let idents: Vec<Identity> = self.members.iter().map(|d| d.identity()).collect();
-        let first = idents[0].clone();
-        let models: Vec<String> = self.members.iter().map(|d| d.cfg.name.clone()).collect();
-        let serials: Vec<&str> = idents.iter().map(|i| i.serial.as_str()).collect();
-        let configs: Vec<serde_json::Value> = self
-            .members
-            .iter()
-            .map(|d| serde_json::to_value(&d.cfg).expect("config serialises"))
-            .collect();
-        let config = serde_json::json!({
-            "raid0": {"chunk_bytes": self.chunk_bytes, "md_request_ns": self.md_request_ns,
-                      "md_piece_ns": self.md_piece_ns, "members": configs}
-        });
-        Identity {
-            model: array_model(&idents),
-            serial: serials.join("+"),
-            capacity_bytes: Device::capacity_bytes(self),
-            raw_bytes: idents.iter().map(|i| i.raw_bytes).sum(),
-            slc_cache_bytes: idents.iter().map(|i| i.slc_cache_bytes).sum(),
-            preset: format!("raid0({})", models.join(",")),
-            config_json: config.to_string(),
-            members: idents
-                .into_iter()
-                .map(|i| Identity {
-                    config_json: String::new(),
-                    ..i
-                })
-                .collect(),
-            ..first
-        }
+        let members: Vec<(&Config, u64)> = self.members.iter().map(|d| (&d.cfg, d.seed)).collect();
+        let layout = Layout {
+            chunk_bytes: self.chunk_bytes,
+            member_bytes: self.member_bytes,
+            md_request_ns: self.md_request_ns,
+            md_piece_ns: self.md_piece_ns,
+        };
+        array_identity(&members, &layout)
     }
 
     pub fn run(
@@ -452,6 +444,71 @@ impl Array {
             (c % n) as usize,
             (c / n) * self.chunk_bytes + off % self.chunk_bytes,
         )
+    }
+}
+
+/// A RAID-0's member count and chunk: at least two members, a power-of-two chunk of 4 KiB or more.
+fn check_layout(members: usize, chunk_bytes: u64) -> Result<(), SimError> {
+    if members < 2 {
+        return Err(SimError::Job(
+            "a RAID-0 array needs at least two members".into(),
+        ));
+    }
+    if chunk_bytes < 4096 || !chunk_bytes.is_power_of_two() {
+        return Err(SimError::Job(format!(
+            "chunk of {chunk_bytes} bytes: give a power of two of at least 4 KiB"
+        )));
+    }
+    Ok(())
+}
+
+/// The bytes of each member an array stripes over: the smallest member's capacity, whole chunks.
+fn member_bytes(configs: &[&Config], chunk_bytes: u64) -> u64 {
+    let smallest = configs.iter().map(|c| c.ftl.user_bytes).min().unwrap_or(0);
+    smallest / chunk_bytes * chunk_bytes
+}
+
+/// How an array stripes (what its identity's configuration records beside the members').
+struct Layout {
+    chunk_bytes: u64,
+    member_bytes: u64,
+    md_request_ns: u64,
+    md_piece_ns: u64,
+}
+
+/// The identity of an array of `members` (each a configuration and its seed) striped as `layout`.
+fn array_identity(members: &[(&Config, u64)], layout: &Layout) -> Identity {
+    let idents: Vec<Identity> = members
+        .iter()
+        .map(|&(c, seed)| Identity::new(c, seed))
+        .collect();
+    let first = idents[0].clone();
+    let models: Vec<String> = members.iter().map(|(c, _)| c.name.clone()).collect();
+    let serials: Vec<&str> = idents.iter().map(|i| i.serial.as_str()).collect();
+    let configs: Vec<serde_json::Value> = members
+        .iter()
+        .map(|(c, _)| serde_json::to_value(c).expect("config serialises"))
+        .collect();
+    let config = serde_json::json!({
+        "raid0": {"chunk_bytes": layout.chunk_bytes, "md_request_ns": layout.md_request_ns,
+                  "md_piece_ns": layout.md_piece_ns, "members": configs}
+    });
+    Identity {
+        model: array_model(&idents),
+        serial: serials.join("+"),
+        capacity_bytes: layout.member_bytes * members.len() as u64,
+        raw_bytes: idents.iter().map(|i| i.raw_bytes).sum(),
+        slc_cache_bytes: idents.iter().map(|i| i.slc_cache_bytes).sum(),
+        preset: format!("raid0({})", models.join(",")),
+        config_json: config.to_string(),
+        members: idents
+            .into_iter()
+            .map(|i| Identity {
+                config_json: String::new(),
+                ..i
+            })
+            .collect(),
+        ..first
     }
 }
 

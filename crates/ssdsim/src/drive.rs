@@ -145,7 +145,7 @@ impl GcDebt {
 pub struct Drive {
     pub cfg: Config,
     pub(crate) ftl: Ftl,
-    seed: u64,
+    pub(crate) seed: u64,
     /// Virtual clock (ns): the end of the last command or idle period.
     pub(crate) now: u64,
     /// Service times at the current throttle level (rescaled by `thermal_until`).
@@ -202,6 +202,18 @@ impl Drive {
     pub fn new(preset: &str, overrides: &[(String, String)], seed: u64) -> Result<Self, SimError> {
         let cfg = config::resolve(preset, overrides)?;
         Ok(Self::from_config(cfg, seed))
+    }
+
+    /// `Drive::new(preset, overrides, seed)?.identity()` without building the drive: the
+    /// same checks (all of them are the configuration's), none of the mapping tables, which
+    /// take most of a second to allocate on a large preset. What a host asks before it runs
+    /// anything (`ssdlab info`, `plan`, a target's check) is only what the drive is.
+    pub fn describe(
+        preset: &str,
+        overrides: &[(String, String)],
+        seed: u64,
+    ) -> Result<Identity, SimError> {
+        Ok(Identity::new(&config::resolve(preset, overrides)?, seed))
     }
 
     pub fn from_config(cfg: Config, seed: u64) -> Self {

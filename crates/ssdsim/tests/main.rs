@@ -7,6 +7,7 @@ mod array;
 mod behaviour;
 mod common;
 mod data_path;
+mod describe;
 mod gc_cost;
 mod gc_policy;
 mod heldout_figures;

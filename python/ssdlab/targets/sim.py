@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ssdlab.errors import EngineError, UsageError
 from ssdlab.targets.base import MEMBER_FACTS, Target, TargetInfo, common
@@ -19,6 +19,8 @@ from ssdlab.units import decimal_capacity, is_whole_number
 
 if TYPE_CHECKING:
     from ssdlab import _ssdsim
+
+T = TypeVar("T")
 
 DEFAULT_SIM_SPEC = "sim:"
 # md's chunk sizes a review sweeps (KiB); 128 KiB is the default here.
@@ -72,6 +74,8 @@ class SimTarget(Target):
     chunk_kib: int = DEFAULT_CHUNK_KIB
     kind = "sim"
     _drive: _ssdsim.Drive | None = field(default=None, repr=False)
+    # What the drive is, asked of the simulator without building it (`identity`).
+    _identity: _ssdsim.Identity | None = field(default=None, repr=False)
     # Set when the drive was restored from a saved state (a resumed run): it then continues.
     restored: bool = field(default=False, repr=False)
     # The drive as the running test started (engines/sim.py's checkpoint, for --resume).
@@ -93,23 +97,38 @@ class SimTarget(Target):
         chunk_kib = _chunk_kib(options.pop("chunk_kib", str(DEFAULT_CHUNK_KIB))) if members else DEFAULT_CHUNK_KIB
         target = cls(spec=spec, preset=preset, options=options, seed=int(raw_seed), members=members,
                      chunk_kib=chunk_kib)
-        target.drive()  # validate preset and options now, not mid-run
+        target.identity()  # validate preset and options now, not mid-run
         return target
+
+    def identity(self) -> _ssdsim.Identity:
+        """What the drive is (the simulator's checks of preset and options passed), without
+        building it: a large preset's mapping tables take most of a second to allocate, and
+        `info`, `plan` and a run's checks ask only this. The built drive's own once there is one."""
+        if self._drive is not None:
+            return self._drive.identity()
+        if self._identity is None:
+            module, options = simulator(), dict(self.options)
+            self._identity = self._simulated(
+                lambda: module.Drive.describe_raid0(list(self.members), self.chunk_kib * 1024, options, self.seed)
+                if self.members else module.Drive.describe(self.preset, options, self.seed))
+        return self._identity
 
     def drive(self) -> _ssdsim.Drive:
         if self._drive is None:
-            module = simulator()
-            try:
-                if self.members:
-                    self._drive = module.Drive.raid0(list(self.members), self.chunk_kib * 1024,
-                                                     dict(self.options), self.seed)
-                else:
-                    self._drive = module.Drive(self.preset, dict(self.options), self.seed)
-            except ValueError as err:  # an unknown preset's error lists the valid ones itself
-                # The simulator knows its own keys; `seed` is the target string's, taken here.
-                taken_here = "; seed=N (the drive's random seed) is taken too" if "give one of" in str(err) else ""
-                raise UsageError(f"sim target {self.spec!r}: {err}{taken_here}") from None
+            module, options = simulator(), dict(self.options)
+            self._drive = self._simulated(
+                lambda: module.Drive.raid0(list(self.members), self.chunk_kib * 1024, options, self.seed)
+                if self.members else module.Drive(self.preset, options, self.seed))
         return self._drive
+
+    def _simulated(self, make: Callable[[], T]) -> T:
+        """`make()`, the simulator's refusal of this target's preset or options as a UsageError."""
+        try:
+            return make()
+        except ValueError as err:  # an unknown preset's error lists the valid ones itself
+            # The simulator knows its own keys; `seed` is the target string's, taken here.
+            taken_here = "; seed=N (the drive's random seed) is taken too" if "give one of" in str(err) else ""
+            raise UsageError(f"sim target {self.spec!r}: {err}{taken_here}") from None
 
     def _full_bytes(self, preset: str) -> list[int] | None:
         """The unshrunk drive's (or each member's) user capacity, which `scale` is a share of;
@@ -119,7 +138,7 @@ class SimTarget(Target):
         return list(map(preset_user_bytes, self.members or (preset,)))
 
     def info(self) -> TargetInfo:
-        ident = self.drive().identity()
+        ident = self.identity()
         config = json.loads(ident.get("config_json") or "{}")
         members = [identity_facts(m) for m in ident.get("members", [])]
         array = {"raid0_members": list(self.members), "chunk_kib": self.chunk_kib, MEMBER_FACTS: members,
@@ -142,7 +161,9 @@ class SimTarget(Target):
         )
 
     def prepare(self) -> None:
-        self.drive()
+        # The drive is built when first used: a run whose preparation comes from the cache of
+        # prepared drives (engines/sim.py, cached_prep) is given one and never builds its own.
+        self.identity()
 
     def keeps_state(self) -> bool:
         # The simulated drive is in this process's memory only, unless a run restored it

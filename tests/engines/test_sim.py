@@ -136,6 +136,23 @@ def test_the_split_store_and_the_next_checkpoint_share_one_copy_of_the_drive(tmp
     storing.join()
 
 
+def test_a_checkpoint_before_anything_ran_builds_no_drive_until_a_stop_asks_for_it(tmp_path: Path) -> None:
+    """A run's first test takes its checkpoint of a drive nothing has run on: building the drive
+    and copying it (the default preset: twice its third of a second and its mapping tables) was
+    thrown away when the cache of prepared drives gave the test its drive. A stop still saves the
+    fresh drive, the same as the one the run would have built."""
+    target, engine = parse_target(SMALL), SimEngine()
+    assert isinstance(target, SimTarget)
+    engine.checkpoint(target)
+    assert not target.built()
+    saved = engine.saved_state(target)
+    assert saved is not None and not target.built()
+    assert saved == SimTarget.from_spec(SMALL).drive().snapshot()
+    w = Workload(name="w", pattern="write", block_size_bytes=MIB, iodepth=8, size_bytes=64 * MIB)
+    engine.measure(target, w, _ctx(tmp_path))  # the drive the test runs on is built when first used
+    assert target.built() and engine.saved_state(target) == saved  # the checkpoint stays the start
+
+
 def test_a_drive_being_stored_is_waited_for_at_exit(tmp_path: Path, stores: None) -> None:
     """The store runs in the simulator's Rust code with the GIL released: a daemon thread there when
     Python finalizes aborts the process (SIGABRT; PyO3 0.23 lets glibc's pthread_exit unwind Rust

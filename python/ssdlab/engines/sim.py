@@ -187,11 +187,18 @@ class SimEngine:
     def checkpoint(self, target: Target) -> None:
         sim = self._sim(target)
         spare, sim.spare = sim.spare, None
-        sim.checkpoint = spare[1] if spare is not None and spare[0] == sim.history else sim.drive().copy()
+        if spare is not None and spare[0] == sim.history:
+            sim.checkpoint = spare[1]
+        elif sim.built():
+            sim.checkpoint = sim.drive().copy()
+        else:  # nothing ran yet: a fresh drive, built only if a stop asks for it (often a cached one comes instead)
+            sim.checkpoint = sim.fresh_drive
 
     def saved_state(self, target: Target) -> bytes | None:
         copy = self._sim(target).checkpoint
-        return None if copy is None else copy.snapshot()
+        if copy is None:
+            return None
+        return (copy() if callable(copy) else copy).snapshot()
 
     def restore_state(self, target: Target, data: bytes) -> None:
         try:
@@ -205,8 +212,7 @@ class SimEngine:
     def reset_state(self, target: Target) -> None:
         """Give the target a fresh drive, as a new run has (what a failed rebuild did is dropped)."""
         sim = self._sim(target)
-        fresh = dataclasses.replace(sim, _drive=None, checkpoint=None, spare=None).drive()
-        sim.use_drive(fresh, "fresh")
+        sim.use_drive(sim.fresh_drive(), "fresh")
         sim.restored, sim.checkpoint, sim.spare = False, None, None
 
     def rebuilt_state(self, target: Target) -> None:

@@ -6,6 +6,7 @@ the real sequence. `sim:` alone is the embedded default drive.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Callable, Sequence
@@ -78,8 +79,9 @@ class SimTarget(Target):
     _identity: _ssdsim.Identity | None = field(default=None, repr=False)
     # Set when the drive was restored from a saved state (a resumed run): it then continues.
     restored: bool = field(default=False, repr=False)
-    # The drive as the running test started (engines/sim.py's checkpoint, for --resume).
-    checkpoint: _ssdsim.Drive | None = field(default=None, repr=False)
+    # The drive as the running test started (engines/sim.py's checkpoint, for --resume); before
+    # the drive is built, what builds a fresh one.
+    checkpoint: _ssdsim.Drive | Callable[[], _ssdsim.Drive] | None = field(default=None, repr=False)
     # A copy of the drive made for another use (the run-ahead store), with the history it had: the
     # next checkpoint takes it instead of copying a drive again when nothing ran in between.
     spare: tuple[str, _ssdsim.Drive] | None = field(default=None, repr=False)
@@ -120,6 +122,13 @@ class SimTarget(Target):
                 lambda: module.Drive.raid0(list(self.members), self.chunk_kib * 1024, options, self.seed)
                 if self.members else module.Drive(self.preset, options, self.seed))
         return self._drive
+
+    def built(self) -> bool:
+        return self._drive is not None
+
+    def fresh_drive(self) -> _ssdsim.Drive:
+        """A new drive of this target's configuration and seed (not this target's own)."""
+        return dataclasses.replace(self, _drive=None, checkpoint=None, spare=None).drive()
 
     def _simulated(self, make: Callable[[], T]) -> T:
         """`make()`, the simulator's refusal of this target's preset or options as a UsageError."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from loop_helpers import DROP_TESTS_MOUNTS
 from ssdlab.workload import Workload
 
 FIO_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fio"
@@ -115,7 +116,8 @@ def namespace_servers(script: str, base: Path, ports: Sequence[int]) -> Iterator
     process is stopped afterwards; a server it daemonized is the caller's to stop."""
     if os.geteuid() != 0 or not shutil.which("unshare"):
         pytest.skip("needs root and unshare(1) for a mount namespace")
-    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", str(base)],
+    proc = subprocess.Popen(["unshare", "-m", "--propagation", "private", "sh", "-c", DROP_TESTS_MOUNTS + script, "sh",
+                             str(base)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def up() -> bool:

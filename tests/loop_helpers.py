@@ -6,12 +6,23 @@ import os
 import stat
 import struct
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 MIB = 1 << 20
+
+# A mount namespace starts with a copy of every mount there is and holds what it copied until its
+# last process ends: a loop device another test had mounted when a namespace was made stayed
+# attached after that test unmounted and detached it, and its image still "backed" a loop when the
+# test attached it again (a full run: test_a_device_a_loop_device_maps_is_in_use, beside the fio
+# servers of test_fio_multi). A shell script a test runs in a namespace of its own (`unshare -m`)
+# begins with this: it drops the copies of tests' mounts (under pytest's temporary folders), in the
+# new namespace alone, before it mounts anything of its own.
+DROP_TESTS_MOUNTS = (f"awk '$5 ~ \"^{tempfile.gettempdir()}/pytest-of-\" {{print $5}}' /proc/self/mountinfo | "
+                     "sort -r | while read -r m; do umount -l \"$m\"; done; ")
 
 
 @contextmanager
@@ -37,10 +48,10 @@ def attached_loop(backing: Path, size_bytes: int | None = 64 * MIB, direct_io: b
 
 
 def detached_within(device: str, seconds: float) -> bool:
-    """Wait until the kernel no longer lists `device` as a loop with a backing file. `losetup -d`
-    of a loop something still has open (a loop stacked on it, a mount going away) only marks it
-    to clear at its last close, and a test that attached the same file again right after found it
-    "backs loopN" (seen in a full run: test_a_device_a_loop_device_maps_is_in_use)."""
+    """Wait until the kernel no longer lists `device` as a loop with a backing file: `losetup -d`
+    of a loop something still has open (a loop stacked on it being detached, a mount of it another
+    namespace copied: DROP_TESTS_MOUNTS) only marks it to clear at its last close, and the next test
+    that attached the same file found it still "backing" a loop."""
     backing_file = Path("/sys/block") / Path(device).name / "loop" / "backing_file"
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -29,7 +29,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from machine_fixtures import MACHINE, RecordedRunner, machine_root
 
-from loop_helpers import attached_loop
+from loop_helpers import DROP_TESTS_MOUNTS, attached_loop
 from ssdlab.errors import SafetyError
 from ssdlab.targets import safety
 from ssdlab.targets.block import BlockTarget
@@ -353,7 +353,7 @@ def held_exclusively_by_a_process(device: str, hold_s: float | None = None) -> A
 def mounted_in_another_namespace(device: str, point: Path) -> Any:
     point.mkdir(exist_ok=True)
     return held_in(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                    'mount -o ro "$0" "$1" && echo held && exec sleep 600', device, str(point)])
+                    DROP_TESTS_MOUNTS + 'mount -o ro "$0" "$1" && echo held && exec sleep 600', device, str(point)])
 
 
 def held_exclusively(device: Path) -> bool:

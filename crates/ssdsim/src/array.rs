@@ -186,9 +186,8 @@ impl Array {
             .enumerate()
             .map(|(i, p)| Drive::new(p, overrides, seed.wrapping_add(i as u64)))
             .collect::<Result<Vec<_>, _>>()?;
-        let configs: Vec<&Config> = members.iter().map(|d| &d.cfg).collect();
         Ok(Array {
-            member_bytes: member_bytes(&configs, chunk_bytes),
+            member_bytes: member_bytes(members.iter().map(|d| &d.cfg), chunk_bytes),
             members,
             chunk_bytes,
             now: 0,
@@ -215,10 +214,9 @@ impl Array {
             .zip(&configs)
             .map(|(i, c)| (c, seed.wrapping_add(i)))
             .collect();
-        let cfgs: Vec<&Config> = configs.iter().collect();
         let layout = Layout {
             chunk_bytes,
-            member_bytes: member_bytes(&cfgs, chunk_bytes),
+            member_bytes: member_bytes(&configs, chunk_bytes),
             md_request_ns: MD_REQUEST_NS,
             md_piece_ns: MD_PIECE_NS,
         };
@@ -463,8 +461,12 @@ fn check_layout(members: usize, chunk_bytes: u64) -> Result<(), SimError> {
 }
 
 /// The bytes of each member an array stripes over: the smallest member's capacity, whole chunks.
-fn member_bytes(configs: &[&Config], chunk_bytes: u64) -> u64 {
-    let smallest = configs.iter().map(|c| c.ftl.user_bytes).min().unwrap_or(0);
+fn member_bytes<'a>(configs: impl IntoIterator<Item = &'a Config>, chunk_bytes: u64) -> u64 {
+    let smallest = configs
+        .into_iter()
+        .map(|c| c.ftl.user_bytes)
+        .min()
+        .unwrap_or(0);
     smallest / chunk_bytes * chunk_bytes
 }
 

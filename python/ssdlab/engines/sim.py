@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import threading
@@ -313,7 +312,7 @@ class SimEngine:
         if hit is None:
             return None
         drive, meta = hit
-        twin = dataclasses.replace(self._sim(target), _drive=None, checkpoint=None, spare=None)
+        twin = self._sim(target).unbuilt_twin()
         twin.restore_drive(drive, str(meta["history_after"]))
         return twin
 

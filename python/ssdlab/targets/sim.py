@@ -109,18 +109,14 @@ class SimTarget(Target):
         if self._drive is not None:
             return self._drive.identity()
         if self._identity is None:
-            module, options = simulator(), dict(self.options)
-            self._identity = self._simulated(
-                lambda: module.Drive.describe_raid0(list(self.members), self.chunk_kib * 1024, options, self.seed)
-                if self.members else module.Drive.describe(self.preset, options, self.seed))
+            module = simulator()
+            self._identity = self._simulated(module.Drive.describe, module.Drive.describe_raid0)
         return self._identity
 
     def drive(self) -> _ssdsim.Drive:
         if self._drive is None:
-            module, options = simulator(), dict(self.options)
-            self._drive = self._simulated(
-                lambda: module.Drive.raid0(list(self.members), self.chunk_kib * 1024, options, self.seed)
-                if self.members else module.Drive(self.preset, options, self.seed))
+            module = simulator()
+            self._drive = self._simulated(module.Drive, module.Drive.raid0)
         return self._drive
 
     def built(self) -> bool:
@@ -128,12 +124,21 @@ class SimTarget(Target):
 
     def fresh_drive(self) -> _ssdsim.Drive:
         """A new drive of this target's configuration and seed (not this target's own)."""
-        return dataclasses.replace(self, _drive=None, checkpoint=None, spare=None).drive()
+        return self.unbuilt_twin().drive()
 
-    def _simulated(self, make: Callable[[], T]) -> T:
-        """`make()`, the simulator's refusal of this target's preset or options as a UsageError."""
+    def unbuilt_twin(self) -> SimTarget:
+        """This target (spec, configuration, seed, history) without a drive or copies of one."""
+        return dataclasses.replace(self, _drive=None, checkpoint=None, spare=None)
+
+    def _simulated(self, one: Callable[[str, dict[str, str], int], T],
+                   array: Callable[[list[str], int, dict[str, str], int], T]) -> T:
+        """What the simulator's `one` (for a drive) or `array` (for a RAID-0) makes of this target's
+        preset or members, options and seed; its refusal as a UsageError."""
+        options = dict(self.options)
         try:
-            return make()
+            if self.members:
+                return array(list(self.members), self.chunk_kib * 1024, options, self.seed)
+            return one(self.preset, options, self.seed)
         except ValueError as err:  # an unknown preset's error lists the valid ones itself
             # The simulator knows its own keys; `seed` is the target string's, taken here.
             taken_here = "; seed=N (the drive's random seed) is taken too" if "give one of" in str(err) else ""

@@ -7,7 +7,8 @@ Run:  .venv/bin/python bench/trace_import.py [--lines N]
 Writes, in a temporary folder, a capture of N lines (default 600,000: 4 KiB random reads and
 writes, up to 32 in flight, each completion after its issue, as a 3 s capture of a loop
 device at about 100K IOPS gives) and an MSR CSV of N lines (seed 1 both), then imports each
-into a trace file with ssdlab.trace.importers.import_trace, timing only the import.
+into a trace file with ssdlab.trace.importers.import_trace, timing only the import. The MSR
+file is plain, so it is read in blocks (ssdlab/trace/csv_blocks.py); the capture line by line.
 
 Prints the figures, then as its last line exactly:
     import_capture_lines_per_s=<n> import_msr_lines_per_s=<n>

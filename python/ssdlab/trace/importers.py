@@ -6,7 +6,9 @@ file, the line number and what was wrong (TraceFormatError); nothing is guessed.
 read, write or trim of 0 bytes: it moves nothing, so it is not an I/O (replay refuses it).
 File content quoted in an error is escaped and cut short (quoted), so a binary file gives a
 readable line. Memory is bounded: records leave in chunks of IMPORT_CHUNK, and a line may
-hold at most MAX_LINE_CHARS characters.
+hold at most MAX_LINE_CHARS characters. The plain CSV formats are read a block of lines at a
+time where every line of the block is plain (csv_blocks.py), with the records the line parsers
+would give.
 
 Records are written in time order (stable: equal times keep the source's order), with times
 relative to the earliest: block traces from several CPUs come slightly out of order, and
@@ -21,6 +23,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -28,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.errors import UsageError
+from ssdlab.trace.csv_blocks import BLOCK_LINES, LAYOUTS, Block, CsvLayout, read_block, relative_units, scaled_ns
 from ssdlab.trace.model import (
     CHUNK_RECORDS,
     COLUMNS,
@@ -849,34 +853,100 @@ class _Import:
             self.notes.append(f"line {lineno:,}, the file's last, has no line end: if the file was cut short, "
                               "that record may be cut too; check the end of the file")
 
+    def _read_line(self, lineno: int, raw: str) -> bool:
+        """Parse and feed one line; False once the format says the records have ended."""
+        if len(raw) > MAX_LINE_CHARS and not raw.endswith("\n"):
+            raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: a line of more than "
+                                   f"{MAX_LINE_CHARS:,} characters is not a trace record; give the "
+                                   "trace as an uncompressed text file")
+        line = raw.strip()
+        # Only the file's last line can lack its end (a longer line is refused above): if the
+        # file was cut short, so was it, and a cut number still parses (QA: an Alibaba line cut in
+        # its timestamp became the earliest record, and the trace spanned 438,279 h).
+        unended = not raw.endswith(("\n", "\r"))
+        if self.state.done:
+            return False
+        if not line:
+            return True
+        try:
+            self.lineno = lineno
+            rec = self.fmt.parse(line, self.state)
+            if rec is not None:
+                if unended:
+                    self._check_unended(rec, lineno)
+                self.feed(rec)
+        except (ValueError, IndexError, OverflowError) as error:
+            # U+FFFD: bytes that are not UTF-8 (read with errors="replace").
+            hint = "; the line is not text: give the trace as an uncompressed text file" if "\ufffd" in raw else ""
+            hint = hint or (f"; {CUT_LINE}" if unended else "")  # binary data is no text cut short
+            raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
+        return True
+
+    def _read_block(self, layout: CsvLayout, taken: list[tuple[int, str]]) -> bool:
+        """Feed the numbered lines `taken` as one block (csv_blocks) as _read_line would feed each;
+        False, with nothing changed, where they must be read line by line."""
+        block, field = read_block(layout, [raw for _, raw in taken]), self.state.field
+        if block is None or field is None:
+            return False
+        try:
+            dev = _read_device(field.read, block.device)
+        except ValueError:
+            return False
+        state = self.state
+        if state.device is not None and dev != state.device and not state.chosen:
+            return False  # the first line is refused (_on_device)
+        t0 = self.t0 if self.t0 is not None else int(block.time[0]) * layout.time_ns
+        units = relative_units(block.time, layout.time_ns, t0)
+        ts = None if units is None else scaled_ns(units, layout.time_ns)
+        done = None if units is None or block.response is None else scaled_ns(units + block.response, layout.time_ns)
+        if ts is None or (block.response is not None and done is None):
+            return False
+        self.lineno = taken[-1][0]
+        if _on_device(state, dev):  # else each line is of a device not imported, and skipped
+            self._feed_block(block, t0, ts, done, [lineno for lineno, _ in taken], layout.time_ns)
+        return True
+
+    def _feed_block(self, block: Block, t0: int, ts: npt.NDArray[np.int64], done: npt.NDArray[np.int64] | None,
+                    lines: list[int], time_ns: int) -> None:
+        """feed() of each of a block's records (reads and writes: no flush, no completion to match)."""
+        earliest = int(block.time.min()) * time_ns
+        self.earliest_ns = earliest if self.earliest_ns is None else min(self.earliest_ns, earliest)
+        self.t0 = t0
+        self.data_records += len(ts)
+        self.sector_whole = self.sector_whole and not ((block.offset_bytes | block.length_bytes) % SECTOR).any()
+        count = len(ts)
+        self.builder.extend({
+            "timestamp_ns": ts, "op": block.op, "offset_bytes": block.offset_bytes, "length_bytes": block.length_bytes,
+            "flags": np.zeros(count, np.uint8), "pid": np.full(count, -1, np.int32),
+            "completion_ns": done if done is not None else np.full(count, _NO_COMPLETION, np.int64)})
+        self.lines.extend(lines)
+
+    def _numbered_lines(self, lines: Iterator[str]) -> Iterator[list[tuple[int, str]]]:
+        """The lines, numbered, in blocks for _read_block (at most csv_blocks.BLOCK_LINES, and no more than
+        fill the builder's chunk: a chunk ends where the line by line reading ends it); one by one
+        where the format has no block reading."""
+        numbered = enumerate(lines, 1)
+        single = self.fmt.name not in LAYOUTS or self.fmt.state is _Blk
+        while True:
+            room = self.chunk_records - len(self.builder)
+            taken = list(islice(numbered, 1 if single else min(BLOCK_LINES, room)))
+            if not taken:
+                return
+            yield taken
+
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.state
-        for lineno, raw in enumerate(lines, 1):
-            if len(raw) > MAX_LINE_CHARS and not raw.endswith("\n"):
-                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: a line of more than "
-                                       f"{MAX_LINE_CHARS:,} characters is not a trace record; give the "
-                                       "trace as an uncompressed text file")
-            line = raw.strip()
-            # Only the file's last line can lack its end (a longer line is refused above): if the
-            # file was cut short, so was it, and a cut number still parses (QA: an Alibaba line cut in
-            # its timestamp became the earliest record, and the trace spanned 438,279 h).
-            unended = not raw.endswith(("\n", "\r"))
+        layout = LAYOUTS.get(self.fmt.name)
+        for taken in self._numbered_lines(lines):
+            if layout is not None and len(taken) > 1 and self._read_block(layout, taken):
+                taken = []
+            for lineno, raw in taken:
+                if not self._read_line(lineno, raw):
+                    break
+                if len(self.builder) >= self.chunk_records:
+                    yield from self._sorted()
             if state.done:
                 break
-            if not line:
-                continue
-            try:
-                self.lineno = lineno
-                rec = self.fmt.parse(line, state)
-                if rec is not None:
-                    if unended:
-                        self._check_unended(rec, lineno)
-                    self.feed(rec)
-            except (ValueError, IndexError, OverflowError) as error:
-                # U+FFFD: bytes that are not UTF-8 (read with errors="replace").
-                hint = "; the line is not text: give the trace as an uncompressed text file" if "\ufffd" in raw else ""
-                hint = hint or (f"; {CUT_LINE}" if unended else "")  # binary data is no text cut short
-                raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
             if len(self.builder) >= self.chunk_records:
                 yield from self._sorted()
         self.release()

@@ -110,21 +110,28 @@ def test_one_odd_line_among_plain_ones_imports_as_it_does_line_by_line(
 
 
 SECOND_DEVICE = {"msr": {2: "2"}, "alibaba": {0: "4"}, "tencent": {4: "7"}}  # field -> value: DEVICES' third
+SIZE_FIELD = {"msr": 5, "alibaba": 3, "tencent": 2}
 
 
 @pytest.mark.parametrize("fmt", sorted(FIELDS))
 @pytest.mark.parametrize("device", [0, 1, 2])
-def test_a_block_of_each_of_two_devices_imports_as_it_does_line_by_line(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, device: int) -> None:
+@pytest.mark.parametrize("second", ["a block each", "every other line", "every other line, with a size of 0"])
+def test_two_devices_import_as_they_do_line_by_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, device: int, second: str) -> None:
+    """A file of every volume (Alibaba, Tencent) names many in a block: with --device, the lines of
+    the others are skipped unread, as the line parsers skip them."""
     lines = []
     for i in range(12):
         values = [plain[0] for plain, _ in FIELDS[fmt]]
-        for which, value in SECOND_DEVICE[fmt].items() if i >= 6 else ():
-            values[which] = value
+        if (i >= 6) if second == "a block each" else i % 2:
+            for which, value in SECOND_DEVICE[fmt].items():
+                values[which] = value
+            if second.endswith("size of 0"):
+                values[SIZE_FIELD[fmt]] = "0"
         lines.append(",".join(str(START[fmt] + 1000 * i) if v == "t" else v for v in values))
     path = tmp_path / f"{fmt}.csv"
     path.write_text("\n".join(lines) + "\n")
-    args = (path, fmt, 3, DEVICES[fmt][device])  # blocks of three lines: each of one device
+    args = (path, fmt, 3 if second == "a block each" else 64, DEVICES[fmt][device])
     assert imported(*args) == line_by_line(monkeypatch, *args)
 
 
@@ -149,3 +156,36 @@ def test_plain_lines_are_read_in_blocks(tmp_path: Path, monkeypatch: pytest.Monk
     assert whole == line_by_line(monkeypatch, path, "msr", 1_000, None)
     chunk = TraceChunk.concat(iter_import(path, "msr", 1_000)[1])
     assert chunk.timestamp_ns[0] == 0 and chunk.completion_ns.min() > 0
+
+
+def test_a_file_of_every_volume_is_read_in_blocks_for_the_one_chosen(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alibaba's and Tencent's files interleave thousands of volumes: with --device, a block of many
+    volumes is still read whole, the others' lines skipped (a size of 0 among them, unread)."""
+    path = tmp_path / "volumes.csv"
+    path.write_text("".join(f"{i % 7},{'RW'[i % 2]},{4096 * i},{0 if i % 7 == 5 else 4096},{1577808000000000 + i}\n"
+                            for i in range(3_000)))
+    blocks: list[int] = []
+    feed_block = importers._Import._feed_block
+
+    def counted(self: Any, block: Any, *args: Any) -> None:
+        blocks.append(len(block.time))
+        feed_block(self, block, *args)
+
+    monkeypatch.setattr(importers._Import, "_feed_block", counted)
+    whole = imported(path, "alibaba", 1_000, "3")
+    assert sum(blocks) == len(range(3, 3_000, 7)) and len(blocks) >= 3
+    assert whole == line_by_line(monkeypatch, path, "alibaba", 1_000, "3")
+    assert whole[2] == [str(v) for v in range(7)]  # every volume seen
+
+
+def test_the_volumes_kept_in_view_are_the_first_the_lines_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import keeps at most MAX_DEVICES_SEEN devices to name in a message: the first the lines name, read in
+    blocks as line by line (here 4 of 9 volumes, named out of their order)."""
+    monkeypatch.setattr(importers, "MAX_DEVICES_SEEN", 4)
+    volumes = [9, 3, 7, 1, 8, 2, 6, 4, 5]
+    path = tmp_path / "volumes.csv"
+    path.write_text("".join(f"{volumes[i % 9]},R,{4096 * i},4096,{1577808000000000 + i}\n" for i in range(90)))
+    whole = imported(path, "alibaba", 64, "3")
+    assert whole == line_by_line(monkeypatch, path, "alibaba", 64, "3")
+    assert whole[2] == ["1", "3", "7", "9"]

@@ -3,11 +3,12 @@ formats whose lines are plain comma-separated numbers and a device (MSR Cambridg
 Tencent CBS), the large public traces.
 
 The line parsers in importers.py define each format; a block is read here only when every line
-of it is of the plain form they read without a question (ASCII digits of at most 18, one device,
-the operation as the format spells it, a size above 0, each line ended), and it then gives the
-records they give. read_block returns None for any other block (a header, a blank or cut line, a
-second device, a number written otherwise, a size of 0, a value no column holds), and the import
-reads that block line by line, so a refusal or a note is always the line parsers' own.
+of it is of the plain form they read without a question (each line ended, with the format's
+number of fields; in the lines of the device imported, ASCII digits of at most 18, the operation
+as the format spells it, a size above 0), and it then gives the records they give. Any other block
+(a header, a blank or cut line, a second device where none was chosen, a number written otherwise,
+a size of 0, a value no column holds) is read line by line, so a refusal or a note is always the
+line parsers' own.
 tests/trace/test_csv_blocks.py holds the two readings to the same output on generated files.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,21 +56,20 @@ LAYOUTS = {
 
 @dataclass(frozen=True)
 class Block:
-    """A block's records, every one of them: times in the time column's units (not yet ns, which
-    may not fit int64 before they are made relative), the rest as stored."""
+    """The records of a block's lines of the device imported: times in the time column's units (not
+    yet ns, which may not fit int64 before they are made relative), the rest as stored."""
 
     time: npt.NDArray[np.int64]
     op: npt.NDArray[np.uint8]
     offset_bytes: npt.NDArray[np.int64]
     length_bytes: npt.NDArray[np.int64]
     response: npt.NDArray[np.int64] | None
-    device: tuple[str, ...]  # the device columns' text, the same on every line
 
 
-def read_block(layout: CsvLayout, raw_lines: list[str]) -> Block | None:
-    """The records of `raw_lines`, or None where any line is not of the plain form (above)."""
+def split_block(layout: CsvLayout, raw_lines: list[str]) -> Any | None:
+    """`raw_lines` as a pyarrow table of text, a column per field; None unless every line is ended
+    and holds the format's number of fields."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     from pyarrow import csv
 
     if not raw_lines or any(not raw.endswith("\n") for raw in raw_lines):
@@ -81,28 +82,47 @@ def read_block(layout: CsvLayout, raw_lines: list[str]) -> Block | None:
                              convert_options=csv.ConvertOptions(column_types=dict.fromkeys(names, pa.string())))
     except pa.ArrowException:  # a line with another number of fields
         return None
-    if table.num_rows != len(raw_lines):
-        return None
-    columns = [table.column(i) for i in range(layout.fields)]
-    device = [pc.unique(columns[i]) for i in layout.device]
-    if any(len(values) != 1 for values in device):
-        return None
+    return table if table.num_rows == len(raw_lines) else None
+
+
+def device_texts(layout: CsvLayout, table: Any) -> tuple[list[tuple[str, ...]], npt.NDArray[np.intp]]:
+    """The device columns' distinct texts, in the order the lines first name them, and which of them
+    each line names. A file of every volume (Alibaba, Tencent) names many in a block."""
+    import pyarrow.compute as pc
+
+    columns = [table.column(i) for i in layout.device]
+    # Joined by a comma, which no field holds (it splits them).
+    joined = columns[0] if len(columns) == 1 else pc.binary_join_element_wise(*columns, ",")
+    distinct, first, which = np.unique(np.asarray(joined.to_pylist(), dtype=object), return_index=True,
+                                       return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    texts = [tuple(str(distinct[i]).split(",")) if len(columns) > 1 else (str(distinct[i]),) for i in order]
+    return texts, rank[which.reshape(-1)]
+
+
+def records(layout: CsvLayout, table: Any, kept: npt.NDArray[np.bool_]) -> Block | None:
+    """The records of the `kept` lines, or None where any of them is not of the plain form (above)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = table.filter(pa.array(kept))
     numbers = [layout.time, layout.offset, layout.length] + ([layout.response] if layout.response is not None else [])
-    if not all(pc.all(pc.match_substring_regex(columns[i], _PLAIN_NUMBER)).as_py() for i in numbers):
+    if not all(pc.all(pc.match_substring_regex(table.column(i), _PLAIN_NUMBER)).as_py() for i in numbers):
         return None
-    op = columns[layout.op]
+    op = table.column(layout.op)
     is_write = pc.equal(op, layout.writes)
     if not pc.all(pc.or_(is_write, pc.equal(op, layout.reads))).as_py():
         return None
-    ints = {i: pc.cast(columns[i], pa.int64()).to_numpy() for i in numbers}
+    ints = {i: pc.cast(table.column(i), pa.int64()).to_numpy() for i in numbers}
     offset, length = ints[layout.offset], ints[layout.length]
     limit = _INT64_MAX // layout.size_bytes  # a size or offset in bytes that int64 holds
-    if (length == 0).any() or offset.max() > limit or length.max() > limit:
+    if len(length) and ((length == 0).any() or offset.max() > limit or length.max() > limit):
         return None
     return Block(time=ints[layout.time], op=is_write.to_numpy(zero_copy_only=False).astype(np.uint8),
                  offset_bytes=offset * layout.size_bytes, length_bytes=length * layout.size_bytes,
-                 response=ints[layout.response] if layout.response is not None else None,
-                 device=tuple(str(values[0]) for values in device))
+                 response=ints[layout.response] if layout.response is not None else None)
 
 
 def relative_units(time: npt.NDArray[np.int64], time_ns: int, t0_ns: int) -> npt.NDArray[np.int64] | None:

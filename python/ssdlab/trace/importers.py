@@ -31,7 +31,17 @@ import numpy as np
 import numpy.typing as npt
 
 from ssdlab.errors import UsageError
-from ssdlab.trace.csv_blocks import BLOCK_LINES, LAYOUTS, Block, CsvLayout, read_block, relative_units, scaled_ns
+from ssdlab.trace.csv_blocks import (
+    BLOCK_LINES,
+    LAYOUTS,
+    Block,
+    CsvLayout,
+    device_texts,
+    records,
+    relative_units,
+    scaled_ns,
+    split_block,
+)
 from ssdlab.trace.model import (
     CHUNK_RECORDS,
     COLUMNS,
@@ -885,26 +895,39 @@ class _Import:
     def _read_block(self, layout: CsvLayout, taken: list[tuple[int, str]]) -> bool:
         """Feed the numbered lines `taken` as one block (csv_blocks) as _read_line would feed each;
         False, with nothing changed, where they must be read line by line."""
-        block, field = read_block(layout, [raw for _, raw in taken]), self.state.field
-        if block is None or field is None:
+        table, field, state = split_block(layout, [raw for _, raw in taken]), self.state.field, self.state
+        if table is None or field is None:
             return False
+        texts, which = device_texts(layout, table)
         try:
-            dev = _read_device(field.read, block.device)
+            devices = [_read_device(field.read, parts) for parts in texts]
         except ValueError:
             return False
-        state = self.state
-        if state.device is not None and dev != state.device and not state.chosen:
-            return False  # the first line is refused (_on_device)
-        t0 = self.t0 if self.t0 is not None else int(block.time[0]) * layout.time_ns
-        units = relative_units(block.time, layout.time_ns, t0)
-        ts = None if units is None else scaled_ns(units, layout.time_ns)
-        done = None if units is None or block.response is None else scaled_ns(units + block.response, layout.time_ns)
-        if ts is None or (block.response is not None and done is None):
+        if not state.chosen and any(dev != (state.device or devices[0]) for dev in devices):
+            return False  # the first line of a second device is refused (_on_device)
+        kept = np.isin(which, [i for i, dev in enumerate(devices) if dev == (state.device or devices[0])])
+        block = records(layout, table, kept)
+        timed = self._block_times(block, layout.time_ns) if block is not None and len(block.time) else None
+        if block is None or (len(block.time) and timed is None):
             return False
+        for dev in devices:  # the devices seen, in the order the lines name them
+            _on_device(state, dev)
         self.lineno = taken[-1][0]
-        if _on_device(state, dev):  # else each line is of a device not imported, and skipped
-            self._feed_block(block, t0, ts, done, [lineno for lineno, _ in taken], layout.time_ns)
+        if timed is not None:
+            self._feed_block(block, *timed, [lineno for (lineno, _), keep in zip(taken, kept, strict=True) if keep],
+                             layout.time_ns)
         return True
+
+    def _block_times(self, block: Block, time_ns: int) -> tuple[int, npt.NDArray[np.int64],
+                                                                npt.NDArray[np.int64] | None] | None:
+        """t0, and a block's issue and completion times in ns after it; None where one does not fit int64."""
+        t0 = self.t0 if self.t0 is not None else int(block.time[0]) * time_ns
+        units = relative_units(block.time, time_ns, t0)
+        ts = None if units is None else scaled_ns(units, time_ns)
+        done = None if units is None or block.response is None else scaled_ns(units + block.response, time_ns)
+        if ts is None or (block.response is not None and done is None):
+            return None
+        return t0, ts, done
 
     def _feed_block(self, block: Block, t0: int, ts: npt.NDArray[np.int64], done: npt.NDArray[np.int64] | None,
                     lines: list[int], time_ns: int) -> None:

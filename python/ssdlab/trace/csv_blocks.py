@@ -72,9 +72,10 @@ def split_block(layout: CsvLayout, raw_lines: list[str]) -> Any | None:
     import pyarrow as pa
     from pyarrow import csv
 
-    if not raw_lines or any(not raw.endswith("\n") for raw in raw_lines):
-        return None
     text = "".join(raw_lines)  # with quoting off, as the line parsers split: a quote is text
+    # A line holds one line end at most, at its end: as many as lines, and each line is ended.
+    if not raw_lines or text.count("\n") != len(raw_lines):
+        return None
     names = [f"c{i}" for i in range(layout.fields)]
     try:
         table = csv.read_csv(io.BytesIO(text.encode()), read_options=csv.ReadOptions(column_names=names),
@@ -91,15 +92,11 @@ def device_texts(layout: CsvLayout, table: Any) -> tuple[list[tuple[str, ...]], 
     import pyarrow.compute as pc
 
     columns = [table.column(i) for i in layout.device]
-    # Joined by a comma, which no field holds (it splits them).
+    # Joined by a comma, which no field holds (it splits them); Arrow's dictionary codes follow first appearance.
     joined = columns[0] if len(columns) == 1 else pc.binary_join_element_wise(*columns, ",")
-    distinct, first, which = np.unique(np.asarray(joined.to_pylist(), dtype=object), return_index=True,
-                                       return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    texts = [tuple(str(distinct[i]).split(",")) if len(columns) > 1 else (str(distinct[i]),) for i in order]
-    return texts, rank[which.reshape(-1)]
+    encoded = joined.combine_chunks().dictionary_encode()
+    texts = [tuple(str(text).split(",")) for text in encoded.dictionary.to_pylist()]
+    return texts, encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
 
 
 def records(layout: CsvLayout, table: Any, kept: npt.NDArray[np.bool_]) -> Block | None:

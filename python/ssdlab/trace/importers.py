@@ -892,10 +892,10 @@ class _Import:
             raise TraceFormatError(f"{self.path}:{lineno}: {self.fmt.name}: {error}{hint}") from None
         return True
 
-    def _read_block(self, layout: CsvLayout, taken: list[tuple[int, str]]) -> bool:
-        """Feed the numbered lines `taken` as one block (csv_blocks) as _read_line would feed each;
-        False, with nothing changed, where they must be read line by line."""
-        table, field, state = split_block(layout, [raw for _, raw in taken]), self.state.field, self.state
+    def _read_block(self, layout: CsvLayout, first: int, raws: list[str]) -> bool:
+        """Feed the lines `raws`, numbered from `first`, as one block (csv_blocks) as _read_line would
+        feed each; False, with nothing changed, where they must be read line by line."""
+        table, field, state = split_block(layout, raws), self.state.field, self.state
         if table is None or field is None:
             return False
         texts, which = device_texts(layout, table)
@@ -912,10 +912,9 @@ class _Import:
             return False
         for dev in devices:  # the devices seen, in the order the lines name them
             _on_device(state, dev)
-        self.lineno = taken[-1][0]
+        self.lineno = first + len(raws) - 1
         if timed is not None:
-            self._feed_block(block, *timed, [lineno for (lineno, _), keep in zip(taken, kept, strict=True) if keep],
-                             layout.time_ns)
+            self._feed_block(block, *timed, (first + np.flatnonzero(kept)).tolist(), layout.time_ns)
         return True
 
     def _block_times(self, block: Block, time_ns: int) -> tuple[int, npt.NDArray[np.int64],
@@ -944,26 +943,27 @@ class _Import:
             "completion_ns": done if done is not None else np.full(count, _NO_COMPLETION, np.int64)})
         self.lines.extend(lines)
 
-    def _numbered_lines(self, lines: Iterator[str]) -> Iterator[list[tuple[int, str]]]:
-        """The lines, numbered, in blocks for _read_block (at most csv_blocks.BLOCK_LINES, and no more than
-        fill the builder's chunk: a chunk ends where the line by line reading ends it); one by one
-        where the format has no block reading."""
-        numbered = enumerate(lines, 1)
+    def _blocks(self, lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
+        """The lines in blocks for _read_block, each with its first line's number (at most
+        csv_blocks.BLOCK_LINES, and no more than fill the builder's chunk: a chunk ends where the line
+        by line reading ends it); one by one where the format has no block reading."""
         single = self.fmt.name not in LAYOUTS or self.fmt.state is _Blk
+        first = 1
         while True:
             room = self.chunk_records - len(self.builder)
-            taken = list(islice(numbered, 1 if single else min(BLOCK_LINES, room)))
-            if not taken:
+            raws = list(islice(lines, 1 if single else min(BLOCK_LINES, room)))
+            if not raws:
                 return
-            yield taken
+            yield first, raws
+            first += len(raws)
 
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.state
         layout = LAYOUTS.get(self.fmt.name)
-        for taken in self._numbered_lines(lines):
-            if layout is not None and len(taken) > 1 and self._read_block(layout, taken):
-                taken = []
-            for lineno, raw in taken:
+        for first, raws in self._blocks(lines):
+            if layout is not None and len(raws) > 1 and self._read_block(layout, first, raws):
+                raws = []
+            for lineno, raw in enumerate(raws, first):
                 if not self._read_line(lineno, raw):
                     break
                 if len(self.builder) >= self.chunk_records:

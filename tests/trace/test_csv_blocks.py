@@ -135,7 +135,21 @@ def test_two_devices_import_as_they_do_line_by_line(
     assert imported(*args) == line_by_line(monkeypatch, *args)
 
 
-def test_plain_lines_are_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The records of each block read whole, as they are fed."""
+    fed: list[int] = []
+    feed_block = importers._Import._feed_block
+
+    def counted(self: Any, block: Any, *args: Any) -> None:
+        fed.append(len(block.time))
+        feed_block(self, block, *args)
+
+    monkeypatch.setattr(importers._Import, "_feed_block", counted)
+    return fed
+
+
+def test_plain_lines_are_read_in_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: list[int]) -> None:
     """Not a test that holds because every block fell back: a plain MSR file is read in blocks."""
     rng = np.random.default_rng(1)
     times = np.cumsum(rng.integers(1, 20_000, 5_000)) + 128166372003061629
@@ -143,14 +157,6 @@ def test_plain_lines_are_read_in_blocks(tmp_path: Path, monkeypatch: pytest.Monk
     path.write_text("".join(f"{t},hm,1,{'Read' if t % 3 else 'Write'},{int(o) * 4096},4096,{int(r)}\n"
                             for t, o, r in zip(times, rng.integers(0, 1 << 20, 5_000), rng.integers(1, 9_000, 5_000),
                                                strict=True)))
-    blocks: list[int] = []
-    feed_block = importers._Import._feed_block
-
-    def counted(self: Any, block: Any, *args: Any) -> None:
-        blocks.append(len(block.time))
-        feed_block(self, block, *args)
-
-    monkeypatch.setattr(importers._Import, "_feed_block", counted)
     whole = imported(path, "msr", 1_000, None)
     assert sum(blocks) == 5_000 and len(blocks) >= 5
     assert whole == line_by_line(monkeypatch, path, "msr", 1_000, None)
@@ -158,21 +164,13 @@ def test_plain_lines_are_read_in_blocks(tmp_path: Path, monkeypatch: pytest.Monk
     assert chunk.timestamp_ns[0] == 0 and chunk.completion_ns.min() > 0
 
 
-def test_a_file_of_every_volume_is_read_in_blocks_for_the_one_chosen(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_of_every_volume_is_read_in_blocks_for_the_one_chosen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: list[int]) -> None:
     """Alibaba's and Tencent's files interleave thousands of volumes: with --device, a block of many
     volumes is still read whole, the others' lines skipped (a size of 0 among them, unread)."""
     path = tmp_path / "volumes.csv"
     path.write_text("".join(f"{i % 7},{'RW'[i % 2]},{4096 * i},{0 if i % 7 == 5 else 4096},{1577808000000000 + i}\n"
                             for i in range(3_000)))
-    blocks: list[int] = []
-    feed_block = importers._Import._feed_block
-
-    def counted(self: Any, block: Any, *args: Any) -> None:
-        blocks.append(len(block.time))
-        feed_block(self, block, *args)
-
-    monkeypatch.setattr(importers._Import, "_feed_block", counted)
     whole = imported(path, "alibaba", 1_000, "3")
     assert sum(blocks) == len(range(3, 3_000, 7)) and len(blocks) >= 3
     assert whole == line_by_line(monkeypatch, path, "alibaba", 1_000, "3")

@@ -60,7 +60,7 @@ from ssdlab.trace.model import (
     TraceChunk,
     write_trace,
 )
-from ssdlab.units import counted, number_slip
+from ssdlab.units import counted, is_whole_number, number_slip
 
 SECTOR = 512
 # Records parsed into Python lists before they become numpy columns: 256 Ki keeps an
@@ -155,6 +155,8 @@ def _on_device(state: _State, dev: Device) -> bool:
     of two, a tracefs capture unfiltered, an FIU trace of two disks, the Alibaba and Tencent files
     of thousands of volumes); their I/Os are never merged, nor their completions matched across
     them: without a chosen device the second one is refused."""
+    if dev == state.device and dev in state.devices:  # every line of a one-device trace: nothing to note
+        return True
     if len(state.devices) < MAX_DEVICES_SEEN:
         state.devices.add(dev)
     if state.device is None:
@@ -229,8 +231,6 @@ def _keep(state: _State, *parts: str) -> bool:
         dev = _read_device(field.read, parts)
     except ValueError as error:
         raise ValueError(f"{field.form} {error}") from None
-    if dev == state.device and dev in state.devices:  # every line of a one-device trace
-        return True
     return _on_device(state, dev)
 
 
@@ -264,7 +264,7 @@ def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 def _int(text: str, what: str) -> int:
     plain = text.strip()
-    if plain.isascii() and plain.isdigit():  # what every format writes: nothing else to check
+    if is_whole_number(plain):  # what every format writes: nothing else to check
         value = int(plain)
     else:
         try:
@@ -904,12 +904,15 @@ class _Import:
             devices = [_read_device(field.read, parts) for parts in texts]
         except ValueError:
             return False
-        if not state.chosen and any(dev != (state.device or devices[0]) for dev in devices):
+        imported = state.device or devices[0]  # the device chosen, the first seen, or this block's first
+        if not state.chosen and any(dev != imported for dev in devices):
             return False  # the first line of a second device is refused (_on_device)
-        kept = np.isin(which, [i for i, dev in enumerate(devices) if dev == (state.device or devices[0])])
+        kept = np.isin(which, [i for i, dev in enumerate(devices) if dev == imported])
         block = records(layout, table, kept)
-        timed = self._block_times(block, layout.time_ns) if block is not None and len(block.time) else None
-        if block is None or (len(block.time) and timed is None):
+        if block is None:
+            return False
+        timed = self._block_times(block, layout.time_ns) if len(block.time) else None
+        if len(block.time) and timed is None:
             return False
         for dev in devices:  # the devices seen, in the order the lines name them
             _on_device(state, dev)
@@ -935,24 +938,23 @@ class _Import:
         earliest = int(block.time.min()) * time_ns
         self.earliest_ns = earliest if self.earliest_ns is None else min(self.earliest_ns, earliest)
         self.t0 = t0
-        self.data_records += len(ts)
-        self.sector_whole = self.sector_whole and not ((block.offset_bytes | block.length_bytes) % SECTOR).any()
         count = len(ts)
+        self.data_records += count
+        self.sector_whole = self.sector_whole and not ((block.offset_bytes | block.length_bytes) % SECTOR).any()
         self.builder.extend({
             "timestamp_ns": ts, "op": block.op, "offset_bytes": block.offset_bytes, "length_bytes": block.length_bytes,
             "flags": np.zeros(count, np.uint8), "pid": np.full(count, -1, np.int32),
             "completion_ns": done if done is not None else np.full(count, _NO_COMPLETION, np.int64)})
         self.lines.extend(lines)
 
-    def _blocks(self, lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
+    def _blocks(self, lines: Iterator[str], layout: CsvLayout | None) -> Iterator[tuple[int, list[str]]]:
         """The lines in blocks for _read_block, each with its first line's number (at most
         csv_blocks.BLOCK_LINES, and no more than fill the builder's chunk: a chunk ends where the line
-        by line reading ends it); one by one where the format has no block reading."""
-        single = self.fmt.name not in LAYOUTS or self.fmt.state is _Blk
+        by line reading ends it); one by one where the format has no block reading (`layout` None)."""
         first = 1
         while True:
             room = self.chunk_records - len(self.builder)
-            raws = list(islice(lines, 1 if single else min(BLOCK_LINES, room)))
+            raws = list(islice(lines, 1 if layout is None else min(BLOCK_LINES, room)))
             if not raws:
                 return
             yield first, raws
@@ -961,14 +963,14 @@ class _Import:
     def chunks(self, lines: Iterator[str]) -> Iterator[TraceChunk]:
         state = self.state
         layout = LAYOUTS.get(self.fmt.name)
-        for first, raws in self._blocks(lines):
+        for first, raws in self._blocks(lines, layout):
             if layout is not None and len(raws) > 1 and self._read_block(layout, first, raws):
                 raws = []
+            # A block holds no more lines than the chunk has room for (one where there is no block
+            # reading), so the chunk fills at its end at the earliest: checked once a block is read.
             for lineno, raw in enumerate(raws, first):
                 if not self._read_line(lineno, raw):
                     break
-                if len(self.builder) >= self.chunk_records:
-                    yield from self._sorted()
             if state.done:
                 break
             if len(self.builder) >= self.chunk_records:

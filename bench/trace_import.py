@@ -67,6 +67,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lines", type=int, default=600_000)
     args = parser.parse_args()
+    if args.lines < 1:
+        parser.error("--lines: give at least 1 (each file needs a record to import)")
     with tempfile.TemporaryDirectory() as tmp:
         capture, msr = Path(tmp, "capture.txt"), Path(tmp, "msr.csv")
         write_capture(capture, args.lines, random.Random(1))

@@ -20,22 +20,26 @@ test: install test-deps
 	$(MAKE) --no-print-directory -j2 --output-sync=target python-checks rust-checks
 	$(MAKE) --no-print-directory python-tests
 
-# fio from Debian; python3-venv for the virtualenv; a Rust toolchain to build ssdsim
-# (rustup's if present, else Debian's cargo). losetup and mkfs.ext4 live in /usr/sbin, which is
-# not on an ordinary user's PATH on Debian: looked for there too, or every `make demo` as a user
-# asked sudo to install what is installed (QA).
+# fio from Debian; python3-venv for the virtualenv; a Rust toolchain to build ssdsim (rustup's if
+# present, else Debian's cargo and rustc, or on Debian 12, whose own are 1.63, its newer cargo-web
+# and rustc-web: tools/debian-rust.sh). losetup and mkfs.ext4 live in /usr/sbin, which is not on an
+# ordinary user's PATH on Debian: looked for there too, or every `make demo` as a user asked sudo
+# to install what is installed (QA).
 system-deps:
 	@PATH="$$PATH:/usr/sbin:/sbin"; missing=""; \
 	command -v fio >/dev/null || missing="$$missing fio"; \
 	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv python3-pip"; \
-	command -v cargo >/dev/null || [ -x "$$HOME/.cargo/bin/cargo" ] || missing="$$missing cargo rustc"; \
+	rust=$$(tools/debian-rust.sh build $(RUST_MIN_MINOR)); [ -z "$$rust" ] || missing="$$missing $$rust"; \
 	command -v losetup >/dev/null || missing="$$missing util-linux"; \
 	command -v mkfs.ext4 >/dev/null || missing="$$missing e2fsprogs"; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; $(APT) update -qq && $(APT) install -y -qq $$missing; fi
 
-# Headless Chromium for the browser test of the report.
-test-deps:
+# Headless Chromium for the browser test of the report; clippy and rustfmt for Debian's cargo
+# (rustup's toolchain has them).
+test-deps: system-deps
 	@command -v chromium >/dev/null || { $(APT) update -qq && $(APT) install -y -qq chromium; }
+	@lint=$$(tools/debian-rust.sh lint); \
+	if [ -n "$$lint" ]; then echo "installing: $$lint"; $(APT) update -qq && $(APT) install -y -qq $$lint; fi
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -51,14 +55,17 @@ install: system-deps rust-version $(VENV)/bin/python
 	$(PY) -m compileall -q python/ssdlab
 
 # The simulator's dependencies need Rust 1.85 or newer (toml 0.9, rand 0.10: their rust-version);
-# Debian 12's own cargo is 1.63, with which the build fails deep in a dependency: say so first.
+# with an older cargo (an old rustup toolchain; Debian's 1.63 where apt has nothing newer) the
+# build fails deep in a dependency: say so first.
 RUST_MIN_MINOR := 85
 rust-version:
 	@export PATH="$$HOME/.cargo/bin:$$PATH"; \
 	found=$$(cargo --version 2>/dev/null); \
 	minor=$$(echo "$$found" | sed -nE 's/^cargo 1\.([0-9]+)\..*/\1/p'); \
 	if [ -z "$$minor" ] || [ "$$minor" -lt $(RUST_MIN_MINOR) ]; then \
-	  echo "error: building ssdlab's simulator needs Rust 1.$(RUST_MIN_MINOR) or newer (found: $${found:-no cargo}); install it with rustup (https://rustup.rs), then run make again" >&2; exit 2; \
+	  if [ -x "$$HOME/.cargo/bin/cargo" ]; then how="update rustup's with \`rustup update stable\`"; \
+	  else how="install it with rustup (https://rustup.rs)"; fi; \
+	  echo "error: building ssdlab's simulator needs Rust 1.$(RUST_MIN_MINOR) or newer (found: $${found:-no cargo}); $$how, then run make again" >&2; exit 2; \
 	fi
 
 lint: install python-checks lint-rust

@@ -9,6 +9,8 @@ from ssdlab.analysis.sweeps import (
     full_period_iops,
     low_qd_score,
     point_metrics,
+    printed_decimals,
+    smallest_at_low,
     smallest_at_peak,
     smallest_reaching,
     split_metrics,
@@ -28,10 +30,25 @@ def test_low_qd_score_needs_every_low_depth() -> None:
 def test_curve_stats_bathtub() -> None:
     stats = curve_stats({100: 1500.0, 80: 900.0, 60: 700.0, 40: 650.0, 20: 800.0, 0: 1200.0})
     assert stats.avg == pytest.approx(5750.0 / 6)
-    assert (stats.min, stats.min_at) == (650.0, 40)
-    assert (stats.max, stats.max_at) == (1500.0, 100)
+    assert (stats.min, stats.max) == (650.0, 1500.0)
     with pytest.raises(ValueError):
         curve_stats({})
+
+
+def test_the_lowest_mix_is_the_smallest_share_that_reads_as_the_low() -> None:
+    """Two mixes at 412.3 MB/s are not told apart by a second decimal no table shows; IOPS by a fraction."""
+    bathtub = {100: 1500.0, 80: 900.0, 60: 412.34, 40: 412.31, 20: 800.0, 0: 1200.0}
+    assert smallest_at_low(bathtub, printed_decimals("MB/s")) == 40
+    assert smallest_at_low({**bathtub, 40: 412.36}, printed_decimals("MB/s")) == 60  # 412.4 reads above 412.3
+    assert smallest_at_low({100: 9000.4, 60: 5100.2, 20: 5099.9}, printed_decimals("IOPS")) == 20  # 5,100 both
+    assert smallest_at_low({100: 9000.4, 60: 5100.2, 20: 5099.4}, printed_decimals("IOPS")) == 20  # 5,099 below
+    assert smallest_at_low({100: 9000.4, 60: 5099.2, 20: 5100.4}, printed_decimals("IOPS")) == 60
+    assert smallest_at_low({}, 1) is None
+
+
+def test_the_decimals_printed_are_the_unit_formats() -> None:
+    assert (printed_decimals("MB/s"), printed_decimals("IOPS"), printed_decimals("ms")) == (1, 0, 3)
+    assert printed_decimals("no such unit") == 0
 
 
 def test_smallest_block_reaching_ninety_percent() -> None:

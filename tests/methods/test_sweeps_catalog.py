@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 from catalog_helpers import BIG, run_fake
 
+from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals
 from ssdlab.methods import get_test
-from ssdlab.methods.base import Measure
+from ssdlab.methods.base import Measure, TestResults
+from ssdlab.methods.sweeps import mixed_metrics
 from ssdlab.steps import Purge
 from ssdlab.targets import parse_target
 from ssdlab.units import GIB, KIB, MIB
+from ssdlab.workload import Workload
 
 
 def seq_mb_s(ios_per_s: int, block: int) -> float:
@@ -129,3 +132,33 @@ def test_power_of_two_sizes_only() -> None:
 
     with pytest.raises(UsageError):
         get_test("transfer-sweep").parse_params({"max_block_bytes": 3000})
+
+
+def _mix_results(ios_by_pct: dict[int, int], runtime_s: float) -> TestResults:
+    """Measurements of 4 KiB mixes, each at a given count of I/Os over `runtime_s` (reads and writes by its share)."""
+    results = {}
+    for pct, ios in ios_by_pct.items():
+        reads = ios * pct // 100
+        w = Workload(name=f"mix-r{pct}w{100 - pct}", pattern="randrw", read_pct=pct, block_size_bytes=4096,
+                     runtime_s=runtime_s)
+        results[w.name] = Measurement(
+            workload=w, engine="test", runtime_s=runtime_s,
+            read=OpTotals(ios=reads, bytes=reads * 4096, lat_sum_ns=reads * 1e5,
+                          hist=LatencyHistogram.from_pairs([(100_000, reads)] if reads else [])),
+            write=OpTotals(ios=ios - reads, bytes=(ios - reads) * 4096, lat_sum_ns=(ios - reads) * 1e5,
+                           hist=LatencyHistogram.from_pairs([(100_000, ios - reads)] if ios > reads else [])))
+    return TestResults(measurements=results)
+
+
+@pytest.mark.parametrize(("rate", "ios", "lowest"), [
+    # Each mix's I/Os in 10 times a 100 s run: 40 % and 60 % read 5,000 IOPS (5,000.3 and 4,999.7): the
+    # lowest mix is the smaller share.
+    ("iops", {100: 90_000, 60: 49_997, 40: 50_003, 0: 70_000}, 40),
+    ("iops", {100: 90_000, 60: 49_990, 40: 50_003, 0: 70_000}, 60),  # 4,999 reads lower
+    # 20.5 MB/s both (5,000 and 5,000.2 IOPS of 4 KiB: 20.480 and 20.481).
+    ("mb_s", {100: 90_000, 60: 50_000, 40: 50_002, 0: 70_000}, 40),
+    ("mb_s", {100: 90_000, 60: 50_000, 40: 50_200, 0: 70_000}, 60),  # 20.6 reads higher
+])
+def test_the_lowest_mix_is_placed_at_the_figures_printed_precision(rate: str, ios: dict[int, int], lowest: int) -> None:
+    metrics = mixed_metrics(tuple(ios), _mix_results({pct: n * 10 for pct, n in ios.items()}, 100.0), rate)
+    assert metrics["min_at_read_pct"] == lowest

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from ssdlab.measurement import Measurement, Series
+from ssdlab.units import UNIT_FORMATS
 
 Metrics = dict[str, float | int | bool | str | None]
 
@@ -56,19 +57,15 @@ class CurveStats:
 
     avg: float  # mean over the points, each point weighted equally (as reviews quote it)
     min: float
-    min_at: int  # the swept value where the curve is lowest
     max: float
-    max_at: int
 
 
 def curve_stats(by_point: Mapping[int, float]) -> CurveStats:
+    """The curve's mean, low and high. Where they lie is smallest_at_low / smallest_at_peak's: at the
+    decimals the figures are printed to, not at a difference no reader sees."""
     if not by_point:
         raise ValueError("a curve needs at least one point")
-    low = min(by_point, key=lambda k: by_point[k])
-    high = max(by_point, key=lambda k: by_point[k])
-    return CurveStats(
-        avg=fmean(by_point.values()), min=by_point[low], min_at=low, max=by_point[high], max_at=high,
-    )
+    return CurveStats(avg=fmean(by_point.values()), min=min(by_point.values()), max=max(by_point.values()))
 
 
 def smallest_reaching(by_point: Mapping[int, float], fraction: float) -> int | None:
@@ -83,19 +80,35 @@ def smallest_reaching(by_point: Mapping[int, float], fraction: float) -> int | N
     return min(reaching) if reaching else None
 
 
-# MB/s are stated to a tenth (report/formatting.py, UNIT_FORMATS): rates that read the same there tie.
-MB_S_DECIMALS = 1
+def printed_decimals(unit: str) -> int:
+    """The decimals a figure in `unit` is stated to in every table and sentence (units.UNIT_FORMATS):
+    MB/s to a tenth, IOPS whole."""
+    spec = UNIT_FORMATS.get(unit, "")
+    return int(spec.rsplit(".", 1)[1].rstrip("f")) if "." in spec else 0
 
 
-def smallest_at_peak(by_point: Mapping[int, float], decimals: int = MB_S_DECIMALS) -> int | None:
+def smallest_at_peak(by_point: Mapping[int, float], decimals: int = printed_decimals("MB/s")) -> int | None:
     """Smallest swept value whose figure reads as the maximum at `decimals` places: where the curve
     reaches its peak. Rates that read the same tie, so the peak is not placed by a fifth decimal
     (QA: 8, 16 and 32 KiB writes all read 305.7 MB/s, and the peak was put at 32 KiB for 305.718
     against 305.705)."""
     if not by_point:
         return None
-    peak = round(max(by_point.values()), decimals)
-    return min(k for k, v in by_point.items() if round(v, decimals) >= peak)
+    return _smallest_reading_as(by_point, max(by_point.values()), decimals)
+
+
+def smallest_at_low(by_point: Mapping[int, float], decimals: int) -> int | None:
+    """Smallest swept value whose figure reads as the minimum at `decimals` places: a mixed sweep's
+    lowest mix, placed as the peak is (two mixes at 412.3 MB/s are not told apart by 412.34 against
+    412.31, which the reader never sees)."""
+    if not by_point:
+        return None
+    return _smallest_reading_as(by_point, min(by_point.values()), decimals)
+
+
+def _smallest_reading_as(by_point: Mapping[int, float], extreme: float, decimals: int) -> int:
+    shown = round(extreme, decimals)
+    return min(k for k, v in by_point.items() if round(v, decimals) == shown)
 
 
 def full_period_iops(series: Series) -> list[float]:

@@ -32,6 +32,8 @@ from ssdlab.analysis.sweeps import (
     curve_stats,
     low_qd_score,
     point_metrics,
+    printed_decimals,
+    smallest_at_low,
     smallest_at_peak,
     smallest_reaching,
     split_metrics,
@@ -278,7 +280,7 @@ def mixed_metrics(read_pcts: tuple[int, ...], results: TestResults, rate: Rate) 
         stats = curve_stats(curve)
         metrics[f"avg_{rate}"] = stats.avg
         metrics[f"min_{rate}"] = stats.min
-        metrics["min_at_read_pct"] = stats.min_at
+        metrics["min_at_read_pct"] = smallest_at_low(curve, printed_decimals(IOPS if rate == "iops" else MB_S))
     return metrics
 
 

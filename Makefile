@@ -79,11 +79,16 @@ python-checks:
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest --mypy-config-file pyproject.toml ssdlab._ssdsim
 
+# Cargo under `make -j2` reads make's jobserver from MAKEFLAGS, whose file descriptors make gives
+# only to recipes it knows run make, and warned "failed to connect to jobserver" at each run: it
+# runs outside it, with every core, as it did.
+CARGO_ENV := export PATH="$$HOME/.cargo/bin:$$PATH"; unset MAKEFLAGS MFLAGS
+
 lint-rust:
-	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo fmt --all --check && cargo clippy -q --workspace --all-targets -- -D warnings
+	$(CARGO_ENV); cargo fmt --all --check && cargo clippy -q --workspace --all-targets -- -D warnings
 
 rust-test:
-	export PATH="$$HOME/.cargo/bin:$$PATH"; cargo test -q --release -p ssdsim
+	$(CARGO_ENV); cargo test -q --release -p ssdsim
 
 # One after the other: both take cargo's lock on the build folder.
 rust-checks: lint-rust

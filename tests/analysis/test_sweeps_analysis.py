@@ -57,6 +57,17 @@ def test_smallest_block_reaching_ninety_percent() -> None:
     assert smallest_reaching({}, 0.9) is None
 
 
+def test_the_size_reaching_ninety_percent_is_read_as_printed() -> None:
+    """1,799.96 MB/s prints 1,800.0: 90 % of a peak printed 2,000.0, as a reader of the table reckons."""
+    by_size = {4096: 900.0, 65536: 1799.96, 1 << 20: 2000.04}
+    assert smallest_reaching(by_size, 0.9, printed_decimals("MB/s")) == 65536
+    assert smallest_reaching(by_size, 0.9) == 1 << 20  # unrounded: 1,799.96 < 1,800.036
+    assert smallest_reaching({**by_size, 65536: 1799.94}, 0.9, printed_decimals("MB/s")) == 1 << 20  # 1,799.9
+    assert smallest_reaching({8192: 1800.0, 1 << 20: 2000.0}, 0.9, printed_decimals("MB/s")) == 8192  # exactly 90 %
+    # 0.9 x 104.0 is 93.60000000000001 in binary: a size printed 93.6 still reaches it.
+    assert smallest_reaching({8192: 93.6, 1 << 20: 104.0}, 0.9, printed_decimals("MB/s")) == 8192
+
+
 def test_the_peak_is_at_the_smallest_size_that_reads_as_it() -> None:
     """QA: 8, 16 and 32 KiB writes all read 305.7 MB/s; the peak was put at 32 KiB for its fifth decimal."""
     by_size = {4096: 290.1, 8192: 305.705, 16384: 305.71, 32768: 305.718, 65536: 305.2}

@@ -68,15 +68,19 @@ def curve_stats(by_point: Mapping[int, float]) -> CurveStats:
     return CurveStats(avg=fmean(by_point.values()), min=min(by_point.values()), max=max(by_point.values()))
 
 
-def smallest_reaching(by_point: Mapping[int, float], fraction: float) -> int | None:
+def smallest_reaching(by_point: Mapping[int, float], fraction: float, decimals: int | None = None) -> int | None:
     """Smallest swept value whose figure reaches `fraction` of the curve's maximum.
 
-    For a transfer-size sweep: the block size at which the drive gets near its peak.
+    For a transfer-size sweep: the block size at which the drive gets near its peak. With
+    `decimals`, both are taken as printed (a size at 1,800.0 MB/s reaches 90 % of a peak printed
+    2,000.0, as the reader reckons it, whatever their next decimals), as the peak is placed.
     """
     if not by_point:
         return None
-    target = fraction * max(by_point.values())
-    reaching = [k for k, v in by_point.items() if v >= target]
+    shown = dict(by_point) if decimals is None else {k: round(v, decimals) for k, v in by_point.items()}
+    target = fraction * max(shown.values())
+    # One part in 10^12 below: 0.9 x 2000.0 is not 1800.0 in binary, and a printed figure is.
+    reaching = [k for k, v in shown.items() if v >= target * (1 - 1e-12)]
     return min(reaching) if reaching else None
 
 

@@ -462,7 +462,7 @@ class TransferSweepTest(MethodTest[TransferParams]):
                 metrics[f"{direction}_peak_mb_s"] = stats.max
                 metrics[f"{direction}_peak_block_bytes"] = smallest_at_peak(curve)
                 # Where the drive gets near its ceiling: a small value means cheap commands.
-                metrics[f"{direction}_90pct_block_bytes"] = smallest_reaching(curve, 0.9)
+                metrics[f"{direction}_90pct_block_bytes"] = smallest_reaching(curve, 0.9, printed_decimals(MB_S))
         return metrics
 
 

@@ -1,5 +1,5 @@
-"""The command line starts without the chart libraries (ssdlab/_lazy.py): they took about 0.4 s of
-every command's start, `ssdlab --help` and one-line errors included."""
+"""The command line starts without the chart libraries and the page template's (ssdlab/_lazy.py):
+they took about 0.45 s of every command's start, `ssdlab --help` and one-line errors included."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import altair as alt
 from ssdlab._lazy import deferred
 from ssdlab.report import charts
 
-DEFERRED = ("altair", "vl_convert", "narwhals", "jsonschema")
+DEFERRED = ("altair", "vl_convert", "narwhals", "jsonschema", "jinja2", "markupsafe")
 
 
 def test_the_command_line_imports_no_chart_library() -> None:

@@ -15,11 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-import markupsafe
-
+from ssdlab._lazy import deferred
 from ssdlab.bundle import UNRELIABLE_MARK, atomic_write_text, make_dirs_inside
 from ssdlab.errors import UsageError
 from ssdlab.outputs import (
@@ -43,6 +41,13 @@ from ssdlab.report.charts import (
 )
 from ssdlab.report.charts_folder import new_folder_beside, old_folder_at, remove_folder, swap_in
 from ssdlab.report.page_data import share_datasets
+
+if TYPE_CHECKING:
+    import jinja2
+    import markupsafe
+else:  # only a page drawn needs them (ssdlab/_lazy.py): 50 ms of every command's start
+    jinja2 = deferred("jinja2")
+    markupsafe = deferred("markupsafe")
 from ssdlab.report.template import GENERATOR_META, PAGE_TEMPLATE
 from ssdlab.report.types import FigureLike, Finding, Section, TableLike
 

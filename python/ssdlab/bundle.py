@@ -94,14 +94,24 @@ def _pattern(template: str) -> str:
     return ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", template))
 
 
+# Figures and verdicts derived again from the test's measurements by a later ssdlab (reanalysis.py):
+# the same measurements, so the same method.
+REANALYSED_NOTE = "figures and verdicts derived again from its measurements by ssdlab {version} on {when}: {what}"
 _HOW_IT_RAN = re.compile("|".join(f"(?:{_pattern(t)})" for t in (RESUMED_NOTE, RAN_AHEAD_NOTE, CACHED_PREP_NOTE,
-                                                                     EARLY_STOP_NOTE, SHORT_WINDOW_NOTE)), re.DOTALL)
+                                                                     EARLY_STOP_NOTE, SHORT_WINDOW_NOTE,
+                                                                     REANALYSED_NOTE)), re.DOTALL)
 _SHORT_WINDOW = re.compile(_pattern(SHORT_WINDOW_NOTE), re.DOTALL)
+_REANALYSED = re.compile(_pattern(REANALYSED_NOTE), re.DOTALL)
 
 
 def how_it_ran(note: str) -> bool:
     """Whether a test's note tells how the run went (the notes above), not what it ran."""
     return _HOW_IT_RAN.fullmatch(note) is not None
+
+
+def is_reanalysed_note(note: str) -> bool:
+    """Whether a test's note is the one re-analysis leaves (REANALYSED_NOTE): a second replaces it."""
+    return _REANALYSED.fullmatch(note) is not None
 
 
 def says_unreliable(note: str) -> bool:
@@ -607,8 +617,9 @@ class BundleLock:
     reads "running" while nobody holds its lock was stopped without saving its status.
     """
 
-    def __init__(self, path: Path, bundle: Bundle | None = None) -> None:
+    def __init__(self, path: Path, bundle: Bundle | None = None, then: str = "then resume") -> None:
         self.path = path / LOCK_FILE
+        self.then = then  # what to do once the other run is done, in the refusal
         self.fd: int | None = None
         self.made = False
         self.bundle = bundle  # told the folder it locked (Bundle.folder_key), for as long as it holds it
@@ -623,7 +634,7 @@ class BundleLock:
             holder = _holder_text(fd)
             os.close(fd)
             raise BundleError(f"{self.path.parent} is in use by another ssdlab run ({holder}); wait for it to "
-                              "finish or stop it, then resume") from None
+                              f"finish or stop it, {self.then}") from None
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since_utc": utc_now(),
                                  "command": " ".join(sys.argv)}).encode())
@@ -740,8 +751,8 @@ class Bundle:
     def run_file(self) -> Path:
         return self.path / RUN_FILE
 
-    def lock(self) -> BundleLock:
-        return BundleLock(self.path, self)
+    def lock(self, then: str = "then resume") -> BundleLock:
+        return BundleLock(self.path, self, then)
 
     def raw_dir(self, test: str, action: str) -> Path:
         return self.path / RAW_DIR / test / action

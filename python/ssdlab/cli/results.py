@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ssdlab.bundle import Bundle, is_run_id_prefix
-from ssdlab.cli.app import LibraryOpt, app, err, out, page_file, plain
+from ssdlab.cli.app import LibraryOpt, app, err, out, page_file, plain, print_message
 from ssdlab.cli.handback import first_missing, hand_back, hand_back_all
-from ssdlab.errors import SsdlabError, UsageError
+from ssdlab.errors import SsdlabError, UsageError, stops_held
 from ssdlab.library import Library, LibraryRun, Selection, select_drives
 
 if TYPE_CHECKING:  # the report's modules load when a command draws one
@@ -72,6 +72,10 @@ def report(
     output: Annotated[Path | None, typer.Option("--output", "-o", parser=page_file, metavar="FILE.html",
                                                 help="HTML file to write.")] = None,
     library: LibraryOpt = None,
+    reanalyse: Annotated[bool, typer.Option(
+        "--reanalyse", help="First derive every finished test's figures and verdicts again from the bundle's "
+                            "measurements with this ssdlab's analysis, and keep them in the bundle (its "
+                            "measurements are not touched) and the library.")] = False,
 ) -> None:
     """Write the HTML report (with PNG charts) of a bundle and print its tables; the report
     ranks the drive against comparable runs in the results library."""
@@ -85,6 +89,8 @@ def report(
     made = first_missing(output if output is not None else bundle)
     try:
         to_html = html_output(output, "report.html", lib)  # refused before anything is built
+        if reanalyse:
+            reanalyse_bundle(Bundle(bundle), lib)
         built = build_report(bundle)  # once, for the page and the terminal's tables
         files = render_report(built, to_html, library=lib)
     finally:  # under sudo, what it wrote in the user's folders is theirs (cli/handback.py)
@@ -92,6 +98,21 @@ def report(
     hand_back_all(sorted({png.parent for png in files.pngs}))
     print_tables(built)
     out.print(f"Report: {files.html}", markup=False)
+
+
+def reanalyse_bundle(bundle: Bundle, library: Library | None) -> None:
+    """The bundle's figures and verdicts derived again (reanalysis.py) and kept, under its lock (no run
+    writes it meanwhile), one line a test; the library's copy refreshed where it holds the run."""
+    from ssdlab.reanalysis import reanalyse
+
+    with bundle.lock(then="then reanalyse it"), stops_held():  # the record is written whole or not at all
+        run, changes = reanalyse(bundle)
+        bundle.write_run(run)
+    for change in changes:
+        print_message(out, "reanalysed:", change.said())
+    if library is not None and any(entry.bundle == bundle.path for entry in library.runs()):
+        added = library.add(bundle.path)
+        out.print(f"Results library: {added.outcome} ({library.path})", highlight=False, markup=False)
 
 
 def html_output(output: Path | None, example_name: str, library: Library | None) -> Path | None:

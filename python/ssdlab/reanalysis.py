@@ -1,0 +1,116 @@
+"""A bundle's figures and verdicts derived again from its measurements (`ssdlab report --reanalyse`).
+
+A test's metrics and verdicts are derived from what it measured (its measurements and step
+results, which the bundle keeps raw) by its method's analysis, and the bundle keeps what the
+ssdlab that ran it derived. Analyses are refined from version to version (how a cache, a throttle
+or steady state is told, where a peak is placed), so an older bundle's report and its place in the
+library's rankings rest on an older analysis. Re-analysis derives them again from the same
+measurements with this version's analysis and rewrites the run's record: its measurements, series
+and raw files are not touched, and each test it re-derived says so in a note (bundle.REANALYSED_NOTE,
+a note on how the run went: comparisons of methods leave it out). A test that did not complete, or
+whose parameters or measurements this version cannot read, keeps what it has, and says why.
+
+What a test's record keeps of how its measured windows went (too_short) is left as the run judged it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ssdlab import __version__
+from ssdlab.bundle import REANALYSED_NOTE, Bundle, RunRecord, TestRecord, is_reanalysed_note, utc_now
+from ssdlab.errors import SsdlabError
+from ssdlab.methods import get_test
+from ssdlab.runner import recorded_results
+from ssdlab.verdicts import Verdict
+
+Figures = Mapping[str, float | int | bool | str | None]
+
+
+@dataclass(frozen=True)
+class Reanalysed:
+    """What re-analysis did to one test: the figures and verdicts it changed, or why it kept them."""
+
+    name: str
+    figures: tuple[str, ...] = ()  # metrics whose value changed, appeared or went
+    verdicts: tuple[str, ...] = ()  # "steady_state: no -> yes", or the key alone where its words changed
+    kept_because: str | None = None  # None: re-derived
+
+    def said(self) -> str:
+        """One line: what changed, nothing, or why the test kept its figures."""
+        if self.kept_because is not None:
+            return f"{self.name}: kept as recorded ({self.kept_because})"
+        if not self.figures and not self.verdicts:
+            return f"{self.name}: unchanged"
+        parts = [f"{len(self.figures)} figure{'s' * (len(self.figures) != 1)} changed ({', '.join(self.figures)})"
+                 ] if self.figures else []
+        parts += [f"verdict {v}" for v in self.verdicts]
+        return f"{self.name}: {'; '.join(parts)}"
+
+
+def reanalyse(bundle: Bundle) -> tuple[RunRecord, list[Reanalysed]]:
+    """The bundle's run record with every complete test's figures and verdicts derived again, and
+    what changed test by test. Nothing is written: the caller keeps the record (Bundle.write_run)."""
+    run = bundle.load_run()
+    when = utc_now()
+    tests: list[TestRecord] = []
+    changes: list[Reanalysed] = []
+    for record in run.tests:
+        new, change = _reanalysed(bundle, run, record, when)
+        tests.append(new)
+        changes.append(change)
+    return run.model_copy(update={"tests": tuple(tests)}), changes
+
+
+def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -> tuple[TestRecord, Reanalysed]:
+    if record.status != "complete":
+        return record, Reanalysed(record.name, kept_because=f"it is {record.status}, not complete")
+    test = get_test(record.test)
+    try:
+        params = test.parse_params(record.params)
+        results = recorded_results(bundle, record)
+        metrics = test.analyze(params, run.target, results)
+        verdicts = test.verdicts(params, metrics)
+    except (SsdlabError, OSError) as err:  # a parameter renamed since, a measurement file gone
+        return record, Reanalysed(record.name, kept_because=str(err))
+    change = Reanalysed(record.name, figures=changed_figures(record.metrics, metrics),
+                        verdicts=changed_verdicts(record.verdicts, verdicts))
+    note = REANALYSED_NOTE.format(version=__version__, when=when, what=change.said().partition(": ")[2])
+    notes = (*(n for n in record.notes if not is_reanalysed_note(n)), note)
+    return record.model_copy(update={"metrics": dict(metrics), "verdicts": verdicts, "notes": notes}), change
+
+
+def changed_figures(old: Figures, new: Figures) -> tuple[str, ...]:
+    """The metrics whose value differs, in the new record's order, then those it no longer has."""
+    differ = [name for name, value in new.items() if name not in old or not _same(old[name], value)]
+    return (*differ, *(name for name in old if name not in new))
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as a figure: numbers by value (5 and 5.0 alike, NaN as NaN), anything else by type and value
+    (True is not 1: they print apart)."""
+    if _number(a) and _number(b):
+        return a == b or (math.isnan(a) and math.isnan(b))  # type: ignore[arg-type]
+    return type(a) is type(b) and a == b
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def changed_verdicts(old: tuple[Verdict, ...], new: tuple[Verdict, ...]) -> tuple[str, ...]:
+    """Each verdict whose outcome changed ("slc_cache: no -> yes"), whose words alone changed ("slc_cache:
+    reworded"), that appeared ("slc_cache: none -> yes") or went ("slc_cache: yes -> none")."""
+    before = {v.key: v for v in old}
+    after = {v.key: v for v in new}
+    said: list[str] = []
+    for key, verdict in after.items():
+        was = before.get(key)
+        if was is None or was.outcome != verdict.outcome:
+            said.append(f"{key}: {was.outcome if was else 'none'} -> {verdict.outcome}")
+        elif was != verdict:
+            said.append(f"{key}: reworded")
+    said += [f"{key}: {verdict.outcome} -> none" for key, verdict in before.items() if key not in after]
+    return tuple(said)

@@ -15,7 +15,7 @@ from ssdlab.bundle import Bundle, how_it_ran, is_reanalysed_note
 from ssdlab.effective import method_notes
 from ssdlab.engines.fake import FakeEngine
 from ssdlab.library import Library
-from ssdlab.methods import REGISTRY, VARIANTS, get_entry
+from ssdlab.methods import REGISTRY, VARIANTS, get_entry, get_test
 from ssdlab.reanalysis import Reanalysed, changed_figures, changed_verdicts, reanalyse
 from ssdlab.runner import run_entries
 from ssdlab.targets import parse_target
@@ -95,6 +95,22 @@ def test_a_test_that_cannot_be_derived_again_keeps_its_figures_and_says_why(tmp_
     assert run.tests[1] == Bundle(path).load_run().tests[1]
 
 
+def test_an_analysis_that_fails_on_old_data_keeps_that_test_and_goes_on(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c"
+    entries = [get_entry("quick"), get_entry("mixed-random")]
+    run_entries(path, parse_target(FAKE), FakeEngine(), entries, short_overrides(entries))
+
+    def failing(*args: object) -> None:
+        raise KeyError("read_iops")
+
+    monkeypatch.setattr(type(get_test("quick")), "analyze", failing)
+    _run, changes = reanalyse(Bundle(path))
+    assert [c.said() for c in changes] == [
+        "quick: kept as recorded (this ssdlab's analysis failed on it: KeyError: 'read_iops')",
+        "mixed-random: unchanged"]
+
+
 def test_the_note_tells_how_it_ran_not_what_and_a_second_replaces_the_first(every_method: Path, tmp_path: Path) -> None:
     import shutil
 
@@ -121,6 +137,8 @@ def test_changed_verdicts_name_outcomes_words_arrivals_and_departures() -> None:
     new = (v("a", "yes"), v("b", "yes", "other words"), v("d", "inconclusive"))
     assert changed_verdicts(old, new) == ("a: no -> yes", "b: reworded", "d: none -> inconclusive", "c: yes -> none")
     assert Reanalysed("t", verdicts=("a: no -> yes",)).said() == "t: verdict a: no -> yes"
+    many = Reanalysed("t", figures=tuple(f"f{i}" for i in range(11)))
+    assert many.said() == "t: 11 figures changed (f0, f1, f2, f3, f4, f5, f6, f7 and 3 more)"
 
 
 def test_report_reanalyse_keeps_the_figures_in_the_bundle_and_the_library(cli: Callable[..., Any], tmp_path: Path,

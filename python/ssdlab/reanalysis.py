@@ -27,6 +27,7 @@ from ssdlab.runner import recorded_results
 from ssdlab.verdicts import Verdict
 
 Figures = Mapping[str, float | int | bool | str | None]
+NAMED_FIGURES = 8  # a sweep's every point may change: the line names this many, then counts the rest
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,9 @@ class Reanalysed:
             return f"{self.name}: kept as recorded ({self.kept_because})"
         if not self.figures and not self.verdicts:
             return f"{self.name}: unchanged"
-        parts = [f"{len(self.figures)} figure{'s' * (len(self.figures) != 1)} changed ({', '.join(self.figures)})"
+        named = ", ".join(self.figures[:NAMED_FIGURES])
+        more = f" and {len(self.figures) - NAMED_FIGURES} more" if len(self.figures) > NAMED_FIGURES else ""
+        parts = [f"{len(self.figures)} figure{'s' * (len(self.figures) != 1)} changed ({named}{more})"
                  ] if self.figures else []
         parts += [f"verdict {v}" for v in self.verdicts]
         return f"{self.name}: {'; '.join(parts)}"
@@ -75,6 +78,9 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
         verdicts = test.verdicts(params, metrics)
     except (SsdlabError, OSError) as err:  # a parameter renamed since, a measurement file gone
         return record, Reanalysed(record.name, kept_because=str(err))
+    except Exception as err:  # one test's analysis failing on old data stops no other's
+        return record, Reanalysed(record.name, kept_because=f"this ssdlab's analysis failed on it: "
+                                                          f"{type(err).__name__}: {err}")
     change = Reanalysed(record.name, figures=changed_figures(record.metrics, metrics),
                         verdicts=changed_verdicts(record.verdicts, verdicts))
     note = REANALYSED_NOTE.format(version=__version__, when=when, what=change.said().partition(": ")[2])

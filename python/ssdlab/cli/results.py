@@ -10,6 +10,7 @@ import typer
 from ssdlab.bundle import Bundle, is_run_id_prefix
 from ssdlab.cli.app import LibraryOpt, app, err, out, page_file, plain, print_message
 from ssdlab.cli.handback import first_missing, hand_back, hand_back_all
+from ssdlab.cli.library import add_finished_run
 from ssdlab.errors import SsdlabError, UsageError, stops_held
 from ssdlab.library import Library, LibraryRun, Selection, select_drives
 
@@ -111,8 +112,8 @@ def reanalyse_bundle(bundle: Bundle, library: Library | None) -> None:
     for change in changes:
         print_message(out, "reanalysed:", change.said())
     if library is not None and any(entry.bundle == bundle.path for entry in library.runs()):
-        added = library.add(bundle.path)
-        out.print(f"Results library: {added.outcome} ({library.path})", highlight=False, markup=False)
+        # As a run adds itself: a library that cannot be written says so and how, the bundle kept.
+        add_finished_run(bundle, run, quiet=False, library=library.path)
 
 
 def html_output(output: Path | None, example_name: str, library: Library | None) -> Path | None:

@@ -168,5 +168,5 @@ def test_report_reanalyse_of_a_bundle_a_run_holds_is_refused_in_one_line(cli: Ca
     with Bundle(every_method).lock():
         done = cli("report", str(every_method), "--reanalyse", "-o", str(tmp_path / "r.html"))
     assert done.code == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "in use by another ssdlab run" in done.stderr and done.stderr.rstrip().endswith("then reanalyse it")
+    assert "in use by another ssdlab run" in done.stderr and done.stderr.rstrip().endswith("then reanalyse")
     assert not (tmp_path / "r.html").exists()

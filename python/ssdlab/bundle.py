@@ -617,9 +617,9 @@ class BundleLock:
     reads "running" while nobody holds its lock was stopped without saving its status.
     """
 
-    def __init__(self, path: Path, bundle: Bundle | None = None, then: str = "then resume") -> None:
+    def __init__(self, path: Path, bundle: Bundle | None = None, doing: str = "resume") -> None:
         self.path = path / LOCK_FILE
-        self.then = then  # what to do once the other run is done, in the refusal
+        self.doing = doing  # what the user does with the bundle once it can be written: its refusals say it
         self.fd: int | None = None
         self.made = False
         self.bundle = bundle  # told the folder it locked (Bundle.folder_key), for as long as it holds it
@@ -627,14 +627,14 @@ class BundleLock:
     def __enter__(self) -> BundleLock:
         self.made = not self.path.parent.exists()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = _open_lock_file(self.path)
+        fd = _open_lock_file(self.path, self.doing)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _holder_text(fd)
             os.close(fd)
             raise BundleError(f"{self.path.parent} is in use by another ssdlab run ({holder}); wait for it to "
-                              f"finish or stop it, {self.then}") from None
+                              f"finish or stop it, then {self.doing}") from None
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "since_utc": utc_now(),
                                  "command": " ".join(sys.argv)}).encode())
@@ -667,7 +667,7 @@ def folder_key(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _open_lock_file(path: Path) -> int:
+def _open_lock_file(path: Path, doing: str) -> int:
     """The lock file, opened to write who holds it: never through a link or into a device node
     or FIFO planted in a bundle someone else made (O_NOFOLLOW, and a regular file or nothing)."""
     if (path.is_symlink() or path.exists()) and not stat.S_ISREG(path.lstat().st_mode):
@@ -679,7 +679,8 @@ def _open_lock_file(path: Path) -> int:
     except OSError as err:
         if err.errno == errno.EROFS:  # nothing there to remove: the bundle cannot be written at all (QA)
             raise BundleError(f"{path.parent} is on a read-only file system, and a run writes its bundle (a resume "
-                              "too); copy the bundle somewhere writable and resume the copy") from None
+                              f"and a re-analysis too); copy the bundle somewhere writable and {doing} the copy"
+                              ) from None
         raise BundleError(f"{path}: cannot open the bundle's lock file ({err.strerror}); remove it "
                           "(or use another bundle)") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was looked at
@@ -751,8 +752,8 @@ class Bundle:
     def run_file(self) -> Path:
         return self.path / RUN_FILE
 
-    def lock(self, then: str = "then resume") -> BundleLock:
-        return BundleLock(self.path, self, then)
+    def lock(self, doing: str = "resume") -> BundleLock:
+        return BundleLock(self.path, self, doing)
 
     def raw_dir(self, test: str, action: str) -> Path:
         return self.path / RAW_DIR / test / action

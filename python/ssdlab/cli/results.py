@@ -106,9 +106,10 @@ def reanalyse_bundle(bundle: Bundle, library: Library | None) -> None:
     writes it meanwhile), one line a test; the library's copy refreshed where it holds the run."""
     from ssdlab.reanalysis import reanalyse
 
-    with bundle.lock(then="then reanalyse it"), stops_held():  # the record is written whole or not at all
-        run, changes = reanalyse(bundle)
-        bundle.write_run(run)
+    with bundle.lock(doing="reanalyse"):
+        run, changes = reanalyse(bundle)  # a stop meanwhile leaves the bundle as it was
+        with stops_held():  # the record is written whole
+            bundle.write_run(run)
     for change in changes:
         print_message(out, "reanalysed:", change.said())
     if library is not None and any(entry.bundle == bundle.path for entry in library.runs()):

@@ -95,6 +95,31 @@ def test_a_test_that_cannot_be_derived_again_keeps_its_figures_and_says_why(tmp_
     assert run.tests[1] == Bundle(path).load_run().tests[1]
 
 
+def test_a_method_changed_since_the_run_keeps_its_figures(tmp_path: Path, every_method: Path) -> None:
+    """A parameter added since the run would be read at today's default (AS SSD's cool-down, QA: an older
+    bundle re-analysed claimed `cooldown_s` 300 of a run that never idled), and a workload planned otherwise
+    today measures something else: either keeps the recorded figures."""
+    import shutil
+
+    path = tmp_path / "changed"
+    shutil.copytree(every_method, path)
+    run_file = path / "run.json"
+    data = json.loads(run_file.read_text())
+    tests = {t["name"]: t for t in data["tests"]}
+    del tests["as-ssd"]["params"]["cooldown_s"]
+    tests["quick"]["params"]["runtime_s"] = 3.0  # measured at 2 s: today's plan of these params differs
+    run_file.write_text(json.dumps(data))
+    run, changes = reanalyse(Bundle(path))
+    said = {c.name: c.said() for c in changes}
+    assert said["as-ssd"] == ("as-ssd: kept as recorded (its method has gained a parameter since the run "
+                              "(cooldown_s): this ssdlab would derive the figures of another method; run the test "
+                              "again)")
+    assert said["quick"].startswith("quick: kept as recorded (its measured workload ")
+    assert "is planned otherwise today" in said["quick"]
+    assert run.test("as-ssd") == Bundle(path).load_run().test("as-ssd")
+    assert said["mixed-random"] == "mixed-random: unchanged"
+
+
 def test_an_analysis_that_fails_on_old_data_keeps_that_test_and_goes_on(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c"

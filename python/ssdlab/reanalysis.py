@@ -18,15 +18,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
 
 from ssdlab import __version__
 from ssdlab.bundle import REANALYSED_NOTE, Bundle, RunRecord, TestRecord, is_reanalysed_note, utc_now
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
+from ssdlab.methods.base import MethodTest, TestResults
 from ssdlab.runner import recorded_results
 from ssdlab.verdicts import Verdict
 
 Figures = Mapping[str, float | int | bool | str | None]
+AnyTest = MethodTest[Any]
 NAMED_FIGURES = 8  # a sweep's every point may change: the line names this many, then counts the rest
 
 
@@ -74,6 +79,10 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
     try:
         params = test.parse_params(record.params)
         results = recorded_results(bundle, record)
+        changed = method_change(test, params, record, run, results)
+        if changed is not None:
+            return record, Reanalysed(record.name, kept_because=f"{changed}: this ssdlab would derive the figures "
+                                                                "of another method; run the test again")
         metrics = test.analyze(params, run.target, results)
         verdicts = test.verdicts(params, metrics)
     except (SsdlabError, OSError) as err:  # a parameter renamed since, a measurement file gone
@@ -86,6 +95,25 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
     note = REANALYSED_NOTE.format(version=__version__, when=when, what=change.said().partition(": ")[2])
     notes = (*(n for n in record.notes if not is_reanalysed_note(n)), note)
     return record.model_copy(update={"metrics": dict(metrics), "verdicts": verdicts, "notes": notes}), change
+
+
+def method_change(test: AnyTest, params: BaseModel, record: TestRecord, run: RunRecord,
+                  results: TestResults) -> str | None:
+    """How the test's method today differs from the one the run ran, or None. A parameter added since
+    the run would be read at today's default (AS SSD's cool-down of 300 s, which that run never idled),
+    and a workload planned otherwise today (another size, depth, length) measures something else: the
+    analysis of either would describe a method the run did not run. A run's record keeps every
+    parameter (planning.plan_run: model_dump), so a missing one was added later."""
+    added = sorted(set(type(params).model_fields) - set(record.params))
+    if added:
+        what = "parameters" if len(added) > 1 else "a parameter"
+        return f"its method has gained {what} since the run ({', '.join(added)})"
+    planned = {m.workload.name: m.workload for m in test.plan(params, run.target).measures()}
+    for name, measured in results.measurements.items():
+        if planned.get(name) != measured.workload:
+            how = "is no longer planned" if name not in planned else "is planned otherwise today"
+            return f"its measured workload {name} {how}"
+    return None
 
 
 def changed_figures(old: Figures, new: Figures) -> tuple[str, ...]:

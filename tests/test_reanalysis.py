@@ -108,6 +108,7 @@ def test_a_method_changed_since_the_run_keeps_its_figures(tmp_path: Path, every_
     tests = {t["name"]: t for t in data["tests"]}
     del tests["as-ssd"]["params"]["cooldown_s"]
     tests["quick"]["params"]["runtime_s"] = 3.0  # measured at 2 s: today's plan of these params differs
+    tests["thermal"]["steps"][-1]["step"]["seconds"] = 5.0  # a cool-down that idled otherwise
     run_file.write_text(json.dumps(data))
     run, changes = reanalyse(Bundle(path))
     said = {c.name: c.said() for c in changes}
@@ -116,6 +117,8 @@ def test_a_method_changed_since_the_run_keeps_its_figures(tmp_path: Path, every_
                               "again)")
     assert said["quick"].startswith("quick: kept as recorded (its measured workload ")
     assert "is planned otherwise today" in said["quick"]
+    assert said["thermal"].startswith("thermal: kept as recorded (its step cooldown-")
+    assert "is planned otherwise today" in said["thermal"]
     assert run.test("as-ssd") == Bundle(path).load_run().test("as-ssd")
     assert said["mixed-random"] == "mixed-random: unchanged"
 

@@ -26,7 +26,7 @@ from ssdlab import __version__
 from ssdlab.bundle import REANALYSED_NOTE, Bundle, RunRecord, TestRecord, is_reanalysed_note, utc_now
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
-from ssdlab.methods.base import MethodTest, TestResults
+from ssdlab.methods.base import Measure, MethodTest, TestResults
 from ssdlab.runner import recorded_results
 from ssdlab.verdicts import Verdict
 
@@ -101,18 +101,24 @@ def method_change(test: AnyTest, params: BaseModel, record: TestRecord, run: Run
                   results: TestResults) -> str | None:
     """How the test's method today differs from the one the run ran, or None. A parameter added since
     the run would be read at today's default (AS SSD's cool-down of 300 s, which that run never idled),
-    and a workload planned otherwise today (another size, depth, length) measures something else: the
-    analysis of either would describe a method the run did not run. A run's record keeps every
+    and a workload or a step planned otherwise today (another size, depth, length; another idle or purge)
+    did something else: the analysis of either would describe a method the run did not run. A run's record keeps every
     parameter (planning.plan_run: model_dump), so a missing one was added later."""
     added = sorted(set(type(params).model_fields) - set(record.params))
     if added:
         what = "parameters" if len(added) > 1 else "a parameter"
         return f"its method has gained {what} since the run ({', '.join(added)})"
-    planned = {m.workload.name: m.workload for m in test.plan(params, run.target).measures()}
+    plan = test.plan(params, run.target)
+    planned = {m.workload.name: m.workload for m in plan.measures()}
     for name, measured in results.measurements.items():
         if planned.get(name) != measured.workload:
             how = "is no longer planned" if name not in planned else "is planned otherwise today"
             return f"its measured workload {name} {how}"
+    steps = [a for a in plan.actions if not isinstance(a, Measure)]  # a purge, an idle, a cache switch
+    for done in record.steps:
+        if done.step not in steps:
+            named = any(step.name == done.step.name for step in steps)
+            return f"its step {done.step.name} is {'planned otherwise today' if named else 'no longer planned'}"
     return None
 
 

@@ -198,3 +198,28 @@ def test_report_reanalyse_of_a_bundle_a_run_holds_is_refused_in_one_line(cli: Ca
     assert done.code == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "in use by another ssdlab run" in done.stderr and done.stderr.rstrip().endswith("then reanalyse")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_the_windows_too_short_to_trust_are_judged_again(tmp_path: Path) -> None:
+    """A window an older rule did not flag is flagged (its note said again), and one it flagged that today's
+    rule does not is cleared: as a run of this version records them."""
+    from ssdlab.bundle import says_unreliable
+    from ssdlab.engines.fake import FakeProfile
+    from ssdlab.suites import SuiteEntry
+
+    slow = FakeProfile(seq_read_mb_s=50 * 2**20 / 1e6)  # four quick windows too short (test_bundle_too_short.py)
+    quick = SuiteEntry(name="quick", test="quick", params={"runs": 2, "runtime_s": 2, "profile": "nvme"})
+    path = tmp_path / "short"
+    run_entries(path, parse_target("fake:?capacity=16g"), FakeEngine(profile=slow), [quick])
+    flagged = Bundle(path).load_run().test("quick")
+    assert flagged.too_short is not None and len(flagged.too_short.windows) == 4
+    _rewrite(path, "quick", too_short=None, notes=[n for n in flagged.notes if not says_unreliable(n)])
+    run, changes = reanalyse(Bundle(path))
+    assert changes[0].said() == "quick: windows too short to trust 0 -> 4"
+    again = run.test("quick")
+    assert again.too_short == flagged.too_short
+    assert [n for n in again.notes if says_unreliable(n)] == [n for n in flagged.notes if says_unreliable(n)]
+    Bundle(path).write_run(run)
+    _rewrite(path, "quick", too_short={"windows": ["seq1m_q8t1-write-r1"], "advice": "raise runtime_s"})
+    _run, changes = reanalyse(Bundle(path))
+    assert changes[0].said() == "quick: windows too short to trust 1 -> 4"

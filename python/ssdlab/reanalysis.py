@@ -8,9 +8,9 @@ library's rankings rest on an older analysis. Re-analysis derives them again fro
 measurements with this version's analysis and rewrites the run's record: its measurements, series
 and raw files are not touched, and each test it re-derived says so in a note (bundle.REANALYSED_NOTE,
 a note on how the run went: comparisons of methods leave it out). A test that did not complete, or
-whose parameters or measurements this version cannot read, keeps what it has, and says why.
-
-What a test's record keeps of how its measured windows went (too_short) is left as the run judged it.
+whose parameters or measurements this version cannot read, or whose method changed since the run
+(method_change), keeps what it has, and says why. The measured windows too short to trust (too_short,
+and its note) are judged again as a run of this version judges them.
 """
 
 from __future__ import annotations
@@ -18,20 +18,28 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel
 
 from ssdlab import __version__
-from ssdlab.bundle import REANALYSED_NOTE, Bundle, RunRecord, TestRecord, is_reanalysed_note, utc_now
+from ssdlab.bundle import (
+    REANALYSED_NOTE,
+    Bundle,
+    RunRecord,
+    TestRecord,
+    TooShort,
+    is_reanalysed_note,
+    says_unreliable,
+    utc_now,
+)
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
-from ssdlab.methods.base import Measure, MethodTest, TestResults
-from ssdlab.runner import recorded_results
+from ssdlab.methods.base import Measure, TestPlan, TestResults
+from ssdlab.planning import too_short_windows
+from ssdlab.runner import measured_windows, recorded_results, short_window_note
 from ssdlab.verdicts import Verdict
 
 Figures = Mapping[str, float | int | bool | str | None]
-AnyTest = MethodTest[Any]
 NAMED_FIGURES = 8  # a sweep's every point may change: the line names this many, then counts the rest
 
 
@@ -43,18 +51,20 @@ class Reanalysed:
     figures: tuple[str, ...] = ()  # metrics whose value changed, appeared or went
     verdicts: tuple[str, ...] = ()  # "steady_state: no -> yes", or the key alone where its words changed
     kept_because: str | None = None  # None: re-derived
+    windows: str = ""  # "2 -> 0": measured windows too short to trust, where which changed
 
     def said(self) -> str:
         """One line: what changed, nothing, or why the test kept its figures."""
         if self.kept_because is not None:
             return f"{self.name}: kept as recorded ({self.kept_because})"
-        if not self.figures and not self.verdicts:
+        if not self.figures and not self.verdicts and not self.windows:
             return f"{self.name}: unchanged"
         named = ", ".join(self.figures[:NAMED_FIGURES])
         more = f" and {len(self.figures) - NAMED_FIGURES} more" if len(self.figures) > NAMED_FIGURES else ""
         parts = [f"{len(self.figures)} figure{'s' * (len(self.figures) != 1)} changed ({named}{more})"
                  ] if self.figures else []
         parts += [f"verdict {v}" for v in self.verdicts]
+        parts += [f"windows too short to trust {self.windows}"] if self.windows else []
         return f"{self.name}: {'; '.join(parts)}"
 
 
@@ -79,36 +89,48 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
     try:
         params = test.parse_params(record.params)
         results = recorded_results(bundle, record)
-        changed = method_change(test, params, record, run, results)
+        plan = test.plan(params, run.target)
+        changed = method_change(params, record, plan, results)
         if changed is not None:
             return record, Reanalysed(record.name, kept_because=f"{changed}: this ssdlab would derive the figures "
                                                                 "of another method; run the test again")
         metrics = test.analyze(params, run.target, results)
         verdicts = test.verdicts(params, metrics)
+        windows = measured_windows(plan.actions, results.measurements)
+        too_short = too_short_windows(windows, record.params)
     except (SsdlabError, OSError) as err:  # a parameter renamed since, a measurement file gone
         return record, Reanalysed(record.name, kept_because=str(err))
     except Exception as err:  # one test's analysis failing on old data stops no other's
         return record, Reanalysed(record.name, kept_because=f"this ssdlab's analysis failed on it: "
                                                           f"{type(err).__name__}: {err}")
     change = Reanalysed(record.name, figures=changed_figures(record.metrics, metrics),
-                        verdicts=changed_verdicts(record.verdicts, verdicts))
+                        verdicts=changed_verdicts(record.verdicts, verdicts),
+                        windows=short_change(record.too_short, too_short))
     note = REANALYSED_NOTE.format(version=__version__, when=when, what=change.said().partition(": ")[2])
-    notes = (*(n for n in record.notes if not is_reanalysed_note(n)), note)
-    return record.model_copy(update={"metrics": dict(metrics), "verdicts": verdicts, "notes": notes}), change
+    # The windows too short to trust are judged again too (measurement.MIN_QUEUE_TURNS), and said again.
+    kept = (n for n in record.notes if not is_reanalysed_note(n) and not says_unreliable(n))
+    notes = (*kept, *short_window_note(windows, too_short), note)
+    return record.model_copy(update={"metrics": dict(metrics), "verdicts": verdicts, "notes": notes,
+                                     "too_short": too_short}), change
 
 
-def method_change(test: AnyTest, params: BaseModel, record: TestRecord, run: RunRecord,
-                  results: TestResults) -> str | None:
-    """How the test's method today differs from the one the run ran, or None. A parameter added since
-    the run would be read at today's default (AS SSD's cool-down of 300 s, which that run never idled),
-    and a workload or a step planned otherwise today (another size, depth, length; another idle or purge)
-    did something else: the analysis of either would describe a method the run did not run. A run's record keeps every
-    parameter (planning.plan_run: model_dump), so a missing one was added later."""
+def short_change(old: TooShort | None, new: TooShort | None) -> str:
+    """'2 -> 0': how many measured windows were too short to trust before and now, where which changed."""
+    before, after = (found.windows if found else () for found in (old, new))
+    return "" if before == after else f"{len(before)} -> {len(after)}"
+
+
+def method_change(params: BaseModel, record: TestRecord, plan: TestPlan, results: TestResults) -> str | None:
+    """How the test's method today (`plan`, of `params`) differs from the one the run ran, or None. A
+    parameter added since the run would be read at today's default (AS SSD's cool-down of 300 s, which
+    that run never idled), and a workload or a step planned otherwise today (another size, depth or
+    length; another idle or purge) did something else: the analysis of either would describe a method
+    the run did not run. A run's record keeps every parameter (planning.plan_run: model_dump), so a
+    missing one was added later."""
     added = sorted(set(type(params).model_fields) - set(record.params))
     if added:
         what = "parameters" if len(added) > 1 else "a parameter"
         return f"its method has gained {what} since the run ({', '.join(added)})"
-    plan = test.plan(params, run.target)
     planned = {m.workload.name: m.workload for m in plan.measures()}
     for name, measured in results.measurements.items():
         if planned.get(name) != measured.workload:

@@ -37,6 +37,7 @@ from ssdlab.methods import get_test
 from ssdlab.methods.base import Measure, TestPlan, TestResults
 from ssdlab.planning import too_short_windows
 from ssdlab.runner import measured_windows, recorded_results, short_window_note
+from ssdlab.units import is_number
 from ssdlab.verdicts import Verdict
 
 Figures = Mapping[str, float | int | bool | str | None]
@@ -88,7 +89,7 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
     test = get_test(record.test)
     try:
         params = test.parse_params(record.params)
-        results = recorded_results(bundle, record)
+        results = recorded_results(bundle, record.measurements, record.steps)
         plan = test.plan(params, run.target)
         changed = method_change(params, record, plan, results)
         if changed is not None:
@@ -153,13 +154,9 @@ def changed_figures(old: Figures, new: Figures) -> tuple[str, ...]:
 def _same(a: object, b: object) -> bool:
     """Equal as a figure: numbers by value (5 and 5.0 alike, NaN as NaN), anything else by type and value
     (True is not 1: they print apart)."""
-    if _number(a) and _number(b):
-        return a == b or (math.isnan(a) and math.isnan(b))  # type: ignore[arg-type]
+    if is_number(a) and is_number(b):
+        return a == b or (math.isnan(a) and math.isnan(b))
     return type(a) is type(b) and a == b
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def changed_verdicts(old: tuple[Verdict, ...], new: tuple[Verdict, ...]) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from ssdlab.bundle import (
     SHORT_WINDOW_NOTE,
     ActionOutcome,
     Bundle,
+    MeasurementRef,
     MissingBundle,
     RunRecord,
     StartState,
@@ -117,13 +118,13 @@ def _past_the_plan(test_record: TestRecord, plan: TestPlan) -> str | None:
     return f"its record counts {done} finished steps of {test_record.name}, which has {steps}"
 
 
-def recorded_results(bundle: Bundle, record: TestRecord) -> TestResults:
-    """What a test's record says it measured and did, read back from the bundle, as its analysis
-    took it (a resume keeps the part before where it starts again: Runner._restore)."""
+def recorded_results(bundle: Bundle, refs: Sequence[MeasurementRef], steps: Sequence[StepResult]) -> TestResults:
+    """The measurements and step results a test's record names, read back from the bundle, as its
+    analysis took them (a resume keeps those before where it starts again: Runner._restore)."""
     results = TestResults()
-    for ref in record.measurements:
+    for ref in refs:
         results = _add_measurement(results, bundle.load_measurement(ref))
-    for step in record.steps:
+    for step in steps:
         results = _add_step(results, step)
     return results
 
@@ -470,7 +471,7 @@ class Runner:
         kept_names = {a.name for a in done if isinstance(a, Measure)}
         refs = tuple(r for r in test_record.measurements if r.name in kept_names)
         steps = test_record.steps[:sum(1 for a in done if not isinstance(a, Measure))]
-        results = recorded_results(self.bundle, test_record.model_copy(update={"measurements": refs, "steps": steps}))
+        results = recorded_results(self.bundle, refs, steps)
         reasons = (pending.start.reason, self.fresh_drive, self.engine_change)
         resumed = tuple(RESUMED_NOTE.format(reason=reason) for reason in reasons if reason)
         notes = (*pending.plan.notes, *resumed)

@@ -203,6 +203,13 @@ UNIT_FORMATS = {"IOPS": ",.0f", "MB/s": ",.1f", "µs": ",.1f", "ms": ",.3f", "%"
 FRACTIONAL_UNITS = frozenset({"MB/s", "µs", "ms", "%", "GB", "°C"})
 
 
+def printed_decimals(unit: str) -> int:
+    """The decimals a figure in `unit` is stated to in every table and sentence (UNIT_FORMATS): MB/s
+    to a tenth, IOPS whole; a figure is placed or compared at them where the reader would tell it."""
+    spec = UNIT_FORMATS.get(unit, "")
+    return int(spec.rsplit(".", 1)[1].rstrip("f")) if "." in spec else 0
+
+
 def in_unit(value: float, unit: str) -> str:
     """A figure with its unit as a table shows it: in_unit(9.6637, "GB") is '9.66 GB'."""
     return f"{format(value, UNIT_FORMATS.get(unit, ''))} {unit}"

@@ -9,13 +9,13 @@ from ssdlab.analysis.sweeps import (
     full_period_iops,
     low_qd_score,
     point_metrics,
-    printed_decimals,
     smallest_at_low,
     smallest_at_peak,
     smallest_reaching,
     split_metrics,
 )
 from ssdlab.measurement import LatencyHistogram, Measurement, OpTotals, Series
+from ssdlab.units import printed_decimals
 from ssdlab.workload import Workload
 
 

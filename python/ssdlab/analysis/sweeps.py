@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from ssdlab.measurement import Measurement, Series
-from ssdlab.units import UNIT_FORMATS
+from ssdlab.units import printed_decimals
 
 Metrics = dict[str, float | int | bool | str | None]
 
@@ -82,13 +82,6 @@ def smallest_reaching(by_point: Mapping[int, float], fraction: float, decimals: 
     # One part in 10^12 below: 0.9 x 2000.0 is not 1800.0 in binary, and a printed figure is.
     reaching = [k for k, v in shown.items() if v >= target * (1 - 1e-12)]
     return min(reaching) if reaching else None
-
-
-def printed_decimals(unit: str) -> int:
-    """The decimals a figure in `unit` is stated to in every table and sentence (units.UNIT_FORMATS):
-    MB/s to a tenth, IOPS whole."""
-    spec = UNIT_FORMATS.get(unit, "")
-    return int(spec.rsplit(".", 1)[1].rstrip("f")) if "." in spec else 0
 
 
 def smallest_at_peak(by_point: Mapping[int, float], decimals: int = printed_decimals("MB/s")) -> int | None:

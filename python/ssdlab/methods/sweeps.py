@@ -32,7 +32,6 @@ from ssdlab.analysis.sweeps import (
     curve_stats,
     low_qd_score,
     point_metrics,
-    printed_decimals,
     smallest_at_low,
     smallest_at_peak,
     smallest_reaching,
@@ -67,7 +66,7 @@ from ssdlab.methods.params import (
 )
 from ssdlab.steps import Purge
 from ssdlab.targets.base import TargetInfo
-from ssdlab.units import GIB, KIB, MIB, format_size, human_size
+from ssdlab.units import GIB, KIB, MIB, format_size, human_size, printed_decimals
 from ssdlab.workload import Pattern, Workload
 
 MIXED_SHARES_PCT = (100, 80, 60, 40, 20, 0)

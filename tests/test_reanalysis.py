@@ -4,6 +4,7 @@ measurements by this ssdlab's analysis (reanalysis.py), kept in the bundle and t
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,6 @@ def test_every_method_derives_again_what_it_stored(every_method: Path) -> None:
 
 
 def test_figures_and_verdicts_an_older_analysis_stored_are_replaced(tmp_path: Path, every_method: Path) -> None:
-    import shutil
-
     path = tmp_path / "old"
     shutil.copytree(every_method, path)
     now = Bundle(path).load_run()
@@ -99,8 +98,6 @@ def test_a_method_changed_since_the_run_keeps_its_figures(tmp_path: Path, every_
     """A parameter added since the run would be read at today's default (AS SSD's cool-down, QA: an older
     bundle re-analysed claimed `cooldown_s` 300 of a run that never idled), and a workload planned otherwise
     today measures something else: either keeps the recorded figures."""
-    import shutil
-
     path = tmp_path / "changed"
     shutil.copytree(every_method, path)
     run_file = path / "run.json"
@@ -140,8 +137,6 @@ def test_an_analysis_that_fails_on_old_data_keeps_that_test_and_goes_on(tmp_path
 
 
 def test_the_note_tells_how_it_ran_not_what_and_a_second_replaces_the_first(every_method: Path, tmp_path: Path) -> None:
-    import shutil
-
     path = tmp_path / "twice"
     shutil.copytree(every_method, path)
     for _ in range(2):
@@ -172,8 +167,6 @@ def test_changed_verdicts_name_outcomes_words_arrivals_and_departures() -> None:
 def test_report_reanalyse_keeps_the_figures_in_the_bundle_and_the_library(cli: Callable[..., Any], tmp_path: Path,
                                                                           every_method: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    import shutil
-
     path = tmp_path / "cli"
     shutil.copytree(every_method, path)
     library = tmp_path / "lib.sqlite"

@@ -87,6 +87,9 @@ SHORT_WINDOW_NOTE = ("figures unreliable: {windows} were too short for the drive
                      "turns of their queue or one {period} s period of the series (the shortest: {shortest} s, {ios} "
                      "I/Os completed with {in_flight} in flight), so the queue filling and draining, or a stall or "
                      "burst no period shows, weigh in their figures; {advice}")
+# Figures and verdicts derived again from the test's measurements by a later ssdlab (reanalysis.py):
+# the same measurements, so the same method.
+REANALYSED_NOTE = "figures and verdicts derived again from its measurements by ssdlab {version} on {when}: {what}"
 
 
 def _pattern(template: str) -> str:
@@ -94,9 +97,6 @@ def _pattern(template: str) -> str:
     return ".+?".join(re.escape(part) for part in re.split(r"\{\w+\}", template))
 
 
-# Figures and verdicts derived again from the test's measurements by a later ssdlab (reanalysis.py):
-# the same measurements, so the same method.
-REANALYSED_NOTE = "figures and verdicts derived again from its measurements by ssdlab {version} on {when}: {what}"
 _HOW_IT_RAN = re.compile("|".join(f"(?:{_pattern(t)})" for t in (RESUMED_NOTE, RAN_AHEAD_NOTE, CACHED_PREP_NOTE,
                                                                      EARLY_STOP_NOTE, SHORT_WINDOW_NOTE,
                                                                      REANALYSED_NOTE)), re.DOTALL)

@@ -35,8 +35,7 @@ from ssdlab.bundle import (
 from ssdlab.errors import SsdlabError
 from ssdlab.methods import get_test
 from ssdlab.methods.base import Measure, TestPlan, TestResults
-from ssdlab.planning import too_short_windows
-from ssdlab.runner import measured_windows, recorded_results, short_window_note
+from ssdlab.runner import judged_windows, recorded_results
 from ssdlab.units import is_number
 from ssdlab.verdicts import Verdict
 
@@ -97,8 +96,7 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
                                                                 "of another method; run the test again")
         metrics = test.analyze(params, run.target, results)
         verdicts = test.verdicts(params, metrics)
-        windows = measured_windows(plan.actions, results.measurements)
-        too_short = too_short_windows(windows, record.params)
+        too_short, short_notes = judged_windows(plan.actions, results.measurements, record.params)
     except (SsdlabError, OSError) as err:  # a parameter renamed since, a measurement file gone
         return record, Reanalysed(record.name, kept_because=str(err))
     except Exception as err:  # one test's analysis failing on old data stops no other's
@@ -110,7 +108,7 @@ def _reanalysed(bundle: Bundle, run: RunRecord, record: TestRecord, when: str) -
     note = REANALYSED_NOTE.format(version=__version__, when=when, what=change.said().partition(": ")[2])
     # The windows too short to trust are judged again too (measurement.MIN_QUEUE_TURNS), and said again.
     kept = (n for n in record.notes if not is_reanalysed_note(n) and not says_unreliable(n))
-    notes = (*kept, *short_window_note(windows, too_short), note)
+    notes = (*kept, *short_notes, note)
     return record.model_copy(update={"metrics": dict(metrics), "verdicts": verdicts, "notes": notes,
                                      "too_short": too_short}), change
 

@@ -532,13 +532,12 @@ class Runner:
             unsaved = self._fail(record, "failed", what)
             hint = self._resume_hint("", err, analysing=analysing, unsaved=unsaved)
             raise InternalError(f"{pending.name}: {what}; {hint}") from err
-        windows = measured_windows(pending.plan.actions, results.measurements)
-        too_short = too_short_windows(windows, self.current.params)
+        too_short, short_notes = judged_windows(pending.plan.actions, results.measurements, self.current.params)
         done = self.current.model_copy(update={
             "status": "complete", "finished_utc": utc_now(), "metrics": metrics, "verdicts": verdicts,
             "notes": (*self.current.notes, *early_stop_notes(pending.plan.actions, self.current.action_outcomes,
                                                               self.current.test),
-                      *short_window_note(windows, too_short)),
+                      *short_notes),
             "too_short": too_short,
         })
         record = self._save(record, done)
@@ -793,8 +792,16 @@ def short_window_notes(actions: Sequence[Action], measured: Mapping[str, Measure
     """Say which measured windows were too short to trust (too_short_windows, the first few by name),
     and how long to make them. `plan` and `run` warn before the run of the windows a period long at
     least that no rate can save (planning.short_window_warnings)."""
+    return judged_windows(actions, measured, params)[1]
+
+
+def judged_windows(actions: Sequence[Action], measured: Mapping[str, Measurement],
+                   params: Mapping[str, Any]) -> tuple[TooShort | None, tuple[str, ...]]:
+    """The test's measured windows too short to trust, found once, for its record (`too_short`) and
+    its note: as a run finishes a test, and as re-analysis judges the test again."""
     windows = measured_windows(actions, measured)
-    return short_window_note(windows, too_short_windows(windows, params))
+    found = too_short_windows(windows, params)
+    return found, short_window_note(windows, found)
 
 
 def short_window_note(windows: Sequence[Measurement], found: TooShort | None) -> tuple[str, ...]:

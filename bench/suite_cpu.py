@@ -55,7 +55,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 def run_suite(args: list[str], out_dir: Path) -> float:
     env = {**os.environ, OUT_ENV: str(out_dir)}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "bench"), env.get("PYTHONPATH", "")])
+    # bench/ for `-p suite_cpu`; an empty entry would put the working folder on the path too.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "bench"), env.get("PYTHONPATH", "")) if p)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "suite_cpu", *args], cwd=ROOT, env=env)
     if done.returncode not in (0, 1):

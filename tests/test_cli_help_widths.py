@@ -59,3 +59,16 @@ def test_a_narrow_terminal_gets_the_plain_help_whole() -> None:
     assert shown.code == 0 and "Usage:" in shown.screen
     assert "sim:raid0(PRESET,PRESET)" in unbroken(shown.screen) and "(repeatable)" in unbroken(shown.screen)
     assert all(len(line) <= 40 for line in shown.lines if "http" not in line)
+
+
+def test_one_process_lays_its_help_out_for_each_width_it_is_given(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line is built once per process and layout (cli.command_line): a process that
+    runs it again at another width gets that width's help, plain below PLAIN_HELP_BELOW_COLS and
+    rich panels from it, whichever came first."""
+    for columns in (120, 40, 120, 60, PLAIN_HELP_BELOW_COLS, 40):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        printed = cli("plan", "--help").stdout
+        panels = "╭" in printed
+        assert panels == (columns >= PLAIN_HELP_BELOW_COLS), (columns, printed[:300])
+        wider = [line for line in printed.splitlines() if len(line) > columns]
+        assert not wider, (columns, wider)

@@ -23,7 +23,7 @@ def drawn_specs(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str,
     """The spec of every PNG the bundle's report draws, as it is drawn."""
     drawn: list[dict[str, Any]] = []
 
-    def keep(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -> Path:
+    def keep(spec: Mapping[str, Any], path: Path, inside: Path | None = None, **more: Any) -> Path:
         drawn.append(dict(spec))
         path.write_bytes(b"")
         return path

@@ -44,11 +44,11 @@ def failing_at(monkeypatch: pytest.MonkeyPatch, name: str, error: BaseException,
     real: Callable[..., Any] = getattr(page, name)
     calls: list[Path] = []
 
-    def writer(what: Any, path: Path, inside: Path | None = None) -> Any:
+    def writer(what: Any, path: Path, inside: Path | None = None, **more: Any) -> Any:
         calls.append(path)
         if len(calls) == call:
             raise error
-        return real(what, path, inside=inside)
+        return real(what, path, inside=inside, **more)
 
     monkeypatch.setattr(page, name, writer)
     return calls
@@ -114,13 +114,13 @@ def test_a_link_planted_at_the_bundles_charts_while_drawing_is_refused(monkeypat
     (outside / "theirs.png").write_bytes(b"not ssdlab's")
     real = page.write_png
 
-    def plant_then_draw(spec: Any, path: Path, inside: Path | None = None) -> Path:
+    def plant_then_draw(spec: Any, path: Path, inside: Path | None = None, **more: Any) -> Path:
         charts = bundle / "charts"
         if not charts.is_symlink():
             if charts.is_dir():
                 charts.rmdir()  # the empty folder the code before the swap made first
             charts.symlink_to(outside)
-        return real(spec, path, inside=inside)
+        return real(spec, path, inside=inside, **more)
 
     monkeypatch.setattr(page, "write_png", plant_then_draw)
     with pytest.raises(BundleError, match=r"charts is a link to .*elsewhere, a directory, not a folder ssdlab made"):

@@ -17,6 +17,7 @@ from ssdlab._lazy import deferred
 from ssdlab.bundle import atomic_write_bytes
 from ssdlab.errors import UsageError
 from ssdlab.measurement import Measurement
+from ssdlab.report import png_reuse
 from ssdlab.report.types import AltChart
 from ssdlab.units import UNIT_FORMATS, is_number
 from ssdlab.userdirs import xdg_base
@@ -295,10 +296,17 @@ def headed(spec: Mapping[str, Any], heading: ChartHeading) -> dict[str, Any]:
     return {**spec, "title": {**HEADING_STYLE, **title, "subtitle": list(heading.lines)}}
 
 
-def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None) -> Path:
+def write_png(spec: Mapping[str, Any], path: Path, inside: Path | None = None, drawn_before: Path | None = None
+              ) -> Path:
     """The chart as a PNG at `path`, replacing whatever is there (a link planted in a bundle is
-    replaced, not written through); `inside`: the bundle it goes in (no link on the way)."""
-    png: bytes = vlc.vegalite_to_png(_clean(dict(spec)), vl_version=VL_VERSION, scale=PNG_SCALE)
+    replaced, not written through); `inside`: the bundle it goes in (no link on the way).
+    `drawn_before`: where the last report put this chart; its PNG is kept when drawn from the same
+    spec by the same vl-convert (report/png_reuse.py), and drawn again otherwise."""
+    cleaned = _clean(dict(spec))
+    key = png_reuse.chart_key(cleaned, VL_CONVERT_VERSION, VL_VERSION, PNG_SCALE)
+    png = png_reuse.kept(drawn_before, key) if drawn_before is not None else None
+    if png is None:
+        png = png_reuse.keyed(vlc.vegalite_to_png(cleaned, vl_version=VL_VERSION, scale=PNG_SCALE), key)
     atomic_write_bytes(path, png, inside=inside)
     return path
 

@@ -147,7 +147,10 @@ def _render_figure(fig: FigureLike, spec: dict[str, Any], index: int, png: Path,
     """Draw the chart into the folder being drawn, under `png`'s name, with `heading` over it (the
     page's chart has the page around it instead); the page links `png`, where the chart is once
     that folder is swapped in. Its data goes into the page's `datasets` (name to JSON text), once."""
-    drawn = write_png(headed(spec, heading), drawing / png.name, inside=inside)
+    # The chart the last report drew here is kept if its spec is the same (report/png_reuse.py);
+    # never read through a link at the charts folder (in a bundle one is refused before drawing).
+    before = None if png.parent.is_symlink() else png
+    drawn = write_png(headed(spec, heading), drawing / png.name, inside=inside, drawn_before=before)
     shared = share_datasets(spec)
     for name, text in shared.datasets.items():
         datasets.setdefault(name, text)

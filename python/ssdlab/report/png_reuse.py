@@ -56,7 +56,7 @@ def _regular_file_bytes(path: Path) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_KEPT_BYTES:
             return None
-        with os.fdopen(os.dup(fd), "rb") as handle:
+        with open(fd, "rb", closefd=False) as handle:
             return handle.read(MAX_KEPT_BYTES + 1)
     finally:
         os.close(fd)
